@@ -1,0 +1,350 @@
+"""The catalog: schemas, tables, publications — immutable values, versioned by CSN.
+
+Decoding needs the table definition that was valid where a change sits in the log, and a
+snapshot read at CSN ``S`` needs the schema of ``S``. So the catalog is an immutable value and
+every committed DDL produces a new version keyed by its CSN; :class:`CatalogHistory` answers
+"the catalog at S". DDL travels through the change log as :data:`CatalogOp` dicts, the same
+ops the live server applies, so replaying the log rebuilds exactly the same history.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any
+
+import pyarrow as pa
+
+from decoding.errors import PgError
+from decoding.pgtypes import ColumnType
+
+#: Hidden row id: the identity of a row across updates (PostgreSQL's ctid plays this part).
+#: Every table has one, so tables with no primary key are stored and versioned the same way.
+RID = "_rid"
+
+#: First OID handed to user objects, as in PostgreSQL (FirstNormalObjectId).
+FIRST_USER_OID = 16384
+PUBLIC_SCHEMA_OID = 2200
+REPLICA_IDENTITIES = ("d", "f", "i", "n")  # DEFAULT, FULL, USING INDEX, NOTHING
+
+CatalogOp = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    attnum: int
+    name: str
+    type: ColumnType
+    not_null: bool = False
+    #: Name in Parquet/Arrow; differs from ``name`` only when a dropped column of the same
+    #: name still has data in old files.
+    physical: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "attnum": self.attnum,
+            "name": self.name,
+            "type": self.type.to_json(),
+            "not_null": self.not_null,
+            "physical": self.physical,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Column:
+        return cls(
+            d["attnum"], d["name"], ColumnType.from_json(d["type"]), d["not_null"], d["physical"]
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    oid: int
+    schema: str
+    name: str
+    columns: tuple[Column, ...]
+    primary_key: tuple[str, ...] = ()
+    replica_identity: str = "d"
+    identity_index: tuple[str, ...] = ()
+    #: Physical names ever used, so a re-added column never reads a dropped one's data.
+    used_physical: frozenset[str] = frozenset()
+    next_attnum: int = 1
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.schema}.{self.name}"
+
+    def column(self, name: str) -> Column | None:
+        for c in self.columns:
+            if c.name == name:
+                return c
+        return None
+
+    @property
+    def column_names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    def identity_columns(self) -> tuple[str, ...]:
+        """Columns that identify a row to a subscriber (the old-key of Update/Delete)."""
+        if self.replica_identity == "d":
+            return self.primary_key
+        if self.replica_identity == "i":
+            return self.identity_index
+        if self.replica_identity == "f":
+            return tuple(self.column_names)
+        return ()
+
+    def arrow_schema(self, with_rid: bool = True) -> pa.Schema:
+        fields = [pa.field(c.physical, c.type.arrow, nullable=not c.not_null) for c in self.columns]
+        if with_rid:
+            fields.insert(0, pa.field(RID, pa.int64(), nullable=False))
+        return pa.schema(fields)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "oid": self.oid,
+            "schema": self.schema,
+            "name": self.name,
+            "columns": [c.to_json() for c in self.columns],
+            "primary_key": list(self.primary_key),
+            "replica_identity": self.replica_identity,
+            "identity_index": list(self.identity_index),
+            "used_physical": sorted(self.used_physical),
+            "next_attnum": self.next_attnum,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Table:
+        return cls(
+            d["oid"],
+            d["schema"],
+            d["name"],
+            tuple(Column.from_json(c) for c in d["columns"]),
+            tuple(d["primary_key"]),
+            d["replica_identity"],
+            tuple(d["identity_index"]),
+            frozenset(d["used_physical"]),
+            d["next_attnum"],
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PublicationTable:
+    table_oid: int
+    columns: tuple[str, ...] | None = None
+    row_filter: str | None = None  # SQL expression text, as pg_get_expr would print it
+
+
+@dataclass(frozen=True, slots=True)
+class Publication:
+    oid: int
+    name: str
+    all_tables: bool = False
+    insert: bool = True
+    update: bool = True
+    delete: bool = True
+    truncate: bool = True
+    via_root: bool = False
+    tables: tuple[PublicationTable, ...] = ()
+    schemas: tuple[str, ...] = ()
+    owner: str = "postgres"
+
+    def includes(self, table: Table) -> bool:
+        return (
+            self.all_tables
+            or table.schema in self.schemas
+            or any(pt.table_oid == table.oid for pt in self.tables)
+        )
+
+    def entry(self, table_oid: int) -> PublicationTable | None:
+        for pt in self.tables:
+            if pt.table_oid == table_oid:
+                return pt
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "oid": self.oid,
+            "name": self.name,
+            "all_tables": self.all_tables,
+            "ops": [self.insert, self.update, self.delete, self.truncate],
+            "via_root": self.via_root,
+            "tables": [
+                [pt.table_oid, list(pt.columns) if pt.columns is not None else None, pt.row_filter]
+                for pt in self.tables
+            ],
+            "schemas": list(self.schemas),
+            "owner": self.owner,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Publication:
+        ins, upd, dele, trunc = d["ops"]
+        return cls(
+            d["oid"],
+            d["name"],
+            d["all_tables"],
+            ins,
+            upd,
+            dele,
+            trunc,
+            d["via_root"],
+            tuple(
+                PublicationTable(oid, tuple(cols) if cols is not None else None, flt)
+                for oid, cols, flt in d["tables"]
+            ),
+            tuple(d["schemas"]),
+            d.get("owner", "postgres"),
+        )
+
+
+CatalogError = PgError
+
+
+def _frozen(d: Mapping[Any, Any]) -> Mapping[Any, Any]:
+    return MappingProxyType(dict(d))
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    schemas: Mapping[str, int] = field(
+        default_factory=lambda: _frozen({"public": PUBLIC_SCHEMA_OID})
+    )
+    tables: Mapping[int, Table] = field(default_factory=lambda: _frozen({}))
+    publications: Mapping[str, Publication] = field(default_factory=lambda: _frozen({}))
+    next_oid: int = FIRST_USER_OID
+
+    # -- lookups -------------------------------------------------------------------------
+    def find_table(self, schema: str, name: str) -> Table | None:
+        for t in self.tables.values():
+            if t.schema == schema and t.name == name:
+                return t
+        return None
+
+    def resolve_table(self, name: str, search_path: Iterable[str] = ("public",)) -> Table:
+        """Resolve ``schema.name`` or an unqualified name along ``search_path``."""
+        schema, dot, rel = name.rpartition(".")
+        candidates = [schema] if dot else list(search_path)
+        for s in candidates:
+            t = self.find_table(s, rel)
+            if t is not None:
+                return t
+        raise CatalogError("42P01", f'relation "{name}" does not exist')
+
+    def publications_for(self, table: Table) -> list[Publication]:
+        return [p for p in self.publications.values() if p.includes(table)]
+
+    # -- changes -------------------------------------------------------------------------
+    def apply(self, op: CatalogOp) -> Catalog:
+        """Return the catalog after ``op``; the op was validated when it was made."""
+        kind = op["op"]
+        if kind == "put_schema":
+            schemas = dict(self.schemas)
+            schemas[op["name"]] = op["oid"]
+            return replace(
+                self, schemas=_frozen(schemas), next_oid=max(self.next_oid, op["oid"] + 1)
+            )
+        if kind == "drop_schema":
+            schemas = dict(self.schemas)
+            schemas.pop(op["name"], None)
+            return replace(self, schemas=_frozen(schemas))
+        if kind == "put_table":
+            t = Table.from_json(op["table"])
+            tables = dict(self.tables)
+            tables[t.oid] = t
+            return replace(self, tables=_frozen(tables), next_oid=max(self.next_oid, t.oid + 1))
+        if kind == "drop_table":
+            tables = dict(self.tables)
+            tables.pop(op["oid"], None)
+            pubs = {
+                n: replace(p, tables=tuple(pt for pt in p.tables if pt.table_oid != op["oid"]))
+                for n, p in self.publications.items()
+            }
+            return replace(self, tables=_frozen(tables), publications=_frozen(pubs))
+        if kind == "put_publication":
+            p = Publication.from_json(op["publication"])
+            pubs = dict(self.publications)
+            pubs[p.name] = p
+            return replace(self, publications=_frozen(pubs), next_oid=max(self.next_oid, p.oid + 1))
+        if kind == "drop_publication":
+            pubs = dict(self.publications)
+            pubs.pop(op["name"], None)
+            return replace(self, publications=_frozen(pubs))
+        raise ValueError(f"unknown catalog op {kind!r}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schemas": dict(self.schemas),
+            "tables": [t.to_json() for t in self.tables.values()],
+            "publications": [p.to_json() for p in self.publications.values()],
+            "next_oid": self.next_oid,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Catalog:
+        tables = (Table.from_json(t) for t in d["tables"])
+        pubs = (Publication.from_json(p) for p in d["publications"])
+        return cls(
+            _frozen(d["schemas"]),
+            _frozen({t.oid: t for t in tables}),
+            _frozen({p.name: p for p in pubs}),
+            d["next_oid"],
+        )
+
+
+class CatalogHistory:
+    """Catalog versions by CSN: ``at(S)`` is the catalog every snapshot ``S`` reads with.
+
+    Versions are appended in CSN order; the lake guarantees it by letting one DDL
+    transaction at a time hold the catalog lock until its commit is written.
+    """
+
+    def __init__(self, versions: list[tuple[int, Catalog]] | None = None) -> None:
+        self._csns: list[int] = []
+        self._cats: list[Catalog] = []
+        for csn, cat in versions or [(0, Catalog())]:
+            self._csns.append(csn)
+            self._cats.append(cat)
+
+    def at(self, csn: int) -> Catalog:
+        i = bisect.bisect_right(self._csns, csn) - 1
+        return self._cats[max(i, 0)]
+
+    @property
+    def latest(self) -> Catalog:
+        return self._cats[-1]
+
+    @property
+    def latest_csn(self) -> int:
+        return self._csns[-1]
+
+    def add(self, csn: int, ops: Iterable[CatalogOp]) -> Catalog:
+        if csn < self._csns[-1]:
+            raise ValueError(f"catalog version {csn} is older than {self._csns[-1]}")
+        cat = self._cats[-1]
+        for op in ops:
+            cat = cat.apply(op)
+        if csn == self._csns[-1]:
+            self._cats[-1] = cat
+        else:
+            self._csns.append(csn)
+            self._cats.append(cat)
+        return cat
+
+    def versions(self) -> list[tuple[int, Catalog]]:
+        return list(zip(self._csns, self._cats, strict=True))
+
+    def forget_before(self, csn: int) -> None:
+        """Drop versions no snapshot can ask for any more (the newest one ≤ csn stays)."""
+        i = bisect.bisect_right(self._csns, csn) - 1
+        if i > 0:
+            del self._csns[:i]
+            del self._cats[:i]
+
+    def to_json(self) -> list[Any]:
+        return [[c, cat.to_json()] for c, cat in zip(self._csns, self._cats, strict=True)]
+
+    @classmethod
+    def from_json(cls, data: list[Any]) -> CatalogHistory:
+        return cls([(c, Catalog.from_json(d)) for c, d in data])

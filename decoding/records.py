@@ -1,0 +1,505 @@
+"""Change-log records: one class per record kind, payload encode and decode side by side.
+
+Row data travels as Arrow IPC (a schema plus one or more record batches) so that a
+million-row statement is one record written and read without a Python loop over its rows;
+very large statements go to a Parquet *changeset* file and the record only names it.
+Everything else is packed with :mod:`struct`. The frame around a payload (length, kind, CRC)
+belongs to :mod:`decoding.changelog`.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any, ClassVar
+
+import pyarrow as pa
+
+from decoding.catalog import CatalogOp
+
+
+class Kind(IntEnum):
+    CHANGE = 1
+    TRUNCATE = 2
+    COMMIT = 3
+    ABORT = 4
+    SUBABORT = 5
+    PREPARE = 6
+    COMMIT_PREPARED = 7
+    ROLLBACK_PREPARED = 8
+    CATALOG = 9
+    MESSAGE = 10
+    FRONTIER = 11
+    CHANGESET = 12
+
+
+class RecordFormatError(ValueError):
+    """A payload that does not decode: the log is corrupt past its CRC (should not happen)."""
+
+
+_Q = struct.Struct("<Q")
+_I = struct.Struct("<I")
+_H = struct.Struct("<H")
+
+
+def _pack_str(s: str) -> bytes:
+    b = s.encode()
+    return _I.pack(len(b)) + b
+
+
+def _pack_bytes(b: bytes) -> bytes:
+    return _I.pack(len(b)) + b
+
+
+class _Reader:
+    __slots__ = ("buf", "pos")
+
+    def __init__(self, buf: bytes | memoryview) -> None:
+        self.buf = memoryview(buf)
+        self.pos = 0
+
+    def take(self, n: int) -> memoryview:
+        if self.pos + n > len(self.buf):
+            raise RecordFormatError("record payload too short")
+        v = self.buf[self.pos : self.pos + n]
+        self.pos += n
+        return v
+
+    def u8(self) -> int:
+        return self.take(1)[0]
+
+    def u16(self) -> int:
+        return _H.unpack(self.take(2))[0]
+
+    def u32(self) -> int:
+        return _I.unpack(self.take(4))[0]
+
+    def u64(self) -> int:
+        return _Q.unpack(self.take(8))[0]
+
+    def i64(self) -> int:
+        return struct.unpack("<q", self.take(8))[0]
+
+    def bytes_(self) -> bytes:
+        return bytes(self.take(self.u32()))
+
+    def view(self) -> memoryview:
+        return self.take(self.u32())
+
+    def str_(self) -> str:
+        return bytes(self.take(self.u32())).decode()
+
+
+def table_to_ipc(table: pa.Table | None) -> bytes:
+    if table is None:
+        return b""
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as w:
+        w.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def ipc_to_table(buf: bytes | memoryview) -> pa.Table | None:
+    if len(buf) == 0:
+        return None
+    return pa.ipc.open_stream(pa.py_buffer(buf)).read_all()
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    KIND: ClassVar[Kind]
+
+    def encode_payload(self) -> bytes:
+        raise NotImplementedError
+
+    @classmethod
+    def decode_payload(cls, r: _Reader) -> Record:
+        raise NotImplementedError
+
+    @property
+    def xid(self) -> int:  # overridden by the transactional kinds
+        return 0
+
+
+@dataclass(frozen=True, slots=True)
+class Change(Record):
+    """Rows inserted, updated or deleted by one statement of a (sub)transaction.
+
+    ``new`` holds the new row versions (insert, update), ``old`` the versions they replace
+    (update, delete) — always the full old row with its ``_rid``: the decoder cuts it down to
+    the replica identity, and row filters need the old values anyway.
+    """
+
+    KIND: ClassVar[Kind] = Kind.CHANGE
+    xid_: int
+    subxid: int
+    relid: int
+    op: str  # 'I', 'U', 'D'
+    new: pa.Table | None = None
+    old: pa.Table | None = None
+
+    @property
+    def xid(self) -> int:
+        return self.xid_
+
+    @property
+    def nrows(self) -> int:
+        t = self.new if self.new is not None else self.old
+        return 0 if t is None else t.num_rows
+
+    def encode_payload(self) -> bytes:
+        return b"".join(
+            (
+                _Q.pack(self.xid_),
+                _I.pack(self.subxid),
+                _I.pack(self.relid),
+                self.op.encode(),
+                _pack_bytes(table_to_ipc(self.new)),
+                _pack_bytes(table_to_ipc(self.old)),
+            )
+        )
+
+    @classmethod
+    def decode_payload(cls, r: _Reader) -> Change:
+        xid, subxid, relid = r.u64(), r.u32(), r.u32()
+        op = chr(r.u8())
+        new = ipc_to_table(r.view())
+        old = ipc_to_table(r.view())
+        return cls(xid, subxid, relid, op, new, old)
+
+
+@dataclass(frozen=True, slots=True)
+class Changeset(Record):
+    """A bulk change whose rows live in Parquet files beside the log (written and fsynced
+    before this record), in the same layout as :class:`Change`'s tables."""
+
+    KIND: ClassVar[Kind] = Kind.CHANGESET
+    xid_: int
+    subxid: int
+    relid: int
+    op: str
+    new_path: str = ""
+    old_path: str = ""
+    rows: int = 0
+
+    @property
+    def xid(self) -> int:
+        return self.xid_
+
+    def encode_payload(self) -> bytes:
+        return b"".join(
+            (
+                _Q.pack(self.xid_),
+                _I.pack(self.subxid),
+                _I.pack(self.relid),
+                self.op.encode(),
+                _pack_str(self.new_path),
+                _pack_str(self.old_path),
+                _Q.pack(self.rows),
+            )
+        )
+
+    @classmethod
+    def decode_payload(cls, r: _Reader) -> Changeset:
+        return cls(r.u64(), r.u32(), r.u32(), chr(r.u8()), r.str_(), r.str_(), r.u64())
+
+
+@dataclass(frozen=True, slots=True)
+class Truncate(Record):
+    KIND: ClassVar[Kind] = Kind.TRUNCATE
+    xid_: int
+    subxid: int
+    relids: tuple[int, ...]
+    cascade: bool = False
+    restart_identity: bool = False
+
+    @property
+    def xid(self) -> int:
+        return self.xid_
+
+    def encode_payload(self) -> bytes:
+        flags = int(self.cascade) | (int(self.restart_identity) << 1)
+        return b"".join(
+            (
+                _Q.pack(self.xid_),
+                _I.pack(self.subxid),
+                bytes([flags]),
+                _I.pack(len(self.relids)),
+                *(_I.pack(r) for r in self.relids),
+            )
+        )
+
+    @classmethod
+    def decode_payload(cls, r: _Reader) -> Truncate:
+        xid, subxid, flags, n = r.u64(), r.u32(), r.u8(), r.u32()
+        relids = tuple(r.u32() for _ in range(n))
+        return cls(xid, subxid, relids, bool(flags & 1), bool(flags & 2))
+
+
+@dataclass(frozen=True, slots=True)
+class Commit(Record):
+    """Makes a transaction visible at ``csn``. Commit records may reach the log out of CSN
+    order; visibility is decided by CSN, streaming order by this record's LSN."""
+
+    KIND: ClassVar[Kind] = Kind.COMMIT
+    xid_: int
+    csn: int
+    commit_ts: int  # microseconds since 2000-01-01 UTC, as PostgreSQL's TimestampTz
+    origin: str = ""
+    origin_lsn: int = 0
+
+    @property
+    def xid(self) -> int:
+        return self.xid_
+
+    def encode_payload(self) -> bytes:
+        return b"".join(
+            (
+                _Q.pack(self.xid_),
+                _Q.pack(self.csn),
+                struct.pack("<q", self.commit_ts),
+                _pack_str(self.origin),
+                _Q.pack(self.origin_lsn),
+            )
+        )
+
+    @classmethod
+    def decode_payload(cls, r: _Reader) -> Commit:
+        return cls(r.u64(), r.u64(), r.i64(), r.str_(), r.u64())
+
+
+@dataclass(frozen=True, slots=True)
+class Abort(Record):
+    KIND: ClassVar[Kind] = Kind.ABORT
+    xid_: int
+
+    @property
+    def xid(self) -> int:
+        return self.xid_
+
+    def encode_payload(self) -> bytes:
+        return _Q.pack(self.xid_)
+
+    @classmethod
+    def decode_payload(cls, r: _Reader) -> Abort:
+        return cls(r.u64())
+
+
+@dataclass(frozen=True, slots=True)
+class SubAbort(Record):
+    """ROLLBACK TO SAVEPOINT: the changes of these subtransactions are void."""
+
+    KIND: ClassVar[Kind] = Kind.SUBABORT
+    xid_: int
+    subxids: tuple[int, ...]
+
+    @property
+    def xid(self) -> int:
+        return self.xid_
+
+    def encode_payload(self) -> bytes:
+        return (
+            _Q.pack(self.xid_)
+            + _I.pack(len(self.subxids))
+            + b"".join(_I.pack(s) for s in self.subxids)
+        )
+
+    @classmethod
+    def decode_payload(cls, r: _Reader) -> SubAbort:
+        xid, n = r.u64(), r.u32()
+        return cls(xid, tuple(r.u32() for _ in range(n)))
+
+
+@dataclass(frozen=True, slots=True)
+class Prepare(Record):
+    KIND: ClassVar[Kind] = Kind.PREPARE
+    xid_: int
+    gid: str
+    prepare_ts: int
+
+    @property
+    def xid(self) -> int:
+        return self.xid_
+
+    def encode_payload(self) -> bytes:
+        return _Q.pack(self.xid_) + _pack_str(self.gid) + struct.pack("<q", self.prepare_ts)
+
+    @classmethod
+    def decode_payload(cls, r: _Reader) -> Prepare:
+        return cls(r.u64(), r.str_(), r.i64())
+
+
+@dataclass(frozen=True, slots=True)
+class CommitPrepared(Record):
+    KIND: ClassVar[Kind] = Kind.COMMIT_PREPARED
+    xid_: int
+    gid: str
+    csn: int
+    commit_ts: int
+
+    @property
+    def xid(self) -> int:
+        return self.xid_
+
+    def encode_payload(self) -> bytes:
+        return b"".join(
+            (
+                _Q.pack(self.xid_),
+                _pack_str(self.gid),
+                _Q.pack(self.csn),
+                struct.pack("<q", self.commit_ts),
+            )
+        )
+
+    @classmethod
+    def decode_payload(cls, r: _Reader) -> CommitPrepared:
+        return cls(r.u64(), r.str_(), r.u64(), r.i64())
+
+
+@dataclass(frozen=True, slots=True)
+class RollbackPrepared(Record):
+    KIND: ClassVar[Kind] = Kind.ROLLBACK_PREPARED
+    xid_: int
+    gid: str
+    rollback_ts: int
+
+    @property
+    def xid(self) -> int:
+        return self.xid_
+
+    def encode_payload(self) -> bytes:
+        return _Q.pack(self.xid_) + _pack_str(self.gid) + struct.pack("<q", self.rollback_ts)
+
+    @classmethod
+    def decode_payload(cls, r: _Reader) -> RollbackPrepared:
+        return cls(r.u64(), r.str_(), r.i64())
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogChange(Record):
+    """DDL of a transaction, as catalog ops; applied to the catalog at the commit's CSN."""
+
+    KIND: ClassVar[Kind] = Kind.CATALOG
+    xid_: int
+    subxid: int
+    ops: tuple[CatalogOp, ...] = field(default_factory=tuple)
+
+    @property
+    def xid(self) -> int:
+        return self.xid_
+
+    def encode_payload(self) -> bytes:
+        return _Q.pack(self.xid_) + _I.pack(self.subxid) + _pack_str(json.dumps(list(self.ops)))
+
+    @classmethod
+    def decode_payload(cls, r: _Reader) -> CatalogChange:
+        return cls(r.u64(), r.u32(), tuple(json.loads(r.str_())))
+
+
+@dataclass(frozen=True, slots=True)
+class Message(Record):
+    """``pg_logical_emit_message``: transactional ones follow their transaction, the others
+    are decoded where they stand (xid 0 if emitted outside a transaction)."""
+
+    KIND: ClassVar[Kind] = Kind.MESSAGE
+    xid_: int
+    subxid: int
+    transactional: bool
+    prefix: str
+    payload: bytes
+
+    @property
+    def xid(self) -> int:
+        return self.xid_
+
+    def encode_payload(self) -> bytes:
+        return b"".join(
+            (
+                _Q.pack(self.xid_),
+                _I.pack(self.subxid),
+                bytes([int(self.transactional)]),
+                _pack_str(self.prefix),
+                _pack_bytes(self.payload),
+            )
+        )
+
+    @classmethod
+    def decode_payload(cls, r: _Reader) -> Message:
+        return cls(r.u64(), r.u32(), bool(r.u8()), r.str_(), r.bytes_())
+
+
+@dataclass(frozen=True, slots=True)
+class Frontier(Record):
+    """Periodic state, PostgreSQL's ``xl_running_xacts`` for this log: the CSN frontier and
+    counters, so a reader starting here knows what is committed and what is in flight."""
+
+    KIND: ClassVar[Kind] = Kind.FRONTIER
+    frontier_csn: int
+    next_xid: int
+    next_rid: int
+    running_xids: tuple[int, ...] = ()
+    ts: int = 0
+
+    def encode_payload(self) -> bytes:
+        return b"".join(
+            (
+                _Q.pack(self.frontier_csn),
+                _Q.pack(self.next_xid),
+                _Q.pack(self.next_rid),
+                struct.pack("<q", self.ts),
+                _I.pack(len(self.running_xids)),
+                *(_Q.pack(x) for x in self.running_xids),
+            )
+        )
+
+    @classmethod
+    def decode_payload(cls, r: _Reader) -> Frontier:
+        csn, nx, nr, ts, n = r.u64(), r.u64(), r.u64(), r.i64(), r.u32()
+        return cls(csn, nx, nr, tuple(r.u64() for _ in range(n)), ts)
+
+
+RECORD_CLASSES: dict[int, type[Record]] = {
+    cls.KIND: cls
+    for cls in (
+        Change,
+        Changeset,
+        Truncate,
+        Commit,
+        Abort,
+        SubAbort,
+        Prepare,
+        CommitPrepared,
+        RollbackPrepared,
+        CatalogChange,
+        Message,
+        Frontier,
+    )
+}
+
+
+def decode_record(kind: int, payload: bytes | memoryview) -> Record:
+    cls = RECORD_CLASSES.get(kind)
+    if cls is None:
+        raise RecordFormatError(f"unknown record kind {kind}")
+    r = _Reader(payload)
+    rec = cls.decode_payload(r)
+    if r.pos != len(r.buf):
+        raise RecordFormatError(f"{cls.__name__} payload has {len(r.buf) - r.pos} trailing bytes")
+    return rec
+
+
+def describe(rec: Record) -> dict[str, Any]:
+    """A small dict for logs and tools (no row data)."""
+    d: dict[str, Any] = {"kind": rec.KIND.name}
+    for name in getattr(rec, "__dataclass_fields__", {}):
+        if name == "KIND":
+            continue
+        v = getattr(rec, name)
+        if isinstance(v, pa.Table):
+            v = f"<{v.num_rows} rows>"
+        elif isinstance(v, bytes):
+            v = v[:32]
+        d[name.rstrip("_")] = v
+    return d

@@ -1,0 +1,56 @@
+"""Helpers shared by the lake tests: model a subscriber that takes the copy at S and applies
+the decoded stream by row identity."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import pyarrow as pa
+
+from decoding import records as R
+from decoding.catalog import RID
+from decoding.reorder import DecodedTxn
+from walsender_proxy.lake import Lake
+from walsender_proxy.lake.lake import load_change
+
+
+def by_rid(table: pa.Table) -> dict[int, tuple[Any, ...]]:
+    rows = table.to_pylist()
+    return {r[RID]: tuple((k, v) for k, v in sorted(r.items()) if k != RID) for r in rows}
+
+
+def apply_stream(
+    lake: Lake,
+    state: dict[int, tuple[Any, ...]],
+    txns: Iterable[DecodedTxn],
+    relid: int,
+    names: dict[str, str],
+) -> None:
+    """Apply decoded transactions to ``state`` (rid → row) as a subscriber would."""
+    for tx in txns:
+        for ch in tx.changes:
+            if isinstance(ch, R.Truncate):
+                if relid in ch.relids:
+                    state.clear()
+                continue
+            if not isinstance(ch, (R.Change, R.Changeset)) or ch.relid != relid:
+                continue
+            new, old = load_change(ch, lake.changesets)
+            if ch.op == "D":
+                assert old is not None
+                for rid in old.column(RID).to_pylist():
+                    del state[rid]
+            else:
+                assert new is not None
+                renamed = new.rename_columns([names.get(c, c) for c in new.column_names])
+                state.update(by_rid(renamed))
+
+
+def commit_points(lake: Lake) -> list[tuple[int, int]]:
+    """(LSN, CSN) of every commit record in log order."""
+    return [
+        (e.lsn, e.record.csn)
+        for e in lake.log.read()
+        if isinstance(e.record, (R.Commit, R.CommitPrepared))
+    ]

@@ -1,0 +1,87 @@
+"""The ``walsender-proxy`` command."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from decoding.errors import PgError
+from decoding.lsn import format_lsn
+
+
+def _settings(args: argparse.Namespace):
+    from walsender_proxy.config import lake_settings, load_config
+
+    return lake_settings(load_config(args.config))
+
+
+def _init(args: argparse.Namespace) -> int:
+    from walsender_proxy.lake import Lake
+
+    d = Path(args.D)
+    if d.exists() and any(d.iterdir()):
+        print(f'walsender-proxy: directory "{d}" exists but is not empty', file=sys.stderr)
+        return 1
+    with Lake(d, _settings(args)) as lake:
+        if args.demo:
+            from walsender_proxy.demo import load_demo
+
+            load_demo(lake)
+        lake.checkpoint(force=True)
+    print(f'Success. The data directory "{d}" is ready{" with demo data" if args.demo else ""}.')
+    return 0
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from walsender_proxy.lake import Lake
+
+    with Lake(Path(args.D), replace(_settings(args), background=False)) as lake:
+        cat = lake.catalog
+        print(
+            f"frontier CSN {lake.frontier}, log {format_lsn(lake.log.oldest_lsn)} .. {format_lsn(lake.log.insert_lsn)}"
+        )
+        for t in sorted(cat.tables.values(), key=lambda t: t.qualified_name):
+            n = lake.read(t).num_rows
+            cols = ", ".join(f"{c.name} {c.type.sql_name()}" for c in t.columns)
+            print(f"  table {t.qualified_name} ({n} rows): {cols}")
+        for p in cat.publications.values():
+            what = (
+                "ALL TABLES"
+                if p.all_tables
+                else ", ".join(cat.tables[x.table_oid].qualified_name for x in p.tables)
+            )
+            print(f"  publication {p.name}: {what}")
+        for gid in lake.prepared:
+            print(f"  prepared transaction {gid!r}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="walsender-proxy", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("init", help="create a data directory")
+    p.add_argument("-D", required=True, metavar="DIR", help="data directory")
+    p.add_argument("--demo", action="store_true", help="load demo tables and publication demo_pub")
+    p.add_argument("-c", "--config", help="configuration file (default: conf/walsender-proxy.toml)")
+    p.set_defaults(fn=_init)
+    p = sub.add_parser("inspect", help="show what a (stopped) data directory holds")
+    p.add_argument("-D", required=True, metavar="DIR", help="data directory")
+    p.add_argument("-c", "--config", help="configuration file (default: conf/walsender-proxy.toml)")
+    p.set_defaults(fn=_inspect)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s [%(process)d] LOG:  %(message)s")
+    try:
+        return int(args.fn(args))
+    except PgError as e:
+        print(f"walsender-proxy: FATAL:  {e.message}", file=sys.stderr)
+        if e.hint:
+            print(f"HINT:  {e.hint}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+"""Configuration: ``conf/walsender-proxy.toml`` (documented inline) plus overrides.
+
+Setting names follow PostgreSQL's wherever the meaning is the same; an unknown name is an
+error (PostgreSQL: 'unrecognized configuration parameter', 42704), never silently ignored.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from decoding.errors import PgError
+from walsender_proxy.lake import LakeSettings
+
+DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "conf" / "walsender-proxy.toml"
+
+#: Config name → LakeSettings field, where they differ.
+_LAKE_NAMES = {"wal_segment_size": "segment_size"}
+
+
+def load_config(path: str | Path | None = None) -> dict[str, Any]:
+    p = Path(path) if path is not None else DEFAULT_CONFIG
+    try:
+        with open(p, "rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        if path is None:
+            return {}
+        raise PgError(
+            "58P01", f'could not open configuration file "{p}": No such file or directory'
+        ) from None
+    except tomllib.TOMLDecodeError as e:
+        raise PgError("F0000", f'configuration file "{p}" contains errors: {e}') from None
+
+
+def lake_settings(config: dict[str, Any]) -> LakeSettings:
+    known = {f.name: f for f in fields(LakeSettings)}
+    kw: dict[str, Any] = {}
+    for name, value in config.get("lake", {}).items():
+        field = _LAKE_NAMES.get(name, name)
+        if field not in known:
+            raise PgError("42704", f'unrecognized configuration parameter "{name}"')
+        default = getattr(LakeSettings(), field)
+        if isinstance(default, bool) != isinstance(value, bool) or not isinstance(
+            value, (type(default), int)
+        ):
+            raise PgError("22023", f'invalid value for parameter "{name}": "{value}"')
+        kw[field] = type(default)(value)
+    return LakeSettings(**kw)

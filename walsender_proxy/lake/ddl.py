@@ -1,0 +1,354 @@
+"""DDL as pure functions: (catalog, OID allocator, arguments) → catalog ops.
+
+Validation here gives PostgreSQL's SQLSTATEs and messages, so the SQL server and the Python
+API refuse the same things in the same words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from decoding.catalog import (
+    REPLICA_IDENTITIES,
+    Catalog,
+    CatalogOp,
+    Column,
+    Publication,
+    PublicationTable,
+    Table,
+)
+from decoding.pgtypes import ColumnType, parse_type
+from walsender_proxy.lake.errors import LakeError
+
+Alloc = Callable[[], int]
+PUBLISH_OPS = ("insert", "update", "delete", "truncate")
+
+
+@dataclass(frozen=True, slots=True)
+class PubTable:
+    """A ``FOR TABLE`` entry: ``name [(columns)] [WHERE (row_filter)]``."""
+
+    name: str
+    columns: tuple[str, ...] | None = None
+    row_filter: str | None = None
+
+
+def _split(name: str, search_path: Sequence[str]) -> tuple[str, str]:
+    schema, dot, rel = name.rpartition(".")
+    return (schema if dot else search_path[0]), rel
+
+
+def create_schema(
+    cat: Catalog, alloc: Alloc, name: str, if_not_exists: bool
+) -> tuple[list[CatalogOp], None]:
+    if name in cat.schemas:
+        if if_not_exists:
+            return [], None
+        raise LakeError("42P06", f'schema "{name}" already exists')
+    if name.startswith("pg_"):
+        raise LakeError(
+            "42939",
+            f'unacceptable schema name "{name}"',
+            detail='The prefix "pg_" is reserved for system schemas.',
+        )
+    return [{"op": "put_schema", "name": name, "oid": alloc()}], None
+
+
+def drop_schema(
+    cat: Catalog, alloc: Alloc, name: str, if_exists: bool, cascade: bool
+) -> tuple[list[CatalogOp], None]:
+    if name not in cat.schemas:
+        if if_exists:
+            return [], None
+        raise LakeError("3F000", f'schema "{name}" does not exist')
+    members = [t for t in cat.tables.values() if t.schema == name]
+    if members and not cascade:
+        raise LakeError(
+            "2BP01",
+            f"cannot drop schema {name} because other objects depend on it",
+            detail="\n".join(f"table {t.qualified_name} depends on schema {name}" for t in members),
+            hint="Use DROP ... CASCADE to drop the dependent objects too.",
+        )
+    ops: list[CatalogOp] = [{"op": "drop_table", "oid": t.oid} for t in members]
+    ops.append({"op": "drop_schema", "name": name})
+    return ops, None
+
+
+def create_table(
+    cat: Catalog,
+    alloc: Alloc,
+    name: str,
+    columns: Sequence[tuple[str, str] | tuple[str, str, bool]],
+    primary_key: tuple[str, ...],
+    replica_identity: str,
+    if_not_exists: bool,
+    search_path: Sequence[str],
+) -> tuple[list[CatalogOp], Table | None]:
+    schema, rel = _split(name, search_path)
+    if schema not in cat.schemas:
+        raise LakeError("3F000", f'schema "{schema}" does not exist')
+    if cat.find_table(schema, rel) is not None:
+        if if_not_exists:
+            return [], None
+        raise LakeError("42P07", f'relation "{rel}" already exists')
+    cols: list[Column] = []
+    seen: set[str] = set()
+    for i, spec in enumerate(columns, start=1):
+        cname, tname = spec[0], spec[1]
+        not_null = bool(spec[2]) if len(spec) > 2 else False  # type: ignore[misc]
+        if cname in seen:
+            raise LakeError("42701", f'column "{cname}" specified more than once')
+        seen.add(cname)
+        ctype = tname if isinstance(tname, ColumnType) else parse_type(tname)
+        cols.append(Column(i, cname, ctype, not_null or cname in primary_key, cname))
+    for k in primary_key:
+        if k not in seen:
+            raise LakeError("42703", f'column "{k}" named in key does not exist')
+    if replica_identity not in REPLICA_IDENTITIES:
+        raise LakeError("22023", f"invalid replica identity {replica_identity!r}")
+    t = Table(
+        alloc(),
+        schema,
+        rel,
+        tuple(cols),
+        primary_key,
+        replica_identity,
+        (),
+        frozenset(c.physical for c in cols),
+        len(cols) + 1,
+    )
+    return [{"op": "put_table", "table": t.to_json()}], t
+
+
+def drop_table(
+    cat: Catalog, alloc: Alloc, name: str, if_exists: bool, search_path: Sequence[str]
+) -> tuple[list[CatalogOp], None]:
+    try:
+        t = cat.resolve_table(name, search_path)
+    except LakeError:
+        if if_exists:
+            return [], None
+        raise LakeError("42P01", f'table "{name}" does not exist') from None
+    return [{"op": "drop_table", "oid": t.oid}], None
+
+
+def add_column(t: Table, name: str, ctype: ColumnType, not_null: bool) -> list[CatalogOp]:
+    if t.column(name) is not None:
+        raise LakeError("42701", f'column "{name}" of relation "{t.name}" already exists')
+    physical = name
+    n = 2
+    while physical in t.used_physical:
+        physical = f"{name}__{n}"
+        n += 1
+    col = Column(t.next_attnum, name, ctype, not_null, physical)
+    t2 = replace(
+        t,
+        columns=(*t.columns, col),
+        used_physical=t.used_physical | {physical},
+        next_attnum=t.next_attnum + 1,
+    )
+    return [{"op": "put_table", "table": t2.to_json()}]
+
+
+def drop_column(
+    cat: Catalog, alloc: Alloc, table: str, name: str, if_exists: bool, search_path: Sequence[str]
+) -> tuple[list[CatalogOp], None]:
+    t = cat.resolve_table(table, search_path)
+    if t.column(name) is None:
+        if if_exists:
+            return [], None
+        raise LakeError("42703", f'column "{name}" of relation "{t.name}" does not exist')
+    if name in t.primary_key:
+        raise LakeError(
+            "2BP01",
+            f"cannot drop column {name} of table {t.name} because other objects depend on it",
+            detail=f"constraint {t.name}_pkey on table {t.name} depends on column {name}",
+        )
+    t2 = replace(
+        t,
+        columns=tuple(c for c in t.columns if c.name != name),
+        identity_index=tuple(c for c in t.identity_index if c != name),
+        replica_identity="d" if name in t.identity_index else t.replica_identity,
+    )
+    ops: list[CatalogOp] = [{"op": "put_table", "table": t2.to_json()}]
+    for p in cat.publications.values():
+        pt = p.entry(t.oid)
+        if pt is not None and pt.columns and name in pt.columns:
+            raise LakeError(
+                "2BP01",
+                f"cannot drop column {name} of table {t.name} because other objects depend on it",
+                detail=f"publication of table {t.name} in publication {p.name} depends on column {name} of table {t.name}",
+            )
+    return ops, None
+
+
+def set_replica_identity(
+    cat: Catalog,
+    alloc: Alloc,
+    table: str,
+    identity: str,
+    index_columns: tuple[str, ...],
+    search_path: Sequence[str],
+) -> tuple[list[CatalogOp], None]:
+    t = cat.resolve_table(table, search_path)
+    code = {"default": "d", "full": "f", "nothing": "n", "index": "i"}.get(identity.lower())
+    if code is None:
+        raise LakeError("42601", f'syntax error at or near "{identity}"')
+    if code == "i":
+        if not index_columns:
+            raise LakeError("42704", "index for replica identity not given")
+        for c in index_columns:
+            col = t.column(c)
+            if col is None:
+                raise LakeError("42703", f'column "{c}" does not exist')
+            if not col.not_null:
+                raise LakeError(
+                    "55000",
+                    f'index for table "{t.name}" cannot be used as replica identity because column "{c}" is nullable',
+                )
+    t2 = replace(t, replica_identity=code, identity_index=index_columns if code == "i" else ())
+    return [{"op": "put_table", "table": t2.to_json()}], None
+
+
+def parse_publish(publish: str) -> dict[str, bool]:
+    chosen = {o: False for o in PUBLISH_OPS}
+    for part in publish.split(","):
+        p = part.strip().lower()
+        if not p:
+            continue
+        if p not in chosen:
+            raise LakeError("22023", f'unrecognized "publish" value: "{part.strip()}"')
+        chosen[p] = True
+    return chosen
+
+
+def _pub_tables(
+    cat: Catalog, entries: Sequence[str | PubTable], search_path: Sequence[str]
+) -> list[PublicationTable]:
+    out: list[PublicationTable] = []
+    for e in entries:
+        pt = PubTable(e) if isinstance(e, str) else e
+        t = cat.resolve_table(pt.name, search_path)
+        if pt.columns is not None:
+            for c in pt.columns:
+                if t.column(c) is None:
+                    raise LakeError("42703", f'column "{c}" of relation "{t.name}" does not exist')
+            if len(set(pt.columns)) != len(pt.columns):
+                raise LakeError(
+                    "42701", f'duplicate column "{pt.columns[0]}" in publication column list'
+                )
+        if any(x.table_oid == t.oid for x in out):
+            raise LakeError("42710", f'relation "{t.name}" is already member of publication')
+        out.append(PublicationTable(t.oid, pt.columns, pt.row_filter))
+    return out
+
+
+def create_publication(
+    cat: Catalog,
+    alloc: Alloc,
+    name: str,
+    all_tables: bool,
+    tables: Sequence[str | PubTable],
+    schemas: Sequence[str],
+    publish: str,
+    via_root: bool,
+    search_path: Sequence[str],
+) -> tuple[list[CatalogOp], None]:
+    if name in cat.publications:
+        raise LakeError("42710", f'publication "{name}" already exists')
+    for s in schemas:
+        if s not in cat.schemas:
+            raise LakeError("3F000", f'schema "{s}" does not exist')
+    ops = parse_publish(publish)
+    p = Publication(
+        alloc(),
+        name,
+        all_tables,
+        ops["insert"],
+        ops["update"],
+        ops["delete"],
+        ops["truncate"],
+        via_root,
+        tuple(_pub_tables(cat, tables, search_path)),
+        tuple(schemas),
+    )
+    return [{"op": "put_publication", "publication": p.to_json()}], None
+
+
+def alter_publication(
+    cat: Catalog,
+    alloc: Alloc,
+    name: str,
+    add_tables: Sequence[str | PubTable],
+    drop_tables: Sequence[str],
+    set_tables: Sequence[str | PubTable] | None,
+    add_schemas: Sequence[str],
+    drop_schemas: Sequence[str],
+    set_schemas: Sequence[str] | None,
+    publish: str | None,
+    via_root: bool | None,
+    search_path: Sequence[str],
+) -> tuple[list[CatalogOp], None]:
+    p = cat.publications.get(name)
+    if p is None:
+        raise LakeError("42704", f'publication "{name}" does not exist')
+    if p.all_tables and (
+        add_tables
+        or drop_tables
+        or set_tables is not None
+        or add_schemas
+        or drop_schemas
+        or set_schemas is not None
+    ):
+        raise LakeError(
+            "55000",
+            f'publication "{name}" is defined as FOR ALL TABLES',
+            detail="Tables cannot be added to or dropped from FOR ALL TABLES publications.",
+        )
+    tables = list(p.tables)
+    if set_tables is not None:
+        tables = _pub_tables(cat, set_tables, search_path)
+    for e in _pub_tables(cat, add_tables, search_path):
+        if any(x.table_oid == e.table_oid for x in tables):
+            t = cat.tables[e.table_oid]
+            raise LakeError(
+                "42710", f'relation "{t.name}" is already member of publication "{name}"'
+            )
+        tables.append(e)
+    for dname in drop_tables:
+        t = cat.resolve_table(dname, search_path)
+        if not any(x.table_oid == t.oid for x in tables):
+            raise LakeError("42704", f'relation "{t.name}" is not part of the publication')
+        tables = [x for x in tables if x.table_oid != t.oid]
+    schemas = list(p.schemas) if set_schemas is None else list(set_schemas)
+    for s in [*add_schemas, *(set_schemas or [])]:
+        if s not in cat.schemas:
+            raise LakeError("3F000", f'schema "{s}" does not exist')
+    for s in add_schemas:
+        if s in schemas:
+            raise LakeError("42710", f'schema "{s}" is already member of publication "{name}"')
+        schemas.append(s)
+    for s in drop_schemas:
+        if s not in schemas:
+            raise LakeError("42704", f'tables from schema "{s}" are not part of the publication')
+        schemas.remove(s)
+    p2 = replace(p, tables=tuple(tables), schemas=tuple(schemas))
+    if publish is not None:
+        o = parse_publish(publish)
+        p2 = replace(
+            p2, insert=o["insert"], update=o["update"], delete=o["delete"], truncate=o["truncate"]
+        )
+    if via_root is not None:
+        p2 = replace(p2, via_root=via_root)
+    return [{"op": "put_publication", "publication": p2.to_json()}], None
+
+
+def drop_publication(
+    cat: Catalog, alloc: Alloc, name: str, if_exists: bool
+) -> tuple[list[CatalogOp], None]:
+    if name not in cat.publications:
+        if if_exists:
+            return [], None
+        raise LakeError("42704", f'publication "{name}" does not exist')
+    return [{"op": "drop_publication", "name": name}], None

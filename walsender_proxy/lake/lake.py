@@ -1,0 +1,771 @@
+"""The lake: one data directory holding the change log, the table store and the catalog.
+
+:class:`Lake` owns the directory (an exclusive lock, like a postmaster's), recovers it on
+open — the log's torn tail is cut, commits that were not yet folded into Parquet are replayed
+from the redo position, prepared transactions come back prepared — and runs the background
+work: folding the memory tail into files, checkpointing tables, and removing what no holder
+needs. Reads at a CSN and the transaction API both start here.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from decoding import records as R
+from decoding.catalog import RID, Catalog, CatalogHistory, Table
+from decoding.changelog import ChangeLog
+from decoding.lsn import format_lsn
+from walsender_proxy.lake.csn import CsnClock
+from walsender_proxy.lake.errors import (
+    LakeError,
+    serialization_failure,
+    snapshot_too_old,
+    unique_violation,
+)
+from walsender_proxy.lake.retention import HoldRegistry
+from walsender_proxy.lake.store import (
+    OP_DELETE,
+    OP_TRUNCATE,
+    OP_WRITE,
+    OWN_CSN,
+    TableStore,
+    delta_rows,
+    with_csn,
+)
+from walsender_proxy.lake.transaction import (
+    CommitInfo,
+    Isolation,
+    State,
+    Transaction,
+    pg_now,
+)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class ConsistentPoint:
+    """Where a slot starts: every commit before ``lsn`` has CSN ≤ ``csn`` and every
+    transaction with CSN ≤ ``csn`` committed before ``lsn``."""
+
+    lsn: int
+    csn: int
+    #: Where decoding must start to see every transaction still open at ``lsn`` whole.
+    restart_lsn: int
+
+
+@dataclass(frozen=True, slots=True)
+class LakeSettings:
+    fsync: bool = True
+    segment_size: int = 64 << 20
+    #: A statement whose rows exceed this many bytes goes to a Parquet changeset file.
+    changeset_bytes: int = 64 << 20
+    #: Fold the memory tail when it holds this many rows or commits (or every interval).
+    fold_rows: int = 1_000_000
+    fold_commits: int = 20_000
+    fold_interval: float = 5.0
+    #: Checkpoint a table when this many delta rows lie past its newest checkpoint.
+    checkpoint_rows: int = 2_000_000
+    checkpoint_files: int = 32
+    lock_timeout: float = 10.0
+    background: bool = True
+
+
+class Lake:
+    def __init__(
+        self, data_dir: str | os.PathLike[str], settings: LakeSettings | None = None
+    ) -> None:
+        self.dir = Path(data_dir)
+        self.settings = s = settings or LakeSettings()
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self._lockfile = open(self.dir / "lake.lock", "a+")  # noqa: SIM115 - held for life
+        try:
+            fcntl.flock(self._lockfile, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lockfile.close()
+            raise LakeError(
+                "55006",
+                f'data directory "{self.dir}" is in use by another process',
+                hint="Stop the proxy that holds it, or run against the proxy over the wire.",
+            ) from None
+        self._lockfile.seek(0)
+        self._lockfile.truncate()
+        self._lockfile.write(f"{os.getpid()}\n")
+        self._lockfile.flush()
+
+        self.search_path: tuple[str, ...] = ("public",)
+        self.holds = HoldRegistry()
+        self.changesets = self.dir / "changesets"
+        self.changesets.mkdir(exist_ok=True)
+        self.store = TableStore(self.dir / "tables", fsync=s.fsync)
+        self.log = ChangeLog(self.dir / "wal", segment_size=s.segment_size, fsync=s.fsync)
+
+        st = self.store.state
+        self.history = (
+            CatalogHistory.from_json(st["catalog"]) if "catalog" in st else CatalogHistory()
+        )
+        self._folded_lsn: int = st.get("folded_lsn", 0)
+        self._redo_lsn: int = st.get("redo_lsn", self.log.oldest_lsn)
+        self._floor_csn: int = st.get("floor_csn", 0)
+        self._next_xid: int = st.get("next_xid", 1)
+        self._next_rid: int = st.get("next_rid", 1)
+        self._next_oid: int = max(st.get("next_oid", 0), self.history.latest.next_oid)
+
+        self._catalog_mutex = threading.Lock()
+        self._dml_lock = threading.RLock()  # statement-level: checks + row locks + writes
+        self._commit_lock = threading.Lock()  # commit record append vs. fold boundary
+        self._catalog_owner: Transaction | None = None
+        self._catalog_cond = threading.Condition(self._catalog_mutex)
+        self._active: dict[int, Transaction] = {}
+        self.prepared: dict[str, Transaction] = {}
+        self._unapplied: dict[int, int] = {}  # commit lsn -> first lsn, written not applied
+        self._unfolded: dict[int, int] = {}  # commit lsn -> first lsn, applied not folded
+        self._fold_mutex = threading.Lock()
+        self._closed = False
+
+        last_csn = self._recover(st.get("last_csn", 0))
+        self.clock = CsnClock(last_csn)
+        self._stop = threading.Event()
+        self._bg: threading.Thread | None = None
+        if s.background:
+            self._bg = threading.Thread(target=self._background, name="lake-fold", daemon=True)
+            self._bg.start()
+
+    # -- recovery ------------------------------------------------------------------------
+    def _recover(self, last_csn: int) -> int:
+        """Replay the log from the redo position: rebuild the memory tail of commits not yet
+        folded, the catalog versions they made, and prepared transactions."""
+        txs: dict[int, _Replay] = {}
+        max_csn = last_csn
+        started = time.monotonic()
+        n = 0
+        saved_catalog_csn = self.history.latest_csn
+        for e in self.log.read(max(self._redo_lsn, self.log.oldest_lsn)):
+            n += 1
+            rec = e.record
+            if isinstance(rec, R.Frontier):
+                self._next_xid = max(self._next_xid, rec.next_xid)
+                self._next_rid = max(self._next_rid, rec.next_rid)
+                continue
+            xid = rec.xid
+            if xid:
+                self._next_xid = max(self._next_xid, xid + 1)
+            if isinstance(
+                rec, (R.Change, R.Changeset, R.Truncate, R.CatalogChange, R.Message, R.SubAbort)
+            ):
+                if isinstance(rec, R.Message) and not rec.transactional:
+                    continue
+                tx = txs.setdefault(xid, _Replay(e.lsn))
+                tx.add(rec, self)
+            elif isinstance(rec, R.Prepare):
+                txs.setdefault(xid, _Replay(e.lsn)).gid = rec.gid
+            elif isinstance(rec, (R.Commit, R.CommitPrepared)):
+                max_csn = max(max_csn, rec.csn)
+                tx = txs.pop(xid, None)
+                if tx is None or e.lsn < self._folded_lsn:
+                    continue
+                if tx.ops and rec.csn > saved_catalog_csn:
+                    self.history.add(rec.csn, tx.ops)
+                    self._next_oid = max(self._next_oid, self.history.latest.next_oid)
+                rows = tx.committed_rows(rec.csn)
+                if rows:
+                    self.store.add_commit(e.lsn, rec.csn, rows)
+                self._unfolded[e.lsn] = tx.first_lsn
+            elif isinstance(rec, (R.Abort, R.RollbackPrepared)):
+                txs.pop(xid, None)
+        for xid, tx in txs.items():
+            if tx.gid is not None:
+                self._restore_prepared(xid, tx)
+            else:  # in progress at the crash: it never committed; say so for decoders
+                self.log.append(R.Abort(xid))
+        self.log.flush()
+        if n:
+            log.info(
+                "lake: replayed %d records from %s in %.2fs (%d prepared transactions)",
+                n,
+                format_lsn(self._redo_lsn),
+                time.monotonic() - started,
+                len(self.prepared),
+            )
+        return max_csn
+
+    def _restore_prepared(self, xid: int, rp: _Replay) -> None:
+        tx = Transaction(self)
+        tx.xid = xid
+        tx.first_lsn = rp.first_lsn
+        tx.gid = rp.gid
+        tx.state = State.PREPARED
+        tx._seq = rp.seq
+        from walsender_proxy.lake.transaction import _Pending
+
+        for relid, rows in rp.pending:
+            tx._pending.append(_Pending(0, relid, rows))
+            if rows.num_rows and RID in rows.column_names:
+                tx._rid_locks.setdefault(relid, []).append((0, rows.column(RID).combine_chunks()))
+        tx._ops = [(0, o) for o in rp.ops]
+        self._active[xid] = tx
+        assert rp.gid is not None
+        self.prepared[rp.gid] = tx
+        if rp.ops:
+            self._catalog_owner = tx
+
+    # -- basic services ------------------------------------------------------------------
+    @property
+    def frontier(self) -> int:
+        """The CSN frontier: reads at or below it are stable."""
+        return self.clock.frontier
+
+    def wait_for_frontier(self, csn: int, timeout: float | None = None) -> bool:
+        return self.clock.wait_for(csn, timeout)
+
+    def catalog_at(self, csn: int) -> Catalog:
+        with self._catalog_mutex:
+            return self.history.at(csn)
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.catalog_at(self.frontier)
+
+    def begin(
+        self,
+        isolation: Isolation | str = Isolation.READ_COMMITTED,
+        *,
+        read_only: bool = False,
+        snapshot_csn: int | None = None,
+        origin: str = "",
+    ) -> Transaction:
+        """Start a transaction. ``snapshot_csn`` imports a snapshot (``SET TRANSACTION
+        SNAPSHOT``): it waits until the frontier reaches it."""
+        iso = isolation if isinstance(isolation, Isolation) else Isolation(isolation.lower())
+        if snapshot_csn is not None:
+            if snapshot_csn < self._floor_csn:
+                raise snapshot_too_old(snapshot_csn, self._floor_csn)
+            if not self.wait_for_frontier(snapshot_csn, self.settings.lock_timeout):
+                raise LakeError("55P03", f"snapshot CSN {snapshot_csn} is not reached yet")
+        return Transaction(self, iso, read_only=read_only, snapshot_csn=snapshot_csn, origin=origin)
+
+    def read(
+        self,
+        table: str | Table,
+        csn: int | None = None,
+        *,
+        where: str | None = None,
+        params: Sequence[Any] | None = None,
+        with_rid: bool = False,
+        timeout: float | None = None,
+    ) -> pa.Table:
+        """The rows of ``table`` in the snapshot ``csn`` (default: the frontier). A CSN past
+        the frontier waits for it, so the answer never misses an out-of-order commit."""
+        if csn is None:
+            csn = self.frontier
+        elif not self.wait_for_frontier(
+            csn, self.settings.lock_timeout if timeout is None else timeout
+        ):
+            raise LakeError("55P03", f"snapshot CSN {csn} is not reached yet")
+        t = (
+            table
+            if isinstance(table, Table)
+            else self.catalog_at(csn).resolve_table(table, self.search_path)
+        )
+        return self._read_at(t, csn, where=where, params=list(params or []), with_rid=with_rid)
+
+    def _read_at(
+        self,
+        t: Table,
+        csn: int,
+        *,
+        own: pa.Table | None = None,
+        with_rid: bool = False,
+        where: str | None = None,
+        params: list[Any] | None = None,
+        physical: bool = False,
+    ) -> pa.Table:
+        if csn < self._floor_csn:
+            raise snapshot_too_old(csn, self._floor_csn)
+        with self.holds.hold("read", csn=csn):
+            return self.store.read(
+                t, csn, own=own, with_rid=with_rid, where=where, params=params, physical=physical
+            )
+
+    def clean_point(self, timeout: float | None = None) -> ConsistentPoint:
+        """A clean consistent point (ARCHITECTURE §3): no commit in flight across it."""
+        with self.clock.barrier(self.settings.lock_timeout if timeout is None else timeout) as csn:
+            with self._commit_lock:
+                lsn = self.log.insert_lsn
+                firsts = [t.first_lsn for t in self._active.values() if t.first_lsn is not None]
+            return ConsistentPoint(lsn, csn, min([lsn, *firsts]))
+
+    def message(self, prefix: str, payload: bytes | str) -> int:
+        """A non-transactional logical message, outside any transaction."""
+        data = payload.encode() if isinstance(payload, str) else bytes(payload)
+        lsn, end = self.log.append(R.Message(0, 0, False, prefix, data))
+        self.log.flush(end)
+        return lsn
+
+    # -- services for transactions -------------------------------------------------------
+    def _register_xid(self, tx: Transaction) -> int:
+        with self._commit_lock:
+            xid = self._next_xid
+            self._next_xid += 1
+            # Conservative first position: the redo computation may not miss it.
+            tx.first_lsn = self.log.insert_lsn
+            self._active[xid] = tx
+            return xid
+
+    def _forget(self, tx: Transaction) -> None:
+        with self._commit_lock:
+            if tx.xid is not None:
+                self._active.pop(tx.xid, None)
+            if tx.gid is not None and self.prepared.get(tx.gid) is tx:
+                del self.prepared[tx.gid]
+        with self._catalog_cond:
+            if self._catalog_owner is tx:
+                self._catalog_owner = None
+                self._catalog_cond.notify_all()
+
+    def _allocate_rids(self, n: int) -> np.ndarray:
+        with self._commit_lock:
+            start = self._next_rid
+            self._next_rid += n
+        return np.arange(start, start + n, dtype=np.int64)
+
+    def _allocate_oid(self) -> int:
+        with self._commit_lock:
+            oid = self._next_oid
+            self._next_oid += 1
+            return oid
+
+    def _take_catalog_lock(self, tx: Transaction) -> None:
+        """One transaction at a time changes the catalog, so catalog versions are made in
+        CSN order. Others wait, up to lock_timeout (then 55P03, as with lock_timeout)."""
+        with self._catalog_cond:
+            if self._catalog_owner is tx:
+                return
+            ok = self._catalog_cond.wait_for(
+                lambda: self._catalog_owner is None, self.settings.lock_timeout
+            )
+            if not ok:
+                raise LakeError("55P03", "canceling statement due to lock timeout")
+            self._catalog_owner = tx
+
+    def _change_record(
+        self, xid: int, subxid: int, relid: int, op: str, new: pa.Table | None, old: pa.Table | None
+    ) -> R.Record | Callable[[int], R.Record]:
+        size = (new.nbytes if new is not None else 0) + (old.nbytes if old is not None else 0)
+        if size < self.settings.changeset_bytes:
+            return R.Change(xid, subxid, relid, op, new, old)
+        # Bulk: rows go to Parquet beside the log and the record names the files. The
+        # files are renamed after the record's own LSN (inside the log's append lock), so log
+        # truncation knows exactly when they can go.
+        tag = f"{xid}-{time.time_ns()}"
+        tmps: dict[str, Path] = {}
+        for kind, tbl in (("new", new), ("old", old)):
+            if tbl is not None:
+                tmp = self.changesets / f"{tag}-{kind}.parquet.tmp"
+                pq.write_table(tbl, tmp, compression="zstd")
+                if self.settings.fsync:
+                    _fsync_file(tmp)
+                tmps[kind] = tmp
+        rows = (new if new is not None else old).num_rows  # type: ignore[union-attr]
+
+        def at(lsn: int) -> R.Record:
+            names = {}
+            for kind, tmp in tmps.items():
+                names[kind] = f"{lsn:016X}-{kind}.parquet"
+                os.replace(tmp, self.changesets / names[kind])
+            if self.settings.fsync:
+                _fsync_file(self.changesets)
+            return R.Changeset(
+                xid, subxid, relid, op, names.get("new", ""), names.get("old", ""), rows
+            )
+
+        return at  # type: ignore[return-value]
+
+    def _lock_rows(self, tx: Transaction, t: Table, rids: pa.Array, snapshot_csn: int) -> None:
+        """First updater wins: a row written by another open transaction, or committed
+        after this statement's snapshot, is a serialization failure (40001)."""
+        with self._dml_lock:
+            for other in list(self._active.values()):
+                if other is tx:
+                    continue
+                for arr in other.row_locks.get(t.oid, []):
+                    if pc.any(pc.is_in(rids, value_set=arr)).as_py():
+                        raise serialization_failure()
+                if other.has_truncated(t.oid):
+                    raise serialization_failure()
+            if self._changed_since(t, snapshot_csn, rids):
+                raise serialization_failure()
+            tx._rid_locks.setdefault(t.oid, []).append((tx._subxid, rids))
+
+    def _lock_table(self, tx: Transaction, t: Table) -> None:
+        with self._dml_lock:
+            for other in list(self._active.values()):
+                if other is not tx and other.touches(t.oid):
+                    raise serialization_failure()
+
+    def _check_not_truncated(self, tx: Transaction, t: Table) -> None:
+        """TRUNCATE holds the table exclusively until it ends (AccessExclusiveLock)."""
+        with self._dml_lock:
+            for other in list(self._active.values()):
+                if other is not tx and other.has_truncated(t.oid):
+                    raise serialization_failure()
+
+    def _changed_since(self, t: Table, csn: int, rids: pa.Array) -> bool:
+        q = self.store.changes_after(t, csn)
+        if q is None:
+            return False
+        cur = self.store.cursor()
+        try:
+            q.register(cur)
+            cur.register("_targets", pa.table({RID: rids}))
+            sql = f"SELECT 1 FROM ({q.sql}) d WHERE _op = {OP_TRUNCATE} OR _rid IN (SELECT _rid FROM _targets) LIMIT 1"
+            return bool(cur.execute(sql).fetchall())
+        finally:
+            cur.close()
+
+    def _check_unique(
+        self,
+        tx: Transaction,
+        t: Table,
+        new: pa.Table,
+        exclude: pa.Array | pa.ChunkedArray | None,
+    ) -> None:
+        """Refuse keys that another live row holds: committed (newest state, not just this
+        snapshot's, as a unique index would), this transaction's own, or another open
+        transaction's pending rows. Only rows that ever had one of the new keys are merged."""
+        keys = [t.column(k).physical for k in t.primary_key]  # type: ignore[union-attr]
+        key_list = ", ".join(f'"{k}"' for k in keys)
+        in_new = f"({key_list}) IN (SELECT {key_list} FROM _new)"
+        params: list[Any] = []
+        if new.num_rows <= 256:
+            # Few keys: spell them out, so the scans prune row groups by their statistics.
+            cols = [new.column(k).to_pylist() for k in keys]
+            terms = []
+            for row in zip(*cols, strict=True):
+                conj = []
+                for k, v in zip(keys, row, strict=True):
+                    params.append(v)
+                    conj.append(f'"{k}" = ${len(params)}')
+                terms.append("(" + " AND ".join(conj) + ")")
+            in_new = "(" + " OR ".join(terms) + ")"
+        with self._dml_lock:
+            latest = self.store.snapshot_query(
+                t,
+                OWN_CSN - 1,
+                own=tx.own_rows(t.oid),
+                with_rid=True,
+                physical=True,
+                prefilter=in_new,
+            )
+            others = [o.own_rows(t.oid) for o in self._active.values() if o is not tx]
+            others = [
+                o.filter(pc.equal(o.column("_op"), OP_WRITE)) for o in others if o is not None
+            ]
+            cur = self.store.cursor()
+            try:
+                latest.register(cur)
+                cur.register("_new", new.select([RID, *keys]))
+                cur.register(
+                    "_excl",
+                    pa.table({RID: exclude if exclude is not None else pa.array([], pa.int64())}),
+                )
+                pool = (
+                    f"SELECT {key_list} FROM ({latest.sql}) c "
+                    f"WHERE {in_new} AND _rid NOT IN (SELECT _rid FROM _excl)"
+                )
+                for i, o in enumerate(others):
+                    cur.register(f"_oth{i}", o)
+                    pool += f" UNION ALL SELECT {key_list} FROM _oth{i}"
+                sql = (
+                    f"SELECT {key_list} FROM _new GROUP BY ALL HAVING count(*) > 1 "
+                    f"UNION ALL (SELECT {key_list} FROM _new SEMI JOIN ({pool}) p "
+                    f"USING ({key_list})) LIMIT 1"
+                )
+                hit = [
+                    tuple(r.values())
+                    for r in cur.sql(sql, params=params or None).to_arrow_table().to_pylist()
+                ]
+            finally:
+                cur.close()
+        if hit:
+            raise unique_violation(f"{t.name}_pkey", list(t.primary_key), list(hit[0]))
+
+    # -- ending transactions -------------------------------------------------------------
+    def _commit(self, tx: Transaction, csn: int | None) -> CommitInfo:
+        if csn is None:  # nothing written: nothing to log
+            tx._finish(State.COMMITTED)
+            return CommitInfo(None, None, None, None)
+        assert tx.xid is not None
+        try:
+            rec = R.Commit(tx.xid, csn, pg_now(), tx.origin)
+            if tx.gid is not None:
+                rec = R.CommitPrepared(tx.xid, tx.gid, csn, pg_now())  # type: ignore[assignment]
+            return self._write_commit(tx, rec, csn)
+        finally:
+            self.clock.resolve(csn)
+
+    def _write_commit(self, tx: Transaction, rec: R.Record, csn: int) -> CommitInfo:
+        assert tx.xid is not None and tx.first_lsn is not None
+        with self._commit_lock:
+            lsn, end = self.log.append(rec)
+            self._unapplied[lsn] = tx.first_lsn
+        self.log.flush(end)
+        with self._dml_lock:
+            ops = tx.catalog_ops
+            if ops:
+                with self._catalog_mutex:
+                    self.history.add(csn, ops)
+            rows = tx.committed_rows(csn)
+            if rows:
+                self.store.add_commit(lsn, csn, rows)
+            with self._commit_lock:
+                self._unfolded[lsn] = self._unapplied.pop(lsn)
+            xid = tx.xid
+            tx._finish(State.COMMITTED)
+        return CommitInfo(xid, csn, lsn, end)
+
+    def _prepare(self, tx: Transaction, gid: str) -> None:
+        if gid in self.prepared:
+            raise LakeError("42710", f'transaction identifier "{gid}" is already in use')
+        xid = tx._ensure_xid()
+        tx.gid = gid
+        _, end = self.log.append(R.Prepare(xid, gid, pg_now()))
+        self.log.flush(end)
+        with self._commit_lock:
+            self.prepared[gid] = tx
+        tx.state = State.PREPARED
+
+    def commit_prepared(self, gid: str) -> CommitInfo:
+        tx = self._prepared(gid)
+        tx.state = State.COMMITTING
+        return self._commit(tx, self.clock.assign())
+
+    def rollback_prepared(self, gid: str) -> None:
+        tx = self._prepared(gid)
+        assert tx.xid is not None
+        _, end = self.log.append(R.RollbackPrepared(tx.xid, gid, pg_now()))
+        self.log.flush(end)
+        tx._finish(State.ABORTED)
+
+    def _prepared(self, gid: str) -> Transaction:
+        tx = self.prepared.get(gid)
+        if tx is None:
+            raise LakeError("42704", f'prepared transaction with identifier "{gid}" does not exist')
+        return tx
+
+    # -- background: fold, checkpoint, retention -----------------------------------------
+    def fold(self) -> int:
+        """Write committed rows from memory to delta files and move the redo position.
+        Runs beside writers: only two short critical sections."""
+        with self._fold_mutex:
+            with self._commit_lock:
+                boundary = min(self._unapplied, default=self.log.insert_lsn)
+                firsts = [t.first_lsn for t in self._active.values() if t.first_lsn is not None]
+                firsts += list(self._unapplied.values())
+                firsts += [f for c, f in self._unfolded.items() if c >= boundary]
+                redo = min([boundary, *firsts])
+                with self._catalog_mutex:
+                    catalog = self.history.to_json()
+                    catalog_csn = self.history.latest_csn
+            rows = self.store.fold(boundary)
+            # Catalog versions past the boundary are skipped on replay by their CSN.
+            del catalog_csn
+            self._folded_lsn, self._redo_lsn = boundary, redo
+            self._write_manifest(catalog)
+            self.store.forget_folded()
+            with self._commit_lock:
+                for c in [c for c in self._unfolded if c < boundary]:
+                    del self._unfolded[c]
+            self.log.append(
+                R.Frontier(
+                    self.frontier, self._next_xid, self._next_rid, tuple(self._active), pg_now()
+                )
+            )
+            return rows
+
+    def _write_manifest(self, catalog: list[Any] | None = None) -> None:
+        if catalog is None:
+            with self._catalog_mutex:
+                catalog = self.history.to_json()
+        self.store.write_manifest(
+            {
+                "folded_lsn": self._folded_lsn,
+                "redo_lsn": self._redo_lsn,
+                "floor_csn": self._floor_csn,
+                "next_xid": self._next_xid,
+                "next_rid": self._next_rid,
+                "next_oid": self._next_oid,
+                "last_csn": self.clock.last_assigned,
+                "catalog": catalog,
+            }
+        )
+
+    def checkpoint(self, force: bool = False) -> list[int]:
+        """Fold, then give tables with many delta rows a new checkpoint at the newest CSN
+        whose commits are all in files. Returns the tables checkpointed."""
+        self.fold()
+        done = []
+        with self._fold_mutex:
+            frontier = self.frontier
+            mem_min = self.store.min_mem_csn()
+            csn = frontier if mem_min is None else min(frontier, mem_min - 1)
+            cat = self.catalog_at(csn)
+            for t in cat.tables.values():
+                files, rows = self.store.delta_rows_count(t.oid)
+                if files and (
+                    force
+                    or rows >= self.settings.checkpoint_rows
+                    or files >= self.settings.checkpoint_files
+                ):
+                    self.store.add_checkpoint(t, csn)
+                    done.append(t.oid)
+            if done:
+                self._write_manifest()
+        return done
+
+    def collect_garbage(self) -> tuple[int, int]:
+        """Remove table files and log segments no holder needs. Returns (files, segments)."""
+        with self._fold_mutex:
+            frontier = self.frontier
+            held = self.holds.oldest_csn()
+            oldest = frontier if held is None else min(held, frontier)
+            with self._catalog_mutex:
+                self.history.forget_before(oldest)
+                live = {oid for _, cat in self.history.versions() for oid in cat.tables}
+            removed = self.store.remove_unneeded(oldest, live)
+            if removed:
+                self._floor_csn = max(self._floor_csn, self.store.readable_floor())
+                self._write_manifest()
+                self.store.unlink(removed)
+            held_lsn = self.holds.oldest_lsn()
+            cut = self._redo_lsn if held_lsn is None else min(self._redo_lsn, held_lsn)
+            segments = self.log.truncate_before(cut)
+            if segments:
+                oldest_lsn = self.log.oldest_lsn
+                for p in self.changesets.glob("*.parquet"):
+                    if int(p.name.split("-")[0], 16) < oldest_lsn:
+                        p.unlink(missing_ok=True)
+            return len(removed), segments
+
+    def _background(self) -> None:
+        s = self.settings
+        last = time.monotonic()
+        while not self._stop.wait(0.2):
+            chunks, rows = self.store.mem_stats()
+            due = time.monotonic() - last >= s.fold_interval
+            if rows >= s.fold_rows or chunks >= s.fold_commits or (due and chunks):
+                try:
+                    self.checkpoint()
+                    self.collect_garbage()
+                except Exception:  # keep serving; the next round retries
+                    log.exception("lake: background fold failed")
+                last = time.monotonic()
+
+    def close(self) -> None:
+        """Stop background work, fold what is in memory, release the directory."""
+        if self._closed:
+            return
+        self._closed = True
+        self._stop.set()
+        if self._bg is not None:
+            self._bg.join()
+        for tx in list(self._active.values()):
+            if tx.state in (State.ACTIVE, State.FAILED):
+                tx.abort()
+        try:
+            self.fold()
+            self.log.flush()
+        finally:
+            self.log.close()
+            self.store.close()
+            fcntl.flock(self._lockfile, fcntl.LOCK_UN)
+            self._lockfile.close()
+
+    def __enter__(self) -> Lake:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class _Replay:
+    """A transaction being rebuilt from the log during recovery."""
+
+    def __init__(self, first_lsn: int) -> None:
+        self.first_lsn = first_lsn
+        self.pending: list[tuple[int, pa.Table]] = []
+        self.subs: list[int] = []
+        self.ops: list[Any] = []
+        self.op_subs: list[int] = []
+        self.seq = 0
+        self.gid: str | None = None
+
+    def add(self, rec: R.Record, lake: Lake) -> None:
+        if isinstance(rec, R.SubAbort):
+            dead = set(rec.subxids)
+            keep = [i for i, s in enumerate(self.subs) if s not in dead]
+            self.pending = [self.pending[i] for i in keep]
+            self.subs = [self.subs[i] for i in keep]
+            keep_ops = [i for i, s in enumerate(self.op_subs) if s not in dead]
+            self.ops = [self.ops[i] for i in keep_ops]
+            self.op_subs = [self.op_subs[i] for i in keep_ops]
+            return
+        if isinstance(rec, R.CatalogChange):
+            self.ops.extend(rec.ops)
+            self.op_subs.extend([rec.subxid] * len(rec.ops))
+            return
+        if isinstance(rec, R.Message):
+            return
+        if isinstance(rec, R.Truncate):
+            for relid in rec.relids:
+                self.pending.append((relid, delta_rows(OP_TRUNCATE, None, self.seq)))
+                self.subs.append(rec.subxid)
+                self.seq += 1
+            return
+        new, old = load_change(rec, lake.changesets)  # type: ignore[arg-type]
+        op = OP_DELETE if rec.op == "D" else OP_WRITE  # type: ignore[attr-defined]
+        rows = new if new is not None else old
+        assert rows is not None
+        if RID in rows.column_names and rows.num_rows:
+            lake._next_rid = max(lake._next_rid, int(pc.max(rows.column(RID)).as_py()) + 1)
+        self.pending.append((rec.relid, delta_rows(op, rows, self.seq)))  # type: ignore[attr-defined]
+        self.subs.append(rec.subxid)  # type: ignore[attr-defined]
+        self.seq += rows.num_rows
+
+    def committed_rows(self, csn: int) -> dict[int, pa.Table]:
+        per: dict[int, list[pa.Table]] = {}
+        for relid, rows in self.pending:
+            per.setdefault(relid, []).append(with_csn(rows, csn))
+        return {k: pa.concat_tables(v, promote_options="default") for k, v in per.items()}
+
+
+def load_change(
+    rec: R.Change | R.Changeset, changesets: Path
+) -> tuple[pa.Table | None, pa.Table | None]:
+    """The (new, old) rows of a change record, reading a changeset's files if need be."""
+    if isinstance(rec, R.Change):
+        return rec.new, rec.old
+    new = pq.read_table(changesets / rec.new_path) if rec.new_path else None
+    old = pq.read_table(changesets / rec.old_path) if rec.old_path else None
+    return new, old

@@ -1,0 +1,497 @@
+"""The table store: Parquet files plus an in-memory tail, readable at any retained CSN.
+
+Per table, *row versions* are kept as **delta rows** ``(_csn, _seq, _op, _rid, columns…)``:
+``_op`` 0 writes the row ``_rid`` (insert or update), 1 deletes it, 2 truncates the table
+(``_rid`` -1). Committed deltas first sit in memory (:class:`MemChunk`, one per table per
+commit) and are *folded* into delta Parquet files in the background; a *checkpoint* file
+holds a table's full content at a CSN ``C``. A read at ``S`` is the newest checkpoint with
+``C ≤ S`` with every delta row ``C < _csn ≤ S`` laid over it, the last one per ``_rid``
+winning — one DuckDB query, no Python per row. Files are plain Parquet with real column
+names, so Spark and DuckDB read them as they are.
+
+Delta rows are ordered by CSN, not by log position, which is what makes out-of-order commits
+harmless here: a read at ``S`` sees exactly the transactions with CSN ≤ S, wherever their
+commit records stand in the log.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from decoding.catalog import RID, Table
+
+CSN, SEQ, OP = "_csn", "_seq", "_op"
+OP_WRITE, OP_DELETE, OP_TRUNCATE = 0, 1, 2
+#: The CSN given to a transaction's own, uncommitted delta rows when it reads its writes.
+OWN_CSN = (1 << 63) - 1
+#: Rows per Parquet row group: DuckDB's own unit of parallelism and of statistics pruning.
+ROW_GROUP = 122_880
+DELTA_META = pa.schema([(CSN, pa.int64()), (SEQ, pa.int64()), (OP, pa.int8()), (RID, pa.int64())])
+
+
+@dataclass(frozen=True, slots=True)
+class FileRef:
+    path: str  # relative to the store root
+    min_csn: int
+    max_csn: int
+    rows: int
+    columns: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "min_csn": self.min_csn,
+            "max_csn": self.max_csn,
+            "rows": self.rows,
+            "columns": list(self.columns),
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> FileRef:
+        return cls(d["path"], d["min_csn"], d["max_csn"], d["rows"], tuple(d["columns"]))
+
+
+@dataclass(slots=True)
+class TableFiles:
+    checkpoints: list[tuple[int, FileRef]] = field(default_factory=list)  # sorted by CSN
+    deltas: list[FileRef] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "checkpoints": [[c, f.to_json()] for c, f in self.checkpoints],
+            "deltas": [f.to_json() for f in self.deltas],
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> TableFiles:
+        return cls(
+            [(c, FileRef.from_json(f)) for c, f in d["checkpoints"]],
+            [FileRef.from_json(f) for f in d["deltas"]],
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class MemChunk:
+    """The delta rows one commit made to one table; ``commit_lsn`` decides when it folds."""
+
+    commit_lsn: int
+    csn: int
+    rows: pa.Table
+
+
+@dataclass(slots=True)
+class SnapshotQuery:
+    """SQL reading one table at a CSN, with the Arrow objects it names. Register them on a
+    DuckDB connection (:meth:`register`) and use ``sql`` as a subquery."""
+
+    sql: str
+    arrow: dict[str, pa.Table]
+
+    def register(self, con: duckdb.DuckDBPyConnection) -> None:
+        for name, tbl in self.arrow.items():
+            con.register(name, tbl)
+
+
+def delta_rows(op: int, rows: pa.Table | None, seq_start: int, csn: int | None = None) -> pa.Table:
+    """Turn a statement's rows into delta rows (``_seq`` numbered from ``seq_start``)."""
+    if op == OP_TRUNCATE:
+        data = pa.table({RID: pa.array([-1], pa.int64())})
+    elif op == OP_DELETE:
+        assert rows is not None
+        data = rows.select([RID])
+    else:
+        assert rows is not None
+        data = rows
+    n = data.num_rows
+    # Delete rows carry only ``_rid``: every column must accept nulls in delta rows.
+    if any(not f.nullable for f in data.schema):
+        data = data.cast(pa.schema([f.with_nullable(True) for f in data.schema]))
+    out = data.add_column(0, OP, pa.array(np.full(n, op, dtype=np.int8)))
+    out = out.add_column(0, SEQ, pa.array(np.arange(seq_start, seq_start + n, dtype=np.int64)))
+    return out.add_column(0, CSN, _const_csn(csn if csn is not None else OWN_CSN, n))
+
+
+def _const_csn(csn: int, n: int) -> pa.Array:
+    return pa.array(np.full(n, csn, dtype=np.int64))
+
+
+def with_csn(rows: pa.Table, csn: int) -> pa.Table:
+    return rows.set_column(0, CSN, _const_csn(csn, rows.num_rows))
+
+
+def _atomic_write_json(path: Path, data: Any, fsync: bool) -> None:
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "w") as f:
+        json.dump(data, f)
+        f.flush()
+        if fsync:
+            os.fsync(f.fileno())
+    os.replace(tmp, path)
+    if fsync:
+        fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _sql_str(s: str) -> str:
+    return "'" + s.replace("'", "''") + "'"
+
+
+def _ident(s: str) -> str:
+    return '"' + s.replace('"', '""') + '"'
+
+
+class TableStore:
+    """Owns ``DATA/tables``: the files, the manifest that lists them, and the memory tail."""
+
+    MANIFEST = "manifest.json"
+
+    def __init__(self, root: Path, *, fsync: bool = True) -> None:
+        self.root = root
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.fsync = fsync
+        self._lock = threading.RLock()
+        self._files: dict[int, TableFiles] = {}
+        self._mem: dict[int, list[MemChunk]] = {}
+        self._db = duckdb.connect()
+        self.state: dict[str, Any] = {}
+        mpath = self.root / self.MANIFEST
+        if mpath.exists():
+            m = json.loads(mpath.read_text())
+            self._files = {int(k): TableFiles.from_json(v) for k, v in m["tables"].items()}
+            self.state = m["state"]
+        self._remove_orphans()
+
+    # -- manifest ------------------------------------------------------------------------
+    def _remove_orphans(self) -> None:
+        """Files a crash left behind before the manifest named them."""
+        known = {f.path for tf in self._files.values() for f in self._all_refs(tf)}
+        for p in self.root.rglob("*.parquet"):
+            rel = str(p.relative_to(self.root))
+            if rel not in known:
+                p.unlink()
+        for p in self.root.rglob("*.tmp"):
+            p.unlink()
+
+    @staticmethod
+    def _all_refs(tf: TableFiles) -> Iterable[FileRef]:
+        yield from (f for _, f in tf.checkpoints)
+        yield from tf.deltas
+
+    def write_manifest(self, state: dict[str, Any]) -> None:
+        with self._lock:
+            tables = {str(k): v.to_json() for k, v in self._files.items()}
+        self.state = state
+        _atomic_write_json(
+            self.root / self.MANIFEST, {"tables": tables, "state": state}, self.fsync
+        )
+
+    # -- the memory tail -----------------------------------------------------------------
+    def add_commit(self, commit_lsn: int, csn: int, per_table: dict[int, pa.Table]) -> None:
+        with self._lock:
+            for relid, rows in per_table.items():
+                self._mem.setdefault(relid, []).append(MemChunk(commit_lsn, csn, rows))
+
+    def mem_stats(self) -> tuple[int, int]:
+        """(chunks, rows) held in memory — what decides when to fold."""
+        with self._lock:
+            chunks = sum(len(v) for v in self._mem.values())
+            rows = sum(c.rows.num_rows for v in self._mem.values() for c in v)
+        return chunks, rows
+
+    def min_mem_csn(self) -> int | None:
+        with self._lock:
+            return min((c.csn for v in self._mem.values() for c in v), default=None)
+
+    # -- folding -------------------------------------------------------------------------
+    def fold(self, before_lsn: int) -> int:
+        """Write the memory tail of commits with LSN < ``before_lsn`` to delta files. The
+        caller writes the manifest next and then calls :meth:`forget_folded`. Returns rows."""
+        with self._lock:
+            todo = {
+                relid: [c for c in chunks if c.commit_lsn < before_lsn]
+                for relid, chunks in self._mem.items()
+            }
+        total = 0
+        new_refs: dict[int, FileRef] = {}
+        for relid, chunks in todo.items():
+            if not chunks:
+                continue
+            rows = pa.concat_tables([c.rows for c in chunks], promote_options="default")
+            ref = self._write_file(
+                relid, "delta", rows, min(c.csn for c in chunks), max(c.csn for c in chunks)
+            )
+            new_refs[relid] = ref
+            total += rows.num_rows
+        with self._lock:
+            for relid, ref in new_refs.items():
+                self._files.setdefault(relid, TableFiles()).deltas.append(ref)
+            self._pending_forget = {
+                relid: {id(c) for c in chunks} for relid, chunks in todo.items()
+            }
+        return total
+
+    def forget_folded(self) -> None:
+        with self._lock:
+            forget = getattr(self, "_pending_forget", {})
+            for relid, ids in forget.items():
+                self._mem[relid] = [c for c in self._mem.get(relid, []) if id(c) not in ids]
+                if not self._mem[relid]:
+                    del self._mem[relid]
+            self._pending_forget = {}
+
+    def _write_file(
+        self, relid: int, kind: str, rows: pa.Table, min_csn: int, max_csn: int
+    ) -> FileRef:
+        d = self.root / str(relid)
+        d.mkdir(exist_ok=True)
+        name = f"{kind}-{max_csn:016d}-{uuid.uuid4().hex[:12]}.parquet"
+        tmp = d / (name + ".tmp")
+        pq.write_table(rows, tmp, compression="zstd", row_group_size=ROW_GROUP)
+        if self.fsync:
+            fd = os.open(tmp, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        os.replace(tmp, d / name)
+        return FileRef(f"{relid}/{name}", min_csn, max_csn, rows.num_rows, tuple(rows.column_names))
+
+    def add_checkpoint(self, table: Table, csn: int) -> FileRef:
+        """Materialise ``table`` at ``csn`` from the files alone (the caller ensures every
+        commit with CSN ≤ csn is folded) as a new checkpoint."""
+        rows = self.read(table, csn, with_rid=True, physical=True, files_only=True)
+        # Sorted by key, so row-group statistics let point lookups skip most of the file.
+        order = [table.column(k).physical for k in table.primary_key] or [RID]  # type: ignore[union-attr]
+        rows = rows.sort_by([(c, "ascending") for c in order])
+        ref = self._write_file(table.oid, "ckpt", rows, csn, csn)
+        with self._lock:
+            tf = self._files.setdefault(table.oid, TableFiles())
+            tf.checkpoints.append((csn, ref))
+            tf.checkpoints.sort(key=lambda x: x[0])
+        return ref
+
+    def delta_rows_count(self, relid: int) -> tuple[int, int]:
+        """(delta files, delta rows) past the newest checkpoint — what decides compaction."""
+        with self._lock:
+            tf = self._files.get(relid)
+            if tf is None:
+                return 0, 0
+            c = tf.checkpoints[-1][0] if tf.checkpoints else 0
+            live = [f for f in tf.deltas if f.max_csn > c]
+            return len(live), sum(f.rows for f in live)
+
+    def remove_unneeded(self, oldest_csn: int, live_tables: set[int]) -> list[str]:
+        """Drop files no read at a CSN ≥ ``oldest_csn`` can need; returns removed paths."""
+        removed: list[FileRef] = []
+        with self._lock:
+            for relid in list(self._files):
+                tf = self._files[relid]
+                if relid not in live_tables:
+                    removed.extend(self._all_refs(tf))
+                    del self._files[relid]
+                    continue
+                base = max((c for c, _ in tf.checkpoints if c <= oldest_csn), default=None)
+                if base is None:
+                    continue
+                keep_ck = [(c, f) for c, f in tf.checkpoints if c >= base]
+                removed.extend(f for c, f in tf.checkpoints if c < base)
+                keep_d = [f for f in tf.deltas if f.max_csn > base]
+                removed.extend(f for f in tf.deltas if f.max_csn <= base)
+                tf.checkpoints, tf.deltas = keep_ck, keep_d
+        return [r.path for r in removed]
+
+    def unlink(self, paths: Iterable[str]) -> None:
+        for p in paths:
+            (self.root / p).unlink(missing_ok=True)
+
+    def table_ids(self) -> set[int]:
+        with self._lock:
+            return set(self._files) | set(self._mem)
+
+    def oldest_readable_csn(self, relid: int) -> int:
+        with self._lock:
+            tf = self._files.get(relid)
+            if tf is None or not tf.checkpoints:
+                return 0
+            return tf.checkpoints[0][0]
+
+    # -- reading -------------------------------------------------------------------------
+    def snapshot_query(
+        self,
+        table: Table,
+        csn: int,
+        *,
+        own: pa.Table | None = None,
+        with_rid: bool = False,
+        physical: bool = False,
+        files_only: bool = False,
+        prefilter: str | None = None,
+    ) -> SnapshotQuery:
+        """SQL for ``table`` as of ``csn`` (plus a transaction's ``own`` uncommitted delta
+        rows). Columns come out under their SQL names unless ``physical``.
+
+        ``prefilter`` (a predicate over physical column names) narrows the work to rows
+        with *some* version matching it — a superset of the rows whose visible version
+        matches, so the caller must still apply its predicate to the result. It turns a point
+        lookup in a big table into filtered scans instead of a merge of every row."""
+        with self._lock:
+            tf = self._files.get(table.oid, TableFiles())
+            ck = [(c, f) for c, f in tf.checkpoints if c <= csn]
+            base_csn, base = ck[-1] if ck else (0, None)
+            deltas = [f for f in tf.deltas if f.max_csn > base_csn and f.min_csn <= csn]
+            mem = (
+                []
+                if files_only
+                else [c.rows for c in self._mem.get(table.oid, []) if base_csn < c.csn <= csn]
+            )
+        tag = uuid.uuid4().hex[:10]
+        schema = table.arrow_schema(with_rid=True)
+        arrow: dict[str, pa.Table] = {}
+        # Zero-row tables with the full schema make every column exist with its right
+        # type, whatever subset of columns the files and chunks carry.
+        empty_d = f"_empty_d_{tag}"
+        arrow[empty_d] = pa.unify_schemas([DELTA_META, schema.remove(0)]).empty_table()
+        d_parts = [f"SELECT * FROM {empty_d}"]
+        if deltas:
+            paths = ", ".join(_sql_str(str(self.root / f.path)) for f in deltas)
+            d_parts.append(
+                f"SELECT * FROM read_parquet([{paths}], union_by_name=true) "
+                f"WHERE {CSN} > {base_csn} AND {CSN} <= {csn}"
+            )
+        if mem:
+            name = f"_mem_{tag}"
+            arrow[name] = pa.concat_tables(mem, promote_options="default")
+            d_parts.append(f"SELECT * FROM {name}")
+        if own is not None and own.num_rows:
+            name = f"_own_{tag}"
+            arrow[name] = own
+            d_parts.append(f"SELECT * FROM {name}")
+        base_src = None
+        if base is not None:
+            empty_b = f"_empty_b_{tag}"
+            arrow[empty_b] = schema.empty_table()
+            base_src = (
+                f"SELECT * FROM {empty_b} UNION ALL BY NAME "
+                f"SELECT * FROM read_parquet({_sql_str(str(self.root / base.path))})"
+            )
+        sel = ", ".join(
+            _ident(c.physical) if physical else f"{_ident(c.physical)} AS {_ident(c.name)}"
+            for c in table.columns
+        )
+        if with_rid:
+            sel = f"{RID}, {sel}" if sel else RID
+        if not sel:
+            sel = "NULL AS _none"
+
+        ctes: list[str] = []
+        if prefilter is not None:
+            # Over the union with the empty full-schema table, so every column exists.
+            cand = [f"SELECT {RID} FROM ({' UNION ALL BY NAME '.join(d_parts)}) WHERE {prefilter}"]
+            if base_src is not None:
+                cand.append(f"SELECT {RID} FROM ({base_src}) WHERE {prefilter}")
+            ctes.append(f"cand AS ({' UNION ALL '.join(cand) or f'SELECT {RID} FROM {empty_d}'})")
+            keep = f"{RID} IN (SELECT {RID} FROM cand)"
+            d_parts = [d_parts[0]] + [
+                f"SELECT * FROM ({p}) WHERE {keep} OR {OP} = {OP_TRUNCATE}" for p in d_parts[1:]
+            ]
+            if base_src is not None:
+                base_src = f"SELECT * FROM ({base_src}) WHERE {keep}"
+
+        if len(d_parts) == 1:  # no deltas at all: the checkpoint (or nothing) is the answer
+            src = empty_d if base_src is None else f"({base_src})"
+            with_sql = f"WITH {', '.join(ctes)} " if ctes else ""
+            return SnapshotQuery(f"{with_sql}SELECT {sel} FROM {src}", arrow)
+        ctes += [
+            f"d AS ({' UNION ALL BY NAME '.join(d_parts)})",
+            f"tr AS (SELECT {CSN} AS tc, {SEQ} AS ts FROM d WHERE {OP} = {OP_TRUNCATE} "
+            f"ORDER BY {CSN} DESC, {SEQ} DESC LIMIT 1)",
+            f"live AS (SELECT * FROM d WHERE NOT EXISTS (SELECT 1 FROM tr WHERE d.{CSN} < tr.tc "
+            f"OR (d.{CSN} = tr.tc AND d.{SEQ} <= tr.ts)))",
+            f"last AS (SELECT * FROM live QUALIFY row_number() OVER "
+            f"(PARTITION BY {RID} ORDER BY {CSN} DESC, {SEQ} DESC) = 1)",
+        ]
+        if base_src is not None:
+            ctes.append(f"base AS (SELECT * FROM ({base_src}) WHERE NOT EXISTS (SELECT 1 FROM tr))")
+            body = (
+                f"SELECT {sel} FROM (SELECT * FROM base ANTI JOIN last USING ({RID}) "
+                f"UNION ALL BY NAME SELECT * FROM last WHERE {OP} = {OP_WRITE})"
+            )
+        else:
+            body = f"SELECT {sel} FROM last WHERE {OP} = {OP_WRITE}"
+        return SnapshotQuery(f"WITH {', '.join(ctes)} {body}", arrow)
+
+    def changes_after(self, table: Table, csn: int) -> SnapshotQuery | None:
+        """Delta rows committed with CSN > ``csn`` (write-conflict checks), or None."""
+        with self._lock:
+            tf = self._files.get(table.oid, TableFiles())
+            files = [f for f in tf.deltas if f.max_csn > csn]
+            mem = [
+                c.rows.select([CSN, OP, RID]) for c in self._mem.get(table.oid, []) if c.csn > csn
+            ]
+        parts = []
+        arrow: dict[str, pa.Table] = {}
+        if files:
+            paths = ", ".join(_sql_str(str(self.root / f.path)) for f in files)
+            parts.append(
+                f"SELECT {CSN}, {OP}, {RID} FROM read_parquet([{paths}]) WHERE {CSN} > {csn}"
+            )
+        if mem:
+            name = f"_chg_{uuid.uuid4().hex[:10]}"
+            arrow[name] = pa.concat_tables(mem)
+            parts.append(f"SELECT {CSN}, {OP}, {RID} FROM {name}")
+        if not parts:
+            return None
+        return SnapshotQuery(" UNION ALL ".join(parts), arrow)
+
+    def readable_floor(self) -> int:
+        """The oldest CSN every table can still be read at."""
+        with self._lock:
+            return max(
+                (tf.checkpoints[0][0] for tf in self._files.values() if tf.checkpoints), default=0
+            )
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """A DuckDB connection for one thread's reads (DuckDB connections are not shared
+        across threads; cursors of one database are cheap)."""
+        return self._db.cursor()
+
+    def read(
+        self,
+        table: Table,
+        csn: int,
+        *,
+        own: pa.Table | None = None,
+        with_rid: bool = False,
+        physical: bool = False,
+        files_only: bool = False,
+        where: str | None = None,
+        params: list[Any] | None = None,
+    ) -> pa.Table:
+        q = self.snapshot_query(
+            table, csn, own=own, with_rid=with_rid, physical=physical, files_only=files_only
+        )
+        cur = self.cursor()
+        try:
+            q.register(cur)
+            sql = q.sql if where is None else f"SELECT * FROM ({q.sql}) AS t WHERE {where}"
+            return cur.sql(sql, params=params or None).to_arrow_table()
+        finally:
+            cur.close()
+
+    def close(self) -> None:
+        self._db.close()

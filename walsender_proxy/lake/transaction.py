@@ -1,0 +1,772 @@
+"""Transactions: the public API for writing to the lake.
+
+A :class:`Transaction` writes each statement's changes to the change log as it goes (so the
+log interleaves open transactions as PostgreSQL's WAL does) and keeps them as delta rows for
+reading its own writes; commit assigns a CSN and makes them visible at it. Scripts that test
+subscribers use the same API to force any interleaving, including out-of-order commits via
+:meth:`Transaction.start_commit`.
+"""
+
+from __future__ import annotations
+
+import enum
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from decoding import records as R
+from decoding.catalog import RID, Catalog, CatalogOp, Column, Table
+from decoding.pgtypes import parse_type
+from walsender_proxy.lake import ddl
+from walsender_proxy.lake.errors import (
+    LakeError,
+    no_active_transaction,
+    not_null_violation,
+    transaction_aborted,
+)
+from walsender_proxy.lake.store import OP_DELETE, OP_TRUNCATE, OP_WRITE, delta_rows
+
+if TYPE_CHECKING:
+    from walsender_proxy.lake.lake import Lake
+    from walsender_proxy.lake.retention import Hold
+
+PG_EPOCH_US = 946_684_800_000_000
+
+
+def pg_now() -> int:
+    """Now as PostgreSQL's TimestampTz: microseconds since 2000-01-01 UTC."""
+    return time.time_ns() // 1000 - PG_EPOCH_US
+
+
+class Isolation(enum.Enum):
+    READ_COMMITTED = "read committed"
+    REPEATABLE_READ = "repeatable read"
+    SERIALIZABLE = "serializable"  # run as REPEATABLE READ, as PostgreSQL's docs permit
+
+
+class State(enum.Enum):
+    ACTIVE = "active"
+    FAILED = "failed"  # an error happened: only ROLLBACK (TO SAVEPOINT) is accepted
+    COMMITTING = "committing"
+    PREPARED = "prepared"
+    COMMITTED = "committed"
+    ABORTED = "aborted"
+
+
+class Sql(str):
+    """A SQL expression (evaluated by DuckDB over the row) rather than a literal value."""
+
+
+@dataclass(frozen=True, slots=True)
+class CommitInfo:
+    """What a commit produced; ``csn``/``lsn`` are None when there was nothing to write."""
+
+    xid: int | None
+    csn: int | None
+    lsn: int | None
+    end_lsn: int | None
+
+
+@dataclass(slots=True)
+class _Pending:
+    subxid: int
+    relid: int
+    rows: pa.Table  # delta rows with _csn = OWN_CSN
+
+
+class Transaction:
+    def __init__(
+        self,
+        lake: Lake,
+        isolation: Isolation = Isolation.READ_COMMITTED,
+        *,
+        read_only: bool = False,
+        snapshot_csn: int | None = None,
+        origin: str = "",
+    ) -> None:
+        self.lake = lake
+        self.isolation = isolation
+        self.read_only = read_only
+        self.origin = origin
+        self.state = State.ACTIVE
+        self.xid: int | None = None
+        self.first_lsn: int | None = None
+        self.gid: str | None = None
+        self._snapshot_csn = snapshot_csn  # fixed snapshot (REPEATABLE READ or imported)
+        self._hold: Hold | None = None
+        if snapshot_csn is not None:
+            self._hold = lake.holds.hold("transaction", csn=snapshot_csn)
+        self._subxid = 0
+        self._next_subxid = 1
+        self._savepoints: list[tuple[str, int]] = []
+        self._pending: list[_Pending] = []
+        self._ops: list[tuple[int, CatalogOp]] = []
+        self._seq = 0
+        self._rid_locks: dict[int, list[tuple[int, pa.Array]]] = {}  # relid -> (subxid, rids)
+        self._has_catalog_lock = False
+
+    # -- snapshots -----------------------------------------------------------------------
+    def statement_csn(self) -> int:
+        """The CSN a statement reads at: fixed for REPEATABLE READ from the first statement,
+        the frontier for each READ COMMITTED statement."""
+        if self._snapshot_csn is not None:
+            return self._snapshot_csn
+        csn = self.lake.frontier
+        if self.isolation is not Isolation.READ_COMMITTED:
+            self._snapshot_csn = csn
+            self._hold = self.lake.holds.hold("transaction", csn=csn)
+        return csn
+
+    @property
+    def snapshot_csn(self) -> int | None:
+        return self._snapshot_csn
+
+    def catalog(self) -> Catalog:
+        cat = self.lake.catalog_at(self.statement_csn())
+        for _, op in self._ops:
+            cat = cat.apply(op)
+        return cat
+
+    def table(self, name: str | Table) -> Table:
+        if isinstance(name, Table):
+            return self.catalog().tables.get(name.oid) or self.catalog().resolve_table(
+                name.qualified_name
+            )
+        return self.catalog().resolve_table(name, self.lake.search_path)
+
+    def own_rows(self, relid: int) -> pa.Table | None:
+        chunks = [p.rows for p in self._pending if p.relid == relid]
+        if not chunks:
+            return None
+        return pa.concat_tables(chunks, promote_options="default")
+
+    # -- guards --------------------------------------------------------------------------
+    def _check_active(self) -> None:
+        if self.state is State.FAILED:
+            raise transaction_aborted()
+        if self.state is not State.ACTIVE:
+            raise no_active_transaction()
+
+    def _check_writable(self) -> None:
+        self._check_active()
+        if self.read_only:
+            raise LakeError("25006", "cannot execute this statement in a read-only transaction")
+
+    def _guard(self, fn: Any, *args: Any, **kw: Any) -> Any:
+        """Run a statement; any error puts the transaction in the failed state, as in PG."""
+        try:
+            return fn(*args, **kw)
+        except Exception:
+            if self.state is State.ACTIVE:
+                self.state = State.FAILED
+            raise
+
+    def _ensure_xid(self) -> int:
+        if self.xid is None:
+            self.xid = self.lake._register_xid(self)
+        return self.xid
+
+    def _log(self, record: R.Record | Callable[[int], R.Record]) -> tuple[int, int]:
+        lsn, end = self.lake.log.append(record)
+        if self.first_lsn is None:
+            self.first_lsn = lsn
+        return lsn, end
+
+    def _next_seq(self, n: int) -> int:
+        s = self._seq
+        self._seq += n
+        return s
+
+    # -- reading -------------------------------------------------------------------------
+    def read(
+        self,
+        table: str | Table,
+        where: str | None = None,
+        params: Sequence[Any] | None = None,
+        *,
+        with_rid: bool = False,
+    ) -> pa.Table:
+        """Rows of ``table`` as this transaction sees them (its snapshot plus its writes)."""
+        self._check_active()
+        return self._guard(self._read, table, where, params, with_rid)
+
+    def _read(
+        self,
+        table: str | Table,
+        where: str | None,
+        params: Sequence[Any] | None,
+        with_rid: bool,
+        physical: bool = False,
+    ) -> pa.Table:
+        t = self.table(table)
+        csn = self.statement_csn()
+        return self.lake._read_at(
+            t,
+            csn,
+            own=self.own_rows(t.oid),
+            with_rid=with_rid,
+            where=where,
+            params=list(params or []),
+            physical=physical,
+        )
+
+    # -- DML -----------------------------------------------------------------------------
+    def insert(
+        self, table: str | Table, rows: pa.Table | pa.RecordBatch | Sequence[Mapping[str, Any]]
+    ) -> int:
+        """Insert rows (dicts, or an Arrow table with the table's column names)."""
+        self._check_writable()
+        return self._guard(self._insert, table, rows)
+
+    def _insert(self, table: str | Table, rows: Any) -> int:
+        t = self.table(table)
+        data = _to_arrow(t, rows)
+        n = data.num_rows
+        if n == 0:
+            return 0
+        _check_not_null(t, data)
+        self.lake._check_not_truncated(self, t)
+        rids = self.lake._allocate_rids(n)
+        new = data.add_column(0, RID, pa.array(rids))
+        self._check_unique(t, new)
+        self._write_change(t, "I", new, None)
+        return n
+
+    def update(
+        self,
+        table: str | Table,
+        set: Mapping[str, Any],
+        where: str | Mapping[str, Any] | None = None,
+        params: Sequence[Any] | None = None,
+    ) -> int:
+        """``UPDATE table SET … WHERE …``: values are literals, :class:`Sql` values are
+        expressions over the old row; ``where`` is SQL text or ``{column: value}``."""
+        self._check_writable()
+        return self._guard(self._update, table, set, where, params)
+
+    def _update(
+        self,
+        table: str | Table,
+        assignments: Mapping[str, Any],
+        where: Any,
+        params: Sequence[Any] | None,
+    ) -> int:
+        t = self.table(table)
+        args = list(params or [])
+        exprs = []
+        for name, value in assignments.items():
+            col = t.column(name)
+            if col is None:
+                raise LakeError("42703", f'column "{name}" of relation "{t.name}" does not exist')
+            if isinstance(value, Sql):
+                exprs.append(f'CAST(({value}) AS {_duck_type(col)}) AS "__new_{col.physical}"')
+            else:
+                args.append(value)
+                exprs.append(f'CAST(${len(args)} AS {_duck_type(col)}) AS "__new_{col.physical}"')
+        where_sql, args = _where(where, args, t)
+        old = self._select_targets(t, where_sql, args, extra=exprs)
+        if old.num_rows == 0:
+            return 0
+        new_cols = {f"__new_{c.physical}": c.physical for c in t.columns}
+        new = old.select([RID] + [c.physical for c in t.columns])
+        for src, dst in new_cols.items():
+            if src in old.column_names:
+                new = new.set_column(new.column_names.index(dst), dst, old.column(src))
+        old = old.select([RID] + [c.physical for c in t.columns])
+        _check_not_null(t, new)
+        new = new.cast(t.arrow_schema(with_rid=True))
+        self._lock_rows(t, new.column(RID))
+        if any(k in assignments for k in t.primary_key):
+            self._check_unique(t, new, exclude=new.column(RID))
+        self._write_change(t, "U", new, old)
+        return new.num_rows
+
+    def delete(
+        self,
+        table: str | Table,
+        where: str | Mapping[str, Any] | None = None,
+        params: Sequence[Any] | None = None,
+    ) -> int:
+        self._check_writable()
+        return self._guard(self._delete, table, where, params)
+
+    def _delete(self, table: str | Table, where: Any, params: Sequence[Any] | None) -> int:
+        t = self.table(table)
+        where_sql, args = _where(where, list(params or []), t)
+        old = self._select_targets(t, where_sql, args)
+        if old.num_rows == 0:
+            return 0
+        self._lock_rows(t, old.column(RID))
+        self._write_change(t, "D", None, old)
+        return old.num_rows
+
+    def truncate(
+        self,
+        tables: str | Table | Iterable[str | Table],
+        *,
+        cascade: bool = False,
+        restart_identity: bool = False,
+    ) -> None:
+        self._check_writable()
+        self._guard(self._truncate, tables, cascade, restart_identity)
+
+    def _truncate(self, tables: Any, cascade: bool, restart_identity: bool) -> None:
+        if isinstance(tables, (str, Table)):
+            tables = [tables]
+        ts = [self.table(x) for x in tables]
+        for t in ts:
+            self.lake._lock_table(self, t)
+        xid = self._ensure_xid()
+        self._log(
+            R.Truncate(xid, self._subxid, tuple(t.oid for t in ts), cascade, restart_identity)
+        )
+        for t in ts:
+            seq = self._next_seq(1)
+            self._pending.append(_Pending(self._subxid, t.oid, delta_rows(OP_TRUNCATE, None, seq)))
+
+    def _select_targets(
+        self, t: Table, where_sql: str, args: list[Any], extra: list[str] | None = None
+    ) -> pa.Table:
+        """The current rows a statement touches, with their ``_rid``, in physical names."""
+        csn = self.statement_csn()
+        same_names = all(c.physical == c.name for c in t.columns)
+        q = self.lake.store.snapshot_query(
+            t,
+            csn,
+            own=self.own_rows(t.oid),
+            with_rid=True,
+            physical=True,
+            prefilter=where_sql if where_sql != "true" and same_names else None,
+        )
+        cols = ", ".join(["*", *(extra or [])])
+        # The WHERE clause speaks SQL names; expose both by aliasing physical → name.
+        alias = ", ".join(
+            f'"{c.physical}" AS "{c.name}"' for c in t.columns if c.physical != c.name
+        )
+        inner = f"SELECT *{', ' + alias if alias else ''} FROM ({q.sql})"
+        sql = f"SELECT {cols} FROM ({inner}) AS t WHERE {where_sql}"
+        cur = self.lake.store.cursor()
+        try:
+            q.register(cur)
+            try:
+                return cur.sql(sql, params=args).to_arrow_table()
+            except Exception as e:  # DuckDB's binder/parser errors become PostgreSQL's
+                raise _duck_error(e) from None
+        finally:
+            cur.close()
+
+    def _write_change(self, t: Table, op: str, new: pa.Table | None, old: pa.Table | None) -> None:
+        xid = self._ensure_xid()
+        rec = self.lake._change_record(xid, self._subxid, t.oid, op, new, old)
+        self._log(rec)
+        n = (new if new is not None else old).num_rows  # type: ignore[union-attr]
+        seq = self._next_seq(n)
+        code = OP_DELETE if op == "D" else OP_WRITE
+        rows = delta_rows(code, new if new is not None else old, seq)
+        self._pending.append(_Pending(self._subxid, t.oid, rows))
+
+    def _lock_rows(self, t: Table, rids: pa.ChunkedArray | pa.Array) -> None:
+        arr = rids.combine_chunks() if isinstance(rids, pa.ChunkedArray) else rids
+        self.lake._lock_rows(self, t, arr, self.statement_csn())
+
+    def _check_unique(
+        self, t: Table, new: pa.Table, exclude: pa.Array | pa.ChunkedArray | None = None
+    ) -> None:
+        if not t.primary_key:
+            return
+        self.lake._check_unique(self, t, new, exclude)
+
+    # -- messages ------------------------------------------------------------------------
+    def message(self, prefix: str, payload: bytes | str, *, transactional: bool = True) -> int:
+        """``pg_logical_emit_message``; returns the message's LSN."""
+        self._check_active()
+        data = payload.encode() if isinstance(payload, str) else bytes(payload)
+        xid = self._ensure_xid()
+        lsn, _ = self._log(R.Message(xid, self._subxid, transactional, prefix, data))
+        return lsn
+
+    # -- DDL -----------------------------------------------------------------------------
+    def _ddl_catalog(self) -> Catalog:
+        """The newest committed catalog plus this transaction's own DDL."""
+        cat = self.lake.catalog_at(self.lake.clock.last_assigned)
+        for _, op in self._ops:
+            cat = cat.apply(op)
+        return cat
+
+    def _ddl(self, ops: list[CatalogOp]) -> None:
+        xid = self._ensure_xid()
+        self._log(R.CatalogChange(xid, self._subxid, tuple(ops)))
+        self._ops.extend((self._subxid, o) for o in ops)
+
+    def _run_ddl(self, build: Any, *args: Any, **kw: Any) -> Any:
+        self._check_writable()
+
+        def go() -> Any:
+            # Validate first, so a refused statement takes no lock; then again under the
+            # catalog lock, against the newest catalog, which is what the change applies to.
+            ops, result = build(self._ddl_catalog(), self.lake._allocate_oid, *args, **kw)
+            if not ops:
+                return result
+            self.lake._take_catalog_lock(self)
+            ops, result = build(self._ddl_catalog(), self.lake._allocate_oid, *args, **kw)
+            if ops:
+                self._ddl(ops)
+            return result
+
+        return self._guard(go)
+
+    def create_schema(self, name: str, *, if_not_exists: bool = False) -> None:
+        self._run_ddl(ddl.create_schema, name, if_not_exists)
+
+    def drop_schema(self, name: str, *, if_exists: bool = False, cascade: bool = False) -> None:
+        self._run_ddl(ddl.drop_schema, name, if_exists, cascade)
+
+    def create_table(
+        self,
+        name: str,
+        columns: Sequence[tuple[str, str] | tuple[str, str, bool]],
+        *,
+        primary_key: Sequence[str] = (),
+        replica_identity: str = "d",
+        if_not_exists: bool = False,
+    ) -> Table | None:
+        """``columns``: ``(name, type)`` or ``(name, type, not_null)``; types are SQL names."""
+        return self._run_ddl(
+            ddl.create_table,
+            name,
+            columns,
+            tuple(primary_key),
+            replica_identity,
+            if_not_exists,
+            self.lake.search_path,
+        )
+
+    def drop_table(self, name: str, *, if_exists: bool = False) -> None:
+        self._run_ddl(ddl.drop_table, name, if_exists, self.lake.search_path)
+
+    def add_column(self, table: str, name: str, type_name: str, *, not_null: bool = False) -> None:
+        def build(cat: Catalog, alloc: Any) -> tuple[list[CatalogOp], None]:
+            t = cat.resolve_table(table, self.lake.search_path)
+            if not_null and self._read(t, None, None, False).num_rows:
+                raise not_null_violation(name, t.name)
+            return ddl.add_column(t, name, parse_type(type_name), not_null), None
+
+        self._run_ddl(build)
+
+    def drop_column(self, table: str, name: str, *, if_exists: bool = False) -> None:
+        self._run_ddl(ddl.drop_column, table, name, if_exists, self.lake.search_path)
+
+    def set_replica_identity(
+        self, table: str, identity: str, index_columns: Sequence[str] = ()
+    ) -> None:
+        """``identity``: 'default', 'full', 'nothing' or 'index' (with ``index_columns``)."""
+        self._run_ddl(
+            ddl.set_replica_identity, table, identity, tuple(index_columns), self.lake.search_path
+        )
+
+    def create_publication(
+        self,
+        name: str,
+        *,
+        all_tables: bool = False,
+        tables: Sequence[str | ddl.PubTable] = (),
+        schemas: Sequence[str] = (),
+        publish: str = "insert, update, delete, truncate",
+        publish_via_partition_root: bool = False,
+    ) -> None:
+        self._run_ddl(
+            ddl.create_publication,
+            name,
+            all_tables,
+            tables,
+            schemas,
+            publish,
+            publish_via_partition_root,
+            self.lake.search_path,
+        )
+
+    def alter_publication(
+        self,
+        name: str,
+        *,
+        add_tables: Sequence[str | ddl.PubTable] = (),
+        drop_tables: Sequence[str] = (),
+        set_tables: Sequence[str | ddl.PubTable] | None = None,
+        add_schemas: Sequence[str] = (),
+        drop_schemas: Sequence[str] = (),
+        set_schemas: Sequence[str] | None = None,
+        publish: str | None = None,
+        publish_via_partition_root: bool | None = None,
+    ) -> None:
+        self._run_ddl(
+            ddl.alter_publication,
+            name,
+            add_tables,
+            drop_tables,
+            set_tables,
+            add_schemas,
+            drop_schemas,
+            set_schemas,
+            publish,
+            publish_via_partition_root,
+            self.lake.search_path,
+        )
+
+    def drop_publication(self, name: str, *, if_exists: bool = False) -> None:
+        self._run_ddl(ddl.drop_publication, name, if_exists)
+
+    # -- savepoints ----------------------------------------------------------------------
+    def savepoint(self, name: str) -> None:
+        self._check_active()
+        sub = self._next_subxid
+        self._next_subxid += 1
+        self._savepoints.append((name, sub))
+        self._subxid = sub
+
+    def _find_savepoint(self, name: str) -> int:
+        for i in range(len(self._savepoints) - 1, -1, -1):
+            if self._savepoints[i][0] == name:
+                return i
+        raise LakeError("3B001", f'savepoint "{name}" does not exist')
+
+    def rollback_to(self, name: str) -> None:
+        """Discard everything since the savepoint (which stays), and leave the failed state."""
+        if self.state not in (State.ACTIVE, State.FAILED):
+            raise no_active_transaction()
+        i = self._find_savepoint(name)
+        first = self._savepoints[i][1]
+        dead = tuple(range(first, self._next_subxid))
+        if self.xid is not None:
+            self._log(R.SubAbort(self.xid, dead))
+        self._pending = [p for p in self._pending if p.subxid < first]
+        self._ops = [(s, o) for s, o in self._ops if s < first]
+        for relid, locks in list(self._rid_locks.items()):
+            self._rid_locks[relid] = [(s, a) for s, a in locks if s < first]
+        del self._savepoints[i + 1 :]
+        sub = self._next_subxid
+        self._next_subxid += 1
+        self._savepoints[i] = (name, sub)
+        self._subxid = sub
+        self.state = State.ACTIVE
+
+    def release(self, name: str) -> None:
+        self._check_active()
+        i = self._find_savepoint(name)
+        del self._savepoints[i:]
+        self._subxid = self._savepoints[-1][1] if self._savepoints else 0
+
+    # -- ending --------------------------------------------------------------------------
+    def commit(self) -> CommitInfo:
+        """Commit; durable when this returns. In the failed state this rolls back and
+        raises 25P02-free PostgreSQL behaviour: the caller sees ROLLBACK's result."""
+        return self.start_commit().finish()
+
+    def start_commit(self) -> PendingCommit:
+        """Take a CSN now, write the commit record later (:meth:`PendingCommit.finish`):
+        the way to make commits reach the log out of CSN order."""
+        if self.state is State.FAILED:
+            self.abort()
+            raise transaction_aborted()
+        self._check_active()
+        self.state = State.COMMITTING
+        if self.xid is None:
+            return PendingCommit(self, None)
+        return PendingCommit(self, self.lake.clock.assign())
+
+    def abort(self) -> None:
+        if self.state in (State.COMMITTED, State.ABORTED):
+            return
+        if self.state is State.PREPARED:
+            raise LakeError("25000", "cannot abort a prepared transaction; use rollback_prepared")
+        if self.xid is not None:
+            self.lake.log.append(R.Abort(self.xid))
+        self._finish(State.ABORTED)
+
+    rollback = abort
+
+    def prepare(self, gid: str) -> None:
+        """PREPARE TRANSACTION: durable, survives restarts, ends with commit/rollback
+        prepared (on the :class:`~walsender_proxy.lake.lake.Lake`)."""
+        if self.state is State.FAILED:
+            self.abort()
+            raise transaction_aborted()
+        self._check_active()
+        self.lake._prepare(self, gid)
+
+    def _finish(self, state: State) -> None:
+        self.state = state
+        self._pending = []
+        self._ops = []
+        self._rid_locks = {}
+        self.lake._forget(self)
+        if self._hold is not None:
+            self._hold.release()
+            self._hold = None
+
+    # -- what the lake needs at commit ---------------------------------------------------
+    def committed_rows(self, csn: int) -> dict[int, pa.Table]:
+        from walsender_proxy.lake.store import with_csn
+
+        per: dict[int, list[pa.Table]] = {}
+        for p in self._pending:
+            per.setdefault(p.relid, []).append(with_csn(p.rows, csn))
+        return {k: pa.concat_tables(v, promote_options="default") for k, v in per.items()}
+
+    @property
+    def catalog_ops(self) -> list[CatalogOp]:
+        return [o for _, o in self._ops]
+
+    def touches(self, relid: int) -> bool:
+        return any(p.relid == relid for p in self._pending)
+
+    def has_truncated(self, relid: int) -> bool:
+        return any(
+            p.relid == relid and p.rows.column("_op")[0].as_py() == OP_TRUNCATE
+            for p in self._pending
+        )
+
+    @property
+    def row_locks(self) -> dict[int, list[pa.Array]]:
+        return {k: [a for _, a in v] for k, v in self._rid_locks.items() if v}
+
+    def __enter__(self) -> Transaction:
+        return self
+
+    def __exit__(self, exc_type: object, *_: object) -> None:
+        if self.state in (State.ACTIVE, State.FAILED):
+            if exc_type is None and self.state is State.ACTIVE:
+                self.commit()
+            else:
+                self.abort()
+
+
+class PendingCommit:
+    """A commit between CSN assignment and its record reaching the log."""
+
+    def __init__(self, tx: Transaction, csn: int | None) -> None:
+        self.tx = tx
+        self.csn = csn
+
+    def finish(self) -> CommitInfo:
+        return self.tx.lake._commit(self.tx, self.csn)
+
+
+# -- helpers ---------------------------------------------------------------------------
+
+
+def _to_arrow(t: Table, rows: Any) -> pa.Table:
+    """Coerce input rows to the table's physical schema (without ``_rid``)."""
+    schema = t.arrow_schema(with_rid=False)
+    by_name = {c.name: c for c in t.columns}
+    try:
+        if isinstance(rows, pa.RecordBatch):
+            rows = pa.Table.from_batches([rows])
+        if isinstance(rows, pa.Table):
+            for n in rows.column_names:
+                if n not in by_name:
+                    raise LakeError("42703", f'column "{n}" of relation "{t.name}" does not exist')
+            arrays = []
+            for c in t.columns:
+                if c.name in rows.column_names:
+                    arrays.append(rows.column(c.name).cast(c.type.arrow))
+                else:
+                    arrays.append(pa.nulls(rows.num_rows, c.type.arrow))
+            return (
+                pa.Table.from_arrays(arrays, schema=schema.with_metadata(None))
+                if t.columns
+                else pa.table({})
+            )
+        rows = list(rows)
+        for r in rows:
+            for n in r:
+                if n not in by_name:
+                    raise LakeError("42703", f'column "{n}" of relation "{t.name}" does not exist')
+        phys = [{by_name[k].physical: v for k, v in r.items()} for r in rows]
+        try:
+            return pa.Table.from_pylist(phys, schema=schema)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+            # Values of another Python type (a float for numeric, a str for a date…):
+            # let Arrow infer each column, then cast as PostgreSQL's input functions would.
+            cols = []
+            for c in t.columns:
+                vals = [r.get(c.physical) for r in phys]
+                cols.append(pa.array(vals).cast(c.type.arrow))
+            return pa.Table.from_arrays(cols, schema=schema)
+    except LakeError:
+        raise
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError) as e:
+        raise LakeError("22P02", f"invalid input value: {e}") from None
+
+
+def _check_not_null(t: Table, data: pa.Table) -> None:
+    for c in t.columns:
+        if c.not_null and c.physical in data.column_names and data.column(c.physical).null_count:
+            raise not_null_violation(c.name, t.name)
+
+
+def _where(where: Any, args: list[Any], t: Table) -> tuple[str, list[Any]]:
+    if where is None:
+        return "true", args
+    if isinstance(where, str):
+        return f"({where})", args
+    parts = []
+    for k, v in where.items():
+        if t.column(k) is None:
+            raise LakeError("42703", f'column "{k}" does not exist')
+        if v is None:
+            parts.append(f'"{k}" IS NULL')
+        else:
+            args.append(v)
+            parts.append(f'"{k}" = ${len(args)}')
+    return " AND ".join(parts) or "true", args
+
+
+_DUCK = {
+    "bool": "BOOLEAN",
+    "int2": "SMALLINT",
+    "int4": "INTEGER",
+    "int8": "BIGINT",
+    "float4": "FLOAT",
+    "float8": "DOUBLE",
+    "bytea": "BLOB",
+    "date": "DATE",
+    "time": "TIME",
+    "timestamp": "TIMESTAMP",
+    "timestamptz": "TIMESTAMPTZ",
+    "interval": "STRUCT(months INTEGER, days INTEGER, microseconds BIGINT)",
+}
+
+
+def _duck_type(col: Column) -> str:
+    """The DuckDB type that holds ``col`` as the lake stores it."""
+    ps = col.type.numeric_precision_scale
+    if ps is not None and ps[0] <= 38:
+        base = f"DECIMAL({ps[0]},{ps[1]})"
+    else:
+        base = _DUCK.get(col.type.base.name, "VARCHAR")
+    return base + ("[]" if col.type.is_array else "")
+
+
+def _duck_error(e: Exception) -> LakeError:
+    import duckdb
+
+    msg = str(e).split("\n")[0]
+    if isinstance(e, duckdb.BinderException):
+        return LakeError("42703", msg)
+    if isinstance(e, duckdb.ParserException):
+        return LakeError("42601", msg)
+    if isinstance(e, duckdb.ConversionException):
+        return LakeError("22P02", msg)
+    if isinstance(e, (duckdb.OutOfRangeException,)):
+        return LakeError("22003", msg)
+    return LakeError("XX000", msg)
+
+
+def rids_overlap(a: pa.Array, b: pa.Array) -> np.ndarray:
+    """Which of ``a`` are in ``b`` (vectorised; row locks are checked with it)."""
+    return pc.is_in(a, value_set=b).to_numpy(zero_copy_only=False)
