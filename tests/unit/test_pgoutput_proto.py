@@ -3,20 +3,12 @@ not captured, and by property for every message class."""
 
 from __future__ import annotations
 
-import sys
-import time
 from collections import defaultdict
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-# pytest puts only this directory on sys.path while collecting; the project root is
-# needed to import the code under test until the pytest config sets pythonpath.
-if str(_ROOT := Path(__file__).resolve().parents[2]) not in sys.path:
-    sys.path.insert(0, str(_ROOT))
 
 from decoding.pgoutput import (
     MESSAGE_CLASSES,
@@ -603,31 +595,3 @@ def test_batch_argument_checks():
         encode_insert_batch(1, [[None, "text"]])
     assert encode_insert_batch(7, [[], []]) == []
     assert encode_insert_batch(7, [], nrows=2) == [Insert(7, TupleData(())).encode()] * 2
-
-
-@pytest.mark.slow
-def test_batch_encoding_rate():
-    """1,000,000 rows of 5 text columns (one with NULLs); prints rows/s."""
-    n = 1_000_000
-    columns = [
-        [b"%d" % i for i in range(n)],
-        [b"customer %d" % (i % 1000) for i in range(n)],
-        [None if i % 10 == 0 else b"12.50" for i in range(n)],
-        [b"2026-11-21 23:38:34.257037+00"] * n,
-        [b"some longer text value for the row"] * n,
-    ]
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        out = encode_insert_batch(16391, columns)
-        best = min(best, time.perf_counter() - start)
-    assert len(out) == n
-    assert decode_message(out[10]) == Insert(
-        16391,
-        TupleData(
-            (b"10", b"customer 10", None, columns[3][0], columns[4][0]),
-        ),
-    )
-    rate = n / best
-    print(f"\nencode_insert_batch: {rate:,.0f} rows/s ({best:.3f} s for {n:,} rows)")
-    assert rate > 200_000
