@@ -60,6 +60,40 @@ def _inspect(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from walsender_proxy.config import lake_settings, load_config, server_settings
+    from walsender_proxy.lake import Lake
+    from walsender_proxy.server.context import ServerContext
+    from walsender_proxy.server.server import Server, make_ssl_context
+
+    cfg = load_config(args.config)
+    settings = server_settings(cfg, port=args.port, listen_addresses=args.host)
+    d = Path(args.D)
+    if not d.exists():
+        print(f'walsender-proxy: directory "{d}" does not exist', file=sys.stderr)
+        print(f"HINT:  Create it with: walsender-proxy init -D {d}", file=sys.stderr)
+        return 1
+    ssl_ctx = None
+    if settings.ssl_cert_file and settings.ssl_key_file:
+        ssl_ctx = make_ssl_context(settings.ssl_cert_file, settings.ssl_key_file)
+    lake = Lake(d, lake_settings(cfg))
+    ctx = ServerContext(lake, settings, ssl_context=ssl_ctx)
+
+    async def run() -> None:
+        server = Server(ctx)
+        await server.serve_until_signalled()
+
+    try:
+        asyncio.run(run())
+    except OSError as e:
+        lake.close()
+        print(f"walsender-proxy: FATAL:  could not bind: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="walsender-proxy", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -72,8 +106,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-D", required=True, metavar="DIR", help="data directory")
     p.add_argument("-c", "--config", help="configuration file (default: conf/walsender-proxy.toml)")
     p.set_defaults(fn=_inspect)
+    p = sub.add_parser("serve", help="run the server in the foreground", add_help=False)
+    p.add_argument("--help", action="help", help="show this help message and exit")
+    p.add_argument("-D", required=True, metavar="DIR", help="data directory")
+    p.add_argument("-p", "--port", type=int, help="TCP port (default from the configuration: 5432)")
+    p.add_argument("-h", "--host", dest="host", help="listen_addresses", default=None)
+    p.add_argument("-c", "--config", help="configuration file (default: conf/walsender-proxy.toml)")
+    p.set_defaults(fn=_serve)
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s [%(process)d] LOG:  %(message)s")
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s UTC [%(process)d] LOG:  %(message)s")
+    logging.Formatter.converter = __import__("time").gmtime
     try:
         return int(args.fn(args))
     except PgError as e:

@@ -49,3 +49,25 @@ def lake_settings(config: dict[str, Any]) -> LakeSettings:
             raise PgError("22023", f'invalid value for parameter "{name}": "{value}"')
         kw[field] = type(default)(value)
     return LakeSettings(**kw)
+
+
+def server_settings(config: dict[str, Any], **overrides: Any) -> Any:
+    """``[server]`` and ``[[hba]]`` of the configuration as ServerSettings."""
+    from walsender_proxy.server.context import ServerSettings
+    from walsender_proxy.server.hba import HbaRule
+
+    known = {f.name for f in fields(ServerSettings)} - {"hba", "extra"}
+    kw: dict[str, Any] = {}
+    for name, value in config.get("server", {}).items():
+        if name not in known:
+            raise PgError("42704", f'unrecognized configuration parameter "{name}"')
+        default = getattr(ServerSettings(), name)
+        if name == "databases":
+            value = tuple(value)
+        elif default is not None and not isinstance(value, type(default)) and not (isinstance(default, float) and isinstance(value, int)):
+            raise PgError("22023", f'invalid value for parameter "{name}": "{value}"')
+        kw[name] = value
+    if "hba" in config:
+        kw["hba"] = tuple(HbaRule.parse(r) for r in config["hba"])
+    kw.update({k: v for k, v in overrides.items() if v is not None})
+    return ServerSettings(**kw)

@@ -30,7 +30,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from decoding.catalog import RID, Table
+from decoding.catalog import RID, Column, Table
 
 CSN, SEQ, OP = "_csn", "_seq", "_op"
 OP_WRITE, OP_DELETE, OP_TRUNCATE = 0, 1, 2
@@ -153,6 +153,21 @@ def _sql_str(s: str) -> str:
 
 def _ident(s: str) -> str:
     return '"' + s.replace('"', '""') + '"'
+
+
+def _sql_value(c: Column) -> str:
+    """A column in the type SQL computes with, from its storage form."""
+    col = _ident(c.physical)
+    if c.type.is_array:
+        return col
+    if c.type.base.name == "interval":
+        return (
+            f"CASE WHEN {col} IS NULL THEN NULL ELSE to_months({col}.months) + "
+            f"to_days({col}.days) + to_microseconds({col}.microseconds) END"
+        )
+    if c.type.base.name == "uuid":
+        return f"CAST({col} AS UUID)"
+    return col
 
 
 class TableStore:
@@ -341,6 +356,7 @@ class TableStore:
         physical: bool = False,
         files_only: bool = False,
         prefilter: str | None = None,
+        sql_types: bool = False,
     ) -> SnapshotQuery:
         """SQL for ``table`` as of ``csn`` (plus a transaction's ``own`` uncommitted delta
         rows). Columns come out under their SQL names unless ``physical``.
@@ -348,7 +364,10 @@ class TableStore:
         ``prefilter`` (a predicate over physical column names) narrows the work to rows
         with *some* version matching it — a superset of the rows whose visible version
         matches, so the caller must still apply its predicate to the result. It turns a point
-        lookup in a big table into filtered scans instead of a merge of every row."""
+        lookup in a big table into filtered scans instead of a merge of every row.
+
+        ``sql_types`` gives columns the DuckDB types SQL expects (INTERVAL, UUID) instead of
+        their storage form, for queries that compute with them."""
         with self._lock:
             tf = self._files.get(table.oid, TableFiles())
             ck = [(c, f) for c, f in tf.checkpoints if c <= csn]
@@ -390,7 +409,9 @@ class TableStore:
                 f"SELECT * FROM read_parquet({_sql_str(str(self.root / base.path))})"
             )
         sel = ", ".join(
-            _ident(c.physical) if physical else f"{_ident(c.physical)} AS {_ident(c.name)}"
+            _ident(c.physical)
+            if physical
+            else f"{_sql_value(c) if sql_types else _ident(c.physical)} AS {_ident(c.name)}"
             for c in table.columns
         )
         if with_rid:

@@ -29,7 +29,7 @@ from walsender_proxy.lake.errors import (
     not_null_violation,
     transaction_aborted,
 )
-from walsender_proxy.lake.store import OP_DELETE, OP_TRUNCATE, OP_WRITE, delta_rows
+from walsender_proxy.lake.store import OP_DELETE, OP_TRUNCATE, OP_WRITE, SnapshotQuery, delta_rows
 
 if TYPE_CHECKING:
     from walsender_proxy.lake.lake import Lake
@@ -278,13 +278,68 @@ class Transaction:
             if src in old.column_names:
                 new = new.set_column(new.column_names.index(dst), dst, old.column(src))
         old = old.select([RID] + [c.physical for c in t.columns])
+        return self._apply_update(
+            t, old, new, key_changed=any(k in assignments for k in t.primary_key)
+        )
+
+    def apply_update(self, table: str | Table, old: pa.Table, new: pa.Table) -> int:
+        """Write rows already chosen and computed by the caller (the SQL layer): ``old`` and
+        ``new`` have ``_rid`` plus every column under its physical name, row for row."""
+        self._check_writable()
+        t = self.table(table)
+        return self._guard(self._apply_update, t, old, new, True)
+
+    def _apply_update(self, t: Table, old: pa.Table, new: pa.Table, key_changed: bool) -> int:
+        if old.num_rows == 0:
+            return 0
         _check_not_null(t, new)
-        new = new.cast(t.arrow_schema(with_rid=True))
+        try:
+            new = pa.Table.from_arrays(
+                [new.column(RID).cast(pa.int64())]
+                + [conform(new.column(c.physical), c) for c in t.columns],
+                schema=t.arrow_schema(with_rid=True),
+            )
+        except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as e:
+            raise LakeError("22P02", f"invalid input value: {e}") from None
+        old = old.select([RID] + [c.physical for c in t.columns]).cast(
+            t.arrow_schema(with_rid=True)
+        )
         self._lock_rows(t, new.column(RID))
-        if any(k in assignments for k in t.primary_key):
+        if key_changed and t.primary_key:
             self._check_unique(t, new, exclude=new.column(RID))
         self._write_change(t, "U", new, old)
         return new.num_rows
+
+    def apply_delete(self, table: str | Table, old: pa.Table) -> int:
+        """Delete rows already chosen by the caller (``_rid`` plus physical columns)."""
+        self._check_writable()
+        t = self.table(table)
+        return self._guard(self._apply_delete, t, old)
+
+    def _apply_delete(self, t: Table, old: pa.Table) -> int:
+        if old.num_rows == 0:
+            return 0
+        old = old.select([RID] + [c.physical for c in t.columns]).cast(
+            t.arrow_schema(with_rid=True)
+        )
+        self._lock_rows(t, old.column(RID))
+        self._write_change(t, "D", None, old)
+        return old.num_rows
+
+    def snapshot_query(
+        self, table: str | Table, *, with_rid: bool = False, sql_types: bool = False
+    ) -> SnapshotQuery:
+        """SQL reading ``table`` as this statement sees it (snapshot plus own writes), for
+        the SQL layer to embed in a larger query."""
+        self._check_active()
+        t = self.table(table)
+        return self.lake.store.snapshot_query(
+            t,
+            self.statement_csn(),
+            own=self.own_rows(t.oid),
+            with_rid=with_rid,
+            sql_types=sql_types,
+        )
 
     def delete(
         self,
@@ -299,11 +354,7 @@ class Transaction:
         t = self.table(table)
         where_sql, args = _where(where, list(params or []), t)
         old = self._select_targets(t, where_sql, args)
-        if old.num_rows == 0:
-            return 0
-        self._lock_rows(t, old.column(RID))
-        self._write_change(t, "D", None, old)
-        return old.num_rows
+        return self._apply_delete(t, old)
 
     def truncate(
         self,
@@ -673,7 +724,7 @@ def _to_arrow(t: Table, rows: Any) -> pa.Table:
             arrays = []
             for c in t.columns:
                 if c.name in rows.column_names:
-                    arrays.append(rows.column(c.name).cast(c.type.arrow))
+                    arrays.append(conform(rows.column(c.name), c))
                 else:
                     arrays.append(pa.nulls(rows.num_rows, c.type.arrow))
             return (
@@ -701,6 +752,21 @@ def _to_arrow(t: Table, rows: Any) -> pa.Table:
         raise
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError) as e:
         raise LakeError("22P02", f"invalid input value: {e}") from None
+
+
+def conform(arr: pa.Array | pa.ChunkedArray, c: Column) -> pa.Array | pa.ChunkedArray:
+    """Cast a column to its storage type, including the SQL forms DuckDB computes in
+    (INTERVAL as month-day-nano → the lake's interval struct; UUID text)."""
+    target = c.type.arrow
+    if pa.types.is_interval(arr.type) and pa.types.is_struct(target):
+        vals = [
+            None
+            if v is None
+            else {"months": v.months, "days": v.days, "microseconds": v.nanoseconds // 1000}
+            for v in arr.to_pylist()
+        ]
+        return pa.array(vals, target)
+    return arr.cast(target)
 
 
 def _check_not_null(t: Table, data: pa.Table) -> None:

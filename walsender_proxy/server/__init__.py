@@ -1,0 +1,1 @@
+"""The server: asyncio transport, connection state machine, authentication and sessions."""

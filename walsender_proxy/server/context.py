@@ -1,0 +1,132 @@
+"""What all sessions of one server share: the lake, roles, authentication rules, server
+settings, exported snapshots and the table of running backends (for CancelRequest)."""
+
+from __future__ import annotations
+
+import itertools
+import secrets
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from decoding.errors import PgError
+from walsender_proxy.lake import Lake
+from walsender_proxy.server.hba import DEFAULT_RULES, HbaRule
+from walsender_proxy.server.roles import RoleStore
+
+if TYPE_CHECKING:
+    import ssl
+
+    from walsender_proxy.lake.retention import Hold
+    from walsender_proxy.sql.executor import Executor
+
+
+@dataclass(slots=True)
+class ServerSettings:
+    port: int = 5432
+    listen_addresses: str = "127.0.0.1"
+    max_connections: int = 100
+    #: Largest frontend message accepted (PostgreSQL: 1 GB); a larger one is 08P01.
+    max_message_length: int = 1 << 30
+    databases: tuple[str, ...] = ("postgres",)
+    server_version: str = "15.18"
+    #: Every failed authentication is answered after this same delay (seconds).
+    auth_failure_delay: float = 0.5
+    authentication_timeout: float = 60.0
+    hba: tuple[HbaRule, ...] = DEFAULT_RULES
+    ssl_cert_file: str | None = None
+    ssl_key_file: str | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+    def server_version_num(self) -> str:
+        major, _, minor = self.server_version.partition(".")
+        return f"{int(major) * 10000 + int(minor or 0)}"
+
+
+class SnapshotRegistry:
+    """``pg_export_snapshot()`` names → CSN. A CSN snapshot is one number, so any session
+    can import it; it stays importable until the exporting transaction ends."""
+
+    def __init__(self, lake: Lake) -> None:
+        self.lake = lake
+        self._lock = threading.Lock()
+        self._by_name: dict[str, tuple[int, Hold, object]] = {}
+        self._seq = itertools.count(1)
+
+    def export(self, csn: int, owner: object, pid: int) -> str:
+        name = f"{pid:08X}-{csn:08X}-{next(self._seq)}"
+        hold = self.lake.holds.hold(f"exported snapshot {name}", csn=csn)
+        with self._lock:
+            self._by_name[name] = (csn, hold, owner)
+        return name
+
+    def lookup(self, name: str) -> int:
+        with self._lock:
+            got = self._by_name.get(name)
+        if got is None:
+            raise PgError("22023", f'invalid snapshot identifier: "{name}"')
+        return got[0]
+
+    def release(self, owner: object) -> None:
+        with self._lock:
+            for name in [n for n, (_, _, o) in self._by_name.items() if o is owner]:
+                _, hold, _ = self._by_name.pop(name)
+                hold.release()
+
+
+class ServerContext:
+    def __init__(self, lake: Lake, settings: ServerSettings, *, ssl_context: ssl.SSLContext | None = None) -> None:
+        self.lake = lake
+        self.settings = settings
+        self.roles = RoleStore(lake.dir / "roles.json")
+        self.snapshots = SnapshotRegistry(lake)
+        self.ssl_context = ssl_context
+        self._lock = threading.Lock()
+        self._backends: dict[int, tuple[int, Executor | None]] = {}
+        self._pids = itertools.count(10_000)
+        self.connections = 0
+        from walsender_proxy.sql import functions
+
+        con = lake.store.cursor()
+        functions.install(con, self)
+        self._udf_con = con  # keeps the functions' connection alive
+
+    def executor(self, pid: int) -> Executor | None:
+        with self._lock:
+            got = self._backends.get(pid)
+        return got[1] if got else None
+
+    def register_backend(self) -> tuple[int, int]:
+        """A new backend's (pid, secret key), as BackendKeyData announces them."""
+        with self._lock:
+            pid = next(self._pids)
+            key = secrets.randbits(32)
+            self._backends[pid] = (key, None)
+            return pid, key
+
+    def attach(self, pid: int, executor: Executor) -> None:
+        with self._lock:
+            key, _ = self._backends[pid]
+            self._backends[pid] = (key, executor)
+
+    def unregister_backend(self, pid: int) -> None:
+        with self._lock:
+            self._backends.pop(pid, None)
+
+    def cancel(self, pid: int, key: int) -> bool:
+        """CancelRequest: cancels only if the key matches that backend's (else silently
+        nothing, as PostgreSQL does)."""
+        with self._lock:
+            got = self._backends.get(pid)
+        if got is None or got[0] != key or got[1] is None:
+            return False
+        got[1].cancel()
+        return True
+
+    def backend_count(self) -> int:
+        with self._lock:
+            return len(self._backends)
+
+    def server_parameters(self) -> dict[str, Any]:
+        s = self.settings
+        return {"server_version": s.server_version, "server_version_num": s.server_version_num(), "port": str(s.port), "max_connections": str(s.max_connections), **s.extra}

@@ -1,0 +1,167 @@
+"""The connection state machine: which frontend message is legal when, with no I/O.
+
+Like h11, it is fed bytes and hands out events; it is handed backend messages and returns
+bytes, tracking the phase they move the connection to. The session (which does the work)
+and the transport (which moves bytes) stay free of protocol rules; tests drive the machine
+with byte strings alone.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from walsender_proxy.protocol import messages as m
+from walsender_proxy.protocol.buffer import ProtocolViolation
+from walsender_proxy.protocol.framing import FrontendParser
+
+
+class Phase(enum.Enum):
+    STARTUP = "startup"  # untyped packets: SSLRequest, GSSENCRequest, StartupMessage, CancelRequest
+    AUTH = "auth"  # waiting for a 'p' message
+    READY = "ready"  # normal message flow
+    COPY_IN = "copy_in"  # COPY FROM STDIN: CopyData / CopyDone / CopyFail
+    COPY_BOTH = "copy_both"  # START_REPLICATION: CopyData / CopyDone both ways
+    CLOSED = "closed"
+
+
+@dataclass(frozen=True, slots=True)
+class MessageReceived:
+    """A frontend message the session must act on now."""
+
+    message: m.FrontendMessage
+
+
+@dataclass(frozen=True, slots=True)
+class ProtocolError:
+    """The client broke the protocol: send ``error``; close if ``fatal``."""
+
+    error: m.ErrorResponse
+    fatal: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionClosed:
+    """The client went away (EOF or Terminate)."""
+
+
+Event = MessageReceived | ProtocolError | ConnectionClosed
+
+_NORMAL = frozenset(b"QPBDESHCXF")
+_COPY_IN = frozenset(b"dcfSHX")
+_COPY_BOTH = frozenset(b"dcX")
+_REPLICATION_NORMAL = frozenset(b"QSHXdcf")  # the seed's redesigned walsender (§4.3.5)
+
+
+class ConnectionMachine:
+    def __init__(self, *, max_message_length: int = 1 << 30) -> None:
+        self.parser = FrontendParser(max_message_length=max_message_length)
+        self.phase = Phase.STARTUP
+        #: A replication connection accepts only simple query and copy messages.
+        self.replication = False
+        #: After an error in an extended-query message, skip everything up to Sync.
+        self.skipping = False
+        self._eof = False
+
+    # -- input ---------------------------------------------------------------------------
+    def receive_data(self, data: bytes) -> None:
+        if data:
+            self.parser.feed(data)
+        else:
+            self._eof = True
+
+    def next_event(self) -> Event | None:
+        """The next event, or None when more bytes are needed."""
+        if self.phase is Phase.CLOSED:
+            return None
+        while True:
+            try:
+                msg = self.parser.next_message()
+            except ProtocolViolation as e:
+                fatal = e.severity == "FATAL"
+                if fatal:
+                    self.phase = Phase.CLOSED
+                return ProtocolError(e.to_error_response(), fatal)
+            if msg is None:
+                if self._eof:
+                    try:
+                        self.parser.eof()
+                    except ProtocolViolation as e:
+                        self.phase = Phase.CLOSED
+                        return ProtocolError(e.to_error_response(), True)
+                    self.phase = Phase.CLOSED
+                    return ConnectionClosed()
+                return None
+            ev = self._admit(msg)
+            if ev is not None:
+                return ev
+
+    def _admit(self, msg: m.FrontendMessage) -> Event | None:
+        code = msg.type_code[0] if msg.type_code else 0
+        if isinstance(msg, m.Terminate):
+            self.phase = Phase.CLOSED
+            return ConnectionClosed()
+        if self.phase is Phase.STARTUP:
+            return MessageReceived(msg)
+        if self.phase is Phase.AUTH:
+            if isinstance(msg, m.AuthResponse):
+                return MessageReceived(msg)
+            return self._fatal(f"expected password response, got message type {code}")
+        if self.phase is Phase.COPY_IN:
+            if code not in _COPY_IN:
+                return self._fatal(f"unexpected message type 0x{code:02X} during COPY from stdin")
+            if code in b"SH":
+                return None  # PostgreSQL ignores Sync/Flush during COPY FROM STDIN
+            return MessageReceived(msg)
+        if self.phase is Phase.COPY_BOTH:
+            if code not in _COPY_BOTH:
+                return self._fatal(f'unexpected message type "{chr(code)}"')
+            return MessageReceived(msg)
+        # READY
+        allowed = _REPLICATION_NORMAL if self.replication else _NORMAL
+        if code not in allowed:
+            if self.replication:
+                return self._fatal(f"invalid frontend message type {code}", sqlstate="08P01")
+            return self._fatal(f"invalid frontend message type {code}")
+        if code in b"dcf":
+            return None  # stray COPY messages after a failed COPY: ignored, as PostgreSQL does
+        if self.skipping:
+            if isinstance(msg, m.Sync):
+                self.skipping = False
+                return MessageReceived(msg)
+            return None
+        return MessageReceived(msg)
+
+    def _fatal(self, text: str, sqlstate: str = "08P01") -> ProtocolError:
+        self.phase = Phase.CLOSED
+        return ProtocolError(m.ErrorResponse.create("FATAL", sqlstate, text), True)
+
+    # -- output --------------------------------------------------------------------------
+    def send(self, msg: m.BackendMessage) -> bytes:
+        """Encode a backend message and move to the phase it implies."""
+        if isinstance(msg, m.ReadyForQuery):
+            self.phase = Phase.READY
+        elif isinstance(msg, m.CopyInResponse):
+            self.phase = Phase.COPY_IN
+        elif isinstance(msg, m.CopyBothResponse):
+            self.phase = Phase.COPY_BOTH
+        elif isinstance(msg, m.AuthenticationOk):
+            self.phase = Phase.READY
+        elif isinstance(msg, m.ErrorResponse) and msg.fields.get("S") == "FATAL":
+            self.phase = Phase.CLOSED
+        return msg.encode()
+
+    def start_auth(self) -> None:
+        """The startup packet was accepted and an authentication request is going out."""
+        self.phase = Phase.AUTH
+
+    def copy_in_done(self) -> None:
+        """COPY FROM STDIN ended (CopyDone or CopyFail handled): back to normal flow."""
+        self.phase = Phase.READY
+
+    def copy_both_done(self) -> None:
+        self.phase = Phase.READY
+
+    def extended_error(self) -> None:
+        """An extended-query message failed: discard messages until the next Sync."""
+        self.skipping = True

@@ -1,0 +1,86 @@
+"""The asyncio listener: accepts connections, runs a Session for each, shuts down cleanly.
+
+Shutdown follows PostgreSQL's *fast* mode: stop accepting, end every session with FATAL
+57P01, then fold the lake's memory tail to Parquet and release the data directory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import ssl
+from contextlib import suppress
+
+from walsender_proxy.server.context import ServerContext
+from walsender_proxy.server.session import Session
+
+log = logging.getLogger("walsender_proxy.server")
+
+
+def make_ssl_context(cert: str, key: str) -> ssl.SSLContext:
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.minimum_version = ssl.TLSVersion.TLSv1_2
+    ctx.load_cert_chain(cert, key)
+    return ctx
+
+
+class Server:
+    def __init__(self, ctx: ServerContext) -> None:
+        self.ctx = ctx
+        self._servers: list[asyncio.base_events.Server] = []
+        self._sessions: set[asyncio.Task[None]] = set()
+        self._stopped = asyncio.Event()
+
+    @property
+    def ports(self) -> list[int]:
+        return [s.sockets[0].getsockname()[1] for s in self._servers if s.sockets]
+
+    async def start(self) -> None:
+        s = self.ctx.settings
+        hosts = [h.strip() for h in s.listen_addresses.split(",") if h.strip()]
+        hosts = ["0.0.0.0" if h == "*" else "127.0.0.1" if h == "localhost" else h for h in hosts]
+        for host in hosts:
+            srv = await asyncio.start_server(self._accept, host, s.port, limit=1 << 20)
+            self._servers.append(srv)
+            for sock in srv.sockets:
+                addr = sock.getsockname()
+                fam = "IPv6" if ":" in addr[0] else "IPv4"
+                log.info('listening on %s address "%s", port %d', fam, addr[0], addr[1])
+        log.info("database system is ready to accept connections")
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._sessions.add(task)
+        try:
+            await Session(self.ctx, reader, writer).run()
+        except Exception:  # a bug in one session must never take the server down
+            log.exception("session ended by an internal error")
+            with suppress(Exception):
+                writer.close()
+        finally:
+            self._sessions.discard(task)
+
+    async def stop(self) -> None:
+        log.info("received fast shutdown request")
+        for srv in self._servers:
+            srv.close()
+        for t in list(self._sessions):
+            t.cancel()
+        if self._sessions:
+            await asyncio.wait(self._sessions, timeout=10)
+        for srv in self._servers:
+            with suppress(Exception):
+                await srv.wait_closed()
+        await asyncio.to_thread(self.ctx.lake.close)
+        log.info("database system is shut down")
+        self._stopped.set()
+
+    async def serve_until_signalled(self) -> None:
+        loop = asyncio.get_running_loop()
+        stopping: list[asyncio.Task[None]] = []
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, lambda: stopping.append(asyncio.ensure_future(self.stop())) if not stopping else None)
+        await self.start()
+        await self._stopped.wait()

@@ -1,0 +1,1 @@
+"""SQL over the lake: PostgreSQL catalog emulation, rewriting to DuckDB, and execution."""

@@ -1,0 +1,258 @@
+"""DDL statements (parsed by pglast) carried out through the lake's transaction API.
+
+The lake validates and versions the catalog; this module only reads PostgreSQL's syntax
+tree — including the full PostgreSQL 15 publication grammar — and says "not supported"
+(0A000) for clauses the lake does not model rather than ignoring them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pglast import ast, enums
+from pglast.stream import RawStream
+
+from decoding.errors import PgError
+from walsender_proxy.lake import PubTable, Transaction
+
+
+def unsupported(what: str) -> PgError:
+    return PgError("0A000", f"{what} is not supported by walsender-proxy")
+
+
+def qualified(rv: ast.RangeVar) -> str:
+    return f"{rv.schemaname}.{rv.relname}" if rv.schemaname else rv.relname
+
+
+def type_text(tn: ast.TypeName) -> str:
+    """A TypeName as the lake's type parser reads it (``varchar(10)[]``, ``int4``)."""
+    names = [n.sval for n in tn.names]
+    if len(names) == 2 and names[0] == "pg_catalog":
+        names = names[1:]
+    if len(names) != 1:
+        raise PgError("42704", f'type "{".".join(names)}" does not exist')
+    name = names[0]
+    mods = []
+    for m in tn.typmods or ():
+        if isinstance(m, ast.A_Const) and isinstance(m.val, ast.Integer):
+            mods.append(str(m.val.ival))
+        else:
+            raise PgError("42601", f'invalid type modifier for type "{name}"')
+    if name in ("timestamp", "timestamptz", "time", "interval") and mods:
+        mods = []  # precision: the lake keeps microseconds
+    text = name + (f"({','.join(mods)})" if mods else "")
+    return text + "[]" * len(tn.arrayBounds or ())
+
+
+def expr_text(node: Any) -> str:
+    return RawStream()(node)
+
+
+def _constraint_keys(c: ast.Constraint) -> list[str]:
+    return [k.sval for k in c.keys or ()]
+
+
+def create_table(tx: Transaction, s: ast.CreateStmt) -> str:
+    if s.relation.relpersistence == "t":
+        raise unsupported("CREATE TEMPORARY TABLE")
+    if s.inhRelations or s.partspec or s.partbound or s.ofTypename:
+        raise unsupported("table inheritance and partitioning")
+    columns: list[tuple[str, str, bool]] = []
+    pk: list[str] = []
+    for el in s.tableElts or ():
+        if isinstance(el, ast.ColumnDef):
+            not_null = False
+            for c in el.constraints or ():
+                kind = c.contype
+                if kind == enums.ConstrType.CONSTR_NOTNULL:
+                    not_null = True
+                elif kind == enums.ConstrType.CONSTR_NULL:
+                    not_null = False
+                elif kind == enums.ConstrType.CONSTR_PRIMARY:
+                    if pk:
+                        raise PgError(
+                            "42P16",
+                            f'multiple primary keys for table "{s.relation.relname}" are not allowed',
+                        )
+                    pk = [el.colname]
+                elif (
+                    kind == enums.ConstrType.CONSTR_DEFAULT
+                    and isinstance(c.raw_expr, ast.A_Const)
+                    and c.raw_expr.isnull
+                ):
+                    pass
+                else:
+                    raise unsupported(f"column constraint {kind.name.removeprefix('CONSTR_')}")
+            columns.append((el.colname, type_text(el.typeName), not_null))
+        elif isinstance(el, ast.Constraint):
+            if el.contype == enums.ConstrType.CONSTR_PRIMARY:
+                if pk:
+                    raise PgError(
+                        "42P16",
+                        f'multiple primary keys for table "{s.relation.relname}" are not allowed',
+                    )
+                pk = _constraint_keys(el)
+            else:
+                raise unsupported(f"table constraint {el.contype.name.removeprefix('CONSTR_')}")
+        else:
+            raise unsupported(type(el).__name__)
+    tx.create_table(
+        qualified(s.relation), columns, primary_key=pk, if_not_exists=bool(s.if_not_exists)
+    )
+    return "CREATE TABLE"
+
+
+def create_schema(tx: Transaction, s: ast.CreateSchemaStmt) -> str:
+    if s.schemaElts:
+        raise unsupported("CREATE SCHEMA with schema elements")
+    tx.create_schema(s.schemaname, if_not_exists=bool(s.if_not_exists))
+    return "CREATE SCHEMA"
+
+
+def drop(tx: Transaction, s: ast.DropStmt) -> str:
+    cascade = s.behavior == enums.DropBehavior.DROP_CASCADE
+    kind = s.removeType
+    for obj in s.objects:
+        names = [n.sval for n in obj] if isinstance(obj, tuple) else [obj.sval]
+        name = ".".join(names)
+        if kind == enums.ObjectType.OBJECT_TABLE:
+            tx.drop_table(name, if_exists=bool(s.missing_ok))
+        elif kind == enums.ObjectType.OBJECT_SCHEMA:
+            tx.drop_schema(name, if_exists=bool(s.missing_ok), cascade=cascade)
+        elif kind == enums.ObjectType.OBJECT_PUBLICATION:
+            tx.drop_publication(name, if_exists=bool(s.missing_ok))
+        else:
+            raise unsupported(f"DROP {kind.name.removeprefix('OBJECT_')}")
+    return {
+        enums.ObjectType.OBJECT_TABLE: "DROP TABLE",
+        enums.ObjectType.OBJECT_SCHEMA: "DROP SCHEMA",
+        enums.ObjectType.OBJECT_PUBLICATION: "DROP PUBLICATION",
+    }[kind]
+
+
+def alter_table(tx: Transaction, s: ast.AlterTableStmt) -> str:
+    if s.objtype != enums.ObjectType.OBJECT_TABLE:
+        raise unsupported(f"ALTER {s.objtype.name.removeprefix('OBJECT_')}")
+    table = qualified(s.relation)
+    if (
+        s.missing_ok
+        and tx.catalog().find_table(s.relation.schemaname or "public", s.relation.relname) is None
+    ):
+        return "ALTER TABLE"
+    for cmd in s.cmds:
+        t = cmd.subtype
+        if t == enums.AlterTableType.AT_AddColumn:
+            d: ast.ColumnDef = cmd.def_
+            not_null = any(
+                c.contype == enums.ConstrType.CONSTR_NOTNULL for c in d.constraints or ()
+            )
+            others = [
+                c
+                for c in d.constraints or ()
+                if c.contype not in (enums.ConstrType.CONSTR_NOTNULL, enums.ConstrType.CONSTR_NULL)
+            ]
+            if others:
+                raise unsupported("constraints in ADD COLUMN")
+            if cmd.missing_ok and tx.table(table).column(d.colname) is not None:
+                continue
+            tx.add_column(table, d.colname, type_text(d.typeName), not_null=not_null)
+        elif t == enums.AlterTableType.AT_DropColumn:
+            tx.drop_column(table, cmd.name, if_exists=bool(cmd.missing_ok))
+        elif t == enums.AlterTableType.AT_ReplicaIdentity:
+            ri: ast.ReplicaIdentityStmt = cmd.def_
+            if ri.identity_type == "i":
+                tbl = tx.table(table)
+                if ri.name != f"{tbl.name}_pkey" or not tbl.primary_key:
+                    raise PgError(
+                        "42704", f'index "{ri.name}" for table "{tbl.name}" does not exist'
+                    )
+                tx.set_replica_identity(table, "index", tbl.primary_key)
+            else:
+                tx.set_replica_identity(
+                    table, {"d": "default", "f": "full", "n": "nothing"}[ri.identity_type]
+                )
+        else:
+            raise unsupported(f"ALTER TABLE {t.name.removeprefix('AT_')}")
+    return "ALTER TABLE"
+
+
+def _pub_options(options: Any) -> tuple[str | None, bool | None]:
+    publish = None
+    via_root = None
+    seen = set()
+    for o in options or ():
+        if o.defname in seen:
+            raise PgError("42601", "conflicting or redundant options")
+        seen.add(o.defname)
+        val = (
+            o.arg.sval
+            if isinstance(o.arg, ast.String)
+            else expr_text(o.arg)
+            if o.arg is not None
+            else "true"
+        )
+        if o.defname == "publish":
+            publish = val
+        elif o.defname == "publish_via_partition_root":
+            v = str(val).lower()
+            if v not in ("true", "false", "on", "off", "1", "0"):
+                raise PgError("22023", "publish_via_partition_root requires a Boolean value")
+            via_root = v in ("true", "on", "1")
+        else:
+            raise PgError("42601", f'unrecognized publication parameter: "{o.defname}"')
+    return publish, via_root
+
+
+def _pub_objects(objs: Any) -> tuple[list[PubTable], list[str]]:
+    tables: list[PubTable] = []
+    schemas: list[str] = []
+    last_kind = None
+    for o in objs or ():
+        kind = o.pubobjtype
+        if kind == enums.PublicationObjSpecType.PUBLICATIONOBJ_CONTINUATION:
+            kind = last_kind
+        last_kind = kind
+        if kind == enums.PublicationObjSpecType.PUBLICATIONOBJ_TABLE or (
+            o.pubtable is not None and kind is None
+        ):
+            pt = o.pubtable
+            cols = tuple(c.sval for c in pt.columns) if pt.columns else None
+            flt = expr_text(pt.whereClause) if pt.whereClause is not None else None
+            tables.append(PubTable(qualified(pt.relation), cols, flt))
+        elif kind == enums.PublicationObjSpecType.PUBLICATIONOBJ_TABLES_IN_SCHEMA:
+            schemas.append(o.name)
+        elif kind == enums.PublicationObjSpecType.PUBLICATIONOBJ_TABLES_IN_CUR_SCHEMA:
+            schemas.append("public")
+        else:
+            raise unsupported("this publication object")
+    return tables, schemas
+
+
+def create_publication(tx: Transaction, s: ast.CreatePublicationStmt) -> str:
+    publish, via_root = _pub_options(s.options)
+    tables, schemas = _pub_objects(s.pubobjects)
+    tx.create_publication(
+        s.pubname,
+        all_tables=bool(s.for_all_tables),
+        tables=tables,
+        schemas=schemas,
+        publish=publish if publish is not None else "insert, update, delete, truncate",
+        publish_via_partition_root=bool(via_root),
+    )
+    return "CREATE PUBLICATION"
+
+
+def alter_publication(tx: Transaction, s: ast.AlterPublicationStmt) -> str:
+    publish, via_root = _pub_options(s.options)
+    tables, schemas = _pub_objects(s.pubobjects)
+    action = s.action
+    kw: dict[str, Any] = {"publish": publish, "publish_via_partition_root": via_root}
+    if s.pubobjects:
+        if action == enums.AlterPublicationAction.AP_AddObjects:
+            kw.update(add_tables=tables, add_schemas=schemas)
+        elif action == enums.AlterPublicationAction.AP_DropObjects:
+            kw.update(drop_tables=[t.name for t in tables], drop_schemas=schemas)
+        else:
+            kw.update(set_tables=tables, set_schemas=schemas)
+    tx.alter_publication(s.pubname, **kw)
+    return "ALTER PUBLICATION"

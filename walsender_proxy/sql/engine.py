@@ -1,0 +1,583 @@
+"""Queries and DML on DuckDB: the bridge between a session's statements and the lake.
+
+A statement's PostgreSQL text is rewritten (:mod:`walsender_proxy.sql.rewrite`) so catalog
+names resolve to the emulated pg_catalog and user tables to their snapshot at the
+statement's CSN (plus the transaction's own writes); DuckDB runs it over Parquet and Arrow.
+UPDATE and DELETE are rewritten into a SELECT of the target rows (with their ``_rid``) and
+their new values, and the lake writes those. Results leave as Arrow batches and are encoded
+column by column (:mod:`decoding.pgvalues`), never row by row in Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+from pglast import ast, enums
+from pglast.stream import RawStream
+
+from decoding.catalog import RID, Table
+from decoding.errors import PgError
+from decoding.pgtypes import ColumnType, parse_type, type_by_oid
+from walsender_proxy.lake import Transaction
+from walsender_proxy.protocol.messages import encode_data_rows
+from walsender_proxy.sql.ddl_sql import qualified, unsupported
+from walsender_proxy.sql.outcomes import Column, CopyIn, CopyOut, Done, Outcome, Rows
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from walsender_proxy.sql.executor import Executor, Portal, Prepared
+
+BATCH_ROWS = 8192
+TARGET = "__wp_target__"
+
+
+class Engine:
+    def __init__(self, ex: Executor) -> None:
+        self.ex = ex
+        self.lake = ex.lake
+        self.con: duckdb.DuckDBPyConnection = ex.lake.store.cursor()
+        self._registered: list[str] = []
+
+    def close(self) -> None:
+        try:
+            self.con.close()
+        except Exception:
+            pass
+
+    def interrupt(self) -> None:
+        try:
+            self.con.interrupt()
+        except Exception:
+            pass
+
+    # -- rewriting -----------------------------------------------------------------------
+    def _release(self) -> None:
+        for name in self._registered:
+            try:
+                self.con.unregister(name)
+            except Exception:
+                pass
+        self._registered.clear()
+
+    def _register(self, name: str, table: pa.Table) -> None:
+        self.con.register(name, table)
+        self._registered.append(name)
+
+    def resolver(self, tx: Transaction, overrides: dict[tuple[str | None, str], str] | None = None) -> Callable[[str | None, str], str | None]:
+        """(schema, name) → SQL reading that user table at the statement's snapshot."""
+
+        def resolve(schema: str | None, name: str) -> str | None:
+            if overrides:
+                hit = overrides.get((schema, name)) or overrides.get((None, name))
+                if hit is not None:
+                    return hit
+            cat = tx.catalog()
+            t: Table | None = None
+            if schema is not None:
+                t = cat.find_table(schema, name)
+            else:
+                for s in self.ex.search_path():
+                    t = cat.find_table(s, name)
+                    if t is not None:
+                        break
+            if t is None:
+                return None
+            q = tx.snapshot_query(t, with_rid=True, sql_types=True)
+            for n, tbl in q.arrow.items():
+                self._register(n, tbl)
+            return q.sql
+
+        return resolve
+
+    def rewrite(self, sql: str, tx: Transaction, overrides: dict[tuple[str | None, str], str] | None = None) -> str:
+        from walsender_proxy.sql import catalog_bridge
+
+        return catalog_bridge.rewrite_and_register(self, sql, self.resolver(tx, overrides), tx)
+
+    def relation(self, sql: str, params: Sequence[Any]) -> duckdb.DuckDBPyRelation:
+        try:
+            return self.con.sql(sql, params=list(params) if params else None)
+        except Exception as e:
+            from walsender_proxy.sql.executor import _internal
+
+            if isinstance(e, PgError):
+                raise
+            raise _internal(e) from None
+
+    # -- SELECT --------------------------------------------------------------------------
+    def select(self, tx: Transaction, node: ast.SelectStmt, text: str, params: list[Any]) -> Rows:
+        self._release()
+        if node.intoClause is not None:
+            raise unsupported("SELECT INTO")
+        if node.lockingClause:
+            # FOR UPDATE/SHARE: the rows are read at the snapshot; writers are caught by
+            # first-updater-wins at write time.
+            node.lockingClause = None
+            text = RawStream()(node)
+        sql = self.rewrite(text, tx)
+        rel = self.relation(sql, params)
+        columns = result_columns(rel, node)
+        return Rows(columns, _batches(rel, self.ex))
+
+    def describe_select(self, tx: Transaction, node: ast.SelectStmt, param_types: list[int]) -> list[Column]:
+        self._release()
+        text = RawStream()(_typed_nulls(node, param_types))
+        sql = self.rewrite(text, tx)
+        rel = self.relation(f"SELECT * FROM ({sql}) LIMIT 0", [])
+        return result_columns(rel, node)
+
+    # -- INSERT --------------------------------------------------------------------------
+    def insert(self, tx: Transaction, node: ast.InsertStmt, params: list[Any]) -> Iterator[Outcome]:
+        self._release()
+        if node.onConflictClause is not None:
+            raise unsupported("INSERT … ON CONFLICT")
+        t = tx.table(qualified(node.relation))
+        cols = [c.name for c in node.cols] if node.cols else [c.name for c in t.columns]
+        for c in cols:
+            if t.column(c) is None:
+                raise PgError("42703", f'column "{c}" of relation "{t.name}" does not exist')
+        if node.selectStmt is None:  # DEFAULT VALUES
+            data = pa.table({c: pa.nulls(1, t.column(c).type.arrow) for c in cols[:1]})  # type: ignore[union-attr]
+        else:
+            src = node.selectStmt
+            _defaults_to_null(src)
+            sql = self.rewrite(RawStream()(src), tx)
+            rel = self.relation(sql, params)
+            if len(rel.columns) > len(cols):
+                raise PgError("42601", "INSERT has more expressions than target columns")
+            if len(rel.columns) < len(cols) and node.cols:
+                raise PgError("42601", "INSERT has more target columns than expressions")
+            data = rel.to_arrow_table()
+            data = data.rename_columns(cols[: data.num_columns])
+        n = tx.insert(t, data) if data.num_rows else 0
+        if node.returningList:
+            yield self._returning(tx, t, node.relation, node.returningList, tx_rows_since(tx, t, n), params, f"INSERT 0 {n}")
+        else:
+            yield Done(f"INSERT 0 {n}")
+
+    # -- UPDATE / DELETE -----------------------------------------------------------------
+    def update(self, tx: Transaction, node: ast.UpdateStmt, params: list[Any]) -> Iterator[Outcome]:
+        self._release()
+        t = tx.table(qualified(node.relation))
+        alias = node.relation.alias.aliasname if node.relation.alias else node.relation.relname
+        sets: dict[str, str] = {}
+        for target in node.targetList:
+            if target.indirection:
+                raise unsupported("UPDATE of array elements or fields")
+            col = t.column(target.name)
+            if col is None:
+                raise PgError("42703", f'column "{target.name}" of relation "{t.name}" does not exist')
+            if isinstance(target.val, ast.SetToDefault):
+                expr = "NULL"
+            else:
+                expr = RawStream()(target.val)
+            sets[col.name] = expr
+        news = ", ".join(f'({e}) AS "__new_{n}"' for n, e in sets.items())
+        sql = f'SELECT "{alias}".*, {news} FROM {TARGET} AS "{alias}"'
+        if node.fromClause:
+            sql += ", " + ", ".join(RawStream()(f) for f in node.fromClause)
+        if node.whereClause is not None:
+            sql += " WHERE " + RawStream()(node.whereClause)
+        old = self._targets(tx, t, sql, params)
+        new = old
+        for name in sets:
+            c = t.column(name)
+            assert c is not None
+            new = new.set_column(new.column_names.index(c.physical), c.physical, old.column(f"__new_{name}"))
+        keep = [RID] + [c.physical for c in t.columns]
+        n = tx.apply_update(t, old.select(keep), new.select(keep)) if old.num_rows else 0
+        if node.returningList:
+            yield self._returning(tx, t, node.relation, node.returningList, _named(t, new.select(keep)), params, f"UPDATE {n}")
+        else:
+            yield Done(f"UPDATE {n}")
+
+    def delete(self, tx: Transaction, node: ast.DeleteStmt, params: list[Any]) -> Iterator[Outcome]:
+        self._release()
+        t = tx.table(qualified(node.relation))
+        alias = node.relation.alias.aliasname if node.relation.alias else node.relation.relname
+        sql = f'SELECT "{alias}".* FROM {TARGET} AS "{alias}"'
+        if node.usingClause:
+            sql += ", " + ", ".join(RawStream()(f) for f in node.usingClause)
+        if node.whereClause is not None:
+            sql += " WHERE " + RawStream()(node.whereClause)
+        old = self._targets(tx, t, sql, params)
+        keep = [RID] + [c.physical for c in t.columns]
+        n = tx.apply_delete(t, old.select(keep)) if old.num_rows else 0
+        if node.returningList:
+            yield self._returning(tx, t, node.relation, node.returningList, _named(t, old.select(keep)), params, f"DELETE {n}")
+        else:
+            yield Done(f"DELETE {n}")
+
+    def _targets(self, tx: Transaction, t: Table, pg_sql: str, params: list[Any]) -> pa.Table:
+        """Target rows (``_rid`` + columns under physical names, ``__new_*`` values)."""
+        q = tx.snapshot_query(t, with_rid=True, sql_types=True)
+        for n, tbl in q.arrow.items():
+            self._register(n, tbl)
+        sql = self.rewrite(pg_sql, tx, {(None, TARGET): q.sql})
+        data = self.relation(sql, params).to_arrow_table()
+        # DISTINCT ON _rid: a row joined to several FROM rows is updated once, as in PG.
+        if data.num_rows and len(set(data.column(RID).to_pylist())) != data.num_rows:
+            import pyarrow.compute as pc
+
+            _, idx = pc.unique(data.column(RID)), None
+            seen: set[int] = set()
+            keep = []
+            for i, r in enumerate(data.column(RID).to_pylist()):
+                if r not in seen:
+                    seen.add(r)
+                    keep.append(i)
+            data = data.take(keep)
+            del idx
+        names = {c.name: c.physical for c in t.columns}
+        return data.rename_columns([names.get(c, c) if not c.startswith("__new_") else c for c in data.column_names])
+
+    def _returning(self, tx: Transaction, t: Table, rv: ast.RangeVar, targets: Any, rows: pa.Table, params: list[Any], tag: str) -> Rows:
+        name = f"__wp_ret_{id(rows)}"
+        self._register(name, rows)
+        alias = rv.alias.aliasname if rv.alias else rv.relname
+        sel = ", ".join(RawStream()(x) for x in targets)
+        sql = self.rewrite(f'SELECT {sel} FROM {TARGET} AS "{alias}"', tx, {(None, TARGET): f"SELECT * FROM {name}"})
+        rel = self.relation(sql, params)
+        fake = ast.SelectStmt(targetList=targets)
+        return Rows(result_columns(rel, fake), iter(rel.to_arrow_table().to_batches(BATCH_ROWS)), fixed_tag=tag)
+
+    def describe_returning(self, tx: Transaction, node: Any, param_types: list[int]) -> list[Column]:
+        self._release()
+        t = tx.table(qualified(node.relation))
+        q = tx.snapshot_query(t, with_rid=False, sql_types=True)
+        for n, tbl in q.arrow.items():
+            self._register(n, tbl)
+        alias = node.relation.alias.aliasname if node.relation.alias else node.relation.relname
+        sel = ", ".join(RawStream()(x) for x in node.returningList)
+        sql = self.rewrite(f'SELECT {sel} FROM {TARGET} AS "{alias}" LIMIT 0', tx, {(None, TARGET): q.sql})
+        return result_columns(self.relation(sql, []), ast.SelectStmt(targetList=node.returningList))
+
+    # -- COPY ----------------------------------------------------------------------------
+    def copy(self, tx: Transaction, node: ast.CopyStmt, params: list[Any]) -> Outcome:
+        from decoding.copyformat import CopyDecoder, encode_copy
+
+        self._release()
+        if node.filename is not None or node.is_program:
+            raise PgError("42501", "COPY to or from a file is not supported by walsender-proxy", hint="Use COPY … TO STDOUT or FROM STDIN.")
+        opts = _copy_options(node.options)
+        fmt = opts.pop("format", "text")
+        if node.is_from:
+            if node.query is not None or node.relation is None:
+                raise PgError("42601", "COPY FROM needs a table")
+            t = tx.table(qualified(node.relation))
+            cols = [c.sval for c in node.attlist] if node.attlist else [c.name for c in t.columns]
+            ctypes = []
+            for c in cols:
+                col = t.column(c)
+                if col is None:
+                    raise PgError("42703", f'column "{c}" of relation "{t.name}" does not exist')
+                ctypes.append(col.type)
+            dec = CopyDecoder(ctypes, fmt, **opts)
+            state: dict[str, Any] = {"rows": 0}
+
+            def feed(data: bytes) -> None:
+                dec.feed(data)
+
+            def finish() -> str:
+                table = dec.finish()
+                table = table.rename_columns(cols)
+                n = tx.insert(t, table) if table.num_rows else 0
+                state["rows"] = n
+                return f"COPY {n}"
+
+            def fail(_msg: str) -> None:
+                self.ex.fail()
+
+            return CopyIn(fmt == "binary", len(cols), feed, finish, fail)
+        if node.query is not None:
+            text = RawStream()(node.query)
+            sql = self.rewrite(text, tx)
+            rel = self.relation(sql, params)
+            columns = result_columns(rel, node.query if isinstance(node.query, ast.SelectStmt) else ast.SelectStmt(targetList=()))
+        else:
+            t = tx.table(qualified(node.relation))
+            cols = [c.sval for c in node.attlist] if node.attlist else [c.name for c in t.columns]
+            for c in cols:
+                if t.column(c) is None:
+                    raise PgError("42703", f'column "{c}" of relation "{t.name}" does not exist')
+            q = tx.snapshot_query(t, sql_types=True)
+            for n, tbl in q.arrow.items():
+                self._register(n, tbl)
+            col_sql = ", ".join(f'"{c}"' for c in cols)
+            rel = self.relation(f"SELECT {col_sql} FROM ({q.sql})", [])
+            columns = [Column(c, t.column(c).type) for c in cols]  # type: ignore[union-attr]
+        counter = {"n": 0}
+        ctypes = [c.type for c in columns]
+
+        def chunks() -> Iterator[bytes]:
+            for batch in _batches(rel, self.ex):
+                counter["n"] += batch.num_rows
+                yield from encode_copy(pa.Table.from_batches([batch]), ctypes, fmt, header_done=counter["n"] > batch.num_rows, **opts)
+
+        return CopyOut(fmt == "binary", len(columns), chunks(), lambda: counter["n"])
+
+    # -- parameters ----------------------------------------------------------------------
+    def decode_params(self, st: Prepared, formats: Sequence[int], params: Sequence[bytes | None]) -> list[Any]:
+        from decoding.pgvalues import binary_decoder, text_decoder
+
+        out: list[Any] = []
+        for i, raw in enumerate(params):
+            fmt = formats[0] if len(formats) == 1 else formats[i] if i < len(formats) else 0
+            oid = st.param_types[i] if i < len(st.param_types) else 0
+            if raw is None:
+                out.append(None)
+                continue
+            if not oid:
+                if fmt == 1:
+                    raise PgError("08P01", f"binary data for parameter ${i + 1} of unknown type")
+                out.append(raw.decode("utf-8"))
+                continue
+            ctype = type_by_oid(oid)
+            dec = binary_decoder(ctype) if fmt == 1 else text_decoder(ctype)
+            out.append(dec([raw])[0].as_py())
+        return out
+
+
+# -- results -------------------------------------------------------------------------------
+
+
+def result_columns(rel: duckdb.DuckDBPyRelation, node: Any) -> list[Column]:
+    from decoding.pgvalues import pg_type_for_duckdb
+
+    names = output_names(node, list(rel.columns))
+    return [Column(n, pg_type_for_duckdb(str(t))) for n, t in zip(names, rel.types, strict=True)]
+
+
+def output_names(node: Any, duck_names: list[str]) -> list[str]:
+    """Column names as PostgreSQL gives them (``?column?``, a function's name, a cast's
+    type) for targets without an alias; DuckDB names them after their text."""
+    targets = getattr(node, "targetList", None)
+    if not targets or any(isinstance(getattr(t, "val", None), ast.ColumnRef) and isinstance(t.val.fields[-1], ast.A_Star) for t in targets):
+        return duck_names
+    if len(targets) != len(duck_names):
+        return duck_names
+    out = []
+    for t, dn in zip(targets, duck_names, strict=True):
+        out.append(t.name if t.name else _figure_name(t.val) or dn)
+    return out
+
+
+def _figure_name(e: Any) -> str | None:
+    if isinstance(e, ast.ColumnRef):
+        last = e.fields[-1]
+        return last.sval if isinstance(last, ast.String) else None
+    if isinstance(e, ast.FuncCall):
+        return e.funcname[-1].sval
+    if isinstance(e, ast.TypeCast):
+        inner = _figure_name(e.arg)
+        if inner:
+            return inner
+        return e.typeName.names[-1].sval
+    if isinstance(e, ast.A_Indirection):
+        return _figure_name(e.arg)
+    if isinstance(e, ast.CaseExpr):
+        return "case"
+    if isinstance(e, ast.CoalesceExpr):
+        return "coalesce"
+    if isinstance(e, ast.MinMaxExpr):
+        return "greatest" if e.op == enums.MinMaxOp.IS_GREATEST else "least"
+    if isinstance(e, ast.SQLValueFunction):
+        return e.op.name.removeprefix("SVFOP_").lower().split("_n")[0]
+    if isinstance(e, ast.A_ArrayExpr):
+        return "array"
+    if isinstance(e, ast.SubLink) and e.subLinkType == enums.SubLinkType.EXISTS_SUBLINK:
+        return "exists"
+    if isinstance(e, ast.SubLink) and e.subLinkType == enums.SubLinkType.ARRAY_SUBLINK:
+        return "array"
+    if isinstance(e, ast.SubLink) and e.subselect is not None:
+        inner = getattr(e.subselect, "targetList", None)
+        if inner and len(inner) == 1:
+            return inner[0].name or _figure_name(inner[0].val)
+    return "?column?"
+
+
+def _batches(rel: duckdb.DuckDBPyRelation, ex: Executor) -> Iterator[pa.RecordBatch]:
+    try:
+        reader = rel.to_arrow_reader(batch_size=BATCH_ROWS)
+    except Exception as e:
+        from walsender_proxy.sql.executor import _internal
+
+        raise _internal(e) from None
+    while True:
+        if ex.cancelled.is_set():
+            raise PgError("57014", "canceling statement due to user request")
+        try:
+            batch = reader.read_next_batch()
+        except StopIteration:
+            return
+        except Exception as e:
+            from walsender_proxy.sql.executor import _internal
+
+            raise _internal(e) from None
+        yield batch
+
+
+def encode_rows(rows: Rows, formats: list[int], ex: Executor) -> Iterator[tuple[bytes, int]]:
+    """DataRow bytes, a batch at a time, encoded column by column."""
+    from decoding.pgvalues import binary_encoder, text_encoder
+
+    encoders = []
+    for i, c in enumerate(rows.columns):
+        fmt = formats[0] if len(formats) == 1 else formats[i] if i < len(formats) else 0
+        encoders.append(binary_encoder(c.type) if fmt == 1 else text_encoder(c.type))
+    for batch in rows.batches:
+        if ex.cancelled.is_set():
+            raise PgError("57014", "canceling statement due to user request")
+        if batch.num_rows == 0:
+            continue
+        cols = [enc(batch.column(i)) for i, enc in enumerate(encoders)]
+        yield encode_data_rows(zip(*cols, strict=True)) if cols else b"", batch.num_rows
+
+
+def fetch_portal(ex: Executor, portal: Portal, max_rows: int) -> tuple[str, Any]:
+    """One step of an Execute: ('rows', bytes), ('suspended', None), ('done', tag),
+    ('outcome', Outcome) or ('end', None). The session calls it until it gets one of the
+    last three kinds (or 'suspended'). As in PostgreSQL, a portal that stops exactly at
+    ``max_rows`` is suspended; the next Execute then completes it with no rows."""
+    if portal.done:
+        return "done", portal.extra.get("tag", "SELECT 0")
+    if portal.extra.pop("suspend_now", False):
+        return "suspended", None
+    if portal.pending_rows is None:
+        assert portal.outcomes is not None
+        try:
+            o = next(portal.outcomes)
+        except StopIteration:
+            portal.done = True
+            return "end", None
+        if not isinstance(o, Rows):
+            if isinstance(o, Done):
+                portal.done = True
+                portal.extra["tag"] = o.tag
+                return "done", o.tag
+            return "outcome", o
+        portal.pending_rows = o
+    rows = portal.pending_rows
+    encs = portal.extra.get("encoders")
+    if encs is None:
+        from decoding.pgvalues import binary_encoder, text_encoder
+
+        f = portal.result_formats
+        encs = []
+        for i, c in enumerate(rows.columns):
+            fmt = f[0] if len(f) == 1 else f[i] if i < len(f) else 0
+            encs.append(binary_encoder(c.type) if fmt == 1 else text_encoder(c.type))
+        portal.extra["encoders"] = encs
+    budget = max_rows - portal.sent if max_rows > 0 else None
+    out: list[bytes] = []
+    got = 0
+    exhausted = False
+    while budget is None or got < budget:
+        if ex.cancelled.is_set():
+            raise PgError("57014", "canceling statement due to user request")
+        batch = portal.carry
+        portal.carry = None
+        if batch is None:
+            batch = next(rows.batches, None)
+            if batch is None:
+                exhausted = True
+                break
+        if budget is not None and batch.num_rows > budget - got:
+            portal.carry = batch.slice(budget - got)
+            batch = batch.slice(0, budget - got)
+        if batch.num_rows:
+            cols = [enc(batch.column(i)) for i, enc in enumerate(encs)]
+            out.append(encode_data_rows(zip(*cols, strict=True)))
+            got += batch.num_rows
+        if budget is None and len(out) >= 16:
+            break
+    portal.sent += got
+    if exhausted:
+        tag = rows.fixed_tag or f"{rows.verb} {portal.sent}"
+        portal.done = True
+        portal.extra["tag"] = tag
+        if out:
+            return "rows", b"".join(out)
+        return "done", tag
+    if budget is not None and got >= budget:
+        portal.sent = 0  # counts per Execute, like PostgreSQL's completion tag
+        portal.extra["suspend_now"] = True
+    return "rows", b"".join(out)
+
+
+def tx_rows_since(tx: Transaction, t: Table, n: int) -> pa.Table:
+    """The last ``n`` rows this transaction wrote to ``t`` (for INSERT … RETURNING)."""
+    own = tx.own_rows(t.oid)
+    assert own is not None
+    rows = own.slice(own.num_rows - n)
+    return _named(t, rows.select([RID] + [c.physical for c in t.columns]))
+
+
+def _named(t: Table, rows: pa.Table) -> pa.Table:
+    names = {c.physical: c.name for c in t.columns}
+    return rows.rename_columns([names.get(c, c) for c in rows.column_names])
+
+
+def _defaults_to_null(node: Any) -> None:
+    if isinstance(node, ast.SelectStmt) and node.valuesLists:
+        node.valuesLists = tuple(tuple(ast.A_Const(isnull=True) if isinstance(v, ast.SetToDefault) else v for v in row) for row in node.valuesLists)
+
+
+def _typed_nulls(node: Any, param_types: list[int]) -> Any:
+    """A copy of the statement with ``$n`` replaced by ``NULL::type`` (for Describe)."""
+    import copy
+
+    node = copy.deepcopy(node)
+
+    def visit(n: Any) -> Any:
+        if isinstance(n, ast.ParamRef):
+            oid = param_types[n.number - 1] if n.number - 1 < len(param_types) else 25
+            ct = type_by_oid(oid or 25)
+            return ast.TypeCast(arg=ast.A_Const(isnull=True), typeName=ast.TypeName(names=(ast.String(sval=ct.base.name),), arrayBounds=(ast.Integer(ival=-1),) if ct.is_array else None))
+        if isinstance(n, ast.Node):
+            for name in n:
+                v = getattr(n, name)
+                nv = visit(v)
+                if nv is not v:
+                    setattr(n, name, nv)
+            return n
+        if isinstance(n, tuple):
+            return tuple(visit(x) for x in n)
+        return n
+
+    return visit(node)
+
+
+def _copy_options(options: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for o in options or ():
+        name = o.defname
+        arg = o.arg
+        if isinstance(arg, ast.String):
+            val: Any = arg.sval
+        elif isinstance(arg, ast.Integer):
+            val = arg.ival
+        elif isinstance(arg, ast.Boolean):
+            val = arg.boolval
+        elif isinstance(arg, tuple):
+            val = tuple(a.sval for a in arg)
+        elif arg is None:
+            val = True
+        else:
+            val = RawStream()(arg)
+        if name == "format":
+            val = str(val).lower()
+            if val not in ("text", "csv", "binary"):
+                raise PgError("22023", f'COPY format "{val}" not recognized')
+        elif name not in ("delimiter", "null", "header", "quote", "escape", "force_quote", "encoding", "force_not_null", "force_null", "freeze"):
+            raise PgError("42601", f'option "{name}" not recognized')
+        if name in ("encoding", "freeze"):
+            continue
+        out[name] = val
+    return out
+
+
+__all__ = ["Engine", "encode_rows", "fetch_portal", "parse_type", "ColumnType"]

@@ -1,0 +1,640 @@
+"""One session's SQL: statements parsed by pglast, carried out on the lake and DuckDB.
+
+Statements are dispatched on their syntax tree, never on their text: transaction control and
+settings are handled here, DDL goes through :mod:`walsender_proxy.sql.ddl_sql`, DML through
+the lake's transaction API (rows chosen and computed by DuckDB over the statement's
+snapshot), and queries run in DuckDB after :mod:`walsender_proxy.sql.engine` has rewritten
+them. Transactions follow PostgreSQL: implicit per simple-query message or per Sync, or an
+explicit block with the failed state ('E') until ROLLBACK.
+
+Everything here blocks (DuckDB, fsync): the session calls it from a worker thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+from pglast import ast, enums, parse_sql
+from pglast.parser import ParseError
+from pglast.stream import RawStream
+
+from decoding.catalog import RID, Table
+from decoding.errors import PgError
+from decoding.lsn import format_lsn
+from walsender_proxy.lake import Isolation, Transaction
+from walsender_proxy.lake.transaction import State
+from walsender_proxy.sql import ddl_sql
+from walsender_proxy.sql.outcomes import Column, CopyIn, CopyOut, Done, Empty, Notice, Outcome, ParameterChanged, Rows
+from walsender_proxy.sql.settings import Settings
+
+if TYPE_CHECKING:
+    from walsender_proxy.server.context import ServerContext
+    from walsender_proxy.sql.engine import Engine
+
+_ISOLATION = {
+    "read uncommitted": Isolation.READ_COMMITTED,
+    "read committed": Isolation.READ_COMMITTED,
+    "repeatable read": Isolation.REPEATABLE_READ,
+    "serializable": Isolation.SERIALIZABLE,
+}
+
+
+def parse(sql: str) -> list[tuple[Any, str]]:
+    """(statement node, its text) for each statement; 42601 with PostgreSQL's wording."""
+    try:
+        raws = parse_sql(sql)
+    except ParseError as e:
+        pos = getattr(e, "location", None)
+        raise SyntaxErr(str(e.args[0]) if e.args else "syntax error", pos) from None
+    out = []
+    for r in raws:
+        start = r.stmt_location or 0
+        text = sql[start : start + r.stmt_len] if r.stmt_len else sql[start:]
+        out.append((r.stmt, text.strip()))
+    return out
+
+
+class SyntaxErr(PgError):
+    def __init__(self, message: str, position: int | None) -> None:
+        super().__init__("42601", message)
+        self.position = position + 1 if position is not None else None
+
+
+@dataclass(slots=True)
+class Prepared:
+    name: str
+    text: str
+    node: Any
+    param_types: list[int]
+
+
+@dataclass(slots=True)
+class Portal:
+    name: str
+    stmt: Prepared
+    params: list[Any]
+    result_formats: list[int]
+    outcomes: Iterator[Outcome] | None = None
+    pending_rows: Rows | None = None
+    reader: Iterator[pa.RecordBatch] | None = None
+    carry: pa.RecordBatch | None = None
+    sent: int = 0
+    done: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Executor:
+    def __init__(self, ctx: ServerContext, *, user: str, database: str, settings: Settings, backend_pid: int) -> None:
+        self.ctx = ctx
+        self.lake = ctx.lake
+        self.user = user
+        self.database = database
+        self.settings = settings
+        self.backend_pid = backend_pid
+        self.tx: Transaction | None = None
+        self.explicit = False
+        self._tx_isolation: Isolation | None = None
+        self._tx_read_only: bool | None = None
+        self._imported_csn: int | None = None
+        self.statements: dict[str, Prepared] = {}
+        self.portals: dict[str, Portal] = {}
+        self.cancelled = threading.Event()
+        from walsender_proxy.sql.engine import Engine
+
+        self.engine: Engine = Engine(self)
+
+    # -- transaction state ---------------------------------------------------------------
+    @property
+    def status(self) -> str:
+        """ReadyForQuery's transaction status: I, T or E."""
+        if self.tx is None or not self.explicit:
+            return "I"
+        return "E" if self.tx.state is State.FAILED else "T"
+
+    def _ensure_tx(self) -> Transaction:
+        if self.tx is None or self.tx.state not in (State.ACTIVE, State.FAILED):
+            iso = self._tx_isolation or _ISOLATION[self.settings.get("default_transaction_isolation")]
+            ro = self._tx_read_only if self._tx_read_only is not None else self.settings.get("default_transaction_read_only") == "on"
+            self.tx = self.lake.begin(iso, read_only=ro, snapshot_csn=self._imported_csn)
+            self.settings.begin()
+        return self.tx
+
+    def _end_tx(self, commit: bool) -> list[Outcome]:
+        out: list[Outcome] = []
+        tx = self.tx
+        self.tx = None
+        self.explicit = False
+        self._tx_isolation = self._tx_read_only = self._imported_csn = None
+        if tx is not None:
+            if commit and tx.state is State.ACTIVE:
+                tx.commit()
+            elif tx.state in (State.ACTIVE, State.FAILED):
+                tx.abort()
+        for name in self.settings.end():
+            out.append(ParameterChanged(name, self.settings.get(name)))
+        return out
+
+    def end_implicit(self) -> list[Outcome]:
+        """End of a simple-query message or Sync: an implicit transaction commits."""
+        if self.tx is not None and not self.explicit:
+            return self._end_tx(commit=True)
+        return []
+
+    def fail(self) -> None:
+        """A statement failed: an implicit transaction is rolled back at once; an explicit
+        one enters the failed state until ROLLBACK."""
+        if self.tx is None:
+            return
+        if self.explicit:
+            if self.tx.state is State.ACTIVE:
+                self.tx.state = State.FAILED
+        else:
+            self._end_tx(commit=False)
+
+    def close(self) -> None:
+        if self.tx is not None:
+            self._end_tx(commit=False)
+        self.engine.close()
+
+    # -- simple query --------------------------------------------------------------------
+    def simple_query(self, sql: str) -> Iterator[Outcome]:
+        stmts = parse(sql)
+        if not stmts:
+            yield Empty()
+            return
+        for node, text in stmts:
+            self.cancelled.clear()
+            yield from self.run(node, text, [], [])
+        yield from self.end_implicit()
+
+    # -- extended query ------------------------------------------------------------------
+    def parse_statement(self, name: str, sql: str, param_types: Sequence[int]) -> None:
+        stmts = parse(sql)
+        if len(stmts) > 1:
+            raise PgError("42601", "cannot insert multiple commands into a prepared statement")
+        if name and name in self.statements:
+            raise PgError("42P05", f'prepared statement "{name}" already exists')
+        node, text = stmts[0] if stmts else (None, "")
+        self.statements[name] = Prepared(name, text, node, list(param_types))
+
+    def bind(self, portal: str, statement: str, formats: Sequence[int], params: Sequence[bytes | None], result_formats: Sequence[int]) -> None:
+        st = self.statements.get(statement)
+        if st is None:
+            raise PgError("26000", f'prepared statement "{statement}" does not exist')
+        if portal and portal in self.portals:
+            raise PgError("42P03", f'cursor "{portal}" already exists')
+        nparams = _count_params(st.node)
+        if len(params) != max(nparams, len(st.param_types) if st.param_types else 0) and len(params) != nparams:
+            raise PgError(
+                "08P01",
+                f'bind message supplies {len(params)} parameters, but prepared statement "{statement}" requires {nparams}',
+            )
+        if self.tx is not None and self.tx.state is State.FAILED:
+            raise _aborted()
+        values = self.engine.decode_params(st, formats, params)
+        self.portals[portal] = Portal(portal, st, values, list(result_formats))
+
+    def describe_statement(self, name: str) -> tuple[list[int], list[Column] | None]:
+        st = self.statements.get(name)
+        if st is None:
+            raise PgError("26000", f'prepared statement "{name}" does not exist')
+        nparams = _count_params(st.node)
+        types = list(st.param_types) + [0] * (nparams - len(st.param_types))
+        types = [t if t else 25 for t in types]
+        return types, self.describe_node(st.node, st.text, types)
+
+    def describe_portal(self, name: str) -> list[Column] | None:
+        p = self.portals.get(name)
+        if p is None:
+            raise PgError("34000", f'portal "{name}" does not exist')
+        if p.pending_rows is not None:
+            return p.pending_rows.columns
+        types = [t if t else 25 for t in p.stmt.param_types]
+        return self.describe_node(p.stmt.node, p.stmt.text, types)
+
+    def close_object(self, kind: str, name: str) -> None:
+        if kind == "S":
+            self.statements.pop(name, None)
+        else:
+            self.portals.pop(name, None)
+
+    def execute_portal(self, name: str) -> Portal:
+        p = self.portals.get(name)
+        if p is None:
+            raise PgError("34000", f'portal "{name}" does not exist')
+        if p.outcomes is None:
+            self.cancelled.clear()
+            if p.stmt.node is None:
+                p.outcomes = iter([Empty()])
+            else:
+                p.outcomes = self.run(p.stmt.node, p.stmt.text, p.params, p.result_formats)
+        return p
+
+    def sync(self) -> list[Outcome]:
+        self.portals.pop("", None)
+        return self.end_implicit()
+
+    # -- dispatch ------------------------------------------------------------------------
+    def run(self, node: Any, text: str, params: list[Any], formats: list[int]) -> Iterator[Outcome]:
+        """Execute one statement. Errors propagate as PgError after the transaction state
+        was updated (see :meth:`fail`)."""
+        try:
+            yield from self._dispatch(node, text, params)
+        except PgError:
+            self.fail()
+            raise
+        except Exception as e:
+            self.fail()
+            raise _internal(e) from e
+
+    def _dispatch(self, node: Any, text: str, params: list[Any]) -> Iterator[Outcome]:
+        if isinstance(node, ast.TransactionStmt):
+            yield from self._transaction(node)
+            return
+        if self.tx is not None and self.tx.state is State.FAILED:
+            raise _aborted()
+        if isinstance(node, ast.VariableSetStmt):
+            yield from self._set(node)
+        elif isinstance(node, ast.VariableShowStmt):
+            yield from self._show(node)
+        elif isinstance(node, (ast.SelectStmt, ast.ExplainStmt)):
+            if isinstance(node, ast.ExplainStmt):
+                raise ddl_sql.unsupported("EXPLAIN")
+            tx = self._ensure_tx()
+            yield self.engine.select(tx, node, text, params)
+        elif isinstance(node, ast.InsertStmt):
+            yield from self.engine.insert(self._ensure_tx(), node, params)
+        elif isinstance(node, ast.UpdateStmt):
+            yield from self.engine.update(self._ensure_tx(), node, params)
+        elif isinstance(node, ast.DeleteStmt):
+            yield from self.engine.delete(self._ensure_tx(), node, params)
+        elif isinstance(node, ast.TruncateStmt):
+            tx = self._ensure_tx()
+            tx.truncate([ddl_sql.qualified(r) for r in node.relations], cascade=node.behavior == enums.DropBehavior.DROP_CASCADE, restart_identity=bool(node.restart_seqs))
+            yield Done("TRUNCATE TABLE")
+        elif isinstance(node, ast.CopyStmt):
+            yield self.engine.copy(self._ensure_tx(), node, params)
+        elif isinstance(node, ast.CreateStmt):
+            yield Done(ddl_sql.create_table(self._ensure_tx(), node))
+        elif isinstance(node, ast.CreateSchemaStmt):
+            yield Done(ddl_sql.create_schema(self._ensure_tx(), node))
+        elif isinstance(node, ast.DropStmt):
+            yield Done(ddl_sql.drop(self._ensure_tx(), node))
+        elif isinstance(node, ast.AlterTableStmt):
+            yield Done(ddl_sql.alter_table(self._ensure_tx(), node))
+        elif isinstance(node, ast.CreatePublicationStmt):
+            yield Done(ddl_sql.create_publication(self._ensure_tx(), node))
+        elif isinstance(node, ast.AlterPublicationStmt):
+            yield Done(ddl_sql.alter_publication(self._ensure_tx(), node))
+        elif isinstance(node, (ast.CreateRoleStmt, ast.AlterRoleStmt, ast.DropRoleStmt)):
+            yield Done(self._role(node))
+        elif isinstance(node, ast.DiscardStmt):
+            self._check_no_block("DISCARD ALL")
+            self.statements = {k: v for k, v in self.statements.items() if not k}
+            self.portals.clear()
+            yield Done("DISCARD ALL")
+        elif isinstance(node, ast.DeallocateStmt):
+            if node.name is None:
+                self.statements = {"": self.statements[""]} if "" in self.statements else {}
+            elif self.statements.pop(node.name, None) is None:
+                raise PgError("26000", f'prepared statement "{node.name}" does not exist')
+            yield Done("DEALLOCATE ALL" if node.name is None else "DEALLOCATE")
+        elif isinstance(node, ast.CheckPointStmt):
+            self.lake.checkpoint()
+            yield Done("CHECKPOINT")
+        elif isinstance(node, (ast.ListenStmt, ast.UnlistenStmt, ast.NotifyStmt)):
+            raise ddl_sql.unsupported("LISTEN/NOTIFY")
+        else:
+            name = type(node).__name__.removesuffix("Stmt")
+            raise ddl_sql.unsupported(f"statement {name}")
+
+    def _check_no_block(self, what: str) -> None:
+        if self.explicit:
+            raise PgError("25001", f"{what} cannot run inside a transaction block")
+
+    # -- transaction control -------------------------------------------------------------
+    def _transaction(self, s: ast.TransactionStmt) -> Iterator[Outcome]:
+        K = enums.TransactionStmtKind
+        kind = s.kind
+        failed = self.tx is not None and self.tx.state is State.FAILED
+        if kind in (K.TRANS_STMT_BEGIN, K.TRANS_STMT_START):
+            if self.explicit:
+                yield Notice("WARNING", "25001", "there is already a transaction in progress")
+                yield Done("BEGIN" if kind == K.TRANS_STMT_BEGIN else "START TRANSACTION")
+                return
+            self._apply_tx_options(s.options, starting=True)
+            self._ensure_tx()
+            self.explicit = True
+            yield Done("BEGIN" if kind == K.TRANS_STMT_BEGIN else "START TRANSACTION")
+            return
+        if kind == K.TRANS_STMT_COMMIT:
+            if not self.explicit:
+                yield Notice("WARNING", "25P01", "there is no transaction in progress")
+                yield from self._end_tx(commit=True)
+                yield Done("COMMIT")
+                return
+            yield from self._end_tx(commit=not failed)
+            yield Done("ROLLBACK" if failed else "COMMIT")
+            return
+        if kind == K.TRANS_STMT_ROLLBACK:
+            if not self.explicit:
+                yield Notice("WARNING", "25P01", "there is no transaction in progress")
+            yield from self._end_tx(commit=False)
+            yield Done("ROLLBACK")
+            return
+        if kind in (K.TRANS_STMT_SAVEPOINT, K.TRANS_STMT_RELEASE, K.TRANS_STMT_ROLLBACK_TO):
+            name = s.savepoint_name
+            if not self.explicit:
+                what = {K.TRANS_STMT_SAVEPOINT: "SAVEPOINT", K.TRANS_STMT_RELEASE: "RELEASE SAVEPOINT", K.TRANS_STMT_ROLLBACK_TO: "ROLLBACK TO SAVEPOINT"}[kind]
+                raise PgError("25P01", f"{what} can only be used in transaction blocks")
+            tx = self._ensure_tx()
+            if kind == K.TRANS_STMT_ROLLBACK_TO:
+                tx.rollback_to(name)
+                yield Done("ROLLBACK")
+            elif failed:
+                raise _aborted()
+            elif kind == K.TRANS_STMT_SAVEPOINT:
+                tx.savepoint(name)
+                yield Done("SAVEPOINT")
+            else:
+                tx.release(name)
+                yield Done("RELEASE")
+            return
+        if kind == K.TRANS_STMT_PREPARE:
+            if not self.explicit:
+                yield Notice("WARNING", "25P01", "there is no transaction in progress")
+                yield Done("PREPARE TRANSACTION")
+                return
+            tx = self.tx
+            assert tx is not None
+            self.tx = None
+            self.explicit = False
+            self.settings.end()
+            if failed:
+                tx.abort()
+                yield Done("ROLLBACK")
+                return
+            if tx.xid is None:
+                tx._ensure_xid()
+            tx.prepare(s.gid)
+            yield Done("PREPARE TRANSACTION")
+            return
+        if kind in (K.TRANS_STMT_COMMIT_PREPARED, K.TRANS_STMT_ROLLBACK_PREPARED):
+            what = "COMMIT PREPARED" if kind == K.TRANS_STMT_COMMIT_PREPARED else "ROLLBACK PREPARED"
+            self._check_no_block(what)
+            if kind == K.TRANS_STMT_COMMIT_PREPARED:
+                self.lake.commit_prepared(s.gid)
+            else:
+                self.lake.rollback_prepared(s.gid)
+            yield Done(what)
+            return
+        raise ddl_sql.unsupported(f"transaction statement {kind.name}")
+
+    def _apply_tx_options(self, options: Any, *, starting: bool) -> None:
+        for o in options or ():
+            val = o.arg.val if isinstance(o.arg, ast.A_Const) else o.arg
+            v = getattr(val, "sval", None)
+            if v is None:
+                v = getattr(val, "ival", None)
+            if o.defname == "transaction_isolation":
+                self._set_isolation(str(v))
+            elif o.defname == "transaction_read_only":
+                ro = bool(v)
+                if not ro and self.tx is not None and self.tx.read_only and not starting:
+                    raise PgError("25001", "transaction read-write mode must be set before any query")
+                self._tx_read_only = ro
+                if self.tx is not None:
+                    self.tx.read_only = ro
+            elif o.defname == "transaction_deferrable":
+                pass
+            else:
+                raise ddl_sql.unsupported(f"transaction option {o.defname}")
+
+    def _set_isolation(self, level: str) -> None:
+        iso = _ISOLATION.get(level.lower())
+        if iso is None:
+            raise PgError("22023", f'invalid value for parameter "transaction_isolation": "{level}"')
+        if self.tx is not None and self.tx.snapshot_csn is not None and self.tx.isolation is not iso:
+            raise PgError("25001", "SET TRANSACTION ISOLATION LEVEL must be called before any query")
+        self._tx_isolation = iso
+        if self.tx is not None:
+            self.tx.isolation = iso
+
+    # -- settings ------------------------------------------------------------------------
+    def _set(self, s: ast.VariableSetStmt) -> Iterator[Outcome]:
+        K = enums.VariableSetKind
+        if s.kind == K.VAR_SET_MULTI:
+            if s.name == "TRANSACTION":
+                if not self.explicit:
+                    yield Notice("WARNING", "25P01", "SET TRANSACTION can only be used in transaction blocks")
+                else:
+                    self._apply_tx_options(s.args, starting=False)
+            elif s.name == "SESSION CHARACTERISTICS":
+                for o in s.args or ():
+                    v = o.arg.val
+                    if o.defname == "transaction_isolation":
+                        self.settings.set("default_transaction_isolation", v.sval)
+                    elif o.defname == "transaction_read_only":
+                        self.settings.set("default_transaction_read_only", "on" if getattr(v, "ival", 0) else "off")
+            elif s.name == "TRANSACTION SNAPSHOT":
+                yield from self._import_snapshot(s.args[0].val.sval)
+                return
+            else:
+                raise ddl_sql.unsupported(f"SET {s.name}")
+            yield Done("SET")
+            return
+        if s.kind == K.VAR_RESET_ALL:
+            for name, _, g in self.settings.all():
+                if g.settable and self.settings.set(name, None):
+                    yield ParameterChanged(name, self.settings.get(name))
+            yield Done("RESET")
+            return
+        name = s.name
+        if name == "transaction_isolation" and s.args:
+            self._set_isolation(_arg_text(s.args[0]))
+            yield Done("SET")
+            return
+        if name == "session_authorization" or name == "role":
+            raise ddl_sql.unsupported(f"SET {name}")
+        if s.kind in (K.VAR_RESET, K.VAR_SET_DEFAULT):
+            value = None
+        else:
+            value = ", ".join(_arg_text(a) for a in s.args or ())
+        if name.lower() == "timezone" and s.kind == K.VAR_SET_CURRENT:
+            value = None
+        local = bool(s.is_local)
+        if local and not self.explicit:
+            yield Notice("WARNING", "25P01", "SET LOCAL can only be used in transaction blocks")
+            yield Done("SET")
+            return
+        changed = self.settings.set(name, value, local=local)
+        if changed:
+            canon = self.settings.canonical_name(name)
+            yield ParameterChanged(canon, self.settings.get(canon))
+        yield Done("RESET" if s.kind == K.VAR_RESET else "SET")
+
+    def _show(self, s: ast.VariableShowStmt) -> Iterator[Outcome]:
+        from decoding.pgtypes import parse_type
+
+        text = parse_type("text")
+        if s.name == "all":
+            rows = [(n, v, g.description) for n, v, g in self.settings.all()]
+            cols = [Column("name", text), Column("setting", text), Column("description", text)]
+            data = pa.table({"name": [r[0] for r in rows], "setting": [r[1] for r in rows], "description": [r[2] for r in rows]})
+        else:
+            if s.name == "transaction_isolation":
+                value = (self.tx.isolation if self.tx else _ISOLATION[self.settings.get("default_transaction_isolation")]).value
+            elif s.name == "transaction_read_only":
+                value = "on" if (self.tx.read_only if self.tx else self.settings.get("default_transaction_read_only") == "on") else "off"
+            else:
+                value = self.settings.get(s.name)
+            col = s.name if s.name.lower() not in ("timezone", "datestyle", "intervalstyle") else self.settings.canonical_name(s.name)
+            cols = [Column(col, text)]
+            data = pa.table({col: [value]})
+        yield Rows(cols, iter(data.to_batches()), verb="SHOW", fixed_tag="SHOW")
+
+    def _import_snapshot(self, name: str) -> Iterator[Outcome]:
+        if not self.explicit or self.tx is None:
+            raise PgError("25P01", "SET TRANSACTION SNAPSHOT can only be used in transaction blocks")
+        if self.tx.isolation is Isolation.READ_COMMITTED:
+            raise PgError("0A000", "a snapshot-importing transaction must have isolation level SERIALIZABLE or REPEATABLE READ")
+        if self.tx.snapshot_csn is not None or self.tx.xid is not None:
+            raise PgError("0A000", "SET TRANSACTION SNAPSHOT must be called before any query")
+        csn = self.ctx.snapshots.lookup(name)
+        iso, ro = self.tx.isolation, self.tx.read_only
+        self.tx.abort()
+        self.tx = self.lake.begin(iso, read_only=ro, snapshot_csn=csn)
+        yield Done("SET")
+
+    # -- roles ---------------------------------------------------------------------------
+    def _role(self, s: Any) -> str:
+        me = self.ctx.roles.get(self.user)
+        if me is None or not me.superuser:
+            raise PgError("42501", "permission denied to create role" if isinstance(s, ast.CreateRoleStmt) else "permission denied")
+        if isinstance(s, ast.DropRoleStmt):
+            for r in s.roles:
+                if self.ctx.roles.get(r.rolename) is None:
+                    if s.missing_ok:
+                        continue
+                    raise PgError("42704", f'role "{r.rolename}" does not exist')
+                self.ctx.roles.drop(r.rolename)
+            return "DROP ROLE"
+        attrs: dict[str, bool] = {}
+        password: str | None = None
+        clear = False
+        for o in s.options or ():
+            if o.defname == "password":
+                if o.arg is None:
+                    clear = True
+                else:
+                    password = o.arg.sval
+            elif o.defname in ("superuser", "login", "createdb", "createrole"):
+                attrs[o.defname] = bool(o.arg.ival)
+            elif o.defname == "isreplication":
+                attrs["replication"] = bool(o.arg.ival)
+            elif o.defname in ("canlogin",):
+                attrs["login"] = bool(o.arg.ival)
+            else:
+                raise ddl_sql.unsupported(f"role option {o.defname}")
+        if isinstance(s, ast.CreateRoleStmt):
+            if s.stmt_type == enums.RoleStmtType.ROLESTMT_ROLE:
+                attrs.setdefault("login", False)
+            self.ctx.roles.create(s.role, password=password, **attrs)
+            return "CREATE ROLE"
+        self.ctx.roles.alter(s.role.rolename, password=password, clear_password=clear, **attrs)
+        return "ALTER ROLE"
+
+    # -- describe ------------------------------------------------------------------------
+    def describe_node(self, node: Any, text: str, param_types: list[int]) -> list[Column] | None:
+        if node is None:
+            return None
+        if isinstance(node, ast.SelectStmt):
+            return self.engine.describe_select(self._ensure_tx(), node, param_types)
+        if isinstance(node, (ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt)) and node.returningList:
+            return self.engine.describe_returning(self._ensure_tx(), node, param_types)
+        if isinstance(node, ast.VariableShowStmt):
+            from decoding.pgtypes import parse_type
+
+            return [Column(node.name, parse_type("text"))]
+        return None
+
+    # -- helpers for the engine ----------------------------------------------------------
+    def search_path(self) -> list[str]:
+        out = []
+        for part in self.settings.get("search_path").split(","):
+            p = part.strip().strip('"')
+            if p == "$user":
+                p = self.user
+            if p:
+                out.append(p)
+        return out
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+        self.engine.interrupt()
+
+
+def _arg_text(a: Any) -> str:
+    if isinstance(a, ast.A_Const):
+        v = a.val
+        for attr in ("sval", "ival", "fval", "boolval"):
+            if hasattr(v, attr):
+                x = getattr(v, attr)
+                if attr == "boolval":
+                    return "on" if x else "off"
+                return str(x)
+    if isinstance(a, ast.TypeCast):
+        return _arg_text(a.arg)
+    return RawStream()(a)
+
+
+def _count_params(node: Any) -> int:
+    if node is None:
+        return 0
+    top = 0
+
+    def visit(n: Any) -> None:
+        nonlocal top
+        if isinstance(n, ast.ParamRef):
+            top = max(top, n.number)
+        if isinstance(n, ast.Node):
+            for name in n:
+                visit(getattr(n, name))
+        elif isinstance(n, tuple):
+            for x in n:
+                visit(x)
+
+    visit(node)
+    return top
+
+
+def _aborted() -> PgError:
+    return PgError("25P02", "current transaction is aborted, commands ignored until end of transaction block")
+
+
+def _internal(e: Exception) -> PgError:
+    import duckdb
+
+    msg = str(e).split("\n")[0]
+    if isinstance(e, duckdb.InterruptException):
+        return PgError("57014", "canceling statement due to user request")
+    if isinstance(e, duckdb.ConversionException):
+        return PgError("22P02", msg)
+    if isinstance(e, duckdb.OutOfRangeException):
+        return PgError("22003", msg)
+    if isinstance(e, duckdb.BinderException):
+        return PgError("42703" if "column" in msg.lower() else "42883", msg)
+    if isinstance(e, duckdb.CatalogException):
+        return PgError("42P01", msg)
+    if isinstance(e, duckdb.ParserException):
+        return PgError("42601", msg)
+    if isinstance(e, (ZeroDivisionError,)) or "division by zero" in msg.lower():
+        return PgError("22012", "division by zero")
+    return PgError("XX000", f"internal error: {msg}")
+
+
+__all__ = ["Executor", "Portal", "Prepared", "format_lsn", "RID", "Table", "CopyIn", "CopyOut"]

@@ -1,0 +1,95 @@
+"""What executing a statement produces, for the session to put on the wire."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+from decoding.pgtypes import ColumnType
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """A result column as RowDescription describes it."""
+
+    name: str
+    type: ColumnType
+    table_oid: int = 0
+    attnum: int = 0
+
+    @property
+    def type_oid(self) -> int:
+        return self.type.oid
+
+    @property
+    def typlen(self) -> int:
+        return self.type.typlen
+
+    @property
+    def typmod(self) -> int:
+        return self.type.typmod
+
+
+@dataclass(slots=True)
+class Rows:
+    """A row-returning statement: columns, then Arrow batches; ``tag`` is built from the
+    row count (``SELECT n``) unless ``fixed_tag`` (e.g. ``INSERT 0 n`` for RETURNING)."""
+
+    columns: list[Column]
+    batches: Iterator[pa.RecordBatch]
+    verb: str = "SELECT"
+    fixed_tag: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    tag: str
+
+
+@dataclass(frozen=True, slots=True)
+class Empty:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    severity: str  # WARNING, NOTICE, INFO
+    sqlstate: str
+    message: str
+    detail: str | None = None
+    hint: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ParameterChanged:
+    name: str
+    value: str
+
+
+@dataclass(slots=True)
+class CopyOut:
+    """COPY … TO STDOUT: CopyOutResponse, the chunks as CopyData, CopyDone, then ``tag``
+    (the generator returns the row count)."""
+
+    binary: bool
+    ncols: int
+    chunks: Iterator[bytes]
+    rows: Callable[[], int]
+
+
+@dataclass(slots=True)
+class CopyIn:
+    """COPY … FROM STDIN: the session feeds CopyData to ``feed`` and ends with ``finish``
+    (returning the tag) or ``fail``."""
+
+    binary: bool
+    ncols: int
+    feed: Callable[[bytes], None]
+    finish: Callable[[], str]
+    fail: Callable[[str], None]
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+Outcome = Rows | Done | Empty | Notice | ParameterChanged | CopyOut | CopyIn
