@@ -74,7 +74,7 @@ _ALIASES = {
     "time without time zone": "time",
 }
 
-_TYPE_RE = re.compile(r"^\s*([a-z_ ]+?)\s*(?:\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\))?\s*((?:\[\])*)\s*$")
+_TYPE_RE = re.compile(r"^\s*([a-z_][a-z0-9_ ]*?)\s*(?:\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\))?\s*((?:\[\])*)\s*$")
 
 
 class UnknownTypeError(PgError):

@@ -68,6 +68,8 @@ class PgCluster:
             "max_worker_processes": "40",
             "logging_collector": "off",
             "log_min_messages": "warning",
+            "timezone": "'UTC'",
+            "log_timezone": "'UTC'",
             **(settings or {}),
         }
         if self.user is not None:

@@ -294,16 +294,10 @@ class Transaction:
             return 0
         _check_not_null(t, new)
         try:
-            new = pa.Table.from_arrays(
-                [new.column(RID).cast(pa.int64())]
-                + [conform(new.column(c.physical), c) for c in t.columns],
-                schema=t.arrow_schema(with_rid=True),
-            )
+            new = _conform_table(t, new)
         except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as e:
             raise LakeError("22P02", f"invalid input value: {e}") from None
-        old = old.select([RID] + [c.physical for c in t.columns]).cast(
-            t.arrow_schema(with_rid=True)
-        )
+        old = _conform_table(t, old)
         self._lock_rows(t, new.column(RID))
         if key_changed and t.primary_key:
             self._check_unique(t, new, exclude=new.column(RID))
@@ -319,9 +313,7 @@ class Transaction:
     def _apply_delete(self, t: Table, old: pa.Table) -> int:
         if old.num_rows == 0:
             return 0
-        old = old.select([RID] + [c.physical for c in t.columns]).cast(
-            t.arrow_schema(with_rid=True)
-        )
+        old = _conform_table(t, old)
         self._lock_rows(t, old.column(RID))
         self._write_change(t, "D", None, old)
         return old.num_rows
@@ -767,6 +759,14 @@ def conform(arr: pa.Array | pa.ChunkedArray, c: Column) -> pa.Array | pa.Chunked
         ]
         return pa.array(vals, target)
     return arr.cast(target)
+
+
+def _conform_table(t: Table, rows: pa.Table) -> pa.Table:
+    """``_rid`` plus every column in its storage type (see :func:`conform`)."""
+    return pa.Table.from_arrays(
+        [rows.column(RID).cast(pa.int64())] + [conform(rows.column(c.physical), c) for c in t.columns],
+        schema=t.arrow_schema(with_rid=True),
+    )
 
 
 def _check_not_null(t: Table, data: pa.Table) -> None:

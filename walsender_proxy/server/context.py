@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import secrets
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -85,11 +86,17 @@ class ServerContext:
         self._backends: dict[int, tuple[int, Executor | None]] = {}
         self._pids = itertools.count(10_000)
         self.connections = 0
+        #: pg_catalog view name → rows the server owns (the WalSender adds its slots).
+        self.injectors: dict[str, Callable[[], list[dict[str, Any]]]] = {}
         from walsender_proxy.sql import functions
 
         con = lake.store.cursor()
         functions.install(con, self)
         self._udf_con = con  # keeps the functions' connection alive
+
+    def sessions(self) -> list[tuple[int, Executor]]:
+        with self._lock:
+            return [(pid, ex) for pid, (_, ex) in self._backends.items() if ex is not None]
 
     def executor(self, pid: int) -> Executor | None:
         with self._lock:

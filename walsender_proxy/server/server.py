@@ -55,6 +55,8 @@ class Server:
         self._sessions.add(task)
         try:
             await Session(self.ctx, reader, writer).run()
+        except asyncio.CancelledError:
+            pass  # shutdown: the session already told its client (57P01)
         except Exception:  # a bug in one session must never take the server down
             log.exception("session ended by an internal error")
             with suppress(Exception):

@@ -519,6 +519,8 @@ def row_description(columns: list[Column], formats: list[int]) -> m.RowDescripti
     fields = []
     for i, c in enumerate(columns):
         fmt = formats[0] if len(formats) == 1 else formats[i] if i < len(formats) else 0
+        if fmt == 1:
+            c = c.for_binary()
         fields.append(m.FieldDescription(c.name, c.table_oid, c.attnum, c.type_oid, c.typlen, c.typmod, fmt))
     return m.RowDescription(tuple(fields))
 

@@ -1,49 +1,126 @@
-"""Provisional: user tables only (replaced by the pg_catalog rewriter)."""
+"""Where a session's statement meets the catalog emulation: rewrite the PostgreSQL text for
+DuckDB (:mod:`walsender_proxy.sql.rewrite`), register what it reads from the emulated
+pg_catalog (:mod:`walsender_proxy.sql.pgcatalog`), feed it the server's own rows (slots,
+backends, prepared transactions) and values, and apply its ``set_config`` side effects."""
 
 from __future__ import annotations
 
-from typing import Any
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from pglast import ast, parse_sql
-from pglast.stream import RawStream
+import pyarrow as pa
 
-from decoding.errors import PgError
+from walsender_proxy.lake import Transaction
+from walsender_proxy.sql import pgcatalog
+from walsender_proxy.sql.functions import PREFIX, SERVER_FUNCTIONS
+from walsender_proxy.sql.rewrite import Rewritten, rewrite
+
+if TYPE_CHECKING:
+    from walsender_proxy.sql.engine import Engine
+
+_STARTED = time.time()
 
 
-def rewrite_and_register(engine: Any, sql: str, resolve: Any, tx: Any) -> str:
-    stmt = parse_sql(sql)[0].stmt
-    subs: dict[str, str] = {}
+def server_info(engine: Engine) -> pgcatalog.ServerInfo:
+    ctx = engine.ex.ctx
+    roles = tuple(
+        pgcatalog.Role(r.name, r.superuser, r.replication, r.login, r.createdb, r.createrole, oid=r.oid)
+        for r in ctx.roles.all()
+    )
+    key = (roles, ctx.settings.server_version, engine.ex.database)
+    cached = getattr(ctx, "_server_info", None)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    info = pgcatalog.ServerInfo(
+        server_version=ctx.settings.server_version,
+        database=engine.ex.database,
+        roles=roles,
+        settings=dict(ctx.server_parameters()),
+    )
+    ctx._server_info = (key, info)  # type: ignore[attr-defined]
+    return info
 
-    def visit(n: Any) -> Any:
-        if isinstance(n, ast.RangeVar):
-            got = resolve(n.schemaname, n.relname)
-            if got is None:
-                raise PgError("42P01", f'relation "{n.relname}" does not exist')
-            key = f"__sub_{len(subs)}__"
-            subs[key] = got
-            alias = n.alias.aliasname if n.alias else n.relname
-            return ast.RangeVar(relname=key, inh=True, relpersistence="p", alias=ast.Alias(aliasname=alias))
-        if isinstance(n, ast.FuncCall):
-            from walsender_proxy.sql.functions import PREFIX, SERVER_FUNCTIONS
 
-            fname = n.funcname[-1].sval
-            if fname in SERVER_FUNCTIONS:
-                n.funcname = (ast.String(sval=PREFIX + fname),)
-                pid = ast.A_Const(isnull=False, val=ast.Integer(ival=engine.ex.backend_pid))
-                n.args = (pid, *(n.args or ()))
-        if isinstance(n, ast.Node):
-            for name in n:
-                v = getattr(n, name)
-                nv = visit(v)
-                if nv is not v:
-                    setattr(n, name, nv)
-            return n
-        if isinstance(n, tuple):
-            return tuple(visit(x) for x in n)
-        return n
+def session_info(engine: Engine) -> pgcatalog.SessionInfo:
+    ex = engine.ex
+    settings = {name: value for name, value, _ in ex.settings.all()}
+    return pgcatalog.SessionInfo(
+        user=ex.user,
+        database=ex.database,
+        application_name=ex.settings.get("application_name"),
+        backend_pid=ex.backend_pid,
+        settings=settings,
+        client_addr=getattr(ex, "client_addr", None),
+    )
 
-    visit(stmt)
-    out = RawStream()(stmt)
-    for key, sub in subs.items():
-        out = out.replace(key, f"({sub})")
+
+def injected_rows(engine: Engine, needs: frozenset[str]) -> dict[str, pa.Table]:
+    """The server-owned rows of the views this statement reads."""
+    ex = engine.ex
+    out: dict[str, pa.Table] = {}
+    wanted = {n.removeprefix("pgc_") for n in needs}
+    if "pg_prepared_xacts" in wanted:
+        rows = [{"transaction": t.xid, "gid": gid, "owner": "postgres", "database": ex.database} for gid, t in list(ex.lake.prepared.items())]
+        out["pg_prepared_xacts"] = pgcatalog.make_table("pg_prepared_xacts", rows)
+    if "pg_stat_activity" in wanted:
+        rows = []
+        for pid, other in ex.ctx.sessions():
+            rows.append(
+                {
+                    "datname": other.database,
+                    "pid": pid,
+                    "usename": other.user,
+                    "application_name": other.settings.get("application_name"),
+                    "state": "active" if other is ex else "idle",
+                    "backend_type": "client backend",
+                }
+            )
+        out["pg_stat_activity"] = pgcatalog.make_table("pg_stat_activity", rows)
+    for name, fn in ex.ctx.injectors.items():
+        if name in wanted:
+            out[name] = pgcatalog.make_table(name, fn())
     return out
+
+
+def server_values(engine: Engine, names: frozenset[str], tx: Transaction) -> dict[str, Any]:
+    ex = engine.ex
+    from decoding.lsn import format_lsn
+
+    values: dict[str, Any] = {
+        "pg_postmaster_start_time": time.strftime("%Y-%m-%d %H:%M:%S+00", time.gmtime(_STARTED)),
+        "pg_conf_load_time": time.strftime("%Y-%m-%d %H:%M:%S+00", time.gmtime(_STARTED)),
+        "inet_server_addr": "127.0.0.1",
+        "inet_server_port": ex.ctx.settings.port,
+        "inet_client_addr": getattr(ex, "client_addr", None),
+        "inet_client_port": None,
+        "txid_current_if_assigned": tx.xid,
+        "pg_current_xact_id_if_assigned": tx.xid,
+        "pg_current_wal_lsn": format_lsn(ex.lake.log.insert_lsn),
+        "pg_current_wal_insert_lsn": format_lsn(ex.lake.log.insert_lsn),
+        "pg_current_wal_flush_lsn": format_lsn(ex.lake.log.flushed_lsn),
+        "pg_last_wal_receive_lsn": None,
+        "pg_last_wal_replay_lsn": None,
+        "pg_last_xact_replay_timestamp": None,
+    }
+    return {k: values.get(k) for k in names}
+
+
+def rewrite_and_register(engine: Engine, sql: str, resolve: Callable[[str | None, str], str | None], tx: Transaction) -> Rewritten:
+    ex = engine.ex
+    low = sql.lower()
+    udfs = {n: PREFIX + n for n in SERVER_FUNCTIONS if n in low}
+    rw = rewrite(sql, resolve_user_table=resolve, server_udfs=udfs or None, udf_args=(ex.backend_pid,) if udfs else ())
+    if rw.needs:
+        snap = pgcatalog.CatalogSnapshot.build(tx.catalog(), server_info(engine))
+        engine.binding.ensure(
+            rw.needs,
+            snap,
+            session_info(engine),
+            injected=injected_rows(engine, rw.needs),
+            server_values=server_values(engine, rw.server_values, tx) if rw.server_values else None,
+        )
+    for name, value, is_local in rw.set_configs:
+        if value is not None:
+            ex.settings.set(name, value, local=is_local)
+    return rw

@@ -24,6 +24,7 @@ from walsender_proxy.lake import Transaction
 from walsender_proxy.protocol.messages import encode_data_rows
 from walsender_proxy.sql.ddl_sql import qualified, unsupported
 from walsender_proxy.sql.outcomes import Column, CopyIn, CopyOut, Done, Outcome, Rows
+from walsender_proxy.sql.rewrite import Rewritten
 
 if TYPE_CHECKING:
     import duckdb
@@ -40,6 +41,9 @@ class Engine:
         self.lake = ex.lake
         self.con: duckdb.DuckDBPyConnection = ex.lake.store.cursor()
         self._registered: list[str] = []
+        from walsender_proxy.sql.pgcatalog import CatalogBinding
+
+        self.binding = CatalogBinding(self.con)
 
     def close(self) -> None:
         try:
@@ -85,7 +89,7 @@ class Engine:
                         break
             if t is None:
                 return None
-            q = tx.snapshot_query(t, with_rid=True, sql_types=True)
+            q = tx.snapshot_query(t, with_rid=False, sql_types=True)
             for n, tbl in q.arrow.items():
                 self._register(n, tbl)
             return q.sql
@@ -93,6 +97,9 @@ class Engine:
         return resolve
 
     def rewrite(self, sql: str, tx: Transaction, overrides: dict[tuple[str | None, str], str] | None = None) -> str:
+        return self.rewritten(sql, tx, overrides).sql
+
+    def rewritten(self, sql: str, tx: Transaction, overrides: dict[tuple[str | None, str], str] | None = None) -> Rewritten:
         from walsender_proxy.sql import catalog_bridge
 
         return catalog_bridge.rewrite_and_register(self, sql, self.resolver(tx, overrides), tx)
@@ -100,12 +107,10 @@ class Engine:
     def relation(self, sql: str, params: Sequence[Any]) -> duckdb.DuckDBPyRelation:
         try:
             return self.con.sql(sql, params=list(params) if params else None)
+        except PgError:
+            raise
         except Exception as e:
-            from walsender_proxy.sql.executor import _internal
-
-            if isinstance(e, PgError):
-                raise
-            raise _internal(e) from None
+            raise duck_error(e) from None
 
     # -- SELECT --------------------------------------------------------------------------
     def select(self, tx: Transaction, node: ast.SelectStmt, text: str, params: list[Any]) -> Rows:
@@ -117,17 +122,16 @@ class Engine:
             # first-updater-wins at write time.
             node.lockingClause = None
             text = RawStream()(node)
-        sql = self.rewrite(text, tx)
-        rel = self.relation(sql, params)
-        columns = result_columns(rel, node)
-        return Rows(columns, _batches(rel, self.ex))
+        rw = self.rewritten(text, tx)
+        rel = self.relation(rw.sql, params)
+        return Rows(result_columns(rel, rw), _batches(rel, self.ex))
 
     def describe_select(self, tx: Transaction, node: ast.SelectStmt, param_types: list[int]) -> list[Column]:
         self._release()
         text = RawStream()(_typed_nulls(node, param_types))
-        sql = self.rewrite(text, tx)
-        rel = self.relation(f"SELECT * FROM ({sql}) LIMIT 0", [])
-        return result_columns(rel, node)
+        rw = self.rewritten(text, tx)
+        rel = self.relation(f"SELECT * FROM ({rw.sql}) LIMIT 0", [])
+        return result_columns(rel, rw)
 
     # -- INSERT --------------------------------------------------------------------------
     def insert(self, tx: Transaction, node: ast.InsertStmt, params: list[Any]) -> Iterator[Outcome]:
@@ -152,9 +156,10 @@ class Engine:
                 raise PgError("42601", "INSERT has more target columns than expressions")
             data = rel.to_arrow_table()
             data = data.rename_columns(cols[: data.num_columns])
+            data = coerce_text_columns(t, data)
         n = tx.insert(t, data) if data.num_rows else 0
-        if node.returningList:
-            yield self._returning(tx, t, node.relation, node.returningList, tx_rows_since(tx, t, n), params, f"INSERT 0 {n}")
+        if returning(node):
+            yield self._returning(tx, t, node.relation, returning(node), tx_rows_since(tx, t, n), params, f"INSERT 0 {n}")
         else:
             yield Done(f"INSERT 0 {n}")
 
@@ -189,8 +194,8 @@ class Engine:
             new = new.set_column(new.column_names.index(c.physical), c.physical, old.column(f"__new_{name}"))
         keep = [RID] + [c.physical for c in t.columns]
         n = tx.apply_update(t, old.select(keep), new.select(keep)) if old.num_rows else 0
-        if node.returningList:
-            yield self._returning(tx, t, node.relation, node.returningList, _named(t, new.select(keep)), params, f"UPDATE {n}")
+        if returning(node):
+            yield self._returning(tx, t, node.relation, returning(node), _named(t, new.select(keep)), params, f"UPDATE {n}")
         else:
             yield Done(f"UPDATE {n}")
 
@@ -206,8 +211,8 @@ class Engine:
         old = self._targets(tx, t, sql, params)
         keep = [RID] + [c.physical for c in t.columns]
         n = tx.apply_delete(t, old.select(keep)) if old.num_rows else 0
-        if node.returningList:
-            yield self._returning(tx, t, node.relation, node.returningList, _named(t, old.select(keep)), params, f"DELETE {n}")
+        if returning(node):
+            yield self._returning(tx, t, node.relation, returning(node), _named(t, old.select(keep)), params, f"DELETE {n}")
         else:
             yield Done(f"DELETE {n}")
 
@@ -236,13 +241,14 @@ class Engine:
 
     def _returning(self, tx: Transaction, t: Table, rv: ast.RangeVar, targets: Any, rows: pa.Table, params: list[Any], tag: str) -> Rows:
         name = f"__wp_ret_{id(rows)}"
+        if RID in rows.column_names:
+            rows = rows.drop_columns([RID])
         self._register(name, rows)
         alias = rv.alias.aliasname if rv.alias else rv.relname
         sel = ", ".join(RawStream()(x) for x in targets)
-        sql = self.rewrite(f'SELECT {sel} FROM {TARGET} AS "{alias}"', tx, {(None, TARGET): f"SELECT * FROM {name}"})
-        rel = self.relation(sql, params)
-        fake = ast.SelectStmt(targetList=targets)
-        return Rows(result_columns(rel, fake), iter(rel.to_arrow_table().to_batches(BATCH_ROWS)), fixed_tag=tag)
+        rw = self.rewritten(f'SELECT {sel} FROM {TARGET} AS "{alias}"', tx, {(None, TARGET): f"SELECT * FROM {name}"})
+        rel = self.relation(rw.sql, params)
+        return Rows(result_columns(rel, rw), iter(rel.to_arrow_table().to_batches(BATCH_ROWS)), fixed_tag=tag)
 
     def describe_returning(self, tx: Transaction, node: Any, param_types: list[int]) -> list[Column]:
         self._release()
@@ -251,9 +257,9 @@ class Engine:
         for n, tbl in q.arrow.items():
             self._register(n, tbl)
         alias = node.relation.alias.aliasname if node.relation.alias else node.relation.relname
-        sel = ", ".join(RawStream()(x) for x in node.returningList)
-        sql = self.rewrite(f'SELECT {sel} FROM {TARGET} AS "{alias}" LIMIT 0', tx, {(None, TARGET): q.sql})
-        return result_columns(self.relation(sql, []), ast.SelectStmt(targetList=node.returningList))
+        sel = ", ".join(RawStream()(x) for x in returning(node))
+        rw = self.rewritten(f'SELECT {sel} FROM {TARGET} AS "{alias}" LIMIT 0', tx, {(None, TARGET): q.sql})
+        return result_columns(self.relation(rw.sql, []), rw)
 
     # -- COPY ----------------------------------------------------------------------------
     def copy(self, tx: Transaction, node: ast.CopyStmt, params: list[Any]) -> Outcome:
@@ -293,10 +299,9 @@ class Engine:
 
             return CopyIn(fmt == "binary", len(cols), feed, finish, fail)
         if node.query is not None:
-            text = RawStream()(node.query)
-            sql = self.rewrite(text, tx)
-            rel = self.relation(sql, params)
-            columns = result_columns(rel, node.query if isinstance(node.query, ast.SelectStmt) else ast.SelectStmt(targetList=()))
+            rw = self.rewritten(RawStream()(node.query), tx)
+            rel = self.relation(rw.sql, params)
+            columns = result_columns(rel, rw)
         else:
             t = tx.table(qualified(node.relation))
             cols = [c.sval for c in node.attlist] if node.attlist else [c.name for c in t.columns]
@@ -313,9 +318,13 @@ class Engine:
         ctypes = [c.type for c in columns]
 
         def chunks() -> Iterator[bytes]:
-            for batch in _batches(rel, self.ex):
-                counter["n"] += batch.num_rows
-                yield from encode_copy(pa.Table.from_batches([batch]), ctypes, fmt, header_done=counter["n"] > batch.num_rows, **opts)
+            # The result is materialised (Arrow, columnar) so header, binary signature
+            # and trailer come out once; encode_copy then streams it in CopyData chunks.
+            batches = list(_batches(rel, self.ex))
+            table = pa.Table.from_batches(batches, schema=batches[0].schema) if batches else _empty(rel)
+            table = table.rename_columns([c.name for c in columns])
+            counter["n"] = table.num_rows
+            yield from encode_copy(table, ctypes, fmt, **opts)
 
         return CopyOut(fmt == "binary", len(columns), chunks(), lambda: counter["n"])
 
@@ -344,68 +353,45 @@ class Engine:
 # -- results -------------------------------------------------------------------------------
 
 
-def result_columns(rel: duckdb.DuckDBPyRelation, node: Any) -> list[Column]:
+def result_columns(rel: duckdb.DuckDBPyRelation, rw: Rewritten | None) -> list[Column]:
+    """Result columns: PostgreSQL's names and, where the rewriter knows it, PostgreSQL's
+    type (name, oid, regclass …); otherwise the type DuckDB's result has."""
     from decoding.pgvalues import pg_type_for_duckdb
+    from walsender_proxy.sql.pgcatalog import TYPES
 
-    names = output_names(node, list(rel.columns))
-    return [Column(n, pg_type_for_duckdb(str(t))) for n, t in zip(names, rel.types, strict=True)]
+    cols = []
+    known = rw.columns if rw is not None and rw.columns is not None and len(rw.columns) == len(rel.columns) else None
+    for i, (name, t) in enumerate(zip(rel.columns, rel.types, strict=True)):
+        ctype = pg_type_for_duckdb(str(t))
+        if known is None:
+            cols.append(Column(name, ctype))
+            continue
+        oc = known[i]
+        oid = oc.type_oid
+        if oid is None or oid == ctype.oid:
+            cols.append(Column(oc.name, ctype, pg_typmod=oc.typmod if oc.typmod != -1 else None))
+            continue
+        row = TYPES.rows.get(oid)
+        typlen = row["typlen"] if row else -1
+        cols.append(Column(oc.name, ctype, pg_oid=oid, pg_typlen=typlen, pg_typmod=oc.typmod))
+    return cols
 
 
-def output_names(node: Any, duck_names: list[str]) -> list[str]:
-    """Column names as PostgreSQL gives them (``?column?``, a function's name, a cast's
-    type) for targets without an alias; DuckDB names them after their text."""
-    targets = getattr(node, "targetList", None)
-    if not targets or any(isinstance(getattr(t, "val", None), ast.ColumnRef) and isinstance(t.val.fields[-1], ast.A_Star) for t in targets):
-        return duck_names
-    if len(targets) != len(duck_names):
-        return duck_names
-    out = []
-    for t, dn in zip(targets, duck_names, strict=True):
-        out.append(t.name if t.name else _figure_name(t.val) or dn)
-    return out
+def duck_error(e: Exception) -> PgError:
+    import duckdb
 
+    from walsender_proxy.sql.pgcatalog import translate_error
 
-def _figure_name(e: Any) -> str | None:
-    if isinstance(e, ast.ColumnRef):
-        last = e.fields[-1]
-        return last.sval if isinstance(last, ast.String) else None
-    if isinstance(e, ast.FuncCall):
-        return e.funcname[-1].sval
-    if isinstance(e, ast.TypeCast):
-        inner = _figure_name(e.arg)
-        if inner:
-            return inner
-        return e.typeName.names[-1].sval
-    if isinstance(e, ast.A_Indirection):
-        return _figure_name(e.arg)
-    if isinstance(e, ast.CaseExpr):
-        return "case"
-    if isinstance(e, ast.CoalesceExpr):
-        return "coalesce"
-    if isinstance(e, ast.MinMaxExpr):
-        return "greatest" if e.op == enums.MinMaxOp.IS_GREATEST else "least"
-    if isinstance(e, ast.SQLValueFunction):
-        return e.op.name.removeprefix("SVFOP_").lower().split("_n")[0]
-    if isinstance(e, ast.A_ArrayExpr):
-        return "array"
-    if isinstance(e, ast.SubLink) and e.subLinkType == enums.SubLinkType.EXISTS_SUBLINK:
-        return "exists"
-    if isinstance(e, ast.SubLink) and e.subLinkType == enums.SubLinkType.ARRAY_SUBLINK:
-        return "array"
-    if isinstance(e, ast.SubLink) and e.subselect is not None:
-        inner = getattr(e.subselect, "targetList", None)
-        if inner and len(inner) == 1:
-            return inner[0].name or _figure_name(inner[0].val)
-    return "?column?"
+    if isinstance(e, duckdb.InterruptException):
+        return PgError("57014", "canceling statement due to user request")
+    return translate_error(e)
 
 
 def _batches(rel: duckdb.DuckDBPyRelation, ex: Executor) -> Iterator[pa.RecordBatch]:
     try:
         reader = rel.to_arrow_reader(batch_size=BATCH_ROWS)
     except Exception as e:
-        from walsender_proxy.sql.executor import _internal
-
-        raise _internal(e) from None
+        raise duck_error(e) from None
     while True:
         if ex.cancelled.is_set():
             raise PgError("57014", "canceling statement due to user request")
@@ -414,9 +400,7 @@ def _batches(rel: duckdb.DuckDBPyRelation, ex: Executor) -> Iterator[pa.RecordBa
         except StopIteration:
             return
         except Exception as e:
-            from walsender_proxy.sql.executor import _internal
-
-            raise _internal(e) from None
+            raise duck_error(e) from None
         yield batch
 
 
@@ -519,6 +503,38 @@ def tx_rows_since(tx: Transaction, t: Table, n: int) -> pa.Table:
 def _named(t: Table, rows: pa.Table) -> pa.Table:
     names = {c.physical: c.name for c in t.columns}
     return rows.rename_columns([names.get(c, c) for c in rows.column_names])
+
+
+def _empty(rel: duckdb.DuckDBPyRelation) -> pa.Table:
+    return rel.limit(0).to_arrow_table()
+
+
+def coerce_text_columns(t: Table, data: pa.Table) -> pa.Table:
+    """Text values bound for a non-text column go through the column type's input
+    function, as PostgreSQL resolves an untyped literal ('{a,b}' into text[], '\\x00' into
+    bytea, '1 day' into interval) — DuckDB would only see a string."""
+    from decoding.pgvalues import decode_text_arrow
+
+    for i, name in enumerate(data.column_names):
+        col = t.column(name)
+        if col is None:
+            continue
+        arr = data.column(i)
+        if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+            continue
+        target = col.type.arrow
+        if pa.types.is_string(target) and col.type.base.name in ("text", "varchar", "bpchar", "numeric", "json", "jsonb") and not col.type.is_array and col.type.typmod < 0:
+            continue
+        data = data.set_column(i, name, decode_text_arrow(col.type, arr))
+    return data
+
+
+def returning(node: Any) -> tuple[Any, ...] | None:
+    """RETURNING targets (pglast follows PostgreSQL 18's ReturningClause node)."""
+    rc = getattr(node, "returningClause", None)
+    if rc is not None:
+        return rc.exprs
+    return getattr(node, "returningList", None)
 
 
 def _defaults_to_null(node: Any) -> None:

@@ -28,6 +28,7 @@ from decoding.lsn import format_lsn
 from walsender_proxy.lake import Isolation, Transaction
 from walsender_proxy.lake.transaction import State
 from walsender_proxy.sql import ddl_sql
+from walsender_proxy.sql.engine import returning
 from walsender_proxy.sql.outcomes import Column, CopyIn, CopyOut, Done, Empty, Notice, Outcome, ParameterChanged, Rows
 from walsender_proxy.sql.settings import Settings
 
@@ -87,6 +88,33 @@ class Portal:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(slots=True)
+class SqlCursor:
+    """A cursor made by DECLARE: FETCH takes rows from it; WITH HOLD ones outlive the
+    transaction (their rows are materialised at DECLARE)."""
+
+    rows: Rows
+    hold: bool
+    carry: pa.RecordBatch | None = None
+
+    def take(self, n: int) -> list[pa.RecordBatch]:
+        out: list[pa.RecordBatch] = []
+        got = 0
+        while got < n:
+            batch = self.carry
+            self.carry = None
+            if batch is None:
+                batch = next(self.rows.batches, None)
+                if batch is None:
+                    break
+            if batch.num_rows > n - got:
+                self.carry = batch.slice(n - got)
+                batch = batch.slice(0, n - got)
+            out.append(batch)
+            got += batch.num_rows
+        return out
+
+
 class Executor:
     def __init__(self, ctx: ServerContext, *, user: str, database: str, settings: Settings, backend_pid: int) -> None:
         self.ctx = ctx
@@ -102,6 +130,7 @@ class Executor:
         self._imported_csn: int | None = None
         self.statements: dict[str, Prepared] = {}
         self.portals: dict[str, Portal] = {}
+        self.cursors: dict[str, SqlCursor] = {}
         self.cancelled = threading.Event()
         from walsender_proxy.sql.engine import Engine
 
@@ -129,6 +158,8 @@ class Executor:
         self.tx = None
         self.explicit = False
         self._tx_isolation = self._tx_read_only = self._imported_csn = None
+        self.cursors = {k: c for k, c in self.cursors.items() if c.hold}
+        self.ctx.snapshots.release(self)
         if tx is not None:
             if commit and tx.state is State.ACTIVE:
                 tx.commit()
@@ -303,6 +334,16 @@ class Executor:
             elif self.statements.pop(node.name, None) is None:
                 raise PgError("26000", f'prepared statement "{node.name}" does not exist')
             yield Done("DEALLOCATE ALL" if node.name is None else "DEALLOCATE")
+        elif isinstance(node, ast.DeclareCursorStmt):
+            yield self._declare(node, text, params)
+        elif isinstance(node, ast.FetchStmt):
+            yield self._fetch(node)
+        elif isinstance(node, ast.ClosePortalStmt):
+            if node.portalname is None:
+                self.cursors.clear()
+            elif self.cursors.pop(node.portalname, None) is None:
+                raise PgError("34000", f'cursor "{node.portalname}" does not exist')
+            yield Done("CLOSE CURSOR" if node.portalname else "CLOSE CURSOR ALL")
         elif isinstance(node, ast.CheckPointStmt):
             self.lake.checkpoint()
             yield Done("CHECKPOINT")
@@ -311,6 +352,35 @@ class Executor:
         else:
             name = type(node).__name__.removesuffix("Stmt")
             raise ddl_sql.unsupported(f"statement {name}")
+
+    def _declare(self, node: ast.DeclareCursorStmt, text: str, params: list[Any]) -> Outcome:
+        hold = bool(node.options & 0x0020)
+        if node.options & 0x0002:
+            raise ddl_sql.unsupported("SCROLL cursors")
+        if not self.explicit and not hold:
+            raise PgError("25P01", "DECLARE CURSOR can only be used in transaction blocks")
+        if node.portalname in self.cursors:
+            raise PgError("42P03", f'cursor "{node.portalname}" already exists')
+        if not isinstance(node.query, ast.SelectStmt):
+            raise ddl_sql.unsupported("DECLARE CURSOR for this statement")
+        rows = self.engine.select(self._ensure_tx(), node.query, RawStream()(node.query), params)
+        if hold:
+            batches = list(rows.batches)
+            rows = Rows(rows.columns, iter(batches))
+        self.cursors[node.portalname] = SqlCursor(rows, hold)
+        return Done("DECLARE CURSOR")
+
+    def _fetch(self, node: ast.FetchStmt) -> Outcome:
+        cur = self.cursors.get(node.portalname)
+        if cur is None:
+            raise PgError("34000", f'cursor "{node.portalname}" does not exist')
+        if node.direction != enums.FetchDirection.FETCH_FORWARD:
+            raise PgError("55000", "cursor can only scan forward", hint="Declare it with SCROLL option to enable backward scan.")
+        batches = cur.take(node.howMany)
+        n = sum(b.num_rows for b in batches)
+        if node.ismove:
+            return Done(f"MOVE {n}")
+        return Rows(cur.rows.columns, iter(batches), verb="FETCH")
 
     def _check_no_block(self, what: str) -> None:
         if self.explicit:
@@ -554,7 +624,7 @@ class Executor:
             return None
         if isinstance(node, ast.SelectStmt):
             return self.engine.describe_select(self._ensure_tx(), node, param_types)
-        if isinstance(node, (ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt)) and node.returningList:
+        if isinstance(node, (ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt)) and returning(node):
             return self.engine.describe_returning(self._ensure_tx(), node, param_types)
         if isinstance(node, ast.VariableShowStmt):
             from decoding.pgtypes import parse_type

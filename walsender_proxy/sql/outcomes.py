@@ -12,24 +12,35 @@ from decoding.pgtypes import ColumnType
 
 @dataclass(frozen=True, slots=True)
 class Column:
-    """A result column as RowDescription describes it."""
+    """A result column as RowDescription describes it. ``type`` is what the values are
+    encoded as; ``pg_oid`` (with its typlen/typmod) is the type clients are told when it is
+    one the lake does not store (name, oid, regclass, "char" … from the catalog)."""
 
     name: str
     type: ColumnType
     table_oid: int = 0
     attnum: int = 0
+    pg_oid: int | None = None
+    pg_typlen: int | None = None
+    pg_typmod: int | None = None
 
     @property
     def type_oid(self) -> int:
-        return self.type.oid
+        return self.pg_oid if self.pg_oid is not None else self.type.oid
 
     @property
     def typlen(self) -> int:
-        return self.type.typlen
+        return self.pg_typlen if self.pg_typlen is not None else self.type.typlen
 
     @property
     def typmod(self) -> int:
-        return self.type.typmod
+        return self.pg_typmod if self.pg_typmod is not None else self.type.typmod
+
+    def for_binary(self) -> Column:
+        """In binary format a foreign type (say oid) is sent as what it is encoded as."""
+        if self.pg_oid is None or self.pg_oid == self.type.oid:
+            return self
+        return Column(self.name, self.type, self.table_oid, self.attnum)
 
 
 @dataclass(slots=True)

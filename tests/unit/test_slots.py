@@ -1,0 +1,70 @@
+"""Slots are durable, move only forward, and have one consumer at a time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from decoding.errors import PgError
+from walsender_proxy.lake import Lake, LakeSettings
+from walsender_proxy.replication.slots import Slot, SlotStore
+
+FAST = LakeSettings(fsync=False, background=False)
+
+
+def slot(name: str, **kw: object) -> Slot:
+    base = dict(name=name, plugin="pgoutput", database="postgres", restart_lsn=100, consistent_point=100, snapshot_csn=3, confirmed_flush=100)
+    base.update(kw)
+    return Slot(**base)  # type: ignore[arg-type]
+
+
+def code(fn, *a, **kw) -> str:
+    with pytest.raises(PgError) as ei:
+        fn(*a, **kw)
+    return ei.value.sqlstate
+
+
+def test_slots_survive_restart_and_never_move_back(tmp_path: Path) -> None:
+    with Lake(tmp_path, FAST) as lake:
+        store = SlotStore(lake)
+        store.create(slot("s1"))
+        store.create(slot("tmp1", temporary=True))
+        store.advance("s1", confirmed_flush=500, restart_lsn=300)
+        store.advance("s1", confirmed_flush=200, restart_lsn=150)  # ignored: backwards
+        assert lake.holds.oldest_lsn() == 100  # the temporary slot still holds 100
+    with Lake(tmp_path, FAST) as lake:
+        store = SlotStore(lake)
+        assert [s.name for s in store.all()] == ["s1"]
+        s1 = store.get("s1")
+        assert (s1.confirmed_flush, s1.restart_lsn) == (500, 300)
+        assert lake.holds.oldest_lsn() == 300
+
+
+def test_slot_errors_match_postgresql(tmp_path: Path) -> None:
+    with Lake(tmp_path, FAST) as lake:
+        store = SlotStore(lake, max_slots=2)
+        store.create(slot("a"))
+        assert code(store.create, slot("a")) == "42710"
+        assert code(store.create, slot("Bad-Name")) == "42602"
+        assert code(store.create, slot("x" * 64)) == "42622"
+        store.create(slot("b"))
+        assert code(store.create, slot("c")) == "53400"
+        assert code(store.get, "zzz") == "42704"
+        store.acquire("a", pid=1)
+        with pytest.raises(PgError) as ei:
+            store.acquire("a", pid=2)
+        assert ei.value.sqlstate == "55006" and "is active for PID 1" in ei.value.message
+        assert code(store.drop, "a", 2) == "55006"
+        store.release("a", 1)
+        store.drop("a", 2)
+        assert code(store.drop, "a", 2) == "42704"
+
+
+def test_temporary_slots_go_with_their_session(tmp_path: Path) -> None:
+    with Lake(tmp_path, FAST) as lake:
+        store = SlotStore(lake)
+        store.create(slot("t", temporary=True))
+        store.acquire("t", pid=7)
+        assert store.drop_temporary_of(7) == ["t"]
+        assert store.find("t") is None

@@ -1,0 +1,201 @@
+"""Replication slots: durable consumer state, one JSON file per slot.
+
+A slot is written by atomic replace + fsync (write a temporary file, fsync it, rename it
+over the old one, fsync the directory), so a crash leaves the old or the new state, never a
+torn one. Each slot holds its restart LSN in the lake's retention registry, which is what
+keeps the change log from being truncated under it. Positions only move forward.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+from decoding.errors import PgError
+from walsender_proxy.lake import Lake
+from walsender_proxy.lake.retention import Hold
+
+_NAME = re.compile(r"^[a-z0-9_]{1,63}$")
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    name: str
+    plugin: str
+    database: str
+    #: Where decoding starts to see every transaction committing at or after
+    #: ``consistent_point`` whole; moves forward with the client's flush position.
+    restart_lsn: int
+    #: The consistent point: the LSN at which the slot was created.
+    consistent_point: int
+    #: The CSN the slot's snapshot shows (copy side of the CSN rule).
+    snapshot_csn: int
+    #: What the client confirmed as flushed; streaming resumes from here.
+    confirmed_flush: int
+    temporary: bool = False
+    two_phase: bool = False
+    failover: bool = False
+    kind: str = "logical"
+
+
+def check_slot_name(name: str) -> None:
+    if len(name) > 63:
+        raise PgError("42622", f'replication slot name "{name}" is too long')
+    if not _NAME.match(name):
+        raise PgError(
+            "42602",
+            f'replication slot name "{name}" contains invalid character',
+            hint="Replication slot names may only contain lower case letters, numbers, and the underscore character.",
+        )
+
+
+class SlotStore:
+    def __init__(self, lake: Lake, max_slots: int = 10) -> None:
+        self.lake = lake
+        self.dir = lake.dir / "slots"
+        self.dir.mkdir(exist_ok=True)
+        self.max_slots = max_slots
+        self._lock = threading.Lock()
+        self._slots: dict[str, Slot] = {}
+        self._holds: dict[str, Hold] = {}
+        self._active: dict[str, int] = {}  # name -> pid using it
+        for p in sorted(self.dir.glob("*.json")):
+            slot = Slot(**json.loads(p.read_text()))
+            if slot.temporary:  # temporary slots do not survive a restart
+                p.unlink()
+                continue
+            self._slots[slot.name] = slot
+            self._holds[slot.name] = lake.holds.hold(f"slot {slot.name}", lsn=slot.restart_lsn)
+        for p in self.dir.glob("*.tmp"):
+            p.unlink()
+
+    # -- persistence ---------------------------------------------------------------------
+    def _save(self, slot: Slot) -> None:
+        if slot.temporary:
+            return
+        path = self.dir / f"{slot.name}.json"
+        tmp = path.with_suffix(".tmp")
+        with open(tmp, "w") as f:
+            json.dump(asdict(slot), f)
+            f.flush()
+            if self.lake.settings.fsync:
+                os.fsync(f.fileno())
+        os.replace(tmp, path)
+        if self.lake.settings.fsync:
+            fd = os.open(self.dir, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def create(self, slot: Slot) -> Slot:
+        check_slot_name(slot.name)
+        with self._lock:
+            if slot.name in self._slots:
+                raise PgError("42710", f'replication slot "{slot.name}" already exists')
+            if len(self._slots) >= self.max_slots:
+                raise PgError("53400", "all replication slots are in use", hint="Free one or increase max_replication_slots.")
+            self._slots[slot.name] = slot
+            self._holds[slot.name] = self.lake.holds.hold(f"slot {slot.name}", lsn=slot.restart_lsn)
+            self._save(slot)
+            return slot
+
+    def get(self, name: str) -> Slot:
+        with self._lock:
+            slot = self._slots.get(name)
+        if slot is None:
+            raise PgError("42704", f'replication slot "{name}" does not exist')
+        return slot
+
+    def find(self, name: str) -> Slot | None:
+        with self._lock:
+            return self._slots.get(name)
+
+    def all(self) -> list[Slot]:
+        with self._lock:
+            return list(self._slots.values())
+
+    def active_pid(self, name: str) -> int | None:
+        with self._lock:
+            return self._active.get(name)
+
+    def acquire(self, name: str, pid: int) -> Slot:
+        """One slot, one consumer: a second gets 55006, as in PostgreSQL."""
+        with self._lock:
+            slot = self._slots.get(name)
+            if slot is None:
+                raise PgError("42704", f'replication slot "{name}" does not exist')
+            holder = self._active.get(name)
+            if holder is not None and holder != pid:
+                raise PgError("55006", f'replication slot "{name}" is active for PID {holder}')
+            self._active[name] = pid
+            return slot
+
+    def release(self, name: str, pid: int) -> None:
+        with self._lock:
+            if self._active.get(name) == pid:
+                del self._active[name]
+
+    def drop(self, name: str, pid: int) -> None:
+        with self._lock:
+            slot = self._slots.get(name)
+            if slot is None:
+                raise PgError("42704", f'replication slot "{name}" does not exist')
+            holder = self._active.get(name)
+            if holder is not None and holder != pid:
+                raise PgError("55006", f'replication slot "{name}" is active for PID {holder}')
+            del self._slots[name]
+            self._active.pop(name, None)
+            hold = self._holds.pop(name, None)
+        if hold is not None:
+            hold.release()
+        (self.dir / f"{name}.json").unlink(missing_ok=True)
+
+    def drop_temporary_of(self, pid: int) -> list[str]:
+        """Temporary slots end with the session that made them."""
+        with self._lock:
+            names = [n for n, s in self._slots.items() if s.temporary and self._active.get(n) == pid]
+        for n in names:
+            self.drop(n, pid)
+        return names
+
+    def advance(self, name: str, *, confirmed_flush: int | None = None, restart_lsn: int | None = None) -> Slot:
+        """Move the slot forward; a position that would move it backwards is ignored."""
+        with self._lock:
+            slot = self._slots.get(name)
+            if slot is None:
+                raise PgError("42704", f'replication slot "{name}" does not exist')
+            new = slot
+            if confirmed_flush is not None and confirmed_flush > slot.confirmed_flush:
+                new = replace(new, confirmed_flush=confirmed_flush)
+            if restart_lsn is not None and restart_lsn > slot.restart_lsn:
+                new = replace(new, restart_lsn=restart_lsn)
+            if new is slot:
+                return slot
+            self._slots[name] = new
+            hold = self._holds.get(name)
+        if hold is not None:
+            hold.update(lsn=new.restart_lsn)
+        self._save(new)
+        return new
+
+    def alter(self, name: str, *, two_phase: bool | None = None, failover: bool | None = None) -> Slot:
+        with self._lock:
+            slot = self._slots.get(name)
+            if slot is None:
+                raise PgError("42704", f'replication slot "{name}" does not exist')
+            if two_phase is not None:
+                slot = replace(slot, two_phase=two_phase)
+            if failover is not None:
+                slot = replace(slot, failover=failover)
+            self._slots[name] = slot
+        self._save(slot)
+        return slot
+
+
+__all__ = ["Path", "Slot", "SlotStore", "check_slot_name"]
