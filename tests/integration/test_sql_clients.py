@@ -51,3 +51,148 @@ def test_psql_tour_matches_postgresql(proxy: ProxyServer, pg15: PgCluster) -> No
     for i, (a, b) in enumerate(zip(ref_lines, got_lines, strict=False)):
         assert a == b, f"line {i + 1} differs:\npostgres: {a!r}\nproxy:    {b!r}\ncontext:\n" + "\n".join(ref_lines[max(0, i - 5) : i + 3])
     assert len(ref_lines) == len(got_lines)
+
+
+def _psycopg_tour(dsn: str) -> list[object]:
+    import datetime as dt
+    import decimal
+    import uuid
+
+    import psycopg
+    from psycopg.types.json import Jsonb
+
+    out: list[object] = []
+    utc = dt.timezone.utc
+    with psycopg.connect(dsn) as c:
+        c.execute(
+            "CREATE TABLE p3 (id int PRIMARY KEY, t text, n numeric(10,2), d date, ts timestamptz, "
+            "b bytea, f float8, arr int[], j jsonb, u uuid, flag bool, i8 bigint, tm time, iv interval)"
+        )
+        row = (1, "a'b", decimal.Decimal("1.50"), dt.date(2024, 1, 1), dt.datetime(2024, 1, 1, 12, 30, tzinfo=utc), b"\x00\x01", 1.5, [1, None, 3], Jsonb({"a": [1, 2]}), uuid.UUID(int=7), True, 2**40, dt.time(1, 2, 3), dt.timedelta(days=1, seconds=5))
+        c.execute("INSERT INTO p3 VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", row)
+        with c.cursor() as cur:
+            cur.executemany("INSERT INTO p3 (id, t, n) VALUES (%s, %s, %s)", [(i, f"t{i}", decimal.Decimal(i) / 4) for i in range(2, 6)])
+        out.append(c.execute("SELECT * FROM p3 ORDER BY id").fetchall())
+        with c.cursor(binary=True) as cur:
+            cur.execute("SELECT * FROM p3 ORDER BY id")
+            out.append(cur.fetchall())
+            out.append([(d.name, d.type_code) for d in cur.description or []])
+        out.append(c.execute("SELECT id FROM p3 WHERE t = %s OR n > %s ORDER BY id", ("a'b", 1)).fetchall())
+        out.append(c.execute("SELECT %s::int + 1, %s::text || 'x', %s::date", (41, "y", dt.date(2020, 2, 29))).fetchall())
+        # COPY out and back in
+        with c.cursor() as cur:
+            with cur.copy("COPY (SELECT id, t, n FROM p3 ORDER BY id) TO STDOUT") as cp:
+                data = b"".join(bytes(b) for b in cp)
+            out.append(data)
+            c.execute("CREATE TABLE p3copy (id int, t text, n numeric(10,2))")
+            with cur.copy("COPY p3copy FROM STDIN") as cp:
+                cp.write(data)
+            with cur.copy("COPY p3copy (id, t) FROM STDIN") as cp:
+                cp.write_row((100, "row\twith\ttabs"))
+                cp.write_row((101, None))
+        out.append(c.execute("SELECT * FROM p3copy ORDER BY id").fetchall())
+        with c.cursor(binary=True) as cur, cur.copy("COPY (SELECT id, t FROM p3copy ORDER BY id) TO STDOUT (FORMAT binary)") as cp:
+            out.append(b"".join(bytes(b) for b in cp))
+        c.commit()
+        # transactions
+        with c.transaction():
+            c.execute("INSERT INTO p3 (id) VALUES (50)")
+        try:
+            with c.transaction():
+                c.execute("INSERT INTO p3 (id) VALUES (51)")
+                raise psycopg.Rollback()
+        except psycopg.Rollback:
+            pass
+        with c.transaction():
+            with c.transaction():  # a savepoint
+                c.execute("INSERT INTO p3 (id) VALUES (52)")
+        try:
+            c.execute("INSERT INTO p3 (id) VALUES (50)")
+        except psycopg.errors.UniqueViolation as e:
+            out.append((e.sqlstate, e.diag.message_primary, e.diag.message_detail))
+        c.rollback()
+        out.append(c.execute("SELECT id FROM p3 WHERE id >= 50 ORDER BY id").fetchall())
+        c.commit()
+        # a server-side cursor
+        with c.cursor(name="sc") as cur:
+            cur.execute("SELECT id FROM p3 ORDER BY id")
+            out.append(cur.fetchmany(2))
+            out.append(cur.fetchall())
+        c.commit()
+        try:
+            c.execute("SELECT nope FROM p3")
+        except psycopg.errors.UndefinedColumn as e:
+            out.append(e.sqlstate)
+        c.rollback()
+        c.execute("DROP TABLE p3")
+        c.execute("DROP TABLE p3copy")
+        c.commit()
+    return out
+
+
+def test_psycopg3_tour_matches_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    ref = _psycopg_tour(pg15.dsn(fresh_pg_db(pg15)))
+    got = _psycopg_tour(proxy.dsn())
+    for i, (a, b) in enumerate(zip(ref, got, strict=True)):
+        assert a == b, f"step {i}:\npostgres: {a!r}\nproxy:    {b!r}"
+
+
+def _psycopg2_tour(dsn: str) -> list[object]:
+    import psycopg2
+    import psycopg2.extras
+
+    out: list[object] = []
+    conn = psycopg2.connect(dsn)
+    try:
+        cur = conn.cursor()
+        cur.execute("CREATE TABLE p2 (id serial4, v text)" if False else "CREATE TABLE p2 (id int PRIMARY KEY, v text, at timestamp)")
+        psycopg2.extras.execute_values(cur, "INSERT INTO p2 VALUES %s", [(i, f"v{i}", None) for i in range(5)])
+        cur.execute("SELECT * FROM p2 WHERE id > %(lo)s ORDER BY id", {"lo": 1})
+        out.append(cur.fetchall())
+        out.append([(d.name, d.type_code) for d in cur.description])
+        conn.commit()
+        cur.execute("UPDATE p2 SET v = %s WHERE id = %s", ("new", 3))
+        out.append(cur.rowcount)
+        conn.rollback()
+        cur.execute("SELECT v FROM p2 WHERE id = 3")
+        out.append(cur.fetchone())
+        named = conn.cursor("n2")
+        named.itersize = 2
+        named.execute("SELECT id FROM p2 ORDER BY id")
+        out.append(list(named))
+        named.close()
+        cur.execute("DROP TABLE p2")
+        conn.commit()
+    finally:
+        conn.close()
+    return out
+
+
+def test_psycopg2_tour_matches_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    ref = _psycopg2_tour(pg15.dsn(fresh_pg_db(pg15)))
+    got = _psycopg2_tour(proxy.dsn())
+    assert got == ref
+
+
+def test_exported_snapshot_is_shared_across_sessions(proxy: ProxyServer) -> None:
+    import psycopg
+
+    with psycopg.connect(proxy.dsn(), autocommit=True) as setup:
+        setup.execute("CREATE TABLE snap_t (id int)")
+        setup.execute("INSERT INTO snap_t VALUES (1), (2)")
+    a = psycopg.connect(proxy.dsn(), autocommit=True)
+    a.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+    name = a.execute("SELECT pg_export_snapshot()").fetchone()[0]  # type: ignore[index]
+    with psycopg.connect(proxy.dsn(), autocommit=True) as w:
+        w.execute("INSERT INTO snap_t VALUES (3)")
+    b = psycopg.connect(proxy.dsn(), autocommit=True)
+    b.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+    b.execute(f"SET TRANSACTION SNAPSHOT '{name}'")
+    assert b.execute("SELECT count(*) FROM snap_t").fetchone() == (2,)
+    c = psycopg.connect(proxy.dsn(), autocommit=True)
+    assert c.execute("SELECT count(*) FROM snap_t").fetchone() == (3,)
+    c.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+    with pytest.raises(psycopg.errors.InvalidParameterValue):
+        c.execute("SET TRANSACTION SNAPSHOT 'nonsense'")
+    for x in (a, b, c):
+        x.close()

@@ -10,6 +10,7 @@ column by column (:mod:`decoding.pgvalues`), never row by row in Python.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -112,6 +113,15 @@ class Engine:
         except Exception as e:
             raise duck_error(e) from None
 
+    def tables_of(self, tx: Transaction, rw: Rewritten) -> list[Table]:
+        out = []
+        for schema, name in rw.user_tables:
+            try:
+                out.append(tx.table(f"{schema}.{name}" if schema else name))
+            except PgError:
+                pass
+        return out
+
     # -- SELECT --------------------------------------------------------------------------
     def select(self, tx: Transaction, node: ast.SelectStmt, text: str, params: list[Any]) -> Rows:
         self._release()
@@ -124,14 +134,14 @@ class Engine:
             text = RawStream()(node)
         rw = self.rewritten(text, tx)
         rel = self.relation(rw.sql, params)
-        return Rows(result_columns(rel, rw), _batches(rel, self.ex))
+        return Rows(result_columns(rel, rw, self.tables_of(tx, rw)), _batches(rel, self.ex))
 
     def describe_select(self, tx: Transaction, node: ast.SelectStmt, param_types: list[int]) -> list[Column]:
         self._release()
         text = RawStream()(_typed_nulls(node, param_types))
         rw = self.rewritten(text, tx)
         rel = self.relation(f"SELECT * FROM ({rw.sql}) LIMIT 0", [])
-        return result_columns(rel, rw)
+        return result_columns(rel, rw, self.tables_of(tx, rw))
 
     # -- INSERT --------------------------------------------------------------------------
     def insert(self, tx: Transaction, node: ast.InsertStmt, params: list[Any]) -> Iterator[Outcome]:
@@ -248,7 +258,7 @@ class Engine:
         sel = ", ".join(RawStream()(x) for x in targets)
         rw = self.rewritten(f'SELECT {sel} FROM {TARGET} AS "{alias}"', tx, {(None, TARGET): f"SELECT * FROM {name}"})
         rel = self.relation(rw.sql, params)
-        return Rows(result_columns(rel, rw), iter(rel.to_arrow_table().to_batches(BATCH_ROWS)), fixed_tag=tag)
+        return Rows(result_columns(rel, rw, [t]), iter(rel.to_arrow_table().to_batches(BATCH_ROWS)), fixed_tag=tag)
 
     def describe_returning(self, tx: Transaction, node: Any, param_types: list[int]) -> list[Column]:
         self._release()
@@ -259,7 +269,7 @@ class Engine:
         alias = node.relation.alias.aliasname if node.relation.alias else node.relation.relname
         sel = ", ".join(RawStream()(x) for x in returning(node))
         rw = self.rewritten(f'SELECT {sel} FROM {TARGET} AS "{alias}" LIMIT 0', tx, {(None, TARGET): q.sql})
-        return result_columns(self.relation(rw.sql, []), rw)
+        return result_columns(self.relation(rw.sql, []), rw, [t])
 
     # -- COPY ----------------------------------------------------------------------------
     def copy(self, tx: Transaction, node: ast.CopyStmt, params: list[Any]) -> Outcome:
@@ -301,7 +311,7 @@ class Engine:
         if node.query is not None:
             rw = self.rewritten(RawStream()(node.query), tx)
             rel = self.relation(rw.sql, params)
-            columns = result_columns(rel, rw)
+            columns = result_columns(rel, rw, self.tables_of(tx, rw))
         else:
             t = tx.table(qualified(node.relation))
             cols = [c.sval for c in node.attlist] if node.attlist else [c.name for c in t.columns]
@@ -353,27 +363,37 @@ class Engine:
 # -- results -------------------------------------------------------------------------------
 
 
-def result_columns(rel: duckdb.DuckDBPyRelation, rw: Rewritten | None) -> list[Column]:
-    """Result columns: PostgreSQL's names and, where the rewriter knows it, PostgreSQL's
-    type (name, oid, regclass …); otherwise the type DuckDB's result has."""
+_STRINGY = frozenset({"text", "varchar", "bpchar", "json", "jsonb", "uuid", "numeric"})
+
+
+def result_columns(rel: duckdb.DuckDBPyRelation, rw: Rewritten | None, tables: list[Table] | None = None) -> list[Column]:
+    """Result columns: PostgreSQL's names and types. The rewriter knows catalog types
+    (name, oid, regclass …); a user table's column keeps its declared type (jsonb,
+    varchar(10), uuid) where DuckDB only says VARCHAR or JSON; else DuckDB's type maps."""
     from decoding.pgvalues import pg_type_for_duckdb
     from walsender_proxy.sql.pgcatalog import TYPES
 
+    declared: dict[str, ColumnType] = {}
+    for t in tables or ():
+        for c in t.columns:
+            declared.setdefault(c.name, c.type)
     cols = []
     known = rw.columns if rw is not None and rw.columns is not None and len(rw.columns) == len(rel.columns) else None
     for i, (name, t) in enumerate(zip(rel.columns, rel.types, strict=True)):
         ctype = pg_type_for_duckdb(str(t))
-        if known is None:
-            cols.append(Column(name, ctype))
-            continue
-        oc = known[i]
-        oid = oc.type_oid
+        oc = known[i] if known is not None else None
+        out_name = oc.name if oc is not None else name
+        oid = oc.type_oid if oc is not None else None
         if oid is None or oid == ctype.oid:
-            cols.append(Column(oc.name, ctype, pg_typmod=oc.typmod if oc.typmod != -1 else None))
+            decl = declared.get(out_name)
+            if decl is not None and decl.is_array == ctype.is_array and decl.base.name in _STRINGY and ctype.base.name in _STRINGY:
+                ctype = decl
+            typmod = oc.typmod if oc is not None and oc.typmod != -1 else None
+            cols.append(Column(out_name, ctype, pg_typmod=typmod))
             continue
         row = TYPES.rows.get(oid)
         typlen = row["typlen"] if row else -1
-        cols.append(Column(oc.name, ctype, pg_oid=oid, pg_typlen=typlen, pg_typmod=oc.typmod))
+        cols.append(Column(out_name, ctype, pg_oid=oid, pg_typlen=typlen, pg_typmod=oc.typmod if oc else -1))
     return cols
 
 
@@ -384,7 +404,14 @@ def duck_error(e: Exception) -> PgError:
 
     if isinstance(e, duckdb.InterruptException):
         return PgError("57014", "canceling statement due to user request")
+    if isinstance(e, duckdb.BinderException):
+        m = _DUCK_COLUMN.search(str(e))
+        if m:
+            return PgError("42703", f'column "{m.group(1)}" does not exist')
     return translate_error(e)
+
+
+_DUCK_COLUMN = re.compile(r'(?:Referenced column|Column) "([^"]+)" (?:not found|referenced)')
 
 
 def _batches(rel: duckdb.DuckDBPyRelation, ex: Executor) -> Iterator[pa.RecordBatch]:

@@ -241,6 +241,9 @@ class Executor:
     def describe_portal(self, name: str) -> list[Column] | None:
         p = self.portals.get(name)
         if p is None:
+            cur = self.cursors.get(name)  # DECLAREd cursors share the portal namespace
+            if cur is not None:
+                return cur.rows.columns
             raise PgError("34000", f'portal "{name}" does not exist')
         if p.pending_rows is not None:
             return p.pending_rows.columns

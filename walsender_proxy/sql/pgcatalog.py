@@ -1,0 +1,2404 @@
+"""PostgreSQL 15's pg_catalog, emulated over the lake catalog for DuckDB.
+
+Clients (psql, psycopg, subscribers' tablesync workers) learn about tables and publications by
+querying pg_catalog, so the proxy must answer those queries with PostgreSQL's column names,
+types and values. DuckDB's own ``pg_catalog`` is read-only and describes DuckDB, so the
+catalog lives here as Arrow tables registered on each session's DuckDB connection under
+``pgc_``-prefixed names, and :mod:`walsender_proxy.sql.rewrite` points client SQL at them.
+
+Three layers, by how often they change:
+
+- :class:`CatalogSnapshot` — everything derived from one lake :class:`~decoding.catalog.Catalog`
+  version plus the :class:`ServerInfo`. Immutable, built lazily table by table, cached per
+  catalog version, shared by all sessions.
+- Session tables (current user, search_path, settings) — derived from :class:`SessionInfo`;
+  rebuilt only when the session's settings change.
+- :class:`CatalogBinding` — per DuckDB connection: registers the Arrow tables and creates the
+  ``TEMP`` macros/views a statement needs (``Rewritten.needs``), once, and re-registers
+  tables when the catalog version or the session changes. A statement whose objects are all
+  registered costs a few dictionary lookups.
+
+OIDs are ``UINTEGER`` (PostgreSQL's ``oid`` is unsigned 32-bit); every oid-typed column uses
+it, so joins between catalogs never need casts and the server can map ``UINTEGER`` results to
+type ``oid`` when no column type hint is available. Objects PostgreSQL has but the lake does
+not model (primary-key indexes and constraints, replica-identity indexes, table row types,
+publication membership rows) get deterministic synthetic OIDs above 2^31 (see
+:func:`synthetic_oid`), so they never collide with the lake's allocator, which counts up from
+16384.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+import pyarrow as pa
+
+from decoding.catalog import Catalog, Table
+from decoding.errors import PgError
+from decoding.pgtypes import ColumnType
+from walsender_proxy.sql import pgcatalog_data as data
+from walsender_proxy.sql.pgcatalog_expr import deparse_row_filter
+
+PG_CATALOG_OID = 11
+PG_TOAST_OID = 99
+BOOTSTRAP_SUPERUSER_OID = 10
+FIRST_NORMAL_OID = 16384
+HEAP_AM_OID = 2
+BTREE_AM_OID = 403
+DEFAULT_COLLATION_OID = 100
+PG_CLASS_OID = 1259
+INFORMATION_SCHEMA_OID = next(o for o, n in data.SYSTEM_NAMESPACES if n == "information_schema")
+SYSTEM_NAMESPACE_OIDS = frozenset(o for o, _ in data.SYSTEM_NAMESPACES)
+
+#: Synthetic OIDs: table-derived objects at 2^31 + 8·relid + k, publication rows from 0xF0000000.
+_SYNTH_TABLE_BASE = 0x8000_0000
+_SYNTH_SEQ_BASE = 0xF000_0000
+_SYNTH_ROLE_BASE = 0xF800_0000
+ROWTYPE, PKEY_INDEX, PKEY_CONSTRAINT, IDENTITY_INDEX, ROWTYPE_ARRAY = range(5)
+
+#: Settings whose value depends on how the server runs rather than on PostgreSQL's boot value.
+DEFAULT_SERVER_SETTINGS: Mapping[str, str] = MappingProxyType(
+    {
+        "server_encoding": "UTF8",
+        "client_encoding": "UTF8",
+        "lc_collate": "C",
+        "lc_ctype": "C",
+        "lc_messages": "C",
+        "lc_monetary": "C",
+        "lc_numeric": "C",
+        "lc_time": "C",
+        "DateStyle": "ISO, MDY",
+        "TimeZone": "UTC",
+        "log_timezone": "UTC",
+        "wal_level": "logical",
+        "max_wal_senders": "10",
+        "max_replication_slots": "10",
+        "data_directory_mode": "0700",
+        "default_text_search_config": "pg_catalog.english",
+        "integer_datetimes": "on",
+        "standard_conforming_strings": "on",
+        "transaction_isolation": "read committed",
+    }
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# types
+
+
+def _build_type_oids() -> dict[str, int]:
+    cols = data.PG_TYPE_COLUMNS
+    i_oid, i_name = cols.index("oid"), cols.index("typname")
+    return {r[i_name]: r[i_oid] for r in data.PG_TYPE_ROWS}
+
+
+#: pg_type.typname → oid for every built-in type (arrays as ``_elem``).
+TYPE_OIDS: Mapping[str, int] = MappingProxyType(_build_type_oids())
+
+_SCALAR_ARROW: Mapping[str, pa.DataType] = MappingProxyType(
+    {
+        "bool": pa.bool_(),
+        "int2": pa.int16(),
+        "int4": pa.int32(),
+        "int8": pa.int64(),
+        "float4": pa.float32(),
+        "float8": pa.float64(),
+        "numeric": pa.float64(),
+        "oid": pa.uint32(),
+        "regclass": pa.uint32(),
+        "regtype": pa.uint32(),
+        "regnamespace": pa.uint32(),
+        "regrole": pa.uint32(),
+        "regprocedure": pa.uint32(),
+        "regoper": pa.uint32(),
+        "xid": pa.uint32(),
+        "cid": pa.uint32(),
+        "xid8": pa.uint64(),
+        "bytea": pa.binary(),
+        "timestamptz": pa.timestamp("us", tz="UTC"),
+        "timestamp": pa.timestamp("us"),
+        "date": pa.date32(),
+        "interval": pa.month_day_nano_interval(),
+        "int2vector": pa.list_(pa.int16()),
+        "oidvector": pa.list_(pa.uint32()),
+    }
+)
+
+
+def arrow_type(typname: str) -> pa.DataType:
+    """How a catalog column of PostgreSQL type ``typname`` is stored (text-like → string).
+
+    ``regproc`` columns hold the function *name*: the functions they point at are not all
+    in the emulated pg_proc, and the name is what every client prints.
+    """
+    if typname.startswith("_"):
+        return pa.list_(arrow_type(typname[1:]))
+    return _SCALAR_ARROW.get(typname, pa.string())
+
+
+@dataclass(frozen=True, slots=True)
+class RelDef:
+    """One emulated relation: where clients look for it and what columns it has."""
+
+    schema: str  # pg_catalog | information_schema
+    name: str
+    oid: int
+    relkind: str
+    columns: tuple[tuple[str, str], ...]  # (attname, typname)
+    #: Rows come from the server (slots, walsenders, backends…) via ``injected=``.
+    injectable: bool = False
+
+    @property
+    def registered(self) -> str:
+        prefix = "pgc_" if self.schema == "pg_catalog" else "pgc_is_"
+        return prefix + self.name
+
+    @property
+    def arrow_schema(self) -> pa.Schema:
+        return pa.schema([(n, arrow_type(t)) for n, t in self.columns])
+
+
+INJECTABLE = frozenset(
+    {
+        "pg_replication_slots",
+        "pg_stat_replication",
+        "pg_stat_activity",
+        "pg_stat_replication_slots",
+        "pg_prepared_xacts",
+        "pg_locks",
+        "pg_stat_wal_receiver",
+        "pg_stat_subscription",
+        "pg_replication_origin_status",
+    }
+)
+
+
+def _build_reldefs() -> dict[str, RelDef]:
+    out: dict[str, RelDef] = {}
+    for name, (oid, kind, cols) in data.CATALOG_COLUMNS.items():
+        out[name] = RelDef("pg_catalog", name, oid, kind, tuple(cols), name in INJECTABLE)
+    return out
+
+
+#: pg_catalog relation name → definition.
+PG_CATALOG: Mapping[str, RelDef] = MappingProxyType(_build_reldefs())
+#: information_schema view name → definition (domains reported as their base types).
+INFORMATION_SCHEMA: Mapping[str, RelDef] = MappingProxyType(
+    {
+        name: RelDef("information_schema", name, 0, "v", tuple(cols))
+        for name, cols in data.INFORMATION_SCHEMA_COLUMNS.items()
+    }
+)
+_BY_REGISTERED: Mapping[str, RelDef] = MappingProxyType(
+    {d.registered: d for d in (*PG_CATALOG.values(), *INFORMATION_SCHEMA.values())}
+)
+
+
+def relation(schema: str | None, name: str) -> RelDef | None:
+    """The emulated relation a (schema, name) reference means, if any.
+
+    Unqualified ``pg_*`` names resolve to pg_catalog because PostgreSQL searches pg_catalog
+    before the search_path (unless the path names it explicitly, which nobody does).
+    """
+    if schema is None or schema == "pg_catalog":
+        return PG_CATALOG.get(name)
+    if schema == "information_schema":
+        return INFORMATION_SCHEMA.get(name)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# type names
+
+
+class _TypeInfo:
+    """The built-in pg_type rows, indexed for format_type and regtype input/output."""
+
+    def __init__(self) -> None:
+        cols = data.PG_TYPE_COLUMNS
+        self.columns = cols
+        n = len(cols)
+        self.rows: dict[int, dict[str, Any]] = {}
+        self.name_null: dict[int, str] = {}
+        self.name_m1: dict[int, str] = {}
+        for r in data.PG_TYPE_ROWS:
+            row = dict(zip(cols, r[:n], strict=True))
+            self.rows[row["oid"]] = row
+            self.name_null[row["oid"]] = r[n]
+            self.name_m1[row["oid"]] = r[n + 1]
+
+
+TYPES = _TypeInfo()
+
+_INTERVAL_FIELDS = {
+    1 << 2: "year",
+    1 << 1: "month",
+    1 << 3: "day",
+    1 << 10: "hour",
+    1 << 11: "minute",
+    1 << 12: "second",
+    (1 << 2) | (1 << 1): "year to month",
+    (1 << 3) | (1 << 10): "day to hour",
+    (1 << 3) | (1 << 10) | (1 << 11): "day to minute",
+    (1 << 3) | (1 << 10) | (1 << 11) | (1 << 12): "day to second",
+    (1 << 10) | (1 << 11): "hour to minute",
+    (1 << 10) | (1 << 11) | (1 << 12): "hour to second",
+    (1 << 11) | (1 << 12): "minute to second",
+}
+
+
+def format_type(type_oid: int | None, typmod: int | None) -> str | None:
+    """PostgreSQL's ``format_type(oid, typmod)`` for the built-in types."""
+    if type_oid is None:
+        return None
+    row = TYPES.rows.get(type_oid)
+    if row is None:
+        return "???"
+    if typmod is None:
+        return TYPES.name_null[type_oid]
+    if typmod < 0:
+        return TYPES.name_m1[type_oid]
+    suffix = ""
+    if row["typelem"] and row["typlen"] == -1 and row["typsubscript"] == "array_subscript_handler":
+        suffix = "[]"
+        row = TYPES.rows.get(row["typelem"], row)
+    name = row["typname"]
+    if name in ("bpchar", "varchar"):
+        pretty = "character" if name == "bpchar" else "character varying"
+        text = f"{pretty}({typmod - 4})"
+    elif name == "numeric":
+        m = typmod - 4
+        text = f"numeric({(m >> 16) & 0xFFFF},{m & 0xFFFF})"
+    elif name in ("time", "timetz", "timestamp", "timestamptz"):
+        head = (
+            "time" if name.startswith("time") and not name.startswith("timestamp") else "timestamp"
+        )
+        tail = "with time zone" if name.endswith("tz") else "without time zone"
+        text = f"{head}({typmod}) {tail}"
+    elif name == "interval":
+        prec, rng = typmod & 0xFFFF, (typmod >> 16) & 0x7FFF
+        text = "interval"
+        if rng != 0x7FFF and rng in _INTERVAL_FIELDS:
+            text += " " + _INTERVAL_FIELDS[rng]
+        if prec != 0xFFFF:
+            text += f"({prec})"
+    elif name in ("bit", "varbit"):
+        text = f"{'bit' if name == 'bit' else 'bit varying'}({typmod})"
+    else:
+        text = f"{TYPES.name_m1[row['oid']]}({typmod})"
+    return text + suffix
+
+
+_KEYWORDS = frozenset(data.QUOTED_KEYWORDS)
+_PLAIN_IDENT = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+def quote_ident(name: str) -> str:
+    """PostgreSQL's quote_ident: quote unless lower-case, plain and not a reserved word."""
+    if _PLAIN_IDENT.fullmatch(name) and name not in _KEYWORDS:
+        return name
+    return '"' + name.replace('"', '""') + '"'
+
+
+# ---------------------------------------------------------------------------------------------
+# server and session
+
+
+@dataclass(frozen=True, slots=True)
+class Role:
+    name: str
+    superuser: bool = False
+    replication: bool = False
+    login: bool = True
+    createdb: bool = False
+    createrole: bool = False
+    bypassrls: bool = False
+    inherit: bool = True
+    connlimit: int = -1
+    #: None: assigned (10 for the first role, then from 0xF8000000, clear of lake OIDs).
+    oid: int | None = None
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """What the proxy claims to be: version, database, roles, configuration."""
+
+    server_version: str = "15.18"
+    database: str = "postgres"
+    roles: tuple[Role, ...] = (
+        Role(
+            "postgres",
+            superuser=True,
+            replication=True,
+            createdb=True,
+            createrole=True,
+            bypassrls=True,
+        ),
+    )
+    #: Setting overrides by PostgreSQL name (``max_wal_senders``, ``TimeZone``, …).
+    settings: Mapping[str, str] = field(default_factory=dict)
+    encoding: str = "UTF8"
+    lc_collate: str = "C"
+    lc_ctype: str = "C"
+    #: Also list template0/template1 in pg_database, as every PostgreSQL does (psql \l).
+    template_databases: bool = True
+    version_string: str | None = None
+
+    @property
+    def server_version_num(self) -> int:
+        parts = [int(p) for p in re.findall(r"\d+", self.server_version)[:2]] + [0]
+        return parts[0] * 10000 + parts[1]
+
+    @property
+    def version(self) -> str:
+        return self.version_string or (
+            f"PostgreSQL {self.server_version} on x86_64-pc-linux-gnu, "
+            "compiled by gcc (Debian 12.2.0-14) 12.2.0, 64-bit"
+        )
+
+    def role_oids(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        nxt = _SYNTH_ROLE_BASE
+        for i, r in enumerate(self.roles):
+            if r.oid is not None:
+                out[r.name] = r.oid
+            elif i == 0:
+                out[r.name] = BOOTSTRAP_SUPERUSER_OID
+            else:
+                while nxt in out.values():
+                    nxt += 1
+                out[r.name] = nxt
+                nxt += 1
+        return out
+
+    def role(self, name: str) -> Role | None:
+        return next((r for r in self.roles if r.name == name), None)
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """One client session's view: who it is and its SET/set_config values."""
+
+    user: str = "postgres"
+    database: str = "postgres"
+    application_name: str = ""
+    backend_pid: int = 0
+    #: Session overrides by setting name (case-insensitive), e.g. ``{"search_path": ""}``.
+    settings: Mapping[str, str] = field(default_factory=dict)
+    client_addr: str | None = None
+    session_user: str | None = None
+
+    def setting(self, name: str) -> str | None:
+        low = name.lower()
+        for k, v in self.settings.items():
+            if k.lower() == low:
+                return v
+        return None
+
+    @property
+    def search_path(self) -> str:
+        v = self.setting("search_path")
+        return '"$user", public' if v is None else v
+
+    def schemas_on_path(self, existing: Iterable[str]) -> list[str]:
+        """search_path as schema names, ``$user`` resolved, missing schemas dropped."""
+        have = set(existing)
+        out: list[str] = []
+        for part in split_search_path(self.search_path):
+            name = self.user if part == "$user" else part
+            if name in have and name not in out:
+                out.append(name)
+        return out
+
+    def key(self) -> tuple[Any, ...]:
+        return (
+            self.user,
+            self.session_user,
+            self.database,
+            self.application_name,
+            self.backend_pid,
+            self.client_addr,
+            tuple(sorted((k.lower(), v) for k, v in self.settings.items())),
+        )
+
+
+def split_search_path(text: str) -> list[str]:
+    """Split a search_path value the way PostgreSQL's SplitIdentifierString does."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        while i < n and text[i] in " \t\n,":
+            i += 1
+        if i >= n:
+            break
+        if text[i] == '"':
+            j = i + 1
+            buf = []
+            while j < n:
+                if text[j] == '"':
+                    if j + 1 < n and text[j + 1] == '"':
+                        buf.append('"')
+                        j += 2
+                        continue
+                    break
+                buf.append(text[j])
+                j += 1
+            out.append("".join(buf))
+            i = j + 1
+        else:
+            j = i
+            while j < n and text[j] != ",":
+                j += 1
+            out.append(text[i:j].strip().lower())
+            i = j
+    return [p for p in out if p]
+
+
+# ---------------------------------------------------------------------------------------------
+# settings
+
+_MEM_UNITS = (("TB", 1024.0**4), ("GB", 1024.0**3), ("MB", 1024.0**2), ("kB", 1024.0), ("B", 1.0))
+_MEM_BASE = {"B": 1.0, "kB": 1024.0, "8kB": 8192.0, "MB": 1024.0**2, "16MB": 16 * 1024.0**2}
+_TIME_UNITS = (
+    ("d", 86_400_000.0),
+    ("h", 3_600_000.0),
+    ("min", 60_000.0),
+    ("s", 1000.0),
+    ("ms", 1.0),
+    ("us", 0.001),
+)
+_TIME_BASE = {"ms": 1.0, "s": 1000.0, "min": 60_000.0}
+
+
+#: Settings with a show hook that prints the raw number.
+_RAW_SHOW = frozenset(
+    {"tcp_keepalives_idle", "tcp_keepalives_interval", "tcp_keepalives_count", "tcp_user_timeout"}
+)
+
+
+def show_value(setting: str, unit: str | None, vartype: str) -> str:
+    """``SHOW``/``current_setting`` text for a pg_settings value, as guc.c's _ShowOption.
+
+    Positive values get the largest unit that divides them evenly (units at or below the
+    base unit always qualify), so shared_buffers 16384 (8kB) shows as ``128MB``.
+    """
+    if not unit or vartype not in ("integer", "real"):
+        return setting
+    try:
+        num = float(setting)
+    except ValueError:
+        return setting
+    if num <= 0:
+        return setting
+    if unit in _MEM_BASE:
+        base, table = _MEM_BASE[unit], _MEM_UNITS
+    elif unit in _TIME_BASE:
+        base, table = _TIME_BASE[unit], _TIME_UNITS
+    else:
+        return setting
+    if vartype == "integer":
+        for name, size in table:
+            mult = size / base
+            if mult <= 1.0 or num % mult == 0:
+                return f"{round(num / mult)}{name}"
+        return setting
+    chosen = setting
+    for name, size in table:
+        value = num / (size / base)
+        chosen = f"{value:g}{name}"
+        if abs(round(value) - value) <= abs(value) * 1e-6:
+            break
+    return chosen
+
+
+@dataclass(frozen=True, slots=True)
+class _Setting:
+    name: str
+    unit: str | None
+    category: str
+    short_desc: str
+    extra_desc: str | None
+    context: str
+    vartype: str
+    min_val: str | None
+    max_val: str | None
+    enumvals: list[str] | None
+    boot_val: str | None
+
+
+_SETTINGS: Mapping[str, _Setting] = MappingProxyType(
+    {r[0].lower(): _Setting(*r) for r in data.SETTINGS}
+)
+
+
+def server_settings(server: ServerInfo) -> dict[str, tuple[str, str]]:
+    """Lower-cased name → (value, source) after the server's own overrides."""
+    out: dict[str, tuple[str, str]] = {
+        k: (s.boot_val or "", "default") for k, s in _SETTINGS.items()
+    }
+    fixed = {
+        "server_version": server.server_version,
+        "server_version_num": str(server.server_version_num),
+        "server_encoding": server.encoding,
+        "lc_collate": server.lc_collate,
+        "lc_ctype": server.lc_ctype,
+    }
+    for src, values in (
+        ("override", DEFAULT_SERVER_SETTINGS),
+        ("override", fixed),
+        ("configuration file", server.settings),
+    ):
+        for k, v in values.items():
+            out[k.lower()] = (str(v), src)
+    return out
+
+
+def _session_settings(
+    server: ServerInfo, base: Mapping[str, tuple[str, str]], session: SessionInfo
+) -> dict[str, tuple[str, str]]:
+    out = dict(base)
+    role = server.role(session.user)
+    out["is_superuser"] = ("on" if role is not None and role.superuser else "off", "override")
+    out["session_authorization"] = (session.session_user or session.user, "override")
+    out["application_name"] = (session.application_name, "client")
+    for k, v in session.settings.items():
+        out[k.lower()] = (str(v), "session")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# the snapshot
+
+
+def synthetic_oid(table_oid: int, kind: int) -> int:
+    """OID of an object the lake does not model, derived from its table's OID."""
+    return _SYNTH_TABLE_BASE + 8 * table_oid + kind
+
+
+def index_name(t: Table, cols: Sequence[str], primary: bool) -> str:
+    """PostgreSQL's default index name (ChooseRelationName), truncated to 63 bytes."""
+    tail = "pkey" if primary else "idx"
+    stem = t.name if primary else "_".join([t.name, *cols])
+    name = f"{stem}_{tail}"
+    while len(name.encode()) > 63:
+        stem = stem[:-1]
+        name = f"{stem}_{tail}"
+    return name
+
+
+@dataclass(frozen=True, slots=True)
+class _Index:
+    oid: int
+    name: str
+    table: Table
+    columns: tuple[str, ...]
+    primary: bool
+    replident: bool
+
+
+def _table_indexes(t: Table) -> list[_Index]:
+    out: list[_Index] = []
+    ident = t.identity_index if t.replica_identity == "i" else ()
+    if t.primary_key:
+        out.append(
+            _Index(
+                synthetic_oid(t.oid, PKEY_INDEX),
+                index_name(t, t.primary_key, True),
+                t,
+                t.primary_key,
+                True,
+                bool(ident) and tuple(ident) == tuple(t.primary_key),
+            )
+        )
+    if ident and tuple(ident) != tuple(t.primary_key):
+        out.append(
+            _Index(
+                synthetic_oid(t.oid, IDENTITY_INDEX),
+                index_name(t, ident, False),
+                t,
+                ident,
+                False,
+                True,
+            )
+        )
+    return out
+
+
+_BTREE_OPCLASS = {intype: oid for oid, _n, intype, _f in data.BTREE_OPCLASSES}
+
+
+def _collation_of(type_oid: int) -> int:
+    row = TYPES.rows.get(type_oid)
+    return int(row["typcollation"]) if row else 0
+
+
+class CatalogSnapshot:
+    """The emulated catalog for one lake catalog version: Arrow tables built on first use."""
+
+    def __init__(self, catalog: Catalog, server: ServerInfo) -> None:
+        self.catalog = catalog
+        self.server = server
+        self._tables: dict[str, pa.Table] = {}
+        self._lock = threading.Lock()
+        self.role_oids = server.role_oids()
+        self.owner_oid = next(iter(self.role_oids.values()), BOOTSTRAP_SUPERUSER_OID)
+        self.base_settings = server_settings(server)
+        self.user_tables = sorted(catalog.tables.values(), key=lambda t: t.oid)
+        self.indexes = [ix for t in self.user_tables for ix in _table_indexes(t)]
+        self.namespaces: list[tuple[int, str]] = [
+            *data.SYSTEM_NAMESPACES,
+            *sorted((oid, name) for name, oid in catalog.schemas.items()),
+        ]
+        self.ns_oid = {name: oid for oid, name in self.namespaces}
+
+    _cache: ClassVar[list[CatalogSnapshot]] = []
+    _cache_lock: ClassVar[threading.Lock] = threading.Lock()
+    CACHE_SIZE: ClassVar[int] = 8
+
+    @classmethod
+    def build(cls, catalog: Catalog, server: ServerInfo) -> CatalogSnapshot:
+        """The snapshot for this catalog version (cached: a repeat call is a short scan).
+
+        Catalog versions are immutable objects, so identity is the version key; the server
+        description is compared by value, so a server may rebuild its ServerInfo freely.
+        """
+        with cls._cache_lock:
+            for i, snap in enumerate(cls._cache):
+                if snap.catalog is catalog and (snap.server is server or snap.server == server):
+                    cls._cache.append(cls._cache.pop(i))
+                    return snap
+            snap = cls(catalog, server)
+            cls._cache.append(snap)
+            del cls._cache[: -cls.CACHE_SIZE]
+            return snap
+
+    # -- access ---------------------------------------------------------------------------
+    def table(self, registered: str) -> pa.Table:
+        """The Arrow table registered as ``registered`` (``pgc_pg_class``, ``pgc_gpt``, …)."""
+        t = self._tables.get(registered)
+        if t is not None:
+            return t
+        with self._lock:
+            t = self._tables.get(registered)
+            if t is None:
+                t = self._make(registered)
+                self._tables[registered] = t
+            return t
+
+    def _make(self, registered: str) -> pa.Table:
+        helper = _HELPER_TABLES.get(registered)
+        if helper is not None:
+            schema, fn = helper
+            return pa.Table.from_pylist(fn(self), schema=schema)
+        d = _BY_REGISTERED[registered]
+        builder = _ROW_BUILDERS.get(registered)
+        rows = builder(self) if builder is not None else []
+        return pa.Table.from_pylist(rows, schema=d.arrow_schema)
+
+    # -- helpers used by the builders -------------------------------------------------------
+    def quals(self) -> dict[tuple[int, int], str | None]:
+        out: dict[tuple[int, int], str | None] = {}
+        for p in self.catalog.publications.values():
+            for pt in p.tables:
+                t = self.catalog.tables.get(pt.table_oid)
+                if t is None or pt.row_filter is None:
+                    out[(p.oid, pt.table_oid)] = None
+                    continue
+                cols = {c.name: c.type for c in t.columns}
+                out[(p.oid, pt.table_oid)] = deparse_row_filter(pt.row_filter, cols, quote_ident)
+        return out
+
+    def publication_tables(self) -> list[tuple[str, Table, list[int] | None, str | None]]:
+        """What PostgreSQL 15's ``pg_get_publication_tables(pubname)`` returns, per pub.
+
+        ``attrs`` is NULL unless the publication has a column list for the table (15.x
+        since 15.4; the pg_publication_tables view then lists every live column).
+        """
+        quals = self.quals()
+        out: list[tuple[str, Table, list[int] | None, str | None]] = []
+        for p in sorted(self.catalog.publications.values(), key=lambda p: p.oid):
+            seen: set[int] = set()
+            chosen: list[Table] = []
+            if p.all_tables:
+                chosen = list(self.user_tables)
+            else:
+                for pt in p.tables:
+                    t = self.catalog.tables.get(pt.table_oid)
+                    if t is not None and t.oid not in seen:
+                        seen.add(t.oid)
+                        chosen.append(t)
+                for t in self.user_tables:
+                    if t.schema in p.schemas and t.oid not in seen:
+                        seen.add(t.oid)
+                        chosen.append(t)
+            for t in chosen:
+                entry = p.entry(t.oid)
+                attrs = None
+                if entry is not None and entry.columns is not None:
+                    attrs = sorted(c.attnum for c in t.columns if c.name in entry.columns)
+                out.append((p.name, t, attrs, quals.get((p.oid, t.oid))))
+        return out
+
+    def relnatts(self, t: Table) -> int:
+        return max([t.next_attnum - 1, *(c.attnum for c in t.columns)], default=0)
+
+
+# -- row builders ------------------------------------------------------------------------------
+
+RowsFn = Callable[[CatalogSnapshot], list[dict[str, Any]]]
+_ROW_BUILDERS: dict[str, RowsFn] = {}
+
+
+def _rows(name: str) -> Callable[[RowsFn], RowsFn]:
+    def deco(fn: RowsFn) -> RowsFn:
+        _ROW_BUILDERS[name] = fn
+        return fn
+
+    return deco
+
+
+PG_DATABASE_OWNER_OID = 6171
+
+
+@_rows("pgc_pg_namespace")
+def _pg_namespace(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    owner = quote_ident(next(iter(s.role_oids), "postgres"))
+    acls = {
+        "pg_catalog": [f"{owner}=UC/{owner}", f"=U/{owner}"],
+        "information_schema": [f"{owner}=UC/{owner}", f"=U/{owner}"],
+        "public": ["pg_database_owner=UC/pg_database_owner", "=U/pg_database_owner"],
+    }
+    out = []
+    for oid, name in s.namespaces:
+        # public belongs to pg_database_owner since PostgreSQL 15
+        nspowner = PG_DATABASE_OWNER_OID if name == "public" else s.owner_oid
+        out.append({"oid": oid, "nspname": name, "nspowner": nspowner, "nspacl": acls.get(name)})
+    return out
+
+
+def _class_row(**kw: Any) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "reltype": 0,
+        "reloftype": 0,
+        "relowner": BOOTSTRAP_SUPERUSER_OID,
+        "relam": 0,
+        "reltablespace": 0,
+        "relpages": 0,
+        "reltuples": -1.0,
+        "relallvisible": 0,
+        "reltoastrelid": 0,
+        "relhasindex": False,
+        "relisshared": False,
+        "relpersistence": "p",
+        "relchecks": 0,
+        "relhasrules": False,
+        "relhastriggers": False,
+        "relhassubclass": False,
+        "relrowsecurity": False,
+        "relforcerowsecurity": False,
+        "relispopulated": True,
+        "relreplident": "n",
+        "relispartition": False,
+        "relrewrite": 0,
+        "relfrozenxid": 0,
+        "relminmxid": 0,
+    }
+    row.update(kw)
+    row.setdefault("relfilenode", row["oid"])
+    return row
+
+
+_SHARED_CATALOGS = frozenset(
+    {
+        "pg_authid",
+        "pg_auth_members",
+        "pg_database",
+        "pg_tablespace",
+        "pg_shdescription",
+        "pg_shdepend",
+        "pg_subscription",
+        "pg_replication_origin",
+    }
+)
+
+
+@_rows("pgc_pg_class")
+def _pg_class(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    out = []
+    for d in PG_CATALOG.values():
+        is_table = d.relkind == "r"
+        out.append(
+            _class_row(
+                oid=d.oid,
+                relname=d.name,
+                relnamespace=PG_CATALOG_OID,
+                relowner=s.owner_oid,
+                relam=HEAP_AM_OID if is_table else 0,
+                relfilenode=0 if d.name in _SHARED_CATALOGS or not is_table else d.oid,
+                reltablespace=1664 if d.name in _SHARED_CATALOGS else 0,
+                relhasindex=is_table,
+                relisshared=d.name in _SHARED_CATALOGS,
+                relkind=d.relkind,
+                relnatts=len(d.columns),
+                relfrozenxid=0,
+                relminmxid=1 if is_table else 0,
+                reltuples=-1.0 if is_table else 0.0,
+            )
+        )
+    has_index = {ix.table.oid for ix in s.indexes}
+    for t in s.user_tables:
+        out.append(
+            _class_row(
+                oid=t.oid,
+                relname=t.name,
+                relnamespace=s.ns_oid[t.schema],
+                reltype=synthetic_oid(t.oid, ROWTYPE),
+                relowner=s.owner_oid,
+                relam=HEAP_AM_OID,
+                relhasindex=t.oid in has_index,
+                relkind="r",
+                relnatts=s.relnatts(t),
+                relreplident=t.replica_identity,
+                relminmxid=1,
+            )
+        )
+    for ix in s.indexes:
+        out.append(
+            _class_row(
+                oid=ix.oid,
+                relname=ix.name,
+                relnamespace=s.ns_oid[ix.table.schema],
+                relowner=s.owner_oid,
+                relam=BTREE_AM_OID,
+                relpages=1,
+                reltuples=0.0,
+                relkind="i",
+                relnatts=len(ix.columns),
+            )
+        )
+    return out
+
+
+_SYSTEM_COLUMNS = (
+    ("tableoid", -6, 26),
+    ("cmax", -5, 29),
+    ("xmax", -4, 28),
+    ("cmin", -3, 29),
+    ("xmin", -2, 28),
+    ("ctid", -1, 27),
+)
+
+
+def _attr_row(
+    relid: int, name: str, num: int, type_oid: int, typmod: int, **kw: Any
+) -> dict[str, Any]:
+    trow = TYPES.rows.get(type_oid, {})
+    row: dict[str, Any] = {
+        "attrelid": relid,
+        "attname": name,
+        "atttypid": type_oid,
+        "attstattarget": -1,
+        "attlen": trow.get("typlen", -1),
+        "attnum": num,
+        "attndims": 0,
+        "attcacheoff": -1,
+        "atttypmod": typmod,
+        "attbyval": trow.get("typbyval", False),
+        "attalign": trow.get("typalign", "i"),
+        "attstorage": trow.get("typstorage", "p"),
+        "attcompression": "",
+        "attnotnull": False,
+        "atthasdef": False,
+        "atthasmissing": False,
+        "attidentity": "",
+        "attgenerated": "",
+        "attisdropped": False,
+        "attislocal": True,
+        "attinhcount": 0,
+        "attcollation": _collation_of(type_oid),
+    }
+    row.update(kw)
+    return row
+
+
+def _typname_oid(typname: str) -> int:
+    return TYPE_OIDS.get(typname, 25)
+
+
+@_rows("pgc_pg_attribute")
+def _pg_attribute(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    out = []
+    for d in PG_CATALOG.values():
+        notnull = set(data.CATALOG_NOT_NULL.get(d.name, ()))
+        for i, (name, typ) in enumerate(d.columns, start=1):
+            toid = _typname_oid(typ)
+            out.append(_attr_row(d.oid, name, i, toid, -1, attnotnull=name in notnull))
+    for t in s.user_tables:
+        for name, num, toid in _SYSTEM_COLUMNS:
+            out.append(
+                _attr_row(
+                    t.oid, name, num, toid, -1, attstattarget=0, attnotnull=True, attcollation=0
+                )
+            )
+        by_num = {c.attnum: c for c in t.columns}
+        for num in range(1, s.relnatts(t) + 1):
+            c = by_num.get(num)
+            if c is None:
+                out.append(
+                    _attr_row(
+                        t.oid,
+                        f"........pg.dropped.{num}........",
+                        num,
+                        0,
+                        -1,
+                        attisdropped=True,
+                        attstattarget=0,
+                        attlen=-1,
+                        attcollation=0,
+                    )
+                )
+                continue
+            out.append(
+                _attr_row(
+                    t.oid,
+                    c.name,
+                    num,
+                    c.type.oid,
+                    c.type.typmod,
+                    attndims=1 if c.type.is_array else 0,
+                    attnotnull=c.not_null,
+                )
+            )
+    for ix in s.indexes:
+        cols = {c.name: c for c in ix.table.columns}
+        for i, name in enumerate(ix.columns, start=1):
+            c = cols.get(name)
+            toid = c.type.oid if c else 25
+            out.append(_attr_row(ix.oid, name, i, toid, c.type.typmod if c else -1))
+    return out
+
+
+def _row_type(t: Table, s: CatalogSnapshot) -> dict[str, Any]:
+    return {
+        "oid": synthetic_oid(t.oid, ROWTYPE),
+        "typname": t.name,
+        "typnamespace": s.ns_oid[t.schema],
+        "typowner": s.owner_oid,
+        "typlen": -1,
+        "typbyval": False,
+        "typtype": "c",
+        "typcategory": "C",
+        "typispreferred": False,
+        "typisdefined": True,
+        "typdelim": ",",
+        "typrelid": t.oid,
+        "typsubscript": "-",
+        "typelem": 0,
+        "typarray": synthetic_oid(t.oid, ROWTYPE_ARRAY),
+        "typinput": "record_in",
+        "typoutput": "record_out",
+        "typreceive": "record_recv",
+        "typsend": "record_send",
+        "typmodin": "-",
+        "typmodout": "-",
+        "typanalyze": "-",
+        "typalign": "d",
+        "typstorage": "x",
+        "typnotnull": False,
+        "typbasetype": 0,
+        "typtypmod": -1,
+        "typndims": 0,
+        "typcollation": 0,
+    }
+
+
+@_rows("pgc_pg_type")
+def _pg_type(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    out = [dict(r) for r in TYPES.rows.values()]
+    for t in s.user_tables:
+        row = _row_type(t, s)
+        out.append(row)
+        out.append(
+            dict(
+                row,
+                oid=synthetic_oid(t.oid, ROWTYPE_ARRAY),
+                typname="_" + t.name,
+                typcategory="A",
+                typrelid=0,
+                typsubscript="array_subscript_handler",
+                typelem=row["oid"],
+                typarray=0,
+                typinput="array_in",
+                typoutput="array_out",
+                typreceive="array_recv",
+                typsend="array_send",
+                typanalyze="array_typanalyze",
+                typtype="b",
+            )
+        )
+    return out
+
+
+@_rows("pgc_pg_index")
+def _pg_index(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    out = []
+    for ix in s.indexes:
+        cols = {c.name: c for c in ix.table.columns}
+        keys = [cols[n] for n in ix.columns if n in cols]
+        out.append(
+            {
+                "indexrelid": ix.oid,
+                "indrelid": ix.table.oid,
+                "indnatts": len(keys),
+                "indnkeyatts": len(keys),
+                "indisunique": True,
+                "indnullsnotdistinct": False,
+                "indisprimary": ix.primary,
+                "indisexclusion": False,
+                "indimmediate": True,
+                "indisclustered": False,
+                "indisvalid": True,
+                "indcheckxmin": False,
+                "indisready": True,
+                "indislive": True,
+                "indisreplident": ix.replident,
+                "indkey": [c.attnum for c in keys],
+                "indcollation": [_collation_of(c.type.oid) for c in keys],
+                "indclass": [_BTREE_OPCLASS.get(c.type.oid, 0) for c in keys],
+                "indoption": [0 for _ in keys],
+            }
+        )
+    return out
+
+
+@_rows("pgc_pg_constraint")
+def _pg_constraint(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    out = []
+    for ix in s.indexes:
+        if not ix.primary:
+            continue
+        cols = {c.name: c.attnum for c in ix.table.columns}
+        out.append(
+            {
+                "oid": synthetic_oid(ix.table.oid, PKEY_CONSTRAINT),
+                "conname": ix.name,
+                "connamespace": s.ns_oid[ix.table.schema],
+                "contype": "p",
+                "condeferrable": False,
+                "condeferred": False,
+                "convalidated": True,
+                "conrelid": ix.table.oid,
+                "contypid": 0,
+                "conindid": ix.oid,
+                "conparentid": 0,
+                "confrelid": 0,
+                "confupdtype": " ",
+                "confdeltype": " ",
+                "confmatchtype": " ",
+                "conislocal": True,
+                "coninhcount": 0,
+                "connoinherit": True,
+                "conkey": [cols[n] for n in ix.columns if n in cols],
+            }
+        )
+    return out
+
+
+@_rows("pgc_pg_publication")
+def _pg_publication(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    return [
+        {
+            "oid": p.oid,
+            "pubname": p.name,
+            "pubowner": s.role_oids.get(p.owner, s.owner_oid),
+            "puballtables": p.all_tables,
+            "pubinsert": p.insert,
+            "pubupdate": p.update,
+            "pubdelete": p.delete,
+            "pubtruncate": p.truncate,
+            "pubviaroot": p.via_root,
+        }
+        for p in sorted(s.catalog.publications.values(), key=lambda p: p.oid)
+    ]
+
+
+def _pub_members(s: CatalogSnapshot) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    rels: list[dict[str, Any]] = []
+    nsps: list[dict[str, Any]] = []
+    seq = _SYNTH_SEQ_BASE
+    quals = s.quals()
+    for p in sorted(s.catalog.publications.values(), key=lambda p: p.oid):
+        for pt in p.tables:
+            t = s.catalog.tables.get(pt.table_oid)
+            if t is None:
+                continue
+            attrs = None
+            if pt.columns is not None:
+                attrs = sorted(c.attnum for c in t.columns if c.name in pt.columns)
+            rels.append(
+                {
+                    "oid": seq,
+                    "prpubid": p.oid,
+                    "prrelid": t.oid,
+                    "prqual": quals.get((p.oid, t.oid)),
+                    "prattrs": attrs,
+                }
+            )
+            seq += 1
+        for name in p.schemas:
+            if name in s.ns_oid:
+                nsps.append({"oid": seq, "pnpubid": p.oid, "pnnspid": s.ns_oid[name]})
+                seq += 1
+    return rels, nsps
+
+
+@_rows("pgc_pg_publication_rel")
+def _pg_publication_rel(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    return _pub_members(s)[0]
+
+
+@_rows("pgc_pg_publication_namespace")
+def _pg_publication_namespace(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    return _pub_members(s)[1]
+
+
+@_rows("pgc_pg_publication_tables")
+def _pg_publication_tables(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    out = []
+    for pubname, t, attrs, qual in s.publication_tables():
+        names = {c.attnum: c.name for c in t.columns}
+        out.append(
+            {
+                "pubname": pubname,
+                "schemaname": t.schema,
+                "tablename": t.name,
+                "attnames": [names[a] for a in (attrs or sorted(names))],
+                "rowfilter": qual,
+            }
+        )
+    return out
+
+
+def _authid_rows(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    out = []
+    for r in s.server.roles:
+        out.append(
+            {
+                "oid": s.role_oids[r.name],
+                "rolname": r.name,
+                "rolsuper": r.superuser,
+                "rolinherit": r.inherit,
+                "rolcreaterole": r.createrole,
+                "rolcreatedb": r.createdb,
+                "rolcanlogin": r.login,
+                "rolreplication": r.replication,
+                "rolbypassrls": r.bypassrls,
+                "rolconnlimit": r.connlimit,
+            }
+        )
+    for oid, name in data.PREDEFINED_ROLES:
+        out.append(
+            {
+                "oid": oid,
+                "rolname": name,
+                "rolsuper": False,
+                "rolinherit": True,
+                "rolcreaterole": False,
+                "rolcreatedb": False,
+                "rolcanlogin": False,
+                "rolreplication": False,
+                "rolbypassrls": False,
+                "rolconnlimit": -1,
+            }
+        )
+    return out
+
+
+@_rows("pgc_pg_authid")
+def _pg_authid(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    return _authid_rows(s)
+
+
+@_rows("pgc_pg_roles")
+def _pg_roles(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    return [dict(r, rolpassword="********") for r in _authid_rows(s)]
+
+
+def _user_rows(s: CatalogSnapshot, passwd: str | None) -> list[dict[str, Any]]:
+    return [
+        {
+            "usename": r["rolname"],
+            "usesysid": r["oid"],
+            "usecreatedb": r["rolcreatedb"],
+            "usesuper": r["rolsuper"],
+            "userepl": r["rolreplication"],
+            "usebypassrls": r["rolbypassrls"],
+            "passwd": passwd,
+        }
+        for r in _authid_rows(s)
+        if r["rolcanlogin"]
+    ]
+
+
+@_rows("pgc_pg_user")
+def _pg_user(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    return _user_rows(s, "********")
+
+
+@_rows("pgc_pg_shadow")
+def _pg_shadow(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    return _user_rows(s, None)
+
+
+@_rows("pgc_pg_auth_members")
+def _pg_auth_members(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    return [
+        {"roleid": r, "member": m, "grantor": BOOTSTRAP_SUPERUSER_OID, "admin_option": a}
+        for r, m, a in data.PREDEFINED_AUTH_MEMBERS
+    ]
+
+
+def _encoding_id(name: str) -> int:
+    return next((i for i, n in data.ENCODINGS if n == name), 6)
+
+
+@_rows("pgc_pg_database")
+def _pg_database(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    owner = next(iter(s.role_oids), "postgres")
+    acl = ["=c/" + quote_ident(owner), f"{quote_ident(owner)}=CTc/{quote_ident(owner)}"]
+    base = {
+        "datdba": s.owner_oid,
+        "encoding": _encoding_id(s.server.encoding),
+        "datlocprovider": "c",
+        "datconnlimit": -1,
+        "datfrozenxid": 716,
+        "datminmxid": 1,
+        "dattablespace": 1663,
+        "datcollate": s.server.lc_collate,
+        "datctype": s.server.lc_ctype,
+    }
+    out = [dict(base, oid=5, datname=s.server.database, datistemplate=False, datallowconn=True)]
+    if s.server.template_databases:
+        out.append(
+            dict(
+                base, oid=1, datname="template1", datistemplate=True, datallowconn=True, datacl=acl
+            )
+        )
+        out.append(
+            dict(
+                base, oid=4, datname="template0", datistemplate=True, datallowconn=False, datacl=acl
+            )
+        )
+    return out
+
+
+@_rows("pgc_pg_tablespace")
+def _pg_tablespace(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    return [
+        {"oid": 1663, "spcname": "pg_default", "spcowner": s.owner_oid},
+        {"oid": 1664, "spcname": "pg_global", "spcowner": s.owner_oid},
+    ]
+
+
+@_rows("pgc_pg_am")
+def _pg_am(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    return [{"oid": o, "amname": n, "amhandler": h, "amtype": t} for o, n, h, t in data.PG_AM_ROWS]
+
+
+@_rows("pgc_pg_collation")
+def _pg_collation(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    keys = (
+        "oid",
+        "collname",
+        "collnamespace",
+        "collprovider",
+        "collisdeterministic",
+        "collencoding",
+        "collcollate",
+        "collctype",
+        "colliculocale",
+        "collversion",
+    )
+    return [dict(zip(keys, r, strict=True), collowner=s.owner_oid) for r in data.PG_COLLATION_ROWS]
+
+
+@_rows("pgc_pg_language")
+def _pg_language(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    keys = (
+        "oid",
+        "lanname",
+        "lanispl",
+        "lanpltrusted",
+        "lanplcallfoid",
+        "laninline",
+        "lanvalidator",
+    )
+    return [dict(zip(keys, r, strict=True), lanowner=s.owner_oid) for r in data.PG_LANGUAGE_ROWS]
+
+
+@_rows("pgc_pg_range")
+def _pg_range(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    keys = (
+        "rngtypid",
+        "rngsubtype",
+        "rngmultitypid",
+        "rngcollation",
+        "rngsubopc",
+        "rngcanonical",
+        "rngsubdiff",
+    )
+    return [dict(zip(keys, r, strict=True)) for r in data.PG_RANGE_ROWS]
+
+
+@_rows("pgc_pg_opclass")
+def _pg_opclass(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    return [
+        {
+            "oid": oid,
+            "opcmethod": BTREE_AM_OID,
+            "opcname": name,
+            "opcnamespace": PG_CATALOG_OID,
+            "opcowner": s.owner_oid,
+            "opcfamily": fam,
+            "opcintype": intype,
+            "opcdefault": True,
+            "opckeytype": 0,
+        }
+        for oid, name, intype, fam in data.BTREE_OPCLASSES
+    ]
+
+
+@_rows("pgc_pg_proc")
+def _pg_proc(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    n = len(data.PG_PROC_COLUMNS)
+    return [dict(zip(data.PG_PROC_COLUMNS, r[:n], strict=True)) for r in data.PG_PROC_ROWS]
+
+
+#: plpgsql is installed in every PostgreSQL database (psql \dx lists it).
+PLPGSQL_EXTENSION_OID = 13559
+
+
+@_rows("pgc_pg_extension")
+def _pg_extension(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    return [
+        {
+            "oid": PLPGSQL_EXTENSION_OID,
+            "extname": "plpgsql",
+            "extowner": s.owner_oid,
+            "extnamespace": PG_CATALOG_OID,
+            "extrelocatable": False,
+            "extversion": "1.0",
+        }
+    ]
+
+
+_NAMESPACE_DESCRIPTIONS = {
+    "pg_toast": "reserved schema for TOAST tables",
+    "pg_catalog": "system catalog schema",
+    "public": "standard public schema",
+}
+
+
+@_rows("pgc_pg_description")
+def _pg_description(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    nsp_class = PG_CATALOG["pg_namespace"].oid
+    out = [
+        {
+            "objoid": PLPGSQL_EXTENSION_OID,
+            "classoid": PG_CATALOG["pg_extension"].oid,
+            "objsubid": 0,
+            "description": "PL/pgSQL procedural language",
+        }
+    ]
+    for oid, name in s.namespaces:
+        if name in _NAMESPACE_DESCRIPTIONS:
+            out.append(
+                {
+                    "objoid": oid,
+                    "classoid": nsp_class,
+                    "objsubid": 0,
+                    "description": _NAMESPACE_DESCRIPTIONS[name],
+                }
+            )
+    return out
+
+
+@_rows("pgc_pg_shdescription")
+def _pg_shdescription(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    db_class = PG_CATALOG["pg_database"].oid
+    texts = (
+        {5: "default administrative connection database"} if s.server.database == "postgres" else {}
+    )
+    if s.server.template_databases:
+        texts.update({1: "default template for new databases", 4: "unmodifiable empty database"})
+    return [
+        {"objoid": oid, "classoid": db_class, "description": text} for oid, text in texts.items()
+    ]
+
+
+@_rows("pgc_pg_tables")
+def _pg_tables(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    owner = next(iter(s.role_oids), "postgres")
+    out = [
+        {
+            "schemaname": "pg_catalog",
+            "tablename": d.name,
+            "tableowner": owner,
+            "tablespace": "pg_global" if d.name in _SHARED_CATALOGS else None,
+            "hasindexes": True,
+            "hasrules": False,
+            "hastriggers": False,
+            "rowsecurity": False,
+        }
+        for d in PG_CATALOG.values()
+        if d.relkind == "r"
+    ]
+    has_index = {ix.table.oid for ix in s.indexes}
+    for t in s.user_tables:
+        out.append(
+            {
+                "schemaname": t.schema,
+                "tablename": t.name,
+                "tableowner": owner,
+                "tablespace": None,
+                "hasindexes": t.oid in has_index,
+                "hasrules": False,
+                "hastriggers": False,
+                "rowsecurity": False,
+            }
+        )
+    return out
+
+
+def indexdef(ix: _Index, column: int = 0, *, qualify: bool = True) -> str:
+    """``pg_get_indexdef(oid, column, pretty)``: pretty output qualifies only invisible tables."""
+    if column > 0:
+        return quote_ident(ix.columns[column - 1]) if column <= len(ix.columns) else ""
+    cols = ", ".join(quote_ident(c) for c in ix.columns)
+    rel = quote_ident(ix.table.name)
+    if qualify:
+        rel = f"{quote_ident(ix.table.schema)}.{rel}"
+    return f"CREATE UNIQUE INDEX {quote_ident(ix.name)} ON {rel} USING btree ({cols})"
+
+
+@_rows("pgc_pg_indexes")
+def _pg_indexes(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    return [
+        {
+            "schemaname": ix.table.schema,
+            "tablename": ix.table.name,
+            "indexname": ix.name,
+            "tablespace": None,
+            "indexdef": indexdef(ix),
+        }
+        for ix in s.indexes
+    ]
+
+
+@_rows("pgc_pg_stat_user_tables")
+def _pg_stat_user_tables(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    zero = dict.fromkeys(
+        (
+            "seq_scan",
+            "seq_tup_read",
+            "n_tup_ins",
+            "n_tup_upd",
+            "n_tup_del",
+            "n_tup_hot_upd",
+            "n_live_tup",
+            "n_dead_tup",
+            "n_mod_since_analyze",
+            "n_ins_since_vacuum",
+            "vacuum_count",
+            "autovacuum_count",
+            "analyze_count",
+            "autoanalyze_count",
+        ),
+        0,
+    )
+    return [dict(zero, relid=t.oid, schemaname=t.schema, relname=t.name) for t in s.user_tables]
+
+
+@_rows("pgc_pg_statio_user_tables")
+def _pg_statio_user_tables(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    return [
+        {
+            "relid": t.oid,
+            "schemaname": t.schema,
+            "relname": t.name,
+            "heap_blks_read": 0,
+            "heap_blks_hit": 0,
+        }
+        for t in s.user_tables
+    ]
+
+
+@_rows("pgc_pg_timezone_names")
+def _pg_timezone_names(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    return [{"name": n, "abbrev": a, "is_dst": d} for n, a, _off, d in data.TIMEZONE_NAMES]
+
+
+# -- information_schema ------------------------------------------------------------------------
+
+
+@_rows("pgc_is_schemata")
+def _is_schemata(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    owner = next(iter(s.role_oids), "postgres")
+    return [
+        {
+            "catalog_name": s.server.database,
+            "schema_name": name,
+            "schema_owner": "pg_database_owner" if name == "public" else owner,
+        }
+        for _oid, name in sorted(s.namespaces, key=lambda x: x[1])
+    ]
+
+
+@_rows("pgc_is_tables")
+def _is_tables(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    return [
+        {
+            "table_catalog": s.server.database,
+            "table_schema": t.schema,
+            "table_name": t.name,
+            "table_type": "BASE TABLE",
+            "is_insertable_into": "YES",
+            "is_typed": "NO",
+        }
+        for t in s.user_tables
+    ]
+
+
+def _is_data_type(ct: ColumnType) -> str:
+    if ct.is_array:
+        return "ARRAY"
+    name = format_type(ct.base.oid, -1) or ""
+    return {"bpchar": "character", "jsonb": "jsonb"}.get(name, name)
+
+
+@_rows("pgc_is_columns")
+def _is_columns(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    out = []
+    for t in s.user_tables:
+        for c in sorted(t.columns, key=lambda c: c.attnum):
+            ct = c.type
+            row: dict[str, Any] = {
+                "table_catalog": s.server.database,
+                "table_schema": t.schema,
+                "table_name": t.name,
+                "column_name": c.name,
+                "ordinal_position": c.attnum,
+                "is_nullable": "NO" if c.not_null else "YES",
+                "data_type": _is_data_type(ct),
+                "udt_catalog": s.server.database,
+                "udt_schema": "pg_catalog",
+                "udt_name": ("_" if ct.is_array else "") + ct.base.name,
+                "dtd_identifier": str(c.attnum),
+                "is_self_referencing": "NO",
+                "is_identity": "NO",
+                "is_generated": "NEVER",
+                "is_updatable": "YES",
+            }
+            if not ct.is_array and ct.base.name in ("varchar", "bpchar") and ct.typmod >= 4:
+                row["character_maximum_length"] = ct.typmod - 4
+                row["character_octet_length"] = (ct.typmod - 4) * 4
+            elif not ct.is_array and ct.base.name in ("varchar", "bpchar", "text"):
+                row["character_octet_length"] = 1073741824
+            ps = ct.numeric_precision_scale
+            if not ct.is_array and ct.base.name in ("int2", "int4", "int8"):
+                row.update(
+                    numeric_precision={"int2": 16, "int4": 32, "int8": 64}[ct.base.name],
+                    numeric_precision_radix=2,
+                    numeric_scale=0,
+                )
+            elif not ct.is_array and ct.base.name in ("float4", "float8"):
+                row.update(
+                    numeric_precision=24 if ct.base.name == "float4" else 53,
+                    numeric_precision_radix=2,
+                )
+            elif not ct.is_array and ct.base.name == "numeric":
+                row["numeric_precision_radix"] = 10
+                if ps is not None:
+                    row.update(numeric_precision=ps[0], numeric_scale=ps[1])
+            if not ct.is_array and ct.base.name in ("date",):
+                row["datetime_precision"] = 0
+            elif not ct.is_array and ct.base.name in (
+                "time",
+                "timestamp",
+                "timestamptz",
+                "interval",
+            ):
+                row["datetime_precision"] = ct.typmod if ct.typmod >= 0 else 6
+            out.append(row)
+    return out
+
+
+@_rows("pgc_is_table_constraints")
+def _is_table_constraints(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    out = []
+    for ix in s.indexes:
+        if ix.primary:
+            t = ix.table
+            out.append(
+                {
+                    "constraint_catalog": s.server.database,
+                    "constraint_schema": t.schema,
+                    "constraint_name": ix.name,
+                    "table_catalog": s.server.database,
+                    "table_schema": t.schema,
+                    "table_name": t.name,
+                    "constraint_type": "PRIMARY KEY",
+                    "is_deferrable": "NO",
+                    "initially_deferred": "NO",
+                    "enforced": "YES",
+                    "nulls_distinct": "YES",
+                }
+            )
+    return out
+
+
+@_rows("pgc_is_key_column_usage")
+def _is_key_column_usage(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    out = []
+    for ix in s.indexes:
+        if ix.primary:
+            t = ix.table
+            for pos, col in enumerate(ix.columns, start=1):
+                out.append(
+                    {
+                        "constraint_catalog": s.server.database,
+                        "constraint_schema": t.schema,
+                        "constraint_name": ix.name,
+                        "table_catalog": s.server.database,
+                        "table_schema": t.schema,
+                        "table_name": t.name,
+                        "column_name": col,
+                        "ordinal_position": pos,
+                    }
+                )
+    return out
+
+
+# -- helper tables (not PostgreSQL relations; read by the macros) -------------------------------
+
+HelperFn = Callable[[CatalogSnapshot], list[dict[str, Any]]]
+_HELPER_TABLES: dict[str, tuple[pa.Schema, HelperFn]] = {}
+
+
+def _helper(name: str, schema: pa.Schema) -> Callable[[HelperFn], HelperFn]:
+    def deco(fn: HelperFn) -> HelperFn:
+        _HELPER_TABLES[name] = (schema, fn)
+        return fn
+
+    return deco
+
+
+@_helper(
+    "pgc_gpt",
+    pa.schema(
+        [
+            ("pubname", pa.string()),
+            ("relid", pa.uint32()),
+            ("attrs", pa.list_(pa.int16())),
+            ("qual", pa.string()),
+        ]
+    ),
+)
+def _gpt(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    return [
+        {"pubname": p, "relid": t.oid, "attrs": attrs, "qual": qual}
+        for p, t, attrs, qual in s.publication_tables()
+    ]
+
+
+@_helper(
+    "pgc_typefmt",
+    pa.schema([("oid", pa.uint32()), ("typmod", pa.int32()), ("fmt", pa.string())]),
+)
+def _typefmt(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    out = [{"oid": 0, "typmod": -2, "fmt": "-"}, {"oid": 0, "typmod": -1, "fmt": "-"}]
+    for oid in TYPES.rows:
+        out.append({"oid": oid, "typmod": -2, "fmt": TYPES.name_null[oid]})
+        out.append({"oid": oid, "typmod": -1, "fmt": TYPES.name_m1[oid]})
+    seen: set[tuple[int, int]] = set()
+    for t in s.user_tables:
+        name = _rowtype_name(t, s)
+        for kind, fmt in ((ROWTYPE, name), (ROWTYPE_ARRAY, name + "[]")):
+            out.append({"oid": synthetic_oid(t.oid, kind), "typmod": -2, "fmt": fmt})
+            out.append({"oid": synthetic_oid(t.oid, kind), "typmod": -1, "fmt": fmt})
+        for c in t.columns:
+            key = (c.type.oid, c.type.typmod)
+            if c.type.typmod >= 0 and key not in seen:
+                seen.add(key)
+                out.append({"oid": key[0], "typmod": key[1], "fmt": format_type(*key)})
+    return out
+
+
+def _rowtype_name(t: Table, s: CatalogSnapshot) -> str:
+    return (
+        quote_ident(t.name)
+        if t.schema == "public"
+        else f"{quote_ident(t.schema)}.{quote_ident(t.name)}"
+    )
+
+
+@_helper(
+    "pgc_typebase",
+    pa.schema([("oid", pa.uint32()), ("base", pa.string()), ("suffix", pa.string())]),
+)
+def _typebase(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    out = []
+    for oid, row in TYPES.rows.items():
+        if (
+            row["typelem"]
+            and row["typlen"] == -1
+            and row["typsubscript"] == "array_subscript_handler"
+        ):
+            elem = TYPES.rows.get(row["typelem"])
+            out.append({"oid": oid, "base": elem["typname"] if elem else "", "suffix": "[]"})
+        else:
+            out.append({"oid": oid, "base": row["typname"], "suffix": ""})
+    return out
+
+
+_TYPE_ALIASES = {
+    "int": "int4",
+    "integer": "int4",
+    "smallint": "int2",
+    "bigint": "int8",
+    "real": "float4",
+    "float": "float8",
+    "double precision": "float8",
+    "boolean": "bool",
+    "character varying": "varchar",
+    "varchar": "varchar",
+    "char": "bpchar",
+    "character": "bpchar",
+    "decimal": "numeric",
+    "dec": "numeric",
+    "timestamp": "timestamp",
+    "timestamp without time zone": "timestamp",
+    "timestamp with time zone": "timestamptz",
+    "time": "time",
+    "time without time zone": "time",
+    "time with time zone": "timetz",
+    "bit varying": "varbit",
+}
+
+
+@_helper("pgc_typenames", pa.schema([("name", pa.string()), ("oid", pa.uint32())]))
+def _typenames(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    names: dict[str, int] = {}
+    by_name = {row["typname"]: oid for oid, row in TYPES.rows.items()}
+    for oid, row in TYPES.rows.items():
+        for n in (row["typname"], TYPES.name_null[oid], TYPES.name_m1[oid]):
+            names.setdefault(n, oid)
+            names.setdefault(f"pg_catalog.{n}", oid)
+    for alias, target in _TYPE_ALIASES.items():
+        if target in by_name:
+            names[alias] = by_name[target]
+            names[f"pg_catalog.{alias}"] = by_name[target]
+    arrays: dict[str, int] = {}
+    for n, oid in names.items():
+        arr = TYPES.rows[oid]["typarray"]
+        if arr:
+            arrays[f"{n}[]"] = arr
+    names.update({k: v for k, v in arrays.items() if k not in names})
+    names["char"] = by_name["bpchar"]
+    names['"char"'] = by_name["char"]
+    for t in s.user_tables:
+        for kind, suffix in ((ROWTYPE, ""), (ROWTYPE_ARRAY, "[]")):
+            names.setdefault(t.name + suffix, synthetic_oid(t.oid, kind))
+            names[f"{t.schema}.{t.name}{suffix}"] = synthetic_oid(t.oid, kind)
+        names.setdefault("_" + t.name, synthetic_oid(t.oid, ROWTYPE_ARRAY))
+    return [{"name": k, "oid": v} for k, v in names.items()]
+
+
+@_helper(
+    "pgc_indexdefs",
+    pa.schema(
+        [
+            ("indexrelid", pa.uint32()),
+            ("colno", pa.int32()),
+            ("relid", pa.uint32()),
+            ("def", pa.string()),
+            ("def_short", pa.string()),
+        ]
+    ),
+)
+def _indexdefs(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    out = []
+    for ix in s.indexes:
+        for col in range(len(ix.columns) + 1):
+            out.append(
+                {
+                    "indexrelid": ix.oid,
+                    "colno": col,
+                    "relid": ix.table.oid,
+                    "def": indexdef(ix, col),
+                    "def_short": indexdef(ix, col, qualify=False),
+                }
+            )
+    return out
+
+
+@_helper("pgc_constraintdefs", pa.schema([("oid", pa.uint32()), ("def", pa.string())]))
+def _constraintdefs(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    return [
+        {
+            "oid": synthetic_oid(ix.table.oid, PKEY_CONSTRAINT),
+            "def": "PRIMARY KEY (" + ", ".join(quote_ident(c) for c in ix.columns) + ")",
+        }
+        for ix in s.indexes
+        if ix.primary
+    ]
+
+
+@_helper("pgc_replident", pa.schema([("relid", pa.uint32()), ("indexrelid", pa.uint32())]))
+def _replident(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    out = []
+    for ix in s.indexes:
+        t = ix.table
+        if (t.replica_identity == "i" and ix.replident) or (
+            t.replica_identity == "d" and ix.primary
+        ):
+            out.append({"relid": t.oid, "indexrelid": ix.oid})
+    return out
+
+
+@_helper("pgc_encodings", pa.schema([("enc", pa.int32()), ("name", pa.string())]))
+def _encodings(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    return [{"enc": i, "name": n} for i, n in data.ENCODINGS]
+
+
+@_helper("pgc_keywords", pa.schema([("word", pa.string())]))
+def _keywords(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    return [{"word": w} for w in data.QUOTED_KEYWORDS]
+
+
+@_helper(
+    "pgc_procdefs",
+    pa.schema(
+        [
+            ("oid", pa.uint32()),
+            ("result", pa.string()),
+            ("args", pa.string()),
+            ("identity_args", pa.string()),
+        ]
+    ),
+)
+def _procdefs(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    n = len(data.PG_PROC_COLUMNS)
+    return [
+        {"oid": r[0], "result": r[n], "args": r[n + 1], "identity_args": r[n + 2]}
+        for r in data.PG_PROC_ROWS
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# session tables
+
+SESSION_TABLES: Mapping[str, pa.Schema] = MappingProxyType(
+    {
+        "pgc_session": pa.schema(
+            [
+                ("user_name", pa.string()),
+                ("session_user_name", pa.string()),
+                ("database_name", pa.string()),
+                ("backend_pid", pa.int32()),
+                ("application_name", pa.string()),
+                ("user_is_superuser", pa.bool_()),
+                ("version_string", pa.string()),
+                ("user_oid", pa.uint32()),
+            ]
+        ),
+        "pgc_search_path": pa.schema(
+            [
+                ("pos", pa.int32()),
+                ("nspname", pa.string()),
+                ("nspoid", pa.uint32()),
+                ("implicit", pa.bool_()),
+            ]
+        ),
+        "pgc_settings_lookup": pa.schema([("name", pa.string()), ("setting", pa.string())]),
+        "pgc_pg_settings": PG_CATALOG["pg_settings"].arrow_schema,
+        "pgc_pg_stat_activity": PG_CATALOG["pg_stat_activity"].arrow_schema,
+    }
+)
+
+
+def build_session_table(name: str, snap: CatalogSnapshot, session: SessionInfo) -> pa.Table:
+    """A table whose rows depend on the session (who, search_path, SET values)."""
+    server = snap.server
+    if name == "pgc_session":
+        role = server.role(session.user)
+        return pa.Table.from_pylist(
+            [
+                {
+                    "user_name": session.user,
+                    "session_user_name": session.session_user or session.user,
+                    "database_name": session.database,
+                    "backend_pid": session.backend_pid,
+                    "application_name": session.application_name,
+                    "user_is_superuser": bool(role and role.superuser),
+                    "version_string": server.version,
+                    "user_oid": snap.role_oids.get(session.user, 0),
+                }
+            ],
+            schema=SESSION_TABLES[name],
+        )
+    if name == "pgc_search_path":
+        path = session.schemas_on_path(snap.ns_oid)
+        rows = []
+        explicit_catalog = "pg_catalog" in split_search_path(session.search_path)
+        if not explicit_catalog:
+            rows.append(
+                {"pos": 0, "nspname": "pg_catalog", "nspoid": PG_CATALOG_OID, "implicit": True}
+            )
+        for i, nsp in enumerate(path, start=1):
+            rows.append({"pos": i, "nspname": nsp, "nspoid": snap.ns_oid[nsp], "implicit": False})
+        return pa.Table.from_pylist(rows, schema=SESSION_TABLES[name])
+    settings = _session_settings(server, snap.base_settings, session)
+    if name == "pgc_settings_lookup":
+        rows = []
+        for low, (value, _src) in settings.items():
+            meta = _SETTINGS.get(low)
+            shown = value
+            if meta is not None and low not in _RAW_SHOW:
+                shown = show_value(value, meta.unit, meta.vartype)
+            rows.append({"name": low, "setting": shown})
+        return pa.Table.from_pylist(rows, schema=SESSION_TABLES[name])
+    if name == "pgc_pg_settings":
+        rows = []
+        for low, meta in _SETTINGS.items():
+            value, src = settings[low]
+            reset = snap.base_settings[low][0]
+            rows.append(
+                {
+                    "name": meta.name,
+                    "setting": value,
+                    "unit": meta.unit,
+                    "category": meta.category,
+                    "short_desc": meta.short_desc,
+                    "extra_desc": meta.extra_desc,
+                    "context": meta.context,
+                    "vartype": meta.vartype,
+                    "source": src,
+                    "min_val": meta.min_val,
+                    "max_val": meta.max_val,
+                    "enumvals": meta.enumvals,
+                    "boot_val": meta.boot_val,
+                    "reset_val": reset,
+                    "pending_restart": False,
+                }
+            )
+        return pa.Table.from_pylist(rows, schema=SESSION_TABLES[name])
+    if name == "pgc_pg_stat_activity":
+        return make_table(
+            "pg_stat_activity",
+            [
+                {
+                    "datid": 5,
+                    "datname": session.database,
+                    "pid": session.backend_pid,
+                    "usesysid": snap.role_oids.get(session.user),
+                    "usename": session.user,
+                    "application_name": session.application_name,
+                    "client_addr": session.client_addr,
+                    "state": "active",
+                    "backend_type": "client backend",
+                }
+            ],
+        )
+    raise KeyError(name)
+
+
+def make_table(relname: str, rows: Iterable[Mapping[str, Any]]) -> pa.Table:
+    """An Arrow table with ``pg_catalog.relname``'s columns (missing keys → NULL).
+
+    For the server to inject rows it owns: slots (pg_replication_slots), walsenders
+    (pg_stat_replication), backends (pg_stat_activity), prepared transactions.
+    """
+    d = PG_CATALOG[relname]
+    names = {n for n, _ in d.columns}
+    clean = []
+    for r in rows:
+        unknown = set(r) - names
+        if unknown:
+            raise KeyError(f"{relname} has no column(s) {sorted(unknown)}")
+        clean.append(dict(r))
+    return pa.Table.from_pylist(clean, schema=d.arrow_schema)
+
+
+# ---------------------------------------------------------------------------------------------
+# macros and views: SQL bodies; dependencies are the pgc_ names they mention
+
+_MACROS: dict[str, str] = {
+    # Macro parameters are substituted textually before binding, so a body must not let an
+    # argument's column references bind to its own tables: every table inside is aliased
+    # ``pgc_*`` and every column qualified (the rewriter qualifies the arguments).
+    # session
+    "pgc_current_user": "MACRO pgc_current_user() AS (SELECT pgc_s.user_name FROM pgc_session pgc_s)",
+    "pgc_session_user": """MACRO pgc_session_user() AS (
+        SELECT pgc_s.session_user_name FROM pgc_session pgc_s)""",
+    "pgc_current_database": """MACRO pgc_current_database() AS (
+        SELECT pgc_s.database_name FROM pgc_session pgc_s)""",
+    "pgc_version": "MACRO pgc_version() AS (SELECT pgc_s.version_string FROM pgc_session pgc_s)",
+    "pgc_pg_backend_pid": "MACRO pgc_pg_backend_pid() AS (SELECT pgc_s.backend_pid FROM pgc_session pgc_s)",
+    "pgc_current_schema": """MACRO pgc_current_schema() AS (
+        SELECT pgc_p.nspname FROM pgc_search_path pgc_p WHERE NOT pgc_p.implicit
+        ORDER BY pgc_p.pos LIMIT 1)""",
+    "pgc_current_schemas": """MACRO pgc_current_schemas(imp) AS (
+        SELECT coalesce(list(pgc_p.nspname ORDER BY pgc_p.pos), []::VARCHAR[])
+        FROM pgc_search_path pgc_p WHERE imp OR NOT pgc_p.implicit)""",
+    "pgc_current_setting": """MACRO pgc_current_setting(n, ok) AS (
+        CASE WHEN EXISTS (SELECT 1 FROM pgc_settings_lookup pgc_l WHERE pgc_l.name = lower(n))
+             THEN (SELECT pgc_l.setting FROM pgc_settings_lookup pgc_l WHERE pgc_l.name = lower(n))
+             WHEN ok THEN NULL::VARCHAR
+             ELSE error('PGERR[42704] unrecognized configuration parameter "' || n || '"') END)""",
+    "pgc_has_privilege": """MACRO pgc_has_privilege(p) AS (
+        SELECT pgc_s.user_is_superuser OR list_bool_or(list_transform(string_split(upper(p), ','),
+            lambda x: split_part(trim(x), ' ', 1) IN ('SELECT', 'USAGE', 'CONNECT', 'TEMPORARY', 'TEMP')))
+        FROM pgc_session pgc_s)""",
+    # catalog lookups
+    "pgc_pg_get_userbyid": """MACRO pgc_pg_get_userbyid(r) AS coalesce(
+        (SELECT pgc_a.rolname FROM pgc_pg_authid pgc_a WHERE pgc_a.oid = r),
+        'unknown (OID=' || r || ')')""",
+    "pgc_visible_rels": """VIEW pgc_visible_rels AS
+        SELECT c.oid, c.relname FROM pgc_pg_class c JOIN pgc_search_path s ON s.nspoid = c.relnamespace
+        QUALIFY row_number() OVER (PARTITION BY c.relname ORDER BY s.pos) = 1""",
+    "pgc_visible_types": """VIEW pgc_visible_types AS
+        SELECT t.oid, t.typname FROM pgc_pg_type t JOIN pgc_search_path s ON s.nspoid = t.typnamespace
+        QUALIFY row_number() OVER (PARTITION BY t.typname ORDER BY s.pos) = 1""",
+    "pgc_pg_table_is_visible": """MACRO pgc_pg_table_is_visible(r) AS (
+        r IN (SELECT pgc_v.oid FROM pgc_visible_rels pgc_v))""",
+    "pgc_pg_type_is_visible": """MACRO pgc_pg_type_is_visible(r) AS (
+        r IN (SELECT pgc_v.oid FROM pgc_visible_types pgc_v))""",
+    "pgc_pg_function_is_visible": """MACRO pgc_pg_function_is_visible(f) AS (
+        SELECT pgc_f.pronamespace IN (SELECT pgc_p.nspoid FROM pgc_search_path pgc_p)
+        FROM pgc_pg_proc pgc_f WHERE pgc_f.oid = f)""",
+    "pgc_format_type": """MACRO pgc_format_type(t, m) AS (CASE WHEN t IS NULL THEN NULL::VARCHAR ELSE coalesce(
+        (SELECT pgc_f.fmt FROM pgc_typefmt pgc_f WHERE pgc_f.oid = t AND pgc_f.typmod = coalesce(m, -2)),
+        (SELECT CASE WHEN m >= 4 AND pgc_b.base = 'varchar' THEN 'character varying(' || (m - 4) || ')'
+                     WHEN m >= 4 AND pgc_b.base = 'bpchar' THEN 'character(' || (m - 4) || ')'
+                     WHEN m >= 4 AND pgc_b.base = 'numeric'
+                       THEN 'numeric(' || (((m - 4) >> 16) & 65535) || ',' || ((m - 4) & 65535) || ')'
+                     WHEN m >= 0 AND pgc_b.base = 'time' THEN 'time(' || m || ') without time zone'
+                     WHEN m >= 0 AND pgc_b.base = 'timetz' THEN 'time(' || m || ') with time zone'
+                     WHEN m >= 0 AND pgc_b.base = 'timestamp' THEN 'timestamp(' || m || ') without time zone'
+                     WHEN m >= 0 AND pgc_b.base = 'timestamptz' THEN 'timestamp(' || m || ') with time zone'
+                     WHEN m >= 0 AND pgc_b.base = 'bit' THEN 'bit(' || m || ')'
+                     WHEN m >= 0 AND pgc_b.base = 'varbit' THEN 'bit varying(' || m || ')'
+                     ELSE (SELECT pgc_g.fmt FROM pgc_typefmt pgc_g WHERE pgc_g.oid = t AND pgc_g.typmod = -1) END
+                || CASE WHEN (m >= 4 AND pgc_b.base IN ('varchar', 'bpchar', 'numeric')) OR (m >= 0
+                    AND pgc_b.base IN ('time', 'timetz', 'timestamp', 'timestamptz', 'bit', 'varbit'))
+                   THEN pgc_b.suffix ELSE '' END
+         FROM pgc_typebase pgc_b WHERE pgc_b.oid = t),
+        '???') END)""",
+    "pgc_obj_description": """MACRO pgc_obj_description(o, cat) AS (
+        SELECT min(pgc_d.description) FROM pgc_pg_description pgc_d WHERE pgc_d.objoid = o
+        AND pgc_d.objsubid = 0 AND pgc_d.classoid = (SELECT pgc_c.oid FROM pgc_pg_class pgc_c
+            WHERE pgc_c.relname = cat AND pgc_c.relnamespace = 11))""",
+    "pgc_obj_description1": """MACRO pgc_obj_description1(o) AS (
+        SELECT min(pgc_d.description) FROM pgc_pg_description pgc_d
+        WHERE pgc_d.objoid = o AND pgc_d.objsubid = 0)""",
+    "pgc_col_description": """MACRO pgc_col_description(r, n) AS (
+        SELECT min(pgc_d.description) FROM pgc_pg_description pgc_d
+        WHERE pgc_d.objoid = r AND pgc_d.classoid = 1259 AND pgc_d.objsubid = n)""",
+    "pgc_shobj_description": """MACRO pgc_shobj_description(o, cat) AS (
+        SELECT min(pgc_d.description) FROM pgc_pg_shdescription pgc_d WHERE pgc_d.objoid = o
+        AND pgc_d.classoid = (SELECT pgc_c.oid FROM pgc_pg_class pgc_c
+            WHERE pgc_c.relname = cat AND pgc_c.relnamespace = 11))""",
+    "pgc_pg_get_indexdef": """MACRO pgc_pg_get_indexdef(i, col, pretty) AS coalesce(
+        (SELECT CASE WHEN coalesce(pretty, false)
+                      AND pgc_x.relid IN (SELECT pgc_v.oid FROM pgc_visible_rels pgc_v)
+                     THEN pgc_x.def_short ELSE pgc_x.def END
+         FROM pgc_indexdefs pgc_x WHERE pgc_x.indexrelid = i AND pgc_x.colno = coalesce(col, 0)),
+        CASE WHEN EXISTS (SELECT 1 FROM pgc_indexdefs pgc_y WHERE pgc_y.indexrelid = i) THEN '' END)""",
+    "pgc_pg_get_constraintdef": """MACRO pgc_pg_get_constraintdef(c) AS (
+        SELECT pgc_x.def FROM pgc_constraintdefs pgc_x WHERE pgc_x.oid = c)""",
+    "pgc_pg_get_publication_tables": """MACRO pgc_pg_get_publication_tables(p) AS TABLE
+        SELECT pgc_g.relid, pgc_g.attrs, pgc_g.qual FROM pgc_gpt pgc_g WHERE pgc_g.pubname = p""",
+    "pgc_pg_get_replica_identity_index": """MACRO pgc_pg_get_replica_identity_index(r) AS (
+        SELECT pgc_r.indexrelid FROM pgc_replident pgc_r WHERE pgc_r.relid = r)""",
+    "pgc_pg_relation_is_publishable": """MACRO pgc_pg_relation_is_publishable(r) AS (
+        SELECT pgc_c.relkind IN ('r', 'p') AND pgc_c.relpersistence = 'p' AND pgc_c.oid >= 16384
+        FROM pgc_pg_class pgc_c WHERE pgc_c.oid = r)""",
+    "pgc_pg_encoding_to_char": """MACRO pgc_pg_encoding_to_char(e) AS coalesce(
+        (SELECT pgc_e.name FROM pgc_encodings pgc_e WHERE pgc_e.enc = e), '')""",
+    "pgc_pg_char_to_encoding": """MACRO pgc_pg_char_to_encoding(n) AS coalesce(
+        (SELECT pgc_e.enc FROM pgc_encodings pgc_e
+         WHERE regexp_replace(lower(pgc_e.name), '[^a-z0-9]', '', 'g')
+             = regexp_replace(lower(n), '[^a-z0-9]', '', 'g')),
+        -1)""",
+    "pgc_quote_ident": """MACRO pgc_quote_ident(s) AS (CASE WHEN s IS NULL THEN NULL::VARCHAR
+        WHEN regexp_full_match(s, '[a-z_][a-z0-9_]*')
+             AND s NOT IN (SELECT pgc_k.word FROM pgc_keywords pgc_k) THEN s
+        ELSE '"' || replace(s, '"', '""') || '"' END)""",
+    "pgc_procdef": """MACRO pgc_procdef(f, what) AS (
+        SELECT CASE what WHEN 'result' THEN pgc_p.result WHEN 'args' THEN pgc_p.args
+                         ELSE pgc_p.identity_args END
+        FROM pgc_procdefs pgc_p WHERE pgc_p.oid = f)""",
+    # reg* types: text in (names or numeric OIDs, as regclassin accepts both) and text out
+    "pgc_ident_parts": """MACRO pgc_ident_parts(x) AS list_transform(
+        regexp_extract_all(x::VARCHAR, '"(?:[^"]|"")*"|[^."]+'),
+        lambda p: CASE WHEN starts_with(p, '"') THEN replace(p[2:-2], '""', '"') ELSE lower(trim(p)) END)""",
+    "pgc_to_regclass": """MACRO pgc_to_regclass(x) AS (CASE
+        WHEN x IS NULL THEN NULL::UINTEGER
+        WHEN regexp_full_match(x::VARCHAR, '\\s*[0-9]+\\s*') THEN CAST(trim(x::VARCHAR) AS UINTEGER)
+        WHEN len(pgc_ident_parts(x)) = 1 THEN
+            (SELECT pgc_v.oid FROM pgc_visible_rels pgc_v WHERE pgc_v.relname = pgc_ident_parts(x)[1])
+        ELSE (SELECT pgc_c.oid FROM pgc_pg_class pgc_c JOIN pgc_pg_namespace pgc_n
+                ON pgc_n.oid = pgc_c.relnamespace
+              WHERE pgc_n.nspname = pgc_ident_parts(x)[-2] AND pgc_c.relname = pgc_ident_parts(x)[-1]) END)""",
+    "pgc_regclass_in": """MACRO pgc_regclass_in(x) AS (CASE WHEN x IS NULL THEN NULL::UINTEGER
+        WHEN pgc_to_regclass(x) IS NOT NULL THEN pgc_to_regclass(x)
+        ELSE error('PGERR[42P01] relation "' || x || '" does not exist') END)""",
+    "pgc_regclass_out": """MACRO pgc_regclass_out(o) AS (CASE WHEN o IS NULL THEN NULL::VARCHAR WHEN o = 0 THEN '-' ELSE coalesce(
+        (SELECT CASE WHEN pgc_c.oid IN (SELECT pgc_v.oid FROM pgc_visible_rels pgc_v)
+                     THEN pgc_quote_ident(pgc_c.relname)
+                     ELSE pgc_quote_ident(pgc_n.nspname) || '.' || pgc_quote_ident(pgc_c.relname) END
+         FROM pgc_pg_class pgc_c JOIN pgc_pg_namespace pgc_n ON pgc_n.oid = pgc_c.relnamespace
+         WHERE pgc_c.oid = o),
+        o::VARCHAR) END)""",
+    "pgc_normtype": """MACRO pgc_normtype(x) AS (CASE WHEN starts_with(trim(x::VARCHAR), '"')
+        THEN trim(x::VARCHAR)
+        ELSE regexp_replace(regexp_replace(regexp_replace(lower(trim(x::VARCHAR)),
+            '\\s*\\([^)]*\\)', '', 'g'), '\\s+', ' ', 'g'), '^"?pg_catalog"?\\.', 'pg_catalog.') END)""",
+    "pgc_to_regtype": """MACRO pgc_to_regtype(x) AS (CASE
+        WHEN x IS NULL THEN NULL::UINTEGER
+        WHEN regexp_full_match(x::VARCHAR, '\\s*[0-9]+\\s*') THEN CAST(trim(x::VARCHAR) AS UINTEGER)
+        ELSE (SELECT min(pgc_t.oid) FROM pgc_typenames pgc_t WHERE pgc_t.name = pgc_normtype(x)) END)""",
+    "pgc_regtype_in": """MACRO pgc_regtype_in(x) AS (CASE WHEN x IS NULL THEN NULL::UINTEGER
+        WHEN pgc_to_regtype(x) IS NOT NULL THEN pgc_to_regtype(x)
+        ELSE error('PGERR[42704] type "' || x || '" does not exist') END)""",
+    "pgc_regtype_out": """MACRO pgc_regtype_out(o) AS (CASE WHEN o IS NULL THEN NULL::VARCHAR WHEN o = 0 THEN '-' ELSE coalesce(
+        (SELECT pgc_f.fmt FROM pgc_typefmt pgc_f WHERE pgc_f.oid = o AND pgc_f.typmod = -2),
+        o::VARCHAR) END)""",
+    "pgc_to_regnamespace": """MACRO pgc_to_regnamespace(x) AS (CASE WHEN x IS NULL THEN NULL::UINTEGER
+        WHEN regexp_full_match(x::VARCHAR, '\\s*[0-9]+\\s*') THEN CAST(trim(x::VARCHAR) AS UINTEGER)
+        ELSE (SELECT pgc_n.oid FROM pgc_pg_namespace pgc_n WHERE pgc_n.nspname = pgc_ident_parts(x)[1]) END)""",
+    "pgc_regnamespace_in": """MACRO pgc_regnamespace_in(x) AS (CASE WHEN x IS NULL THEN NULL::UINTEGER
+        WHEN pgc_to_regnamespace(x) IS NOT NULL THEN pgc_to_regnamespace(x)
+        ELSE error('PGERR[3F000] schema "' || x || '" does not exist') END)""",
+    "pgc_regnamespace_out": """MACRO pgc_regnamespace_out(o) AS (CASE WHEN o IS NULL THEN NULL::VARCHAR WHEN o = 0 THEN '-'
+        ELSE coalesce((SELECT pgc_quote_ident(pgc_n.nspname) FROM pgc_pg_namespace pgc_n WHERE pgc_n.oid = o),
+                      o::VARCHAR) END)""",
+    "pgc_to_regrole": """MACRO pgc_to_regrole(x) AS (CASE WHEN x IS NULL THEN NULL::UINTEGER
+        WHEN regexp_full_match(x::VARCHAR, '\\s*[0-9]+\\s*') THEN CAST(trim(x::VARCHAR) AS UINTEGER)
+        ELSE (SELECT pgc_a.oid FROM pgc_pg_authid pgc_a WHERE pgc_a.rolname = pgc_ident_parts(x)[1]) END)""",
+    "pgc_regrole_in": """MACRO pgc_regrole_in(x) AS (CASE WHEN x IS NULL THEN NULL::UINTEGER
+        WHEN pgc_to_regrole(x) IS NOT NULL THEN pgc_to_regrole(x)
+        ELSE error('PGERR[42704] role "' || x || '" does not exist') END)""",
+    "pgc_regrole_out": """MACRO pgc_regrole_out(o) AS (CASE WHEN o IS NULL THEN NULL::VARCHAR WHEN o = 0 THEN '-'
+        ELSE coalesce((SELECT pgc_quote_ident(pgc_a.rolname) FROM pgc_pg_authid pgc_a WHERE pgc_a.oid = o),
+                      o::VARCHAR) END)""",
+    "pgc_to_regproc": """MACRO pgc_to_regproc(x) AS (CASE WHEN x IS NULL THEN NULL::UINTEGER
+        WHEN regexp_full_match(x::VARCHAR, '\\s*[0-9]+\\s*') THEN CAST(trim(x::VARCHAR) AS UINTEGER)
+        ELSE (SELECT min(pgc_f.oid) FROM pgc_pg_proc pgc_f WHERE pgc_f.proname = pgc_ident_parts(x)[-1]) END)""",
+    "pgc_regproc_in": """MACRO pgc_regproc_in(x) AS (CASE WHEN x IS NULL THEN NULL::UINTEGER
+        WHEN pgc_to_regproc(x) IS NOT NULL THEN pgc_to_regproc(x)
+        ELSE error('PGERR[42883] function "' || x || '" does not exist') END)""",
+    "pgc_regproc_out": """MACRO pgc_regproc_out(o) AS (CASE WHEN o IS NULL THEN NULL::VARCHAR WHEN o = 0 THEN '-'
+        ELSE coalesce((SELECT pgc_quote_ident(pgc_f.proname) FROM pgc_pg_proc pgc_f WHERE pgc_f.oid = o),
+                      o::VARCHAR) END)""",
+    # arrays (PostgreSQL's int2vector/oidvector are 0-based)
+    "pgc_array_upper": """MACRO pgc_array_upper(a, d) AS (
+        CASE WHEN d = 1 AND len(a) > 0 THEN len(a)::INTEGER END)""",
+    "pgc_array_upper0": """MACRO pgc_array_upper0(a, d) AS (
+        CASE WHEN d = 1 AND len(a) > 0 THEN (len(a) - 1)::INTEGER END)""",
+    "pgc_array_lower": """MACRO pgc_array_lower(a, d) AS (CASE WHEN d = 1 AND len(a) > 0 THEN 1 END)""",
+    "pgc_array_lower0": """MACRO pgc_array_lower0(a, d) AS (CASE WHEN d = 1 AND len(a) > 0 THEN 0 END)""",
+    "pgc_array_cat": """MACRO pgc_array_cat(a, b) AS (
+        CASE WHEN a IS NULL AND b IS NULL THEN NULL ELSE list_concat(a, b) END)""",
+    "pgc_pg_size_pretty": """MACRO pgc_pg_size_pretty(b) AS (CASE
+        WHEN b IS NULL THEN NULL::VARCHAR
+        WHEN abs(b) < 10240 THEN b || ' bytes'
+        WHEN abs(b >> 9) < 20479 THEN (((b >> 9) + CASE WHEN b < 0 THEN -1 ELSE 1 END) // 2) || ' kB'
+        WHEN abs(b >> 19) < 20479 THEN (((b >> 19) + CASE WHEN b < 0 THEN -1 ELSE 1 END) // 2) || ' MB'
+        WHEN abs(b >> 29) < 20479 THEN (((b >> 29) + CASE WHEN b < 0 THEN -1 ELSE 1 END) // 2) || ' GB'
+        WHEN abs(b >> 39) < 20479 THEN (((b >> 39) + CASE WHEN b < 0 THEN -1 ELSE 1 END) // 2) || ' TB'
+        ELSE (((b >> 49) + CASE WHEN b < 0 THEN -1 ELSE 1 END) // 2) || ' PB' END)""",
+}
+
+
+#: Table of per-statement values the server computes (txid_current(), pg_current_wal_lsn()…).
+SERVER_VALUES = "pgc_server_values"
+
+
+def is_table_name(name: str) -> bool:
+    return (
+        name in _BY_REGISTERED
+        or name in _HELPER_TABLES
+        or name in SESSION_TABLES
+        or name == SERVER_VALUES
+    )
+
+
+def _deps(body: str, own: str) -> frozenset[str]:
+    names = set(re.findall(r"\bpgc_\w+", body)) - {own}
+    return frozenset(n for n in names if n in _MACROS or is_table_name(n))
+
+
+#: Object name → (CREATE TEMP … body, names it depends on).
+OBJECTS: Mapping[str, tuple[str, frozenset[str]]] = MappingProxyType(
+    {name: (body, _deps(body, name)) for name, body in _MACROS.items()}
+)
+
+#: Connection settings that make DuckDB compute like PostgreSQL (NULL ordering, int division).
+PG_COMPAT_SETTINGS = (
+    "SET default_null_order = 'nulls_last_on_asc_first_on_desc'",
+    "SET integer_division = true",
+)
+
+
+def dependency_closure(needs: Iterable[str]) -> list[str]:
+    """``needs`` plus everything they use, dependencies first (creation order)."""
+    order: list[str] = []
+    seen: set[str] = set()
+
+    def visit(n: str) -> None:
+        if n in seen:
+            return
+        seen.add(n)
+        if n in OBJECTS:
+            for d in sorted(OBJECTS[n][1]):
+                visit(d)
+        order.append(n)
+
+    for n in sorted(needs):
+        visit(n)
+    return order
+
+
+#: Everything :func:`register` registers.
+ALL_OBJECTS = frozenset({*_BY_REGISTERED, *_HELPER_TABLES, *OBJECTS, *SESSION_TABLES})
+
+
+class CatalogBinding:
+    """The emulated catalog as seen by one DuckDB connection (one client session).
+
+    ``ensure`` is called before each statement with the statement's ``Rewritten.needs``;
+    tables are (re-)registered only when their Arrow object changed (new catalog version,
+    changed session, fresh injected rows), macros and views are created once per connection.
+    """
+
+    def __init__(self, con: Any) -> None:
+        self.con = con
+        self._registered: dict[str, pa.Table] = {}
+        self._created: set[str] = set()
+        self._session_key: tuple[Any, ...] | None = None
+        self._session_snap: CatalogSnapshot | None = None
+        self._session_tables: dict[str, pa.Table] = {}
+        for stmt in PG_COMPAT_SETTINGS:
+            con.execute(stmt)
+
+    def ensure(
+        self,
+        needs: Iterable[str],
+        snapshot: CatalogSnapshot,
+        session: SessionInfo,
+        *,
+        injected: Mapping[str, pa.Table] | None = None,
+        server_values: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Make every object in ``needs`` (and what they use) usable on the connection.
+
+        ``injected``: rows the server owns, by pg_catalog relation name
+        (``{"pg_replication_slots": make_table(...)}``); without it those views are empty
+        (pg_stat_activity shows this session only). ``server_values``: values for the
+        server-evaluated functions the statement calls (``Rewritten.server_values``).
+        """
+        key = session.key()
+        if key != self._session_key or snapshot is not self._session_snap:
+            self._session_key, self._session_snap = key, snapshot
+            self._session_tables = {}
+        for name in dependency_closure(needs):
+            if name in OBJECTS:
+                if name not in self._created:
+                    self.con.execute("CREATE OR REPLACE TEMP " + OBJECTS[name][0])
+                    self._created.add(name)
+                continue
+            table = self._table_for(name, snapshot, session, injected, server_values)
+            if self._registered.get(name) is not table:
+                self.con.register(name, table)
+                self._registered[name] = table
+
+    def _table_for(
+        self,
+        name: str,
+        snapshot: CatalogSnapshot,
+        session: SessionInfo,
+        injected: Mapping[str, pa.Table] | None,
+        server_values: Mapping[str, Any] | None,
+    ) -> pa.Table:
+        if name == SERVER_VALUES:
+            values = dict(server_values or {})
+            return pa.Table.from_pylist(
+                [{"k": k, "v": None if v is None else str(v)} for k, v in values.items()],
+                schema=pa.schema([("k", pa.string()), ("v", pa.string())]),
+            )
+        d = _BY_REGISTERED.get(name)
+        if d is not None and injected and d.name in injected:
+            return injected[d.name].cast(d.arrow_schema)
+        if name in SESSION_TABLES:
+            t = self._session_tables.get(name)
+            if t is None:
+                t = build_session_table(name, snapshot, session)
+                self._session_tables[name] = t
+            return t
+        return snapshot.table(name)
+
+
+def register(
+    con: Any,
+    snapshot: CatalogSnapshot,
+    session: SessionInfo,
+    *,
+    injected: Mapping[str, pa.Table] | None = None,
+) -> CatalogBinding:
+    """Register the whole emulated catalog on ``con`` (≈ tens of ms; prefer ``ensure``)."""
+    binding = CatalogBinding(con)
+    binding.ensure(ALL_OBJECTS, snapshot, session, injected=injected)
+    return binding
+
+
+# ---------------------------------------------------------------------------------------------
+# errors
+
+_PGERR = re.compile(r"PGERR\[([0-9A-Z]{5})\] (.*)", re.S)
+
+
+def translate_error(exc: BaseException) -> PgError:
+    """A DuckDB exception raised while running rewritten SQL, as PostgreSQL would report it."""
+    if isinstance(exc, PgError):
+        return exc
+    text = str(exc)
+    m = _PGERR.search(text)
+    if m:
+        msg = m.group(2).strip().splitlines()[0]
+        return PgError(m.group(1), msg)
+    name = type(exc).__name__
+    first = text.splitlines()[0] if text else name
+    first = re.sub(r"^[A-Za-z ]+ Error: ", "", first)
+    m = re.search(r'Referenced column "([^"]+)" not found', text)
+    if m:
+        return PgError("42703", f'column "{m.group(1)}" does not exist')
+    if "Division by zero" in text or "division by zero" in text:
+        return PgError("22012", "division by zero")
+    if name == "ConversionException":
+        return PgError("22P02", first)
+    if name == "OutOfRangeException":
+        return PgError("22003", first)
+    if name in ("BinderException", "CatalogException"):
+        return PgError("42883" if "Function" in first else "42P01", first)
+    if name == "ParserException":
+        return PgError("42601", first)
+    if name == "InterruptException":
+        return PgError("57014", "canceling statement due to user request")
+    return PgError("XX000", first)

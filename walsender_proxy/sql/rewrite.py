@@ -1,0 +1,1544 @@
+"""PostgreSQL SQL → DuckDB SQL over the emulated catalog and the lake's tables.
+
+Parsing uses pglast (PostgreSQL's own parser, libpg_query): every statement psql, psycopg or a
+subscriber sends parses exactly as PostgreSQL would parse it, syntax errors carry
+PostgreSQL's message and position, and the AST is PostgreSQL's raw parse tree, so the
+column-naming (FigureColname) and name-resolution rules below can follow PostgreSQL's
+source. sqlglot was the alternative; its PostgreSQL dialect is a re-implementation that
+misses constructs such as ``OPERATOR(pg_catalog.~)`` and gives no PostgreSQL error texts.
+
+DuckDB's grammar is a fork of PostgreSQL's, so pglast's deparser output is nearly DuckDB SQL;
+the tree is rewritten first so that the remaining differences disappear:
+
+- relations: ``pg_catalog.x`` / unqualified ``pg_x`` / ``information_schema.x`` become the
+  registered emulation tables (``pgc_x AS x``); user tables become the subquery the server's
+  ``resolve_user_table`` returns (``(subquery) AS t``);
+- functions: emulated ones become ``pgc_*`` macros, server-owned values become lookups in
+  ``pgc_server_values``, the rest pass to DuckDB when it has them (else 42883);
+- types: reg* casts become lookups, int2vector/oidvector subscripts shift to 1-based,
+  ``'{…}'`` array literals become lists, ``COLLATE`` and ``OPERATOR(schema.op)`` go;
+- names: every select-list item gets PostgreSQL's column name as an explicit alias, so the
+  DuckDB result carries the names PostgreSQL would send.
+
+The result also says which emulated objects to register (``needs``), the PostgreSQL type of
+each output column where known, and the side effects PostgreSQL would have (``set_config``).
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pglast
+from pglast import ast
+from pglast.enums import (
+    A_Expr_Kind,
+    BoolExprType,
+    CoercionForm,
+    MinMaxOp,
+    SetOperation,
+    SQLValueFunctionOp,
+    SubLinkType,
+)
+from pglast.stream import RawStream
+
+from decoding.errors import PgError
+from walsender_proxy.sql import pgcatalog
+from walsender_proxy.sql.rewrite_funcs import (
+    DIVERGENT,
+    EMULATED,
+    KEEP_SQL_SYNTAX,
+    RETURNS,
+    SAME_AS_ARG,
+    SERVER_ONLY,
+    SERVER_VALUES,
+    duckdb_functions,
+)
+
+ResolveUserTable = Callable[[str | None, str], str | None]
+
+
+class SqlError(PgError):
+    """A PgError with the 1-based character position PostgreSQL reports (``P`` field)."""
+
+    def __init__(
+        self,
+        sqlstate: str,
+        message: str,
+        position: int | None = None,
+        *,
+        detail: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(sqlstate, message, detail=detail, hint=hint)
+        self.position = position
+
+
+class ServerFunctionError(SqlError):
+    """The statement calls a function with server-side effects (slots, backends…)."""
+
+    def __init__(self, function: str, position: int | None) -> None:
+        super().__init__("0A000", f"function {function}() must be executed by the server", position)
+        self.function = function
+
+
+class NotAQueryError(SqlError):
+    """Only SELECT, VALUES and COPY (…) TO STDOUT are rewritten; the server does the rest."""
+
+
+@dataclass(frozen=True, slots=True)
+class OutputColumn:
+    name: str
+    #: PostgreSQL type OID for RowDescription; None: derive it from the DuckDB result type.
+    type_oid: int | None
+    typmod: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class CopyTo:
+    """``COPY (query) TO STDOUT`` options, lower-cased names → values as written."""
+
+    format: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Rewritten:
+    sql: str
+    #: Emulated tables/macros to register first: ``CatalogBinding.ensure(needs, …)``.
+    needs: frozenset[str]
+    #: Output columns (PostgreSQL names and types); None when a ``*`` over a user table hides
+    #: their number — DuckDB's column names are PostgreSQL's anyway.
+    columns: tuple[OutputColumn, ...] | None
+    #: ``set_config(name, value, is_local)`` calls with literal arguments, in call order:
+    #: the server applies them to the session (value None: not a literal).
+    set_configs: tuple[tuple[str, str | None, bool], ...] = ()
+    #: Server-evaluated functions used (pass values via ``ensure(server_values=…)``).
+    server_values: frozenset[str] = frozenset()
+    #: (schema, name) of user tables read, as written.
+    user_tables: tuple[tuple[str | None, str], ...] = ()
+    #: Highest ``$n`` parameter number used.
+    param_count: int = 0
+    copy: CopyTo | None = None
+
+
+# ---------------------------------------------------------------------------------------------
+# types
+
+
+@dataclass(frozen=True, slots=True)
+class T:
+    """An inferred PostgreSQL type (pg_type.typname; arrays as ``_elem``)."""
+
+    name: str
+    #: int2vector/oidvector (and casts of them to arrays) index from 0, DuckDB lists from 1.
+    zero_based: bool = False
+
+    @property
+    def is_array(self) -> bool:
+        return self.name.startswith("_") or self.name in ("int2vector", "oidvector")
+
+    @property
+    def elem(self) -> T | None:
+        if self.name.startswith("_"):
+            return T(self.name[1:])
+        if self.name == "int2vector":
+            return T("int2")
+        if self.name == "oidvector":
+            return T("oid")
+        return None
+
+
+UNKNOWN = T("unknown")
+BOOL = T("bool")
+TEXT = T("text")
+INTEGERISH = frozenset(
+    {
+        "int2",
+        "int4",
+        "int8",
+        "oid",
+        "regclass",
+        "regtype",
+        "regproc",
+        "regnamespace",
+        "regrole",
+        "xid",
+        "cid",
+    }
+)
+TEXTISH = frozenset({"text", "varchar", "bpchar", "name", "char", "unknown"})
+REG_TYPES = {
+    "regclass": "regclass",
+    "regtype": "regtype",
+    "regnamespace": "regnamespace",
+    "regrole": "regrole",
+    "regproc": "regproc",
+    "regprocedure": "regproc",
+}
+#: Output formatting PostgreSQL's type output functions do that DuckDB's values need.
+_OUT_FORMAT = {
+    "int2vector": "vector",
+    "oidvector": "vector",
+    "regclass": "pgc_regclass_out",
+    "regtype": "pgc_regtype_out",
+    "regnamespace": "pgc_regnamespace_out",
+    "regrole": "pgc_regrole_out",
+    "regproc": "pgc_regproc_out",
+}
+
+_DUCK_SCALAR = {
+    "bool": "boolean",
+    "int2": "smallint",
+    "int4": "integer",
+    "int8": "bigint",
+    "float4": "real",
+    "float8": "double",
+    "numeric": "double",
+    "bytea": "blob",
+    "date": "date",
+    "time": "time",
+    "timetz": "timetz",
+    "timestamp": "timestamp",
+    "timestamptz": "timestamptz",
+    "interval": "interval",
+    "oid": "uinteger",
+    "xid": "uinteger",
+    "cid": "uinteger",
+    "xid8": "ubigint",
+    **dict.fromkeys(REG_TYPES, "uinteger"),
+}
+
+
+def _type_oid(t: T | None) -> int | None:
+    if t is None:
+        return None
+    if t.name == "unknown":
+        return 25
+    if t.name == "regproc_text":
+        return 24
+    return pgcatalog.TYPE_OIDS.get(t.name)
+
+
+def _type_display(t: T | None) -> str:
+    if t is None or t.name == "unknown":
+        return "unknown"
+    oid = _type_oid(t)
+    return pgcatalog.format_type(oid, None) or t.name if oid else t.name
+
+
+def _column_t(typname: str) -> T:
+    if typname in ("int2vector", "oidvector"):
+        return T(typname, zero_based=True)
+    if typname == "regproc":
+        return T("regproc_text")
+    return T(typname)
+
+
+# ---------------------------------------------------------------------------------------------
+# node helpers
+
+
+def _s(v: str) -> ast.String:
+    return ast.String(sval=v)
+
+
+def _call(name: str, *args: ast.Node) -> ast.FuncCall:
+    return ast.FuncCall(
+        funcname=(_s(name),), args=tuple(args), funcformat=CoercionForm.COERCE_EXPLICIT_CALL
+    )
+
+
+def _int(v: int) -> ast.A_Const:
+    return ast.A_Const(isnull=False, val=ast.Integer(ival=v))
+
+
+def _str(v: str) -> ast.A_Const:
+    return ast.A_Const(isnull=False, val=ast.String(sval=v))
+
+
+def _bool(v: bool) -> ast.A_Const:
+    return ast.A_Const(isnull=False, val=ast.Boolean(boolval=v))
+
+
+def _null() -> ast.A_Const:
+    return ast.A_Const(isnull=True)
+
+
+def _cast(
+    node: ast.Node, duck: str, *, array: bool = False, typmods: Sequence[int] = ()
+) -> ast.TypeCast:
+    tn = ast.TypeName(
+        names=(_s(duck),),
+        typmods=tuple(_int(m) for m in typmods) or None,
+        typemod=-1,
+        arrayBounds=(ast.Integer(ival=-1),) if array else None,
+    )
+    return ast.TypeCast(arg=node, typeName=tn)
+
+
+def _op(op: str, left: ast.Node | None, right: ast.Node) -> ast.A_Expr:
+    return ast.A_Expr(kind=A_Expr_Kind.AEXPR_OP, name=(_s(op),), lexpr=left, rexpr=right)
+
+
+def _colref(*names: str) -> ast.ColumnRef:
+    return ast.ColumnRef(fields=tuple(_s(n) for n in names))
+
+
+def _str_const(node: ast.Node | None) -> str | None:
+    if isinstance(node, ast.A_Const) and not node.isnull and isinstance(node.val, ast.String):
+        return node.val.sval
+    return None
+
+
+def parse_array_literal(text: str) -> list[str | None] | None:
+    """Elements of a one-dimensional PostgreSQL array literal ``'{a,"b c",NULL}'``."""
+    s = text.strip()
+    if not (s.startswith("{") and s.endswith("}")):
+        return None
+    body = s[1:-1]
+    out: list[str | None] = []
+    if not body.strip():
+        return out
+    i, n = 0, len(body)
+    while i <= n:
+        while i < n and body[i].isspace():
+            i += 1
+        if i < n and body[i] == "{":
+            return None  # multi-dimensional
+        if i < n and body[i] == '"':
+            i += 1
+            buf = []
+            while i < n and body[i] != '"':
+                if body[i] == "\\" and i + 1 < n:
+                    i += 1
+                buf.append(body[i])
+                i += 1
+            i += 1
+            out.append("".join(buf))
+            while i < n and body[i] != ",":
+                i += 1
+        else:
+            j = i
+            while j < n and body[j] != ",":
+                j += 1
+            item = body[i:j].strip()
+            out.append(None if item.upper() == "NULL" else item.replace("\\", ""))
+            i = j
+        i += 1
+    return out
+
+
+def similar_to_regex(pattern: str) -> str:
+    """A SQL ``SIMILAR TO`` pattern as a regular expression (PostgreSQL's similar_to_escape)."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            i += 1
+            out.append(re.escape(pattern[i]))
+        elif ch == "%":
+            out.append(".*")
+        elif ch == "_":
+            out.append(".")
+        elif ch in ".^$":
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# column names (PostgreSQL's FigureColnameInternal)
+
+_SVF_NAMES = {
+    SQLValueFunctionOp.SVFOP_CURRENT_DATE: "current_date",
+    SQLValueFunctionOp.SVFOP_CURRENT_TIME: "current_time",
+    SQLValueFunctionOp.SVFOP_CURRENT_TIME_N: "current_time",
+    SQLValueFunctionOp.SVFOP_CURRENT_TIMESTAMP: "current_timestamp",
+    SQLValueFunctionOp.SVFOP_CURRENT_TIMESTAMP_N: "current_timestamp",
+    SQLValueFunctionOp.SVFOP_LOCALTIME: "localtime",
+    SQLValueFunctionOp.SVFOP_LOCALTIME_N: "localtime",
+    SQLValueFunctionOp.SVFOP_LOCALTIMESTAMP: "localtimestamp",
+    SQLValueFunctionOp.SVFOP_LOCALTIMESTAMP_N: "localtimestamp",
+    SQLValueFunctionOp.SVFOP_CURRENT_ROLE: "current_role",
+    SQLValueFunctionOp.SVFOP_CURRENT_USER: "current_user",
+    SQLValueFunctionOp.SVFOP_USER: "user",
+    SQLValueFunctionOp.SVFOP_SESSION_USER: "session_user",
+    SQLValueFunctionOp.SVFOP_CURRENT_CATALOG: "current_catalog",
+    SQLValueFunctionOp.SVFOP_CURRENT_SCHEMA: "current_schema",
+}
+
+
+def figure_colname(node: ast.Node | None) -> tuple[str, int]:
+    """(name, strength) as PostgreSQL's FigureColnameInternal computes them."""
+    if isinstance(node, ast.ColumnRef):
+        names = [f.sval for f in node.fields if isinstance(f, ast.String)]
+        return (names[-1], 2) if names else ("?column?", 0)
+    if isinstance(node, ast.A_Indirection):
+        names = [i.sval for i in node.indirection if isinstance(i, ast.String)]
+        return (names[-1], 2) if names else figure_colname(node.arg)
+    if isinstance(node, ast.FuncCall):
+        return node.funcname[-1].sval, 2
+    if isinstance(node, ast.A_Expr):
+        if node.kind == A_Expr_Kind.AEXPR_NULLIF:
+            return "nullif", 2
+        return "?column?", 0
+    if isinstance(node, ast.TypeCast):
+        name, strength = figure_colname(node.arg)
+        if strength <= 1 and node.typeName is not None and node.typeName.names:
+            return node.typeName.names[-1].sval, 1
+        return name, strength
+    if isinstance(node, ast.CollateClause):
+        return figure_colname(node.arg)
+    if isinstance(node, ast.GroupingFunc):
+        return "grouping", 2
+    if isinstance(node, ast.SubLink):
+        if node.subLinkType == SubLinkType.EXISTS_SUBLINK:
+            return "exists", 2
+        if node.subLinkType == SubLinkType.ARRAY_SUBLINK:
+            return "array", 2
+        if node.subLinkType == SubLinkType.EXPR_SUBLINK:
+            sub = node.subselect
+            while isinstance(sub, ast.SelectStmt) and sub.op != SetOperation.SETOP_NONE:
+                sub = sub.larg
+            if isinstance(sub, ast.SelectStmt) and sub.targetList:
+                rt = sub.targetList[0]
+                if rt.name:
+                    return rt.name, 2
+                name, strength = figure_colname(rt.val)
+                if strength:
+                    return name, 2
+        return "?column?", 0
+    if isinstance(node, ast.CaseExpr):
+        name, strength = figure_colname(node.defresult)
+        return (name, strength) if strength > 1 else ("case", 1)
+    if isinstance(node, ast.A_ArrayExpr):
+        return "array", 2
+    if isinstance(node, ast.RowExpr):
+        return "row", 2
+    if isinstance(node, ast.CoalesceExpr):
+        return "coalesce", 2
+    if isinstance(node, ast.MinMaxExpr):
+        return ("greatest" if node.op == MinMaxOp.IS_GREATEST else "least"), 2
+    if isinstance(node, ast.SQLValueFunction):
+        return _SVF_NAMES.get(node.op, "?column?"), 2
+    return "?column?", 0
+
+
+# ---------------------------------------------------------------------------------------------
+# scopes
+
+
+@dataclass
+class _Rel:
+    #: (name, type) per column, None when unknown (a user table: the server knows them).
+    columns: list[tuple[str, T | None]] | None
+
+
+class _Scope:
+    def __init__(self, parent: _Scope | None) -> None:
+        self.parent = parent
+        self.rels: dict[str, _Rel] = {}
+        self.order: list[str] = []
+        self.ctes: dict[str, _Rel] = {}
+
+    def add(self, alias: str, rel: _Rel) -> None:
+        self.rels[alias] = rel
+        self.order.append(alias)
+
+    def cte(self, name: str) -> _Rel | None:
+        s: _Scope | None = self
+        while s is not None:
+            if name in s.ctes:
+                return s.ctes[name]
+            s = s.parent
+        return None
+
+    def rel(self, alias: str) -> _Rel | None:
+        s: _Scope | None = self
+        while s is not None:
+            if alias in s.rels:
+                return s.rels[alias]
+            s = s.parent
+        return None
+
+    def column(self, name: str) -> T | None:
+        found = self.find(name)
+        return found[1] if found else None
+
+    def find(self, name: str) -> tuple[str, T | None] | None:
+        """(alias, type) of the relation an unqualified column name belongs to."""
+        s: _Scope | None = self
+        while s is not None:
+            for alias in s.order:
+                cols = s.rels[alias].columns
+                if cols is None:
+                    continue
+                for n, t in cols:
+                    if n == name:
+                        return alias, t
+            if any(s.rels[a].columns is None for a in s.order):
+                return None
+            s = s.parent
+        return None
+
+
+def _qualify(node: Any, scope: _Scope) -> Any:
+    """Qualify bare column references, so a macro body's own tables cannot capture them.
+
+    DuckDB substitutes macro arguments textually: ``pg_get_constraintdef(oid)`` would compare
+    the macro's table's ``oid`` with itself.
+    """
+    if isinstance(node, tuple | list):
+        return type(node)(_qualify(n, scope) for n in node)
+    if isinstance(node, ast.ColumnRef):
+        if len(node.fields) == 1 and isinstance(node.fields[0], ast.String):
+            found = scope.find(node.fields[0].sval)
+            if found is not None and not found[0].startswith("*"):
+                return ast.ColumnRef(fields=(_s(found[0]), node.fields[0]))
+        return node
+    if isinstance(node, ast.SubLink | ast.SelectStmt) or not isinstance(node, ast.Node):
+        return node
+    for attr in type(node).__slots__:
+        value = getattr(node, attr, None)
+        if isinstance(value, ast.Node | tuple | list):
+            setattr(node, attr, _qualify(value, scope))
+    return node
+
+
+# ---------------------------------------------------------------------------------------------
+# the rewriter
+
+
+class _Rewriter:
+    def __init__(
+        self,
+        sql: str,
+        resolve_user_table: ResolveUserTable,
+        server_udfs: Mapping[str, str],
+        udf_args: Sequence[Any],
+    ) -> None:
+        self.sql = sql
+        self.resolve_user_table = resolve_user_table
+        self.server_udfs = server_udfs
+        self.udf_args = udf_args
+        self.used_udfs = False
+        self.needs: set[str] = set()
+        self.set_configs: list[tuple[str, str | None, bool]] = []
+        self.server_values: set[str] = set()
+        self.user_tables: list[tuple[str | None, str]] = []
+        self.placeholders: dict[str, str] = {}
+        self.nonce = secrets.token_hex(4)
+        self.max_param = 0
+
+    # -- errors --------------------------------------------------------------------------
+    def _pos(self, node: Any) -> int | None:
+        loc = getattr(node, "location", None)
+        return loc + 1 if isinstance(loc, int) and loc >= 0 else None
+
+    def fail(self, sqlstate: str, message: str, node: Any = None, **kw: Any) -> SqlError:
+        return SqlError(sqlstate, message, self._pos(node), **kw)
+
+    # -- statements ------------------------------------------------------------------------
+    def statement(self, stmt: ast.Node) -> tuple[ast.Node, list[tuple[str, T | None]] | None]:
+        if isinstance(stmt, ast.SelectStmt):
+            if stmt.valuesLists and stmt.op == SetOperation.SETOP_NONE:
+                stmt = self._values_as_select(stmt)
+            if stmt.intoClause is not None:
+                raise self.fail("0A000", "SELECT INTO is not supported", stmt.intoClause)
+            return self.select(stmt, None)
+        raise NotAQueryError("0A000", f"not a query: {type(stmt).__name__}")
+
+    def _values_as_select(self, stmt: ast.SelectStmt) -> ast.SelectStmt:
+        ncols = len(stmt.valuesLists[0])
+        alias = ast.Alias(
+            aliasname="*VALUES*", colnames=tuple(_s(f"column{i}") for i in range(1, ncols + 1))
+        )
+        inner = ast.SelectStmt(
+            valuesLists=stmt.valuesLists, op=SetOperation.SETOP_NONE, limitOption=stmt.limitOption
+        )
+        return ast.SelectStmt(
+            targetList=(ast.ResTarget(val=ast.ColumnRef(fields=(ast.A_Star(),))),),
+            fromClause=(ast.RangeSubselect(lateral=False, subquery=inner, alias=alias),),
+            sortClause=stmt.sortClause,
+            limitCount=stmt.limitCount,
+            limitOffset=stmt.limitOffset,
+            limitOption=stmt.limitOption,
+            withClause=stmt.withClause,
+            op=SetOperation.SETOP_NONE,
+        )
+
+    def select(
+        self, stmt: ast.SelectStmt, parent: _Scope | None
+    ) -> tuple[ast.SelectStmt, list[tuple[str, T | None]] | None]:
+        scope = _Scope(parent)
+        if stmt.withClause is not None:
+            self.with_clause(stmt.withClause, scope)
+        if stmt.op != SetOperation.SETOP_NONE:
+            larg, lcols = self.select(stmt.larg, scope)
+            rarg, rcols = self.select(stmt.rarg, scope)
+            stmt.larg, stmt.rarg = larg, rarg
+            cols = lcols
+            if lcols is not None and rcols is not None and len(lcols) == len(rcols):
+                cols = [
+                    (n, lt if lt is not None and lt != UNKNOWN else rt)
+                    for (n, lt), (_, rt) in zip(lcols, rcols, strict=True)
+                ]
+            outer = _Scope(scope)
+            if cols is not None:
+                outer.add("*setop*", _Rel(list(cols)))
+            self._tail(stmt, outer)
+            return stmt, cols
+        if stmt.valuesLists:
+            rows = []
+            first: list[T | None] = []
+            for i, row in enumerate(stmt.valuesLists):
+                new_row = []
+                for e in row:
+                    ne, t = self.expr(e, scope)
+                    new_row.append(ne)
+                    if i == 0:
+                        first.append(t)
+                rows.append(tuple(new_row))
+            stmt.valuesLists = tuple(rows)
+            return stmt, [(f"column{i}", t) for i, t in enumerate(first, start=1)]
+        for i, item in enumerate(stmt.fromClause or ()):
+            new = self.from_item(item, scope)
+            items = list(stmt.fromClause)
+            items[i] = new
+            stmt.fromClause = tuple(items)
+        cols: list[tuple[str, T | None]] | None = []
+        targets = []
+        for rt in stmt.targetList or ():
+            val = rt.val
+            if isinstance(val, ast.ColumnRef) and isinstance(val.fields[-1], ast.A_Star):
+                expanded = self._star(val, scope)
+                if expanded is None or cols is None:
+                    cols = None
+                else:
+                    cols.extend(expanded)
+                if len(val.fields) == 3:
+                    val.fields = val.fields[1:]
+                targets.append(rt)
+                continue
+            name = rt.name or figure_colname(val)[0]
+            new, t = self.expr(val, scope)
+            rt.val = new
+            rt.name = name
+            if cols is not None:
+                cols.append((name, t))
+            targets.append(rt)
+        stmt.targetList = tuple(targets) if targets else stmt.targetList
+        if stmt.whereClause is not None:
+            stmt.whereClause = self.expr(stmt.whereClause, scope)[0]
+        if stmt.groupClause:
+            stmt.groupClause = tuple(self.expr(g, scope)[0] for g in stmt.groupClause)
+        if stmt.havingClause is not None:
+            stmt.havingClause = self.expr(stmt.havingClause, scope)[0]
+        if stmt.windowClause:
+            stmt.windowClause = tuple(self.generic(w, scope) for w in stmt.windowClause)
+        if stmt.distinctClause:
+            stmt.distinctClause = tuple(
+                self.expr(d, scope)[0] if d is not None else None for d in stmt.distinctClause
+            )
+        out_scope = _Scope(scope)
+        if cols:
+            out_scope.add("*output*", _Rel(list(cols)))
+        self._tail(stmt, out_scope)
+        return stmt, cols
+
+    def _tail(self, stmt: ast.SelectStmt, scope: _Scope) -> None:
+        if stmt.sortClause:
+            stmt.sortClause = tuple(self.generic(s, scope) for s in stmt.sortClause)
+        if stmt.limitCount is not None:
+            stmt.limitCount = self.expr(stmt.limitCount, scope)[0]
+        if stmt.limitOffset is not None:
+            stmt.limitOffset = self.expr(stmt.limitOffset, scope)[0]
+        # row locks mean nothing over an immutable snapshot; DuckDB has no FOR UPDATE
+        stmt.lockingClause = None
+
+    def _star(self, ref: ast.ColumnRef, scope: _Scope) -> list[tuple[str, T | None]] | None:
+        names = [f.sval for f in ref.fields if isinstance(f, ast.String)]
+        if names:
+            rel = scope.rel(names[-1])
+            return None if rel is None or rel.columns is None else list(rel.columns)
+        out: list[tuple[str, T | None]] = []
+        for alias in scope.order:
+            cols = scope.rels[alias].columns
+            if cols is None:
+                return None
+            out.extend(cols)
+        return out
+
+    def with_clause(self, w: ast.WithClause, scope: _Scope) -> None:
+        ctes = []
+        for cte in w.ctes:
+            names = [c.sval for c in cte.aliascolnames or ()]
+            if w.recursive:
+                scope.ctes[cte.ctename] = _Rel([(n, None) for n in names] if names else None)
+            if not isinstance(cte.ctequery, ast.SelectStmt):
+                raise self.fail("0A000", "data-modifying statements in WITH are not supported", cte)
+            query, cols = self.select(cte.ctequery, scope)
+            cte.ctequery = query
+            if cols is not None and names:
+                cols = [(names[i] if i < len(names) else n, t) for i, (n, t) in enumerate(cols)]
+            scope.ctes[cte.ctename] = _Rel(cols)
+            ctes.append(cte)
+        w.ctes = tuple(ctes)
+
+    # -- FROM ------------------------------------------------------------------------------
+    def from_item(self, item: ast.Node, scope: _Scope) -> ast.Node:
+        if isinstance(item, ast.RangeVar):
+            return self.range_var(item, scope)
+        if isinstance(item, ast.JoinExpr):
+            item.larg = self.from_item(item.larg, scope)
+            item.rarg = self.from_item(item.rarg, scope)
+            if item.quals is not None:
+                item.quals = self.expr(item.quals, scope)[0]
+            if item.alias is not None:
+                scope.add(item.alias.aliasname, _Rel(None))
+            return item
+        if isinstance(item, ast.RangeSubselect):
+            sub = item.subquery
+            is_values = isinstance(sub, ast.SelectStmt) and bool(sub.valuesLists)
+            query, cols = self.select(sub, scope)
+            item.subquery = query
+            alias = item.alias
+            if alias is None:
+                alias = ast.Alias(aliasname=f"unnamed_subquery_{len(scope.order)}")
+                item.alias = alias
+            if cols is not None:
+                given = [c.sval for c in alias.colnames or ()]
+                if is_values and not given:
+                    alias.colnames = tuple(_s(n) for n, _ in cols)
+                cols = [(given[i] if i < len(given) else n, t) for i, (n, t) in enumerate(cols)]
+            scope.add(alias.aliasname, _Rel(cols))
+            return item
+        if isinstance(item, ast.RangeFunction):
+            return self.range_function(item, scope)
+        raise self.fail("0A000", f"{type(item).__name__} in FROM is not supported", item)
+
+    def range_var(self, rv: ast.RangeVar, scope: _Scope) -> ast.Node:
+        alias = rv.alias.aliasname if rv.alias is not None else rv.relname
+        if rv.catalogname is not None and rv.catalogname != "postgres":
+            raise self.fail(
+                "0A000",
+                f"cross-database references are not implemented: {rv.catalogname}.{rv.schemaname}.{rv.relname}",
+                rv,
+            )
+        if rv.schemaname is None:
+            cte = scope.cte(rv.relname)
+            if cte is not None:
+                cols = cte.columns
+                if cols is not None and rv.alias is not None and rv.alias.colnames:
+                    given = [c.sval for c in rv.alias.colnames]
+                    cols = [(given[i] if i < len(given) else n, t) for i, (n, t) in enumerate(cols)]
+                scope.add(alias, _Rel(cols))
+                return rv
+        d = pgcatalog.relation(rv.schemaname, rv.relname)
+        if d is not None:
+            self.needs.add(d.registered)
+            cols = [(n, _column_t(t)) for n, t in d.columns]
+            if rv.alias is not None and rv.alias.colnames:
+                given = [c.sval for c in rv.alias.colnames]
+                cols = [(given[i] if i < len(given) else n, t) for i, (n, t) in enumerate(cols)]
+            scope.add(alias, _Rel(cols))
+            new_alias = rv.alias if rv.alias is not None else ast.Alias(aliasname=rv.relname)
+            return ast.RangeVar(relname=d.registered, inh=True, relpersistence="p", alias=new_alias)
+        if rv.schemaname in ("pg_catalog", "information_schema"):
+            raise self.fail("42P01", f'relation "{rv.schemaname}.{rv.relname}" does not exist', rv)
+        sub = self.resolve_user_table(rv.schemaname, rv.relname)
+        if sub is None:
+            shown = f"{rv.schemaname}.{rv.relname}" if rv.schemaname else rv.relname
+            raise self.fail("42P01", f'relation "{shown}" does not exist', rv)
+        self.user_tables.append((rv.schemaname, rv.relname))
+        ph = f"wpx_rel_{self.nonce}_{len(self.placeholders)}"
+        self.placeholders[ph] = sub
+        scope.add(alias, _Rel(None))
+        new_alias = rv.alias if rv.alias is not None else ast.Alias(aliasname=rv.relname)
+        return ast.RangeVar(relname=ph, inh=True, relpersistence="p", alias=new_alias)
+
+    def range_function(self, rf: ast.RangeFunction, scope: _Scope) -> ast.Node:
+        if rf.is_rowsfrom or len(rf.functions) != 1:
+            raise self.fail("0A000", "ROWS FROM (...) is not supported", rf)
+        call, coldefs = rf.functions[0]
+        if coldefs:
+            raise self.fail("0A000", "column definition lists are not supported", rf)
+        if not isinstance(call, ast.FuncCall):
+            raise self.fail("0A000", "only function calls are supported in FROM", rf)
+        name = self._func_name(call)
+        alias = rf.alias.aliasname if rf.alias is not None else name
+        given = [c.sval for c in (rf.alias.colnames or ())] if rf.alias is not None else []
+        args = []
+        types = []
+        for a in call.args or ():
+            na, t = self.expr(a, scope)
+            args.append(na)
+            types.append(t)
+        if name == "pg_get_publication_tables":
+            if len(args) != 1:
+                raise self._no_function(name, types, call)
+            self.needs.add("pgc_pg_get_publication_tables")
+            call = _call("pgc_pg_get_publication_tables", *args)
+            cols: list[tuple[str, T | None]] = [
+                ("relid", T("oid")),
+                ("attrs", T("int2vector", zero_based=True)),
+                ("qual", T("pg_node_tree")),
+            ]
+        elif name in ("generate_series", "unnest"):
+            if name == "unnest" and len(args) != 1:
+                raise self.fail("0A000", "unnest with several arrays is not supported", call)
+            t = types[0] if name == "generate_series" else (types[0].elem if types[0] else None)
+            if name == "generate_series" and t is not None and t.name in ("int2", "unknown"):
+                t = T("int4")
+            call = _call(name, *args)
+            cols = [(given[0] if given else alias, t)]
+            if rf.alias is None:
+                rf.alias = ast.Alias(aliasname=alias)
+            if not given:
+                rf.alias.colnames = (_s(alias),)
+        else:
+            # a scalar function in FROM is a one-row table whose column is named after it
+            node, t = self.func_call(call, scope)
+            colname = given[0] if given else alias
+            sel = ast.SelectStmt(
+                targetList=(ast.ResTarget(name=colname, val=node),), op=SetOperation.SETOP_NONE
+            )
+            scope.add(alias, _Rel([(colname, t)]))
+            return ast.RangeSubselect(
+                lateral=rf.lateral,
+                subquery=sel,
+                alias=ast.Alias(aliasname=alias, colnames=(_s(colname),)),
+            )
+        if given:
+            cols = [(given[i] if i < len(given) else n, t) for i, (n, t) in enumerate(cols)]
+        scope.add(alias, _Rel(cols))
+        rf.functions = ((call, None),)
+        return rf
+
+    # -- expressions -----------------------------------------------------------------------
+    def generic(self, node: Any, scope: _Scope) -> Any:
+        """Rewrite every expression below a node the rewriter has no rule for."""
+        if isinstance(node, tuple | list):
+            return type(node)(self.generic(n, scope) for n in node)
+        if not isinstance(node, ast.Node):
+            return node
+        if isinstance(node, ast.SortBy):
+            node.node = self.expr(node.node, scope)[0]
+            return node
+        if isinstance(node, ast.WindowDef):
+            if node.partitionClause:
+                node.partitionClause = tuple(self.expr(e, scope)[0] for e in node.partitionClause)
+            if node.orderClause:
+                node.orderClause = tuple(self.generic(e, scope) for e in node.orderClause)
+            return node
+        return self.expr(node, scope)[0]
+
+    def expr(self, node: Any, scope: _Scope) -> tuple[Any, T | None]:
+        if node is None:
+            return None, None
+        method = getattr(self, "e_" + type(node).__name__, None)
+        if method is not None:
+            return method(node, scope)
+        if isinstance(node, ast.Node):
+            for attr in type(node).__slots__:
+                value = getattr(node, attr, None)
+                if isinstance(value, ast.Node | tuple | list):
+                    setattr(node, attr, self.generic(value, scope))
+        return node, None
+
+    def e_ColumnRef(self, node: ast.ColumnRef, scope: _Scope) -> tuple[ast.Node, T | None]:
+        names = [f.sval for f in node.fields if isinstance(f, ast.String)]
+        if len(node.fields) == 3 and scope.rel(names[1]) is not None:
+            node.fields = node.fields[1:]
+            names = names[1:]
+        if isinstance(node.fields[-1], ast.A_Star):
+            return node, None
+        if len(names) == 1:
+            return node, scope.column(names[0])
+        rel = scope.rel(names[-2])
+        if rel is None or rel.columns is None:
+            return node, None
+        for n, t in rel.columns:
+            if n == names[-1]:
+                return node, t
+        return node, None
+
+    def e_A_Const(self, node: ast.A_Const, scope: _Scope) -> tuple[ast.Node, T | None]:
+        if node.isnull:
+            return node, UNKNOWN
+        v = node.val
+        if isinstance(v, ast.Integer):
+            return node, T("int4")
+        if isinstance(v, ast.Float):
+            return node, T("numeric")
+        if isinstance(v, ast.Boolean):
+            return node, BOOL
+        if isinstance(v, ast.BitString):
+            return node, T("bit")
+        return node, UNKNOWN
+
+    def e_ParamRef(self, node: ast.ParamRef, scope: _Scope) -> tuple[ast.Node, T | None]:
+        self.max_param = max(self.max_param, node.number)
+        return node, None
+
+    def e_CollateClause(self, node: ast.CollateClause, scope: _Scope) -> tuple[ast.Node, T | None]:
+        return self.expr(node.arg, scope)
+
+    def e_BoolExpr(self, node: ast.BoolExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
+        node.args = tuple(self.expr(a, scope)[0] for a in node.args)
+        return node, BOOL
+
+    def e_NullTest(self, node: ast.NullTest, scope: _Scope) -> tuple[ast.Node, T | None]:
+        node.arg = self.expr(node.arg, scope)[0]
+        return node, BOOL
+
+    def e_BooleanTest(self, node: ast.BooleanTest, scope: _Scope) -> tuple[ast.Node, T | None]:
+        node.arg = self.expr(node.arg, scope)[0]
+        return node, BOOL
+
+    def e_CaseExpr(self, node: ast.CaseExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
+        if node.arg is not None:
+            node.arg = self.expr(node.arg, scope)[0]
+        types: list[T | None] = []
+        whens = []
+        for w in node.args:
+            w.expr = self.expr(w.expr, scope)[0]
+            w.result, t = self.expr(w.result, scope)
+            types.append(t)
+            whens.append(w)
+        node.args = tuple(whens)
+        if node.defresult is not None:
+            node.defresult, t = self.expr(node.defresult, scope)
+            types.append(t)
+        return node, _common(types)
+
+    def e_CoalesceExpr(self, node: ast.CoalesceExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
+        pairs = [self.expr(a, scope) for a in node.args]
+        node.args = tuple(p[0] for p in pairs)
+        return node, _common([p[1] for p in pairs])
+
+    def e_MinMaxExpr(self, node: ast.MinMaxExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
+        pairs = [self.expr(a, scope) for a in node.args]
+        node.args = tuple(p[0] for p in pairs)
+        return node, _common([p[1] for p in pairs])
+
+    def e_A_ArrayExpr(self, node: ast.A_ArrayExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
+        pairs = [self.expr(a, scope) for a in node.elements or ()]
+        node.elements = tuple(p[0] for p in pairs)
+        elem = _common([p[1] for p in pairs])
+        if elem is None:
+            return node, None
+        return node, T("_" + ("text" if elem == UNKNOWN else elem.name))
+
+    def e_RowExpr(self, node: ast.RowExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
+        node.args = tuple(self.expr(a, scope)[0] for a in node.args or ())
+        return node, None
+
+    def e_SQLValueFunction(
+        self, node: ast.SQLValueFunction, scope: _Scope
+    ) -> tuple[ast.Node, T | None]:
+        op = node.op
+        target = {
+            SQLValueFunctionOp.SVFOP_CURRENT_ROLE: "pgc_current_user",
+            SQLValueFunctionOp.SVFOP_CURRENT_USER: "pgc_current_user",
+            SQLValueFunctionOp.SVFOP_USER: "pgc_current_user",
+            SQLValueFunctionOp.SVFOP_SESSION_USER: "pgc_session_user",
+            SQLValueFunctionOp.SVFOP_CURRENT_CATALOG: "pgc_current_database",
+            SQLValueFunctionOp.SVFOP_CURRENT_SCHEMA: "pgc_current_schema",
+        }.get(op)
+        if target is not None:
+            self.needs.add(target)
+            return _call(target), T("name")
+        types = {
+            SQLValueFunctionOp.SVFOP_CURRENT_DATE: "date",
+            SQLValueFunctionOp.SVFOP_CURRENT_TIME: "timetz",
+            SQLValueFunctionOp.SVFOP_CURRENT_TIME_N: "timetz",
+            SQLValueFunctionOp.SVFOP_LOCALTIME: "time",
+            SQLValueFunctionOp.SVFOP_LOCALTIME_N: "time",
+            SQLValueFunctionOp.SVFOP_LOCALTIMESTAMP: "timestamp",
+            SQLValueFunctionOp.SVFOP_LOCALTIMESTAMP_N: "timestamp",
+        }
+        return node, T(types.get(op, "timestamptz"))
+
+    def e_A_Indirection(self, node: ast.A_Indirection, scope: _Scope) -> tuple[ast.Node, T | None]:
+        node.arg, t = self.expr(node.arg, scope)
+        out_t = t
+        new_ind = []
+        for ind in node.indirection:
+            if isinstance(ind, ast.A_Indices):
+                shift = t is not None and t.zero_based
+                for attr in ("lidx", "uidx"):
+                    sub = getattr(ind, attr)
+                    if sub is not None:
+                        sub = self.expr(sub, scope)[0]
+                        if shift:
+                            sub = _op("+", sub, _int(1))
+                        setattr(ind, attr, sub)
+                if not ind.is_slice and out_t is not None:
+                    out_t = out_t.elem
+            else:
+                out_t = None
+            new_ind.append(ind)
+        node.indirection = tuple(new_ind)
+        return node, out_t
+
+    def e_SubLink(self, node: ast.SubLink, scope: _Scope) -> tuple[ast.Node, T | None]:
+        if node.testexpr is not None:
+            node.testexpr = self.expr(node.testexpr, scope)[0]
+        if node.operName:
+            node.operName = tuple(n for n in node.operName if n.sval != "pg_catalog")
+        sub, cols = self.select(node.subselect, scope)
+        node.subselect = sub
+        kind = node.subLinkType
+        if kind == SubLinkType.EXPR_SUBLINK:
+            return node, cols[0][1] if cols else None
+        if kind == SubLinkType.ARRAY_SUBLINK:
+            inner = cols[0][1] if cols else None
+            if inner is None:
+                return node, None
+            return node, T("_" + ("text" if inner == UNKNOWN else inner.name))
+        return node, BOOL
+
+    def e_TypeCast(self, node: ast.TypeCast, scope: _Scope) -> tuple[ast.Node, T | None]:
+        target, is_array, typmods = self._type_name(node.typeName)
+        lit = _str_const(node.arg)
+        if is_array and lit is not None:
+            elems = parse_array_literal(lit)
+            if elems is None:
+                raise self.fail("22P02", f'malformed array literal: "{lit}"', node.arg)
+            arr = ast.A_ArrayExpr(elements=tuple(_null() if e is None else _str(e) for e in elems))
+            return _cast(arr, _duck_type(target, node.typeName), array=True), T("_" + target)
+        arg, t = self.expr(node.arg, scope)
+        if target in REG_TYPES:
+            reg = REG_TYPES[target]
+            if t is not None and t.name in INTEGERISH:
+                return _cast(arg, "uinteger"), T(reg)
+            fn = f"pgc_{reg}_in"
+            self.needs.add(fn)
+            return _call(fn, _qualify(arg, scope)), T(reg)
+        if t is not None and t.name in _OUT_FORMAT and t.name in REG_TYPES and target in TEXTISH:
+            fn = _OUT_FORMAT[t.name]
+            self.needs.add(fn)
+            return _call(fn, _qualify(arg, scope)), T(target)
+        if is_array:
+            duck = _duck_type(target, node.typeName)
+            zero = bool(t and t.zero_based)
+            return _cast(arg, duck, array=True), T("_" + target, zero_based=zero)
+        if target in ("int2vector", "oidvector"):
+            elem = "smallint" if target == "int2vector" else "uinteger"
+            return _cast(arg, elem, array=True), T(target, zero_based=True)
+        if target in ("text", "varchar", "bpchar", "name") and t is not None and t.is_array:
+            out = _op(
+                "||", _op("||", _str("{"), _call("array_to_string", arg, _str(","))), _str("}")
+            )
+            return out, T(target)
+        duck = _duck_type(target, node.typeName, typmods)
+        if isinstance(duck, tuple):
+            return _cast(arg, duck[0], typmods=duck[1]), T(target)
+        return _cast(arg, duck), T(target)
+
+    def _type_name(self, tn: ast.TypeName) -> tuple[str, bool, list[int]]:
+        names = [n.sval for n in tn.names]
+        if tn.pct_type or tn.setof:
+            raise self.fail("0A000", "%TYPE and SETOF are not supported", tn)
+        name = names[-1].lower()
+        if len(names) > 2 or (len(names) == 2 and names[0] != "pg_catalog"):
+            raise self.fail("42704", f'type "{".".join(names)}" does not exist', tn)
+        aliases = {
+            "int": "int4",
+            "integer": "int4",
+            "float": "float8",
+            "boolean": "bool",
+            "decimal": "numeric",
+        }
+        name = aliases.get(name, name)
+        if name not in pgcatalog.TYPE_OIDS:
+            raise self.fail("42704", f'type "{".".join(names)}" does not exist', tn)
+        typmods = []
+        for m in tn.typmods or ():
+            if isinstance(m, ast.A_Const) and isinstance(m.val, ast.Integer):
+                typmods.append(m.val.ival)
+        return name, bool(tn.arrayBounds), typmods
+
+    def e_A_Expr(self, node: ast.A_Expr, scope: _Scope) -> tuple[ast.Node, T | None]:
+        if node.name:
+            node.name = tuple(
+                n for n in node.name if not (isinstance(n, ast.String) and n.sval == "pg_catalog")
+            )
+        op = node.name[-1].sval if node.name else ""
+        kind = node.kind
+        if kind in (A_Expr_Kind.AEXPR_OP_ANY, A_Expr_Kind.AEXPR_OP_ALL):
+            left, lt = self.expr(node.lexpr, scope)
+            lit = _str_const(node.rexpr)
+            if lit is not None:
+                right = self._array_literal(lit, lt, node.rexpr)
+            else:
+                right = self.expr(node.rexpr, scope)[0]
+            if op == "=" and kind == A_Expr_Kind.AEXPR_OP_ANY:
+                return _call("list_contains", right, left), BOOL
+            if op in ("<>", "!=") and kind == A_Expr_Kind.AEXPR_OP_ALL:
+                return ast.BoolExpr(
+                    boolop=BoolExprType.NOT_EXPR, args=(_call("list_contains", right, left),)
+                ), BOOL
+            node.lexpr, node.rexpr = left, right
+            return node, BOOL
+        if kind == A_Expr_Kind.AEXPR_IN or (
+            kind == A_Expr_Kind.AEXPR_OP and isinstance(node.rexpr, tuple | list)
+        ):
+            node.lexpr = self.expr(node.lexpr, scope)[0]
+            node.rexpr = tuple(self.expr(x, scope)[0] for x in node.rexpr)
+            return node, BOOL
+        if kind in (
+            A_Expr_Kind.AEXPR_BETWEEN,
+            A_Expr_Kind.AEXPR_NOT_BETWEEN,
+            A_Expr_Kind.AEXPR_BETWEEN_SYM,
+            A_Expr_Kind.AEXPR_NOT_BETWEEN_SYM,
+        ):
+            node.lexpr = self.expr(node.lexpr, scope)[0]
+            node.rexpr = tuple(self.expr(x, scope)[0] for x in node.rexpr)
+            return node, BOOL
+        if kind == A_Expr_Kind.AEXPR_SIMILAR:
+            return self._similar(node, op, scope), BOOL
+        left, lt = self.expr(node.lexpr, scope)
+        right, rt = self.expr(node.rexpr, scope)
+        if kind == A_Expr_Kind.AEXPR_NULLIF:
+            node.lexpr, node.rexpr = left, right
+            return node, lt
+        if kind == A_Expr_Kind.AEXPR_OP:
+            if left is not None:
+                # a '{…}' literal compared with an array is an array
+                if lt is not None and lt.is_array and _str_const(right) is not None:
+                    right = self._array_literal(_str_const(right) or "", lt, right, whole=True)
+                elif rt is not None and rt.is_array and _str_const(left) is not None:
+                    left = self._array_literal(_str_const(left) or "", rt, left, whole=True)
+            if op == "||" and ((lt and lt.is_array) or (rt and rt.is_array)):
+                if lt and lt.is_array and rt and rt.is_array:
+                    self.needs.add("pgc_array_cat")
+                    return _call("pgc_array_cat", left, right), lt
+                if lt and lt.is_array:
+                    return _call("list_append", left, right), lt
+                return _call("list_prepend", left, right), rt
+            node.lexpr, node.rexpr = left, right
+            if op in (
+                "=",
+                "<>",
+                "!=",
+                "<",
+                ">",
+                "<=",
+                ">=",
+                "~",
+                "!~",
+                "~*",
+                "!~*",
+                "~~",
+                "!~~",
+                "~~*",
+                "!~~*",
+                "@>",
+                "<@",
+                "&&",
+            ):
+                return node, BOOL
+            if op == "||":
+                return node, TEXT
+            return node, _arith(lt, rt)
+        node.lexpr, node.rexpr = left, right
+        return node, BOOL
+
+    def _similar(self, node: ast.A_Expr, op: str, scope: _Scope) -> ast.Node:
+        """``x SIMILAR TO 'pat'``: DuckDB reads the pattern as a regex, PostgreSQL as SQL."""
+        pat = node.rexpr
+        if isinstance(pat, ast.FuncCall) and pat.funcname[-1].sval == "similar_to_escape":
+            if len(pat.args or ()) != 1:
+                raise self.fail("0A000", "SIMILAR TO ... ESCAPE is not supported", node)
+            pat = pat.args[0]
+        text = _str_const(pat)
+        if text is None:
+            raise self.fail("0A000", "SIMILAR TO needs a constant pattern here", node)
+        left = self.expr(node.lexpr, scope)[0]
+        call = _call("regexp_full_match", left, _str(similar_to_regex(text)))
+        if op == "!~":
+            return ast.BoolExpr(boolop=BoolExprType.NOT_EXPR, args=(call,))
+        return call
+
+    def _array_literal(
+        self, lit: str, other: T | None, at: ast.Node, whole: bool = False
+    ) -> ast.Node:
+        elems = parse_array_literal(lit)
+        if elems is None:
+            raise self.fail("22P02", f'malformed array literal: "{lit}"', at)
+        elem = (other.elem if whole and other is not None else other) or TEXT
+        if elem == UNKNOWN:
+            elem = TEXT
+        arr = ast.A_ArrayExpr(elements=tuple(_null() if e is None else _str(e) for e in elems))
+        duck = _duck_type(elem.name, None)
+        return _cast(arr, duck if isinstance(duck, str) else duck[0], array=True)
+
+    def e_FuncCall(self, node: ast.FuncCall, scope: _Scope) -> tuple[ast.Node, T | None]:
+        return self.func_call(node, scope)
+
+    def _func_name(self, node: ast.FuncCall) -> str:
+        names = [n.sval for n in node.funcname]
+        if len(names) > 2 or (len(names) == 2 and names[0] != "pg_catalog"):
+            raise self._no_function(".".join(names), [], node)
+        return names[-1].lower()
+
+    def _no_function(self, name: str, types: Sequence[T | None], node: Any) -> SqlError:
+        if isinstance(node, ast.FuncCall):
+            name = ".".join(n.sval for n in node.funcname)
+        shown = ", ".join(_type_display(t) for t in types)
+        return self.fail(
+            "42883",
+            f"function {name}({shown}) does not exist",
+            node,
+            hint="No function matches the given name and argument types. "
+            "You might need to add explicit type casts.",
+        )
+
+    def func_call(self, node: ast.FuncCall, scope: _Scope) -> tuple[ast.Node, T | None]:
+        name = self._func_name(node)
+        if node.funcformat == CoercionForm.COERCE_SQL_SYNTAX and name in KEEP_SQL_SYNTAX:
+            node.args = tuple(self.expr(a, scope)[0] for a in node.args or ())
+            return node, T("numeric") if name == "extract" else T("int4")
+        pairs = [self.expr(a, scope) for a in node.args or ()]
+        args = [p[0] for p in pairs]
+        types = [p[1] for p in pairs]
+        for attr in ("agg_order", "agg_filter", "over"):
+            v = getattr(node, attr, None)
+            if v is not None:
+                setattr(node, attr, self.generic(v, scope))
+        if name in self.server_udfs:
+            self.used_udfs = True
+            self.server_values.add(name)
+            lead = [_int(a) if isinstance(a, int) else _str(str(a)) for a in self.udf_args]
+            ret = SERVER_VALUES.get(name, (None, None))[0]
+            return _call(self.server_udfs[name], *lead, *args), T(ret) if ret else None
+        if name in SERVER_ONLY:
+            raise ServerFunctionError(name, self._pos(node))
+        if name in SERVER_VALUES:
+            if args:
+                raise self._no_function(name, types, node)
+            pg_t, duck = SERVER_VALUES[name]
+            self.server_values.add(name)
+            self.needs.add(pgcatalog.SERVER_VALUES)
+            sel = ast.SelectStmt(
+                targetList=(ast.ResTarget(val=_colref("v")),),
+                fromClause=(
+                    ast.RangeVar(relname=pgcatalog.SERVER_VALUES, inh=True, relpersistence="p"),
+                ),
+                whereClause=_op("=", _colref("k"), _str(name)),
+                op=SetOperation.SETOP_NONE,
+            )
+            sub = ast.SubLink(subLinkType=SubLinkType.EXPR_SUBLINK, subLinkId=0, subselect=sel)
+            return _cast(sub, duck), T(pg_t)
+        fn = EMULATED.get(name)
+        if fn is not None:
+            return self._emulated(name, fn, node, _qualify(args, scope), types)
+        if name.startswith("pg_") or name in DIVERGENT or name not in duckdb_functions():
+            raise self._no_function(name, types, node)
+        node.funcname = (_s(name),)
+        node.args = tuple(args)
+        if name in ("unnest",):
+            t = types[0].elem if types and types[0] is not None else None
+            return node, t
+        if name == "array_agg":
+            t = types[0] if types else None
+            return node, (
+                T("_" + ("text" if t == UNKNOWN else t.name))
+                if t is not None and not t.is_array
+                else None
+            )
+        if name in SAME_AS_ARG:
+            return node, types[0] if types else None
+        if name == "sum" and types and types[0] is not None:
+            return node, T("int8" if types[0].name in ("int2", "int4") else "numeric")
+        ret = RETURNS.get(name)
+        return node, T(ret) if ret else None
+
+    def _emulated(
+        self, name: str, fn: Any, node: ast.FuncCall, args: list[ast.Node], types: list[T | None]
+    ) -> tuple[ast.Node, T | None]:
+        lo, hi = fn.arity
+        if not lo <= len(args) <= hi:
+            raise self._no_function(name, types, node)
+        ret = T(fn.ret) if fn.ret else None
+        special = fn.special or ""
+        if special == "set_config":
+            key, value, local = (_str_const(args[0]), _str_const(args[1]), args[2])
+            is_local = (
+                isinstance(local, ast.A_Const)
+                and isinstance(local.val, ast.Boolean)
+                and local.val.boolval
+            )
+            if key is not None:
+                self.set_configs.append((key, value, is_local))
+            return _cast(args[1], "varchar"), ret
+        if special == "false":
+            return _bool(False), ret
+        if special == "utf8":
+            return _str("UTF8"), ret
+        if special == "first_arg_text":
+            return _cast(args[0], "varchar"), ret
+        if special == "null_text":
+            return _cast(_null(), "varchar"), ret
+        if special == "zero_bigint":
+            return _cast(_int(0), "bigint"), ret
+        if special == "typeof":
+            t = types[0]
+            oid = _type_oid(t if t != UNKNOWN else TEXT) if t is not None else None
+            if oid is None:
+                raise self.fail("0A000", "pg_typeof of an expression of unknown type", node)
+            return _cast(_int(oid), "uinteger"), T("regtype")
+        if special == "lsn_diff":
+            a, b = (_lsn_int(x) for x in args)
+            return _cast(_op("-", _cast(a, "hugeint"), _cast(b, "hugeint")), "double"), ret
+        if special == "format":
+            fmt = _str_const(args[0])
+            if fmt is None or any(f"%{c}" in fmt for c in "IL"):
+                raise self.fail("0A000", "format() supports only %s here", node)
+            return _call("printf", *args), ret
+        if special == "srf_in_select":
+            t = types[0] if types else None
+            if t is not None and t.name in ("int2", "unknown"):
+                t = T("int4")
+            return _call("unnest", _call("generate_series", *args)), t
+        if special == "array_bound":
+            zero = bool(types[0] and types[0].zero_based)
+            target = fn.target + ("0" if zero else "")
+            self.needs.add(target)
+            return _call(target, *args), ret
+        if special.startswith("procdef:"):
+            self.needs.add("pgc_procdef")
+            return _call("pgc_procdef", args[0], _str(special.split(":")[1])), ret
+        if special == "privilege":
+            self.needs.add("pgc_has_privilege")
+            return _call("pgc_has_privilege", args[-1]), ret
+        if special == "obj_description":
+            target = "pgc_obj_description" if len(args) == 2 else "pgc_obj_description1"
+            self.needs.add(target)
+            return _call(target, *args), ret
+        keep = fn.keep if fn.keep is not None else len(args)
+        call_args = list(args[:keep])
+        missing = max(0, (fn.keep or fn.arity[1]) - len(call_args))
+        for lit in fn.pad[len(fn.pad) - missing :] if missing else ():
+            call_args.append(_bool(lit == "true") if lit in ("true", "false") else _int(int(lit)))
+        if fn.target.startswith("pgc_"):
+            self.needs.add(fn.target)
+        return _call(fn.target, *call_args), ret
+
+    # -- output ----------------------------------------------------------------------------
+    def wrap_output(self, stmt: ast.SelectStmt, cols: list[tuple[str, T | None]]) -> ast.SelectStmt:
+        """Apply PostgreSQL's output formats (reg* names, int2vector ``1 2``) outside the query.
+
+        Outside, so that ORDER BY/DISTINCT inside still see OIDs and lists, as PostgreSQL's
+        do.
+        """
+        if not any(t is not None and t.name in _OUT_FORMAT for _, t in cols):
+            return stmt
+        inner_names = [f"c{i}" for i in range(len(cols))]
+        targets = []
+        for (name, t), inner in zip(cols, inner_names, strict=True):
+            ref: ast.Node = _colref("wpx_out", inner)
+            fmt = _OUT_FORMAT.get(t.name) if t is not None else None
+            if fmt == "vector":
+                ref = _call("array_to_string", ref, _str(" "))
+            elif fmt is not None:
+                self.needs.add(fmt)
+                ref = _call(fmt, ref)
+            targets.append(ast.ResTarget(name=name, val=ref))
+        return ast.SelectStmt(
+            targetList=tuple(targets),
+            fromClause=(
+                ast.RangeSubselect(
+                    lateral=False,
+                    subquery=stmt,
+                    alias=ast.Alias(
+                        aliasname="wpx_out", colnames=tuple(_s(n) for n in inner_names)
+                    ),
+                ),
+            ),
+            op=SetOperation.SETOP_NONE,
+        )
+
+    def deparse(self, stmt: ast.Node) -> str:
+        text = RawStream()(stmt)
+        for ph, sub in self.placeholders.items():
+            text = text.replace(ph, f"({sub})")
+        return text
+
+
+def _lsn_int(node: ast.Node) -> ast.Node:
+    def part(i: int) -> ast.Node:
+        hexa = _op(
+            "||", _str("0x"), _call("split_part", _cast(node, "varchar"), _str("/"), _int(i))
+        )
+        return _cast(hexa, "ubigint")
+
+    return _op("+", _op("<<", part(1), _int(32)), part(2))
+
+
+def _common(types: Sequence[T | None]) -> T | None:
+    known = [t for t in types if t is not None]
+    concrete = [t for t in known if t != UNKNOWN]
+    if concrete:
+        return concrete[0]
+    if len(known) == len(types) and known:
+        return UNKNOWN
+    return None
+
+
+_NUMERIC_ORDER = ["int2", "int4", "int8", "numeric", "float4", "float8"]
+
+
+def _arith(a: T | None, b: T | None) -> T | None:
+    if a is None:
+        return b if b is not None and b.name in _NUMERIC_ORDER else None
+    if b is None:
+        return a if a.name in _NUMERIC_ORDER else None
+    if a.name in _NUMERIC_ORDER and b.name in _NUMERIC_ORDER:
+        return max(a, b, key=lambda t: _NUMERIC_ORDER.index(t.name))
+    if a.name in ("date", "timestamp", "timestamptz", "interval"):
+        return a
+    return None
+
+
+def _duck_type(
+    name: str, tn: ast.TypeName | None, typmods: Sequence[int] = ()
+) -> str | tuple[str, list[int]]:
+    if name == "numeric" and typmods and typmods[0] <= 38:
+        return "decimal", [typmods[0], typmods[1] if len(typmods) > 1 else 0]
+    if name == "int2vector":
+        return "smallint"
+    if name == "oidvector":
+        return "uinteger"
+    return _DUCK_SCALAR.get(name, "varchar")
+
+
+# ---------------------------------------------------------------------------------------------
+# entry point
+
+_CACHE: OrderedDict[str, Rewritten] = OrderedDict()
+_CACHE_LOCK = threading.Lock()
+_CACHE_SIZE = 512
+
+
+def _parse_one(sql: str) -> ast.Node:
+    try:
+        stmts = pglast.parse_sql(sql)
+    except pglast.parser.ParseError as e:
+        msg, loc = (*e.args, None)[:2]
+        pos = loc + 1 if isinstance(loc, int) else None
+        raise SqlError("42601", str(msg), pos) from None
+    if len(stmts) != 1:
+        raise SqlError("42601", "cannot insert multiple commands into a prepared statement")
+    return stmts[0].stmt
+
+
+def rewrite(
+    sql: str,
+    *,
+    resolve_user_table: ResolveUserTable,
+    server_udfs: Mapping[str, str] | None = None,
+    udf_args: Sequence[Any] = (),
+) -> Rewritten:
+    """One PostgreSQL query (SELECT, VALUES, WITH …, or ``COPY (query) TO STDOUT``) for DuckDB.
+
+    ``resolve_user_table(schema, name)`` returns DuckDB SQL of a subquery producing the
+    table's rows (the server chooses the snapshot), or None if no such table exists.
+    ``server_udfs`` maps PostgreSQL function names the server implements as DuckDB UDFs
+    (``{"txid_current": "wpx_txid_current"}``) to the UDF; calls become
+    ``udf(*udf_args, *args)`` (e.g. the backend pid first). Without a UDF, zero-argument
+    server values (:data:`~walsender_proxy.sql.rewrite_funcs.SERVER_VALUES`) are read from
+    the ``pgc_server_values`` table instead.
+    Raises :class:`SqlError` (a PgError) with PostgreSQL's SQLSTATE, message and position.
+    Results of statements that read no user table and call no UDF are cached by text
+    (subscribers and psql repeat the same catalog queries): a repeat costs a dict lookup.
+    """
+    udfs = server_udfs or {}
+    key = sql if not udfs else None
+    if key is not None:
+        with _CACHE_LOCK:
+            hit = _CACHE.get(key)
+            if hit is not None:
+                _CACHE.move_to_end(key)
+                return hit
+    stmt = _parse_one(sql)
+    rw = _Rewriter(sql, resolve_user_table, udfs, udf_args)
+    copy: CopyTo | None = None
+    if isinstance(stmt, ast.CopyStmt):
+        stmt, copy = _copy_query(stmt)
+    new, cols = rw.statement(stmt)
+    if cols is not None and isinstance(new, ast.SelectStmt):
+        new = rw.wrap_output(new, cols)
+    columns = None
+    if cols is not None:
+        columns = tuple(OutputColumn(n, _type_oid(t)) for n, t in cols)
+    result = Rewritten(
+        sql=rw.deparse(new),
+        needs=frozenset(rw.needs),
+        columns=columns,
+        set_configs=tuple(rw.set_configs),
+        server_values=frozenset(rw.server_values),
+        user_tables=tuple(rw.user_tables),
+        param_count=rw.max_param,
+        copy=copy,
+    )
+    if key is not None and not rw.user_tables and not rw.set_configs and not rw.used_udfs:
+        with _CACHE_LOCK:
+            _CACHE[sql] = result
+            while len(_CACHE) > _CACHE_SIZE:
+                _CACHE.popitem(last=False)
+    return result
+
+
+def _copy_query(stmt: ast.CopyStmt) -> tuple[ast.SelectStmt, CopyTo]:
+    if stmt.is_from or stmt.filename is not None or stmt.is_program:
+        raise NotAQueryError("0A000", "only COPY ... TO STDOUT is rewritten")
+    opts: dict[str, Any] = {}
+    for d in stmt.options or ():
+        arg = d.arg
+        if isinstance(arg, ast.String):
+            val: Any = arg.sval
+        elif isinstance(arg, ast.Boolean):
+            val = arg.boolval
+        elif isinstance(arg, ast.Integer):
+            val = arg.ival
+        elif isinstance(arg, tuple | list):
+            val = [a.sval if isinstance(a, ast.String) else a for a in arg]
+        else:
+            val = True if arg is None else arg
+        opts[d.defname.lower()] = val
+    fmt = str(opts.pop("format", "text")).lower()
+    if stmt.query is not None:
+        query = stmt.query
+        if not isinstance(query, ast.SelectStmt):
+            raise NotAQueryError("0A000", "COPY (...) must contain a query")
+    else:
+        targets: tuple[ast.ResTarget, ...]
+        if stmt.attlist:
+            targets = tuple(ast.ResTarget(val=_colref(a.sval)) for a in stmt.attlist)
+        else:
+            targets = (ast.ResTarget(val=ast.ColumnRef(fields=(ast.A_Star(),))),)
+        query = ast.SelectStmt(
+            targetList=targets, fromClause=(stmt.relation,), op=SetOperation.SETOP_NONE
+        )
+    return query, CopyTo(fmt, opts)
+
+
+def statements(sql: str) -> list[str]:
+    """Split a simple-query string into statements, as PostgreSQL's parser would."""
+    try:
+        return list(pglast.split(sql))
+    except pglast.parser.ParseError as e:
+        msg, loc = (*e.args, None)[:2]
+        raise SqlError("42601", str(msg), loc + 1 if isinstance(loc, int) else None) from None
