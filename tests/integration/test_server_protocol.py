@@ -32,9 +32,10 @@ def raw(proxy: ProxyServer) -> socket.socket:
     return s
 
 
-def read_messages(s: socket.socket, until: type = m.ReadyForQuery, limit: float = 10) -> list[m.BackendMessage]:
+def read_messages(s: socket.socket, until: type = m.ReadyForQuery, limit: float = 10, count: int = 1) -> list[m.BackendMessage]:
     parser = BackendParser()
     out: list[m.BackendMessage] = []
+    seen = 0
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
         try:
@@ -46,8 +47,12 @@ def read_messages(s: socket.socket, until: type = m.ReadyForQuery, limit: float 
         parser.feed(data)
         for msg in parser:
             out.append(msg)
-            if isinstance(msg, until) or (isinstance(msg, m.ErrorResponse) and msg.fields.get("S") == "FATAL"):
+            if isinstance(msg, m.ErrorResponse) and msg.fields.get("S") == "FATAL":
                 return out
+            if isinstance(msg, until):
+                seen += 1
+                if seen >= count:
+                    return out
     return out
 
 
@@ -175,12 +180,11 @@ def test_garbage_and_protocol_violations_get_08p01_and_the_server_lives(proxy: P
 
 
 def test_oversized_message_is_refused(tmp_path) -> None:
-    with ProxyServer(tmp_path / "d", max_message_length=1000) as p:
-        with raw(p) as s:
-            startup(s, user="postgres")
-            s.sendall(m.Query("SELECT '" + "x" * 5000 + "'").encode())
-            err = fatal(read_messages(s))
-            assert err.sqlstate == "08P01" and "invalid message length" in err.message
+    with ProxyServer(tmp_path / "d", max_message_length=1000) as p, raw(p) as s:
+        startup(s, user="postgres")
+        s.sendall(m.Query("SELECT '" + "x" * 5000 + "'").encode())
+        err = fatal(read_messages(s))
+        assert err.sqlstate == "08P01" and "invalid message length" in err.message
 
 
 def test_max_connections(tmp_path) -> None:
@@ -239,3 +243,131 @@ def test_protocol_fuzz_leaves_other_sessions_unaffected(proxy: ProxyServer) -> N
     keeper.close()
     with psycopg.connect(proxy.dsn()) as c:
         assert c.info.status == psycopg.pq.ConnStatus.OK
+
+
+def test_tls_when_configured(tmp_path) -> None:
+    import subprocess
+
+    cert, key = tmp_path / "server.crt", tmp_path / "server.key"
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    with ProxyServer(tmp_path / "d", ssl_cert_file=str(cert), ssl_key_file=str(key)) as p:
+        with psycopg.connect(p.dsn(sslmode="require")) as c:
+            assert c.pgconn.ssl_in_use
+            assert c.execute("SELECT 1").fetchone() == (1,)
+        with psycopg.connect(p.dsn(sslmode="disable")) as c:
+            assert not c.pgconn.ssl_in_use
+
+
+def test_cancel_request_cancels_the_right_session(proxy: ProxyServer) -> None:
+    import threading
+
+    victim = psycopg.connect(proxy.dsn(), autocommit=True)
+    bystander = psycopg.connect(proxy.dsn(), autocommit=True)
+    errors: list[BaseException] = []
+
+    def long_query() -> None:
+        try:
+            victim.execute("SELECT sum(x) FROM generate_series(1, 20000000000) AS t(x)")
+        except BaseException as e:
+            errors.append(e)
+
+    th = threading.Thread(target=long_query)
+    th.start()
+    time.sleep(0.5)
+    # cancel_safe: psycopg's blocking cancel() holds the GIL while it waits, which would
+    # starve this in-process server; the real client-side behaviour is the same.
+    victim.cancel_safe(timeout=10)
+    th.join(30)
+    assert not th.is_alive()
+    assert errors and isinstance(errors[0], psycopg.errors.QueryCanceled)
+    assert errors[0].sqlstate == "57014"
+    assert victim.execute("SELECT 2").fetchone() == (2,)  # the session carries on
+    assert bystander.execute("SELECT 3").fetchone() == (3,)
+    victim.close()
+    bystander.close()
+
+
+def test_extended_protocol_errors_skip_to_sync(proxy: ProxyServer) -> None:
+    with raw(proxy) as s:
+        startup(s, user="postgres")
+        s.sendall(
+            m.Parse("", "SELECT nope_column FROM nowhere", ()).encode()
+            + m.Bind("", "", (), (), ()).encode()
+            + m.Execute("", 0).encode()
+            + m.Sync().encode()
+            + m.Parse("", "SELECT 1", ()).encode()
+            + m.Bind("", "", (), (), ()).encode()
+            + m.Execute("", 0).encode()
+            + m.Sync().encode()
+        )
+        both = read_messages(s, count=2)
+        cut = next(i for i, x in enumerate(both) if isinstance(x, m.ReadyForQuery)) + 1
+        first, second = both[:cut], both[cut:]
+        # PostgreSQL reports the missing table at Parse; the proxy resolves names when the
+        # statement runs, so the error comes at Execute. Either way: one error, then Sync.
+        kinds = [type(x).__name__ for x in first]
+        assert kinds[-2:] == ["ErrorResponse", "ReadyForQuery"] and kinds.count("ErrorResponse") == 1
+        assert first[-2].sqlstate == "42P01"
+        assert [type(x).__name__ for x in second] == [
+            "ParseComplete",
+            "BindComplete",
+            "DataRow",
+            "CommandComplete",
+            "ReadyForQuery",
+        ]
+
+
+def test_portal_row_limits_suspend(proxy: ProxyServer) -> None:
+    with raw(proxy) as s:
+        startup(s, user="postgres")
+        s.sendall(
+            m.Parse("s1", "SELECT x FROM generate_series(1, 5) AS t(x)", ()).encode()
+            + m.Bind("p1", "s1", (), (), ()).encode()
+            + m.Execute("p1", 2).encode()
+            + m.Execute("p1", 2).encode()
+            + m.Execute("p1", 2).encode()
+            + m.Sync().encode()
+        )
+        msgs = read_messages(s)
+        kinds = [type(x).__name__ for x in msgs]
+        assert kinds == [
+            "ParseComplete", "BindComplete",
+            "DataRow", "DataRow", "PortalSuspended",
+            "DataRow", "DataRow", "PortalSuspended",
+            "DataRow", "CommandComplete", "ReadyForQuery",
+        ]  # fmt: skip
+        assert msgs[-2].tag == "SELECT 1"
+
+
+def test_multi_statement_query_is_one_implicit_transaction(proxy: ProxyServer) -> None:
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute("CREATE TABLE implicit_t (id int PRIMARY KEY)")
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            c.execute("INSERT INTO implicit_t VALUES (1); INSERT INTO implicit_t VALUES (1)")
+        assert c.execute("SELECT count(*) FROM implicit_t").fetchone() == (0,)
+        c.execute("BEGIN")
+        with pytest.raises(psycopg.errors.UndefinedTable):
+            c.execute("SELECT * FROM missing_table")
+        with pytest.raises(psycopg.errors.InFailedSqlTransaction):
+            c.execute("SELECT 1")
+        c.execute("ROLLBACK")
+        assert c.execute("SELECT 1").fetchone() == (1,)

@@ -62,7 +62,7 @@ def _psycopg_tour(dsn: str) -> list[object]:
     from psycopg.types.json import Jsonb
 
     out: list[object] = []
-    utc = dt.timezone.utc
+    utc = dt.UTC
     with psycopg.connect(dsn) as c:
         c.execute(
             "CREATE TABLE p3 (id int PRIMARY KEY, t text, n numeric(10,2), d date, ts timestamptz, "
@@ -103,9 +103,8 @@ def _psycopg_tour(dsn: str) -> list[object]:
                 raise psycopg.Rollback()
         except psycopg.Rollback:
             pass
-        with c.transaction():
-            with c.transaction():  # a savepoint
-                c.execute("INSERT INTO p3 (id) VALUES (52)")
+        with c.transaction(), c.transaction():  # a savepoint
+            c.execute("INSERT INTO p3 (id) VALUES (52)")
         try:
             c.execute("INSERT INTO p3 (id) VALUES (50)")
         except psycopg.errors.UniqueViolation as e:

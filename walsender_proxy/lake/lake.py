@@ -336,6 +336,11 @@ class Lake:
                 self._catalog_owner = None
                 self._catalog_cond.notify_all()
 
+    def _others(self, tx: Transaction) -> list[Transaction]:
+        """The other live transactions (a copy: writers come and go concurrently)."""
+        with self._commit_lock:
+            return [t for t in self._active.values() if t is not tx]
+
     def _allocate_rids(self, n: int) -> np.ndarray:
         with self._commit_lock:
             start = self._next_rid
@@ -398,7 +403,7 @@ class Lake:
         """First updater wins: a row written by another open transaction, or committed
         after this statement's snapshot, is a serialization failure (40001)."""
         with self._dml_lock:
-            for other in list(self._active.values()):
+            for other in self._others(tx):
                 if other is tx:
                     continue
                 for arr in other.row_locks.get(t.oid, []):
@@ -412,14 +417,14 @@ class Lake:
 
     def _lock_table(self, tx: Transaction, t: Table) -> None:
         with self._dml_lock:
-            for other in list(self._active.values()):
+            for other in self._others(tx):
                 if other is not tx and other.touches(t.oid):
                     raise serialization_failure()
 
     def _check_not_truncated(self, tx: Transaction, t: Table) -> None:
         """TRUNCATE holds the table exclusively until it ends (AccessExclusiveLock)."""
         with self._dml_lock:
-            for other in list(self._active.values()):
+            for other in self._others(tx):
                 if other is not tx and other.has_truncated(t.oid):
                     raise serialization_failure()
 
@@ -470,7 +475,7 @@ class Lake:
                 physical=True,
                 prefilter=in_new,
             )
-            others = [o.own_rows(t.oid) for o in self._active.values() if o is not tx]
+            others = [o.own_rows(t.oid) for o in self._others(tx)]
             others = [
                 o.filter(pc.equal(o.column("_op"), OP_WRITE)) for o in others if o is not None
             ]

@@ -282,12 +282,14 @@ class Transaction:
             t, old, new, key_changed=any(k in assignments for k in t.primary_key)
         )
 
-    def apply_update(self, table: str | Table, old: pa.Table, new: pa.Table) -> int:
+    def apply_update(self, table: str | Table, old: pa.Table, new: pa.Table, *, changed: Iterable[str] | None = None) -> int:
         """Write rows already chosen and computed by the caller (the SQL layer): ``old`` and
-        ``new`` have ``_rid`` plus every column under its physical name, row for row."""
+        ``new`` have ``_rid`` plus every column under its physical name, row for row.
+        ``changed``: the columns the statement assigns (None: any may have changed)."""
         self._check_writable()
         t = self.table(table)
-        return self._guard(self._apply_update, t, old, new, True)
+        key_changed = changed is None or bool(set(changed) & set(t.primary_key))
+        return self._guard(self._apply_update, t, old, new, key_changed)
 
     def _apply_update(self, t: Table, old: pa.Table, new: pa.Table, key_changed: bool) -> int:
         if old.num_rows == 0:

@@ -9,6 +9,7 @@ them and moves bytes.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import shlex
 from collections.abc import Callable, Iterator
@@ -18,11 +19,27 @@ from decoding.errors import PgError
 from walsender_proxy.protocol import messages as m
 from walsender_proxy.server.context import ServerContext
 from walsender_proxy.server.hba import choose_method
-from walsender_proxy.server.machine import ConnectionClosed, ConnectionMachine, MessageReceived, Phase, ProtocolError
+from walsender_proxy.server.machine import (
+    ConnectionClosed,
+    ConnectionMachine,
+    MessageReceived,
+    Phase,
+    ProtocolError,
+)
 from walsender_proxy.server.roles import Role, Verifier
 from walsender_proxy.server.scram import ScramError, ScramServer
 from walsender_proxy.sql.executor import Executor, SyntaxErr
-from walsender_proxy.sql.outcomes import Column, CopyIn, CopyOut, Done, Empty, Notice, Outcome, ParameterChanged, Rows
+from walsender_proxy.sql.outcomes import (
+    Column,
+    CopyIn,
+    CopyOut,
+    Done,
+    Empty,
+    Notice,
+    Outcome,
+    ParameterChanged,
+    Rows,
+)
 from walsender_proxy.sql.settings import Settings
 
 log = logging.getLogger("walsender_proxy.session")
@@ -119,16 +136,12 @@ class Session:
         except (ConnectionError, asyncio.IncompleteReadError):
             pass
         except asyncio.CancelledError:
-            try:
+            with contextlib.suppress(Exception):
                 self.send(m.ErrorResponse.create("FATAL", "57P01", "terminating connection due to administrator command"))
-            except Exception:
-                pass
             raise
         finally:
-            try:
+            with contextlib.suppress(Exception):
                 await self.flush()
-            except Exception:
-                pass
             if self.executor is not None:
                 ex = self.executor
                 self.ctx.snapshots.release(ex)

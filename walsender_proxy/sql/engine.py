@@ -10,12 +10,15 @@ column by column (:mod:`decoding.pgvalues`), never row by row in Python.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pyarrow as pa
-from pglast import ast, enums
+import pyarrow.compute as pc
+from pglast import ast
 from pglast.stream import RawStream
 
 from decoding.catalog import RID, Table
@@ -47,24 +50,18 @@ class Engine:
         self.binding = CatalogBinding(self.con)
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):
             self.con.close()
-        except Exception:
-            pass
 
     def interrupt(self) -> None:
-        try:
+        with contextlib.suppress(Exception):
             self.con.interrupt()
-        except Exception:
-            pass
 
     # -- rewriting -----------------------------------------------------------------------
     def _release(self) -> None:
         for name in self._registered:
-            try:
+            with contextlib.suppress(Exception):
                 self.con.unregister(name)
-            except Exception:
-                pass
         self._registered.clear()
 
     def _register(self, name: str, table: pa.Table) -> None:
@@ -116,10 +113,8 @@ class Engine:
     def tables_of(self, tx: Transaction, rw: Rewritten) -> list[Table]:
         out = []
         for schema, name in rw.user_tables:
-            try:
+            with contextlib.suppress(PgError):
                 out.append(tx.table(f"{schema}.{name}" if schema else name))
-            except PgError:
-                pass
         return out
 
     # -- SELECT --------------------------------------------------------------------------
@@ -185,10 +180,7 @@ class Engine:
             col = t.column(target.name)
             if col is None:
                 raise PgError("42703", f'column "{target.name}" of relation "{t.name}" does not exist')
-            if isinstance(target.val, ast.SetToDefault):
-                expr = "NULL"
-            else:
-                expr = RawStream()(target.val)
+            expr = "NULL" if isinstance(target.val, ast.SetToDefault) else RawStream()(target.val)
             sets[col.name] = expr
         news = ", ".join(f'({e}) AS "__new_{n}"' for n, e in sets.items())
         sql = f'SELECT "{alias}".*, {news} FROM {TARGET} AS "{alias}"'
@@ -203,7 +195,7 @@ class Engine:
             assert c is not None
             new = new.set_column(new.column_names.index(c.physical), c.physical, old.column(f"__new_{name}"))
         keep = [RID] + [c.physical for c in t.columns]
-        n = tx.apply_update(t, old.select(keep), new.select(keep)) if old.num_rows else 0
+        n = tx.apply_update(t, old.select(keep), new.select(keep), changed=list(sets)) if old.num_rows else 0
         if returning(node):
             yield self._returning(tx, t, node.relation, returning(node), _named(t, new.select(keep)), params, f"UPDATE {n}")
         else:
@@ -233,19 +225,10 @@ class Engine:
             self._register(n, tbl)
         sql = self.rewrite(pg_sql, tx, {(None, TARGET): q.sql})
         data = self.relation(sql, params).to_arrow_table()
-        # DISTINCT ON _rid: a row joined to several FROM rows is updated once, as in PG.
-        if data.num_rows and len(set(data.column(RID).to_pylist())) != data.num_rows:
-            import pyarrow.compute as pc
-
-            _, idx = pc.unique(data.column(RID)), None
-            seen: set[int] = set()
-            keep = []
-            for i, r in enumerate(data.column(RID).to_pylist()):
-                if r not in seen:
-                    seen.add(r)
-                    keep.append(i)
-            data = data.take(keep)
-            del idx
+        # A row joined to several FROM rows is updated once, as in PostgreSQL.
+        if data.num_rows and pc.count_distinct(data.column(RID)).as_py() != data.num_rows:
+            first = pa.table({"r": data.column(RID), "i": pa.array(np.arange(data.num_rows))}).group_by("r").aggregate([("i", "min")])
+            data = data.take(np.sort(first.column("i_min").to_numpy()))
         names = {c.name: c.physical for c in t.columns}
         return data.rename_columns([names.get(c, c) if not c.startswith("__new_") else c for c in data.column_names])
 
@@ -623,4 +606,4 @@ def _copy_options(options: Any) -> dict[str, Any]:
     return out
 
 
-__all__ = ["Engine", "encode_rows", "fetch_portal", "parse_type", "ColumnType"]
+__all__ = ["ColumnType", "Engine", "encode_rows", "fetch_portal", "parse_type"]

@@ -12,6 +12,7 @@ Everything here blocks (DuckDB, fsync): the session calls it from a worker threa
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -29,12 +30,24 @@ from walsender_proxy.lake import Isolation, Transaction
 from walsender_proxy.lake.transaction import State
 from walsender_proxy.sql import ddl_sql
 from walsender_proxy.sql.engine import returning
-from walsender_proxy.sql.outcomes import Column, CopyIn, CopyOut, Done, Empty, Notice, Outcome, ParameterChanged, Rows
+from walsender_proxy.sql.outcomes import (
+    Column,
+    CopyIn,
+    CopyOut,
+    Done,
+    Empty,
+    Notice,
+    Outcome,
+    ParameterChanged,
+    Rows,
+)
 from walsender_proxy.sql.settings import Settings
 
 if TYPE_CHECKING:
     from walsender_proxy.server.context import ServerContext
     from walsender_proxy.sql.engine import Engine
+
+log = logging.getLogger("walsender_proxy.sql")
 
 _ISOLATION = {
     "read uncommitted": Isolation.READ_COMMITTED,
@@ -283,7 +296,10 @@ class Executor:
             raise
         except Exception as e:
             self.fail()
-            raise _internal(e) from e
+            err = _internal(e)
+            if err.sqlstate == "XX000":
+                log.exception("internal error in statement: %s", text[:200])
+            raise err from e
 
     def _dispatch(self, node: Any, text: str, params: list[Any]) -> Iterator[Outcome]:
         if isinstance(node, ast.TransactionStmt):
@@ -710,4 +726,4 @@ def _internal(e: Exception) -> PgError:
     return PgError("XX000", f"internal error: {msg}")
 
 
-__all__ = ["Executor", "Portal", "Prepared", "format_lsn", "RID", "Table", "CopyIn", "CopyOut"]
+__all__ = ["RID", "CopyIn", "CopyOut", "Executor", "Portal", "Prepared", "Table", "format_lsn"]

@@ -1,0 +1,98 @@
+"""PostgreSQL value codecs over Arrow arrays: text and binary, output and input.
+
+Every path that turns lake values into PostgreSQL bytes, or back, goes through here: DataRow
+results in text or binary, COPY TO/FROM (see ``decoding.copyformat``), pgoutput tuple data and
+Bind parameters.  One implementation keeps them byte-identical to each other and to
+PostgreSQL (default settings, TimeZone UTC).
+
+Two layers:
+
+- ``text_encoder`` / ``binary_encoder`` / ``text_decoder`` / ``binary_decoder`` take and give
+  Python ``bytes`` lists, for per-message callers (Bind parameters, pgoutput).
+- ``encode_text_arrow`` / ``encode_binary_fields`` / ``decode_text_arrow`` /
+  ``decode_binary_arrow`` stay in Arrow end to end, for bulk callers (COPY, DataRow batches).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import pyarrow as pa
+
+from decoding.pgtypes import ColumnType
+from decoding.pgvalues._duck import pg_type_for_duckdb
+from decoding.pgvalues._types import column_type
+from decoding.pgvalues.binin import decode_binary_arrow
+from decoding.pgvalues.binout import Fields, encode_binary_fields, numeric_send_text
+from decoding.pgvalues.textin import InputError, decode_text_arrow
+from decoding.pgvalues.textout import encode_text_arrow, format_interval, pg_float_text
+
+__all__ = [
+    "Fields",
+    "InputError",
+    "binary_decoder",
+    "binary_encoder",
+    "column_type",
+    "decode_binary_arrow",
+    "decode_text_arrow",
+    "encode_binary_fields",
+    "encode_text_arrow",
+    "format_interval",
+    "numeric_send_text",
+    "pg_float_text",
+    "pg_type_for_duckdb",
+    "text_decoder",
+    "text_encoder",
+]
+
+ArrayLike = pa.Array | pa.ChunkedArray
+Encoder = Callable[[ArrayLike], list[bytes | None]]
+Decoder = Callable[[Sequence[bytes | None] | pa.Array], pa.Array]
+
+
+def _chunks(arr: ArrayLike) -> list[pa.Array]:
+    if isinstance(arr, pa.ChunkedArray):
+        return list(arr.chunks) or [pa.array([], arr.type)]
+    return [arr]
+
+
+def text_encoder(ctype: ColumnType) -> Encoder:
+    """PostgreSQL's text output (typoutput) of every element; None for NULL."""
+
+    def encode(arr: ArrayLike) -> list[bytes | None]:
+        out: list[bytes | None] = []
+        for chunk in _chunks(arr):
+            out.extend(encode_text_arrow(ctype, chunk).to_pylist())
+        return out
+
+    return encode
+
+
+def binary_encoder(ctype: ColumnType) -> Encoder:
+    """PostgreSQL's binary send format (typsend) of every element; None for NULL."""
+
+    def encode(arr: ArrayLike) -> list[bytes | None]:
+        out: list[bytes | None] = []
+        for chunk in _chunks(arr):
+            out.extend(encode_binary_fields(ctype, chunk).payloads())
+        return out
+
+    return encode
+
+
+def text_decoder(ctype: ColumnType) -> Decoder:
+    """typinput for every value into ``ctype.arrow``; raises InputError (a PgError)."""
+
+    def decode(values: Sequence[bytes | None] | pa.Array) -> pa.Array:
+        return decode_text_arrow(ctype, values)
+
+    return decode
+
+
+def binary_decoder(ctype: ColumnType) -> Decoder:
+    """typreceive for every value into ``ctype.arrow``; raises InputError (a PgError)."""
+
+    def decode(values: Sequence[bytes | None] | pa.Array) -> pa.Array:
+        return decode_binary_arrow(ctype, values)
+
+    return decode
