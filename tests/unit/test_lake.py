@@ -459,3 +459,19 @@ def test_catalog_json_round_trip(lake: Lake) -> None:
     assert Catalog.from_json(cat.to_json()) == cat
     h = CatalogHistory.from_json(lake.history.to_json())
     assert h.at(lake.frontier) == cat and h.at(0) == Catalog()
+
+
+def test_a_statement_checks_writes_against_the_snapshot_it_read(lake: Lake) -> None:
+    """READ COMMITTED: rows read at the statement's snapshot, then a concurrent commit to
+    one of them, then the write — must be 40001, never a lost update."""
+    with lake.begin() as tx:
+        tx.insert("t", [{"id": 1, "n": 0}])
+    b = lake.begin()
+    b.begin_statement()
+    old = lake.read("t", b.statement_csn(), with_rid=True)
+    with lake.begin() as a:
+        a.update("t", {"n": Sql("n + 1")}, {"id": 1})
+    new = old.set_column(old.column_names.index("n"), "n", pa.array([1], pa.int32()))
+    assert sqlstate(b.apply_update, "t", old, new, changed=["n"]) == "40001"
+    b.rollback()
+    assert rows(lake) == [{"id": 1, "v": None, "n": 1}]

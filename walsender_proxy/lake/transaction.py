@@ -109,14 +109,24 @@ class Transaction:
         self._seq = 0
         self._rid_locks: dict[int, list[tuple[int, pa.Array]]] = {}  # relid -> (subxid, rids)
         self._has_catalog_lock = False
+        self._stmt_csn: int | None = None
 
     # -- snapshots -----------------------------------------------------------------------
+    def begin_statement(self) -> None:
+        """A new statement starts: READ COMMITTED takes a fresh snapshot now, which every
+        read *and* every write check of this statement then uses (a write-conflict check at
+        a later snapshot than the read would miss a commit in between: a lost update)."""
+        self._stmt_csn = None
+
     def statement_csn(self) -> int:
         """The CSN a statement reads at: fixed for REPEATABLE READ from the first statement,
-        the frontier for each READ COMMITTED statement."""
+        the frontier at the statement's start for READ COMMITTED."""
         if self._snapshot_csn is not None:
             return self._snapshot_csn
+        if self._stmt_csn is not None:
+            return self._stmt_csn
         csn = self.lake.frontier
+        self._stmt_csn = csn
         if self.isolation is not Isolation.READ_COMMITTED:
             self._snapshot_csn = csn
             self._hold = self.lake.holds.hold("transaction", csn=csn)
@@ -193,6 +203,7 @@ class Transaction:
     ) -> pa.Table:
         """Rows of ``table`` as this transaction sees them (its snapshot plus its writes)."""
         self._check_active()
+        self.begin_statement()
         return self._guard(self._read, table, where, params, with_rid)
 
     def _read(
@@ -221,6 +232,7 @@ class Transaction:
     ) -> int:
         """Insert rows (dicts, or an Arrow table with the table's column names)."""
         self._check_writable()
+        self.begin_statement()
         return self._guard(self._insert, table, rows)
 
     def _insert(self, table: str | Table, rows: Any) -> int:
@@ -247,6 +259,7 @@ class Transaction:
         """``UPDATE table SET … WHERE …``: values are literals, :class:`Sql` values are
         expressions over the old row; ``where`` is SQL text or ``{column: value}``."""
         self._check_writable()
+        self.begin_statement()
         return self._guard(self._update, table, set, where, params)
 
     def _update(
@@ -281,6 +294,11 @@ class Transaction:
         return self._apply_update(
             t, old, new, key_changed=any(k in assignments for k in t.primary_key)
         )
+
+    def apply_insert(self, table: str | Table, rows: pa.Table) -> int:
+        """Insert as part of the caller's current statement (no new snapshot)."""
+        self._check_writable()
+        return self._guard(self._insert, table, rows)
 
     def apply_update(self, table: str | Table, old: pa.Table, new: pa.Table, *, changed: Iterable[str] | None = None) -> int:
         """Write rows already chosen and computed by the caller (the SQL layer): ``old`` and
@@ -342,6 +360,7 @@ class Transaction:
         params: Sequence[Any] | None = None,
     ) -> int:
         self._check_writable()
+        self.begin_statement()
         return self._guard(self._delete, table, where, params)
 
     def _delete(self, table: str | Table, where: Any, params: Sequence[Any] | None) -> int:
@@ -358,6 +377,7 @@ class Transaction:
         restart_identity: bool = False,
     ) -> None:
         self._check_writable()
+        self.begin_statement()
         self._guard(self._truncate, tables, cascade, restart_identity)
 
     def _truncate(self, tables: Any, cascade: bool, restart_identity: bool) -> None:

@@ -162,7 +162,7 @@ class Engine:
             data = rel.to_arrow_table()
             data = data.rename_columns(cols[: data.num_columns])
             data = coerce_text_columns(t, data)
-        n = tx.insert(t, data) if data.num_rows else 0
+        n = tx.apply_insert(t, data) if data.num_rows else 0
         if returning(node):
             yield self._returning(tx, t, node.relation, returning(node), tx_rows_since(tx, t, n), params, f"INSERT 0 {n}")
         else:
@@ -283,7 +283,7 @@ class Engine:
             def finish() -> str:
                 table = dec.finish()
                 table = table.rename_columns(cols)
-                n = tx.insert(t, table) if table.num_rows else 0
+                n = tx.apply_insert(t, table) if table.num_rows else 0
                 state["rows"] = n
                 return f"COPY {n}"
 

@@ -307,6 +307,8 @@ class Executor:
             return
         if self.tx is not None and self.tx.state is State.FAILED:
             raise _aborted()
+        if self.tx is not None:
+            self.tx.begin_statement()
         if isinstance(node, ast.VariableSetStmt):
             yield from self._set(node)
         elif isinstance(node, ast.VariableShowStmt):
