@@ -20,6 +20,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from decoding.lsn import FIRST_LSN, format_lsn
 from decoding.records import Record, decode_record
@@ -97,6 +98,8 @@ class ChangeLog:
         self._lock = threading.Lock()
         self._flush_lock = threading.Lock()
         self._retired: list[int] = []
+        #: Notified whenever the durable end of the log moves (walsenders wait on it).
+        self._flushed_cond = threading.Condition()
         #: Bytes of torn or corrupt tail cut at start-up (0 after a clean shutdown).
         self.recovered_bytes_cut = 0
         self._starts: list[int] = sorted(
@@ -203,7 +206,20 @@ class ChangeLog:
             for r in retired:
                 os.close(r)
             self._flushed = max(self._flushed, target)
+            with self._flushed_cond:
+                self._flushed_cond.notify_all()
             return self._flushed
+
+    def wait_flushed(self, beyond: int, timeout: float) -> int:
+        """Wait until the durable end passes ``beyond`` (or the timeout); returns it."""
+        with self._flushed_cond:
+            self._flushed_cond.wait_for(lambda: self._flushed > beyond, timeout)
+            return self._flushed
+
+    def reader(self, start: int) -> LogReader:
+        """An incremental reader from ``start`` (a record boundary), for a walsender that
+        follows the log as it grows."""
+        return LogReader(self, start)
 
     @property
     def insert_lsn(self) -> int:
@@ -275,3 +291,79 @@ class ChangeLog:
                 with contextlib.suppress(OSError):
                     os.close(fd)
             self._retired = []
+
+
+class LogReader:
+    """Follows the log from a position, reading only new bytes each time (a walsender must
+    not re-read a 64 MiB segment for every commit)."""
+
+    def __init__(self, log: ChangeLog, start: int) -> None:
+        self.log = log
+        if start < log.oldest_lsn:
+            raise LogRemovedError(f"requested WAL segment for {format_lsn(start)} has already been removed")
+        self.pos = start
+        self._seg = -1
+        self._f: Any = None
+        self._skip_to = start  # a start inside a segment: scan from its beginning, skip
+
+    def _open(self) -> bool:
+        with self.log._lock:
+            starts = list(self.log._starts)
+        i = bisect.bisect_right(starts, self.pos) - 1
+        if i < 0:
+            raise LogRemovedError(f"requested WAL segment for {format_lsn(self.pos)} has already been removed")
+        seg = starts[i]
+        if seg != self._seg:
+            if self._f is not None:
+                self._f.close()
+            try:
+                self._f = open(self.log.dir / _segment_name(seg), "rb")  # noqa: SIM115
+            except FileNotFoundError:
+                raise LogRemovedError(f"requested WAL segment for {format_lsn(seg)} has already been removed") from None
+            self._seg = seg
+            if self.pos > seg and self._skip_to == self.pos and self.pos != seg:
+                # Find the record boundary at or after pos by scanning from the start.
+                self.pos = seg
+        return True
+
+    def read(self, stop: int, max_bytes: int = 8 << 20) -> list[LogEntry]:
+        """Whole records from the current position up to ``stop`` (exclusive)."""
+        out: list[LogEntry] = []
+        while self.pos < stop:
+            self._open()
+            with self.log._lock:
+                starts = list(self.log._starts)
+            j = starts.index(self._seg)
+            seg_end = starts[j + 1] if j + 1 < len(starts) else stop
+            end = min(stop, seg_end, self.pos + max_bytes)
+            if end <= self.pos:
+                if seg_end <= self.pos and j + 1 < len(starts):
+                    self.pos = seg_end
+                    continue
+                break
+            self._f.seek(self.pos - self._seg)
+            data = self._f.read(end - self.pos)
+            view = memoryview(data)
+            consumed = 0
+            for off, fend, kind, payload in _scan_frames(view):
+                lsn = self.pos + off
+                consumed = fend
+                if lsn >= self._skip_to:
+                    out.append(LogEntry(lsn, self.pos + fend, decode_record(kind, payload)))
+            if consumed == 0:
+                if end == seg_end and j + 1 < len(starts) and end - self.pos < FRAME_OVERHEAD:
+                    self.pos = seg_end
+                    continue
+                if len(data) >= max_bytes:
+                    max_bytes *= 2  # one record bigger than the window
+                    continue
+                break
+            self.pos += consumed
+            if out and len(out) >= 10_000:
+                break
+        return out
+
+    def close(self) -> None:
+        if self._f is not None:
+            self._f.close()
+            self._f = None

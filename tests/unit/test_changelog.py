@@ -169,3 +169,19 @@ def test_commit_record_bytes_are_stable() -> None:
         R.decode_record(R.Kind.COMMIT, R.Commit(7, 42, 1000).encode_payload() + b"x")
     with pytest.raises(R.RecordFormatError):
         R.decode_record(99, b"")
+
+
+def test_reader_follows_the_log_across_segments(tmp_path: Path) -> None:
+    log = ChangeLog(tmp_path, segment_size=600, fsync=False)
+    first = log.append(msg(1, 100))[0]
+    rd = log.reader(first)
+    assert [e.record.xid for e in rd.read(log.insert_lsn)] == [1]
+    for i in range(2, 12):
+        log.append(msg(i, 150))
+    assert [e.record.xid for e in rd.read(log.insert_lsn)] == list(range(2, 12))
+    assert rd.read(log.insert_lsn) == []
+    mid = [e for e in log.read()][5]
+    rd2 = log.reader(mid.lsn)
+    assert [e.record.xid for e in rd2.read(log.insert_lsn)] == list(range(6, 12))
+    end = log.flush()
+    assert log.wait_flushed(end - 1, 0.01) == end

@@ -34,6 +34,10 @@ class ServerSettings:
     #: Every failed authentication is answered after this same delay (seconds).
     auth_failure_delay: float = 0.5
     authentication_timeout: float = 60.0
+    max_wal_senders: int = 10
+    max_replication_slots: int = 10
+    #: A walsender whose client says nothing for this long is ended (seconds; 0: never).
+    wal_sender_timeout: float = 60.0
     hba: tuple[HbaRule, ...] = DEFAULT_RULES
     ssl_cert_file: str | None = None
     ssl_key_file: str | None = None
@@ -86,8 +90,15 @@ class ServerContext:
         self._backends: dict[int, tuple[int, Executor | None]] = {}
         self._pids = itertools.count(10_000)
         self.connections = 0
-        #: pg_catalog view name → rows the server owns (the WalSender adds its slots).
+        #: pg_catalog view name → rows the server owns (slots, walsenders).
         self.injectors: dict[str, Callable[[], list[dict[str, Any]]]] = {}
+        from walsender_proxy.replication.slots import SlotStore
+
+        self.slots = SlotStore(lake, settings.max_replication_slots)
+        self.walsender_sessions: set[int] = set()
+        self.walsenders: dict[int, Any] = {}  # pid -> stream state, for pg_stat_replication
+        self.injectors["pg_replication_slots"] = self._slot_rows
+        self.injectors["pg_stat_replication"] = self._walsender_rows
         from walsender_proxy.sql import functions
 
         con = lake.store.cursor()
@@ -102,6 +113,53 @@ class ServerContext:
         with self._lock:
             got = self._backends.get(pid)
         return got[1] if got else None
+
+    def _slot_rows(self) -> list[dict[str, Any]]:
+        from decoding.lsn import format_lsn
+
+        rows = []
+        for sl in self.slots.all():
+            pid = self.slots.active_pid(sl.name)
+            rows.append(
+                {
+                    "slot_name": sl.name,
+                    "plugin": sl.plugin,
+                    "slot_type": sl.kind,
+                    "datoid": 5,
+                    "database": sl.database,
+                    "temporary": sl.temporary,
+                    "active": pid is not None,
+                    "active_pid": pid,
+                    "restart_lsn": format_lsn(sl.restart_lsn),
+                    "confirmed_flush_lsn": format_lsn(sl.confirmed_flush),
+                    "wal_status": "reserved",
+                    "two_phase": sl.two_phase,
+                }
+            )
+        return rows
+
+    def _walsender_rows(self) -> list[dict[str, Any]]:
+        from decoding.lsn import format_lsn
+
+        rows = []
+        for pid, st in list(self.walsenders.items()):
+            ex = self.executor(pid)
+            rows.append(
+                {
+                    "pid": pid,
+                    "usename": ex.user if ex else None,
+                    "application_name": ex.settings.get("application_name") if ex else None,
+                    "client_addr": "127.0.0.1",
+                    "state": "streaming",
+                    "sent_lsn": format_lsn(st.sent_lsn),
+                    "write_lsn": format_lsn(st.write_lsn),
+                    "flush_lsn": format_lsn(st.flush_lsn),
+                    "replay_lsn": format_lsn(st.apply_lsn),
+                    "sync_state": "async",
+                    "sync_priority": 0,
+                }
+            )
+        return rows
 
     def register_backend(self) -> tuple[int, int]:
         """A new backend's (pid, secret key), as BackendKeyData announces them."""

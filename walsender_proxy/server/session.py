@@ -13,7 +13,7 @@ import contextlib
 import logging
 import shlex
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from decoding.errors import PgError
 from walsender_proxy.protocol import messages as m
@@ -41,6 +41,9 @@ from walsender_proxy.sql.outcomes import (
     Rows,
 )
 from walsender_proxy.sql.settings import Settings
+
+if TYPE_CHECKING:
+    from walsender_proxy.replication.walsender import WalSender
 
 log = logging.getLogger("walsender_proxy.session")
 T = TypeVar("T")
@@ -81,6 +84,8 @@ class Session:
         self.executor: Executor | None = None
         self.user = ""
         self.database = ""
+        self.walsender: WalSender | None = None
+        self.temporary_slots: set[str] = set()
 
     # -- output --------------------------------------------------------------------------
     def send(self, msg: m.BackendMessage) -> None:
@@ -102,12 +107,13 @@ class Session:
             await self.flush()
 
     # -- input ---------------------------------------------------------------------------
-    async def next_event(self, timeout: float | None = None) -> Any:
+    async def next_event(self, timeout: float | None = None, *, flush: bool = True) -> Any:
         while True:
             ev = self.machine.next_event()
             if ev is not None:
                 return ev
-            await self.flush()
+            if flush:
+                await self.flush()
             try:
                 data = await asyncio.wait_for(self.reader.read(1 << 16), timeout)
             except (ConnectionError, asyncio.IncompleteReadError):
@@ -142,12 +148,18 @@ class Session:
         finally:
             with contextlib.suppress(Exception):
                 await self.flush()
+            for name in list(self.temporary_slots):
+                with contextlib.suppress(PgError):
+                    self.ctx.slots.drop(name, self.pid)
+            if self.walsender is not None:
+                self.walsender._release_export()
             if self.executor is not None:
                 ex = self.executor
                 self.ctx.snapshots.release(ex)
                 await asyncio.to_thread(ex.close)
             if self.pid:
                 self.ctx.unregister_backend(self.pid)
+                self.ctx.walsender_sessions.discard(self.pid)
             self.writer.close()
 
     async def fatal(self, e: PgError) -> None:
@@ -197,15 +209,14 @@ class Session:
         replication = params.get("replication", "").lower()
         if replication in ("true", "on", "yes", "1"):
             await self.fatal(PgError("0A000", "physical replication is not supported by walsender-proxy", hint='Connect with "replication=database" for logical replication.'))
-        if replication == "database":
-            await self.fatal(PgError("0A000", "logical replication connections are not supported yet"))
-        if replication not in ("", "false", "off", "no", "0"):
+        is_walsender = replication == "database"
+        if replication not in ("", "false", "off", "no", "0", "database"):
             await self.fatal(PgError("22023", f'invalid value for parameter "replication": "{params["replication"]}"'))
         s = self.ctx.settings
         if self.ctx.backend_count() >= s.max_connections:
             await self.fatal(PgError("53300", "sorry, too many clients already"))
         try:
-            method = choose_method(s.hba, ssl=self.ssl, address=self.address, database=database, user=user, replication=False)
+            method = choose_method(s.hba, ssl=self.ssl, address=self.address, database=database, user=user, replication=is_walsender)
         except PgError as e:
             await self.fatal(e)
         role = self.ctx.roles.get(user)
@@ -215,6 +226,17 @@ class Session:
             await self.fatal(PgError("3D000", f'database "{database}" does not exist'))
         if not role.login:
             await self.fatal(PgError("28000", f'role "{user}" is not permitted to log in'))
+        if is_walsender:
+            if not (role.replication or role.superuser):
+                await self.fatal(
+                    PgError(
+                        "42501",
+                        "permission denied to start WAL sender",
+                        detail="Only roles with the REPLICATION attribute may start a WAL sender process.",
+                    )
+                )
+            if len(self.ctx.walsender_sessions) >= s.max_wal_senders:
+                await self.fatal(PgError("53300", f"number of requested standby connections exceeds max_wal_senders (currently {s.max_wal_senders})"))
         settings = Settings(self.ctx.server_parameters())
         settings.set("is_superuser", "on" if role.superuser else "off", force=True)
         settings.set("session_authorization", user, force=True)
@@ -227,6 +249,12 @@ class Session:
         self.pid, key = self.ctx.register_backend()
         self.executor = Executor(self.ctx, user=user, database=database, settings=settings, backend_pid=self.pid)
         self.ctx.attach(self.pid, self.executor)
+        if is_walsender:
+            from walsender_proxy.replication.walsender import WalSender
+
+            self.machine.replication = True
+            self.walsender = WalSender(self)
+            self.ctx.walsender_sessions.add(self.pid)
         self.send(m.AuthenticationOk())
         for name, value in settings.reported():
             self.send(m.ParameterStatus(name, value))
@@ -297,6 +325,8 @@ class Session:
                 continue
             msg = ev.message
             if isinstance(msg, m.Query):
+                if self.walsender is not None and await self.walsender.handle(msg.query):
+                    continue
                 await self.simple_query(ex, msg.query)
             elif isinstance(msg, m.Parse):
                 await self.extended(ex.parse_statement, msg.name, msg.query, msg.param_types, ok=m.ParseComplete())

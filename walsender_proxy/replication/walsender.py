@@ -1,0 +1,392 @@
+"""The WalSender: replication commands on a ``replication=database`` connection, and the
+stream of START_REPLICATION.
+
+A replication connection takes replication commands and plain SQL on the same simple-query
+path (the seed's redesigned walsender): the command grammar decides which. The stream is one
+asyncio loop fed by a change source — the log read incrementally from the slot's restart
+LSN, whole transactions out of the reorder buffer, the CSN snapshot filter, the pgoutput
+plugin — while a second task reads the client's standby status updates and moves the slot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import secrets
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from decoding import records as R
+from decoding.errors import PgError
+from decoding.lsn import format_lsn
+from decoding.pgtypes import parse_type
+from decoding.reorder import DecodedTxn, Ended, ReorderBuffer
+from walsender_proxy.lake import Isolation
+from walsender_proxy.protocol import messages as m
+from walsender_proxy.protocol.replication import (
+    StandbyStatusUpdate,
+    decode_replication_message,
+    encode_keepalive_message,
+    encode_xlogdata_message,
+    pg_now,
+)
+from walsender_proxy.replication import commands as C
+from walsender_proxy.replication.slots import Slot
+from walsender_proxy.server.machine import ConnectionClosed, MessageReceived, ProtocolError
+from walsender_proxy.sql.outcomes import Column, Rows
+
+if TYPE_CHECKING:
+    from walsender_proxy.server.session import Session
+
+log = logging.getLogger("walsender_proxy.walsender")
+TEXT = parse_type("text")
+INT4 = parse_type("int4")
+
+
+def system_identifier(data_dir: Path) -> str:
+    """A stable 64-bit identifier per data directory (IDENTIFY_SYSTEM's systemid)."""
+    p = data_dir / "system_identifier"
+    if not p.exists():
+        ident = str((int(time.time()) << 32) | secrets.randbits(32))
+        tmp = p.with_suffix(".tmp")
+        tmp.write_text(ident)
+        os.replace(tmp, p)
+    return p.read_text().strip()
+
+
+def _rows(cols: Sequence[tuple[str, Any]], values: Sequence[Any]) -> Rows:
+    columns = [Column(name, ctype) for name, ctype in cols]
+    data = pa.table({name: pa.array([v], ctype.arrow) for (name, ctype), v in zip(cols, values, strict=True)})
+    return Rows(columns, iter(data.to_batches()))
+
+
+class WalSender:
+    def __init__(self, session: Session) -> None:
+        self.s = session
+        self.ctx = session.ctx
+        self.lake = session.ctx.lake
+        self.slots = session.ctx.slots
+        self.exported: object | None = None
+
+    # -- dispatch ------------------------------------------------------------------------
+    async def handle(self, text: str) -> bool:
+        """Run ``text`` if it is a replication command; False means: run it as SQL."""
+        try:
+            cmd = C.parse_command(text)
+        except PgError as e:
+            from walsender_proxy.server.session import error_response
+
+            self.s.send(error_response(e))
+            self.s.send(m.ReadyForQuery(self.s.executor.status if self.s.executor else "I"))
+            return True
+        if cmd is None:
+            return False
+        self._release_export()
+        try:
+            await self.run(cmd)
+        except PgError as e:
+            from walsender_proxy.server.session import error_response
+
+            self.s.send(error_response(e))
+            if self.s.executor is not None:
+                self.s.executor.fail()
+        self.s.send(m.ReadyForQuery(self.s.executor.status if self.s.executor else "I"))
+        return True
+
+    def _release_export(self) -> None:
+        if self.exported is not None:
+            self.ctx.snapshots.release(self.exported)
+            self.exported = None
+
+    async def run(self, cmd: Any) -> None:
+        ex = self.s.executor
+        assert ex is not None
+        if ex.tx is not None and ex.explicit and ex.status == "E":
+            raise PgError("25P02", "current transaction is aborted, commands ignored until end of transaction block")
+        if isinstance(cmd, C.IdentifySystem):
+            await self.rows(
+                [("systemid", TEXT), ("timeline", INT4), ("xlogpos", TEXT), ("dbname", TEXT)],
+                [system_identifier(self.lake.dir), 1, format_lsn(self.lake.log.flushed_lsn), self.s.database],
+                "IDENTIFY_SYSTEM",
+            )
+        elif isinstance(cmd, C.Show):
+            value = ex.settings.get(cmd.name)
+            await self.rows([(cmd.name, TEXT)], [value], "SHOW")
+        elif isinstance(cmd, C.CreateReplicationSlot):
+            await self.create_slot(cmd)
+        elif isinstance(cmd, C.DropReplicationSlot):
+            await self.drop_slot(cmd)
+        elif isinstance(cmd, C.ReadReplicationSlot):
+            slot = self.slots.find(cmd.slot_name)
+            vals: list[Any] = [None, None, None]
+            if slot is not None and slot.kind != "physical":
+                raise PgError("0A000", "cannot use READ_REPLICATION_SLOT with a logical replication slot")
+            await self.rows([("slot_type", TEXT), ("restart_lsn", TEXT), ("restart_tli", INT4)], vals, "READ_REPLICATION_SLOT")
+        elif isinstance(cmd, C.AlterReplicationSlot):
+            self.slots.alter(cmd.slot_name, two_phase=cmd.two_phase, failover=cmd.failover)
+            self.s.send(m.CommandComplete("ALTER_REPLICATION_SLOT"))
+        elif isinstance(cmd, C.StartReplication):
+            if cmd.kind != "logical":
+                raise PgError("0A000", "physical replication is not supported by walsender-proxy")
+            await self.stream(cmd)
+        elif isinstance(cmd, (C.TimelineHistory, C.BaseBackup, C.UploadManifest)):
+            raise PgError("0A000", f"{type(cmd).__name__} is not supported by walsender-proxy (no physical replication)")
+        else:
+            raise PgError("0A000", f"replication command {type(cmd).__name__} is not supported")
+
+    async def rows(self, cols: Sequence[tuple[str, Any]], values: Sequence[Any], tag: str) -> None:
+        r = _rows(cols, values)
+        r.fixed_tag = tag
+        await self.s.send_rows(r, describe=True, formats=[])
+
+    # -- slots ---------------------------------------------------------------------------
+    async def create_slot(self, cmd: C.CreateReplicationSlot) -> None:
+        ex = self.s.executor
+        assert ex is not None
+        what = f"CREATE_REPLICATION_SLOT ... (SNAPSHOT '{cmd.snapshot}')"
+        if cmd.kind != "logical":
+            raise PgError("0A000", "physical replication slots are not supported by walsender-proxy")
+        if cmd.plugin not in ("pgoutput",):
+            raise PgError("58P01", f'could not access file "{cmd.plugin}": No such file or directory')
+        in_block = ex.explicit and ex.tx is not None
+        if cmd.snapshot == "use":
+            if not in_block:
+                raise PgError("25001", f"{what} must be called inside a transaction")
+            tx = ex.tx
+            assert tx is not None
+            if tx.isolation is not Isolation.REPEATABLE_READ:
+                raise PgError("0A000", f"{what} must be called in REPEATABLE READ isolation mode transaction")
+            if not tx.read_only:
+                raise PgError("0A000", f"{what} must be called in a read-only transaction")
+            if tx.snapshot_csn is not None or tx.xid is not None:
+                raise PgError("0A000", f"{what} must be called before any query")
+            if tx._savepoints:
+                raise PgError("0A000", f"{what} must not be called in a subtransaction")
+        elif in_block:
+            raise PgError("25001", f"{what} must not be called inside a transaction")
+        cp = await asyncio.to_thread(self.lake.clean_point)
+        slot = Slot(
+            cmd.slot_name,
+            cmd.plugin or "pgoutput",
+            self.s.database,
+            restart_lsn=cp.restart_lsn,
+            consistent_point=cp.lsn,
+            snapshot_csn=cp.csn,
+            confirmed_flush=cp.lsn,
+            temporary=cmd.temporary,
+            two_phase=cmd.two_phase,
+            failover=cmd.failover,
+        )
+        self.slots.create(slot)
+        if cmd.temporary:
+            self.slots.acquire(slot.name, self.s.pid)
+            self.slots.release(slot.name, self.s.pid)
+            self.s.temporary_slots.add(slot.name)
+        snapshot_name = None
+        if cmd.snapshot == "use":
+            tx = ex.tx
+            assert tx is not None
+            iso, ro = tx.isolation, tx.read_only
+            tx.abort()
+            ex.tx = self.lake.begin(iso, read_only=ro, snapshot_csn=cp.csn)
+        elif cmd.snapshot == "export":
+            self.exported = object()
+            snapshot_name = self.ctx.snapshots.export(cp.csn, self.exported, self.s.pid)
+        log.info('logical decoding found consistent point at %s (slot "%s", snapshot CSN %d)', format_lsn(cp.lsn), slot.name, cp.csn)
+        await self.rows(
+            [("slot_name", TEXT), ("consistent_point", TEXT), ("snapshot_name", TEXT), ("output_plugin", TEXT)],
+            [slot.name, format_lsn(cp.lsn), snapshot_name, slot.plugin],
+            "CREATE_REPLICATION_SLOT",
+        )
+
+    async def drop_slot(self, cmd: C.DropReplicationSlot) -> None:
+        deadline = time.monotonic() + (60 if cmd.wait else 0)
+        while True:
+            try:
+                self.slots.drop(cmd.slot_name, self.s.pid)
+                break
+            except PgError as e:
+                if e.sqlstate != "55006" or time.monotonic() >= deadline:
+                    raise
+                await asyncio.sleep(0.1)
+        self.s.temporary_slots.discard(cmd.slot_name)
+        self.s.send(m.CommandComplete("DROP_REPLICATION_SLOT"))
+
+    # -- the stream ----------------------------------------------------------------------
+    async def stream(self, cmd: C.StartReplication) -> None:
+        from decoding.pgoutput.plugin import PgOutput, PgOutputOptions
+
+        ex = self.s.executor
+        assert ex is not None
+        if ex.explicit:
+            raise PgError("25001", "cannot execute START_REPLICATION inside a transaction block")
+        assert cmd.slot_name is not None
+        slot = self.slots.acquire(cmd.slot_name, self.s.pid)
+        try:
+            if slot.database != self.s.database:
+                raise PgError("55000", f'replication slot "{slot.name}" was not created in this database')
+            version_num = int(self.ctx.settings.server_version_num())
+            options = PgOutputOptions.parse(list(cmd.options), version_num)
+            plugin = PgOutput(options, self.lake.catalog_at, self.lake.changesets)
+            start = max(cmd.start_lsn, slot.confirmed_flush)
+            await self._stream(slot, plugin, start)
+        finally:
+            self.slots.release(slot.name, self.s.pid)
+
+    async def _stream(self, slot: Slot, plugin: Any, start: int) -> None:
+        s = self.s
+        s.send(m.CopyBothResponse(0, ()))
+        s.queue(encode_keepalive_message(self.lake.log.flushed_lsn, pg_now()))
+        await s.flush()
+        timeout = self.ctx.settings.wal_sender_timeout
+        state = _StreamState(slot)
+        self.ctx.walsenders[s.pid] = state
+        reader_task = asyncio.create_task(self._client_messages(state))
+        rb = ReorderBuffer()
+        log_reader = self.lake.log.reader(max(slot.restart_lsn, self.lake.log.oldest_lsn))
+        last_ping = time.monotonic()
+        try:
+            while not state.done:
+                flushed = self.lake.log.flushed_lsn
+                entries = await asyncio.to_thread(log_reader.read, flushed)
+                for entry in entries:
+                    for ev in rb.feed(entry):
+                        await self._emit(ev, plugin, start, state, entry)
+                    if state.done:
+                        break
+                if entries:
+                    state.sent_lsn = max(state.sent_lsn, entries[-1].end_lsn)
+                    # Where decoding could restart once the client confirms this far.
+                    state.candidates.append((entries[-1].end_lsn, rb.oldest_open_lsn() or entries[-1].end_lsn))
+                    await s.flush()
+                    continue
+                now = time.monotonic()
+                if timeout > 0 and now - state.last_reply > timeout:
+                    log.info("terminating walsender process due to replication timeout")
+                    raise _Timeout
+                if timeout > 0 and now - state.last_reply > timeout / 2 and now - last_ping > timeout / 2:
+                    s.queue(encode_keepalive_message(flushed, pg_now(), True))
+                    last_ping = now
+                    await s.flush()
+                if state.reply_now:
+                    state.reply_now = False
+                    s.queue(encode_keepalive_message(flushed, pg_now()))
+                    await s.flush()
+                await asyncio.to_thread(self.lake.log.wait_flushed, flushed, 0.2)
+        except _Timeout:
+            reader_task.cancel()
+            from walsender_proxy.server.session import Disconnect
+
+            raise Disconnect from None
+        finally:
+            log_reader.close()
+            self.ctx.walsenders.pop(s.pid, None)
+        if not reader_task.done():
+            reader_task.cancel()
+        if state.closed:
+            from walsender_proxy.server.session import Disconnect
+
+            raise Disconnect
+        # The client ended the stream with CopyDone: answer in kind, as PostgreSQL does.
+        s.machine.copy_both_done()
+        s.send(m.CopyDone())
+        s.send(m.CommandComplete("COPY 0"))
+        s.send(m.CommandComplete("START_REPLICATION"))
+
+    async def _emit(self, ev: Any, plugin: Any, start: int, state: _StreamState, entry: Any) -> None:
+        s = self.s
+        if isinstance(ev, DecodedTxn):
+            if ev.gid is not None:
+                state.prepared[ev.xid] = ev  # no two-phase decoding: sent whole at COMMIT PREPARED
+                return
+            if ev.commit_lsn < start or ev.csn <= state.slot.snapshot_csn:
+                return
+            await self._send_txn(ev, plugin, state)
+        elif isinstance(ev, Ended):
+            if ev.committed:
+                txn = state.prepared.pop(ev.xid, None)
+                if txn is not None and ev.lsn >= start and ev.csn > state.slot.snapshot_csn:
+                    txn.commit_lsn, txn.end_lsn, txn.csn, txn.commit_ts = ev.lsn, ev.end_lsn, ev.csn, ev.ts
+                    await self._send_txn(txn, plugin, state)
+            else:
+                state.prepared.pop(ev.xid, None)
+        elif isinstance(ev, tuple):
+            e, rec = ev
+            if e.lsn >= start:
+                for payload in plugin.message(e.end_lsn, rec):
+                    s.queue(encode_xlogdata_message(e.lsn, e.lsn, pg_now(), payload))
+
+    async def _send_txn(self, txn: DecodedTxn, plugin: Any, state: _StreamState) -> None:
+        s = self.s
+        payloads = await asyncio.to_thread(plugin.transaction, txn)
+        if payloads:
+            now = pg_now()
+            for p in payloads:
+                kind = p[:1]
+                if kind == b"R":
+                    pos = 0
+                elif kind == b"C":
+                    pos = txn.end_lsn
+                else:
+                    pos = txn.commit_lsn
+                s.queue(encode_xlogdata_message(pos, pos, now, p))
+                await s.maybe_flush()
+        s.queue(encode_keepalive_message(txn.end_lsn, pg_now()))
+
+    async def _client_messages(self, state: _StreamState) -> None:
+        """Standby status updates move the slot; CopyDone ends the stream."""
+        s = self.s
+        while True:
+            ev = await s.next_event(flush=False)
+            if isinstance(ev, (ConnectionClosed, ProtocolError)):
+                state.closed = True
+                state.done = True
+                return
+            assert isinstance(ev, MessageReceived)
+            msg = ev.message
+            if isinstance(msg, m.CopyDone):
+                state.done = True
+                return
+            if not isinstance(msg, m.CopyData):
+                continue
+            state.last_reply = time.monotonic()
+            try:
+                rep = decode_replication_message(msg.data)
+            except Exception:
+                continue
+            if isinstance(rep, StandbyStatusUpdate):
+                state.write_lsn, state.flush_lsn, state.apply_lsn = rep.write_lsn, rep.flush_lsn, rep.apply_lsn
+                flush = rep.flush_lsn
+                if flush:
+                    restart = None
+                    while state.candidates and state.candidates[0][0] <= flush:
+                        restart = state.candidates.pop(0)[1]
+                    await asyncio.to_thread(self.slots.advance, state.slot.name, confirmed_flush=flush, restart_lsn=restart)
+                if rep.reply_requested:
+                    state.reply_now = True
+
+
+class _Timeout(Exception):
+    pass
+
+
+class _StreamState:
+    def __init__(self, slot: Slot) -> None:
+        self.slot = slot
+        self.done = False
+        self.closed = False
+        self.reply_now = False
+        self.last_reply = time.monotonic()
+        self.sent_lsn = 0
+        self.write_lsn = self.flush_lsn = self.apply_lsn = 0
+        self.candidates: list[tuple[int, int]] = []
+        self.prepared: dict[int, DecodedTxn] = {}
+        self.started = time.time()
+
+
+__all__ = ["R", "WalSender"]
