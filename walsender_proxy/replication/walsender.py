@@ -241,10 +241,14 @@ class WalSender:
     async def _stream(self, slot: Slot, plugin: Any, start: int) -> None:
         s = self.s
         s.send(m.CopyBothResponse(0, ()))
-        s.queue(encode_keepalive_message(self.lake.log.flushed_lsn, pg_now()))
+        state = _StreamState(slot)
+        # walEnd in keepalives is how far decoding has *sent* (PostgreSQL's sentPtr), never
+        # the log's end: a tablesync worker takes it as "caught up to here", and marks its
+        # table done at that LSN — claiming more than was sent would lose those changes.
+        state.sent_lsn = start
+        s.queue(encode_keepalive_message(state.sent_lsn, pg_now()))
         await s.flush()
         timeout = self.ctx.settings.wal_sender_timeout
-        state = _StreamState(slot)
         self.ctx.walsenders[s.pid] = state
         reader_task = asyncio.create_task(self._client_messages(state))
         rb = ReorderBuffer()
@@ -261,6 +265,7 @@ class WalSender:
                         break
                 if entries:
                     state.sent_lsn = max(state.sent_lsn, entries[-1].end_lsn)
+                    s.queue(encode_keepalive_message(state.sent_lsn, pg_now()))
                     # Where decoding could restart once the client confirms this far.
                     state.candidates.append((entries[-1].end_lsn, rb.oldest_open_lsn() or entries[-1].end_lsn))
                     await s.flush()
@@ -270,24 +275,23 @@ class WalSender:
                     log.info("terminating walsender process due to replication timeout")
                     raise _Timeout
                 if timeout > 0 and now - state.last_reply > timeout / 2 and now - last_ping > timeout / 2:
-                    s.queue(encode_keepalive_message(flushed, pg_now(), True))
+                    s.queue(encode_keepalive_message(state.sent_lsn, pg_now(), True))
                     last_ping = now
                     await s.flush()
                 if state.reply_now:
                     state.reply_now = False
-                    s.queue(encode_keepalive_message(flushed, pg_now()))
+                    s.queue(encode_keepalive_message(state.sent_lsn, pg_now()))
                     await s.flush()
                 await asyncio.to_thread(self.lake.log.wait_flushed, flushed, 0.2)
         except _Timeout:
-            reader_task.cancel()
             from walsender_proxy.server.session import Disconnect
 
             raise Disconnect from None
         finally:
+            if not reader_task.done():
+                reader_task.cancel()
             log_reader.close()
             self.ctx.walsenders.pop(s.pid, None)
-        if not reader_task.done():
-            reader_task.cancel()
         if state.closed:
             from walsender_proxy.server.session import Disconnect
 

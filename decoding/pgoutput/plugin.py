@@ -1,0 +1,650 @@
+"""The pgoutput output plugin: what PostgreSQL's ``pgoutput.c`` decides to send.
+
+``proto`` knows how each message is laid out; this module decides which messages a
+committed transaction becomes for one replication connection, as PostgreSQL 15 does:
+
+- **Lazy BEGIN.** Begin (and Origin) go out just before the first change that is actually
+  sent; a transaction that touches nothing published produces nothing at all — no
+  Begin/Commit pair (``pgoutput_send_begin``, ``pgoutput_commit_txn``).
+- **Relation cache** (``RelationSyncEntry``). Per connection and relation: the publish
+  actions, the column list, the row filters and whether the Relation message was sent.
+  An entry is rebuilt, and its Relation sent again before the next change, whenever
+  PostgreSQL would get an invalidation for it: any publication change (all entries), a
+  change of the table's definition, a TRUNCATE of it (before the Truncate message, and
+  again when the truncating transaction ends), and at the end of a transaction whose own
+  DDL touched it.
+- **Publication rules** of ``get_rel_sync_entry`` / ``pgoutput_row_filter_init`` /
+  ``pgoutput_column_list_init``: a table is published if any subscribed publication
+  includes it (FOR ALL TABLES, TABLES IN SCHEMA, FOR TABLE); actions are the union; a row
+  filter per action is the OR of the filters of the publications publishing that action,
+  and disappears if one of them has none (ALL TABLES and schema publications have none);
+  column lists must agree across publications (PostgreSQL 15 raises 0A000 otherwise — it
+  does not merge them), a list naming every column counts as none.
+- **Rows.** Insert sends the new row; Update the new row, preceded by the old key ('K',
+  other columns 'n') when a replica-identity column changed under DEFAULT/USING INDEX, or
+  the whole old row ('O') under FULL; Delete the old key or old row, and nothing when the
+  table has no replica identity (no old tuple is logged; PostgreSQL skips it). With a row
+  filter an Update becomes Insert/Delete/nothing by the moves-in/moves-out rule of
+  ``pgoutput_row_filter``, evaluated on the old tuple *as logged* (key columns only unless
+  FULL). Column lists cut every tuple and the Relation message.
+- **Values** in text, or binary when ``binary`` is set (every lake type has a send
+  function). Type ('Y') messages are never needed: every lake type is built in (OID below
+  FirstGenbkiObjectId), so PostgreSQL would not send one either.
+
+The catalog of a transaction is the one at its commit CSN (``catalog_at(csn)``); when the
+transaction runs DDL itself, decoding starts from the catalog just before it
+(``catalog_at(csn - 1)``: the lake serialises DDL transactions, so that is exactly the
+catalog the transaction started its DDL from) and applies its catalog ops where they stand
+in the transaction, so a change is decoded with the definition valid at that point.
+
+Rows are handled a statement (Arrow batch) at a time — filter with DuckDB, encode with
+``decoding.pgvalues`` and ``tuples`` — and messages come out in chunks of at most
+``chunk_rows`` rows (``iter_transaction``), so a million-row statement neither builds a
+million Python objects at once nor keeps the caller from interleaving keepalives.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from decoding import records as R
+from decoding.catalog import FIRST_USER_OID, Catalog, CatalogOp, Column, Publication, Table
+from decoding.errors import PgError
+from decoding.pgoutput import rowfilter
+from decoding.pgoutput.options import PgOutputOptions
+from decoding.pgoutput.proto import (
+    MESSAGE_TRANSACTIONAL,
+    TRUNCATE_CASCADE,
+    TRUNCATE_RESTART_IDENTITY,
+    Begin,
+    BeginPrepare,
+    Commit,
+    CommitPrepared,
+    LogicalMessage,
+    Origin,
+    Prepare,
+    Relation,
+    RelationColumn,
+    RollbackPrepared,
+    Truncate,
+)
+from decoding.pgoutput.rowfilter import RowFilter
+from decoding.pgoutput.tuples import NULL_PIECE, Piece, column_pieces, join_rows, natts_piece
+from decoding.reorder import DecodedTxn, Ended
+
+__all__ = ["CHUNK_ROWS", "PgOutput", "PgOutputOptions"]
+
+#: Rows encoded per chunk of messages.
+CHUNK_ROWS = 65536
+#: catalog_at() of this gives the newest catalog (for prepared transactions, no CSN yet).
+_LATEST_CSN = (1 << 63) - 1
+_B = pa.binary()
+_U32 = struct.Struct(">I")
+
+# Row actions after the row filter (ReorderBufferChangeType, plus "send nothing").
+_SKIP, _UPDATE, _INSERT, _DELETE = 0, 1, 2, 3
+
+
+def _xid32(xid: int) -> int:
+    return xid & 0xFFFFFFFF
+
+
+def _publishable(t: Table) -> bool:
+    """is_publishable_relation: system catalogs are never published, not even by FOR ALL
+    TABLES (the lake only makes user tables, but a catalog emulation might not)."""
+    return t.oid >= FIRST_USER_OID and t.schema not in ("pg_catalog", "information_schema")
+
+
+@dataclass(slots=True, eq=False)
+class _RelEntry:
+    """PostgreSQL's RelationSyncEntry for one relation of this connection."""
+
+    table: Table
+    insert: bool
+    update: bool
+    delete: bool
+    truncate: bool
+    #: The columns sent (the column list applied), in attnum order.
+    columns: tuple[Column, ...]
+    #: Replica identity columns (all of them under FULL): the key flag, the 'K' tuple.
+    key: frozenset[str]
+    #: Row filter per action 'I', 'U', 'D'; absent means unfiltered.
+    filters: dict[str, RowFilter]
+    schema_sent: bool = False
+
+    def relation_message(self) -> bytes:
+        t = self.table
+        cols = tuple(
+            RelationColumn(c.name, c.type.oid, c.type.typmod, 1 if c.name in self.key else 0)
+            for c in self.columns
+        )
+        namespace = "" if t.schema == "pg_catalog" else t.schema
+        return Relation(t.oid, namespace, t.name, t.replica_identity, cols).encode()
+
+
+@dataclass(slots=True)
+class _TxnState:
+    """PGOutputTxnData plus the invalidations the transaction causes when it ends."""
+
+    begin: list[bytes]
+    sent_begin: bool = False
+    invalidated: set[int] = field(default_factory=set)
+    invalidate_all: bool = False
+
+
+class PgOutput:
+    """The pgoutput plugin of one replication connection (state lives as long as it).
+
+    ``catalog_at(csn)`` returns the catalog of snapshot ``csn`` (``Lake.catalog_at``);
+    ``changesets_dir`` is where :class:`decoding.records.Changeset` files live.
+    Not thread-safe: one connection, one caller at a time.
+    """
+
+    def __init__(
+        self,
+        options: PgOutputOptions,
+        catalog_at: Callable[[int], Catalog],
+        changesets_dir: str | Path,
+        *,
+        chunk_rows: int = CHUNK_ROWS,
+    ) -> None:
+        self.options = options
+        self._catalog_at = catalog_at
+        self._changesets = Path(changesets_dir)
+        self._chunk = max(1, chunk_rows)
+        self._cat: Catalog | None = None
+        self._pubs_cat: Catalog | None = None
+        self._pubs: list[Publication] = []
+        self._entries: dict[int, _RelEntry] = {}
+        self._duck: duckdb.DuckDBPyConnection | None = None
+        #: The largest commit CSN decoded: the catalog a prepared transaction is decoded
+        #: with when the caller does not say (it has no CSN of its own yet).
+        self._seen_csn = 0
+
+    def close(self) -> None:
+        if self._duck is not None:
+            self._duck.close()
+            self._duck = None
+
+    def __enter__(self) -> PgOutput:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- public API ------------------------------------------------------------------
+    def transaction(self, txn: DecodedTxn) -> list[bytes]:
+        """All messages for one committed transaction; [] when nothing is published."""
+        return [m for chunk in self.iter_transaction(txn) for m in chunk]
+
+    def iter_transaction(self, txn: DecodedTxn) -> Iterator[list[bytes]]:
+        """The messages of :meth:`transaction` in chunks (Begin with the first change,
+        Commit last); yields nothing for a transaction that sends nothing."""
+        st = _TxnState(self._begin_messages(txn))
+        self._seen_csn = max(self._seen_csn, txn.csn)
+        try:
+            yield from self._decode(txn, st, self._start_catalog(txn, txn.csn))
+            if st.sent_begin:
+                yield [
+                    Commit(txn.commit_lsn, txn.end_lsn, txn.commit_ts).encode()  # flags 0
+                ]
+        finally:
+            self._end_invalidations(st)
+
+    def message(self, message_lsn: int, rec: R.Message) -> list[bytes]:
+        """A non-transactional ``pg_logical_emit_message``: one 'M' with flags 0, sent
+        only with ``messages 'true'``. PostgreSQL puts the LSN just past the message's
+        record in it (``buf->endptr``), so pass the log entry's ``end_lsn``."""
+        if not self.options.messages:
+            return []
+        return [LogicalMessage(message_lsn, rec.prefix, rec.payload, 0).encode()]
+
+    def prepare(self, txn: DecodedTxn, catalog_csn: int | None = None) -> list[bytes]:
+        """two_phase: BeginPrepare, the changes, Prepare — always sent, even when empty
+        (PostgreSQL skips empty transactions only when not prepared).
+
+        A prepared transaction has no CSN yet; its changes are decoded with the catalog
+        of ``catalog_csn`` (default: the largest commit CSN this plugin has decoded, so a
+        backlog is decoded with the catalog of its place in the log; the newest catalog
+        before any commit) plus the transaction's own DDL."""
+        return [m for chunk in self.iter_prepare(txn, catalog_csn) for m in chunk]
+
+    def iter_prepare(
+        self, txn: DecodedTxn, catalog_csn: int | None = None
+    ) -> Iterator[list[bytes]]:
+        gid = txn.gid or ""
+        head = [
+            BeginPrepare(txn.prepare_lsn, txn.end_lsn, txn.commit_ts, _xid32(txn.xid), gid).encode()
+        ]
+        if txn.origin:
+            head.append(Origin(getattr(txn, "origin_lsn", 0), txn.origin).encode())
+        st = _TxnState([], sent_begin=True)
+        try:
+            first = True
+            csn = catalog_csn if catalog_csn is not None else self._seen_csn or _LATEST_CSN
+            for chunk in self._decode(txn, st, self._catalog_at(csn)):
+                yield head + chunk if first else chunk
+                first = False
+            tail = [
+                Prepare(txn.prepare_lsn, txn.end_lsn, txn.commit_ts, _xid32(txn.xid), gid).encode()
+            ]
+            yield head + tail if first else tail
+        finally:
+            self._end_invalidations(st)
+
+    def commit_prepared(self, txn: DecodedTxn | None, ended: Ended) -> list[bytes]:
+        """two_phase: COMMIT PREPARED of a transaction sent by :meth:`prepare`."""
+        self._seen_csn = max(self._seen_csn, ended.csn)
+        return [
+            CommitPrepared(
+                ended.lsn, ended.end_lsn, ended.ts, _xid32(ended.xid), ended.gid
+            ).encode()
+        ]
+
+    def rollback_prepared(self, txn: DecodedTxn, ended: Ended) -> list[bytes]:
+        """two_phase: ROLLBACK PREPARED; carries the prepare's end LSN and time so the
+        subscriber can tell whether it ever saw the prepare."""
+        return [
+            RollbackPrepared(
+                txn.end_lsn, ended.end_lsn, txn.commit_ts, ended.ts, _xid32(ended.xid), ended.gid
+            ).encode()
+        ]
+
+    # -- transactions ----------------------------------------------------------------
+    def _begin_messages(self, txn: DecodedTxn) -> list[bytes]:
+        out = [Begin(txn.commit_lsn, txn.commit_ts, _xid32(txn.xid)).encode()]
+        if txn.origin:
+            # DecodedTxn does not carry the commit record's origin_lsn (yet): 0 then.
+            out.append(Origin(getattr(txn, "origin_lsn", 0), txn.origin).encode())
+        return out
+
+    def _start_catalog(self, txn: DecodedTxn, csn: int) -> Catalog:
+        if csn <= 0:  # not committed (should not happen here): where the log is
+            return self._catalog_at(self._seen_csn or _LATEST_CSN)
+        has_ddl = any(isinstance(c, R.CatalogChange) for c in txn.changes)
+        return self._catalog_at(csn - 1 if has_ddl else csn)
+
+    def _decode(self, txn: DecodedTxn, st: _TxnState, catalog: Catalog) -> Iterator[list[bytes]]:
+        self._set_catalog(catalog)
+        # origin 'none' (PostgreSQL 16): changes that came from another origin are
+        # filtered before the plugin sees them; DDL is still absorbed.
+        foreign = self.options.origin == "none" and bool(txn.origin)
+        for rec in txn.changes:
+            if isinstance(rec, R.CatalogChange):
+                self._apply_ddl(rec.ops, st)
+            elif foreign:
+                continue
+            elif isinstance(rec, R.Change | R.Changeset):
+                yield from self._change(st, rec)
+            elif isinstance(rec, R.Truncate):
+                out = self._truncate(st, rec)
+                if out:
+                    yield out
+            elif isinstance(rec, R.Message) and rec.transactional and self.options.messages:
+                out = self._begin(st)
+                # DecodedTxn keeps no per-record LSN; PostgreSQL sends the end of the
+                # message record, which is the commit LSN when the message is last.
+                lsn = getattr(rec, "end_lsn", txn.commit_lsn or txn.prepare_lsn)
+                out.append(
+                    LogicalMessage(lsn, rec.prefix, rec.payload, MESSAGE_TRANSACTIONAL).encode()
+                )
+                yield out
+
+    def _begin(self, st: _TxnState) -> list[bytes]:
+        if st.sent_begin:
+            return []
+        st.sent_begin = True
+        return list(st.begin)
+
+    def _prologue(self, st: _TxnState, e: _RelEntry) -> list[bytes]:
+        """Begin if not yet sent, then the Relation if not yet sent (maybe_send_schema)."""
+        out = self._begin(st)
+        if not e.schema_sent:
+            out.append(e.relation_message())
+            e.schema_sent = True
+        return out
+
+    # -- catalog and invalidation ----------------------------------------------------
+    def _set_catalog(self, cat: Catalog) -> None:
+        old = self._cat
+        if old is cat:
+            return
+        self._cat = cat
+        if old is None:
+            return
+        if old.publications is not cat.publications and old.publications != cat.publications:
+            self._entries.clear()  # publication_invalidation_cb: everything
+            return
+        for relid, e in list(self._entries.items()):
+            t = cat.tables.get(relid)
+            if t is not e.table and t != e.table:
+                del self._entries[relid]  # rel_sync_cache_relation_cb
+
+    def _apply_ddl(self, ops: Iterable[CatalogOp], st: _TxnState) -> None:
+        assert self._cat is not None
+        cat = self._cat
+        relids: set[int] = set()
+        every = False
+        for op in ops:
+            cat = cat.apply(op)
+            kind = op.get("op")
+            if kind in ("put_publication", "drop_publication"):
+                every = True
+            elif kind == "put_table":
+                relids.add(int(op["table"]["oid"]))
+            elif kind == "drop_table":
+                relids.add(int(op["oid"]))
+            # put_schema / drop_schema: no relcache invalidation of their own (tables
+            # that go with a schema come as drop_table ops)
+        self._invalidate(relids, every)
+        st.invalidated |= relids
+        st.invalidate_all |= every
+        self._set_catalog(cat)
+
+    def _invalidate(self, relids: Iterable[int], every: bool = False) -> None:
+        if every:
+            self._entries.clear()
+            return
+        for relid in relids:
+            self._entries.pop(relid, None)
+
+    def _end_invalidations(self, st: _TxnState) -> None:
+        # The decoded transaction's invalidations run again when it ends.
+        self._invalidate(st.invalidated, st.invalidate_all)
+
+    def _publications(self) -> list[Publication]:
+        """The subscribed publications in the current catalog (LoadPublications)."""
+        cat = self._cat
+        assert cat is not None
+        if self._pubs_cat is not cat:
+            pubs = []
+            for name in self.options.publication_names:
+                p = cat.publications.get(name)
+                if p is None:
+                    raise PgError("42704", f'publication "{name}" does not exist')
+                pubs.append(p)
+            self._pubs, self._pubs_cat = pubs, cat
+        return self._pubs
+
+    def _entry(self, t: Table) -> _RelEntry:
+        e = self._entries.get(t.oid)
+        if e is not None and (e.table is t or e.table == t):
+            return e
+        e = self._build_entry(t)
+        self._entries[t.oid] = e
+        return e
+
+    def _build_entry(self, t: Table) -> _RelEntry:
+        rel_pubs = [p for p in self._publications() if p.includes(t)]
+        ins = any(p.insert for p in rel_pubs)
+        upd = any(p.update for p in rel_pubs)
+        dele = any(p.delete for p in rel_pubs)
+        trunc = any(p.truncate for p in rel_pubs)
+        filters: dict[str, RowFilter] = {}
+        names: frozenset[str] | None = None
+        if ins or upd or dele:
+            filters = self._row_filters(t, rel_pubs)
+            names = self._column_list(t, rel_pubs)
+        cols = tuple(c for c in t.columns if names is None or c.name in names)
+        return _RelEntry(t, ins, upd, dele, trunc, cols, frozenset(t.identity_columns()), filters)
+
+    @staticmethod
+    def _row_filters(t: Table, pubs: list[Publication]) -> dict[str, RowFilter]:
+        no_filter = {"I": False, "U": False, "D": False}
+        found: dict[str, list[str]] = {"I": [], "U": [], "D": []}
+        for p in pubs:
+            text = None
+            if not p.all_tables and t.schema not in p.schemas:
+                pt = p.entry(t.oid)
+                text = pt.row_filter if pt is not None else None
+            acts = {"I": p.insert, "U": p.update, "D": p.delete}
+            if text is None:
+                for a, on in acts.items():
+                    no_filter[a] |= on
+                if all(no_filter.values()):
+                    return {}
+                continue
+            for a, on in acts.items():
+                if on and not no_filter[a]:
+                    found[a].append(text)
+        return {a: RowFilter(t, f) for a, f in found.items() if f and not no_filter[a]}
+
+    @staticmethod
+    def _column_list(t: Table, pubs: list[Publication]) -> frozenset[str] | None:
+        live = {c.name for c in t.columns}
+        first = True
+        chosen: frozenset[str] | None = None
+        for p in pubs:
+            cols: frozenset[str] | None = None
+            if not p.all_tables:
+                pt = p.entry(t.oid)
+                if pt is not None and pt.columns is not None:
+                    cols = frozenset(pt.columns) & live
+                    if len(cols) == len(live):
+                        cols = None
+            if first:
+                chosen, first = cols, False
+            elif cols != chosen:
+                raise PgError(
+                    "0A000",
+                    f'cannot use different column lists for table "{t.schema}.{t.name}" '
+                    "in different publications",
+                )
+        return chosen
+
+    # -- changes ---------------------------------------------------------------------
+    def _con(self) -> duckdb.DuckDBPyConnection:
+        if self._duck is None:
+            self._duck = rowfilter.connect()
+        return self._duck
+
+    def _load(self, rec: R.Change | R.Changeset) -> tuple[pa.Table | None, pa.Table | None]:
+        if isinstance(rec, R.Change):
+            return rec.new, rec.old
+        new = pq.read_table(self._changesets / rec.new_path) if rec.new_path else None
+        old = pq.read_table(self._changesets / rec.old_path) if rec.old_path else None
+        return new, old
+
+    def _change(self, st: _TxnState, rec: R.Change | R.Changeset) -> Iterator[list[bytes]]:
+        assert self._cat is not None
+        t = self._cat.tables.get(rec.relid)
+        if t is None or not _publishable(t):
+            return
+        e = self._entry(t)
+        op = rec.op
+        if not {"I": e.insert, "U": e.update, "D": e.delete}.get(op, False):
+            return
+        new, old = self._load(rec)
+        if op == "I" and new is not None:
+            yield from self._inserts(st, e, new)
+        elif op == "U" and new is not None and old is not None:
+            yield from self._updates(st, e, old, new)
+        elif op == "D" and old is not None:
+            yield from self._deletes(st, e, old)
+
+    def _pieces(self, c: Column, data: pa.Table) -> list[Piece]:
+        if c.physical not in data.column_names:
+            return [NULL_PIECE]
+        return column_pieces(c.type, data.column(c.physical), self.options.binary)
+
+    def _tuple_pieces(self, e: _RelEntry, data: pa.Table, key_only: bool) -> list[Piece]:
+        pieces: list[Piece] = [natts_piece(len(e.columns))]
+        for c in e.columns:
+            if key_only and c.name not in e.key:
+                pieces.append(NULL_PIECE)
+            else:
+                pieces.extend(self._pieces(c, data))
+        return pieces
+
+    def _chunks(self, n: int) -> Iterator[tuple[int, int]]:
+        for start in range(0, n, self._chunk):
+            yield start, min(self._chunk, n - start)
+
+    @staticmethod
+    def _select(data: pa.Table, mask: np.ndarray) -> pa.Table:
+        return data if mask.all() else data.filter(pa.array(mask))
+
+    def _key_only(self, e: _RelEntry, old: pa.Table) -> pa.Table:
+        """The old tuple as PostgreSQL logs it under DEFAULT/USING INDEX: key columns,
+        every other column NULL (what a row filter sees for it)."""
+        n = old.num_rows
+        cols = {}
+        for c in e.table.columns:
+            if c.name in e.key and c.physical in old.column_names:
+                cols[c.physical] = old.column(c.physical)
+            else:
+                cols[c.physical] = pa.nulls(n, c.type.arrow)
+        return pa.table(cols)
+
+    def _inserts(self, st: _TxnState, e: _RelEntry, new: pa.Table) -> Iterator[list[bytes]]:
+        f = e.filters.get("I")
+        if f is not None:
+            mask = f.matches(self._con(), new)
+            if not mask.any():
+                return
+            new = self._select(new, mask)
+        if new.num_rows == 0:
+            return
+        out = self._prologue(st, e)
+        head = pa.scalar(_U32.pack(e.table.oid).join((b"I", b"N")), _B)
+        for start, length in self._chunks(new.num_rows):
+            chunk = new.slice(start, length)
+            pieces = [head, *self._tuple_pieces(e, chunk, key_only=False)]
+            out.extend(join_rows(pieces, length).to_pylist())
+            yield out
+            out = []
+
+    def _identity_changed(self, e: _RelEntry, old: pa.Table, new: pa.Table) -> np.ndarray:
+        """Rows whose replica identity changed: PostgreSQL logs the old key for those."""
+        n = new.num_rows
+        changed = np.zeros(n, dtype=bool)
+        for c in e.table.columns:
+            if c.name not in e.key:
+                continue
+            o = old.column(c.physical) if c.physical in old.column_names else pa.nulls(n)
+            w = new.column(c.physical) if c.physical in new.column_names else pa.nulls(n)
+            try:
+                same = pc.or_(
+                    pc.fill_null(pc.equal(o, w), False),
+                    pc.and_(pc.is_null(o), pc.is_null(w)),
+                )
+                changed |= ~np.asarray(same.to_numpy(zero_copy_only=False), dtype=bool)
+            except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
+                changed |= np.array(
+                    [a != b for a, b in zip(o.to_pylist(), w.to_pylist(), strict=True)],
+                    dtype=bool,
+                )
+        return changed
+
+    def _updates(
+        self, st: _TxnState, e: _RelEntry, old: pa.Table, new: pa.Table
+    ) -> Iterator[list[bytes]]:
+        n = new.num_rows
+        if n == 0:
+            return
+        full = e.table.replica_identity == "f"
+        if full:
+            has_old = np.ones(n, dtype=bool)
+        elif e.key and e.table.replica_identity in ("d", "i"):
+            has_old = self._identity_changed(e, old, new)
+        else:
+            has_old = np.zeros(n, dtype=bool)
+        action = np.full(n, _UPDATE, dtype=np.int8)
+        f = e.filters.get("U")
+        if f is not None:
+            con = self._con()
+            new_ok = f.matches(con, new)
+            old_ok = np.zeros(n, dtype=bool)
+            if has_old.any():
+                logged = old if full else self._key_only(e, old)
+                old_ok = f.matches(con, logged) & has_old
+            action[:] = _SKIP
+            action[new_ok & (old_ok | ~has_old)] = _UPDATE
+            action[has_old & ~old_ok & new_ok] = _INSERT
+            action[has_old & old_ok & ~new_ok] = _DELETE
+            keep = action != _SKIP
+            if not keep.any():
+                return
+            if not keep.all():
+                old, new = self._select(old, keep), self._select(new, keep)
+                action, has_old = action[keep], has_old[keep]
+        out = self._prologue(st, e)
+        relid = _U32.pack(e.table.oid)
+        heads = pa.array([b"", b"U" + relid, b"I" + relid, b"D" + relid], _B)
+        tag = b"O" if full else b"K"
+        for start, length in self._chunks(new.num_rows):
+            act = action[start : start + length]
+            with_old = (has_old[start : start + length] & (act == _UPDATE)) | (act == _DELETE)
+            with_new = act != _DELETE
+            old_c, new_c = old.slice(start, length), new.slice(start, length)
+            pieces: list[Piece] = [heads.take(pa.array(act))]
+            if with_old.any():
+                old_tuple = join_rows(self._tuple_pieces(e, old_c, key_only=not full), length)
+                pieces += [
+                    pc.if_else(pa.array(with_old), pa.scalar(tag, _B), pa.scalar(b"", _B)),
+                    pc.if_else(pa.array(with_old), old_tuple, pa.scalar(None, old_tuple.type)),
+                ]
+            if with_new.any():
+                new_tuple = join_rows(self._tuple_pieces(e, new_c, key_only=False), length)
+                pieces += [
+                    pc.if_else(pa.array(with_new), pa.scalar(b"N", _B), pa.scalar(b"", _B)),
+                    pc.if_else(pa.array(with_new), new_tuple, pa.scalar(None, new_tuple.type)),
+                ]
+            out.extend(join_rows(pieces, length).to_pylist())
+            yield out
+            out = []
+
+    def _deletes(self, st: _TxnState, e: _RelEntry, old: pa.Table) -> Iterator[list[bytes]]:
+        full = e.table.replica_identity == "f"
+        if not full and not (e.key and e.table.replica_identity in ("d", "i")):
+            return  # no old tuple logged: "didn't send DELETE change because of missing oldtuple"
+        f = e.filters.get("D")
+        if f is not None:
+            mask = f.matches(self._con(), old if full else self._key_only(e, old))
+            if not mask.any():
+                return
+            old = self._select(old, mask)
+        if old.num_rows == 0:
+            return
+        out = self._prologue(st, e)
+        head = pa.scalar(b"D" + _U32.pack(e.table.oid) + (b"O" if full else b"K"), _B)
+        for start, length in self._chunks(old.num_rows):
+            chunk = old.slice(start, length)
+            pieces = [head, *self._tuple_pieces(e, chunk, key_only=not full)]
+            out.extend(join_rows(pieces, length).to_pylist())
+            yield out
+            out = []
+
+    def _truncate(self, st: _TxnState, rec: R.Truncate) -> list[bytes]:
+        assert self._cat is not None
+        # A truncated relation gets a new relfilenode, and that invalidation is decoded
+        # before the truncate itself: PostgreSQL resends its Relation.
+        self._invalidate(rec.relids)
+        st.invalidated |= set(rec.relids)
+        out: list[bytes] = []
+        relids: list[int] = []
+        for relid in rec.relids:
+            t = self._cat.tables.get(relid)
+            if t is None or not _publishable(t):
+                continue
+            e = self._entry(t)
+            if not e.truncate:
+                continue
+            relids.append(relid)
+            out += self._prologue(st, e)
+        if not relids:
+            return []
+        options = (TRUNCATE_CASCADE if rec.cascade else 0) | (
+            TRUNCATE_RESTART_IDENTITY if rec.restart_identity else 0
+        )
+        out.append(Truncate(tuple(relids), options).encode())
+        return out
