@@ -306,6 +306,9 @@ class Lake:
             with self._commit_lock:
                 lsn = self.log.insert_lsn
                 firsts = [t.first_lsn for t in self._active.values() if t.first_lsn is not None]
+            # The point must be durable: streams send only what is flushed, and a tablesync
+            # worker reports the point as how far it got.
+            self.log.flush(lsn)
             return ConsistentPoint(lsn, csn, min([lsn, *firsts]))
 
     def message(self, prefix: str, payload: bytes | str) -> int:
@@ -594,11 +597,12 @@ class Lake:
             with self._commit_lock:
                 for c in [c for c in self._unfolded if c < boundary]:
                     del self._unfolded[c]
-            self.log.append(
+            _, end = self.log.append(
                 R.Frontier(
                     self.frontier, self._next_xid, self._next_rid, tuple(self._active), pg_now()
                 )
             )
+            self.log.flush(end)  # so followers of the log see positions move when idle
             return rows
 
     def _write_manifest(self, catalog: list[Any] | None = None) -> None:
@@ -669,6 +673,13 @@ class Lake:
         s = self.settings
         last = time.monotonic()
         while not self._stop.wait(0.2):
+            # The WAL writer's part: records nobody flushed (aborts, messages) become
+            # durable within a tick, so streams that follow the flushed end move on.
+            if self.log.insert_lsn > self.log.flushed_lsn:
+                try:
+                    self.log.flush()
+                except OSError:
+                    log.exception("lake: background flush failed")
             chunks, rows = self.store.mem_stats()
             due = time.monotonic() - last >= s.fold_interval
             if rows >= s.fold_rows or chunks >= s.fold_commits or (due and chunks):
