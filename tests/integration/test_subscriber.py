@@ -266,3 +266,44 @@ def test_filters_identities_truncate_and_two_subscriptions(proxy: ProxyServer, p
     for i, sub in enumerate(subs):
         with psycopg.connect(sub, autocommit=True) as c:
             c.execute(f"DROP SUBSCRIPTION sf{i}")
+
+
+def test_pg_recvlogical_streams_pgoutput(proxy: ProxyServer, tmp_path) -> None:
+    import subprocess
+
+    from tests.pgcluster import pg_bindir
+
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute("CREATE TABLE rl (id int PRIMARY KEY, v text)")
+        c.execute("CREATE PUBLICATION prl FOR TABLE rl")
+    base = [str(pg_bindir() / "pg_recvlogical"), "-h", "127.0.0.1", "-p", str(proxy.port), "-U", "postgres", "-d", "postgres", "-S", "rl_slot"]
+    r = subprocess.run([*base, "--create-slot", "-P", "pgoutput"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "out.bin"
+    proc = subprocess.Popen(
+        [*base, "--start", "-f", str(out), "-F", "1", "-o", "proto_version=1", "-o", "publication_names=prl", "-o", "messages=true"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        time.sleep(1.5)
+        with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+            c.execute("INSERT INTO rl VALUES (1, 'hello'), (2, 'world')")
+            c.execute("SELECT pg_logical_emit_message(false, 'rlprefix', 'hello pgoutput')")
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and (not out.exists() or b"world" not in out.read_bytes()):
+            time.sleep(0.2)
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+    data = out.read_bytes()
+    assert b"hello" in data and b"world" in data and b"rlprefix" in data, (data[:200], err)
+    with psycopg.connect(proxy.dsn()) as c:
+        confirmed = c.execute("SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = 'rl_slot'").fetchone()
+    assert confirmed is not None and confirmed[0] != "0/0"
+    for _ in range(50):  # the server notices the client's exit within a poll interval
+        r = subprocess.run([*base, "--drop-slot"], capture_output=True, text=True, timeout=60)
+        if r.returncode == 0 or "is active" not in r.stderr:
+            break
+        time.sleep(0.1)
+    assert r.returncode == 0, r.stderr
