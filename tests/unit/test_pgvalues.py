@@ -891,34 +891,3 @@ def test_duckdb_result_through_copy() -> None:
     cts = [pg_type_for_duckdb(t) for t in rel.types]
     out = b"".join(encode_copy(rel.to_arrow_table(), cts, "text"))
     assert out.split(b"\n")[2] == b"2\t2\tv2\t2 days\t{2,NULL}\t3.00\t{'a': 2}"
-
-
-@pytest.mark.slow
-def test_copy_million_rows_speed() -> None:
-    """1,000,000 rows (bigint, int, int, ~50-char text, timestamptz) encode in well under a
-    second on the reference machine; the bound here leaves room for slower CI hosts."""
-    import time
-
-    n = 1_000_000
-    rng = np.random.default_rng(0)
-    t = pa.table(
-        {
-            "id": pa.array(np.arange(n, dtype=np.int64) * 7919),
-            "a": pa.array(rng.integers(-(2**31), 2**31, n).astype(np.int32)),
-            "b": pa.array(rng.integers(0, 1000, n).astype(np.int32)),
-            "t": pa.array(
-                [f"row {i} some text that is about fifty chars long.." for i in range(n)]
-            ),
-            "ts": pa.array(
-                rng.integers(1_500_000_000_000_000, 1_800_000_000_000_000, n),
-                pa.timestamp("us", tz="UTC"),
-            ),
-        }
-    )
-    cts = [T("int8"), T("int4"), T("int4"), T("text"), T("timestamptz")]
-    for fmt in ("text", "csv", "binary"):
-        t0 = time.perf_counter()
-        total = sum(len(c) for c in encode_copy(t, cts, fmt))  # type: ignore[arg-type]
-        elapsed = time.perf_counter() - t0
-        assert total > 90_000_000
-        assert elapsed < 3.0, (fmt, elapsed)
