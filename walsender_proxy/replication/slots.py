@@ -107,10 +107,7 @@ class SlotStore:
 
     def get(self, name: str) -> Slot:
         with self._lock:
-            slot = self._slots.get(name)
-        if slot is None:
-            raise PgError("42704", f'replication slot "{name}" does not exist')
-        return slot
+            return self._existing(name)
 
     def find(self, name: str) -> Slot | None:
         with self._lock:
@@ -124,15 +121,25 @@ class SlotStore:
         with self._lock:
             return self._active.get(name)
 
+    def _existing(self, name: str) -> Slot:
+        """The slot (caller holds the lock), or 42704."""
+        slot = self._slots.get(name)
+        if slot is None:
+            raise PgError("42704", f'replication slot "{name}" does not exist')
+        return slot
+
+    def _free_for(self, name: str, pid: int) -> Slot:
+        """The slot if nobody but ``pid`` uses it (caller holds the lock), else 55006."""
+        slot = self._existing(name)
+        holder = self._active.get(name)
+        if holder is not None and holder != pid:
+            raise PgError("55006", f'replication slot "{name}" is active for PID {holder}')
+        return slot
+
     def acquire(self, name: str, pid: int) -> Slot:
         """One slot, one consumer: a second gets 55006, as in PostgreSQL."""
         with self._lock:
-            slot = self._slots.get(name)
-            if slot is None:
-                raise PgError("42704", f'replication slot "{name}" does not exist')
-            holder = self._active.get(name)
-            if holder is not None and holder != pid:
-                raise PgError("55006", f'replication slot "{name}" is active for PID {holder}')
+            slot = self._free_for(name, pid)
             self._active[name] = pid
             return slot
 
@@ -143,12 +150,7 @@ class SlotStore:
 
     def drop(self, name: str, pid: int) -> None:
         with self._lock:
-            slot = self._slots.get(name)
-            if slot is None:
-                raise PgError("42704", f'replication slot "{name}" does not exist')
-            holder = self._active.get(name)
-            if holder is not None and holder != pid:
-                raise PgError("55006", f'replication slot "{name}" is active for PID {holder}')
+            self._free_for(name, pid)
             del self._slots[name]
             self._active.pop(name, None)
             hold = self._holds.pop(name, None)
@@ -167,9 +169,7 @@ class SlotStore:
     def advance(self, name: str, *, confirmed_flush: int | None = None, restart_lsn: int | None = None) -> Slot:
         """Move the slot forward; a position that would move it backwards is ignored."""
         with self._lock:
-            slot = self._slots.get(name)
-            if slot is None:
-                raise PgError("42704", f'replication slot "{name}" does not exist')
+            slot = self._existing(name)
             new = slot
             if confirmed_flush is not None and confirmed_flush > slot.confirmed_flush:
                 new = replace(new, confirmed_flush=confirmed_flush)
@@ -186,9 +186,7 @@ class SlotStore:
 
     def alter(self, name: str, *, two_phase: bool | None = None, failover: bool | None = None) -> Slot:
         with self._lock:
-            slot = self._slots.get(name)
-            if slot is None:
-                raise PgError("42704", f'replication slot "{name}" does not exist')
+            slot = self._existing(name)
             if two_phase is not None:
                 slot = replace(slot, two_phase=two_phase)
             if failover is not None:

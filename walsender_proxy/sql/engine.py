@@ -193,7 +193,7 @@ class Engine:
         for name in sets:
             c = t.column(name)
             assert c is not None
-            new = new.set_column(new.column_names.index(c.physical), c.physical, old.column(f"__new_{name}"))
+            new = new.set_column(new.column_names.index(c.physical), c.physical, coerce_text(c, old.column(f"__new_{name}")))
         keep = [RID] + [c.physical for c in t.columns]
         n = tx.apply_update(t, old.select(keep), new.select(keep), changed=list(sets)) if old.num_rows else 0
         if returning(node):
@@ -519,23 +519,29 @@ def _empty(rel: duckdb.DuckDBPyRelation) -> pa.Table:
     return rel.limit(0).to_arrow_table()
 
 
-def coerce_text_columns(t: Table, data: pa.Table) -> pa.Table:
-    """Text values bound for a non-text column go through the column type's input
+def coerce_text(col: Any, arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """A text value bound for a non-text column goes through the column type's input
     function, as PostgreSQL resolves an untyped literal ('{a,b}' into text[], '\\x00' into
     bytea, '1 day' into interval) — DuckDB would only see a string."""
     from decoding.pgvalues import decode_text_arrow
 
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        return arr
+    if (
+        pa.types.is_string(col.type.arrow)
+        and col.type.base.name in ("text", "varchar", "bpchar", "numeric", "json", "jsonb")
+        and not col.type.is_array
+        and col.type.typmod < 0
+    ):
+        return arr
+    return decode_text_arrow(col.type, arr)
+
+
+def coerce_text_columns(t: Table, data: pa.Table) -> pa.Table:
     for i, name in enumerate(data.column_names):
         col = t.column(name)
-        if col is None:
-            continue
-        arr = data.column(i)
-        if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
-            continue
-        target = col.type.arrow
-        if pa.types.is_string(target) and col.type.base.name in ("text", "varchar", "bpchar", "numeric", "json", "jsonb") and not col.type.is_array and col.type.typmod < 0:
-            continue
-        data = data.set_column(i, name, decode_text_arrow(col.type, arr))
+        if col is not None:
+            data = data.set_column(i, name, coerce_text(col, data.column(i)))
     return data
 
 
@@ -548,8 +554,24 @@ def returning(node: Any) -> tuple[Any, ...] | None:
 
 
 def _defaults_to_null(node: Any) -> None:
-    if isinstance(node, ast.SelectStmt) and node.valuesLists:
-        node.valuesLists = tuple(tuple(ast.A_Const(isnull=True) if isinstance(v, ast.SetToDefault) else v for v in row) for row in node.valuesLists)
+    """DEFAULT → NULL (no column defaults), and literals of a VALUES column that mixes
+    quoted and bare literals all become text: PostgreSQL resolves a quoted literal by the
+    target column's input function ('NaN' into real next to 1.5), which
+    :func:`coerce_text_columns` does — DuckDB would force the column to the bare literal's
+    type and fail."""
+    if not (isinstance(node, ast.SelectStmt) and node.valuesLists):
+        return
+    rows = [[ast.A_Const(isnull=True) if isinstance(v, ast.SetToDefault) else v for v in row] for row in node.valuesLists]
+    width = max(len(r) for r in rows)
+    for col in range(width):
+        vals = [r[col] for r in rows if col < len(r)]
+        if any(isinstance(v, ast.A_Const) and isinstance(v.val, ast.String) for v in vals):
+            for r in rows:
+                v = r[col] if col < len(r) else None
+                if isinstance(v, ast.A_Const) and isinstance(v.val, (ast.Integer, ast.Float)):
+                    text = str(v.val.ival) if isinstance(v.val, ast.Integer) else v.val.fval
+                    r[col] = ast.A_Const(isnull=False, val=ast.String(sval=text))
+    node.valuesLists = tuple(tuple(r) for r in rows)
 
 
 def _typed_nulls(node: Any, param_types: list[int]) -> Any:
