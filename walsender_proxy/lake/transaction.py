@@ -15,9 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from decoding import records as R
 from decoding.catalog import RID, Catalog, CatalogOp, Column, Table
@@ -108,7 +106,6 @@ class Transaction:
         self._ops: list[tuple[int, CatalogOp]] = []
         self._seq = 0
         self._rid_locks: dict[int, list[tuple[int, pa.Array]]] = {}  # relid -> (subxid, rids)
-        self._has_catalog_lock = False
         self._stmt_csn: int | None = None
 
     # -- snapshots -----------------------------------------------------------------------
@@ -853,8 +850,3 @@ def _duck_error(e: Exception) -> LakeError:
     if isinstance(e, (duckdb.OutOfRangeException,)):
         return LakeError("22003", msg)
     return LakeError("XX000", msg)
-
-
-def rids_overlap(a: pa.Array, b: pa.Array) -> np.ndarray:
-    """Which of ``a`` are in ``b`` (vectorised; row locks are checked with it)."""
-    return pc.is_in(a, value_set=b).to_numpy(zero_copy_only=False)
