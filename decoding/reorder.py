@@ -9,18 +9,109 @@ gid and their outcome follows separately, as in PostgreSQL's two-phase decoding.
 
 from __future__ import annotations
 
+import os
+import struct
+import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from decoding import records as R
-from decoding.changelog import LogEntry
+from decoding.changelog import ChangeLog, LogEntry, _scan_frames
+from decoding.records import decode_record
+
+
+def _size(rec: R.Record) -> int:
+    if isinstance(rec, R.Change):
+        return (rec.new.nbytes if rec.new is not None else 0) + (rec.old.nbytes if rec.old is not None else 0) + 64
+    if isinstance(rec, R.Message):
+        return len(rec.payload) + 64
+    return 64
+
+
+class ChangeList:
+    """One transaction's changes: in memory up to ``budget`` bytes, beyond that spilled to a
+    file in the change log's own frame format (PostgreSQL's reorder buffer spills above
+    logical_decoding_work_mem the same way). Iterable any number of times, in order, with
+    rolled-back subtransactions left out."""
+
+    def __init__(self, budget: int | None = None, spill_dir: Path | None = None) -> None:
+        self._mem: list[R.Record] = []
+        self._mem_bytes = 0
+        self._budget = budget
+        self._dir = spill_dir
+        self._path: Path | None = None
+        self._file: Any = None
+        self._dead: set[int] = set()
+        self.spilled = 0
+
+    @property
+    def mem_bytes(self) -> int:
+        return self._mem_bytes
+
+    def append(self, rec: R.Record) -> None:
+        self._mem.append(rec)
+        self._mem_bytes += _size(rec)
+        if self._budget is not None and self._dir is not None and self._mem_bytes > self._budget:
+            self._spill()
+
+    def _spill(self) -> None:
+        if self._file is None:
+            assert self._dir is not None
+            self._dir.mkdir(parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(prefix="txn-", suffix=".spill", dir=self._dir)
+            self._path = Path(name)
+            self._file = os.fdopen(fd, "w+b")
+        self._file.write(b"".join(ChangeLog.frame(r) for r in self._mem))
+        self.spilled += len(self._mem)
+        self._mem = []
+        self._mem_bytes = 0
+
+    def abort_subxids(self, subxids: Iterable[int]) -> None:
+        dead = set(subxids)
+        self._dead |= dead
+        self._mem = [c for c in self._mem if getattr(c, "subxid", 0) not in dead]
+        self._mem_bytes = sum(_size(c) for c in self._mem)
+
+    def __iter__(self) -> Iterator[R.Record]:
+        if self._file is not None:
+            self._file.flush()
+            with open(self._path, "rb") as f:  # type: ignore[arg-type]
+                while True:
+                    head = f.read(4)
+                    if len(head) < 4:
+                        break
+                    (total,) = struct.unpack("<I", head)
+                    frame = head + f.read(total - 4)
+                    for _, _, kind, payload in _scan_frames(memoryview(frame)):
+                        rec = decode_record(kind, payload)
+                        if getattr(rec, "subxid", 0) not in self._dead:
+                            yield rec
+        for rec in self._mem:
+            if getattr(rec, "subxid", 0) not in self._dead:
+                yield rec
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        if self._path is not None:
+            self._path.unlink(missing_ok=True)
+            self._path = None
+
+    def __del__(self) -> None:
+        self.close()
 
 
 @dataclass(slots=True)
 class DecodedTxn:
     xid: int
     first_lsn: int
-    changes: list[R.Record] = field(default_factory=list)
+    changes: ChangeList = field(default_factory=ChangeList)
     #: Set when the transaction ends.
     commit_lsn: int = 0
     end_lsn: int = 0
@@ -32,8 +123,7 @@ class DecodedTxn:
 
     def add(self, rec: R.Record) -> None:
         if isinstance(rec, R.SubAbort):
-            dead = set(rec.subxids)
-            self.changes = [c for c in self.changes if getattr(c, "subxid", 0) not in dead]
+            self.changes.abort_subxids(rec.subxids)
         else:
             self.changes.append(rec)
 
@@ -55,9 +145,21 @@ Event = DecodedTxn | Ended | tuple[LogEntry, R.Message]
 
 
 class ReorderBuffer:
-    def __init__(self) -> None:
+    """``work_mem`` (bytes) and ``spill_dir``: a transaction holding more than that in
+    memory is spilled to a file there (None: never spill)."""
+
+    def __init__(self, work_mem: int | None = None, spill_dir: Path | None = None) -> None:
         self._open: dict[int, DecodedTxn] = {}
         self._prepared: dict[int, DecodedTxn] = {}
+        self._work_mem = work_mem
+        self._spill_dir = spill_dir
+
+    def _new(self, xid: int, lsn: int) -> DecodedTxn:
+        return DecodedTxn(xid, lsn, ChangeList(self._work_mem, self._spill_dir))
+
+    def memory(self) -> int:
+        """Bytes of changes held in memory by open transactions."""
+        return sum(t.changes.mem_bytes for t in self._open.values())
 
     def feed(self, entry: LogEntry) -> Iterator[Event]:
         rec = entry.record
@@ -68,14 +170,14 @@ class ReorderBuffer:
             return
         xid = rec.xid
         if isinstance(rec, R.Commit):
-            tx = self._open.pop(xid, None) or DecodedTxn(xid, entry.lsn)
+            tx = self._open.pop(xid, None) or self._new(xid, entry.lsn)
             tx.commit_lsn, tx.end_lsn, tx.csn = entry.lsn, entry.end_lsn, rec.csn
             tx.commit_ts, tx.origin = rec.commit_ts, rec.origin
             yield tx
         elif isinstance(rec, R.Abort):
             self._open.pop(xid, None)
         elif isinstance(rec, R.Prepare):
-            tx = self._open.pop(xid, None) or DecodedTxn(xid, entry.lsn)
+            tx = self._open.pop(xid, None) or self._new(xid, entry.lsn)
             tx.gid, tx.prepare_lsn, tx.end_lsn, tx.commit_ts = (
                 rec.gid,
                 entry.lsn,
@@ -93,7 +195,7 @@ class ReorderBuffer:
         else:
             tx = self._open.get(xid)
             if tx is None:
-                tx = self._open[xid] = DecodedTxn(xid, entry.lsn)
+                tx = self._open[xid] = self._new(xid, entry.lsn)
             tx.add(rec)
 
     def oldest_open_lsn(self) -> int | None:

@@ -374,3 +374,29 @@ def test_every_type_round_trips_in_copy_and_stream_text_and_binary(proxy: ProxyS
         wait_identical(proxy.dsn(), sub, ["ty"])
         with psycopg.connect(sub, autocommit=True) as c:
             c.execute(f"DROP SUBSCRIPTION sty{i}")
+
+
+def test_transaction_bigger_than_work_mem_is_spilled_and_arrives_whole(pg15: PgCluster) -> None:
+    """logical_decoding_work_mem = 64kB: a transaction of many statements goes to disk in the
+    walsender's reorder buffer and still reaches the subscriber whole, in order."""
+    with ProxyServer(extra={"logical_decoding_work_mem": "64"}) as p:
+        sub = new_sub_db(pg15)
+        with psycopg.connect(p.dsn(), autocommit=True) as c:
+            c.execute("CREATE TABLE big (id int PRIMARY KEY, v text)")
+            c.execute("CREATE PUBLICATION pbig FOR TABLE big")
+        with psycopg.connect(sub, autocommit=True) as c:
+            c.execute("CREATE TABLE big (id int PRIMARY KEY, v text)")
+        subscribe(sub, p, "sbig", "pbig")
+        wait_ready(sub)
+        with psycopg.connect(p.dsn()) as c:
+            with c.transaction():
+                for i in range(40):
+                    c.execute(f"INSERT INTO big SELECT g, repeat('x', 100) FROM generate_series({i * 100}, {i * 100 + 99}) AS g")
+                c.execute("UPDATE big SET v = 'last' WHERE id < 50")
+        wait_identical(p.dsn(), sub, ["big"])
+        assert p.lake is not None
+        spill = p.lake.dir / "spill"
+        assert spill.exists()  # made at the first spill (the server starts without it)
+        assert not list(spill.glob("*.spill"))  # spill files go with the transaction
+        with psycopg.connect(sub, autocommit=True) as c:
+            c.execute("DROP SUBSCRIPTION sbig")

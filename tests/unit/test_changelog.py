@@ -185,3 +185,36 @@ def test_reader_follows_the_log_across_segments(tmp_path: Path) -> None:
     assert [e.record.xid for e in rd2.read(log.insert_lsn)] == list(range(6, 12))
     end = log.flush()
     assert log.wait_flushed(end - 1, 0.01) == end
+
+
+def test_reorder_buffer_spills_big_transactions_and_reads_them_back(tmp_path: Path) -> None:
+    from decoding.reorder import DecodedTxn, ReorderBuffer
+
+    log = ChangeLog(tmp_path / "wal", fsync=False)
+    t = pa.table({"_rid": pa.array(range(1000), pa.int64()), "v": pa.array(["x" * 20] * 1000)})
+    for i in range(30):
+        log.append(R.Change(7, i % 3, 16384, "I", t, None))
+        log.append(R.Change(8, 0, 16384, "I", t.slice(0, 1), None))
+    log.append(R.SubAbort(7, (2,)))
+    log.append(R.Commit(8, 2, 0))
+    log.append(R.Commit(7, 1, 0))
+    entries = list(log.read())
+    rb0 = ReorderBuffer()
+    plain = [ev for e in entries for ev in rb0.feed(e)]
+    rb = ReorderBuffer(work_mem=50_000, spill_dir=tmp_path / "spill")
+    peak = 0
+    spilled: list[DecodedTxn] = []
+    for e in entries:
+        for ev in rb.feed(e):
+            spilled.append(ev)  # type: ignore[arg-type]
+        peak = max(peak, rb.memory())
+    assert peak <= 50_000 + t.nbytes + 64, peak  # never more than the budget plus one record
+    assert [tx.xid for tx in spilled] == [tx.xid for tx in plain] == [8, 7]  # type: ignore[union-attr]
+    big = spilled[1]
+    assert big.changes.spilled > 0
+    got = [(c.subxid, c.new.num_rows) for c in big.changes]  # type: ignore[attr-defined]
+    want = [(c.subxid, c.new.num_rows) for c in plain[1].changes]  # type: ignore[union-attr]
+    assert got == want and all(s != 2 for s, _ in got) and len(got) == 20
+    assert list(big.changes) == list(big.changes)  # re-iterable
+    big.changes.close()
+    assert not list((tmp_path / "spill").iterdir())

@@ -475,3 +475,29 @@ def test_a_statement_checks_writes_against_the_snapshot_it_read(lake: Lake) -> N
     assert sqlstate(b.apply_update, "t", old, new, changed=["n"]) == "40001"
     b.rollback()
     assert rows(lake) == [{"id": 1, "v": None, "n": 1}]
+
+
+def test_updates_of_published_tables_need_a_usable_replica_identity(lake: Lake) -> None:
+    with lake.begin() as tx:
+        tx.create_table("nokey", [("a", "int"), ("b", "text")])
+        tx.create_table("filt", [("id", "int"), ("region", "text")], primary_key=["id"])
+        tx.create_table("cols", [("id", "int"), ("x", "text")], primary_key=["id"])
+        tx.create_publication("pn", tables=["nokey", PubTable("filt", None, "region = 'eu'"), PubTable("cols", ("x",), None)])
+        tx.insert("nokey", [{"a": 1}])
+        tx.insert("filt", [{"id": 1, "region": "eu"}])
+        tx.insert("cols", [{"id": 1, "x": "y"}])
+    with pytest.raises(LakeError) as ei:
+        lake.begin().update("nokey", {"b": "x"})
+    assert ei.value.sqlstate == "55000" and "does not have a replica identity and publishes updates" in ei.value.message
+    with pytest.raises(LakeError) as ei:
+        lake.begin().delete("filt", {"id": 1})
+    assert ei.value.sqlstate == "42P10" and "WHERE expression" in (ei.value.detail or "")
+    with pytest.raises(LakeError) as ei:
+        lake.begin().update("cols", {"x": "z"})
+    assert ei.value.sqlstate == "42P10" and "does not cover the replica identity" in (ei.value.detail or "")
+    with lake.begin() as tx:
+        tx.set_replica_identity("nokey", "full")
+        tx.set_replica_identity("filt", "full")
+    with lake.begin() as tx:
+        assert tx.update("nokey", {"b": "x"}) == 1
+        assert tx.delete("filt", {"id": 1}) == 1

@@ -309,6 +309,7 @@ class Transaction:
     def _apply_update(self, t: Table, old: pa.Table, new: pa.Table, key_changed: bool) -> int:
         if old.num_rows == 0:
             return 0
+        check_replica_identity(self.catalog(), t, "update")
         _check_not_null(t, new)
         try:
             new = _conform_table(t, new)
@@ -330,6 +331,7 @@ class Transaction:
     def _apply_delete(self, t: Table, old: pa.Table) -> int:
         if old.num_rows == 0:
             return 0
+        check_replica_identity(self.catalog(), t, "delete")
         old = _conform_table(t, old)
         self._lock_rows(t, old.column(RID))
         self._write_change(t, "D", None, old)
@@ -763,6 +765,59 @@ def _to_arrow(t: Table, rows: Any) -> pa.Table:
         raise
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError) as e:
         raise LakeError("22P02", f"invalid input value: {e}") from None
+
+
+def _filter_columns(expr: str) -> set[str]:
+    from pglast import ast, parse_sql
+
+    names: set[str] = set()
+
+    def visit(n: Any) -> None:
+        if isinstance(n, ast.ColumnRef):
+            last = n.fields[-1]
+            if isinstance(last, ast.String):
+                names.add(last.sval)
+        if isinstance(n, ast.Node):
+            for attr in n:
+                visit(getattr(n, attr))
+        elif isinstance(n, tuple):
+            for x in n:
+                visit(x)
+
+    visit(parse_sql(f"SELECT {expr}")[0].stmt)
+    return names
+
+
+def check_replica_identity(cat: Catalog, t: Table, op: str) -> None:
+    """What PostgreSQL checks before an UPDATE/DELETE of a published table: the change
+    must be publishable — a replica identity exists, row-filter columns are part of it, and
+    a column list covers it."""
+    verb = "update" if op == "update" else "delete from"
+    ident = set(t.identity_columns())
+    for p in cat.publications_for(t):
+        if not (p.update if op == "update" else p.delete):
+            continue
+        if not ident:
+            raise LakeError(
+                "55000",
+                f'cannot {verb} table "{t.name}" because it does not have a replica identity and publishes {op}s',
+                hint=f"To enable {'updating' if op == 'update' else 'deleting from'} the table, set REPLICA IDENTITY using ALTER TABLE.",
+            )
+        entry = p.entry(t.oid)
+        if entry is None:
+            continue
+        if entry.row_filter and t.replica_identity != "f" and not _filter_columns(entry.row_filter) <= ident:
+            raise LakeError(
+                "42P10",
+                f'cannot {verb} table "{t.name}"',
+                detail="Column used in the publication WHERE expression is not part of the replica identity.",
+            )
+        if entry.columns is not None and not ident <= set(entry.columns):
+            raise LakeError(
+                "42P10",
+                f'cannot {verb} table "{t.name}"',
+                detail="Column list used by the publication does not cover the replica identity.",
+            )
 
 
 def conform(arr: pa.Array | pa.ChunkedArray, c: Column) -> pa.Array | pa.ChunkedArray:

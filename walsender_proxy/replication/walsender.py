@@ -251,7 +251,10 @@ class WalSender:
         timeout = self.ctx.settings.wal_sender_timeout
         self.ctx.walsenders[s.pid] = state
         reader_task = asyncio.create_task(self._client_messages(state))
-        rb = ReorderBuffer()
+        ex = s.executor
+        work_mem = int(ex.settings.get("logical_decoding_work_mem")) * 1024 if ex else 64 << 20
+        # Transactions bigger than logical_decoding_work_mem wait for their commit on disk.
+        rb = ReorderBuffer(work_mem=work_mem, spill_dir=self.lake.dir / "spill")
         log_reader = self.lake.log.reader(max(slot.restart_lsn, self.lake.log.oldest_lsn))
         last_ping = time.monotonic()
         try:
@@ -327,7 +330,10 @@ class WalSender:
 
     async def _send_txn(self, txn: DecodedTxn, plugin: Any, state: _StreamState) -> None:
         s = self.s
-        payloads = await asyncio.to_thread(plugin.transaction, txn)
+        try:
+            payloads = await asyncio.to_thread(plugin.transaction, txn)
+        finally:
+            txn.changes.close()
         if payloads:
             now = pg_now()
             for p in payloads:

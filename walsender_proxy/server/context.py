@@ -92,7 +92,11 @@ class ServerContext:
         self.connections = 0
         #: pg_catalog view name → rows the server owns (slots, walsenders).
         self.injectors: dict[str, Callable[[], list[dict[str, Any]]]] = {}
+        import shutil
+
         from walsender_proxy.replication.slots import SlotStore
+
+        shutil.rmtree(lake.dir / "spill", ignore_errors=True)  # a crash's leftover spill files
 
         self.slots = SlotStore(lake, settings.max_replication_slots)
         self.walsender_sessions: set[int] = set()
