@@ -388,11 +388,10 @@ def test_transaction_bigger_than_work_mem_is_spilled_and_arrives_whole(pg15: PgC
             c.execute("CREATE TABLE big (id int PRIMARY KEY, v text)")
         subscribe(sub, p, "sbig", "pbig")
         wait_ready(sub)
-        with psycopg.connect(p.dsn()) as c:
-            with c.transaction():
-                for i in range(40):
-                    c.execute(f"INSERT INTO big SELECT g, repeat('x', 100) FROM generate_series({i * 100}, {i * 100 + 99}) AS g")
-                c.execute("UPDATE big SET v = 'last' WHERE id < 50")
+        with psycopg.connect(p.dsn()) as c, c.transaction():
+            for i in range(40):
+                c.execute(f"INSERT INTO big SELECT g, repeat('x', 100) FROM generate_series({i * 100}, {i * 100 + 99}) AS g")
+            c.execute("UPDATE big SET v = 'last' WHERE id < 50")
         wait_identical(p.dsn(), sub, ["big"])
         assert p.lake is not None
         spill = p.lake.dir / "spill"
