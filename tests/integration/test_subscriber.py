@@ -399,3 +399,67 @@ def test_transaction_bigger_than_work_mem_is_spilled_and_arrives_whole(pg15: PgC
         assert not list(spill.glob("*.spill"))  # spill files go with the transaction
         with psycopg.connect(sub, autocommit=True) as c:
             c.execute("DROP SUBSCRIPTION sbig")
+
+
+def test_identity_using_index_and_the_monitoring_views(proxy: ProxyServer, pg15: PgCluster) -> None:
+    sub = new_sub_db(pg15)
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute("CREATE TABLE ui (id int PRIMARY KEY, v text)")
+        c.execute("ALTER TABLE ui REPLICA IDENTITY USING INDEX ui_pkey")
+        c.execute("INSERT INTO ui VALUES (1, 'a'), (2, 'b')")
+        c.execute("CREATE PUBLICATION pui FOR TABLE ui")
+    with psycopg.connect(sub, autocommit=True) as c:
+        c.execute("CREATE TABLE ui (id int PRIMARY KEY, v text)")
+    subscribe(sub, proxy, "sui", "pui")
+    wait_ready(sub)
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute("UPDATE ui SET id = 10, v = 'moved' WHERE id = 1")
+        c.execute("DELETE FROM ui WHERE id = 2")
+    wait_identical(proxy.dsn(), sub, ["ui"])
+    with psycopg.connect(proxy.dsn()) as c:
+        slots = c.execute("SELECT slot_name, plugin, slot_type, active, temporary FROM pg_replication_slots WHERE slot_name = 'sui'").fetchall()
+        senders = c.execute("SELECT application_name, state FROM pg_stat_replication WHERE application_name = 'sui'").fetchall()
+    assert slots == [("sui", "pgoutput", "logical", True, False)]
+    assert senders == [("sui", "streaming")]
+    with psycopg.connect(sub, autocommit=True) as c:
+        c.execute("DROP SUBSCRIPTION sui")
+
+
+def test_a_silent_client_is_ended_after_wal_sender_timeout(pg15: PgCluster) -> None:
+    """The walsender asks for a reply (keepalive with replyRequested) before the timeout and
+    ends the connection when none comes; the slot is free again afterwards."""
+    import socket
+
+    from walsender_proxy.protocol import BackendParser
+    from walsender_proxy.protocol import messages as m
+    from walsender_proxy.protocol.replication import PrimaryKeepalive, decode_replication_message
+
+    with ProxyServer(wal_sender_timeout=2.0) as p:
+        with psycopg.connect(p.dsn(replication="database"), autocommit=True) as c:
+            c.execute('CREATE_REPLICATION_SLOT "quiet" LOGICAL pgoutput (SNAPSHOT \'nothing\')')
+        with psycopg.connect(p.dsn(), autocommit=True) as c:
+            c.execute("CREATE PUBLICATION pq FOR ALL TABLES")
+        s = socket.create_connection(("127.0.0.1", p.port), timeout=10)
+        parser = BackendParser()
+        s.sendall(m.StartupMessage({"user": "postgres", "database": "postgres", "replication": "database"}).encode())
+        s.sendall(m.Query("START_REPLICATION SLOT quiet LOGICAL 0/0 (proto_version '1', publication_names 'pq')").encode())
+        keepalives = []
+        t0 = time.monotonic()
+        closed_after = None
+        while time.monotonic() - t0 < 15:
+            data = s.recv(65536)
+            if not data:
+                closed_after = time.monotonic() - t0
+                break
+            parser.feed(data)
+            for msg in parser:
+                if isinstance(msg, m.CopyData):
+                    rep = decode_replication_message(msg.data)
+                    if isinstance(rep, PrimaryKeepalive):
+                        keepalives.append(rep.reply_requested)
+        s.close()
+        assert closed_after is not None and 1.5 < closed_after < 10, closed_after
+        assert True in keepalives  # asked for a reply before giving up
+        time.sleep(0.5)
+        with psycopg.connect(p.dsn()) as c:
+            assert c.execute("SELECT active FROM pg_replication_slots WHERE slot_name = 'quiet'").fetchone() == (False,)
