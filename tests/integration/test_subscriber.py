@@ -463,3 +463,42 @@ def test_a_silent_client_is_ended_after_wal_sender_timeout(pg15: PgCluster) -> N
         time.sleep(0.5)
         with psycopg.connect(p.dsn()) as c:
             assert c.execute("SELECT active FROM pg_replication_slots WHERE slot_name = 'quiet'").fetchone() == (False,)
+
+
+def test_replication_commands_refuse_bad_input_with_postgresql_codes(proxy: ProxyServer) -> None:
+    """Wrong slots, options and commands get PostgreSQL's SQLSTATEs; the connection stays
+    usable; a normal connection cannot replicate; a non-replication role cannot connect."""
+    rep = psycopg.connect(proxy.dsn(replication="database"), autocommit=True)
+    cases = [
+        ("START_REPLICATION SLOT nope LOGICAL 0/0 (proto_version '1', publication_names 'p')", "42704"),
+        ('CREATE_REPLICATION_SLOT "Bad" LOGICAL pgoutput', "42602"),
+        ("CREATE_REPLICATION_SLOT s_bad LOGICAL no_such_plugin", "58P01"),
+        ("CREATE_REPLICATION_SLOT s_bad LOGICAL pgoutput (SNAPSHOT 'sometimes')", "22023"),
+        ("CREATE_REPLICATION_SLOT s_use LOGICAL pgoutput (SNAPSHOT 'use')", "25001"),
+        ("DROP_REPLICATION_SLOT nope", "42704"),
+        ("BASE_BACKUP", "0A000"),
+        ("START_REPLICATION 0/0", "0A000"),
+    ]
+    for cmd, state in cases:
+        with pytest.raises(psycopg.Error) as ei:
+            rep.execute(cmd)
+        assert ei.value.sqlstate == state, (cmd, ei.value.sqlstate, str(ei.value))
+    rep.execute('CREATE_REPLICATION_SLOT "s_opts" LOGICAL pgoutput (SNAPSHOT \'nothing\')')
+    with pytest.raises(psycopg.Error) as ei:
+        rep.execute("START_REPLICATION SLOT s_opts LOGICAL 0/0 (publication_names 'p')")
+    # PostgreSQL 15 reads a missing proto_version as 0, and refuses that
+    assert ei.value.sqlstate == "0A000" and "proto_version=0" in str(ei.value)
+    with pytest.raises(psycopg.Error) as ei:
+        rep.execute('CREATE_REPLICATION_SLOT "s_opts" LOGICAL pgoutput')
+    assert ei.value.sqlstate == "42710"
+    assert rep.execute("SELECT 1").fetchone() == (1,)  # SQL on the same connection still works
+    rep.execute("DROP_REPLICATION_SLOT s_opts")
+    rep.close()
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        with pytest.raises(psycopg.Error) as ei:
+            c.execute("IDENTIFY_SYSTEM")
+        assert ei.value.sqlstate == "42601"  # on a normal connection it is just bad SQL
+        c.execute("CREATE ROLE plain_user LOGIN")
+    with pytest.raises(psycopg.OperationalError) as oi:
+        psycopg.connect(proxy.dsn(user="plain_user", replication="database"))
+    assert "permission denied to start WAL sender" in str(oi.value)

@@ -13,7 +13,6 @@ import os
 import re
 import threading
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path
 
 from decoding.errors import PgError
 from walsender_proxy.lake import Lake
@@ -195,5 +194,3 @@ class SlotStore:
         self._save(slot)
         return slot
 
-
-__all__ = ["Path", "Slot", "SlotStore", "check_slot_name"]

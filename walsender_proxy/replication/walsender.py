@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from decoding import records as R
 from decoding.errors import PgError
 from decoding.lsn import format_lsn
 from decoding.pgtypes import parse_type
@@ -128,7 +127,7 @@ class WalSender:
                 raise PgError("0A000", "cannot use READ_REPLICATION_SLOT with a logical replication slot")
             await self.rows([("slot_type", TEXT), ("restart_lsn", TEXT), ("restart_tli", INT4)], vals, "READ_REPLICATION_SLOT")
         elif isinstance(cmd, C.AlterReplicationSlot):
-            self.slots.alter(cmd.slot_name, two_phase=cmd.two_phase, failover=cmd.failover)
+            await asyncio.to_thread(self.slots.alter, cmd.slot_name, two_phase=cmd.two_phase, failover=cmd.failover)
             self.s.send(m.CommandComplete("ALTER_REPLICATION_SLOT"))
         elif isinstance(cmd, C.StartReplication):
             if cmd.kind != "logical":
@@ -182,7 +181,7 @@ class WalSender:
             two_phase=cmd.two_phase,
             failover=cmd.failover,
         )
-        self.slots.create(slot)
+        await asyncio.to_thread(self.slots.create, slot)  # fsyncs: off the event loop
         if cmd.temporary:
             self.slots.acquire(slot.name, self.s.pid)
             self.slots.release(slot.name, self.s.pid)
@@ -208,7 +207,7 @@ class WalSender:
         deadline = time.monotonic() + (60 if cmd.wait else 0)
         while True:
             try:
-                self.slots.drop(cmd.slot_name, self.s.pid)
+                await asyncio.to_thread(self.slots.drop, cmd.slot_name, self.s.pid)
                 break
             except PgError as e:
                 if e.sqlstate != "55006" or time.monotonic() >= deadline:
@@ -398,5 +397,3 @@ class _StreamState:
         self.prepared: dict[int, DecodedTxn] = {}
         self.started = time.time()
 
-
-__all__ = ["R", "WalSender"]

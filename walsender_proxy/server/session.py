@@ -23,7 +23,6 @@ from walsender_proxy.server.machine import (
     ConnectionClosed,
     ConnectionMachine,
     MessageReceived,
-    Phase,
     ProtocolError,
 )
 from walsender_proxy.server.roles import Role, Verifier
@@ -604,5 +603,3 @@ def _startup_settings(params: dict[str, str]) -> list[tuple[str, str]]:
         out.append((k, v))
     return out
 
-
-__all__ = ["Phase", "Session", "error_response", "row_description"]

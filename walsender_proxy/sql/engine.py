@@ -23,7 +23,7 @@ from pglast.stream import RawStream
 
 from decoding.catalog import RID, Table
 from decoding.errors import PgError
-from decoding.pgtypes import ColumnType, parse_type, type_by_oid
+from decoding.pgtypes import ColumnType, type_by_oid
 from walsender_proxy.lake import Transaction
 from walsender_proxy.protocol.messages import encode_data_rows
 from walsender_proxy.sql.ddl_sql import qualified, unsupported
@@ -627,5 +627,3 @@ def _copy_options(options: Any) -> dict[str, Any]:
         out[name] = val
     return out
 
-
-__all__ = ["ColumnType", "Engine", "encode_rows", "fetch_portal", "parse_type"]

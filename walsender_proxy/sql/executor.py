@@ -623,12 +623,10 @@ class Executor:
                     clear = True
                 else:
                     password = o.arg.sval
-            elif o.defname in ("superuser", "login", "createdb", "createrole"):
-                attrs[o.defname] = bool(o.arg.ival)
-            elif o.defname == "isreplication":
-                attrs["replication"] = bool(o.arg.ival)
-            elif o.defname in ("canlogin",):
-                attrs["login"] = bool(o.arg.ival)
+            elif o.defname in ("superuser", "login", "createdb", "createrole", "isreplication", "canlogin"):
+                name = {"isreplication": "replication", "canlogin": "login"}.get(o.defname, o.defname)
+                flag = getattr(o.arg, "boolval", None)
+                attrs[name] = bool(o.arg.ival if flag is None else flag)
             else:
                 raise ddl_sql.unsupported(f"role option {o.defname}")
         if isinstance(s, ast.CreateRoleStmt):
