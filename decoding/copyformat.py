@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import struct
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -378,10 +378,11 @@ def _format_batch(
 
 
 def encode_copy(
-    table: pa.Table,
+    table: pa.Table | Iterable[pa.RecordBatch],
     ctypes: list[ColumnType],
     fmt: CopyFormat,
     *,
+    names: Sequence[str] | None = None,
     delimiter: str | None = None,
     null: str | None = None,
     header: bool | str | int = False,
@@ -395,6 +396,9 @@ def encode_copy(
     batch_rows: int = BATCH_ROWS,
 ) -> Iterator[bytes]:
     """COPY TO STDOUT data, byte-identical to PostgreSQL's, in CopyData-sized chunks.
+
+    ``table`` may be a stream of record batches (then ``names`` names its columns): the
+    output is produced as they arrive, so memory stays bounded whatever the row count.
 
     Column names (for HEADER and FORCE_QUOTE) are the table's field names; ``quote`` and
     ``escape`` default to '"' in CSV mode.  Options are checked as PostgreSQL checks them.
@@ -411,16 +415,23 @@ def encode_copy(
         force_null=force_null,
         table_name=table_name or "stdin",
     ).validate(is_from=False)
-    if len(ctypes) != table.num_columns:
+    if isinstance(table, pa.Table):
+        names = table.column_names
+        batches: Iterable[pa.RecordBatch] = table.to_batches(max_chunksize=batch_rows)
+    else:
+        if names is None:
+            raise ValueError("a batch stream needs its column names")
+        batches = table
+    names = list(names)
+    if len(ctypes) != len(names):
         raise ValueError("one ColumnType per table column is needed")
-    names = table.column_names
     forced = _force_quote_set(opts, names, table_name) if fmt == "csv" else set()
     pending = b""
     if fmt == "binary":
         pending = BINARY_HEADER
     elif opts.header:
         pending = _header_line(names, opts)
-    for batch in table.to_batches(max_chunksize=batch_rows):
+    for batch in batches:
         if batch.num_rows == 0:
             continue
         rows = _format_batch(batch, ctypes, opts, forced)

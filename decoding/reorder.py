@@ -45,12 +45,30 @@ class ChangeList:
         self._file: Any = None
         self._dead: set[int] = set()
         self.spilled = 0
+        #: Changeset records (bulk statements in Parquet files) were added.
+        self.bulk = False
+        #: Subtransaction of every CatalogChange added (0: the top level).
+        self._ddl_subxids: list[int] = []
 
     @property
     def mem_bytes(self) -> int:
         return self._mem_bytes
 
+    @property
+    def has_catalog_changes(self) -> bool:
+        """Whether a CatalogChange not rolled back is among the changes (known without
+        reading spilled changes back)."""
+        return any(s not in self._dead for s in self._ddl_subxids)
+
+    def small(self, limit: int) -> bool:
+        """All in memory, under ``limit`` bytes, and no bulk changeset."""
+        return self._file is None and not self.bulk and self._mem_bytes < limit
+
     def append(self, rec: R.Record) -> None:
+        if isinstance(rec, R.Changeset):
+            self.bulk = True
+        elif isinstance(rec, R.CatalogChange):
+            self._ddl_subxids.append(getattr(rec, "subxid", 0))
         self._mem.append(rec)
         self._mem_bytes += _size(rec)
         if self._budget is not None and self._dir is not None and self._mem_bytes > self._budget:

@@ -78,6 +78,11 @@ def _serve(args: argparse.Namespace) -> int:
     ssl_ctx = None
     if settings.ssl_cert_file and settings.ssl_key_file:
         ssl_ctx = make_ssl_context(settings.ssl_cert_file, settings.ssl_key_file)
+    from walsender_proxy.spark import serve as spark_serve
+    from walsender_proxy.spark.session import SparkSettings
+
+    spark = SparkSettings.from_config(cfg)
+    spark_serve.configure(spark if spark.read_rows_threshold > 0 else None)
     lake = Lake(d, lake_settings(cfg))
     ctx = ServerContext(lake, settings, ssl_context=ssl_ctx)
 
@@ -113,6 +118,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-h", "--host", dest="host", help="listen_addresses", default=None)
     p.add_argument("-c", "--config", help="configuration file (default: conf/walsender-proxy.toml)")
     p.set_defaults(fn=_serve)
+    from walsender_proxy.spark.cli import add_parsers
+
+    add_parsers(sub)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s UTC [%(process)d] LOG:  %(message)s")
     logging.Formatter.converter = __import__("time").gmtime

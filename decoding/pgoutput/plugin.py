@@ -37,10 +37,13 @@ transaction runs DDL itself, decoding starts from the catalog just before it
 catalog the transaction started its DDL from) and applies its catalog ops where they stand
 in the transaction, so a change is decoded with the definition valid at that point.
 
-Rows are handled a statement (Arrow batch) at a time — filter with DuckDB, encode with
-``decoding.pgvalues`` and ``tuples`` — and messages come out in chunks of at most
-``chunk_rows`` rows (``iter_transaction``), so a million-row statement neither builds a
-million Python objects at once nor keeps the caller from interleaving keepalives.
+Rows are handled a slice of a statement at a time — at most ``chunk_rows`` rows and about
+``chunk_bytes`` of input, read from a changeset's Parquet files a record batch at a time —
+filtered with DuckDB and encoded with ``decoding.pgvalues`` and ``tuples`` into one binary
+Arrow array of messages per slice (``iter_batches``; ``iter_transaction`` gives the same as
+lists of bytes). With ``deferred`` the slices come as :class:`RowBatch`, their encoding left
+to the caller (the walsender runs it on other threads, in parallel, framing included), so a
+million-row statement neither builds a million Python objects nor holds the event loop.
 """
 
 from __future__ import annotations
@@ -78,17 +81,43 @@ from decoding.pgoutput.proto import (
     Truncate,
 )
 from decoding.pgoutput.rowfilter import RowFilter
-from decoding.pgoutput.tuples import NULL_PIECE, Piece, column_pieces, join_rows, natts_piece
-from decoding.reorder import DecodedTxn, Ended
+from decoding.pgoutput.tuples import Piece, Prefix, column_pieces, join_rows
+from decoding.reorder import ChangeList, DecodedTxn, Ended
 
-__all__ = ["CHUNK_ROWS", "PgOutput", "PgOutputOptions"]
+__all__ = ["CHUNK_BYTES", "CHUNK_ROWS", "Batch", "PgOutput", "PgOutputOptions", "RowBatch"]
 
 #: Rows encoded per chunk of messages.
 CHUNK_ROWS = 65536
+#: Bytes of input rows (Arrow) per chunk, at most: wide rows make smaller chunks.
+CHUNK_BYTES = 8 << 20
+
+
+class RowBatch:
+    """Row messages (Insert/Update/Delete) of one slice of a statement, decided but not
+    yet encoded: :meth:`encode` builds them (a binary array, one message per element).
+    Encoding is a pure function of the rows and the relation entry, so it may run on any
+    thread, and several batches at once: the walsender encodes in parallel this way."""
+
+    __slots__ = ("_encode", "rows")
+
+    def __init__(self, encode: Callable[[Prefix | None], pa.Array], rows: int) -> None:
+        self._encode = encode
+        self.rows = rows
+
+    def encode(self, prefix: Prefix | None = None) -> pa.Array:
+        """The messages; with ``prefix`` (see :func:`tuples.join_rows`), each preceded by
+        the bytes it gives for the message's length, in the same pass (a framing
+        header: no second copy of the messages to frame them)."""
+        return self._encode(prefix)
+
+
+#: What :meth:`PgOutput.iter_batches` yields: a few messages, or row messages in bulk.
+Batch = list[bytes] | pa.Array | RowBatch
 #: catalog_at() of this gives the newest catalog (for prepared transactions, no CSN yet).
 _LATEST_CSN = (1 << 63) - 1
 _B = pa.binary()
 _U32 = struct.Struct(">I")
+_U16 = struct.Struct(">H")
 
 # Row actions after the row filter (ReorderBufferChangeType, plus "send nothing").
 _SKIP, _UPDATE, _INSERT, _DELETE = 0, 1, 2, 3
@@ -96,6 +125,31 @@ _SKIP, _UPDATE, _INSERT, _DELETE = 0, 1, 2, 3
 
 def _xid32(xid: int) -> int:
     return xid & 0xFFFFFFFF
+
+
+def _rebatch(batches: Iterable[pa.RecordBatch], size: int) -> Iterator[pa.Table]:
+    """Record batches regrouped into tables of exactly ``size`` rows (the last may be
+    shorter), so the new and old rows of an update, read from two Parquet files whose
+    row groups need not line up, come in matching slices."""
+    pending: list[pa.RecordBatch] = []
+    have = 0
+    for b in batches:
+        while b.num_rows:
+            take = min(size - have, b.num_rows)
+            pending.append(b.slice(0, take))
+            have += take
+            b = b.slice(take)
+            if have == size:
+                yield pa.Table.from_batches(pending)
+                pending, have = [], 0
+    if have:
+        yield pa.Table.from_batches(pending)
+
+
+def _as_list(b: Batch) -> list[bytes]:
+    if isinstance(b, list):
+        return b
+    return (b.encode() if isinstance(b, RowBatch) else b).to_pylist()
 
 
 def _publishable(t: Table) -> bool:
@@ -156,11 +210,13 @@ class PgOutput:
         changesets_dir: str | Path,
         *,
         chunk_rows: int = CHUNK_ROWS,
+        chunk_bytes: int = CHUNK_BYTES,
     ) -> None:
         self.options = options
         self._catalog_at = catalog_at
         self._changesets = Path(changesets_dir)
         self._chunk = max(1, chunk_rows)
+        self._chunk_bytes = max(1, chunk_bytes)
         self._cat: Catalog | None = None
         self._pubs_cat: Catalog | None = None
         self._pubs: list[Publication] = []
@@ -189,6 +245,23 @@ class PgOutput:
     def iter_transaction(self, txn: DecodedTxn) -> Iterator[list[bytes]]:
         """The messages of :meth:`transaction` in chunks (Begin with the first change,
         Commit last); yields nothing for a transaction that sends nothing."""
+        for b in self.iter_batches(txn):
+            yield _as_list(b)
+
+    def iter_batches(self, txn: DecodedTxn, *, deferred: bool = False) -> Iterator[Batch]:
+        """The messages of :meth:`transaction` as they are made, without a Python object
+        per row: a ``list[bytes]`` of a few messages (Begin, Relation, Truncate, Commit,
+        ...), or a binary Arrow array with one row message per element (Insert, Update,
+        Delete of one relation; at most ``chunk_rows`` of them and about ``chunk_bytes``
+        of input per array) whose offsets and data buffer are the messages back to back,
+        ready to be framed in bulk. With ``deferred``, row messages come as
+        :class:`RowBatch` instead, to be encoded by the caller (on other threads, in
+        parallel, in order); everything else — which rows, the relation cache, row
+        filters — is decided here, in order."""
+        for b in self._iter_batches(txn):
+            yield b.encode() if isinstance(b, RowBatch) and not deferred else b
+
+    def _iter_batches(self, txn: DecodedTxn) -> Iterator[Batch]:
         st = _TxnState(self._begin_messages(txn))
         self._seen_csn = max(self._seen_csn, txn.csn)
         try:
@@ -231,7 +304,8 @@ class PgOutput:
         try:
             first = True
             csn = catalog_csn if catalog_csn is not None else self._seen_csn or _LATEST_CSN
-            for chunk in self._decode(txn, st, self._catalog_at(csn)):
+            for b in self._decode(txn, st, self._catalog_at(csn)):
+                chunk = _as_list(b)
                 yield head + chunk if first else chunk
                 first = False
             tail = [
@@ -270,10 +344,15 @@ class PgOutput:
     def _start_catalog(self, txn: DecodedTxn, csn: int) -> Catalog:
         if csn <= 0:  # not committed (should not happen here): where the log is
             return self._catalog_at(self._seen_csn or _LATEST_CSN)
-        has_ddl = any(isinstance(c, R.CatalogChange) for c in txn.changes)
+        changes = txn.changes
+        has_ddl = (
+            changes.has_catalog_changes
+            if isinstance(changes, ChangeList)
+            else any(isinstance(c, R.CatalogChange) for c in changes)
+        )
         return self._catalog_at(csn - 1 if has_ddl else csn)
 
-    def _decode(self, txn: DecodedTxn, st: _TxnState, catalog: Catalog) -> Iterator[list[bytes]]:
+    def _decode(self, txn: DecodedTxn, st: _TxnState, catalog: Catalog) -> Iterator[Batch]:
         self._set_catalog(catalog)
         # origin 'none' (PostgreSQL 16): changes that came from another origin are
         # filtered before the plugin sees them; DDL is still absorbed.
@@ -447,14 +526,73 @@ class PgOutput:
             self._duck = rowfilter.connect()
         return self._duck
 
-    def _load(self, rec: R.Change | R.Changeset) -> tuple[pa.Table | None, pa.Table | None]:
+    def _batches(
+        self, rec: R.Change | R.Changeset, columns: Iterable[str]
+    ) -> Iterator[tuple[pa.Table | None, pa.Table | None]]:
+        """The (new, old) rows of a change in aligned slices of at most ``chunk_rows``
+        rows and about ``chunk_bytes`` bytes. A changeset's Parquet files are read a
+        record batch at a time, never whole, and only ``columns`` (physical names; not
+        ``_rid``): a bulk statement is decoded in bounded memory whatever its size (one
+        row group of the file at most, Arrow's reader decodes row groups whole)."""
         if isinstance(rec, R.Change):
-            return rec.new, rec.old
-        new = pq.read_table(self._changesets / rec.new_path) if rec.new_path else None
-        old = pq.read_table(self._changesets / rec.old_path) if rec.old_path else None
-        return new, old
+            tables = [t for t in (rec.new, rec.old) if t is not None]
+            if not tables:
+                return
+            n = tables[0].num_rows
+            step = self._step(n, sum(t.nbytes for t in tables))
+            for start in range(0, n, step):
+                yield (
+                    rec.new.slice(start, step) if rec.new is not None else None,
+                    rec.old.slice(start, step) if rec.old is not None else None,
+                )
+            return
+        files = [
+            pq.ParquetFile(self._changesets / p) if p else None
+            for p in (rec.new_path, rec.old_path)
+        ]
+        try:
+            meta = [f.metadata for f in files if f is not None]
+            if not meta:
+                return
+            rows = meta[0].num_rows
+            size = sum(m.row_group(i).total_byte_size for m in meta for i in range(m.num_row_groups))
+            step = self._step(rows, size)
+            wanted = set(columns)
+            its = [
+                _rebatch(
+                    f.iter_batches(
+                        batch_size=step,
+                        columns=[c for c in f.schema_arrow.names if c in wanted],
+                        use_threads=True,
+                    ),
+                    step,
+                )
+                if f is not None
+                else None
+                for f in files
+            ]
+            if its[0] is not None and its[1] is not None:
+                yield from zip(its[0], its[1], strict=True)
+            elif its[0] is not None:
+                for b in its[0]:
+                    yield b, None
+            else:
+                assert its[1] is not None
+                for b in its[1]:
+                    yield None, b
+        finally:
+            for f in files:
+                if f is not None:
+                    f.close()
 
-    def _change(self, st: _TxnState, rec: R.Change | R.Changeset) -> Iterator[list[bytes]]:
+    def _step(self, rows: int, nbytes: int) -> int:
+        """Rows per slice: ``chunk_rows``, fewer for wide rows."""
+        if rows <= 0:
+            return self._chunk
+        per_row = max(1, nbytes // rows)
+        return max(1, min(self._chunk, self._chunk_bytes // per_row))
+
+    def _change(self, st: _TxnState, rec: R.Change | R.Changeset) -> Iterator[Batch]:
         assert self._cat is not None
         t = self._cat.tables.get(rec.relid)
         if t is None or not _publishable(t):
@@ -463,31 +601,36 @@ class PgOutput:
         op = rec.op
         if not {"I": e.insert, "U": e.update, "D": e.delete}.get(op, False):
             return
-        new, old = self._load(rec)
-        if op == "I" and new is not None:
-            yield from self._inserts(st, e, new)
-        elif op == "U" and new is not None and old is not None:
-            yield from self._updates(st, e, old, new)
-        elif op == "D" and old is not None:
-            yield from self._deletes(st, e, old)
+        for new, old in self._batches(rec, (c.physical for c in t.columns)):
+            if op == "I" and new is not None:
+                yield from self._inserts(st, e, new)
+            elif op == "U" and new is not None and old is not None:
+                yield from self._updates(st, e, old, new)
+            elif op == "D" and old is not None:
+                yield from self._deletes(st, e, old)
 
-    def _pieces(self, c: Column, data: pa.Table) -> list[Piece]:
+    def _pieces(self, c: Column, data: pa.Table, lead: bytes) -> list[Piece]:
         if c.physical not in data.column_names:
-            return [NULL_PIECE]
-        return column_pieces(c.type, data.column(c.physical), self.options.binary)
+            return [pa.scalar(lead + b"n", _B)]
+        return column_pieces(c.type, data.column(c.physical), self.options.binary, lead)
 
-    def _tuple_pieces(self, e: _RelEntry, data: pa.Table, key_only: bool) -> list[Piece]:
-        pieces: list[Piece] = [natts_piece(len(e.columns))]
+    def _tuple_pieces(
+        self, e: _RelEntry, data: pa.Table, key_only: bool, head: bytes = b""
+    ) -> list[Piece]:
+        """TupleData of every row, preceded by ``head`` (constant bytes: the message
+        type, relid, ...); constant bytes ride along with the next column's length prefix
+        (Arrow joins arrays much faster than arrays interleaved with scalars)."""
+        lead = head + _U16.pack(len(e.columns))
+        pieces: list[Piece] = []
         for c in e.columns:
             if key_only and c.name not in e.key:
-                pieces.append(NULL_PIECE)
+                lead += b"n"
             else:
-                pieces.extend(self._pieces(c, data))
+                pieces.extend(self._pieces(c, data, lead))
+                lead = b""
+        if lead:
+            pieces.append(pa.scalar(lead, _B))
         return pieces
-
-    def _chunks(self, n: int) -> Iterator[tuple[int, int]]:
-        for start in range(0, n, self._chunk):
-            yield start, min(self._chunk, n - start)
 
     @staticmethod
     def _select(data: pa.Table, mask: np.ndarray) -> pa.Table:
@@ -505,7 +648,7 @@ class PgOutput:
                 cols[c.physical] = pa.nulls(n, c.type.arrow)
         return pa.table(cols)
 
-    def _inserts(self, st: _TxnState, e: _RelEntry, new: pa.Table) -> Iterator[list[bytes]]:
+    def _inserts(self, st: _TxnState, e: _RelEntry, new: pa.Table) -> Iterator[Batch]:
         f = e.filters.get("I")
         if f is not None:
             mask = f.matches(self._con(), new)
@@ -515,13 +658,10 @@ class PgOutput:
         if new.num_rows == 0:
             return
         out = self._prologue(st, e)
-        head = pa.scalar(_U32.pack(e.table.oid).join((b"I", b"N")), _B)
-        for start, length in self._chunks(new.num_rows):
-            chunk = new.slice(start, length)
-            pieces = [head, *self._tuple_pieces(e, chunk, key_only=False)]
-            out.extend(join_rows(pieces, length).to_pylist())
+        if out:
             yield out
-            out = []
+        head = _U32.pack(e.table.oid).join((b"I", b"N"))
+        yield self._rows(e, new, False, head)
 
     def _identity_changed(self, e: _RelEntry, old: pa.Table, new: pa.Table) -> np.ndarray:
         """Rows whose replica identity changed: PostgreSQL logs the old key for those."""
@@ -547,7 +687,7 @@ class PgOutput:
 
     def _updates(
         self, st: _TxnState, e: _RelEntry, old: pa.Table, new: pa.Table
-    ) -> Iterator[list[bytes]]:
+    ) -> Iterator[Batch]:
         n = new.num_rows
         if n == 0:
             return
@@ -577,33 +717,37 @@ class PgOutput:
             if not keep.all():
                 old, new = self._select(old, keep), self._select(new, keep)
                 action, has_old = action[keep], has_old[keep]
+                n = new.num_rows
         out = self._prologue(st, e)
-        relid = _U32.pack(e.table.oid)
-        heads = pa.array([b"", b"U" + relid, b"I" + relid, b"D" + relid], _B)
-        tag = b"O" if full else b"K"
-        for start, length in self._chunks(new.num_rows):
-            act = action[start : start + length]
-            with_old = (has_old[start : start + length] & (act == _UPDATE)) | (act == _DELETE)
-            with_new = act != _DELETE
-            old_c, new_c = old.slice(start, length), new.slice(start, length)
-            pieces: list[Piece] = [heads.take(pa.array(act))]
-            if with_old.any():
-                old_tuple = join_rows(self._tuple_pieces(e, old_c, key_only=not full), length)
-                pieces += [
-                    pc.if_else(pa.array(with_old), pa.scalar(tag, _B), pa.scalar(b"", _B)),
-                    pc.if_else(pa.array(with_old), old_tuple, pa.scalar(None, old_tuple.type)),
-                ]
-            if with_new.any():
-                new_tuple = join_rows(self._tuple_pieces(e, new_c, key_only=False), length)
-                pieces += [
-                    pc.if_else(pa.array(with_new), pa.scalar(b"N", _B), pa.scalar(b"", _B)),
-                    pc.if_else(pa.array(with_new), new_tuple, pa.scalar(None, new_tuple.type)),
-                ]
-            out.extend(join_rows(pieces, length).to_pylist())
+        if out:
             yield out
-            out = []
+        relid = _U32.pack(e.table.oid)
+        tag = b"O" if full else b"K"
+        with_old = (has_old & (action == _UPDATE)) | (action == _DELETE)
+        with_new = action != _DELETE
+        if not with_old.any() and (action == _UPDATE).all():
+            # The common case: plain updates, new tuple only.
+            yield self._rows(e, new, False, b"U" + relid + b"N")
+            return
 
-    def _deletes(self, st: _TxnState, e: _RelEntry, old: pa.Table) -> Iterator[list[bytes]]:
+        def encode(prefix: Prefix | None = None) -> pa.Array:
+            heads = pa.array([b"", b"U" + relid, b"I" + relid, b"D" + relid], _B)
+            pieces: list[Piece] = [heads.take(pa.array(action))]
+            if with_old.any():
+                old_tuple = join_rows(self._tuple_pieces(e, old, key_only=not full, head=tag), n)
+                pieces.append(
+                    pc.if_else(pa.array(with_old), old_tuple, pa.scalar(None, old_tuple.type))
+                )
+            if with_new.any():
+                new_tuple = join_rows(self._tuple_pieces(e, new, key_only=False, head=b"N"), n)
+                pieces.append(
+                    pc.if_else(pa.array(with_new), new_tuple, pa.scalar(None, new_tuple.type))
+                )
+            return join_rows(pieces, n, prefix)
+
+        yield RowBatch(encode, n)
+
+    def _deletes(self, st: _TxnState, e: _RelEntry, old: pa.Table) -> Iterator[Batch]:
         full = e.table.replica_identity == "f"
         if not full and not (e.key and e.table.replica_identity in ("d", "i")):
             return  # no old tuple logged: "didn't send DELETE change because of missing oldtuple"
@@ -616,13 +760,19 @@ class PgOutput:
         if old.num_rows == 0:
             return
         out = self._prologue(st, e)
-        head = pa.scalar(b"D" + _U32.pack(e.table.oid) + (b"O" if full else b"K"), _B)
-        for start, length in self._chunks(old.num_rows):
-            chunk = old.slice(start, length)
-            pieces = [head, *self._tuple_pieces(e, chunk, key_only=not full)]
-            out.extend(join_rows(pieces, length).to_pylist())
+        if out:
             yield out
-            out = []
+        head = b"D" + _U32.pack(e.table.oid) + (b"O" if full else b"K")
+        yield self._rows(e, old, not full, head)
+
+    def _rows(self, e: _RelEntry, data: pa.Table, key_only: bool, head: bytes) -> RowBatch:
+        """One message per row of ``data``: ``head`` and the row's TupleData."""
+        return RowBatch(
+            lambda prefix: join_rows(
+                self._tuple_pieces(e, data, key_only, head), data.num_rows, prefix
+            ),
+            data.num_rows,
+        )
 
     def _truncate(self, st: _TxnState, rec: R.Truncate) -> list[bytes]:
         assert self._cat is not None

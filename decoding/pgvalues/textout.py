@@ -455,12 +455,6 @@ _TIME_FIELDS: dict[str, int | tuple[str, int]] = {
     "f1": ("V3", 9),
     "f2": ("V3", 12),
 }
-_TS_FIELDS: dict[str, int | tuple[str, int]] = {
-    "date": ("V10", 0),
-    "hms": ("V8", 11),
-    "f1": ("V3", 20),
-    "f2": ("V3", 23),
-}
 
 
 def _date(arr: pa.Array) -> pa.Array:
@@ -493,21 +487,65 @@ def _time_text(us: int) -> str:
     return sign + cal.format_time_of_day(abs(us))
 
 
+@functools.cache
+def _date_space_table() -> np.ndarray:
+    """'YYYY-MM-DD ' of every day of 1900..2099 as an (n, 11) byte matrix."""
+    t = np.empty((_TAB_END_DAY - _TAB_FIRST_DAY, 11), dtype=np.uint8)
+    t[:, :10] = _date_table().view(np.uint8).reshape(-1, 10)
+    t[:, 10] = ord(" ")
+    return t
+
+
+@functools.cache
+def _fraction_tables(tz: bool) -> tuple[pa.Array, pa.Array]:
+    """AppendSeconds' fraction (trailing zeros trimmed, no dot for none), then '+00' for
+    timestamptz, in two pieces from two small tables: the first is indexed by the
+    milliseconds, plus 1000 when microseconds follow (then it is just '.ddd'); the second
+    by the microseconds within the millisecond (0: nothing)."""
+    suffix = b"+00" if tz else b""
+    first = [b"." + (b"%03d" % i).rstrip(b"0") + suffix if i else suffix for i in range(1000)]
+    first += [b".%03d" % i for i in range(1000)]
+    second = [b""] + [(b"%03d" % i).rstrip(b"0") + suffix for i in range(1, 1000)]
+    return pa.array(first, B), pa.array(second, B)
+
+
 def _timestamp(arr: pa.Array, tz: bool) -> pa.Array:
+    """'YYYY-MM-DD HH:MM:SS' from two table gathers into a fixed-width matrix, then the
+    trimmed fraction (and '+00') from two small tables, joined in Arrow."""
     us = _ts_usecs(arr)
     valid = valid_mask(arr)
     lo = _Y1 * cal.USECS_PER_DAY
     hi = _Y10000 * cal.USECS_PER_DAY
     special = valid & ((us < lo) | (us >= hi))
-    uu = np.where(special | ~valid, 0, us)
+    all_valid = bool(valid.all())
+    uu = us if all_valid and not special.any() else np.where(special | ~valid, 0, us)
     day = uu // cal.USECS_PER_DAY
     tod = uu - day * cal.USECS_PER_DAY
-    template = b"0000-00-00 00:00:00.000000" + (b"+00" if tz else b"")
-    buf, rec = _record(len(us), template, _TS_FIELDS)
-    _put_date(rec, day)
-    flen = _put_hms(rec, tod)
-    keep, lengths = _trim_fraction(len(template), 19, flen)
-    out = from_matrix(buf, keep, valid, lengths=lengths)
+    sod = tod // cal.USECS_PER_SEC
+    frac = (tod - sod * cal.USECS_PER_SEC).astype(np.int32)
+    n = len(us)
+    mat = np.empty((n, 19), dtype=np.uint8)
+    idx = day - _TAB_FIRST_DAY
+    inside = (idx >= 0) & (idx < _TAB_END_DAY - _TAB_FIRST_DAY)
+    table = _date_space_table()
+    if inside.all():
+        mat[:, :11] = table[idx]
+    else:
+        mat[:, :11] = table[np.where(inside, idx, 0)]
+        out = np.flatnonzero(~inside)
+        buf, sub = _record(len(out), b"0000-00-00", {"y1": 0, "y2": 2, "mo": 5, "d": 8})
+        _put_ymd_arith(sub, day[out])
+        mat[out, :10] = buf
+    mat[:, 11:] = _hms_table().view(np.uint8).reshape(-1, 8)[sod]
+    head = from_matrix(mat, None, None if all_valid else valid)
+    ms = frac // 1000
+    us_ = frac - ms * 1000
+    first, second = _fraction_tables(tz)
+    if not us_.any():
+        out = pc.binary_join_element_wise(head, first.take(pa.array(ms)), _s(b""))
+    else:
+        tail1 = first.take(pa.array(ms + np.where(us_ != 0, 1000, 0).astype(np.int32)))
+        out = pc.binary_join_element_wise(head, tail1, second.take(pa.array(us_)), _s(b""))
     rows = np.flatnonzero(special)
     return patch(out, rows, [cal.format_timestamp(int(us[r]), tz).encode() for r in rows])
 

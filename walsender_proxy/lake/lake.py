@@ -35,6 +35,7 @@ from walsender_proxy.lake.errors import (
     snapshot_too_old,
     unique_violation,
 )
+from walsender_proxy.lake.keyindex import SMALL, KeyIndex, PointIndexes, keys_of
 from walsender_proxy.lake.retention import HoldRegistry
 from walsender_proxy.lake.store import (
     OP_DELETE,
@@ -54,6 +55,11 @@ from walsender_proxy.lake.transaction import (
 )
 
 log = logging.getLogger(__name__)
+#: Seconds a file dropped from the manifest stays on disk at least (see collect_garbage).
+TRASH_GRACE = 1.0
+
+
+_UNKNOWN: tuple[bool, None, None, tuple[str, ...]] = (False, None, None, ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +88,12 @@ class LakeSettings:
     checkpoint_files: int = 32
     lock_timeout: float = 10.0
     background: bool = True
+    #: Tables with a primary key of up to this many rows get an in-memory key index
+    #: (about 100 bytes a row), so point writes check keys without DuckDB.
+    key_index_rows: int = 1_000_000
+    #: ... and up to this many rows also a cache of their newest row values (about
+    #: 100 bytes plus the values a row), for UPDATE/DELETE/SELECT by key without DuckDB.
+    row_cache_rows: int = 200_000
 
 
 class Lake:
@@ -134,10 +146,15 @@ class Lake:
         self._unapplied: dict[int, int] = {}  # commit lsn -> first lsn, written not applied
         self._unfolded: dict[int, int] = {}  # commit lsn -> first lsn, applied not folded
         self._fold_mutex = threading.Lock()
+        self._trash: list[tuple[float, frozenset[int], list[str]]] = []
         self._closed = False
 
         last_csn = self._recover(st.get("last_csn", 0))
         self.clock = CsnClock(last_csn)
+        # Key indexes and row versions for point operations (keyindex.py): they follow
+        # every commit applied from now on; anything older is looked up in the files.
+        self._points = PointIndexes(last_csn, s.key_index_rows, s.row_cache_rows)
+        self._commits_since_prune = 0
         self._stop = threading.Event()
         self._bg: threading.Thread | None = None
         if s.background:
@@ -311,6 +328,13 @@ class Lake:
             self.log.flush(lsn)
             return ConsistentPoint(lsn, csn, min([lsn, *firsts]))
 
+    def staging_dir(self) -> Path:
+        """Where pipeline jobs on this machine stage changesets and checkpoints (the same
+        filesystem as the table store, so adopting a file is a rename)."""
+        d = self.dir / "staging"
+        d.mkdir(exist_ok=True)
+        return d
+
     def message(self, prefix: str, payload: bytes | str) -> int:
         """A non-transactional logical message, outside any transaction."""
         data = payload.encode() if isinstance(payload, str) else bytes(payload)
@@ -372,7 +396,11 @@ class Lake:
     def _change_record(
         self, xid: int, subxid: int, relid: int, op: str, new: pa.Table | None, old: pa.Table | None
     ) -> R.Record | Callable[[int], R.Record]:
-        size = (new.nbytes if new is not None else 0) + (old.nbytes if old is not None else 0)
+        # The total buffer size bounds nbytes from above and costs nothing; nbytes (exact
+        # for slices, but ~25 µs even for one row) only decides when the bound is too big.
+        size = sum(t.get_total_buffer_size() for t in (new, old) if t is not None)
+        if size >= self.settings.changeset_bytes:
+            size = sum(t.nbytes for t in (new, old) if t is not None)
         if size < self.settings.changeset_bytes:
             return R.Change(xid, subxid, relid, op, new, old)
         # Bulk: rows go to Parquet beside the log and the record names the files. The
@@ -383,7 +411,9 @@ class Lake:
         for kind, tbl in (("new", new), ("old", old)):
             if tbl is not None:
                 tmp = self.changesets / f"{tag}-{kind}.parquet.tmp"
-                pq.write_table(tbl, tmp, compression="zstd")
+                pq.write_table(
+                    tbl.replace_schema_metadata(None), tmp, compression="zstd", row_group_size=131_072
+                )
                 if self.settings.fsync:
                     _fsync_file(tmp)
                 tmps[kind] = tmp
@@ -406,15 +436,21 @@ class Lake:
         """First updater wins: a row written by another open transaction, or committed
         after this statement's snapshot, is a serialization failure (40001)."""
         with self._dml_lock:
+            small = rids.to_pylist() if len(rids) <= SMALL else None
             for other in self._others(tx):
-                if other is tx:
-                    continue
-                for arr in other.row_locks.get(t.oid, []):
-                    if pc.any(pc.is_in(rids, value_set=arr)).as_py():
-                        raise serialization_failure()
                 if other.has_truncated(t.oid):
                     raise serialization_failure()
-            if self._changed_since(t, snapshot_csn, rids):
+                held, big = other.locked_rids(t.oid)
+                if held:
+                    if small is not None:
+                        if not held.isdisjoint(small):
+                            raise serialization_failure()
+                    elif pc.any(pc.is_in(rids, value_set=pa.array(held, pa.int64()))).as_py():
+                        raise serialization_failure()
+                for arr in big:
+                    if pc.any(pc.is_in(rids, value_set=arr)).as_py():
+                        raise serialization_failure()
+            if self._changed_since(t, snapshot_csn, rids, small):
                 raise serialization_failure()
             tx._rid_locks.setdefault(t.oid, []).append((tx._subxid, rids))
 
@@ -431,7 +467,17 @@ class Lake:
                 if other is not tx and other.has_truncated(t.oid):
                     raise serialization_failure()
 
-    def _changed_since(self, t: Table, csn: int, rids: pa.Array) -> bool:
+    def _changed_since(
+        self, t: Table, csn: int, rids: pa.Array, rid_list: list[int] | None = None
+    ) -> bool:
+        """Whether a commit after ``csn`` wrote one of ``rids`` or truncated the table: the
+        version map knows for recent snapshots; older ones ask the files."""
+        with self._dml_lock:
+            known = self._points.changed_since(
+                t.oid, csn, rid_list if rid_list is not None else rids.to_numpy()
+            )
+        if known is not None:
+            return known
         q = self.store.changes_after(t, csn)
         if q is None:
             return False
@@ -444,6 +490,108 @@ class Lake:
         finally:
             cur.close()
 
+    def _key_index(self, t: Table) -> KeyIndex | None:
+        """The table's key index (keyindex.py), built from the newest applied state the
+        first time (caller holds the statement lock)."""
+
+        def build(cols: tuple[str, ...], rcols: tuple[str, ...]) -> pa.Table | None:
+            _, base, deltas = self.store.files_at(t.oid, OWN_CSN - 1)
+            if base is not None and base.rows > self.settings.key_index_rows:
+                return None  # its checkpoint alone is over the limit: do not read it all
+            estimate = (base.rows if base is not None else 0) + sum(d.rows for d in deltas)
+            if estimate > self.settings.row_cache_rows:
+                rcols = ()  # too many rows to cache their values: the keys only
+            q = self.store.snapshot_query(t, OWN_CSN - 1, with_rid=True, physical=True)
+            sel = ", ".join(f'"{c}"' for c in dict.fromkeys([RID, *cols, *rcols]))
+            cur = self.store.cursor()
+            try:
+                q.register(cur)
+                return cur.sql(f"SELECT {sel} FROM ({q.sql})").to_arrow_table()
+            finally:
+                cur.close()
+
+        return self._points.key_index(t, build, self.clock.last_assigned)
+
+    def point_read(
+        self, tx: Transaction, t: Table, key: tuple[Any, ...]
+    ) -> tuple[bool, int | None, tuple[Any, ...] | None, tuple[str, ...]]:
+        """The row whose primary key is ``key`` as ``tx``'s statement snapshot sees it, from
+        the key index and row cache: ``(known, rid, values, physical columns)``; ``rid`` is
+        None when no row has the key. ``known`` False: only the DuckDB path can tell (the
+        transaction wrote the table, the row changed after the snapshot, no cache)."""
+        csn = tx.statement_csn()
+        with self._dml_lock:
+            if t.oid in tx.pending_by_table():
+                return _UNKNOWN  # own writes: the snapshot query merges them
+            idx = self._key_index(t)
+            if idx is None or idx.rows is None:
+                return _UNKNOWN
+            known, rid = idx.lookup(key if len(key) > 1 else key[0], csn)
+            if not known:
+                return _UNKNOWN
+            if rid is None:
+                return True, None, None, idx.row_cols
+            if self._points.last_write(t.oid, rid, csn) != 0:
+                return _UNKNOWN  # written after the snapshot (or not known since when)
+            values = idx.row(rid)
+            if values is None:
+                return _UNKNOWN
+            return True, rid, values, idx.row_cols
+
+    def _check_unique_indexed(
+        self,
+        tx: Transaction,
+        t: Table,
+        new: pa.Table,
+        exclude: pa.Array | pa.ChunkedArray | None,
+    ) -> bool:
+        """The key check by the key index; False when it cannot decide (then DuckDB does).
+        Same rules as :meth:`_check_unique`."""
+        if new.num_rows > SMALL or tx.has_truncated(t.oid):
+            return False  # (after its own TRUNCATE the committed keys are not its business)
+        own = tx.own_keys(t.oid)
+        if own is None:
+            return False
+        idx = self._key_index(t)
+        if idx is None:
+            return False
+        keys = keys_of(new, idx.cols)
+        excl = set(exclude.to_pylist()) if exclude is not None else ()
+        hit = None
+        seen: set[Any] = set()
+        for k in keys:
+            if k in seen:
+                hit = k
+                break
+            seen.add(k)
+        if hit is None:
+            newest, live = own.newest, own.live
+            for k in keys:
+                r = idx.map.get(k)
+                if r is not None and r not in excl and r not in newest:
+                    hit = k  # a committed row holds it (and this transaction kept it)
+                    break
+                mine = live.get(k)
+                if mine and any(r not in excl for r in mine):
+                    hit = k
+                    break
+        if hit is None:
+            for other in self._others(tx):
+                rp = other.pending_by_table().get(t.oid)
+                if rp is None or not rp.chunks:
+                    continue
+                try:
+                    hit = rp.pending_writes(idx.cols).hit(keys, idx.cols)
+                except LookupError:
+                    return False
+                if hit is not None:
+                    break
+        if hit is not None:
+            raise unique_violation(
+                f"{t.name}_pkey", list(t.primary_key), list(hit) if len(idx.cols) > 1 else [hit]
+            )
+        return True
+
     def _check_unique(
         self,
         tx: Transaction,
@@ -454,6 +602,18 @@ class Lake:
         """Refuse keys that another live row holds: committed (newest state, not just this
         snapshot's, as a unique index would), this transaction's own, or another open
         transaction's pending rows. Only rows that ever had one of the new keys are merged."""
+        with self._dml_lock:
+            if self._check_unique_indexed(tx, t, new, exclude):
+                return
+            self._check_unique_duckdb(tx, t, new, exclude)
+
+    def _check_unique_duckdb(
+        self,
+        tx: Transaction,
+        t: Table,
+        new: pa.Table,
+        exclude: pa.Array | pa.ChunkedArray | None,
+    ) -> None:
         keys = [t.column(k).physical for k in t.primary_key]  # type: ignore[union-attr]
         key_list = ", ".join(f'"{k}"' for k in keys)
         in_new = f"({key_list}) IN (SELECT {key_list} FROM _new)"
@@ -482,6 +642,8 @@ class Lake:
             others = [
                 o.filter(pc.equal(o.column("_op"), OP_WRITE)) for o in others if o is not None
             ]
+            # Only row versions with keys (another transaction's deletes carry just _rid).
+            others = [o for o in others if o.num_rows and set(keys) <= set(o.column_names)]
             cur = self.store.cursor()
             try:
                 latest.register(cur)
@@ -539,11 +701,26 @@ class Lake:
             rows = tx.committed_rows(csn)
             if rows:
                 self.store.add_commit(lsn, csn, rows)
+                self._points.on_commit(csn, rows, tx.key_events, tx.key_inexact)
             with self._commit_lock:
                 self._unfolded[lsn] = self._unapplied.pop(lsn)
             xid = tx.xid
             tx._finish(State.COMMITTED)
+            self._commits_since_prune += 1
+            if self._commits_since_prune >= 4096:
+                self._prune_points()
         return CommitInfo(xid, csn, lsn, end)
+
+    def _prune_points(self, live: set[int] | None = None) -> None:
+        """Let the version maps forget what no snapshot in use can ask about (caller holds
+        the statement lock)."""
+        self._commits_since_prune = 0
+        horizon = self.frontier
+        for tx in self._others(None):  # type: ignore[arg-type]
+            for c in (tx._snapshot_csn, tx._stmt_csn):
+                if c is not None:
+                    horizon = min(horizon, c)
+        self._points.prune(horizon, live)
 
     def _prepare(self, tx: Transaction, gid: str) -> None:
         if gid in self.prepared:
@@ -658,7 +835,13 @@ class Lake:
             if removed:
                 self._floor_csn = max(self._floor_csn, self.store.readable_floor())
                 self._write_manifest()
-                self.store.unlink(removed)
+                # Not unlinked yet: a reader that listed its files before this (a Spark job,
+                # a statement between planning and opening them) may still open them. They
+                # go once every hold alive now is released and a short grace has passed.
+                self._trash.append(
+                    (time.monotonic() + TRASH_GRACE, self.holds.live_keys(), removed)
+                )
+            self._empty_trash()
             held_lsn = self.holds.oldest_lsn()
             cut = self._redo_lsn if held_lsn is None else min(self._redo_lsn, held_lsn)
             segments = self.log.truncate_before(cut)
@@ -668,6 +851,16 @@ class Lake:
                     if int(p.name.split("-")[0], 16) < oldest_lsn:
                         p.unlink(missing_ok=True)
             return len(removed), segments
+
+    def _empty_trash(self, force: bool = False) -> None:
+        now = time.monotonic()
+        keep = []
+        for due, keys, paths in self._trash:
+            if force or (due <= now and not self.holds.any_alive(keys)):
+                self.store.unlink(paths)
+            else:
+                keep.append((due, keys, paths))
+        self._trash = keep
 
     def _background(self) -> None:
         s = self.settings
@@ -680,6 +873,13 @@ class Lake:
                     self.log.flush()
                 except OSError:
                     log.exception("lake: background flush failed")
+            try:
+                self.log.preallocate()  # zeros ahead, so commits' fdatasyncs stay cheap
+            except OSError:
+                log.exception("lake: log preallocation failed")
+            if self._trash:
+                with self._fold_mutex:
+                    self._empty_trash()
             chunks, rows = self.store.mem_stats()
             due = time.monotonic() - last >= s.fold_interval
             if rows >= s.fold_rows or chunks >= s.fold_commits or (due and chunks):
@@ -704,6 +904,7 @@ class Lake:
         try:
             self.fold()
             self.log.flush()
+            self._empty_trash(force=True)
         finally:
             self.log.close()
             self.store.close()

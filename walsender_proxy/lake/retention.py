@@ -63,6 +63,15 @@ class HoldRegistry:
         with self._lock:
             return min((h.csn for h in self._holds.values() if h.csn is not None), default=None)
 
+    def live_keys(self) -> frozenset[int]:
+        """The holds that may be reading table files now (those holding a CSN)."""
+        with self._lock:
+            return frozenset(k for k, h in self._holds.items() if h.csn is not None)
+
+    def any_alive(self, keys: frozenset[int]) -> bool:
+        with self._lock:
+            return any(k in self._holds for k in keys)
+
     def describe(self) -> list[tuple[str, int | None, int | None]]:
         with self._lock:
             return [(h.name, h.lsn, h.csn) for h in self._holds.values()]

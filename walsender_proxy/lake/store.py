@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import threading
 import uuid
 from collections.abc import Iterable
@@ -147,6 +148,17 @@ def _atomic_write_json(path: Path, data: Any, fsync: bool) -> None:
             os.close(fd)
 
 
+def _parquet_files(path: Path) -> list[Path]:
+    """A Parquet file, or the part files of a directory another engine wrote."""
+    if path.is_dir():
+        return sorted(path.glob("*.parquet"))
+    return [path]
+
+
+def _parquet_glob(path: Path) -> str:
+    return str(path / "*.parquet") if path.is_dir() else str(path)
+
+
 def _sql_str(s: str) -> str:
     return "'" + s.replace("'", "''") + "'"
 
@@ -195,12 +207,14 @@ class TableStore:
     def _remove_orphans(self) -> None:
         """Files a crash left behind before the manifest named them."""
         known = {f.path for tf in self._files.values() for f in self._all_refs(tf)}
-        for p in self.root.rglob("*.parquet"):
-            rel = str(p.relative_to(self.root))
-            if rel not in known:
-                p.unlink()
-        for p in self.root.rglob("*.tmp"):
-            p.unlink()
+        for table_dir in [p for p in self.root.iterdir() if p.is_dir()]:
+            for p in table_dir.iterdir():
+                rel = str(p.relative_to(self.root))
+                if p.name.endswith(".tmp") or ((p.suffix == ".parquet" or p.is_dir()) and rel not in known):
+                    if p.is_dir():
+                        shutil.rmtree(p, ignore_errors=True)
+                    else:
+                        p.unlink()
 
     @staticmethod
     def _all_refs(tf: TableFiles) -> Iterable[FileRef]:
@@ -276,6 +290,9 @@ class TableStore:
         d.mkdir(exist_ok=True)
         name = f"{kind}-{max_csn:016d}-{uuid.uuid4().hex[:12]}.parquet"
         tmp = d / (name + ".tmp")
+        # No schema metadata: Spark trusts a file's embedded Spark schema over its columns,
+        # and rows that came from Spark-written changesets would carry a stale one.
+        rows = rows.replace_schema_metadata(None)
         pq.write_table(rows, tmp, compression="zstd", row_group_size=ROW_GROUP)
         if self.fsync:
             fd = os.open(tmp, os.O_RDONLY)
@@ -299,6 +316,51 @@ class TableStore:
             tf.checkpoints.append((csn, ref))
             tf.checkpoints.sort(key=lambda x: x[0])
         return ref
+
+    def files_at(self, relid: int, csn: int) -> tuple[int, FileRef | None, list[FileRef]]:
+        """(base CSN, checkpoint, delta files) a read at ``csn`` combines — for readers other
+        than DuckDB (Spark). Commits still in the memory tail are not in them: fold first."""
+        with self._lock:
+            tf = self._files.get(relid, TableFiles())
+            ck = [(c, f) for c, f in tf.checkpoints if c <= csn]
+            base_csn, base = ck[-1] if ck else (0, None)
+            deltas = [f for f in tf.deltas if f.max_csn > base_csn and f.min_csn <= csn]
+            return base_csn, base, deltas
+
+    def mem_csns(self, relid: int) -> list[int]:
+        """CSNs of this table's commits still in the memory tail."""
+        with self._lock:
+            return [c.csn for c in self._mem.get(relid, [])]
+
+    def install_checkpoint(self, relid: int, csn: int, source: Path, rows: int) -> FileRef:
+        """Adopt a checkpoint written by another engine (a Parquet file or a directory of
+        them, ``_rid`` plus physical columns): moved under the table's directory and listed."""
+        d = self.root / str(relid)
+        d.mkdir(exist_ok=True)
+        name = f"ckpt-{csn:016d}-{uuid.uuid4().hex[:12]}" + (".parquet" if source.is_file() else "")
+        os.replace(source, d / name)
+        if self.fsync:
+            for p in [d / name, *((d / name).glob("*"))] if (d / name).is_dir() else [d / name]:
+                fd = os.open(p, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            fd = os.open(d, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        cols = tuple(pq.read_schema(next(iter(_parquet_files(d / name)))).names)
+        ref = FileRef(f"{relid}/{name}", csn, csn, rows, cols)
+        with self._lock:
+            tf = self._files.setdefault(relid, TableFiles())
+            tf.checkpoints.append((csn, ref))
+            tf.checkpoints.sort(key=lambda x: x[0])
+        return ref
+
+    def path_of(self, ref: FileRef) -> Path:
+        return self.root / ref.path
 
     def delta_rows_count(self, relid: int) -> tuple[int, int]:
         """(delta files, delta rows) past the newest checkpoint — what decides compaction."""
@@ -332,7 +394,11 @@ class TableStore:
 
     def unlink(self, paths: Iterable[str]) -> None:
         for p in paths:
-            (self.root / p).unlink(missing_ok=True)
+            path = self.root / p
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
 
     def table_ids(self) -> set[int]:
         with self._lock:
@@ -406,7 +472,7 @@ class TableStore:
             arrow[empty_b] = schema.empty_table()
             base_src = (
                 f"SELECT * FROM {empty_b} UNION ALL BY NAME "
-                f"SELECT * FROM read_parquet({_sql_str(str(self.root / base.path))})"
+                f"SELECT * FROM read_parquet({_sql_str(_parquet_glob(self.root / base.path))})"
             )
         sel = ", ".join(
             _ident(c.physical)

@@ -10,11 +10,13 @@ subscribers use the same API to force any interleaving, including out-of-order c
 from __future__ import annotations
 
 import enum
+import itertools
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pyarrow as pa
 
 from decoding import records as R
@@ -27,7 +29,19 @@ from walsender_proxy.lake.errors import (
     not_null_violation,
     transaction_aborted,
 )
-from walsender_proxy.lake.store import OP_DELETE, OP_TRUNCATE, OP_WRITE, SnapshotQuery, delta_rows
+from walsender_proxy.lake.keyindex import SMALL, OwnKeys, PendingWrites, key_columns, keys_of
+from walsender_proxy.lake.store import (
+    CSN,
+    OP,
+    OP_DELETE,
+    OP_TRUNCATE,
+    OP_WRITE,
+    OWN_CSN,
+    SEQ,
+    SnapshotQuery,
+    delta_rows,
+    with_csn,
+)
 
 if TYPE_CHECKING:
     from walsender_proxy.lake.lake import Lake
@@ -77,6 +91,28 @@ class _Pending:
     rows: pa.Table  # delta rows with _csn = OWN_CSN
 
 
+@dataclass(slots=True)
+class _RelPending:
+    """What a transaction has pending for one table, for other transactions' checks."""
+
+    truncated: bool = False
+    chunks: list[pa.Table] = field(default_factory=list)
+    cols: tuple[str, ...] | None = None
+    writes: PendingWrites | None = None
+    done: int = 0  # chunks already in ``writes``
+
+    def pending_writes(self, cols: tuple[str, ...]) -> PendingWrites:
+        if self.writes is None or self.cols != cols:
+            self.writes, self.cols, self.done = PendingWrites(set(), []), cols, 0
+        for rows in self.chunks[self.done :]:  # write chunks (inserts, updates)
+            if rows.num_rows <= SMALL:
+                self.writes.keys.update(keys_of(rows, cols))
+            else:
+                self.writes.big.append(rows.select(list(cols)))
+        self.done = len(self.chunks)
+        return self.writes
+
+
 class Transaction:
     def __init__(
         self,
@@ -107,6 +143,18 @@ class Transaction:
         self._seq = 0
         self._rid_locks: dict[int, list[tuple[int, pa.Array]]] = {}  # relid -> (subxid, rids)
         self._stmt_csn: int | None = None
+        # Key events of small statements, for the lake's key index (see keyindex.py):
+        # relid -> [(subxid, rid, old key, new key)], and the tables where some statement
+        # was too big to track (relid -> subxids), with this transaction's own key state.
+        self._key_events: dict[int, list[tuple[int, int, Any, Any]]] = {}
+        self._key_inexact: dict[int, list[int]] = {}
+        self._own_keys: dict[int, OwnKeys] = {}
+        # Incremental digests of _pending and _rid_locks for other transactions' checks
+        # (reset when the lists are replaced: rollback to savepoint, end).
+        self._scan_src: list[_Pending] | None = None
+        self._scan_pos = 0
+        self._scan: dict[int, _RelPending] = {}
+        self._lock_digest: dict[int, tuple[list[Any], int, set[int], list[pa.Array]]] = {}
 
     # -- snapshots -----------------------------------------------------------------------
     def begin_statement(self) -> None:
@@ -241,9 +289,12 @@ class Transaction:
         _check_not_null(t, data)
         self.lake._check_not_truncated(self, t)
         rids = self.lake._allocate_rids(n)
-        new = data.add_column(0, RID, pa.array(rids))
-        self._check_unique(t, new)
-        self._write_change(t, "I", new, None)
+        new = data.add_column(0, _RID_FIELD, pa.array(rids))
+        # Check and register atomically: two inserts of one key cannot both pass.
+        with self.lake._dml_lock:
+            self._check_unique(t, new)
+            self._add_pending(t, "I", new, None)
+        self._log_change(t, "I", new, None)
         return n
 
     def update(
@@ -316,10 +367,12 @@ class Transaction:
         except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as e:
             raise LakeError("22P02", f"invalid input value: {e}") from None
         old = _conform_table(t, old)
-        self._lock_rows(t, new.column(RID))
-        if key_changed and t.primary_key:
-            self._check_unique(t, new, exclude=new.column(RID))
-        self._write_change(t, "U", new, old)
+        with self.lake._dml_lock:
+            self._lock_rows(t, new.column(RID))
+            if key_changed and t.primary_key:
+                self._check_unique(t, new, exclude=new.column(RID))
+            self._add_pending(t, "U", new, old)
+        self._log_change(t, "U", new, old)
         return new.num_rows
 
     def apply_delete(self, table: str | Table, old: pa.Table) -> int:
@@ -333,8 +386,10 @@ class Transaction:
             return 0
         check_replica_identity(self.catalog(), t, "delete")
         old = _conform_table(t, old)
-        self._lock_rows(t, old.column(RID))
-        self._write_change(t, "D", None, old)
+        with self.lake._dml_lock:
+            self._lock_rows(t, old.column(RID))
+            self._add_pending(t, "D", None, old)
+        self._log_change(t, "D", None, old)
         return old.num_rows
 
     def snapshot_query(
@@ -389,9 +444,12 @@ class Transaction:
         self._log(
             R.Truncate(xid, self._subxid, tuple(t.oid for t in ts), cascade, restart_identity)
         )
-        for t in ts:
-            seq = self._next_seq(1)
-            self._pending.append(_Pending(self._subxid, t.oid, delta_rows(OP_TRUNCATE, None, seq)))
+        with self.lake._dml_lock:
+            for t in ts:
+                seq = self._next_seq(1)
+                self._pending.append(
+                    _Pending(self._subxid, t.oid, delta_rows(OP_TRUNCATE, None, seq))
+                )
 
     def _select_targets(
         self, t: Table, where_sql: str, args: list[Any], extra: list[str] | None = None
@@ -424,15 +482,87 @@ class Transaction:
         finally:
             cur.close()
 
-    def _write_change(self, t: Table, op: str, new: pa.Table | None, old: pa.Table | None) -> None:
-        xid = self._ensure_xid()
-        rec = self.lake._change_record(xid, self._subxid, t.oid, op, new, old)
-        self._log(rec)
-        n = (new if new is not None else old).num_rows  # type: ignore[union-attr]
+    def _add_pending(self, t: Table, op: str, new: pa.Table | None, old: pa.Table | None) -> None:
+        """A statement's rows become this transaction's pending delta rows (under the lake's
+        statement lock, together with the checks that admitted them)."""
+        src = new if new is not None else old
+        assert src is not None
+        n = src.num_rows
         seq = self._next_seq(n)
         code = OP_DELETE if op == "D" else OP_WRITE
-        rows = delta_rows(code, new if new is not None else old, seq)
-        self._pending.append(_Pending(self._subxid, t.oid, rows))
+        self._pending.append(_Pending(self._subxid, t.oid, _delta_rows(t, code, src, seq)))
+        cols = key_columns(t)
+        if cols is None:
+            return
+        if n > SMALL or (
+            new is not None and old is not None and new.column(RID) != old.column(RID)
+        ):
+            self._key_inexact.setdefault(t.oid, []).append(self._subxid)
+            return
+        rids = src.column(RID).to_pylist()
+        nones = itertools.repeat(None, n)
+        events = list(
+            zip(
+                itertools.repeat(self._subxid, n),
+                rids,
+                keys_of(old, cols) if old is not None else nones,
+                keys_of(new, cols) if new is not None else nones,
+                strict=False,
+            )
+        )
+        self._key_events.setdefault(t.oid, []).extend(events)
+        own = self._own_keys.get(t.oid)
+        if own is None:
+            self._own_keys[t.oid] = OwnKeys.build(events)
+        else:
+            own.add(events)
+
+    def _log_change(self, t: Table, op: str, new: pa.Table | None, old: pa.Table | None) -> None:
+        xid = self._ensure_xid()
+        self._log(self.lake._change_record(xid, self._subxid, t.oid, op, new, old))
+
+    # -- digests for the lake's checks (called under the lake's statement lock) ----------
+    def pending_by_table(self) -> dict[int, _RelPending]:
+        """Per table: truncated or not, and the delta-row chunks pending (incremental)."""
+        if self._scan_src is not self._pending:
+            self._scan_src, self._scan_pos, self._scan = self._pending, 0, {}
+        pending = self._pending
+        if self._scan_pos < len(pending):
+            for p in pending[self._scan_pos :]:
+                rp = self._scan.get(p.relid)
+                if rp is None:
+                    rp = self._scan[p.relid] = _RelPending()
+                op = p.rows.column(OP)[0].as_py() if p.rows.num_rows else OP_DELETE
+                if op == OP_TRUNCATE:
+                    rp.truncated = True
+                elif op == OP_WRITE:  # a statement's chunk is all writes or all deletes
+                    rp.chunks.append(p.rows)
+            self._scan_pos = len(pending)
+        return self._scan
+
+    def own_keys(self, relid: int) -> OwnKeys | None:
+        """This transaction's own key state for ``relid`` (None: not tracked exactly)."""
+        if self._key_inexact.get(relid):
+            return None
+        return self._own_keys.get(relid) or _NO_OWN_KEYS
+
+    def locked_rids(self, relid: int) -> tuple[set[int], list[pa.Array]]:
+        """The rows this transaction holds in ``relid``: a set of small statements' rids and
+        the arrays of big ones (incremental)."""
+        locks = self._rid_locks.get(relid)
+        if not locks:
+            return _NO_LOCKS
+        d = self._lock_digest.get(relid)
+        if d is None or d[0] is not locks:
+            d = (locks, 0, set(), [])
+        src, pos, small, big = d
+        for _, arr in locks[pos:]:
+            if len(arr) <= SMALL:
+                small.update(arr.to_pylist())
+            else:
+                big.append(arr)
+        self._lock_digest[relid] = (src, len(locks), small, big)
+        return small, big
 
     def _lock_rows(self, t: Table, rids: pa.ChunkedArray | pa.Array) -> None:
         arr = rids.combine_chunks() if isinstance(rids, pa.ChunkedArray) else rids
@@ -607,10 +737,16 @@ class Transaction:
         dead = tuple(range(first, self._next_subxid))
         if self.xid is not None:
             self._log(R.SubAbort(self.xid, dead))
-        self._pending = [p for p in self._pending if p.subxid < first]
-        self._ops = [(s, o) for s, o in self._ops if s < first]
-        for relid, locks in list(self._rid_locks.items()):
-            self._rid_locks[relid] = [(s, a) for s, a in locks if s < first]
+        with self.lake._dml_lock:
+            self._pending = [p for p in self._pending if p.subxid < first]
+            self._ops = [(s, o) for s, o in self._ops if s < first]
+            for relid, locks in list(self._rid_locks.items()):
+                self._rid_locks[relid] = [(s, a) for s, a in locks if s < first]
+            for relid, events in list(self._key_events.items()):
+                self._key_events[relid] = [e for e in events if e[0] < first]
+                self._own_keys[relid] = OwnKeys.build(self._key_events[relid])
+            for relid, subs in list(self._key_inexact.items()):
+                self._key_inexact[relid] = [s for s in subs if s < first]
         del self._savepoints[i + 1 :]
         sub = self._next_subxid
         self._next_subxid += 1
@@ -663,10 +799,14 @@ class Transaction:
         self.lake._prepare(self, gid)
 
     def _finish(self, state: State) -> None:
-        self.state = state
-        self._pending = []
-        self._ops = []
-        self._rid_locks = {}
+        with self.lake._dml_lock:
+            self.state = state
+            self._pending = []
+            self._ops = []
+            self._rid_locks = {}
+            self._key_events = {}
+            self._key_inexact = {}
+            self._own_keys = {}
         self.lake._forget(self)
         if self._hold is not None:
             self._hold.release()
@@ -674,25 +814,35 @@ class Transaction:
 
     # -- what the lake needs at commit ---------------------------------------------------
     def committed_rows(self, csn: int) -> dict[int, pa.Table]:
-        from walsender_proxy.lake.store import with_csn
-
         per: dict[int, list[pa.Table]] = {}
+        one = pa.array([csn], pa.int64())
         for p in self._pending:
-            per.setdefault(p.relid, []).append(with_csn(p.rows, csn))
-        return {k: pa.concat_tables(v, promote_options="default") for k, v in per.items()}
+            rows = p.rows
+            rows = rows.set_column(0, _CSN_FIELD, one) if rows.num_rows == 1 else with_csn(rows, csn)
+            per.setdefault(p.relid, []).append(rows)
+        return {
+            k: v[0] if len(v) == 1 else pa.concat_tables(v, promote_options="default")
+            for k, v in per.items()
+        }
 
     @property
     def catalog_ops(self) -> list[CatalogOp]:
         return [o for _, o in self._ops]
 
     def touches(self, relid: int) -> bool:
-        return any(p.relid == relid for p in self._pending)
+        return relid in self.pending_by_table()
 
     def has_truncated(self, relid: int) -> bool:
-        return any(
-            p.relid == relid and p.rows.column("_op")[0].as_py() == OP_TRUNCATE
-            for p in self._pending
-        )
+        rp = self.pending_by_table().get(relid)
+        return rp is not None and rp.truncated
+
+    @property
+    def key_events(self) -> dict[int, list[tuple[int, int, Any, Any]]]:
+        return self._key_events
+
+    @property
+    def key_inexact(self) -> set[int]:
+        return {r for r, subs in self._key_inexact.items() if subs}
 
     @property
     def row_locks(self) -> dict[int, list[pa.Array]]:
@@ -709,6 +859,10 @@ class Transaction:
                 self.abort()
 
 
+_NO_OWN_KEYS = OwnKeys({}, {})
+_NO_LOCKS: tuple[set[int], list[pa.Array]] = (set(), [])
+
+
 class PendingCommit:
     """A commit between CSN assignment and its record reaching the log."""
 
@@ -723,9 +877,85 @@ class PendingCommit:
 # -- helpers ---------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """Arrow schemas of one catalog version of a table (cached: tables are immutable)."""
+
+    plain: pa.Schema  # the columns in storage form, physical names, all nullable
+    with_rid: pa.Schema  # _rid, then plain
+    writes: pa.Schema  # delta rows of writes: _csn, _seq, _op, _rid, plain
+    deletes: pa.Schema  # delta rows of deletes: _csn, _seq, _op, _rid
+    names: list[str]  # SQL names, in column order
+    not_null: tuple[tuple[str, str], ...]  # (physical, SQL name) of NOT NULL columns
+
+
+def layout(t: Table) -> _Layout:
+    hit = _LAYOUTS.get(id(t))
+    if hit is not None and hit[0] is t:
+        return hit[1]
+    plain = pa.schema(
+        [pa.field(c.physical, c.type.arrow) for c in t.columns]
+    )
+    rid = pa.field(RID, pa.int64())
+    meta = [_CSN_FIELD, _SEQ_FIELD, _OP_FIELD]
+    out = _Layout(
+        plain,
+        pa.schema([rid, *plain]),
+        pa.schema([*meta, rid, *plain]),
+        pa.schema([*meta, rid]),
+        [c.name for c in t.columns],
+        tuple((c.physical, c.name) for c in t.columns if c.not_null),
+    )
+    if len(_LAYOUTS) > 4096:
+        _LAYOUTS.clear()
+    _LAYOUTS[id(t)] = (t, out)
+    return out
+
+
+_LAYOUTS: dict[int, tuple[Table, _Layout]] = {}
+_CSN_FIELD = pa.field(CSN, pa.int64())
+_SEQ_FIELD = pa.field(SEQ, pa.int64())
+_OP_FIELD = pa.field(OP, pa.int8())
+_RID_FIELD = pa.field(RID, pa.int64())
+_ONE_OWN_CSN = pa.array([OWN_CSN], pa.int64())
+_ONE_OP = {OP_WRITE: pa.array([OP_WRITE], pa.int8()), OP_DELETE: pa.array([OP_DELETE], pa.int8())}
+
+
+def _delta_rows(t: Table, code: int, src: pa.Table, seq: int) -> pa.Table:
+    """:func:`delta_rows` for a statement's rows in ``t``'s storage layout (the common
+    case, without casts); anything else goes the general way."""
+    lay = layout(t)
+    n = src.num_rows
+    if n == 1:
+        csn, op, seqs = _ONE_OWN_CSN, _ONE_OP[code], pa.array([seq], pa.int64())
+    else:
+        csn = pa.array(np.full(n, OWN_CSN, dtype=np.int64))
+        op = pa.array(np.full(n, code, dtype=np.int8))
+        seqs = pa.array(np.arange(seq, seq + n, dtype=np.int64))
+    try:
+        if code == OP_DELETE:
+            return pa.Table.from_arrays([csn, seqs, op, src.column(RID)], schema=lay.deletes)
+        if src.schema.equals(lay.with_rid):
+            out = src.add_column(0, _OP_FIELD, op).add_column(0, _SEQ_FIELD, seqs)
+            return out.add_column(0, _CSN_FIELD, csn)
+        if src.num_columns == len(lay.writes) - 3:
+            return pa.Table.from_arrays([csn, seqs, op, *src.columns], schema=lay.writes)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, KeyError):
+        pass
+    return delta_rows(code, src, seq)
+
+
 def _to_arrow(t: Table, rows: Any) -> pa.Table:
     """Coerce input rows to the table's physical schema (without ``_rid``)."""
-    schema = t.arrow_schema(with_rid=False)
+    lay = layout(t)
+    schema = lay.plain
+    if isinstance(rows, pa.Table):
+        if rows.schema.equals(schema):
+            return rows  # already in storage form (the SQL layer builds it so)
+        if rows.schema.names == lay.names and all(
+            a == b for a, b in zip(rows.schema.types, schema.types, strict=True)
+        ):
+            return pa.Table.from_arrays(rows.columns, schema=schema)
     by_name = {c.name: c for c in t.columns}
     try:
         if isinstance(rows, pa.RecordBatch):
@@ -740,11 +970,7 @@ def _to_arrow(t: Table, rows: Any) -> pa.Table:
                     arrays.append(conform(rows.column(c.name), c))
                 else:
                     arrays.append(pa.nulls(rows.num_rows, c.type.arrow))
-            return (
-                pa.Table.from_arrays(arrays, schema=schema.with_metadata(None))
-                if t.columns
-                else pa.table({})
-            )
+            return pa.Table.from_arrays(arrays, schema=schema) if t.columns else pa.table({})
         rows = list(rows)
         for r in rows:
             for n in r:
@@ -844,9 +1070,13 @@ def _conform_table(t: Table, rows: pa.Table) -> pa.Table:
 
 
 def _check_not_null(t: Table, data: pa.Table) -> None:
-    for c in t.columns:
-        if c.not_null and c.physical in data.column_names and data.column(c.physical).null_count:
-            raise not_null_violation(c.name, t.name)
+    nn = layout(t).not_null
+    if not nn:
+        return
+    names = set(data.schema.names)
+    for phys, name in nn:
+        if phys in names and data.column(phys).null_count:
+            raise not_null_violation(name, t.name)
 
 
 def _where(where: Any, args: list[Any], t: Table) -> tuple[str, list[Any]]:

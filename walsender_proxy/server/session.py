@@ -9,9 +9,14 @@ them and moves bytes.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
+import os
+import select
 import shlex
+import socket
+import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -84,6 +89,11 @@ class Session:
         self.user = ""
         self.database = ""
         self.walsender: WalSender | None = None
+        self.loop: asyncio.AbstractEventLoop = asyncio.get_running_loop()
+        self._thread: threading.Thread | None = None
+        self._thread_done: asyncio.Future[None] | None = None
+        self._closing = False
+        self._fd: int | None = None  # set while the session thread does its own socket I/O
         self.temporary_slots: set[str] = set()
 
     # -- output --------------------------------------------------------------------------
@@ -93,6 +103,16 @@ class Session:
     def queue(self, data: bytes) -> None:
         self.out.append(data)
         self.out_size += len(data)
+
+    def write(self, data: bytes | memoryview) -> None:
+        """What is queued, then ``data`` (a large buffer of whole messages, such as the
+        walsender's bulk XLogData frames) straight to the transport: no join, no copy
+        unless the socket cannot take it at once. ``flush`` then waits for the drain."""
+        if self.out:
+            self.writer.write(b"".join(self.out))
+            self.out.clear()
+            self.out_size = 0
+        self.writer.write(data)
 
     async def flush(self) -> None:
         if self.out:
@@ -145,6 +165,7 @@ class Session:
                 self.send(m.ErrorResponse.create("FATAL", "57P01", "terminating connection due to administrator command"))
             raise
         finally:
+            await self._stop_session_thread()
             with contextlib.suppress(Exception):
                 await self.flush()
             for name in list(self.temporary_slots):
@@ -310,9 +331,19 @@ class Session:
         return True
 
     # -- queries -------------------------------------------------------------------------
+    # A normal session runs its whole query loop in a thread of its own (as a PostgreSQL
+    # backend is a process of its own): statements block there (DuckDB, fsync) without
+    # holding up the event loop, and a round trip costs one hop between that thread and the
+    # event loop — which still does all socket I/O — instead of one per message or outcome.
+    # A walsender session keeps its loop on the event loop and runs SQL in worker threads.
+
     async def query_loop(self) -> None:
         ex = self.executor
         assert ex is not None
+        self.loop = asyncio.get_running_loop()
+        if self.walsender is None:
+            await self._in_session_thread(self._query_loop_sync)
+            return
         while True:
             ev = await self.next_event()
             if isinstance(ev, ConnectionClosed):
@@ -324,33 +355,251 @@ class Session:
                 continue
             msg = ev.message
             if isinstance(msg, m.Query):
-                if self.walsender is not None and await self.walsender.handle(msg.query):
+                if await self.walsender.handle(msg.query):
                     continue
-                await self.simple_query(ex, msg.query)
-            elif isinstance(msg, m.Parse):
-                await self.extended(ex.parse_statement, msg.name, msg.query, msg.param_types, ok=m.ParseComplete())
-            elif isinstance(msg, m.Bind):
-                await self.extended(ex.bind, msg.portal, msg.statement, msg.param_formats, msg.params, msg.result_formats, ok=m.BindComplete())
-            elif isinstance(msg, m.Describe):
-                await self.describe(ex, msg)
-            elif isinstance(msg, m.Execute):
-                await self.execute(ex, msg)
-            elif isinstance(msg, m.Close):
-                await self.extended(ex.close_object, msg.kind, msg.name, ok=m.CloseComplete())
-            elif isinstance(msg, m.Sync):
-                for o in await self.in_thread(self._sync, ex):
-                    self.outcome_message(o)
-                self.send(m.ReadyForQuery(ex.status))
+                await asyncio.to_thread(self.simple_query, ex, msg.query)
             elif isinstance(msg, m.Flush):
                 await self.flush()
-            elif isinstance(msg, m.FunctionCall):
-                self.send(error_response(PgError("0A000", "the function call protocol is not supported")))
-                self.machine.extended_error()
+            else:
+                await asyncio.to_thread(self.dispatch, ex, msg)
 
-    @staticmethod
-    def _sync(ex: Executor) -> list[Outcome]:
+    async def _in_session_thread(self, fn: Callable[[], None]) -> None:
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+
+        def settle(exc: BaseException | None) -> None:
+            if done.done():
+                return
+            if exc is None:
+                done.set_result(None)
+            else:
+                done.set_exception(exc)
+
+        def main() -> None:
+            exc: BaseException | None = None
+            try:
+                fn()
+            except BaseException as e:  # handed to the event loop
+                exc = e
+            with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits
+                loop.call_soon_threadsafe(settle, exc)
+
+        self._thread = threading.Thread(target=main, name=f"session-{self.pid}", daemon=True)
+        self._thread_done = done
+        self._thread.start()
+        await done
+
+    async def _stop_session_thread(self) -> None:
+        """The session ends while its thread may still run (server shutdown): interrupt the
+        statement, end the I/O it waits for, and give it a moment to leave (before the
+        transport closes the socket it may be using)."""
+        done = self._thread_done
+        if done is None or done.done():
+            return
+        self._closing = True
+        if self.executor is not None:
+            self.executor.cancel()
+        sock = self.writer.get_extra_info("socket")
+        with contextlib.suppress(Exception):
+            sock.shutdown(socket.SHUT_RD)  # its reads end; the FATAL can still go out
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(asyncio.shield(done), 10)
+
+    # Direct socket I/O: a plain (non-TLS) connection's thread reads and writes the socket
+    # itself once the session is set up — no hop through the event loop per round trip. The
+    # transport stays paused (reading) and idle (writing) meanwhile, and closes the socket
+    # after the thread has left.
+
+    async def _hand_over(self) -> int | None:
+        """On the event loop: stop the transport's reading and give the session thread the
+        socket, with any bytes the transport had already read. None: keep the loop's I/O."""
+        await self.flush()
+        transport = self.writer.transport
+        sock = self.writer.get_extra_info("socket")
+        if self.ssl or sock is None or not isinstance(transport, asyncio.Transport):
+            return None
+        transport.pause_reading()
+        # A read the selector already reported may still be queued in this loop iteration:
+        # let it land in the reader's buffer (taken below) before the thread owns the socket.
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        while transport.get_write_buffer_size():
+            await asyncio.sleep(0.001)
+        buffered = getattr(self.reader, "_buffer", None)  # read by the transport, not by us
+        if buffered:
+            self.machine.receive_data(bytes(buffered))
+            buffered.clear()
+        if self.reader.at_eof():
+            self.machine.receive_data(b"")
+        return int(sock.fileno())
+
+    def _recv_direct(self) -> bytes:
+        fd = self._fd
+        assert fd is not None
+        while not self._closing:
+            if self._poll_in.poll(1000):
+                try:
+                    return os.read(fd, 1 << 16)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    return b""
+            # Idle for a second: make sure no bytes went the transport's way instead.
+            late = self._await(self._reclaim())
+            if late:
+                return late
+        return b""
+
+    async def _reclaim(self) -> bytes:
+        """On the event loop: bytes the (paused) transport's reader holds, if any."""
+        transport = self.writer.transport
+        if transport.is_reading():
+            transport.pause_reading()
+        buffered = getattr(self.reader, "_buffer", None)
+        if not buffered:
+            return b""
+        data = bytes(buffered)
+        buffered.clear()
+        log.warning("session %d: %d bytes reached the transport after the hand-over", self.pid, len(data))
+        return data
+
+    def _send_direct(self, data: bytes) -> None:
+        fd = self._fd
+        assert fd is not None
+        view = memoryview(data)
+        while view:
+            if self._closing:
+                raise Disconnect
+            try:
+                n = os.write(fd, view)
+            except BlockingIOError:
+                self._poll_out.poll(1000)
+                continue
+            view = view[n:]
+
+    def _await(self, coro: Any) -> Any:
+        """From the session thread: run ``coro`` on the event loop and wait for it."""
+        loop = self.loop
         try:
-            return ex.sync()
+            fut = asyncio.run_coroutine_threadsafe(coro, loop)
+        except RuntimeError:  # the loop is closed
+            coro.close()
+            raise Disconnect from None
+        while True:
+            try:
+                return fut.result(timeout=1.0)
+            except TimeoutError:
+                if not loop.is_running():
+                    fut.cancel()
+                    raise Disconnect from None
+            except concurrent.futures.CancelledError:
+                raise Disconnect from None
+
+    async def _exchange(self) -> None:
+        """Send what is queued, then wait for more bytes from the client."""
+        await self.flush()
+        try:
+            data = await self.reader.read(1 << 16)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            data = b""
+        self.machine.receive_data(data)
+
+    def next_event_sync(self) -> Any:
+        while True:
+            ev = self.machine.next_event()
+            if ev is not None:
+                return ev
+            if self._fd is None:
+                self._await(self._exchange())
+            else:
+                self.flush_sync()
+                self.machine.receive_data(self._recv_direct())
+
+    def flush_sync(self) -> None:
+        if self._fd is None:
+            self._await(self.flush())
+        elif self.out:
+            data = b"".join(self.out)
+            self.out.clear()
+            self.out_size = 0
+            self._send_direct(data)
+
+    def maybe_flush_sync(self) -> None:
+        if self.out_size >= FLUSH_AT:
+            self.flush_sync()
+
+    def _call(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run executor work. A bug surfaces to the client as XX000 and in the log with its
+        traceback; it never takes the connection or server down."""
+        try:
+            return fn(*args)
+        except (PgError, Disconnect):
+            raise
+        except Exception as e:
+            log.exception("internal error in session %d", self.pid)
+            raise PgError("XX000", f"internal error: {type(e).__name__}: {e}") from e
+
+    def _query_loop_sync(self) -> None:
+        ex = self.executor
+        assert ex is not None
+        fd = self._await(self._hand_over())
+        if fd is not None:
+            # A descriptor of its own: only this thread closes it, so it can never be a
+            # reused number pointing at another connection, whatever the transport does.
+            fd = os.dup(fd)
+            self._poll_in = select.poll()
+            self._poll_in.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+            self._poll_out = select.poll()
+            self._poll_out.register(fd, select.POLLOUT | select.POLLHUP | select.POLLERR)
+            self._fd = fd
+        try:
+            while True:
+                ev = self.next_event_sync()
+                if isinstance(ev, ConnectionClosed):
+                    return
+                if isinstance(ev, ProtocolError):
+                    self.send(ev.error)
+                    if ev.fatal:
+                        self.flush_sync()
+                        return
+                    continue
+                msg = ev.message
+                if isinstance(msg, m.Query):
+                    self.simple_query(ex, msg.query)
+                else:
+                    self.dispatch(ex, msg)
+        finally:
+            if self._fd is not None:
+                with contextlib.suppress(OSError):
+                    self.flush_sync()  # what the loop would otherwise send after us
+                fd, self._fd = self._fd, None
+                os.close(fd)
+
+    def dispatch(self, ex: Executor, msg: Any) -> None:
+        """One frontend message other than Query (session thread or worker thread)."""
+        if isinstance(msg, m.Parse):
+            self.extended(ex.parse_statement, msg.name, msg.query, msg.param_types, ok=m.ParseComplete())
+        elif isinstance(msg, m.Bind):
+            self.extended(ex.bind, msg.portal, msg.statement, msg.param_formats, msg.params, msg.result_formats, ok=m.BindComplete())
+        elif isinstance(msg, m.Describe):
+            self.describe(ex, msg)
+        elif isinstance(msg, m.Execute):
+            self.execute(ex, msg)
+        elif isinstance(msg, m.Close):
+            self.extended(ex.close_object, msg.kind, msg.name, ok=m.CloseComplete())
+        elif isinstance(msg, m.Sync):
+            for o in self._sync(ex):
+                self.outcome_message(o)
+            self.send(m.ReadyForQuery(ex.status))
+        elif isinstance(msg, m.Flush):
+            self.flush_sync()
+        elif isinstance(msg, m.FunctionCall):
+            self.send(error_response(PgError("0A000", "the function call protocol is not supported")))
+            self.machine.extended_error()
+
+    def _sync(self, ex: Executor) -> list[Outcome]:
+        try:
+            return self._call(ex.sync)
         except PgError:
             return []
 
@@ -364,47 +613,45 @@ class Session:
         elif isinstance(o, Empty):
             self.send(m.EmptyQueryResponse())
 
-    async def drive(self, gen: Iterator[Outcome], *, describe: bool, formats: list[int] | None = None, max_rows: int = 0) -> bool:
+    def drive(self, gen: Iterator[Outcome], *, describe: bool, formats: list[int] | None = None) -> bool:
         """Run outcomes until the generator ends; False if an error was sent."""
-        ex = self.executor
-        assert ex is not None
         while True:
             try:
-                o = await self.in_thread(next, gen, _END)
+                o = self._call(next, gen, _END)
             except PgError as e:
                 self.send(error_response(e))
                 return False
             if o is _END:
                 return True
             if isinstance(o, Rows):
-                if not await self.send_rows(o, describe=describe, formats=formats or []):
+                if not self.send_rows(o, describe=describe, formats=formats or []):
                     return False
             elif isinstance(o, CopyOut):
-                if not await self.copy_out(o):
+                if not self.copy_out(o):
                     return False
             elif isinstance(o, CopyIn):
-                if not await self.copy_in(o):
+                if not self.copy_in(o):
                     return False
             else:
                 self.outcome_message(o)
-            await self.maybe_flush()
+            self.maybe_flush_sync()
 
-    async def simple_query(self, ex: Executor, sql: str) -> None:
+    def simple_query(self, ex: Executor, sql: str) -> None:
         try:
             gen = ex.simple_query(sql)
-            await self.drive(gen, describe=True)
+            self.drive(gen, describe=True)
         except SyntaxErr as e:
             self.send(error_response(e))
         # Errors in an implicit block roll it back (the executor did); the rest of the
         # message is skipped, as in PostgreSQL.
         try:
-            for o in await self.in_thread(ex.end_implicit):
+            for o in self._call(ex.end_implicit):
                 self.outcome_message(o)
         except PgError as e:
             self.send(error_response(e))
         self.send(m.ReadyForQuery(ex.status))
 
-    async def send_rows(self, rows: Rows, *, describe: bool, formats: list[int], limit: int = 0) -> bool:
+    def send_rows(self, rows: Rows, *, describe: bool, formats: list[int], limit: int = 0) -> bool:
         from walsender_proxy.sql.engine import encode_rows
 
         if describe:
@@ -413,7 +660,7 @@ class Session:
         it = encode_rows(rows, formats, self.executor)  # type: ignore[arg-type]
         while True:
             try:
-                chunk = await self.in_thread(next, it, _END)
+                chunk = self._call(next, it, _END)
             except PgError as e:
                 self.send(error_response(e))
                 return False
@@ -422,54 +669,54 @@ class Session:
             data, n = chunk  # type: ignore[misc]
             count += n
             self.queue(data)
-            await self.maybe_flush()
+            self.maybe_flush_sync()
         self.send(m.CommandComplete(rows.fixed_tag or f"{rows.verb} {count}"))
         return True
 
-    async def copy_out(self, c: CopyOut) -> bool:
+    def copy_out(self, c: CopyOut) -> bool:
         self.send(m.CopyOutResponse(1 if c.binary else 0, tuple([1 if c.binary else 0] * c.ncols)))
         while True:
             try:
-                chunk = await self.in_thread(next, c.chunks, _END)
+                chunk = self._call(next, c.chunks, _END)
             except PgError as e:
                 self.send(error_response(e))
                 return False
             if chunk is _END:
                 break
             self.queue(m.encode_copy_data(chunk))  # type: ignore[arg-type]
-            await self.maybe_flush()
+            self.maybe_flush_sync()
         self.send(m.CopyDone())
         self.send(m.CommandComplete(f"COPY {c.rows()}"))
         return True
 
-    async def copy_in(self, c: CopyIn) -> bool:
+    def copy_in(self, c: CopyIn) -> bool:
         self.send(m.CopyInResponse(1 if c.binary else 0, tuple([1 if c.binary else 0] * c.ncols)))
-        await self.flush()
+        self.flush_sync()
         failed: PgError | None = None
         while True:
-            ev = await self.next_event()
+            ev = self.next_event_sync()
             if isinstance(ev, ConnectionClosed):
-                await self.in_thread(c.fail, "connection lost")
+                self._call(c.fail, "connection lost")
                 raise Disconnect
             if isinstance(ev, ProtocolError):
-                await self.in_thread(c.fail, "protocol violation")
+                self._call(c.fail, "protocol violation")
                 self.send(ev.error)
                 raise Disconnect
             msg = ev.message
             if isinstance(msg, m.CopyData):
                 if failed is None:
                     try:
-                        await self.in_thread(c.feed, msg.data)
+                        self._call(c.feed, msg.data)
                     except PgError as e:
                         failed = e  # keep reading until CopyDone/CopyFail, then report
             elif isinstance(msg, m.CopyDone):
                 self.machine.copy_in_done()
                 if failed is not None:
-                    await self.in_thread(c.fail, failed.message)
+                    self._call(c.fail, failed.message)
                     self.send(error_response(failed))
                     return False
                 try:
-                    tag = await self.in_thread(c.finish)
+                    tag = self._call(c.finish)
                 except PgError as e:
                     self.send(error_response(e))
                     return False
@@ -477,14 +724,14 @@ class Session:
                 return True
             elif isinstance(msg, m.CopyFail):
                 self.machine.copy_in_done()
-                await self.in_thread(c.fail, msg.message)
+                self._call(c.fail, msg.message)
                 self.send(error_response(PgError("57014", f"COPY from stdin failed: {msg.message}")))
                 return False
 
     # -- extended protocol ---------------------------------------------------------------
-    async def extended(self, fn: Callable[..., Any], *args: Any, ok: m.BackendMessage) -> None:
+    def extended(self, fn: Callable[..., Any], *args: Any, ok: m.BackendMessage) -> None:
         try:
-            await self.in_thread(fn, *args)
+            self._call(fn, *args)
         except PgError as e:
             self.send(error_response(e))
             self.machine.extended_error()
@@ -494,14 +741,14 @@ class Session:
             return
         self.send(ok)
 
-    async def describe(self, ex: Executor, msg: m.Describe) -> None:
+    def describe(self, ex: Executor, msg: m.Describe) -> None:
         try:
             if msg.kind == "S":
-                params, cols = await self.in_thread(ex.describe_statement, msg.name)
+                params, cols = self._call(ex.describe_statement, msg.name)
                 self.send(m.ParameterDescription(tuple(params)))
                 formats: list[int] = []
             else:
-                cols = await self.in_thread(ex.describe_portal, msg.name)
+                cols = self._call(ex.describe_portal, msg.name)
                 portal = ex.portals.get(msg.name)
                 formats = portal.result_formats if portal else []
         except PgError as e:
@@ -511,11 +758,11 @@ class Session:
             return
         self.send(row_description(cols, formats) if cols is not None else m.NoData())
 
-    async def execute(self, ex: Executor, msg: m.Execute) -> None:
+    def execute(self, ex: Executor, msg: m.Execute) -> None:
         from walsender_proxy.sql.engine import fetch_portal
 
         try:
-            portal = await self.in_thread(ex.execute_portal, msg.portal)
+            portal = self._call(ex.execute_portal, msg.portal)
         except PgError as e:
             self.send(error_response(e))
             self.machine.extended_error()
@@ -523,7 +770,7 @@ class Session:
         ok = True
         while True:
             try:
-                step = await self.in_thread(fetch_portal, ex, portal, msg.max_rows)
+                step = self._call(fetch_portal, ex, portal, msg.max_rows)
             except PgError as e:
                 self.send(error_response(e))
                 ok = False
@@ -531,7 +778,7 @@ class Session:
             kind, payload = step
             if kind == "rows":
                 self.queue(payload)
-                await self.maybe_flush()
+                self.maybe_flush_sync()
             elif kind == "suspended":
                 self.send(m.PortalSuspended())
                 break
@@ -541,11 +788,11 @@ class Session:
             elif kind == "outcome":
                 o = payload
                 if isinstance(o, CopyOut):
-                    ok = await self.copy_out(o)
+                    ok = self.copy_out(o)
                     if not ok:
                         break
                 elif isinstance(o, CopyIn):
-                    ok = await self.copy_in(o)
+                    ok = self.copy_in(o)
                     if not ok:
                         break
                 else:

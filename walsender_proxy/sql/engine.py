@@ -12,19 +12,26 @@ from __future__ import annotations
 
 import contextlib
 import re
+import struct
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import date as date_type
+from datetime import datetime as datetime_type
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from pglast import ast
+from pglast import ast, enums
 from pglast.stream import RawStream
 
 from decoding.catalog import RID, Table
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, type_by_oid
 from walsender_proxy.lake import Transaction
+from walsender_proxy.lake.transaction import layout
 from walsender_proxy.protocol.messages import encode_data_rows
 from walsender_proxy.sql.ddl_sql import qualified, unsupported
 from walsender_proxy.sql.outcomes import Column, CopyIn, CopyOut, Done, Outcome, Rows
@@ -45,6 +52,8 @@ class Engine:
         self.lake = ex.lake
         self.con: duckdb.DuckDBPyConnection = ex.lake.store.cursor()
         self._registered: list[str] = []
+        #: Point-statement plans: SELECTs by text, UPDATE/DELETE by id(node) (see below).
+        self._plans: dict[Any, Any] = {}
         from walsender_proxy.sql.pgcatalog import CatalogBinding
 
         self.binding = CatalogBinding(self.con)
@@ -122,6 +131,11 @@ class Engine:
         self._release()
         if node.intoClause is not None:
             raise unsupported("SELECT INTO")
+        plan = self._select_plan(node, text)
+        if plan is not None:
+            fast = self._point_select(tx, plan, params)
+            if fast is not None:
+                return fast
         if node.lockingClause:
             # FOR UPDATE/SHARE: the rows are read at the snapshot; writers are caught by
             # first-updater-wins at write time.
@@ -129,28 +143,183 @@ class Engine:
             text = RawStream()(node)
         rw = self.rewritten(text, tx)
         rel = self.relation(rw.sql, params)
-        return Rows(result_columns(rel, rw, self.tables_of(tx, rw)), _batches(rel, self.ex))
+        rows = Rows(result_columns(rel, rw, self.tables_of(tx, rw)), _batches(rel, self.ex))
+        if plan is not None:
+            self._remember_columns(tx, plan, rows.columns)
+        return rows
 
-    def describe_select(self, tx: Transaction, node: ast.SelectStmt, param_types: list[int]) -> list[Column]:
+    def describe_select(self, tx: Transaction, node: ast.SelectStmt, param_types: list[int], text: str | None = None) -> list[Column]:
         self._release()
-        text = RawStream()(_typed_nulls(node, param_types))
-        rw = self.rewritten(text, tx)
+        plan = self._select_plan(node, text) if text is not None else None
+        if plan is not None and self._columns_valid(tx, plan):
+            return plan.columns  # type: ignore[return-value]
+        rw = self.rewritten(RawStream()(_typed_nulls(node, param_types)), tx)
         rel = self.relation(f"SELECT * FROM ({rw.sql}) LIMIT 0", [])
-        return result_columns(rel, rw, self.tables_of(tx, rw))
+        cols = result_columns(rel, rw, self.tables_of(tx, rw))
+        if plan is not None:
+            self._remember_columns(tx, plan, cols)
+        return cols
+
+    # -- point statements (see _PointPlan) -----------------------------------------------
+    def _select_plan(self, node: Any, text: str) -> _PointPlan | None:
+        key = ("S", text)
+        plan = self._plans.get(key, _NOT_SIMPLE)
+        if plan is _NOT_SIMPLE:
+            plan = _select_plan(node)
+            self._keep_plan(key, plan)
+        return plan  # type: ignore[return-value]
+
+    def _insert_plan(self, node: Any) -> _InsertPlan | None:
+        key = ("I", id(node))
+        plan = self._plans.get(key, _NOT_SIMPLE)
+        if plan is _NOT_SIMPLE or (plan is not None and plan.node is not node):  # type: ignore[union-attr]
+            plan = _insert_plan(node)
+            self._keep_plan(key, plan)  # type: ignore[arg-type]
+        return plan  # type: ignore[return-value]
+
+    def _dml_plan(self, node: Any) -> _PointPlan | None:
+        plan = self._plans.get(id(node), _NOT_SIMPLE)
+        if plan is _NOT_SIMPLE or (plan is not None and plan.node is not node):  # type: ignore[union-attr]
+            plan = _dml_plan(node)
+            self._keep_plan(id(node), plan)
+        return plan  # type: ignore[return-value]
+
+    def _keep_plan(self, key: Any, plan: Any) -> None:
+        if len(self._plans) >= 512:
+            self._plans.clear()
+        self._plans[key] = plan
+
+    def _catalog_key(self, tx: Transaction) -> tuple[Any, tuple[str, ...]]:
+        return tx.catalog(), tuple(self.ex.search_path())
+
+    def _columns_valid(self, tx: Transaction, plan: _PointPlan) -> bool:
+        """The plan's remembered result columns hold for this statement's catalog."""
+        if plan.columns is None or plan.columns_for is None:
+            return False
+        cat, path = self._catalog_key(tx)
+        return plan.columns_for[0] is cat and plan.columns_for[1] == path
+
+    def _remember_columns(self, tx: Transaction, plan: _PointPlan, columns: list[Column]) -> None:
+        plan.columns = columns
+        plan.columns_for = self._catalog_key(tx)
+
+    def _point_select(self, tx: Transaction, plan: _PointPlan, params: list[Any]) -> Rows | None:
+        """A SELECT by primary key answered from the key index and row cache, with the
+        result columns an earlier DuckDB run of the same text gave; None: run DuckDB."""
+        if not self._columns_valid(tx, plan):
+            return None
+        cat, path = plan.columns_for
+        t = cat.find_table(plan.schema, plan.relname) if plan.schema else next(
+            (x for x in (cat.find_table(s, plan.relname) for s in path) if x is not None), None
+        )
+        if t is None:
+            return None
+        out: list[tuple[str, Any]] = []
+        for name, colname in plan.targets:
+            if colname is None:
+                out.extend((c.name, c) for c in t.columns)
+                continue
+            c = t.column(colname)
+            if c is None:
+                return None
+            out.append((name, c))
+        if len(out) != len(plan.columns) or any(
+            c.type.is_array or c.type.base.name not in _FAST_READ_TYPES for _, c in out
+        ):
+            return None
+        key = _key_value(t, plan, params)
+        if key is None:
+            return None
+        known, rid, values, rcols = self.lake.point_read(tx, t, key)
+        if not known:
+            return None
+        try:
+            if rid is None:
+                arrays = [pa.array([], c.type.arrow) for _, c in out]
+            else:
+                row = dict(zip(rcols, values or (), strict=True))
+                arrays = [pa.array([row[c.physical]], c.type.arrow) for _, c in out]
+        except (pa.ArrowException, TypeError, ValueError, OverflowError, KeyError):
+            return None
+        batch = pa.RecordBatch.from_arrays(arrays, names=[n for n, _ in out])
+        return Rows(plan.columns, iter([batch]))
+
+    def _point_write(self, tx: Transaction, node: Any, params: list[Any], verb: str) -> Done | None:
+        """UPDATE/DELETE of one row by primary key, its row from the key index and row
+        cache; None: run DuckDB (which also raises every error this does not)."""
+        plan = self._dml_plan(node)
+        if plan is None:
+            return None
+        try:
+            t = tx.table(qualified(node.relation))
+        except PgError:
+            return None
+        if not t.primary_key:
+            return None
+        sets = []
+        for name, expr in plan.sets:
+            col = t.column(name)
+            if col is None:
+                return None
+            sets.append((col, expr))
+        key = _key_value(t, plan, params)
+        if key is None:
+            return None
+        known, rid, values, rcols = self.lake.point_read(tx, t, key)
+        if not known:
+            return None
+        if rid is None:
+            return Done(f"{verb} 0")
+        row = dict(zip(rcols, values or (), strict=True))
+        old = _row_table(t, rid, row)
+        if old is None:
+            return None
+        if verb == "DELETE":
+            return Done(f"DELETE {tx.apply_delete(t, old)}")
+        new = old
+        try:
+            for col, expr in sets:
+                if isinstance(expr, ast.SetToDefault):
+                    v = None
+                else:
+                    r = _operand(expr, params, row, t)
+                    if r is _NOT_SIMPLE:
+                        return None
+                    v = None if r is None else r[0]
+                arr = _direct_array(col, [v])
+                if arr is None:
+                    return None
+                i = new.schema.get_field_index(col.physical)
+                new = new.set_column(i, new.schema.field(i), arr)
+        except (PgError, pa.ArrowException, TypeError, ValueError, OverflowError):
+            return None
+        n = tx.apply_update(t, old, new, changed=[c.name for c, _ in sets])
+        return Done(f"UPDATE {n}")
 
     # -- INSERT --------------------------------------------------------------------------
     def insert(self, tx: Transaction, node: ast.InsertStmt, params: list[Any]) -> Iterator[Outcome]:
         self._release()
         if node.onConflictClause is not None:
             raise unsupported("INSERT … ON CONFLICT")
-        t = tx.table(qualified(node.relation))
-        cols = [c.name for c in node.cols] if node.cols else [c.name for c in t.columns]
-        for c in cols:
-            if t.column(c) is None:
-                raise PgError("42703", f'column "{c}" of relation "{t.name}" does not exist')
-        if node.selectStmt is None:  # DEFAULT VALUES
-            data = pa.table({c: pa.nulls(1, t.column(c).type.arrow) for c in cols[:1]})  # type: ignore[union-attr]
+        plan = self._insert_plan(node)
+        cat = tx.catalog()
+        if plan is not None and plan.catalog is cat:
+            t, cols, colobjs = plan.table, plan.cols, plan.colobjs  # resolved for this catalog
         else:
+            t = tx.table(qualified(node.relation))
+            cols = [c.name for c in node.cols] if node.cols else [c.name for c in t.columns]
+            for c in cols:
+                if t.column(c) is None:
+                    raise PgError("42703", f'column "{c}" of relation "{t.name}" does not exist')
+            colobjs = None
+            if plan is not None and len(cols) >= plan.width and (len(cols) == plan.width or not node.cols):
+                plan.catalog, plan.table, plan.cols = cat, t, cols[: plan.width]
+                plan.colobjs = colobjs = [t.column(c) for c in plan.cols]
+                plan.storage = plan.cols == layout(t).names
+        data = _values_from_plan(plan, params) if plan is not None and colobjs is not None else None
+        if data is None and node.selectStmt is None:  # DEFAULT VALUES
+            data = pa.table({c: pa.nulls(1, t.column(c).type.arrow) for c in cols[:1]})  # type: ignore[union-attr]
+        elif data is None:
             src = node.selectStmt
             _defaults_to_null(src)
             sql = self.rewrite(RawStream()(src), tx)
@@ -171,6 +340,10 @@ class Engine:
     # -- UPDATE / DELETE -----------------------------------------------------------------
     def update(self, tx: Transaction, node: ast.UpdateStmt, params: list[Any]) -> Iterator[Outcome]:
         self._release()
+        done = self._point_write(tx, node, params, "UPDATE")
+        if done is not None:
+            yield done
+            return
         t = tx.table(qualified(node.relation))
         alias = node.relation.alias.aliasname if node.relation.alias else node.relation.relname
         sets: dict[str, str] = {}
@@ -203,6 +376,10 @@ class Engine:
 
     def delete(self, tx: Transaction, node: ast.DeleteStmt, params: list[Any]) -> Iterator[Outcome]:
         self._release()
+        done = self._point_write(tx, node, params, "DELETE")
+        if done is not None:
+            yield done
+            return
         t = tx.table(qualified(node.relation))
         alias = node.relation.alias.aliasname if node.relation.alias else node.relation.relname
         sql = f'SELECT "{alias}".* FROM {TARGET} AS "{alias}"'
@@ -240,7 +417,9 @@ class Engine:
         alias = rv.alias.aliasname if rv.alias else rv.relname
         sel = ", ".join(RawStream()(x) for x in targets)
         rw = self.rewritten(f'SELECT {sel} FROM {TARGET} AS "{alias}"', tx, {(None, TARGET): f"SELECT * FROM {name}"})
-        rel = self.relation(rw.sql, params)
+        # The statement's parameters only if the RETURNING list uses them (DuckDB refuses
+        # arguments a query does not take: ``… WHERE id = $1 RETURNING a`` would fail).
+        rel = self.relation(rw.sql, params if "$" in sel else [])
         return Rows(result_columns(rel, rw, [t]), iter(rel.to_arrow_table().to_batches(BATCH_ROWS)), fixed_tag=tag)
 
     def describe_returning(self, tx: Transaction, node: Any, param_types: list[int]) -> list[Column]:
@@ -257,6 +436,7 @@ class Engine:
     # -- COPY ----------------------------------------------------------------------------
     def copy(self, tx: Transaction, node: ast.CopyStmt, params: list[Any]) -> Outcome:
         from decoding.copyformat import CopyDecoder, encode_copy
+        from walsender_proxy.spark import serve as spark_serve
 
         self._release()
         if node.filename is not None or node.is_program:
@@ -301,25 +481,29 @@ class Engine:
             for c in cols:
                 if t.column(c) is None:
                     raise PgError("42703", f'column "{c}" of relation "{t.name}" does not exist')
-            q = tx.snapshot_query(t, sql_types=True)
-            for n, tbl in q.arrow.items():
-                self._register(n, tbl)
-            col_sql = ", ".join(f'"{c}"' for c in cols)
-            rel = self.relation(f"SELECT {col_sql} FROM ({q.sql})", [])
             columns = [Column(c, t.column(c).type) for c in cols]  # type: ignore[union-attr]
+            if spark_serve.wants(tx, t):
+                source: Iterator[pa.RecordBatch] = spark_serve.batches(tx, t, cols)
+                rel = None
+            else:
+                q = tx.snapshot_query(t, sql_types=True)
+                for n, tbl in q.arrow.items():
+                    self._register(n, tbl)
+                col_sql = ", ".join(f'"{c}"' for c in cols)
+                rel = self.relation(f"SELECT {col_sql} FROM ({q.sql})", [])
+        if rel is not None:
+            source = _batches(rel, self.ex)
         counter = {"n": 0}
         ctypes = [c.type for c in columns]
 
-        def chunks() -> Iterator[bytes]:
-            # The result is materialised (Arrow, columnar) so header, binary signature
-            # and trailer come out once; encode_copy then streams it in CopyData chunks.
-            batches = list(_batches(rel, self.ex))
-            table = pa.Table.from_batches(batches, schema=batches[0].schema) if batches else _empty(rel)
-            table = table.rename_columns([c.name for c in columns])
-            counter["n"] = table.num_rows
-            yield from encode_copy(table, ctypes, fmt, **opts)
+        def counted() -> Iterator[pa.RecordBatch]:
+            for b in source:
+                counter["n"] += b.num_rows
+                yield b
 
-        return CopyOut(fmt == "binary", len(columns), chunks(), lambda: counter["n"])
+        # Streamed batch by batch: memory stays bounded by a batch, whatever the row count.
+        chunks = encode_copy(counted(), ctypes, fmt, names=[c.name for c in columns], **opts)
+        return CopyOut(fmt == "binary", len(columns), chunks, lambda: counter["n"])
 
     # -- parameters ----------------------------------------------------------------------
     def decode_params(self, st: Prepared, formats: Sequence[int], params: Sequence[bytes | None]) -> list[Any]:
@@ -337,6 +521,12 @@ class Engine:
                     raise PgError("08P01", f"binary data for parameter ${i + 1} of unknown type")
                 out.append(raw.decode("utf-8"))
                 continue
+            quick = _QUICK_BINARY.get(oid) if fmt == 1 else _QUICK_TEXT.get(oid)
+            if quick is not None:
+                v = quick(raw)
+                if v is not _NOT_SIMPLE:
+                    out.append(v)
+                    continue
             ctype = type_by_oid(oid)
             dec = binary_decoder(ctype) if fmt == 1 else text_decoder(ctype)
             out.append(dec([raw])[0].as_py())
@@ -383,8 +573,12 @@ def result_columns(rel: duckdb.DuckDBPyRelation, rw: Rewritten | None, tables: l
 def duck_error(e: Exception) -> PgError:
     import duckdb
 
+    from walsender_proxy.sql.functions import udf_error
     from walsender_proxy.sql.pgcatalog import translate_error
 
+    original = udf_error(str(e))
+    if original is not None:
+        return original
     if isinstance(e, duckdb.InterruptException):
         return PgError("57014", "canceling statement due to user request")
     if isinstance(e, duckdb.BinderException):
@@ -627,3 +821,456 @@ def _copy_options(options: Any) -> dict[str, Any]:
         out[name] = val
     return out
 
+
+
+# -- INSERT … VALUES without DuckDB -------------------------------------------------------
+
+#: Python types of parameter and constant values that go into a column of these types as
+#: they are (anything else, and any failure, takes the DuckDB path, which has the errors).
+_DIRECT: dict[str, tuple[type, ...]] = {
+    "int2": (int,),
+    "int4": (int,),
+    "int8": (int,),
+    "float4": (float, int),
+    "float8": (float, int),
+    "bool": (bool,),
+    "bytea": (bytes,),
+    "date": (date_type,),
+}
+_MAX_FAST_ROWS = 64
+
+
+@dataclass(slots=True)
+class _InsertPlan:
+    """``INSERT … VALUES`` whose items are parameters, literals, NULL or DEFAULT: each
+    column's items as (param number, 0) or (0, constant), found once per statement node; the
+    table and its columns resolved once per catalog version."""
+
+    node: Any
+    width: int
+    items: list[list[tuple[int, Any]]]  # per column, per row
+    catalog: Any = None
+    table: Any = None
+    cols: list[str] = field(default_factory=list)
+    colobjs: list[Any] | None = None
+    storage: bool = False  # the columns are the table's, in order: build in storage form
+
+
+def _insert_plan(node: Any) -> _InsertPlan | None:
+    src = node.selectStmt
+    if (
+        node.withClause is not None
+        or not isinstance(src, ast.SelectStmt)
+        or not src.valuesLists
+        or len(src.valuesLists) > _MAX_FAST_ROWS
+        or src.withClause is not None
+        or src.sortClause
+        or src.limitCount is not None
+        or src.limitOffset is not None
+    ):
+        return None
+    width = len(src.valuesLists[0])
+    items: list[list[tuple[int, Any]]] = [[] for _ in range(width)]
+    for row in src.valuesLists:
+        if len(row) != width:
+            return None
+        for i, item in enumerate(row):
+            if isinstance(item, ast.ParamRef):
+                items[i].append((item.number, None))
+            elif isinstance(item, ast.A_Const):
+                v = _const_value(item)
+                if v is _NOT_SIMPLE:
+                    return None
+                items[i].append((0, v))
+            elif isinstance(item, ast.SetToDefault):
+                items[i].append((0, None))
+            else:
+                return None
+    return _InsertPlan(node, width, items)
+
+
+def _values_from_plan(plan: _InsertPlan, params: list[Any]) -> pa.Table | None:
+    """The rows of the planned VALUES, built straight from the bound values (no DuckDB):
+    untyped strings go through the column type's input function, as :func:`coerce_text`
+    does. None when a value needs DuckDB's conversions (which also has the errors)."""
+    assert plan.colobjs is not None
+    arrays = []
+    nparams = len(params)
+    try:
+        for col, items in zip(plan.colobjs, plan.items, strict=True):
+            values = []
+            for num, const in items:
+                if num:
+                    if num > nparams:
+                        return None
+                    values.append(params[num - 1])
+                else:
+                    values.append(const)
+            arr = _direct_array(col, values)
+            if arr is None:
+                return None
+            arrays.append(arr)
+    except (PgError, pa.ArrowException, TypeError, ValueError, OverflowError):
+        return None  # the DuckDB path raises the error PostgreSQL would
+    if plan.storage:
+        return pa.Table.from_arrays(arrays, schema=layout(plan.table).plain)
+    return pa.Table.from_arrays(arrays, names=plan.cols)
+
+
+class _NotSimple:
+    pass
+
+
+_NOT_SIMPLE = _NotSimple()
+
+
+def _const_value(c: ast.A_Const) -> Any:
+    if c.isnull:
+        return None
+    v = c.val
+    if isinstance(v, ast.Integer):
+        return v.ival
+    if isinstance(v, ast.String):
+        return _Untyped(v.sval)
+    if isinstance(v, ast.Boolean):
+        return v.boolval
+    return _NOT_SIMPLE  # Float literals are numeric, bit strings: DuckDB decides
+
+
+class _Untyped(str):
+    """A quoted literal: its type comes from the target column."""
+
+
+def _direct_array(col: Any, values: list[Any]) -> pa.Array | None:
+    ctype = col.type
+    target = ctype.arrow
+    base = ctype.base.name
+    present = [v for v in values if v is not None]
+    if not present:
+        return pa.nulls(len(values), target)
+    kinds = {type(v) for v in present}
+    if kinds <= _STR_KINDS:
+        arr = coerce_text(col, pa.array(values, pa.string()))
+        return arr if arr.type == target else arr.cast(target)
+    if ctype.is_array:
+        return None
+    for k in kinds:
+        ok = _ACCEPTS.get((base, k))
+        if ok is None:
+            ok = _ACCEPTS[(base, k)] = _accepts(base, k)
+        if not ok:
+            return None
+    if base in ("timestamp", "timestamptz"):
+        tz = base == "timestamptz"
+        if any((v.tzinfo is not None) != tz for v in present):
+            return None
+    return pa.array(values, target)
+
+
+_STR_KINDS = frozenset({str, _Untyped})
+_ACCEPTS: dict[tuple[str, type], bool] = {}
+
+
+def _accepts(base: str, kind: type) -> bool:
+    """Whether a Python value of ``kind`` goes into a column of type ``base`` as it is."""
+    if base in ("timestamp", "timestamptz"):
+        return kind is datetime_type
+    allowed = _DIRECT.get(base)
+    if allowed is None:
+        return False
+    if kind is bool:
+        return bool in allowed
+    if kind is datetime_type:
+        return False  # not a date, whatever isinstance says
+    return any(issubclass(kind, a) for a in allowed)
+
+
+# -- parameters the common way, without Arrow ------------------------------------------------
+# Each returns the value the Arrow decoders would give, or _NOT_SIMPLE to let them decide
+# (and raise PostgreSQL's error for bad input).
+
+_PG_EPOCH = datetime_type(2000, 1, 1)
+_PG_EPOCH_TZ = datetime_type(2000, 1, 1, tzinfo=ZoneInfo("UTC"))
+#: Microseconds from 2000-01-01 that stay inside Python's datetime (years 1..9999).
+_TS_LOW, _TS_HIGH = -63_082_281_600_000_000, 252_455_615_999_999_999
+
+
+def _int_recv(width: int) -> Callable[[bytes], Any]:
+    def recv(raw: bytes) -> Any:
+        return int.from_bytes(raw, "big", signed=True) if len(raw) == width else _NOT_SIMPLE
+
+    return recv
+
+
+def _float_recv(fmt: str) -> Callable[[bytes], Any]:
+    unpack = struct.Struct(fmt).unpack
+    size = struct.calcsize(fmt)
+
+    def recv(raw: bytes) -> Any:
+        return unpack(raw)[0] if len(raw) == size else _NOT_SIMPLE
+
+    return recv
+
+
+def _bool_recv(raw: bytes) -> Any:
+    return raw[0] != 0 if len(raw) == 1 else _NOT_SIMPLE
+
+
+def _ts_recv(epoch: datetime_type) -> Callable[[bytes], Any]:
+    def recv(raw: bytes) -> Any:
+        if len(raw) != 8:
+            return _NOT_SIMPLE
+        us = int.from_bytes(raw, "big", signed=True)
+        if not _TS_LOW <= us <= _TS_HIGH:
+            return _NOT_SIMPLE  # infinity and the far ends: the Arrow decoders know
+        return epoch + timedelta(microseconds=us)
+
+    return recv
+
+
+def _plain_text(raw: bytes) -> Any:
+    if b"\x00" in raw:
+        return _NOT_SIMPLE
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return _NOT_SIMPLE
+
+
+_QUICK_BINARY: dict[int, Callable[[bytes], Any]] = {
+    16: _bool_recv,
+    20: _int_recv(8),
+    21: _int_recv(2),
+    23: _int_recv(4),
+    700: _float_recv(">f"),
+    701: _float_recv(">d"),
+    25: _plain_text,
+    1043: _plain_text,
+    1114: _ts_recv(_PG_EPOCH),
+    1184: _ts_recv(_PG_EPOCH_TZ),
+}
+_QUICK_TEXT: dict[int, Callable[[bytes], Any]] = {25: _plain_text, 1043: _plain_text}
+
+
+# -- point statements by primary key, without DuckDB ---------------------------------------
+#
+# ``SELECT cols FROM t WHERE pk = $1``, ``UPDATE t SET c = expr WHERE pk = $1`` and
+# ``DELETE FROM t WHERE pk = $1`` read their one row from the lake's key index and row cache
+# (``Lake.point_read``) when it can vouch for the statement's snapshot; anything it cannot
+# (own writes in the table, a row changed after the snapshot, an expression beyond simple
+# arithmetic, a type that needs a conversion) goes the DuckDB way, which is the reference.
+
+
+@dataclass(slots=True)
+class _PointPlan:
+    """What a point statement needs from its syntax tree (independent of the catalog)."""
+
+    node: Any  # kept alive: plans are found by id(node)
+    schema: str | None
+    relname: str
+    alias: str
+    keys: dict[str, Any]  # column name → ParamRef / A_Const
+    targets: list[tuple[str, str | None]] = field(default_factory=list)  # (output, column|None=*)
+    sets: list[tuple[str, Any]] = field(default_factory=list)  # (column, expression)
+    #: SELECT: result columns of an earlier DuckDB run, valid for catalog ``columns_for``.
+    columns: list[Column] | None = None
+    columns_for: Any = None
+
+
+def _colname(n: Any, alias: str) -> str | None:
+    if not isinstance(n, ast.ColumnRef):
+        return None
+    f = n.fields
+    if len(f) == 1 and isinstance(f[0], ast.String):
+        return f[0].sval
+    if len(f) == 2 and isinstance(f[0], ast.String) and isinstance(f[1], ast.String) and f[0].sval == alias:
+        return f[1].sval
+    return None
+
+
+def _key_terms(where: Any, alias: str) -> dict[str, Any] | None:
+    """``col = value [AND col = value …]`` as {column: value node}, or None."""
+    if where is None:
+        return None
+    conj = where.args if isinstance(where, ast.BoolExpr) and where.boolop == enums.BoolExprType.AND_EXPR else (where,)
+    out: dict[str, Any] = {}
+    for e in conj:
+        if not (
+            isinstance(e, ast.A_Expr)
+            and e.kind == enums.A_Expr_Kind.AEXPR_OP
+            and len(e.name) == 1
+            and e.name[0].sval == "="
+        ):
+            return None
+        col, val = _colname(e.lexpr, alias), e.rexpr
+        if col is None:
+            col, val = _colname(e.rexpr, alias), e.lexpr
+        if col is None or col in out or not isinstance(val, (ast.ParamRef, ast.A_Const)):
+            return None
+        out[col] = val
+    return out
+
+
+def _range(rv: Any) -> tuple[str | None, str, str] | None:
+    if not isinstance(rv, ast.RangeVar) or rv.catalogname:
+        return None
+    schema = rv.schemaname
+    if schema in ("pg_catalog", "information_schema") or rv.relname.startswith("pg_"):
+        return None  # catalog names resolve elsewhere
+    return schema, rv.relname, rv.alias.aliasname if rv.alias else rv.relname
+
+
+def _select_plan(node: Any) -> _PointPlan | None:
+    if not isinstance(node, ast.SelectStmt) or node.op != enums.SetOperation.SETOP_NONE:
+        return None
+    if (
+        node.distinctClause or node.intoClause or node.groupClause or node.havingClause
+        or node.windowClause or node.valuesLists or node.sortClause or node.limitOffset
+        or node.limitCount or node.lockingClause or node.withClause
+        or not node.fromClause or len(node.fromClause) != 1 or not node.targetList
+    ):
+        return None
+    r = _range(node.fromClause[0])
+    if r is None:
+        return None
+    keys = _key_terms(node.whereClause, r[2])
+    if not keys:
+        return None
+    plan = _PointPlan(node, r[0], r[1], r[2], keys)
+    for rt in node.targetList:
+        v = rt.val
+        if isinstance(v, ast.ColumnRef) and isinstance(v.fields[-1], ast.A_Star):
+            if rt.name is not None or not (len(v.fields) == 1 or (len(v.fields) == 2 and getattr(v.fields[0], "sval", None) == r[2])):
+                return None
+            plan.targets.append(("*", None))
+            continue
+        col = _colname(v, r[2])
+        if col is None:
+            return None
+        plan.targets.append((rt.name or col, col))
+    return plan
+
+
+def _dml_plan(node: Any) -> _PointPlan | None:
+    if getattr(node, "withClause", None) is not None or returning(node):
+        return None
+    if isinstance(node, ast.UpdateStmt) and node.fromClause:
+        return None
+    if isinstance(node, ast.DeleteStmt) and node.usingClause:
+        return None
+    r = _range(node.relation)
+    if r is None:
+        return None
+    keys = _key_terms(node.whereClause, r[2])
+    if not keys:
+        return None
+    plan = _PointPlan(node, r[0], r[1], r[2], keys)
+    if isinstance(node, ast.UpdateStmt):
+        for rt in node.targetList:
+            if rt.indirection or rt.name in dict(plan.sets):
+                return None
+            plan.sets.append((rt.name, rt.val))
+    return plan
+
+
+_INT_WIDTH = {"int2": 2, "int4": 4, "int8": 8}
+_INT_RANGE = {2: (-(1 << 15), (1 << 15) - 1), 4: (-(1 << 31), (1 << 31) - 1), 8: (-(1 << 63), (1 << 63) - 1)}
+
+
+def _key_value(t: Table, plan: _PointPlan, params: list[Any]) -> tuple[Any, ...] | None:
+    """The statement's key, in primary-key order, when its values need no conversion."""
+    if set(plan.keys) != set(t.primary_key):
+        return None
+    out = []
+    for name in t.primary_key:
+        col = t.column(name)
+        v = _operand(plan.keys[name], params, None, t)
+        if v is _NOT_SIMPLE or v is None or col is None:
+            return None
+        val = v[0]
+        base = col.type.base.name
+        if base in _INT_WIDTH:
+            if type(val) is not int:
+                return None
+        elif base in ("text", "varchar"):
+            if not isinstance(val, str):
+                return None
+            val = str(val)
+        else:
+            return None
+        out.append(val)
+    return tuple(out)
+
+
+def _operand(n: Any, params: list[Any], row: dict[str, Any] | None, t: Table) -> Any:
+    """(value, integer width or 0) of a simple expression, None for NULL, or _NOT_SIMPLE."""
+    if isinstance(n, ast.ParamRef):
+        if not 0 < n.number <= len(params):
+            return _NOT_SIMPLE
+        v = params[n.number - 1]
+        if v is None:
+            return None
+        if type(v) is int:
+            return v, 2 if -32768 <= v < 32768 else 4 if -(1 << 31) <= v < (1 << 31) else 8
+        return v, 0
+    if isinstance(n, ast.A_Const):
+        v = _const_value(n)
+        if v is _NOT_SIMPLE or v is None:
+            return v
+        if type(v) is int:
+            return v, 4 if -(1 << 31) <= v < (1 << 31) else 8
+        return v, 0
+    if row is not None and isinstance(n, ast.ColumnRef):
+        name = _colname(n, "")
+        col = t.column(name) if name is not None else None
+        if col is None or col.physical not in row:
+            return _NOT_SIMPLE
+        v = row[col.physical]
+        if v is None:
+            return None
+        return v, _INT_WIDTH.get(col.type.base.name, 0) if type(v) is int else 0
+    if (
+        row is not None
+        and isinstance(n, ast.A_Expr)
+        and n.kind == enums.A_Expr_Kind.AEXPR_OP
+        and len(n.name) == 1
+        and n.name[0].sval in ("+", "-", "*")
+        and n.lexpr is not None
+    ):
+        a = _operand(n.lexpr, params, row, t)
+        b = _operand(n.rexpr, params, row, t)
+        if a is _NOT_SIMPLE or b is _NOT_SIMPLE:
+            return _NOT_SIMPLE
+        if a is None or b is None:
+            return None
+        (x, wx), (y, wy) = a, b
+        if type(x) is not int or type(y) is not int or not wx or not wy:
+            return _NOT_SIMPLE  # integers only: other arithmetic is DuckDB's to define
+        op = n.name[0].sval
+        v = x + y if op == "+" else x - y if op == "-" else x * y
+        w = max(wx, wy)
+        lo, hi = _INT_RANGE[w]
+        if not lo <= v <= hi:
+            return _NOT_SIMPLE  # "integer out of range": the DuckDB path says so
+        return v, w
+    return _NOT_SIMPLE
+
+
+def _row_table(t: Table, rid: int, row: dict[str, Any]) -> pa.Table | None:
+    """One row in storage form (``_rid`` plus every column), or None if a value does not
+    convert as it is."""
+    arrays = [pa.array([rid], pa.int64())]
+    try:
+        for c in t.columns:
+            arrays.append(pa.array([row[c.physical]], c.type.arrow))
+    except (pa.ArrowException, TypeError, ValueError, OverflowError, KeyError):
+        return None
+    return pa.Table.from_arrays(arrays, schema=layout(t).with_rid)
+
+
+#: Column types a point SELECT returns from the row cache (their storage form is what DuckDB
+#: would hand the encoders).
+_FAST_READ_TYPES = frozenset(
+    {"int2", "int4", "int8", "float4", "float8", "bool", "text", "varchar", "date",
+     "timestamp", "timestamptz", "bytea"}
+)

@@ -84,6 +84,8 @@ class Prepared:
     text: str
     node: Any
     param_types: list[int]
+    #: How many ``$n`` the statement uses (counted once, at Parse).
+    nparams: int = -1
 
 
 @dataclass(slots=True)
@@ -231,7 +233,9 @@ class Executor:
             raise PgError("26000", f'prepared statement "{statement}" does not exist')
         if portal and portal in self.portals:
             raise PgError("42P03", f'cursor "{portal}" already exists')
-        nparams = _count_params(st.node)
+        if st.nparams < 0:
+            st.nparams = _count_params(st.node)
+        nparams = st.nparams
         if len(params) != max(nparams, len(st.param_types) if st.param_types else 0) and len(params) != nparams:
             raise PgError(
                 "08P01",
@@ -642,7 +646,7 @@ class Executor:
         if node is None:
             return None
         if isinstance(node, ast.SelectStmt):
-            return self.engine.describe_select(self._ensure_tx(), node, param_types)
+            return self.engine.describe_select(self._ensure_tx(), node, param_types, text)
         if isinstance(node, (ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt)) and returning(node):
             return self.engine.describe_returning(self._ensure_tx(), node, param_types)
         if isinstance(node, ast.VariableShowStmt):
@@ -708,7 +712,12 @@ def _aborted() -> PgError:
 def _internal(e: Exception) -> PgError:
     import duckdb
 
+    from walsender_proxy.sql import functions
+
     msg = str(e).split("\n")[0]
+    udf_error = functions.udf_error(msg)
+    if udf_error is not None:
+        return udf_error
     if isinstance(e, duckdb.InterruptException):
         return PgError("57014", "canceling statement due to user request")
     if isinstance(e, duckdb.ConversionException):

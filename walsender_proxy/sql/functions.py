@@ -6,10 +6,15 @@ first argument; the function finds that session's transaction through it."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from decoding.errors import PgError
 from decoding.lsn import format_lsn
+from walsender_proxy.lake import bulk
+from walsender_proxy.lake.transaction import Isolation
 
 if TYPE_CHECKING:
     import duckdb
@@ -28,8 +33,40 @@ SERVER_FUNCTIONS = frozenset(
         "pg_logical_emit_message",
         "txid_current",
         "pg_current_xact_id",
+        # The Spark pipeline's calls (walsender_proxy.lake.bulk): JSON text results.
+        "walsender_proxy_table_layout",
+        "walsender_proxy_commit_changeset",
+        "walsender_proxy_install_checkpoint",
+        "walsender_proxy_staging_dir",
     }
 )
+
+
+#: PgErrors raised inside UDFs, by message: DuckDB re-raises them as InvalidInputException
+#: with the text only, and the executor turns them back into the original (with SQLSTATE).
+_udf_errors: dict[str, PgError] = {}
+_UDF_PREFIX = "Python exception occurred while executing the UDF: PgError: "
+
+
+def udf_error(message: str) -> PgError | None:
+    i = message.find(_UDF_PREFIX)
+    if i < 0:
+        return None
+    return _udf_errors.pop(message[i + len(_UDF_PREFIX) :].strip(), None)
+
+
+def _keep_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def call(*args: Any) -> Any:
+        try:
+            return fn(*args)
+        except PgError as e:
+            if len(_udf_errors) > 100:
+                _udf_errors.clear()
+            _udf_errors[str(e.message).strip()] = e
+            raise
+
+    return call
 
 
 def install(con: duckdb.DuckDBPyConnection, ctx: ServerContext) -> None:
@@ -62,7 +99,60 @@ def install(con: duckdb.DuckDBPyConnection, ctx: ServerContext) -> None:
             raise PgError("25P01", "no transaction")
         return tx._ensure_xid()
 
+    def pipeline_role(pid: int, fn: str) -> Executor:
+        ex = session(pid)
+        me = ctx.roles.get(ex.user)
+        if me is None or not (me.superuser or me.replication):
+            raise PgError("42501", f"permission denied for function {fn}")
+        return ex
+
+    def table_layout(pid: int, table: str) -> str:
+        ex = pipeline_role(pid, "walsender_proxy_table_layout")
+        tx = ex.tx
+        if tx is None or (tx.snapshot_csn is None and tx.isolation is Isolation.READ_COMMITTED):
+            raise PgError(
+                "25001",
+                "walsender_proxy_table_layout() must run in a REPEATABLE READ transaction",
+                hint="The transaction's snapshot keeps the files alive while they are read.",
+            )
+        csn = tx.statement_csn()
+        t = tx.catalog().resolve_table(table, lake.search_path)
+        return bulk.dumps(bulk.table_layout(lake, t, csn).to_json())
+
+    def commit_changeset(pid: int, table: str, staging: str, based_on: int, per_tx: int) -> str:
+        ex = pipeline_role(pid, "walsender_proxy_commit_changeset")
+        if ex.explicit:
+            raise PgError(
+                "25001", "walsender_proxy_commit_changeset() cannot run inside a transaction block"
+            )
+        res = bulk.commit_changeset(
+            lake, table, Path(staging), based_on_csn=based_on, rows_per_transaction=per_tx
+        )
+        return bulk.dumps(res.to_json())
+
+    def install_checkpoint(pid: int, table: str, csn: int, path: str) -> str:
+        pipeline_role(pid, "walsender_proxy_install_checkpoint")
+        return bulk.dumps(bulk.install_checkpoint(lake, table, csn, Path(path)))
+
+    def staging_dir(pid: int) -> str:
+        pipeline_role(pid, "walsender_proxy_staging_dir")
+        return str(lake.staging_dir())
+
     udfs = [
+        ("walsender_proxy_table_layout", table_layout, ["INTEGER", "VARCHAR"], "VARCHAR"),
+        (
+            "walsender_proxy_commit_changeset",
+            commit_changeset,
+            ["INTEGER", "VARCHAR", "VARCHAR", "BIGINT", "BIGINT"],
+            "VARCHAR",
+        ),
+        (
+            "walsender_proxy_install_checkpoint",
+            install_checkpoint,
+            ["INTEGER", "VARCHAR", "BIGINT", "VARCHAR"],
+            "VARCHAR",
+        ),
+        ("walsender_proxy_staging_dir", staging_dir, ["INTEGER"], "VARCHAR"),
         ("pg_export_snapshot", export_snapshot, ["INTEGER"], "VARCHAR"),
         ("pg_current_wal_lsn", lambda pid: format_lsn(lake.log.insert_lsn), ["INTEGER"], "VARCHAR"),
         ("pg_current_wal_insert_lsn", lambda pid: format_lsn(lake.log.insert_lsn), ["INTEGER"], "VARCHAR"),
@@ -72,4 +162,4 @@ def install(con: duckdb.DuckDBPyConnection, ctx: ServerContext) -> None:
         ("pg_current_xact_id", current_xid, ["INTEGER"], "BIGINT"),
     ]
     for name, fn, args, ret in udfs:
-        con.create_function(PREFIX + name, fn, args, ret, side_effects=True)  # type: ignore[arg-type]
+        con.create_function(PREFIX + name, _keep_errors(fn), args, ret, side_effects=True)  # type: ignore[arg-type]

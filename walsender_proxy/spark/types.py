@@ -1,0 +1,126 @@
+"""PostgreSQL column types ↔ Spark types.
+
+The lake stores each PostgreSQL type in one Arrow type (:mod:`decoding.pgtypes`); Spark reads
+and writes those Parquet columns as the matching Spark type, so a table's Spark schema is
+derived from its Arrow schema. Sources are the other direction: a Spark type chooses the
+PostgreSQL type of a new column, and source columns are cast to an existing table's types —
+with ANSI casts, so a value that does not fit is an error, not a NULL.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from decoding.catalog import RID, Column, Table
+from decoding.errors import PgError
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column as SparkColumn
+    from pyspark.sql import DataFrame
+    from pyspark.sql.types import DataType, StructType
+
+
+def storage_type(c: Column) -> DataType:
+    from pyspark.sql.pandas.types import from_arrow_type
+
+    return from_arrow_type(c.type.arrow)
+
+
+def table_schema(t: Table, *, with_rid: bool = False, physical: bool = False) -> StructType:
+    from pyspark.sql.types import LongType, StructField, StructType
+
+    fields = [StructField(RID, LongType(), False)] if with_rid else []
+    fields += [
+        StructField(c.physical if physical else c.name, storage_type(c), True) for c in t.columns
+    ]
+    return StructType(fields)
+
+
+def pg_type_for(dt: DataType, column: str) -> str:
+    """The PostgreSQL type a new column of Spark type ``dt`` gets."""
+    from pyspark.sql import types as T
+
+    simple: list[tuple[type, str]] = [
+        (T.BooleanType, "boolean"),
+        (T.ByteType, "smallint"),
+        (T.ShortType, "smallint"),
+        (T.IntegerType, "integer"),
+        (T.LongType, "bigint"),
+        (T.FloatType, "real"),
+        (T.DoubleType, "double precision"),
+        (T.StringType, "text"),
+        (T.VarcharType, "text"),
+        (T.CharType, "text"),
+        (T.BinaryType, "bytea"),
+        (T.DateType, "date"),
+        (T.TimestampNTZType, "timestamp"),
+        (T.TimestampType, "timestamp with time zone"),
+        (T.TimeType, "time"),
+        (T.DayTimeIntervalType, "interval"),
+        (T.YearMonthIntervalType, "interval"),
+        (T.NullType, "text"),
+    ]
+    for cls, name in simple:
+        if isinstance(dt, cls):
+            return name
+    if isinstance(dt, T.DecimalType):
+        return f"numeric({dt.precision},{dt.scale})"
+    if isinstance(dt, T.ArrayType):
+        inner = pg_type_for(dt.elementType, column)
+        if inner.endswith("[]") or inner == "jsonb":
+            return "jsonb"  # PostgreSQL arrays are rectangular; nested lists are documents
+        return inner + "[]"
+    if isinstance(dt, (T.StructType, T.MapType)):
+        return "jsonb"
+    raise PgError("0A000", f'column "{column}" has Spark type {dt.simpleString()}, which has no PostgreSQL type')
+
+
+def to_storage(col: SparkColumn, src: DataType, c: Column, table: str) -> SparkColumn:
+    """A source column as table column ``c`` stores it."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    base = c.type.base.name
+    target = storage_type(c)
+    if base == "interval":
+        if isinstance(src, T.DayTimeIntervalType):
+            micros = F.unix_micros(F.timestamp_seconds(F.lit(0)) + col)
+            return F.when(col.isNull(), None).otherwise(
+                F.struct(F.lit(0).alias("months"), F.lit(0).alias("days"), micros.alias("microseconds"))
+            )
+        if isinstance(src, T.YearMonthIntervalType):
+            raise PgError(
+                "0A000",
+                f'column "{c.name}" of "{table}": year-month intervals are not supported as input',
+                hint="Provide a struct<months int, days int, microseconds bigint>.",
+            )
+    if isinstance(src, (T.StructType, T.MapType, T.ArrayType)) and isinstance(target, T.StringType):
+        return F.to_json(col)
+    return col.cast(target)
+
+
+def conform(df: DataFrame, t: Table, *, allow_missing: bool = True) -> DataFrame:
+    """``df`` with ``t``'s columns (SQL names) in their storage types. A source column the
+    table lacks is an error (42703); a missing column is NULL unless it is NOT NULL or part
+    of the key (23502)."""
+    from pyspark.sql import functions as F
+
+    src = {f.name: f.dataType for f in df.schema.fields}
+    known = {c.name for c in t.columns}
+    for name in src:
+        if name not in known:
+            raise PgError("42703", f'column "{name}" of relation "{t.name}" does not exist',
+                          detail="The source has a column the table does not.")
+    cols = []
+    for c in t.columns:
+        if c.name in src:
+            cols.append(to_storage(F.col(f"`{c.name}`"), src[c.name], c, t.name).alias(c.name))
+        elif not allow_missing or c.not_null or c.name in t.primary_key:
+            raise PgError(
+                "23502",
+                f'null value in column "{c.name}" of relation "{t.name}" violates not-null constraint',
+                detail="The source has no such column.",
+            )
+        else:
+            cols.append(F.lit(None).cast(storage_type(c)).alias(c.name))
+    return df.select(*cols)
