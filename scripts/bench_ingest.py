@@ -204,11 +204,19 @@ def main() -> None:
         apply_s = time.monotonic() - committed_at
         # No text ordering (collations differ): sums of values and lengths.
         q = "SELECT count(*), sum(b::bigint), sum(c), sum(length(txt)), min(id), max(id), sum(a::bigint) FROM big"
-        with psycopg.connect(dsn) as a, psycopg.connect(pg.dsn()) as b:
-            fa, fb = a.execute(q).fetchone(), b.execute(q).fetchone()
-            same = fa == fb
-            if not same:
-                print(f"proxy:      {fa}\nsubscriber: {fb}", flush=True)
+        # Then the contents: late (applied after the confirmed position moved) or lost?
+        with psycopg.connect(dsn) as a:
+            fa = a.execute(q).fetchone()
+        same, identical_s = False, None
+        while time.monotonic() - committed_at < apply_s + 120:
+            with psycopg.connect(pg.dsn()) as b:
+                fb = b.execute(q).fetchone()
+            if fa == fb:
+                same, identical_s = True, time.monotonic() - committed_at
+                break
+            time.sleep(0.5)
+        if not same:
+            print(f"proxy:      {fa}\nsubscriber: {fb}", flush=True)
         figures = {
             "rows_source": int(keep.sum()) + len(new_ids),
             "inserted": res["inserted"], "updated": res["updated"], "deleted": res["deleted"],
@@ -219,6 +227,7 @@ def main() -> None:
             "proxy_peak_rss_mb_initial_load_and_sync": round(load_proxy_rss / 2**20),
             "commit_to_applied_s": round(apply_s, 2),
             "subscriber_identical": same,
+            "commit_to_identical_s": None if identical_s is None else round(identical_s, 2),
             "initial_load_seconds": round(load_s, 2), "initial_load_driver_rss_mb": round(load_rss / 2**20),
             "initial_sync_seconds": round(sync_s, 2),
         }

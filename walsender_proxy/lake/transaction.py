@@ -893,9 +893,7 @@ def layout(t: Table) -> _Layout:
     hit = _LAYOUTS.get(id(t))
     if hit is not None and hit[0] is t:
         return hit[1]
-    plain = pa.schema(
-        [pa.field(c.physical, c.type.arrow) for c in t.columns]
-    )
+    plain = pa.schema([pa.field(c.physical, c.type.arrow) for c in t.columns])
     rid = pa.field(RID, pa.int64())
     meta = [_CSN_FIELD, _SEQ_FIELD, _OP_FIELD]
     out = _Layout(
@@ -1063,6 +1061,9 @@ def conform(arr: pa.Array | pa.ChunkedArray, c: Column) -> pa.Array | pa.Chunked
 
 def _conform_table(t: Table, rows: pa.Table) -> pa.Table:
     """``_rid`` plus every column in its storage type (see :func:`conform`)."""
+    lay = layout(t)
+    if rows.schema.equals(lay.with_rid):
+        return rows  # already so (the SQL layer's point statements build it that way)
     return pa.Table.from_arrays(
         [rows.column(RID).cast(pa.int64())] + [conform(rows.column(c.physical), c) for c in t.columns],
         schema=t.arrow_schema(with_rid=True),
