@@ -18,7 +18,8 @@ Both servers run with fsync on, side by side, and take turns phase by phase (``-
 repeats the whole sequence) so both see the same load on a shared machine; the ratio per
 round and its median are printed. The proxy runs in its own process (``LakeSettings(fsync=
 True)``), so clients and server do not share a GIL; its CPU time per transaction is reported
-(``server_cpu_us_per_tx``). ``--profile`` records py-spy's raw stacks of the proxy process.
+(``server_cpu_us_per_tx``). ``--profile`` records py-spy's raw stacks of the proxy process
+(``WPX_SPY=--gil`` in the environment: only the thread holding the GIL).
 """
 
 from __future__ import annotations
@@ -51,8 +52,6 @@ TXT = "the quick brown fox jumps over the lazy dog 0123456"  # ~50 bytes
 
 # -- the proxy in its own process ----------------------------------------------------------
 def serve(data_dir: str, port: int) -> None:
-    if os.environ.get("WPX_SWITCH"):
-        sys.setswitchinterval(float(os.environ["WPX_SWITCH"]))
     from walsender_proxy.lake import Lake, LakeSettings
     from walsender_proxy.server.context import ServerContext, ServerSettings
     from walsender_proxy.server.server import Server

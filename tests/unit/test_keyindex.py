@@ -279,8 +279,17 @@ def test_point_read_answers_only_what_it_knows(lake: Lake) -> None:
     assert lake.point_read(rr, t, (1,))[0] is False  # changed after its snapshot
     assert rr.read("t", "id = 1").to_pylist()[0]["v"] == "a"
     w = lake.begin()
-    w.insert("t", [{"id": 2}])
-    assert lake.point_read(w, t, (2,))[0] is False  # its own writes: the merge knows
+    w.insert("t", [{"id": 2, "v": "mine"}])
+    w.update("t", {"v": "mine too"}, {"id": 1})
+    known, rid, values, cols = lake.point_read(w, t, (2,))  # its own versions
+    assert known and dict(zip(cols, values, strict=True))["v"] == "mine"
+    known, rid, values, cols = lake.point_read(w, t, (1,))
+    assert known and dict(zip(cols, values, strict=True))["v"] == "mine too"
+    w.delete("t", {"id": 1})
+    assert lake.point_read(w, t, (1,))[:2] == (True, None)
+    assert lake.point_read(lake.begin(), t, (1,))[0]  # others still see the committed row
+    w.truncate("t")
+    assert lake.point_read(w, t, (2,))[0] is False  # after its TRUNCATE: the merge knows
     w.rollback()
     fresh = lake.begin()
     known, rid, values, cols = lake.point_read(fresh, t, (1,))

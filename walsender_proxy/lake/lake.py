@@ -62,6 +62,25 @@ TRASH_GRACE = 1.0
 _UNKNOWN: tuple[bool, None, None, tuple[str, ...]] = (False, None, None, ())
 
 
+def _own_version(
+    chunks: list[pa.Table], rids: set[int]
+) -> tuple[bool, int | None, tuple[Any, ...] | None, tuple[str, ...]]:
+    """The newest own version of the one row in ``rids``, from a transaction's pending write
+    chunks (newest last); unknown when that takes more than a short search."""
+    if len(rids) != 1 or len(chunks) > 64:
+        return _UNKNOWN
+    (rid,) = rids
+    for chunk in reversed(chunks):
+        if chunk.num_rows > 64:
+            return _UNKNOWN
+        found = chunk.column(RID).to_pylist()
+        if rid in found:
+            row = chunk.slice(len(found) - 1 - found[::-1].index(rid), 1)
+            cols = tuple(row.schema.names[4:])  # after _csn, _seq, _op, _rid
+            return True, rid, tuple(row.column(c)[0].as_py() for c in cols), cols
+    return _UNKNOWN
+
+
 @dataclass(frozen=True, slots=True)
 class ConsistentPoint:
     """Where a slot starts: every commit before ``lsn`` has CSN ≤ ``csn`` and every
@@ -520,15 +539,24 @@ class Lake:
         None when no row has the key. ``known`` False: only the DuckDB path can tell (the
         transaction wrote the table, the row changed after the snapshot, no cache)."""
         csn = tx.statement_csn()
+        k = key if len(key) > 1 else key[0]
         with self._dml_lock:
-            if t.oid in tx.pending_by_table():
-                return _UNKNOWN  # own writes: the snapshot query merges them
             idx = self._key_index(t)
             if idx is None or idx.rows is None:
                 return _UNKNOWN
-            known, rid = idx.lookup(key if len(key) > 1 else key[0], csn)
+            mine = tx.pending_by_table().get(t.oid)
+            if mine is not None:  # the transaction wrote the table: its own versions first
+                own = tx.own_keys(t.oid)
+                if own is None or mine.truncated:
+                    return _UNKNOWN
+                rids = own.live.get(k)
+                if rids:
+                    return _own_version(mine.chunks, rids)
+            known, rid = idx.lookup(k, csn)
             if not known:
                 return _UNKNOWN
+            if rid is not None and mine is not None and rid in own.newest:
+                rid = None  # deleted or moved to another key by this transaction
             if rid is None:
                 return True, None, None, idx.row_cols
             if self._points.last_write(t.oid, rid, csn) != 0:
