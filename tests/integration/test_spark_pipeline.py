@@ -221,6 +221,7 @@ def test_create_from_csv_and_json(spark: Any, proxy: ProxyServer, tmp_path: Path
     ("case", "sqlstate", "words"),
     [
         ("missing", "58P01", "could not read source"),
+        ("broken_file", "22P04", "is not a Parquet file"),
         ("extra_column", "42703", 'column "zzz" of relation "bad" does not exist'),
         ("bad_value", "22P02", "CAST_INVALID_INPUT"),
         ("null_key", "23502", 'null value in column "id"'),
@@ -237,6 +238,9 @@ def test_bad_source_commits_nothing(spark: Any, proxy: ProxyServer, tmp_path: Pa
     src = tmp_path / "src.csv"
     if case == "missing":
         src = tmp_path / "nope.parquet"
+    elif case == "broken_file":
+        src = tmp_path / "broken.parquet"
+        src.write_bytes(b"PAR1 this is not parquet")
     elif case == "extra_column":
         src.write_text("id,v,n,zzz\n1,a,1,x\n")
     elif case == "bad_value":

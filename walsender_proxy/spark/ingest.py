@@ -106,13 +106,27 @@ def read_source(spark: SparkSession, opts: IngestOptions, table: Table | None) -
         raise _spark_error(e, f"could not read source {', '.join(opts.source)}") from None
 
 
+def _root_cause(e: Exception) -> str:
+    """The innermost Java exception's message (py4j errors say only which call failed)."""
+    j = getattr(e, "java_exception", None)
+    text = ""
+    try:
+        while j is not None:
+            text = str(j.toString())
+            j = j.getCause()
+    except Exception:  # the JVM is gone
+        pass
+    return text
+
+
 def _spark_error(e: Exception, what: str) -> PgError:
-    text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    text = _root_cause(e) or (str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__)
+    text = text.strip().splitlines()[0]
     cls = getattr(e, "getErrorClass", lambda: None)() or ""
     code = "58P01" if "PATH_NOT_FOUND" in cls or "PATH_NOT_FOUND" in text else "22000"
     if "CAST_INVALID_INPUT" in text or "CAST_OVERFLOW" in text or "NUMERIC_VALUE_OUT_OF_RANGE" in text:
         code = "22P02"
-    if "MALFORMED" in text:
+    if "MALFORMED" in text or "is not a Parquet file" in text:
         code = "22P04"
     return PgError(code, f"{what}: {text}")
 

@@ -709,10 +709,6 @@ def _named(t: Table, rows: pa.Table) -> pa.Table:
     return rows.rename_columns([names.get(c, c) for c in rows.column_names])
 
 
-def _empty(rel: duckdb.DuckDBPyRelation) -> pa.Table:
-    return rel.limit(0).to_arrow_table()
-
-
 def coerce_text(col: Any, arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     """A text value bound for a non-text column goes through the column type's input
     function, as PostgreSQL resolves an untyped literal ('{a,b}' into text[], '\\x00' into
