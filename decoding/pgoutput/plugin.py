@@ -49,7 +49,7 @@ million-row statement neither builds a million Python objects nor holds the even
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -81,7 +81,8 @@ from decoding.pgoutput.proto import (
     Truncate,
 )
 from decoding.pgoutput.rowfilter import RowFilter
-from decoding.pgoutput.tuples import Piece, Prefix, column_pieces, join_rows
+from decoding.pgoutput.tuples import Piece, Prefix, column_pieces, from_messages, join_rows
+from decoding.pgvalues.textout import encode_text_small
 from decoding.reorder import ChangeList, DecodedTxn, Ended
 
 __all__ = ["CHUNK_BYTES", "CHUNK_ROWS", "Batch", "PgOutput", "PgOutputOptions", "RowBatch"]
@@ -98,11 +99,16 @@ class RowBatch:
     Encoding is a pure function of the rows and the relation entry, so it may run on any
     thread, and several batches at once: the walsender encodes in parallel this way."""
 
-    __slots__ = ("_encode", "rows")
+    __slots__ = ("_encode", "parts", "rows")
 
-    def __init__(self, encode: Callable[[Prefix | None], pa.Array], rows: int) -> None:
+    def __init__(
+        self, encode: Callable[[Prefix | None], pa.Array], rows: int, parts: _Parts | None = None
+    ) -> None:
         self._encode = encode
         self.rows = rows
+        #: What the messages are made of, when each row's message depends on that row
+        #: alone: batches with equal parts but different rows can be encoded as one.
+        self.parts = parts
 
     def encode(self, prefix: Prefix | None = None) -> pa.Array:
         """The messages; with ``prefix`` (see :func:`tuples.join_rows`), each preceded by
@@ -111,6 +117,58 @@ class RowBatch:
         return self._encode(prefix)
 
 
+@dataclass(frozen=True, slots=True)
+class _Parts:
+    """A :class:`RowBatch` made by :meth:`PgOutput._rows`: ``head`` and the TupleData of
+    each row of ``data`` under relation entry ``entry``."""
+
+    entry: _RelEntry
+    data: pa.Table
+    key_only: bool
+    head: bytes
+
+    def group(self) -> tuple[int, bool, bytes, tuple[str, ...]]:
+        # Column names, not the schema: hashing a schema costs more than encoding a row.
+        return (id(self.entry), self.key_only, self.head, tuple(self.data.column_names))
+
+
+def encode_together(plugin: PgOutput, batches: Sequence[RowBatch]) -> list[pa.Array]:
+    """The messages of each batch, as :meth:`RowBatch.encode` gives them, with the batches
+    that share a relation, message head and schema encoded in one vectorised pass.
+
+    A stream of single-row transactions yields one tiny batch per transaction, and the
+    fixed cost of an Arrow pass per column dominates such a batch: encoded together, a few
+    thousand of them cost about as much as one."""
+    out: list[pa.Array | None] = [None] * len(batches)
+    groups: dict[tuple[int, bool, bytes, tuple[str, ...]], list[int]] = {}
+    for i, b in enumerate(batches):
+        if b.parts is None:
+            out[i] = b.encode()
+        else:
+            groups.setdefault(b.parts.group(), []).append(i)
+    for idx in groups.values():
+        first = batches[idx[0]].parts
+        assert first is not None
+        try:
+            if len(idx) == 1:
+                raise pa.ArrowInvalid("nothing to share")
+            data = pa.concat_tables([batches[i].parts.data for i in idx])  # type: ignore[union-attr]
+        except pa.ArrowInvalid:  # one batch, or the same names with different types
+            for i in idx:
+                out[i] = batches[i].encode()
+            continue
+        pieces = plugin._tuple_pieces(first.entry, data, first.key_only, first.head)
+        merged = join_rows(pieces, data.num_rows)
+        pos = 0
+        for i in idx:
+            n = batches[i].rows
+            out[i] = merged.slice(pos, n)
+            pos += n
+    return out  # type: ignore[return-value]
+
+
+#: Row batches up to this size are encoded value by value when their types allow it.
+TINY_ROWS = 8
 #: What :meth:`PgOutput.iter_batches` yields: a few messages, or row messages in bulk.
 Batch = list[bytes] | pa.Array | RowBatch
 #: catalog_at() of this gives the newest catalog (for prepared transactions, no CSN yet).
@@ -539,7 +597,12 @@ class PgOutput:
             if not tables:
                 return
             n = tables[0].num_rows
-            step = self._step(n, sum(t.nbytes for t in tables))
+            # The buffers' total size bounds nbytes from above at no cost; nbytes (exact
+            # for slices, but tens of µs even for one row) only when the bound is too big.
+            size = sum(t.get_total_buffer_size() for t in tables)
+            if size > self._chunk_bytes:
+                size = sum(t.nbytes for t in tables)
+            step = self._step(n, size)
             for start in range(0, n, step):
                 yield (
                     rec.new.slice(start, step) if rec.new is not None else None,
@@ -767,12 +830,40 @@ class PgOutput:
 
     def _rows(self, e: _RelEntry, data: pa.Table, key_only: bool, head: bytes) -> RowBatch:
         """One message per row of ``data``: ``head`` and the row's TupleData."""
-        return RowBatch(
-            lambda prefix: join_rows(
-                self._tuple_pieces(e, data, key_only, head), data.num_rows, prefix
-            ),
-            data.num_rows,
-        )
+
+        def encode(prefix: Prefix | None) -> pa.Array:
+            if data.num_rows <= TINY_ROWS and not self.options.binary:
+                msgs = self._tiny_rows(e, data, key_only, head)
+                if msgs is not None:
+                    return from_messages(msgs, prefix)
+            return join_rows(self._tuple_pieces(e, data, key_only, head), data.num_rows, prefix)
+
+        return RowBatch(encode, data.num_rows, _Parts(e, data, key_only, head))
+
+    def _tiny_rows(
+        self, e: _RelEntry, data: pa.Table, key_only: bool, head: bytes
+    ) -> list[bytes] | None:
+        """The messages of :meth:`_tuple_pieces` built value by value, for a few text-mode
+        rows of common types (None: leave it to the Arrow path)."""
+        rows = [bytearray(head + _U16.pack(len(e.columns))) for _ in range(data.num_rows)]
+        names = data.column_names
+        for c in e.columns:
+            if (key_only and c.name not in e.key) or c.physical not in names:
+                for r in rows:
+                    r += b"n"
+                continue
+            col = data.column(c.physical)
+            arr = col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
+            if pa.types.is_null(arr.type):
+                for r in rows:
+                    r += b"n"
+                continue
+            values = encode_text_small(c.type, arr)
+            if values is None:
+                return None
+            for r, v in zip(rows, values, strict=True):
+                r += b"n" if v is None else b"t" + _U32.pack(len(v)) + v
+        return [bytes(r) for r in rows]
 
     def _truncate(self, st: _TxnState, rec: R.Truncate) -> list[bytes]:
         assert self._cat is not None

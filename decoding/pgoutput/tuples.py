@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 from decoding.pgtypes import ColumnType
 from decoding.pgvalues import encode_binary_fields, encode_text_arrow
 
-__all__ = ["Piece", "Prefix", "column_pieces", "join_rows"]
+__all__ = ["Piece", "Prefix", "column_pieces", "from_messages", "join_rows"]
 
 B = pa.binary()
 LB = pa.large_binary()
@@ -168,3 +168,12 @@ def join_rows(
         arrays = [p.cast(B) if p.type != B else p for p in arrays]
         sep = _EMPTY
     return pc.binary_join_element_wise(*arrays, sep, options=_JOIN)
+
+
+def from_messages(msgs: Sequence[bytes], prefix: Prefix | None = None) -> pa.Array:
+    """Messages built one by one as the binary array :func:`join_rows` gives, each after
+    its ``prefix`` bytes when one is given."""
+    if prefix is not None:
+        mat = prefix(np.fromiter((len(m) for m in msgs), dtype=np.int64, count=len(msgs)))
+        msgs = [bytes(head) + m for head, m in zip(mat, msgs, strict=True)]
+    return pa.array(msgs, B)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,24 @@ def test_temporary_slots_go_with_their_session(tmp_path: Path) -> None:
         store.acquire("t", pid=7)
         assert store.drop_temporary_of(7) == ["t"]
         assert store.find("t") is None
+
+
+def test_flush_confirmations_reach_disk_at_most_every_interval(tmp_path: Path) -> None:
+    """As in PostgreSQL, confirmations move the slot in memory and are saved now and
+    then, not with two fsyncs each; the log is only let go up to what was saved."""
+    with Lake(tmp_path, FAST) as lake:
+        store = SlotStore(lake)
+        store.create(slot("s1"))
+        store.advance("s1", confirmed_flush=500, restart_lsn=300)  # the first is saved
+        store.advance("s1", confirmed_flush=900, restart_lsn=800)  # within the interval
+        assert store.get("s1").confirmed_flush == 900  # what pg_replication_slots shows
+        assert lake.holds.oldest_lsn() == 300  # the log from the saved restart LSN stays
+        on_disk = json.loads((tmp_path / "slots" / "s1.json").read_text())  # what a crash leaves
+        assert (on_disk["confirmed_flush"], on_disk["restart_lsn"]) == (500, 300)
+        store.save_all()  # end of the stream, shutdown
+        assert lake.holds.oldest_lsn() == 800
+        store.advance("s1", confirmed_flush=1000)
+        store.drop("s1", pid=1)
+        store.save_all()  # a dirty slot dropped meanwhile is not written back
+    with Lake(tmp_path, FAST) as lake:
+        assert SlotStore(lake).all() == []

@@ -71,7 +71,7 @@ def framed_per_message(plugin: PgOutput, txn: DecodedTxn, now: int) -> bytes:
     out = []
     for p in plugin.transaction(txn):
         kind = p[:1]
-        pos = 0 if kind == b"R" else txn.end_lsn if kind == b"C" else txn.commit_lsn
+        pos = 0 if kind == b"R" else txn.end_lsn if kind == b"C" else txn.first_lsn or txn.commit_lsn
         out.append(encode_xlogdata_message(pos, pos, now, p))
     return b"".join(out)
 
@@ -167,3 +167,52 @@ def test_mixed_workload_covers_every_row_message_shape(tmp_path: Path) -> None:
                 tag = "K" if getattr(m, "key", None) else "O" if getattr(m, "old", None) else ""
                 shapes.add(type(m).__name__[0] + tag)
     assert shapes >= {"B", "R", "I", "U", "UK", "UO", "DK", "DO", "C"}
+
+
+def test_no_frame_before_the_commit_claims_the_commit_position(lake: Lake) -> None:
+    """A subscriber reports the highest walEnd it has received as flushed while nothing is
+    pending: a change stamped at the commit LSN would move the slot's confirmed position to
+    the commit while the transaction is still being applied (PostgreSQL stamps each change
+    at its own, lower LSN)."""
+    start, csn = mixed_workload(lake, 300)
+    plugin = PgOutput(opts("p"), lake.catalog_at, lake.changesets, chunk_rows=64)
+    for txn in txns_of(lake, start, csn):
+        data = b"".join(bytes(W._frame_xlogdata(b, txn, 0)) for b in plugin.iter_batches(txn))
+        pos, ends = 0, []
+        while pos < len(data):
+            length = int.from_bytes(data[pos + 1 : pos + 5], "big")
+            assert data[pos + 5 : pos + 6] == b"w"
+            ends.append((data[pos + 30 : pos + 31], int.from_bytes(data[pos + 14 : pos + 22], "big")))
+            pos += 1 + length
+        assert ends[-1] == (b"C", txn.end_lsn)
+        assert all(0 < end < txn.commit_lsn for kind, end in ends[:-1] if kind != b"R")
+
+
+def test_small_transactions_framed_together_match_one_by_one(lake: Lake) -> None:
+    """Single-row commits (an OLTP client's stream) are framed together, their row
+    messages encoded in shared Arrow passes: the bytes must be those of framing each
+    transaction alone, through inserts, updates (old key, full old row), deletes, a row
+    filter that drops some, and a column added in the middle."""
+    start, csn = mixed_workload(lake, 40)
+    for i in range(40, 70):
+        with lake.begin() as tx:
+            region = "xx" if i % 4 == 0 else "eu"
+            tx.insert("t", [{"id": i, "region": region, "n": i, "ts": None}])
+            tx.insert("u", [{"id": i, "v": f"w{i}"}])
+        with lake.begin() as tx:
+            tx.update("u", {"v": Sql("v || '+'")}, f"id = {i}")
+            tx.update("t", {"n": Sql("n + 1")}, f"id = {i - 1}")
+        if i == 55:
+            with lake.begin() as tx:
+                tx.add_column("u", "extra", "int")
+        with lake.begin() as tx:
+            tx.update("u", {"id": Sql("id + 1000")}, f"id = {i - 2}")
+            tx.delete("t", f"id = {i - 3}")
+    txns = txns_of(lake, start, csn)
+    assert len(txns) > 90
+    reference = PgOutput(opts("p"), lake.catalog_at, lake.changesets)
+    want = b"".join(framed_per_message(reference, t, 7) for t in txns)
+    together = PgOutput(opts("p"), lake.catalog_at, lake.changesets)
+    assert W._frame_small(together, txns, 7) == want
+    commit_frames = want.count((7).to_bytes(8, "big") + b"C")  # sendTime 7, then a Commit
+    assert commit_frames == len(txns) - 1  # the ADD COLUMN alone publishes nothing

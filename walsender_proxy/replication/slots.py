@@ -2,8 +2,15 @@
 
 A slot is written by atomic replace + fsync (write a temporary file, fsync it, rename it
 over the old one, fsync the directory), so a crash leaves the old or the new state, never a
-torn one. Each slot holds its restart LSN in the lake's retention registry, which is what
-keeps the change log from being truncated under it. Positions only move forward.
+torn one. Each slot holds its restart LSN *as saved* in the lake's retention registry,
+which is what keeps the change log from being truncated under it. Positions only move
+forward.
+
+As in PostgreSQL, a client's flush confirmations move the slot in memory at once but reach
+disk at most every ``SAVE_INTERVAL`` (and when the stream ends and at shutdown): a save per
+confirmation would put two fsyncs beside every small commit. After a crash the slot may be
+a little behind; the subscriber asks for its own position, and the log from the saved
+restart LSN on is still there.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ import json
 import os
 import re
 import threading
+import time
 from dataclasses import asdict, dataclass, replace
 
 from decoding.errors import PgError
@@ -19,6 +27,8 @@ from walsender_proxy.lake import Lake
 from walsender_proxy.lake.retention import Hold
 
 _NAME = re.compile(r"^[a-z0-9_]{1,63}$")
+#: Seconds between saves of a slot moved by flush confirmations.
+SAVE_INTERVAL = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +72,9 @@ class SlotStore:
         self._slots: dict[str, Slot] = {}
         self._holds: dict[str, Hold] = {}
         self._active: dict[str, int] = {}  # name -> pid using it
+        self._dirty: set[str] = set()  # moved in memory since the last save
+        self._saved_at: dict[str, float] = {}
+        self._save_lock = threading.Lock()  # one writer of the slot files at a time
         for p in sorted(self.dir.glob("*.json")):
             slot = Slot(**json.loads(p.read_text()))
             if slot.temporary:  # temporary slots do not survive a restart
@@ -74,6 +87,15 @@ class SlotStore:
 
     # -- persistence ---------------------------------------------------------------------
     def _save(self, slot: Slot) -> None:
+        with self._save_lock:
+            if slot.name not in self._slots:  # dropped meanwhile: no file to bring back
+                return
+            self._write(slot)
+        hold = self._holds.get(slot.name)
+        if hold is not None:
+            hold.update(lsn=slot.restart_lsn)
+
+    def _write(self, slot: Slot) -> None:
         if slot.temporary:
             return
         path = self.dir / f"{slot.name}.json"
@@ -152,10 +174,12 @@ class SlotStore:
             self._free_for(name, pid)
             del self._slots[name]
             self._active.pop(name, None)
+            self._dirty.discard(name)
             hold = self._holds.pop(name, None)
         if hold is not None:
             hold.release()
-        (self.dir / f"{name}.json").unlink(missing_ok=True)
+        with self._save_lock:
+            (self.dir / f"{name}.json").unlink(missing_ok=True)
 
     def drop_temporary_of(self, pid: int) -> list[str]:
         """Temporary slots end with the session that made them."""
@@ -177,11 +201,32 @@ class SlotStore:
             if new is slot:
                 return slot
             self._slots[name] = new
-            hold = self._holds.get(name)
-        if hold is not None:
-            hold.update(lsn=new.restart_lsn)
-        self._save(new)
+            self._dirty.add(name)
+            now = time.monotonic()
+            due = now - self._saved_at.get(name, 0.0) >= SAVE_INTERVAL
+            if due:
+                self._saved_at[name] = now
+        if due:
+            self.save_if_dirty(name)
         return new
+
+    def save_if_dirty(self, name: str) -> None:
+        """Write the slot if it moved since it was last written (and let the log go up to
+        its restart LSN only then)."""
+        with self._lock:
+            if name not in self._dirty:
+                return
+            self._dirty.discard(name)
+            slot = self._slots.get(name)
+        if slot is not None:
+            self._save(slot)
+
+    def save_all(self) -> None:
+        """Every slot moved since its last save: at the end of a stream and at shutdown."""
+        with self._lock:
+            names = list(self._dirty)
+        for name in names:
+            self.save_if_dirty(name)
 
     def alter(self, name: str, *, two_phase: bool | None = None, failover: bool | None = None) -> Slot:
         with self._lock:

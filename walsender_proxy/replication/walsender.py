@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 
 from decoding.errors import PgError
 from decoding.lsn import format_lsn
-from decoding.pgoutput.plugin import RowBatch
+from decoding.pgoutput.plugin import RowBatch, encode_together
 from decoding.pgtypes import parse_type
 from decoding.reorder import ChangeList, DecodedTxn, Ended, ReorderBuffer
 from walsender_proxy.lake import Isolation
@@ -301,7 +301,10 @@ class WalSender:
             start = max(cmd.start_lsn, slot.confirmed_flush)
             await self._stream(slot, plugin, start)
         finally:
-            self.slots.release(slot.name, self.s.pid)
+            try:
+                await asyncio.to_thread(self.slots.save_if_dirty, slot.name)
+            finally:
+                self.slots.release(slot.name, self.s.pid)
 
     async def _stream(self, slot: Slot, plugin: Any, start: int) -> None:
         s = self.s
@@ -326,10 +329,19 @@ class WalSender:
                 # Reading the log and feeding the reorder buffer (which may spill to disk)
                 # run off the event loop.
                 end, events, restart = await asyncio.to_thread(_read_events, log_reader, rb, flushed)
+                small: list[DecodedTxn] = []
                 for ev, entry in events:
+                    if self._sendable_small(ev, start, state):
+                        small.append(ev)
+                        continue
+                    if small:
+                        await self._send_small(small, plugin, state)
+                        small = []
                     await self._emit(ev, plugin, start, state, entry)
                     if state.done:
                         break
+                if small and not state.done:
+                    await self._send_small(small, plugin, state)
                 if state.done:
                     break
                 if end:
@@ -360,6 +372,38 @@ class WalSender:
         s.send(m.CopyDone())
         s.send(m.CommandComplete("COPY 0"))
         s.send(m.CommandComplete("START_REPLICATION"))
+
+    @staticmethod
+    def _sendable_small(ev: Any, start: int, state: _StreamState) -> bool:
+        """A committed transaction to send that is small enough to frame with its
+        neighbours in one worker-thread call."""
+        return (
+            isinstance(ev, DecodedTxn)
+            and ev.gid is None
+            and ev.commit_lsn >= start
+            and ev.csn > state.slot.snapshot_csn
+            and isinstance(ev.changes, ChangeList)
+            and ev.changes.small(SMALL_TXN_BYTES)
+        )
+
+    async def _send_small(self, txns: list[DecodedTxn], plugin: Any, state: _StreamState) -> None:
+        """Many small transactions (single-row commits from OLTP clients) framed in one
+        worker-thread call and written at once, with one keepalive after the last. A hop to
+        a thread and a flush per transaction would cap the stream at a few thousand
+        transactions a second, below what the write path commits."""
+
+        def frame() -> bytes:
+            try:
+                return _frame_small(plugin, txns)
+            finally:
+                for t in txns:
+                    t.changes.close()
+
+        data = await asyncio.to_thread(frame)
+        if data:
+            self.s.write(data)
+            await self._drain(state)
+        self.s.queue(encode_keepalive_message(txns[-1].end_lsn, pg_now()))
 
     async def _emit(self, ev: Any, plugin: Any, start: int, state: _StreamState, entry: Any) -> None:
         s = self.s
@@ -530,23 +574,50 @@ def _trim_memory() -> None:
 
 def _frame_xlogdata(b: Any, txn: DecodedTxn, now: int) -> bytes | memoryview:
     """A batch of the plugin's messages as CopyData(XLogData) frames: Relation at 0/0,
-    Commit at the end LSN, everything else at the commit LSN (as PostgreSQL 15 sends)."""
+    Commit at the end LSN, Begin and changes at the transaction's first LSN.
+
+    PostgreSQL 15 puts each change at its own LSN, always below the commit. A subscriber
+    reports the highest walEnd it has seen as flushed while it has nothing pending, so a
+    change sent at the commit LSN would let the slot's confirmed position reach the commit
+    while the transaction is still being applied. The first LSN is never above a change's
+    own, so it keeps that report where PostgreSQL's would be or below it."""
+    first = txn.first_lsn or txn.commit_lsn
     if isinstance(b, list):
         out = []
         for p in b:
             kind = p[:1]
-            pos = 0 if kind == b"R" else txn.end_lsn if kind == b"C" else txn.commit_lsn
+            pos = 0 if kind == b"R" else txn.end_lsn if kind == b"C" else first
             out.append(encode_xlogdata_message(pos, pos, now, p))
         return b"".join(out)
     if isinstance(b, RowBatch):
-        lsn = txn.commit_lsn
-        return _data(b.encode(lambda lengths: xlogdata_headers(lengths, lsn, now)))
-    return xlogdata_frames(b, txn.commit_lsn, now)
+        return _data(b.encode(lambda lengths: xlogdata_headers(lengths, first, now)))
+    return xlogdata_frames(b, first, now)
 
 
 def _frame_all(plugin: Any, txn: DecodedTxn) -> bytes:
     now = pg_now()
     return b"".join(_frame_xlogdata(b, txn, now) for b in plugin.iter_batches(txn))
+
+
+def _frame_small(plugin: Any, txns: Sequence[DecodedTxn], now: int | None = None) -> bytes:
+    """:func:`_frame_all` of each transaction, back to back, with their row messages
+    encoded together (see :func:`encode_together`)."""
+    now = pg_now() if now is None else now
+    items = [(t, b) for t in txns for b in plugin.iter_batches(t, deferred=True)]
+    rows = [b for _, b in items if isinstance(b, RowBatch)]
+    encoded = iter(encode_together(plugin, rows))
+    out: list[bytes | memoryview] = []
+    for t, b in items:
+        if isinstance(b, RowBatch):
+            arr = next(encoded)
+            if len(arr) <= 4:  # a few messages: framing each beats a vectorised pass
+                pos = t.first_lsn or t.commit_lsn
+                out.extend(encode_xlogdata_message(pos, pos, now, p) for p in arr.to_pylist())
+            else:
+                out.append(_frame_xlogdata(arr, t, now))
+        else:
+            out.append(_frame_xlogdata(b, t, now))
+    return b"".join(out)
 
 
 #: Chunks of a transaction decoded ahead of the one being written (the memory bound).
