@@ -195,3 +195,36 @@ def test_exported_snapshot_is_shared_across_sessions(proxy: ProxyServer) -> None
         c.execute("SET TRANSACTION SNAPSHOT 'nonsense'")
     for x in (a, b, c):
         x.close()
+
+
+def test_vacuum_and_analyze_errors_match_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """Maintenance commands from tools and scripts: accepted where PostgreSQL accepts them,
+    refused with its SQLSTATE and message where it refuses them."""
+    import psycopg
+
+    bad = [
+        "VACUUM nosuch",
+        "VACUUM (foo) vt",
+        "ANALYZE (full) vt",
+        "ANALYZE vt (zz)",
+        "BEGIN; VACUUM vt",
+    ]
+
+    def errors(dsn: str) -> list[tuple[str | None, str]]:
+        out = []
+        with psycopg.connect(dsn, autocommit=True) as c:
+            c.execute("CREATE TABLE vt (id int PRIMARY KEY, a int)")
+            for sql in bad:
+                try:
+                    c.execute(sql)
+                    out.append((None, "ok"))
+                except psycopg.Error as e:
+                    out.append((e.sqlstate, e.diag.message_primary or ""))
+                finally:
+                    c.execute("ROLLBACK") if c.info.transaction_status else None
+            c.execute("DROP TABLE vt")
+        return out
+
+    ref = errors(pg15.dsn(fresh_pg_db(pg15)))
+    assert [s for s, _ in ref] == ["42P01", "42601", "42601", "42703", "25001"]
+    assert errors(proxy.dsn()) == ref

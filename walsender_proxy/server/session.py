@@ -675,16 +675,21 @@ class Session:
 
     def copy_out(self, c: CopyOut) -> bool:
         self.send(m.CopyOutResponse(1 if c.binary else 0, tuple([1 if c.binary else 0] * c.ncols)))
-        while True:
-            try:
-                chunk = self._call(next, c.chunks, _END)
-            except PgError as e:
-                self.send(error_response(e))
-                return False
-            if chunk is _END:
-                break
-            self.queue(m.encode_copy_data(chunk))  # type: ignore[arg-type]
-            self.maybe_flush_sync()
+        try:
+            while True:
+                try:
+                    chunk = self._call(next, c.chunks, _END)
+                except PgError as e:
+                    self.send(error_response(e))
+                    return False
+                if chunk is _END:
+                    break
+                self.queue(m.encode_copy_data(chunk))  # type: ignore[arg-type]
+                self.maybe_flush_sync()
+        finally:
+            close = getattr(c.chunks, "close", None)
+            if close is not None:  # a producer reading ahead stops before the next statement
+                close()
         self.send(m.CopyDone())
         self.send(m.CommandComplete(f"COPY {c.rows()}"))
         return True

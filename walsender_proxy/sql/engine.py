@@ -35,6 +35,7 @@ from walsender_proxy.lake.transaction import layout
 from walsender_proxy.protocol.messages import encode_data_rows
 from walsender_proxy.sql.ddl_sql import qualified, unsupported
 from walsender_proxy.sql.outcomes import Column, CopyIn, CopyOut, Done, Outcome, Rows
+from walsender_proxy.sql.readahead import ReadAhead
 from walsender_proxy.sql.rewrite import Rewritten
 
 if TYPE_CHECKING:
@@ -501,8 +502,11 @@ class Engine:
                 counter["n"] += b.num_rows
                 yield b
 
-        # Streamed batch by batch: memory stays bounded by a batch, whatever the row count.
-        chunks = encode_copy(counted(), ctypes, fmt, names=[c.name for c in columns], **opts)
+        # Streamed batch by batch: memory stays bounded by a batch, whatever the row count;
+        # the next chunks are made while the current ones are sent.
+        chunks = ReadAhead(
+            encode_copy(counted(), ctypes, fmt, names=[c.name for c in columns], **opts)
+        )
         return CopyOut(fmt == "binary", len(columns), chunks, lambda: counter["n"])
 
     # -- parameters ----------------------------------------------------------------------

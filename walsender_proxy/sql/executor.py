@@ -49,6 +49,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("walsender_proxy.sql")
 
+#: PostgreSQL 15's VACUUM and ANALYZE options.
+_VACUUM_OPTIONS = frozenset({
+    "verbose", "skip_locked", "analyze", "freeze", "full", "disable_page_skipping",
+    "index_cleanup", "process_toast", "truncate", "parallel",
+})  # fmt: skip
+_ANALYZE_OPTIONS = frozenset({"verbose", "skip_locked"})
 _ISOLATION = {
     "read uncommitted": Isolation.READ_COMMITTED,
     "read committed": Isolation.READ_COMMITTED,
@@ -372,11 +378,38 @@ class Executor:
         elif isinstance(node, ast.CheckPointStmt):
             self.lake.checkpoint()
             yield Done("CHECKPOINT")
+        elif isinstance(node, ast.VacuumStmt):
+            yield self._vacuum(node)
         elif isinstance(node, (ast.ListenStmt, ast.UnlistenStmt, ast.NotifyStmt)):
             raise ddl_sql.unsupported("LISTEN/NOTIFY")
         else:
             name = type(node).__name__.removesuffix("Stmt")
             raise ddl_sql.unsupported(f"statement {name}")
+
+    def _vacuum(self, node: ast.VacuumStmt) -> Outcome:
+        """VACUUM and ANALYZE, checked as PostgreSQL checks them. The lake has no dead
+        tuples to reclaim and no planner statistics: VACUUM removes the files and log
+        segments nothing needs any more, VACUUM FULL also rewrites tables with many delta
+        files into checkpoints, ANALYZE has nothing to do."""
+        vacuum = bool(node.is_vacuumcmd)
+        verb = "VACUUM" if vacuum else "ANALYZE"
+        opts = {o.defname for o in node.options or ()}
+        known = _VACUUM_OPTIONS if vacuum else _ANALYZE_OPTIONS
+        for o in sorted(opts - known):
+            raise PgError("42601", f'unrecognized {verb} option "{o}"')
+        if vacuum and self.explicit:
+            raise PgError("25001", "VACUUM cannot run inside a transaction block")
+        tx = self._ensure_tx()
+        for rel in node.rels or ():
+            t = tx.table(ddl_sql.qualified(rel.relation))  # 42P01 as PostgreSQL words it
+            for col in rel.va_cols or ():
+                if t.column(col.sval) is None:
+                    raise PgError("42703", f'column "{col.sval}" of relation "{t.name}" does not exist')
+        if vacuum:
+            if "full" in opts:
+                self.lake.checkpoint(force=True)
+            self.lake.collect_garbage()
+        return Done(verb)
 
     def _declare(self, node: ast.DeclareCursorStmt, text: str, params: list[Any]) -> Outcome:
         hold = bool(node.options & 0x0020)
