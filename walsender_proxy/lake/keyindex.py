@@ -24,13 +24,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from decoding.catalog import RID, Table
+
+if TYPE_CHECKING:
+    from walsender_proxy.lake.spill import FileRows
 
 #: Statements with more rows than this are not tracked key by key (they drop the index at
 #: commit and take the DuckDB path for their own checks).
@@ -82,11 +85,13 @@ def row_cache_columns(t: Table) -> tuple[str, ...] | None:
 class VersionMap:
     """``_rid`` → CSN of the last committed write, for commits with CSN > the owner's base."""
 
-    __slots__ = ("big", "rids", "truncated")
+    __slots__ = ("big", "ranges", "rids", "truncated")
 
     def __init__(self) -> None:
         self.rids: dict[int, int] = {}
         self.big: list[tuple[int, np.ndarray]] = []
+        #: (csn, lo, hi): a big INSERT's rids lo..hi, kept as a range, not 8 bytes a row.
+        self.ranges: list[tuple[int, int, int]] = []
         self.truncated = 0
 
     def record(self, csn: int, rows: pa.Table, truncated: bool) -> None:
@@ -101,6 +106,14 @@ class VersionMap:
             if r >= 0 and get(r, 0) < csn:
                 self.rids[r] = csn
 
+    def record_file(self, csn: int, part: FileRows) -> None:
+        """A commit's rows kept in a file: a range when they are an INSERT's fresh rids,
+        else their ``_rid`` column (read alone)."""
+        if part.rid_range is not None:
+            self.ranges.append((csn, *part.rid_range))
+        else:
+            self.big.append((csn, np.unique(part.rids())))
+
     def last_write(self, rid: int) -> int:
         c = self.rids.get(rid, 0)
         for bc, arr in self.big:
@@ -108,6 +121,9 @@ class VersionMap:
                 i = np.searchsorted(arr, rid)
                 if i < len(arr) and arr[i] == rid:
                     c = bc
+        for rc, lo, hi in self.ranges:
+            if rc > c and lo <= rid <= hi:
+                c = rc
         return c
 
     def changed_since(self, csn: int, rids: Sequence[int]) -> bool:
@@ -122,19 +138,23 @@ class VersionMap:
             recent = np.fromiter((r for r, c in self.rids.items() if c > csn), dtype=np.int64)
             if np.isin(np.asarray(rids, dtype=np.int64), recent).any():
                 return True
-        if self.big:
+        if self.big or self.ranges:
             probe = np.asarray(rids, dtype=np.int64)
             for bc, arr in self.big:
                 if bc > csn and np.isin(probe, arr).any():
+                    return True
+            for rc, lo, hi in self.ranges:
+                if rc > csn and ((probe >= lo) & (probe <= hi)).any():
                     return True
         return False
 
     def prune(self, horizon: int) -> None:
         self.rids = {r: c for r, c in self.rids.items() if c > horizon}
         self.big = [(c, a) for c, a in self.big if c > horizon]
+        self.ranges = [r for r in self.ranges if r[0] > horizon]
 
     def __len__(self) -> int:
-        return len(self.rids) + sum(len(a) for _, a in self.big)
+        return len(self.rids) + sum(len(a) for _, a in self.big) + sum(h - lo + 1 for _, lo, h in self.ranges)
 
 
 @dataclass(slots=True)
@@ -360,9 +380,20 @@ class PointIndexes:
         per_table: dict[int, pa.Table],
         events: dict[int, list[tuple[int, int, Any, Any]]],
         inexact: set[int],
+        files: dict[int, list[FileRows]] | None = None,
     ) -> None:
-        """A commit was applied: ``per_table`` its delta rows, ``events`` its key events,
-        ``inexact`` the tables whose events are incomplete."""
+        """A commit was applied: ``per_table`` its delta rows in memory and ``files`` those
+        in files (spill.py), ``events`` its key events, ``inexact`` the tables whose events
+        are incomplete. A table with rows in files had big statements: its index is
+        dropped, as for any statement too big to follow."""
+        for relid, parts in (files or {}).items():
+            vm = self.versions.get(relid)
+            if vm is None:
+                vm = self.versions[relid] = VersionMap()
+            for part in parts:
+                vm.record_file(csn, part)
+            if not isinstance(self.keys.get(relid), _NoIndex):
+                self.keys.pop(relid, None)  # rebuilt at the next point operation
         for relid, rows in per_table.items():
             vm = self.versions.get(relid)
             if vm is None:

@@ -37,11 +37,21 @@ from walsender_proxy.lake.errors import (
 )
 from walsender_proxy.lake.keyindex import SMALL, KeyIndex, PointIndexes, keys_of
 from walsender_proxy.lake.retention import HoldRegistry
+from walsender_proxy.lake.spill import (
+    FileRows,
+    SpillDir,
+    release_memory,
+    rid_bounds,
+    spill_grouped,
+    tune_allocator,
+)
 from walsender_proxy.lake.store import (
+    OP,
     OP_DELETE,
     OP_TRUNCATE,
     OP_WRITE,
     OWN_CSN,
+    PARQUET_OPTIONS,
     TableStore,
     delta_rows,
     with_csn,
@@ -63,7 +73,7 @@ _UNKNOWN: tuple[bool, None, None, tuple[str, ...]] = (False, None, None, ())
 
 
 def _own_version(
-    chunks: list[pa.Table], rids: set[int]
+    chunks: list[pa.Table | FileRows], rids: set[int]
 ) -> tuple[bool, int | None, tuple[Any, ...] | None, tuple[str, ...]]:
     """The newest own version of the one row in ``rids``, from a transaction's pending write
     chunks (newest last); unknown when that takes more than a short search."""
@@ -71,7 +81,7 @@ def _own_version(
         return _UNKNOWN
     (rid,) = rids
     for chunk in reversed(chunks):
-        if chunk.num_rows > 64:
+        if isinstance(chunk, FileRows) or chunk.num_rows > 64:
             return _UNKNOWN
         found = chunk.column(RID).to_pylist()
         if rid in found:
@@ -96,8 +106,15 @@ class ConsistentPoint:
 class LakeSettings:
     fsync: bool = True
     segment_size: int = 64 << 20
-    #: A statement whose rows exceed this many bytes goes to a Parquet changeset file.
+    #: A statement whose rows exceed this many bytes goes to a Parquet changeset file (and
+    #: the transaction then reads its rows there instead of keeping them in memory).
     changeset_bytes: int = 64 << 20
+    #: A transaction's pending rows held in memory beyond this many bytes are written to
+    #: spill files (DATA/lake-spill), so a huge transaction of smaller statements stays bounded.
+    spill_bytes: int = 64 << 20
+    #: Memory DuckDB may use for background work (a checkpoint's merge and sort), beyond
+    #: which it spills to DATA/lake-spill; it runs on one thread beside the serving.
+    maintenance_work_mem: int = 128 << 20
     #: Fold the memory tail when it holds this many rows or commits (or every interval).
     fold_rows: int = 1_000_000
     fold_commits: int = 20_000
@@ -141,7 +158,15 @@ class Lake:
         self.holds = HoldRegistry()
         self.changesets = self.dir / "changesets"
         self.changesets.mkdir(exist_ok=True)
-        self.store = TableStore(self.dir / "tables", fsync=s.fsync)
+        # Spill files die with the process that wrote them: the log is the durable copy.
+        self.spill = SpillDir(self.dir / "lake-spill")
+        tune_allocator()
+        self.store = TableStore(
+            self.dir / "tables",
+            fsync=s.fsync,
+            maintenance_work_mem=s.maintenance_work_mem,
+            temp_dir=self.spill.path / "duckdb",
+        )
         self.log = ChangeLog(self.dir / "wal", segment_size=s.segment_size, fsync=s.fsync)
 
         st = self.store.state
@@ -211,21 +236,26 @@ class Lake:
             elif isinstance(rec, (R.Commit, R.CommitPrepared)):
                 max_csn = max(max_csn, rec.csn)
                 tx = txs.pop(xid, None)
+                if tx is not None and e.lsn < self._folded_lsn:
+                    tx.discard()
                 if tx is None or e.lsn < self._folded_lsn:
                     continue
                 if tx.ops and rec.csn > saved_catalog_csn:
                     self.history.add(rec.csn, tx.ops)
                     self._next_oid = max(self._next_oid, self.history.latest.next_oid)
-                rows = tx.committed_rows(rec.csn)
-                if rows:
-                    self.store.add_commit(e.lsn, rec.csn, rows)
+                rows, files = tx.committed_rows(rec.csn)
+                if rows or files:
+                    self.store.add_commit(e.lsn, rec.csn, rows, files)
                 self._unfolded[e.lsn] = tx.first_lsn
             elif isinstance(rec, (R.Abort, R.RollbackPrepared)):
-                txs.pop(xid, None)
+                gone = txs.pop(xid, None)
+                if gone is not None:
+                    gone.discard()
         for xid, tx in txs.items():
             if tx.gid is not None:
                 self._restore_prepared(xid, tx)
             else:  # in progress at the crash: it never committed; say so for decoders
+                tx.discard()
                 self.log.append(R.Abort(xid))
         self.log.flush()
         if n:
@@ -248,7 +278,12 @@ class Lake:
         from walsender_proxy.lake.transaction import _Pending
 
         for relid, rows in rp.pending:
-            tx._pending.append(_Pending(0, relid, rows))
+            if isinstance(rows, FileRows):
+                tx._pending.append(_Pending(0, relid, rows, rows.op))
+                tx._rid_locks.setdefault(relid, []).append((0, pa.array(rows.rids())))
+                continue
+            op = rows.column(OP)[0].as_py() if rows.num_rows else OP_DELETE
+            tx._pending.append(_Pending(0, relid, rows, op, None, rows.get_total_buffer_size()))
             if rows.num_rows and RID in rows.column_names:
                 tx._rid_locks.setdefault(relid, []).append((0, rows.column(RID).combine_chunks()))
         tx._ops = [(0, o) for o in rp.ops]
@@ -431,25 +466,12 @@ class Lake:
             if tbl is not None:
                 tmp = self.changesets / f"{tag}-{kind}.parquet.tmp"
                 pq.write_table(
-                    tbl.replace_schema_metadata(None), tmp, compression="zstd", row_group_size=131_072
+                    tbl.replace_schema_metadata(None), tmp, row_group_size=131_072, **PARQUET_OPTIONS
                 )
                 if self.settings.fsync:
                     _fsync_file(tmp)
                 tmps[kind] = tmp
-        rows = (new if new is not None else old).num_rows  # type: ignore[union-attr]
-
-        def at(lsn: int) -> R.Record:
-            names = {}
-            for kind, tmp in tmps.items():
-                names[kind] = f"{lsn:016X}-{kind}.parquet"
-                os.replace(tmp, self.changesets / names[kind])
-            if self.settings.fsync:
-                _fsync_file(self.changesets)
-            return R.Changeset(
-                xid, subxid, relid, op, names.get("new", ""), names.get("old", ""), rows
-            )
-
-        return at  # type: ignore[return-value]
+        return _ChangesetAt(self, xid, subxid, relid, op, tmps, new, old)
 
     def _lock_rows(self, tx: Transaction, t: Table, rids: pa.Array, snapshot_csn: int) -> None:
         """First updater wins: a row written by another open transaction, or committed
@@ -518,6 +540,9 @@ class Lake:
             if base is not None and base.rows > self.settings.key_index_rows:
                 return None  # its checkpoint alone is over the limit: do not read it all
             estimate = (base.rows if base is not None else 0) + sum(d.rows for d in deltas)
+            estimate += self.store.mem_rows(t.oid)
+            if estimate > 4 * self.settings.key_index_rows:
+                return None  # (rows ever written, an upper bound): not worth reading them all
             if estimate > self.settings.row_cache_rows:
                 rcols = ()  # too many rows to cache their values: the keys only
             q = self.store.snapshot_query(t, OWN_CSN - 1, with_rid=True, physical=True)
@@ -608,6 +633,8 @@ class Lake:
                 rp = other.pending_by_table().get(t.oid)
                 if rp is None or not rp.chunks:
                     continue
+                if rp.files:
+                    return False  # its keys are partly in files: DuckDB reads them there
                 try:
                     hit = rp.pending_writes(idx.cols).hit(keys, idx.cols)
                 except LookupError:
@@ -661,17 +688,25 @@ class Lake:
             latest = self.store.snapshot_query(
                 t,
                 OWN_CSN - 1,
-                own=tx.own_rows(t.oid),
+                own=tx.own_parts(t.oid),
                 with_rid=True,
                 physical=True,
                 prefilter=in_new,
             )
-            others = [o.own_rows(t.oid) for o in self._others(tx)]
-            others = [
-                o.filter(pc.equal(o.column("_op"), OP_WRITE)) for o in others if o is not None
-            ]
-            # Only row versions with keys (another transaction's deletes carry just _rid).
-            others = [o for o in others if o.num_rows and set(keys) <= set(o.column_names)]
+            # Other transactions' pending row versions (their write chunks: deletes carry
+            # just _rid); the keys only, and from files only the rows with the new keys.
+            others: list[pa.Table] = []
+            other_files: list[str] = []
+            for o in self._others(tx):
+                rp = o.pending_by_table().get(t.oid)
+                for c in rp.chunks if rp is not None else ():
+                    if isinstance(c, FileRows):
+                        if set(keys) <= set(c.columns):
+                            other_files.append(
+                                f"SELECT {key_list} FROM ({c.sql(OWN_CSN, keys)}) WHERE {in_new}"
+                            )
+                    elif c.num_rows and set(keys) <= set(c.column_names):
+                        others.append(c.select(keys))
             cur = self.store.cursor()
             try:
                 latest.register(cur)
@@ -687,6 +722,8 @@ class Lake:
                 for i, o in enumerate(others):
                     cur.register(f"_oth{i}", o)
                     pool += f" UNION ALL SELECT {key_list} FROM _oth{i}"
+                for f in other_files:
+                    pool += f" UNION ALL {f}"
                 sql = (
                     f"SELECT {key_list} FROM _new GROUP BY ALL HAVING count(*) > 1 "
                     f"UNION ALL (SELECT {key_list} FROM _new SEMI JOIN ({pool}) p "
@@ -726,10 +763,10 @@ class Lake:
             if ops:
                 with self._catalog_mutex:
                     self.history.add(csn, ops)
-            rows = tx.committed_rows(csn)
-            if rows:
-                self.store.add_commit(lsn, csn, rows)
-                self._points.on_commit(csn, rows, tx.key_events, tx.key_inexact)
+            rows, files = tx.committed_rows(csn)
+            if rows or files:
+                self.store.add_commit(lsn, csn, rows, files)
+                self._points.on_commit(csn, rows, tx.key_events, tx.key_inexact, files)
             with self._commit_lock:
                 self._unfolded[lsn] = self._unapplied.pop(lsn)
             xid = tx.xid
@@ -798,10 +835,15 @@ class Lake:
             del catalog_csn
             self._folded_lsn, self._redo_lsn = boundary, redo
             self._write_manifest(catalog)
-            self.store.forget_folded()
+            spilled = self.store.forget_folded()
+            if spilled:  # readers that listed them may still open them: the trash waits
+                paths = [str(f.path) for f in spilled]
+                self._trash.append((time.monotonic() + TRASH_GRACE, self.holds.live_keys(), paths))
             with self._commit_lock:
                 for c in [c for c in self._unfolded if c < boundary]:
                     del self._unfolded[c]
+            if rows >= self.settings.fold_rows:
+                release_memory()
             _, end = self.log.append(
                 R.Frontier(
                     self.frontier, self._next_xid, self._next_rid, tuple(self._active), pg_now()
@@ -874,10 +916,18 @@ class Lake:
             cut = self._redo_lsn if held_lsn is None else min(self._redo_lsn, held_lsn)
             segments = self.log.truncate_before(cut)
             if segments:
+                # A commit not yet folded reads its big statements from their changesets
+                # (spill.py), so a read that listed one just before the fold may still open
+                # it: through the trash, gone now unless such a read (a CSN hold) is alive.
                 oldest_lsn = self.log.oldest_lsn
-                for p in self.changesets.glob("*.parquet"):
-                    if int(p.name.split("-")[0], 16) < oldest_lsn:
-                        p.unlink(missing_ok=True)
+                gone = [
+                    str(p)
+                    for p in self.changesets.glob("*.parquet")
+                    if int(p.name.split("-")[0], 16) < oldest_lsn
+                ]
+                if gone:
+                    self._trash.append((time.monotonic(), self.holds.live_keys(), gone))
+                    self._empty_trash()
             return len(removed), segments
 
     def _empty_trash(self, force: bool = False) -> None:
@@ -946,6 +996,50 @@ class Lake:
         self.close()
 
 
+class _ChangesetAt:
+    """Makes a statement's Changeset record once the log gives it its LSN (inside the log's
+    append lock): renames the files after it. Afterwards ``written`` says which file holds
+    the statement's delta rows (``new`` for inserts and updates, ``old`` for deletes), so
+    the transaction can read them there instead of keeping them in memory."""
+
+    def __init__(
+        self,
+        lake: Lake,
+        xid: int,
+        subxid: int,
+        relid: int,
+        op: str,
+        tmps: dict[str, Path],
+        new: pa.Table | None,
+        old: pa.Table | None,
+    ) -> None:
+        self.lake, self.xid, self.subxid, self.relid, self.op = lake, xid, subxid, relid, op
+        self.tmps = tmps
+        self.rows = new if new is not None else old
+        self.written: tuple[Path, pa.Table] | None = None
+
+    def __call__(self, lsn: int) -> R.Record:
+        names = {}
+        d = self.lake.changesets
+        for kind, tmp in self.tmps.items():
+            names[kind] = f"{lsn:016X}-{kind}.parquet"
+            os.replace(tmp, d / names[kind])
+        if self.lake.settings.fsync:
+            _fsync_file(d)
+        assert self.rows is not None
+        self.written = (d / names["new" if "new" in names else "old"], self.rows)
+        self.rows = None  # (the transaction holds them as long as it needs them)
+        return R.Changeset(
+            self.xid,
+            self.subxid,
+            self.relid,
+            self.op,
+            names.get("new", ""),
+            names.get("old", ""),
+            self.written[1].num_rows,
+        )
+
+
 def _fsync_file(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -959,7 +1053,11 @@ class _Replay:
 
     def __init__(self, first_lsn: int) -> None:
         self.first_lsn = first_lsn
-        self.pending: list[tuple[int, pa.Table]] = []
+        #: Delta rows per statement: inline changes in memory (spilled above spill_bytes, as
+        #: a live transaction's are), changesets by reference — a big transaction replays
+        #: without loading its rows.
+        self.pending: list[tuple[int, pa.Table | FileRows]] = []
+        self.mem_bytes = 0
         self.subs: list[int] = []
         self.ops: list[Any] = []
         self.op_subs: list[int] = []
@@ -970,6 +1068,8 @@ class _Replay:
         if isinstance(rec, R.SubAbort):
             dead = set(rec.subxids)
             keep = [i for i, s in enumerate(self.subs) if s not in dead]
+            dropped = [r for (_, r), s in zip(self.pending, self.subs, strict=True) if s in dead]
+            SpillDir.remove([r for r in dropped if isinstance(r, FileRows)])
             self.pending = [self.pending[i] for i in keep]
             self.subs = [self.subs[i] for i in keep]
             keep_ops = [i for i, s in enumerate(self.op_subs) if s not in dead]
@@ -988,21 +1088,81 @@ class _Replay:
                 self.subs.append(rec.subxid)
                 self.seq += 1
             return
-        new, old = load_change(rec, lake.changesets)  # type: ignore[arg-type]
         op = OP_DELETE if rec.op == "D" else OP_WRITE  # type: ignore[attr-defined]
+        if isinstance(rec, R.Changeset):
+            part = _changeset_part(rec, op, self.seq, lake.changesets)
+            if part is not None:
+                top = part.max_rid()
+                if top is not None:
+                    lake._next_rid = max(lake._next_rid, top + 1)
+                self.pending.append((rec.relid, part))
+                self.subs.append(rec.subxid)
+                self.seq += part.num_rows
+                return
+        new, old = load_change(rec, lake.changesets)  # type: ignore[arg-type]
         rows = new if new is not None else old
         assert rows is not None
         if RID in rows.column_names and rows.num_rows:
             lake._next_rid = max(lake._next_rid, int(pc.max(rows.column(RID)).as_py()) + 1)
-        self.pending.append((rec.relid, delta_rows(op, rows, self.seq)))  # type: ignore[attr-defined]
+        delta = delta_rows(op, rows, self.seq)
+        self.pending.append((rec.relid, delta))  # type: ignore[attr-defined]
         self.subs.append(rec.subxid)  # type: ignore[attr-defined]
         self.seq += rows.num_rows
+        self.mem_bytes += delta.get_total_buffer_size()
+        if self.mem_bytes > lake.settings.spill_bytes:
+            self._spill(lake.spill)
 
-    def committed_rows(self, csn: int) -> dict[int, pa.Table]:
+    def _spill(self, spill: SpillDir) -> None:
+        """Write the rows held in memory to spill files, as a live transaction does."""
+        mem, parts = [], []
+        for i, (relid, rows) in enumerate(self.pending):
+            if isinstance(rows, pa.Table) and rows.num_rows:
+                op = rows.column(OP)[0].as_py()
+                if op != OP_TRUNCATE:
+                    mem.append(i)
+                    parts.append(((relid, self.subs[i], op), rows, None))
+        place = dict(zip(mem, spill_grouped(spill, parts), strict=True))  # type: ignore[arg-type]
+        pending, subs = [], []
+        for i, (p, sub) in enumerate(zip(self.pending, self.subs, strict=True)):
+            if i in place:
+                f = place[i]
+                if f is None:
+                    continue  # (its rows are in the group's file)
+                p = (p[0], f)
+            pending.append(p)
+            subs.append(sub)
+        self.pending, self.subs, self.mem_bytes = pending, subs, 0
+
+    def discard(self) -> None:
+        """It aborted (or was folded already): its spill files go."""
+        SpillDir.remove([r for _, r in self.pending if isinstance(r, FileRows)])
+
+    def committed_rows(self, csn: int) -> tuple[dict[int, pa.Table], dict[int, list[FileRows]]]:
         per: dict[int, list[pa.Table]] = {}
+        files: dict[int, list[FileRows]] = {}
         for relid, rows in self.pending:
-            per.setdefault(relid, []).append(with_csn(rows, csn))
-        return {k: pa.concat_tables(v, promote_options="default") for k, v in per.items()}
+            if isinstance(rows, FileRows):
+                files.setdefault(relid, []).append(rows)
+            else:
+                per.setdefault(relid, []).append(with_csn(rows, csn))
+        mem = {k: pa.concat_tables(v, promote_options="default") for k, v in per.items()}
+        return mem, files
+
+
+def _changeset_part(rec: R.Changeset, op: int, seq: int, changesets: Path) -> FileRows | None:
+    """A replayed changeset's delta rows, read from its file when the lake needs them."""
+    name = rec.old_path if op == OP_DELETE else rec.new_path
+    if not name:
+        return None
+    path = changesets / name
+    meta = pq.read_metadata(path)
+    rid_range = None
+    if rec.op == "I":  # an INSERT's rids are fresh and consecutive (Transaction._insert)
+        bounds = rid_bounds(path)
+        if bounds is not None and bounds[1] - bounds[0] + 1 == meta.num_rows:
+            rid_range = bounds
+    cols = meta.schema.to_arrow_schema().names
+    return FileRows.changeset(path, op, seq, meta.num_rows, cols, rid_range)
 
 
 def load_change(

@@ -30,6 +30,7 @@ from walsender_proxy.lake.errors import (
     transaction_aborted,
 )
 from walsender_proxy.lake.keyindex import SMALL, OwnKeys, PendingWrites, key_columns, keys_of
+from walsender_proxy.lake.spill import FileRows, SpillDir, release_memory, spill_grouped
 from walsender_proxy.lake.store import (
     CSN,
     OP,
@@ -86,9 +87,16 @@ class CommitInfo:
 
 @dataclass(slots=True)
 class _Pending:
+    """One statement's delta rows (``_csn`` = OWN_CSN) — or, once spilled, several
+    statements' of one table, subtransaction and operation — in memory or in a file."""
+
     subxid: int
     relid: int
-    rows: pa.Table  # delta rows with _csn = OWN_CSN
+    rows: pa.Table | FileRows
+    op: int  # every row's _op
+    #: An INSERT's fresh rids, lo..hi (lets the version map keep a range, not an array).
+    rid_range: tuple[int, int] | None = None
+    nbytes: int = 0  # memory held (0 once in a file)
 
 
 @dataclass(slots=True)
@@ -96,7 +104,9 @@ class _RelPending:
     """What a transaction has pending for one table, for other transactions' checks."""
 
     truncated: bool = False
-    chunks: list[pa.Table] = field(default_factory=list)
+    chunks: list[pa.Table | FileRows] = field(default_factory=list)
+    #: Some write chunks are in files: checks that want keys in memory take DuckDB's path.
+    files: bool = False
     cols: tuple[str, ...] | None = None
     writes: PendingWrites | None = None
     done: int = 0  # chunks already in ``writes``
@@ -105,6 +115,8 @@ class _RelPending:
         if self.writes is None or self.cols != cols:
             self.writes, self.cols, self.done = PendingWrites(set(), []), cols, 0
         for rows in self.chunks[self.done :]:  # write chunks (inserts, updates)
+            if isinstance(rows, FileRows):
+                continue  # (``files`` is set: the caller does not ask for these)
             if rows.num_rows <= SMALL:
                 self.writes.keys.update(keys_of(rows, cols))
             else:
@@ -139,6 +151,8 @@ class Transaction:
         self._next_subxid = 1
         self._savepoints: list[tuple[str, int]] = []
         self._pending: list[_Pending] = []
+        self._pending_bytes = 0  # memory held by the in-memory parts of _pending
+        self._release_due = False  # rows went to files: give memory back after the statement
         self._ops: list[tuple[int, CatalogOp]] = []
         self._seq = 0
         self._rid_locks: dict[int, list[tuple[int, pa.Array]]] = {}  # relid -> (subxid, rids)
@@ -194,11 +208,34 @@ class Transaction:
             )
         return self.catalog().resolve_table(name, self.lake.search_path)
 
+    def own_parts(self, relid: int) -> list[pa.Table | FileRows] | None:
+        """This transaction's delta rows for ``relid`` (``_csn`` OWN_CSN), in memory and in
+        files, oldest first — what the table store's reads take as ``own``."""
+        parts = [p.rows for p in self._pending if p.relid == relid]
+        return parts or None
+
     def own_rows(self, relid: int) -> pa.Table | None:
-        chunks = [p.rows for p in self._pending if p.relid == relid]
-        if not chunks:
+        """All of this transaction's delta rows for ``relid`` as one table. Spilled parts
+        are read back into memory: the lake's own reads use :meth:`own_parts` instead."""
+        parts = self.own_parts(relid)
+        if parts is None:
             return None
-        return pa.concat_tables(chunks, promote_options="default")
+        return _concat([p if isinstance(p, pa.Table) else p.read(OWN_CSN) for p in parts])
+
+    def own_tail(self, relid: int, n: int) -> pa.Table:
+        """The last ``n`` delta rows written to ``relid`` (a statement's own rows, for
+        RETURNING), reading only the parts they are in."""
+        parts = self.own_parts(relid) or []
+        need, picked = n, []
+        for p in reversed(parts):
+            if need <= 0:
+                break
+            picked.append(p)
+            need -= p.num_rows
+        if not picked:
+            return pa.table({})
+        rows = _concat([p if isinstance(p, pa.Table) else p.read(OWN_CSN) for p in reversed(picked)])
+        return rows.slice(max(rows.num_rows - n, 0))
 
     # -- guards --------------------------------------------------------------------------
     def _check_active(self) -> None:
@@ -213,13 +250,19 @@ class Transaction:
             raise LakeError("25006", "cannot execute this statement in a read-only transaction")
 
     def _guard(self, fn: Any, *args: Any, **kw: Any) -> Any:
-        """Run a statement; any error puts the transaction in the failed state, as in PG."""
+        """Run a statement; any error puts the transaction in the failed state, as in PG.
+        A statement that moved big rows to files gives the memory back when it is done
+        (not before: its frames still hold the rows until then)."""
         try:
             return fn(*args, **kw)
         except Exception:
             if self.state is State.ACTIVE:
                 self.state = State.FAILED
             raise
+        finally:
+            if self._release_due:
+                self._release_due = False
+                release_memory()
 
     def _ensure_xid(self) -> int:
         if self.xid is None:
@@ -264,7 +307,7 @@ class Transaction:
         return self.lake._read_at(
             t,
             csn,
-            own=self.own_rows(t.oid),
+            own=self.own_parts(t.oid),
             with_rid=with_rid,
             where=where,
             params=list(params or []),
@@ -293,8 +336,9 @@ class Transaction:
         # Check and register atomically: two inserts of one key cannot both pass.
         with self.lake._dml_lock:
             self._check_unique(t, new)
-            self._add_pending(t, "I", new, None)
-        self._log_change(t, "I", new, None)
+            p = self._add_pending(t, "I", new, None, (int(rids[0]), int(rids[-1])))
+        self._log_change(t, "I", new, None, p)
+        self._maybe_spill()
         return n
 
     def update(
@@ -371,8 +415,9 @@ class Transaction:
             self._lock_rows(t, new.column(RID))
             if key_changed and t.primary_key:
                 self._check_unique(t, new, exclude=new.column(RID))
-            self._add_pending(t, "U", new, old)
-        self._log_change(t, "U", new, old)
+            p = self._add_pending(t, "U", new, old)
+        self._log_change(t, "U", new, old, p)
+        self._maybe_spill()
         return new.num_rows
 
     def apply_delete(self, table: str | Table, old: pa.Table) -> int:
@@ -388,8 +433,9 @@ class Transaction:
         old = _conform_table(t, old)
         with self.lake._dml_lock:
             self._lock_rows(t, old.column(RID))
-            self._add_pending(t, "D", None, old)
-        self._log_change(t, "D", None, old)
+            p = self._add_pending(t, "D", None, old)
+        self._log_change(t, "D", None, old, p)
+        self._maybe_spill()
         return old.num_rows
 
     def snapshot_query(
@@ -402,7 +448,7 @@ class Transaction:
         return self.lake.store.snapshot_query(
             t,
             self.statement_csn(),
-            own=self.own_rows(t.oid),
+            own=self.own_parts(t.oid),
             with_rid=with_rid,
             sql_types=sql_types,
         )
@@ -448,7 +494,7 @@ class Transaction:
             for t in ts:
                 seq = self._next_seq(1)
                 self._pending.append(
-                    _Pending(self._subxid, t.oid, delta_rows(OP_TRUNCATE, None, seq))
+                    _Pending(self._subxid, t.oid, delta_rows(OP_TRUNCATE, None, seq), OP_TRUNCATE)
                 )
 
     def _select_targets(
@@ -460,7 +506,7 @@ class Transaction:
         q = self.lake.store.snapshot_query(
             t,
             csn,
-            own=self.own_rows(t.oid),
+            own=self.own_parts(t.oid),
             with_rid=True,
             physical=True,
             prefilter=where_sql if where_sql != "true" and same_names else None,
@@ -482,7 +528,14 @@ class Transaction:
         finally:
             cur.close()
 
-    def _add_pending(self, t: Table, op: str, new: pa.Table | None, old: pa.Table | None) -> None:
+    def _add_pending(
+        self,
+        t: Table,
+        op: str,
+        new: pa.Table | None,
+        old: pa.Table | None,
+        rid_range: tuple[int, int] | None = None,
+    ) -> _Pending:
         """A statement's rows become this transaction's pending delta rows (under the lake's
         statement lock, together with the checks that admitted them)."""
         src = new if new is not None else old
@@ -490,15 +543,19 @@ class Transaction:
         n = src.num_rows
         seq = self._next_seq(n)
         code = OP_DELETE if op == "D" else OP_WRITE
-        self._pending.append(_Pending(self._subxid, t.oid, _delta_rows(t, code, src, seq)))
+        rows = _delta_rows(t, code, src, seq)
+        size = rows.get_total_buffer_size()
+        pending = _Pending(self._subxid, t.oid, rows, code, rid_range, size)
+        self._pending.append(pending)
+        self._pending_bytes += size
         cols = key_columns(t)
         if cols is None:
-            return
+            return pending
         if n > SMALL or (
             new is not None and old is not None and new.column(RID) != old.column(RID)
         ):
             self._key_inexact.setdefault(t.oid, []).append(self._subxid)
-            return
+            return pending
         rids = src.column(RID).to_pylist()
         nones = itertools.repeat(None, n)
         events = list(
@@ -516,10 +573,61 @@ class Transaction:
             self._own_keys[t.oid] = OwnKeys.build(events)
         else:
             own.add(events)
+        return pending
 
-    def _log_change(self, t: Table, op: str, new: pa.Table | None, old: pa.Table | None) -> None:
+    def _log_change(
+        self, t: Table, op: str, new: pa.Table | None, old: pa.Table | None, pending: _Pending
+    ) -> None:
+        """Log the statement. A statement logged as a changeset has its rows in Parquet
+        beside the log from now on: its pending part reads them there (spill.py) and lets
+        the memory go."""
         xid = self._ensure_xid()
-        self._log(self.lake._change_record(xid, self._subxid, t.oid, op, new, old))
+        rec = self.lake._change_record(xid, self._subxid, t.oid, op, new, old)
+        self._log(rec)
+        written = getattr(rec, "written", None)
+        if written is None:
+            return
+        path, rows = written
+        assert isinstance(pending.rows, pa.Table)
+        seq = pending.rows.column(SEQ)[0].as_py()
+        part = FileRows.changeset(
+            path, pending.op, seq, rows.num_rows, rows.column_names, pending.rid_range
+        )
+        if part is not None:
+            self._replace_parts({id(pending): part})
+            self._release_due = True
+
+    def _replace_parts(self, done: dict[int, FileRows | None]) -> None:
+        """Swap in-memory parts (by id) for files (None: drop the part), under the statement
+        lock. A new list, so other transactions' digests of the old one are rebuilt."""
+        out: list[_Pending] = []
+        for p in self._pending:
+            if id(p) not in done:
+                out.append(p)
+                continue
+            f = done[id(p)]
+            if f is not None:
+                out.append(_Pending(p.subxid, p.relid, f, p.op, f.rid_range, 0))
+        with self.lake._dml_lock:
+            self._pending = out
+            self._pending_bytes = sum(p.nbytes for p in out)
+
+    def _maybe_spill(self) -> None:
+        """Over ``spill_bytes`` of pending rows in memory: write them out
+        (:func:`~walsender_proxy.lake.spill.spill_grouped`); truncates (one row) stay."""
+        if self._pending_bytes <= self.lake.settings.spill_bytes:
+            return
+        mem = [
+            p
+            for p in self._pending
+            if isinstance(p.rows, pa.Table) and p.op != OP_TRUNCATE and p.rows.num_rows
+        ]
+        files = spill_grouped(
+            self.lake.spill,
+            [((p.relid, p.subxid, p.op), p.rows, p.rid_range) for p in mem],  # type: ignore[misc]
+        )
+        self._replace_parts({id(p): f for p, f in zip(mem, files, strict=True)})
+        self._release_due = True
 
     # -- digests for the lake's checks (called under the lake's statement lock) ----------
     def pending_by_table(self) -> dict[int, _RelPending]:
@@ -532,11 +640,11 @@ class Transaction:
                 rp = self._scan.get(p.relid)
                 if rp is None:
                     rp = self._scan[p.relid] = _RelPending()
-                op = p.rows.column(OP)[0].as_py() if p.rows.num_rows else OP_DELETE
-                if op == OP_TRUNCATE:
+                if p.op == OP_TRUNCATE:
                     rp.truncated = True
-                elif op == OP_WRITE:  # a statement's chunk is all writes or all deletes
+                elif p.op == OP_WRITE:  # a statement's chunk is all writes or all deletes
                     rp.chunks.append(p.rows)
+                    rp.files = rp.files or isinstance(p.rows, FileRows)
             self._scan_pos = len(pending)
         return self._scan
 
@@ -738,7 +846,10 @@ class Transaction:
         if self.xid is not None:
             self._log(R.SubAbort(self.xid, dead))
         with self.lake._dml_lock:
+            dropped = [p.rows for p in self._pending if p.subxid >= first]
+            SpillDir.remove([f for f in dropped if isinstance(f, FileRows)])
             self._pending = [p for p in self._pending if p.subxid < first]
+            self._pending_bytes = sum(p.nbytes for p in self._pending)
             self._ops = [(s, o) for s, o in self._ops if s < first]
             for relid, locks in list(self._rid_locks.items()):
                 self._rid_locks[relid] = [(s, a) for s, a in locks if s < first]
@@ -801,7 +912,12 @@ class Transaction:
     def _finish(self, state: State) -> None:
         with self.lake._dml_lock:
             self.state = state
+            files = [p.rows for p in self._pending if isinstance(p.rows, FileRows)]
+            big = bool(files) or self._pending_bytes >= self.lake.settings.spill_bytes // 4
+            if state is not State.COMMITTED:  # (committed: the memory tail has them now)
+                SpillDir.remove(files)
             self._pending = []
+            self._pending_bytes = 0
             self._ops = []
             self._rid_locks = {}
             self._key_events = {}
@@ -811,19 +927,28 @@ class Transaction:
         if self._hold is not None:
             self._hold.release()
             self._hold = None
+        if big:
+            release_memory()
 
     # -- what the lake needs at commit ---------------------------------------------------
-    def committed_rows(self, csn: int) -> dict[int, pa.Table]:
+    def committed_rows(self, csn: int) -> tuple[dict[int, pa.Table], dict[int, list[FileRows]]]:
+        """The delta rows to commit at ``csn``, per table: those in memory with their
+        ``_csn`` set, and the files (read with ``_csn`` replaced by the tail)."""
         per: dict[int, list[pa.Table]] = {}
+        files: dict[int, list[FileRows]] = {}
         one = pa.array([csn], pa.int64())
         for p in self._pending:
             rows = p.rows
+            if isinstance(rows, FileRows):
+                files.setdefault(p.relid, []).append(rows)
+                continue
             rows = rows.set_column(0, _CSN_FIELD, one) if rows.num_rows == 1 else with_csn(rows, csn)
             per.setdefault(p.relid, []).append(rows)
-        return {
+        mem = {
             k: v[0] if len(v) == 1 else pa.concat_tables(v, promote_options="default")
             for k, v in per.items()
         }
+        return mem, files
 
     @property
     def catalog_ops(self) -> list[CatalogOp]:
@@ -917,6 +1042,11 @@ _OP_FIELD = pa.field(OP, pa.int8())
 _RID_FIELD = pa.field(RID, pa.int64())
 _ONE_OWN_CSN = pa.array([OWN_CSN], pa.int64())
 _ONE_OP = {OP_WRITE: pa.array([OP_WRITE], pa.int8()), OP_DELETE: pa.array([OP_DELETE], pa.int8())}
+
+
+def _concat(tables: list[pa.Table]) -> pa.Table:
+    """One table (several statements' rows; ADD/DROP COLUMN between them: null-filled)."""
+    return tables[0] if len(tables) == 1 else pa.concat_tables(tables, promote_options="default")
 
 
 def _delta_rows(t: Table, code: int, src: pa.Table, seq: int) -> pa.Table:

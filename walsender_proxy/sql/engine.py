@@ -702,9 +702,7 @@ def fetch_portal(ex: Executor, portal: Portal, max_rows: int) -> tuple[str, Any]
 
 def tx_rows_since(tx: Transaction, t: Table, n: int) -> pa.Table:
     """The last ``n`` rows this transaction wrote to ``t`` (for INSERT … RETURNING)."""
-    own = tx.own_rows(t.oid)
-    assert own is not None
-    rows = own.slice(own.num_rows - n)
+    rows = tx.own_tail(t.oid, n)
     return _named(t, rows.select([RID] + [c.physical for c in t.columns]))
 
 
