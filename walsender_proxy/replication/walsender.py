@@ -21,6 +21,7 @@ import secrets
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -324,14 +325,26 @@ class WalSender:
         rb = ReorderBuffer(work_mem=work_mem, spill_dir=self.lake.dir / "spill")
         log_reader = self.lake.log.reader(max(slot.restart_lsn, self.lake.log.oldest_lsn))
         try:
+            wait_beyond: int | None = None
             while not state.done:
-                flushed = self.lake.log.flushed_lsn
-                # Reading the log and feeding the reorder buffer (which may spill to disk)
-                # run off the event loop.
-                end, events, restart = await asyncio.to_thread(_read_events, log_reader, rb, flushed)
+                # Waiting for the log, reading it, feeding the reorder buffer (which may spill
+                # to disk) and framing the small transactions that lead what was read: one
+                # worker-thread call, so a single-row commit reaches the client after one
+                # hop off the event loop and back, not three.
+                step = await asyncio.to_thread(
+                    _read_step, self.lake.log, log_reader, rb, wait_beyond, plugin, start,
+                    slot.snapshot_csn,
+                )
+                wait_beyond = None
+                end, events, restart = step.end, step.events, step.restart
+                if step.frames:
+                    s.write(step.frames)
+                    await self._drain(state)
+                if step.last_end:
+                    s.queue(encode_keepalive_message(step.last_end, pg_now()))
                 small: list[DecodedTxn] = []
                 for ev, entry in events:
-                    if self._sendable_small(ev, start, state):
+                    if _small_to_send(ev, start, slot.snapshot_csn):
                         small.append(ev)
                         continue
                     if small:
@@ -353,7 +366,7 @@ class WalSender:
                     continue
                 if await self._keepalive_if_necessary(state):
                     await s.flush()
-                await asyncio.to_thread(self.lake.log.wait_flushed, flushed, 0.2)
+                wait_beyond = step.flushed
         except _Timeout:
             from walsender_proxy.server.session import Disconnect
 
@@ -372,19 +385,6 @@ class WalSender:
         s.send(m.CopyDone())
         s.send(m.CommandComplete("COPY 0"))
         s.send(m.CommandComplete("START_REPLICATION"))
-
-    @staticmethod
-    def _sendable_small(ev: Any, start: int, state: _StreamState) -> bool:
-        """A committed transaction to send that is small enough to frame with its
-        neighbours in one worker-thread call."""
-        return (
-            isinstance(ev, DecodedTxn)
-            and ev.gid is None
-            and ev.commit_lsn >= start
-            and ev.csn > state.slot.snapshot_csn
-            and isinstance(ev.changes, ChangeList)
-            and ev.changes.small(SMALL_TXN_BYTES)
-        )
 
     async def _send_small(self, txns: list[DecodedTxn], plugin: Any, state: _StreamState) -> None:
         """Many small transactions (single-row commits from OLTP clients) framed in one
@@ -534,6 +534,58 @@ class WalSender:
 
 class _Timeout(Exception):
     pass
+
+
+def _small_to_send(ev: Any, start: int, snapshot_csn: int) -> bool:
+    """A committed transaction to send that is small enough to frame with its neighbours in
+    one worker-thread call."""
+    return (
+        isinstance(ev, DecodedTxn)
+        and ev.gid is None
+        and ev.commit_lsn >= start
+        and ev.csn > snapshot_csn
+        and isinstance(ev.changes, ChangeList)
+        and ev.changes.small(SMALL_TXN_BYTES)
+    )
+
+
+@dataclass(slots=True)
+class _Step:
+    """What one :func:`_read_step` read: the frames of the small transactions that lead it
+    (and the end LSN of the last of them), the events after those, still to be sent."""
+
+    flushed: int
+    end: int
+    restart: int | None
+    frames: bytes
+    last_end: int
+    events: list[tuple[Any, Any]]
+
+
+def _read_step(
+    log: Any, reader: Any, rb: ReorderBuffer, wait_beyond: int | None, plugin: Any, start: int,
+    snapshot_csn: int,
+) -> _Step:
+    """On a worker thread: wait for the log to pass ``wait_beyond`` (at most 0.2 s), read
+    it, and frame the leading run of small transactions. Only the *leading* run: the
+    plugin's relation cache must see transactions in order, and the events after the first
+    other one are sent from the event loop."""
+    if wait_beyond is not None:
+        log.wait_flushed(wait_beyond, 0.2)
+    flushed = log.flushed_lsn
+    end, events, restart = _read_events(reader, rb, flushed)
+    n = 0
+    while n < len(events) and _small_to_send(events[n][0], start, snapshot_csn):
+        n += 1
+    lead = [ev for ev, _ in events[:n]]
+    frames = b""
+    if lead:
+        try:
+            frames = _frame_small(plugin, lead)
+        finally:
+            for t in lead:
+                t.changes.close()
+    return _Step(flushed, end, restart, frames, lead[-1].end_lsn if lead else 0, events[n:])
 
 
 def _read_events(
