@@ -392,14 +392,7 @@ class WalSender:
         a thread and a flush per transaction would cap the stream at a few thousand
         transactions a second, below what the write path commits."""
 
-        def frame() -> bytes:
-            try:
-                return _frame_small(plugin, txns)
-            finally:
-                for t in txns:
-                    t.changes.close()
-
-        data = await asyncio.to_thread(frame)
+        data = await asyncio.to_thread(_frame_small, plugin, txns)
         if data:
             self.s.write(data)
             await self._drain(state)
@@ -578,13 +571,7 @@ def _read_step(
     while n < len(events) and _small_to_send(events[n][0], start, snapshot_csn):
         n += 1
     lead = [ev for ev, _ in events[:n]]
-    frames = b""
-    if lead:
-        try:
-            frames = _frame_small(plugin, lead)
-        finally:
-            for t in lead:
-                t.changes.close()
+    frames = _frame_small(plugin, lead) if lead else b""
     return _Step(flushed, end, restart, frames, lead[-1].end_lsn if lead else 0, events[n:])
 
 
@@ -653,9 +640,14 @@ def _frame_all(plugin: Any, txn: DecodedTxn) -> bytes:
 
 def _frame_small(plugin: Any, txns: Sequence[DecodedTxn], now: int | None = None) -> bytes:
     """:func:`_frame_all` of each transaction, back to back, with their row messages
-    encoded together (see :func:`encode_together`)."""
+    encoded together (see :func:`encode_together`). The transactions' changes are closed
+    (they are sent, or the stream is over)."""
     now = pg_now() if now is None else now
-    items = [(t, b) for t in txns for b in plugin.iter_batches(t, deferred=True)]
+    try:
+        items = [(t, b) for t in txns for b in plugin.iter_batches(t, deferred=True)]
+    finally:
+        for t in txns:
+            t.changes.close()
     rows = [b for _, b in items if isinstance(b, RowBatch)]
     encoded = iter(encode_together(plugin, rows))
     out: list[bytes | memoryview] = []

@@ -399,9 +399,18 @@ class Executor:
             raise PgError("42601", f'unrecognized {verb} option "{o}"')
         if vacuum and self.explicit:
             raise PgError("25001", "VACUUM cannot run inside a transaction block")
-        tx = self._ensure_tx()
+        # Outside a block no transaction is opened: its snapshot would hold back the very
+        # files VACUUM is there to remove.
+        if self.explicit:
+            resolve = self._ensure_tx().table
+        else:
+            cat = self.lake.catalog_at(self.lake.frontier)
+
+            def resolve(name: str) -> Any:
+                return cat.resolve_table(name, self.lake.search_path)
+
         for rel in node.rels or ():
-            t = tx.table(ddl_sql.qualified(rel.relation))  # 42P01 as PostgreSQL words it
+            t = resolve(ddl_sql.qualified(rel.relation))  # 42P01 as PostgreSQL words it
             for col in rel.va_cols or ():
                 if t.column(col.sval) is None:
                     raise PgError("42703", f'column "{col.sval}" of relation "{t.name}" does not exist')
