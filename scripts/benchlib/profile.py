@@ -3,6 +3,7 @@ stacks, one ``frame;frame;... count`` line per stack) and summarise its hot spot
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -88,7 +89,8 @@ class PySpy:
         self.out = out
         self.proc = subprocess.Popen(
             [str(PY_SPY), "record", "--pid", str(pid), "-o", str(out), "--format", "raw",
-             "--rate", str(rate), "--nonblocking", "--subprocesses"],
+             "--rate", str(rate), "--nonblocking", "--subprocesses",
+             *os.environ.get("WPX_SPY", "").split()],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,

@@ -247,6 +247,15 @@ def _writers(env: RunEnv, clients: int, ids: list[list[int]], until: float) -> t
     return sum(done), start[0], max(last_t), [x for x in last_id if x]
 
 
+def _proxy_cpu_s(env: RunEnv) -> float | None:
+    """CPU seconds (user + system, all threads) of the proxy process so far; None natively."""
+    if env.pub.proxy is None:
+        return None
+    with open(f"/proc/{env.pub.proxy.pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def s3_single_row_txns(env: RunEnv, sz: Sizes, probe: Probe) -> dict[str, Any]:
     subscribed_empty(env)
     env.checkpoint()
@@ -259,7 +268,9 @@ def s3_single_row_txns(env: RunEnv, sz: Sizes, probe: Probe) -> dict[str, Any]:
             per = sz.s3_txns // clients
             ids = [[base + 1 + k + j * clients for j in range(per)] for k in range(clients)]
             until = time.monotonic() + sz.s3_max_seconds
+            cpu0 = _proxy_cpu_s(env)
             committed, t_start, t_end, lasts = _writers(env, clients, ids, until)
+            cpu1 = _proxy_cpu_s(env)
             total += committed
             env.wait(lambda lasts=lasts: s.execute(q, (lasts,)).fetchone()[0] == len(lasts),
                      sz.timeout(committed * 10), "the last commits on the subscriber", 0.002)
@@ -268,6 +279,8 @@ def s3_single_row_txns(env: RunEnv, sz: Sizes, probe: Probe) -> dict[str, Any]:
             out[f"lag_{clients}c_s"] = lag
             out[f"txns_{clients}c"] = committed
             out[f"capped_{clients}c"] = committed < per * clients
+            if cpu0 is not None and cpu1 is not None and committed:
+                out[f"proxy_cpu_us_per_tx_{clients}c"] = round(1e6 * (cpu1 - cpu0) / committed)
     probe.stop()
     verify(env, total)
     return out

@@ -191,6 +191,13 @@ class SlotStore:
 
     def advance(self, name: str, *, confirmed_flush: int | None = None, restart_lsn: int | None = None) -> Slot:
         """Move the slot forward; a position that would move it backwards is ignored."""
+        if self.move(name, confirmed_flush=confirmed_flush, restart_lsn=restart_lsn):
+            self.save_if_dirty(name)
+        return self.get(name)
+
+    def move(self, name: str, *, confirmed_flush: int | None = None, restart_lsn: int | None = None) -> bool:
+        """:meth:`advance` in memory only (no I/O: a walsender calls it on the event loop for
+        every reply); True when the slot is due to be written (:meth:`save_if_dirty`)."""
         with self._lock:
             slot = self._existing(name)
             new = slot
@@ -199,16 +206,14 @@ class SlotStore:
             if restart_lsn is not None and restart_lsn > slot.restart_lsn:
                 new = replace(new, restart_lsn=restart_lsn)
             if new is slot:
-                return slot
+                return False
             self._slots[name] = new
             self._dirty.add(name)
             now = time.monotonic()
             due = now - self._saved_at.get(name, 0.0) >= SAVE_INTERVAL
             if due:
                 self._saved_at[name] = now
-        if due:
-            self.save_if_dirty(name)
-        return new
+            return due
 
     def save_if_dirty(self, name: str) -> None:
         """Write the slot if it moved since it was last written (and let the log go up to

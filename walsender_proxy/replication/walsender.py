@@ -520,7 +520,8 @@ class WalSender:
                     restart = None
                     while state.candidates and state.candidates[0][0] <= flush:
                         restart = state.candidates.pop(0)[1]
-                    await asyncio.to_thread(self.slots.advance, state.slot.name, confirmed_flush=flush, restart_lsn=restart)
+                    if self.slots.move(state.slot.name, confirmed_flush=flush, restart_lsn=restart):
+                        await asyncio.to_thread(self.slots.save_if_dirty, state.slot.name)
                 if rep.reply_requested:
                     state.reply_now = True
 
