@@ -32,6 +32,8 @@ _HEAD = struct.Struct("<IB")
 _CRC = struct.Struct("<I")
 FRAME_OVERHEAD = _HEAD.size + _CRC.size
 MAX_RECORD = 1 << 31
+#: Buffered record bytes that are written out without waiting for a flush.
+WRITE_BEHIND = 1 << 20
 
 
 class LogCorruptError(Exception):
@@ -82,8 +84,12 @@ def _scan_frames(data: memoryview, start: int = 0) -> Iterator[tuple[int, int, i
 class ChangeLog:
     """Single-writer, multi-reader log with group commit.
 
-    ``append`` writes a record into the OS page cache (a killed process loses nothing
-    written); ``flush(lsn)`` makes everything up to ``lsn`` durable. Concurrent flushers
+    ``append`` puts a record in the log's buffer, written to the file when it fills
+    (:data:`WRITE_BEHIND`) or at the next flush — as PostgreSQL's WAL buffers: a one-row
+    transaction then costs one ``pwrite`` for its change and commit records together, not
+    one each, and every system call is a point where a session thread lets go of the GIL
+    and may wait to get it back. ``flush(lsn)`` writes and makes everything up to ``lsn``
+    durable; readers see what was flushed (or, for :meth:`read`, written). Concurrent flushers
     queue on one fsync: whoever gets the lock after an fsync finds its LSN already durable,
     which is group commit without a timer.
     """
@@ -100,6 +106,9 @@ class ChangeLog:
         self._flushing = False  # a group-commit leader is in fsync
         self._closed = False
         self._retired: list[int] = []
+        #: Records appended but not yet written, the last ``_buf_bytes`` of the segment.
+        self._buf: list[bytes] = []
+        self._buf_bytes = 0
         #: Notified whenever the durable end of the log moves (walsenders wait on it).
         self._flushed_cond = threading.Condition()
         #: Bytes of torn or corrupt tail cut at start-up (0 after a clean shutdown).
@@ -179,17 +188,30 @@ class ChangeLog:
             elif self._seg_len and self._seg_len + len(frame) > self.segment_size:
                 self._rollover()
             lsn = self._insert
-            view = memoryview(frame)
-            pos = self._seg_len
-            while view:
-                written = os.pwrite(self._fd, view, pos)
-                view = view[written:]
-                pos += written
+            self._buf.append(frame)
+            self._buf_bytes += len(frame)
             self._insert += len(frame)
             self._seg_len += len(frame)
+            if self._buf_bytes >= WRITE_BEHIND:
+                self._write_out()
             return lsn, self._insert
 
+    def _write_out(self) -> None:
+        """Write the buffered records to the current segment (caller holds the lock)."""
+        if not self._buf:
+            return
+        data = self._buf[0] if len(self._buf) == 1 else b"".join(self._buf)
+        view = memoryview(data)
+        pos = self._seg_len - self._buf_bytes
+        while view:
+            written = os.pwrite(self._fd, view, pos)
+            view = view[written:]
+            pos += written
+        self._buf.clear()
+        self._buf_bytes = 0
+
     def _rollover(self) -> None:
+        self._write_out()
         if self._zeroed > self._seg_len:
             os.ftruncate(self._fd, self._seg_len)  # a sealed segment ends at its last record
         if self.fsync_enabled:
@@ -253,6 +275,7 @@ class ChangeLog:
         done = None
         try:
             with self._lock:
+                self._write_out()
                 target = self._insert
                 fd = self._fd
                 retired, self._retired = self._retired, []
@@ -301,6 +324,7 @@ class ChangeLog:
         """Records with ``start <= lsn`` in log order, up to what was written when each
         segment is opened (or ``stop``). A start inside a record begins at the next one."""
         with self._lock:
+            self._write_out()
             starts = list(self._starts)
             insert = self._insert
         stop = insert if stop is None else min(stop, insert)
@@ -353,6 +377,8 @@ class ChangeLog:
             self._closed = True
             self._flush_cond.notify_all()
         with self._lock:
+            with contextlib.suppress(OSError):
+                self._write_out()
             if self._zeroed > self._seg_len:
                 with contextlib.suppress(OSError):
                     os.ftruncate(self._fd, self._seg_len)
@@ -399,6 +425,10 @@ class LogReader:
 
     def read(self, stop: int, max_bytes: int = 8 << 20) -> list[LogEntry]:
         """Whole records from the current position up to ``stop`` (exclusive)."""
+        log = self.log
+        if stop > log._insert - log._buf_bytes:  # (a walsender reads flushed records only)
+            with log._lock:
+                log._write_out()
         out: list[LogEntry] = []
         while self.pos < stop:
             self._open()

@@ -92,13 +92,27 @@ class _Reader:
         return bytes(self.take(self.u32())).decode()
 
 
+#: The end-of-stream marker of the Arrow IPC stream format.
+_IPC_EOS = b"\xff\xff\xff\xff\x00\x00\x00\x00"
+
+
 def table_to_ipc(table: pa.Table | None) -> bytes:
+    """An Arrow IPC stream of ``table``: the bytes ``pa.ipc.new_stream`` writes, put
+    together from the serialised schema and batches — half the cost for the one-row
+    statements of an OLTP load (no writer object, no options looked up in the
+    environment). Dictionary columns need the writer's dictionary batches."""
     if table is None:
         return b""
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as w:
-        w.write_table(table)
-    return sink.getvalue().to_pybytes()
+    schema = table.schema
+    if any(pa.types.is_dictionary(f.type) for f in schema):
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, schema) as w:
+            w.write_table(table)
+        return sink.getvalue().to_pybytes()
+    parts = [schema.serialize().to_pybytes()]
+    parts.extend(b.serialize().to_pybytes() for b in table.to_batches())
+    parts.append(_IPC_EOS)
+    return b"".join(parts)
 
 
 def ipc_to_table(buf: bytes | memoryview) -> pa.Table | None:

@@ -247,13 +247,24 @@ def _writers(env: RunEnv, clients: int, ids: list[list[int]], until: float) -> t
     return sum(done), start[0], max(last_t), [x for x in last_id if x]
 
 
-def _proxy_cpu_s(env: RunEnv) -> float | None:
-    """CPU seconds (user + system, all threads) of the proxy process so far; None natively."""
+def _proxy_cpu_s(env: RunEnv) -> tuple[float, int] | None:
+    """CPU seconds (user + system, all threads) of the proxy process so far, and its
+    threads' voluntary context switches (each a sleep and a wake-up); None natively."""
     if env.pub.proxy is None:
         return None
-    with open(f"/proc/{env.pub.proxy.pid}/stat") as f:
+    pid = env.pub.proxy.pid
+    with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    switches = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/status") as f:
+                for line in f:
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        switches += int(line.split()[1])
+        except OSError:
+            pass  # a thread that ended meanwhile
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), switches
 
 
 def s3_single_row_txns(env: RunEnv, sz: Sizes, probe: Probe) -> dict[str, Any]:
@@ -280,7 +291,8 @@ def s3_single_row_txns(env: RunEnv, sz: Sizes, probe: Probe) -> dict[str, Any]:
             out[f"txns_{clients}c"] = committed
             out[f"capped_{clients}c"] = committed < per * clients
             if cpu0 is not None and cpu1 is not None and committed:
-                out[f"proxy_cpu_us_per_tx_{clients}c"] = round(1e6 * (cpu1 - cpu0) / committed)
+                out[f"proxy_cpu_us_per_tx_{clients}c"] = round(1e6 * (cpu1[0] - cpu0[0]) / committed)
+                out[f"proxy_sleeps_per_tx_{clients}c"] = round((cpu1[1] - cpu0[1]) / committed, 2)
     probe.stop()
     verify(env, total)
     return out
