@@ -330,14 +330,22 @@ class Transaction:
         if n == 0:
             return 0
         _check_not_null(t, data)
-        self.lake._check_not_truncated(self, t)
-        rids = self.lake._allocate_rids(n)
-        new = data.add_column(0, _RID_FIELD, pa.array(rids))
-        # Check and register atomically: two inserts of one key cannot both pass.
+        # Check and register atomically: two inserts of one key cannot both pass. One
+        # section for all of it: with many sessions, each entry into the statement lock is
+        # a chance to queue behind another session's GIL slice.
         with self.lake._dml_lock:
+            self.lake._check_not_truncated(self, t)
+            rids = self.lake._allocate_rids(n)
+            new = data.add_column(0, _RID_FIELD, pa.array(rids))
             self._check_unique(t, new)
             p = self._add_pending(t, "I", new, None, (int(rids[0]), int(rids[-1])))
-        self._log_change(t, "I", new, None, p)
+            # A small statement is logged inside the section too; a big one's changeset
+            # (Parquet beside the log) is written after it.
+            small = n <= SMALL and new.get_total_buffer_size() < self.lake.settings.changeset_bytes
+            if small:
+                self._log_change(t, "I", new, None, p)
+        if not small:
+            self._log_change(t, "I", new, None, p)
         self._maybe_spill()
         return n
 
