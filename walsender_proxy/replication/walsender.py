@@ -340,7 +340,7 @@ class WalSender:
                 if step.frames:
                     s.write(step.frames)
                     await self._drain(state)
-                if step.last_end:
+                if step.last_end and (events or not end):  # (else the one below says more)
                     s.queue(encode_keepalive_message(step.last_end, pg_now()))
                 small: list[DecodedTxn] = []
                 for ev, entry in events:
@@ -466,6 +466,9 @@ class WalSender:
     async def _drain(self, state: _StreamState) -> None:
         """Wait for the transport to take what was written, as WalSndWriteData does: a
         client that stops reading is still checked for wal_sender_timeout meanwhile."""
+        s = self.s
+        if not s.out and s.writer.transport.get_write_buffer_size() == 0:
+            return  # the socket took it all (the common case): no waiting task, no timer
         while True:
             try:
                 await asyncio.wait_for(self.s.flush(), 1.0)
