@@ -295,11 +295,22 @@ class ChangeLog:
             self._flushed_cond.notify_all()
         return self._flushed
 
-    def wait_flushed(self, beyond: int, timeout: float) -> int:
-        """Wait until the durable end passes ``beyond`` (or the timeout); returns it."""
+    def wait_flushed(
+        self, beyond: int, timeout: float, stop: Callable[[], bool] | None = None
+    ) -> int:
+        """Wait until the durable end passes ``beyond`` (or the timeout, or ``stop()`` is
+        true after a :meth:`wake_waiters`); returns it."""
         with self._flushed_cond:
-            self._flushed_cond.wait_for(lambda: self._flushed > beyond, timeout)
+            if stop is None:
+                self._flushed_cond.wait_for(lambda: self._flushed > beyond, timeout)
+            else:
+                self._flushed_cond.wait_for(lambda: self._flushed > beyond or stop(), timeout)
             return self._flushed
+
+    def wake_waiters(self) -> None:
+        """Make :meth:`wait_flushed` callers look at their ``stop`` condition now."""
+        with self._flushed_cond:
+            self._flushed_cond.notify_all()
 
     def reader(self, start: int) -> LogReader:
         """An incremental reader from ``start`` (a record boundary), for a walsender that

@@ -465,6 +465,46 @@ def test_a_silent_client_is_ended_after_wal_sender_timeout(pg15: PgCluster) -> N
             assert c.execute("SELECT active FROM pg_replication_slots WHERE slot_name = 'quiet'").fetchone() == (False,)
 
 
+def test_copydone_from_an_idle_stream_is_answered_at_once(proxy: ProxyServer) -> None:
+    """A tablesync worker ends its catch-up stream with CopyDone and waits for ours before it
+    marks the table synced: the walsender answers while it waits for the log, not when that
+    wait runs out (which made every table sync 0.2 s slower)."""
+    import socket
+
+    from walsender_proxy.protocol import BackendParser
+    from walsender_proxy.protocol import messages as m
+
+    with psycopg.connect(proxy.dsn(replication="database"), autocommit=True) as c:
+        c.execute('CREATE_REPLICATION_SLOT "idle_end" LOGICAL pgoutput (SNAPSHOT \'nothing\')')
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute("CREATE PUBLICATION p_idle_end FOR ALL TABLES")
+    answered = []
+    for _ in range(3):
+        s = socket.create_connection(("127.0.0.1", proxy.port), timeout=10)
+        parser = BackendParser()
+        s.sendall(m.StartupMessage({"user": "postgres", "database": "postgres", "replication": "database"}).encode())
+        s.sendall(m.Query("START_REPLICATION SLOT idle_end LOGICAL 0/0 (proto_version '1', publication_names 'p_idle_end')").encode())
+
+        def until(kind: type, s: socket.socket = s, parser: BackendParser = parser) -> None:
+            while True:
+                for msg in parser:
+                    if isinstance(msg, kind):
+                        return
+                data = s.recv(65536)
+                assert data, "connection closed"
+                parser.feed(data)
+
+        until(m.CopyData)  # the first keepalive: streaming, and idle
+        time.sleep(0.02)  # inside its wait for the log
+        t0 = time.monotonic()
+        s.sendall(m.CopyDone().encode())
+        until(m.CopyDone)
+        answered.append(time.monotonic() - t0)
+        until(m.ReadyForQuery)
+        s.close()
+    assert min(answered) < 0.1, answered  # (the wait for the log is 0.2 s)
+
+
 def test_replication_commands_refuse_bad_input_with_postgresql_codes(proxy: ProxyServer) -> None:
     """Wrong slots, options and commands get PostgreSQL's SQLSTATEs; the connection stays
     usable; a normal connection cannot replicate; a non-replication role cannot connect."""

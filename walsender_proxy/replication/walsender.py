@@ -20,7 +20,7 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -333,7 +333,7 @@ class WalSender:
                 # hop off the event loop and back, not three.
                 step = await asyncio.to_thread(
                     _read_step, self.lake.log, log_reader, rb, wait_beyond, plugin, start,
-                    slot.snapshot_csn,
+                    slot.snapshot_csn, state.stopped,
                 )
                 wait_beyond = None
                 end, events, restart = step.end, step.events, step.restart
@@ -503,11 +503,15 @@ class WalSender:
             if isinstance(ev, (ConnectionClosed, ProtocolError)):
                 state.closed = True
                 state.done = True
+                self.lake.log.wake_waiters()
                 return
             assert isinstance(ev, MessageReceived)
             msg = ev.message
             if isinstance(msg, m.CopyDone):
+                # A tablesync worker ends its catch-up stream so and waits for our CopyDone:
+                # the stream loop must not sleep out its wait for the log first.
                 state.done = True
+                self.lake.log.wake_waiters()
                 return
             if not isinstance(msg, m.CopyData):
                 continue
@@ -561,14 +565,15 @@ class _Step:
 
 def _read_step(
     log: Any, reader: Any, rb: ReorderBuffer, wait_beyond: int | None, plugin: Any, start: int,
-    snapshot_csn: int,
+    snapshot_csn: int, stop: Callable[[], bool] | None = None,
 ) -> _Step:
-    """On a worker thread: wait for the log to pass ``wait_beyond`` (at most 0.2 s), read
+    """On a worker thread: wait for the log to pass ``wait_beyond`` (at most 0.2 s, less if
+    ``stop()`` turns true: the client ended the stream and waits for our CopyDone), read
     it, and frame the leading run of small transactions. Only the *leading* run: the
     plugin's relation cache must see transactions in order, and the events after the first
     other one are sent from the event loop."""
     if wait_beyond is not None:
-        log.wait_flushed(wait_beyond, 0.2)
+        log.wait_flushed(wait_beyond, 0.2, stop)
     flushed = log.flushed_lsn
     end, events, restart = _read_events(reader, rb, flushed)
     n = 0
@@ -760,6 +765,9 @@ class _TxnPipeline:
 
 
 class _StreamState:
+    def stopped(self) -> bool:
+        return self.done
+
     def __init__(self, slot: Slot) -> None:
         self.slot = slot
         self.done = False
