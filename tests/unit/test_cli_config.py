@@ -55,3 +55,20 @@ def test_init_demo_then_inspect(tmp_path: Path) -> None:
     assert "publication demo_pub: ALL TABLES" in r.stdout
     again = cli("init", "-D", str(d))
     assert again.returncode == 1 and "not empty" in again.stderr
+
+
+def test_the_server_preloads_what_first_statements_import_and_not_spark() -> None:
+    """Modules a first COPY or catalog query would import are loaded before the server
+    listens (a fresh server's first table sync took ~50 ms longer than the next); none of
+    them may pull in PySpark, which only Spark jobs need."""
+    import subprocess
+    import sys
+
+    code = (
+        "import importlib, sys\n"
+        "from walsender_proxy.server.server import PRELOAD\n"
+        "for name in PRELOAD: importlib.import_module(name)\n"
+        "print('pyspark' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
