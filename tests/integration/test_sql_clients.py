@@ -228,3 +228,37 @@ def test_vacuum_and_analyze_errors_match_postgresql(proxy: ProxyServer, pg15: Pg
     ref = errors(pg15.dsn(fresh_pg_db(pg15)))
     assert [s for s, _ in ref] == ["42P01", "42601", "42601", "42703", "25001"]
     assert errors(proxy.dsn()) == ref
+
+
+def test_numeric_input_errors_match_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """Bad numeric input and a value too big for numeric(p, s) are refused as PostgreSQL
+    refuses them — not stored as given (an unconstrained numeric is kept as its text)."""
+    import psycopg
+
+    bad = [
+        "INSERT INTO nt VALUES (1, 'abc', 1)",
+        "INSERT INTO nt VALUES (2, '1.2.3', 1)",
+        "INSERT INTO nt VALUES (3, 1, 12345.678)",
+        "INSERT INTO nt VALUES (4, 1, 9999.995), (5, 2, 1)",
+        "UPDATE nt SET n = 'x1' WHERE id = 9",
+        "INSERT INTO nt VALUES (6, 1.50, 2.345), (7, 7, -2.345), (8, ' 007.10 ', 1e2)",
+    ]
+
+    def errors(dsn: str) -> list[tuple[str | None, str]]:
+        out = []
+        with psycopg.connect(dsn, autocommit=True) as c:
+            c.execute("CREATE TABLE nt (id int PRIMARY KEY, n numeric, m numeric(6,2))")
+            c.execute("INSERT INTO nt VALUES (9, 1, 1)")
+            for sql in bad:
+                try:
+                    c.execute(sql)
+                    out.append((None, "ok"))
+                except psycopg.Error as e:
+                    out.append((e.sqlstate, e.diag.message_primary or ""))
+            out.append(("rows", repr(c.execute("SELECT id, n, m FROM nt ORDER BY id").fetchall())))
+            c.execute("DROP TABLE nt")
+        return out
+
+    ref = errors(pg15.dsn(fresh_pg_db(pg15)))
+    assert [s for s, _ in ref][:6] == ["22P02", "22P02", "22003", "22003", "22P02", None]
+    assert errors(proxy.dsn()) == ref

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from decoding import records as R
 from decoding.catalog import RID, Catalog, CatalogOp, Column, Table
@@ -1194,7 +1195,28 @@ def conform(arr: pa.Array | pa.ChunkedArray, c: Column) -> pa.Array | pa.Chunked
             for v in arr.to_pylist()
         ]
         return pa.array(vals, target)
+    if pa.types.is_decimal(target) and (pa.types.is_decimal(arr.type) or pa.types.is_integer(arr.type)):
+        if pa.types.is_integer(arr.type):  # (Arrow wants room for any int: int32 → (12, 2))
+            arr = arr.cast(pa.int64()).cast(pa.decimal128(38, 0))
+        return _conform_decimal(arr, target)
     return arr.cast(target)
+
+
+def _conform_decimal(arr: pa.Array | pa.ChunkedArray, target: pa.Decimal128Type) -> pa.Array | pa.ChunkedArray:
+    """A numeric into ``numeric(p, s)`` as PostgreSQL stores it: rounded half away from
+    zero to the scale (-2.345 is -2.35; Arrow's cast refuses to drop digits), and 22003
+    when it then needs more than ``p - s`` integer digits."""
+    if arr.type.scale > target.scale:
+        arr = pc.round(arr, ndigits=target.scale, round_mode="half_towards_infinity")
+    try:
+        return arr.cast(target)
+    except pa.ArrowInvalid:
+        raise LakeError(
+            "22003",
+            "numeric field overflow",
+            detail=f"A field with precision {target.precision}, scale {target.scale} must round "
+            f"to an absolute value less than 10^{target.precision - target.scale}.",
+        ) from None
 
 
 def _conform_table(t: Table, rows: pa.Table) -> pa.Table:

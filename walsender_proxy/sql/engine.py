@@ -13,11 +13,12 @@ from __future__ import annotations
 import contextlib
 import re
 import struct
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date as date_type
 from datetime import datetime as datetime_type
 from datetime import timedelta
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
@@ -323,7 +324,7 @@ class Engine:
             data = pa.table({c: pa.nulls(1, t.column(c).type.arrow) for c in cols[:1]})  # type: ignore[union-attr]
         elif data is None:
             src = node.selectStmt
-            _defaults_to_null(src)
+            _defaults_to_null(src, [i for i, c in enumerate(cols) if _keeps_literal_scale(t.column(c))])
             sql = self.rewrite(RawStream()(src), tx)
             rel = self.relation(sql, params)
             if len(rel.columns) > len(cols):
@@ -726,12 +727,21 @@ def coerce_text(col: Any, arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.Chun
 
 
 def _text_as_is(ctype: Any) -> bool:
-    """A string goes into a column of this (string-stored) type without its input function."""
+    """A string goes into a column of this (string-stored) type without its input function.
+    Not numeric, though stored as its text: its input function checks the text and writes
+    it PostgreSQL's way (' 007.50 ' is 7.50, 'abc' is 22P02)."""
     return (
-        ctype.base.name in ("text", "varchar", "bpchar", "numeric", "json", "jsonb")
+        ctype.base.name in ("text", "varchar", "bpchar", "json", "jsonb")
         and not ctype.is_array
         and ctype.typmod < 0
     )
+
+
+def _keeps_literal_scale(col: Any) -> bool:
+    """A column stored as the text of its values whose numeric literals must keep how they
+    were written (an unconstrained numeric, which keeps each value's scale)."""
+    ctype = col.type if col is not None else None
+    return ctype is not None and ctype.base.name == "numeric" and not ctype.is_array and pa.types.is_string(ctype.arrow)
 
 
 def coerce_text_columns(t: Table, data: pa.Table) -> pa.Table:
@@ -750,19 +760,21 @@ def returning(node: Any) -> tuple[Any, ...] | None:
     return getattr(node, "returningList", None)
 
 
-def _defaults_to_null(node: Any) -> None:
+def _defaults_to_null(node: Any, as_text: Collection[int] = ()) -> None:
     """DEFAULT → NULL (no column defaults), and literals of a VALUES column that mixes
     quoted and bare literals all become text: PostgreSQL resolves a quoted literal by the
     target column's input function ('NaN' into real next to 1.5), which
     :func:`coerce_text_columns` does — DuckDB would force the column to the bare literal's
-    type and fail."""
+    type and fail. The numeric literals of the ``as_text`` columns become text too: a
+    numeric keeps the scale it was written with (1.50 next to 7 stays 7), where DuckDB
+    gives the VALUES column one DECIMAL type (7.00)."""
     if not (isinstance(node, ast.SelectStmt) and node.valuesLists):
         return
     rows = [[ast.A_Const(isnull=True) if isinstance(v, ast.SetToDefault) else v for v in row] for row in node.valuesLists]
     width = max(len(r) for r in rows)
     for col in range(width):
         vals = [r[col] for r in rows if col < len(r)]
-        if any(isinstance(v, ast.A_Const) and isinstance(v.val, ast.String) for v in vals):
+        if col in as_text or any(isinstance(v, ast.A_Const) and isinstance(v.val, ast.String) for v in vals):
             for r in rows:
                 v = r[col] if col < len(r) else None
                 if isinstance(v, ast.A_Const) and isinstance(v.val, (ast.Integer, ast.Float)):
@@ -926,7 +938,7 @@ class _ColumnInput:
     single-row INSERT is the OLTP case, where these checks cost more than the row itself.
     Gives what :func:`_direct_array` gives."""
 
-    __slots__ = ("_accepts", "base", "col", "is_array", "null", "target", "text_as_is", "tz")
+    __slots__ = ("_accepts", "base", "col", "is_array", "null", "numeric", "target", "text_as_is", "tz")
 
     def __init__(self, col: Any) -> None:
         ctype = col.type
@@ -937,6 +949,8 @@ class _ColumnInput:
         #: coerce_text leaves a string as it is for this column.
         self.text_as_is = pa.types.is_string(self.target) and _text_as_is(ctype)
         self.tz = self.base == "timestamptz" if self.base in ("timestamp", "timestamptz") else None
+        #: ints and Decimals go in through numeric's input function (scale, rounding, 22003).
+        self.numeric = self.base == "numeric" and not self.is_array
         self.null = pa.nulls(1, self.target)
         self._accepts: dict[type, bool] = {}
 
@@ -953,6 +967,8 @@ class _ColumnInput:
             return _direct_array(self.col, values)
         if self.is_array:
             return None
+        if self.numeric and (kind is int or kind is Decimal):
+            return _direct_array(self.col, [str(v) if kind is int else format(v, "f")])
         ok = self._accepts.get(kind)
         if ok is None:
             ok = self._accepts[kind] = _accepts(self.base, kind)

@@ -73,3 +73,11 @@ SHOW application_name;
 DROP PUBLICATION pub_some;
 DROP TABLE plain;
 DROP SCHEMA shop CASCADE;
+-- numeric keeps each value's scale; numeric(p,s) rounds half away from zero
+CREATE TABLE nums (id int PRIMARY KEY, n numeric, m numeric(6,2));
+INSERT INTO nums VALUES (1, 1.50, 1.5), (2, 7, 7), (3, ' 007.10 ', '3');
+INSERT INTO nums VALUES (5, 1e3, NULL), (6, -0.00, 0), (7, 'NaN', -2.345);
+INSERT INTO nums (id, n) VALUES (8, 2);
+UPDATE nums SET n = ' 12.0 ' WHERE id = 8;
+SELECT id, n, m FROM nums ORDER BY id;
+DROP TABLE nums;
