@@ -255,7 +255,7 @@ def test_numeric_input_errors_match_postgresql(proxy: ProxyServer, pg15: PgClust
                     out.append((None, "ok"))
                 except psycopg.Error as e:
                     out.append((e.sqlstate, e.diag.message_primary or ""))
-            out.append(("rows", repr(c.execute("SELECT id, n, m FROM nt ORDER BY id").fetchall())))
+            out.append(("rows", repr(c.execute("SELECT id, n, m, n::text, m::text FROM nt ORDER BY id").fetchall())))
             c.execute("DROP TABLE nt")
         return out
 

@@ -564,7 +564,9 @@ def result_columns(rel: duckdb.DuckDBPyRelation, rw: Rewritten | None, tables: l
         out_name = oc.name if oc is not None else name
         oid = oc.type_oid if oc is not None else None
         if oid is None or oid == ctype.oid:
-            decl = declared.get(out_name)
+            # A user column's declared type, by name, where the rewriter knows no type: it
+            # knows one for an expression (`n::text` is text, whatever column n is).
+            decl = declared.get(out_name) if oid is None else None
             if decl is not None and decl.is_array == ctype.is_array and decl.base.name in _STRINGY and ctype.base.name in _STRINGY:
                 ctype = decl
             typmod = oc.typmod if oc is not None and oc.typmod != -1 else None
