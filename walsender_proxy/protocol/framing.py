@@ -175,10 +175,25 @@ class _Parser:
         if length < 4 or length > self._limits[code]:
             raise self._fail(self._bad_length(code, length))
         end = pos + 1 + length
-        if end > len(buf):
+        size = len(buf)
+        if end > size:
             return None
-        payload = self._take(pos + 5, end)
-        return self._decode(cls, payload)
+        if type(buf) is bytes:
+            # The usual case, whole messages from one read: _take() and _decode() inline
+            # (this runs for every message of every round trip).
+            payload = buf[pos + 5 : end]
+            if end >= size:
+                self._buf = b""
+                self._pos = 0
+            else:
+                self._pos = end
+            try:
+                return cls.decode(payload)
+            except ProtocolViolation:
+                raise
+            except _DECODE_BUGS as exc:
+                raise ProtocolViolation("invalid message format") from exc
+        return self._decode(cls, self._take(pos + 5, end))
 
     def __iter__(self) -> Iterator[Message]:
         while True:
