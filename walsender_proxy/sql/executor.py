@@ -92,6 +92,8 @@ class Prepared:
     param_types: list[int]
     #: How many ``$n`` the statement uses (counted once, at Parse).
     nparams: int = -1
+    #: Bind's formats and the receive functions they chose (Engine.decode_params).
+    param_recv: tuple[tuple[int, ...], list[Any]] | None = None
 
 
 @dataclass(slots=True)
