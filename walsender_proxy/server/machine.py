@@ -47,6 +47,10 @@ class ConnectionClosed:
 
 Event = MessageReceived | ProtocolError | ConnectionClosed
 
+# Enum member lookups cost ~60 ns each in Python 3.11: next_event() compares with these.
+_READY = Phase.READY
+_CLOSED = Phase.CLOSED
+
 _NORMAL = frozenset(b"QPBDESHCXF")
 _COPY_IN = frozenset(b"dcfSHX")
 _COPY_BOTH = frozenset(b"dcX")
@@ -84,7 +88,7 @@ class ConnectionMachine:
 
     def next_event(self) -> Event | None:
         """The next event, or None when more bytes are needed."""
-        if self.phase is Phase.CLOSED:
+        if self.phase is _CLOSED:
             return None
         while True:
             try:
@@ -105,7 +109,7 @@ class ConnectionMachine:
                     return ConnectionClosed()
                 return None
             # The common case first: normal flow, a type that is passed on as it is.
-            if self.phase is Phase.READY and not self.skipping:
+            if self.phase is _READY and not self.skipping:
                 code = msg.type_code
                 passed = _PASS_REPLICATION if self.replication else _PASS_NORMAL
                 if code is not None and code[0] in passed:
