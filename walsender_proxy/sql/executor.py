@@ -183,7 +183,8 @@ class Executor:
         self.tx = None
         self.explicit = False
         self._tx_isolation = self._tx_read_only = self._imported_csn = None
-        self.cursors = {k: c for k, c in self.cursors.items() if c.hold}
+        if self.cursors:  # usually none: no new dict per transaction
+            self.cursors = {k: c for k, c in self.cursors.items() if c.hold}
         self.ctx.snapshots.release(self)
         if tx is not None:
             if commit and tx.state is State.ACTIVE:
