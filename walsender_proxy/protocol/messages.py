@@ -188,15 +188,15 @@ class _EmptyMessage(Message):
     per class (BindComplete, NoData and ParseComplete go out on every round trip)."""
 
     __slots__ = ()
-    _frame: ClassVar[bytes] = b""
+    _constant_frame: ClassVar[bytes] = b""
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         if cls.type_code is not None:
-            cls._frame = _empty(cls.type_code)
+            cls._constant_frame = _empty(cls.type_code)
 
     def encode(self) -> bytes:
-        return self._frame
+        return self._constant_frame
 
     @classmethod
     def decode(cls, payload: bytes) -> Self:
@@ -670,7 +670,7 @@ class Describe(FrontendMessage):
     def decode(cls, payload: bytes) -> Self:
         # The unnamed portal is what drivers describe on every round trip;
         # the messages are immutable, so the same instance serves every time.
-        if payload == b"P\x00":
+        if payload == b"P\x00" and cls is Describe:
             return _DESCRIBE_UNNAMED_PORTAL  # type: ignore[return-value]
         return cls(*_kind_and_name(payload, "DESCRIBE"))
 
@@ -700,7 +700,7 @@ class Execute(FrontendMessage):
 
     @classmethod
     def decode(cls, payload: bytes) -> Self:
-        if payload == _EXECUTE_UNNAMED_ALL:  # every round trip of most drivers
+        if payload == _EXECUTE_UNNAMED_ALL and cls is Execute:  # most drivers, every round trip
             return _EXECUTE_UNNAMED  # type: ignore[return-value]
         return cls.decode_checked(payload)
 
