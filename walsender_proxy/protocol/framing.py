@@ -81,6 +81,12 @@ class ParserState(enum.Enum):
     FAILED = "failed"  # a fatal violation was raised; it is raised again on every call
 
 
+# Looking up an enum member costs a class-attribute search through the enum machinery
+# (~60 ns in Python 3.11); the per-message paths compare with these instead.
+_MESSAGES = ParserState.MESSAGES
+_CLOSED = ParserState.CLOSED
+
+
 class _Parser:
     __slots__ = ("_buf", "_classes", "_failure", "_limits", "_pos", "_state")
 
@@ -106,7 +112,7 @@ class _Parser:
 
     def feed(self, data: bytes | bytearray | memoryview) -> None:
         # After close or a fatal error the bytes mean nothing; do not let them pile up.
-        if self._state is ParserState.CLOSED or self._failure is not None or not data:
+        if self._state is _CLOSED or self._failure is not None or not data:
             return
         if type(data) is not bytes:
             data = bytes(data)
@@ -175,10 +181,25 @@ class _Parser:
         if length < 4 or length > self._limits[code]:
             raise self._fail(self._bad_length(code, length))
         end = pos + 1 + length
-        if end > len(buf):
+        size = len(buf)
+        if end > size:
             return None
-        payload = self._take(pos + 5, end)
-        return self._decode(cls, payload)
+        if type(buf) is bytes:
+            # The usual case, whole messages from one read: _take() and _decode() inline
+            # (this runs for every message of every round trip).
+            payload = buf[pos + 5 : end]
+            if end >= size:
+                self._buf = b""
+                self._pos = 0
+            else:
+                self._pos = end
+            try:
+                return cls.decode(payload)
+            except ProtocolViolation:
+                raise
+            except _DECODE_BUGS as exc:
+                raise ProtocolViolation("invalid message format") from exc
+        return self._decode(cls, self._take(pos + 5, end))
 
     def __iter__(self) -> Iterator[Message]:
         while True:
@@ -241,7 +262,7 @@ class FrontendParser(_Parser):
         if self._failure is not None:
             raise self._failure
         state = self._state
-        if state is ParserState.MESSAGES:
+        if state is _MESSAGES:
             message = self._typed()
             if type(message) is Terminate:
                 self._close()

@@ -117,6 +117,8 @@ _U32 = struct.Struct("!I")
 _pack_hdr = _HDR.pack
 _pack_i32 = _I32.pack
 _pack_u16 = _U16.pack
+_unpack_u16_from = _U16.unpack_from
+_unpack_i32_from = _I32.unpack_from
 _NULL_VALUE = b"\xff\xff\xff\xff"
 
 
@@ -182,12 +184,19 @@ class BackendMessage(Message):
 
 
 class _EmptyMessage(Message):
-    """Messages that are nothing but their type byte; the frame is a constant."""
+    """Messages that are nothing but their type byte; the frame is a constant, made once
+    per class (BindComplete, NoData and ParseComplete go out on every round trip)."""
 
     __slots__ = ()
+    _constant_frame: ClassVar[bytes] = b""
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.type_code is not None:
+            cls._constant_frame = _empty(cls.type_code)
 
     def encode(self) -> bytes:
-        return _empty(self.type_code)  # type: ignore[arg-type]
+        return self._constant_frame
 
     @classmethod
     def decode(cls, payload: bytes) -> Self:
@@ -559,6 +568,20 @@ class Bind(FrontendMessage):
 
     @classmethod
     def decode(cls, payload: bytes) -> Self:
+        # Bind is on every round trip of a prepared statement: try the straight-line
+        # unpacking first. It gives up (None) on anything it would have to complain about,
+        # and the field-by-field reader below, the reference, then words the complaint.
+        try:
+            message = _decode_bind_fast(cls, payload)
+        except (struct.error, UnicodeDecodeError):
+            message = None
+        if message is not None:
+            return message
+        return cls.decode_checked(payload)
+
+    @classmethod
+    def decode_checked(cls, payload: bytes) -> Self:
+        """The reference decoder: field by field, each complaint as PostgreSQL words it."""
         r = Reader(payload)
         portal = r.cstring()
         statement = r.cstring()
@@ -572,6 +595,56 @@ class Bind(FrontendMessage):
         result_formats = _int16s(r, r.uint16())
         r.end()
         return cls(portal, statement, formats, params, result_formats)
+
+
+_INT16_ARRAYS = tuple(struct.Struct(f"!{n}h") for n in range(17))
+
+
+def _unpack_int16s(data: bytes, pos: int, n: int) -> tuple[int, ...]:
+    """``n`` int16 at ``pos``; struct.error if the data is too short."""
+    st = _INT16_ARRAYS[n] if n < len(_INT16_ARRAYS) else struct.Struct(f"!{n}h")
+    return st.unpack_from(data, pos)
+
+
+def _decode_bind_fast(cls: type[Bind], payload: bytes) -> Bind | None:
+    """Bind without a Reader: None (or struct.error / UnicodeDecodeError) wherever the
+    message is not well formed, so that the caller can let the reference decoder say why.
+    Accepts exactly what :meth:`Bind.decode_checked` accepts, with the same result."""
+    size = len(payload)
+    nul = payload.find(b"\x00")
+    if nul < 0:
+        return None
+    nul2 = payload.find(b"\x00", nul + 1)
+    if nul2 < 0:
+        return None
+    portal = payload[:nul].decode("utf-8") if nul else ""
+    statement = payload[nul + 1 : nul2].decode("utf-8")
+    pos = nul2 + 1
+    (nformats,) = _unpack_u16_from(payload, pos)
+    formats = _unpack_int16s(payload, pos + 2, nformats) if nformats else ()
+    pos += 2 + 2 * nformats
+    (nparams,) = _unpack_u16_from(payload, pos)
+    pos += 2
+    if nformats > 1 and nformats != nparams:
+        return None
+    values: list[bytes | None] = []
+    append = values.append
+    for _ in range(nparams):
+        (length,) = _unpack_i32_from(payload, pos)
+        pos += 4
+        if length == -1:
+            append(None)
+            continue
+        end = pos + length
+        if length < 0 or end > size:
+            return None
+        append(payload[pos:end])
+        pos = end
+    (nresults,) = _unpack_u16_from(payload, pos)
+    results = _unpack_int16s(payload, pos + 2, nresults) if nresults else ()
+    if pos + 2 + 2 * nresults != size:
+        return None
+    return cls(portal, statement, formats, tuple(values), results)
 
 
 def _kind_and_name(payload: bytes, what: str) -> tuple[str, str]:
@@ -595,6 +668,10 @@ class Describe(FrontendMessage):
 
     @classmethod
     def decode(cls, payload: bytes) -> Self:
+        # The unnamed portal is what drivers describe on every round trip;
+        # the messages are immutable, so the same instance serves every time.
+        if payload == b"P\x00" and cls is Describe:
+            return _DESCRIBE_UNNAMED_PORTAL  # type: ignore[return-value]
         return cls(*_kind_and_name(payload, "DESCRIBE"))
 
 
@@ -623,11 +700,22 @@ class Execute(FrontendMessage):
 
     @classmethod
     def decode(cls, payload: bytes) -> Self:
+        if payload == _EXECUTE_UNNAMED_ALL and cls is Execute:  # most drivers, every round trip
+            return _EXECUTE_UNNAMED  # type: ignore[return-value]
+        return cls.decode_checked(payload)
+
+    @classmethod
+    def decode_checked(cls, payload: bytes) -> Self:
         r = Reader(payload)
         portal = r.cstring()
         max_rows = r.int32()
         r.end()
         return cls(portal, max_rows)
+
+
+_DESCRIBE_UNNAMED_PORTAL = Describe("P", "")
+_EXECUTE_UNNAMED_ALL = b"\x00\x00\x00\x00\x00"
+_EXECUTE_UNNAMED = Execute("", 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1089,7 +1177,15 @@ class CommandComplete(BackendMessage):
     tag: str
 
     def encode(self) -> bytes:
-        return _frame(b"C", encode_cstring(self.tag))
+        # The same few tags ("INSERT 0 1", "UPDATE 1") end most statements: their frames
+        # are kept, in a table emptied whenever it fills up so that it stays small.
+        frame = _COMMAND_COMPLETE_FRAMES.get(self.tag)
+        if frame is None:
+            frame = _frame(b"C", encode_cstring(self.tag))
+            if len(_COMMAND_COMPLETE_FRAMES) >= 256:
+                _COMMAND_COMPLETE_FRAMES.clear()
+            _COMMAND_COMPLETE_FRAMES[self.tag] = frame
+        return frame
 
     @classmethod
     def decode(cls, payload: bytes) -> Self:
@@ -1097,6 +1193,9 @@ class CommandComplete(BackendMessage):
         tag = r.cstring()
         r.end()
         return cls(tag)
+
+
+_COMMAND_COMPLETE_FRAMES: dict[str, bytes] = {}
 
 
 @dataclass(frozen=True, slots=True)

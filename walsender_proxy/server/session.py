@@ -32,6 +32,7 @@ from walsender_proxy.server.machine import (
 )
 from walsender_proxy.server.roles import Role, Verifier
 from walsender_proxy.server.scram import ScramError, ScramServer
+from walsender_proxy.sql.engine import fetch_portal
 from walsender_proxy.sql.executor import Executor, SyntaxErr
 from walsender_proxy.sql.outcomes import (
     Column,
@@ -60,6 +61,13 @@ COPY_FLUSH_AT = 1 << 20
 
 
 _DUMMY_VERIFIER = Verifier.make("\x00no password\x00")
+
+# Replies that never change, made once: they go out on every extended-protocol round trip.
+_PARSE_COMPLETE = m.ParseComplete()
+_BIND_COMPLETE = m.BindComplete()
+_CLOSE_COMPLETE = m.CloseComplete()
+_NO_DATA = m.NoData()
+_READY = {status: m.ReadyForQuery(status) for status in "ITE"}
 
 
 class Disconnect(Exception):
@@ -540,8 +548,14 @@ class Session:
         except (PgError, Disconnect):
             raise
         except Exception as e:
-            log.exception("internal error in session %d", self.pid)
-            raise PgError("XX000", f"internal error: {type(e).__name__}: {e}") from e
+            raise self._internal_error(e) from e
+
+    def _internal_error(self, e: Exception) -> PgError:
+        """What :meth:`_call` makes of a bug; call it in the ``except`` clause (it logs the
+        traceback being handled). The extended-protocol handlers catch inline instead of
+        going through _call: one call layer less per message on the hot path."""
+        log.exception("internal error in session %d", self.pid)
+        return PgError("XX000", f"internal error: {type(e).__name__}: {e}")
 
     def _query_loop_sync(self) -> None:
         ex = self.executor
@@ -559,6 +573,14 @@ class Session:
         try:
             while True:
                 ev = self.next_event_sync()
+                if type(ev) is MessageReceived:
+                    msg = ev.message
+                    handler = _HANDLERS.get(type(msg))
+                    if handler is not None:
+                        handler(self, ex, msg)
+                    elif isinstance(msg, m.Query):
+                        self.simple_query(ex, msg.query)
+                    continue
                 if isinstance(ev, ConnectionClosed):
                     return
                 if isinstance(ev, ProtocolError):
@@ -566,12 +588,6 @@ class Session:
                     if ev.fatal:
                         self.flush_sync()
                         return
-                    continue
-                msg = ev.message
-                if isinstance(msg, m.Query):
-                    self.simple_query(ex, msg.query)
-                else:
-                    self.dispatch(ex, msg)
         finally:
             if self._fd is not None:
                 with contextlib.suppress(OSError):
@@ -581,30 +597,50 @@ class Session:
 
     def dispatch(self, ex: Executor, msg: Any) -> None:
         """One frontend message other than Query (session thread or worker thread)."""
-        if isinstance(msg, m.Parse):
-            self.extended(ex.parse_statement, msg.name, msg.query, msg.param_types, ok=m.ParseComplete())
-        elif isinstance(msg, m.Bind):
-            self.extended(ex.bind, msg.portal, msg.statement, msg.param_formats, msg.params, msg.result_formats, ok=m.BindComplete())
-        elif isinstance(msg, m.Describe):
-            self.describe(ex, msg)
-        elif isinstance(msg, m.Execute):
-            self.execute(ex, msg)
-        elif isinstance(msg, m.Close):
-            self.extended(ex.close_object, msg.kind, msg.name, ok=m.CloseComplete())
-        elif isinstance(msg, m.Sync):
-            for o in self._sync(ex):
-                self.outcome_message(o)
-            self.send(m.ReadyForQuery(ex.status))
-        elif isinstance(msg, m.Flush):
-            self.flush_sync()
-        elif isinstance(msg, m.FunctionCall):
-            self.send(error_response(PgError("0A000", "the function call protocol is not supported")))
-            self.machine.extended_error()
+        handler = _HANDLERS.get(type(msg))
+        if handler is not None:
+            handler(self, ex, msg)
+
+    def _on_parse(self, ex: Executor, msg: m.Parse) -> None:
+        self.extended(ex.parse_statement, msg.name, msg.query, msg.param_types, ok=_PARSE_COMPLETE)
+
+    def _on_bind(self, ex: Executor, msg: m.Bind) -> None:
+        try:
+            ex.bind(msg.portal, msg.statement, msg.param_formats, msg.params, msg.result_formats)
+        except PgError as e:
+            self._extended_failed(ex, e)
+            return
+        except Disconnect:
+            raise
+        except Exception as e:
+            self._extended_failed(ex, self._internal_error(e))
+            return
+        self.send(_BIND_COMPLETE)
+
+    def _on_close(self, ex: Executor, msg: m.Close) -> None:
+        self.extended(ex.close_object, msg.kind, msg.name, ok=_CLOSE_COMPLETE)
+
+    def _on_sync(self, ex: Executor, msg: m.Sync) -> None:
+        for o in self._sync(ex):
+            self.outcome_message(o)
+        self.send(_READY[ex.status])
+
+    def _on_flush(self, ex: Executor, msg: m.Flush) -> None:
+        self.flush_sync()
+
+    def _on_function_call(self, ex: Executor, msg: m.FunctionCall) -> None:
+        self.send(error_response(PgError("0A000", "the function call protocol is not supported")))
+        self.machine.extended_error()
 
     def _sync(self, ex: Executor) -> list[Outcome]:
         try:
-            return self._call(ex.sync)
+            return ex.sync()
         except PgError:
+            return []
+        except Disconnect:
+            raise
+        except Exception as e:
+            self._internal_error(e)  # logged; nothing is reported, as for a PgError
             return []
 
     def outcome_message(self, o: Outcome) -> None:
@@ -741,48 +777,73 @@ class Session:
     # -- extended protocol ---------------------------------------------------------------
     def extended(self, fn: Callable[..., Any], *args: Any, ok: m.BackendMessage) -> None:
         try:
-            self._call(fn, *args)
+            fn(*args)
         except PgError as e:
-            self.send(error_response(e))
-            self.machine.extended_error()
-            ex = self.executor
-            if ex is not None:
-                ex.fail()
+            self._extended_failed(self.executor, e)
+            return
+        except Disconnect:
+            raise
+        except Exception as e:
+            self._extended_failed(self.executor, self._internal_error(e))
             return
         self.send(ok)
+
+    def _extended_failed(self, ex: Executor | None, e: PgError) -> None:
+        """An extended-protocol message failed: report it, skip to Sync, and fail the
+        statement's transaction."""
+        self.send(error_response(e))
+        self.machine.extended_error()
+        if ex is not None:
+            ex.fail()
 
     def describe(self, ex: Executor, msg: m.Describe) -> None:
         try:
             if msg.kind == "S":
-                params, cols = self._call(ex.describe_statement, msg.name)
+                params, cols = ex.describe_statement(msg.name)
                 self.send(m.ParameterDescription(tuple(params)))
                 formats: list[int] = []
             else:
-                cols = self._call(ex.describe_portal, msg.name)
+                cols = ex.describe_portal(msg.name)
+                if cols is None:  # DML without RETURNING, utility statements
+                    self.send(_NO_DATA)
+                    return
                 portal = ex.portals.get(msg.name)
                 formats = portal.result_formats if portal else []
         except PgError as e:
-            self.send(error_response(e))
-            self.machine.extended_error()
-            ex.fail()
+            self._extended_failed(ex, e)
             return
-        self.send(row_description(cols, formats) if cols is not None else m.NoData())
+        except Disconnect:
+            raise
+        except Exception as e:
+            self._extended_failed(ex, self._internal_error(e))
+            return
+        self.send(row_description(cols, formats) if cols is not None else _NO_DATA)
 
     def execute(self, ex: Executor, msg: m.Execute) -> None:
-        from walsender_proxy.sql.engine import fetch_portal
-
         try:
-            portal = self._call(ex.execute_portal, msg.portal)
+            portal = ex.execute_portal(msg.portal)
         except PgError as e:
             self.send(error_response(e))
+            self.machine.extended_error()
+            return
+        except Disconnect:
+            raise
+        except Exception as e:
+            self.send(error_response(self._internal_error(e)))
             self.machine.extended_error()
             return
         ok = True
         while True:
             try:
-                step = self._call(fetch_portal, ex, portal, msg.max_rows)
+                step = fetch_portal(ex, portal, msg.max_rows)
             except PgError as e:
                 self.send(error_response(e))
+                ok = False
+                break
+            except Disconnect:
+                raise
+            except Exception as e:
+                self.send(error_response(self._internal_error(e)))
                 ok = False
                 break
             kind, payload = step
@@ -812,6 +873,19 @@ class Session:
         if not ok:
             self.machine.extended_error()
             ex.fail()
+
+
+#: The handler of each frontend message type but Query (dispatch, _query_loop_sync).
+_HANDLERS: dict[type[m.FrontendMessage], Callable[[Session, Executor, Any], None]] = {
+    m.Parse: Session._on_parse,
+    m.Bind: Session._on_bind,
+    m.Describe: Session.describe,
+    m.Execute: Session.execute,
+    m.Close: Session._on_close,
+    m.Sync: Session._on_sync,
+    m.Flush: Session._on_flush,
+    m.FunctionCall: Session._on_function_call,
+}
 
 
 def row_description(columns: list[Column], formats: list[int]) -> m.RowDescription:

@@ -513,29 +513,23 @@ class Engine:
 
     # -- parameters ----------------------------------------------------------------------
     def decode_params(self, st: Prepared, formats: Sequence[int], params: Sequence[bytes | None]) -> list[Any]:
-        from decoding.pgvalues import binary_decoder, text_decoder
-
+        """Bind's parameter values as Python values. The receive function of each
+        parameter depends only on the statement's types and Bind's formats, so it is chosen
+        once and kept on the statement (``st.param_recv``) while a driver binds the same
+        way round after round; a NULL is None whatever the type."""
+        formats = tuple(formats)
+        cached = st.param_recv
+        if cached is None or cached[0] != formats or len(cached[1]) != len(params):
+            cached = (formats, _param_recvs(st.param_types, formats, len(params)))
+            st.param_recv = cached
         out: list[Any] = []
-        for i, raw in enumerate(params):
-            fmt = formats[0] if len(formats) == 1 else formats[i] if i < len(formats) else 0
-            oid = st.param_types[i] if i < len(st.param_types) else 0
+        append = out.append
+        for (quick, general), raw in zip(cached[1], params, strict=True):
             if raw is None:
-                out.append(None)
+                append(None)
                 continue
-            if not oid:
-                if fmt == 1:
-                    raise PgError("08P01", f"binary data for parameter ${i + 1} of unknown type")
-                out.append(raw.decode("utf-8"))
-                continue
-            quick = _QUICK_BINARY.get(oid) if fmt == 1 else _QUICK_TEXT.get(oid)
-            if quick is not None:
-                v = quick(raw)
-                if v is not _NOT_SIMPLE:
-                    out.append(v)
-                    continue
-            ctype = type_by_oid(oid)
-            dec = binary_decoder(ctype) if fmt == 1 else text_decoder(ctype)
-            out.append(dec([raw])[0].as_py())
+            v = quick(raw)
+            append(general(raw) if v is _NOT_SIMPLE else v)
         return out
 
 
@@ -1058,8 +1052,10 @@ _TS_LOW, _TS_HIGH = -63_082_281_600_000_000, 252_455_615_999_999_999
 
 
 def _int_recv(width: int) -> Callable[[bytes], Any]:
+    unpack = struct.Struct({2: "!h", 4: "!i", 8: "!q"}[width]).unpack
+
     def recv(raw: bytes) -> Any:
-        return int.from_bytes(raw, "big", signed=True) if len(raw) == width else _NOT_SIMPLE
+        return unpack(raw)[0] if len(raw) == width else _NOT_SIMPLE
 
     return recv
 
@@ -1079,13 +1075,15 @@ def _bool_recv(raw: bytes) -> Any:
 
 
 def _ts_recv(epoch: datetime_type) -> Callable[[bytes], Any]:
+    unpack = struct.Struct("!q").unpack
+
     def recv(raw: bytes) -> Any:
         if len(raw) != 8:
             return _NOT_SIMPLE
-        us = int.from_bytes(raw, "big", signed=True)
+        (us,) = unpack(raw)
         if not _TS_LOW <= us <= _TS_HIGH:
             return _NOT_SIMPLE  # infinity and the far ends: the Arrow decoders know
-        return epoch + timedelta(microseconds=us)
+        return epoch + timedelta(0, 0, us)  # positional: no keyword parsing per value
 
     return recv
 
@@ -1112,6 +1110,56 @@ _QUICK_BINARY: dict[int, Callable[[bytes], Any]] = {
     1184: _ts_recv(_PG_EPOCH_TZ),
 }
 _QUICK_TEXT: dict[int, Callable[[bytes], Any]] = {25: _plain_text, 1043: _plain_text}
+
+
+def _not_simple(raw: bytes) -> Any:
+    return _NOT_SIMPLE
+
+
+def _utf8_recv(raw: bytes) -> Any:
+    """A parameter of unspecified type sent as text: the string, as PostgreSQL's unknown."""
+    return raw.decode("utf-8")
+
+
+def _general_recv(oid: int, fmt: int) -> Callable[[bytes], Any]:
+    """The Arrow decoders, for whatever the quick ones leave. The type is looked up at the
+    first non-NULL value, as before the receive functions were cached."""
+
+    def recv(raw: bytes) -> Any:
+        from decoding.pgvalues import binary_decoder, text_decoder
+
+        ctype = type_by_oid(oid)
+        dec = binary_decoder(ctype) if fmt == 1 else text_decoder(ctype)
+        return dec([raw])[0].as_py()
+
+    return recv
+
+
+def _unknown_binary_recv(number: int) -> Callable[[bytes], Any]:
+    def recv(raw: bytes) -> Any:
+        raise PgError("08P01", f"binary data for parameter ${number} of unknown type")
+
+    return recv
+
+
+_ParamRecv = tuple[Callable[[bytes], Any], Callable[[bytes], Any]]
+
+
+def _param_recvs(param_types: Sequence[int], formats: tuple[int, ...], n: int) -> list[_ParamRecv]:
+    """(quick, general) receive functions of each of ``n`` parameters: ``quick`` answers or
+    returns _NOT_SIMPLE, then ``general`` decides. Formats as Bind gives them: none = all
+    text, one = for all, else one each."""
+    out: list[_ParamRecv] = []
+    for i in range(n):
+        fmt = formats[0] if len(formats) == 1 else formats[i] if i < len(formats) else 0
+        oid = param_types[i] if i < len(param_types) else 0
+        if not oid:
+            quick = _unknown_binary_recv(i + 1) if fmt == 1 else _utf8_recv
+            out.append((quick, _not_simple))
+            continue
+        quick = (_QUICK_BINARY if fmt == 1 else _QUICK_TEXT).get(oid, _not_simple)
+        out.append((quick, _general_recv(oid, fmt)))
+    return out
 
 
 # -- point statements by primary key, without DuckDB ---------------------------------------

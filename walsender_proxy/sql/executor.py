@@ -92,6 +92,10 @@ class Prepared:
     param_types: list[int]
     #: How many ``$n`` the statement uses (counted once, at Parse).
     nparams: int = -1
+    #: Bind's formats and the receive functions they chose (Engine.decode_params).
+    param_recv: tuple[tuple[int, ...], list[Any]] | None = None
+    #: Whether Describe can find result columns (None: not yet asked; see describe_portal).
+    may_describe_rows: bool | None = None
 
 
 @dataclass(slots=True)
@@ -179,7 +183,8 @@ class Executor:
         self.tx = None
         self.explicit = False
         self._tx_isolation = self._tx_read_only = self._imported_csn = None
-        self.cursors = {k: c for k, c in self.cursors.items() if c.hold}
+        if self.cursors:  # usually none: no new dict per transaction
+            self.cursors = {k: c for k, c in self.cursors.items() if c.hold}
         self.ctx.snapshots.release(self)
         if tx is not None:
             if commit and tx.state is State.ACTIVE:
@@ -270,8 +275,13 @@ class Executor:
             raise PgError("34000", f'portal "{name}" does not exist')
         if p.pending_rows is not None:
             return p.pending_rows.columns
-        types = [t if t else 25 for t in p.stmt.param_types]
-        return self.describe_node(p.stmt.node, p.stmt.text, types)
+        st = p.stmt
+        if st.may_describe_rows is None:
+            st.may_describe_rows = _may_describe_rows(st.node)
+        if not st.may_describe_rows:  # an INSERT per round trip: NoData without more work
+            return None
+        types = [t if t else 25 for t in st.param_types]
+        return self.describe_node(st.node, st.text, types)
 
     def close_object(self, kind: str, name: str) -> None:
         if kind == "S":
@@ -284,7 +294,10 @@ class Executor:
         if p is None:
             raise PgError("34000", f'portal "{name}" does not exist')
         if p.outcomes is None:
-            self.cancelled.clear()
+            # A cancel aimed at an earlier statement must not stop this one. Event.clear()
+            # takes the event's lock even when there is nothing to clear (most of the time).
+            if self.cancelled.is_set():
+                self.cancelled.clear()
             if p.stmt.node is None:
                 p.outcomes = iter([Empty()])
             else:
@@ -685,6 +698,8 @@ class Executor:
 
     # -- describe ------------------------------------------------------------------------
     def describe_node(self, node: Any, text: str, param_types: list[int]) -> list[Column] | None:
+        """Result columns of a statement; None for one that returns no rows (the statement
+        kinds here must match :func:`_may_describe_rows`)."""
         if node is None:
             return None
         if isinstance(node, ast.SelectStmt):
@@ -725,6 +740,16 @@ def _arg_text(a: Any) -> str:
     if isinstance(a, ast.TypeCast):
         return _arg_text(a.arg)
     return RawStream()(a)
+
+
+def _may_describe_rows(node: Any) -> bool:
+    """Whether :meth:`Executor.describe_node` can return columns for ``node``: False means
+    it always returns None, whatever the catalog and the parameter types."""
+    if node is None:
+        return False
+    if isinstance(node, (ast.SelectStmt, ast.VariableShowStmt)):
+        return True
+    return isinstance(node, (ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt)) and bool(returning(node))
 
 
 def _count_params(node: Any) -> int:
