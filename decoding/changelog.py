@@ -20,10 +20,13 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from decoding.lsn import FIRST_LSN, format_lsn
 from decoding.records import Record, decode_record
+
+if TYPE_CHECKING:
+    from decoding.logview import FlushBeacon
 
 log = logging.getLogger(__name__)
 
@@ -111,6 +114,8 @@ class ChangeLog:
         self._buf_bytes = 0
         #: Notified whenever the durable end of the log moves (walsenders wait on it).
         self._flushed_cond = threading.Condition()
+        #: Tells readers in other processes where the durable end is (see LogView).
+        self.beacon: FlushBeacon | None = None
         #: Bytes of torn or corrupt tail cut at start-up (0 after a clean shutdown).
         self.recovered_bytes_cut = 0
         self._starts: list[int] = sorted(
@@ -289,6 +294,8 @@ class ChangeLog:
             with self._flush_cond:
                 if done is not None:
                     self._flushed = max(self._flushed, done)
+                    if self.beacon is not None:
+                        self.beacon.publish(self._flushed)
                 self._flushing = False
                 self._flush_cond.notify_all()
         with self._flushed_cond:
@@ -311,6 +318,18 @@ class ChangeLog:
         """Make :meth:`wait_flushed` callers look at their ``stop`` condition now."""
         with self._flushed_cond:
             self._flushed_cond.notify_all()
+
+    def segment_starts(self) -> list[int]:
+        """The first LSN of every segment, oldest first."""
+        with self._lock:
+            return list(self._starts)
+
+    def readable(self, stop: int) -> None:
+        """Make the records before ``stop`` readable from the files (a reader of flushed
+        records finds them written; one of :meth:`read` may ask for buffered ones)."""
+        if stop > self._insert - self._buf_bytes:
+            with self._lock:
+                self._write_out()
 
     def reader(self, start: int) -> LogReader:
         """An incremental reader from ``start`` (a record boundary), for a walsender that
@@ -401,9 +420,10 @@ class ChangeLog:
 
 class LogReader:
     """Follows the log from a position, reading only new bytes each time (a walsender must
-    not re-read a 64 MiB segment for every commit)."""
+    not re-read a 64 MiB segment for every commit). ``log`` is the :class:`ChangeLog` or,
+    in another process, a :class:`~decoding.logview.LogView` of its directory."""
 
-    def __init__(self, log: ChangeLog, start: int) -> None:
+    def __init__(self, log: Any, start: int) -> None:
         self.log = log
         if start < log.oldest_lsn:
             raise LogRemovedError(f"requested WAL segment for {format_lsn(start)} has already been removed")
@@ -413,8 +433,7 @@ class LogReader:
         self._skip_to = start  # a start inside a segment: scan from its beginning, skip
 
     def _open(self) -> bool:
-        with self.log._lock:
-            starts = list(self.log._starts)
+        starts = self.log.segment_starts()
         i = bisect.bisect_right(starts, self.pos) - 1
         if i < 0:
             raise LogRemovedError(f"requested WAL segment for {format_lsn(self.pos)} has already been removed")
@@ -436,15 +455,11 @@ class LogReader:
 
     def read(self, stop: int, max_bytes: int = 8 << 20) -> list[LogEntry]:
         """Whole records from the current position up to ``stop`` (exclusive)."""
-        log = self.log
-        if stop > log._insert - log._buf_bytes:  # (a walsender reads flushed records only)
-            with log._lock:
-                log._write_out()
+        self.log.readable(stop)
         out: list[LogEntry] = []
         while self.pos < stop:
             self._open()
-            with self.log._lock:
-                starts = list(self.log._starts)
+            starts = self.log.segment_starts()
             j = starts.index(self._seg)
             seg_end = starts[j + 1] if j + 1 < len(starts) else stop
             end = min(stop, seg_end, self.pos + max_bytes)

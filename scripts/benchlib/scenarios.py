@@ -247,14 +247,29 @@ def _writers(env: RunEnv, clients: int, ids: list[list[int]], until: float) -> t
     return sum(done), start[0], max(last_t), [x for x in last_id if x]
 
 
+def _cpu_s(pid: int) -> float:
+    """CPU seconds (user + system, all threads) of a process so far (0 if it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _walsender_cpu_s(env: RunEnv) -> dict[int, float]:
+    """CPU seconds so far of each of the proxy's child processes (its walsenders)."""
+    if env.pub.proxy is None:
+        return {}
+    return {pid: _cpu_s(pid) for pid in env.pub.server_pids()[1:]}
+
+
 def _proxy_cpu_s(env: RunEnv) -> tuple[float, int] | None:
     """CPU seconds (user + system, all threads) of the proxy process so far, and its
     threads' voluntary context switches (each a sleep and a wake-up); None natively."""
     if env.pub.proxy is None:
         return None
     pid = env.pub.proxy.pid
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
     switches = 0
     for task in os.listdir(f"/proc/{pid}/task"):
         try:
@@ -264,7 +279,7 @@ def _proxy_cpu_s(env: RunEnv) -> tuple[float, int] | None:
                         switches += int(line.split()[1])
         except OSError:
             pass  # a thread that ended meanwhile
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), switches
+    return _cpu_s(pid), switches
 
 
 def s3_single_row_txns(env: RunEnv, sz: Sizes, probe: Probe) -> dict[str, Any]:
@@ -279,9 +294,9 @@ def s3_single_row_txns(env: RunEnv, sz: Sizes, probe: Probe) -> dict[str, Any]:
             per = sz.s3_txns // clients
             ids = [[base + 1 + k + j * clients for j in range(per)] for k in range(clients)]
             until = time.monotonic() + sz.s3_max_seconds
-            cpu0 = _proxy_cpu_s(env)
+            cpu0, ws0 = _proxy_cpu_s(env), _walsender_cpu_s(env)
             committed, t_start, t_end, lasts = _writers(env, clients, ids, until)
-            cpu1 = _proxy_cpu_s(env)
+            cpu1, ws1 = _proxy_cpu_s(env), _walsender_cpu_s(env)
             total += committed
             env.wait(lambda lasts=lasts: s.execute(q, (lasts,)).fetchone()[0] == len(lasts),
                      sz.timeout(committed * 10), "the last commits on the subscriber", 0.002)
@@ -293,6 +308,9 @@ def s3_single_row_txns(env: RunEnv, sz: Sizes, probe: Probe) -> dict[str, Any]:
             if cpu0 is not None and cpu1 is not None and committed:
                 out[f"proxy_cpu_us_per_tx_{clients}c"] = round(1e6 * (cpu1[0] - cpu0[0]) / committed)
                 out[f"proxy_sleeps_per_tx_{clients}c"] = round((cpu1[1] - cpu0[1]) / committed, 2)
+                # The walsender processes (a process alive at both ends of the phase).
+                ws = sum(ws1[p] - ws0[p] for p in ws1.keys() & ws0.keys())
+                out[f"walsender_cpu_us_per_tx_{clients}c"] = round(1e6 * ws / committed)
     probe.stop()
     verify(env, total)
     return out

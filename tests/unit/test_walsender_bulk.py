@@ -18,7 +18,7 @@ from decoding.pgoutput.plugin import PgOutput, RowBatch, _rebatch
 from decoding.reorder import ChangeList, DecodedTxn, committed_after
 from walsender_proxy.lake import Lake, LakeSettings, PubTable, Sql
 from walsender_proxy.protocol.replication import encode_xlogdata_message
-from walsender_proxy.replication import walsender as W
+from walsender_proxy.replication import stream as W
 
 
 def opts(*pubs: str, **kw: str) -> PgOutputOptions:

@@ -310,6 +310,11 @@ class Lake:
     def catalog(self) -> Catalog:
         return self.catalog_at(self.frontier)
 
+    def catalog_history_json(self) -> list[Any]:
+        """Every catalog version kept, for a decoder in another process to start from."""
+        with self._catalog_mutex:
+            return self.history.to_json()
+
     def begin(
         self,
         isolation: Isolation | str = Isolation.READ_COMMITTED,

@@ -128,6 +128,13 @@ class _Parser:
         else:
             buf += data  # type: ignore[operator]
 
+    def take_unread(self) -> bytes:
+        """The bytes fed and not yet returned as messages, taken out of the parser."""
+        rest = bytes(memoryview(self._buf)[self._pos :])
+        self._buf = b""
+        self._pos = 0
+        return rest
+
     def _take(self, start: int, end: int) -> bytes:
         buf = self._buf
         payload = buf[start:end]

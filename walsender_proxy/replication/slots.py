@@ -21,10 +21,13 @@ import re
 import threading
 import time
 from dataclasses import asdict, dataclass, replace
+from typing import TYPE_CHECKING
 
 from decoding.errors import PgError
-from walsender_proxy.lake import Lake
-from walsender_proxy.lake.retention import Hold
+
+if TYPE_CHECKING:  # (a walsender process uses Slot without loading the lake)
+    from walsender_proxy.lake import Lake
+    from walsender_proxy.lake.retention import Hold
 
 _NAME = re.compile(r"^[a-z0-9_]{1,63}$")
 #: Seconds between saves of a slot moved by flush confirmations.

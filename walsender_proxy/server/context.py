@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     import ssl
 
     from walsender_proxy.lake.retention import Hold
+    from walsender_proxy.replication.sender_pool import SenderPool
     from walsender_proxy.sql.executor import Executor
 
 
@@ -35,6 +36,9 @@ class ServerSettings:
     auth_failure_delay: float = 0.5
     authentication_timeout: float = 60.0
     max_wal_senders: int = 10
+    #: Walsender processes kept started and idle, ready for the next START_REPLICATION
+    #: (0: streams run in the server process, under its GIL).
+    walsender_processes: int = 2
     max_replication_slots: int = 10
     #: A walsender whose client says nothing for this long is ended (seconds; 0: never).
     wal_sender_timeout: float = 60.0
@@ -101,6 +105,8 @@ class ServerContext:
         self.slots = SlotStore(lake, settings.max_replication_slots)
         self.walsender_sessions: set[int] = set()
         self.walsenders: dict[int, Any] = {}  # pid -> stream state, for pg_stat_replication
+        #: Walsender processes, started with the first replication connection.
+        self.senders: SenderPool | None = None
         self.injectors["pg_replication_slots"] = self._slot_rows
         self.injectors["pg_stat_replication"] = self._walsender_rows
         from walsender_proxy.sql import functions
@@ -108,6 +114,28 @@ class ServerContext:
         con = lake.store.cursor()
         functions.install(con, self)
         self._udf_con = con  # keeps the functions' connection alive
+
+    def sender_pool(self) -> SenderPool | None:
+        """The walsender processes (on the event loop; None when streams stay in the
+        server process). The first call starts them, in the background."""
+        n = self.settings.walsender_processes
+        if n <= 0:
+            return None
+        if self.senders is None:
+            from walsender_proxy.replication.sender_pool import SenderPool
+
+            log = self.lake.log
+            self.senders = SenderPool(log.dir, log.flushed_lsn, n, self.settings.max_wal_senders)
+            log.beacon = self.senders.beacon
+            self.senders.beacon.publish(log.flushed_lsn)  # (a flush may have slipped in)
+        self.senders.fill()
+        return self.senders
+
+    def close_senders(self) -> None:
+        if self.senders is not None:
+            self.lake.log.beacon = None
+            self.senders.close()
+            self.senders = None
 
     def sessions(self) -> list[tuple[int, Executor]]:
         with self._lock:

@@ -181,6 +181,21 @@ class ConnectionMachine:
     def copy_both_done(self) -> None:
         self.phase = Phase.READY
 
+    @classmethod
+    def streaming(cls, *, max_message_length: int = 1 << 30) -> ConnectionMachine:
+        """A replication connection already in COPY_BOTH (START_REPLICATION was answered):
+        what a walsender process takes over."""
+        machine = cls(max_message_length=max_message_length)
+        machine.parser = FrontendParser(max_message_length=max_message_length, startup=False)
+        machine.phase = Phase.COPY_BOTH
+        machine.replication = True
+        return machine
+
+    def take_unread(self) -> bytes:
+        """The bytes received and not yet made into messages, taken out (a hand-over of the
+        connection to another owner)."""
+        return self.parser.take_unread()
+
     def extended_error(self) -> None:
         """An extended-query message failed: discard messages until the next Sync."""
         self.skipping = True

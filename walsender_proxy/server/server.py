@@ -90,6 +90,7 @@ class Server:
         for srv in self._servers:
             with suppress(Exception):
                 await srv.wait_closed()
+        self.ctx.close_senders()
         await asyncio.to_thread(self.ctx.slots.save_all)
         await asyncio.to_thread(self.ctx.lake.close)
         log.info("database system is shut down")

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from decoding.errors import PgError
 from walsender_proxy.protocol import messages as m
+from walsender_proxy.server.conn import FLUSH_AT, Conn
 from walsender_proxy.server.context import ServerContext
 from walsender_proxy.server.hba import choose_method
 from walsender_proxy.server.machine import (
@@ -53,7 +54,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("walsender_proxy.session")
 T = TypeVar("T")
 _END = object()
-FLUSH_AT = 1 << 16
 #: COPY TO data is sent in bigger pieces: on a replication connection (a tablesync worker's
 #: COPY) each send is a hop to the event loop, and 64 KB pieces made that 1,500 hops for a
 #: 100 MB table.
@@ -85,14 +85,10 @@ def error_response(e: PgError, severity: str = "ERROR") -> m.ErrorResponse:
     )
 
 
-class Session:
+class Session(Conn):
     def __init__(self, ctx: ServerContext, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        super().__init__(reader, writer, ConnectionMachine(max_message_length=ctx.settings.max_message_length))
         self.ctx = ctx
-        self.reader = reader
-        self.writer = writer
-        self.machine = ConnectionMachine(max_message_length=ctx.settings.max_message_length)
-        self.out: list[bytes] = []
-        self.out_size = 0
         peer = writer.get_extra_info("peername")
         self.address: str | None = peer[0] if isinstance(peer, tuple) else None
         self.ssl = False
@@ -107,49 +103,6 @@ class Session:
         self._closing = False
         self._fd: int | None = None  # set while the session thread does its own socket I/O
         self.temporary_slots: set[str] = set()
-
-    # -- output --------------------------------------------------------------------------
-    def send(self, msg: m.BackendMessage) -> None:
-        self.queue(self.machine.send(msg))
-
-    def queue(self, data: bytes) -> None:
-        self.out.append(data)
-        self.out_size += len(data)
-
-    def write(self, data: bytes | memoryview) -> None:
-        """What is queued, then ``data`` (a large buffer of whole messages, such as the
-        walsender's bulk XLogData frames) straight to the transport: no join, no copy
-        unless the socket cannot take it at once. ``flush`` then waits for the drain."""
-        if self.out:
-            self.writer.write(b"".join(self.out))
-            self.out.clear()
-            self.out_size = 0
-        self.writer.write(data)
-
-    async def flush(self) -> None:
-        if self.out:
-            self.writer.write(b"".join(self.out))
-            self.out.clear()
-            self.out_size = 0
-        await self.writer.drain()
-
-    async def maybe_flush(self) -> None:
-        if self.out_size >= FLUSH_AT:
-            await self.flush()
-
-    # -- input ---------------------------------------------------------------------------
-    async def next_event(self, timeout: float | None = None, *, flush: bool = True) -> Any:
-        while True:
-            ev = self.machine.next_event()
-            if ev is not None:
-                return ev
-            if flush:
-                await self.flush()
-            try:
-                data = await asyncio.wait_for(self.reader.read(1 << 16), timeout)
-            except (ConnectionError, asyncio.IncompleteReadError):
-                data = b""
-            self.machine.receive_data(data)
 
     async def in_thread(self, fn: Callable[..., T], *args: Any) -> T:
         """Run blocking work off the event loop. A bug surfaces to the client as XX000 and
@@ -269,6 +222,7 @@ class Session:
                 )
             if len(self.ctx.walsender_sessions) >= s.max_wal_senders:
                 await self.fatal(PgError("53300", f"number of requested standby connections exceeds max_wal_senders (currently {s.max_wal_senders})"))
+            self.ctx.sender_pool()  # processes get ready while the client sets up
         settings = Settings(self.ctx.server_parameters())
         settings.set("is_superuser", "on" if role.superuser else "off", force=True)
         settings.set("session_authorization", user, force=True)

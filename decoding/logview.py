@@ -1,0 +1,132 @@
+"""The change log seen from another process: a walsender process follows the log's files
+while the server process writes them.
+
+The server publishes the durable end of the log (the flushed LSN) in a small shared file
+and pokes each follower's wake-up pipe when it moves — the role of PostgreSQL's shared
+``LogwrtResult`` and of the latch a walsender sleeps on. A follower reads only up to that
+end, so it never sends what a crash could take back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import mmap
+import os
+import select
+import struct
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from decoding.changelog import SUFFIX, LogReader
+
+#: The flushed LSN, twice: a reader takes it when both copies agree (the writer updates
+#: the first, then the second), so a torn 8-byte read can never be taken for a position.
+_PAIR = struct.Struct("<QQ")
+
+
+class FlushBeacon:
+    """The server's side: the shared flushed LSN and the followers to wake."""
+
+    def __init__(self, path: Path, lsn: int) -> None:
+        self.path = path
+        with open(path, "wb") as f:
+            f.write(_PAIR.pack(lsn, lsn))
+        fd = os.open(path, os.O_RDWR)
+        try:
+            self._map = mmap.mmap(fd, _PAIR.size)
+        finally:
+            os.close(fd)
+        self._lock = threading.Lock()
+        self._wake: set[int] = set()
+
+    def publish(self, lsn: int) -> None:
+        """The durable end moved to ``lsn`` (called by the one flush leader at a time)."""
+        m = self._map
+        struct.pack_into("<Q", m, 0, lsn)
+        struct.pack_into("<Q", m, 8, lsn)
+        for fd in tuple(self._wake):
+            with contextlib.suppress(BlockingIOError, BrokenPipeError):
+                os.write(fd, b"\x01")  # a full pipe already says "look again"
+
+    def follow(self, wake_fd: int) -> None:
+        """Wake ``wake_fd`` (a non-blocking pipe's write end) at every move from now on."""
+        with self._lock:
+            self._wake = self._wake | {wake_fd}
+
+    def unfollow(self, wake_fd: int) -> None:
+        with self._lock:
+            self._wake = self._wake - {wake_fd}
+
+    def close(self) -> None:
+        self._map.close()
+
+
+class LogView:
+    """The change log's directory, read-only, up to the durable end the server publishes:
+    what :class:`~decoding.changelog.LogReader` and the stream loop need of a log."""
+
+    def __init__(self, directory: Path, beacon_path: Path, wake_fd: int) -> None:
+        self.dir = Path(directory)
+        fd = os.open(beacon_path, os.O_RDONLY)
+        try:
+            self._map = mmap.mmap(fd, _PAIR.size, prot=mmap.PROT_READ)
+        finally:
+            os.close(fd)
+        self._wake_fd = wake_fd
+        self._self_r, self._self_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        self._poll = select.poll()
+        self._poll.register(wake_fd, select.POLLIN)
+        self._poll.register(self._self_r, select.POLLIN)
+
+    @property
+    def flushed_lsn(self) -> int:
+        while True:
+            second, first = _PAIR.unpack_from(self._map)[::-1]
+            if first == second:
+                return first
+
+    def segment_starts(self) -> list[int]:
+        return sorted(int(n[: -len(SUFFIX)], 16) for n in os.listdir(self.dir) if n.endswith(SUFFIX))
+
+    @property
+    def oldest_lsn(self) -> int:
+        return self.segment_starts()[0]
+
+    def readable(self, stop: int) -> None:
+        """Records below the flushed LSN are in the files already."""
+
+    def reader(self, start: int) -> LogReader:
+        return LogReader(self, start)
+
+    def wait_flushed(
+        self, beyond: int, timeout: float, stop: Callable[[], bool] | None = None
+    ) -> int:
+        """Wait until the durable end passes ``beyond`` (or the timeout, or ``stop()`` is
+        true after a :meth:`wake_waiters`); returns it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            flushed = self.flushed_lsn
+            if flushed > beyond or (stop is not None and stop()):
+                return flushed
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return flushed
+            if self._poll.poll(left * 1000):
+                self._drain()
+
+    def _drain(self) -> None:
+        for fd in (self._wake_fd, self._self_r):
+            with contextlib.suppress(BlockingIOError):
+                while os.read(fd, 4096):
+                    pass
+
+    def wake_waiters(self) -> None:
+        with contextlib.suppress(BlockingIOError):
+            os.write(self._self_w, b"\x01")
+
+    def close(self) -> None:
+        self._map.close()
+        os.close(self._self_r)
+        os.close(self._self_w)

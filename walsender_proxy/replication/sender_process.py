@@ -1,0 +1,192 @@
+"""A walsender process: streams START_REPLICATION for the server, outside its GIL.
+
+PostgreSQL gives every replication connection a process of its own. Here the server keeps
+the connection until START_REPLICATION has been checked and answered, then hands the socket
+to one of these processes (:mod:`walsender_proxy.replication.sender_pool`), which runs the
+same stream loop as the server would (:class:`~walsender_proxy.replication.stream.
+LogicalStream`) against the log's files (:class:`~decoding.logview.LogView`), following the
+catalog from the log (:class:`~decoding.catalog_follower.CatalogFollower`). It reports the
+client's confirmations back, and when the client ends the stream with CopyDone it gives the
+connection back with whatever bytes it had read past it; the server answers the CopyDone.
+
+Run as ``python -m walsender_proxy.replication.sender_process CONTROL_FD WAKE_FD``; it
+serves one stream at a time until the server closes the control socket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import ctypes
+import logging
+import signal
+import socket
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from decoding.catalog import CatalogHistory
+from decoding.catalog_follower import CatalogFollower
+from decoding.errors import PgError
+from decoding.logview import LogView
+from decoding.pgoutput.options import PgOutputOptions
+from decoding.pgoutput.plugin import PgOutput
+from walsender_proxy.replication.sender_channel import Channel, ChannelClosed
+from walsender_proxy.replication.slots import Slot
+from walsender_proxy.replication.stream import LogicalStream, StreamState
+from walsender_proxy.server.conn import Conn
+from walsender_proxy.server.machine import ConnectionMachine
+
+log = logging.getLogger("walsender_proxy.walsender")
+
+#: How often the client's confirmations go to the server at most: its views and slot
+#: saves need them, not every reply (a subscriber replies after every transaction).
+REPORT_EVERY = 0.1
+
+
+class SlotReport:
+    """What the stream loop takes for the slot store: positions kept here, sent to the
+    server every :data:`REPORT_EVERY` seconds and at the end (the server moves and saves
+    the slot)."""
+
+    def __init__(self, channel: Channel, state: StreamState) -> None:
+        self.channel = channel
+        self.state = state
+        self.confirmed_flush = 0
+        self.restart_lsn = 0
+        self._last: tuple[int, ...] = ()
+
+    def move(self, name: str, *, confirmed_flush: int | None = None, restart_lsn: int | None = None) -> bool:
+        if confirmed_flush is not None:
+            self.confirmed_flush = max(self.confirmed_flush, confirmed_flush)
+        if restart_lsn is not None:
+            self.restart_lsn = max(self.restart_lsn, restart_lsn)
+        return False
+
+    def save_if_dirty(self, name: str) -> None:
+        """The server saves."""
+
+    def positions(self) -> dict[str, int]:
+        st = self.state
+        return {
+            "confirmed_flush": self.confirmed_flush, "restart_lsn": self.restart_lsn,
+            "sent": st.sent_lsn, "write": st.write_lsn, "flush": st.flush_lsn, "apply": st.apply_lsn,
+        }
+
+    async def report(self, force: bool = False) -> None:
+        pos = self.positions()
+        key = tuple(pos.values())
+        if key != self._last or force:
+            self._last = key
+            await self.channel.asend({"t": "pos", **pos})
+
+    async def run(self) -> None:
+        with contextlib.suppress(ChannelClosed, OSError):
+            while True:
+                await asyncio.sleep(REPORT_EVERY)
+                await self.report()
+
+
+async def serve_stream(channel: Channel, fd: int, req: dict[str, Any]) -> dict[str, Any]:
+    """One stream over the socket ``fd``; the message that ends it."""
+    sock = socket.socket(fileno=fd)
+    reader, writer = await asyncio.open_connection(sock=sock)
+    conn = Conn(reader, writer, ConnectionMachine.streaming(max_message_length=req["max_message_length"]))
+    unread = base64.b64decode(req["unread"])
+    if unread:  # (no bytes would mean end of input)
+        conn.machine.receive_data(unread)
+    end: dict[str, Any] = {"t": "end"}
+    view = LogView(Path(req["log_dir"]), Path(req["beacon"]), req["wake_fd"])
+    tasks: list[asyncio.Task[None]] = []
+    report: SlotReport | None = None
+    try:
+        slot = Slot(**req["slot"])
+        follower = CatalogFollower(CatalogHistory.from_json(req["catalog"]))
+        options = PgOutputOptions.parse([tuple(o) for o in req["options"]], req["version_num"])
+        plugin = PgOutput(options, follower.at, Path(req["changesets"]))
+        stream = LogicalStream(
+            conn, view, None, slot, plugin, req["start"],
+            work_mem=req["work_mem"], spill_dir=Path(req["spill_dir"]),
+            timeout=lambda: float(req["wal_sender_timeout"]), observe=follower.observe,
+        )
+        report = stream.slots = SlotReport(channel, stream.state)
+        tasks = [
+            asyncio.create_task(report.run()),
+            asyncio.create_task(_stop_on_request(channel, stream, view)),
+        ]
+        end["outcome"] = await stream.run()
+    except PgError as e:
+        end["outcome"] = "error"
+        end["error"] = [e.sqlstate, e.message, e.detail, e.hint]
+    except (ConnectionError, OSError):
+        end["outcome"] = "closed"
+    except Exception as e:  # a bug: the server reports it as XX000
+        log.exception("walsender process: internal error")
+        end["outcome"] = "error"
+        end["error"] = ["XX000", f"internal error: {type(e).__name__}: {e}", None, None]
+    finally:
+        for t in tasks:
+            t.cancel()
+        view.close()
+    if end["outcome"] == "done":
+        # Everything sent must be on the socket before the server writes after it.
+        with contextlib.suppress(ConnectionError):
+            await conn.flush()
+            while writer.transport.get_write_buffer_size():
+                await asyncio.sleep(0.001)
+        end["unread"] = base64.b64encode(conn.take_unread()).decode()
+    writer.transport.abort()  # closes this process's descriptor; the server keeps its own
+    if report is not None:
+        end.update(report.positions())
+    return end
+
+
+async def _stop_on_request(channel: Channel, stream: LogicalStream, view: LogView) -> None:
+    """The server asks the stream to end (shutdown), or went away."""
+    with contextlib.suppress(ChannelClosed):
+        while (await channel.arecv()).get("t") != "stop":
+            pass
+    stream.state.closed = stream.state.done = True
+    view.wake_waiters()
+
+
+def _die_with_parent() -> None:
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def main(argv: list[str]) -> int:
+    ctl = socket.socket(fileno=int(argv[0]))
+    wake_fd = int(argv[1])
+    _die_with_parent()
+    logging.basicConfig(level=logging.WARNING, format="walsender %(process)d: %(levelname)s %(message)s")
+    channel = Channel(ctl)
+    channel.send({"t": "ready"})
+    while True:
+        try:
+            ctl.setblocking(True)
+            req, fds = channel.recv()
+        except ChannelClosed:
+            return 0
+        if req.get("t") != "start" or len(fds) != 1:
+            for fd in fds:
+                with contextlib.suppress(OSError):
+                    socket.socket(fileno=fd).close()
+            continue
+        req["wake_fd"] = wake_fd
+        ctl.setblocking(False)
+        t0 = time.monotonic()
+        end = asyncio.run(serve_stream(channel, fds[0], req))
+        log.info("stream ended (%s) after %.1f s", end["outcome"], time.monotonic() - t0)
+        ctl.setblocking(True)
+        try:
+            channel.send(end)
+        except OSError:
+            return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
