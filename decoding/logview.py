@@ -9,6 +9,7 @@ end, so it never sends what a crash could take back.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import mmap
 import os
@@ -79,6 +80,8 @@ class LogView:
         self._poll = select.poll()
         self._poll.register(wake_fd, select.POLLIN)
         self._poll.register(self._self_r, select.POLLIN)
+        self._woken: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def flushed_lsn(self) -> int:
@@ -116,6 +119,37 @@ class LogView:
             if self._poll.poll(left * 1000):
                 self._drain()
 
+    async def wait_flushed_async(
+        self, beyond: int, timeout: float, stop: Callable[[], bool] | None = None
+    ) -> int:
+        """:meth:`wait_flushed` on an event loop (the process's stream loop reads the log
+        itself): the wake-up pipes are watched by the loop while the stream lasts."""
+        loop = asyncio.get_running_loop()
+        if self._woken is None:
+            self._woken = asyncio.Event()
+            for fd in (self._wake_fd, self._self_r):
+                loop.add_reader(fd, self._on_wake)
+            self._loop = loop
+        deadline = loop.time() + timeout
+        while True:
+            self._woken.clear()
+            flushed = self.flushed_lsn
+            if flushed > beyond or (stop is not None and stop()):
+                return flushed
+            left = deadline - loop.time()
+            if left <= 0:
+                return flushed
+            try:
+                async with asyncio.timeout(left):
+                    await self._woken.wait()
+            except TimeoutError:
+                pass
+
+    def _on_wake(self) -> None:
+        self._drain()
+        assert self._woken is not None
+        self._woken.set()
+
     def _drain(self) -> None:
         for fd in (self._wake_fd, self._self_r):
             with contextlib.suppress(BlockingIOError):
@@ -127,6 +161,9 @@ class LogView:
             os.write(self._self_w, b"\x01")
 
     def close(self) -> None:
+        if self._loop is not None and not self._loop.is_closed():
+            for fd in (self._wake_fd, self._self_r):
+                self._loop.remove_reader(fd)
         self._map.close()
         os.close(self._self_r)
         os.close(self._self_w)

@@ -42,6 +42,10 @@ class RecordFormatError(ValueError):
 _Q = struct.Struct("<Q")
 _I = struct.Struct("<I")
 _H = struct.Struct("<H")
+#: Change: xid, subxid, relid, op, length of the new rows' IPC.
+_CHANGE_HEAD = struct.Struct("<QIIBI")
+#: Commit: xid, csn, commit_ts, length of the origin name.
+_COMMIT_HEAD = struct.Struct("<QQqI")
 
 
 def _pack_str(s: str) -> bytes:
@@ -115,10 +119,41 @@ def table_to_ipc(table: pa.Table | None) -> bytes:
     return b"".join(parts)
 
 
+#: Schemas by the bytes of their IPC message: a table's records all carry the same one.
+_SCHEMAS: dict[bytes, pa.Schema] = {}
+_SCHEMAS_MAX = 1024
+_CONTINUATION = b"\xff\xff\xff\xff"
+_EOS = _CONTINUATION + bytes(4)
+
+
 def ipc_to_table(buf: bytes | memoryview) -> pa.Table | None:
+    """The table of :func:`table_to_ipc`; None for an empty payload.
+
+    A single-row statement's record is decoded for every transaction a walsender streams,
+    and opening an IPC stream (parsing the schema again each time) costs about as much as
+    everything else in decoding it. So the common shape — a schema seen before and one
+    record batch — is read with the schema from a cache and the batch message alone;
+    anything else (several batches, dictionaries, none) goes through the stream reader."""
     if len(buf) == 0:
         return None
-    return pa.ipc.open_stream(pa.py_buffer(buf)).read_all()
+    pb = pa.py_buffer(buf)
+    if len(buf) >= 8 and buf[:4] == _CONTINUATION:
+        head = 8 + int.from_bytes(buf[4:8], "little")
+        key = bytes(buf[:head])
+        schema = _SCHEMAS.get(key)
+        if schema is None:
+            schema = pa.ipc.read_schema(pb)
+            if len(_SCHEMAS) >= _SCHEMAS_MAX:
+                _SCHEMAS.clear()
+            _SCHEMAS[key] = schema
+        if len(buf) > head + 8:
+            msg = pa.ipc.read_message(pb.slice(head))
+            if msg.type == "record batch":
+                body = msg.body
+                end = head + 8 + msg.metadata.size + (body.size if body is not None else 0)
+                if buf[end:] == _EOS:
+                    return pa.Table.from_batches([pa.ipc.read_record_batch(msg, schema)], schema)
+    return pa.ipc.open_stream(pb).read_all()
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,11 +212,15 @@ class Change(Record):
 
     @classmethod
     def decode_payload(cls, r: _Reader) -> Change:
-        xid, subxid, relid = r.u64(), r.u32(), r.u32()
-        op = chr(r.u8())
-        new = ipc_to_table(r.view())
+        # One unpack for the fixed head: decoded once per change streamed.
+        buf, pos = r.buf, r.pos
+        if pos + _CHANGE_HEAD.size + 4 > len(buf):
+            raise RecordFormatError("record payload too short")
+        xid, subxid, relid, op, n = _CHANGE_HEAD.unpack_from(buf, pos)
+        r.pos = pos + _CHANGE_HEAD.size
+        new = ipc_to_table(r.take(n))
         old = ipc_to_table(r.view())
-        return cls(xid, subxid, relid, op, new, old)
+        return cls(xid, subxid, relid, chr(op), new, old)
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,7 +320,13 @@ class Commit(Record):
 
     @classmethod
     def decode_payload(cls, r: _Reader) -> Commit:
-        return cls(r.u64(), r.u64(), r.i64(), r.str_(), r.u64())
+        buf, pos = r.buf, r.pos
+        if pos + _COMMIT_HEAD.size > len(buf):
+            raise RecordFormatError("record payload too short")
+        xid, csn, ts, n = _COMMIT_HEAD.unpack_from(buf, pos)
+        r.pos = pos + _COMMIT_HEAD.size
+        origin = bytes(r.take(n)).decode() if n else ""
+        return cls(xid, csn, ts, origin, r.u64())
 
 
 @dataclass(frozen=True, slots=True)

@@ -97,8 +97,8 @@ def test_a_stream_runs_in_a_walsender_process_and_follows_ddl(proxy: ProxyServer
     _wait(lambda: not _busy(proxy))  # back to the pool when the client left
 
 
-def test_streams_stay_in_the_server_process_with_walsender_processes_0(tmp_path: Path) -> None:
-    proxy = ProxyServer(tmp_path / "proxy", walsender_processes=0).start()
+def test_streams_stay_in_the_server_process_with_walsender_processes_off(tmp_path: Path) -> None:
+    proxy = ProxyServer(tmp_path / "proxy", walsender_processes=False).start()
     try:
         _setup(proxy, "s0")
         out = tmp_path / "out.bin"
@@ -139,7 +139,7 @@ def test_the_connection_comes_back_after_copydone(proxy: ProxyServer) -> None:
     connection: the server must answer both, with the bytes the process read past the
     CopyDone (here the next command, sent right behind it) handed back."""
     _setup(proxy, "s2")
-    for _ in range(2):  # the second stream takes the process the first gave back
+    for _ in range(2):  # a process per stream
         s, parser = _start_raw(proxy, "s2")
         _wait(lambda: len(_busy(proxy)) == 1)
         s.sendall(m.CopyDone().encode() + m.Query("IDENTIFY_SYSTEM").encode())

@@ -65,13 +65,14 @@ class Channel:
             self._buf += data
 
     # -- asyncio -------------------------------------------------------------------------
-    async def asend(self, msg: dict[str, Any], fd: int | None = None) -> None:
+    async def asend(self, msg: dict[str, Any], *fds: int) -> None:
+        """Send ``msg``, with the descriptors ``fds`` if any."""
         loop = asyncio.get_running_loop()
         data = self._frame(msg)
-        if fd is not None:
+        if fds:
             while True:
                 try:
-                    socket.send_fds(self.sock, [data[:1]], [fd])
+                    socket.send_fds(self.sock, [data[:1]], list(fds))
                     break
                 except BlockingIOError:
                     await asyncio.sleep(0.001)

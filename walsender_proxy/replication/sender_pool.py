@@ -1,9 +1,12 @@
-"""The server's walsender processes: started ahead of need, lent to one stream at a time.
+"""The server's walsender processes: forked from a template, one per stream.
 
-A process costs a second or so to start (Python, Arrow, the decoding code), so the server
-keeps ``walsender_processes`` of them idle and ready; a stream takes one at once and a
-replacement starts behind it. Up to ``max_wal_senders`` streams run in processes; a process
-that dies takes only its stream with it.
+Starting a Python process that can decode (Arrow, numpy, DuckDB, the decoding code) takes
+half a second of CPU, and a subscription's first minute is a burst of short streams (one
+per table sync). So the server starts one *template* process with itself; the template has
+imported everything and runs no thread, and forks a walsender process for each stream in a
+few milliseconds — PostgreSQL's postmaster forks its walsenders the same way. A walsender
+process's pages stay shared with the template until written. The process ends with its
+stream (when the server closes its control socket); the template reaps it.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -24,45 +28,19 @@ from walsender_proxy.replication.sender_channel import Channel, ChannelClosed
 
 log = logging.getLogger("walsender_proxy.walsender")
 
-#: How long a new process may take to be ready.
+#: How long the template may take to start, and a fork to be ready.
 START_TIMEOUT = 60.0
+_MODULE = "walsender_proxy.replication.sender_process"
 
 
 class SenderProcess:
-    """One walsender process and the server's ends of its control socket and wake pipe."""
+    """One walsender process: the server's ends of its control socket and wake-up pipe."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], channel: Channel, wake_w: int) -> None:
-        self.proc = proc
+    def __init__(self, pid: int, channel: Channel, wake_w: int) -> None:
+        self.pid = pid
         self.channel = channel
         self.wake_w = wake_w
         self.broken = False
-
-    @classmethod
-    async def start(cls) -> SenderProcess:
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        wake_r, wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
-        try:
-            proc = await asyncio.to_thread(
-                subprocess.Popen,
-                [sys.executable, "-m", "walsender_proxy.replication.sender_process",
-                 str(theirs.fileno()), str(wake_r)],
-                pass_fds=(theirs.fileno(), wake_r),
-                stdin=subprocess.DEVNULL,
-            )
-        finally:
-            theirs.close()
-            os.close(wake_r)
-        ours.setblocking(False)
-        sender = cls(proc, Channel(ours), wake_w)
-        try:
-            msg = await asyncio.wait_for(sender.channel.arecv(), START_TIMEOUT)
-        except (TimeoutError, ChannelClosed):
-            sender.close()
-            raise OSError("a walsender process did not start") from None
-        if msg.get("t") != "ready":
-            sender.close()
-            raise OSError(f"a walsender process said {msg!r} instead of ready")
-        return sender
 
     async def stream(
         self, fd: int, request: dict[str, Any], on_positions: Callable[[dict[str, Any]], Any]
@@ -95,87 +73,141 @@ class SenderProcess:
             pass
 
     def close(self) -> None:
+        """End the process: closing its control socket ends it after its stream; one that
+        was broken off is killed."""
         with contextlib.suppress(OSError):
             self.channel.sock.close()
         with contextlib.suppress(OSError):
             os.close(self.wake_w)
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        if self.broken:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
 
 
 class SenderPool:
-    def __init__(self, log_dir: Path, flushed_lsn: int, idle: int, limit: int) -> None:
+    def __init__(self, log_dir: Path, flushed_lsn: int, limit: int) -> None:
         self.beacon = FlushBeacon(log_dir / "flushed.lsn", flushed_lsn)
-        self.idle_target = idle
         self.limit = limit
-        self._idle: list[SenderProcess] = []
         self._busy: set[SenderProcess] = set()
-        self._starting = 0
+        self._template: subprocess.Popen[bytes] | None = None
+        self._channel: Channel | None = None
+        self._ready: asyncio.Task[Channel | None] | None = None
+        self._fork_lock = asyncio.Lock()
         self._closed = False
-        self._tasks: set[asyncio.Task[None]] = set()
 
-    def fill(self) -> None:
-        """Start processes in the background until ``idle_target`` are idle or starting."""
-        while not self._closed and len(self._idle) + self._starting < self.idle_target:
-            self._starting += 1
-            task = asyncio.get_running_loop().create_task(self._start_one())
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-
-    async def _start_one(self) -> None:
-        try:
-            p = await SenderProcess.start()
-        except OSError as e:
-            log.warning("%s", e)
+    def start(self) -> None:
+        """Start the template in the background (on the event loop; again if it died)."""
+        if self._closed or (self._ready is not None and not self._ready.done()):
             return
+        if self._template is not None and self._template.poll() is None and self._channel is not None:
+            return
+        self._ready = asyncio.get_running_loop().create_task(self._start_template())
+
+    async def _start_template(self) -> Channel | None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")  # no threads: it forks
+        try:
+            proc = await asyncio.to_thread(
+                subprocess.Popen,
+                [sys.executable, "-m", _MODULE, "template", str(theirs.fileno())],
+                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, env=env,
+            )
+        except OSError as e:
+            log.warning("could not start the walsender template process: %s", e)
+            return None
         finally:
-            self._starting -= 1
-        if self._closed:
-            p.close()
-        else:
-            self._idle.append(p)
+            theirs.close()
+        ours.setblocking(False)
+        channel = Channel(ours)
+        try:
+            msg = await asyncio.wait_for(channel.arecv(), START_TIMEOUT)
+        except (TimeoutError, ChannelClosed):
+            msg = {}
+        if msg.get("t") != "ready" or self._closed:
+            ours.close()
+            _end(proc)
+            if not self._closed:
+                log.warning("the walsender template process did not start")
+            return None
+        self._template, self._channel = proc, channel
+        return channel
 
     async def take(self) -> SenderProcess | None:
-        """An idle process (one starts if none is ready); None when ``limit`` are busy."""
+        """A new walsender process; None when ``limit`` are busy or none can start (the
+        stream then runs in the server process)."""
         if self._closed or len(self._busy) >= self.limit:
             return None
-        p = self._idle.pop() if self._idle else None
-        if p is None:
-            try:
-                p = await SenderProcess.start()
-            except OSError as e:
-                log.warning("%s", e)
+        self.start()
+        assert self._ready is not None
+        async with self._fork_lock:
+            channel = await self._ready
+            if channel is None:
                 return None
+            p = await self._fork(channel)
+        if p is None:
+            self._channel = None  # the template is gone: the next take starts another
+            self.start()
+            return None
         self._busy.add(p)
         self.beacon.follow(p.wake_w)
-        self.fill()
         return p
+
+    async def _fork(self, channel: Channel) -> SenderProcess | None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        wake_r, wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            await channel.asend({"t": "fork"}, theirs.fileno(), wake_r)
+            forked = await asyncio.wait_for(channel.arecv(), START_TIMEOUT)
+            ours.setblocking(False)
+            p = SenderProcess(int(forked["pid"]), Channel(ours), wake_w)
+            ready = await asyncio.wait_for(p.channel.arecv(), START_TIMEOUT)
+            if ready.get("t") != "ready":
+                raise ChannelClosed
+            return p
+        except (OSError, ChannelClosed, TimeoutError, KeyError) as e:
+            log.warning("could not fork a walsender process: %s", e or type(e).__name__)
+            ours.close()
+            os.close(wake_w)
+            return None
+        finally:
+            theirs.close()
+            os.close(wake_r)
 
     def give_back(self, p: SenderProcess) -> None:
         self.beacon.unfollow(p.wake_w)
         self._busy.discard(p)
-        if p.broken or p.proc.poll() is not None or self._closed or len(self._idle) >= self.idle_target:
-            p.close()
-        else:
-            self._idle.append(p)
+        p.close()
 
     def pids(self) -> list[int]:
-        return [p.proc.pid for p in (*self._idle, *self._busy)]
+        """The template's and the walsender processes' (for memory accounting)."""
+        mine = [self._template.pid] if self._template is not None else []
+        return mine + self.busy_pids()
 
     def busy_pids(self) -> list[int]:
         """The processes streaming now."""
-        return [p.proc.pid for p in self._busy]
+        return [p.pid for p in self._busy]
 
     def close(self) -> None:
         self._closed = True
-        for t in list(self._tasks):
-            t.cancel()
-        for p in [*self._idle, *self._busy]:
+        if self._ready is not None:
+            self._ready.cancel()
+        for p in list(self._busy):
+            p.broken = True
             p.close()
-        self._idle.clear()
         self._busy.clear()
+        if self._channel is not None:
+            with contextlib.suppress(OSError):
+                self._channel.sock.close()
+        if self._template is not None:
+            _end(self._template)
+        self.beacon.close()
+
+
+def _end(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

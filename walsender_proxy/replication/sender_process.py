@@ -9,8 +9,9 @@ catalog from the log (:class:`~decoding.catalog_follower.CatalogFollower`). It r
 client's confirmations back, and when the client ends the stream with CopyDone it gives the
 connection back with whatever bytes it had read past it; the server answers the CopyDone.
 
-Run as ``python -m walsender_proxy.replication.sender_process CONTROL_FD WAKE_FD``; it
-serves one stream at a time until the server closes the control socket.
+The server starts one *template* (``python -m walsender_proxy.replication.sender_process
+template CONTROL_FD``) and has it fork a walsender process per stream (:func:`template`);
+``... sender_process CONTROL_FD WAKE_FD`` runs a walsender process directly.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import base64
 import contextlib
 import ctypes
 import logging
+import os
 import signal
 import socket
 import sys
@@ -158,13 +160,14 @@ def _die_with_parent() -> None:
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
-def main(argv: list[str]) -> int:
-    ctl = socket.socket(fileno=int(argv[0]))
-    wake_fd = int(argv[1])
-    _die_with_parent()
-    logging.basicConfig(level=logging.WARNING, format="walsender %(process)d: %(levelname)s %(message)s")
+def serve(ctl: socket.socket, wake_fd: int) -> int:
+    """A walsender process: streams what the server sends it, one at a time, until the
+    server closes the control socket."""
     channel = Channel(ctl)
-    channel.send({"t": "ready"})
+    try:
+        channel.send({"t": "ready"})
+    except OSError:  # the server is gone already
+        return 0
     while True:
         try:
             ctl.setblocking(True)
@@ -172,9 +175,7 @@ def main(argv: list[str]) -> int:
         except ChannelClosed:
             return 0
         if req.get("t") != "start" or len(fds) != 1:
-            for fd in fds:
-                with contextlib.suppress(OSError):
-                    socket.socket(fileno=fd).close()
+            _close_fds(fds)
             continue
         req["wake_fd"] = wake_fd
         ctl.setblocking(False)
@@ -186,6 +187,60 @@ def main(argv: list[str]) -> int:
             channel.send(end)
         except OSError:
             return 0
+
+
+def template(ctl: socket.socket) -> int:
+    """The template process: everything a walsender needs is imported, no thread runs, and
+    each ``fork`` request becomes a walsender process (``os.fork``: ready in milliseconds,
+    its pages shared with the template until written) — as PostgreSQL's postmaster forks
+    a walsender. The request carries the new process's control socket and wake-up pipe."""
+    signal.signal(signal.SIGCHLD, _reap)
+    channel = Channel(ctl)
+    try:
+        channel.send({"t": "ready", "pid": os.getpid()})
+    except OSError:
+        return 0
+    while True:
+        try:
+            req, fds = channel.recv()
+        except ChannelClosed:
+            return 0
+        if req.get("t") != "fork" or len(fds) != 2:
+            _close_fds(fds)
+            continue
+        pid = os.fork()
+        if pid == 0:  # the walsender process
+            code = 1
+            try:
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                ctl.close()
+                _die_with_parent()
+                code = serve(socket.socket(fileno=fds[0]), fds[1])
+            finally:
+                logging.shutdown()
+                os._exit(code)
+        _close_fds(fds)
+        channel.send({"t": "forked", "pid": pid})
+
+
+def _reap(signum: int, frame: Any) -> None:
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
+            pass
+
+
+def _close_fds(fds: list[int]) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def main(argv: list[str]) -> int:
+    _die_with_parent()
+    logging.basicConfig(level=logging.WARNING, format="walsender %(process)d: %(levelname)s %(message)s")
+    if argv[0] == "template":
+        return template(socket.socket(fileno=int(argv[1])))
+    return serve(socket.socket(fileno=int(argv[0])), int(argv[1]))
 
 
 if __name__ == "__main__":

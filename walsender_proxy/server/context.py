@@ -36,9 +36,10 @@ class ServerSettings:
     auth_failure_delay: float = 0.5
     authentication_timeout: float = 60.0
     max_wal_senders: int = 10
-    #: Walsender processes kept started and idle, ready for the next START_REPLICATION
-    #: (0: streams run in the server process, under its GIL).
-    walsender_processes: int = 2
+    #: START_REPLICATION streams in a walsender process of its own, forked from a template
+    #: process started with the server (off: streams run in the server process, under its
+    #: GIL).
+    walsender_processes: bool = True
     max_replication_slots: int = 10
     #: A walsender whose client says nothing for this long is ended (seconds; 0: never).
     wal_sender_timeout: float = 60.0
@@ -105,7 +106,7 @@ class ServerContext:
         self.slots = SlotStore(lake, settings.max_replication_slots)
         self.walsender_sessions: set[int] = set()
         self.walsenders: dict[int, Any] = {}  # pid -> stream state, for pg_stat_replication
-        #: Walsender processes, started with the first replication connection.
+        #: Walsender processes (see sender_pool()).
         self.senders: SenderPool | None = None
         self.injectors["pg_replication_slots"] = self._slot_rows
         self.injectors["pg_stat_replication"] = self._walsender_rows
@@ -117,18 +118,18 @@ class ServerContext:
 
     def sender_pool(self) -> SenderPool | None:
         """The walsender processes (on the event loop; None when streams stay in the
-        server process). The first call starts them, in the background."""
-        n = self.settings.walsender_processes
-        if n <= 0:
+        server process). The first call (the server's start) starts their template, in
+        the background."""
+        if not self.settings.walsender_processes:
             return None
         if self.senders is None:
             from walsender_proxy.replication.sender_pool import SenderPool
 
             log = self.lake.log
-            self.senders = SenderPool(log.dir, log.flushed_lsn, n, self.settings.max_wal_senders)
+            self.senders = SenderPool(log.dir, log.flushed_lsn, self.settings.max_wal_senders)
             log.beacon = self.senders.beacon
             self.senders.beacon.publish(log.flushed_lsn)  # (a flush may have slipped in)
-        self.senders.fill()
+        self.senders.start()
         return self.senders
 
     def close_senders(self) -> None:

@@ -62,6 +62,7 @@ class Server:
                 addr = sock.getsockname()
                 fam = "IPv6" if ":" in addr[0] else "IPv4"
                 log.info('listening on %s address "%s", port %d', fam, addr[0], addr[1])
+        self.ctx.sender_pool()  # walsender processes get ready in the background
         log.info("database system is ready to accept connections")
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -222,7 +222,6 @@ class Session(Conn):
                 )
             if len(self.ctx.walsender_sessions) >= s.max_wal_senders:
                 await self.fatal(PgError("53300", f"number of requested standby connections exceeds max_wal_senders (currently {s.max_wal_senders})"))
-            self.ctx.sender_pool()  # processes get ready while the client sets up
         settings = Settings(self.ctx.server_parameters())
         settings.set("is_superuser", "on" if role.superuser else "off", force=True)
         settings.set("session_authorization", user, force=True)
