@@ -108,15 +108,28 @@ def table_to_ipc(table: pa.Table | None) -> bytes:
     if table is None:
         return b""
     schema = table.schema
-    if any(pa.types.is_dictionary(f.type) for f in schema):
+    got = _SCHEMA_BYTES.get(id(schema))
+    if got is None or got[0] is not schema:
+        plain = not any(pa.types.is_dictionary(f.type) for f in schema)
+        if len(_SCHEMA_BYTES) >= _SCHEMAS_MAX:
+            _SCHEMA_BYTES.clear()
+        got = _SCHEMA_BYTES[id(schema)] = (schema, schema.serialize().to_pybytes() if plain else None)
+    head = got[1]
+    if head is None:
         sink = pa.BufferOutputStream()
         with pa.ipc.new_stream(sink, schema) as w:
             w.write_table(table)
         return sink.getvalue().to_pybytes()
-    parts = [schema.serialize().to_pybytes()]
-    parts.extend(b.serialize().to_pybytes() for b in table.to_batches())
-    parts.append(_IPC_EOS)
-    return b"".join(parts)
+    batches = table.to_batches()
+    if len(batches) == 1:
+        return b"".join((head, batches[0].serialize().to_pybytes(), _IPC_EOS))
+    return b"".join((head, *(b.serialize().to_pybytes() for b in batches), _IPC_EOS))
+
+
+#: A schema's IPC bytes by the schema object (kept, so its id is not reused): the tables
+#: of one table's statements share their schema object, and serialising it is a third of
+#: making a one-row record. None: the schema has dictionaries (the writer handles those).
+_SCHEMA_BYTES: dict[int, tuple[pa.Schema, bytes | None]] = {}
 
 
 #: Schemas by the bytes of their IPC message: a table's records all carry the same one.

@@ -52,8 +52,8 @@ import struct
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -84,6 +84,9 @@ from decoding.pgoutput.rowfilter import RowFilter
 from decoding.pgoutput.tuples import Piece, Prefix, column_pieces, from_messages, join_rows
 from decoding.pgvalues.textout import encode_text_small
 from decoding.reorder import ChangeList, DecodedTxn, Ended
+
+if TYPE_CHECKING:
+    import duckdb
 
 __all__ = ["CHUNK_BYTES", "CHUNK_ROWS", "Batch", "PgOutput", "PgOutputOptions", "RowBatch"]
 

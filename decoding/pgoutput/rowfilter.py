@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 
 from decoding.catalog import Table
 from decoding.errors import PgError
+
+if TYPE_CHECKING:  # imported where a filter runs: a walsender process without row filters
+    import duckdb  # never loads DuckDB (~20 MB)
 
 __all__ = ["RowFilter", "connect", "duckdb_expression"]
 
@@ -114,6 +117,8 @@ class RowFilter:
             f"SELECT {_ROW} FROM (SELECT {proj}, {_ROW} FROM {_INPUT}) AS "
             f"{_quote(self.table.name)} WHERE {self.sql_expression}"
         )
+        import duckdb
+
         con.register(_INPUT, batch)
         try:
             rows = con.execute(sql).fetchnumpy()[_ROW]
@@ -138,6 +143,8 @@ def connect() -> duckdb.DuckDBPyConnection:
 
     Filters are text from the catalog, so the connection can reach nothing but the batch
     it is handed: no files, no extensions, and the settings are locked."""
+    import duckdb
+
     con = duckdb.connect(
         config={
             "enable_external_access": False,

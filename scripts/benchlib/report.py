@@ -77,10 +77,14 @@ SCENARIOS: dict[int, Scenario] = {
                 [Metric("peak_rss_mb_off", "peak RSS, streaming=off", "MB", "lower", ("abs_max", 500)),
                  Metric("peak_rss_mb_on", "peak RSS, streaming=on", "MB", "lower", ("abs_max", 500)),
                  Metric("peak_rss_stream_phase_mb_off", "… after COMMIT only, streaming=off", "MB", "lower"),
+                 Metric("peak_pss_mb_off", "peak PSS (shared pages once), streaming=off", "MB", "lower"),
+                 Metric("peak_pss_mb_on", "peak PSS (shared pages once), streaming=on", "MB", "lower"),
                  Metric("commit_to_apply_s_off", "COMMIT → applied, streaming=off (info)", "s", "lower"),
                  Metric("commit_to_apply_s_on", "COMMIT → applied, streaming=on (info)", "s", "lower")],
                 lambda z: f"{z.s6_rows:,} rows in 1 transaction",
-                notes=["RSS: proxy = the proxy process; native = the walsender serving the subscription "
+                notes=["RSS: proxy = the sum over the proxy process and its walsender processes "
+                       "(the template and the streaming one; pages they share are counted in each: "
+                       "PSS counts them once); native = the walsender serving the subscription "
                        "(VmRSS, includes the shared_buffers pages it touched)"]),
 }
 

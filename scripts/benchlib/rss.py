@@ -1,4 +1,5 @@
-"""Resident memory of a set of processes, sampled from /proc every 50 ms in a thread."""
+"""Resident memory of a set of processes, sampled from /proc every 50 ms in a thread: the sum
+of their RSS (shared pages counted in every process) and of their PSS (counted once)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,16 @@ def status_kb(pid: int) -> dict[str, int]:
     return out
 
 
+def pss_kb(pid: int) -> int:
+    """Proportional set size: shared pages divided among the processes sharing them (a
+    forked process's pages shared with its template count once in a sum); 0 if gone."""
+    with contextlib.suppress(OSError), open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    return 0
+
+
 class RssSampler:
     """Sum of VmRSS (and of RssAnon) over ``pids()`` every ``interval`` seconds, with the peak
     per phase (``mark('stream')`` starts a phase)."""
@@ -33,6 +44,9 @@ class RssSampler:
         self.phase = "start"
         self.peak_rss: dict[str, int] = {}
         self.peak_anon: dict[str, int] = {}
+        self.peak_pss: dict[str, int] = {}
+        #: Each process's RSS at the moment the sum peaked, per phase.
+        self.at_peak: dict[str, dict[int, int]] = {}
         self.hwm: dict[int, int] = {}
         self.samples = 0
         self._stop = threading.Event()
@@ -50,11 +64,14 @@ class RssSampler:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            rss = anon = 0
+            rss = anon = pss = 0
+            each: dict[int, int] = {}
             for pid in self._current_pids():
                 st = status_kb(pid)
+                each[pid] = st.get("VmRSS", 0)
                 rss += st.get("VmRSS", 0)
                 anon += st.get("RssAnon", 0)
+                pss += pss_kb(pid)
                 if "VmHWM" in st:
                     self.hwm[pid] = max(self.hwm.get(pid, 0), st["VmHWM"])
             if rss:
@@ -62,8 +79,11 @@ class RssSampler:
                     self.exceeded_kb = max(self.exceeded_kb, rss)
                 self.samples += 1
                 ph = self.phase
-                self.peak_rss[ph] = max(self.peak_rss.get(ph, 0), rss)
+                if rss > self.peak_rss.get(ph, 0):
+                    self.peak_rss[ph] = rss
+                    self.at_peak[ph] = each
                 self.peak_anon[ph] = max(self.peak_anon.get(ph, 0), anon)
+                self.peak_pss[ph] = max(self.peak_pss.get(ph, 0), pss)
             self._stop.wait(self.interval)
 
     def mark(self, phase: str) -> None:
@@ -84,6 +104,6 @@ class RssSampler:
                     f"{self.limit_kb / 1024:,.0f} MB (--rss-limit-mb)")  # type: ignore[operator]
         return None
 
-    def peak_mb(self, phase: str, anon: bool = False) -> float | None:
-        v = (self.peak_anon if anon else self.peak_rss).get(phase)
+    def peak_mb(self, phase: str, anon: bool = False, pss: bool = False) -> float | None:
+        v = (self.peak_pss if pss else self.peak_anon if anon else self.peak_rss).get(phase)
         return None if v is None else v / 1024.0

@@ -173,3 +173,67 @@ def test_a_killed_walsender_process_ends_only_its_stream(proxy: ProxyServer) -> 
         assert time.monotonic() < deadline
         seen += _until(s, parser, m.CopyData).data  # type: ignore[attr-defined]
     s.close()
+
+
+def test_a_server_shutdown_ends_a_process_stream_with_57p01(tmp_path: Path) -> None:
+    """As PostgreSQL's fast shutdown: the stream's client gets FATAL 57P01, whole, after
+    whatever the walsender process had sent."""
+    proxy = ProxyServer(tmp_path / "proxy").start()
+    try:
+        _setup(proxy, "s4")
+        s, parser = _start_raw(proxy, "s4")
+        _wait(lambda: len(_busy(proxy)) == 1)
+        with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+            c.execute("INSERT INTO a SELECT i, repeat('x', 100) FROM generate_series(1, 2000) AS g(i)")
+    finally:
+        proxy.stop()
+    s.settimeout(10)
+    err = _until(s, parser, m.ErrorResponse)  # every message before it parsed whole
+    assert err.fields["C"] == "57P01" and err.fields["S"] == "FATAL"  # type: ignore[attr-defined]
+    s.close()
+
+
+def test_a_tls_stream_stays_in_the_server_process(tmp_path: Path) -> None:
+    cert, key = tmp_path / "server.crt", tmp_path / "server.key"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+         "-days", "1", "-subj", "/CN=localhost"],
+        check=True, capture_output=True,
+    )
+    proxy = ProxyServer(tmp_path / "proxy", ssl_cert_file=str(cert), ssl_key_file=str(key)).start()
+    try:
+        _setup(proxy, "s5")
+        out = tmp_path / "out.bin"
+        rl = subprocess.Popen(
+            [str(pg_bindir() / "pg_recvlogical"), "-d", proxy.dsn(sslmode="require"), "-S", "s5", "--start",
+             "-f", str(out), "-F", "1", "-o", "proto_version=1", "-o", "publication_names=p"],
+            stderr=subprocess.PIPE, text=True,
+        )
+        try:
+            with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+                c.execute("INSERT INTO a VALUES (1, 'over tls')")
+            _wait(lambda: out.exists() and b"over tls" in out.read_bytes())
+            assert not _busy(proxy)
+        finally:
+            rl.terminate()
+            rl.communicate(timeout=30)
+    finally:
+        proxy.stop()
+
+
+def test_a_dead_template_is_started_again(proxy: ProxyServer) -> None:
+    _setup(proxy, "s6")
+    assert proxy.ctx is not None and proxy.ctx.senders is not None
+    _wait(lambda: len(proxy.ctx.senders.pids()) == 1)  # the template is up
+    template = proxy.ctx.senders.pids()[0]
+    os.kill(template, signal.SIGKILL)
+    for _ in range(2):  # the first stream may stay in the server; the next has a process
+        s, parser = _start_raw(proxy, "s6")
+        s.sendall(m.CopyDone().encode())
+        _until(s, parser, m.ReadyForQuery)
+        s.close()
+        time.sleep(0.5)
+    _wait(lambda: proxy.ctx.senders.pids() and proxy.ctx.senders.pids()[0] != template)
+    s, parser = _start_raw(proxy, "s6")
+    _wait(lambda: len(_busy(proxy)) == 1)
+    s.close()

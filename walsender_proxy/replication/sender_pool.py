@@ -105,7 +105,10 @@ class SenderPool:
 
     async def _start_template(self) -> Channel | None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")  # no threads: it forks
+        # No thread may run in a process that forks: numpy's OpenBLAS and Arrow's jemalloc
+        # would each start one at import.
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
+                   JE_ARROW_MALLOC_CONF="background_thread:false")
         try:
             proc = await asyncio.to_thread(
                 subprocess.Popen,

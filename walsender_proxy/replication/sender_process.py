@@ -103,6 +103,7 @@ async def serve_stream(channel: Channel, fd: int, req: dict[str, Any]) -> dict[s
     view = LogView(Path(req["log_dir"]), Path(req["beacon"]), req["wake_fd"])
     tasks: list[asyncio.Task[None]] = []
     report: SlotReport | None = None
+    stopping = asyncio.Event()
     try:
         slot = Slot(**req["slot"])
         follower = CatalogFollower(CatalogHistory.from_json(req["catalog"]))
@@ -116,7 +117,7 @@ async def serve_stream(channel: Channel, fd: int, req: dict[str, Any]) -> dict[s
         report = stream.slots = SlotReport(channel, stream.state)
         tasks = [
             asyncio.create_task(report.run()),
-            asyncio.create_task(_stop_on_request(channel, stream, view)),
+            asyncio.create_task(_stop_on_request(channel, stream, view, stopping)),
         ]
         end["outcome"] = await stream.run()
     except PgError as e:
@@ -132,12 +133,15 @@ async def serve_stream(channel: Channel, fd: int, req: dict[str, Any]) -> dict[s
         for t in tasks:
             t.cancel()
         view.close()
+    if end["outcome"] == "done" or stopping.is_set():
+        # Everything sent must be on the socket before the server writes after it (its
+        # CopyDone, or the FATAL of a shutdown), or a message would be cut in two.
+        with contextlib.suppress(ConnectionError, TimeoutError):
+            async with asyncio.timeout(5):
+                await conn.flush()
+                while writer.transport.get_write_buffer_size():
+                    await asyncio.sleep(0.001)
     if end["outcome"] == "done":
-        # Everything sent must be on the socket before the server writes after it.
-        with contextlib.suppress(ConnectionError):
-            await conn.flush()
-            while writer.transport.get_write_buffer_size():
-                await asyncio.sleep(0.001)
         end["unread"] = base64.b64encode(conn.take_unread()).decode()
     writer.transport.abort()  # closes this process's descriptor; the server keeps its own
     if report is not None:
@@ -145,11 +149,14 @@ async def serve_stream(channel: Channel, fd: int, req: dict[str, Any]) -> dict[s
     return end
 
 
-async def _stop_on_request(channel: Channel, stream: LogicalStream, view: LogView) -> None:
+async def _stop_on_request(
+    channel: Channel, stream: LogicalStream, view: LogView, stopping: asyncio.Event
+) -> None:
     """The server asks the stream to end (shutdown), or went away."""
     with contextlib.suppress(ChannelClosed):
         while (await channel.arecv()).get("t") != "stop":
             pass
+        stopping.set()
     stream.state.closed = stream.state.done = True
     view.wake_waiters()
 
@@ -195,6 +202,10 @@ def template(ctl: socket.socket) -> int:
     its pages shared with the template until written) — as PostgreSQL's postmaster forks
     a walsender. The request carries the new process's control socket and wake-up pipe."""
     signal.signal(signal.SIGCHLD, _reap)
+    threads = len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else 1
+    if threads > 1:  # forking would copy locks that other threads may hold
+        log.error("the walsender template runs %d threads; it will not fork", threads)
+        return 1
     channel = Channel(ctl)
     try:
         channel.send({"t": "ready", "pid": os.getpid()})
