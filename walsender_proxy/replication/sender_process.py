@@ -179,7 +179,7 @@ def serve(ctl: socket.socket, wake_fd: int) -> int:
         try:
             ctl.setblocking(True)
             req, fds = channel.recv()
-        except ChannelClosed:
+        except (ChannelClosed, OSError):  # the server is done with this process
             return 0
         if req.get("t") != "start" or len(fds) != 1:
             _close_fds(fds)
@@ -214,7 +214,7 @@ def template(ctl: socket.socket) -> int:
     while True:
         try:
             req, fds = channel.recv()
-        except ChannelClosed:
+        except (ChannelClosed, OSError):  # the server is gone
             return 0
         if req.get("t") != "fork" or len(fds) != 2:
             _close_fds(fds)
@@ -231,7 +231,10 @@ def template(ctl: socket.socket) -> int:
                 logging.shutdown()
                 os._exit(code)
         _close_fds(fds)
-        channel.send({"t": "forked", "pid": pid})
+        try:
+            channel.send({"t": "forked", "pid": pid})
+        except OSError:
+            return 0
 
 
 def _reap(signum: int, frame: Any) -> None:
