@@ -24,7 +24,6 @@ the reader gives (OWN_CSN for a transaction's own reads, the commit CSN once com
 
 from __future__ import annotations
 
-import ctypes
 import shutil
 import uuid
 from collections.abc import Iterator, Sequence
@@ -36,6 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from decoding.allocator import release_memory, tune_allocator
 from decoding.catalog import RID
 from walsender_proxy.lake.store import (
     CSN,
@@ -253,36 +253,6 @@ def spill_grouped(
         SpillDir.remove(written)
         raise
     return out
-
-
-def release_memory() -> None:
-    """Give memory freed by a big statement, commit or fold back to the operating system:
-    Arrow's allocator keeps freed blocks in its pool and glibc in its arenas."""
-    pa.default_memory_pool().release_unused()
-    if _libc is not None:
-        _libc.malloc_trim(0)
-
-
-def tune_allocator() -> None:
-    """Serve big allocations from their own mappings, returned to the system when freed.
-
-    glibc raises its mmap threshold each time a big mapped block is freed (up to 32 MB),
-    after which the buffers of a 1M-row statement (DuckDB's result, its conversion to
-    Arrow, Parquet's) come from the per-thread arenas and stay there, freed but resident,
-    one arena per thread that touched them. A fixed threshold keeps them out of the arenas;
-    the price is a page fault per page of a new big buffer, small beside the work that fills
-    it. Process-wide, so the lake sets it once, when it opens."""
-    if _libc is not None:
-        _libc.mallopt(_M_MMAP_THRESHOLD, 256 << 10)
-
-
-_M_MMAP_THRESHOLD = -3
-try:
-    _libc: ctypes.CDLL | None = ctypes.CDLL("libc.so.6")
-    _libc.malloc_trim.argtypes = [ctypes.c_size_t]
-    _libc.mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
-except (OSError, AttributeError):  # not glibc
-    _libc = None
 
 
 def _const(v: int, n: int) -> pa.Array:

@@ -20,6 +20,7 @@ import asyncio
 import base64
 import contextlib
 import ctypes
+import gc
 import logging
 import os
 import signal
@@ -29,6 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from decoding.allocator import tune_allocator
 from decoding.catalog import CatalogHistory
 from decoding.catalog_follower import CatalogFollower
 from decoding.errors import PgError
@@ -206,6 +208,11 @@ def template(ctl: socket.socket) -> int:
     if threads > 1:  # forking would copy locks that other threads may hold
         log.error("the walsender template runs %d threads; it will not fork", threads)
         return 1
+    # What the template holds is shared with every process it forks until written: keep the
+    # collector from writing to those objects' headers in the children (Python's advice
+    # for pre-fork servers).
+    gc.collect()
+    gc.freeze()
     channel = Channel(ctl)
     try:
         channel.send({"t": "ready", "pid": os.getpid()})
@@ -251,6 +258,7 @@ def _close_fds(fds: list[int]) -> None:
 
 def main(argv: list[str]) -> int:
     _die_with_parent()
+    tune_allocator()  # (inherited by the forked processes)
     logging.basicConfig(level=logging.WARNING, format="walsender %(process)d: %(levelname)s %(message)s")
     if argv[0] == "template":
         return template(socket.socket(fileno=int(argv[1])))

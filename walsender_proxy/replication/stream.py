@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import ctypes
 import logging
 import os
 import threading
@@ -28,6 +27,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from decoding.allocator import release_memory
 from decoding.pgoutput.plugin import RowBatch, encode_together
 from decoding.reorder import ChangeList, DecodedTxn, Ended, ReorderBuffer
 from walsender_proxy.protocol import messages as m
@@ -279,7 +279,7 @@ class LogicalStream:
         finally:
             pipe.close()
         if sent >= TRIM_AFTER_BYTES:
-            await asyncio.to_thread(_trim_memory)
+            await asyncio.to_thread(release_memory)
         if not state.done:  # a stream ended mid-transaction has not sent it all
             s.queue(encode_keepalive_message(txn.end_lsn, pg_now()))
 
@@ -429,20 +429,6 @@ def _read_events(
 
 
 _ARROW_POOL = pa.default_memory_pool()
-try:
-    _libc: Any = ctypes.CDLL("libc.so.6")
-    _libc.malloc_trim.argtypes = [ctypes.c_size_t]
-except (OSError, AttributeError):  # not glibc
-    _libc = None
-
-
-def _trim_memory() -> None:
-    """Give the memory freed by a big transaction back to the operating system: glibc keeps
-    freed blocks in per-thread arenas (numpy's large buffers come from malloc) and Arrow's
-    allocator keeps its own; an idle walsender should not sit on either."""
-    _ARROW_POOL.release_unused()
-    if _libc is not None:
-        _libc.malloc_trim(0)
 
 
 def _frame_xlogdata(b: Any, txn: DecodedTxn, now: int) -> bytes | memoryview:
