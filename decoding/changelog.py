@@ -294,10 +294,12 @@ class ChangeLog:
             with self._flush_cond:
                 if done is not None:
                     self._flushed = max(self._flushed, done)
-                    if self.beacon is not None:
-                        self.beacon.publish(self._flushed)
+                flushed = self._flushed
                 self._flushing = False
                 self._flush_cond.notify_all()
+        beacon = self.beacon
+        if done is not None and beacon is not None:
+            beacon.publish(flushed)  # (it keeps the largest: flushers may get here out of order)
         with self._flushed_cond:
             self._flushed_cond.notify_all()
         return self._flushed

@@ -41,27 +41,40 @@ class FlushBeacon:
             os.close(fd)
         self._lock = threading.Lock()
         self._wake: set[int] = set()
+        self._lsn = lsn
 
     def publish(self, lsn: int) -> None:
-        """The durable end moved to ``lsn`` (called by the one flush leader at a time)."""
-        m = self._map
-        struct.pack_into("<Q", m, 0, lsn)
-        struct.pack_into("<Q", m, 8, lsn)
-        for fd in tuple(self._wake):
-            with contextlib.suppress(BlockingIOError, BrokenPipeError):
-                os.write(fd, b"\x01")  # a full pipe already says "look again"
+        """The durable end moved to ``lsn``. Under the beacon's lock: two flushers cannot
+        put an older end over a newer one, and a follower's pipe is not closed (and its
+        descriptor number reused) while a wake-up is being written to it. Never raises: a
+        flush must not fail for a follower's sake."""
+        with self._lock:
+            if lsn <= self._lsn:
+                return
+            self._lsn = lsn
+            m = self._map
+            try:
+                struct.pack_into("<Q", m, 0, lsn)
+                struct.pack_into("<Q", m, 8, lsn)
+            except (ValueError, TypeError):  # closed: the server is stopping
+                return
+            for fd in self._wake:
+                with contextlib.suppress(OSError):  # full (it says "look again" already) or gone
+                    os.write(fd, b"\x01")
 
     def follow(self, wake_fd: int) -> None:
         """Wake ``wake_fd`` (a non-blocking pipe's write end) at every move from now on."""
         with self._lock:
-            self._wake = self._wake | {wake_fd}
+            self._wake.add(wake_fd)
 
     def unfollow(self, wake_fd: int) -> None:
+        """Stop waking ``wake_fd``; once this returns, the caller may close it."""
         with self._lock:
-            self._wake = self._wake - {wake_fd}
+            self._wake.discard(wake_fd)
 
     def close(self) -> None:
-        self._map.close()
+        with self._lock:
+            self._map.close()
 
 
 class LogView:

@@ -144,3 +144,35 @@ def test_the_channel_carries_messages_and_a_socket() -> None:
         right.recv()
     for s in (b, conn_a, conn_b, passed):
         s.close()
+
+
+def test_a_follower_gone_wrong_never_stops_the_log(log_and_view) -> None:  # type: ignore[no-untyped-def]
+    """A flush publishes its LSN while the server lets followers come and go; a publish
+    that fails must not leave the log's group commit stuck (a flush once raised EBADF from
+    a follower's closed pipe, and every later commit waited forever)."""
+    log, view = log_and_view
+    r, w = os.pipe2(os.O_NONBLOCK)
+    log.beacon.follow(w)
+    os.close(w)  # gone without unfollow
+    os.close(r)
+    errors: list[BaseException] = []
+
+    def churn() -> None:
+        try:
+            for _ in range(300):
+                r2, w2 = os.pipe2(os.O_NONBLOCK)
+                log.beacon.follow(w2)
+                log.beacon.unfollow(w2)
+                os.close(w2)
+                os.close(r2)
+        except BaseException as e:  # noqa: BLE001
+            errors.append(e)
+
+    t = threading.Thread(target=churn)
+    t.start()
+    ends = [_commit(log, xid, xid) for xid in range(1, 200)]
+    t.join(10)
+    assert not errors
+    assert view.flushed_lsn == ends[-1] == log.flushed_lsn
+    log.beacon.close()
+    assert _commit(log, 500, 500) > ends[-1]  # a closed beacon (server stopping) is no error

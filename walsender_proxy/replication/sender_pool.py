@@ -195,6 +195,7 @@ class SenderPool:
         if self._ready is not None:
             self._ready.cancel()
         for p in list(self._busy):
+            self.beacon.unfollow(p.wake_w)
             p.broken = True
             p.close()
         self._busy.clear()
