@@ -165,7 +165,7 @@ def test_a_follower_gone_wrong_never_stops_the_log(log_and_view) -> None:  # typ
                 log.beacon.unfollow(w2)
                 os.close(w2)
                 os.close(r2)
-        except BaseException as e:  # noqa: BLE001
+        except BaseException as e:
             errors.append(e)
 
     t = threading.Thread(target=churn)
