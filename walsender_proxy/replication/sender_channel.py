@@ -43,11 +43,12 @@ class Channel:
         return msg  # type: ignore[no-any-return]
 
     # -- blocking ------------------------------------------------------------------------
-    def send(self, msg: dict[str, Any], fd: int | None = None) -> None:
+    def send(self, msg: dict[str, Any], *fds: int) -> None:
+        """Send ``msg``, with the descriptors ``fds`` if any."""
         data = self._frame(msg)
-        if fd is not None:
-            # The descriptor rides on the first byte; the rest follows as plain data.
-            socket.send_fds(self.sock, [data[:1]], [fd])
+        if fds:
+            # The descriptors ride on the first byte; the rest follows as plain data.
+            socket.send_fds(self.sock, [data[:1]], list(fds))
             data = data[1:]
         self.sock.sendall(data)
 

@@ -307,7 +307,6 @@ class WalSender:
                 raise PgError("55000", f'replication slot "{slot.name}" was not created in this database')
             version_num = int(self.ctx.settings.server_version_num())
             options = PgOutputOptions.parse(list(cmd.options), version_num)
-            plugin = PgOutput(options, self.lake.catalog_at, self.lake.changesets)
             start = max(cmd.start_lsn, slot.confirmed_flush)
             work_mem = int(ex.settings.get("logical_decoding_work_mem")) * 1024
             self.s.send(m.CopyBothResponse(0, ()))
@@ -320,6 +319,7 @@ class WalSender:
                 finally:
                     pool.give_back(sender)
             else:
+                plugin = PgOutput(options, self.lake.catalog_at, self.lake.changesets)
                 stream = LogicalStream(
                     self.s, self.lake.log, self.slots, slot, plugin, start,
                     work_mem=work_mem, spill_dir=self.lake.dir / "spill",
