@@ -4,6 +4,7 @@ alike (this module loads neither DuckDB nor the lake)."""
 from __future__ import annotations
 
 import ctypes
+import os
 
 import pyarrow as pa
 
@@ -36,3 +37,7 @@ def tune_allocator() -> None:
     it. Process-wide: set once, when the lake opens or a walsender process starts."""
     if _libc is not None:
         _libc.mallopt(_M_MMAP_THRESHOLD, 256 << 10)
+    if os.environ.get("ARROW_DEFAULT_MEMORY_POOL", "system") == "system":
+        # (pyarrow may have been imported before ``decoding`` chose its pool: then at least
+        # the calls made from Python use the system allocator.)
+        pa.set_memory_pool(pa.system_memory_pool())

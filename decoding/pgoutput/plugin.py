@@ -91,7 +91,7 @@ if TYPE_CHECKING:
 __all__ = ["CHUNK_BYTES", "CHUNK_ROWS", "Batch", "PgOutput", "PgOutputOptions", "RowBatch"]
 
 #: Rows encoded per chunk of messages.
-CHUNK_ROWS = 65536
+CHUNK_ROWS = 32768
 #: Bytes of input rows (Arrow) per chunk, at most: wide rows make smaller chunks.
 CHUNK_BYTES = 8 << 20
 

@@ -46,6 +46,7 @@ from walsender_proxy.lake.spill import (
     tune_allocator,
 )
 from walsender_proxy.lake.store import (
+    CHANGESET_ROW_GROUP,
     OP,
     OP_DELETE,
     OP_TRUNCATE,
@@ -54,6 +55,7 @@ from walsender_proxy.lake.store import (
     PARQUET_OPTIONS,
     TableStore,
     delta_rows,
+    fsync_path,
     with_csn,
 )
 from walsender_proxy.lake.transaction import (
@@ -114,7 +116,8 @@ class LakeSettings:
     spill_bytes: int = 64 << 20
     #: Memory DuckDB may use for background work (a checkpoint's merge and sort), beyond
     #: which it spills to DATA/lake-spill; it runs on one thread beside the serving.
-    maintenance_work_mem: int = 128 << 20
+    #: PostgreSQL's default; at least store.MIN_MAINTENANCE_MB.
+    maintenance_work_mem: int = 64 << 20
     #: Fold the memory tail when it holds this many rows or commits (or every interval).
     fold_rows: int = 1_000_000
     fold_commits: int = 20_000
@@ -158,6 +161,8 @@ class Lake:
         self.holds = HoldRegistry()
         self.changesets = self.dir / "changesets"
         self.changesets.mkdir(exist_ok=True)
+        for stale in self.changesets.glob("*.parquet.tmp"):  # a statement cut off by a crash
+            stale.unlink(missing_ok=True)
         # Spill files die with the process that wrote them: the log is the durable copy.
         self.spill = SpillDir(self.dir / "lake-spill")
         tune_allocator()
@@ -471,12 +476,25 @@ class Lake:
             if tbl is not None:
                 tmp = self.changesets / f"{tag}-{kind}.parquet.tmp"
                 pq.write_table(
-                    tbl.replace_schema_metadata(None), tmp, row_group_size=131_072, **PARQUET_OPTIONS
+                    tbl.replace_schema_metadata(None), tmp, row_group_size=CHANGESET_ROW_GROUP, **PARQUET_OPTIONS
                 )
                 if self.settings.fsync:
-                    _fsync_file(tmp)
+                    fsync_path(tmp)
                 tmps[kind] = tmp
-        return _ChangesetAt(self, xid, subxid, relid, op, tmps, new, old)
+        rows = new if new is not None else old
+        assert rows is not None
+        return _ChangesetAt(self, xid, subxid, relid, op, tmps, rows.num_rows, rows.column_names)
+
+    def _changeset_file_record(
+        self, xid: int, subxid: int, relid: int, tmp: Path, num_rows: int, columns: list[str]
+    ) -> _ChangesetAt:
+        """The Changeset record of an INSERT whose rows were written to ``tmp`` as they
+        came (:meth:`Transaction.apply_insert_batches`); ``tmp`` is already synced."""
+        return _ChangesetAt(self, xid, subxid, relid, "I", {"new": tmp}, num_rows, columns)
+
+    def changeset_tmp(self, xid: int) -> Path:
+        """A fresh temporary name for a statement's changeset file."""
+        return self.changesets / f"{xid}-{time.time_ns()}-new.parquet.tmp"
 
     def _lock_rows(self, tx: Transaction, t: Table, rids: pa.Array, snapshot_csn: int) -> None:
         """First updater wins: a row written by another open transaction, or committed
@@ -1004,8 +1022,9 @@ class Lake:
 class _ChangesetAt:
     """Makes a statement's Changeset record once the log gives it its LSN (inside the log's
     append lock): renames the files after it. Afterwards ``written`` says which file holds
-    the statement's delta rows (``new`` for inserts and updates, ``old`` for deletes), so
-    the transaction can read them there instead of keeping them in memory."""
+    the statement's delta rows (``new`` for inserts and updates, ``old`` for deletes), with
+    its row count and columns, so the transaction can read them there instead of keeping
+    them in memory."""
 
     def __init__(
         self,
@@ -1015,13 +1034,13 @@ class _ChangesetAt:
         relid: int,
         op: str,
         tmps: dict[str, Path],
-        new: pa.Table | None,
-        old: pa.Table | None,
+        num_rows: int,
+        columns: list[str],
     ) -> None:
         self.lake, self.xid, self.subxid, self.relid, self.op = lake, xid, subxid, relid, op
         self.tmps = tmps
-        self.rows = new if new is not None else old
-        self.written: tuple[Path, pa.Table] | None = None
+        self.num_rows, self.columns = num_rows, columns
+        self.written: tuple[Path, int, list[str]] | None = None
 
     def __call__(self, lsn: int) -> R.Record:
         names = {}
@@ -1030,10 +1049,8 @@ class _ChangesetAt:
             names[kind] = f"{lsn:016X}-{kind}.parquet"
             os.replace(tmp, d / names[kind])
         if self.lake.settings.fsync:
-            _fsync_file(d)
-        assert self.rows is not None
-        self.written = (d / names["new" if "new" in names else "old"], self.rows)
-        self.rows = None  # (the transaction holds them as long as it needs them)
+            fsync_path(d)
+        self.written = (d / names["new" if "new" in names else "old"], self.num_rows, self.columns)
         return R.Changeset(
             self.xid,
             self.subxid,
@@ -1041,16 +1058,8 @@ class _ChangesetAt:
             self.op,
             names.get("new", ""),
             names.get("old", ""),
-            self.written[1].num_rows,
+            self.num_rows,
         )
-
-
-def _fsync_file(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class _Replay:

@@ -47,9 +47,14 @@ ROW_GROUP = 122_880
 #: every column first, which for high-cardinality text (most of it) costs twice the time and
 #: memory of plain encoding and ends in a larger file; zstd takes care of repetition.
 PARQUET_OPTIONS: dict[str, Any] = {"compression": "zstd", "use_dictionary": False}
+#: Row groups of a statement's changeset file (beside the log).
+CHANGESET_ROW_GROUP = 131_072
 #: DuckDB keeps freed memory in its allocator's caches up to a threshold (128 MB a thread
 #: by default) — after a 1M-row INSERT … SELECT that is memory the process never uses again.
 _DUCKDB_CONFIG = {"allocator_flush_threshold": "32MB", "allocator_background_threads": True}
+#: DuckDB's sort of a checkpoint runs out of memory below ~48 MB (seen at 32 MB): a lower
+#: ``maintenance_work_mem`` is raised to this.
+MIN_MAINTENANCE_MB = 64
 DELTA_META = pa.schema([(CSN, pa.int64()), (SEQ, pa.int64()), (OP, pa.int8()), (RID, pa.int64())])
 
 
@@ -181,7 +186,8 @@ def _conform_batch(b: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays(cols, schema=schema)
 
 
-def _fsync(path: Path) -> None:
+def fsync_path(path: Path) -> None:
+    """fsync a file or directory by its path."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -261,7 +267,7 @@ class TableStore:
         root: Path,
         *,
         fsync: bool = True,
-        maintenance_work_mem: int = 128 << 20,
+        maintenance_work_mem: int = 64 << 20,
         temp_dir: Path | None = None,
     ) -> None:
         self.root = root
@@ -449,7 +455,7 @@ class TableStore:
                 w.write_table(pa.Table.from_batches(buf, schema), row_group_size=ROW_GROUP)
                 rows += held
         if self.fsync:
-            _fsync(tmp)
+            fsync_path(tmp)
         os.replace(tmp, d / name)
         return FileRef(f"{relid}/{name}", min_csn, max_csn, rows, tuple(schema.names))
 
@@ -461,7 +467,7 @@ class TableStore:
             self._maint = duckdb.connect(
                 config={
                     **_DUCKDB_CONFIG,
-                    "memory_limit": f"{max(self.maintenance_work_mem >> 20, 16)}MB",
+                    "memory_limit": f"{max(self.maintenance_work_mem >> 20, MIN_MAINTENANCE_MB)}MB",
                     "threads": 1,
                     "temp_directory": str(self.temp_dir or (self.root / ".duckdb-tmp")),
                     "preserve_insertion_order": True,
@@ -511,7 +517,7 @@ class TableStore:
         finally:
             con.close()
         if self.fsync:
-            _fsync(tmp)
+            fsync_path(tmp)
         os.replace(tmp, d / name)
         cols = tuple(pq.read_schema(d / name).names)
         ref = FileRef(f"{table.oid}/{name}", csn, csn, int(n), cols)

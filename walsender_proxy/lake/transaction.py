@@ -12,13 +12,14 @@ from __future__ import annotations
 import enum
 import itertools
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from decoding import records as R
 from decoding.catalog import RID, Catalog, CatalogOp, Column, Table
@@ -31,17 +32,20 @@ from walsender_proxy.lake.errors import (
     transaction_aborted,
 )
 from walsender_proxy.lake.keyindex import SMALL, OwnKeys, PendingWrites, key_columns, keys_of
-from walsender_proxy.lake.spill import FileRows, SpillDir, release_memory, spill_grouped
+from walsender_proxy.lake.spill import ROW_NUMBER, FileRows, SpillDir, release_memory, spill_grouped
 from walsender_proxy.lake.store import (
+    CHANGESET_ROW_GROUP,
     CSN,
     OP,
     OP_DELETE,
     OP_TRUNCATE,
     OP_WRITE,
     OWN_CSN,
+    PARQUET_OPTIONS,
     SEQ,
     SnapshotQuery,
     delta_rows,
+    fsync_path,
     with_csn,
 )
 
@@ -401,6 +405,91 @@ class Transaction:
         self._check_writable()
         return self._guard(self._insert, table, rows)
 
+    def apply_insert_batches(self, table: str | Table, batches: Iterable[pa.Table]) -> int:
+        """:meth:`apply_insert` for rows that arrive in batches (an INSERT … SELECT's result
+        as DuckDB streams it). A statement still under ``changeset_bytes / 4`` at its end is
+        inserted as one table; a bigger one goes to its changeset file batch by batch, so
+        its rows are never all in memory at once."""
+        self._check_writable()
+        return self._guard(self._insert_batches, table, batches)
+
+    def _insert_batches(self, table: str | Table, batches: Iterable[pa.Table]) -> int:
+        t = self.table(table)
+        it = iter(batches)
+        held: list[pa.Table] = []
+        size = 0
+        # (A column named like DuckDB's row-position column keeps a statement in memory.)
+        streams = ROW_NUMBER not in layout(t).plain.names
+        for b in it:
+            held.append(b)
+            size += b.get_total_buffer_size()
+            if streams and size >= self.lake.settings.changeset_bytes // 4:
+                first, held = held, []
+                return self._insert_streamed(t, itertools.chain(first, it))
+        return self._insert(t, _concat(held)) if held else 0
+
+    def _insert_streamed(self, t: Table, batches: Iterator[pa.Table]) -> int:
+        """Each batch is checked (types, NOT NULL), given rids and appended to a changeset
+        file; at the end the whole statement's keys are checked and, in the same statement
+        lock section, the file is logged and becomes the statement's pending rows (as a big
+        INSERT's changeset does in :meth:`_log_change`)."""
+        lake = self.lake
+        xid = self._ensure_xid()
+        tmp = lake.changeset_tmp(xid)
+        cols = key_columns(t)
+        writer: pq.ParquetWriter | None = None
+        n, lo, hi, contiguous = 0, -1, -1, True
+        try:
+            for b in batches:
+                data = _to_arrow(t, b)
+                if not data.num_rows:
+                    continue
+                _check_not_null(t, data)
+                rids = lake._allocate_rids(data.num_rows)
+                contiguous = contiguous and (n == 0 or int(rids[0]) == hi + 1)
+                lo, hi = (int(rids[0]) if n == 0 else lo), int(rids[-1])
+                new = data.add_column(0, _RID_FIELD, pa.array(rids)).replace_schema_metadata(None)
+                del data, b
+                if writer is None:
+                    writer = pq.ParquetWriter(tmp, new.schema, **PARQUET_OPTIONS)
+                writer.write_table(new, row_group_size=CHANGESET_ROW_GROUP)
+                n += new.num_rows
+                columns = new.column_names
+                del new
+            if writer is None:
+                return 0
+            writer.close()
+            writer = None
+            if lake.settings.fsync:
+                fsync_path(tmp)
+            rid_range = (lo, hi) if contiguous else None
+            # The keys are read back from the file: kept from the batches, each would hold
+            # its whole batch (DuckDB hands a batch over as one allocation).
+            keys = None
+            if t.primary_key:
+                want = [RID, *(t.column(k).physical for k in t.primary_key)]  # type: ignore[union-attr]
+                keys = pq.read_table(tmp, columns=want, use_threads=False)
+            with lake._dml_lock:
+                lake._check_not_truncated(self, t)
+                if keys is not None:
+                    self._check_unique(t, keys)
+                    del keys
+                seq = self._next_seq(n)
+                rec = lake._changeset_file_record(xid, self._subxid, t.oid, tmp, n, columns)
+                self._log(rec)
+                assert rec.written is not None
+                part = FileRows.changeset(rec.written[0], OP_WRITE, seq, n, columns, rid_range)
+                assert part is not None  # (ROW_NUMBER columns never come this way)
+                self._pending.append(_Pending(self._subxid, t.oid, part, OP_WRITE, rid_range, 0))
+                if cols is not None:
+                    self._key_inexact.setdefault(t.oid, []).append(self._subxid)
+            self._release_due = True
+            return n
+        finally:
+            if writer is not None:
+                writer.close()
+            tmp.unlink(missing_ok=True)  # (renamed away once logged)
+
     def apply_update(self, table: str | Table, old: pa.Table, new: pa.Table, *, changed: Iterable[str] | None = None) -> int:
         """Write rows already chosen and computed by the caller (the SQL layer): ``old`` and
         ``new`` have ``_rid`` plus every column under its physical name, row for row.
@@ -596,12 +685,10 @@ class Transaction:
         written = getattr(rec, "written", None)
         if written is None:
             return
-        path, rows = written
+        path, num_rows, columns = written
         assert isinstance(pending.rows, pa.Table)
         seq = pending.rows.column(SEQ)[0].as_py()
-        part = FileRows.changeset(
-            path, pending.op, seq, rows.num_rows, rows.column_names, pending.rid_range
-        )
+        part = FileRows.changeset(path, pending.op, seq, num_rows, columns, pending.rid_range)
         if part is not None:
             self._replace_parts({id(pending): part})
             self._release_due = True

@@ -32,6 +32,7 @@ from decoding.catalog import RID, Table
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, type_by_oid
 from walsender_proxy.lake import Transaction
+from walsender_proxy.lake.store import CHANGESET_ROW_GROUP
 from walsender_proxy.lake.transaction import layout
 from walsender_proxy.protocol.messages import encode_data_rows
 from walsender_proxy.sql.ddl_sql import qualified, unsupported
@@ -45,6 +46,8 @@ if TYPE_CHECKING:
     from walsender_proxy.sql.executor import Executor, Portal, Prepared
 
 BATCH_ROWS = 8192
+#: Rows per batch of an INSERT … SELECT's result (a changeset row group).
+INSERT_BATCH_ROWS = CHANGESET_ROW_GROUP
 TARGET = "__wp_target__"
 
 
@@ -331,6 +334,14 @@ class Engine:
                 raise PgError("42601", "INSERT has more expressions than target columns")
             if len(rel.columns) < len(cols) and node.cols:
                 raise PgError("42601", "INSERT has more target columns than expressions")
+            if not returning(node):  # the result streams into the table, a batch at a time
+                names = cols[: len(rel.columns)]
+                batches = (
+                    coerce_text_columns(t, pa.Table.from_batches([b]).rename_columns(names))
+                    for b in _batches(rel, self.ex, INSERT_BATCH_ROWS)
+                )
+                yield Done(f"INSERT 0 {tx.apply_insert_batches(t, batches)}")
+                return
             data = rel.to_arrow_table()
             data = data.rename_columns(cols[: data.num_columns])
             data = coerce_text_columns(t, data)
@@ -593,9 +604,9 @@ def duck_error(e: Exception) -> PgError:
 _DUCK_COLUMN = re.compile(r'(?:Referenced column|Column) "([^"]+)" (?:not found|referenced)')
 
 
-def _batches(rel: duckdb.DuckDBPyRelation, ex: Executor) -> Iterator[pa.RecordBatch]:
+def _batches(rel: duckdb.DuckDBPyRelation, ex: Executor, batch_rows: int = BATCH_ROWS) -> Iterator[pa.RecordBatch]:
     try:
-        reader = rel.to_arrow_reader(batch_size=BATCH_ROWS)
+        reader = rel.to_arrow_reader(batch_size=batch_rows)
     except Exception as e:
         raise duck_error(e) from None
     while True:
