@@ -178,3 +178,25 @@ def test_sql_insert_select_streams_and_stays_atomic(tmp_path: Path) -> None:
         c.rollback()
         assert c.execute("SELECT count(*) FROM t").fetchone() == (600_000,)
         assert leftovers(px.lake) == []
+
+
+def test_a_refused_insert_select_leaves_the_connection_usable(tmp_path: Path) -> None:
+    """The statement's DuckDB result is closed when the lake refuses a batch (a key taken,
+    text that is no number): the session's next statement runs (it got XX000 "connection
+    has an open result" when the result was left open)."""
+    import psycopg
+
+    from tests.proxy import ProxyServer
+
+    with ProxyServer(tmp_path / "p", lake_settings=SETTINGS) as px, psycopg.connect(px.dsn(), autocommit=True) as c:
+        c.execute("CREATE TABLE t (id bigint PRIMARY KEY, v text, n numeric)")
+        c.execute("INSERT INTO t VALUES (1, 'one', 1)")
+        for bad, state in (
+            ("INSERT INTO t SELECT i, 'v', 0 FROM generate_series(1, 200000) AS g(i)", "23505"),
+            ("INSERT INTO t VALUES (2, 'two', '1.2.3')", "22P02"),
+        ):
+            with pytest.raises(psycopg.Error) as ei:
+                c.execute(bad)
+            assert ei.value.sqlstate == state
+            assert c.execute("SELECT count(*) FROM t").fetchone() == (1,)
+

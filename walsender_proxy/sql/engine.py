@@ -336,11 +336,15 @@ class Engine:
                 raise PgError("42601", "INSERT has more target columns than expressions")
             if not returning(node):  # the result streams into the table, a batch at a time
                 names = cols[: len(rel.columns)]
-                batches = (
-                    coerce_text_columns(t, pa.Table.from_batches([b]).rename_columns(names))
-                    for b in _batches(rel, self.ex, INSERT_BATCH_ROWS)
-                )
-                yield Done(f"INSERT 0 {tx.apply_insert_batches(t, batches)}")
+                source = _batches(rel, self.ex, INSERT_BATCH_ROWS)
+                try:  # (closed even when a batch is refused: the connection's result must go)
+                    n = tx.apply_insert_batches(
+                        t,
+                        (coerce_text_columns(t, pa.Table.from_batches([b]).rename_columns(names)) for b in source),
+                    )
+                finally:
+                    source.close()
+                yield Done(f"INSERT 0 {n}")
                 return
             data = rel.to_arrow_table()
             data = data.rename_columns(cols[: data.num_columns])
@@ -609,16 +613,19 @@ def _batches(rel: duckdb.DuckDBPyRelation, ex: Executor, batch_rows: int = BATCH
         reader = rel.to_arrow_reader(batch_size=batch_rows)
     except Exception as e:
         raise duck_error(e) from None
-    while True:
-        if ex.cancelled.is_set():
-            raise PgError("57014", "canceling statement due to user request")
-        try:
-            batch = reader.read_next_batch()
-        except StopIteration:
-            return
-        except Exception as e:
-            raise duck_error(e) from None
-        yield batch
+    try:
+        while True:
+            if ex.cancelled.is_set():
+                raise PgError("57014", "canceling statement due to user request")
+            try:
+                batch = reader.read_next_batch()
+            except StopIteration:
+                return
+            except Exception as e:
+                raise duck_error(e) from None
+            yield batch
+    finally:  # a reader left open keeps DuckDB's result, and the connection refuses queries
+        reader.close()
 
 
 def encode_rows(rows: Rows, formats: list[int], ex: Executor) -> Iterator[tuple[bytes, int]]:
