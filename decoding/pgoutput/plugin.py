@@ -82,7 +82,7 @@ from decoding.pgoutput.proto import (
 )
 from decoding.pgoutput.rowfilter import RowFilter
 from decoding.pgoutput.tuples import Piece, Prefix, column_pieces, from_messages, join_rows
-from decoding.pgvalues.textout import encode_text_small
+from decoding.pgvalues.textout import SmallEncoder, small_text_encoder
 from decoding.reorder import ChangeList, DecodedTxn, Ended
 
 if TYPE_CHECKING:
@@ -135,14 +135,16 @@ class _Parts:
         return (id(self.entry), self.key_only, self.head, tuple(self.data.column_names))
 
 
-def encode_together(plugin: PgOutput, batches: Sequence[RowBatch]) -> list[pa.Array]:
-    """The messages of each batch, as :meth:`RowBatch.encode` gives them, with the batches
-    that share a relation, message head and schema encoded in one vectorised pass.
+def encode_together(plugin: PgOutput, batches: Sequence[RowBatch]) -> list[pa.Array | list[bytes]]:
+    """The messages of each batch — a binary array as :meth:`RowBatch.encode` gives it,
+    or a list of the messages' bytes — with the batches that share a relation, message
+    head and schema encoded together.
 
-    A stream of single-row transactions yields one tiny batch per transaction, and the
-    fixed cost of an Arrow pass per column dominates such a batch: encoded together, a few
-    thousand of them cost about as much as one."""
-    out: list[pa.Array | None] = [None] * len(batches)
+    A stream of single-row transactions yields one tiny batch per transaction. A group of
+    at most ``TINY_GROUP_ROWS`` rows in all is built value by value, batch by batch
+    (:meth:`PgOutput._tiny_rows`: a few µs a row); a bigger group is encoded in one
+    vectorised pass, whose fixed cost per column (tens of µs) is then shared by all."""
+    out: list[pa.Array | list[bytes] | None] = [None] * len(batches)
     groups: dict[tuple[int, bool, bytes, tuple[str, ...]], list[int]] = {}
     for i, b in enumerate(batches):
         if b.parts is None:
@@ -152,13 +154,21 @@ def encode_together(plugin: PgOutput, batches: Sequence[RowBatch]) -> list[pa.Ar
     for idx in groups.values():
         first = batches[idx[0]].parts
         assert first is not None
+        if sum(batches[i].rows for i in idx) <= TINY_GROUP_ROWS and not plugin.options.binary:
+            for i in idx:
+                p = batches[i].parts
+                assert p is not None
+                out[i] = plugin._tiny_rows(p.entry, p.data, p.key_only, p.head)
+            if all(out[i] is not None for i in idx):
+                continue
         try:
             if len(idx) == 1:
                 raise pa.ArrowInvalid("nothing to share")
             data = pa.concat_tables([batches[i].parts.data for i in idx])  # type: ignore[union-attr]
         except pa.ArrowInvalid:  # one batch, or the same names with different types
             for i in idx:
-                out[i] = batches[i].encode()
+                if out[i] is None:
+                    out[i] = batches[i].encode()
             continue
         pieces = plugin._tuple_pieces(first.entry, data, first.key_only, first.head)
         merged = join_rows(pieces, data.num_rows)
@@ -172,6 +182,11 @@ def encode_together(plugin: PgOutput, batches: Sequence[RowBatch]) -> list[pa.Ar
 
 #: Row batches up to this size are encoded value by value when their types allow it.
 TINY_ROWS = 8
+#: Batches of one group (see :func:`encode_together`) with at most this many rows in all
+#: are encoded value by value rather than concatenated for one vectorised pass.
+TINY_GROUP_ROWS = 128
+#: Per column sent: None (an 'n') or (its index in the rows' table, its text encoder).
+_TinyPlan = list[tuple[int, SmallEncoder] | None]
 #: What :meth:`PgOutput.iter_batches` yields: a few messages, or row messages in bulk.
 Batch = list[bytes] | pa.Array | RowBatch
 #: catalog_at() of this gives the newest catalog (for prepared transactions, no CSN yet).
@@ -235,6 +250,8 @@ class _RelEntry:
     #: Row filter per action 'I', 'U', 'D'; absent means unfiltered.
     filters: dict[str, RowFilter]
     schema_sent: bool = False
+    #: :meth:`PgOutput._tiny_plan` per key_only, with the schema it was made for.
+    tiny_plans: dict[bool, tuple[pa.Schema, _TinyPlan | None]] = field(default_factory=dict)
 
     def relation_message(self) -> bytes:
         t = self.table
@@ -843,30 +860,52 @@ class PgOutput:
 
         return RowBatch(encode, data.num_rows, _Parts(e, data, key_only, head))
 
+    def _tiny_plan(self, e: _RelEntry, schema: pa.Schema, key_only: bool) -> _TinyPlan | None:
+        """How :meth:`_tiny_rows` builds a column of rows with this schema, decided once
+        per relation entry and schema (None: some column needs the Arrow path)."""
+        cached = e.tiny_plans.get(key_only)
+        if cached is not None and cached[0].equals(schema):
+            return cached[1]
+        index = {name: i for i, name in enumerate(schema.names)}
+        plan: _TinyPlan | None = []
+        for c in e.columns:
+            i = index.get(c.physical)
+            if (key_only and c.name not in e.key) or i is None or pa.types.is_null(schema.field(i).type):
+                plan.append(None)  # type: ignore[union-attr]
+                continue
+            enc = small_text_encoder(c.type, schema.field(i).type)
+            if enc is None:
+                plan = None
+                break
+            plan.append((i, enc))  # type: ignore[union-attr]
+        e.tiny_plans[key_only] = (schema, plan)
+        return plan
+
     def _tiny_rows(
         self, e: _RelEntry, data: pa.Table, key_only: bool, head: bytes
     ) -> list[bytes] | None:
         """The messages of :meth:`_tuple_pieces` built value by value, for a few text-mode
         rows of common types (None: leave it to the Arrow path)."""
-        rows = [bytearray(head + _U16.pack(len(e.columns))) for _ in range(data.num_rows)]
-        names = data.column_names
-        for c in e.columns:
-            if (key_only and c.name not in e.key) or c.physical not in names:
-                for r in rows:
-                    r += b"n"
+        plan = self._tiny_plan(e, data.schema, key_only)
+        if plan is None:
+            return None
+        lead = head + _U16.pack(len(e.columns))
+        columns: list[list[bytes | None] | None] = []
+        for step in plan:
+            if step is None:
+                columns.append(None)
                 continue
-            col = data.column(c.physical)
-            arr = col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
-            if pa.types.is_null(arr.type):
-                for r in rows:
-                    r += b"n"
-                continue
-            values = encode_text_small(c.type, arr)
-            if values is None:
-                return None
-            for r, v in zip(rows, values, strict=True):
-                r += b"n" if v is None else b"t" + _U32.pack(len(v)) + v
-        return [bytes(r) for r in rows]
+            i, enc = step
+            col = data.column(i)
+            columns.append(enc(col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()))
+        out = []
+        for r in range(data.num_rows):
+            parts = [lead]
+            for values in columns:
+                v = None if values is None else values[r]
+                parts.append(b"n" if v is None else b"t" + _U32.pack(len(v)) + v)
+            out.append(b"".join(parts))
+        return out
 
     def _truncate(self, st: _TxnState, rec: R.Truncate) -> list[bytes]:
         assert self._cat is not None

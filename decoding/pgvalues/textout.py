@@ -783,6 +783,57 @@ _SCALAR: dict[str, ArrowEncoder] = {
 _PASS_THROUGH = frozenset({"text", "varchar", "bpchar", "uuid", "json", "jsonb"})
 
 
+#: Text of a few values of one column, value by value (see :func:`small_text_encoder`).
+SmallEncoder = Callable[[pa.Array], list[bytes | None]]
+_I64, _I32 = pa.int64(), pa.int32()
+
+
+def _small_integer(arr: pa.Array) -> list[bytes | None]:
+    return [None if v is None else b"%d" % v for v in arr.to_pylist()]
+
+
+def _small_string(arr: pa.Array) -> list[bytes | None]:
+    return [None if v is None else v.encode() for v in arr.to_pylist()]
+
+
+def _small_bool(arr: pa.Array) -> list[bytes | None]:
+    return [None if v is None else b"t" if v else b"f" for v in arr.to_pylist()]
+
+
+def _small_timestamp(arr: pa.Array) -> list[bytes | None]:
+    return [None if v is None else cal.format_timestamp(v, False).encode() for v in arr.view(_I64).to_pylist()]
+
+
+def _small_timestamptz(arr: pa.Array) -> list[bytes | None]:
+    return [None if v is None else cal.format_timestamp(v, True).encode() for v in arr.view(_I64).to_pylist()]
+
+
+def _small_date(arr: pa.Array) -> list[bytes | None]:
+    return [None if v is None else cal.format_date(v).encode() for v in arr.view(_I32).to_pylist()]
+
+
+def small_text_encoder(ctype: ColumnType, t: pa.DataType) -> SmallEncoder | None:
+    """The value-by-value text output for a column of type ``ctype`` stored as ``t``, or
+    None for the types and storage forms it leaves to the Arrow path.
+
+    Chosen once per column and schema (the caller may keep it): for a single-row
+    transaction the type checks cost about as much as encoding the value."""
+    if ctype.is_array:
+        return None
+    name = ctype.base.name
+    if name in ("int2", "int4", "int8") and pa.types.is_integer(t):
+        return _small_integer
+    if name in _PASS_THROUGH and pa.types.is_string(t):
+        return _small_string
+    if name == "bool" and pa.types.is_boolean(t):
+        return _small_bool
+    if name in ("timestamp", "timestamptz") and pa.types.is_timestamp(t) and t.unit == "us":
+        return _small_timestamptz if name == "timestamptz" else _small_timestamp
+    if name == "date" and pa.types.is_date32(t):
+        return _small_date
+    return None
+
+
 def encode_text_small(ctype: ColumnType, arr: pa.Array) -> list[bytes | None] | None:
     """:func:`encode_text_arrow` of a few values, one Python value at a time; None for the
     types and storage forms it leaves to the Arrow path.
@@ -791,22 +842,8 @@ def encode_text_small(ctype: ColumnType, arr: pa.Array) -> list[bytes | None] | 
     the work for a single-row transaction; this is a few µs. Only the common forms are
     taken, each giving exactly the bytes the Arrow path gives (a property test holds the
     two together)."""
-    if ctype.is_array:
-        return None
-    name, t = ctype.base.name, arr.type
-    if name in ("int2", "int4", "int8") and pa.types.is_integer(t):
-        return [None if v is None else str(v).encode() for v in arr.to_pylist()]
-    if name in _PASS_THROUGH and pa.types.is_string(t):
-        return [None if v is None else v.encode() for v in arr.to_pylist()]
-    if name == "bool" and pa.types.is_boolean(t):
-        return [None if v is None else b"t" if v else b"f" for v in arr.to_pylist()]
-    if name in ("timestamp", "timestamptz") and pa.types.is_timestamp(t) and t.unit == "us":
-        tz = name == "timestamptz"
-        raw = arr.view(pa.int64()).to_pylist()
-        return [None if v is None else cal.format_timestamp(v, tz).encode() for v in raw]
-    if name == "date" and pa.types.is_date32(t):
-        return [None if v is None else cal.format_date(v).encode() for v in arr.view(pa.int32()).to_pylist()]
-    return None
+    enc = small_text_encoder(ctype, arr.type)
+    return None if enc is None else enc(arr)
 
 
 def _is_list(t: pa.DataType) -> bool:

@@ -188,11 +188,18 @@ def test_no_frame_before_the_commit_claims_the_commit_position(lake: Lake) -> No
         assert all(0 < end < txn.commit_lsn for kind, end in ends[:-1] if kind != b"R")
 
 
-def test_small_transactions_framed_together_match_one_by_one(lake: Lake) -> None:
+@pytest.mark.parametrize("tiny_group_rows", [0, 128])
+def test_small_transactions_framed_together_match_one_by_one(
+    lake: Lake, tiny_group_rows: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Single-row commits (an OLTP client's stream) are framed together, their row
-    messages encoded in shared Arrow passes: the bytes must be those of framing each
-    transaction alone, through inserts, updates (old key, full old row), deletes, a row
-    filter that drops some, and a column added in the middle."""
+    messages encoded value by value (groups of up to TINY_GROUP_ROWS rows) or in shared
+    Arrow passes (0: always): the bytes must be those of framing each transaction alone,
+    through inserts, updates (old key, full old row), deletes, a row filter that drops
+    some, and a column added in the middle."""
+    from decoding.pgoutput import plugin as plugin_module
+
+    monkeypatch.setattr(plugin_module, "TINY_GROUP_ROWS", tiny_group_rows)
     start, csn = mixed_workload(lake, 40)
     for i in range(40, 70):
         with lake.begin() as tx:

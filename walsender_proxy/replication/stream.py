@@ -169,8 +169,11 @@ class LogicalStream:
                 wait_beyond = None
                 end, events, restart = step.end, step.events, step.restart
                 if step.frames:
-                    s.write(step.frames)
-                    await self._drain(state)
+                    if events or not end:
+                        s.write(step.frames)
+                        await self._drain(state)
+                    else:  # (the common case) sent with the keepalive below, in one write
+                        s.queue(step.frames)
                 if step.last_end and (events or not end):  # (else the one below says more)
                     s.queue(encode_keepalive_message(step.last_end, pg_now()))
                 small: list[DecodedTxn] = []
@@ -473,12 +476,14 @@ def _frame_small(plugin: Any, txns: Sequence[DecodedTxn], now: int | None = None
     out: list[bytes | memoryview] = []
     for t, b in items:
         if isinstance(b, RowBatch):
-            arr = next(encoded)
-            if len(arr) <= 4:  # a few messages: framing each beats a vectorised pass
+            msgs = next(encoded)
+            if isinstance(msgs, pa.Array) and len(msgs) <= 4:
+                msgs = msgs.to_pylist()  # a few messages: framing each beats a vectorised pass
+            if isinstance(msgs, list):
                 pos = t.first_lsn or t.commit_lsn
-                out.extend(encode_xlogdata_message(pos, pos, now, p) for p in arr.to_pylist())
+                out.extend(encode_xlogdata_message(pos, pos, now, p) for p in msgs)
             else:
-                out.append(_frame_xlogdata(arr, t, now))
+                out.append(_frame_xlogdata(msgs, t, now))
         else:
             out.append(_frame_xlogdata(b, t, now))
     return b"".join(out)
