@@ -348,6 +348,27 @@ def test_fresh_inserts_checkpoint_and_read_without_merging(tmp_path: Path) -> No
         assert ids == sorted(ids)
 
 
+@pytest.mark.parametrize("order", ["ascending", "descending"])
+def test_a_checkpoint_of_bulk_inserts_is_in_key_order(tmp_path: Path, order: str) -> None:
+    """Rows that only big INSERTs wrote are checkpointed as read when they are already in key
+    order (no sort: a bulk load of ascending keys), and sorted when they are not; either way
+    the checkpoint is in key order, so point lookups prune its row groups."""
+    with open_lake(tmp_path / "f", CHANGESET) as lake:
+        for lo in (0, 2000, 4000) if order == "ascending" else (4000, 2000, 0):
+            data = batch(lo, lo + 2000)
+            if order == "descending":
+                data = data.take(pa.array(range(1999, -1, -1)))
+            with lake.begin() as tx:
+                tx.insert("t", data)
+        relid = lake.catalog.resolve_table("t").oid
+        assert lake.checkpoint(force=True) == [relid]
+        assert all(f.fresh for f in lake.store._files[relid].deltas)
+        ck = lake.store._files[relid].checkpoints[-1][1]
+        ids = pq.read_table(lake.store.path_of(ck), columns=["id"]).column("id").to_pylist()
+        assert ids == list(range(6000))
+        assert rows(lake.read("t")) == rows(pa.concat_tables([batch(0, 6000)]))
+
+
 # -- restart ------------------------------------------------------------------------------
 
 

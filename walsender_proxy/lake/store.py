@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Union
 import duckdb
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from decoding.catalog import RID, Column, Table
@@ -184,6 +185,24 @@ def _conform_batch(b: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
         else:
             cols.append(pa.nulls(b.num_rows, f.type))
     return pa.RecordBatch.from_arrays(cols, schema=schema)
+
+
+def _in_order(path: Path, column: str) -> bool:
+    """Whether ``column`` never decreases down the Parquet file at ``path`` (no NULLs), read
+    a row group at a time."""
+    last: pa.Scalar | None = None
+    with pq.ParquetFile(path) as f:
+        for b in f.iter_batches(batch_size=ROW_GROUP, columns=[column], use_threads=False):
+            a = b.column(0)
+            n = len(a)
+            if not n:
+                continue
+            if a.null_count or (last is not None and pc.less(a[0], last).as_py()):
+                return False
+            if n > 1 and not pc.all(pc.greater_equal(a.slice(1), a.slice(0, n - 1))).as_py():
+                return False
+            last = a[n - 1]
+    return True
 
 
 def fsync_path(path: Path) -> None:
@@ -505,15 +524,24 @@ class TableStore:
         d.mkdir(exist_ok=True)
         name = f"ckpt-{csn:016d}-{uuid.uuid4().hex[:12]}.parquet"
         tmp = d / (name + ".tmp")
+        # Rows that only big INSERTs wrote usually came in key order (a bulk load of
+        # ascending keys): written as read, then checked, they need no sort — half the time
+        # and ~40 MB less for 10M rows. Rows found out of order are written again, sorted.
+        _, _, deltas = self.files_at(table.oid, csn)
+        unsorted_first = len(order) == 1 and bool(deltas) and all(f.fresh for f in deltas)
         # DuckDB writes it straight from the files, sorting out of core: a 10M-row table is
         # never an Arrow table in this process, and the work stays within its memory limit.
         con = self._maintenance()
         try:
             q.register(con)
-            n = con.execute(
-                f"COPY (SELECT * FROM ({q.sql}) ORDER BY {', '.join(_ident(c) for c in order)}) "
-                f"TO {_sql_str(str(tmp))} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE {ROW_GROUP})"
-            ).fetchall()[0][0]
+            for sort in (False, True) if unsorted_first else (True,):
+                by = f" ORDER BY {', '.join(_ident(c) for c in order)}" if sort else ""
+                n = con.execute(
+                    f"COPY (SELECT * FROM ({q.sql}){by}) "
+                    f"TO {_sql_str(str(tmp))} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE {ROW_GROUP})"
+                ).fetchall()[0][0]
+                if sort or _in_order(tmp, order[0]):
+                    break
         finally:
             con.close()
         if self.fsync:
