@@ -816,8 +816,11 @@ def small_text_encoder(ctype: ColumnType, t: pa.DataType) -> SmallEncoder | None
     """The value-by-value text output for a column of type ``ctype`` stored as ``t``, or
     None for the types and storage forms it leaves to the Arrow path.
 
-    Chosen once per column and schema (the caller may keep it): for a single-row
-    transaction the type checks cost about as much as encoding the value."""
+    A vectorised pass costs tens of µs per column however few the rows, which is most of
+    the work for a single-row transaction; this is a few µs. Chosen once per column and
+    schema (the caller may keep it): for a single-row transaction the type checks cost
+    about as much as encoding the value. Only the common forms are taken, each giving
+    exactly the bytes the Arrow path gives (tests/property/test_text_small.py)."""
     if ctype.is_array:
         return None
     name = ctype.base.name
@@ -832,18 +835,6 @@ def small_text_encoder(ctype: ColumnType, t: pa.DataType) -> SmallEncoder | None
     if name == "date" and pa.types.is_date32(t):
         return _small_date
     return None
-
-
-def encode_text_small(ctype: ColumnType, arr: pa.Array) -> list[bytes | None] | None:
-    """:func:`encode_text_arrow` of a few values, one Python value at a time; None for the
-    types and storage forms it leaves to the Arrow path.
-
-    A vectorised pass costs tens of µs per column however few the rows, which is most of
-    the work for a single-row transaction; this is a few µs. Only the common forms are
-    taken, each giving exactly the bytes the Arrow path gives (a property test holds the
-    two together)."""
-    enc = small_text_encoder(ctype, arr.type)
-    return None if enc is None else enc(arr)
 
 
 def _is_list(t: pa.DataType) -> bool:

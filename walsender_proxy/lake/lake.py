@@ -470,11 +470,10 @@ class Lake:
         # Bulk: rows go to Parquet beside the log and the record names the files. The
         # files are renamed after the record's own LSN (inside the log's append lock), so log
         # truncation knows exactly when they can go.
-        tag = f"{xid}-{time.time_ns()}"
         tmps: dict[str, Path] = {}
         for kind, tbl in (("new", new), ("old", old)):
             if tbl is not None:
-                tmp = self.changesets / f"{tag}-{kind}.parquet.tmp"
+                tmp = self.changeset_tmp(xid, kind)
                 pq.write_table(
                     tbl.replace_schema_metadata(None), tmp, row_group_size=CHANGESET_ROW_GROUP, **PARQUET_OPTIONS
                 )
@@ -492,9 +491,10 @@ class Lake:
         came (:meth:`Transaction.apply_insert_batches`); ``tmp`` is already synced."""
         return _ChangesetAt(self, xid, subxid, relid, "I", {"new": tmp}, num_rows, columns)
 
-    def changeset_tmp(self, xid: int) -> Path:
-        """A fresh temporary name for a statement's changeset file."""
-        return self.changesets / f"{xid}-{time.time_ns()}-new.parquet.tmp"
+    def changeset_tmp(self, xid: int, kind: str = "new") -> Path:
+        """A fresh temporary name for a statement's changeset file (renamed after the
+        record's LSN once logged; leftovers are removed when the lake opens)."""
+        return self.changesets / f"{xid}-{time.time_ns()}-{kind}.parquet.tmp"
 
     def _lock_rows(self, tx: Transaction, t: Table, rids: pa.Array, snapshot_csn: int) -> None:
         """First updater wins: a row written by another open transaction, or committed
