@@ -433,9 +433,19 @@ class LogReader:
         self._seg = -1
         self._f: Any = None
         self._skip_to = start  # a start inside a segment: scan from its beginning, skip
+        #: The segments as last listed. In a walsender process that is a directory listing,
+        #: a third of reading one small transaction's records; it is listed again only when
+        #: the reader is stuck at the end of the last segment it knows while the flushed end
+        #: lies beyond: the writer rolled over (a sealed segment ends at its last record).
+        self._starts: list[int] | None = None
+
+    def _segments(self) -> list[int]:
+        if self._starts is None:
+            self._starts = self.log.segment_starts()
+        return self._starts
 
     def _open(self) -> bool:
-        starts = self.log.segment_starts()
+        starts = self._segments()
         i = bisect.bisect_right(starts, self.pos) - 1
         if i < 0:
             raise LogRemovedError(f"requested WAL segment for {format_lsn(self.pos)} has already been removed")
@@ -459,9 +469,10 @@ class LogReader:
         """Whole records from the current position up to ``stop`` (exclusive)."""
         self.log.readable(stop)
         out: list[LogEntry] = []
+        relisted = False
         while self.pos < stop:
             self._open()
-            starts = self.log.segment_starts()
+            starts = self._segments()
             j = starts.index(self._seg)
             seg_end = starts[j + 1] if j + 1 < len(starts) else stop
             end = min(stop, seg_end, self.pos + max_bytes)
@@ -482,6 +493,9 @@ class LogReader:
             if consumed == 0:
                 if end == seg_end and j + 1 < len(starts) and end - self.pos < FRAME_OVERHEAD:
                     self.pos = seg_end
+                    continue
+                if j + 1 == len(starts) and not relisted:
+                    relisted, self._starts = True, None  # a segment may have begun since
                     continue
                 if len(data) >= max_bytes:
                     max_bytes *= 2  # one record bigger than the window

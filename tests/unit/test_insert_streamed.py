@@ -200,3 +200,43 @@ def test_a_refused_insert_select_leaves_the_connection_usable(tmp_path: Path) ->
             assert ei.value.sqlstate == state
             assert c.execute("SELECT count(*) FROM t").fetchone() == (1,)
 
+
+
+def test_a_cancelled_insert_select_leaves_nothing_behind(tmp_path: Path) -> None:
+    """A cancel request (57014) in the middle of a streamed statement: its changeset file
+    is removed, no record names it, the table is as before and the session goes on."""
+    import threading
+    import time
+
+    import psycopg
+
+    from tests.proxy import ProxyServer
+
+    with ProxyServer(tmp_path / "p", lake_settings=SETTINGS) as px, psycopg.connect(px.dsn(), autocommit=True) as c:
+        c.execute("CREATE TABLE t (id bigint PRIMARY KEY, v text, n int)")
+        c.execute("INSERT INTO t VALUES (0, 'zero', 0)")
+        errors: list[BaseException] = []
+
+        def big() -> None:
+            try:
+                c.execute("INSERT INTO t SELECT i, 'v' || i, i % 7 FROM generate_series(1, 200000000) AS g(i)")
+            except BaseException as e:
+                errors.append(e)
+
+        th = threading.Thread(target=big)
+        th.start()
+        assert px.lake is not None
+        deadline = time.monotonic() + 30
+        while not leftovers(px.lake) and time.monotonic() < deadline:
+            time.sleep(0.02)  # until rows are being streamed to the changeset file
+        assert leftovers(px.lake), "the statement never started its changeset"
+        c.cancel_safe(timeout=10)
+        th.join(60)
+        assert not th.is_alive()
+        assert errors and isinstance(errors[0], psycopg.errors.QueryCanceled), errors
+        assert errors[0].sqlstate == "57014"
+        assert leftovers(px.lake) == []
+        assert changesets(px.lake) == []
+        assert c.execute("SELECT count(*), sum(id) FROM t").fetchone() == (1, 0)
+        c.execute("INSERT INTO t SELECT i, 'w', 1 FROM generate_series(1, 1000) AS g(i)")
+        assert c.execute("SELECT count(*) FROM t").fetchone() == (1001,)

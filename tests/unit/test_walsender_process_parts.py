@@ -55,6 +55,32 @@ def test_a_log_view_reads_what_was_flushed_and_nothing_more(log_and_view) -> Non
     assert len(mine) == 2 * 29
 
 
+def test_a_log_view_reader_follows_commit_by_commit_across_rollovers(log_and_view) -> None:  # type: ignore[no-untyped-def]
+    """The reader lists the directory again only when a rollover leaves it at the end of
+    the last segment it knew; it never stalls there."""
+    log, view = log_and_view
+    listings = 0
+    list_segments = view.segment_starts
+
+    def counted() -> list[int]:
+        nonlocal listings
+        listings += 1
+        return list_segments()
+
+    view.segment_starts = counted
+    rd = view.reader(log.flushed_lsn)
+    got = []
+    for xid in range(1, 80):
+        end = _commit(log, xid, xid)
+        entries = rd.read(view.flushed_lsn)
+        assert entries and entries[-1].end_lsn == end  # caught up at every commit
+        got += [e.record.xid for e in entries if isinstance(e.record, R.Commit)]
+    assert got == list(range(1, 80))
+    rollovers = len(log.segment_starts()) - 1
+    assert rollovers >= 5
+    assert listings <= 1 + 2 * rollovers  # not one per read (79 reads)
+
+
 def test_a_log_view_wakes_at_a_flush_and_at_wake_waiters(log_and_view) -> None:  # type: ignore[no-untyped-def]
     log, view = log_and_view
     beyond = log.flushed_lsn

@@ -952,7 +952,7 @@ class _ColumnInput:
     single-row INSERT is the OLTP case, where these checks cost more than the row itself.
     Gives what :func:`_direct_array` gives."""
 
-    __slots__ = ("_accepts", "base", "col", "is_array", "null", "numeric", "target", "text_as_is", "tz")
+    __slots__ = ("_accepts", "base", "col", "is_array", "null", "numeric", "pack", "target", "text_as_is", "tz")
 
     def __init__(self, col: Any) -> None:
         ctype = col.type
@@ -967,6 +967,12 @@ class _ColumnInput:
         self.numeric = self.base == "numeric" and not self.is_array
         self.null = pa.nulls(1, self.target)
         self._accepts: dict[type, bool] = {}
+        #: (Python type, fixed-width packer) when one value can be laid out as the column's
+        #: buffer directly: pa.array costs 2.5 µs a call (it reads the environment), the
+        #: buffer 1 µs, five times per single-row INSERT.
+        self.pack = _ONE_VALUE_PACK.get(self.target) if not self.is_array else None
+        if self.tz is not None and not self.is_array and self.target.unit == "us":
+            self.pack = (datetime_type, _timestamptz_buffer if self.tz else _timestamp_buffer)
 
     def array(self, values: list[Any]) -> pa.Array | None:
         if len(values) != 1:
@@ -977,7 +983,10 @@ class _ColumnInput:
         kind = type(v)
         if kind in _STR_KINDS:
             if self.text_as_is:
-                return pa.array(values, pa.string())
+                data = v.encode()
+                return pa.Array.from_buffers(
+                    pa.string(), 1, [None, pa.py_buffer(_OFFSETS.pack(0, len(data))), pa.py_buffer(data)]
+                )
             return _direct_array(self.col, values)
         if self.is_array:
             return None
@@ -988,7 +997,38 @@ class _ColumnInput:
             ok = self._accepts[kind] = _accepts(self.base, kind)
         if not ok or (self.tz is not None and (v.tzinfo is not None) != self.tz):
             return None
+        pack = self.pack
+        if pack is not None and kind is pack[0]:
+            try:
+                raw = pack[1](v)
+            except struct.error:
+                return None  # out of the type's range: the DuckDB path raises 22003
+            return pa.Array.from_buffers(self.target, 1, [None, pa.py_buffer(raw)])
         return pa.array(values, self.target)
+
+
+_OFFSETS = struct.Struct("<ii")
+#: Column types whose single value is one little-endian field, with the Python type that
+#: goes in as it is (a bool is not an int here, nor an int a float).
+_ONE_VALUE_PACK: dict[pa.DataType, tuple[type, Callable[[Any], bytes]]] = {
+    pa.int16(): (int, struct.Struct("<h").pack),
+    pa.int32(): (int, struct.Struct("<i").pack),
+    pa.int64(): (int, struct.Struct("<q").pack),
+    pa.float64(): (float, struct.Struct("<d").pack),
+}
+
+_UNIX_EPOCH_TZ = datetime_type(1970, 1, 1, tzinfo=ZoneInfo("UTC"))
+_UNIX_EPOCH = datetime_type(1970, 1, 1)
+_ONE_US = timedelta(microseconds=1)
+_PACK_Q = struct.Struct("<q").pack
+
+
+def _timestamptz_buffer(v: datetime_type) -> bytes:
+    return _PACK_Q((v - _UNIX_EPOCH_TZ) // _ONE_US)
+
+
+def _timestamp_buffer(v: datetime_type) -> bytes:
+    return _PACK_Q((v - _UNIX_EPOCH) // _ONE_US)
 
 
 class _NotSimple:
