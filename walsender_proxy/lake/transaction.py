@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 import itertools
+import struct
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -341,7 +342,7 @@ class Transaction:
         with self.lake._dml_lock:
             self.lake._check_not_truncated(self, t)
             rids = self.lake._allocate_rids(n)
-            new = data.add_column(0, _RID_FIELD, pa.array(rids))
+            new = data.add_column(0, _RID_FIELD, one_int64(int(rids[0])) if n == 1 else pa.array(rids))
             self._check_unique(t, new)
             p = self._add_pending(t, "I", new, None, (int(rids[0]), int(rids[-1])))
             # A small statement is logged inside the section too; a big one's changeset
@@ -1032,7 +1033,7 @@ class Transaction:
         ``_csn`` set, and the files (read with ``_csn`` replaced by the tail)."""
         per: dict[int, list[pa.Table]] = {}
         files: dict[int, list[FileRows]] = {}
-        one = pa.array([csn], pa.int64())
+        one = one_int64(csn)
         for p in self._pending:
             rows = p.rows
             if isinstance(rows, FileRows):
@@ -1136,6 +1137,16 @@ _CSN_FIELD = pa.field(CSN, pa.int64())
 _SEQ_FIELD = pa.field(SEQ, pa.int64())
 _OP_FIELD = pa.field(OP, pa.int8())
 _RID_FIELD = pa.field(RID, pa.int64())
+_PACK_INT64 = struct.Struct("<q").pack
+_INT64 = pa.int64()
+
+
+def one_int64(v: int) -> pa.Array:
+    """``pa.array([v], pa.int64())`` from its bytes: 1 µs instead of 2.5 (pa.array reads the
+    environment on every call), three times per single-row INSERT."""
+    return pa.Array.from_buffers(_INT64, 1, [None, pa.py_buffer(_PACK_INT64(v))])
+
+
 _ONE_OWN_CSN = pa.array([OWN_CSN], pa.int64())
 _ONE_OP = {OP_WRITE: pa.array([OP_WRITE], pa.int8()), OP_DELETE: pa.array([OP_DELETE], pa.int8())}
 
@@ -1151,7 +1162,7 @@ def _delta_rows(t: Table, code: int, src: pa.Table, seq: int) -> pa.Table:
     lay = layout(t)
     n = src.num_rows
     if n == 1:
-        csn, op, seqs = _ONE_OWN_CSN, _ONE_OP[code], pa.array([seq], pa.int64())
+        csn, op, seqs = _ONE_OWN_CSN, _ONE_OP[code], one_int64(seq)
     else:
         csn = pa.array(np.full(n, OWN_CSN, dtype=np.int64))
         op = pa.array(np.full(n, code, dtype=np.int8))
