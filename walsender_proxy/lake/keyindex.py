@@ -193,7 +193,9 @@ class KeyIndex:
                 batch.append(tbl)
                 continue
             if batch:
-                data = batch[0] if len(batch) == 1 else _concat(batch)
+                # One chunk first: to_pylist over 2,048 one-row chunks costs twice as much
+                # as copying them together and converting that.
+                data = batch[0] if len(batch) == 1 else _concat(batch).combine_chunks()
                 self.rows.update(_rows_by_rid(data, self.row_cols))
                 batch = []
             for rid in deleted:
