@@ -58,7 +58,7 @@ def serve(data_dir: str, port: int) -> None:
 
     lake = Lake(data_dir, LakeSettings(fsync=True))
     ctx = ServerContext(lake, ServerSettings(port=port, max_connections=200))
-    asyncio.run(Server(ctx).serve_until_signalled())
+    asyncio.run(Server(ctx, freeze_startup_objects=True).serve_until_signalled())  # as the CLI
 
 
 class ProxyProcess:

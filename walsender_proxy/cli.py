@@ -87,7 +87,7 @@ def _serve(args: argparse.Namespace) -> int:
     ctx = ServerContext(lake, settings, ssl_context=ssl_ctx)
 
     async def run() -> None:
-        server = Server(ctx)
+        server = Server(ctx, freeze_startup_objects=True)
         await server.serve_until_signalled()
 
     try:

@@ -7,6 +7,7 @@ Shutdown follows PostgreSQL's *fast* mode: stop accepting, end every session wit
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 import logging
 import signal
@@ -39,8 +40,16 @@ def make_ssl_context(cert: str, key: str) -> ssl.SSLContext:
 
 
 class Server:
-    def __init__(self, ctx: ServerContext) -> None:
+    def __init__(self, ctx: ServerContext, *, freeze_startup_objects: bool = False) -> None:
+        """``freeze_startup_objects``: once listening, move every object alive so far (the
+        modules, the pg_catalog tables, the lake as opened) out of the cyclic collector's
+        reach, as the walsender template does before it forks. A full collection then walks
+        only what came after: under `scripts/bench_oltp.py` (40,000 single-row INSERTs, then
+        point UPDATE/SELECTs, 1 and 8 clients) the server's four full collections paused it
+        19 ms on average (at most 22) before, 10 ms (at most 17.5) after. Only for a process
+        that is the server (the CLI): in a test process it would keep cyclic garbage."""
         self.ctx = ctx
+        self._freeze = freeze_startup_objects
         self._servers: list[asyncio.base_events.Server] = []
         self._sessions: set[asyncio.Task[None]] = set()
         self._stopped = asyncio.Event()
@@ -63,6 +72,9 @@ class Server:
                 fam = "IPv6" if ":" in addr[0] else "IPv4"
                 log.info('listening on %s address "%s", port %d', fam, addr[0], addr[1])
         self.ctx.sender_pool()  # walsender processes get ready in the background
+        if self._freeze:
+            gc.collect()
+            gc.freeze()
         log.info("database system is ready to accept connections")
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
