@@ -103,7 +103,7 @@ def main() -> int:
     ap.add_argument("--json", default="bench-results.json", help="where to write the results")
     ap.add_argument("--sides", default="native,proxy", help="native,proxy (either alone works too)")
     ap.add_argument("--profile", action="store_true",
-                    help="one extra, untimed proxy run of scenarios 2, 3, 4 under py-spy")
+                    help="one extra, untimed proxy run of scenarios 1, 2, 3, 4 under py-spy")
     ap.add_argument("--profile-dir", default="/tmp", help="where the py-spy profiles go (prof-sN.txt)")
     ap.add_argument("--s3-max-seconds", type=float, help="cap on each writing phase of scenario 3")
     ap.add_argument("--proxy-rev", metavar="REV",

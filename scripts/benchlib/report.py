@@ -50,8 +50,12 @@ class Scenario:
 
 SCENARIOS: dict[int, Scenario] = {
     1: Scenario(1, "initial sync", [("", sc.s1_initial_sync)],
-                [Metric("sync_s", "CREATE SUBSCRIPTION → table ready", "s", "lower", ("ratio_max", 0.8))],
-                lambda z: f"{z.s1_rows:,} rows"),
+                [Metric("sync_s", "CREATE SUBSCRIPTION → table ready", "s", "lower", ("ratio_max", 0.8)),
+                 Metric("copy_from_floor_s", "the subscriber's COPY FROM alone, same rows (info)", "s", "lower"),
+                 Metric("floor_of_sync", "… as a share of this side's sync time (info)", "share", "higher"),
+                 Metric("publisher_cpu_s", "publisher CPU during the sync, all processes (info)", "s", "lower"),
+                 Metric("subscriber_cpu_s", "subscriber CPU during the sync, all processes (info)", "s", "lower")],
+                lambda z: f"{z.s1_rows:,} rows", profiled=True),
     2: Scenario(2, "one big transaction", [("", sc.s2_big_transaction)],
                 [Metric("commit_to_apply_s", "COMMIT → all rows applied", "s", "lower", ("ratio_max", 1.0)),
                  Metric("insert_s", "INSERT … SELECT on the publisher (info)", "s", "lower")],

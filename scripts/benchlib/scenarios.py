@@ -19,7 +19,7 @@ from typing import Any
 
 import psycopg
 
-from .env import Publisher, RunEnv, RunFailed, pg_recvlogical, sql, tail
+from .env import Publisher, RunEnv, RunFailed, children, pg_recvlogical, sql, tail
 from .profile import PySpy
 from .rss import RssSampler, status_kb
 
@@ -166,13 +166,70 @@ def s1_initial_sync(env: RunEnv, sz: Sizes, probe: Probe) -> dict[str, Any]:
         s.execute(DDL)
     env.checkpoint()
     probe.start(env.pub)
+    pub_root, sub_root = _publisher_root(env), _postmaster_pid(env.sub.datadir)
+    cpu0 = _tree_cpu_s(pub_root), _tree_cpu_s(sub_root)
     t0 = time.perf_counter()
     env.subscribe(SUB, PUB)
     states = env.wait_ready(SUB, sz.timeout(n))
     took = time.perf_counter() - t0
+    cpu1 = _tree_cpu_s(pub_root), _tree_cpu_s(sub_root)
     probe.stop()
     verify(env, n)
-    return {"sync_s": took, "rows": n, "first_seen_state_s": {k: round(v, 3) for k, v in states.items()}}
+    floor = subscriber_copy_floor(env)
+    return {"sync_s": took, "copy_from_floor_s": floor, "floor_of_sync": floor / took,
+            "publisher_cpu_s": cpu1[0] - cpu0[0], "subscriber_cpu_s": cpu1[1] - cpu0[1], "rows": n,
+            "first_seen_state_s": {k: round(v, 3) for k, v in states.items()}}
+
+
+def _postmaster_pid(datadir: Path) -> int:
+    return int((datadir / "postmaster.pid").read_text().split()[0])
+
+
+def _publisher_root(env: RunEnv) -> int:
+    """The process whose tree does the publisher's work: the proxy, or native's postmaster."""
+    if env.pub.proxy is not None:
+        return env.pub.proxy.pid
+    native = env.side.publisher  # type: ignore[attr-defined]
+    return _postmaster_pid(native.datadir)
+
+
+def _tree_cpu_s(pid: int) -> float:
+    """CPU seconds of a process tree so far: each live process's own time plus what its
+    exited, reaped children used (a table sync worker exits when its table is done)."""
+    total = 0
+    for p in (pid, *children(pid)):
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(x) for x in fields[11:15])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def subscriber_copy_floor(env: RunEnv) -> float:
+    """The subscriber's own share of S1, measured alone: ``COPY … FROM STDIN`` of the rows it
+    just received (the same text, fed from memory in 1 MB writes) into an empty copy of the
+    table with its primary key, after a checkpoint as before the timed sync. A table sync
+    can take no less whatever the publisher; the ratio target S1 ≤ 0.8x is below this floor
+    when the floor is above 0.8 of native's sync time."""
+    with env.sub_connect() as s:
+        buf = bytearray()
+        with s.cursor().copy(f"COPY {TABLE} TO STDOUT") as cp:
+            for block in cp:
+                buf += block
+        floor_table = f"{TABLE}_floor"
+        s.execute(f"DROP TABLE IF EXISTS {floor_table}")
+        s.execute(DDL.replace(f"TABLE {TABLE} ", f"TABLE {floor_table} ", 1))
+        s.execute("CHECKPOINT")
+        data = memoryview(buf)
+        t0 = time.perf_counter()
+        with s.cursor().copy(f"COPY {floor_table} FROM STDIN") as cp:
+            for i in range(0, len(data), 1 << 20):
+                cp.write(data[i : i + (1 << 20)])
+        took = time.perf_counter() - t0
+        s.execute(f"DROP TABLE {floor_table}")
+    return took
 
 
 # -- 2: one big transaction ---------------------------------------------------------------
