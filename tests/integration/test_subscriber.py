@@ -293,7 +293,10 @@ def test_pg_recvlogical_streams_pgoutput(proxy: ProxyServer, tmp_path) -> None:
             c.execute("INSERT INTO rl VALUES (1, 'hello'), (2, 'world')")
             c.execute("SELECT pg_logical_emit_message(false, 'rlprefix', 'hello pgoutput')")
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and (not out.exists() or b"world" not in out.read_bytes()):
+        # (the message follows the INSERT's rows, and pg_recvlogical writes its file once a
+        # second: wait for all of it, not for the rows alone)
+        wanted = (b"hello", b"world", b"rlprefix")
+        while time.monotonic() < deadline and (not out.exists() or not all(w in out.read_bytes() for w in wanted)):
             time.sleep(0.2)
     finally:
         proc.terminate()

@@ -322,7 +322,22 @@ class Engine:
                 plan.colobjs = colobjs = [t.column(c) for c in plan.cols]
                 plan.inputs = [_ColumnInput(c) for c in colobjs]
                 plan.storage = plan.cols == layout(t).names
-        data = _values_from_plan(plan, params) if plan is not None and colobjs is not None else None
+        data = None
+        if plan is not None and colobjs is not None:
+            if not returning(node) and all(len(items) <= 16 for items in plan.items):
+                # A few rows from bound values: the whole statement in one section of the lake's
+                # statement lock. Nearly every pyarrow call lets the GIL go; outside the
+                # section, each is a chance for another session to take it, and for this
+                # one to wait for it back (docs/performance.md, session 8).
+                with tx.lake._dml_lock:
+                    data = _values_from_plan(plan, params)
+                    if data is not None:
+                        n = tx.apply_insert(t, data) if data.num_rows else 0
+                if data is not None:
+                    yield Done(f"INSERT 0 {n}")
+                    return
+            else:
+                data = _values_from_plan(plan, params)
         if data is None and node.selectStmt is None:  # DEFAULT VALUES
             data = pa.table({c: pa.nulls(1, t.column(c).type.arrow) for c in cols[:1]})  # type: ignore[union-attr]
         elif data is None:
