@@ -116,10 +116,6 @@ class ChangeLog:
         self._flushed_cond = threading.Condition()
         #: Tells readers in other processes where the durable end is (see LogView).
         self.beacon: FlushBeacon | None = None
-        #: Run by a group commit's leader once its fsync is done, before the group it
-        #: covered is woken (the lake publishes the group's commits there, see
-        #: ``Lake._publish_flushed``); given the flushed LSN.
-        self.after_flush: Callable[[int], None] | None = None
         #: Bytes of torn or corrupt tail cut at start-up (0 after a clean shutdown).
         self.recovered_bytes_cut = 0
         self._starts: list[int] = sorted(
@@ -295,20 +291,12 @@ class ChangeLog:
                 os.close(r)
             done = target
         finally:
-            hook = self.after_flush if done is not None else None
             with self._flush_cond:
                 if done is not None:
                     self._flushed = max(self._flushed, done)
                 flushed = self._flushed
-                self._flushing = False  # a next leader may start its fsync meanwhile
-                if hook is None:
-                    self._flush_cond.notify_all()
-            if hook is not None:
-                try:
-                    hook(flushed)
-                finally:
-                    with self._flush_cond:
-                        self._flush_cond.notify_all()
+                self._flushing = False
+                self._flush_cond.notify_all()
         beacon = self.beacon
         if done is not None and beacon is not None:
             beacon.publish(flushed)  # (it keeps the largest: flushers may get here out of order)

@@ -93,19 +93,6 @@ def _own_version(
     return _UNKNOWN
 
 
-@dataclass(slots=True)
-class _Durable:
-    """A commit record on its way: written, then flushed, then made visible by whichever
-    thread gets there first (``Lake._publish``)."""
-
-    tx: Transaction
-    csn: int
-    lsn: int
-    end: int
-    published: bool = False
-    error: BaseException | None = None
-
-
 @dataclass(frozen=True, slots=True)
 class ConsistentPoint:
     """Where a slot starts: every commit before ``lsn`` has CSN ≤ ``csn`` and every
@@ -207,8 +194,6 @@ class Lake:
         self.prepared: dict[str, Transaction] = {}
         self._unapplied: dict[int, int] = {}  # commit lsn -> first lsn, written not applied
         self._unfolded: dict[int, int] = {}  # commit lsn -> first lsn, applied not folded
-        self._durable: list[_Durable] = []  # commits written, not yet visible, in log order
-        self.log.after_flush = self._publish_flushed
         self._fold_mutex = threading.Lock()
         self._trash: list[tuple[float, frozenset[int], list[str]]] = []
         self._closed = False
@@ -792,66 +777,27 @@ class Lake:
 
     def _write_commit(self, tx: Transaction, rec: R.Record, csn: int) -> CommitInfo:
         assert tx.xid is not None and tx.first_lsn is not None
-        xid = tx.xid
         with self._commit_lock:
             lsn, end = self.log.append(rec)
             self._unapplied[lsn] = tx.first_lsn
-            c = _Durable(tx, csn, lsn, end)
-            self._durable.append(c)
         self.log.flush(end)
-        if not c.published:  # (usually the group commit's leader has done it)
-            with self._dml_lock:
-                self._publish(self.log.flushed_lsn)
-        if c.error is not None:
-            raise c.error
+        with self._dml_lock:
+            ops = tx.catalog_ops
+            if ops:
+                with self._catalog_mutex:
+                    self.history.add(csn, ops)
+            rows, files = tx.committed_rows(csn)
+            if rows or files:
+                self.store.add_commit(lsn, csn, rows, files)
+                self._points.on_commit(csn, rows, tx.key_events, tx.key_inexact, files)
+            with self._commit_lock:
+                self._unfolded[lsn] = self._unapplied.pop(lsn)
+            xid = tx.xid
+            tx._finish(State.COMMITTED)
+            self._commits_since_prune += 1
+            if self._commits_since_prune >= 4096:
+                self._prune_points()
         return CommitInfo(xid, csn, lsn, end)
-
-    def _publish_flushed(self, flushed: int) -> None:
-        """The group commit leader's part (``ChangeLog.after_flush``): make every commit
-        its fsync covered visible, in one pass under the statement lock, before the group
-        wakes. With many sessions, each taking the lock after its own wake-up was a convoy:
-        a sleep and a wake-up per session per group, and the lock passed hand to hand. A
-        leader that cannot take the lock at once (a flush from inside a statement, or
-        another thread in a statement) leaves it to each committer, as before."""
-        lock = self._dml_lock
-        if not self._durable or lock._is_owned() or not lock.acquire(blocking=False):  # type: ignore[attr-defined]
-            return
-        try:
-            self._publish(flushed)
-        finally:
-            lock.release()
-
-    def _publish(self, flushed: int) -> None:
-        """Make the durable commits up to ``flushed`` visible, in log order (caller holds
-        the statement lock)."""
-        with self._commit_lock:
-            ready = [c for c in self._durable if c.end <= flushed]
-            if not ready:
-                return
-            self._durable = [c for c in self._durable if c.end > flushed]
-        for c in ready:
-            try:
-                self._make_visible(c)
-            except BaseException as e:  # the owner raises it
-                c.error = e
-            c.published = True
-
-    def _make_visible(self, c: _Durable) -> None:
-        tx, csn, lsn = c.tx, c.csn, c.lsn
-        ops = tx.catalog_ops
-        if ops:
-            with self._catalog_mutex:
-                self.history.add(csn, ops)
-        rows, files = tx.committed_rows(csn)
-        if rows or files:
-            self.store.add_commit(lsn, csn, rows, files)
-            self._points.on_commit(csn, rows, tx.key_events, tx.key_inexact, files)
-        with self._commit_lock:
-            self._unfolded[lsn] = self._unapplied.pop(lsn)
-        tx._finish(State.COMMITTED)
-        self._commits_since_prune += 1
-        if self._commits_since_prune >= 4096:
-            self._prune_points()
 
     def _prune_points(self, live: set[int] | None = None) -> None:
         """Let the version maps forget what no snapshot in use can ask about (caller holds
