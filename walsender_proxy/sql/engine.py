@@ -270,6 +270,14 @@ class Engine:
         key = _key_value(t, plan, params)
         if key is None:
             return None
+        # One section of the statement lock for all of it, as a single-row INSERT has
+        # (see Engine.insert: pyarrow lets the GIL go at nearly every call).
+        with self.lake._dml_lock:
+            return self._point_write_locked(tx, t, key, sets, params, verb)
+
+    def _point_write_locked(
+        self, tx: Transaction, t: Table, key: Any, sets: list[tuple[Any, Any]], params: list[Any], verb: str
+    ) -> Done | None:
         known, rid, values, rcols = self.lake.point_read(tx, t, key)
         if not known:
             return None
