@@ -9,6 +9,7 @@ subscribers use the same API to force any interleaving, including out-of-order c
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import itertools
 import struct
@@ -159,6 +160,7 @@ class Transaction:
         self._pending: list[_Pending] = []
         self._pending_bytes = 0  # memory held by the in-memory parts of _pending
         self._release_due = False  # rows went to files: give memory back after the statement
+        self._in_section = 0  # inside statement_section(): spilling waits for its end
         self._ops: list[tuple[int, CatalogOp]] = []
         self._seq = 0
         self._rid_locks: dict[int, list[tuple[int, pa.Array]]] = {}  # relid -> (subxid, rids)
@@ -269,6 +271,25 @@ class Transaction:
             if self._release_due:
                 self._release_due = False
                 release_memory()
+
+    @contextlib.contextmanager
+    def statement_section(self) -> Iterator[None]:
+        """Run a small statement's Arrow work and its checks in one section of the lake's
+        statement lock (the SQL layer's single-row INSERT and point UPDATE/DELETE).
+
+        pyarrow lets the GIL go inside nearly every call; outside the lock each release
+        lets another session in, and this one waits for the GIL back (docs/decisions.md).
+        Nothing run inside may wait for another transaction (conflicts raise at once).
+        Spilling pending rows to files, which writes Parquet, waits for the section's end
+        so other sessions are not held up by it."""
+        with self.lake._dml_lock:
+            self._in_section += 1
+            try:
+                yield
+            finally:
+                self._in_section -= 1
+        if not self._in_section:
+            self._guard(self._maybe_spill)
 
     def _ensure_xid(self) -> int:
         if self.xid is None:
@@ -712,7 +733,7 @@ class Transaction:
     def _maybe_spill(self) -> None:
         """Over ``spill_bytes`` of pending rows in memory: write them out
         (:func:`~walsender_proxy.lake.spill.spill_grouped`); truncates (one row) stay."""
-        if self._pending_bytes <= self.lake.settings.spill_bytes:
+        if self._in_section or self._pending_bytes <= self.lake.settings.spill_bytes:
             return
         mem = [
             p

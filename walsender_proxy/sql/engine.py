@@ -270,9 +270,7 @@ class Engine:
         key = _key_value(t, plan, params)
         if key is None:
             return None
-        # One section of the statement lock for all of it, as a single-row INSERT has
-        # (see Engine.insert: pyarrow lets the GIL go at nearly every call).
-        with self.lake._dml_lock:
+        with tx.statement_section():  # the read and the write in one step, and see Engine.insert
             return self._point_write_locked(tx, t, key, sets, params, verb)
 
     def _point_write_locked(
@@ -333,11 +331,9 @@ class Engine:
         data = None
         if plan is not None and colobjs is not None:
             if not returning(node) and all(len(items) <= 16 for items in plan.items):
-                # A few rows from bound values: the whole statement in one section of the lake's
-                # statement lock. Nearly every pyarrow call lets the GIL go; outside the
-                # section, each is a chance for another session to take it, and for this
-                # one to wait for it back (docs/performance.md, session 8).
-                with tx.lake._dml_lock:
+                # A few rows from bound values: building them and inserting them in one
+                # section of the lake's statement lock (Transaction.statement_section).
+                with tx.statement_section():
                     data = _values_from_plan(plan, params)
                     if data is not None:
                         n = tx.apply_insert(t, data) if data.num_rows else 0
