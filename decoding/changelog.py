@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import ctypes
 import logging
 import os
 import struct
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from decoding.errors import PgError
 from decoding.lsn import FIRST_LSN, format_lsn
 from decoding.records import Record, decode_record
 
@@ -48,11 +50,45 @@ class LogRemovedError(Exception):
     already been removed', SQLSTATE 58P01)."""
 
 
+class LogFailedError(PgError, OSError):
+    """An fsync of the log failed, so the log is not written again until a restart.
+
+    After a failed fsync the kernel may have dropped the unwritten pages and reports the
+    error once: a later fsync that succeeds proves nothing. PostgreSQL PANICs here and
+    replays its WAL (data_sync_retry = off); the proxy refuses to append or flush from then
+    on, and recovery at the next start keeps only the records that are whole on disk."""
+
+    def __init__(self, segment: str, error: str) -> None:
+        super().__init__(
+            "58030",
+            f'could not fdatasync file "{segment}": {error}',
+            hint="The change log is not written to again until the proxy restarts.",
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class LogEntry:
     lsn: int
     end_lsn: int
     record: Record
+
+
+def _writeback_starter() -> Callable[[int, int, int], object]:
+    """``sync_file_range(fd, offset, n, SYNC_FILE_RANGE_WRITE)`` where the C library has it
+    (Linux): it queues dirty pages for writing and returns. Called with the GIL held
+    (``PyDLL``): it does not wait for the disk, and letting the GIL go would invite another
+    session to take it. Elsewhere a no-op."""
+    try:
+        fn = ctypes.PyDLL(None).sync_file_range
+    except (AttributeError, OSError):
+        return lambda fd, offset, n: None
+    fn.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint]
+    fn.restype = ctypes.c_int
+    write = 2  # SYNC_FILE_RANGE_WRITE
+    return lambda fd, offset, n: fn(fd, offset, n, write)
+
+
+_start_writeback = _writeback_starter()
 
 
 def _segment_name(start_lsn: int) -> str:
@@ -108,6 +144,8 @@ class ChangeLog:
         self._flush_cond = threading.Condition()
         self._flushing = False  # a group-commit leader is in fsync
         self._closed = False
+        #: (segment, error) of a failed fsync: every later append and flush fails too.
+        self._failed: tuple[str, str] | None = None
         self._retired: list[int] = []
         #: Records appended but not yet written, the last ``_buf_bytes`` of the segment.
         self._buf: list[bytes] = []
@@ -185,6 +223,8 @@ class ChangeLog:
         append lock), for records that name files after their own position."""
         frame = self.frame(record) if isinstance(record, Record) else b""
         with self._lock:
+            if self._failed is not None:
+                raise LogFailedError(*self._failed)
             if not frame:
                 # Size is unknown until built; a rollover first keeps the name honest.
                 if self._seg_len >= self.segment_size:
@@ -273,6 +313,8 @@ class ChangeLog:
                     raise OSError("the change log is closed")
                 if upto is not None and self._flushed >= upto:
                     return self._flushed
+                if self._failed is not None:
+                    raise LogFailedError(*self._failed)
                 if not self._flushing:
                     break
                 self._flush_cond.wait()
@@ -286,7 +328,11 @@ class ChangeLog:
                 retired, self._retired = self._retired, []
             if self.fsync_enabled and target > self._flushed:
                 # fdatasync: the file size is included when it changed, the mtime is not.
-                os.fdatasync(fd)
+                try:
+                    os.fdatasync(fd)
+                except OSError as e:
+                    self._failed = (_segment_name(self._seg_start), e.strerror or str(e))
+                    raise LogFailedError(*self._failed) from e
             for r in retired:
                 os.close(r)
             done = target
@@ -303,6 +349,26 @@ class ChangeLog:
         with self._flushed_cond:
             self._flushed_cond.notify_all()
         return self._flushed
+
+    @property
+    def failed(self) -> bool:
+        """An fsync failed: nothing is appended or flushed again (see LogFailedError)."""
+        return self._failed is not None
+
+    def write_behind(self) -> None:
+        """Write the buffered records to the file and start their writeback now, without
+        waiting for it. A committer calls this, does its in-memory work, then :meth:`flush`:
+        by then the pages are on their way and the fsync waits less (with 100 µs of work
+        between, 200-235 µs instead of 260-300 µs for a one-row commit here)."""
+        if not self.fsync_enabled:
+            return
+        with self._lock:
+            n = self._buf_bytes
+            if not n or self._failed is not None:
+                return
+            pos, fd = self._seg_len - n, self._fd
+            self._write_out()
+            _start_writeback(fd, pos, n)
 
     def wait_flushed(
         self, beyond: int, timeout: float, stop: Callable[[], bool] | None = None

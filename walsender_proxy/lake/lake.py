@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 
 from decoding import records as R
 from decoding.catalog import RID, Catalog, CatalogHistory, Table
-from decoding.changelog import ChangeLog
+from decoding.changelog import ChangeLog, LogFailedError
 from decoding.lsn import format_lsn
 from walsender_proxy.lake.csn import CsnClock
 from walsender_proxy.lake.errors import (
@@ -767,22 +767,39 @@ class Lake:
             tx._finish(State.COMMITTED)
             return CommitInfo(None, None, None, None)
         assert tx.xid is not None
+        resolve = True
         try:
             rec = R.Commit(tx.xid, csn, pg_now(), tx.origin)
             if tx.gid is not None:
                 rec = R.CommitPrepared(tx.xid, tx.gid, csn, pg_now())  # type: ignore[assignment]
             return self._write_commit(tx, rec, csn)
+        except LogFailedError:
+            # Its rows may be in memory already (see _write_commit) but are not known to be
+            # durable: the frontier stays below this CSN, so no snapshot ever shows them.
+            resolve = False
+            raise
         finally:
-            self.clock.resolve(csn)
+            if resolve:
+                self.clock.resolve(csn)
 
     def _write_commit(self, tx: Transaction, rec: R.Record, csn: int) -> CommitInfo:
         assert tx.xid is not None and tx.first_lsn is not None
         with self._commit_lock:
             lsn, end = self.log.append(rec)
             self._unapplied[lsn] = tx.first_lsn
-        self.log.flush(end)
+        ops = tx.catalog_ops
+        # The commit's rows join the store and the point indexes while its record is on
+        # its way to the disk (write_behind), and the fsync comes after: the disk works
+        # while we do. Nobody can see the rows before clock.resolve(csn), which comes after
+        # the flush (snapshots are the frontier, and every read keeps to its snapshot), and
+        # fold keeps to LSNs below _unapplied. A catalog change is applied only once
+        # durable: fold writes the newest catalog into the manifest.
+        early = not ops
+        if early:
+            self.log.write_behind()
+        else:
+            self.log.flush(end)
         with self._dml_lock:
-            ops = tx.catalog_ops
             if ops:
                 with self._catalog_mutex:
                     self.history.add(csn, ops)
@@ -790,13 +807,15 @@ class Lake:
             if rows or files:
                 self.store.add_commit(lsn, csn, rows, files)
                 self._points.on_commit(csn, rows, tx.key_events, tx.key_inexact, files)
-            with self._commit_lock:
-                self._unfolded[lsn] = self._unapplied.pop(lsn)
             xid = tx.xid
             tx._finish(State.COMMITTED)
             self._commits_since_prune += 1
             if self._commits_since_prune >= 4096:
                 self._prune_points()
+        if early:
+            self.log.flush(end)
+        with self._commit_lock:
+            self._unfolded[lsn] = self._unapplied.pop(lsn)
         return CommitInfo(xid, csn, lsn, end)
 
     def _prune_points(self, live: set[int] | None = None) -> None:
@@ -967,6 +986,8 @@ class Lake:
         s = self.settings
         last = time.monotonic()
         while not self._stop.wait(0.2):
+            if self.log.failed:
+                continue  # nothing is written again (it was reported to the committer)
             # The WAL writer's part: records nobody flushed (aborts, messages) become
             # durable within a tick, so streams that follow the flushed end move on.
             if self.log.insert_lsn > self.log.flushed_lsn:
@@ -1003,9 +1024,10 @@ class Lake:
             if tx.state in (State.ACTIVE, State.FAILED):
                 tx.abort()
         try:
-            self.fold()
-            self.log.flush()
-            self._empty_trash(force=True)
+            if not self.log.failed:  # (else recovery at the next start does this)
+                self.fold()
+                self.log.flush()
+                self._empty_trash(force=True)
         finally:
             self.log.close()
             self.store.close()

@@ -1012,7 +1012,7 @@ class Transaction:
             return
         if self.state is State.PREPARED:
             raise LakeError("25000", "cannot abort a prepared transaction; use rollback_prepared")
-        if self.xid is not None:
+        if self.xid is not None and not self.lake.log.failed:  # (no commit record: aborted)
             self.lake.log.append(R.Abort(self.xid))
         self._finish(State.ABORTED)
 

@@ -1,0 +1,107 @@
+"""A commit's in-memory work overlaps the writeback of its record, yet nobody sees
+its rows before they are durable; and a failed fsync is final, as PostgreSQL's PANIC is."""
+
+from __future__ import annotations
+
+import errno
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+import decoding.changelog as changelog
+from walsender_proxy.lake import Lake, LakeError, LakeSettings
+from walsender_proxy.lake.transaction import State, Transaction
+
+SETTINGS = LakeSettings(fsync=True, background=False)
+
+
+@pytest.fixture
+def lake(tmp_path: Path) -> Iterator[Lake]:
+    with Lake(tmp_path / "d", SETTINGS) as lk:
+        with lk.begin() as tx:
+            tx.create_table("t", [("id", "bigint"), ("v", "text")], primary_key=["id"])
+        with lk.begin() as tx:
+            tx.insert("t", [{"id": 1, "v": "old"}])
+        yield lk
+
+
+def rows(lake: Lake) -> list[tuple[int, str]]:
+    return sorted((r["id"], r["v"]) for r in lake.read("t").to_pylist())
+
+
+def wait_until(cond: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + 10
+    while not cond():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.001)
+
+
+def test_rows_of_a_commit_stay_invisible_until_its_fsync_returns(
+    lake: Lake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fsyncing, release = threading.Event(), threading.Event()
+    real = os.fdatasync
+
+    def slow_fdatasync(fd: int) -> None:
+        fsyncing.set()
+        release.wait(10)
+        real(fd)
+
+    writer = lake.begin()
+    writer.update("t", {"v": "new"}, {"id": 1})
+    writer.insert("t", [{"id": 2, "v": "new"}])
+    monkeypatch.setattr(changelog.os, "fdatasync", slow_fdatasync)
+    returned = threading.Event()
+    committer = threading.Thread(target=lambda: (writer.commit(), returned.set()))
+    committer.start()
+    try:
+        fsyncing.wait(10)
+        # The commit's rows are in the store and the key index while the disk works...
+        wait_until(lambda: writer.state is State.COMMITTED, "the commit was not applied during its fsync")
+        assert not returned.is_set()
+        # ...and no reader sees them: not a scan, not a point read through the key index.
+        assert rows(lake) == [(1, "old")]
+        t = lake.catalog.resolve_table("t", lake.search_path)
+        reader = lake.begin()
+        known, rid, values, cols = lake.point_read(reader, t, (1,))
+        assert not known or dict(zip(cols, values or (), strict=True)).get("v") == "old"
+        known, rid, _, _ = lake.point_read(reader, t, (2,))
+        assert not known or rid is None
+        assert reader.read("t", "id = 2").num_rows == 0
+    finally:
+        release.set()
+        committer.join(10)
+    assert returned.is_set()
+    assert rows(lake) == [(1, "new"), (2, "new")]
+
+
+def test_a_failed_fsync_fails_the_commit_and_every_later_write(
+    lake: Lake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def failing_fdatasync(fd: int) -> None:
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(changelog.os, "fdatasync", failing_fdatasync)
+    tx: Transaction = lake.begin()
+    tx.insert("t", [{"id": 2, "v": "lost?"}])
+    with pytest.raises(LakeError) as ei:
+        tx.commit()
+    assert ei.value.sqlstate == "58030"
+    assert "could not fdatasync file" in ei.value.message
+    frontier = lake.frontier
+    # The fsync would succeed now, but the pages it failed to write may be gone: the log
+    # takes no more writes, and the failed commit never becomes visible.
+    monkeypatch.undo()
+    assert rows(lake) == [(1, "old")]
+    later = lake.begin()
+    with pytest.raises(LakeError) as ei:
+        later.insert("t", [{"id": 3, "v": "x"}])
+        later.commit()
+    assert ei.value.sqlstate == "58030"
+    later.abort()
+    assert lake.frontier == frontier
+    assert rows(lake) == [(1, "old")]
