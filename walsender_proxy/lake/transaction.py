@@ -69,6 +69,12 @@ class Isolation(enum.Enum):
     SERIALIZABLE = "serializable"  # run as REPEATABLE READ, as PostgreSQL's docs permit
 
 
+#: A commit with less than this in memory applies its rows while its record is written
+#: (Lake._write_commit); a bigger one after the fsync, as applying it takes longer than
+#: the fsync anyway.
+SMALL_COMMIT_BYTES = 1 << 20
+
+
 class State(enum.Enum):
     ACTIVE = "active"
     FAILED = "failed"  # an error happened: only ROLLBACK (TO SAVEPOINT) is accepted
@@ -1067,6 +1073,16 @@ class Transaction:
             for k, v in per.items()
         }
         return mem, files
+
+    @property
+    def is_small(self) -> bool:
+        """Whether the commit has only a little to apply: rows in memory under
+        :data:`SMALL_COMMIT_BYTES`, none in files, no catalog change."""
+        return (
+            not self._ops
+            and self._pending_bytes <= SMALL_COMMIT_BYTES
+            and not any(isinstance(p.rows, FileRows) for p in self._pending)
+        )
 
     @property
     def catalog_ops(self) -> list[CatalogOp]:
