@@ -75,11 +75,12 @@ class LogEntry:
 
 def _writeback_starter() -> Callable[[int, int, int], object]:
     """``sync_file_range(fd, offset, n, SYNC_FILE_RANGE_WRITE)`` where the C library has it
-    (Linux): it queues dirty pages for writing and returns. Called with the GIL held
-    (``PyDLL``): it does not wait for the disk, and letting the GIL go would invite another
-    session to take it. Elsewhere a no-op."""
+    (Linux): it queues dirty pages for writing and returns without waiting for the disk.
+    It lets the GIL go (``CDLL``), as ``os.pwrite`` does: it can still block while the
+    device's request queue is full, and no other session should wait for that. Elsewhere
+    a no-op."""
     try:
-        fn = ctypes.PyDLL(None).sync_file_range
+        fn = ctypes.CDLL(None).sync_file_range
     except (AttributeError, OSError):
         return lambda fd, offset, n: None
     fn.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint]
