@@ -312,9 +312,10 @@ def test_fold_writes_what_the_in_memory_path_writes(tmp_path: Path, mode: str) -
         want, got = delta_file(ref), delta_file(lake)
         assert got.schema.names == want.schema.names
         assert versions(got) == versions(want)
-        assert [f.rows for f in lake.store._files[lake.catalog.resolve_table("t").oid].deltas] == [
-            f.rows for f in ref.store._files[ref.catalog.resolve_table("t").oid].deltas
-        ]
+        # The same rows; in more files, as each big statement's part is copied on its own.
+        assert sum(
+            f.rows for f in lake.store._files[lake.catalog.resolve_table("t").oid].deltas
+        ) == sum(f.rows for f in ref.store._files[ref.catalog.resolve_table("t").oid].deltas)
         for csn in csns:  # and reads agree, before and after checkpoints
             assert rows(lake.read("t", csn)) == rows(ref.read("t", csn))
         lake.checkpoint(force=True)
@@ -335,7 +336,9 @@ def test_mixed_schemas_fold_with_nulls(tmp_path: Path, mode: str) -> None:
             lk.fold()
         want, got = delta_file(ref), delta_file(lake)
         assert versions(got) == versions(want)
-        assert got.schema == want.schema
+        # Names and types; not nullability: DuckDB writes the folded file and marks columns
+        # it knows are never null there (the meta columns) as required.
+        assert [(f.name, f.type) for f in got.schema] == [(f.name, f.type) for f in want.schema]
         assert rows(lake.read("t")) == rows(ref.read("t"))
         assert {r["id"]: r["extra"] for r in lake.read("t").to_pylist()}[101] == "e1"
 
