@@ -58,7 +58,9 @@ def sqlstate(fn, *a) -> str:
     return ei.value.sqlstate
 
 
-def test_a_big_statement_is_one_changeset_read_and_replayed_like_any_other(tmp_path: Path, lake: Lake) -> None:
+def test_a_big_statement_is_one_changeset_read_and_replayed_like_any_other(
+    tmp_path: Path, lake: Lake
+) -> None:
     with lake.begin() as tx:
         assert tx.apply_insert_batches("t", batches(0, 5000)) == 5000
         (part,) = tx._pending
@@ -87,7 +89,9 @@ def test_a_small_statement_stays_in_memory(lake: Lake) -> None:
 
 def test_a_key_repeated_in_a_later_batch_fails_the_whole_statement(lake: Lake) -> None:
     tx = lake.begin()
-    dup = pa.table({"id": pa.array([3], pa.int64()), "v": ["again"], "n": pa.array([0], pa.int32())})
+    dup = pa.table(
+        {"id": pa.array([3], pa.int64()), "v": ["again"], "n": pa.array([0], pa.int32())}
+    )
     assert sqlstate(tx.apply_insert_batches, "t", [*batches(0, 1000), dup]) == "23505"
     assert sqlstate(tx.read, "t") == "25P02"  # the transaction is failed, as in PostgreSQL
     tx.abort()
@@ -108,6 +112,49 @@ def test_keys_already_committed_or_pending_elsewhere_are_refused(lake: Lake) -> 
     other.commit()
     assert sorted(lake.read("t").column("id").to_pylist()) == [4321, 9000]
     assert leftovers(lake) == []
+
+
+def detail(fn, *a) -> str:
+    with pytest.raises(LakeError) as ei:
+        fn(*a)
+    assert ei.value.sqlstate == "23505"
+    return str(ei.value.detail)
+
+
+def test_a_big_insert_is_checked_within_its_keys_range_ends_included(lake: Lake) -> None:
+    """A single integer key: duplicates among the new keys found by a sort, the other rows
+    read only within the new keys' range (row groups outside it skipped)."""
+    with lake.begin() as tx:  # committed rows 0..4999, in the changeset's file
+        tx.apply_insert_batches("t", batches(0, 5000))
+    dup = pa.table(
+        {"id": pa.array([-7], pa.int64()), "v": ["again"], "n": pa.array([0], pa.int32())}
+    )
+    with lake.begin() as tx:
+        assert (
+            detail(tx.apply_insert_batches, "t", [*batches(-1000, 0), dup])
+            == "Key (id)=(-7) already exists."
+        )
+        tx.abort()
+    for lo, hi, hit in ((4999, 6000, 4999), (-1000, 1, 0)):  # one shared key, at either end
+        with lake.begin() as tx:
+            assert (
+                detail(tx.apply_insert_batches, "t", batches(lo, hi))
+                == f"Key (id)=({hit}) already exists."
+            )
+            tx.abort()
+    other = lake.begin()  # pending rows of another transaction, in their file
+    other.apply_insert_batches("t", batches(10_000, 12_000))
+    with lake.begin() as tx:
+        assert (
+            detail(tx.apply_insert_batches, "t", batches(11_999, 13_000))
+            == "Key (id)=(11999) already exists."
+        )
+        tx.abort()
+    other.abort()
+    with lake.begin() as tx:  # right beside both ends: no conflict
+        assert tx.apply_insert_batches("t", batches(5000, 6000)) == 1000
+        assert tx.apply_insert_batches("t", batches(-1000, 0)) == 1000
+    assert lake.read("t").num_rows == 7000
 
 
 def test_a_null_in_a_later_batch_fails_the_statement(lake: Lake) -> None:
@@ -171,7 +218,9 @@ def test_sql_insert_select_streams_and_stays_atomic(tmp_path: Path) -> None:
         assert px.lake is not None
         assert len(changesets(px.lake)) == 2
         with pytest.raises(psycopg.errors.DivisionByZero):
-            c.execute("INSERT INTO t SELECT i, 'x', (1 / (i - 900000))::int FROM generate_series(600001, 1000000) AS g(i)")
+            c.execute(
+                "INSERT INTO t SELECT i, 'x', (1 / (i - 900000))::int FROM generate_series(600001, 1000000) AS g(i)"
+            )
         c.rollback()
         with pytest.raises(psycopg.errors.UniqueViolation):
             c.execute(gen.format(600_001, 900_000) + " UNION ALL SELECT 5, 'dup', 0")
@@ -188,7 +237,10 @@ def test_a_refused_insert_select_leaves_the_connection_usable(tmp_path: Path) ->
 
     from tests.proxy import ProxyServer
 
-    with ProxyServer(tmp_path / "p", lake_settings=SETTINGS) as px, psycopg.connect(px.dsn(), autocommit=True) as c:
+    with (
+        ProxyServer(tmp_path / "p", lake_settings=SETTINGS) as px,
+        psycopg.connect(px.dsn(), autocommit=True) as c,
+    ):
         c.execute("CREATE TABLE t (id bigint PRIMARY KEY, v text, n numeric)")
         c.execute("INSERT INTO t VALUES (1, 'one', 1)")
         for bad, state in (
@@ -201,7 +253,6 @@ def test_a_refused_insert_select_leaves_the_connection_usable(tmp_path: Path) ->
             assert c.execute("SELECT count(*) FROM t").fetchone() == (1,)
 
 
-
 def test_a_cancelled_insert_select_leaves_nothing_behind(tmp_path: Path) -> None:
     """A cancel request (57014) in the middle of a streamed statement: its changeset file
     is removed, no record names it, the table is as before and the session goes on."""
@@ -212,14 +263,19 @@ def test_a_cancelled_insert_select_leaves_nothing_behind(tmp_path: Path) -> None
 
     from tests.proxy import ProxyServer
 
-    with ProxyServer(tmp_path / "p", lake_settings=SETTINGS) as px, psycopg.connect(px.dsn(), autocommit=True) as c:
+    with (
+        ProxyServer(tmp_path / "p", lake_settings=SETTINGS) as px,
+        psycopg.connect(px.dsn(), autocommit=True) as c,
+    ):
         c.execute("CREATE TABLE t (id bigint PRIMARY KEY, v text, n int)")
         c.execute("INSERT INTO t VALUES (0, 'zero', 0)")
         errors: list[BaseException] = []
 
         def big() -> None:
             try:
-                c.execute("INSERT INTO t SELECT i, 'v' || i, i % 7 FROM generate_series(1, 200000000) AS g(i)")
+                c.execute(
+                    "INSERT INTO t SELECT i, 'v' || i, i % 7 FROM generate_series(1, 200000000) AS g(i)"
+                )
             except BaseException as e:
                 errors.append(e)
 
