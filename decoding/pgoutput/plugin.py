@@ -90,8 +90,10 @@ if TYPE_CHECKING:
 
 __all__ = ["CHUNK_BYTES", "CHUNK_ROWS", "Batch", "PgOutput", "PgOutputOptions", "RowBatch"]
 
-#: Rows encoded per chunk of messages.
-CHUNK_ROWS = 32768
+#: Rows encoded per chunk of messages. With the stream's pipeline of chunks in flight, a
+#: 10M-row transaction's walsender process peaked ~10 MB lower at 16,384 than at 32,768
+#: (102 against 113-114 MB), with no measurable change in decode + send rate.
+CHUNK_ROWS = 16384
 #: Bytes of input rows (Arrow) per chunk, at most: wide rows make smaller chunks.
 CHUNK_BYTES = 8 << 20
 
