@@ -81,15 +81,23 @@ SCENARIOS: dict[int, Scenario] = {
                 [Metric("peak_rss_mb_off", "peak RSS, streaming=off", "MB", "lower", ("abs_max", 500)),
                  Metric("peak_rss_mb_on", "peak RSS, streaming=on", "MB", "lower", ("abs_max", 500)),
                  Metric("peak_rss_stream_phase_mb_off", "… after COMMIT only, streaming=off", "MB", "lower"),
-                 Metric("peak_pss_mb_off", "peak PSS (shared pages once), streaming=off", "MB", "lower"),
-                 Metric("peak_pss_mb_on", "peak PSS (shared pages once), streaming=on", "MB", "lower"),
+                 Metric("peak_pss_mb_off", "peak PSS (shared pages split), streaming=off", "MB", "lower"),
+                 Metric("peak_pss_mb_on", "peak PSS (shared pages split), streaming=on", "MB", "lower"),
+                 Metric("peak_union_mb_off", "peak resident set, each page once, streaming=off", "MB", "lower"),
+                 Metric("peak_union_mb_on", "peak resident set, each page once, streaming=on", "MB", "lower"),
                  Metric("commit_to_apply_s_off", "COMMIT → applied, streaming=off (info)", "s", "lower"),
                  Metric("commit_to_apply_s_on", "COMMIT → applied, streaming=on (info)", "s", "lower")],
                 lambda z: f"{z.s6_rows:,} rows in 1 transaction",
                 notes=["RSS: proxy = the sum over the proxy process and its walsender processes "
-                       "(the template and the streaming one; pages they share are counted in each: "
-                       "PSS counts them once); native = the walsender serving the subscription "
-                       "(VmRSS, includes the shared_buffers pages it touched)"]),
+                       "(the template and the streaming one; a page they share is counted in each); "
+                       "native = the walsender serving the subscription (VmRSS, includes the "
+                       "shared_buffers pages it touched)",
+                       "resident set, each page once: the physical pages any of the proxy's "
+                       "processes maps, counted once (/proc/PID/pagemap; root only); PSS splits a "
+                       "shared page among all its sharers, the benchmark's own included",
+                       "file-backed pages (the shared libraries) depend on the page cache: right "
+                       "after `pip install` wrote them they map in large folios, ~30-40 MB more "
+                       "per process than after they were read back from disk"]),
 }
 
 

@@ -561,6 +561,7 @@ def s6_memory(streaming: str) -> Callable[[RunEnv, Sizes, Probe], dict[str, Any]
                 "peak_rss_load_phase_mb": rs.peak_mb("load"),
                 "peak_anon_mb": max(filter(None, (rs.peak_mb("load", True), rs.peak_mb("stream", True))), default=None),
                 "peak_pss_mb": max(filter(None, (rs.peak_mb("load", pss=True), rs.peak_mb("stream", pss=True))), default=None),
+                "peak_union_mb": max(filter(None, (rs.peak_mb("load", union=True), rs.peak_mb("stream", union=True))), default=None),
                 "vm_hwm_mb": hwm, "vm_hwm_by_process_mb": {str(k): round(v / 1024) for k, v in rs.hwm.items()},
                 "rss_by_process_at_peak_mb": {ph: {str(k): round(v / 1024) for k, v in d.items()} for ph, d in rs.at_peak.items()},
                 "insert_s": insert_s, "commit_to_apply_s": took, "rows": n,
