@@ -697,3 +697,32 @@ def test_translate_error() -> None:
     err = translate_error(e.value)
     assert (err.sqlstate, err.message) == ("55006", "slot is active")
     assert translate_error(PgError("42P01", "x")).sqlstate == "42P01"
+
+
+def test_a_cancel_inside_a_streamed_result_is_57014() -> None:
+    """DuckDB interrupted while it makes the next batch of an Arrow stream (a big SELECT or
+    INSERT … SELECT read batch by batch): pyarrow raises OSError with DuckDB's text, which
+    must read as a cancel, not as an internal error (XX000 "Interrupted!")."""
+    import threading
+
+    con = duckdb.connect()
+    reader = con.sql("SELECT i, md5(i::text) AS m FROM range(300000000) t(i)").to_arrow_reader(
+        batch_size=131_072
+    )
+    stop = threading.Event()
+
+    def cancel() -> None:  # as a CancelRequest does, until the stream stops
+        while not stop.wait(0.05):
+            con.interrupt()
+
+    th = threading.Thread(target=cancel)
+    th.start()
+    try:
+        with pytest.raises(OSError) as e:
+            while True:
+                reader.read_next_batch()
+    finally:
+        stop.set()
+        th.join()
+    err = translate_error(e.value)
+    assert (err.sqlstate, err.message) == ("57014", "canceling statement due to user request")

@@ -2399,6 +2399,8 @@ def translate_error(exc: BaseException) -> PgError:
         return PgError("42883" if "Function" in first else "42P01", first)
     if name == "ParserException":
         return PgError("42601", first)
-    if name == "InterruptException":
+    # An interrupt that stops DuckDB inside an Arrow stream (a result read batch by batch)
+    # reaches Python as pyarrow's OSError carrying DuckDB's text, not as InterruptException.
+    if name == "InterruptException" or text.startswith("INTERRUPT Error"):
         return PgError("57014", "canceling statement due to user request")
     return PgError("XX000", first)
