@@ -40,9 +40,8 @@ def wait_until(cond: Callable[[], bool], what: str) -> None:
         time.sleep(0.001)
 
 
-def test_rows_of_a_commit_stay_invisible_until_its_fsync_returns(
-    lake: Lake, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def hold_fsyncs(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, threading.Event]:
+    """From now on the log's fdatasync sets the first event and waits for the second."""
     fsyncing, release = threading.Event(), threading.Event()
     real = os.fdatasync
 
@@ -51,10 +50,17 @@ def test_rows_of_a_commit_stay_invisible_until_its_fsync_returns(
         release.wait(10)
         real(fd)
 
+    monkeypatch.setattr(changelog.os, "fdatasync", slow_fdatasync)
+    return fsyncing, release
+
+
+def test_rows_of_a_commit_stay_invisible_until_its_fsync_returns(
+    lake: Lake, monkeypatch: pytest.MonkeyPatch
+) -> None:
     writer = lake.begin()
     writer.update("t", {"v": "new"}, {"id": 1})
     writer.insert("t", [{"id": 2, "v": "new"}])
-    monkeypatch.setattr(changelog.os, "fdatasync", slow_fdatasync)
+    fsyncing, release = hold_fsyncs(monkeypatch)
     returned = threading.Event()
     committer = threading.Thread(target=lambda: (writer.commit(), returned.set()))
     committer.start()
@@ -113,18 +119,10 @@ def test_a_big_commit_is_applied_only_after_its_fsync(
     """Above SMALL_COMMIT_BYTES the rows join memory after the fsync, as before (applying
     them first held ~25 MB more in the server in S6, for nothing: the fsync is short beside
     such an apply)."""
-    fsyncing, release = threading.Event(), threading.Event()
-    real = os.fdatasync
-
-    def slow_fdatasync(fd: int) -> None:
-        fsyncing.set()
-        release.wait(10)
-        real(fd)
-
     writer = lake.begin()
     writer.insert("t", [{"id": i, "v": "x" * 100} for i in range(2, 20_002)])
     assert not writer.is_small
-    monkeypatch.setattr(changelog.os, "fdatasync", slow_fdatasync)
+    fsyncing, release = hold_fsyncs(monkeypatch)
     committer = threading.Thread(target=writer.commit)
     committer.start()
     try:
