@@ -37,6 +37,18 @@ def sqlstate(fn, *a, **kw) -> str:
     return ei.value.sqlstate
 
 
+def test_duckdb_spills_under_the_data_directory(tmp_path: Path, lake: Lake) -> None:
+    """Both DuckDB instances (serving, maintenance) spill beside the lake's other spill
+    files, never into DuckDB's default ``.tmp`` of whatever directory the server runs in."""
+    data = tmp_path / "d"
+    for con in (lake.store.cursor(), lake.store._maintenance()):
+        try:
+            spill = Path(con.execute("SELECT current_setting('temp_directory')").fetchone()[0])
+        finally:
+            con.close()
+        assert spill.is_relative_to(data), spill
+
+
 def test_writes_are_visible_at_their_csn_and_not_before(lake: Lake) -> None:
     before = lake.frontier
     with lake.begin() as tx:

@@ -291,7 +291,12 @@ class TableStore:
         self._lock = threading.RLock()
         self._files: dict[int, TableFiles] = {}
         self._mem: dict[int, list[MemChunk]] = {}
-        self._db = duckdb.connect(config=_DUCKDB_CONFIG)
+        # Its own spill directory beside the maintenance one: DuckDB's default for an
+        # in-memory database is ``.tmp`` in the working directory, wherever that is.
+        spill = self.temp_dir or (self.root / ".duckdb-tmp")
+        self._db = duckdb.connect(
+            config={**_DUCKDB_CONFIG, "temp_directory": str(spill.with_name(spill.name + "-serving"))}
+        )
         self.state: dict[str, Any] = {}
         mpath = self.root / self.MANIFEST
         if mpath.exists():
