@@ -49,6 +49,33 @@ def test_duckdb_spills_under_the_data_directory(tmp_path: Path, lake: Lake) -> N
         assert spill.is_relative_to(data), spill
 
 
+def test_a_fold_of_many_small_commits_writes_whole_row_groups_in_commit_order(
+    lake: Lake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Single-row commits fold to one delta file whose row groups each hold up to
+    ROW_GROUP rows (made one piece before writing, not one piece per commit), in commit
+    order; the fold's trigger counts (chunks, rows) follow the tail both ways."""
+    import pyarrow.parquet as pq
+
+    from walsender_proxy.lake import store
+
+    monkeypatch.setattr(store, "ROW_GROUP", 16)
+    for i in range(40):
+        with lake.begin() as tx:
+            tx.insert("t", [{"id": i, "v": f"v{i}", "n": i}])
+    with lake.begin() as tx:  # one commit of several rows among them
+        tx.insert("t", [{"id": 100 + i, "n": i} for i in range(5)])
+    assert lake.store.mem_stats() == (41, 45)
+    lake.checkpoint()
+    assert lake.store.mem_stats() == (0, 0)
+    oid = lake.catalog_at(lake.frontier).resolve_table("t").oid
+    (delta,) = [p for p in (lake.store.root / str(oid)).iterdir() if p.name.startswith("delta-")]
+    meta = pq.ParquetFile(delta).metadata
+    assert [meta.row_group(i).num_rows for i in range(meta.num_row_groups)] == [16, 16, 13]
+    assert pq.read_table(delta).column("id").to_pylist() == [*range(40), *range(100, 105)]
+    assert [r["id"] for r in rows(lake)] == sorted([*range(40), *range(100, 105)], key=str)
+
+
 def test_writes_are_visible_at_their_csn_and_not_before(lake: Lake) -> None:
     before = lake.frontier
     with lake.begin() as tx:

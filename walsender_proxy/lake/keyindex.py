@@ -31,6 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from decoding.catalog import RID, Table
+from walsender_proxy.lake.store import concat_rows
 
 if TYPE_CHECKING:
     from walsender_proxy.lake.spill import FileRows
@@ -195,7 +196,7 @@ class KeyIndex:
             if batch:
                 # One chunk first: to_pylist over 2,048 one-row chunks costs twice as much
                 # as copying them together and converting that.
-                data = batch[0] if len(batch) == 1 else _concat(batch).combine_chunks()
+                data = batch[0] if len(batch) == 1 else concat_rows(batch).combine_chunks()
                 self.rows.update(_rows_by_rid(data, self.row_cols))
                 batch = []
             for rid in deleted:
@@ -468,8 +469,3 @@ def _rows_by_rid(data: pa.Table, cols: Sequence[str]) -> dict[int, tuple[Any, ..
     return dict(zip(rids, values, strict=True))
 
 
-def _concat(tables: list[pa.Table]) -> pa.Table:
-    try:
-        return pa.concat_tables(tables)  # one schema: no unification needed
-    except pa.ArrowInvalid:
-        return pa.concat_tables(tables, promote_options="default")

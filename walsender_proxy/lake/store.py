@@ -242,8 +242,20 @@ def _split_own(own: OwnRows | None) -> tuple[pa.Table | None, list[FileRows]]:
     files = [p for p in own if not isinstance(p, pa.Table)]
     if not tables:
         return None, files
-    mem = tables[0] if len(tables) == 1 else pa.concat_tables(tables, promote_options="default")
-    return mem, files
+    return concat_rows(tables), files
+
+
+def concat_rows(tables: Sequence[pa.Table]) -> pa.Table:
+    """Several pieces of one table's rows as one table (chunks kept, nothing copied).
+    Pieces nearly always share one schema, and checking that is a third of the cost of
+    unifying them (9,000 one-row commits: 17 against 52 ms); pieces on both sides of an
+    ADD or DROP COLUMN are unified, the missing columns null-filled."""
+    if len(tables) == 1:
+        return tables[0]
+    try:
+        return pa.concat_tables(tables)
+    except pa.ArrowInvalid:
+        return pa.concat_tables(tables, promote_options="default")
 
 
 def _sql_str(s: str) -> str:
@@ -291,6 +303,10 @@ class TableStore:
         self._lock = threading.RLock()
         self._files: dict[int, TableFiles] = {}
         self._mem: dict[int, list[MemChunk]] = {}
+        # Counted as chunks come and go: the background thread asks every 0.2 s, and
+        # summing a tail of 10,000 single-row commits took ~2.5 ms of the GIL each time.
+        self._mem_chunks = 0
+        self._mem_rows = 0
         # Its own spill directory beside the maintenance one: DuckDB's default for an
         # in-memory database is ``.tmp`` in the working directory, wherever that is.
         spill = self.temp_dir or (self.root / ".duckdb-tmp")
@@ -348,13 +364,12 @@ class TableStore:
             for relid in dict.fromkeys([*per_table, *files]):
                 chunk = MemChunk(commit_lsn, csn, per_table.get(relid), tuple(files.get(relid, ())))
                 self._mem.setdefault(relid, []).append(chunk)
+                self._mem_chunks += 1
+                self._mem_rows += chunk.num_rows
 
     def mem_stats(self) -> tuple[int, int]:
         """(chunks, rows) not yet folded, in memory or in files — what decides when to fold."""
-        with self._lock:
-            chunks = sum(len(v) for v in self._mem.values())
-            rows = sum(c.num_rows for v in self._mem.values() for c in v)
-        return chunks, rows
+        return self._mem_chunks, self._mem_rows
 
     def mem_rows(self, relid: int) -> int:
         """Rows of one table not yet folded (in memory or in files)."""
@@ -381,7 +396,7 @@ class TableStore:
                 continue
             if all(not c.files for c in chunks):
                 lo, hi = min(c.csn for c in chunks), max(c.csn for c in chunks)
-                rows = pa.concat_tables([c.rows for c in chunks], promote_options="default")  # type: ignore[misc]
+                rows = concat_rows([c.rows for c in chunks])  # type: ignore[misc]
                 refs = [self._write_file(relid, "delta", rows, lo, hi)]
             else:  # some rows are in files: each of those is copied on its own
                 refs = self._write_parts(relid, chunks)
@@ -405,7 +420,10 @@ class TableStore:
                 keep = []
                 for c in self._mem.get(relid, []):
                     if id(c) in ids:
-                        spilled.extend(f for f in c.files if f.owned)
+                        if c.files:
+                            spilled.extend(f for f in c.files if f.owned)
+                        self._mem_chunks -= 1
+                        self._mem_rows -= c.num_rows
                     else:
                         keep.append(c)
                 self._mem[relid] = keep
@@ -427,7 +445,7 @@ class TableStore:
 
         def write_run() -> None:
             if run:
-                rows = pa.concat_tables([c.rows for c in run], promote_options="default")  # type: ignore[misc]
+                rows = concat_rows([c.rows for c in run])  # type: ignore[misc]
                 lo, hi = min(c.csn for c in run), max(c.csn for c in run)
                 refs.append(self._write_file(relid, "delta", rows, lo, hi))
                 run.clear()
@@ -486,7 +504,12 @@ class TableStore:
         # No schema metadata: Spark trusts a file's embedded Spark schema over its columns,
         # and rows that came from Spark-written changesets would carry a stale one.
         rows = rows.replace_schema_metadata(None)
-        pq.write_table(rows, tmp, row_group_size=ROW_GROUP, **PARQUET_OPTIONS)
+        with pq.ParquetWriter(tmp, rows.schema, **PARQUET_OPTIONS) as w:
+            # A fold's rows are one chunk per commit: the writer's cost goes with the chunks
+            # (9,000 one-row commits took 200 to 280 ms), so each row group is made one chunk
+            # first (~45 ms, then ~4 ms to write). A single chunk is not copied.
+            for start in range(0, max(rows.num_rows, 1), ROW_GROUP):
+                w.write_table(rows.slice(start, ROW_GROUP).combine_chunks(), row_group_size=ROW_GROUP)
         if self.fsync:
             fd = os.open(tmp, os.O_RDONLY)
             try:
@@ -683,7 +706,7 @@ class TableStore:
             )
         if mem:
             name = f"_mem_{tag}"
-            arrow[name] = pa.concat_tables(mem, promote_options="default")
+            arrow[name] = concat_rows(mem)
             d_parts.append(f"SELECT * FROM {name}")
         if own_mem is not None and own_mem.num_rows:
             name = f"_own_{tag}"

@@ -46,6 +46,7 @@ from walsender_proxy.lake.store import (
     PARQUET_OPTIONS,
     SEQ,
     SnapshotQuery,
+    concat_rows,
     delta_rows,
     fsync_path,
     with_csn,
@@ -234,7 +235,7 @@ class Transaction:
         parts = self.own_parts(relid)
         if parts is None:
             return None
-        return _concat([p if isinstance(p, pa.Table) else p.read(OWN_CSN) for p in parts])
+        return concat_rows([p if isinstance(p, pa.Table) else p.read(OWN_CSN) for p in parts])
 
     def own_tail(self, relid: int, n: int) -> pa.Table:
         """The last ``n`` delta rows written to ``relid`` (a statement's own rows, for
@@ -248,7 +249,7 @@ class Transaction:
             need -= p.num_rows
         if not picked:
             return pa.table({})
-        rows = _concat([p if isinstance(p, pa.Table) else p.read(OWN_CSN) for p in reversed(picked)])
+        rows = concat_rows([p if isinstance(p, pa.Table) else p.read(OWN_CSN) for p in reversed(picked)])
         return rows.slice(max(rows.num_rows - n, 0))
 
     # -- guards --------------------------------------------------------------------------
@@ -454,7 +455,7 @@ class Transaction:
             if streams and size >= self.lake.settings.changeset_bytes // 4:
                 first, held = held, []
                 return self._insert_streamed(t, itertools.chain(first, it))
-        return self._insert(t, _concat(held)) if held else 0
+        return self._insert(t, concat_rows(held)) if held else 0
 
     def _insert_streamed(self, t: Table, batches: Iterator[pa.Table]) -> int:
         """Each batch is checked (types, NOT NULL), given rids and appended to a changeset
@@ -1069,7 +1070,7 @@ class Transaction:
             rows = rows.set_column(0, _CSN_FIELD, one) if rows.num_rows == 1 else with_csn(rows, csn)
             per.setdefault(p.relid, []).append(rows)
         mem = {
-            k: v[0] if len(v) == 1 else pa.concat_tables(v, promote_options="default")
+            k: concat_rows(v)
             for k, v in per.items()
         }
         return mem, files
@@ -1188,9 +1189,6 @@ _ONE_OWN_CSN = pa.array([OWN_CSN], pa.int64())
 _ONE_OP = {OP_WRITE: pa.array([OP_WRITE], pa.int8()), OP_DELETE: pa.array([OP_DELETE], pa.int8())}
 
 
-def _concat(tables: list[pa.Table]) -> pa.Table:
-    """One table (several statements' rows; ADD/DROP COLUMN between them: null-filled)."""
-    return tables[0] if len(tables) == 1 else pa.concat_tables(tables, promote_options="default")
 
 
 def _delta_rows(t: Table, code: int, src: pa.Table, seq: int) -> pa.Table:
