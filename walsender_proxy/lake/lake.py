@@ -668,9 +668,7 @@ class Lake:
                 if hit is not None:
                     break
         if hit is not None:
-            raise unique_violation(
-                f"{t.name}_pkey", list(t.primary_key), list(hit) if len(idx.cols) > 1 else [hit]
-            )
+            raise _duplicate_key(t, list(hit) if len(idx.cols) > 1 else [hit])
         return True
 
     def _check_unique(
@@ -713,9 +711,7 @@ class Lake:
             ordered = np.sort(new.column(keys[0]).to_numpy())
             same = np.flatnonzero(ordered[1:] == ordered[:-1])
             if same.size:
-                raise unique_violation(
-                    f"{t.name}_pkey", list(t.primary_key or ()), [int(ordered[same[0]])]
-                )
+                raise _duplicate_key(t, [int(ordered[same[0]])])
             params += [int(ordered[0]), int(ordered[-1])]
             in_new = f'"{keys[0]}" BETWEEN $1 AND $2 AND {in_new}'
             del ordered, same
@@ -783,7 +779,7 @@ class Lake:
             finally:
                 cur.close()
         if hit:
-            raise unique_violation(f"{t.name}_pkey", list(t.primary_key), list(hit[0]))
+            raise _duplicate_key(t, list(hit[0]))
 
     # -- ending transactions -------------------------------------------------------------
     def _commit(self, tx: Transaction, csn: int | None) -> CommitInfo:
@@ -1236,3 +1232,9 @@ def load_change(
     new = pq.read_table(changesets / rec.new_path) if rec.new_path else None
     old = pq.read_table(changesets / rec.old_path) if rec.old_path else None
     return new, old
+
+
+def _duplicate_key(t: Table, key_vals: list[Any]) -> LakeError:
+    """23505 for a key that a live row of ``t`` holds, worded as PostgreSQL's
+    ``<table>_pkey`` index reports it (every unique check ends here)."""
+    return unique_violation(f"{t.name}_pkey", list(t.primary_key or ()), key_vals)
