@@ -4,10 +4,14 @@ the same script gives the same answers on both."""
 from __future__ import annotations
 
 import itertools
+import re
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import psycopg
 import pytest
 
 from tests.pgcluster import PgCluster
@@ -262,3 +266,117 @@ def test_numeric_input_errors_match_postgresql(proxy: ProxyServer, pg15: PgClust
     ref = errors(pg15.dsn(fresh_pg_db(pg15)))
     assert [s for s, _ in ref][:6] == ["22P02", "22P02", "22003", "22003", "22P02", None]
     assert errors(proxy.dsn()) == ref
+
+
+# -- replication slots through SQL -----------------------------------------------------------
+_LSN = re.compile(r"\b[0-9A-F]{1,8}/[0-9A-F]{1,8}\b")
+_PID = re.compile(r"PID \d+")
+
+
+def _masked(value: object) -> object:
+    """LSNs and PIDs differ between servers; everything else must not."""
+    if isinstance(value, str):
+        return _PID.sub("PID n", _LSN.sub("X/X", value))
+    if isinstance(value, (list, tuple)):
+        return type(value)(_masked(v) for v in value)
+    return value
+
+
+def _outcome(c: psycopg.Connection[Any], sql: str) -> tuple[object, ...]:
+    """What a client sees of one statement: columns (names and type OIDs) and rows, or
+    the error's SQLSTATE and message."""
+    try:
+        cur = c.execute(sql)
+    except psycopg.Error as e:
+        return ("error", e.sqlstate, _masked(e.diag.message_primary))
+    if cur.description is None:
+        return ("done", cur.statusmessage)
+    cols = [(d.name, d.type_code) for d in cur.description]
+    return ("rows", cols, _masked(cur.fetchall()))
+
+
+SLOT_LISTING = (
+    "SELECT slot_name, plugin, slot_type, database = current_database() AS here, temporary, active, two_phase "
+    "FROM pg_replication_slots WHERE slot_name LIKE 'sqlfn%' ORDER BY 1"
+)
+SLOT_SESSION = [
+    "SELECT * FROM pg_create_logical_replication_slot('sqlfn_a', 'pgoutput')",
+    SLOT_LISTING,
+    "SELECT pg_create_logical_replication_slot('sqlfn_a', 'pgoutput')",  # exists
+    "SELECT pg_create_logical_replication_slot('sqlfn_t', 'pgoutput', true)",  # the record's text
+    SLOT_LISTING,  # a temporary slot is its session's (active)...
+    "SELECT slot_name, lsn FROM pg_create_logical_replication_slot('sqlfn_2pc', 'pgoutput', twophase => true)",
+    "SELECT 'init' FROM pg_create_logical_replication_slot('sqlfn_b', 'pgoutput', false)",  # made though unread
+    "SELECT * FROM pg_create_logical_replication_slot('sqlfn_c', 'no_such_plugin')",
+    SLOT_LISTING,  # ... and an error in the session drops it
+    "SELECT * FROM pg_create_logical_replication_slot('Bad-Name', 'pgoutput')",
+    "SELECT pg_create_logical_replication_slot('sqlfn_d')",
+    "SELECT pg_create_logical_replication_slot('sqlfn_d', 'pgoutput', nonsense => true)",
+    "SELECT pg_create_logical_replication_slot(NULL, 'pgoutput')",  # strict: NULL in, NULL out
+    SLOT_LISTING,
+    "SELECT pg_drop_replication_slot('sqlfn_a')",
+    "SELECT * FROM pg_drop_replication_slot('sqlfn_b')",
+    "SELECT pg_drop_replication_slot('sqlfn_a')",  # gone
+    "CREATE TABLE sqlfn_w (id int)",
+    "BEGIN",
+    "INSERT INTO sqlfn_w VALUES (1)",
+    "SELECT pg_create_logical_replication_slot('sqlfn_e', 'pgoutput')",  # after a write
+    "ROLLBACK",
+    "BEGIN ISOLATION LEVEL REPEATABLE READ",
+    "SELECT count(*) FROM sqlfn_w",
+    "SELECT slot_name FROM pg_create_logical_replication_slot('sqlfn_e', 'pgoutput')",  # reads only: fine
+    "COMMIT",
+    "SELECT slot_name FROM pg_create_logical_replication_slot('sqlfn_t', 'pgoutput', temporary => true)",
+    SLOT_LISTING,
+]
+SLOT_OTHER_SESSION = [
+    "SELECT pg_drop_replication_slot('sqlfn_t')",  # the temporary slot is its session's
+    "SELECT pg_drop_replication_slot('sqlfn_2pc')",
+]
+
+
+def _slot_functions(dsn: str) -> list[tuple[object, ...]]:
+    seen = []
+    with psycopg.connect(dsn, autocommit=True) as maker:
+        seen += [_outcome(maker, s) for s in SLOT_SESSION]
+        with psycopg.connect(dsn, autocommit=True) as other:
+            seen += [_outcome(other, s) for s in SLOT_OTHER_SESSION]
+    with psycopg.connect(dsn, autocommit=True) as after:  # the temporary slot went with its session
+        deadline = time.monotonic() + 10
+        while after.execute(SLOT_LISTING).fetchall() != [] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        seen.append(_outcome(after, "SELECT pg_drop_replication_slot('sqlfn_e')"))
+        seen.append(_outcome(after, SLOT_LISTING))
+        after.execute("DROP TABLE sqlfn_w")
+    return seen
+
+
+def test_replication_slot_functions_match_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """pg_create_logical_replication_slot() / pg_drop_replication_slot() as a CDC tool or a
+    test suite calls them: the same columns, types, values and errors as PostgreSQL 15."""
+    ours = _slot_functions(proxy.dsn())
+    theirs = _slot_functions(pg15.dsn(fresh_pg_db(pg15)))
+    for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
+        assert a == b, f"statement {i}: proxy {a!r} != PostgreSQL {b!r}"
+    # (what it covered)
+    assert ("error", "42710", 'replication slot "sqlfn_a" already exists') in ours
+    assert ("error", "55006", 'replication slot "sqlfn_t" is active for PID n') in ours
+    assert ours[-1][0] == "rows" and ours[-1][2] == []  # every slot dropped or gone
+
+
+def test_replication_slot_functions_need_the_replication_attribute(proxy: ProxyServer, pg15: PgCluster) -> None:
+    seen = []
+    for admin, plain in ((proxy.dsn(), proxy.dsn(user="sqlfn_plain")), (pg15.dsn(), pg15.dsn(user="sqlfn_plain"))):
+        with psycopg.connect(admin, autocommit=True) as c:
+            c.execute("CREATE ROLE sqlfn_plain LOGIN")
+        try:
+            with psycopg.connect(plain, autocommit=True) as c:
+                seen.append([
+                    _outcome(c, "SELECT * FROM pg_create_logical_replication_slot('sqlfn_x', 'pgoutput')"),
+                    _outcome(c, "SELECT pg_drop_replication_slot('sqlfn_x')"),
+                ])  # fmt: skip
+        finally:
+            with psycopg.connect(admin, autocommit=True) as c:
+                c.execute("DROP ROLE sqlfn_plain")
+    assert seen[0] == seen[1]
+    assert seen[0][0] == ("error", "42501", "must be superuser or replication role to use replication slots")

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
+from decoding.lsn import parse_lsn
 from tests.pgcluster import PgCluster
 from tests.proxy import ProxyServer
 
@@ -426,6 +427,38 @@ def test_identity_using_index_and_the_monitoring_views(proxy: ProxyServer, pg15:
     assert senders == [("sui", "streaming")]
     with psycopg.connect(sub, autocommit=True) as c:
         c.execute("DROP SUBSCRIPTION sui")
+
+
+def test_a_subscription_streams_from_a_slot_made_with_sql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """A slot made beforehand with pg_create_logical_replication_slot() (as CDC set-up guides
+    have users do), then a subscription on it without a copy: it gets exactly what
+    committed after the slot, and DROP SUBSCRIPTION drops the slot."""
+    sub = new_sub_db(pg15)
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute("CREATE TABLE sqlslot (id int PRIMARY KEY, v text)")
+        c.execute("CREATE PUBLICATION psqlslot FOR TABLE sqlslot")
+        c.execute("INSERT INTO sqlslot VALUES (1, 'before the slot')")
+        name, lsn = c.execute("SELECT * FROM pg_create_logical_replication_slot('ssqlslot', 'pgoutput')").fetchone()  # type: ignore[misc]
+        c.execute("INSERT INTO sqlslot VALUES (2, 'after the slot')")
+        c.execute("UPDATE sqlslot SET v = 'updated after' WHERE id = 2")
+    assert name == "ssqlslot"
+    with psycopg.connect(sub, autocommit=True) as c:
+        c.execute("CREATE TABLE sqlslot (id int PRIMARY KEY, v text)")
+    subscribe(sub, proxy, "ssqlslot", "psqlslot", "WITH (create_slot = false, copy_data = false)")
+    deadline = time.monotonic() + 60
+    while rows(sub, "sqlslot") != [(2, "updated after")]:
+        assert time.monotonic() < deadline, rows(sub, "sqlslot")
+        time.sleep(0.05)
+    with psycopg.connect(proxy.dsn()) as c:
+        slot = c.execute(
+            "SELECT plugin, active, confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = 'ssqlslot'"
+        ).fetchall()
+    assert [s[:2] for s in slot] == [("pgoutput", True)]  # the subscription streams from it
+    assert parse_lsn(slot[0][2]) >= parse_lsn(lsn)
+    with psycopg.connect(sub, autocommit=True) as c:
+        c.execute("DROP SUBSCRIPTION ssqlslot")
+    with psycopg.connect(proxy.dsn()) as c:
+        assert c.execute("SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'ssqlslot'").fetchone() == (0,)
 
 
 def test_a_silent_client_is_ended_after_wal_sender_timeout(pg15: PgCluster) -> None:

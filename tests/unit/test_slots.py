@@ -71,6 +71,29 @@ def test_temporary_slots_go_with_their_session(tmp_path: Path) -> None:
         assert store.find("t") is None
 
 
+def test_a_temporary_slot_is_held_by_its_session_until_the_session_ends(tmp_path: Path) -> None:
+    """As PostgreSQL keeps a temporary slot's active_pid: a stream on it ending does not
+    free it for others; the session's end drops it. Checked in PostgreSQL's order: name,
+    then existence, then plugin."""
+    with Lake(tmp_path, FAST) as lake:
+        store = SlotStore(lake)
+        made, cp = store.create_logical("t", "pgoutput", "postgres", owner=7, temporary=True)
+        assert (made.consistent_point, made.confirmed_flush, made.snapshot_csn) == (cp.lsn, cp.lsn, cp.csn)
+        assert store.active_pid("t") == 7
+        store.acquire("t", 7)  # its session streams from it
+        store.release("t", 7)
+        assert store.active_pid("t") == 7
+        assert code(store.acquire, "t", 8) == "55006"
+        assert code(store.drop, "t", 8) == "55006"
+        store.create_logical("p", "pgoutput", "postgres", owner=7)  # a persistent one is not held
+        assert store.active_pid("p") is None
+        assert code(store.create_logical, "Bad", "nope", "postgres", owner=7) == "42602"
+        assert code(store.create_logical, "p", "nope", "postgres", owner=7) == "42710"
+        assert code(store.create_logical, "q", "nope", "postgres", owner=7) == "58P01"
+        assert store.drop_temporary_of(7) == ["t"]
+        assert [s.name for s in store.all()] == ["p"]
+
+
 def test_flush_confirmations_reach_disk_at_most_every_interval(tmp_path: Path) -> None:
     """As in PostgreSQL, confirmations move the slot in memory and are saved now and
     then, not with two fsyncs each; the log is only let go up to what was saved."""

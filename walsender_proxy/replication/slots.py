@@ -27,9 +27,12 @@ from decoding.errors import PgError
 
 if TYPE_CHECKING:  # (a walsender process uses Slot without loading the lake)
     from walsender_proxy.lake import Lake
+    from walsender_proxy.lake.lake import ConsistentPoint
     from walsender_proxy.lake.retention import Hold
 
 _NAME = re.compile(r"^[a-z0-9_]{1,63}$")
+#: Output plugins a logical slot can name.
+PLUGINS = ("pgoutput",)
 #: Seconds between saves of a slot moved by flush confirmations.
 SAVE_INTERVAL = 1.0
 
@@ -117,7 +120,37 @@ class SlotStore:
                 os.close(fd)
 
     # -- lifecycle -----------------------------------------------------------------------
-    def create(self, slot: Slot) -> Slot:
+    def create_logical(
+        self,
+        name: str,
+        plugin: str,
+        database: str,
+        *,
+        owner: int,
+        temporary: bool = False,
+        two_phase: bool = False,
+        failover: bool = False,
+    ) -> tuple[Slot, ConsistentPoint]:
+        """A new logical slot at a clean consistent point, for ``CREATE_REPLICATION_SLOT``
+        and ``pg_create_logical_replication_slot()`` alike. Checked in PostgreSQL's order:
+        the name, a slot of that name, then the plugin (58P01, as a missing library). A
+        temporary slot stays held by ``owner`` until :meth:`drop_temporary_of`. Blocking
+        (the point waits for commits in flight, the save fsyncs)."""
+        check_slot_name(name)
+        if self.find(name) is not None:
+            raise PgError("42710", f'replication slot "{name}" already exists')
+        if plugin not in PLUGINS:
+            raise PgError("58P01", f'could not access file "{plugin}": No such file or directory')
+        cp = self.lake.clean_point()
+        slot = Slot(
+            name, plugin, database,
+            restart_lsn=cp.restart_lsn, consistent_point=cp.lsn, snapshot_csn=cp.csn,
+            confirmed_flush=cp.lsn, temporary=temporary, two_phase=two_phase, failover=failover,
+        )  # fmt: skip
+        self.create(slot, owner=owner if temporary else None)
+        return slot, cp
+
+    def create(self, slot: Slot, owner: int | None = None) -> Slot:
         check_slot_name(slot.name)
         with self._lock:
             if slot.name in self._slots:
@@ -126,6 +159,8 @@ class SlotStore:
                 raise PgError("53400", "all replication slots are in use", hint="Free one or increase max_replication_slots.")
             self._slots[slot.name] = slot
             self._holds[slot.name] = self.lake.holds.hold(f"slot {slot.name}", lsn=slot.restart_lsn)
+            if owner is not None:
+                self._active[slot.name] = owner
             self._save(slot)
             return slot
 
@@ -168,8 +203,11 @@ class SlotStore:
             return slot
 
     def release(self, name: str, pid: int) -> None:
+        """A temporary slot stays with its session until the session ends (PostgreSQL
+        keeps its ``active_pid``): nobody else may use or drop it meanwhile."""
         with self._lock:
-            if self._active.get(name) == pid:
+            slot = self._slots.get(name)
+            if self._active.get(name) == pid and (slot is None or not slot.temporary):
                 del self._active[name]
 
     def drop(self, name: str, pid: int) -> None:

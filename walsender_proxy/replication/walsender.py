@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import dataclasses
+import functools
 import inspect
 import logging
 import os
@@ -75,9 +76,7 @@ class WalSender:
         try:
             cmd = C.parse_command(text)
         except PgError as e:
-            from walsender_proxy.server.session import error_response
-
-            self.s.send(error_response(e))
+            self.s.send_error(e)
             self.s.send(m.ReadyForQuery(self.s.executor.status if self.s.executor else "I"))
             return True
         if cmd is None:
@@ -86,9 +85,7 @@ class WalSender:
         try:
             await self.run(cmd)
         except PgError as e:
-            from walsender_proxy.server.session import error_response
-
-            self.s.send(error_response(e))
+            self.s.send_error(e)
             if self.s.executor is not None:
                 self.s.executor.fail()
         self.s.send(m.ReadyForQuery(self.s.executor.status if self.s.executor else "I"))
@@ -151,8 +148,6 @@ class WalSender:
         what = f"CREATE_REPLICATION_SLOT ... (SNAPSHOT '{cmd.snapshot}')"
         if cmd.kind != "logical":
             raise PgError("0A000", "physical replication slots are not supported by walsender-proxy")
-        if cmd.plugin not in ("pgoutput",):
-            raise PgError("58P01", f'could not access file "{cmd.plugin}": No such file or directory')
         in_block = ex.explicit and ex.tx is not None
         if cmd.snapshot == "use":
             if not in_block:
@@ -169,24 +164,12 @@ class WalSender:
                 raise PgError("0A000", f"{what} must not be called in a subtransaction")
         elif in_block:
             raise PgError("25001", f"{what} must not be called inside a transaction")
-        cp = await asyncio.to_thread(self.lake.clean_point)
-        slot = Slot(
-            cmd.slot_name,
-            cmd.plugin or "pgoutput",
-            self.s.database,
-            restart_lsn=cp.restart_lsn,
-            consistent_point=cp.lsn,
-            snapshot_csn=cp.csn,
-            confirmed_flush=cp.lsn,
-            temporary=cmd.temporary,
-            two_phase=cmd.two_phase,
-            failover=cmd.failover,
-        )
-        await asyncio.to_thread(self.slots.create, slot)  # fsyncs: off the event loop
-        if cmd.temporary:
-            self.slots.acquire(slot.name, self.s.pid)
-            self.slots.release(slot.name, self.s.pid)
-            self.s.temporary_slots.add(slot.name)
+        slot, cp = await asyncio.to_thread(  # waits for commits in flight, fsyncs
+            functools.partial(
+                self.slots.create_logical, cmd.slot_name, cmd.plugin or "pgoutput", self.s.database,
+                owner=self.s.pid, temporary=cmd.temporary, two_phase=cmd.two_phase, failover=cmd.failover,
+            )
+        )  # fmt: skip
         snapshot_name = None
         if cmd.snapshot == "use":
             tx = ex.tx
@@ -214,7 +197,6 @@ class WalSender:
                 if e.sqlstate != "55006" or time.monotonic() >= deadline:
                     raise
                 await asyncio.sleep(0.1)
-        self.s.temporary_slots.discard(cmd.slot_name)
         self.s.send(m.CommandComplete("DROP_REPLICATION_SLOT"))
 
     # -- the stream ----------------------------------------------------------------------

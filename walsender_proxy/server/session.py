@@ -102,7 +102,13 @@ class Session(Conn):
         self._thread_done: asyncio.Future[None] | None = None
         self._closing = False
         self._fd: int | None = None  # set while the session thread does its own socket I/O
-        self.temporary_slots: set[str] = set()
+
+    def send_error(self, e: PgError) -> None:
+        """An ERROR for the client. As PostgreSQL's error recovery does, it also drops the
+        session's temporary replication slots (``ReplicationSlotCleanup``)."""
+        self.send(error_response(e))
+        if self.pid:
+            self.ctx.slots.drop_temporary_of(self.pid)
 
     async def in_thread(self, fn: Callable[..., T], *args: Any) -> T:
         """Run blocking work off the event loop. A bug surfaces to the client as XX000 and
@@ -133,9 +139,8 @@ class Session(Conn):
             await self._stop_session_thread()
             with contextlib.suppress(Exception):
                 await self.flush()
-            for name in list(self.temporary_slots):
-                with contextlib.suppress(PgError):
-                    self.ctx.slots.drop(name, self.pid)
+            if self.pid:  # temporary slots end with the session that made them
+                self.ctx.slots.drop_temporary_of(self.pid)
             if self.walsender is not None:
                 self.walsender._release_export()
             if self.executor is not None:
@@ -582,7 +587,7 @@ class Session(Conn):
         self.flush_sync()
 
     def _on_function_call(self, ex: Executor, msg: m.FunctionCall) -> None:
-        self.send(error_response(PgError("0A000", "the function call protocol is not supported")))
+        self.send_error(PgError("0A000", "the function call protocol is not supported"))
         self.machine.extended_error()
 
     def _sync(self, ex: Executor) -> list[Outcome]:
@@ -612,7 +617,7 @@ class Session(Conn):
             try:
                 o = self._call(next, gen, _END)
             except PgError as e:
-                self.send(error_response(e))
+                self.send_error(e)
                 return False
             if o is _END:
                 return True
@@ -634,14 +639,14 @@ class Session(Conn):
             gen = ex.simple_query(sql)
             self.drive(gen, describe=True)
         except SyntaxErr as e:
-            self.send(error_response(e))
+            self.send_error(e)
         # Errors in an implicit block roll it back (the executor did); the rest of the
         # message is skipped, as in PostgreSQL.
         try:
             for o in self._call(ex.end_implicit):
                 self.outcome_message(o)
         except PgError as e:
-            self.send(error_response(e))
+            self.send_error(e)
         self.send(m.ReadyForQuery(ex.status))
 
     def send_rows(self, rows: Rows, *, describe: bool, formats: list[int], limit: int = 0) -> bool:
@@ -655,7 +660,7 @@ class Session(Conn):
             try:
                 chunk = self._call(next, it, _END)
             except PgError as e:
-                self.send(error_response(e))
+                self.send_error(e)
                 return False
             if chunk is _END:
                 break
@@ -673,7 +678,7 @@ class Session(Conn):
                 try:
                     chunk = self._call(next, c.chunks, _END)
                 except PgError as e:
-                    self.send(error_response(e))
+                    self.send_error(e)
                     return False
                 if chunk is _END:
                     break
@@ -712,19 +717,19 @@ class Session(Conn):
                 self.machine.copy_in_done()
                 if failed is not None:
                     self._call(c.fail, failed.message)
-                    self.send(error_response(failed))
+                    self.send_error(failed)
                     return False
                 try:
                     tag = self._call(c.finish)
                 except PgError as e:
-                    self.send(error_response(e))
+                    self.send_error(e)
                     return False
                 self.send(m.CommandComplete(tag))
                 return True
             elif isinstance(msg, m.CopyFail):
                 self.machine.copy_in_done()
                 self._call(c.fail, msg.message)
-                self.send(error_response(PgError("57014", f"COPY from stdin failed: {msg.message}")))
+                self.send_error(PgError("57014", f"COPY from stdin failed: {msg.message}"))
                 return False
 
     # -- extended protocol ---------------------------------------------------------------
@@ -744,7 +749,7 @@ class Session(Conn):
     def _extended_failed(self, ex: Executor | None, e: PgError) -> None:
         """An extended-protocol message failed: report it, skip to Sync, and fail the
         statement's transaction."""
-        self.send(error_response(e))
+        self.send_error(e)
         self.machine.extended_error()
         if ex is not None:
             ex.fail()
@@ -776,13 +781,13 @@ class Session(Conn):
         try:
             portal = ex.execute_portal(msg.portal)
         except PgError as e:
-            self.send(error_response(e))
+            self.send_error(e)
             self.machine.extended_error()
             return
         except Disconnect:
             raise
         except Exception as e:
-            self.send(error_response(self._internal_error(e)))
+            self.send_error(self._internal_error(e))
             self.machine.extended_error()
             return
         ok = True
@@ -790,13 +795,13 @@ class Session(Conn):
             try:
                 step = fetch_portal(ex, portal, msg.max_rows)
             except PgError as e:
-                self.send(error_response(e))
+                self.send_error(e)
                 ok = False
                 break
             except Disconnect:
                 raise
             except Exception as e:
-                self.send(error_response(self._internal_error(e)))
+                self.send_error(self._internal_error(e))
                 ok = False
                 break
             kind, payload = step

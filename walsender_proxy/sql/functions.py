@@ -15,6 +15,7 @@ from decoding.errors import PgError
 from decoding.lsn import format_lsn
 from walsender_proxy.lake import bulk
 from walsender_proxy.lake.transaction import Isolation
+from walsender_proxy.sql.rewrite_funcs import ROW_SUFFIX
 
 if TYPE_CHECKING:
     import duckdb
@@ -31,6 +32,8 @@ SERVER_FUNCTIONS = frozenset(
         "pg_current_wal_insert_lsn",
         "pg_current_wal_flush_lsn",
         "pg_logical_emit_message",
+        "pg_create_logical_replication_slot",
+        "pg_drop_replication_slot",
         "txid_current",
         "pg_current_xact_id",
         # The Spark pipeline's calls (walsender_proxy.lake.bulk): JSON text results.
@@ -99,6 +102,31 @@ def install(con: duckdb.DuckDBPyConnection, ctx: ServerContext) -> None:
             raise PgError("25P01", "no transaction")
         return tx._ensure_xid()
 
+    def slot_user(pid: int) -> Executor:
+        ex = session(pid)
+        me = ctx.roles.get(ex.user)
+        if me is None or not (me.superuser or me.replication):
+            raise PgError("42501", "must be superuser or replication role to use replication slots")
+        return ex
+
+    def create_slot_row(pid: int, name: str, plugin: str, temporary: bool, two_phase: bool) -> dict[str, str]:
+        ex = slot_user(pid)
+        if ex.tx is not None and ex.tx.xid is not None:
+            raise PgError("25001", "cannot create logical replication slot in transaction that has performed writes")
+        slot, _ = ctx.slots.create_logical(
+            name, plugin, ex.database, owner=pid, temporary=bool(temporary), two_phase=bool(two_phase)
+        )
+        return {"slot_name": slot.name, "lsn": format_lsn(slot.confirmed_flush)}
+
+    def create_slot(pid: int, name: str, plugin: str, temporary: bool, two_phase: bool) -> str:
+        row = create_slot_row(pid, name, plugin, temporary, two_phase)
+        return f"({row['slot_name']},{row['lsn']})"  # record_out: neither needs quotes
+
+    def drop_slot(pid: int, name: str) -> str:
+        slot_user(pid)
+        ctx.slots.drop(name, pid)
+        return ""  # void's text
+
     def pipeline_role(pid: int, fn: str) -> Executor:
         ex = session(pid)
         me = ctx.roles.get(ex.user)
@@ -158,6 +186,19 @@ def install(con: duckdb.DuckDBPyConnection, ctx: ServerContext) -> None:
         ("pg_current_wal_insert_lsn", lambda pid: format_lsn(lake.log.insert_lsn), ["INTEGER"], "VARCHAR"),
         ("pg_current_wal_flush_lsn", lambda pid: format_lsn(lake.log.flushed_lsn), ["INTEGER"], "VARCHAR"),
         ("pg_logical_emit_message", emit, ["INTEGER", "BOOLEAN", "VARCHAR", "VARCHAR"], "VARCHAR"),
+        (
+            "pg_create_logical_replication_slot",
+            create_slot,
+            ["INTEGER", "VARCHAR", "VARCHAR", "BOOLEAN", "BOOLEAN"],
+            "VARCHAR",
+        ),
+        (
+            "pg_create_logical_replication_slot" + ROW_SUFFIX,
+            create_slot_row,
+            ["INTEGER", "VARCHAR", "VARCHAR", "BOOLEAN", "BOOLEAN"],
+            "STRUCT(slot_name VARCHAR, lsn VARCHAR)",
+        ),
+        ("pg_drop_replication_slot", drop_slot, ["INTEGER", "VARCHAR"], "VARCHAR"),
         ("txid_current", current_xid, ["INTEGER"], "BIGINT"),
         ("pg_current_xact_id", current_xid, ["INTEGER"], "BIGINT"),
     ]

@@ -40,6 +40,7 @@ from pglast.enums import (
     A_Expr_Kind,
     BoolExprType,
     CoercionForm,
+    CTEMaterialize,
     MinMaxOp,
     SetOperation,
     SQLValueFunctionOp,
@@ -54,8 +55,12 @@ from walsender_proxy.sql.rewrite_funcs import (
     EMULATED,
     KEEP_SQL_SYNTAX,
     RETURNS,
+    ROW_SUFFIX,
     SAME_AS_ARG,
     SERVER_ONLY,
+    SERVER_PARAMS,
+    SERVER_RECORDS,
+    SERVER_RETURNS,
     SERVER_VALUES,
     duckdb_functions,
 )
@@ -805,6 +810,38 @@ class _Rewriter:
                 rf.alias = ast.Alias(aliasname=alias)
             if not given:
                 rf.alias.colnames = (_s(alias),)
+        elif name in SERVER_RECORDS and name in self.server_udfs:
+            # a record of the server's, e.g. SELECT * FROM pg_create_logical_replication_slot(…):
+            # its UDF's STRUCT, taken apart into columns. The call sits in a MATERIALIZED CTE:
+            # DuckDB evaluates it exactly once there, where unnest(STRUCT) called it once a
+            # field, and a subquery whose columns go unread (SELECT 'x' FROM f(…)) not at all.
+            node, _ = self.func_call(call, scope)
+            assert isinstance(node, ast.FuncCall)
+            node.funcname = (_s(self.server_udfs[name] + ROW_SUFFIX),)
+            fields = SERVER_RECORDS[name]
+            names = [given[i] if i < len(given) else n for i, (n, _) in enumerate(fields)]
+            scope.add(alias, _Rel([(n, T(t)) for n, (_, t) in zip(names, fields, strict=True)]))
+            cte = ast.CommonTableExpr(
+                ctename="wpx_record",
+                ctematerialized=CTEMaterialize.CTEMaterializeAlways,
+                ctequery=ast.SelectStmt(
+                    targetList=(ast.ResTarget(name="rec", val=node),), op=SetOperation.SETOP_NONE
+                ),
+            )
+            sel = ast.SelectStmt(
+                withClause=ast.WithClause(ctes=(cte,), recursive=False),
+                targetList=tuple(
+                    ast.ResTarget(val=ast.A_Indirection(arg=_colref("rec"), indirection=(_s(f),)))
+                    for f, _ in fields
+                ),
+                fromClause=(ast.RangeVar(relname="wpx_record", inh=True, relpersistence="p"),),
+                op=SetOperation.SETOP_NONE,
+            )
+            return ast.RangeSubselect(
+                lateral=rf.lateral,
+                subquery=sel,
+                alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n in names)),
+            )
         else:
             # a scalar function in FROM is a one-row table whose column is named after it
             node, t = self.func_call(call, scope)
@@ -1205,6 +1242,37 @@ class _Rewriter:
             "You might need to add explicit type casts.",
         )
 
+    def _server_udf_args(
+        self, name: str, node: ast.FuncCall, args: list[Any], types: list[T | None], scope: _Scope
+    ) -> list[Any]:
+        """A server function's arguments in parameter order, named ones placed and
+        defaults filled in (a UDF takes them all, by position)."""
+        spec = SERVER_PARAMS.get(name)
+        if spec is None:
+            return args
+        params, required, defaults = spec
+        placed: list[Any] = [None] * len(params)
+        fits = len(args) <= len(params)
+        for i, a in enumerate(args[: len(params)]):
+            if isinstance(a, ast.NamedArgExpr):
+                at = params.index(a.name) if a.name in params else -1
+                if at >= 0 and placed[at] is None:
+                    placed[at] = a.arg
+                else:
+                    fits = False
+            else:
+                placed[i] = a
+        fits = fits and all(p is not None for p in placed[:required])
+        if not fits:  # worded as PostgreSQL's: "f(unknown, twophase => boolean)"
+            shown = [
+                T(f"{a.name} => {_type_display(self.expr(a.arg, scope)[1])}")
+                if isinstance(a, ast.NamedArgExpr)
+                else t
+                for a, t in zip(args, types, strict=True)
+            ]
+            raise self._no_function(name, shown, node)
+        return [p if p is not None else _bool(defaults[i - required]) for i, p in enumerate(placed)]
+
     def func_call(self, node: ast.FuncCall, scope: _Scope) -> tuple[ast.Node, T | None]:
         name = self._func_name(node)
         if node.funcformat == CoercionForm.COERCE_SQL_SYNTAX and name in KEEP_SQL_SYNTAX:
@@ -1221,7 +1289,8 @@ class _Rewriter:
             self.used_udfs = True
             self.server_values.add(name)
             lead = [_int(a) if isinstance(a, int) else _str(str(a)) for a in self.udf_args]
-            ret = SERVER_VALUES.get(name, (None, None))[0]
+            ret = SERVER_RETURNS.get(name) or SERVER_VALUES.get(name, (None, None))[0]
+            args = self._server_udf_args(name, node, args, types, scope)
             return _call(self.server_udfs[name], *lead, *args), T(ret) if ret else None
         if name in SERVER_ONLY:
             raise ServerFunctionError(name, self._pos(node))

@@ -173,13 +173,32 @@ SERVER_VALUES: Mapping[str, tuple[str, str]] = MappingProxyType(
     }
 )
 
+#: Server functions (UDFs) with named parameters, some of them defaulted, as PostgreSQL
+#: declares them: (parameter names, how many are required, the defaults of the rest).
+SERVER_PARAMS: Mapping[str, tuple[tuple[str, ...], int, tuple[bool, ...]]] = MappingProxyType(
+    {
+        "pg_create_logical_replication_slot": (("slot_name", "plugin", "temporary", "twophase"), 2, (False, False)),
+        "pg_drop_replication_slot": (("slot_name",), 1, ()),
+    }
+)
+
+#: What server functions with arguments return (pg_type names).
+SERVER_RETURNS: Mapping[str, str] = MappingProxyType(
+    {"pg_create_logical_replication_slot": "record", "pg_drop_replication_slot": "void"}
+)
+
+#: The columns of record-returning server functions called in FROM; their UDF of that
+#: name plus ROW_SUFFIX gives them as a STRUCT.
+SERVER_RECORDS: Mapping[str, tuple[tuple[str, str], ...]] = MappingProxyType(
+    {"pg_create_logical_replication_slot": (("slot_name", "name"), ("lsn", "pg_lsn"))}
+)
+ROW_SUFFIX = "_row"
+
 #: Functions with side effects on server state (slots, backends, WAL): a statement calling
 #: them cannot be answered by DuckDB; the server must implement them itself.
 SERVER_ONLY = frozenset(
     {
-        "pg_create_logical_replication_slot",
         "pg_create_physical_replication_slot",
-        "pg_drop_replication_slot",
         "pg_copy_logical_replication_slot",
         "pg_logical_slot_get_changes",
         "pg_logical_slot_peek_changes",
