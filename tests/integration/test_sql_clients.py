@@ -4,17 +4,16 @@ the same script gives the same answers on both."""
 from __future__ import annotations
 
 import itertools
-import re
 import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import psycopg
 import pytest
 
 from tests.pgcluster import PgCluster
+from tests.pgcompare import Client
 from tests.proxy import ProxyServer
 
 HERE = Path(__file__).parent
@@ -269,32 +268,6 @@ def test_numeric_input_errors_match_postgresql(proxy: ProxyServer, pg15: PgClust
 
 
 # -- replication slots through SQL -----------------------------------------------------------
-_LSN = re.compile(r"\b[0-9A-F]{1,8}/[0-9A-F]{1,8}\b")
-_PID = re.compile(r"PID \d+")
-
-
-def _masked(value: object) -> object:
-    """LSNs and PIDs differ between servers; everything else must not."""
-    if isinstance(value, str):
-        return _PID.sub("PID n", _LSN.sub("X/X", value))
-    if isinstance(value, (list, tuple)):
-        return type(value)(_masked(v) for v in value)
-    return value
-
-
-def _outcome(c: psycopg.Connection[Any], sql: str) -> tuple[object, ...]:
-    """What a client sees of one statement: columns (names and type OIDs) and rows, or
-    the error's SQLSTATE and message."""
-    try:
-        cur = c.execute(sql)
-    except psycopg.Error as e:
-        return ("error", e.sqlstate, _masked(e.diag.message_primary))
-    if cur.description is None:
-        return ("done", cur.statusmessage)
-    cols = [(d.name, d.type_code) for d in cur.description]
-    return ("rows", cols, _masked(cur.fetchall()))
-
-
 SLOT_LISTING = (
     "SELECT slot_name, plugin, slot_type, database = current_database() AS here, temporary, active, two_phase "
     "FROM pg_replication_slots WHERE slot_name LIKE 'sqlfn%' ORDER BY 1"
@@ -337,17 +310,17 @@ SLOT_OTHER_SESSION = [
 
 def _slot_functions(dsn: str) -> list[tuple[object, ...]]:
     seen = []
-    with psycopg.connect(dsn, autocommit=True) as maker:
-        seen += [_outcome(maker, s) for s in SLOT_SESSION]
-        with psycopg.connect(dsn, autocommit=True) as other:
-            seen += [_outcome(other, s) for s in SLOT_OTHER_SESSION]
-    with psycopg.connect(dsn, autocommit=True) as after:  # the temporary slot went with its session
+    with Client(dsn) as maker:
+        seen += [maker(s) for s in SLOT_SESSION]
+        with Client(dsn) as other:
+            seen += [other(s) for s in SLOT_OTHER_SESSION]
+    with Client(dsn) as after:  # the temporary slot went with its session
         deadline = time.monotonic() + 10
-        while after.execute(SLOT_LISTING).fetchall() != [] and time.monotonic() < deadline:
+        while after.conn.execute(SLOT_LISTING).fetchall() != [] and time.monotonic() < deadline:
             time.sleep(0.05)
-        seen.append(_outcome(after, "SELECT pg_drop_replication_slot('sqlfn_e')"))
-        seen.append(_outcome(after, SLOT_LISTING))
-        after.execute("DROP TABLE sqlfn_w")
+        seen.append(after("SELECT pg_drop_replication_slot('sqlfn_e')"))
+        seen.append(after(SLOT_LISTING))
+        after("DROP TABLE sqlfn_w")
     return seen
 
 
@@ -359,8 +332,8 @@ def test_replication_slot_functions_match_postgresql(proxy: ProxyServer, pg15: P
     for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
         assert a == b, f"statement {i}: proxy {a!r} != PostgreSQL {b!r}"
     # (what it covered)
-    assert ("error", "42710", 'replication slot "sqlfn_a" already exists') in ours
-    assert ("error", "55006", 'replication slot "sqlfn_t" is active for PID n') in ours
+    assert ("error", "42710", 'replication slot "sqlfn_a" already exists', None) in ours
+    assert ("error", "55006", 'replication slot "sqlfn_t" is active for PID n', None) in ours
     assert ours[-1][0] == "rows" and ours[-1][2] == []  # every slot dropped or gone
 
 
@@ -370,13 +343,13 @@ def test_replication_slot_functions_need_the_replication_attribute(proxy: ProxyS
         with psycopg.connect(admin, autocommit=True) as c:
             c.execute("CREATE ROLE sqlfn_plain LOGIN")
         try:
-            with psycopg.connect(plain, autocommit=True) as c:
+            with Client(plain) as c:
                 seen.append([
-                    _outcome(c, "SELECT * FROM pg_create_logical_replication_slot('sqlfn_x', 'pgoutput')"),
-                    _outcome(c, "SELECT pg_drop_replication_slot('sqlfn_x')"),
+                    c("SELECT * FROM pg_create_logical_replication_slot('sqlfn_x', 'pgoutput')"),
+                    c("SELECT pg_drop_replication_slot('sqlfn_x')"),
                 ])  # fmt: skip
         finally:
             with psycopg.connect(admin, autocommit=True) as c:
                 c.execute("DROP ROLE sqlfn_plain")
     assert seen[0] == seen[1]
-    assert seen[0][0] == ("error", "42501", "must be superuser or replication role to use replication slots")
+    assert seen[0][0] == ("error", "42501", "must be superuser or replication role to use replication slots", None)

@@ -109,6 +109,10 @@ class ServerContext:
         #: Walsender processes (see sender_pool()).
         self.senders: SenderPool | None = None
         self.injectors["pg_replication_slots"] = self._slot_rows
+        from walsender_proxy.sql.advisory import AdvisoryLocks
+
+        self.advisory = AdvisoryLocks()
+        self.injectors["pg_locks"] = self.advisory.rows
         self.injectors["pg_stat_replication"] = self._walsender_rows
         from walsender_proxy.sql import functions
 

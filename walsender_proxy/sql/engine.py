@@ -658,10 +658,28 @@ def encode_rows(rows: Rows, formats: list[int], ex: Executor) -> Iterator[tuple[
     for batch in rows.batches:
         if ex.cancelled.is_set():
             raise PgError("57014", "canceling statement due to user request")
+        if ex.notices:
+            yield take_notices(ex), 0
         if batch.num_rows == 0:
             continue
         cols = [enc(batch.column(i)) for i, enc in enumerate(encoders)]
         yield encode_data_rows(zip(*cols, strict=True)) if cols else b"", batch.num_rows
+    if ex.notices:
+        yield take_notices(ex), 0
+
+
+def take_notices(ex: Executor) -> bytes:
+    """NoticeResponses for the warnings a query's functions raised while its last batch was
+    made: they go before that batch's rows, as PostgreSQL's go before the row that raised
+    them."""
+    from walsender_proxy.protocol import messages as m
+
+    out = b"".join(
+        m.NoticeResponse.create(n.severity, n.sqlstate, n.message, detail=n.detail, hint=n.hint).encode()
+        for n in ex.notices
+    )
+    ex.notices.clear()
+    return out
 
 
 def fetch_portal(ex: Executor, portal: Portal, max_rows: int) -> tuple[str, Any]:
@@ -709,6 +727,8 @@ def fetch_portal(ex: Executor, portal: Portal, max_rows: int) -> tuple[str, Any]
         portal.carry = None
         if batch is None:
             batch = next(rows.batches, None)
+            if ex.notices:
+                out.append(take_notices(ex))
             if batch is None:
                 exhausted = True
                 break

@@ -157,6 +157,10 @@ class Executor:
         self.portals: dict[str, Portal] = {}
         self.cursors: dict[str, SqlCursor] = {}
         self.cancelled = threading.Event()
+        #: Warnings raised inside a query's functions (DuckDB UDFs), sent before its rows.
+        self.notices: list[Notice] = []
+        #: The transaction took an advisory lock of its own (released at its end).
+        self.advisory_xact = False
         from walsender_proxy.sql.engine import Engine
 
         self.engine: Engine = Engine(self)
@@ -186,6 +190,9 @@ class Executor:
         if self.cursors:  # usually none: no new dict per transaction
             self.cursors = {k: c for k, c in self.cursors.items() if c.hold}
         self.ctx.snapshots.release(self)
+        if self.advisory_xact:
+            self.advisory_xact = False
+            self.ctx.advisory.release_all(self.backend_pid, xact=True)
         if tx is not None:
             if commit and tx.state is State.ACTIVE:
                 tx.commit()
@@ -215,6 +222,8 @@ class Executor:
     def close(self) -> None:
         if self.tx is not None:
             self._end_tx(commit=False)
+        self.ctx.advisory.release_all(self.backend_pid, xact=True)
+        self.ctx.advisory.release_all(self.backend_pid, xact=False)
         self.engine.close()
 
     # -- simple query --------------------------------------------------------------------

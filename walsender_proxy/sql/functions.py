@@ -7,6 +7,7 @@ first argument; the function finds that session's transaction through it."""
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,7 +16,10 @@ from decoding.errors import PgError
 from decoding.lsn import format_lsn
 from walsender_proxy.lake import bulk
 from walsender_proxy.lake.transaction import Isolation
-from walsender_proxy.sql.rewrite_funcs import ROW_SUFFIX
+from walsender_proxy.sql.advisory import EXCLUSIVE, SHARE, key_of
+from walsender_proxy.sql.outcomes import Notice
+from walsender_proxy.sql.rewrite_funcs import ADVISORY, ARITY_SUFFIX, ROW_SUFFIX
+from walsender_proxy.sql.settings import duration_ms
 
 if TYPE_CHECKING:
     import duckdb
@@ -34,6 +38,9 @@ SERVER_FUNCTIONS = frozenset(
         "pg_logical_emit_message",
         "pg_create_logical_replication_slot",
         "pg_drop_replication_slot",
+        *ADVISORY,
+        "pg_advisory_unlock_all",
+        "pg_sleep",
         "txid_current",
         "pg_current_xact_id",
         # The Spark pipeline's calls (walsender_proxy.lake.bulk): JSON text results.
@@ -44,6 +51,9 @@ SERVER_FUNCTIONS = frozenset(
     }
 )
 
+
+#: pg_database's oid of the one database (pg_replication_slots.datoid says the same).
+DATABASE_OID = 5
 
 #: PgErrors raised inside UDFs, by message: DuckDB re-raises them as InvalidInputException
 #: with the text only, and the executor turns them back into the original (with SQLSTATE).
@@ -127,6 +137,51 @@ def install(con: duckdb.DuckDBPyConnection, ctx: ServerContext) -> None:
         ctx.slots.drop(name, pid)
         return ""  # void's text
 
+    def advisory(name: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
+        """One of the pg_advisory_* functions (by its name's parts), for a key of one
+        bigint or two int4 (``keys``)."""
+        mode = SHARE if name.endswith("_shared") else EXCLUSIVE
+        xact, tries, unlock = "_xact_" in name, name.startswith("pg_try_"), "_unlock" in name
+
+        def call(pid: int, *keys: int) -> Any:
+            ex = session(pid)
+            key = key_of(DATABASE_OID, *keys)
+            if unlock:
+                if ctx.advisory.release(pid, key, mode):
+                    return True
+                ex.notices.append(Notice("WARNING", "01000", f"you don't own a lock of type {mode}"))
+                return False
+            if xact:
+                ex.advisory_xact = True
+            got = ctx.advisory.acquire(
+                pid, key, mode, xact=xact, wait=not tries,
+                lock_timeout=duration_ms(ex.settings.get("lock_timeout")) / 1000,
+                deadlock_timeout=duration_ms(ex.settings.get("deadlock_timeout")) / 1000,
+                cancelled=ex.cancelled.is_set,
+            )  # fmt: skip
+            return got if tries else ""  # void's text
+
+        def bigint_key(pid: int, key: int) -> Any:  # (DuckDB reads the arity off the signature)
+            return call(pid, key)
+
+        def int4_keys(pid: int, key1: int, key2: int) -> Any:
+            return call(pid, key1, key2)
+
+        return bigint_key, int4_keys
+
+    def unlock_all(pid: int) -> str:
+        ctx.advisory.release_all(pid, xact=False)
+        return ""
+
+    def sleep(pid: int, seconds: float) -> str:
+        """pg_sleep: interrupted by a cancel, as PostgreSQL's is."""
+        ex = session(pid)
+        until = time.monotonic() + max(seconds, 0.0)
+        while (left := until - time.monotonic()) > 0:
+            if ex.cancelled.wait(min(left, 0.1)):
+                raise PgError("57014", "canceling statement due to user request")
+        return ""
+
     def pipeline_role(pid: int, fn: str) -> Executor:
         ex = session(pid)
         me = ctx.roles.get(ex.user)
@@ -202,5 +257,12 @@ def install(con: duckdb.DuckDBPyConnection, ctx: ServerContext) -> None:
         ("txid_current", current_xid, ["INTEGER"], "BIGINT"),
         ("pg_current_xact_id", current_xid, ["INTEGER"], "BIGINT"),
     ]
+    for name in ADVISORY:
+        ret = "BOOLEAN" if name.startswith("pg_try_") or "_unlock" in name else "VARCHAR"
+        bigint_key, int4_keys = advisory(name)
+        udfs.append((name + ARITY_SUFFIX + "1", bigint_key, ["INTEGER", "BIGINT"], ret))
+        udfs.append((name + ARITY_SUFFIX + "2", int4_keys, ["INTEGER", "INTEGER", "INTEGER"], ret))
+    udfs.append(("pg_advisory_unlock_all", unlock_all, ["INTEGER"], "VARCHAR"))
+    udfs.append(("pg_sleep", sleep, ["INTEGER", "DOUBLE"], "VARCHAR"))
     for name, fn, args, ret in udfs:
         con.create_function(PREFIX + name, _keep_errors(fn), args, ret, side_effects=True)  # type: ignore[arg-type]

@@ -51,6 +51,8 @@ from pglast.stream import RawStream
 from decoding.errors import PgError
 from walsender_proxy.sql import pgcatalog
 from walsender_proxy.sql.rewrite_funcs import (
+    ADVISORY,
+    ARITY_SUFFIX,
     DIVERGENT,
     EMULATED,
     KEEP_SQL_SYNTAX,
@@ -1291,7 +1293,12 @@ class _Rewriter:
             lead = [_int(a) if isinstance(a, int) else _str(str(a)) for a in self.udf_args]
             ret = SERVER_RETURNS.get(name) or SERVER_VALUES.get(name, (None, None))[0]
             args = self._server_udf_args(name, node, args, types, scope)
-            return _call(self.server_udfs[name], *lead, *args), T(ret) if ret else None
+            udf = self.server_udfs[name]
+            if name in ADVISORY:  # one bigint key, or two int4
+                if len(args) not in (1, 2):
+                    raise self._no_function(name, types, node)
+                udf += f"{ARITY_SUFFIX}{len(args)}"
+            return _call(udf, *lead, *args), T(ret) if ret else None
         if name in SERVER_ONLY:
             raise ServerFunctionError(name, self._pos(node))
         if name in SERVER_VALUES:

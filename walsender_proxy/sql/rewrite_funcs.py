@@ -182,9 +182,31 @@ SERVER_PARAMS: Mapping[str, tuple[tuple[str, ...], int, tuple[bool, ...]]] = Map
     }
 )
 
+#: The advisory lock functions with a key (one bigint or two int4: a UDF for each arity,
+#: named with ARITY_SUFFIX and the count).
+ADVISORY = (
+    "pg_advisory_lock",
+    "pg_advisory_lock_shared",
+    "pg_try_advisory_lock",
+    "pg_try_advisory_lock_shared",
+    "pg_advisory_xact_lock",
+    "pg_advisory_xact_lock_shared",
+    "pg_try_advisory_xact_lock",
+    "pg_try_advisory_xact_lock_shared",
+    "pg_advisory_unlock",
+    "pg_advisory_unlock_shared",
+)
+ARITY_SUFFIX = "__"
+
 #: What server functions with arguments return (pg_type names).
 SERVER_RETURNS: Mapping[str, str] = MappingProxyType(
-    {"pg_create_logical_replication_slot": "record", "pg_drop_replication_slot": "void"}
+    {
+        "pg_create_logical_replication_slot": "record",
+        "pg_drop_replication_slot": "void",
+        **{n: "bool" if n.startswith("pg_try_") or "_unlock" in n else "void" for n in ADVISORY},
+        "pg_advisory_unlock_all": "void",
+        "pg_sleep": "void",
+    }
 )
 
 #: The columns of record-returning server functions called in FROM; their UDF of that
@@ -210,13 +232,6 @@ SERVER_ONLY = frozenset(
         "pg_cancel_backend",
         "pg_reload_conf",
         "pg_switch_wal",
-        "pg_sleep",
-        "pg_advisory_lock",
-        "pg_advisory_unlock",
-        "pg_try_advisory_lock",
-        "pg_advisory_xact_lock",
-        "pg_try_advisory_xact_lock",
-        "pg_advisory_unlock_all",
         "pg_replication_origin_create",
         "pg_replication_origin_drop",
         "pg_replication_origin_advance",

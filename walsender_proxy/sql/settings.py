@@ -8,6 +8,7 @@ in UTC, so DateStyle and TimeZone take exactly what means that.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -43,6 +44,33 @@ def _bool(v: str) -> str:
     if t in ("off", "false", "no", "0", "f", "n"):
         return "off"
     raise PgError("22023", f'parameter requires a Boolean value: "{v}"')
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(us|ms|s|min|h|d)?\s*$")
+_MS_PER = {"us": 0.001, "ms": 1, "s": 1000, "min": 60_000, "h": 3_600_000, "d": 86_400_000}
+
+
+def duration_ms(text: str) -> int:
+    """A time setting's value in milliseconds (``5s``, ``250ms``, ``1min``, a bare number of
+    milliseconds), as PostgreSQL reads GUC_UNIT_MS values; ValueError if it is none."""
+    m = _DURATION.match(text)
+    if m is None:
+        raise ValueError(text)
+    return round(float(m.group(1)) * _MS_PER[m.group(2) or "ms"])
+
+
+def _duration(v: str) -> str:
+    """A time setting, shown as PostgreSQL shows it: in the largest unit that divides it."""
+    try:
+        n = duration_ms(v)
+    except ValueError:
+        raise PgError("22023", f'invalid value for parameter: "{v}"', hint='Valid units for this parameter are "us", "ms", "s", "min", "h", and "d".') from None
+    if n > 2**31 - 1:
+        raise PgError("22023", f"{n} ms is outside the valid range for parameter (0 .. 2147483647)")
+    for unit in ("d", "h", "min", "s"):
+        if n and n % _MS_PER[unit] == 0:
+            return f"{n // _MS_PER[unit]}{unit}"
+    return f"{n}ms" if n else "0"
 
 
 def _int(lo: int, hi: int) -> Callable[[str], str]:
@@ -126,9 +154,10 @@ GUCS: dict[str, Guc] = {
         Guc("search_path", '"$user", public'),
         Guc("extra_float_digits", "1", check=_int(-15, 3)),
         Guc("bytea_output", "hex", check=_one_of("hex")),
-        Guc("statement_timeout", "0", check=_int(0, 2**31 - 1)),
-        Guc("lock_timeout", "0", check=_int(0, 2**31 - 1)),
-        Guc("idle_in_transaction_session_timeout", "0", check=_int(0, 2**31 - 1)),
+        Guc("statement_timeout", "0", check=_duration),
+        Guc("lock_timeout", "0", check=_duration),
+        Guc("deadlock_timeout", "1s", check=_duration),
+        Guc("idle_in_transaction_session_timeout", "0", check=_duration),
         Guc(
             "synchronous_commit",
             "on",

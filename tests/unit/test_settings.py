@@ -1,0 +1,43 @@
+"""Time settings read and shown as PostgreSQL reads and shows them (GUC_UNIT_MS)."""
+
+from __future__ import annotations
+
+import pytest
+
+from decoding.errors import PgError
+from walsender_proxy.sql.settings import Settings, duration_ms
+
+
+@pytest.mark.parametrize(
+    ("given", "shown", "ms"),
+    [
+        ("0", "0", 0),
+        ("5000", "5s", 5000),
+        ("1500", "1500ms", 1500),
+        ("5s", "5s", 5000),
+        (" 250 ms ", "250ms", 250),
+        ("60s", "1min", 60_000),
+        ("90min", "90min", 5_400_000),
+        ("2h", "2h", 7_200_000),
+        ("1d", "1d", 86_400_000),
+        ("1.5s", "1500ms", 1500),
+        ("2000us", "2ms", 2),
+    ],
+)
+def test_time_settings_take_units_and_show_the_largest_that_divides(given: str, shown: str, ms: int) -> None:
+    s = Settings()
+    for name in ("lock_timeout", "statement_timeout", "deadlock_timeout", "idle_in_transaction_session_timeout"):
+        s.set(name, given)
+        assert s.get(name) == shown
+        assert duration_ms(s.get(name)) == ms
+
+
+@pytest.mark.parametrize("bad", ["abc", "5 parsecs", "-1", "3000000000"])
+def test_a_bad_time_setting_is_refused_with_22023(bad: str) -> None:
+    with pytest.raises(PgError) as e:
+        Settings().set("lock_timeout", bad)
+    assert e.value.sqlstate == "22023"
+
+
+def test_deadlock_timeout_defaults_to_one_second() -> None:
+    assert Settings().get("deadlock_timeout") == "1s"
