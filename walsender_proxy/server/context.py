@@ -112,6 +112,9 @@ class ServerContext:
         from walsender_proxy.sql.advisory import AdvisoryLocks
 
         self.advisory = AdvisoryLocks()
+        from walsender_proxy.sql.timeouts import Deadlines
+
+        self.deadlines = Deadlines()  # statement_timeout
         self.injectors["pg_locks"] = self.advisory.rows
         self.injectors["pg_stat_replication"] = self._walsender_rows
         from walsender_proxy.sql import functions

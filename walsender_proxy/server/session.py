@@ -34,7 +34,7 @@ from walsender_proxy.server.machine import (
 from walsender_proxy.server.roles import Role, Verifier
 from walsender_proxy.server.scram import ScramError, ScramServer
 from walsender_proxy.sql.engine import fetch_portal
-from walsender_proxy.sql.executor import Executor, SyntaxErr
+from walsender_proxy.sql.executor import USER_REQUEST, Executor, SyntaxErr
 from walsender_proxy.sql.outcomes import (
     Column,
     CopyIn,
@@ -105,7 +105,11 @@ class Session(Conn):
 
     def send_error(self, e: PgError) -> None:
         """An ERROR for the client. As PostgreSQL's error recovery does, it also drops the
-        session's temporary replication slots (``ReplicationSlotCleanup``)."""
+        session's temporary replication slots (``ReplicationSlotCleanup``). A cancel is
+        worded with its reason here, wherever in the statement it was noticed."""
+        ex = self.executor
+        if e.sqlstate == "57014" and ex is not None and ex.cancel_reason != USER_REQUEST:
+            e = PgError("57014", f"canceling statement due to {ex.cancel_reason}")
         self.send(error_response(e))
         if self.pid:
             self.ctx.slots.drop_temporary_of(self.pid)

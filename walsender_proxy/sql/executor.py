@@ -41,7 +41,10 @@ from walsender_proxy.sql.outcomes import (
     ParameterChanged,
     Rows,
 )
-from walsender_proxy.sql.settings import Settings
+from walsender_proxy.sql.settings import Settings, duration_ms
+
+USER_REQUEST = "user request"
+STATEMENT_TIMEOUT = "statement timeout"
 
 if TYPE_CHECKING:
     from walsender_proxy.server.context import ServerContext
@@ -157,6 +160,9 @@ class Executor:
         self.portals: dict[str, Portal] = {}
         self.cursors: dict[str, SqlCursor] = {}
         self.cancelled = threading.Event()
+        #: Why the running statement was cancelled: "user request" or "statement timeout"
+        #: (the session words the 57014 it sends with it).
+        self.cancel_reason = USER_REQUEST
         #: Warnings raised inside a query's functions (DuckDB UDFs), sent before its rows.
         self.notices: list[Notice] = []
         #: The transaction took an advisory lock of its own (released at its end).
@@ -234,6 +240,7 @@ class Executor:
             return
         for node, text in stmts:
             self.cancelled.clear()
+            self.cancel_reason = USER_REQUEST
             yield from self.run(node, text, [], [])
         yield from self.end_implicit()
 
@@ -307,6 +314,7 @@ class Executor:
             # takes the event's lock even when there is nothing to clear (most of the time).
             if self.cancelled.is_set():
                 self.cancelled.clear()
+                self.cancel_reason = USER_REQUEST
             if p.stmt.node is None:
                 p.outcomes = iter([Empty()])
             else:
@@ -321,6 +329,10 @@ class Executor:
     def run(self, node: Any, text: str, params: list[Any], formats: list[int]) -> Iterator[Outcome]:
         """Execute one statement. Errors propagate as PgError after the transaction state
         was updated (see :meth:`fail`)."""
+        timeout = self.settings.get("statement_timeout")
+        deadline = None
+        if timeout != "0":
+            deadline = self.ctx.deadlines.add(duration_ms(timeout) / 1000, self._timed_out)
         try:
             yield from self._dispatch(node, text, params)
         except PgError:
@@ -332,6 +344,12 @@ class Executor:
             if err.sqlstate == "XX000":
                 log.exception("internal error in statement: %s", text[:200])
             raise err from e
+        finally:
+            if deadline is not None:
+                deadline.cancel()
+
+    def _timed_out(self) -> None:
+        self.cancel(STATEMENT_TIMEOUT)
 
     def _dispatch(self, node: Any, text: str, params: list[Any]) -> Iterator[Outcome]:
         if isinstance(node, ast.TransactionStmt):
@@ -732,7 +750,8 @@ class Executor:
                 out.append(p)
         return out
 
-    def cancel(self) -> None:
+    def cancel(self, reason: str = USER_REQUEST) -> None:
+        self.cancel_reason = reason
         self.cancelled.set()
         self.engine.interrupt()
 

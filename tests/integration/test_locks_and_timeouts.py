@@ -1,5 +1,5 @@
-"""Advisory locks and pg_sleep as a migration tool or an application uses them, against
-PostgreSQL 15: the same answers, warnings, waits and errors from two sessions."""
+"""Advisory locks, pg_sleep and statement_timeout as a migration tool or an application
+uses them, against PostgreSQL 15: the same answers, warnings, waits and errors."""
 
 from __future__ import annotations
 
@@ -125,6 +125,46 @@ def test_advisory_locks_match_postgresql(proxy: ProxyServer, pg15: PgCluster) ->
     assert ("error", "55P03", "canceling statement due to lock timeout", None) in ours
     assert any(o[:3] == ("error", "40P01", "deadlock detected") for o in ours if isinstance(o, tuple))
     assert ours.count(("error", "57014", "canceling statement due to user request", None)) == 2
+
+
+def _timeouts(dsn: str) -> list[object]:
+    seen: list[object] = []
+    with Client(dsn) as a, Client(dsn) as b:
+        b("SELECT pg_advisory_lock(60)")
+        for sql in [
+            "SET statement_timeout = '300ms'",
+            "SHOW statement_timeout",
+            "SELECT pg_sleep(5)",
+            "SELECT 1",  # the next statement runs (nothing left of the timeout)
+            "SELECT pg_advisory_lock(60)",  # a lock wait ends there too
+            "SELECT count(*) FROM generate_series(1, 100000000000) g",  # so does a long query
+            "SET statement_timeout = 0",
+            "SELECT pg_sleep(0.5)",
+            "BEGIN",
+            "SET LOCAL statement_timeout = 100",
+            "SELECT pg_sleep(1)",
+            "ROLLBACK",
+            "SHOW statement_timeout",
+        ]:
+            start = time.monotonic()
+            got = a(sql)
+            seen.append((got, time.monotonic() - start < 3))
+        a.conn.execute("SET statement_timeout = '200ms'")
+        try:  # the extended protocol (parameters): the same
+            a.conn.execute("SELECT pg_sleep(%s)", (5,))
+        except psycopg.Error as e:
+            seen.append((e.sqlstate, e.diag.message_primary))
+    return seen
+
+
+def test_statement_timeout_matches_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    ours = _timeouts(proxy.dsn())
+    theirs = _timeouts(pg15.dsn())
+    for i, (o, t) in enumerate(zip(ours, theirs, strict=True)):
+        assert o == t, f"step {i}: proxy {o!r} != PostgreSQL {t!r}"
+    timed_out = (("error", "57014", "canceling statement due to statement timeout", None), True)
+    assert ours.count(timed_out) == 4
+    assert ours[-1] == ("57014", "canceling statement due to statement timeout")
 
 
 def test_a_migration_tool_runs_its_steps_one_at_a_time(proxy: ProxyServer) -> None:
