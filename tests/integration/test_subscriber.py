@@ -461,23 +461,29 @@ def test_a_subscription_streams_from_a_slot_made_with_sql(proxy: ProxyServer, pg
         assert c.execute("SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'ssqlslot'").fetchone() == (0,)
 
 
-def test_a_silent_client_is_ended_after_wal_sender_timeout(pg15: PgCluster) -> None:
+@pytest.mark.parametrize(
+    ("server_timeout", "startup"),
+    [(2.0, {}), (60.0, {"wal_sender_timeout": "2s"})],
+    ids=["the server's setting", "the client's start-up parameter"],
+)
+def test_a_silent_client_is_ended_after_wal_sender_timeout(pg15: PgCluster, server_timeout: float, startup: dict[str, str]) -> None:
     """The walsender asks for a reply (keepalive with replyRequested) before the timeout and
-    ends the connection when none comes; the slot is free again afterwards."""
+    ends the connection when none comes; the slot is free again afterwards. The timeout is
+    the connection's own when the client sets it (PeerDB sends 120s at start-up)."""
     import socket
 
     from walsender_proxy.protocol import BackendParser
     from walsender_proxy.protocol import messages as m
     from walsender_proxy.protocol.replication import PrimaryKeepalive, decode_replication_message
 
-    with ProxyServer(wal_sender_timeout=2.0) as p:
+    with ProxyServer(wal_sender_timeout=server_timeout) as p:
         with psycopg.connect(p.dsn(replication="database"), autocommit=True) as c:
             c.execute('CREATE_REPLICATION_SLOT "quiet" LOGICAL pgoutput (SNAPSHOT \'nothing\')')
         with psycopg.connect(p.dsn(), autocommit=True) as c:
             c.execute("CREATE PUBLICATION pq FOR ALL TABLES")
         s = socket.create_connection(("127.0.0.1", p.port), timeout=10)
         parser = BackendParser()
-        s.sendall(m.StartupMessage({"user": "postgres", "database": "postgres", "replication": "database"}).encode())
+        s.sendall(m.StartupMessage({"user": "postgres", "database": "postgres", "replication": "database", **startup}).encode())
         s.sendall(m.Query("START_REPLICATION SLOT quiet LOGICAL 0/0 (proto_version '1', publication_names 'pq')").encode())
         keepalives = []
         t0 = time.monotonic()

@@ -1,10 +1,13 @@
-"""Time settings read and shown as PostgreSQL reads and shows them (GUC_UNIT_MS)."""
+"""Time settings read and shown as PostgreSQL reads and shows them (GUC_UNIT_MS): held in
+milliseconds, as pg_settings.setting has them, shown by SHOW in the largest unit that
+divides them."""
 
 from __future__ import annotations
 
 import pytest
 
 from decoding.errors import PgError
+from walsender_proxy.sql.pgcatalog import shown_setting
 from walsender_proxy.sql.settings import Settings, duration_ms
 
 
@@ -28,7 +31,8 @@ def test_time_settings_take_units_and_show_the_largest_that_divides(given: str, 
     s = Settings()
     for name in ("lock_timeout", "statement_timeout", "deadlock_timeout", "idle_in_transaction_session_timeout"):
         s.set(name, given)
-        assert s.get(name) == shown
+        assert s.get(name) == str(ms)
+        assert shown_setting(name, s.get(name)) == shown
         assert duration_ms(s.get(name)) == ms
 
 
@@ -39,5 +43,7 @@ def test_a_bad_time_setting_is_refused_with_22023(bad: str) -> None:
     assert e.value.sqlstate == "22023"
 
 
-def test_deadlock_timeout_defaults_to_one_second() -> None:
-    assert Settings().get("deadlock_timeout") == "1s"
+def test_deadlock_and_wal_sender_timeouts_default_as_in_postgresql() -> None:
+    s = Settings()
+    assert shown_setting("deadlock_timeout", s.get("deadlock_timeout")) == "1s"
+    assert shown_setting("wal_sender_timeout", s.get("wal_sender_timeout")) == "1min"

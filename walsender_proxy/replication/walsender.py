@@ -35,6 +35,7 @@ from walsender_proxy.replication import commands as C
 from walsender_proxy.replication.slots import Slot
 from walsender_proxy.replication.stream import LogicalStream, StreamState
 from walsender_proxy.sql.outcomes import Column, Rows
+from walsender_proxy.sql.settings import duration_ms
 
 if TYPE_CHECKING:
     from walsender_proxy.replication.sender_pool import SenderProcess
@@ -200,6 +201,13 @@ class WalSender:
         self.s.send(m.CommandComplete("DROP_REPLICATION_SLOT"))
 
     # -- the stream ----------------------------------------------------------------------
+    def _timeout(self) -> float:
+        """This connection's wal_sender_timeout in seconds (0: none): the server's, or what
+        the client set at start-up or with SET, as PeerDB and others do."""
+        ex = self.s.executor
+        assert ex is not None
+        return duration_ms(ex.settings.get("wal_sender_timeout")) / 1000
+
     def _can_hand_over(self) -> bool:
         """A plain TCP or Unix socket can go to a walsender process; a TLS one cannot (its
         session keys live in this process)."""
@@ -226,7 +234,7 @@ class WalSender:
             "options": [list(o) for o in options],
             "version_num": int(settings.server_version_num()),
             "work_mem": work_mem,
-            "wal_sender_timeout": settings.wal_sender_timeout,
+            "wal_sender_timeout": self._timeout(),
             "max_message_length": settings.max_message_length,
             "catalog": await asyncio.to_thread(lake.catalog_history_json),
             "log_dir": str(lake.log.dir),
@@ -302,10 +310,11 @@ class WalSender:
                     pool.give_back(sender)
             else:
                 plugin = PgOutput(options, self.lake.catalog_at, self.lake.changesets)
+                timeout = self._timeout()  # (no SET while streaming)
                 stream = LogicalStream(
                     self.s, self.lake.log, self.slots, slot, plugin, start,
                     work_mem=work_mem, spill_dir=self.lake.dir / "spill",
-                    timeout=lambda: self.ctx.settings.wal_sender_timeout,
+                    timeout=lambda: timeout,
                 )
                 self.ctx.walsenders[self.s.pid] = stream.state
                 try:

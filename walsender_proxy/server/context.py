@@ -234,4 +234,8 @@ class ServerContext:
 
     def server_parameters(self) -> dict[str, Any]:
         s = self.settings
-        return {"server_version": s.server_version, "server_version_num": s.server_version_num(), "port": str(s.port), "max_connections": str(s.max_connections), **s.extra}
+        return {
+            "server_version": s.server_version, "server_version_num": s.server_version_num(),
+            "port": str(s.port), "max_connections": str(s.max_connections),
+            "wal_sender_timeout": str(round(s.wal_sender_timeout * 1000)), **s.extra,
+        }  # fmt: skip

@@ -28,7 +28,7 @@ from decoding.errors import PgError
 from decoding.lsn import format_lsn
 from walsender_proxy.lake import Isolation, Transaction
 from walsender_proxy.lake.transaction import State
-from walsender_proxy.sql import ddl_sql
+from walsender_proxy.sql import ddl_sql, pgcatalog
 from walsender_proxy.sql.engine import returning
 from walsender_proxy.sql.outcomes import (
     Column,
@@ -659,7 +659,7 @@ class Executor:
 
         text = parse_type("text")
         if s.name == "all":
-            rows = [(n, v, g.description) for n, v, g in self.settings.all()]
+            rows = [(n, pgcatalog.shown_setting(n, v), g.description) for n, v, g in self.settings.all()]
             cols = [Column("name", text), Column("setting", text), Column("description", text)]
             data = pa.table({"name": [r[0] for r in rows], "setting": [r[1] for r in rows], "description": [r[2] for r in rows]})
         else:
@@ -668,7 +668,7 @@ class Executor:
             elif s.name == "transaction_read_only":
                 value = "on" if (self.tx.read_only if self.tx else self.settings.get("default_transaction_read_only") == "on") else "off"
             else:
-                value = self.settings.get(s.name)
+                value = pgcatalog.shown_setting(s.name, self.settings.get(s.name))
             col = s.name if s.name.lower() not in ("timezone", "datestyle", "intervalstyle") else self.settings.canonical_name(s.name)
             cols = [Column(col, text)]
             data = pa.table({col: [value]})

@@ -516,6 +516,15 @@ def show_value(setting: str, unit: str | None, vartype: str) -> str:
     return chosen
 
 
+def shown_setting(name: str, value: str) -> str:
+    """What SHOW and current_setting() give for a session's raw value of ``name``."""
+    low = name.lower()
+    meta = _SETTINGS.get(low)
+    if meta is None or low in _RAW_SHOW:
+        return value
+    return show_value(value, meta.unit, meta.vartype)
+
+
 @dataclass(frozen=True, slots=True)
 class _Setting:
     name: str
@@ -1967,11 +1976,7 @@ def build_session_table(name: str, snap: CatalogSnapshot, session: SessionInfo) 
     if name == "pgc_settings_lookup":
         rows = []
         for low, (value, _src) in settings.items():
-            meta = _SETTINGS.get(low)
-            shown = value
-            if meta is not None and low not in _RAW_SHOW:
-                shown = show_value(value, meta.unit, meta.vartype)
-            rows.append({"name": low, "setting": shown})
+            rows.append({"name": low, "setting": shown_setting(low, value)})
         return pa.Table.from_pylist(rows, schema=SESSION_TABLES[name])
     if name == "pgc_pg_settings":
         rows = []

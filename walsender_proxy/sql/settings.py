@@ -60,17 +60,15 @@ def duration_ms(text: str) -> int:
 
 
 def _duration(v: str) -> str:
-    """A time setting, shown as PostgreSQL shows it: in the largest unit that divides it."""
+    """A time setting in its base unit, milliseconds, as pg_settings.setting holds it (SHOW
+    words it in the largest unit that divides it: pgcatalog.show_value)."""
     try:
         n = duration_ms(v)
     except ValueError:
         raise PgError("22023", f'invalid value for parameter: "{v}"', hint='Valid units for this parameter are "us", "ms", "s", "min", "h", and "d".') from None
     if n > 2**31 - 1:
         raise PgError("22023", f"{n} ms is outside the valid range for parameter (0 .. 2147483647)")
-    for unit in ("d", "h", "min", "s"):
-        if n and n % _MS_PER[unit] == 0:
-            return f"{n // _MS_PER[unit]}{unit}"
-    return f"{n}ms" if n else "0"
+    return str(n)
 
 
 def _int(lo: int, hi: int) -> Callable[[str], str]:
@@ -156,7 +154,7 @@ GUCS: dict[str, Guc] = {
         Guc("bytea_output", "hex", check=_one_of("hex")),
         Guc("statement_timeout", "0", check=_duration),
         Guc("lock_timeout", "0", check=_duration),
-        Guc("deadlock_timeout", "1s", check=_duration),
+        Guc("deadlock_timeout", "1000", check=_duration),
         Guc("idle_in_transaction_session_timeout", "0", check=_duration),
         Guc(
             "synchronous_commit",
@@ -188,7 +186,7 @@ GUCS: dict[str, Guc] = {
         Guc("max_connections", "100", settable=False),
         Guc("max_wal_senders", "10", settable=False),
         Guc("max_replication_slots", "10", settable=False),
-        Guc("wal_sender_timeout", "60000", settable=False),
+        Guc("wal_sender_timeout", "60000", check=_duration),  # per connection, as since PostgreSQL 12
         Guc("logical_decoding_work_mem", "65536"),
         Guc("port", "5432", settable=False),
         Guc("listen_addresses", "localhost", settable=False),
