@@ -287,6 +287,11 @@ SLOT_SESSION = [
     "SELECT pg_create_logical_replication_slot('sqlfn_d', 'pgoutput', nonsense => true)",
     "SELECT pg_create_logical_replication_slot(NULL, 'pgoutput')",  # strict: NULL in, NULL out
     SLOT_LISTING,
+    "SELECT slot_name FROM pg_replication_slot_advance('sqlfn_a', pg_current_wal_lsn())",
+    "SELECT pg_replication_slot_advance('sqlfn_a', '0/1')",  # behind the slot
+    "SELECT pg_replication_slot_advance('sqlfn_a', '0/0')",
+    "SELECT * FROM pg_replication_slot_advance('sqlfn_nope', '0/1')",
+    "SELECT * FROM pg_replication_slot_advance('sqlfn_a', 'xyz')",
     "SELECT pg_drop_replication_slot('sqlfn_a')",
     "SELECT * FROM pg_drop_replication_slot('sqlfn_b')",
     "SELECT pg_drop_replication_slot('sqlfn_a')",  # gone
@@ -304,6 +309,7 @@ SLOT_SESSION = [
 ]
 SLOT_OTHER_SESSION = [
     "SELECT pg_drop_replication_slot('sqlfn_t')",  # the temporary slot is its session's
+    "SELECT pg_replication_slot_advance('sqlfn_t', '0/1')",
     "SELECT pg_drop_replication_slot('sqlfn_2pc')",
 ]
 
@@ -325,8 +331,8 @@ def _slot_functions(dsn: str) -> list[tuple[object, ...]]:
 
 
 def test_replication_slot_functions_match_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
-    """pg_create_logical_replication_slot() / pg_drop_replication_slot() as a CDC tool or a
-    test suite calls them: the same columns, types, values and errors as PostgreSQL 15."""
+    """pg_create_logical_replication_slot() / pg_replication_slot_advance() /
+    pg_drop_replication_slot() as a CDC tool or a test suite calls them: the same columns, types, values and errors as PostgreSQL 15."""
     ours = _slot_functions(proxy.dsn())
     theirs = _slot_functions(pg15.dsn(fresh_pg_db(pg15)))
     for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):

@@ -461,6 +461,34 @@ def test_a_subscription_streams_from_a_slot_made_with_sql(proxy: ProxyServer, pg
         assert c.execute("SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'ssqlslot'").fetchone() == (0,)
 
 
+def test_a_slot_advanced_with_sql_skips_what_it_passed(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """pg_replication_slot_advance() confirms the slot without sending: a subscription on it
+    gets only what commits after the new position, including a transaction that was open
+    across it (the restart LSN stays at that transaction's start)."""
+    sub = new_sub_db(pg15)
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute("CREATE TABLE advslot (id int PRIMARY KEY, v text)")
+        c.execute("CREATE PUBLICATION padvslot FOR TABLE advslot")
+        c.execute("SELECT pg_create_logical_replication_slot('sadvslot', 'pgoutput')")
+        with psycopg.connect(proxy.dsn()) as open_tx:  # open across the new position
+            open_tx.execute("INSERT INTO advslot VALUES (2, 'open across')")
+            c.execute("INSERT INTO advslot VALUES (1, 'skipped')")  # (its commit flushes both)
+            end = c.execute("SELECT end_lsn FROM pg_replication_slot_advance('sadvslot', pg_current_wal_lsn())").fetchone()[0]  # type: ignore[index]
+            open_tx.commit()
+        c.execute("INSERT INTO advslot VALUES (3, 'after')")
+        slot = c.execute("SELECT confirmed_flush_lsn::text, restart_lsn::text FROM pg_replication_slots WHERE slot_name = 'sadvslot'").fetchone()
+    assert slot is not None and slot[0] == end and parse_lsn(slot[1]) < parse_lsn(end)
+    with psycopg.connect(sub, autocommit=True) as c:
+        c.execute("CREATE TABLE advslot (id int PRIMARY KEY, v text)")
+    subscribe(sub, proxy, "sadvslot", "padvslot", "WITH (create_slot = false, copy_data = false)")
+    deadline = time.monotonic() + 60
+    while rows(sub, "advslot") != [(2, "open across"), (3, "after")]:
+        assert time.monotonic() < deadline, rows(sub, "advslot")
+        time.sleep(0.05)
+    with psycopg.connect(sub, autocommit=True) as c:
+        c.execute("DROP SUBSCRIPTION sadvslot")
+
+
 @pytest.mark.parametrize(
     ("server_timeout", "startup"),
     [(2.0, {}), (60.0, {"wal_sender_timeout": "2s"})],

@@ -231,10 +231,10 @@ def test_unknown_function_is_42883() -> None:
 def test_server_only_functions_are_reported() -> None:
     with pytest.raises(ServerFunctionError) as e:
         rewrite(
-            "SELECT pg_replication_slot_advance('s', '0/10')",
+            "SELECT pg_copy_logical_replication_slot('s', 't')",
             resolve_user_table=_resolve,
         )
-    assert e.value.sqlstate == "0A000" and e.value.function == "pg_replication_slot_advance"
+    assert e.value.sqlstate == "0A000" and e.value.function == "pg_copy_logical_replication_slot"
 
 
 def test_only_queries_are_rewritten() -> None:

@@ -230,6 +230,47 @@ class SlotStore:
             self.drop(n, pid)
         return names
 
+    def advance_to(self, name: str, upto: int, pid: int) -> Slot:
+        """``pg_replication_slot_advance``: confirm a logical slot up to ``upto`` (at most
+        the durable end of the log) without sending anything, as if a client had received
+        and flushed it all. Its restart LSN follows: the first record of any transaction
+        still open there, found by reading the log from the old restart LSN (a transaction
+        open at the new point began after it)."""
+        if upto == 0:
+            raise PgError("XX000", "invalid target WAL LSN")  # (PostgreSQL 15: a bare elog)
+        from decoding.lsn import format_lsn
+        from decoding.records import Abort, Commit, CommitPrepared, RollbackPrepared
+
+        moveto = min(upto, self.lake.log.flushed_lsn)
+        slot = self.acquire(name, pid)
+        try:
+            if moveto < slot.confirmed_flush:
+                raise PgError(
+                    "55000",
+                    f"cannot advance replication slot to {format_lsn(moveto)}, "
+                    f"minimum is {format_lsn(slot.confirmed_flush)}",
+                )
+            if moveto == slot.confirmed_flush:
+                return slot
+            opened: dict[int, int] = {}
+            for entry in self.lake.log.read(slot.restart_lsn, moveto):
+                rec = entry.record
+                xid = rec.xid
+                if not xid:
+                    continue
+                if isinstance(rec, (Commit, Abort, CommitPrepared, RollbackPrepared)):
+                    opened.pop(xid, None)
+                else:
+                    opened.setdefault(xid, entry.lsn)
+            self.move(name, confirmed_flush=moveto, restart_lsn=min(opened.values(), default=moveto))
+            with self._lock:  # saved now, as PostgreSQL does (SQL users cannot name a start)
+                self._dirty.discard(name)
+                slot = self._existing(name)
+            self._save(slot)
+            return slot
+        finally:
+            self.release(name, pid)
+
     def advance(self, name: str, *, confirmed_flush: int | None = None, restart_lsn: int | None = None) -> Slot:
         """Move the slot forward; a position that would move it backwards is ignored."""
         if self.move(name, confirmed_flush=confirmed_flush, restart_lsn=restart_lsn):

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from decoding.errors import PgError
-from decoding.lsn import format_lsn
+from decoding.lsn import format_lsn, parse_lsn
 from walsender_proxy.lake import bulk
 from walsender_proxy.lake.transaction import Isolation
 from walsender_proxy.sql.advisory import EXCLUSIVE, SHARE, key_of
@@ -38,6 +38,7 @@ SERVER_FUNCTIONS = frozenset(
         "pg_logical_emit_message",
         "pg_create_logical_replication_slot",
         "pg_drop_replication_slot",
+        "pg_replication_slot_advance",
         *ADVISORY,
         "pg_advisory_unlock_all",
         "pg_sleep",
@@ -131,6 +132,19 @@ def install(con: duckdb.DuckDBPyConnection, ctx: ServerContext) -> None:
     def create_slot(pid: int, name: str, plugin: str, temporary: bool, two_phase: bool) -> str:
         row = create_slot_row(pid, name, plugin, temporary, two_phase)
         return f"({row['slot_name']},{row['lsn']})"  # record_out: neither needs quotes
+
+    def advance_slot_row(pid: int, name: str, upto: str) -> dict[str, str]:
+        slot_user(pid)
+        try:
+            lsn = parse_lsn(upto)
+        except ValueError:
+            raise PgError("22P02", f'invalid input syntax for type pg_lsn: "{upto}"') from None
+        slot = ctx.slots.advance_to(name, lsn, pid)
+        return {"slot_name": slot.name, "end_lsn": format_lsn(slot.confirmed_flush)}
+
+    def advance_slot(pid: int, name: str, upto: str) -> str:
+        row = advance_slot_row(pid, name, upto)
+        return f"({row['slot_name']},{row['end_lsn']})"
 
     def drop_slot(pid: int, name: str) -> str:
         slot_user(pid)
@@ -254,6 +268,13 @@ def install(con: duckdb.DuckDBPyConnection, ctx: ServerContext) -> None:
             "STRUCT(slot_name VARCHAR, lsn VARCHAR)",
         ),
         ("pg_drop_replication_slot", drop_slot, ["INTEGER", "VARCHAR"], "VARCHAR"),
+        ("pg_replication_slot_advance", advance_slot, ["INTEGER", "VARCHAR", "VARCHAR"], "VARCHAR"),
+        (
+            "pg_replication_slot_advance" + ROW_SUFFIX,
+            advance_slot_row,
+            ["INTEGER", "VARCHAR", "VARCHAR"],
+            "STRUCT(slot_name VARCHAR, end_lsn VARCHAR)",
+        ),
         ("txid_current", current_xid, ["INTEGER"], "BIGINT"),
         ("pg_current_xact_id", current_xid, ["INTEGER"], "BIGINT"),
     ]

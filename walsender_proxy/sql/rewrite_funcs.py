@@ -179,6 +179,7 @@ SERVER_PARAMS: Mapping[str, tuple[tuple[str, ...], int, tuple[bool, ...]]] = Map
     {
         "pg_create_logical_replication_slot": (("slot_name", "plugin", "temporary", "twophase"), 2, (False, False)),
         "pg_drop_replication_slot": (("slot_name",), 1, ()),
+        "pg_replication_slot_advance": (("slot_name", "upto_lsn"), 2, ()),
     }
 )
 
@@ -202,6 +203,7 @@ ARITY_SUFFIX = "__"
 SERVER_RETURNS: Mapping[str, str] = MappingProxyType(
     {
         "pg_create_logical_replication_slot": "record",
+        "pg_replication_slot_advance": "record",
         "pg_drop_replication_slot": "void",
         **{n: "bool" if n.startswith("pg_try_") or "_unlock" in n else "void" for n in ADVISORY},
         "pg_advisory_unlock_all": "void",
@@ -212,7 +214,10 @@ SERVER_RETURNS: Mapping[str, str] = MappingProxyType(
 #: The columns of record-returning server functions called in FROM; their UDF of that
 #: name plus ROW_SUFFIX gives them as a STRUCT.
 SERVER_RECORDS: Mapping[str, tuple[tuple[str, str], ...]] = MappingProxyType(
-    {"pg_create_logical_replication_slot": (("slot_name", "name"), ("lsn", "pg_lsn"))}
+    {
+        "pg_create_logical_replication_slot": (("slot_name", "name"), ("lsn", "pg_lsn")),
+        "pg_replication_slot_advance": (("slot_name", "name"), ("end_lsn", "pg_lsn")),
+    }
 )
 ROW_SUFFIX = "_row"
 
@@ -226,7 +231,6 @@ SERVER_ONLY = frozenset(
         "pg_logical_slot_peek_changes",
         "pg_logical_slot_get_binary_changes",
         "pg_logical_slot_peek_binary_changes",
-        "pg_replication_slot_advance",
         "pg_logical_emit_message",
         "pg_terminate_backend",
         "pg_cancel_backend",
