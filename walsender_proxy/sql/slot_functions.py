@@ -1,0 +1,74 @@
+"""Replication slots from SQL — ``pg_create_logical_replication_slot``,
+``pg_replication_slot_advance``, ``pg_drop_replication_slot`` — as DuckDB UDFs (see
+:mod:`walsender_proxy.sql.functions`). The slots are the walsender's
+(:class:`~walsender_proxy.replication.slots.SlotStore`); these add PostgreSQL's checks on
+the calling session and its record-shaped answers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from decoding.errors import PgError
+from decoding.lsn import format_lsn, parse_lsn
+from walsender_proxy.sql.rewrite_funcs import ROW_SUFFIX
+
+if TYPE_CHECKING:
+    from walsender_proxy.server.context import ServerContext
+    from walsender_proxy.sql.executor import Executor
+
+Udf = tuple[str, Callable[..., Any], list[str], str]
+
+
+def _record_text(row: dict[str, str]) -> str:
+    """A record's text (what ``SELECT f(…)`` shows of a record-returning function), for
+    values that need no quoting: slot names and LSNs."""
+    return "(" + ",".join(row.values()) + ")"
+
+
+def udfs(ctx: ServerContext, session: Callable[[int], Executor]) -> list[Udf]:
+    def slot_user(pid: int) -> Executor:
+        ex = session(pid)
+        me = ctx.roles.get(ex.user)
+        if me is None or not (me.superuser or me.replication):
+            raise PgError("42501", "must be superuser or replication role to use replication slots")
+        return ex
+
+    def create_row(pid: int, name: str, plugin: str, temporary: bool, two_phase: bool) -> dict[str, str]:
+        ex = slot_user(pid)
+        if ex.tx is not None and ex.tx.xid is not None:
+            raise PgError("25001", "cannot create logical replication slot in transaction that has performed writes")
+        slot, _ = ctx.slots.create_logical(
+            name, plugin, ex.database, owner=pid, temporary=bool(temporary), two_phase=bool(two_phase)
+        )
+        return {"slot_name": slot.name, "lsn": format_lsn(slot.confirmed_flush)}
+
+    def create(pid: int, name: str, plugin: str, temporary: bool, two_phase: bool) -> str:
+        return _record_text(create_row(pid, name, plugin, temporary, two_phase))
+
+    def advance_row(pid: int, name: str, upto: str) -> dict[str, str]:
+        slot_user(pid)
+        try:
+            lsn = parse_lsn(upto)
+        except ValueError:
+            raise PgError("22P02", f'invalid input syntax for type pg_lsn: "{upto}"') from None
+        slot = ctx.slots.advance_to(name, lsn, pid)
+        return {"slot_name": slot.name, "end_lsn": format_lsn(slot.confirmed_flush)}
+
+    def advance(pid: int, name: str, upto: str) -> str:
+        return _record_text(advance_row(pid, name, upto))
+
+    def drop(pid: int, name: str) -> str:
+        slot_user(pid)
+        ctx.slots.drop(name, pid)
+        return ""  # void's text
+
+    create_args = ["INTEGER", "VARCHAR", "VARCHAR", "BOOLEAN", "BOOLEAN"]
+    advance_args = ["INTEGER", "VARCHAR", "VARCHAR"]
+    return [
+        ("pg_create_logical_replication_slot", create, create_args, "VARCHAR"),
+        ("pg_create_logical_replication_slot" + ROW_SUFFIX, create_row, create_args, "STRUCT(slot_name VARCHAR, lsn VARCHAR)"),
+        ("pg_replication_slot_advance", advance, advance_args, "VARCHAR"),
+        ("pg_replication_slot_advance" + ROW_SUFFIX, advance_row, advance_args, "STRUCT(slot_name VARCHAR, end_lsn VARCHAR)"),
+        ("pg_drop_replication_slot", drop, ["INTEGER", "VARCHAR"], "VARCHAR"),
+    ]
