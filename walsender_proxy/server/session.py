@@ -108,7 +108,12 @@ class Session(Conn):
         session's temporary replication slots (``ReplicationSlotCleanup``). A cancel is
         worded with its reason here, wherever in the statement it was noticed."""
         ex = self.executor
-        if e.sqlstate == "57014" and ex is not None and ex.cancel_reason != USER_REQUEST:
+        if (
+            ex is not None
+            and ex.cancel_reason != USER_REQUEST
+            and e.sqlstate == "57014"
+            and e.message.startswith("canceling statement due to")  # (not COPY's CopyFail)
+        ):
             e = PgError("57014", f"canceling statement due to {ex.cancel_reason}")
         self.send(error_response(e))
         if self.pid:
