@@ -335,8 +335,16 @@ class CatalogHistory:
     def versions(self) -> list[tuple[int, Catalog]]:
         return list(zip(self._csns, self._cats, strict=True))
 
+    def table_oids_from(self, csn: int) -> set[int]:
+        """The tables of every version a snapshot at ``csn`` or later reads with: their
+        files are still needed, whatever older versions a decoder keeps besides."""
+        i = max(bisect.bisect_right(self._csns, csn) - 1, 0)
+        return {oid for cat in self._cats[i:] for oid in cat.tables}
+
     def forget_before(self, csn: int) -> None:
-        """Drop versions no snapshot can ask for any more (the newest one ≤ csn stays)."""
+        """Drop versions nobody can ask for any more (the newest one ≤ csn stays): ``csn``
+        must be at most the oldest snapshot in use *and* the oldest catalog a decoder still
+        needs (a slot's catalog hold, PostgreSQL's ``catalog_xmin``)."""
         i = bisect.bisect_right(self._csns, csn) - 1
         if i > 0:
             del self._csns[:i]

@@ -53,3 +53,88 @@ class Client:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+# -- a logical replication stream as pg_recvlogical receives it ------------------------------
+
+
+def recvlogical(dsn: str, slot: str, *args: str, timeout: float = 120) -> bytes:
+    """Run the real ``pg_recvlogical -d DSN -S SLOT ARGS…`` and return what it wrote to stdout
+    (``--create-slot -P pgoutput``, or ``--start -f - --endpos=… -o …``)."""
+    import subprocess
+
+    from tests.pgcluster import pg_bindir
+
+    r = subprocess.run(
+        [str(pg_bindir() / "pg_recvlogical"), "-d", dsn, "-S", slot, *args],
+        capture_output=True,
+        timeout=timeout,
+    )
+    if r.returncode != 0:
+        raise RuntimeError(f"pg_recvlogical {args[0]} failed: {r.stderr.decode(errors='replace')}")
+    return r.stdout
+
+
+def pgoutput_messages(data: bytes) -> list[Any]:
+    """pg_recvlogical's output of a pgoutput stream (each message followed by a newline)
+    cut back into messages: the shortest piece up to a newline that decodes whole is one
+    (a piece cut short of its message never does: every field is counted or terminated)."""
+    from decoding.pgoutput.proto import DecodeError, decode_message
+
+    out: list[Any] = []
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        while True:
+            if end < 0:
+                raise AssertionError(f"undecodable pgoutput output at byte {start}: {data[start:start + 40]!r}")
+            try:
+                out.append(decode_message(data[start:end]))
+                break
+            except DecodeError:
+                end = data.find(b"\n", end + 1)
+        start = end + 1
+    return out
+
+
+def stream_shape(messages: list[Any]) -> list[tuple[object, ...]]:
+    """What a subscriber applies from a pgoutput stream, with what differs between servers
+    masked: LSNs, xids and times are left out, relation OIDs become the order in which each
+    first appears (a re-created table is a new relation), and a Relation message that
+    repeats the one last sent for its relation is left out — PostgreSQL sends it again
+    after any invalidation of the relation (VACUUM's update of pg_class is one), and a
+    subscriber's map of the relation stays as it was."""
+    from decoding.pgoutput import proto as P
+
+    rels: dict[int, int] = {}
+    described: dict[int, tuple[object, ...]] = {}
+
+    def rel(oid: int) -> int:
+        return rels.setdefault(oid, len(rels))
+
+    def tup(t: Any) -> object:
+        return None if t is None else t.values
+
+    shape: list[tuple[object, ...]] = []
+    for m in messages:
+        if isinstance(m, P.Begin):
+            shape.append(("BEGIN",))
+        elif isinstance(m, P.Commit):
+            shape.append(("COMMIT",))
+        elif isinstance(m, P.Relation):
+            cols = tuple((c.name, c.type_oid, c.type_modifier, c.flags) for c in m.columns)
+            entry = ("RELATION", rel(m.relid), m.namespace, m.name, m.replica_identity, cols)
+            if described.get(m.relid) != entry:
+                shape.append(entry)
+            described[m.relid] = entry
+        elif isinstance(m, P.Insert):
+            shape.append(("INSERT", rel(m.relid), tup(m.new)))
+        elif isinstance(m, P.Update):
+            shape.append(("UPDATE", rel(m.relid), tup(m.key), tup(m.old), tup(m.new)))
+        elif isinstance(m, P.Delete):
+            shape.append(("DELETE", rel(m.relid), tup(m.key), tup(m.old)))
+        elif isinstance(m, P.Truncate):
+            shape.append(("TRUNCATE", tuple(rel(r) for r in m.relids), m.options))
+        else:
+            shape.append((type(m).__name__,))
+    return shape

@@ -25,7 +25,7 @@ def free_port() -> int:
 class ProxyServer:
     def __init__(self, data_dir: Path | None = None, *, lake_settings: LakeSettings | None = None, **settings: Any) -> None:
         self.dir = data_dir or Path(tempfile.mkdtemp(prefix="wpx-proxy-"))
-        self.port = free_port()
+        self.port = int(settings.pop("port", 0)) or free_port()  # (a restart keeps its port)
         base = ServerSettings(port=self.port, auth_failure_delay=0.05)
         self.settings = replace(base, **settings)
         self.lake_settings = lake_settings or LakeSettings(fsync=False)

@@ -28,6 +28,7 @@ from decoding import records as R
 from decoding.catalog import RID, Catalog, CatalogHistory, Table
 from decoding.changelog import ChangeLog, LogFailedError
 from decoding.lsn import format_lsn
+from walsender_proxy.lake.catalog_horizon import CatalogHorizon
 from walsender_proxy.lake.csn import CsnClock
 from walsender_proxy.lake.errors import (
     LakeError,
@@ -36,7 +37,7 @@ from walsender_proxy.lake.errors import (
     unique_violation,
 )
 from walsender_proxy.lake.keyindex import SMALL, KeyIndex, PointIndexes, keys_of
-from walsender_proxy.lake.retention import HoldRegistry
+from walsender_proxy.lake.retention import Hold, HoldRegistry, hold_saved_slots
 from walsender_proxy.lake.spill import (
     FileRows,
     SpillDir,
@@ -159,6 +160,9 @@ class Lake:
 
         self.search_path: tuple[str, ...] = ("public",)
         self.holds = HoldRegistry()
+        #: The saved slots' holds, taken before anything may collect garbage; the server's
+        #: slot store adopts them (``SlotStore``).
+        self.saved_slot_holds: dict[str, Hold] = hold_saved_slots(self.holds, self.dir / "slots")
         self.changesets = self.dir / "changesets"
         self.changesets.mkdir(exist_ok=True)
         for stale in self.changesets.glob("*.parquet.tmp"):  # a statement cut off by a crash
@@ -184,6 +188,7 @@ class Lake:
         self._next_xid: int = st.get("next_xid", 1)
         self._next_rid: int = st.get("next_rid", 1)
         self._next_oid: int = max(st.get("next_oid", 0), self.history.latest.next_oid)
+        self._catalog_marks = CatalogHorizon(st.get("catalog_passed", ()))
 
         self._catalog_mutex = threading.Lock()
         self._dml_lock = threading.RLock()  # statement-level: checks + row locks + writes
@@ -200,6 +205,7 @@ class Lake:
 
         last_csn = self._recover(st.get("last_csn", 0))
         self.clock = CsnClock(last_csn)
+        self._note_catalog_passed()  # (versions replayed from the log: passed at its end)
         # Key indexes and row versions for point operations (keyindex.py): they follow
         # every commit applied from now on; anything older is looked up in the files.
         self._points = PointIndexes(last_csn, s.key_index_rows, s.row_cache_rows)
@@ -314,6 +320,24 @@ class Lake:
     @property
     def catalog(self) -> Catalog:
         return self.catalog_at(self.frontier)
+
+    def catalog_hold_at(self, lsn: int) -> int:
+        """The catalog hold (a CSN, see ``catalog_horizon``) of a decoder that sends no
+        commit before ``lsn`` again: a slot's ``catalog_xmin`` once it has confirmed ``lsn``."""
+        self._note_catalog_passed()
+        return self._catalog_marks.at(lsn)
+
+    def _note_catalog_passed(self) -> None:
+        """Note where in the log the catalog versions the frontier has reached are passed
+        (the insert position read after the frontier). Cheap when there is nothing new."""
+        marks = self._catalog_marks
+        if self.history.latest_csn <= marks.noted_upto:
+            return
+        frontier = self.frontier
+        lsn = self.log.insert_lsn
+        with self._catalog_mutex:
+            pending = [c for c, _ in self.history.versions() if c > marks.noted_upto]
+        marks.note(pending, frontier, lsn)
 
     def catalog_history_json(self) -> list[Any]:
         """Every catalog version kept, for a decoder in another process to start from."""
@@ -801,6 +825,7 @@ class Lake:
         finally:
             if resolve:
                 self.clock.resolve(csn)
+                self._note_catalog_passed()
 
     def _write_commit(self, tx: Transaction, rec: R.Record, csn: int) -> CommitInfo:
         assert tx.xid is not None and tx.first_lsn is not None
@@ -930,6 +955,7 @@ class Lake:
                 "next_oid": self._next_oid,
                 "last_csn": self.clock.last_assigned,
                 "catalog": catalog,
+                "catalog_passed": self._catalog_marks.to_json(),
             }
         )
 
@@ -957,14 +983,20 @@ class Lake:
         return done
 
     def collect_garbage(self) -> tuple[int, int]:
-        """Remove table files and log segments no holder needs. Returns (files, segments)."""
+        """Remove table files, catalog versions and log segments no holder needs. Returns
+        (files, segments). Catalog versions a slot still decodes with stay (its catalog
+        hold), but not the files of the tables they describe: decoding reads the log."""
         with self._fold_mutex:
             frontier = self.frontier
             held = self.holds.oldest_csn()
             oldest = frontier if held is None else min(held, frontier)
+            held_catalog = self.holds.oldest_catalog_csn()
+            oldest_catalog = oldest if held_catalog is None else min(held_catalog, oldest)
+            self._note_catalog_passed()
             with self._catalog_mutex:
-                self.history.forget_before(oldest)
-                live = {oid for _, cat in self.history.versions() for oid in cat.tables}
+                self.history.forget_before(oldest_catalog)
+                live = self.history.table_oids_from(oldest)
+            self._catalog_marks.forget_before(oldest_catalog)
             removed = self.store.remove_unneeded(oldest, live)
             if removed:
                 self._floor_csn = max(self._floor_csn, self.store.readable_floor())

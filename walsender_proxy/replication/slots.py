@@ -3,8 +3,9 @@
 A slot is written by atomic replace + fsync (write a temporary file, fsync it, rename it
 over the old one, fsync the directory), so a crash leaves the old or the new state, never a
 torn one. Each slot holds its restart LSN *as saved* in the lake's retention registry,
-which is what keeps the change log from being truncated under it. Positions only move
-forward.
+which is what keeps the change log from being truncated under it, and its catalog hold
+(``catalog_csn``, PostgreSQL's ``catalog_xmin``), which keeps the catalog versions of the
+transactions it may still send. Positions only move forward.
 
 As in PostgreSQL, a client's flush confirmations move the slot in memory at once but reach
 disk at most every ``SAVE_INTERVAL`` (and when the stream ends and at shutdown): a save per
@@ -55,6 +56,11 @@ class Slot:
     two_phase: bool = False
     failover: bool = False
     kind: str = "logical"
+    #: The oldest catalog the slot may still decode with (a CSN: the lake keeps every
+    #: catalog version from the one of this CSN on) — PostgreSQL's ``catalog_xmin``. It
+    #: moves with ``confirmed_flush`` (``Lake.catalog_hold_at``); 0 in slots saved before it
+    #: existed (everything kept until the slot moves).
+    catalog_csn: int = 0
 
 
 def check_slot_name(name: str) -> None:
@@ -87,7 +93,13 @@ class SlotStore:
                 p.unlink()
                 continue
             self._slots[slot.name] = slot
-            self._holds[slot.name] = lake.holds.hold(f"slot {slot.name}", lsn=slot.restart_lsn)
+            # (the lake took this hold when it opened, before its background work started)
+            hold = lake.saved_slot_holds.pop(slot.name, None) or lake.holds.hold(f"slot {slot.name}")
+            hold.update(lsn=slot.restart_lsn, catalog_csn=slot.catalog_csn)
+            self._holds[slot.name] = hold
+        for hold in lake.saved_slot_holds.values():  # (files the lake read that are gone now)
+            hold.release()
+        lake.saved_slot_holds.clear()
         for p in self.dir.glob("*.tmp"):
             p.unlink()
 
@@ -99,7 +111,7 @@ class SlotStore:
             self._write(slot)
         hold = self._holds.get(slot.name)
         if hold is not None:
-            hold.update(lsn=slot.restart_lsn)
+            hold.update(lsn=slot.restart_lsn, catalog_csn=slot.catalog_csn)
 
     def _write(self, slot: Slot) -> None:
         if slot.temporary:
@@ -146,6 +158,7 @@ class SlotStore:
             name, plugin, database,
             restart_lsn=cp.restart_lsn, consistent_point=cp.lsn, snapshot_csn=cp.csn,
             confirmed_flush=cp.lsn, temporary=temporary, two_phase=two_phase, failover=failover,
+            catalog_csn=cp.csn,
         )  # fmt: skip
         self.create(slot, owner=owner if temporary else None)
         return slot, cp
@@ -158,7 +171,9 @@ class SlotStore:
             if len(self._slots) >= self.max_slots:
                 raise PgError("53400", "all replication slots are in use", hint="Free one or increase max_replication_slots.")
             self._slots[slot.name] = slot
-            self._holds[slot.name] = self.lake.holds.hold(f"slot {slot.name}", lsn=slot.restart_lsn)
+            self._holds[slot.name] = self.lake.holds.hold(
+                f"slot {slot.name}", lsn=slot.restart_lsn, catalog_csn=slot.catalog_csn
+            )
             if owner is not None:
                 self._active[slot.name] = owner
             self._save(slot)
@@ -279,12 +294,18 @@ class SlotStore:
 
     def move(self, name: str, *, confirmed_flush: int | None = None, restart_lsn: int | None = None) -> bool:
         """:meth:`advance` in memory only (no I/O: a walsender calls it on the event loop for
-        every reply); True when the slot is due to be written (:meth:`save_if_dirty`)."""
+        every reply); True when the slot is due to be written (:meth:`save_if_dirty`).
+        The catalog hold follows the confirmed position: nothing committed before it is
+        sent again, so the catalog versions only those commits used can go."""
         with self._lock:
             slot = self._existing(name)
             new = slot
             if confirmed_flush is not None and confirmed_flush > slot.confirmed_flush:
                 new = replace(new, confirmed_flush=confirmed_flush)
+            if confirmed_flush is not None:
+                catalog = self.lake.catalog_hold_at(new.confirmed_flush)
+                if catalog > slot.catalog_csn:
+                    new = replace(new, catalog_csn=catalog)
             if restart_lsn is not None and restart_lsn > slot.restart_lsn:
                 new = replace(new, restart_lsn=restart_lsn)
             if new is slot:

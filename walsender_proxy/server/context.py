@@ -170,6 +170,9 @@ class ServerContext:
                     "temporary": sl.temporary,
                     "active": pid is not None,
                     "active_pid": pid,
+                    # The slot's catalog hold: a CSN where PostgreSQL shows an xid (the
+                    # proxy orders commits by CSN); NULL as for InvalidTransactionId.
+                    "catalog_xmin": (sl.catalog_csn & 0xFFFFFFFF) or None,
                     "restart_lsn": format_lsn(sl.restart_lsn),
                     "confirmed_flush_lsn": format_lsn(sl.confirmed_flush),
                     "wal_status": "reserved",
