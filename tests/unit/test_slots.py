@@ -113,3 +113,38 @@ def test_flush_confirmations_reach_disk_at_most_every_interval(tmp_path: Path) -
         store.save_all()  # a dirty slot dropped meanwhile is not written back
     with Lake(tmp_path, FAST) as lake:
         assert SlotStore(lake).all() == []
+
+
+def test_the_lake_holds_saved_slots_before_the_server_loads_them(tmp_path: Path) -> None:
+    """A Spark job on a stopped proxy's directory (``ingest -D``, ``compact -D``) opens the
+    lake alone, and folds and collects garbage: the log and the catalog versions a saved
+    slot still needs stay, as they do for the server (whose background work may also run
+    before its slot store has loaded)."""
+    settings = LakeSettings(fsync=False, background=False, segment_size=4096)
+    with Lake(tmp_path, settings) as lake:
+        with lake.begin() as tx:
+            tx.create_table("t", [("id", "int"), ("a", "text")], primary_key=["id"])
+        made, _ = SlotStore(lake).create_logical("s", "pgoutput", "postgres", owner=1)
+        tx = lake.begin()
+        tx.insert("t", [{"id": 1, "a": "before"}])
+        csn = tx.commit().csn
+        assert csn is not None
+        with lake.begin() as tx:
+            tx.drop_column("t", "a")
+    with Lake(tmp_path, settings) as lake:  # no slot store
+        for _ in range(3):
+            lake.message("pad", "x" * 5000)
+            lake.fold()
+        lake.checkpoint(force=True)
+        lake.collect_garbage()
+        assert lake.catalog_at(csn).resolve_table("t").column_names == ["id", "a"]
+        assert lake.log.oldest_lsn <= made.restart_lsn
+    with Lake(tmp_path, settings) as lake:
+        store = SlotStore(lake)  # takes the holds over; confirmed to the end, they go
+        lake.log.flush()
+        store.advance("s", confirmed_flush=lake.log.flushed_lsn, restart_lsn=lake.log.flushed_lsn)
+        store.save_all()
+        lake.collect_garbage()
+        assert len(lake.history.versions()) == 1
+        assert lake.log.oldest_lsn > made.restart_lsn
+        assert [h[0] for h in lake.holds.describe()] == ["slot s"]
