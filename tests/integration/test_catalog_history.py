@@ -86,6 +86,7 @@ def read_slot(dsn: str, slot: str, endpos: str) -> list[tuple[object, ...]]:
     return stream_shape(pgoutput_messages(out))
 
 
+#: The proxy has no ALTER COLUMN … TYPE (0A000, see the last test): no type change here.
 SETUP: list[Step] = [
     "CREATE TABLE t3 (id int PRIMARY KEY, a text)",
     "CREATE PUBLICATION p FOR TABLE t3",
@@ -101,9 +102,13 @@ MIGRATION: list[Step] = [
     "INSERT INTO t3 VALUES (3, 3)",
     "DELETE FROM t3 WHERE id = 1",
     "VACUUM FULL",
+    "ALTER TABLE t3 RENAME COLUMN c TO d",
+    "INSERT INTO t3 VALUES (4, 4)",
+    "ALTER TABLE t3 RENAME id TO key",  # the key column
     "ALTER TABLE t3 ADD COLUMN a text",  # the dropped name again: its old values stay gone
     "INSERT INTO t3 VALUES (5, 5, 'again')",
-    "UPDATE t3 SET c = -c WHERE id BETWEEN 100 AND 400",
+    "UPDATE t3 SET d = -key WHERE key BETWEEN 100 AND 400",
+    "UPDATE t3 SET key = 44 WHERE key = 4",
     RESTART,
     "DROP TABLE t3",
     "CREATE TABLE t3 (id bigint PRIMARY KEY, z text)",
@@ -274,3 +279,12 @@ def test_catalog_xmin_holds_the_catalog_until_every_slot_confirms_past_it(
     assert len(lake.history.versions()) == 1
     assert lake.log.oldest_lsn > held_from
     assert not set(changesets) & set(lake.changesets.glob("*.parquet"))
+
+
+def test_a_column_type_change_is_refused_not_ignored(proxy: Proxy) -> None:
+    """The proxy cannot rewrite a column to a new type (PostgreSQL 15 can): it says so."""
+    run(proxy.dsn, SETUP, None)
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c, pytest.raises(psycopg.Error) as ei:
+        c.execute("ALTER TABLE t3 ALTER COLUMN a TYPE varchar(10)")
+    assert ei.value.sqlstate == "0A000"
+    assert "AlterColumnType" in str(ei.value)

@@ -294,6 +294,28 @@ def test_schema_changes_are_versioned_by_csn(lake: Lake) -> None:
     assert sqlstate(lake.begin().add_column, "t", "z", "int", not_null=True) == "23502"
 
 
+def test_a_renamed_column_keeps_its_data_and_its_old_name_in_old_snapshots(lake: Lake) -> None:
+    with lake.begin() as tx:
+        tx.insert("t", [{"id": 1, "v": "old"}])
+        tx.create_publication("pc", tables=[PubTable("t", ("id", "v"))])
+        tx.create_publication("pf", tables=[PubTable("t", row_filter="n > 0")])
+    s_old = lake.frontier
+    with lake.begin() as tx:
+        tx.rename_column("t", "v", "w")
+        tx.rename_column("t", "id", "key")
+        tx.insert("t", [{"key": 2, "w": "new"}])
+    assert rows(lake, csn=s_old) == [{"id": 1, "v": "old", "n": None}]
+    assert rows(lake) == [{"key": 1, "w": "old", "n": None}, {"key": 2, "w": "new", "n": None}]
+    t = lake.catalog.resolve_table("t")
+    assert (t.primary_key, lake.catalog.publications["pc"].tables[0].columns) == (("key",), ("key", "w"))
+    with lake.begin() as tx:
+        tx.add_column("t", "v", "text")  # the old name again: a new column, no old data
+    assert [r["v"] for r in rows(lake)] == [None, None]
+    assert sqlstate(lake.begin().rename_column, "t", "zz", "y") == "42703"
+    assert sqlstate(lake.begin().rename_column, "t", "w", "key") == "42701"
+    assert sqlstate(lake.begin().rename_column, "t", "n", "m") == "0A000"  # in pf's row filter
+
+
 def test_ddl_errors_match_postgresql(lake: Lake) -> None:
     assert sqlstate(lake.begin().create_table, "t", [("a", "int")]) == "42P07"
     assert sqlstate(lake.begin().create_table, "nope.x", [("a", "int")]) == "3F000"

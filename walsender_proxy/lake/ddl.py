@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from decoding.catalog import (
     REPLICA_IDENTITIES,
@@ -181,6 +182,69 @@ def drop_column(
                 detail=f"publication of table {t.name} in publication {p.name} depends on column {name} of table {t.name}",
             )
     return ops, None
+
+
+def rename_column(
+    cat: Catalog, alloc: Alloc, table: str, name: str, new_name: str, search_path: Sequence[str]
+) -> tuple[list[CatalogOp], None]:
+    """``ALTER TABLE … RENAME COLUMN``: only the name changes. The data keeps its physical
+    name, so transactions written before the rename still decode under the old one (their
+    catalog version), as PostgreSQL sends them; key, identity and publication column lists
+    follow the column, as PostgreSQL's attnums do."""
+    t = cat.resolve_table(table, search_path)
+    if t.column(name) is None:
+        raise LakeError("42703", f'column "{name}" does not exist')
+    if t.column(new_name) is not None:
+        raise LakeError("42701", f'column "{new_name}" of relation "{t.name}" already exists')
+
+    def renamed(names: Sequence[str]) -> tuple[str, ...]:
+        return tuple(new_name if n == name else n for n in names)
+
+    ops: list[CatalogOp] = []
+    for p in cat.publications.values():
+        pt = p.entry(t.oid)
+        if pt is None:
+            continue
+        if pt.row_filter is not None and name in filter_columns(pt.row_filter):
+            # PostgreSQL keeps the filter as a tree of attnums; the lake keeps its text.
+            raise LakeError(
+                "0A000",
+                f'renaming column "{name}" used in the row filter of publication "{p.name}" '
+                "is not supported by walsender-proxy",
+            )
+        if pt.columns is not None and name in pt.columns:
+            moved = replace(pt, columns=renamed(pt.columns))
+            entries = tuple(moved if x is pt else x for x in p.tables)
+            ops.append({"op": "put_publication", "publication": replace(p, tables=entries).to_json()})
+    t2 = replace(
+        t,
+        columns=tuple(replace(c, name=new_name) if c.name == name else c for c in t.columns),
+        primary_key=renamed(t.primary_key),
+        identity_index=renamed(t.identity_index),
+    )
+    return [{"op": "put_table", "table": t2.to_json()}, *ops], None
+
+
+def filter_columns(expr: str) -> set[str]:
+    """The column names a row filter's text refers to."""
+    from pglast import ast, parse_sql
+
+    names: set[str] = set()
+
+    def visit(n: Any) -> None:
+        if isinstance(n, ast.ColumnRef):
+            last = n.fields[-1]
+            if isinstance(last, ast.String):
+                names.add(last.sval)
+        if isinstance(n, ast.Node):
+            for attr in n:
+                visit(getattr(n, attr))
+        elif isinstance(n, tuple):
+            for x in n:
+                visit(x)
+
+    visit(parse_sql(f"SELECT {expr}")[0].stmt)
+    return names
 
 
 def set_replica_identity(

@@ -888,6 +888,9 @@ class Transaction:
     def drop_column(self, table: str, name: str, *, if_exists: bool = False) -> None:
         self._run_ddl(ddl.drop_column, table, name, if_exists, self.lake.search_path)
 
+    def rename_column(self, table: str, name: str, new_name: str) -> None:
+        self._run_ddl(ddl.rename_column, table, name, new_name, self.lake.search_path)
+
     def set_replica_identity(
         self, table: str, identity: str, index_columns: Sequence[str] = ()
     ) -> None:
@@ -1189,8 +1192,6 @@ _ONE_OWN_CSN = pa.array([OWN_CSN], pa.int64())
 _ONE_OP = {OP_WRITE: pa.array([OP_WRITE], pa.int8()), OP_DELETE: pa.array([OP_DELETE], pa.int8())}
 
 
-
-
 def _delta_rows(t: Table, code: int, src: pa.Table, seq: int) -> pa.Table:
     """:func:`delta_rows` for a statement's rows in ``t``'s storage layout (the common
     case, without casts); anything else goes the general way."""
@@ -1263,27 +1264,6 @@ def _to_arrow(t: Table, rows: Any) -> pa.Table:
         raise LakeError("22P02", f"invalid input value: {e}") from None
 
 
-def _filter_columns(expr: str) -> set[str]:
-    from pglast import ast, parse_sql
-
-    names: set[str] = set()
-
-    def visit(n: Any) -> None:
-        if isinstance(n, ast.ColumnRef):
-            last = n.fields[-1]
-            if isinstance(last, ast.String):
-                names.add(last.sval)
-        if isinstance(n, ast.Node):
-            for attr in n:
-                visit(getattr(n, attr))
-        elif isinstance(n, tuple):
-            for x in n:
-                visit(x)
-
-    visit(parse_sql(f"SELECT {expr}")[0].stmt)
-    return names
-
-
 def check_replica_identity(cat: Catalog, t: Table, op: str) -> None:
     """What PostgreSQL checks before an UPDATE/DELETE of a published table: the change
     must be publishable — a replica identity exists, row-filter columns are part of it, and
@@ -1302,7 +1282,7 @@ def check_replica_identity(cat: Catalog, t: Table, op: str) -> None:
         entry = p.entry(t.oid)
         if entry is None:
             continue
-        if entry.row_filter and t.replica_identity != "f" and not _filter_columns(entry.row_filter) <= ident:
+        if entry.row_filter and t.replica_identity != "f" and not ddl.filter_columns(entry.row_filter) <= ident:
             raise LakeError(
                 "42P10",
                 f'cannot {verb} table "{t.name}"',

@@ -176,6 +176,16 @@ def alter_table(tx: Transaction, s: ast.AlterTableStmt) -> str:
     return "ALTER TABLE"
 
 
+def rename(tx: Transaction, s: ast.RenameStmt) -> str:
+    """``ALTER TABLE … RENAME [COLUMN] a TO b``; other renames are not supported (yet)."""
+    if s.renameType != enums.ObjectType.OBJECT_COLUMN or s.relationType != enums.ObjectType.OBJECT_TABLE:
+        raise unsupported(f"RENAME of {s.renameType.name.removeprefix('OBJECT_').lower()}")
+    if s.missing_ok and tx.catalog().find_table(s.relation.schemaname or "public", s.relation.relname) is None:
+        return "ALTER TABLE"
+    tx.rename_column(qualified(s.relation), s.subname, s.newname)
+    return "ALTER TABLE"
+
+
 def _pub_options(options: Any) -> tuple[str | None, bool | None]:
     publish = None
     via_root = None

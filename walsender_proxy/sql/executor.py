@@ -388,6 +388,8 @@ class Executor:
             yield Done(ddl_sql.drop(self._ensure_tx(), node))
         elif isinstance(node, ast.AlterTableStmt):
             yield Done(ddl_sql.alter_table(self._ensure_tx(), node))
+        elif isinstance(node, ast.RenameStmt):
+            yield Done(ddl_sql.rename(self._ensure_tx(), node))
         elif isinstance(node, ast.CreatePublicationStmt):
             yield Done(ddl_sql.create_publication(self._ensure_tx(), node))
         elif isinstance(node, ast.AlterPublicationStmt):

@@ -54,6 +54,8 @@ CREATE PUBLICATION pub_some FOR TABLE shop.items (id, name, price) WHERE (id > 1
 SELECT pubname, puballtables, pubinsert, pubupdate, pubdelete, pubtruncate FROM pg_publication ORDER BY pubname;
 SELECT pubname, schemaname, tablename FROM pg_publication_tables ORDER BY 1, 2, 3;
 ALTER TABLE plain ADD COLUMN c int;
+ALTER TABLE plain RENAME COLUMN b TO bb;
+ALTER TABLE plain RENAME c TO cc;
 ALTER TABLE plain REPLICA IDENTITY FULL;
 SELECT relname, relreplident FROM pg_class WHERE relname IN ('plain', 'items') ORDER BY 1;
 SELECT * FROM plain ORDER BY a NULLS LAST;
