@@ -623,6 +623,12 @@ def result_columns(rel: duckdb.DuckDBPyRelation, rw: Rewritten | None, tables: l
         oc = known[i] if known is not None else None
         out_name = oc.name if oc is not None else name
         oid = oc.type_oid if oc is not None else None
+        lake = _lake_result_type(oid, oc.typmod if oc is not None else -1, ctype)
+        if lake is not None:
+            # A lake type the rewriter knows ('x'::uuid, '1.50'::numeric, 'a'::char(3)):
+            # its own encoders, whatever DuckDB computed it as (VARCHAR, DECIMAL, DOUBLE).
+            cols.append(Column(out_name, lake))
+            continue
         if oid is None or oid == ctype.oid:
             # A user column's declared type, by name, where the rewriter knows no type: it
             # knows one for an expression (`n::text` is text, whatever column n is).
@@ -638,6 +644,27 @@ def result_columns(rel: duckdb.DuckDBPyRelation, rw: Rewritten | None, tables: l
     return cols
 
 
+def _lake_result_type(oid: int | None, typmod: int, duck: ColumnType) -> ColumnType | None:
+    """The lake type (with the rewriter's typmod) of a result column the rewriter typed as
+    ``oid``, when DuckDB's value ``duck`` is that type's storage or computing form: text for
+    the types stored as text, any number for numeric, the same type otherwise."""
+    if oid is None:
+        return None
+    try:
+        lake = type_by_oid(oid)
+    except PgError:
+        return None
+    if lake.is_array != duck.is_array:
+        return None
+    name, got = lake.base.name, duck.base.name
+    fits = (
+        got == name
+        or (got == "text" and name in _STRINGY and name != "numeric")
+        or (name == "numeric" and got in ("numeric", "float8", "int2", "int4", "int8"))
+    )
+    return ColumnType(lake.base, typmod, lake.is_array) if fits else None
+
+
 def duck_error(e: Exception) -> PgError:
     import duckdb
 
@@ -647,6 +674,12 @@ def duck_error(e: Exception) -> PgError:
     original = udf_error(str(e))
     if original is not None:
         return original
+    if isinstance(e, duckdb.ConversionException | duckdb.OutOfRangeException):
+        from walsender_proxy.sql.literals import duckdb_cast_error
+
+        worded = duckdb_cast_error(str(e))
+        if worded is not None:
+            return worded
     if isinstance(e, duckdb.InterruptException):
         return PgError("57014", "canceling statement due to user request")
     if isinstance(e, duckdb.BinderException):

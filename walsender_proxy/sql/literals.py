@@ -200,6 +200,10 @@ def _round_times(arr: pa.Array, ctype: ColumnType) -> pa.Array:
 def unknown_literal(text: str, ctype: ColumnType, *, explicit: bool = True) -> ast.Node:
     """The DuckDB expression of the quoted literal ``text`` coerced to ``ctype``; raises
     PostgreSQL's error for input the type refuses."""
+    ps = ctype.numeric_precision_scale
+    if ps is not None and not ctype.is_array:
+        # numeric(p,s) through its text, not its decimal128 storage: NaN is a value here
+        return _numeric_expr(numeric_typmod(numeric_parse(text), *ps), duck_type(ctype))
     arr = input_values([text], ctype, explicit=explicit)
     return value_expr(arr, ctype)
 
@@ -286,12 +290,10 @@ def _numeric_digits(num: Num) -> tuple[int, int]:
 
 def _numeric_expr(num: Num, duck: tuple[str, list[int]]) -> ast.Node:
     name, mods = duck
-    if name == "decimal" and mods:
-        if num.special:
-            raise _numeric_special(mods)
+    if name == "decimal" and mods and not num.special:
         return cast(str_const(num.text()), "decimal", typmods=mods)
     # no typmod: DuckDB's DECIMAL keeps the literal's scale (1.50 stays 1.50); DOUBLE holds
-    # NaN and the infinities exactly
+    # NaN and the infinities exactly (a numeric(p,s) NaN too, in an expression)
     if num.special:
         return cast(str_const(num.text()), "double")
     p, s = _numeric_digits(num)
@@ -316,14 +318,6 @@ def _numeric_array_type(values: Sequence[Any]) -> tuple[str, list[int]]:
     if p > _MAX_DECIMAL:
         raise _numeric_too_wide(max(finite, key=lambda n: len(n.digits)).text())
     return "decimal", [p, finite[0].scale]
-
-
-def _numeric_special(mods: list[int]) -> PgError:
-    return PgError(
-        "0A000",
-        f"NaN cannot be stored in a numeric({mods[0]},{mods[1]}) column of the lake",
-        detail="The lake keeps numeric(p,s) with p <= 38 as decimal128, which has no NaN.",
-    )
 
 
 def _numeric_too_wide(text: str) -> PgError:
@@ -397,6 +391,67 @@ def _round_to_int(num: Num) -> Num:
 def _cannot_cast(src: str, ctype: ColumnType) -> PgError:
     target = ColumnType(ctype.base, -1, ctype.is_array).sql_name()
     return PgError("42846", f"cannot cast type {_SOURCE_NAMES[src]} to {target}")
+
+
+# ------------------------------------------------------- DuckDB's conversion errors
+
+#: DuckDB's names of the types its implicit conversions target → the lake type whose
+#: input function words the error.
+_DUCK_NAMES = {
+    "INT16": "int2", "INT32": "int4", "INT64": "int8", "DOUBLE": "float8", "FLOAT": "float4",
+    "BOOL": "bool", "DATE": "date", "TIMESTAMP": "timestamp", "TIME": "time",
+    "INTERVAL": "interval", "UUID": "uuid", "BLOB": "bytea",
+}
+_DUCK_FORMATS = {"date": "date", "timestamp": "timestamp", "time": "time"}
+_CONVERT = re.compile(r"""Could not convert string ['"](.*)['"] to ([A-Z0-9]+)(?:\((\d+),(\d+)\))?$""", re.S)
+_FIELD = re.compile(r'invalid (date|timestamp) field format: "(.*)", expected format', re.S)
+_TIME = re.compile(r'time field value out of range: "(.*)", expected format', re.S)
+_RANGE = re.compile(r"can't be cast because the value is out of range for the destination type (INT16|INT32|INT64)")
+_DECIMAL_RANGE = re.compile(r'Casting value "(.*)" to type DECIMAL\((\d+),(\d+)\) failed: value is out of range')
+
+
+def duckdb_cast_error(text: str) -> PgError | None:
+    """PostgreSQL's error for a conversion DuckDB refused (a string compared with or
+    assigned to a typed value outside the literal input above): the input function of the
+    same type run on the same string words it; an integer out of range is 22003."""
+    first = text.splitlines()[0] if text else ""
+    first = re.sub(r"^[A-Za-z ]+ Error: ", "", first)
+    m = _RANGE.search(first)
+    if m:
+        return PgError("22003", f"{_INT_NAMES[_DUCK_NAMES[m.group(1)]]} out of range")
+    m = _DECIMAL_RANGE.search(first)
+    if m:
+        p, sc = int(m.group(2)), int(m.group(3))
+        try:
+            numeric_typmod(numeric_parse(m.group(1)), p, sc)
+        except PgError as e:
+            return e
+        return None
+    name = value = None
+    typmods: list[int] = []
+    m = _CONVERT.search(first)
+    if m:
+        value, duck = m.group(1), m.group(2)
+        if duck == "DECIMAL" and m.group(3):
+            name, typmods = "numeric", [int(m.group(3)), int(m.group(4))]
+        else:
+            name = _DUCK_NAMES.get(duck)
+    elif (m := _FIELD.search(first)) is not None:
+        name, value = _DUCK_FORMATS[m.group(1)], m.group(2)
+    elif (m := _TIME.search(first)) is not None:
+        name, value = "time", m.group(1)
+    if name is None or value is None:
+        return None
+    try:
+        input_values([value], ColumnType(_BASES[name], -1 if not typmods else ((typmods[0] << 16) | typmods[1]) + 4), explicit=False)
+    except PgError as e:
+        return PgError(e.sqlstate, e.message, detail=e.detail, hint=e.hint)
+    # PostgreSQL's input takes what DuckDB's conversion refused: say so rather than guess
+    return PgError(
+        "0A000",
+        f'the value "{value}" of type {ColumnType(_BASES[name]).sql_name()} is not supported here',
+        hint="Write it as a typed literal or cast it explicitly.",
+    )
 
 
 # ------------------------------------------------------------- text expressions cast

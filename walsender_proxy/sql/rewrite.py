@@ -164,6 +164,8 @@ class T:
     name: str
     #: int2vector/oidvector (and casts of them to arrays) index from 0, DuckDB lists from 1.
     zero_based: bool = False
+    #: The type modifier a cast gave (``varchar(3)``: 7), as RowDescription reports it.
+    typmod: int = -1
 
     @property
     def is_array(self) -> bool:
@@ -1063,7 +1065,7 @@ class _Rewriter:
             except PgError as e:
                 raise self.fail(e.sqlstate, e.message, node.arg, detail=e.detail, hint=e.hint) from None
             if out is not None:
-                return out, T("_" + target) if is_array else T(target)
+                return out, _lake_t(ctype)
         lit = _str_const(node.arg)
         if is_array and lit is not None:
             elems = parse_array_literal(lit)
@@ -1074,7 +1076,7 @@ class _Rewriter:
         arg, t = self.expr(node.arg, scope)
         if ctype is not None:
             source = self._lake_source(node.arg, t, scope)
-            out_t = T("_" + target) if is_array else T(target)
+            out_t = _lake_t(ctype)
             if (
                 source is not None
                 and source.base.name == "bpchar"
@@ -1545,6 +1547,11 @@ def _lsn_int(node: ast.Node) -> ast.Node:
     return _op("+", _op("<<", part(1), _int(32)), part(2))
 
 
+def _lake_t(ctype: ColumnType) -> T:
+    """The rewriter's type of a value of lake type ``ctype``."""
+    return T(("_" if ctype.is_array else "") + ctype.base.name, typmod=ctype.typmod)
+
+
 def _common(types: Sequence[T | None]) -> T | None:
     known = [t for t in types if t is not None]
     concrete = [t for t in known if t != UNKNOWN]
@@ -1642,7 +1649,7 @@ def rewrite(
         new = rw.wrap_output(new, cols)
     columns = None
     if cols is not None:
-        columns = tuple(OutputColumn(n, _type_oid(t)) for n, t in cols)
+        columns = tuple(OutputColumn(n, _type_oid(t), t.typmod if t is not None else -1) for n, t in cols)
     result = Rewritten(
         sql=rw.deparse(new),
         needs=frozenset(rw.needs),
