@@ -1375,6 +1375,8 @@ def _conform_decimal(arr: pa.Array | pa.ChunkedArray, target: pa.Decimal128Type)
     zero to the scale (-2.345 is -2.35; Arrow's cast refuses to drop digits), and 22003
     when it then needs more than ``p - s`` integer digits."""
     if arr.type.scale > target.scale:
+        if arr.type.precision < 38:  # room for the carry (9.95 rounds to 10.0)
+            arr = arr.cast(pa.decimal128(arr.type.precision + 1, arr.type.scale))
         arr = pc.round(arr, ndigits=target.scale, round_mode="half_towards_infinity")
     try:
         return arr.cast(target)

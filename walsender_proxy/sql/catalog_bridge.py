@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from decoding.pgtypes import ColumnType
 from walsender_proxy.lake import Transaction
 from walsender_proxy.sql import pgcatalog
 from walsender_proxy.sql.functions import PREFIX, SERVER_FUNCTIONS
@@ -111,6 +112,7 @@ def rewrite_and_register(
     resolve: ResolveUserTable,
     tx: Transaction,
     text_params: frozenset[int] = frozenset(),
+    param_types: tuple[tuple[int, ColumnType], ...] = (),
 ) -> Rewritten:
     ex = engine.ex
     low = sql.lower()
@@ -121,6 +123,7 @@ def rewrite_and_register(
         server_udfs=udfs or None,
         udf_args=(ex.backend_pid,) if udfs else (),
         text_params=text_params,
+        param_types=param_types,
     )
     if rw.needs:
         snap = pgcatalog.CatalogSnapshot.build(tx.catalog(), server_info(engine))

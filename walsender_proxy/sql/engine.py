@@ -117,7 +117,9 @@ class Engine:
         text, whose casts go through the target type's input function."""
         from walsender_proxy.sql import catalog_bridge
 
-        return catalog_bridge.rewrite_and_register(self, sql, self.resolver(tx, overrides), tx, text_params(params))
+        return catalog_bridge.rewrite_and_register(
+            self, sql, self.resolver(tx, overrides), tx, text_params(params), getattr(params, "types", ())
+        )
 
     def relation(self, sql: str, params: Sequence[Any]) -> duckdb.DuckDBPyRelation:
         try:
@@ -557,10 +559,11 @@ class Engine:
         formats = tuple(formats)
         cached = st.param_recv
         if cached is None or cached[0] != formats or len(cached[1]) != len(params):
-            cached = (formats, _param_recvs(st.param_types, formats, len(params)), _typed_params(st.param_types))
+            oids = _inferred_param_types(st.node, st.param_types, len(params))
+            cached = (formats, _param_recvs(oids, formats, len(params)), _typed_params(st.param_types), _lake_params(oids))
             st.param_recv = cached  # type: ignore[assignment]
         out = BoundParams()
-        out.typed = cached[2]  # type: ignore[misc]
+        out.typed, out.types = cached[2], cached[3]  # type: ignore[misc]
         append = out.append
         for (quick, general), raw in zip(cached[1], params, strict=True):
             if raw is None:
@@ -572,14 +575,52 @@ class Engine:
 
 
 class BoundParams(list):  # type: ignore[type-arg]
-    """Bind's values, and which of them the client declared of a type that is not text
-    (a numeric or uuid parameter arrives as a str too, but is not text to cast)."""
+    """Bind's values; which of them the client declared of a type that is not text (a
+    numeric or uuid parameter arrives as a str too, but is not text to cast); the lake
+    types of the parameters, declared or inferred from a cast."""
 
-    __slots__ = ("typed",)
+    __slots__ = ("typed", "types")
 
     def __init__(self) -> None:
         super().__init__()
         self.typed: frozenset[int] = frozenset()
+        self.types: tuple[tuple[int, ColumnType], ...] = ()
+
+
+def _inferred_param_types(node: Any, declared: Sequence[int], n: int) -> list[int]:
+    """Each parameter's type: as declared at Parse, or for one left unspecified, the lake
+    type of the first cast applied to it (``$1::bytea``), as PostgreSQL's parse analysis
+    gives an unknown parameter the type it is first coerced to; 0 when there is none."""
+    oids = [declared[i] if i < len(declared) else 0 for i in range(n)]
+    if all(oids):
+        return oids
+    from walsender_proxy.sql.literals import cast_target
+
+    def visit(x: Any) -> None:
+        if isinstance(x, ast.TypeCast) and isinstance(x.arg, ast.ParamRef):
+            i = x.arg.number - 1
+            if 0 <= i < n and not oids[i]:
+                ctype = cast_target(x.typeName)
+                if ctype is not None:
+                    oids[i] = ctype.oid
+        if isinstance(x, ast.Node):
+            for name in x:
+                visit(getattr(x, name))
+        elif isinstance(x, tuple | list):
+            for y in x:
+                visit(y)
+
+    visit(node)
+    return oids
+
+
+def _lake_params(oids: Sequence[int]) -> tuple[tuple[int, ColumnType], ...]:
+    out = []
+    for i, oid in enumerate(oids):
+        if oid:
+            with contextlib.suppress(PgError):
+                out.append((i + 1, type_by_oid(oid)))
+    return tuple(out)
 
 
 #: Parameter types whose values are text to PostgreSQL (unknown included).

@@ -76,6 +76,20 @@ DUCK_TYPES: dict[str, str] = {
 }
 
 _BASES = {t.name: t for t in base_types()}
+#: Type names the parser leaves as written that name another type.
+TYPE_ALIASES = {"int": "int4", "integer": "int4", "float": "float8", "boolean": "bool", "decimal": "numeric"}
+
+
+def cast_target(tn: ast.TypeName) -> ColumnType | None:
+    """The lake type a cast's type name denotes, without its modifiers (what a parameter
+    of unknown type becomes when cast: PostgreSQL infers its type from the first cast);
+    None for other types."""
+    names = [n.sval for n in tn.names if isinstance(n, ast.String)]
+    if not names or len(names) > 2 or (len(names) == 2 and names[0] != "pg_catalog") or tn.pct_type or tn.setof:
+        return None
+    name = TYPE_ALIASES.get(names[-1].lower(), names[-1].lower())
+    base = _BASES.get(name)
+    return ColumnType(base, -1, bool(tn.arrayBounds)) if base is not None else None
 _INT_NAMES = {"int2": "smallint", "int4": "integer", "int8": "bigint"}
 _INT_BITS = {"int2": 16, "int4": 32, "int8": 64}
 _TIME_TYPES = ("time", "timestamp", "timestamptz")

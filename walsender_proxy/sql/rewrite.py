@@ -522,8 +522,11 @@ class _Rewriter:
         server_udfs: Mapping[str, str],
         udf_args: Sequence[Any],
         text_params: frozenset[int] = frozenset(),
+        param_types: Mapping[int, ColumnType] | None = None,
     ) -> None:
         self.sql = sql
+        #: Lake types of the ``$n`` (declared at Parse or inferred from a cast), if known.
+        self.param_types: Mapping[int, ColumnType] = param_types or {}
         #: ``$n`` bound as text (unknown or text-typed parameters): a cast of one is an I/O
         #: conversion through the target type's input function, as a text column's is.
         self.text_params = text_params
@@ -929,7 +932,8 @@ class _Rewriter:
 
     def e_ParamRef(self, node: ast.ParamRef, scope: _Scope) -> tuple[ast.Node, T | None]:
         self.max_param = max(self.max_param, node.number)
-        return node, None
+        ctype = self.param_types.get(node.number)
+        return node, _lake_t(ctype) if ctype is not None else None
 
     def e_CollateClause(self, node: ast.CollateClause, scope: _Scope) -> tuple[ast.Node, T | None]:
         return self.expr(node.arg, scope)
@@ -1176,14 +1180,7 @@ class _Rewriter:
         name = names[-1].lower()
         if len(names) > 2 or (len(names) == 2 and names[0] != "pg_catalog"):
             raise self.fail("42704", f'type "{".".join(names)}" does not exist', tn)
-        aliases = {
-            "int": "int4",
-            "integer": "int4",
-            "float": "float8",
-            "boolean": "bool",
-            "decimal": "numeric",
-        }
-        name = aliases.get(name, name)
+        name = literals.TYPE_ALIASES.get(name, name)
         if name not in pgcatalog.TYPE_OIDS:
             raise self.fail("42704", f'type "{".".join(names)}" does not exist', tn)
         typmods = []
@@ -1592,7 +1589,7 @@ def _duck_type(
 # ---------------------------------------------------------------------------------------------
 # entry point
 
-_CACHE: OrderedDict[tuple[str, frozenset[int]], Rewritten] = OrderedDict()
+_CACHE: OrderedDict[tuple[str, frozenset[int], tuple[tuple[int, ColumnType], ...]], Rewritten] = OrderedDict()
 _CACHE_LOCK = threading.Lock()
 _CACHE_SIZE = 512
 
@@ -1616,6 +1613,7 @@ def rewrite(
     server_udfs: Mapping[str, str] | None = None,
     udf_args: Sequence[Any] = (),
     text_params: frozenset[int] = frozenset(),
+    param_types: tuple[tuple[int, ColumnType], ...] = (),
 ) -> Rewritten:
     """One PostgreSQL query (SELECT, VALUES, WITH …, or ``COPY (query) TO STDOUT``) for DuckDB.
 
@@ -1626,13 +1624,14 @@ def rewrite(
     ``udf(*udf_args, *args)`` (e.g. the backend pid first). Without a UDF, zero-argument
     server values (:data:`~walsender_proxy.sql.rewrite_funcs.SERVER_VALUES`) are read from
     the ``pgc_server_values`` table instead. ``text_params`` are the numbers of the ``$n``
-    bound as text: a cast of one goes through the target type's input function.
+    bound as text: a cast of one goes through the target type's input function;
+    ``param_types`` the lake types of the ``$n`` the server knows.
     Raises :class:`SqlError` (a PgError) with PostgreSQL's SQLSTATE, message and position.
     Results of statements that read no user table and call no UDF are cached by text
     (subscribers and psql repeat the same catalog queries): a repeat costs a dict lookup.
     """
     udfs = server_udfs or {}
-    key = (sql, text_params) if not udfs else None
+    key = (sql, text_params, param_types) if not udfs else None
     if key is not None:
         with _CACHE_LOCK:
             hit = _CACHE.get(key)
@@ -1640,7 +1639,7 @@ def rewrite(
                 _CACHE.move_to_end(key)
                 return hit
     stmt = _parse_one(sql)
-    rw = _Rewriter(sql, resolve_user_table, udfs, udf_args, text_params)
+    rw = _Rewriter(sql, resolve_user_table, udfs, udf_args, text_params, dict(param_types))
     copy: CopyTo | None = None
     if isinstance(stmt, ast.CopyStmt):
         stmt, copy = _copy_query(stmt)
