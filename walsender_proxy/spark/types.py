@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import pyarrow as pa
+
 from decoding.catalog import RID, Column, Table
 from decoding.errors import PgError
 
@@ -100,7 +102,14 @@ def to_storage(col: SparkColumn, src: DataType, c: Column, table: str) -> SparkC
     target = storage_type(c)
     if through_input(src, c):
         text = F.to_json(col) if isinstance(src, T.StructType | T.MapType | T.ArrayType) else col.cast(T.StringType())
-        return F.udf(_input_function(c.name, c.type.to_json()), target)(text)
+        if base in _RAW_TIMES and not c.type.is_array:
+            # as their integers: Python's datetime has no infinity nor years past 9999
+            raw = F.udf(_input_function(c.name, c.type.to_json()), T.LongType(), useArrow=False)(text)
+            if base == "date":
+                return F.date_from_unix_date(raw.cast(T.IntegerType()))
+            stamp = F.timestamp_micros(raw)
+            return stamp if base == "timestamptz" else stamp.cast(T.TimestampNTZType())
+        return F.udf(_input_function(c.name, c.type.to_json()), target, useArrow=False)(text)
     if base == "interval":
         if isinstance(src, T.DayTimeIntervalType):
             micros = F.unix_micros(F.timestamp_seconds(F.lit(0)) + col)
@@ -145,6 +154,8 @@ def conform(df: DataFrame, t: Table, *, allow_missing: bool = True) -> DataFrame
     return df.select(*cols)
 
 
+_RAW_TIMES = frozenset({"date", "timestamp", "timestamptz"})
+
 #: How an input error leaves a Python worker: Spark passes on the exception's text only.
 INPUT_ERROR = "[SQLSTATE {sqlstate}] {message} [DETAIL] {detail}"
 INPUT_ERROR_RE = r"\[SQLSTATE ([0-9A-Z]{5})\] ([^\n]*?) \[DETAIL\] ([^\n]*)"
@@ -163,7 +174,10 @@ def _input_function(name: str, ctype_json: str) -> Callable[[str | None], Any]:
 
         ctype = ColumnType.from_json(ctype_json)
         try:
-            value = decode_text_arrow(ctype, [text])[0]
+            arr = decode_text_arrow(ctype, [text])
+            if ctype.base.name in _RAW_TIMES and not ctype.is_array:
+                return arr.view(pa.int32() if ctype.base.name == "date" else pa.int64())[0].as_py()
+            value = arr[0]
             try:
                 return value.as_py()
             except (ValueError, OverflowError):  # a date or time Python cannot hold
