@@ -550,27 +550,27 @@ class _JsonLexer:
         else:
             error = True
         if i < n and s[i] == ".":
-            i += 1
-            if i == n or not "0" <= s[i] <= "9":
-                error = True
-            else:
-                while i < n and "0" <= s[i] <= "9":
-                    i += 1
+            i, ok = self._digits(i + 1)
+            error |= not ok
         if i < n and s[i] in "eE":
             i += 1
             if i < n and s[i] in "+-":
                 i += 1
-            if i == n or not "0" <= s[i] <= "9":
-                error = True
-            else:
-                while i < n and "0" <= s[i] <= "9":
-                    i += 1
+            i, ok = self._digits(i)
+            error |= not ok
         while i < n and _json_alnum(s[i]):
             i += 1
             error = True
         if error:
             raise self.invalid(start, i)
         return i
+
+    def _digits(self, i: int) -> tuple[int, bool]:
+        """Past a run of digits at ``i``; False when there is none."""
+        s, n, j = self.s, self.n, i
+        while j < n and "0" <= s[j] <= "9":
+            j += 1
+        return j, j > i
 
     def _string(self, start: int) -> int:
         s, n = self.s, self.n
@@ -647,29 +647,26 @@ def _parse_error(lex: _JsonLexer, ctx: str) -> _JsonFail:
     return _json_syntax(_PARSE_ERRORS[ctx].format(lex.token()))
 
 
+def _json_members(lex: _JsonLexer, item: Callable[[_JsonLexer], None], close: str, next_ctx: str) -> None:
+    """parse_object / parse_array: items separated by commas up to ``close``."""
+    lex.next()
+    if lex.kind != close:
+        if close == "}" and lex.kind != "s":
+            raise _parse_error(lex, "object_start")
+        item(lex)
+        while lex.kind == ",":
+            lex.next()
+            item(lex)
+    if lex.kind != close:
+        raise _parse_error(lex, next_ctx)
+    lex.next()
+
+
 def _json_value(lex: _JsonLexer) -> None:
     if lex.kind == "{":
-        lex.next()
-        if lex.kind == "s":
-            _json_field(lex)
-            while lex.kind == ",":
-                lex.next()
-                _json_field(lex)
-        elif lex.kind != "}":
-            raise _parse_error(lex, "object_start")
-        if lex.kind != "}":
-            raise _parse_error(lex, "object_next")
-        lex.next()
+        _json_members(lex, _json_field, "}", "object_next")
     elif lex.kind == "[":
-        lex.next()
-        if lex.kind != "]":
-            _json_value(lex)
-            while lex.kind == ",":
-                lex.next()
-                _json_value(lex)
-        if lex.kind != "]":
-            raise _parse_error(lex, "array_next")
-        lex.next()
+        _json_members(lex, _json_value, "]", "array_next")
     elif lex.kind in ("s", "n", "w"):
         lex.next()
     else:

@@ -579,12 +579,10 @@ class BoundParams(list):  # type: ignore[type-arg]
     numeric or uuid parameter arrives as a str too, but is not text to cast); the lake
     types of the parameters, declared or inferred from a cast."""
 
-    __slots__ = ("typed", "types")
+    __slots__ = ("typed", "types")  # set by decode_params (no __init__: Bind is a hot path)
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.typed: frozenset[int] = frozenset()
-        self.types: tuple[tuple[int, ColumnType], ...] = ()
+    typed: frozenset[int]
+    types: tuple[tuple[int, ColumnType], ...]
 
 
 def _inferred_param_types(node: Any, declared: Sequence[int], n: int) -> list[int]:

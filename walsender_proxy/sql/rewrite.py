@@ -1294,10 +1294,17 @@ class _Rewriter:
     def _array_literal(
         self, lit: str, other: T | None, at: ast.Node, whole: bool = False
     ) -> ast.Node:
+        elem = (other.elem if whole and other is not None else other) or TEXT
+        lake = literals.target_type(elem.name, [], True) if elem != UNKNOWN else None
+        if lake is not None:
+            # the other side's element type reads the literal, as PostgreSQL resolves it
+            try:
+                return literals.unknown_literal(lit, lake)
+            except PgError as e:
+                raise self.fail(e.sqlstate, e.message, at, detail=e.detail, hint=e.hint) from None
         elems = parse_array_literal(lit)
         if elems is None:
             raise self.fail("22P02", f'malformed array literal: "{lit}"', at)
-        elem = (other.elem if whole and other is not None else other) or TEXT
         if elem == UNKNOWN:
             elem = TEXT
         arr = ast.A_ArrayExpr(elements=tuple(_null() if e is None else _str(e) for e in elems))
