@@ -138,3 +138,40 @@ def stream_shape(messages: list[Any]) -> list[tuple[object, ...]]:
         else:
             shape.append((type(m).__name__,))
     return shape
+
+
+def raw_outcome(conn: psycopg.Connection, sql: str, fmt: int = 0) -> tuple[object, ...]:
+    """A statement's outcome as bytes on the wire: ("rows", [(name, oid, typmod)], rows of
+    field bytes in text (``fmt`` 0) or binary (1)), ("done", tag) or ("error", SQLSTATE,
+    message, detail). No client-side parsing: a jsonb's spacing, a bytea's hex digits and
+    a float's digits are compared as sent."""
+    from psycopg import pq
+
+    if sql.lstrip().upper().startswith("COPY"):
+        res = conn.pgconn.exec_(sql.encode())  # COPY in the simple protocol, as psql sends it
+    else:
+        res = conn.pgconn.exec_params(sql.encode(), [], result_format=fmt)
+    if res.status == pq.ExecStatus.FATAL_ERROR:
+
+        def field(f: pq.DiagnosticField) -> str | None:
+            v = res.error_field(f)
+            return None if v is None else v.decode()
+
+        return ("error", field(pq.DiagnosticField.SQLSTATE), field(pq.DiagnosticField.MESSAGE_PRIMARY),
+                field(pq.DiagnosticField.MESSAGE_DETAIL))
+    if res.status == pq.ExecStatus.TUPLES_OK:
+        cols = [((res.fname(j) or b"").decode(), res.ftype(j), res.fmod(j)) for j in range(res.nfields)]
+        rows = [tuple(res.get_value(i, j) for j in range(res.nfields)) for i in range(res.ntuples)]
+        return ("rows", cols, rows)
+    if res.status == pq.ExecStatus.COPY_OUT:
+        chunks = []
+        while True:
+            n, data = conn.pgconn.get_copy_data(0)
+            if n < 0:
+                break
+            chunks.append(bytes(data))
+        end = conn.pgconn.get_result()
+        while conn.pgconn.get_result() is not None:
+            pass
+        return ("copy", b"".join(chunks), end.command_status if end is not None else None)
+    return ("done", (res.command_status or b"").decode())

@@ -459,10 +459,6 @@ def uuid_in(s: str) -> str:
 # ------------------------------------------------------------------------------ json
 
 
-def _json_error(s: str, detail: str | None = None) -> PgError:
-    return PgError("22P02", "invalid input syntax for type json", detail=detail)
-
-
 def _reject_constant(name: str) -> Any:
     raise ValueError(f'Token "{name}" is invalid.')
 
@@ -471,10 +467,236 @@ def json_in(s: str) -> str:
     """json_in: validate, keep the text as given."""
     try:
         json.loads(s, parse_constant=_reject_constant)
-    except (ValueError, RecursionError) as e:
-        detail = str(e) if str(e).startswith("Token") else None
-        raise _json_error(s, detail) from None
+    except (ValueError, RecursionError):
+        raise json_error(s, jsonb=False) from None
     return s
+
+
+# PostgreSQL's JSON lexer and parser (src/common/jsonapi.c), run only to word an error:
+# valid input takes Python's json module; invalid input gets the error PostgreSQL reports
+# first in text order, with its DETAIL.
+
+_JSON_WS = " \t\n\r"
+_JSON_HEX = "0123456789abcdefABCDEF"
+
+
+class _JsonFail(Exception):
+    def __init__(self, err: PgError) -> None:
+        self.err = err
+
+
+def _json_alnum(c: str) -> bool:
+    return "a" <= c <= "z" or "A" <= c <= "Z" or "0" <= c <= "9" or c == "_" or ord(c) >= 0x80
+
+
+def _json_syntax(detail: str) -> _JsonFail:
+    return _JsonFail(PgError("22P02", "invalid input syntax for type json", detail=detail))
+
+
+class _JsonLexer:
+    """json_lex over a str (one character stands for one multibyte character)."""
+
+    def __init__(self, s: str, need_escapes: bool) -> None:
+        self.s = s
+        self.n = len(s)
+        self.need_escapes = need_escapes
+        self.pos = 0
+        self.kind = ""  # the current token: "{", "}", "[", "]", ",", ":", "s", "n", "w", "end"
+        self.start = 0
+        self.stop = 0
+
+    def token(self) -> str:
+        return self.s[self.start : self.stop]
+
+    def invalid(self, start: int, stop: int) -> _JsonFail:
+        return _json_syntax(f'Token "{self.s[start:stop]}" is invalid.')
+
+    def next(self) -> None:
+        s, n, i = self.s, self.n, self.pos
+        while i < n and s[i] in _JSON_WS:
+            i += 1
+        self.start = i
+        if i >= n:
+            self.kind, self.stop = "end", i
+            return
+        c = s[i]
+        if c in "{}[],:":
+            self.kind, self.stop = c, i + 1
+        elif c == '"':
+            self.stop = self._string(i)
+            self.kind = "s"
+        elif c == "-" or "0" <= c <= "9":
+            self.stop = self._number(i + 1 if c == "-" else i, i)
+            self.kind = "n"
+        else:
+            j = i
+            while j < n and _json_alnum(s[j]):
+                j += 1
+            if j == i:
+                raise self.invalid(i, i + 1)
+            if s[i:j] not in ("true", "false", "null"):
+                raise self.invalid(i, j)
+            self.kind, self.stop = "w", j
+        self.pos = self.stop
+
+    def _number(self, i: int, start: int) -> int:
+        s, n = self.s, self.n
+        error = False
+        if i < n and s[i] == "0":
+            i += 1
+        elif i < n and "1" <= s[i] <= "9":
+            while i < n and "0" <= s[i] <= "9":
+                i += 1
+        else:
+            error = True
+        if i < n and s[i] == ".":
+            i, ok = self._digits(i + 1)
+            error |= not ok
+        if i < n and s[i] in "eE":
+            i += 1
+            if i < n and s[i] in "+-":
+                i += 1
+            i, ok = self._digits(i)
+            error |= not ok
+        while i < n and _json_alnum(s[i]):
+            i += 1
+            error = True
+        if error:
+            raise self.invalid(start, i)
+        return i
+
+    def _digits(self, i: int) -> tuple[int, bool]:
+        """Past a run of digits at ``i``; False when there is none."""
+        s, n, j = self.s, self.n, i
+        while j < n and "0" <= s[j] <= "9":
+            j += 1
+        return j, j > i
+
+    def _string(self, start: int) -> int:
+        s, n = self.s, self.n
+        i = start
+        hi = -1
+        low_missing = _json_syntax("Unicode low surrogate must follow a high surrogate.")
+        while True:
+            i += 1
+            if i >= n:
+                raise self.invalid(start, i)
+            c = s[i]
+            if c == '"':
+                break
+            if ord(c) < 32:
+                raise _json_syntax(f"Character with value 0x{ord(c):02x} must be escaped.")
+            if c == "\\":
+                i += 1
+                if i >= n:
+                    raise self.invalid(start, i)
+                if s[i] == "u":
+                    ch = 0
+                    for _ in range(4):
+                        i += 1
+                        if i >= n:
+                            raise self.invalid(start, i)
+                        if s[i] not in _JSON_HEX:
+                            raise _json_syntax('"\\u" must be followed by four hexadecimal digits.')
+                        ch = ch * 16 + int(s[i], 16)
+                    if self.need_escapes:
+                        if 0xD800 <= ch <= 0xDBFF:
+                            if hi != -1:
+                                raise _json_syntax("Unicode high surrogate must not follow a high surrogate.")
+                            hi = ch
+                            continue
+                        if 0xDC00 <= ch <= 0xDFFF:
+                            if hi == -1:
+                                raise low_missing
+                            hi = -1
+                        elif hi != -1:
+                            raise low_missing
+                        elif ch == 0:
+                            raise _JsonFail(
+                                PgError(
+                                    "22P05",
+                                    "unsupported Unicode escape sequence",
+                                    detail="\\u0000 cannot be converted to text.",
+                                )
+                            )
+                elif self.need_escapes and hi != -1:
+                    raise low_missing
+                elif s[i] not in '"\\/bfnrt':
+                    raise _json_syntax(f'Escape sequence "\\{s[i]}" is invalid.')
+            elif self.need_escapes and hi != -1:
+                raise low_missing
+        if hi != -1:
+            raise low_missing
+        return i + 1
+
+
+_PARSE_ERRORS = {
+    "end": 'Expected end of input, but found "{}".',
+    "value": 'Expected JSON value, but found "{}".',
+    "string": 'Expected string, but found "{}".',
+    "array_next": 'Expected "," or "]", but found "{}".',
+    "object_start": 'Expected string or "}}", but found "{}".',
+    "label": 'Expected ":", but found "{}".',
+    "object_next": 'Expected "," or "}}", but found "{}".',
+}
+
+
+def _parse_error(lex: _JsonLexer, ctx: str) -> _JsonFail:
+    if lex.kind == "end":
+        return _json_syntax("The input string ended unexpectedly.")
+    return _json_syntax(_PARSE_ERRORS[ctx].format(lex.token()))
+
+
+def _json_members(lex: _JsonLexer, item: Callable[[_JsonLexer], None], close: str, next_ctx: str) -> None:
+    """parse_object / parse_array: items separated by commas up to ``close``."""
+    lex.next()
+    if lex.kind != close:
+        if close == "}" and lex.kind != "s":
+            raise _parse_error(lex, "object_start")
+        item(lex)
+        while lex.kind == ",":
+            lex.next()
+            item(lex)
+    if lex.kind != close:
+        raise _parse_error(lex, next_ctx)
+    lex.next()
+
+
+def _json_value(lex: _JsonLexer) -> None:
+    if lex.kind == "{":
+        _json_members(lex, _json_field, "}", "object_next")
+    elif lex.kind == "[":
+        _json_members(lex, _json_value, "]", "array_next")
+    elif lex.kind in ("s", "n", "w"):
+        lex.next()
+    else:
+        raise _parse_error(lex, "value")
+
+
+def _json_field(lex: _JsonLexer) -> None:
+    if lex.kind != "s":
+        raise _parse_error(lex, "string")
+    lex.next()
+    if lex.kind != ":":
+        raise _parse_error(lex, "label")
+    lex.next()
+    _json_value(lex)
+
+
+def json_error(s: str, jsonb: bool) -> PgError:
+    """The error PostgreSQL's json_in (``jsonb``: jsonb_in, which also de-escapes strings,
+    refusing lone surrogates and \\u0000) reports for ``s``."""
+    lex = _JsonLexer(s, need_escapes=jsonb)
+    try:
+        lex.next()
+        _json_value(lex)
+        if lex.kind != "end":
+            raise _parse_error(lex, "end")
+    except _JsonFail as e:
+        return e.err
+    except RecursionError:
+        return PgError("54001", "stack depth limit exceeded")
+    return PgError("22P02", "invalid input syntax for type json")
 
 
 def _escape_json(s: str) -> str:
@@ -501,23 +723,15 @@ class _JNum(str):
     """A JSON number already in numeric_out form."""
 
 
+class _NotText(Exception):
+    """A jsonb string PostgreSQL cannot de-escape (NUL, a lone surrogate)."""
+
+
 def _check_jsonb_string(s: str) -> str:
     for ch in s:
         o = ord(ch)
-        if o == 0:
-            raise PgError(
-                "22P05",
-                "unsupported Unicode escape sequence",
-                detail="\\u0000 cannot be converted to text.",
-            )
-        if 0xD800 <= o <= 0xDFFF:
-            raise PgError(
-                "22P02",
-                "invalid input syntax for type json",
-                detail="Unicode low surrogate must follow a high surrogate."
-                if o >= 0xDC00
-                else "Unicode high surrogate must not follow a high surrogate.",
-            )
+        if o == 0 or 0xD800 <= o <= 0xDFFF:
+            raise _NotText
     return s
 
 
@@ -573,10 +787,9 @@ def jsonb_in(s: str) -> str:
             parse_int=_jnum,
             parse_constant=_reject_constant,
         )
-    except (ValueError, RecursionError) as e:
-        detail = str(e) if str(e).startswith("Token") else None
-        raise _json_error(s, detail) from None
-    return _jsonb_out(v)
+        return _jsonb_out(v)
+    except (ValueError, RecursionError, _NotText):
+        raise json_error(s, jsonb=True) from None
 
 
 # ---------------------------------------------------------------------------- arrays
@@ -666,7 +879,8 @@ def array_in_elements(s: str) -> list[str | None]:
             while i < n and s[i] in _WS:
                 i += 1
             if i < n and s[i] not in ",}":
-                raise _malformed(s, "Incorrectly quoted array element.")
+                what = 'Unexpected "{" character.' if s[i] == "{" else "Unexpected array element."
+                raise _malformed(s, what)
             elems.append("".join(buf))
         else:
             buf = []
@@ -682,8 +896,10 @@ def array_in_elements(s: str) -> list[str | None]:
                     last_nonspace = len(buf)
                     i += 2
                     continue
-                if ch in '"{':
-                    raise _malformed(s, f'Unexpected "{ch}" character.')
+                if ch == '"':  # a quote inside an unquoted element (ArrayCount)
+                    raise _malformed(s, "Unexpected array element.")
+                if ch == "{":
+                    raise _malformed(s, 'Unexpected "{" character.')
                 buf.append(ch)
                 if ch not in _WS:
                     last_nonspace = len(buf)

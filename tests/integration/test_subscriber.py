@@ -612,3 +612,106 @@ def test_replication_commands_refuse_bad_input_with_postgresql_codes(proxy: Prox
     with pytest.raises(psycopg.OperationalError) as oi:
         psycopg.connect(proxy.dsn(user="plain_user", replication="database"))
     assert "permission denied to start WAL sender" in str(oi.value)
+
+
+P2_DDL = "CREATE TABLE p2vals (id int PRIMARY KEY, b bytea, jb jsonb, j json, u uuid, n numeric, d date)"
+
+
+def _psycopg2_rows() -> list[tuple[object, ...]]:
+    """Values as psycopg2 interpolates them into the statement text itself: bytes as
+    '\\x…'::bytea, a dict through Json (its own text, duplicate keys and spacing kept), a
+    UUID as '…'::uuid, a Decimal bare, a date as '…'::date."""
+    import datetime as dt
+    import decimal
+    import uuid
+
+    from psycopg2.extras import Json, register_uuid
+
+    register_uuid()  # (psycopg2 adapts UUIDs only when asked)
+
+    def raw(text: str) -> Json:
+        return Json(None, dumps=lambda _: text)
+
+    return [
+        (1, b"\x00\x01\xfe\xff'\\\"", Json({"b": 1, "a": [1.5, "x\u00e9", None]}), Json({"k": "v"}),
+         uuid.UUID("A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11"), decimal.Decimal("1.50"), dt.date(2024, 2, 29)),
+        (2, b"", raw('{"bb":1,"a":2,"a":3, "c": 1.50, "e": 1e3, "z": -0}'), raw('{"x" :  1, "x": 2}'),
+         uuid.UUID(int=0), decimal.Decimal("-0.001"), dt.date(1, 1, 1)),
+        (3, bytes(range(256)), raw('["\\u00e9\\ud83d\\ude00", {"": null}]'), raw("[]"), None, decimal.Decimal("NaN"), None),
+    ]
+
+
+def _texts(dsn: str) -> list[tuple[object, ...]]:
+    """The rows as PostgreSQL's text output (the same SQL on the proxy or a real server)."""
+    with psycopg.connect(dsn) as c:
+        return c.execute(
+            "SELECT id, b::text, jb::text, j::text, u::text, n::text, d::text FROM p2vals ORDER BY id"
+        ).fetchall()
+
+
+def test_psycopg2_values_replicate_as_from_postgres(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """psycopg2 writes bytea, jsonb, json and uuid values through its client-side literal
+    interpolation into the proxy and into a real PostgreSQL 15 publisher; each reads its
+    own values back equal, and a stock subscriber of each ends with the same rows — the
+    initial copy and the stream (binary and text protocol)."""
+    import psycopg2
+
+    pub = new_sub_db(pg15)  # the real publisher: a database of its own
+    subs = {"proxy": new_sub_db(pg15), "pg": new_sub_db(pg15), "proxy_bin": new_sub_db(pg15)}
+    first, later = _psycopg2_rows()[:1], _psycopg2_rows()[1:]
+
+    def write(dsn: str, rows: list[tuple[object, ...]]) -> None:
+        conn = psycopg2.connect(dsn)
+        try:
+            with conn, conn.cursor() as cur:
+                for r in rows:
+                    cur.execute("INSERT INTO p2vals VALUES (%s, %s, %s, %s, %s, %s, %s)", r)
+        finally:
+            conn.close()
+
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute(P2_DDL)
+        c.execute("CREATE PUBLICATION pp2 FOR TABLE p2vals")
+    with psycopg.connect(pub, autocommit=True) as c:
+        c.execute(P2_DDL)
+        c.execute("CREATE PUBLICATION pp2 FOR TABLE p2vals")
+        # a subscription into the same cluster needs its slot made beforehand
+        c.execute("SELECT pg_create_logical_replication_slot('sp2pg', 'pgoutput')")
+    for dsn in (proxy.dsn(), pub):
+        write(dsn, first)  # copied at the subscription's start
+    for name, sub in subs.items():
+        with psycopg.connect(sub, autocommit=True) as c:
+            c.execute(P2_DDL)
+        if name == "pg":
+            with psycopg.connect(sub, autocommit=True) as c:
+                c.execute(
+                    f"CREATE SUBSCRIPTION sp2pg CONNECTION '{pub}' PUBLICATION pp2 "
+                    "WITH (create_slot = false, slot_name = 'sp2pg')"
+                )
+        else:
+            subscribe(sub, proxy, f"sp2{name}", "pp2", "WITH (binary = true)" if name == "proxy_bin" else "")
+    for sub in subs.values():
+        wait_ready(sub)
+    for dsn in (proxy.dsn(), pub):
+        write(dsn, later)  # streamed
+    want = _texts(pub)
+    assert len(want) == 3
+    assert _texts(proxy.dsn()) == want
+    conn = psycopg2.connect(proxy.dsn())
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SELECT b, u, jb FROM p2vals ORDER BY id")
+            got = [(None if b is None else bytes(b), u, jb) for b, u, jb in cur.fetchall()]
+    finally:
+        conn.close()
+    sent = _psycopg2_rows()
+    assert [g[:2] for g in got] == [(r[1], r[4]) for r in sent]
+    assert got[0][2] == sent[0][2].adapted  # the dict, read back equal
+    deadline = time.monotonic() + 60
+    for name, sub in subs.items():
+        while _texts(sub) != want:
+            assert time.monotonic() < deadline, (name, _texts(sub), want)
+            time.sleep(0.2)
+    for name, sub in subs.items():
+        with psycopg.connect(sub, autocommit=True) as c:
+            c.execute(f"DROP SUBSCRIPTION sp2{name}")

@@ -29,6 +29,8 @@ import pyarrow.parquet as pq
 
 from decoding.catalog import RID, Table
 from decoding.lsn import format_lsn
+from decoding.pgtypes import ColumnType
+from decoding.pgvalues import decode_text_arrow
 from walsender_proxy.lake.errors import LakeError
 from walsender_proxy.lake.transaction import Isolation, Transaction
 
@@ -155,6 +157,38 @@ def _physical(t: Table, rows: pa.Table, prefix: str = "") -> pa.Table:
     return pa.Table.from_arrays(arrays, names=names)
 
 
+def _reads_as_text(ctype: ColumnType) -> bool:
+    """A type the lake stores as its text whose input function does not keep every string
+    as it is (json validates; jsonb, uuid and numeric rewrite; varchar(n)/char(n) check the
+    length), or an array of any type."""
+    if ctype.is_array:
+        return True
+    if not pa.types.is_string(ctype.arrow):
+        return False
+    return ctype.typmod >= 0 or ctype.base.name not in ("text", "varchar", "bpchar")
+
+
+def checked_input(t: Table, rows: pa.Table) -> pa.Table:
+    """A changeset's new values of text-stored columns through their types' input
+    functions, as a COPY of the same text would be (Spark may write a jsonb value as any
+    valid JSON, a uuid in capitals): the lake stores what PostgreSQL would, or refuses it
+    with PostgreSQL's error. Arrays are checked element by element."""
+    for c in t.columns:
+        if c.name not in rows.column_names or not _reads_as_text(c.type):
+            continue
+        arr = rows.column(c.name).combine_chunks()
+        elem = ColumnType(c.type.base, c.type.typmod)
+        if c.type.is_array:
+            if not pa.types.is_string(elem.arrow):
+                continue  # typed elements: Arrow's types already hold them
+            values = decode_text_arrow(elem, arr.flatten())
+            arr = pa.ListArray.from_arrays(arr.offsets, values, mask=arr.is_null())
+        else:
+            arr = decode_text_arrow(elem, arr)
+        rows = rows.set_column(rows.column_names.index(c.name), c.name, arr)
+    return rows
+
+
 def open_changeset(staging: Path) -> ds.Dataset | None:
     if not staging.is_dir():
         raise LakeError("58P01", f'could not open changeset "{staging}": no such directory')
@@ -214,6 +248,8 @@ def commit_changeset(
         def apply(kind: str, rows: pa.Table) -> None:
             assert tx is not None
             tx.begin_statement()
+            if kind != "D":
+                rows = checked_input(t, rows)
             if kind == "D":
                 result.deleted += tx.apply_delete(t, _physical(t, rows, OLD))
             elif kind == "U":

@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 
 from decoding import records as R
 from decoding.catalog import RID, Catalog, CatalogOp, Column, Table
-from decoding.pgtypes import parse_type
+from decoding.pgtypes import ColumnType, parse_type
 from walsender_proxy.lake import ddl
 from walsender_proxy.lake.errors import (
     LakeError,
@@ -1312,6 +1312,41 @@ def conform(arr: pa.Array | pa.ChunkedArray, c: Column) -> pa.Array | pa.Chunked
         if pa.types.is_integer(arr.type):  # (Arrow wants room for any int: int32 → (12, 2))
             arr = arr.cast(pa.int64()).cast(pa.decimal128(38, 0))
         return _conform_decimal(arr, target)
+    if pa.types.is_integer(target) and not c.type.is_array and (
+        pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type) or pa.types.is_decimal(arr.type)
+    ) and arr.type != target:
+        return _conform_integer(arr, target, c.type.base.name)
+    if c.type.base.name == "numeric" and not c.type.is_array and (
+        pa.types.is_floating(arr.type) or (pa.types.is_decimal(arr.type) and pa.types.is_string(target))
+    ):
+        # a numeric DuckDB computed as DOUBLE (or DECIMAL) into a column that keeps its
+        # text: numeric_out's text of the value ('NaN', not Arrow's 'nan'; no 1E-10
+        # notation), through numeric's input with the column's typmod
+        from decoding.pgvalues import decode_text_arrow, encode_text_arrow
+
+        return decode_text_arrow(c.type, encode_text_arrow(ColumnType(c.type.base), arr))
+    return arr.cast(target)
+
+
+_INT_OUT_OF_RANGE = {"int2": "smallint out of range", "int4": "integer out of range", "int8": "bigint out of range"}
+
+
+def _conform_integer(arr: pa.Array | pa.ChunkedArray, target: pa.DataType, base: str) -> pa.Array | pa.ChunkedArray:
+    """A number into an integer column as PostgreSQL's assignment casts do: a numeric
+    rounds half away from zero, a float to even (rint), and a value past the type is 22003
+    "integer out of range" (Arrow would call it invalid input, or truncate a fraction)."""
+    if pa.types.is_decimal(arr.type):
+        arr = pc.round(arr, ndigits=0, round_mode="half_towards_infinity")
+    elif pa.types.is_floating(arr.type):
+        arr = pc.round(arr, ndigits=0, round_mode="half_to_even")
+        if not pc.all(pc.is_finite(arr).fill_null(True)).as_py():
+            raise LakeError("22003", _INT_OUT_OF_RANGE[base])
+    bits = target.bit_width
+    lo, hi = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+    mm = pc.min_max(arr)
+    low, high = mm["min"].as_py(), mm["max"].as_py()
+    if low is not None and (low < lo or high > hi):
+        raise LakeError("22003", _INT_OUT_OF_RANGE[base])
     return arr.cast(target)
 
 
@@ -1320,6 +1355,8 @@ def _conform_decimal(arr: pa.Array | pa.ChunkedArray, target: pa.Decimal128Type)
     zero to the scale (-2.345 is -2.35; Arrow's cast refuses to drop digits), and 22003
     when it then needs more than ``p - s`` integer digits."""
     if arr.type.scale > target.scale:
+        if arr.type.precision < 38:  # room for the carry (9.95 rounds to 10.0)
+            arr = arr.cast(pa.decimal128(arr.type.precision + 1, arr.type.scale))
         arr = pc.round(arr, ndigits=target.scale, round_mode="half_towards_infinity")
     try:
         return arr.cast(target)

@@ -11,6 +11,7 @@ key, duplicate keys, a value its column cannot hold) stops the job before anythi
 
 from __future__ import annotations
 
+import re
 import shutil
 import time
 import uuid
@@ -22,7 +23,7 @@ from decoding.errors import PgError
 from walsender_proxy.lake.bulk import KIND, OLD
 from walsender_proxy.spark.progress import Progress
 from walsender_proxy.spark.snapshot import read_snapshot
-from walsender_proxy.spark.types import conform, pg_type_for
+from walsender_proxy.spark.types import INPUT_ERROR_RE, conform, pg_type_for
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -120,6 +121,9 @@ def _root_cause(e: Exception) -> str:
 
 
 def _spark_error(e: Exception, what: str) -> PgError:
+    m = re.search(INPUT_ERROR_RE, _root_cause(e) + "\n" + str(e))
+    if m:  # a value its type's input function refused, on an executor (spark/types.py)
+        return PgError(m.group(1), m.group(2), detail=m.group(3))
     text = _root_cause(e) or (str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__)
     text = text.strip().splitlines()[0]
     cls = getattr(e, "getErrorClass", lambda: None)() or ""

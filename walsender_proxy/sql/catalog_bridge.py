@@ -6,15 +6,15 @@ backends, prepared transactions) and values, and apply its ``set_config`` side e
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from decoding.pgtypes import ColumnType
 from walsender_proxy.lake import Transaction
 from walsender_proxy.sql import pgcatalog
 from walsender_proxy.sql.functions import PREFIX, SERVER_FUNCTIONS
-from walsender_proxy.sql.rewrite import Rewritten, rewrite
+from walsender_proxy.sql.rewrite import ResolveUserTable, Rewritten, rewrite
 
 if TYPE_CHECKING:
     from walsender_proxy.sql.engine import Engine
@@ -106,11 +106,25 @@ def server_values(engine: Engine, names: frozenset[str], tx: Transaction) -> dic
     return {k: values.get(k) for k in names}
 
 
-def rewrite_and_register(engine: Engine, sql: str, resolve: Callable[[str | None, str], str | None], tx: Transaction) -> Rewritten:
+def rewrite_and_register(
+    engine: Engine,
+    sql: str,
+    resolve: ResolveUserTable,
+    tx: Transaction,
+    text_params: frozenset[int] = frozenset(),
+    param_types: tuple[tuple[int, ColumnType], ...] = (),
+) -> Rewritten:
     ex = engine.ex
     low = sql.lower()
     udfs = {n: PREFIX + n for n in SERVER_FUNCTIONS if n in low}
-    rw = rewrite(sql, resolve_user_table=resolve, server_udfs=udfs or None, udf_args=(ex.backend_pid,) if udfs else ())
+    rw = rewrite(
+        sql,
+        resolve_user_table=resolve,
+        server_udfs=udfs or None,
+        udf_args=(ex.backend_pid,) if udfs else (),
+        text_params=text_params,
+        param_types=param_types,
+    )
     if rw.needs:
         snap = pgcatalog.CatalogSnapshot.build(tx.catalog(), server_info(engine))
         engine.binding.ensure(

@@ -38,7 +38,7 @@ from walsender_proxy.protocol.messages import encode_data_rows
 from walsender_proxy.sql.ddl_sql import qualified, unsupported
 from walsender_proxy.sql.outcomes import Column, CopyIn, CopyOut, Done, Outcome, Rows
 from walsender_proxy.sql.readahead import ReadAhead
-from walsender_proxy.sql.rewrite import Rewritten
+from walsender_proxy.sql.rewrite import Rewritten, UserTable
 
 if TYPE_CHECKING:
     import duckdb
@@ -82,10 +82,11 @@ class Engine:
         self.con.register(name, table)
         self._registered.append(name)
 
-    def resolver(self, tx: Transaction, overrides: dict[tuple[str | None, str], str] | None = None) -> Callable[[str | None, str], str | None]:
-        """(schema, name) → SQL reading that user table at the statement's snapshot."""
+    def resolver(self, tx: Transaction, overrides: dict[tuple[str | None, str], str | UserTable] | None = None) -> Callable[[str | None, str], str | UserTable | None]:
+        """(schema, name) → SQL reading that user table at the statement's snapshot, with
+        its columns' declared types."""
 
-        def resolve(schema: str | None, name: str) -> str | None:
+        def resolve(schema: str | None, name: str) -> str | UserTable | None:
             if overrides:
                 hit = overrides.get((schema, name)) or overrides.get((None, name))
                 if hit is not None:
@@ -104,17 +105,21 @@ class Engine:
             q = tx.snapshot_query(t, with_rid=False, sql_types=True)
             for n, tbl in q.arrow.items():
                 self._register(n, tbl)
-            return q.sql
+            return _typed(q.sql, t)
 
         return resolve
 
-    def rewrite(self, sql: str, tx: Transaction, overrides: dict[tuple[str | None, str], str] | None = None) -> str:
-        return self.rewritten(sql, tx, overrides).sql
+    def rewrite(self, sql: str, tx: Transaction, overrides: dict[tuple[str | None, str], str | UserTable] | None = None, params: Sequence[Any] = ()) -> str:
+        return self.rewritten(sql, tx, overrides, params).sql
 
-    def rewritten(self, sql: str, tx: Transaction, overrides: dict[tuple[str | None, str], str] | None = None) -> Rewritten:
+    def rewritten(self, sql: str, tx: Transaction, overrides: dict[tuple[str | None, str], str | UserTable] | None = None, params: Sequence[Any] = ()) -> Rewritten:
+        """The statement for DuckDB; ``params`` (the bound values) tell which ``$n`` are
+        text, whose casts go through the target type's input function."""
         from walsender_proxy.sql import catalog_bridge
 
-        return catalog_bridge.rewrite_and_register(self, sql, self.resolver(tx, overrides), tx)
+        return catalog_bridge.rewrite_and_register(
+            self, sql, self.resolver(tx, overrides), tx, text_params(params), getattr(params, "types", ())
+        )
 
     def relation(self, sql: str, params: Sequence[Any]) -> duckdb.DuckDBPyRelation:
         try:
@@ -146,7 +151,7 @@ class Engine:
             # first-updater-wins at write time.
             node.lockingClause = None
             text = RawStream()(node)
-        rw = self.rewritten(text, tx)
+        rw = self.rewritten(text, tx, params=params)
         rel = self.relation(rw.sql, params)
         rows = Rows(result_columns(rel, rw, self.tables_of(tx, rw)), _batches(rel, self.ex))
         if plan is not None:
@@ -347,7 +352,7 @@ class Engine:
         elif data is None:
             src = node.selectStmt
             _defaults_to_null(src, [i for i, c in enumerate(cols) if _keeps_literal_scale(t.column(c))])
-            sql = self.rewrite(RawStream()(src), tx)
+            sql = self.rewrite(RawStream()(src), tx, params=params)
             rel = self.relation(sql, params)
             if len(rel.columns) > len(cols):
                 raise PgError("42601", "INSERT has more expressions than target columns")
@@ -437,7 +442,7 @@ class Engine:
         q = tx.snapshot_query(t, with_rid=True, sql_types=True)
         for n, tbl in q.arrow.items():
             self._register(n, tbl)
-        sql = self.rewrite(pg_sql, tx, {(None, TARGET): q.sql})
+        sql = self.rewrite(pg_sql, tx, {(None, TARGET): _typed(q.sql, t)}, params)
         data = self.relation(sql, params).to_arrow_table()
         # A row joined to several FROM rows is updated once, as in PostgreSQL.
         if data.num_rows and pc.count_distinct(data.column(RID)).as_py() != data.num_rows:
@@ -453,7 +458,7 @@ class Engine:
         self._register(name, rows)
         alias = rv.alias.aliasname if rv.alias else rv.relname
         sel = ", ".join(RawStream()(x) for x in targets)
-        rw = self.rewritten(f'SELECT {sel} FROM {TARGET} AS "{alias}"', tx, {(None, TARGET): f"SELECT * FROM {name}"})
+        rw = self.rewritten(f'SELECT {sel} FROM {TARGET} AS "{alias}"', tx, {(None, TARGET): _typed(f"SELECT * FROM {name}", t)}, params)
         # The statement's parameters only if the RETURNING list uses them (DuckDB refuses
         # arguments a query does not take: ``… WHERE id = $1 RETURNING a`` would fail).
         rel = self.relation(rw.sql, params if "$" in sel else [])
@@ -467,7 +472,7 @@ class Engine:
             self._register(n, tbl)
         alias = node.relation.alias.aliasname if node.relation.alias else node.relation.relname
         sel = ", ".join(RawStream()(x) for x in returning(node))
-        rw = self.rewritten(f'SELECT {sel} FROM {TARGET} AS "{alias}" LIMIT 0', tx, {(None, TARGET): q.sql})
+        rw = self.rewritten(f'SELECT {sel} FROM {TARGET} AS "{alias}" LIMIT 0', tx, {(None, TARGET): _typed(q.sql, t)})
         return result_columns(self.relation(rw.sql, []), rw, [t])
 
     # -- COPY ----------------------------------------------------------------------------
@@ -509,7 +514,7 @@ class Engine:
 
             return CopyIn(fmt == "binary", len(cols), feed, finish, fail)
         if node.query is not None:
-            rw = self.rewritten(RawStream()(node.query), tx)
+            rw = self.rewritten(RawStream()(node.query), tx, params=params)
             rel = self.relation(rw.sql, params)
             columns = result_columns(rel, rw, self.tables_of(tx, rw))
         else:
@@ -554,9 +559,11 @@ class Engine:
         formats = tuple(formats)
         cached = st.param_recv
         if cached is None or cached[0] != formats or len(cached[1]) != len(params):
-            cached = (formats, _param_recvs(st.param_types, formats, len(params)))
-            st.param_recv = cached
-        out: list[Any] = []
+            oids = _inferred_param_types(st.node, st.param_types, len(params))
+            cached = (formats, _param_recvs(oids, formats, len(params)), _typed_params(st.param_types), _lake_params(oids))
+            st.param_recv = cached  # type: ignore[assignment]
+        out = BoundParams()
+        out.typed, out.types = cached[2], cached[3]  # type: ignore[misc]
         append = out.append
         for (quick, general), raw in zip(cached[1], params, strict=True):
             if raw is None:
@@ -565,6 +572,70 @@ class Engine:
             v = quick(raw)
             append(general(raw) if v is _NOT_SIMPLE else v)
         return out
+
+
+class BoundParams(list):  # type: ignore[type-arg]
+    """Bind's values; which of them the client declared of a type that is not text (a
+    numeric or uuid parameter arrives as a str too, but is not text to cast); the lake
+    types of the parameters, declared or inferred from a cast."""
+
+    __slots__ = ("typed", "types")  # set by decode_params (no __init__: Bind is a hot path)
+
+    typed: frozenset[int]
+    types: tuple[tuple[int, ColumnType], ...]
+
+
+def _inferred_param_types(node: Any, declared: Sequence[int], n: int) -> list[int]:
+    """Each parameter's type: as declared at Parse, or for one left unspecified, the lake
+    type of the first cast applied to it (``$1::bytea``), as PostgreSQL's parse analysis
+    gives an unknown parameter the type it is first coerced to; 0 when there is none."""
+    oids = [declared[i] if i < len(declared) else 0 for i in range(n)]
+    if all(oids):
+        return oids
+    from walsender_proxy.sql.literals import cast_target
+
+    def visit(x: Any) -> None:
+        if isinstance(x, ast.TypeCast) and isinstance(x.arg, ast.ParamRef):
+            i = x.arg.number - 1
+            if 0 <= i < n and not oids[i]:
+                ctype = cast_target(x.typeName)
+                if ctype is not None:
+                    oids[i] = ctype.oid
+        if isinstance(x, ast.Node):
+            for name in x:
+                visit(getattr(x, name))
+        elif isinstance(x, tuple | list):
+            for y in x:
+                visit(y)
+
+    visit(node)
+    return oids
+
+
+def _lake_params(oids: Sequence[int]) -> tuple[tuple[int, ColumnType], ...]:
+    out = []
+    for i, oid in enumerate(oids):
+        if oid:
+            with contextlib.suppress(PgError):
+                out.append((i + 1, type_by_oid(oid)))
+    return tuple(out)
+
+
+#: Parameter types whose values are text to PostgreSQL (unknown included).
+_TEXT_PARAM_OIDS = frozenset({0, 25, 1043, 1042, 19, 705})
+
+
+def _typed_params(param_types: Sequence[int]) -> frozenset[int]:
+    return frozenset(i + 1 for i, oid in enumerate(param_types) if oid not in _TEXT_PARAM_OIDS)
+
+
+def text_params(params: Sequence[Any]) -> frozenset[int]:
+    """The ``$n`` bound as text: a cast of one is an I/O conversion (the rewriter's
+    ``text_params``). Only statements that go to DuckDB ask, not the point paths."""
+    if not params:
+        return frozenset()
+    typed = getattr(params, "typed", frozenset())
+    return frozenset(i + 1 for i, v in enumerate(params) if type(v) is str and i + 1 not in typed)
 
 
 # -- results -------------------------------------------------------------------------------
@@ -591,6 +662,12 @@ def result_columns(rel: duckdb.DuckDBPyRelation, rw: Rewritten | None, tables: l
         oc = known[i] if known is not None else None
         out_name = oc.name if oc is not None else name
         oid = oc.type_oid if oc is not None else None
+        lake = _lake_result_type(oid, oc.typmod if oc is not None else -1, ctype)
+        if lake is not None:
+            # A lake type the rewriter knows ('x'::uuid, '1.50'::numeric, 'a'::char(3)):
+            # its own encoders, whatever DuckDB computed it as (VARCHAR, DECIMAL, DOUBLE).
+            cols.append(Column(out_name, lake))
+            continue
         if oid is None or oid == ctype.oid:
             # A user column's declared type, by name, where the rewriter knows no type: it
             # knows one for an expression (`n::text` is text, whatever column n is).
@@ -606,6 +683,27 @@ def result_columns(rel: duckdb.DuckDBPyRelation, rw: Rewritten | None, tables: l
     return cols
 
 
+def _lake_result_type(oid: int | None, typmod: int, duck: ColumnType) -> ColumnType | None:
+    """The lake type (with the rewriter's typmod) of a result column the rewriter typed as
+    ``oid``, when DuckDB's value ``duck`` is that type's storage or computing form: text for
+    the types stored as text, any number for numeric, the same type otherwise."""
+    if oid is None:
+        return None
+    try:
+        lake = type_by_oid(oid)
+    except PgError:
+        return None
+    if lake.is_array != duck.is_array:
+        return None
+    name, got = lake.base.name, duck.base.name
+    fits = (
+        got == name
+        or (got == "text" and name in _STRINGY and name != "numeric")
+        or (name == "numeric" and got in ("numeric", "float8", "int2", "int4", "int8"))
+    )
+    return ColumnType(lake.base, typmod, lake.is_array) if fits else None
+
+
 def duck_error(e: Exception) -> PgError:
     import duckdb
 
@@ -615,6 +713,12 @@ def duck_error(e: Exception) -> PgError:
     original = udf_error(str(e))
     if original is not None:
         return original
+    if isinstance(e, duckdb.ConversionException | duckdb.OutOfRangeException):
+        from walsender_proxy.sql.literals import duckdb_cast_error
+
+        worded = duckdb_cast_error(str(e))
+        if worded is not None:
+            return worded
     if isinstance(e, duckdb.InterruptException):
         return PgError("57014", "canceling statement due to user request")
     if isinstance(e, duckdb.BinderException):
@@ -755,6 +859,11 @@ def fetch_portal(ex: Executor, portal: Portal, max_rows: int) -> tuple[str, Any]
     return "rows", b"".join(out)
 
 
+def _typed(sql: str, t: Table) -> UserTable:
+    """A user table's SQL with its columns' declared types, for the rewriter."""
+    return UserTable(sql, {c.name: c.type for c in t.columns})
+
+
 def tx_rows_since(tx: Transaction, t: Table, n: int) -> pa.Table:
     """The last ``n`` rows this transaction wrote to ``t`` (for INSERT … RETURNING)."""
     rows = tx.own_tail(t.oid, n)
@@ -780,14 +889,12 @@ def coerce_text(col: Any, arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.Chun
 
 
 def _text_as_is(ctype: Any) -> bool:
-    """A string goes into a column of this (string-stored) type without its input function.
-    Not numeric, though stored as its text: its input function checks the text and writes
-    it PostgreSQL's way (' 007.50 ' is 7.50, 'abc' is 22P02)."""
-    return (
-        ctype.base.name in ("text", "varchar", "bpchar", "json", "jsonb")
-        and not ctype.is_array
-        and ctype.typmod < 0
-    )
+    """A string goes into a column of this (string-stored) type without its input function:
+    only where that function keeps every string as it is. Not numeric, uuid, json or jsonb,
+    though stored as text: their input functions check the text and write it PostgreSQL's
+    way (' 007.50 ' is 7.50, an uppercase uuid is lowered, 'not json' is 22P02, jsonb's
+    keys are sorted and deduplicated)."""
+    return ctype.base.name in ("text", "varchar", "bpchar") and not ctype.is_array and ctype.typmod < 0
 
 
 def _keeps_literal_scale(col: Any) -> bool:

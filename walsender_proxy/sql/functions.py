@@ -17,7 +17,7 @@ from decoding.errors import PgError
 from decoding.lsn import format_lsn
 from walsender_proxy.lake import bulk
 from walsender_proxy.lake.transaction import Isolation
-from walsender_proxy.sql import lock_functions, slot_functions
+from walsender_proxy.sql import literals, lock_functions, slot_functions
 from walsender_proxy.sql.rewrite_funcs import ADVISORY
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ def udf_error(message: str) -> PgError | None:
     return _udf_errors.pop(message[i + len(_UDF_PREFIX) :].strip(), None)
 
 
-def _keep_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+def keep_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def call(*args: Any) -> Any:
         try:
@@ -174,4 +174,5 @@ def install(con: duckdb.DuckDBPyConnection, ctx: ServerContext) -> None:
     udfs += slot_functions.udfs(ctx, session)
     udfs += lock_functions.udfs(ctx, session)
     for name, fn, args, ret in udfs:
-        con.create_function(PREFIX + name, _keep_errors(fn), args, ret, side_effects=True)  # type: ignore[arg-type]
+        con.create_function(PREFIX + name, keep_errors(fn), args, ret, side_effects=True)  # type: ignore[arg-type]
+    literals.install(con)

@@ -49,7 +49,16 @@ from pglast.enums import (
 from pglast.stream import RawStream
 
 from decoding.errors import PgError
-from walsender_proxy.sql import pgcatalog
+from decoding.pgtypes import ColumnType
+from walsender_proxy.sql import literals, pgcatalog
+from walsender_proxy.sql.nodes import bool_const as _bool
+from walsender_proxy.sql.nodes import call as _call
+from walsender_proxy.sql.nodes import cast as _cast
+from walsender_proxy.sql.nodes import int_const as _int
+from walsender_proxy.sql.nodes import name as _s
+from walsender_proxy.sql.nodes import null_const as _null
+from walsender_proxy.sql.nodes import op as _op
+from walsender_proxy.sql.nodes import str_const as _str
 from walsender_proxy.sql.rewrite_funcs import (
     ADVISORY,
     ARITY_SUFFIX,
@@ -67,7 +76,17 @@ from walsender_proxy.sql.rewrite_funcs import (
     duckdb_functions,
 )
 
-ResolveUserTable = Callable[[str | None, str], str | None]
+
+@dataclass(frozen=True, slots=True)
+class UserTable:
+    """What ``resolve_user_table`` may return instead of bare SQL: the SQL and the declared
+    type of each column (casts of a column follow its type's input and output rules)."""
+
+    sql: str
+    types: Mapping[str, ColumnType]
+
+
+ResolveUserTable = Callable[[str | None, str], "str | UserTable | None"]
 
 
 class SqlError(PgError):
@@ -145,6 +164,8 @@ class T:
     name: str
     #: int2vector/oidvector (and casts of them to arrays) index from 0, DuckDB lists from 1.
     zero_based: bool = False
+    #: The type modifier a cast gave (``varchar(3)``: 7), as RowDescription reports it.
+    typmod: int = -1
 
     @property
     def is_array(self) -> bool:
@@ -200,20 +221,8 @@ _OUT_FORMAT = {
 }
 
 _DUCK_SCALAR = {
-    "bool": "boolean",
-    "int2": "smallint",
-    "int4": "integer",
-    "int8": "bigint",
-    "float4": "real",
-    "float8": "double",
-    "numeric": "double",
-    "bytea": "blob",
-    "date": "date",
-    "time": "time",
+    **{k: v for k, v in literals.DUCK_TYPES.items() if v != "varchar"},
     "timetz": "timetz",
-    "timestamp": "timestamp",
-    "timestamptz": "timestamptz",
-    "interval": "interval",
     "oid": "uinteger",
     "xid": "uinteger",
     "cid": "uinteger",
@@ -249,48 +258,6 @@ def _column_t(typname: str) -> T:
 
 # ---------------------------------------------------------------------------------------------
 # node helpers
-
-
-def _s(v: str) -> ast.String:
-    return ast.String(sval=v)
-
-
-def _call(name: str, *args: ast.Node) -> ast.FuncCall:
-    return ast.FuncCall(
-        funcname=(_s(name),), args=tuple(args), funcformat=CoercionForm.COERCE_EXPLICIT_CALL
-    )
-
-
-def _int(v: int) -> ast.A_Const:
-    return ast.A_Const(isnull=False, val=ast.Integer(ival=v))
-
-
-def _str(v: str) -> ast.A_Const:
-    return ast.A_Const(isnull=False, val=ast.String(sval=v))
-
-
-def _bool(v: bool) -> ast.A_Const:
-    return ast.A_Const(isnull=False, val=ast.Boolean(boolval=v))
-
-
-def _null() -> ast.A_Const:
-    return ast.A_Const(isnull=True)
-
-
-def _cast(
-    node: ast.Node, duck: str, *, array: bool = False, typmods: Sequence[int] = ()
-) -> ast.TypeCast:
-    tn = ast.TypeName(
-        names=(_s(duck),),
-        typmods=tuple(_int(m) for m in typmods) or None,
-        typemod=-1,
-        arrayBounds=(ast.Integer(ival=-1),) if array else None,
-    )
-    return ast.TypeCast(arg=node, typeName=tn)
-
-
-def _op(op: str, left: ast.Node | None, right: ast.Node) -> ast.A_Expr:
-    return ast.A_Expr(kind=A_Expr_Kind.AEXPR_OP, name=(_s(op),), lexpr=left, rexpr=right)
 
 
 def _colref(*names: str) -> ast.ColumnRef:
@@ -448,6 +415,8 @@ def figure_colname(node: ast.Node | None) -> tuple[str, int]:
 class _Rel:
     #: (name, type) per column, None when unknown (a user table: the server knows them).
     columns: list[tuple[str, T | None]] | None
+    #: A user table's declared column types, when the server gave them (casts use them).
+    declared: Mapping[str, ColumnType] | None = None
 
 
 class _Scope:
@@ -480,6 +449,26 @@ class _Scope:
     def column(self, name: str) -> T | None:
         found = self.find(name)
         return found[1] if found else None
+
+    def declared(self, names: Sequence[str]) -> ColumnType | None:
+        """A user table column's declared type, by ``col`` or ``alias.col`` (None when the
+        name is not one, or is ambiguous at its level)."""
+        if len(names) == 2:
+            rel = self.rel(names[0])
+            return rel.declared.get(names[1]) if rel is not None and rel.declared else None
+        s: _Scope | None = self
+        while s is not None:
+            hits = []
+            for alias in s.order:
+                rel = s.rels[alias]
+                if rel.declared is not None and names[0] in rel.declared:
+                    hits.append(rel.declared[names[0]])
+                elif rel.columns is not None and any(n == names[0] for n, _ in rel.columns):
+                    return None
+            if hits:
+                return hits[0] if len(hits) == 1 else None
+            s = s.parent
+        return None
 
     def find(self, name: str) -> tuple[str, T | None] | None:
         """(alias, type) of the relation an unqualified column name belongs to."""
@@ -532,8 +521,15 @@ class _Rewriter:
         resolve_user_table: ResolveUserTable,
         server_udfs: Mapping[str, str],
         udf_args: Sequence[Any],
+        text_params: frozenset[int] = frozenset(),
+        param_types: Mapping[int, ColumnType] | None = None,
     ) -> None:
         self.sql = sql
+        #: Lake types of the ``$n`` (declared at Parse or inferred from a cast), if known.
+        self.param_types: Mapping[int, ColumnType] = param_types or {}
+        #: ``$n`` bound as text (unknown or text-typed parameters): a cast of one is an I/O
+        #: conversion through the target type's input function, as a text column's is.
+        self.text_params = text_params
         self.resolve_user_table = resolve_user_table
         self.server_udfs = server_udfs
         self.udf_args = udf_args
@@ -766,10 +762,16 @@ class _Rewriter:
         if sub is None:
             shown = f"{rv.schemaname}.{rv.relname}" if rv.schemaname else rv.relname
             raise self.fail("42P01", f'relation "{shown}" does not exist', rv)
+        declared = None
+        if isinstance(sub, UserTable):
+            sub, declared = sub.sql, sub.types
+            if rv.alias is not None and rv.alias.colnames:
+                names = [c.sval for c in rv.alias.colnames]
+                declared = dict(zip(names, declared.values(), strict=False))
         self.user_tables.append((rv.schemaname, rv.relname))
         ph = f"wpx_rel_{self.nonce}_{len(self.placeholders)}"
         self.placeholders[ph] = sub
-        scope.add(alias, _Rel(None))
+        scope.add(alias, _Rel(None, declared))
         new_alias = rv.alias if rv.alias is not None else ast.Alias(aliasname=rv.relname)
         return ast.RangeVar(relname=ph, inh=True, relpersistence="p", alias=new_alias)
 
@@ -918,6 +920,9 @@ class _Rewriter:
         if isinstance(v, ast.Integer):
             return node, T("int4")
         if isinstance(v, ast.Float):
+            # an integer too wide for int4 is int8 when it fits (make_const), else numeric
+            if re.fullmatch(r"-?[0-9]+", v.fval) and -(2**63) <= int(v.fval) < 2**63:
+                return node, T("int8")
             return node, T("numeric")
         if isinstance(v, ast.Boolean):
             return node, BOOL
@@ -927,7 +932,8 @@ class _Rewriter:
 
     def e_ParamRef(self, node: ast.ParamRef, scope: _Scope) -> tuple[ast.Node, T | None]:
         self.max_param = max(self.max_param, node.number)
-        return node, None
+        ctype = self.param_types.get(node.number)
+        return node, _lake_t(ctype) if ctype is not None else None
 
     def e_CollateClause(self, node: ast.CollateClause, scope: _Scope) -> tuple[ast.Node, T | None]:
         return self.expr(node.arg, scope)
@@ -1049,6 +1055,21 @@ class _Rewriter:
 
     def e_TypeCast(self, node: ast.TypeCast, scope: _Scope) -> tuple[ast.Node, T | None]:
         target, is_array, typmods = self._type_name(node.typeName)
+        ctype = self._lake_type(target, typmods, is_array, node.typeName)
+        if ctype is not None and isinstance(node.arg, ast.A_Const) and not node.arg.isnull:
+            # a quoted literal goes through the type's input function, a number through the
+            # cast from its own type (sql/literals.py)
+            try:
+                lit = _str_const(node.arg)
+                out = (
+                    literals.unknown_literal(lit, ctype)
+                    if lit is not None
+                    else literals.constant_cast(node.arg, ctype)
+                )
+            except PgError as e:
+                raise self.fail(e.sqlstate, e.message, node.arg, detail=e.detail, hint=e.hint) from None
+            if out is not None:
+                return out, _lake_t(ctype)
         lit = _str_const(node.arg)
         if is_array and lit is not None:
             elems = parse_array_literal(lit)
@@ -1057,6 +1078,31 @@ class _Rewriter:
             arr = ast.A_ArrayExpr(elements=tuple(_null() if e is None else _str(e) for e in elems))
             return _cast(arr, _duck_type(target, node.typeName), array=True), T("_" + target)
         arg, t = self.expr(node.arg, scope)
+        if ctype is not None:
+            source = self._lake_source(node.arg, t, scope)
+            out_t = _lake_t(ctype)
+            if (
+                source is not None
+                and source.base.name == "bpchar"
+                and not source.is_array
+                and target in ("text", "varchar")
+                and not is_array
+            ):
+                arg = _call("rtrim", arg, _str(" "))  # bpchar → text/varchar drops the padding
+                if ctype.typmod < 0:
+                    return arg, out_t
+            if self._io_cast(node.arg, t, source, ctype):
+                return literals.input_call(arg, ctype), out_t
+            if (
+                source is not None
+                and target in ("text", "varchar", "bpchar")
+                and not is_array
+                and literals.needs_output_call(source)
+            ):
+                text = literals.output_call(arg, source)
+                if ctype.typmod < 0:
+                    return text, out_t
+                return literals.input_call(text, ctype), out_t
         if target in REG_TYPES:
             reg = REG_TYPES[target]
             if t is not None and t.name in INTEGERISH:
@@ -1085,6 +1131,48 @@ class _Rewriter:
             return _cast(arg, duck[0], typmods=duck[1]), T(target)
         return _cast(arg, duck), T(target)
 
+    def _lake_type(
+        self, target: str, typmods: list[int], is_array: bool, tn: ast.TypeName
+    ) -> ColumnType | None:
+        try:
+            return literals.target_type(target, typmods, is_array)
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, tn) from None
+
+    def _lake_source(self, arg: ast.Node, t: T | None, scope: _Scope) -> ColumnType | None:
+        """The lake type of a cast's operand: what the rewriter inferred, or a user table
+        column's declared type."""
+        if t is not None:
+            base = t.name[1:] if t.name.startswith("_") else t.name
+            try:
+                return literals.target_type(base, [], t.name.startswith("_"))
+            except PgError:
+                return None
+        if isinstance(arg, ast.ColumnRef) and all(isinstance(f, ast.String) for f in arg.fields):
+            return scope.declared([f.sval for f in arg.fields][-2:])
+        return None
+
+    def _io_cast(
+        self, arg: ast.Node, t: T | None, source: ColumnType | None, ctype: ColumnType
+    ) -> bool:
+        """A cast PostgreSQL makes by I/O conversion through the target's input function,
+        which DuckDB's casts from VARCHAR do not reproduce: from a text expression or a
+        parameter bound as text (to anything but unconstrained text), json to jsonb."""
+        target = ctype.base.name
+        if target in ("text", "varchar", "bpchar") and ctype.typmod < 0 and not ctype.is_array:
+            return False
+        if isinstance(arg, ast.A_Const):
+            return False  # NULL (other constants are the literal input's)
+        if isinstance(arg, ast.ParamRef):
+            return arg.number in self.text_params
+        if t is not None and t.name in TEXTISH:
+            return True
+        if source is None or source.is_array:
+            return False
+        return source.base.name in ("text", "varchar", "bpchar") or (
+            source.base.name == "json" and target == "jsonb" and not ctype.is_array
+        )
+
     def _type_name(self, tn: ast.TypeName) -> tuple[str, bool, list[int]]:
         names = [n.sval for n in tn.names]
         if tn.pct_type or tn.setof:
@@ -1092,14 +1180,7 @@ class _Rewriter:
         name = names[-1].lower()
         if len(names) > 2 or (len(names) == 2 and names[0] != "pg_catalog"):
             raise self.fail("42704", f'type "{".".join(names)}" does not exist', tn)
-        aliases = {
-            "int": "int4",
-            "integer": "int4",
-            "float": "float8",
-            "boolean": "bool",
-            "decimal": "numeric",
-        }
-        name = aliases.get(name, name)
+        name = literals.TYPE_ALIASES.get(name, name)
         if name not in pgcatalog.TYPE_OIDS:
             raise self.fail("42704", f'type "{".".join(names)}" does not exist', tn)
         typmods = []
@@ -1213,10 +1294,17 @@ class _Rewriter:
     def _array_literal(
         self, lit: str, other: T | None, at: ast.Node, whole: bool = False
     ) -> ast.Node:
+        elem = (other.elem if whole and other is not None else other) or TEXT
+        lake = literals.target_type(elem.name, [], True) if elem != UNKNOWN else None
+        if lake is not None:
+            # the other side's element type reads the literal, as PostgreSQL resolves it
+            try:
+                return literals.unknown_literal(lit, lake)
+            except PgError as e:
+                raise self.fail(e.sqlstate, e.message, at, detail=e.detail, hint=e.hint) from None
         elems = parse_array_literal(lit)
         if elems is None:
             raise self.fail("22P02", f'malformed array literal: "{lit}"', at)
-        elem = (other.elem if whole and other is not None else other) or TEXT
         if elem == UNKNOWN:
             elem = TEXT
         arr = ast.A_ArrayExpr(elements=tuple(_null() if e is None else _str(e) for e in elems))
@@ -1463,6 +1551,11 @@ def _lsn_int(node: ast.Node) -> ast.Node:
     return _op("+", _op("<<", part(1), _int(32)), part(2))
 
 
+def _lake_t(ctype: ColumnType) -> T:
+    """The rewriter's type of a value of lake type ``ctype``."""
+    return T(("_" if ctype.is_array else "") + ctype.base.name, typmod=ctype.typmod)
+
+
 def _common(types: Sequence[T | None]) -> T | None:
     known = [t for t in types if t is not None]
     concrete = [t for t in known if t != UNKNOWN]
@@ -1503,7 +1596,7 @@ def _duck_type(
 # ---------------------------------------------------------------------------------------------
 # entry point
 
-_CACHE: OrderedDict[str, Rewritten] = OrderedDict()
+_CACHE: OrderedDict[tuple[str, frozenset[int], tuple[tuple[int, ColumnType], ...]], Rewritten] = OrderedDict()
 _CACHE_LOCK = threading.Lock()
 _CACHE_SIZE = 512
 
@@ -1526,6 +1619,8 @@ def rewrite(
     resolve_user_table: ResolveUserTable,
     server_udfs: Mapping[str, str] | None = None,
     udf_args: Sequence[Any] = (),
+    text_params: frozenset[int] = frozenset(),
+    param_types: tuple[tuple[int, ColumnType], ...] = (),
 ) -> Rewritten:
     """One PostgreSQL query (SELECT, VALUES, WITH …, or ``COPY (query) TO STDOUT``) for DuckDB.
 
@@ -1535,13 +1630,15 @@ def rewrite(
     (``{"txid_current": "wpx_txid_current"}``) to the UDF; calls become
     ``udf(*udf_args, *args)`` (e.g. the backend pid first). Without a UDF, zero-argument
     server values (:data:`~walsender_proxy.sql.rewrite_funcs.SERVER_VALUES`) are read from
-    the ``pgc_server_values`` table instead.
+    the ``pgc_server_values`` table instead. ``text_params`` are the numbers of the ``$n``
+    bound as text: a cast of one goes through the target type's input function;
+    ``param_types`` the lake types of the ``$n`` the server knows.
     Raises :class:`SqlError` (a PgError) with PostgreSQL's SQLSTATE, message and position.
     Results of statements that read no user table and call no UDF are cached by text
     (subscribers and psql repeat the same catalog queries): a repeat costs a dict lookup.
     """
     udfs = server_udfs or {}
-    key = sql if not udfs else None
+    key = (sql, text_params, param_types) if not udfs else None
     if key is not None:
         with _CACHE_LOCK:
             hit = _CACHE.get(key)
@@ -1549,7 +1646,7 @@ def rewrite(
                 _CACHE.move_to_end(key)
                 return hit
     stmt = _parse_one(sql)
-    rw = _Rewriter(sql, resolve_user_table, udfs, udf_args)
+    rw = _Rewriter(sql, resolve_user_table, udfs, udf_args, text_params, dict(param_types))
     copy: CopyTo | None = None
     if isinstance(stmt, ast.CopyStmt):
         stmt, copy = _copy_query(stmt)
@@ -1558,7 +1655,7 @@ def rewrite(
         new = rw.wrap_output(new, cols)
     columns = None
     if cols is not None:
-        columns = tuple(OutputColumn(n, _type_oid(t)) for n, t in cols)
+        columns = tuple(OutputColumn(n, _type_oid(t), t.typmod if t is not None else -1) for n, t in cols)
     result = Rewritten(
         sql=rw.deparse(new),
         needs=frozenset(rw.needs),
@@ -1571,7 +1668,7 @@ def rewrite(
     )
     if key is not None and not rw.user_tables and not rw.set_configs and not rw.used_udfs:
         with _CACHE_LOCK:
-            _CACHE[sql] = result
+            _CACHE[key] = result
             while len(_CACHE) > _CACHE_SIZE:
                 _CACHE.popitem(last=False)
     return result
