@@ -8,9 +8,24 @@ from collections.abc import Iterator
 import pytest
 
 from tests.pgcluster import PgCluster
+from tests.proxy import ProxyProcess, ProxyServer
 
 
 @pytest.fixture(scope="session")
 def pg15() -> Iterator[PgCluster]:
     with PgCluster() as pg:
         yield pg
+
+
+@pytest.fixture(scope="module")
+def proxy() -> Iterator[ProxyServer]:
+    """A proxy for the tests of one module, on a free port over a fresh data directory."""
+    with ProxyServer() as p:
+        yield p
+
+
+@pytest.fixture(scope="module")
+def proxy_process() -> Iterator[ProxyProcess]:
+    """A proxy in a process of its own, for the tests of one module."""
+    with ProxyProcess() as p:
+        yield p

@@ -1,15 +1,22 @@
 """The proxy, started by tests: a real server on a free loopback port, in a thread of the
-test process (so tests can reach into its lake), or as a separate process (crash tests)."""
+test process (so tests can reach into its lake), or as a separate process (crash tests, and
+clients that hold the GIL while they wait for an answer, as some libpq calls do)."""
 
 from __future__ import annotations
 
 import asyncio
+import signal
 import socket
+import subprocess
+import sys
 import tempfile
 import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+import psycopg
 
 from walsender_proxy.lake import Lake, LakeSettings
 from walsender_proxy.server.context import ServerContext, ServerSettings
@@ -60,6 +67,78 @@ class ProxyServer:
         self.thread.join(10)
 
     def __enter__(self) -> ProxyServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class ProxyProcess:
+    """``walsender-proxy serve`` in a process of its own, over ``data_dir`` (made with
+    ``init`` when missing). ``config`` is TOML text appended to the default configuration."""
+
+    def __init__(self, data_dir: Path | None = None, *, config: str = "") -> None:
+        self.dir = data_dir or Path(tempfile.mkdtemp(prefix="wpx-proxy-")) / "data"
+        self.port = free_port()
+        self.config: Path | None = None
+        if config:
+            default = Path(__file__).parents[1] / "conf" / "walsender-proxy.toml"
+            self.config = self.dir.parent / f"proxy-{self.port}.toml"
+            self.config.write_text(default.read_text() + "\n" + config)
+        self.proc: subprocess.Popen[str] | None = None
+        self.output = ""
+
+    def _cli(self, *args: str) -> list[str]:
+        cmd = [sys.executable, "-m", "walsender_proxy.cli", *args, "-D", str(self.dir)]
+        return cmd + (["-c", str(self.config)] if self.config else [])
+
+    def start(self) -> ProxyProcess:
+        if not self.dir.exists():
+            subprocess.run(self._cli("init"), check=True, capture_output=True, timeout=120)
+        self.proc = subprocess.Popen(
+            [*self._cli("serve"), "-p", str(self.port)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                psycopg.connect(self.dsn(), connect_timeout=2).close()
+                return self
+            except psycopg.OperationalError:
+                if time.monotonic() > deadline or self.proc.poll() is not None:
+                    self.stop()
+                    raise RuntimeError(f"the proxy did not start:\n{self.output}") from None
+                time.sleep(0.1)
+
+    def dsn(self, user: str = "postgres", dbname: str = "postgres", **extra: str) -> str:
+        parts = [f"host=127.0.0.1 port={self.port} user={user} dbname={dbname}"]
+        parts += [f"{k}={v}" for k, v in extra.items()]
+        return " ".join(parts)
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        """Stop the server (SIGKILL: as a crash would) and keep what it printed."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            out, _ = self.proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            out, _ = self.proc.communicate()
+        self.output += out or ""
+        self.proc = None
+
+    def kill(self) -> None:
+        self.stop(signal.SIGKILL)
+
+    def restart(self) -> ProxyProcess:
+        self.stop()
+        return self.start()
+
+    def __enter__(self) -> ProxyProcess:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

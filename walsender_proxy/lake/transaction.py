@@ -172,6 +172,9 @@ class Transaction:
         self._seq = 0
         self._rid_locks: dict[int, list[tuple[int, pa.Array]]] = {}  # relid -> (subxid, rids)
         self._stmt_csn: int | None = None
+        #: A statement has read at a snapshot (PostgreSQL's FirstSnapshotSet): from then on
+        #: the isolation level and read-write mode can no longer change.
+        self.snapshot_taken = snapshot_csn is not None
         # Key events of small statements, for the lake's key index (see keyindex.py):
         # relid -> [(subxid, rid, old key, new key)], and the tables where some statement
         # was too big to track (relid -> subxids), with this transaction's own key state.
@@ -201,6 +204,7 @@ class Transaction:
             return self._stmt_csn
         csn = self.lake.frontier
         self._stmt_csn = csn
+        self.snapshot_taken = True
         if self.isolation is not Isolation.READ_COMMITTED:
             self._snapshot_csn = csn
             self._hold = self.lake.holds.hold("transaction", csn=csn)

@@ -104,10 +104,15 @@ class Session(Conn):
         self._fd: int | None = None  # set while the session thread does its own socket I/O
 
     def send_error(self, e: PgError) -> None:
-        """An ERROR for the client. As PostgreSQL's error recovery does, it also drops the
-        session's temporary replication slots (``ReplicationSlotCleanup``). A cancel is
+        """An ERROR for the client, and PostgreSQL's error recovery with it: whatever layer
+        raised it (parse, bind, a row that fails to encode, COPY data, the commit itself),
+        the transaction is aborted here — an explicit block enters the failed state, an
+        implicit one is rolled back — and the session's temporary replication slots are
+        dropped (``AbortCurrentTransaction``, ``ReplicationSlotCleanup``). A cancel is
         worded with its reason here, wherever in the statement it was noticed."""
         ex = self.executor
+        if ex is not None:
+            ex.fail()
         if (
             ex is not None
             and ex.cancel_reason != USER_REQUEST
@@ -575,12 +580,12 @@ class Session(Conn):
         try:
             ex.bind(msg.portal, msg.statement, msg.param_formats, msg.params, msg.result_formats)
         except PgError as e:
-            self._extended_failed(ex, e)
+            self._extended_failed(e)
             return
         except Disconnect:
             raise
         except Exception as e:
-            self._extended_failed(ex, self._internal_error(e))
+            self._extended_failed(self._internal_error(e))
             return
         self.send(_BIND_COMPLETE)
 
@@ -600,15 +605,18 @@ class Session(Conn):
         self.machine.extended_error()
 
     def _sync(self, ex: Executor) -> list[Outcome]:
+        """Sync ends an implicit transaction: a commit that fails (a full disk, a failed
+        fsync) reaches the client as an ErrorResponse before ReadyForQuery, never as
+        silence after the statements' CommandComplete."""
         try:
             return ex.sync()
-        except PgError:
-            return []
+        except PgError as e:
+            self.send_error(e)
         except Disconnect:
             raise
         except Exception as e:
-            self._internal_error(e)  # logged; nothing is reported, as for a PgError
-            return []
+            self.send_error(self._internal_error(e))
+        return []
 
     def outcome_message(self, o: Outcome) -> None:
         if isinstance(o, Done):
@@ -746,22 +754,20 @@ class Session(Conn):
         try:
             fn(*args)
         except PgError as e:
-            self._extended_failed(self.executor, e)
+            self._extended_failed(e)
             return
         except Disconnect:
             raise
         except Exception as e:
-            self._extended_failed(self.executor, self._internal_error(e))
+            self._extended_failed(self._internal_error(e))
             return
         self.send(ok)
 
-    def _extended_failed(self, ex: Executor | None, e: PgError) -> None:
-        """An extended-protocol message failed: report it, skip to Sync, and fail the
-        statement's transaction."""
+    def _extended_failed(self, e: PgError) -> None:
+        """An extended-protocol message failed: report it (which fails the transaction)
+        and skip to Sync."""
         self.send_error(e)
         self.machine.extended_error()
-        if ex is not None:
-            ex.fail()
 
     def describe(self, ex: Executor, msg: m.Describe) -> None:
         try:
@@ -777,12 +783,12 @@ class Session(Conn):
                 portal = ex.portals.get(msg.name)
                 formats = portal.result_formats if portal else []
         except PgError as e:
-            self._extended_failed(ex, e)
+            self._extended_failed(e)
             return
         except Disconnect:
             raise
         except Exception as e:
-            self._extended_failed(ex, self._internal_error(e))
+            self._extended_failed(self._internal_error(e))
             return
         self.send(row_description(cols, formats) if cols is not None else _NO_DATA)
 
@@ -839,7 +845,6 @@ class Session(Conn):
                 break
         if not ok:
             self.machine.extended_error()
-            ex.fail()
 
 
 #: The handler of each frontend message type but Query (dispatch, _query_loop_sync).

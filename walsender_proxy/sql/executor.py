@@ -187,6 +187,14 @@ class Executor:
             self.settings.begin()
         return self.tx
 
+    def _statement_tx(self) -> Transaction:
+        """The transaction for a statement that reads or writes: its snapshot is taken now,
+        at the statement's start, whether or not it reads a table (``SELECT 1`` fixes a
+        REPEATABLE READ snapshot as in PostgreSQL, and the isolation level is settled)."""
+        tx = self._ensure_tx()
+        tx.statement_csn()
+        return tx
+
     def _end_tx(self, commit: bool) -> list[Outcome]:
         out: list[Outcome] = []
         tx = self.tx
@@ -199,12 +207,16 @@ class Executor:
         if self.advisory_xact:
             self.advisory_xact = False
             self.ctx.advisory.release_all(self.backend_pid, xact=True)
-        if tx is not None:
-            if commit and tx.state is State.ACTIVE:
-                tx.commit()
-            elif tx.state in (State.ACTIVE, State.FAILED):
-                tx.abort()
-        for name in self.settings.end():
+        try:
+            if tx is not None:
+                if commit and tx.state is State.ACTIVE:
+                    tx.commit()
+                elif tx.state in (State.ACTIVE, State.FAILED):
+                    tx.abort()
+        finally:
+            # (a failed commit is a rolled-back transaction: its SET LOCALs go all the same)
+            changed = self.settings.end()
+        for name in changed:
             out.append(ParameterChanged(name, self.settings.get(name)))
         return out
 
@@ -213,6 +225,9 @@ class Executor:
         if self.tx is not None and not self.explicit:
             return self._end_tx(commit=True)
         return []
+
+    def _failed(self) -> bool:
+        return self.tx is not None and self.tx.state is State.FAILED
 
     def fail(self) -> None:
         """A statement failed: an implicit transaction is rolled back at once; an explicit
@@ -252,6 +267,8 @@ class Executor:
         if name and name in self.statements:
             raise PgError("42P05", f'prepared statement "{name}" already exists')
         node, text = stmts[0] if stmts else (None, "")
+        if node is not None and self._failed() and not _ends_transaction(node):
+            raise _aborted()
         self.statements[name] = Prepared(name, text, node, list(param_types))
 
     def bind(self, portal: str, statement: str, formats: Sequence[int], params: Sequence[bytes | None], result_formats: Sequence[int]) -> None:
@@ -268,8 +285,8 @@ class Executor:
                 "08P01",
                 f'bind message supplies {len(params)} parameters, but prepared statement "{statement}" requires {nparams}',
             )
-        if self.tx is not None and self.tx.state is State.FAILED:
-            raise _aborted()
+        if self._failed() and (nparams or not _ends_transaction(st.node)):
+            raise _aborted()  # (PostgreSQL lets a ROLLBACK or COMMIT through, unparameterised)
         values = self.engine.decode_params(st, formats, params)
         self.portals[portal] = Portal(portal, st, values, list(result_formats))
 
@@ -280,9 +297,18 @@ class Executor:
         nparams = _count_params(st.node)
         types = list(st.param_types) + [0] * (nparams - len(st.param_types))
         types = [t if t else 25 for t in types]
-        return types, self.describe_node(st.node, st.text, types)
+        cols = self.describe_node(st.node, st.text, types)
+        if cols is not None and self._failed():
+            raise _aborted()  # (a statement without rows is described even so)
+        return types, cols
 
     def describe_portal(self, name: str) -> list[Column] | None:
+        cols = self._describe_portal(name)
+        if cols is not None and self._failed():
+            raise _aborted()
+        return cols
+
+    def _describe_portal(self, name: str) -> list[Column] | None:
         p = self.portals.get(name)
         if p is None:
             cur = self.cursors.get(name)  # DECLAREd cursors share the portal namespace
@@ -366,34 +392,34 @@ class Executor:
         elif isinstance(node, (ast.SelectStmt, ast.ExplainStmt)):
             if isinstance(node, ast.ExplainStmt):
                 raise ddl_sql.unsupported("EXPLAIN")
-            tx = self._ensure_tx()
+            tx = self._statement_tx()
             yield self.engine.select(tx, node, text, params)
         elif isinstance(node, ast.InsertStmt):
-            yield from self.engine.insert(self._ensure_tx(), node, params)
+            yield from self.engine.insert(self._statement_tx(), node, params)
         elif isinstance(node, ast.UpdateStmt):
-            yield from self.engine.update(self._ensure_tx(), node, params)
+            yield from self.engine.update(self._statement_tx(), node, params)
         elif isinstance(node, ast.DeleteStmt):
-            yield from self.engine.delete(self._ensure_tx(), node, params)
+            yield from self.engine.delete(self._statement_tx(), node, params)
         elif isinstance(node, ast.TruncateStmt):
-            tx = self._ensure_tx()
+            tx = self._statement_tx()
             tx.truncate([ddl_sql.qualified(r) for r in node.relations], cascade=node.behavior == enums.DropBehavior.DROP_CASCADE, restart_identity=bool(node.restart_seqs))
             yield Done("TRUNCATE TABLE")
         elif isinstance(node, ast.CopyStmt):
-            yield self.engine.copy(self._ensure_tx(), node, params)
+            yield self.engine.copy(self._statement_tx(), node, params)
         elif isinstance(node, ast.CreateStmt):
-            yield Done(ddl_sql.create_table(self._ensure_tx(), node))
+            yield Done(ddl_sql.create_table(self._statement_tx(), node))
         elif isinstance(node, ast.CreateSchemaStmt):
-            yield Done(ddl_sql.create_schema(self._ensure_tx(), node))
+            yield Done(ddl_sql.create_schema(self._statement_tx(), node))
         elif isinstance(node, ast.DropStmt):
-            yield Done(ddl_sql.drop(self._ensure_tx(), node))
+            yield Done(ddl_sql.drop(self._statement_tx(), node))
         elif isinstance(node, ast.AlterTableStmt):
-            yield Done(ddl_sql.alter_table(self._ensure_tx(), node))
+            yield Done(ddl_sql.alter_table(self._statement_tx(), node))
         elif isinstance(node, ast.RenameStmt):
-            yield Done(ddl_sql.rename(self._ensure_tx(), node))
+            yield Done(ddl_sql.rename(self._statement_tx(), node))
         elif isinstance(node, ast.CreatePublicationStmt):
-            yield Done(ddl_sql.create_publication(self._ensure_tx(), node))
+            yield Done(ddl_sql.create_publication(self._statement_tx(), node))
         elif isinstance(node, ast.AlterPublicationStmt):
-            yield Done(ddl_sql.alter_publication(self._ensure_tx(), node))
+            yield Done(ddl_sql.alter_publication(self._statement_tx(), node))
         elif isinstance(node, (ast.CreateRoleStmt, ast.AlterRoleStmt, ast.DropRoleStmt)):
             yield Done(self._role(node))
         elif isinstance(node, ast.DiscardStmt):
@@ -472,7 +498,7 @@ class Executor:
             raise PgError("42P03", f'cursor "{node.portalname}" already exists')
         if not isinstance(node.query, ast.SelectStmt):
             raise ddl_sql.unsupported("DECLARE CURSOR for this statement")
-        rows = self.engine.select(self._ensure_tx(), node.query, RawStream()(node.query), params)
+        rows = self.engine.select(self._statement_tx(), node.query, RawStream()(node.query), params)
         if hold:
             batches = list(rows.batches)
             rows = Rows(rows.columns, iter(batches))
@@ -499,13 +525,18 @@ class Executor:
     def _transaction(self, s: ast.TransactionStmt) -> Iterator[Outcome]:
         K = enums.TransactionStmtKind
         kind = s.kind
-        failed = self.tx is not None and self.tx.state is State.FAILED
+        failed = self._failed()
+        if failed and kind not in _EXIT_KINDS:
+            raise _aborted()
         if kind in (K.TRANS_STMT_BEGIN, K.TRANS_STMT_START):
             if self.explicit:
+                # PostgreSQL warns and keeps the block, then applies the options as SET
+                # TRANSACTION would (25001 once a query has taken the snapshot).
                 yield Notice("WARNING", "25001", "there is already a transaction in progress")
+                self._apply_tx_options(s.options)
                 yield Done("BEGIN" if kind == K.TRANS_STMT_BEGIN else "START TRANSACTION")
                 return
-            self._apply_tx_options(s.options, starting=True)
+            self._apply_tx_options(s.options)
             self._ensure_tx()
             self.explicit = True
             yield Done("BEGIN" if kind == K.TRANS_STMT_BEGIN else "START TRANSACTION")
@@ -534,8 +565,6 @@ class Executor:
             if kind == K.TRANS_STMT_ROLLBACK_TO:
                 tx.rollback_to(name)
                 yield Done("ROLLBACK")
-            elif failed:
-                raise _aborted()
             elif kind == K.TRANS_STMT_SAVEPOINT:
                 tx.savepoint(name)
                 yield Done("SAVEPOINT")
@@ -573,7 +602,7 @@ class Executor:
             return
         raise ddl_sql.unsupported(f"transaction statement {kind.name}")
 
-    def _apply_tx_options(self, options: Any, *, starting: bool) -> None:
+    def _apply_tx_options(self, options: Any) -> None:
         for o in options or ():
             val = o.arg.val if isinstance(o.arg, ast.A_Const) else o.arg
             v = getattr(val, "sval", None)
@@ -583,7 +612,7 @@ class Executor:
                 self._set_isolation(str(v))
             elif o.defname == "transaction_read_only":
                 ro = bool(v)
-                if not ro and self.tx is not None and self.tx.read_only and not starting:
+                if not ro and self.tx is not None and self.tx.read_only and self.tx.snapshot_taken:
                     raise PgError("25001", "transaction read-write mode must be set before any query")
                 self._tx_read_only = ro
                 if self.tx is not None:
@@ -597,7 +626,7 @@ class Executor:
         iso = _ISOLATION.get(level.lower())
         if iso is None:
             raise PgError("22023", f'invalid value for parameter "transaction_isolation": "{level}"')
-        if self.tx is not None and self.tx.snapshot_csn is not None and self.tx.isolation is not iso:
+        if self.tx is not None and self.tx.snapshot_taken and self.tx.isolation is not iso:
             raise PgError("25001", "SET TRANSACTION ISOLATION LEVEL must be called before any query")
         self._tx_isolation = iso
         if self.tx is not None:
@@ -611,7 +640,7 @@ class Executor:
                 if not self.explicit:
                     yield Notice("WARNING", "25P01", "SET TRANSACTION can only be used in transaction blocks")
                 else:
-                    self._apply_tx_options(s.args, starting=False)
+                    self._apply_tx_options(s.args)
             elif s.name == "SESSION CHARACTERISTICS":
                 for o in s.args or ():
                     v = o.arg.val
@@ -800,6 +829,20 @@ def _count_params(node: Any) -> int:
 
     visit(node)
     return top
+
+
+_EXIT_KINDS = frozenset({
+    enums.TransactionStmtKind.TRANS_STMT_COMMIT,
+    enums.TransactionStmtKind.TRANS_STMT_PREPARE,
+    enums.TransactionStmtKind.TRANS_STMT_ROLLBACK,
+    enums.TransactionStmtKind.TRANS_STMT_ROLLBACK_TO,
+})  # fmt: skip
+
+
+def _ends_transaction(node: Any) -> bool:
+    """The statements a failed transaction still accepts (PostgreSQL's
+    IsTransactionExitStmt): COMMIT, PREPARE TRANSACTION, ROLLBACK, ROLLBACK TO."""
+    return isinstance(node, ast.TransactionStmt) and node.kind in _EXIT_KINDS
 
 
 def _aborted() -> PgError:
