@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from decoding.errors import PgError
+from decoding.errors import DISK_FULL_ERRNOS, PgError, file_access_error
 from decoding.lsn import FIRST_LSN, format_lsn
 from decoding.records import Record, decode_record
 
@@ -39,6 +39,15 @@ FRAME_OVERHEAD = _HEAD.size + _CRC.size
 MAX_RECORD = 1 << 31
 #: Buffered record bytes that are written out without waiting for a flush.
 WRITE_BEHIND = 1 << 20
+#: How far ahead of its records the log claims disk space (fallocate). A record is given
+#: its LSN only once the bytes it will occupy are the log's, so a full disk refuses the
+#: record (53100) before anything about it exists, and a write never fails half-way for
+#: want of space: records already appended are always written.
+RESERVE_STEP = 1 << 20
+#: Claimed space that only records ending a transaction may use (``append(release=True)``:
+#: an abort, a rollback to a savepoint, a rollback of a prepared transaction): on a full
+#: disk, giving up stays possible after going on no longer is.
+RELEASE_SLACK = 64 << 10
 
 
 class LogCorruptError(Exception):
@@ -51,17 +60,19 @@ class LogRemovedError(Exception):
 
 
 class LogFailedError(PgError, OSError):
-    """An fsync of the log failed, so the log is not written again until a restart.
+    """A write or fsync of the log failed, so the log is not written again until a restart.
 
     After a failed fsync the kernel may have dropped the unwritten pages and reports the
-    error once: a later fsync that succeeds proves nothing. PostgreSQL PANICs here and
+    error once: a later fsync that succeeds proves nothing. A failed write leaves records
+    that already have LSNs (and may have waiters) off the disk. PostgreSQL PANICs here and
     replays its WAL (data_sync_retry = off); the proxy refuses to append or flush from then
-    on, and recovery at the next start keeps only the records that are whole on disk."""
+    on, and recovery at the next start keeps only the records that are whole on disk. (A
+    full disk is not this: space is claimed before a record exists, see RESERVE_STEP.)"""
 
-    def __init__(self, segment: str, error: str) -> None:
+    def __init__(self, segment: str, error: str, action: str = "fdatasync") -> None:
         super().__init__(
             "58030",
-            f'could not fdatasync file "{segment}": {error}',
+            f'could not {action} file "{segment}": {error}',
             hint="The change log is not written to again until the proxy restarts.",
         )
 
@@ -145,8 +156,9 @@ class ChangeLog:
         self._flush_cond = threading.Condition()
         self._flushing = False  # a group-commit leader is in fsync
         self._closed = False
-        #: (segment, error) of a failed fsync: every later append and flush fails too.
-        self._failed: tuple[str, str] | None = None
+        #: (segment, error, action) of a failed write or fsync: every later append and
+        #: flush fails too.
+        self._failed: tuple[str, str, str] | None = None
         self._retired: list[int] = []
         #: Records appended but not yet written, the last ``_buf_bytes`` of the segment.
         self._buf: list[bytes] = []
@@ -171,13 +183,18 @@ class ChangeLog:
         # Records are written at explicit offsets (pwrite), not appended: the segment may
         # be zero-filled ahead of the insert position (see preallocate).
         self._fd = os.open(path, os.O_WRONLY)
-        self._zeroed = self._seg_len  # the file's length: zero-filled up to here
+        self._zeroed = self._seg_len  # zero-filled up to here (see preallocate)
+        self._reserved = self._seg_len  # the segment's bytes the log owns on disk
+        #: The current segment was sealed by a rollover whose new segment could not be made
+        #: (a full disk): the next rollover only makes it.
+        self._sealed = False
         self._insert = last + self._seg_len
         self._flushed = self._insert
 
     # -- start-up ------------------------------------------------------------------------
     def _create_segment(self, start: int) -> None:
-        fd = os.open(self.dir / _segment_name(start), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        # (not O_EXCL: an attempt cut short by a full disk may have left the empty file)
+        fd = os.open(self.dir / _segment_name(start), os.O_WRONLY | os.O_CREAT, 0o600)
         os.close(fd)
         if self.fsync_enabled:
             _fsync_dir(self.dir)
@@ -217,11 +234,15 @@ class ChangeLog:
         crc = zlib.crc32(payload, zlib.crc32(head))
         return b"".join((head, payload, _CRC.pack(crc)))
 
-    def append(self, record: Record | Callable[[int], Record]) -> tuple[int, int]:
+    def append(
+        self, record: Record | Callable[[int], Record], *, release: bool = False
+    ) -> tuple[int, int]:
         """Write one record; returns its (start, end) LSN. Not yet durable: see flush.
 
         ``record`` may be a function of the LSN the record will get (called under the
-        append lock), for records that name files after their own position."""
+        append lock), for records that name files after their own position. A record that
+        gives something up (``release``) may use the space held back for such records
+        (RELEASE_SLACK). On a full disk this raises 53100 and nothing was appended."""
         frame = self.frame(record) if isinstance(record, Record) else b""
         with self._lock:
             if self._failed is not None:
@@ -233,6 +254,9 @@ class ChangeLog:
                 frame = self.frame(record(self._insert))  # type: ignore[operator]
             elif self._seg_len and self._seg_len + len(frame) > self.segment_size:
                 self._rollover()
+            end = self._seg_len + len(frame)
+            self._reserve(end if release else end + RELEASE_SLACK)  # (53100: nothing assigned)
+            self._sealed = False
             lsn = self._insert
             self._buf.append(frame)
             self._buf_bytes += len(frame)
@@ -242,32 +266,80 @@ class ChangeLog:
                 self._write_out()
             return lsn, self._insert
 
+    def _reserve(self, end: int) -> None:
+        """Own the current segment's bytes up to ``end`` on disk (caller holds the lock):
+        a step ahead when the disk allows, else just ``end``; 53100 when not even that."""
+        if end <= self._reserved:
+            return
+        ahead = max(end, min(self._reserved + RESERVE_STEP, self.segment_size))
+        for want in (ahead, end) if ahead > end else (end,):
+            try:
+                os.posix_fallocate(self._fd, self._reserved, want - self._reserved)
+            except OSError as e:
+                if e.errno in DISK_FULL_ERRNOS and want > end:
+                    continue  # the record alone may still fit
+                raise file_access_error(e, f'could not extend file "{self._segment_path()}"') from None
+            self._reserved = want
+            return
+
+    def _segment_path(self) -> str:
+        """The current segment as the data directory names it (``wal/…``), for messages."""
+        return f"{self.dir.name}/{_segment_name(self._seg_start)}"
+
+    def _fail(self, e: OSError, action: str) -> LogFailedError:
+        """A write to the log failed where it must not (see LogFailedError): from now on
+        the log refuses every append and flush."""
+        self._failed = (_segment_name(self._seg_start), e.strerror or str(e), action)
+        return LogFailedError(*self._failed)
+
     def _write_out(self) -> None:
-        """Write the buffered records to the current segment (caller holds the lock)."""
+        """Write the buffered records to the current segment (caller holds the lock). The
+        space is the log's already (_reserve), so any failure here is the device's."""
         if not self._buf:
             return
         data = self._buf[0] if len(self._buf) == 1 else b"".join(self._buf)
         view = memoryview(data)
         pos = self._seg_len - self._buf_bytes
-        while view:
-            written = os.pwrite(self._fd, view, pos)
-            view = view[written:]
-            pos += written
+        try:
+            while view:
+                written = os.pwrite(self._fd, view, pos)
+                view = view[written:]
+                pos += written
+        except OSError as e:
+            raise self._fail(e, "write to") from e
         self._buf.clear()
         self._buf_bytes = 0
 
     def _rollover(self) -> None:
-        self._write_out()
-        if self._zeroed > self._seg_len:
-            os.ftruncate(self._fd, self._seg_len)  # a sealed segment ends at its last record
-        if self.fsync_enabled:
-            os.fsync(self._fd)
+        """Seal the current segment (its records whole and durable, the file cut at its
+        last one), then start the next. Sealing comes first: recovery looks for a torn tail
+        in the newest segment only. If the next segment cannot be made (a full disk), the
+        error goes to the record's writer and the next append tries again."""
+        if not self._sealed:
+            self._write_out()
+            try:
+                if max(self._zeroed, self._reserved) > self._seg_len:
+                    os.ftruncate(self._fd, self._seg_len)
+                if self.fsync_enabled:
+                    os.fsync(self._fd)
+            except OSError as e:
+                raise self._fail(e, "fsync") from e
+            self._zeroed = self._reserved = self._seg_len
+            self._sealed = True
+        path = self.dir / _segment_name(self._insert)
+        try:
+            if self._starts[-1] != self._insert:
+                self._create_segment(self._insert)
+            fd = os.open(path, os.O_WRONLY)
+        except OSError as e:
+            raise file_access_error(e, f'could not create file "{self.dir.name}/{path.name}"') from None
         self._retired.append(self._fd)
-        self._create_segment(self._insert)
+        self._fd = fd
         self._seg_start = self._insert
         self._seg_len = 0
         self._zeroed = 0
-        self._fd = os.open(self.dir / _segment_name(self._insert), os.O_WRONLY)
+        self._reserved = 0
+        self._sealed = False
 
     def preallocate(self, ahead: int = 8 << 20, step: int = 1 << 20) -> int:
         """Zero-fill the current segment ahead of the insert position, as PostgreSQL
@@ -283,6 +355,8 @@ class ChangeLog:
             with self._lock:
                 if fd is not None and fd != self._fd:
                     break  # rolled over meanwhile
+                if self._failed is not None or self._sealed:
+                    break
                 fd = self._fd
                 start = max(self._zeroed, self._seg_len)
                 target = min(self._seg_len + ahead, self.segment_size)
@@ -291,7 +365,14 @@ class ChangeLog:
                 if start >= target:
                     break
                 n = min(step, target - start)
-                os.pwrite(fd, bytes(n), start)
+                try:  # claimed first: zeros written past the claim would take space unasked
+                    self._reserve(start + n)
+                except PgError:
+                    break  # a full disk: appends report it; zeros are only an optimisation
+                try:
+                    os.pwrite(fd, bytes(n), start)
+                except OSError as e:
+                    raise self._fail(e, "write to") from e
                 self._zeroed = start + n
                 done += n
         if done and fd is not None:
@@ -332,8 +413,7 @@ class ChangeLog:
                 try:
                     os.fdatasync(fd)
                 except OSError as e:
-                    self._failed = (_segment_name(self._seg_start), e.strerror or str(e))
-                    raise LogFailedError(*self._failed) from e
+                    raise self._fail(e, "fdatasync") from e
             for r in retired:
                 os.close(r)
             done = target
@@ -478,7 +558,7 @@ class ChangeLog:
         with self._lock:
             with contextlib.suppress(OSError):
                 self._write_out()
-            if self._zeroed > self._seg_len:
+            if max(self._zeroed, self._reserved) > self._seg_len:
                 with contextlib.suppress(OSError):
                     os.ftruncate(self._fd, self._seg_len)
             for fd in [*self._retired, self._fd]:

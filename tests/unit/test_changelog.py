@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import threading
 from pathlib import Path
 
@@ -9,7 +11,15 @@ import pyarrow as pa
 import pytest
 
 from decoding import records as R
-from decoding.changelog import FRAME_OVERHEAD, ChangeLog, LogCorruptError, LogRemovedError
+from decoding.changelog import (
+    FRAME_OVERHEAD,
+    RESERVE_STEP,
+    ChangeLog,
+    LogCorruptError,
+    LogFailedError,
+    LogRemovedError,
+)
+from decoding.errors import PgError
 from decoding.lsn import FIRST_LSN, format_lsn, parse_lsn
 
 
@@ -218,3 +228,104 @@ def test_reorder_buffer_spills_big_transactions_and_reads_them_back(tmp_path: Pa
     assert list(big.changes) == list(big.changes)  # re-iterable
     big.changes.close()
     assert not list((tmp_path / "spill").iterdir())
+
+
+class FullDisk:
+    """The kernel's answer on a full disk, at the one call where the log asks for space:
+    ``posix_fallocate`` fails with ENOSPC while ``full`` is set (the integration tests fill
+    a real tmpfs; this drives the log's side exactly)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        import decoding.changelog as changelog
+
+        self.full = False
+        real = os.posix_fallocate
+
+        def fallocate(fd: int, offset: int, length: int) -> None:
+            if self.full:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            real(fd, offset, length)
+
+        monkeypatch.setattr(changelog.os, "posix_fallocate", fallocate)
+
+
+def test_a_full_disk_refuses_a_record_before_it_has_an_lsn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    disk = FullDisk(monkeypatch)
+    log = ChangeLog(tmp_path, fsync=True)
+    log.append(msg(1))
+    end = log.insert_lsn
+    disk.full = True
+    big = msg(2, RESERVE_STEP)  # past what the log claimed ahead
+    with pytest.raises(PgError) as ei:
+        log.append(big)
+    assert (ei.value.sqlstate, ei.value.hint) == ("53100", "Check free disk space.")
+    segment = f"{tmp_path.name}/{log.segment_starts()[-1]:016X}.wal"
+    assert ei.value.message == f'could not extend file "{segment}": No space left on device'
+    assert log.insert_lsn == end and not log.failed
+    log.append(msg(3))  # within the space already claimed: still written
+    disk.full = False  # space freed: the same record goes in, no restart needed
+    b = log.append(big)
+    log.flush()
+    log.close()
+    log = ChangeLog(tmp_path, fsync=True)
+    assert [e.record for e in log.read()] == [msg(1), msg(3), big]
+    assert b[1] == log.insert_lsn
+
+
+def test_only_records_that_give_up_use_the_held_back_space(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    disk = FullDisk(monkeypatch)
+    log = ChangeLog(tmp_path, fsync=False)
+    log.append(msg(1))
+    disk.full = True
+    with pytest.raises(PgError, match="could not extend file"):
+        while True:  # goes on until the claimed space, less what is held back, is used
+            log.append(msg(2, 1000))
+    abort = R.Abort(7)
+    log.append(abort, release=True)  # an abort still fits
+    log.flush()
+    assert list(log.read())[-1].record == abort
+
+
+def test_a_segment_that_cannot_be_created_is_retried(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import decoding.changelog as changelog
+
+    log = ChangeLog(tmp_path, fsync=False, segment_size=4096)
+    log.append(msg(1, 3000))
+    real_open, refuse = os.open, [True]
+
+    def open_(path: object, flags: int, *a: object) -> int:
+        if flags & os.O_CREAT and refuse[0]:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_open(path, flags, *a)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(changelog.os, "open", open_)
+    end = log.insert_lsn
+    with pytest.raises(PgError, match="could not create file") as ei:
+        log.append(msg(2, 3000))
+    assert ei.value.sqlstate == "53100" and log.insert_lsn == end
+    refuse[0] = False
+    log.append(msg(3, 3000))
+    monkeypatch.undo()
+    log.flush()
+    log.close()
+    log = ChangeLog(tmp_path, fsync=False, segment_size=4096)
+    assert [e.record for e in log.read()] == [msg(1, 3000), msg(3, 3000)]
+    assert len(log.segment_starts()) == 2
+
+
+def test_a_failed_write_fails_the_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import decoding.changelog as changelog
+
+    log = ChangeLog(tmp_path, fsync=False)
+    log.append(msg(1))
+
+    def pwrite(fd: int, data: object, pos: int) -> int:
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(changelog.os, "pwrite", pwrite)
+    with pytest.raises(LogFailedError, match=r'could not write to file ".*": Input/output error'):
+        log.flush()
+    monkeypatch.undo()
+    assert log.failed
+    with pytest.raises(LogFailedError):
+        log.append(msg(2))

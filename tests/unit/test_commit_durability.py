@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import decoding.changelog as changelog
+from decoding import records as R
 from walsender_proxy.lake import Lake, LakeError, LakeSettings
 from walsender_proxy.lake.transaction import State, Transaction
 
@@ -134,3 +135,57 @@ def test_a_big_commit_is_applied_only_after_its_fsync(
         committer.join(10)
     assert writer.state is State.COMMITTED
     assert len(rows(lake)) == 20_001
+
+
+def fill_log(lake: Lake) -> None:
+    """Use up the space the log has claimed, to the last few bytes, with the smallest
+    records there are (logical messages): the next record of any size is refused."""
+    for size in (100_000, 1000, 0):
+        with pytest.raises(LakeError, match="could not extend file"):
+            for _ in range(10_000):
+                lake.log.append(R.Message(0, 0, False, "", b"x" * size))
+
+
+def test_a_commit_refused_by_a_full_disk_is_rolled_back_and_the_lake_goes_on(
+    lake: Lake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No commit record fits: the committer hears 53100, nothing of the transaction is ever
+    visible, its abort reaches the log once there is room, and later commits are seen."""
+    from tests.unit.test_changelog import FullDisk
+
+    tx = lake.begin()
+    tx.insert("t", [{"id": 2, "v": "x" * 200_000}])  # logged now, within the claimed space
+    disk = FullDisk(monkeypatch)
+    disk.full = True
+    fill_log(lake)
+    with pytest.raises(LakeError) as ei:
+        tx.commit()
+    assert ei.value.sqlstate == "53100" and tx.state is State.ABORTED
+    assert rows(lake) == [(1, "old")]
+    disk.full = False
+    lake._log_noted_aborts()  # (the background work does this every tick)
+    aborted = {e.record.xid for e in lake.log.read() if isinstance(e.record, R.Abort)}
+    assert tx.xid in aborted
+    with lake.begin() as later:
+        later.insert("t", [{"id": 3, "v": "z"}])
+    assert rows(lake) == [(1, "old"), (3, "z")]
+
+
+def test_commit_prepared_refused_by_a_full_disk_stays_prepared(
+    lake: Lake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.unit.test_changelog import FullDisk
+
+    tx = lake.begin()
+    tx.insert("t", [{"id": 2, "v": "p"}])
+    tx.prepare("g1")
+    disk = FullDisk(monkeypatch)
+    disk.full = True
+    fill_log(lake)
+    with pytest.raises(LakeError) as ei:
+        lake.commit_prepared("g1")
+    assert ei.value.sqlstate == "53100"
+    assert "g1" in lake.prepared and rows(lake) == [(1, "old")]
+    disk.full = False
+    lake.commit_prepared("g1")
+    assert rows(lake) == [(1, "old"), (2, "p")]

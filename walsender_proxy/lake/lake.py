@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 from decoding import records as R
 from decoding.catalog import RID, Catalog, CatalogHistory, Table
 from decoding.changelog import ChangeLog, LogFailedError
+from decoding.errors import PgError, disk_full_error
 from decoding.lsn import format_lsn
 from walsender_proxy.lake.catalog_horizon import CatalogHorizon
 from walsender_proxy.lake.csn import CsnClock
@@ -202,6 +203,9 @@ class Lake:
         self._fold_mutex = threading.Lock()
         self._trash: list[tuple[float, frozenset[int], list[str]]] = []
         self._closed = False
+        #: Aborts a full disk kept out of the log, written by the background work later.
+        self._unlogged_aborts: list[int] = []
+        self._quiet_until = 0.0  # (a background failure from a full disk is said once a minute)
 
         last_csn = self._recover(st.get("last_csn", 0))
         self.clock = CsnClock(last_csn)
@@ -267,7 +271,7 @@ class Lake:
                 self._restore_prepared(xid, tx)
             else:  # in progress at the crash: it never committed; say so for decoders
                 tx.discard()
-                self.log.append(R.Abort(xid))
+                self.log_abort(xid)
         self.log.flush()
         if n:
             log.info(
@@ -822,10 +826,46 @@ class Lake:
             # durable: the frontier stays below this CSN, so no snapshot ever shows them.
             resolve = False
             raise
+        except PgError:
+            # The commit record could not be appended (a full disk): nothing of the commit
+            # exists, and the CSN resolves with nothing behind it. A prepared transaction
+            # stays prepared, as after a failed COMMIT PREPARED in PostgreSQL; any other is
+            # rolled back, and its committer hears why.
+            if tx.gid is not None:
+                tx.state = State.PREPARED
+            else:
+                self.log_abort(tx.xid)
+                tx._finish(State.ABORTED)
+            raise
         finally:
             if resolve:
                 self.clock.resolve(csn)
                 self._note_catalog_passed()
+
+    def log_abort(self, xid: int) -> None:
+        """Log that ``xid`` aborted. On a full disk it is noted instead and logged by the
+        background work once there is room: decoders hold the transaction open until then,
+        and a restart before it treats a transaction without a commit record as aborted."""
+        if self.log.failed:
+            return
+        try:
+            self.log.append(R.Abort(xid), release=True)
+        except LogFailedError:
+            pass
+        except PgError:
+            with self._commit_lock:
+                self._unlogged_aborts.append(xid)
+
+    def _log_noted_aborts(self) -> None:
+        with self._commit_lock:
+            xids, self._unlogged_aborts = self._unlogged_aborts, []
+        for i, xid in enumerate(xids):
+            try:
+                self.log.append(R.Abort(xid), release=True)
+            except PgError:
+                with self._commit_lock:
+                    self._unlogged_aborts[:0] = xids[i:]
+                return
 
     def _write_commit(self, tx: Transaction, rec: R.Record, csn: int) -> CommitInfo:
         assert tx.xid is not None and tx.first_lsn is not None
@@ -880,8 +920,8 @@ class Lake:
         if gid in self.prepared:
             raise LakeError("42710", f'transaction identifier "{gid}" is already in use')
         xid = tx._ensure_xid()
-        tx.gid = gid
         _, end = self.log.append(R.Prepare(xid, gid, pg_now()))
+        tx.gid = gid
         self.log.flush(end)
         with self._commit_lock:
             self.prepared[gid] = tx
@@ -895,7 +935,7 @@ class Lake:
     def rollback_prepared(self, gid: str) -> None:
         tx = self._prepared(gid)
         assert tx.xid is not None
-        _, end = self.log.append(R.RollbackPrepared(tx.xid, gid, pg_now()))
+        _, end = self.log.append(R.RollbackPrepared(tx.xid, gid, pg_now()), release=True)
         self.log.flush(end)
         tx._finish(State.ABORTED)
 
@@ -1042,6 +1082,8 @@ class Lake:
         while not self._stop.wait(0.2):
             if self.log.failed:
                 continue  # nothing is written again (it was reported to the committer)
+            if self._unlogged_aborts:
+                self._log_noted_aborts()
             # The WAL writer's part: records nobody flushed (aborts, messages) become
             # durable within a tick, so streams that follow the flushed end move on.
             if self.log.insert_lsn > self.log.flushed_lsn:
@@ -1062,9 +1104,22 @@ class Lake:
                 try:
                     self.checkpoint()
                     self.collect_garbage()
-                except Exception:  # keep serving; the next round retries
-                    log.exception("lake: background fold failed")
+                except Exception as e:  # keep serving; the next round retries
+                    self._background_failed(e)
                 last = time.monotonic()
+
+    def _background_failed(self, e: Exception) -> None:
+        """A fold or checkpoint failed; the next round retries. A full disk is said in one
+        line at most once a minute (the rows stay in memory and in the log meanwhile),
+        anything else with its traceback."""
+        err = e if isinstance(e, PgError) else disk_full_error(e, "could not write a table file")
+        if err is None:
+            log.exception("lake: background fold failed")
+            return
+        now = time.monotonic()
+        if now >= self._quiet_until:
+            self._quiet_until = now + 60
+            log.warning("lake: background fold failed: %s (%s); it is retried", err.message, err.hint or err.sqlstate)
 
     def close(self) -> None:
         """Stop background work, fold what is in memory, release the directory."""
@@ -1082,6 +1137,11 @@ class Lake:
                 self.fold()
                 self.log.flush()
                 self._empty_trash(force=True)
+        except Exception as e:
+            if disk_full_error(e, "") is None:
+                raise
+            # Everything committed is in the log already: the next start folds it.
+            log.warning("lake: could not fold at shutdown (a full disk): %s", e)
         finally:
             self.log.close()
             self.store.close()

@@ -16,12 +16,13 @@ commit records stand in the log.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import threading
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
@@ -207,14 +208,26 @@ def fsync_path(path: Path) -> None:
         os.close(fd)
 
 
+@contextlib.contextmanager
+def _removed_on_failure(tmp: Path) -> Iterator[Path]:
+    """A file written under a temporary name and renamed when whole: if its writing fails
+    (a full disk), it goes at once rather than hold the space until the next start."""
+    try:
+        yield tmp
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
 def _atomic_write_json(path: Path, data: Any, fsync: bool) -> None:
     tmp = path.with_suffix(".tmp")
-    with open(tmp, "w") as f:
-        json.dump(data, f)
-        f.flush()
-        if fsync:
-            os.fsync(f.fileno())
-    os.replace(tmp, path)
+    with _removed_on_failure(tmp):
+        with open(tmp, "w") as f:
+            json.dump(data, f)
+            f.flush()
+            if fsync:
+                os.fsync(f.fileno())
+        os.replace(tmp, path)
     if fsync:
         fd = os.open(path.parent, os.O_RDONLY)
         try:
@@ -464,17 +477,18 @@ class TableStore:
         d.mkdir(exist_ok=True)
         name = f"delta-{csn:016d}-{uuid.uuid4().hex[:12]}.parquet"
         tmp = d / (name + ".tmp")
-        con = self._maintenance()
-        try:
-            n = con.execute(
-                f"COPY ({part.sql(csn)}) TO {_sql_str(str(tmp))} "
-                f"(FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE {ROW_GROUP})"
-            ).fetchall()[0][0]
-        finally:
-            con.close()
-        if self.fsync:
-            fsync_path(tmp)
-        os.replace(tmp, d / name)
+        with _removed_on_failure(tmp):
+            con = self._maintenance()
+            try:
+                n = con.execute(
+                    f"COPY ({part.sql(csn)}) TO {_sql_str(str(tmp))} "
+                    f"(FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE {ROW_GROUP})"
+                ).fetchall()[0][0]
+            finally:
+                con.close()
+            if self.fsync:
+                fsync_path(tmp)
+            os.replace(tmp, d / name)
         cols = tuple(pq.read_schema(d / name).names)
         return FileRef(f"{relid}/{name}", csn, csn, int(n), cols, fresh=part.rid_range is not None)
 
@@ -504,19 +518,20 @@ class TableStore:
         # No schema metadata: Spark trusts a file's embedded Spark schema over its columns,
         # and rows that came from Spark-written changesets would carry a stale one.
         rows = rows.replace_schema_metadata(None)
-        with pq.ParquetWriter(tmp, rows.schema, **PARQUET_OPTIONS) as w:
-            # A fold's rows are one chunk per commit: the writer's cost goes with the chunks
-            # (9,000 one-row commits took 200 to 280 ms), so each row group is made one chunk
-            # first (~45 ms, then ~4 ms to write). A single chunk is not copied.
-            for start in range(0, max(rows.num_rows, 1), ROW_GROUP):
-                w.write_table(rows.slice(start, ROW_GROUP).combine_chunks(), row_group_size=ROW_GROUP)
-        if self.fsync:
-            fd = os.open(tmp, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        os.replace(tmp, d / name)
+        with _removed_on_failure(tmp):
+            with pq.ParquetWriter(tmp, rows.schema, **PARQUET_OPTIONS) as w:
+                # A fold's rows are one chunk per commit: the writer's cost goes with the chunks
+                # (9,000 one-row commits took 200 to 280 ms), so each row group is made one chunk
+                # first (~45 ms, then ~4 ms to write). A single chunk is not copied.
+                for start in range(0, max(rows.num_rows, 1), ROW_GROUP):
+                    w.write_table(rows.slice(start, ROW_GROUP).combine_chunks(), row_group_size=ROW_GROUP)
+            if self.fsync:
+                fd = os.open(tmp, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            os.replace(tmp, d / name)
         return FileRef(f"{relid}/{name}", min_csn, max_csn, rows.num_rows, tuple(rows.column_names))
 
     def add_checkpoint(self, table: Table, csn: int) -> FileRef:
@@ -536,22 +551,23 @@ class TableStore:
         unsorted_first = len(order) == 1 and bool(deltas) and all(f.fresh for f in deltas)
         # DuckDB writes it straight from the files, sorting out of core: a 10M-row table is
         # never an Arrow table in this process, and the work stays within its memory limit.
-        con = self._maintenance()
-        try:
-            q.register(con)
-            for sort in (False, True) if unsorted_first else (True,):
-                by = f" ORDER BY {', '.join(_ident(c) for c in order)}" if sort else ""
-                n = con.execute(
-                    f"COPY (SELECT * FROM ({q.sql}){by}) "
-                    f"TO {_sql_str(str(tmp))} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE {ROW_GROUP})"
-                ).fetchall()[0][0]
-                if sort or _in_order(tmp, order[0]):
-                    break
-        finally:
-            con.close()
-        if self.fsync:
-            fsync_path(tmp)
-        os.replace(tmp, d / name)
+        with _removed_on_failure(tmp):
+            con = self._maintenance()
+            try:
+                q.register(con)
+                for sort in (False, True) if unsorted_first else (True,):
+                    by = f" ORDER BY {', '.join(_ident(c) for c in order)}" if sort else ""
+                    n = con.execute(
+                        f"COPY (SELECT * FROM ({q.sql}){by}) "
+                        f"TO {_sql_str(str(tmp))} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE {ROW_GROUP})"
+                    ).fetchall()[0][0]
+                    if sort or _in_order(tmp, order[0]):
+                        break
+            finally:
+                con.close()
+            if self.fsync:
+                fsync_path(tmp)
+            os.replace(tmp, d / name)
         cols = tuple(pq.read_schema(d / name).names)
         ref = FileRef(f"{table.oid}/{name}", csn, csn, int(n), cols)
         with self._lock:

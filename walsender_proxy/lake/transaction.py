@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 
 from decoding import records as R
 from decoding.catalog import RID, Catalog, CatalogOp, Column, Table
+from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, parse_type
 from walsender_proxy.lake import ddl
 from walsender_proxy.lake.errors import (
@@ -307,8 +308,8 @@ class Transaction:
             self.xid = self.lake._register_xid(self)
         return self.xid
 
-    def _log(self, record: R.Record | Callable[[int], R.Record]) -> tuple[int, int]:
-        lsn, end = self.lake.log.append(record)
+    def _log(self, record: R.Record | Callable[[int], R.Record], *, release: bool = False) -> tuple[int, int]:
+        lsn, end = self.lake.log.append(record, release=release)
         if self.first_lsn is None:
             self.first_lsn = lsn
         return lsn, end
@@ -976,7 +977,7 @@ class Transaction:
         first = self._savepoints[i][1]
         dead = tuple(range(first, self._next_subxid))
         if self.xid is not None:
-            self._log(R.SubAbort(self.xid, dead))
+            self._log(R.SubAbort(self.xid, dead), release=True)
         with self.lake._dml_lock:
             dropped = [p.rows for p in self._pending if p.subxid >= first]
             SpillDir.remove([f for f in dropped if isinstance(f, FileRows)])
@@ -1026,8 +1027,8 @@ class Transaction:
             return
         if self.state is State.PREPARED:
             raise LakeError("25000", "cannot abort a prepared transaction; use rollback_prepared")
-        if self.xid is not None and not self.lake.log.failed:  # (no commit record: aborted)
-            self.lake.log.append(R.Abort(self.xid))
+        if self.xid is not None:  # (no commit record: aborted; the record tells decoders)
+            self.lake.log_abort(self.xid)
         self._finish(State.ABORTED)
 
     rollback = abort
@@ -1039,7 +1040,12 @@ class Transaction:
             self.abort()
             raise transaction_aborted()
         self._check_active()
-        self.lake._prepare(self, gid)
+        try:
+            self.lake._prepare(self, gid)
+        except PgError:
+            if self.state is State.ACTIVE:  # (its record never reached the log: PREPARE
+                self.abort()  # fails, and the transaction is rolled back as in PostgreSQL)
+            raise
 
     def _finish(self, state: State) -> None:
         with self.lake._dml_lock:

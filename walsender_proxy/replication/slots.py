@@ -24,7 +24,7 @@ import time
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING
 
-from decoding.errors import PgError
+from decoding.errors import PgError, file_access_error
 
 if TYPE_CHECKING:  # (a walsender process uses Slot without loading the lake)
     from walsender_proxy.lake import Lake
@@ -118,12 +118,16 @@ class SlotStore:
             return
         path = self.dir / f"{slot.name}.json"
         tmp = path.with_suffix(".tmp")
-        with open(tmp, "w") as f:
-            json.dump(asdict(slot), f)
-            f.flush()
-            if self.lake.settings.fsync:
-                os.fsync(f.fileno())
-        os.replace(tmp, path)
+        try:
+            with open(tmp, "w") as f:
+                json.dump(asdict(slot), f)
+                f.flush()
+                if self.lake.settings.fsync:
+                    os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except OSError as e:  # (a full disk: the saved state stays the old one, whole)
+            tmp.unlink(missing_ok=True)
+            raise file_access_error(e, f'could not write to file "{self.dir.name}/{tmp.name}"') from e
         if self.lake.settings.fsync:
             fd = os.open(self.dir, os.O_RDONLY)
             try:
@@ -327,7 +331,12 @@ class SlotStore:
             self._dirty.discard(name)
             slot = self._slots.get(name)
         if slot is not None:
-            self._save(slot)
+            try:
+                self._save(slot)
+            except PgError:
+                with self._lock:  # (tried again at the next save)
+                    self._dirty.add(name)
+                raise
 
     def save_all(self) -> None:
         """Every slot moved since its last save: at the end of a stream and at shutdown."""

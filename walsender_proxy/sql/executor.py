@@ -24,7 +24,7 @@ from pglast.parser import ParseError
 from pglast.stream import RawStream
 
 from decoding.catalog import RID, Table
-from decoding.errors import PgError
+from decoding.errors import PgError, disk_full_error
 from decoding.lsn import format_lsn
 from walsender_proxy.lake import Isolation, Transaction
 from walsender_proxy.lake.transaction import State
@@ -849,11 +849,20 @@ def _aborted() -> PgError:
     return PgError("25P02", "current transaction is aborted, commands ignored until end of transaction block")
 
 
+def _write_failed(e: BaseException) -> str:
+    """What a statement could not write, as PostgreSQL words it for a temporary file."""
+    name = getattr(e, "filename", None)
+    return f'could not write to file "{name}"' if name else "could not write to temporary file"
+
+
 def _internal(e: Exception) -> PgError:
     import duckdb
 
     from walsender_proxy.sql import functions
 
+    full = disk_full_error(e, _write_failed(e))
+    if full is not None:
+        return full
     msg = str(e).split("\n")[0]
     udf_error = functions.udf_error(msg)
     if udf_error is not None:

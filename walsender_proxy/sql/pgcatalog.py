@@ -39,7 +39,7 @@ from typing import Any, ClassVar
 import pyarrow as pa
 
 from decoding.catalog import Catalog, Table
-from decoding.errors import PgError
+from decoding.errors import PgError, disk_full_error
 from decoding.pgtypes import ColumnType
 from walsender_proxy.sql import pgcatalog_data as data
 from walsender_proxy.sql.pgcatalog_expr import deparse_row_filter
@@ -2383,6 +2383,9 @@ def translate_error(exc: BaseException) -> PgError:
     """A DuckDB exception raised while running rewritten SQL, as PostgreSQL would report it."""
     if isinstance(exc, PgError):
         return exc
+    full = disk_full_error(exc, "could not write to temporary file")
+    if full is not None:
+        return full
     text = str(exc)
     m = _PGERR.search(text)
     if m:
