@@ -698,9 +698,9 @@ def _lake_result_type(oid: int | None, typmod: int, duck: ColumnType) -> ColumnT
     name, got = lake.base.name, duck.base.name
     fits = (
         got == name
-        or (got == "text" and name in _STRINGY and name != "numeric")
+        or (got == "text" and name in _STRINGY and (name != "numeric" or typmod == -1))
         or (name == "numeric" and got in ("numeric", "float8", "int2", "int4", "int8"))
-    )
+    )  # (an unconstrained numeric is stored as its text; numeric(p,s) as a decimal)
     return ColumnType(lake.base, typmod, lake.is_array) if fits else None
 
 

@@ -201,6 +201,90 @@ INTEGERISH = frozenset(
     }
 )
 TEXTISH = frozenset({"text", "varchar", "bpchar", "name", "char", "unknown"})
+
+#: Functions that take a character(n) value as it is, padding included (their own bpchar
+#: overload or a polymorphic/"any" argument); every other function and operator gets it
+#: through bpchar's cast to text, which drops the trailing spaces.
+KEEPS_PADDING = frozenset({
+    "octet_length", "min", "max", "count", "array_agg", "concat", "concat_ws", "format",
+    "to_json", "to_jsonb", "json_build_array", "jsonb_build_array", "json_build_object",
+    "jsonb_build_object", "json_agg", "jsonb_agg", "row_to_json", "quote_literal",
+    "quote_nullable", "pg_typeof", "num_nulls", "num_nonnulls", "mode", "first_value",
+    "last_value", "nth_value", "lag", "lead", "array_append", "array_prepend",
+    "array_position", "array_positions", "array_remove", "array_replace", "array_fill",
+})  # fmt: skip
+
+
+#: Operators whose character(n) forms see the padding (pattern matching).
+_PADDED_OPS = frozenset({"~~", "!~~", "~~*", "!~~*", "~", "!~", "~*", "!~*"})
+
+
+def is_bpchar(t: T | None) -> bool:
+    return t is not None and t.name == "bpchar" and not t.is_array
+
+
+def unpadded(node: ast.Node, t: T | None) -> tuple[ast.Node, T | None]:
+    """A character(n) value as PostgreSQL hands it to a text function or operator: bpchar's
+    cast to text (and its own comparisons) ignore trailing spaces, which the lake keeps."""
+    if is_bpchar(t):
+        return _call("rtrim", node, _str(" ")), TEXT
+    return node, t
+
+
+def unpadded_literal(node: ast.Node) -> ast.Node:
+    """An untyped literal compared with a character(n) value becomes character(n) too:
+    its trailing spaces do not count either."""
+    lit = _str_const(node)
+    return node if lit is None else _str(lit.rstrip(" "))
+
+
+#: The comparison operators: between character(n) and character(n), varchar or an untyped
+#: value PostgreSQL picks character(n)'s own (trailing spaces of neither side count);
+#: against text, its preferred string type, text's (only the character(n) side's go).
+COMPARISONS = frozenset({"=", "<>", "!=", "<", ">", "<=", ">="})
+_AS_CHARACTER_N = frozenset({"bpchar", "varchar", "unknown"})
+
+
+def _compares_as_character_n(a: T | None, b: T | None) -> bool:
+    return (is_bpchar(a) and b is not None and b.name in _AS_CHARACTER_N and not b.is_array) or (
+        is_bpchar(b) and a is not None and a.name in _AS_CHARACTER_N and not a.is_array
+    )
+
+
+def unpadded_pair(
+    left: ast.Node, lt: T | None, right: ast.Node, rt: T | None, op: str
+) -> tuple[ast.Node, T | None, ast.Node, T | None]:
+    """Both operands of operator ``op``, with PostgreSQL's treatment of character(n)."""
+    if not (is_bpchar(lt) or is_bpchar(rt)):
+        return left, lt, right, rt
+    if op in COMPARISONS and _compares_as_character_n(lt, rt):
+        return (*_unpadded_any(left, lt), *_unpadded_any(right, rt))  # type: ignore[return-value]
+    left, lt = unpadded(left, lt)
+    right, rt = unpadded(right, rt)
+    return left, lt, right, rt
+
+
+def _unpadded_any(node: ast.Node, t: T | None) -> tuple[ast.Node, T | None]:
+    """A character(n), varchar or untyped operand of a character(n) comparison."""
+    if _str_const(node) is not None:
+        return unpadded_literal(node), t
+    if t is not None and t.name in ("bpchar", "varchar"):
+        return _call("rtrim", node, _str(" ")), TEXT
+    return node, t
+
+
+def _select_unpadded(sub: ast.Node) -> ast.SelectStmt:
+    """``SELECT rtrim(v) FROM (sub) AS s(v)``: a one-column subquery of character(n) values
+    as they are compared."""
+    return ast.SelectStmt(
+        targetList=(ast.ResTarget(val=_call("rtrim", _colref("v"), _str(" "))),),
+        fromClause=(
+            ast.RangeSubselect(subquery=sub, alias=ast.Alias(aliasname="wpx_s", colnames=(_s("v"),))),
+        ),
+        op=SetOperation.SETOP_NONE,
+    )
+
+
 REG_TYPES = {
     "regclass": "regclass",
     "regtype": "regtype",
@@ -904,14 +988,17 @@ class _Rewriter:
         if isinstance(node.fields[-1], ast.A_Star):
             return node, None
         if len(names) == 1:
-            return node, scope.column(names[0])
-        rel = scope.rel(names[-2])
-        if rel is None or rel.columns is None:
-            return node, None
-        for n, t in rel.columns:
-            if n == names[-1]:
-                return node, t
-        return node, None
+            t = scope.column(names[0])
+        else:
+            rel = scope.rel(names[-2])
+            t = None
+            for n, ct in rel.columns if rel is not None and rel.columns is not None else ():
+                if n == names[-1]:
+                    t = ct
+        if t is None:  # a user table's column: its declared type
+            ctype = scope.declared(names[-2:])
+            t = _lake_t(ctype) if ctype is not None else None
+        return node, t
 
     def e_A_Const(self, node: ast.A_Const, scope: _Scope) -> tuple[ast.Node, T | None]:
         if node.isnull:
@@ -951,12 +1038,17 @@ class _Rewriter:
         return node, BOOL
 
     def e_CaseExpr(self, node: ast.CaseExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
+        at: T | None = None
         if node.arg is not None:
-            node.arg = self.expr(node.arg, scope)[0]
+            node.arg, at = self.expr(node.arg, scope)
+            node.arg = unpadded(node.arg, at)[0]
         types: list[T | None] = []
         whens = []
         for w in node.args:
-            w.expr = self.expr(w.expr, scope)[0]
+            w.expr, wt = self.expr(w.expr, scope)
+            if node.arg is not None and (is_bpchar(at) or is_bpchar(wt)):
+                # CASE x WHEN v is x = v (x was unpadded above if it is character(n))
+                w.expr = unpadded_pair(node.arg, at, w.expr, wt, "=")[2]
             w.result, t = self.expr(w.result, scope)
             types.append(t)
             whens.append(w)
@@ -1037,13 +1129,21 @@ class _Rewriter:
         return node, out_t
 
     def e_SubLink(self, node: ast.SubLink, scope: _Scope) -> tuple[ast.Node, T | None]:
+        tt: T | None = None
         if node.testexpr is not None:
-            node.testexpr = self.expr(node.testexpr, scope)[0]
+            node.testexpr, tt = self.expr(node.testexpr, scope)
         if node.operName:
             node.operName = tuple(n for n in node.operName if n.sval != "pg_catalog")
         sub, cols = self.select(node.subselect, scope)
         node.subselect = sub
         kind = node.subLinkType
+        if kind in (SubLinkType.ANY_SUBLINK, SubLinkType.ALL_SUBLINK) and len(cols or ()) == 1:
+            inner = cols[0][1]
+            if is_bpchar(tt) or is_bpchar(inner):  # (x IN (SELECT …) compares as x = y)
+                both = _compares_as_character_n(tt, inner)
+                node.testexpr = (_unpadded_any if both else unpadded)(node.testexpr, tt)[0]
+                if is_bpchar(inner) or (both and inner is not None and inner.name == "varchar"):
+                    node.subselect = _select_unpadded(sub)
         if kind == SubLinkType.EXPR_SUBLINK:
             return node, cols[0][1] if cols else None
         if kind == SubLinkType.ARRAY_SUBLINK:
@@ -1199,6 +1299,16 @@ class _Rewriter:
         if kind in (A_Expr_Kind.AEXPR_OP_ANY, A_Expr_Kind.AEXPR_OP_ALL):
             left, lt = self.expr(node.lexpr, scope)
             lit = _str_const(node.rexpr)
+            if is_bpchar(lt) and op not in _PADDED_OPS:
+                left, lt = unpadded(left, lt)
+                if lit is not None:  # a '{…}' literal read as character(n)[]
+                    elems = parse_array_literal(lit)
+                    if elems is None:
+                        raise self.fail("22P02", f'malformed array literal: "{lit}"', node.rexpr)
+                    lit = None
+                    node.rexpr = ast.A_ArrayExpr(
+                        elements=tuple(_null() if e is None else _str(e.rstrip(" ")) for e in elems)
+                    )
             if lit is not None:
                 right = self._array_literal(lit, lt, node.rexpr)
             else:
@@ -1211,25 +1321,31 @@ class _Rewriter:
                 ), BOOL
             node.lexpr, node.rexpr = left, right
             return node, BOOL
-        if kind == A_Expr_Kind.AEXPR_IN or (
-            kind == A_Expr_Kind.AEXPR_OP and isinstance(node.rexpr, tuple | list)
-        ):
-            node.lexpr = self.expr(node.lexpr, scope)[0]
-            node.rexpr = tuple(self.expr(x, scope)[0] for x in node.rexpr)
-            return node, BOOL
         if kind in (
+            A_Expr_Kind.AEXPR_IN,
             A_Expr_Kind.AEXPR_BETWEEN,
             A_Expr_Kind.AEXPR_NOT_BETWEEN,
             A_Expr_Kind.AEXPR_BETWEEN_SYM,
             A_Expr_Kind.AEXPR_NOT_BETWEEN_SYM,
-        ):
-            node.lexpr = self.expr(node.lexpr, scope)[0]
-            node.rexpr = tuple(self.expr(x, scope)[0] for x in node.rexpr)
+        ) or (kind == A_Expr_Kind.AEXPR_OP and isinstance(node.rexpr, tuple | list)):
+            left, lt = self.expr(node.lexpr, scope)
+            items = [self.expr(x, scope) for x in node.rexpr]
+            if is_bpchar(lt) or any(is_bpchar(t) for _, t in items):
+                # each item compared on its own (x IN (a, b) is x = a OR x = b); the left
+                # side once, as the first comparison that needs it unpadded has it
+                paired = [unpadded_pair(left, lt, x, t, "=") for x, t in items]
+                lefts = [p[0] for p in paired if p[0] is not left]
+                left = lefts[0] if lefts else left
+                items = [(p[2], p[3]) for p in paired]
+            node.lexpr = left
+            node.rexpr = tuple(x for x, _ in items)
             return node, BOOL
         if kind == A_Expr_Kind.AEXPR_SIMILAR:
             return self._similar(node, op, scope), BOOL
         left, lt = self.expr(node.lexpr, scope)
         right, rt = self.expr(node.rexpr, scope)
+        if op not in _PADDED_OPS:
+            left, lt, right, rt = unpadded_pair(left, lt, right, rt, op)
         if kind == A_Expr_Kind.AEXPR_NULLIF:
             node.lexpr, node.rexpr = left, right
             return node, lt
@@ -1369,6 +1485,8 @@ class _Rewriter:
             node.args = tuple(self.expr(a, scope)[0] for a in node.args or ())
             return node, T("numeric") if name == "extract" else T("int4")
         pairs = [self.expr(a, scope) for a in node.args or ()]
+        if name not in KEEPS_PADDING:
+            pairs = [unpadded(*p) for p in pairs]
         args = [p[0] for p in pairs]
         types = [p[1] for p in pairs]
         for attr in ("agg_order", "agg_filter", "over"):
