@@ -50,3 +50,22 @@ def test_character_n_compares_and_converts_as_postgresql_does(proxy: ProxyServer
     with Client(pg15.dsn(dbname=db)) as ref, Client(proxy.dsn()) as got:
         for sql in CHARACTER_N:
             assert got(sql) == ref(sql), sql
+
+
+#: format(): NULL prints as nothing, values by their output function (bool as t), positions
+#: and widths as PostgreSQL reads them, and its errors.
+FORMAT = [
+    "SELECT format('%s%s%s', 'Hello', NULL, 'World')",
+    "SELECT format('%s|%s|%s|%s|%s', true, 1.5::float8, '2020-01-01'::date, ARRAY[1, 2], 'ab'::char(5))",
+    "SELECT format('%-6s|%6s|', 'ab', 'cd'), format('%2$s %1$s', 'a', 'b'), format('100%% %s', 3)",
+    "SELECT format('x'), format('%s', 'x'::text, 'unused')",
+    "SELECT format('%s %s', 'a')",
+    "SELECT format('%d', 1)",
+    "SELECT format('%0$s', 1)",
+]
+
+
+def test_format_prints_as_postgresql_does(proxy: ProxyServer, pg15: PgCluster) -> None:
+    with Client(pg15.dsn()) as ref, Client(proxy.dsn()) as got:
+        for sql in FORMAT:
+            assert got(sql) == ref(sql), sql

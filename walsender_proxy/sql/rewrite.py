@@ -273,6 +273,58 @@ def _unpadded_any(node: ast.Node, t: T | None) -> tuple[ast.Node, T | None]:
     return node, t
 
 
+def _printed(node: ast.Node, t: T | None) -> ast.Node:
+    """A value as its type's output function prints it (format's %s): bool as t/f (its
+    cast to text says true/false), character(n) with its padding, the types DuckDB prints
+    its own way through their output UDF."""
+    if t is not None and t.name == "bool" and not t.is_array:
+        return ast.CaseExpr(
+            args=(
+                ast.CaseWhen(expr=node, result=_str("t")),
+                ast.CaseWhen(expr=ast.BoolExpr(boolop=BoolExprType.NOT_EXPR, args=(node,)), result=_str("f")),
+            )
+        )
+    ctype = literals.target_type(t.name.lstrip("_"), [], t.is_array) if t is not None and t != UNKNOWN else None
+    if ctype is not None and literals.needs_output_call(ctype):
+        return literals.output_call(node, ctype)
+    return _cast(node, "varchar")
+
+
+_FORMAT_SPEC = re.compile(r"%(?:(\d+)\$)?(-)?(\*(?:\d+\$)?|\d+)?(.)", re.S)
+
+
+def format_arguments(fmt: str) -> int:
+    """How many arguments PostgreSQL's format() reads for ``fmt`` (its text_format, for the
+    forms printf shares: %s with positions, the '-' flag and widths); 22023 with its text
+    for what format() rejects, 0A000 for %I and %L and a width taken from an argument."""
+    needed, nxt, i = 0, 0, 0
+    while True:
+        i = fmt.find("%", i)
+        if i < 0:
+            return needed
+        if fmt.startswith("%%", i):
+            i += 2
+            continue
+        m = _FORMAT_SPEC.match(fmt, i)
+        if m is None:
+            raise PgError("22023", "unterminated format() type specifier", hint='For a single "%" use "%%".')
+        pos, _, width, kind = m.groups()
+        if kind in "IL":
+            raise PgError("0A000", f"format() %{kind} is not supported by walsender-proxy")
+        if kind != "s":
+            raise PgError("22023", f'unrecognized format() type specifier "{kind}"', hint='For a single "%" use "%%".')
+        if width is not None and width.startswith("*"):
+            raise PgError("0A000", "format() with a width taken from an argument is not supported by walsender-proxy")
+        if pos is not None:
+            if int(pos) == 0:
+                raise PgError("22023", "format specifies argument 0, but arguments are numbered from 1")
+            nxt = int(pos)
+        else:
+            nxt += 1
+        needed = max(needed, nxt)
+        i = m.end()
+
+
 def _select_unpadded(sub: ast.Node) -> ast.SelectStmt:
     """``SELECT rtrim(v) FROM (sub) AS s(v)``: a one-column subquery of character(n) values
     as they are compared."""
@@ -1485,6 +1537,10 @@ class _Rewriter:
             node.args = tuple(self.expr(a, scope)[0] for a in node.args or ())
             return node, T("numeric") if name == "extract" else T("int4")
         pairs = [self.expr(a, scope) for a in node.args or ()]
+        if name == "format":
+            # %s prints a value by its type's output function and NULL as nothing
+            # (PostgreSQL's text_format); printf would print DuckDB's forms and give NULL.
+            pairs[1:] = [(ast.CoalesceExpr(args=(_printed(a, t), _str(""))), TEXT) for a, t in pairs[1:]]
         if name not in KEEPS_PADDING:
             pairs = [unpadded(*p) for p in pairs]
         args = [p[0] for p in pairs]
@@ -1586,8 +1642,14 @@ class _Rewriter:
             return _cast(_op("-", _cast(a, "hugeint"), _cast(b, "hugeint")), "double"), ret
         if special == "format":
             fmt = _str_const(args[0])
-            if fmt is None or any(f"%{c}" in fmt for c in "IL"):
-                raise self.fail("0A000", "format() supports only %s here", node)
+            if fmt is None:
+                raise self.fail("0A000", "format() with a format string that is not a constant is not supported", node)
+            try:
+                needed = format_arguments(fmt)
+            except PgError as e:
+                raise self.fail(e.sqlstate, e.message, node) from None
+            if needed > len(args) - 1:
+                raise self.fail("22023", "too few arguments for format()", node)
             return _call("printf", *args), ret
         if special == "srf_in_select":
             t = types[0] if types else None
