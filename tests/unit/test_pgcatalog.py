@@ -29,7 +29,6 @@ from walsender_proxy.sql.pgcatalog import (
     format_type,
     make_table,
     quote_ident,
-    show_value,
     split_search_path,
     synthetic_oid,
     translate_error,
@@ -44,6 +43,7 @@ from walsender_proxy.sql.rewrite import (
     rewrite,
     statements,
 )
+from walsender_proxy.sql.settings import show_value
 
 
 def _table(oid: int, schema: str, name: str, cols: list[tuple[str, str, bool]], **kw: Any) -> Table:

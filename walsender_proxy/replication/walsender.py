@@ -35,7 +35,7 @@ from walsender_proxy.replication import commands as C
 from walsender_proxy.replication.slots import Slot
 from walsender_proxy.replication.stream import LogicalStream, StreamState
 from walsender_proxy.sql.outcomes import Column, Rows
-from walsender_proxy.sql.settings import duration_ms
+from walsender_proxy.sql.settings import shown_setting
 
 if TYPE_CHECKING:
     from walsender_proxy.replication.sender_pool import SenderProcess
@@ -109,8 +109,8 @@ class WalSender:
                 "IDENTIFY_SYSTEM",
             )
         elif isinstance(cmd, C.Show):
-            value = ex.settings.get(cmd.name)
-            await self.rows([(cmd.name, TEXT)], [value], "SHOW")
+            value = shown_setting(cmd.name, ex.settings.get(cmd.name))  # (as SQL's SHOW words it)
+            await self.rows([(ex.settings.canonical_name(cmd.name), TEXT)], [value], "SHOW")
         elif isinstance(cmd, C.CreateReplicationSlot):
             await self.create_slot(cmd)
         elif isinstance(cmd, C.DropReplicationSlot):
@@ -206,7 +206,7 @@ class WalSender:
         the client set at start-up or with SET, as PeerDB and others do."""
         ex = self.s.executor
         assert ex is not None
-        return duration_ms(ex.settings.get("wal_sender_timeout")) / 1000
+        return ex.settings.number("wal_sender_timeout") / 1000
 
     def _can_hand_over(self) -> bool:
         """A plain TCP or Unix socket can go to a walsender process; a TLS one cannot (its
@@ -298,7 +298,7 @@ class WalSender:
             version_num = int(self.ctx.settings.server_version_num())
             options = PgOutputOptions.parse(list(cmd.options), version_num)
             start = max(cmd.start_lsn, slot.confirmed_flush)
-            work_mem = int(ex.settings.get("logical_decoding_work_mem")) * 1024
+            work_mem = ex.settings.number("logical_decoding_work_mem") * 1024
             self.s.send(m.CopyBothResponse(0, ()))
             pool = self.ctx.sender_pool()
             sender = await pool.take() if pool is not None and self._can_hand_over() else None

@@ -41,7 +41,7 @@ from walsender_proxy.sql.outcomes import (
     ParameterChanged,
     Rows,
 )
-from walsender_proxy.sql.settings import Settings, duration_ms
+from walsender_proxy.sql.settings import Settings
 
 USER_REQUEST = "user request"
 STATEMENT_TIMEOUT = "statement timeout"
@@ -358,7 +358,7 @@ class Executor:
         timeout = self.settings.get("statement_timeout")
         deadline = None
         if timeout != "0":
-            deadline = self.ctx.deadlines.add(duration_ms(timeout) / 1000, self._timed_out)
+            deadline = self.ctx.deadlines.add(self.settings.number("statement_timeout") / 1000, self._timed_out)
         try:
             yield from self._dispatch(node, text, params)
         except PgError:

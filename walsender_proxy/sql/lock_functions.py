@@ -13,7 +13,6 @@ from decoding.errors import PgError
 from walsender_proxy.sql.advisory import EXCLUSIVE, SHARE, key_of
 from walsender_proxy.sql.outcomes import Notice
 from walsender_proxy.sql.rewrite_funcs import ADVISORY, ARITY_SUFFIX
-from walsender_proxy.sql.settings import duration_ms
 
 if TYPE_CHECKING:
     from walsender_proxy.server.context import ServerContext
@@ -44,8 +43,8 @@ def udfs(ctx: ServerContext, session: Callable[[int], Executor]) -> list[Udf]:
                 ex.advisory_xact = True
             got = ctx.advisory.acquire(
                 pid, key, mode, xact=xact, wait=not tries,
-                lock_timeout=duration_ms(ex.settings.get("lock_timeout")) / 1000,
-                deadlock_timeout=duration_ms(ex.settings.get("deadlock_timeout")) / 1000,
+                lock_timeout=ex.settings.number("lock_timeout") / 1000,
+                deadlock_timeout=ex.settings.number("deadlock_timeout") / 1000,
                 cancelled=ex.cancelled.is_set,
             )  # fmt: skip
             return got if tries else ""  # void's text

@@ -43,6 +43,7 @@ from decoding.errors import PgError, disk_full_error
 from decoding.pgtypes import ColumnType
 from walsender_proxy.sql import pgcatalog_data as data
 from walsender_proxy.sql.pgcatalog_expr import deparse_row_filter
+from walsender_proxy.sql.settings import PG_SETTINGS, shown_setting
 
 PG_CATALOG_OID = 11
 PG_TOAST_OID = 99
@@ -462,93 +463,10 @@ def split_search_path(text: str) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 # settings
 
-_MEM_UNITS = (("TB", 1024.0**4), ("GB", 1024.0**3), ("MB", 1024.0**2), ("kB", 1024.0), ("B", 1.0))
-_MEM_BASE = {"B": 1.0, "kB": 1024.0, "8kB": 8192.0, "MB": 1024.0**2, "16MB": 16 * 1024.0**2}
-_TIME_UNITS = (
-    ("d", 86_400_000.0),
-    ("h", 3_600_000.0),
-    ("min", 60_000.0),
-    ("s", 1000.0),
-    ("ms", 1.0),
-    ("us", 0.001),
-)
-_TIME_BASE = {"ms": 1.0, "s": 1000.0, "min": 60_000.0}
-
-
-#: Settings with a show hook that prints the raw number.
-_RAW_SHOW = frozenset(
-    {"tcp_keepalives_idle", "tcp_keepalives_interval", "tcp_keepalives_count", "tcp_user_timeout"}
-)
-
-
-def show_value(setting: str, unit: str | None, vartype: str) -> str:
-    """``SHOW``/``current_setting`` text for a pg_settings value, as guc.c's _ShowOption.
-
-    Positive values get the largest unit that divides them evenly (units at or below the
-    base unit always qualify), so shared_buffers 16384 (8kB) shows as ``128MB``.
-    """
-    if not unit or vartype not in ("integer", "real"):
-        return setting
-    try:
-        num = float(setting)
-    except ValueError:
-        return setting
-    if num <= 0:
-        return setting
-    if unit in _MEM_BASE:
-        base, table = _MEM_BASE[unit], _MEM_UNITS
-    elif unit in _TIME_BASE:
-        base, table = _TIME_BASE[unit], _TIME_UNITS
-    else:
-        return setting
-    if vartype == "integer":
-        for name, size in table:
-            mult = size / base
-            if mult <= 1.0 or num % mult == 0:
-                return f"{round(num / mult)}{name}"
-        return setting
-    chosen = setting
-    for name, size in table:
-        value = num / (size / base)
-        chosen = f"{value:g}{name}"
-        if abs(round(value) - value) <= abs(value) * 1e-6:
-            break
-    return chosen
-
-
-def shown_setting(name: str, value: str) -> str:
-    """What SHOW and current_setting() give for a session's raw value of ``name``."""
-    low = name.lower()
-    meta = _SETTINGS.get(low)
-    if meta is None or low in _RAW_SHOW:
-        return value
-    return show_value(value, meta.unit, meta.vartype)
-
-
-@dataclass(frozen=True, slots=True)
-class _Setting:
-    name: str
-    unit: str | None
-    category: str
-    short_desc: str
-    extra_desc: str | None
-    context: str
-    vartype: str
-    min_val: str | None
-    max_val: str | None
-    enumvals: list[str] | None
-    boot_val: str | None
-
-
-_SETTINGS: Mapping[str, _Setting] = MappingProxyType(
-    {r[0].lower(): _Setting(*r) for r in data.SETTINGS}
-)
-
-
 def server_settings(server: ServerInfo) -> dict[str, tuple[str, str]]:
     """Lower-cased name → (value, source) after the server's own overrides."""
     out: dict[str, tuple[str, str]] = {
-        k: (s.boot_val or "", "default") for k, s in _SETTINGS.items()
+        k: (s.boot_val or "", "default") for k, s in PG_SETTINGS.items()
     }
     fixed = {
         "server_version": server.server_version,
@@ -1980,7 +1898,7 @@ def build_session_table(name: str, snap: CatalogSnapshot, session: SessionInfo) 
         return pa.Table.from_pylist(rows, schema=SESSION_TABLES[name])
     if name == "pgc_pg_settings":
         rows = []
-        for low, meta in _SETTINGS.items():
+        for low, meta in PG_SETTINGS.items():
             value, src = settings[low]
             reset = snap.base_settings[low][0]
             rows.append(

@@ -4,15 +4,267 @@ Clients set and read these (``SET``, ``SHOW``, ``current_setting``, start-up ``o
 the ones PostgreSQL reports (GUC_REPORT) are sent back as ParameterStatus when they change.
 Only values the proxy really honours are accepted: the text formats it produces are ISO dates
 in UTC, so DateStyle and TimeZone take exactly what means that.
+
+Every value is read by one parser, PostgreSQL's (guc.c ``parse_int``, ``parse_bool``,
+``config_enum_lookup_by_name``), with the setting's type, base unit and range from
+PostgreSQL 15's own ``pg_settings`` (:data:`PG_SETTINGS`): a value is checked and made
+canonical when it is set (``SET``, start-up options, ``set_config``) and held as
+``pg_settings.setting`` has it (``'1MB'`` of a kB setting is ``1024``); code that needs the
+number asks :meth:`Settings.number`, never ``int()`` of the text.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from decoding.errors import PgError
+from walsender_proxy.sql import pgcatalog_data
+
+
+@dataclass(frozen=True, slots=True)
+class PgSetting:
+    """One row of PostgreSQL 15's ``pg_settings`` (what does not depend on the server)."""
+
+    name: str
+    unit: str | None
+    category: str
+    short_desc: str
+    extra_desc: str | None
+    context: str
+    vartype: str
+    min_val: str | None
+    max_val: str | None
+    enumvals: list[str] | None
+    boot_val: str | None
+
+
+#: Lower-cased name → PostgreSQL 15's description of the setting.
+PG_SETTINGS: Mapping[str, PgSetting] = MappingProxyType(
+    {r[0].lower(): PgSetting(*r) for r in pgcatalog_data.SETTINGS}
+)
+
+#: guc.c's unit tables, largest unit first: memory units in bytes, time units in ms.
+MEMORY_UNITS = (("TB", 1024.0**4), ("GB", 1024.0**3), ("MB", 1024.0**2), ("kB", 1024.0), ("B", 1.0))
+TIME_UNITS = (
+    ("d", 86_400_000.0),
+    ("h", 3_600_000.0),
+    ("min", 60_000.0),
+    ("s", 1000.0),
+    ("ms", 1.0),
+    ("us", 0.001),
+)
+#: A setting's base unit (``pg_settings.unit``) in bytes or in milliseconds.
+MEMORY_BASE = {"B": 1.0, "kB": 1024.0, "8kB": 8192.0, "MB": 1024.0**2, "16MB": 16 * 1024.0**2}
+TIME_BASE = {"ms": 1.0, "s": 1000.0, "min": 60_000.0}
+_MEMORY_HINT = 'Valid units for this parameter are "B", "kB", "MB", "GB", and "TB".'
+_TIME_HINT = 'Valid units for this parameter are "us", "ms", "s", "min", "h", and "d".'
+_INT_RANGE_HINT = "Value exceeds integer range."
+_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
+_LONG_MAX = 2**63 - 1
+
+_SPACE = " \t\n\v\f\r"  # C's isspace
+# strtol(…, 0): optional sign, then hexadecimal, octal or decimal digits.
+_STRTOL = re.compile(r"[ \t\n\v\f\r]*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
+# strtod: decimal (with fraction and exponent) or hexadecimal floating point.
+_STRTOD = re.compile(r"[ \t\n\v\f\r]*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_STRTOD_HEX = re.compile(r"[ \t\n\v\f\r]*([+-]?)0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?)")
+
+
+def _unit_table(unit: str) -> tuple[float, tuple[tuple[str, float], ...]] | None:
+    """A base unit's size and the table of units it converts to (bytes or milliseconds);
+    None for a unit that is neither memory nor time."""
+    if unit in MEMORY_BASE:
+        return MEMORY_BASE[unit], MEMORY_UNITS
+    if unit in TIME_BASE:
+        return TIME_BASE[unit], TIME_UNITS
+    return None
+
+
+def _c_integer(sign: str, digits: str) -> int:
+    """The integer strtol(…, 0) reads: hexadecimal after ``0x``, octal after ``0``."""
+    if digits[:2] in ("0x", "0X"):
+        n = int(digits[2:], 16)
+    elif digits[0] == "0":
+        n = int(digits, 8)
+    else:
+        n = int(digits)
+    return -n if sign == "-" else n
+
+
+def _strtod(text: str) -> tuple[float, int] | None:
+    """C's strtod on the start of ``text``: (value, characters read), None if none."""
+    m = _STRTOD_HEX.match(text)
+    if m is not None:
+        body = m.group(2)
+        value = float.fromhex("0x" + (body if "p" in body.lower() else body + "p0"))
+        return (-value if m.group(1) == "-" else value), m.end()
+    m = _STRTOD.match(text)
+    if m is None:
+        return None
+    return float(m.group(0)), m.end()
+
+
+def _to_base_unit(value: float, rest: str, unit: str) -> float | None:
+    """guc.c's convert_to_base_unit: ``value`` followed by the unit text ``rest`` in the
+    setting's base ``unit``, a fraction rounded to the next smaller unit; None if ``rest``
+    is not a unit of this kind (units are case-sensitive, at most 3 characters)."""
+    word = rest.rstrip(_SPACE)
+    units = _unit_table(unit)
+    if not word or len(word) > 3 or any(c in _SPACE for c in word) or units is None:
+        return None
+    base, table = units
+    for i, (name, size) in enumerate(table):
+        if name == word:
+            converted = value * (size / base)
+            if i + 1 < len(table):
+                step = table[i + 1][1] / base
+                converted = round(converted / step) * step
+            return converted
+    return None
+
+
+def parse_int(text: str, unit: str | None) -> tuple[int | None, str | None]:
+    """guc.c's parse_int: ``text`` as an integer setting in its base ``unit`` (None: the
+    setting takes no unit), as (value, None) or (None, the HINT PostgreSQL gives, if any).
+    Octal and hexadecimal (``010``, ``0x10``), fractions rounded half to even (C's rint)
+    and whitespace around the number and unit are PostgreSQL's too."""
+    m = _STRTOL.match(text)
+    end = m.end() if m is not None else 0
+    value = float(_c_integer(m.group(1), m.group(2))) if m is not None else 0.0
+    if (end < len(text) and text[end] in ".eE") or abs(value) > _LONG_MAX:
+        got = _strtod(text)
+        if got is None:
+            return None, None
+        value, end = got
+        if math.isinf(value):
+            return None, None  # ERANGE: no hint
+    elif m is None:
+        return None, None
+    rest = text[end:].lstrip(_SPACE)
+    if rest:
+        if unit is None:
+            return None, None
+        converted = _to_base_unit(value, rest, unit)
+        if converted is None:
+            return None, _MEMORY_HINT if unit in MEMORY_BASE else _TIME_HINT
+        value = converted
+    value = round(value)
+    if not _INT_MIN <= value <= _INT_MAX:
+        return None, _INT_RANGE_HINT
+    return int(value), None
+
+
+def parse_bool(text: str) -> bool | None:
+    """PostgreSQL's parse_bool: any unique prefix of true/false/yes/no, on/off (two
+    letters at least), 1 or 0, in any case; None if it is none of them."""
+    t = text.lower()
+    if not t:
+        return None
+    for word, value in (("true", True), ("false", False), ("yes", True), ("no", False)):
+        if word.startswith(t):
+            return value
+    if len(t) >= 2 and "on".startswith(t):
+        return True
+    if len(t) >= 2 and "off".startswith(t):
+        return False
+    return {"1": True, "0": False}.get(t)
+
+
+#: Enum values PostgreSQL accepts but does not list in pg_settings.enumvals (guc.c's hidden
+#: entries), by setting: value → the listed value it means.
+_HIDDEN_ENUM_VALUES: Mapping[str, Mapping[str, str]] = MappingProxyType(
+    {
+        "synchronous_commit": {"true": "on", "false": "off", "yes": "on", "no": "off", "1": "on", "0": "off"},
+        "client_min_messages": {"debug": "debug2"},
+        "wal_level": {"archive": "replica", "hot_standby": "replica"},
+    }
+)
+
+
+def _invalid(name: str, text: str, hint: str | None = None, detail: str | None = None) -> PgError:
+    return PgError("22023", f'invalid value for parameter "{name}": "{text}"', hint=hint, detail=detail)
+
+
+def canonical_value(name: str, text: str) -> str:
+    """``text`` as PostgreSQL would hold setting ``name`` (``pg_settings.setting``), checked
+    as guc.c's parse_and_validate_value checks it: 22023 with PostgreSQL's words and HINT."""
+    meta = PG_SETTINGS.get(name.lower())
+    if meta is None:
+        return text
+    if meta.vartype == "integer":
+        n, hint = parse_int(text, meta.unit)
+        if n is None:
+            raise _invalid(meta.name, text, hint)
+        lo, hi = int(meta.min_val or _INT_MIN), int(meta.max_val or _INT_MAX)
+        if not lo <= n <= hi:
+            unit = f" {meta.unit}" if meta.unit else ""
+            raise PgError("22023", f'{n}{unit} is outside the valid range for parameter "{meta.name}" ({lo} .. {hi})')
+        return str(n)
+    if meta.vartype == "bool":
+        b = parse_bool(text)
+        if b is None:
+            raise PgError("22023", f'parameter "{meta.name}" requires a Boolean value')
+        return "on" if b else "off"
+    if meta.vartype == "enum" and meta.enumvals:
+        low = text.lower()
+        for v in meta.enumvals:
+            if v.lower() == low:
+                return v
+        hidden = _HIDDEN_ENUM_VALUES.get(name.lower(), {}).get(low)
+        if hidden is not None:
+            return hidden
+        raise _invalid(meta.name, text, f"Available values: {', '.join(meta.enumvals)}.")
+    return text
+
+
+def show_value(setting: str, unit: str | None, vartype: str) -> str:
+    """``SHOW``/``current_setting`` text for a pg_settings value, as guc.c's _ShowOption.
+
+    Positive values get the largest unit that divides them evenly (units at or below the
+    base unit always qualify), so shared_buffers 16384 (8kB) shows as ``128MB``.
+    """
+    if not unit or vartype not in ("integer", "real"):
+        return setting
+    try:
+        num = float(setting)
+    except ValueError:
+        return setting
+    units = _unit_table(unit)
+    if num <= 0 or units is None:
+        return setting
+    base, table = units
+    if vartype == "integer":
+        for name, size in table:
+            mult = size / base
+            if mult <= 1.0 or num % mult == 0:
+                return f"{round(num / mult)}{name}"
+        return setting
+    chosen = setting
+    for name, size in table:
+        value = num / (size / base)
+        chosen = f"{value:g}{name}"
+        if abs(round(value) - value) <= abs(value) * 1e-6:
+            break
+    return chosen
+
+
+#: Settings with a show hook that prints the raw number.
+_RAW_SHOW = frozenset(
+    {"tcp_keepalives_idle", "tcp_keepalives_interval", "tcp_keepalives_count", "tcp_user_timeout"}
+)
+
+
+def shown_setting(name: str, value: str) -> str:
+    """What SHOW and current_setting() give for a session's raw value of ``name``."""
+    low = name.lower()
+    meta = PG_SETTINGS.get(low)
+    if meta is None or low in _RAW_SHOW:
+        return value
+    return show_value(value, meta.unit, meta.vartype)
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,78 +272,26 @@ class Guc:
     name: str
     default: str
     report: bool = False  # sent as ParameterStatus at start-up and on change
-    check: Callable[[str], str] | None = None  # canonicalises or raises
+    #: A string setting's own check (canonicalises or raises); other types are checked by
+    #: canonical_value from their pg_settings type.
+    check: Callable[[str], str] | None = None
     settable: bool = True  # False: read-only (PGC_INTERNAL / postmaster)
     category: str = "Client Connection Defaults"
     description: str = ""
+    #: The values (canonical) the proxy honours, of the ones PostgreSQL accepts.
+    only: tuple[str, ...] | None = None
 
 
-def _one_of(*ok: str, canon: str | None = None) -> Callable[[str], str]:
-    allowed = {o.lower() for o in ok}
-
-    def check(v: str) -> str:
-        if v.strip().lower() not in allowed:
-            raise PgError("22023", f'invalid value for parameter: "{v}"')
-        return canon if canon is not None else v.strip().lower()
-
-    return check
-
-
-def _bool(v: str) -> str:
-    t = v.strip().lower()
-    if t in ("on", "true", "yes", "1", "t", "y"):
-        return "on"
-    if t in ("off", "false", "no", "0", "f", "n"):
-        return "off"
-    raise PgError("22023", f'parameter requires a Boolean value: "{v}"')
-
-
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(us|ms|s|min|h|d)?\s*$")
-_MS_PER = {"us": 0.001, "ms": 1, "s": 1000, "min": 60_000, "h": 3_600_000, "d": 86_400_000}
-
-
-def duration_ms(text: str) -> int:
-    """A time setting's value in milliseconds (``5s``, ``250ms``, ``1min``, a bare number of
-    milliseconds), as PostgreSQL reads GUC_UNIT_MS values; ValueError if it is none."""
-    m = _DURATION.match(text)
-    if m is None:
-        raise ValueError(text)
-    return round(float(m.group(1)) * _MS_PER[m.group(2) or "ms"])
-
-
-def _duration(v: str) -> str:
-    """A time setting in its base unit, milliseconds, as pg_settings.setting holds it (SHOW
-    words it in the largest unit that divides it: pgcatalog.show_value)."""
-    try:
-        n = duration_ms(v)
-    except ValueError:
-        raise PgError("22023", f'invalid value for parameter: "{v}"', hint='Valid units for this parameter are "us", "ms", "s", "min", "h", and "d".') from None
-    if n > 2**31 - 1:
-        raise PgError("22023", f"{n} ms is outside the valid range for parameter (0 .. 2147483647)")
-    return str(n)
-
-
-def _int(lo: int, hi: int) -> Callable[[str], str]:
-    def check(v: str) -> str:
-        try:
-            n = int(v.strip())
-        except ValueError:
-            raise PgError("22023", f'invalid value for parameter: "{v}"') from None
-        if not lo <= n <= hi:
-            raise PgError("22023", f"{n} is outside the valid range for parameter ({lo} .. {hi})")
-        return str(n)
-
-    return check
+def _client_encoding(v: str) -> str:
+    if v.strip().lower() not in ("utf8", "utf-8", "unicode"):
+        raise _invalid("client_encoding", v, detail="The proxy sends and receives UTF8 only.")
+    return "UTF8"
 
 
 def _datestyle(v: str) -> str:
     parts = {p.strip().lower() for p in v.split(",") if p.strip()}
     if not parts <= {"iso", "mdy", "dmy", "ymd"}:
-        raise PgError(
-            "22023",
-            f'invalid value for parameter "DateStyle": "{v}"',
-            detail="The proxy formats dates in ISO style only.",
-        )
+        raise _invalid("DateStyle", v, detail="The proxy formats dates in ISO style only.")
     order = next((p.upper() for p in parts if p != "iso"), "MDY")
     return f"ISO, {order}"
 
@@ -109,11 +309,18 @@ def _timezone(v: str) -> str:
         "0",
     ):
         return "UTC"
-    raise PgError(
-        "22023",
-        f'invalid value for parameter "TimeZone": "{v}"',
-        detail="The proxy serves timestamps in UTC only.",
-    )
+    raise _invalid("TimeZone", v, detail="The proxy serves timestamps in UTC only.")
+
+
+def _unchangeable(name: str) -> PgError:
+    """SET of a setting the session cannot change, worded by its context as guc.c does."""
+    meta = PG_SETTINGS.get(name.lower())
+    context = meta.context if meta is not None else "internal"
+    if context == "internal":
+        return PgError("55P02", f'parameter "{name}" cannot be changed')
+    if context == "postmaster":
+        return PgError("55P02", f'parameter "{name}" cannot be changed without restarting the server')
+    return PgError("55P02", f'parameter "{name}" cannot be changed now')
 
 
 GUCS: dict[str, Guc] = {
@@ -122,60 +329,28 @@ GUCS: dict[str, Guc] = {
         Guc("server_version", "15.18", report=True, settable=False, category="Preset Options"),
         Guc("server_version_num", "150018", settable=False, category="Preset Options"),
         Guc("server_encoding", "UTF8", report=True, settable=False, category="Preset Options"),
-        Guc(
-            "client_encoding",
-            "UTF8",
-            report=True,
-            check=_one_of("utf8", "utf-8", "unicode", canon="UTF8"),
-        ),
+        Guc("client_encoding", "UTF8", report=True, check=_client_encoding),
         Guc("DateStyle", "ISO, MDY", report=True, check=_datestyle),
-        Guc("IntervalStyle", "postgres", report=True, check=_one_of("postgres")),
+        Guc("IntervalStyle", "postgres", report=True, only=("postgres",)),
         Guc("TimeZone", "UTC", report=True, check=_timezone),
         Guc("integer_datetimes", "on", report=True, settable=False, category="Preset Options"),
-        Guc(
-            "standard_conforming_strings",
-            "on",
-            report=True,
-            check=_one_of("on", "true", canon="on"),
-        ),
+        Guc("standard_conforming_strings", "on", report=True, only=("on",)),
         Guc("application_name", "", report=True),
         Guc("is_superuser", "off", report=True, settable=False),
         Guc("session_authorization", "", report=True, settable=False),
-        Guc(
-            "default_transaction_isolation",
-            "read committed",
-            check=_one_of("read committed", "repeatable read", "serializable", "read uncommitted"),
-        ),
-        Guc("default_transaction_read_only", "off", check=_bool),
+        Guc("default_transaction_isolation", "read committed"),
+        Guc("default_transaction_read_only", "off"),
         Guc("transaction_isolation", "read committed", settable=False),
         Guc("transaction_read_only", "off", settable=False),
         Guc("search_path", '"$user", public'),
-        Guc("extra_float_digits", "1", check=_int(-15, 3)),
-        Guc("bytea_output", "hex", check=_one_of("hex")),
-        Guc("statement_timeout", "0", check=_duration),
-        Guc("lock_timeout", "0", check=_duration),
-        Guc("deadlock_timeout", "1000", check=_duration),
-        Guc("idle_in_transaction_session_timeout", "0", check=_duration),
-        Guc(
-            "synchronous_commit",
-            "on",
-            check=_one_of("on", "off", "local", "remote_write", "remote_apply"),
-        ),
-        Guc(
-            "client_min_messages",
-            "notice",
-            check=_one_of(
-                "debug5",
-                "debug4",
-                "debug3",
-                "debug2",
-                "debug1",
-                "log",
-                "notice",
-                "warning",
-                "error",
-            ),
-        ),
+        Guc("extra_float_digits", "1"),
+        Guc("bytea_output", "hex", only=("hex",)),
+        Guc("statement_timeout", "0"),
+        Guc("lock_timeout", "0"),
+        Guc("deadlock_timeout", "1000"),
+        Guc("idle_in_transaction_session_timeout", "0"),
+        Guc("synchronous_commit", "on"),
+        Guc("client_min_messages", "notice"),
         Guc("timezone_abbreviations", "Default"),
         Guc("lc_messages", "C"),
         Guc("lc_monetary", "C"),
@@ -186,19 +361,28 @@ GUCS: dict[str, Guc] = {
         Guc("max_connections", "100", settable=False),
         Guc("max_wal_senders", "10", settable=False),
         Guc("max_replication_slots", "10", settable=False),
-        Guc("wal_sender_timeout", "60000", check=_duration),  # per connection, as since PostgreSQL 12
+        Guc("wal_sender_timeout", "60000"),  # per connection, as since PostgreSQL 12
         Guc("logical_decoding_work_mem", "65536"),
         Guc("port", "5432", settable=False),
         Guc("listen_addresses", "localhost", settable=False),
         Guc("data_directory_mode", "0700", settable=False),
         Guc("in_hot_standby", "off", report=True, settable=False),
-        Guc("default_transaction_deferrable", "off", check=_bool),
-        Guc("row_security", "on", check=_bool),
-        Guc("check_function_bodies", "on", check=_bool),
+        Guc("default_transaction_deferrable", "off"),
+        Guc("row_security", "on"),
+        Guc("check_function_bodies", "on"),
         Guc("xmloption", "content"),
-        Guc("jit", "off", check=_bool),
+        Guc("jit", "off"),
     )
 }
+
+
+def _validated(g: Guc, value: str) -> str:
+    if g.check is not None:
+        return g.check(value)
+    canon = canonical_value(g.name, value)
+    if g.only is not None and canon not in g.only:
+        raise _invalid(g.name, value, detail=f"The proxy supports {', '.join(g.only)} only.")
+    return canon
 
 
 class Settings:
@@ -207,7 +391,8 @@ class Settings:
     def __init__(self, server: dict[str, str] | None = None) -> None:
         self._base = {k: g.default for k, g in GUCS.items()}
         for k, v in (server or {}).items():
-            self._base[k.lower()] = v
+            key = k.lower()
+            self._base[key] = _validated(GUCS[key], v) if key in GUCS else v
         self._values: dict[str, str] = {}
         self._tx_values: dict[str, str] | None = None  # SET LOCAL, undone at transaction end
 
@@ -225,6 +410,11 @@ class Settings:
             return self._tx_values[key]
         return self._values.get(key, self._base[key])
 
+    def number(self, name: str) -> int:
+        """An integer setting in its base unit (milliseconds, kB, …), read by the one
+        parser every setting goes through, whatever form the value came in."""
+        return int(canonical_value(name, self.get(name)))
+
     def set(
         self, name: str, value: str | None, *, local: bool = False, force: bool = False
     ) -> bool:
@@ -234,12 +424,9 @@ class Settings:
         if g is None:
             raise PgError("42704", f'unrecognized configuration parameter "{name}"')
         if not g.settable and not force:
-            raise PgError("55P02", f'parameter "{g.name}" cannot be changed now')
+            raise _unchangeable(g.name)
         before = self.get(key)
-        if value is None:
-            value = self._base[key]
-        elif g.check is not None:
-            value = g.check(value)
+        value = self._base[key] if value is None else _validated(g, value)
         if local:
             if self._tx_values is not None:
                 self._tx_values[key] = value
