@@ -60,7 +60,7 @@ class SlotReport:
         self.state = state
         self.confirmed_flush = 0
         self.restart_lsn = 0
-        self._last: tuple[int, ...] = ()
+        self._last: tuple[int | float | None, ...] = ()
 
     def move(self, name: str, *, confirmed_flush: int | None = None, restart_lsn: int | None = None) -> bool:
         if confirmed_flush is not None:
@@ -72,12 +72,8 @@ class SlotReport:
     def save_if_dirty(self, name: str) -> None:
         """The server saves."""
 
-    def positions(self) -> dict[str, int]:
-        st = self.state
-        return {
-            "confirmed_flush": self.confirmed_flush, "restart_lsn": self.restart_lsn,
-            "sent": st.sent_lsn, "write": st.write_lsn, "flush": st.flush_lsn, "apply": st.apply_lsn,
-        }
+    def positions(self) -> dict[str, int | float | None]:
+        return {"confirmed_flush": self.confirmed_flush, "restart_lsn": self.restart_lsn, **self.state.report()}
 
     async def report(self, force: bool = False) -> None:
         pos = self.positions()

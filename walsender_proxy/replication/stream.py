@@ -38,6 +38,7 @@ from walsender_proxy.protocol.replication import (
     encode_xlogdata_message,
     pg_now,
 )
+from walsender_proxy.replication.lag import ReplyState
 from walsender_proxy.replication.slots import Slot
 from walsender_proxy.server.conn import Conn
 from walsender_proxy.server.machine import ConnectionClosed, MessageReceived, ProtocolError
@@ -174,6 +175,8 @@ class LogicalStream:
                         await self._drain(state)
                     else:  # (the common case) sent with the keepalive below, in one write
                         s.queue(step.frames)
+                if step.last_end:
+                    state.lag.sent(step.last_end)
                 if step.last_end and (events or not end):  # (else the one below says more)
                     s.queue(encode_keepalive_message(step.last_end, pg_now()))
                 small: list[DecodedTxn] = []
@@ -219,6 +222,7 @@ class LogicalStream:
         if data:
             self.s.write(data)
             await self._drain(state)
+        state.lag.sent(txns[-1].end_lsn)
         self.s.queue(encode_keepalive_message(txns[-1].end_lsn, pg_now()))
 
     async def _emit(self, ev: Any, plugin: Any, start: int, state: StreamState, entry: Any) -> None:
@@ -261,6 +265,7 @@ class LogicalStream:
             if data:
                 s.write(data)
                 await s.flush()
+            state.lag.sent(txn.end_lsn)
             s.queue(encode_keepalive_message(txn.end_lsn, pg_now()))
             return
         pipe = _TxnPipeline(plugin, txn, asyncio.get_running_loop())
@@ -284,6 +289,7 @@ class LogicalStream:
         if sent >= TRIM_AFTER_BYTES:
             await asyncio.to_thread(release_memory)
         if not state.done:  # a stream ended mid-transaction has not sent it all
+            state.lag.sent(txn.end_lsn)
             s.queue(encode_keepalive_message(txn.end_lsn, pg_now()))
 
     async def _drain(self, state: StreamState) -> None:
@@ -344,7 +350,7 @@ class LogicalStream:
             except Exception:
                 continue
             if isinstance(rep, StandbyStatusUpdate):
-                state.write_lsn, state.flush_lsn, state.apply_lsn = rep.write_lsn, rep.flush_lsn, rep.apply_lsn
+                state.replied(rep.write_lsn, rep.flush_lsn, rep.apply_lsn, rep.send_time)
                 flush = rep.flush_lsn
                 if flush:
                     restart = None
@@ -580,19 +586,18 @@ class _TxnPipeline:
         self.stop.set()
 
 
-class StreamState:
+class StreamState(ReplyState):
     def stopped(self) -> bool:
         return self.done
 
     def __init__(self, slot: Slot) -> None:
+        super().__init__()
         self.slot = slot
         self.done = False
         self.closed = False
         self.reply_now = False
         self.last_reply = time.monotonic()
         self.last_ping = self.last_reply
-        self.sent_lsn = 0
-        self.write_lsn = self.flush_lsn = self.apply_lsn = 0
         self.candidates: list[tuple[int, int]] = []
         self.prepared: dict[int, DecodedTxn] = {}
         self.started = time.time()

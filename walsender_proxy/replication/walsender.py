@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import dataclasses
+import datetime
 import functools
 import inspect
 import logging
@@ -70,6 +71,20 @@ class WalSender:
         self.lake = session.ctx.lake
         self.slots = session.ctx.slots
         self.exported: object | None = None
+        #: For pg_stat_replication, which lists every replication connection (state
+        #: "startup" until START_REPLICATION, as PostgreSQL's InitWalSenderSlot does).
+        peer = session.writer.get_extra_info("peername")
+        self.client_port: int | None = peer[1] if isinstance(peer, tuple) else None
+        self.started = datetime.datetime.now(datetime.UTC)
+        #: The last stream's (its positions stay shown after it ended, as PostgreSQL's do).
+        self.state: StreamState | None = None
+        self.streaming = False
+        self.ctx.walsenders[session.pid] = self
+
+    def close(self) -> None:
+        """The connection ended."""
+        self._release_export()
+        self.ctx.walsenders.pop(self.s.pid, None)
 
     # -- dispatch ------------------------------------------------------------------------
     async def handle(self, text: str) -> bool:
@@ -245,11 +260,10 @@ class WalSender:
         }
         state = StreamState(slot)
         state.sent_lsn = start
-        self.ctx.walsenders[s.pid] = state
+        self.state, self.streaming = state, True
 
         async def positions(p: dict[str, Any]) -> None:
-            state.sent_lsn = max(state.sent_lsn, p["sent"])
-            state.write_lsn, state.flush_lsn, state.apply_lsn = p["write"], p["flush"], p["apply"]
+            state.take(p)
             due = self.slots.move(
                 slot.name, confirmed_flush=p["confirmed_flush"] or None, restart_lsn=p["restart_lsn"] or None
             )
@@ -261,7 +275,7 @@ class WalSender:
             if "confirmed_flush" in end:
                 await positions(end)
         finally:
-            self.ctx.walsenders.pop(s.pid, None)
+            self.streaming = False
         if end["outcome"] == "error":
             sqlstate, message, detail, hint = end["error"]
             raise PgError(sqlstate, message, detail=detail, hint=hint)
@@ -316,11 +330,11 @@ class WalSender:
                     work_mem=work_mem, spill_dir=self.lake.dir / "spill",
                     timeout=lambda: timeout,
                 )
-                self.ctx.walsenders[self.s.pid] = stream.state
+                self.state, self.streaming = stream.state, True
                 try:
                     outcome = await stream.run()
                 finally:
-                    self.ctx.walsenders.pop(self.s.pid, None)
+                    self.streaming = False
             self._end_stream(outcome)
         finally:
             try:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from walsender_proxy.lake.retention import Hold
     from walsender_proxy.replication.sender_pool import SenderPool
+    from walsender_proxy.replication.walsender import WalSender
     from walsender_proxy.sql.executor import Executor
 
 
@@ -105,7 +106,7 @@ class ServerContext:
 
         self.slots = SlotStore(lake, settings.max_replication_slots)
         self.walsender_sessions: set[int] = set()
-        self.walsenders: dict[int, Any] = {}  # pid -> stream state, for pg_stat_replication
+        self.walsenders: dict[int, WalSender] = {}  # pid -> replication connection
         #: Walsender processes (see sender_pool()).
         self.senders: SenderPool | None = None
         self.injectors["pg_replication_slots"] = self._slot_rows
@@ -182,22 +183,23 @@ class ServerContext:
         return rows
 
     def _walsender_rows(self) -> list[dict[str, Any]]:
-        from decoding.lsn import format_lsn
-
+        """pg_stat_replication: every replication connection, as pg_stat_get_wal_senders
+        shows it — NULL for what the client has not reported (no position before its
+        first standby status update, no lag before one was measured), never 0/0."""
         rows = []
-        for pid, st in list(self.walsenders.items()):
+        for pid, ws in list(self.walsenders.items()):
             ex = self.executor(pid)
+            st = ws.state
             rows.append(
                 {
                     "pid": pid,
                     "usename": ex.user if ex else None,
                     "application_name": ex.settings.get("application_name") if ex else None,
-                    "client_addr": "127.0.0.1",
-                    "state": "streaming",
-                    "sent_lsn": format_lsn(st.sent_lsn),
-                    "write_lsn": format_lsn(st.write_lsn),
-                    "flush_lsn": format_lsn(st.flush_lsn),
-                    "replay_lsn": format_lsn(st.apply_lsn),
+                    "client_addr": ws.s.address,
+                    "client_port": ws.client_port if ws.s.address else -1,  # (-1: a Unix socket)
+                    "backend_start": ws.started,
+                    "state": "streaming" if ws.streaming else "startup",
+                    **(st.columns() if st is not None else {}),
                     "sync_state": "async",
                     "sync_priority": 0,
                 }

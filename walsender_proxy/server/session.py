@@ -156,7 +156,7 @@ class Session(Conn):
             if self.pid:  # temporary slots end with the session that made them
                 self.ctx.slots.drop_temporary_of(self.pid)
             if self.walsender is not None:
-                self.walsender._release_export()
+                self.walsender.close()
             if self.executor is not None:
                 ex = self.executor
                 self.ctx.snapshots.release(ex)

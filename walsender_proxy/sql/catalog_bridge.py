@@ -63,6 +63,7 @@ def injected_rows(engine: Engine, needs: frozenset[str]) -> dict[str, pa.Table]:
     if "pg_prepared_xacts" in wanted:
         rows = [{"transaction": t.xid, "gid": gid, "owner": "postgres", "database": ex.database} for gid, t in list(ex.lake.prepared.items())]
         out["pg_prepared_xacts"] = pgcatalog.make_table("pg_prepared_xacts", rows)
+    role_oids = server_info(engine).role_oids()
     if "pg_stat_activity" in wanted:
         rows = []
         for pid, other in ex.ctx.sessions():
@@ -70,6 +71,7 @@ def injected_rows(engine: Engine, needs: frozenset[str]) -> dict[str, pa.Table]:
                 {
                     "datname": other.database,
                     "pid": pid,
+                    "usesysid": role_oids.get(other.user),
                     "usename": other.user,
                     "application_name": other.settings.get("application_name"),
                     "state": "active" if other is ex else "idle",
@@ -79,7 +81,11 @@ def injected_rows(engine: Engine, needs: frozenset[str]) -> dict[str, pa.Table]:
         out["pg_stat_activity"] = pgcatalog.make_table("pg_stat_activity", rows)
     for name, fn in ex.ctx.injectors.items():
         if name in wanted:
-            out[name] = pgcatalog.make_table(name, fn())
+            rows = fn()
+            if name == "pg_stat_replication":
+                for r in rows:
+                    r["usesysid"] = role_oids.get(r["usename"])
+            out[name] = pgcatalog.make_table(name, rows)
     return out
 
 

@@ -1,0 +1,155 @@
+"""The walsender at its edges, against PostgreSQL 15: what pg_stat_replication shows of a
+client that has not replied yet and after its replies, and a client that stops reading
+its socket (wal_sender_timeout must still end it)."""
+
+from __future__ import annotations
+
+import datetime
+import socket
+import time
+from typing import Any
+
+import psycopg
+import pytest
+
+from decoding.lsn import format_lsn
+from tests.pgcluster import PgCluster
+from tests.proxy import ProxyServer
+from walsender_proxy.protocol import BackendParser
+from walsender_proxy.protocol import messages as m
+from walsender_proxy.protocol.replication import (
+    PrimaryKeepalive,
+    StandbyStatusUpdate,
+    XLogData,
+    decode_replication_message,
+    pg_now,
+)
+
+pytestmark = pytest.mark.integration
+
+_PG_EPOCH = datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC)
+
+
+class RawStream:
+    """A replication client on a plain socket: it reads what it is told to and replies
+    only when told to."""
+
+    def __init__(self, port: int, application_name: str) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.parser = BackendParser()
+        self.wal_end = 0
+        self.sock.sendall(
+            m.StartupMessage(
+                {"user": "postgres", "database": "postgres", "replication": "database", "application_name": application_name}
+            ).encode()
+        )
+        self.until(m.ReadyForQuery)
+
+    def until(self, kind: type, timeout: float = 10) -> m.BackendMessage:
+        deadline = time.monotonic() + timeout
+        while True:
+            for msg in self.parser:
+                if isinstance(msg, m.CopyData):
+                    rep = decode_replication_message(msg.data)
+                    if isinstance(rep, (XLogData, PrimaryKeepalive)):
+                        self.wal_end = max(self.wal_end, rep.wal_end)
+                if isinstance(msg, kind):
+                    return msg
+                assert not isinstance(msg, m.ErrorResponse), msg.fields
+            self.sock.settimeout(max(0.01, deadline - time.monotonic()))
+            data = self.sock.recv(1 << 16)
+            assert data, "connection closed"
+            self.parser.feed(data)
+
+    def read_for(self, seconds: float) -> None:
+        """Take whatever arrives for a while."""
+        deadline = time.monotonic() + seconds
+        try:
+            while time.monotonic() < deadline:
+                self.until(type(None), timeout=deadline - time.monotonic())
+        except TimeoutError:
+            pass
+
+    def start(self, slot: str, publication: str) -> None:
+        self.sock.sendall(
+            m.Query(f"START_REPLICATION SLOT {slot} LOGICAL 0/0 (proto_version '1', publication_names '{publication}')").encode()
+        )
+        self.until(m.CopyBothResponse)
+
+    def reply(self, write: int, flush: int, apply: int) -> int:
+        """A standby status update; its send time."""
+        now = pg_now()
+        self.sock.sendall(m.CopyData(StandbyStatusUpdate(write, flush, apply, now).encode()).encode())
+        return now
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def _setup(dsn: str, table: str, slot: str) -> None:
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute(f"CREATE TABLE {table} (id int PRIMARY KEY, v text)")
+        c.execute(f"CREATE PUBLICATION p{table} FOR TABLE {table}")
+    with psycopg.connect(dsn + " replication=database", autocommit=True) as c:
+        c.execute(f"CREATE_REPLICATION_SLOT {slot} LOGICAL pgoutput (SNAPSHOT 'nothing')")
+
+
+def _stat_row(dsn: str, application_name: str) -> dict[str, Any]:
+    with psycopg.connect(dsn) as c:
+        cur = c.execute("SELECT * FROM pg_stat_replication WHERE application_name = %s", (application_name,))
+        row = cur.fetchone()
+        assert row is not None and cur.description is not None
+        return {d.name: v for d, v in zip(cur.description, row, strict=True)}
+
+
+def _shape(row: dict[str, Any], replied: tuple[int, int, int, int] | None = None) -> dict[str, object]:
+    """Which columns are NULL; the state; what the walsender shows of a reply."""
+    shape: dict[str, object] = {k: v is None for k, v in row.items()}
+    shape["state"] = row["state"]
+    shape["client_port > 0"] = (row["client_port"] or 0) > 0
+    if replied is not None:
+        write, flush, apply, sent_at = replied
+        shape["positions as reported"] = (row["write_lsn"], row["flush_lsn"], row["replay_lsn"]) == tuple(
+            format_lsn(x) if x else None for x in (write, flush, apply)
+        )
+        shape["reply_time is the client's"] = row["reply_time"] == _PG_EPOCH + datetime.timedelta(microseconds=sent_at)
+    return shape
+
+
+def _monitoring_story(dsn: str, tag: str) -> list[dict[str, object]]:
+    table, slot, app = f"mon_{tag}", f"mon_{tag}", f"mon_{tag}"
+    _setup(dsn, table, slot)
+    client = RawStream(int(dsn.split("port=")[1].split()[0]), app)
+    try:
+        shapes = [_shape(_stat_row(dsn, app))]  # connected, not streaming
+        client.start(slot, f"p{table}")
+        client.read_for(0.3)
+        shapes.append(_shape(_stat_row(dsn, app)))  # streaming, never replied
+        with psycopg.connect(dsn, autocommit=True) as c:
+            c.execute(f"INSERT INTO {table} VALUES (1, 'one')")
+        client.read_for(0.5)
+        shapes.append(_shape(_stat_row(dsn, app)))  # sent a transaction, still no reply
+        end = client.wal_end
+        sent_at = client.reply(end, 0, 0)  # written, not yet flushed
+        time.sleep(0.4)
+        shapes.append(_shape(_stat_row(dsn, app), (end, 0, 0, sent_at)))
+        sent_at = client.reply(end, end, end)
+        time.sleep(0.4)
+        shapes.append(_shape(_stat_row(dsn, app), (end, end, end, sent_at)))
+        client.read_for(0.3)
+        end = client.wal_end
+        sent_at = client.reply(end, end, end)  # all applied, twice in a row: the lags clear
+        time.sleep(0.4)
+        shapes.append(_shape(_stat_row(dsn, app), (end, end, end, sent_at)))
+    finally:
+        client.close()
+    return shapes
+
+
+def test_pg_stat_replication_shows_null_until_the_client_reports(pg15: PgCluster, proxy: ProxyServer) -> None:
+    """Before its first standby status update a walsender has no write, flush or replay
+    position, no lag and no reply time (NULL, where the proxy showed 0/0: lag dashboards
+    then took the whole log for lag); after replies, the positions reported, the lags
+    measured from the transactions sent and the client's own reply time, and no lag once
+    it has applied everything twice in a row."""
+    assert _monitoring_story(proxy.dsn(), "px") == _monitoring_story(pg15.dsn(), "pg")
