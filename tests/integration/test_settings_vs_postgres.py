@@ -131,3 +131,57 @@ def test_show_on_a_replication_connection_words_values_as_sql_show(pg15: PgClust
             return out
 
     assert shown(proxy.dsn(replication="database")) == shown(pg15.dsn(replication="database"))
+
+
+#: Settings the server takes from its configuration (PostgreSQL 15's names).
+CONFIGURED = (
+    "max_wal_senders", "max_replication_slots", "max_connections", "listen_addresses", "wal_sender_timeout",
+    "fsync", "authentication_timeout", "ssl", "wal_level",
+)  # fmt: skip
+
+
+def _configured(dsn: str, port: int) -> list[tuple[object, ...]]:
+    """SHOW, current_setting() and pg_settings of the configured settings (the port is
+    each server's own)."""
+    with psycopg.connect(dsn, autocommit=True) as c:
+        out: list[tuple[object, ...]] = []
+        for name in (*CONFIGURED, "port"):
+            shown = c.execute(f"SHOW {name}").fetchone()
+            current = c.execute("SELECT current_setting(%s)", (name,)).fetchone()
+            setting = c.execute("SELECT setting, unit FROM pg_settings WHERE name = %s", (name,)).fetchone()
+            assert shown is not None and current is not None and setting is not None
+            if name == "port":
+                assert shown[0] == current[0] == setting[0] == str(port)
+                continue
+            out.append((name, shown[0], current[0], *setting))
+    return out
+
+
+def test_server_settings_show_their_configured_values(pg15: PgCluster) -> None:
+    """max_wal_senders = 20 is shown as 20 (it was 10, PostgreSQL's default, whatever the
+    configuration said), and so for every configured setting PostgreSQL has."""
+    with ProxyServer(max_wal_senders=20, max_replication_slots=20) as p:  # as the PostgreSQL fixture
+        assert _configured(p.dsn(), p.port) == _configured(pg15.dsn(), pg15.port)
+    with ProxyServer(max_wal_senders=7, max_replication_slots=9, max_connections=50, wal_sender_timeout=10.0) as p:
+        got = {name: shown for name, shown, *_ in _configured(p.dsn(), p.port)}
+    assert (got["max_wal_senders"], got["max_replication_slots"], got["max_connections"], got["wal_sender_timeout"]) == ("7", "9", "50", "10s")
+
+
+def test_pg_settings_sources_and_reset_values(pg15: PgCluster, proxy: ProxyServer) -> None:
+    """A value from the start-up packet has source "client" and is what RESET returns to;
+    SET makes it "session"; values nobody set keep the server's source."""
+
+    def story(dsn: str) -> list[object]:
+        with psycopg.connect(dsn, autocommit=True, options="-c lock_timeout=5s", application_name="srcs") as c:
+            q = "SELECT name, setting, source, reset_val FROM pg_settings WHERE name IN ('lock_timeout', 'statement_timeout', 'application_name', 'search_path') ORDER BY name"
+            out: list[object] = [c.execute(q).fetchall()]
+            c.execute("SET lock_timeout = 1000")
+            c.execute("SET statement_timeout = '1min'")
+            out.append(c.execute(q).fetchall())
+            c.execute("RESET lock_timeout")
+            c.execute("RESET statement_timeout")
+            out.append(c.execute(q).fetchall())
+            out.append(c.execute("SHOW lock_timeout").fetchall())
+            return out
+
+    assert story(proxy.dsn()) == story(pg15.dsn())

@@ -237,10 +237,26 @@ class ServerContext:
         with self._lock:
             return len(self._backends)
 
-    def server_parameters(self) -> dict[str, Any]:
-        s = self.settings
-        return {
+    def server_parameters(self) -> dict[str, str]:
+        """The server's configured settings by PostgreSQL name, as pg_settings holds them
+        (in the setting's base unit): what SHOW, current_setting() and pg_settings show.
+        Every configuration value PostgreSQL has a setting for is here, or SHOW would give
+        PostgreSQL's default while the server runs with another (max_wal_senders 10 with
+        20 configured)."""
+        s, lake = self.settings, self.lake.settings
+        out = {
             "server_version": s.server_version, "server_version_num": s.server_version_num(),
-            "port": str(s.port), "max_connections": str(s.max_connections),
-            "wal_sender_timeout": str(round(s.wal_sender_timeout * 1000)), **s.extra,
+            "port": str(s.port), "listen_addresses": s.listen_addresses,
+            "max_connections": str(s.max_connections), "max_wal_senders": str(s.max_wal_senders),
+            "max_replication_slots": str(s.max_replication_slots),
+            "wal_sender_timeout": str(round(s.wal_sender_timeout * 1000)),
+            "authentication_timeout": str(round(s.authentication_timeout)),
+            "ssl": "on" if self.ssl_context is not None else "off",
+            "fsync": "on" if lake.fsync else "off", "wal_segment_size": str(lake.segment_size),
+            "maintenance_work_mem": str(lake.maintenance_work_mem // 1024),
         }  # fmt: skip
+        if s.ssl_cert_file:
+            out["ssl_cert_file"] = s.ssl_cert_file
+        if s.ssl_key_file:
+            out["ssl_key_file"] = s.ssl_key_file
+        return {**out, **s.extra}

@@ -246,7 +246,7 @@ class Session(Conn):
         settings.set("session_authorization", user, force=True)
         try:
             for name, value in _startup_settings(params):
-                settings.set(name, value)
+                settings.set(name, value, startup=True)
         except PgError as e:
             await self.fatal(e)
         self.user, self.database = user, database

@@ -36,7 +36,7 @@ def server_info(engine: Engine) -> pgcatalog.ServerInfo:
         server_version=ctx.settings.server_version,
         database=engine.ex.database,
         roles=roles,
-        settings=dict(ctx.server_parameters()),
+        settings={k: v for k, v in ctx.server_parameters().items() if not k.startswith("server_version")},
     )
     ctx._server_info = (key, info)  # type: ignore[attr-defined]
     return info
@@ -51,6 +51,7 @@ def session_info(engine: Engine) -> pgcatalog.SessionInfo:
         application_name=ex.settings.get("application_name"),
         backend_pid=ex.backend_pid,
         settings=settings,
+        sources=ex.settings.sources(),
         client_addr=getattr(ex, "client_addr", None),
     )
 

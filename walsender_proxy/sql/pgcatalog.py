@@ -43,7 +43,7 @@ from decoding.errors import PgError, disk_full_error
 from decoding.pgtypes import ColumnType
 from walsender_proxy.sql import pgcatalog_data as data
 from walsender_proxy.sql.pgcatalog_expr import deparse_row_filter
-from walsender_proxy.sql.settings import PG_SETTINGS, shown_setting
+from walsender_proxy.sql.settings import PG_SETTINGS, SERVER_DEFAULTS, shown_setting
 
 PG_CATALOG_OID = 11
 PG_TOAST_OID = 99
@@ -61,32 +61,6 @@ _SYNTH_TABLE_BASE = 0x8000_0000
 _SYNTH_SEQ_BASE = 0xF000_0000
 _SYNTH_ROLE_BASE = 0xF800_0000
 ROWTYPE, PKEY_INDEX, PKEY_CONSTRAINT, IDENTITY_INDEX, ROWTYPE_ARRAY = range(5)
-
-#: Settings whose value depends on how the server runs rather than on PostgreSQL's boot value.
-DEFAULT_SERVER_SETTINGS: Mapping[str, str] = MappingProxyType(
-    {
-        "server_encoding": "UTF8",
-        "client_encoding": "UTF8",
-        "lc_collate": "C",
-        "lc_ctype": "C",
-        "lc_messages": "C",
-        "lc_monetary": "C",
-        "lc_numeric": "C",
-        "lc_time": "C",
-        "DateStyle": "ISO, MDY",
-        "TimeZone": "UTC",
-        "log_timezone": "UTC",
-        "wal_level": "logical",
-        "max_wal_senders": "10",
-        "max_replication_slots": "10",
-        "data_directory_mode": "0700",
-        "default_text_search_config": "pg_catalog.english",
-        "integer_datetimes": "on",
-        "standard_conforming_strings": "on",
-        "transaction_isolation": "read committed",
-    }
-)
-
 
 # ---------------------------------------------------------------------------------------------
 # types
@@ -391,6 +365,9 @@ class SessionInfo:
     backend_pid: int = 0
     #: Session overrides by setting name (case-insensitive), e.g. ``{"search_path": ""}``.
     settings: Mapping[str, str] = field(default_factory=dict)
+    #: What the session itself set: lower-cased name → (source, reset value), the source
+    #: ``client`` (start-up packet) or ``session`` (SET); other values are the server's.
+    sources: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     client_addr: str | None = None
     session_user: str | None = None
 
@@ -425,6 +402,7 @@ class SessionInfo:
             self.backend_pid,
             self.client_addr,
             tuple(sorted((k.lower(), v) for k, v in self.settings.items())),
+            tuple(sorted(self.sources.items())),
         )
 
 
@@ -476,7 +454,7 @@ def server_settings(server: ServerInfo) -> dict[str, tuple[str, str]]:
         "lc_ctype": server.lc_ctype,
     }
     for src, values in (
-        ("override", DEFAULT_SERVER_SETTINGS),
+        ("override", SERVER_DEFAULTS),
         ("override", fixed),
         ("configuration file", server.settings),
     ):
@@ -492,9 +470,15 @@ def _session_settings(
     role = server.role(session.user)
     out["is_superuser"] = ("on" if role is not None and role.superuser else "off", "override")
     out["session_authorization"] = (session.session_user or session.user, "override")
-    out["application_name"] = (session.application_name, "client")
+    out["application_name"] = (session.application_name, out["application_name"][1])
     for k, v in session.settings.items():
-        out[k.lower()] = (str(v), "session")
+        low = k.lower()
+        src = session.sources.get(low, (None, ""))[0]
+        if src is None:
+            if low in out and out[low][0] == str(v):
+                continue  # the server's value, with its source
+            src = "override"  # the proxy's own where PostgreSQL's boot value differs
+        out[low] = (str(v), src)
     return out
 
 
@@ -1900,7 +1884,7 @@ def build_session_table(name: str, snap: CatalogSnapshot, session: SessionInfo) 
         rows = []
         for low, meta in PG_SETTINGS.items():
             value, src = settings[low]
-            reset = snap.base_settings[low][0]
+            reset = session.sources[low][1] if low in session.sources else snap.base_settings[low][0]
             rows.append(
                 {
                     "name": meta.name,

@@ -47,6 +47,32 @@ PG_SETTINGS: Mapping[str, PgSetting] = MappingProxyType(
     {r[0].lower(): PgSetting(*r) for r in pgcatalog_data.SETTINGS}
 )
 
+#: Settings whose value depends on how the proxy runs rather than on PostgreSQL's boot value
+#: (pg_settings source "override"); the server's configuration comes on top.
+SERVER_DEFAULTS: Mapping[str, str] = MappingProxyType(
+    {
+        "server_encoding": "UTF8",
+        "client_encoding": "UTF8",
+        "lc_collate": "C",
+        "lc_ctype": "C",
+        "lc_messages": "C",
+        "lc_monetary": "C",
+        "lc_numeric": "C",
+        "lc_time": "C",
+        "DateStyle": "ISO, MDY",
+        "TimeZone": "UTC",
+        "log_timezone": "UTC",
+        "wal_level": "logical",
+        "data_directory_mode": "0700",
+        "default_text_search_config": "pg_catalog.english",
+        "integer_datetimes": "on",
+        "standard_conforming_strings": "on",
+        "transaction_isolation": "read committed",
+        "jit": "off",
+    }
+)
+_SERVER_DEFAULTS = {k.lower(): v for k, v in SERVER_DEFAULTS.items()}
+
 #: guc.c's unit tables, largest unit first: memory units in bytes, time units in ms.
 MEMORY_UNITS = (("TB", 1024.0**4), ("GB", 1024.0**3), ("MB", 1024.0**2), ("kB", 1024.0), ("B", 1.0))
 TIME_UNITS = (
@@ -312,6 +338,13 @@ def _timezone(v: str) -> str:
     raise _invalid("TimeZone", v, detail="The proxy serves timestamps in UTC only.")
 
 
+def _pg_setting(name: str) -> PgSetting:
+    meta = PG_SETTINGS.get(name.lower())
+    if meta is None:
+        raise PgError("42704", f'unrecognized configuration parameter "{name}"')
+    return meta
+
+
 def _unchangeable(name: str) -> PgError:
     """SET of a setting the session cannot change, worded by its context as guc.c does."""
     meta = PG_SETTINGS.get(name.lower())
@@ -386,26 +419,32 @@ def _validated(g: Guc, value: str) -> str:
 
 
 class Settings:
-    """One session's settings: server values, overridden by start-up options and SET."""
+    """One session's settings: server values, overridden by start-up options and SET.
 
-    def __init__(self, server: dict[str, str] | None = None) -> None:
+    Every PostgreSQL setting can be read (SHOW, current_setting); the proxy's own (GUCS)
+    can be changed. Values sent at start-up are the session's reset values (RESET goes
+    back to them) with source ``client``; SET makes a value's source ``session``."""
+
+    def __init__(self, server: Mapping[str, str] | None = None) -> None:
         self._base = {k: g.default for k, g in GUCS.items()}
         for k, v in (server or {}).items():
             key = k.lower()
             self._base[key] = _validated(GUCS[key], v) if key in GUCS else v
         self._values: dict[str, str] = {}
         self._tx_values: dict[str, str] | None = None  # SET LOCAL, undone at transaction end
+        self._client: set[str] = set()  # set by the start-up packet
 
     def canonical_name(self, name: str) -> str:
         g = GUCS.get(name.lower())
-        if g is None:
-            raise PgError("42704", f'unrecognized configuration parameter "{name}"')
-        return g.name
+        if g is not None:
+            return g.name
+        return _pg_setting(name).name
 
     def get(self, name: str) -> str:
         key = name.lower()
         if key not in GUCS:
-            raise PgError("42704", f'unrecognized configuration parameter "{name}"')
+            meta = _pg_setting(name)
+            return self._base.get(key, _SERVER_DEFAULTS.get(key, meta.boot_val or ""))
         if self._tx_values is not None and key in self._tx_values:
             return self._tx_values[key]
         return self._values.get(key, self._base[key])
@@ -416,25 +455,46 @@ class Settings:
         return int(canonical_value(name, self.get(name)))
 
     def set(
-        self, name: str, value: str | None, *, local: bool = False, force: bool = False
+        self, name: str, value: str | None, *, local: bool = False, force: bool = False,
+        startup: bool = False,
     ) -> bool:
-        """Set (``None``: reset to default). Returns True when a reported value changed."""
+        """Set (``None``: reset to the session's reset value); ``startup``: from the
+        start-up packet; ``force``: a read-only setting's value for this session, set by
+        the server as it starts the session. Returns True when a reported value changed."""
         key = name.lower()
         g = GUCS.get(key)
         if g is None:
-            raise PgError("42704", f'unrecognized configuration parameter "{name}"')
+            meta = _pg_setting(name)
+            if meta.context in ("user", "superuser"):
+                raise PgError("0A000", f'parameter "{meta.name}" cannot be set in walsender-proxy')
+            raise _unchangeable(meta.name)
         if not g.settable and not force:
             raise _unchangeable(g.name)
         before = self.get(key)
-        value = self._base[key] if value is None else _validated(g, value)
-        if local:
+        if value is not None:
+            value = _validated(g, value)
+        if (startup or force) and value is not None:  # (force: the server's own, at start-up)
+            self._base[key] = value
+            if startup:
+                self._client.add(key)
+        elif local:
             if self._tx_values is not None:
-                self._tx_values[key] = value
+                self._tx_values[key] = self._base[key] if value is None else value
         else:
-            self._values[key] = value
+            if value is None:
+                self._values.pop(key, None)
+            else:
+                self._values[key] = value
             if self._tx_values is not None:
                 self._tx_values.pop(key, None)
         return g.report and self.get(key) != before
+
+    def sources(self) -> dict[str, tuple[str, str]]:
+        """The values this session set: name → (pg_settings source, reset value)."""
+        out = {k: ("client", self._base[k]) for k in self._client}
+        for k in (*self._values, *(self._tx_values or ())):
+            out[k] = ("session", self._base[k])
+        return out
 
     def begin(self) -> None:
         self._tx_values = {}
