@@ -5,6 +5,7 @@ its socket (wal_sender_timeout must still end it)."""
 from __future__ import annotations
 
 import datetime
+import logging
 import socket
 import time
 from typing import Any
@@ -153,3 +154,46 @@ def test_pg_stat_replication_shows_null_until_the_client_reports(pg15: PgCluster
     measured from the transactions sent and the client's own reply time, and no lag once
     it has applied everything twice in a row."""
     assert _monitoring_story(proxy.dsn(), "px") == _monitoring_story(pg15.dsn(), "pg")
+
+
+@pytest.mark.parametrize("processes", [True, False], ids=["walsender process", "server process"])
+@pytest.mark.parametrize("transactions", [1, 400], ids=["one big transaction", "many transactions"])
+def test_a_client_that_stops_reading_is_ended_by_wal_sender_timeout(
+    tmp_path: Any, processes: bool, transactions: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    """PostgreSQL's WalSndCheckTimeOut runs while a write is pending too: a client that
+    starts a big transaction's stream and then neither reads nor replies is ended after
+    wal_sender_timeout, and its slot is free for the next START_REPLICATION (it stayed
+    active for good, and every reconnect got 55006)."""
+    with ProxyServer(tmp_path / "proxy", walsender_processes=processes) as p:
+        _setup(p.dsn(), "big", "stuck")
+        caplog.set_level(logging.INFO, logger="walsender_proxy")
+        rows = 200_000 // transactions
+        with psycopg.connect(p.dsn(), autocommit=True) as c:
+            for t in range(transactions):
+                c.execute(f"INSERT INTO big SELECT g, repeat('x', 200) FROM generate_series({t * rows + 1}, {(t + 1) * rows}) AS g(g)")
+        stuck = socket.socket()
+        stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        stuck.connect(("127.0.0.1", p.port))
+        stuck.sendall(
+            m.StartupMessage({"user": "postgres", "database": "postgres", "replication": "database", "wal_sender_timeout": "2s"}).encode()
+            + m.Query("START_REPLICATION SLOT stuck LOGICAL 0/0 (proto_version '1', publication_names 'pbig')").encode()
+        )
+        # (and reads nothing more)
+        with psycopg.connect(p.dsn(), autocommit=True) as c:
+            deadline = time.monotonic() + 30
+            while c.execute("SELECT active FROM pg_replication_slots WHERE slot_name = 'stuck'").fetchone() != (True,):
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            started = time.monotonic()
+            while c.execute("SELECT active FROM pg_replication_slots WHERE slot_name = 'stuck'").fetchone() != (False,):
+                assert time.monotonic() - started < 15, "the slot is still active"
+                time.sleep(0.1)
+        stuck.close()
+        client = RawStream(p.port, "after")
+        try:
+            client.start("stuck", "pbig")  # no 55006: the slot was let go
+        finally:
+            client.close()
+    if not processes:
+        assert "terminating walsender process due to replication timeout" in caplog.text

@@ -143,7 +143,7 @@ class LogicalStream:
         # table done at that LSN — claiming more than was sent would lose those changes.
         state.sent_lsn = start
         s.queue(encode_keepalive_message(state.sent_lsn, pg_now()))
-        await s.flush()
+        await self._drain(state)
         reader_task = asyncio.create_task(self._client_messages(state))
         # Transactions bigger than logical_decoding_work_mem wait for their commit on disk.
         rb = ReorderBuffer(work_mem=self.work_mem, spill_dir=self.spill_dir)
@@ -199,10 +199,10 @@ class LogicalStream:
                     s.queue(encode_keepalive_message(state.sent_lsn, pg_now()))
                     # Where decoding could restart once the client confirms this far.
                     state.candidates.append((end, restart or end))
-                    await s.flush()
+                    await self._drain(state)
                     continue
                 if await self._keepalive_if_necessary(state):
-                    await s.flush()
+                    await self._drain(state)
                 wait_beyond = step.flushed
         except _Timeout:
             return "timeout"
@@ -264,7 +264,7 @@ class LogicalStream:
                 txn.changes.close()
             if data:
                 s.write(data)
-                await s.flush()
+                await self._drain(state)
             state.lag.sent(txn.end_lsn)
             s.queue(encode_keepalive_message(txn.end_lsn, pg_now()))
             return
@@ -281,7 +281,7 @@ class LogicalStream:
                 await self._drain(state)
                 pipe.release()
                 if await self._keepalive_if_necessary(state):
-                    await s.flush()
+                    await self._drain(state)
                 if state.done:
                     break
         finally:
@@ -293,17 +293,31 @@ class LogicalStream:
             s.queue(encode_keepalive_message(txn.end_lsn, pg_now()))
 
     async def _drain(self, state: StreamState) -> None:
-        """Wait for the transport to take what was written, as WalSndWriteData does: a
-        client that stops reading is still checked for wal_sender_timeout meanwhile."""
+        """Write what is queued and wait for the transport to take it, as WalSndWriteData
+        does: a client that stops reading is still checked for wal_sender_timeout
+        meanwhile (WalSndCheckTimeOut), and asked for a reply at half of it. Every wait
+        for the socket in the stream goes through here: one plain ``flush`` waited for
+        good on a client that read nothing, and its slot stayed active."""
         s = self.s
         if not s.out and s.writer.transport.get_write_buffer_size() == 0:
             return  # the socket took it all (the common case): no waiting task, no timer
         while True:
             try:
-                await asyncio.wait_for(self.s.flush(), 1.0)
+                await asyncio.wait_for(self.s.flush(), self._until_next_check(state))
                 return
             except TimeoutError:
                 await self._keepalive_if_necessary(state)
+
+    def _until_next_check(self, state: StreamState) -> float:
+        """Seconds until the reply request or the timeout is due (at most one)."""
+        timeout = self.timeout()
+        if timeout <= 0:
+            return 1.0
+        silent = time.monotonic() - state.last_reply
+        due = [timeout - silent]
+        if silent < timeout / 2:
+            due.append(timeout / 2 - silent)
+        return min(1.0, max(0.01, min(due)))
 
     async def _keepalive_if_necessary(self, state: StreamState) -> bool:
         """WalSndKeepaliveIfNecessary and WalSndCheckTimeOut: disconnect a client silent

@@ -290,6 +290,10 @@ class WalSender:
         if outcome != "done":  # the client went away, or wal_sender_timeout
             from walsender_proxy.server.session import Disconnect
 
+            # Closed at once, whatever is still unsent: a client that stopped reading would
+            # otherwise hold the connection (and its place among max_wal_senders) while
+            # the session's last flush waits for it.
+            self.s.writer.transport.abort()
             raise Disconnect
         # The client ended the stream with CopyDone: answer in kind, as PostgreSQL does.
         self.s.machine.copy_both_done()
