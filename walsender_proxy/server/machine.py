@@ -51,7 +51,10 @@ Event = MessageReceived | ProtocolError | ConnectionClosed
 _READY = Phase.READY
 _CLOSED = Phase.CLOSED
 
-_NORMAL = frozenset(b"QPBDESHCXF")
+# CopyData, CopyDone and CopyFail are legal anywhere and ignored outside COPY, as
+# PostgreSQL's SocketBackend does: a client still sends its COPY data after the COPY
+# failed (a pipelined COPY … FROM STDIN whose statement fails is followed by its data).
+_NORMAL = frozenset(b"QPBDESHCXFdcf")
 _COPY_IN = frozenset(b"dcfSHX")
 _COPY_BOTH = frozenset(b"dcX")
 _REPLICATION_NORMAL = frozenset(b"QSHXdcf")  # the seed's redesigned walsender (§4.3.5)
@@ -146,7 +149,7 @@ class ConnectionMachine:
                 return self._fatal(f"invalid frontend message type {code}", sqlstate="08P01")
             return self._fatal(f"invalid frontend message type {code}")
         if code in b"dcf":
-            return None  # stray COPY messages after a failed COPY: ignored, as PostgreSQL does
+            return None  # stray COPY messages (after a failed COPY): ignored
         if self.skipping:
             if isinstance(msg, m.Sync):
                 self.skipping = False
