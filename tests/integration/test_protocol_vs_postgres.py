@@ -59,3 +59,70 @@ def test_copy_messages_outside_copy_are_ignored(pg15: PgCluster, proxy: ProxySer
     (a client still sending COPY data after its COPY failed): they closed the connection
     with FATAL 08P01."""
     assert _replies(proxy.port, messages, syncs) == _replies(pg15.port, messages, syncs)
+
+
+def _bind(query: str, params: tuple[bytes | None, ...], types: tuple[int, ...] = (), name: str = "", formats: tuple[int, ...] = (), results: tuple[int, ...] = ()) -> list[m.FrontendMessage]:
+    return [m.Parse(name, query, types), m.Bind("", name, formats, params, results), m.Describe("P"), m.Execute(), m.Sync(), m.Query("SELECT 'alive'")]
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        _bind("SELECT $1::int + $2::int", (b"1",)),
+        _bind("SELECT $1::int + $2::int", (b"1", b"2", b"3")),
+        _bind("SELECT $1::int + $2::int", ()),
+        _bind("SELECT $1::int + $2::int", (b"1", b"2")),
+        _bind("SELECT $1::int", (b"1",), types=(23, 23)),
+        _bind("SELECT $1::int", (b"1", b"2"), types=(23, 23)),
+        _bind("SELECT $2::int", (b"1", b"2"), types=(23, 23)),
+        _bind("SELECT $1::int + $2::int", (b"1",), types=(23,)),
+        _bind("SELECT $1::int + $2::int", (b"1",), name="named"),
+        _bind("SELECT 1", (b"1",)),
+        _bind("SELECT $2::int", (b"1", b"2")),
+        _bind("SELECT $2::int", (b"1",)),
+        _bind("SELECT $1::int + $2::int", (b"1", b"2"), formats=(0, 0, 0)),
+        _bind("SELECT $1::int", (b"1",), formats=(0, 0)),
+        _bind("SELECT 1, 2", (), results=(1, 0)),
+    ],
+    ids=["too few", "too many", "none", "as many", "fewer than declared", "as declared", "declared, the first unused",
+         "declared fewer than used", "a named statement", "none wanted", "an unused untyped parameter",
+         "an unused untyped parameter, too few", "more formats than parameters", "two formats for one parameter",
+         "a result format per column"],
+)
+def test_bind_checks_its_parameter_count_as_postgresql(pg15: PgCluster, proxy: ProxyServer, messages: list[m.FrontendMessage]) -> None:
+    """A Bind with the wrong number of parameters is 08P01 at Bind, worded as PostgreSQL
+    words it, too few and too many alike (one fewer than Parse declared was taken, and
+    DuckDB then refused a declared parameter the statement does not use with XX000 and its
+    own text); an unused parameter of unknown type is 42P18 at Parse; a Bind whose format
+    count is wrong skips to Sync (the Describe after it ran and failed again)."""
+    assert _replies(proxy.port, messages, 2) == _replies(pg15.port, messages, 2)
+
+
+def test_a_malformed_bind_rolls_back_the_pipeline(pg15: PgCluster, proxy: ProxyServer) -> None:
+    """An error in a Bind aborts the implicit transaction like any other error: the INSERT
+    pipelined before it is not committed at Sync."""
+
+    def run(port: int, table: str) -> list[tuple[object, ...]]:
+        bad = m.Bind("", "", (0, 0), (b"1",), ())
+        msgs = [
+            m.Query(f"CREATE TABLE {table} (id int PRIMARY KEY)"),
+            m.Parse("", f"INSERT INTO {table} VALUES (1)"), m.Bind("", ""), m.Execute(),
+            m.Parse("", "SELECT $1::int"), bad, m.Execute(), m.Sync(),
+            m.Query(f"SELECT count(*) FROM {table}"),
+        ]  # fmt: skip
+        return _replies(port, msgs, 3)
+
+    assert run(proxy.port, "malformed_bind") == run(pg15.port, "malformed_bind")
+
+
+@pytest.mark.parametrize("results", [(0, 0), (0, 0, 0, 0)])
+def test_result_formats_must_match_the_columns(pg15: PgCluster, proxy: ProxyServer, results: tuple[int, ...]) -> None:
+    """More than one result format, but not one per column: PostgreSQL's 08P01 (the
+    proxy took the first and sent text for the rest). PostgreSQL finds it at Bind; the
+    proxy when it first knows the columns, at Describe or Execute (after BindComplete)."""
+    messages = _bind("SELECT 1, 2, 3", (), results=results)
+
+    def errors(port: int) -> list[tuple[object, ...]]:
+        return [r for r in _replies(port, messages, 2) if r[0] in ("E", "D", "Z")]
+
+    assert errors(proxy.port) == errors(pg15.port)

@@ -55,6 +55,8 @@ class ProtocolViolation(Exception):
         self.severity = severity
         self.detail = detail
         self.hint = hint
+        #: The type byte of the message that was malformed, when its frame was whole.
+        self.message_type: int | None = None
 
     @property
     def fatal(self) -> bool:

@@ -161,7 +161,8 @@ class _Parser:
     def _decode(self, cls: type[Message], payload: bytes) -> Message:
         try:
             return cls.decode(payload)
-        except ProtocolViolation:
+        except ProtocolViolation as e:
+            e.message_type = cls.type_code[0] if cls.type_code else None
             raise
         except _DECODE_BUGS as exc:
             raise ProtocolViolation("invalid message format") from exc
@@ -202,7 +203,8 @@ class _Parser:
                 self._pos = end
             try:
                 return cls.decode(payload)
-            except ProtocolViolation:
+            except ProtocolViolation as e:
+                e.message_type = code
                 raise
             except _DECODE_BUGS as exc:
                 raise ProtocolViolation("invalid message format") from exc

@@ -55,6 +55,7 @@ _CLOSED = Phase.CLOSED
 # PostgreSQL's SocketBackend does: a client still sends its COPY data after the COPY
 # failed (a pipelined COPY … FROM STDIN whose statement fails is followed by its data).
 _NORMAL = frozenset(b"QPBDESHCXFdcf")
+_EXTENDED = frozenset(b"PBDECH")  # PostgreSQL's doing_extended_query_message
 _COPY_IN = frozenset(b"dcfSHX")
 _COPY_BOTH = frozenset(b"dcX")
 _REPLICATION_NORMAL = frozenset(b"QSHXdcf")  # the seed's redesigned walsender (§4.3.5)
@@ -100,6 +101,11 @@ class ConnectionMachine:
                 fatal = e.severity == "FATAL"
                 if fatal:
                     self.phase = Phase.CLOSED
+                elif self.phase is _READY and e.message_type in _EXTENDED:
+                    # A malformed extended-query message (a Bind whose parameter formats
+                    # do not match its parameters) is an error like any in that message:
+                    # what follows up to Sync is skipped, as PostgreSQL does.
+                    self.skipping = True
                 return ProtocolError(e.to_error_response(), fatal)
             if msg is None:
                 if self._eof:

@@ -333,6 +333,8 @@ class Session(Conn):
             if isinstance(ev, ConnectionClosed):
                 return
             if isinstance(ev, ProtocolError):
+                if not ev.fatal:
+                    ex.fail()  # an ERROR aborts the transaction (see send_error)
                 self.send(ev.error)
                 if ev.fatal:
                     return
@@ -556,6 +558,8 @@ class Session(Conn):
                 if isinstance(ev, ConnectionClosed):
                     return
                 if isinstance(ev, ProtocolError):
+                    if not ev.fatal:
+                        ex.fail()  # an ERROR aborts the transaction (see send_error)
                     self.send(ev.error)
                     if ev.fatal:
                         self.flush_sync()

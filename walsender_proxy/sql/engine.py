@@ -122,8 +122,15 @@ class Engine:
         )
 
     def relation(self, sql: str, params: Sequence[Any]) -> duckdb.DuckDBPyRelation:
+        """DuckDB's relation for ``sql`` with the bound values. A parameter Parse declared
+        but the statement does not use is left out (DuckDB refuses a value it has no
+        ``$n`` for; PostgreSQL takes and ignores it)."""
+        unused = getattr(params, "unused", None)
+        args: list[Any] | dict[str, Any] | None = list(params) if params else None
+        if unused:
+            args = {str(n): v for n, v in enumerate(params, 1) if n not in unused} or None
         try:
-            return self.con.sql(sql, params=list(params) if params else None)
+            return self.con.sql(sql, params=args)
         except PgError:
             raise
         except Exception as e:
@@ -577,12 +584,21 @@ class Engine:
 class BoundParams(list):  # type: ignore[type-arg]
     """Bind's values; which of them the client declared of a type that is not text (a
     numeric or uuid parameter arrives as a str too, but is not text to cast); the lake
-    types of the parameters, declared or inferred from a cast."""
+    types of the parameters, declared or inferred from a cast; the numbers of declared
+    parameters the statement does not use, if any (set by Executor.bind)."""
 
-    __slots__ = ("typed", "types")  # set by decode_params (no __init__: Bind is a hot path)
+    __slots__ = ("typed", "types", "unused")  # set by decode_params (no __init__: Bind is a hot path)
 
     typed: frozenset[int]
     types: tuple[tuple[int, ColumnType], ...]
+    unused: frozenset[int]
+
+
+def check_result_formats(formats: Sequence[int], ncolumns: int) -> None:
+    """Bind's result formats against the columns, as PostgreSQL's PortalSetResultFormat
+    checks them: one format for every column, or one for all, or none (all text)."""
+    if len(formats) > 1 and len(formats) != ncolumns:
+        raise PgError("08P01", f"bind message has {len(formats)} result formats but query has {ncolumns} columns")
 
 
 def _inferred_param_types(node: Any, declared: Sequence[int], n: int) -> list[int]:
@@ -815,6 +831,7 @@ def fetch_portal(ex: Executor, portal: Portal, max_rows: int) -> tuple[str, Any]
         from decoding.pgvalues import binary_encoder, text_encoder
 
         f = portal.result_formats
+        check_result_formats(f, len(rows.columns))
         encs = []
         for i, c in enumerate(rows.columns):
             fmt = f[0] if len(f) == 1 else f[i] if i < len(f) else 0

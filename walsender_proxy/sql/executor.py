@@ -29,7 +29,7 @@ from decoding.lsn import format_lsn
 from walsender_proxy.lake import Isolation, Transaction
 from walsender_proxy.lake.transaction import State
 from walsender_proxy.sql import ddl_sql, pgcatalog
-from walsender_proxy.sql.engine import returning
+from walsender_proxy.sql.engine import check_result_formats, returning
 from walsender_proxy.sql.outcomes import (
     Column,
     CopyIn,
@@ -93,8 +93,12 @@ class Prepared:
     text: str
     node: Any
     param_types: list[int]
-    #: How many ``$n`` the statement uses (counted once, at Parse).
+    #: How many parameters Bind must supply (counted once, at Parse): the highest ``$n``
+    #: used or the number of types Parse declared, whichever is more (PostgreSQL's
+    #: num_params).
     nparams: int = -1
+    #: Declared parameters the statement does not use (their values go nowhere).
+    unused: frozenset[int] = frozenset()
     #: Bind's formats and the receive functions they chose (Engine.decode_params).
     param_recv: tuple[tuple[int, ...], list[Any]] | None = None
     #: Whether Describe can find result columns (None: not yet asked; see describe_portal).
@@ -269,7 +273,13 @@ class Executor:
         node, text = stmts[0] if stmts else (None, "")
         if node is not None and self._failed() and not _ends_transaction(node):
             raise _aborted()
-        self.statements[name] = Prepared(name, text, node, list(param_types))
+        used = _param_numbers(node)
+        nparams = max(max(used, default=0), len(param_types))
+        for n in range(1, nparams + 1):
+            if n not in used and (n > len(param_types) or not param_types[n - 1]):
+                raise PgError("42P18", f"could not determine data type of parameter ${n}")
+        unused = frozenset(range(1, nparams + 1)) - used
+        self.statements[name] = Prepared(name, text, node, list(param_types), nparams, unused)
 
     def bind(self, portal: str, statement: str, formats: Sequence[int], params: Sequence[bytes | None], result_formats: Sequence[int]) -> None:
         st = self.statements.get(statement)
@@ -277,10 +287,8 @@ class Executor:
             raise PgError("26000", f'prepared statement "{statement}" does not exist')
         if portal and portal in self.portals:
             raise PgError("42P03", f'cursor "{portal}" already exists')
-        if st.nparams < 0:
-            st.nparams = _count_params(st.node)
         nparams = st.nparams
-        if len(params) != max(nparams, len(st.param_types) if st.param_types else 0) and len(params) != nparams:
+        if len(params) != nparams:
             raise PgError(
                 "08P01",
                 f'bind message supplies {len(params)} parameters, but prepared statement "{statement}" requires {nparams}',
@@ -288,14 +296,15 @@ class Executor:
         if self._failed() and (nparams or not _ends_transaction(st.node)):
             raise _aborted()  # (PostgreSQL lets a ROLLBACK or COMMIT through, unparameterised)
         values = self.engine.decode_params(st, formats, params)
+        if st.unused:
+            values.unused = st.unused
         self.portals[portal] = Portal(portal, st, values, list(result_formats))
 
     def describe_statement(self, name: str) -> tuple[list[int], list[Column] | None]:
         st = self.statements.get(name)
         if st is None:
             raise PgError("26000", f'prepared statement "{name}" does not exist')
-        nparams = _count_params(st.node)
-        types = list(st.param_types) + [0] * (nparams - len(st.param_types))
+        types = list(st.param_types) + [0] * (st.nparams - len(st.param_types))
         types = [t if t else 25 for t in types]
         cols = self.describe_node(st.node, st.text, types)
         if cols is not None and self._failed():
@@ -306,6 +315,9 @@ class Executor:
         cols = self._describe_portal(name)
         if cols is not None and self._failed():
             raise _aborted()
+        p = self.portals.get(name)
+        if cols is not None and p is not None:
+            check_result_formats(p.result_formats, len(cols))
         return cols
 
     def _describe_portal(self, name: str) -> list[Column] | None:
@@ -811,15 +823,15 @@ def _may_describe_rows(node: Any) -> bool:
     return isinstance(node, (ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt)) and bool(returning(node))
 
 
-def _count_params(node: Any) -> int:
+def _param_numbers(node: Any) -> frozenset[int]:
+    """The ``$n`` a statement uses."""
     if node is None:
-        return 0
-    top = 0
+        return frozenset()
+    used: set[int] = set()
 
     def visit(n: Any) -> None:
-        nonlocal top
         if isinstance(n, ast.ParamRef):
-            top = max(top, n.number)
+            used.add(n.number)
         if isinstance(n, ast.Node):
             for name in n:
                 visit(getattr(n, name))
@@ -828,7 +840,7 @@ def _count_params(node: Any) -> int:
                 visit(x)
 
     visit(node)
-    return top
+    return frozenset(used)
 
 
 _EXIT_KINDS = frozenset({
