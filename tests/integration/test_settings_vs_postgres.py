@@ -185,3 +185,41 @@ def test_pg_settings_sources_and_reset_values(pg15: PgCluster, proxy: ProxyServe
             return out
 
     assert story(proxy.dsn()) == story(pg15.dsn())
+
+
+SET_SCRIPTS = [
+    ["BEGIN", "SET lock_timeout = 5000", "ROLLBACK", "SHOW lock_timeout"],
+    ["BEGIN", "SET lock_timeout = 5000", "SELECT 1/0", "ROLLBACK", "SHOW lock_timeout"],
+    ["BEGIN", "SET lock_timeout = 5000", "SAVEPOINT a", "SET lock_timeout = 7000", "ROLLBACK TO a", "SHOW lock_timeout",
+     "SET lock_timeout = 8000", "RELEASE a", "COMMIT", "SHOW lock_timeout"],
+    ["BEGIN", "SET LOCAL lock_timeout = 5000", "SET lock_timeout = 6000", "COMMIT", "SHOW lock_timeout"],
+    ["SET lock_timeout = 1000; SELECT 1/0", "SHOW lock_timeout"],
+    ["BEGIN", "SET application_name = 'rolled back'", "ROLLBACK", "SHOW application_name"],
+    ["SELECT set_config('lock_timeout', '3000', false), 1/0", "SHOW lock_timeout"],
+    ["SELECT set_config('lock_timeout', '3000', false), current_setting('lock_timeout')", "SHOW lock_timeout"],
+    ["SELECT set_config('logical_decoding_work_mem', '1MB', false)", "SELECT set_config('DateStyle', 'iso,dmy', false)"],
+    ["SELECT set_config('lock_timeout', '5 parsecs', false)"],
+]
+
+
+@pytest.mark.parametrize("script", SET_SCRIPTS, ids=[" / ".join(s) for s in SET_SCRIPTS])
+def test_set_is_undone_with_its_transaction(pg15: PgCluster, proxy: ProxyServer, script: list[str]) -> None:
+    """SET in a transaction that rolls back (explicitly, by an error, to a savepoint, in an
+    implicit transaction of a multi-statement query) is undone, as PostgreSQL undoes it
+    (the proxy kept it); set_config() takes effect at once and returns the value as SHOW
+    gives it (it returned its argument, and current_setting() in the same statement saw
+    the old value)."""
+
+    def run(dsn: str) -> list[object]:
+        out: list[object] = []
+        with psycopg.connect(dsn, autocommit=True) as c:
+            for q in script:
+                try:
+                    cur = c.execute(q)
+                    out.append(cur.fetchall() if cur.description else cur.statusmessage)
+                except psycopg.Error as e:
+                    out.append(("error", e.sqlstate, e.diag.message_primary, e.diag.message_hint))
+            out.append(c.info.parameter_status("application_name"))  # ParameterStatus after a rollback
+        return out
+
+    assert run(proxy.dsn()) == run(pg15.dsn())

@@ -132,6 +132,10 @@ def rewrite_and_register(
         text_params=text_params,
         param_types=param_types,
     )
+    # set_config takes effect at once: current_setting() in the same statement sees it.
+    for name, value, is_local in rw.set_configs:
+        if value is not None:
+            ex.settings.set(name, value, local=is_local)
     if rw.needs:
         snap = pgcatalog.CatalogSnapshot.build(tx.catalog(), server_info(engine))
         engine.binding.ensure(
@@ -141,7 +145,4 @@ def rewrite_and_register(
             injected=injected_rows(engine, rw.needs),
             server_values=server_values(engine, rw.server_values, tx) if rw.server_values else None,
         )
-    for name, value, is_local in rw.set_configs:
-        if value is not None:
-            ex.settings.set(name, value, local=is_local)
     return rw

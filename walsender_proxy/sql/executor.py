@@ -211,15 +211,17 @@ class Executor:
         if self.advisory_xact:
             self.advisory_xact = False
             self.ctx.advisory.release_all(self.backend_pid, xact=True)
+        committed = commit and tx is None
         try:
             if tx is not None:
                 if commit and tx.state is State.ACTIVE:
                     tx.commit()
+                    committed = True
                 elif tx.state in (State.ACTIVE, State.FAILED):
                     tx.abort()
         finally:
-            # (a failed commit is a rolled-back transaction: its SET LOCALs go all the same)
-            changed = self.settings.end()
+            # (a failed commit is a rolled-back transaction: its SETs are undone too)
+            changed = self.settings.end(committed)
         for name in changed:
             out.append(ParameterChanged(name, self.settings.get(name)))
         return out
@@ -576,12 +578,16 @@ class Executor:
             tx = self._ensure_tx()
             if kind == K.TRANS_STMT_ROLLBACK_TO:
                 tx.rollback_to(name)
+                for changed in self.settings.rollback_to(name):
+                    yield ParameterChanged(changed, self.settings.get(changed))
                 yield Done("ROLLBACK")
             elif kind == K.TRANS_STMT_SAVEPOINT:
                 tx.savepoint(name)
+                self.settings.savepoint(name)
                 yield Done("SAVEPOINT")
             else:
                 tx.release(name)
+                self.settings.release(name)
                 yield Done("RELEASE")
             return
         if kind == K.TRANS_STMT_PREPARE:
@@ -593,7 +599,7 @@ class Executor:
             assert tx is not None
             self.tx = None
             self.explicit = False
-            self.settings.end()
+            self.settings.end(commit=not failed)
             if failed:
                 tx.abort()
                 yield Done("ROLLBACK")
@@ -647,6 +653,8 @@ class Executor:
     # -- settings ------------------------------------------------------------------------
     def _set(self, s: ast.VariableSetStmt) -> Iterator[Outcome]:
         K = enums.VariableSetKind
+        if s.kind != K.VAR_SET_MULTI or s.name == "SESSION CHARACTERISTICS":
+            self._ensure_tx()  # a SET is undone with the (implicit) transaction it runs in
         if s.kind == K.VAR_SET_MULTI:
             if s.name == "TRANSACTION":
                 if not self.explicit:

@@ -75,6 +75,7 @@ from walsender_proxy.sql.rewrite_funcs import (
     SERVER_VALUES,
     duckdb_functions,
 )
+from walsender_proxy.sql.settings import shown_once_set
 
 
 @dataclass(frozen=True, slots=True)
@@ -1620,6 +1621,8 @@ class _Rewriter:
             )
             if key is not None:
                 self.set_configs.append((key, value, is_local))
+                if value is not None:
+                    return _str(shown_once_set(key, value)), ret
             return _cast(args[1], "varchar"), ret
         if special == "false":
             return _bool(False), ret

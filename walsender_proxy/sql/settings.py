@@ -409,6 +409,13 @@ GUCS: dict[str, Guc] = {
 }
 
 
+def shown_once_set(name: str, value: str) -> str:
+    """What ``set_config(name, value, …)`` returns: the value as SHOW gives it once set
+    (``'5000'`` of lock_timeout is ``5s``), checked as SET checks it."""
+    g = GUCS.get(name.lower())
+    return shown_setting(name, _validated(g, value) if g is not None else canonical_value(name, value))
+
+
 def _validated(g: Guc, value: str) -> str:
     if g.check is not None:
         return g.check(value)
@@ -433,6 +440,9 @@ class Settings:
         self._values: dict[str, str] = {}
         self._tx_values: dict[str, str] | None = None  # SET LOCAL, undone at transaction end
         self._client: set[str] = set()  # set by the start-up packet
+        #: The session values at the transaction's start and at each savepoint (name,
+        #: values, SET LOCAL values), to undo SETs of what is rolled back.
+        self._saved: list[tuple[str | None, dict[str, str], dict[str, str]]] = []
 
     def canonical_name(self, name: str) -> str:
         g = GUCS.get(name.lower())
@@ -496,18 +506,51 @@ class Settings:
             out[k] = ("session", self._base[k])
         return out
 
+    # -- transactions: SET is undone with the transaction (or savepoint) it ran in ------------
     def begin(self) -> None:
         self._tx_values = {}
+        self._saved = [(None, dict(self._values), {})]
 
-    def end(self) -> list[str]:
-        """Transaction end: SET LOCAL values lapse; returns reported names that changed."""
-        changed = []
-        if self._tx_values:
-            for k, v in self._tx_values.items():
-                if GUCS[k].report and v != self._values.get(k, self._base[k]):
-                    changed.append(GUCS[k].name)
-        self._tx_values = None
-        return changed
+    def savepoint(self, name: str) -> None:
+        if self._tx_values is not None:
+            self._saved.append((name, dict(self._values), dict(self._tx_values)))
+
+    def rollback_to(self, name: str) -> list[str]:
+        """ROLLBACK TO SAVEPOINT: the values as they were at the savepoint (which stays);
+        returns the reported names whose value changed."""
+        before = self._reported()
+        for i in range(len(self._saved) - 1, 0, -1):
+            if self._saved[i][0] == name:
+                _, values, tx_values = self._saved[i]
+                self._values, self._tx_values = dict(values), dict(tx_values)
+                del self._saved[i + 1 :]
+                break
+        return self._changed(before)
+
+    def release(self, name: str) -> None:
+        for i in range(len(self._saved) - 1, 0, -1):
+            if self._saved[i][0] == name:
+                del self._saved[i:]
+                return
+
+    def end(self, commit: bool = True) -> list[str]:
+        """Transaction end: SET LOCAL values lapse, and an aborted transaction's SETs are
+        undone, as PostgreSQL's AtEOXact_GUC does; returns reported names that changed."""
+        restore = not commit and self._saved and self._saved[0][1] != self._values
+        if not self._tx_values and not restore:  # (the common case: nothing to undo)
+            self._tx_values, self._saved = None, []
+            return []
+        before = self._reported()
+        if restore:
+            self._values = self._saved[0][1]
+        self._tx_values, self._saved = None, []
+        return self._changed(before)
+
+    def _reported(self) -> dict[str, str]:
+        return {k: self.get(k) for k, g in GUCS.items() if g.report}
+
+    def _changed(self, before: dict[str, str]) -> list[str]:
+        return [GUCS[k].name for k, v in before.items() if self.get(k) != v]
 
     def reported(self) -> list[tuple[str, str]]:
         return [(g.name, self.get(k)) for k, g in GUCS.items() if g.report]
