@@ -16,12 +16,15 @@ from walsender_proxy.protocol import messages as m
 pytestmark = pytest.mark.integration
 
 
-def _replies(port: int, messages: Sequence[m.FrontendMessage], syncs: int = 1) -> list[tuple[object, ...]]:
+def _replies(port: int, messages: Sequence[m.FrontendMessage], syncs: int = 1, *, replication: bool = False) -> list[tuple[object, ...]]:
     """What the server answers to ``messages`` (sent at once, as a pipelining client
     does), up to the ``syncs``-th ReadyForQuery: each message's type, an error's
     severity, SQLSTATE and text, a row's values, a command tag."""
+    params = {"user": "postgres", "database": "postgres"}
+    if replication:
+        params["replication"] = "database"
     with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(m.StartupMessage({"user": "postgres", "database": "postgres"}).encode())
+        s.sendall(m.StartupMessage(params).encode())
         read_messages(s)
         s.sendall(b"".join(msg.encode() for msg in messages))
         got = read_messages(s, count=syncs)
@@ -126,3 +129,32 @@ def test_result_formats_must_match_the_columns(pg15: PgCluster, proxy: ProxyServ
         return [r for r in _replies(port, messages, 2) if r[0] in ("E", "D", "Z")]
 
     assert errors(proxy.port) == errors(pg15.port)
+
+
+@pytest.mark.parametrize(
+    ("messages", "syncs"),
+    [
+        ([m.Parse("", "SELECT 1"), m.Bind("", ""), m.Execute(), m.Sync(), m.Query("SELECT 2")], 2),
+        ([m.Query("SELECT 1"), m.Describe("S", "x"), m.Close("S", "x"), m.Sync(), m.Query("IDENTIFY_SYSTEM")], 3),
+    ],
+    ids=["a pipeline", "Describe and Close"],
+)
+def test_extended_query_on_a_replication_connection_is_an_error(pg15: PgCluster, proxy: ProxyServer, messages: list[m.FrontendMessage], syncs: int) -> None:
+    """PostgreSQL's walsender answers an extended-query message with an ERROR and skips
+    to Sync; the connection carries on (it was FATAL 'invalid frontend message type 80')."""
+
+    def shape(port: int) -> list[tuple[object, ...]]:
+        return [r if r[0] != "D" else ("D",) for r in _replies(port, messages, syncs, replication=True)]
+
+    assert shape(proxy.port) == shape(pg15.port)
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [_bind("SELECT $1::int", (b"1",), formats=(2,)), _bind("SELECT 1", (), results=(2,)), _bind("SELECT 1, 2", (), results=(0, 7))],
+    ids=["a parameter format", "a result format", "a per-column result format"],
+)
+def test_unsupported_format_codes_are_22023(pg15: PgCluster, proxy: ProxyServer, messages: list[m.FrontendMessage]) -> None:
+    """Format codes other than 0 and 1 are 22023 'unsupported format code' (the proxy read
+    them as text): a parameter's at Bind, a result's at Execute, as in PostgreSQL."""
+    assert _replies(proxy.port, messages, 2) == _replies(pg15.port, messages, 2)

@@ -59,6 +59,10 @@ _EXTENDED = frozenset(b"PBDECH")  # PostgreSQL's doing_extended_query_message
 _COPY_IN = frozenset(b"dcfSHX")
 _COPY_BOTH = frozenset(b"dcX")
 _REPLICATION_NORMAL = frozenset(b"QSHXdcf")  # the seed's redesigned walsender (§4.3.5)
+_NOT_IN_WALSENDER = {
+    **{c: "extended query protocol not supported in a replication connection" for c in b"PBDEC"},
+    ord("F"): "fastpath function calls not supported in a replication connection",
+}
 # READY and not skipping to Sync: the types that are simply handed on, i.e. the allowed
 # ones less Terminate (closes) and stray COPY messages (ignored). See _admit().
 _PASS_NORMAL = _NORMAL - frozenset(b"Xdcf")
@@ -151,8 +155,14 @@ class ConnectionMachine:
         # READY
         allowed = _REPLICATION_NORMAL if self.replication else _NORMAL
         if code not in allowed:
-            if self.replication:
-                return self._fatal(f"invalid frontend message type {code}", sqlstate="08P01")
+            if self.replication and code in _NOT_IN_WALSENDER:
+                # PostgreSQL's forbidden_in_wal_sender: an ERROR, and an extended-query
+                # message starts the skip to Sync like any error in one.
+                if self.skipping:
+                    return None
+                self.skipping = code in _EXTENDED
+                text = _NOT_IN_WALSENDER[code]
+                return ProtocolError(m.ErrorResponse.create("ERROR", "08P01", text), False)
             return self._fatal(f"invalid frontend message type {code}")
         if code in b"dcf":
             return None  # stray COPY messages (after a failed COPY): ignored

@@ -835,6 +835,8 @@ def fetch_portal(ex: Executor, portal: Portal, max_rows: int) -> tuple[str, Any]
         encs = []
         for i, c in enumerate(rows.columns):
             fmt = f[0] if len(f) == 1 else f[i] if i < len(f) else 0
+            if fmt != 0 and fmt != 1:
+                raise PgError("22023", f"unsupported format code: {fmt}")
             encs.append(binary_encoder(c.type) if fmt == 1 else text_encoder(c.type))
         portal.extra["encoders"] = encs
     budget = max_rows - portal.sent if max_rows > 0 else None

@@ -297,6 +297,9 @@ class Executor:
             )
         if self._failed() and (nparams or not _ends_transaction(st.node)):
             raise _aborted()  # (PostgreSQL lets a ROLLBACK or COMMIT through, unparameterised)
+        for f in formats:
+            if f != 0 and f != 1:
+                raise PgError("22023", f"unsupported format code: {f}")
         values = self.engine.decode_params(st, formats, params)
         if st.unused:
             values.unused = st.unused
