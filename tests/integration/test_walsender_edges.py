@@ -197,3 +197,40 @@ def test_a_client_that_stops_reading_is_ended_by_wal_sender_timeout(
             client.close()
     if not processes:
         assert "terminating walsender process due to replication timeout" in caplog.text
+
+
+def _activity(dsn: str, tag: str) -> list[tuple[object, ...]]:
+    """pg_stat_activity of sessions in each state, and of a streaming walsender."""
+    idle = psycopg.connect(dsn, autocommit=True, application_name=f"{tag}_idle")
+    in_tx = psycopg.connect(dsn, application_name=f"{tag}_in_tx")
+    aborted = psycopg.connect(dsn, application_name=f"{tag}_aborted")
+    _setup(dsn, f"act_{tag}", f"act_{tag}")
+    stream = RawStream(int(dsn.split("port=")[1].split()[0]), f"{tag}_walsender")
+    try:
+        idle.execute("SELECT 'idle'")
+        in_tx.execute("SELECT 'in a transaction'")
+        with pytest.raises(psycopg.errors.DivisionByZero):
+            aborted.execute("SELECT 1/0")
+        stream.start(f"act_{tag}", f"pact_{tag}")
+        stream.read_for(0.3)
+        with psycopg.connect(dsn) as c:
+            rows = c.execute(
+                "SELECT application_name, state, backend_type, query, client_addr IS NOT NULL, client_port > 0,"
+                " backend_start <= now(), query_start <= now(), usesysid FROM pg_stat_activity"
+                " WHERE application_name LIKE %s ORDER BY application_name", (f"{tag}%",)
+            ).fetchall()
+        return [(r[0].removeprefix(tag), *r[1:]) for r in rows]
+    finally:
+        stream.close()
+        for c in (idle, in_tx, aborted):
+            c.close()
+
+
+def test_pg_stat_activity_shows_each_session_as_postgresql(pg15: PgCluster, proxy: ProxyServer) -> None:
+    """Every session's state (it said idle for every other session), last query, address,
+    port and start; a replication connection is a walsender, active while it streams."""
+
+    def masked(rows: list[tuple[object, ...]]) -> list[tuple[object, ...]]:
+        return [(*r[:3], "START_REPLICATION" if "START_REPLICATION" in str(r[3]) else r[3], *r[4:]) for r in rows]
+
+    assert masked(_activity(proxy.dsn(), "px")) == masked(_activity(pg15.dsn(), "pg"))

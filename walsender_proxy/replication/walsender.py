@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import dataclasses
-import datetime
 import functools
 import inspect
 import logging
@@ -73,9 +72,6 @@ class WalSender:
         self.exported: object | None = None
         #: For pg_stat_replication, which lists every replication connection (state
         #: "startup" until START_REPLICATION, as PostgreSQL's InitWalSenderSlot does).
-        peer = session.writer.get_extra_info("peername")
-        self.client_port: int | None = peer[1] if isinstance(peer, tuple) else None
-        self.started = datetime.datetime.now(datetime.UTC)
         #: The last stream's (its positions stay shown after it ended, as PostgreSQL's do).
         self.state: StreamState | None = None
         self.streaming = False
@@ -98,12 +94,18 @@ class WalSender:
         if cmd is None:
             return False
         self._release_export()
+        ex = self.s.executor
+        if ex is not None:  # (pg_stat_activity shows the command, active while it runs)
+            ex.query, ex.query_start, ex.running = text, time.time(), True
         try:
             await self.run(cmd)
         except PgError as e:
             self.s.send_error(e)
             if self.s.executor is not None:
                 self.s.executor.fail()
+        finally:
+            if ex is not None:
+                ex.running = False
         self.s.send(m.ReadyForQuery(self.s.executor.status if self.s.executor else "I"))
         return True
 

@@ -195,9 +195,9 @@ class ServerContext:
                     "pid": pid,
                     "usename": ex.user if ex else None,
                     "application_name": ex.settings.get("application_name") if ex else None,
-                    "client_addr": ws.s.address,
-                    "client_port": ws.client_port if ws.s.address else -1,  # (-1: a Unix socket)
-                    "backend_start": ws.started,
+                    "client_addr": ex.client_addr if ex else None,
+                    "client_port": (ex.client_port or -1) if ex else None,  # (-1: a Unix socket)
+                    "backend_start": ex.backend_start if ex else None,
                     "state": "streaming" if ws.streaming else "startup",
                     **(st.columns() if st is not None else {}),
                     "sync_state": "async",

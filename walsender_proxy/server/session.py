@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import datetime
 import logging
 import os
 import select
@@ -91,6 +92,8 @@ class Session(Conn):
         self.ctx = ctx
         peer = writer.get_extra_info("peername")
         self.address: str | None = peer[0] if isinstance(peer, tuple) else None
+        self.port: int | None = peer[1] if isinstance(peer, tuple) else None
+        self.started = datetime.datetime.now(datetime.UTC)
         self.ssl = False
         self.pid = 0
         self.executor: Executor | None = None
@@ -252,6 +255,10 @@ class Session(Conn):
         self.user, self.database = user, database
         self.pid, key = self.ctx.register_backend()
         self.executor = Executor(self.ctx, user=user, database=database, settings=settings, backend_pid=self.pid)
+        local = self.writer.get_extra_info("sockname")
+        ex = self.executor
+        ex.client_addr, ex.client_port, ex.backend_start = self.address, self.port, self.started
+        ex.server_addr = local[0] if isinstance(local, tuple) else None
         self.ctx.attach(self.pid, self.executor)
         if is_walsender:
             from walsender_proxy.replication.walsender import WalSender

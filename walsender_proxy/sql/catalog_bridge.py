@@ -5,6 +5,7 @@ backends, prepared transactions) and values, and apply its ``set_config`` side e
 
 from __future__ import annotations
 
+import datetime
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,7 @@ from walsender_proxy.sql.rewrite import ResolveUserTable, Rewritten, rewrite
 
 if TYPE_CHECKING:
     from walsender_proxy.sql.engine import Engine
+    from walsender_proxy.sql.executor import Executor
 
 _STARTED = time.time()
 
@@ -52,7 +54,7 @@ def session_info(engine: Engine) -> pgcatalog.SessionInfo:
         backend_pid=ex.backend_pid,
         settings=settings,
         sources=ex.settings.sources(),
-        client_addr=getattr(ex, "client_addr", None),
+        client_addr=ex.client_addr,
     )
 
 
@@ -67,6 +69,7 @@ def injected_rows(engine: Engine, needs: frozenset[str]) -> dict[str, pa.Table]:
     role_oids = server_info(engine).role_oids()
     if "pg_stat_activity" in wanted:
         rows = []
+        walsenders = ex.ctx.walsender_sessions
         for pid, other in ex.ctx.sessions():
             rows.append(
                 {
@@ -75,8 +78,13 @@ def injected_rows(engine: Engine, needs: frozenset[str]) -> dict[str, pa.Table]:
                     "usesysid": role_oids.get(other.user),
                     "usename": other.user,
                     "application_name": other.settings.get("application_name"),
-                    "state": "active" if other is ex else "idle",
-                    "backend_type": "client backend",
+                    "client_addr": other.client_addr,
+                    "client_port": other.client_port or -1,  # (-1: a Unix socket)
+                    "backend_start": other.backend_start,
+                    "query_start": _timestamp(other.query_start),
+                    "state": _activity_state(other, ex),
+                    "query": other.query,
+                    "backend_type": "walsender" if pid in walsenders else "client backend",
                 }
             )
         out["pg_stat_activity"] = pgcatalog.make_table("pg_stat_activity", rows)
@@ -90,6 +98,19 @@ def injected_rows(engine: Engine, needs: frozenset[str]) -> dict[str, pa.Table]:
     return out
 
 
+def _timestamp(t: float | None) -> datetime.datetime | None:
+    return None if t is None else datetime.datetime.fromtimestamp(t, datetime.UTC)
+
+
+def _activity_state(other: Executor, me: Executor) -> str:
+    """pg_stat_activity.state of a session, as PostgreSQL reports it."""
+    if other is me or other.running:
+        return "active"
+    if other.tx is not None and other.explicit:
+        return "idle in transaction (aborted)" if other.status == "E" else "idle in transaction"
+    return "idle"
+
+
 def server_values(engine: Engine, names: frozenset[str], tx: Transaction) -> dict[str, Any]:
     ex = engine.ex
     from decoding.lsn import format_lsn
@@ -97,10 +118,10 @@ def server_values(engine: Engine, names: frozenset[str], tx: Transaction) -> dic
     values: dict[str, Any] = {
         "pg_postmaster_start_time": time.strftime("%Y-%m-%d %H:%M:%S+00", time.gmtime(_STARTED)),
         "pg_conf_load_time": time.strftime("%Y-%m-%d %H:%M:%S+00", time.gmtime(_STARTED)),
-        "inet_server_addr": "127.0.0.1",
-        "inet_server_port": ex.ctx.settings.port,
-        "inet_client_addr": getattr(ex, "client_addr", None),
-        "inet_client_port": None,
+        "inet_server_addr": ex.server_addr,
+        "inet_server_port": ex.ctx.settings.port if ex.server_addr else None,
+        "inet_client_addr": ex.client_addr,
+        "inet_client_port": ex.client_port,
         "txid_current_if_assigned": tx.xid,
         "pg_current_xact_id_if_assigned": tx.xid,
         "pg_current_wal_lsn": format_lsn(ex.lake.log.insert_lsn),

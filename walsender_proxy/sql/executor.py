@@ -12,8 +12,10 @@ Everything here blocks (DuckDB, fsync): the session calls it from a worker threa
 
 from __future__ import annotations
 
+import datetime
 import logging
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -171,6 +173,16 @@ class Executor:
         self.notices: list[Notice] = []
         #: The transaction took an advisory lock of its own (released at its end).
         self.advisory_xact = False
+        #: The connection (set by the session): the client's address and port (None for a
+        #: Unix socket), the server's address, when the client connected.
+        self.client_addr: str | None = None
+        self.client_port: int | None = None
+        self.server_addr: str | None = None
+        self.backend_start = datetime.datetime.now(datetime.UTC)
+        #: For pg_stat_activity: the last statement, when it started, whether it runs.
+        self.query = ""
+        self.query_start: float | None = None
+        self.running = False
         from walsender_proxy.sql.engine import Engine
 
         self.engine: Engine = Engine(self)
@@ -372,6 +384,7 @@ class Executor:
     def run(self, node: Any, text: str, params: list[Any], formats: list[int]) -> Iterator[Outcome]:
         """Execute one statement. Errors propagate as PgError after the transaction state
         was updated (see :meth:`fail`)."""
+        self.query, self.query_start, self.running = text, time.time(), True
         timeout = self.settings.get("statement_timeout")
         deadline = None
         if timeout != "0":
@@ -388,6 +401,7 @@ class Executor:
                 log.exception("internal error in statement: %s", text[:200])
             raise err from e
         finally:
+            self.running = False
             if deadline is not None:
                 deadline.cancel()
 
