@@ -3,9 +3,6 @@ itself and ends identical, with no duplicate-key errors and no missing rows."""
 
 from __future__ import annotations
 
-import signal
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -14,36 +11,15 @@ import psycopg
 
 from tests.integration.test_subscriber import new_sub_db, wait_identical, wait_ready
 from tests.pgcluster import PgCluster
-from tests.proxy import free_port
-
-
-def start_proxy(data: Path, port: int) -> subprocess.Popen[str]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "walsender_proxy.cli", "serve", "-D", str(data), "-p", str(port)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            psycopg.connect(f"host=127.0.0.1 port={port} user=postgres dbname=postgres", connect_timeout=2).close()
-            return proc
-        except psycopg.OperationalError:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                raise
-            time.sleep(0.2)
+from tests.proxy import ProxyProcess
 
 
 def test_sigkill_mid_stream_then_restart(tmp_path: Path, pg15: PgCluster) -> None:
     log_start = len(pg15.log_text)
     pg15.psql("ALTER SYSTEM SET wal_retrieve_retry_interval = '500ms'")
     pg15.psql("SELECT pg_reload_conf()")
-    data = tmp_path / "proxy"
-    assert subprocess.run([sys.executable, "-m", "walsender_proxy.cli", "init", "-D", str(data)], capture_output=True, timeout=60).returncode == 0
-    port = free_port()
-    dsn = f"host=127.0.0.1 port={port} user=postgres dbname=postgres"
-    proc = start_proxy(data, port)
+    proxy = ProxyProcess(tmp_path / "proxy").start()
+    dsn = proxy.dsn()
     sub = new_sub_db(pg15)
     try:
         with psycopg.connect(dsn, autocommit=True) as c:
@@ -73,10 +49,9 @@ def test_sigkill_mid_stream_then_restart(tmp_path: Path, pg15: PgCluster) -> Non
         th = threading.Thread(target=writer)
         th.start()
         time.sleep(2)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        proxy.kill()
         time.sleep(1)
-        proc = start_proxy(data, port)
+        proxy.start()
         time.sleep(2)
         stop.set()
         th.join()
@@ -88,5 +63,4 @@ def test_sigkill_mid_stream_then_restart(tmp_path: Path, pg15: PgCluster) -> Non
             c.execute("DROP SUBSCRIPTION sk")
         assert "duplicate key" not in pg15.log_text[log_start:]
     finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(60)
+        proxy.stop()
