@@ -409,6 +409,29 @@ GUCS: dict[str, Guc] = {
 }
 
 
+#: Categories of PostgreSQL settings that shape plans, memory, parallelism and statistics
+#: but never an answer: a session may SET them (checked, shown, undone with its transaction)
+#: and the proxy, whose plans are DuckDB's, has nothing to change (docs/sql-server.md).
+INERT_CATEGORIES = frozenset({
+    "Query Tuning / Planner Method Configuration",
+    "Query Tuning / Planner Cost Constants",
+    "Query Tuning / Genetic Query Optimizer",
+    "Query Tuning / Other Planner Options",
+    "Resource Usage / Memory",
+    "Resource Usage / Asynchronous Behavior",
+    "Resource Usage / Cost-Based Vacuum Delay",
+    "Statistics / Cumulative Query and Index Statistics",
+    "Statistics / Monitoring",
+    "Reporting and Logging / Process Title",
+})  # fmt: skip
+
+for _meta in PG_SETTINGS.values():
+    if _meta.context == "user" and _meta.category in INERT_CATEGORIES and _meta.name.lower() not in GUCS:
+        GUCS[_meta.name.lower()] = Guc(
+            _meta.name, _meta.boot_val or "", category=_meta.category, description=_meta.short_desc
+        )
+
+
 def shown_once_set(name: str, value: str) -> str:
     """What ``set_config(name, value, …)`` returns: the value as SHOW gives it once set
     (``'5000'`` of lock_timeout is ``5s``), checked as SET checks it."""
