@@ -34,6 +34,12 @@ SET_CASES = [
     ("bytea_output", "x"), ("bytea_output", "HEX"), ("client_min_messages", "x"), ("client_min_messages", "debug"),
     ("synchronous_commit", "x"), ("synchronous_commit", "TRUE"), ("default_transaction_isolation", "x"),
     ("standard_conforming_strings", "x"), ("max_wal_senders", "5"), ("server_version", "1"), ("port", "1"),
+    # settings that shape plans and memory only: accepted, checked, shown
+    ("work_mem", "4MB"), ("work_mem", "x"), ("enable_seqscan", "off"), ("enable_hashagg", "maybe"),
+    ("random_page_cost", "2"), ("random_page_cost", "1.5e1"), ("random_page_cost", "x"),
+    ("random_page_cost", "nan"), ("jit_above_cost", "-5"), ("vacuum_cost_delay", "1.5ms"),
+    ("vacuum_cost_delay", "2s"), ("vacuum_cost_delay", "3 parsecs"), ("max_parallel_workers_per_gather", "0"),
+    ("default_statistics_target", "20000"), ("cursor_tuple_fraction", "2"),
 ]
 
 

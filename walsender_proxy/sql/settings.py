@@ -184,6 +184,26 @@ def parse_int(text: str, unit: str | None) -> tuple[int | None, str | None]:
     return int(value), None
 
 
+def parse_real(text: str, unit: str | None) -> tuple[float | None, str | None]:
+    """guc.c's parse_real: ``text`` as a floating-point setting in its base ``unit``, as
+    (value, None) or (None, the HINT PostgreSQL gives, if any). NaN is refused."""
+    got = _strtod(text)
+    if got is None:
+        return None, None
+    value, end = got
+    if math.isnan(value):
+        return None, None
+    rest = text[end:].lstrip(_SPACE)
+    if rest:
+        if unit is None:
+            return None, None
+        converted = _to_base_unit(value, rest, unit)
+        if converted is None:
+            return None, _MEMORY_HINT if unit in MEMORY_BASE else _TIME_HINT
+        value = converted
+    return value, None
+
+
 def parse_bool(text: str) -> bool | None:
     """PostgreSQL's parse_bool: any unique prefix of true/false/yes/no, on/off (two
     letters at least), 1 or 0, in any case; None if it is none of them."""
@@ -230,6 +250,15 @@ def canonical_value(name: str, text: str) -> str:
             unit = f" {meta.unit}" if meta.unit else ""
             raise PgError("22023", f'{n}{unit} is outside the valid range for parameter "{meta.name}" ({lo} .. {hi})')
         return str(n)
+    if meta.vartype == "real":
+        x, hint = parse_real(text, meta.unit)
+        if x is None:
+            raise _invalid(meta.name, text, hint)
+        lo, hi = float(meta.min_val or "-inf"), float(meta.max_val or "inf")
+        if not lo <= x <= hi:  # (C's %g, as guc.c words it)
+            unit = f" {meta.unit}" if meta.unit else ""
+            raise PgError("22023", f'{x:g}{unit} is outside the valid range for parameter "{meta.name}" ({lo:g} .. {hi:g})')
+        return f"{x:g}"
     if meta.vartype == "bool":
         b = parse_bool(text)
         if b is None:
