@@ -137,9 +137,18 @@ def _monitoring_story(dsn: str, tag: str) -> list[dict[str, object]]:
         sent_at = client.reply(end, end, end)
         time.sleep(0.4)
         shapes.append(_shape(_stat_row(dsn, app), (end, end, end, sent_at)))
-        client.read_for(0.3)
-        end = client.wal_end
-        sent_at = client.reply(end, end, end)  # all applied, twice in a row: the lags clear
+        # All applied, twice in a row at the same end: the lags clear. A reply below the
+        # walsender's sent position draws a keepalive carrying it, so the end counts as
+        # the last one only when no keepalive moved it after a reply.
+        for _ in range(10):
+            client.read_for(0.3)
+            end = client.wal_end
+            client.reply(end, end, end)
+            time.sleep(0.2)
+            client.read_for(0.3)
+            if client.wal_end == end:
+                break
+        sent_at = client.reply(end, end, end)
         time.sleep(0.4)
         shapes.append(_shape(_stat_row(dsn, app), (end, end, end, sent_at)))
     finally:
