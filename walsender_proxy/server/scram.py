@@ -13,7 +13,7 @@ import hashlib
 import hmac
 import secrets
 
-from walsender_proxy.server.roles import Verifier
+from walsender_proxy.backend.roles import Verifier
 
 
 class ScramError(Exception):

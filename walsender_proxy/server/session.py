@@ -1,6 +1,6 @@
 """One client connection: start-up, authentication, then the query loop.
 
-The protocol rules live in :class:`~walsender_proxy.server.machine.ConnectionMachine`; the
+The protocol rules live in :class:`~walsender_proxy.protocol.machine.ConnectionMachine`; the
 SQL in :class:`~walsender_proxy.sql.executor.Executor`, whose blocking work runs in a worker
 thread so the event loop keeps serving every other connection. This module only sequences
 them and moves bytes.
@@ -19,24 +19,11 @@ import shlex
 import socket
 import threading
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from decoding.errors import PgError
-from walsender_proxy.protocol import messages as m
-from walsender_proxy.server.conn import FLUSH_AT, Conn
-from walsender_proxy.server.context import ServerContext
-from walsender_proxy.server.hba import choose_method
-from walsender_proxy.server.machine import (
-    ConnectionClosed,
-    ConnectionMachine,
-    MessageReceived,
-    ProtocolError,
-)
-from walsender_proxy.server.roles import Role, Verifier
-from walsender_proxy.server.scram import ScramError, ScramServer
-from walsender_proxy.sql.engine import fetch_portal
-from walsender_proxy.sql.executor import USER_REQUEST, Executor, SyntaxErr
-from walsender_proxy.sql.outcomes import (
+from walsender_proxy.backend.conn import FLUSH_AT, Conn, Disconnect
+from walsender_proxy.backend.outcomes import (
     Column,
     CopyIn,
     CopyOut,
@@ -47,10 +34,21 @@ from walsender_proxy.sql.outcomes import (
     ParameterChanged,
     Rows,
 )
-from walsender_proxy.sql.settings import Settings
-
-if TYPE_CHECKING:
-    from walsender_proxy.replication.walsender import WalSender
+from walsender_proxy.backend.roles import Role, Verifier
+from walsender_proxy.backend.settings import Settings
+from walsender_proxy.protocol import messages as m
+from walsender_proxy.protocol.machine import (
+    ConnectionClosed,
+    ConnectionMachine,
+    MessageReceived,
+    ProtocolError,
+)
+from walsender_proxy.replication.walsender import WalSender
+from walsender_proxy.server.context import ServerContext
+from walsender_proxy.server.hba import choose_method
+from walsender_proxy.server.scram import ScramError, ScramServer
+from walsender_proxy.sql.engine import encode_rows, fetch_portal
+from walsender_proxy.sql.executor import USER_REQUEST, Executor, SyntaxErr
 
 log = logging.getLogger("walsender_proxy.session")
 T = TypeVar("T")
@@ -69,10 +67,6 @@ _BIND_COMPLETE = m.BindComplete()
 _CLOSE_COMPLETE = m.CloseComplete()
 _NO_DATA = m.NoData()
 _READY = {status: m.ReadyForQuery(status) for status in "ITE"}
-
-
-class Disconnect(Exception):
-    """The connection ends here (after whatever was already queued is flushed)."""
 
 
 def error_response(e: PgError, severity: str = "ERROR") -> m.ErrorResponse:
@@ -165,8 +159,7 @@ class Session(Conn):
                 self.ctx.snapshots.release(ex)
                 await asyncio.to_thread(ex.close)
             if self.pid:
-                self.ctx.unregister_backend(self.pid)
-                self.ctx.walsender_sessions.discard(self.pid)
+                self.ctx.backends.unregister(self.pid)
             self.writer.close()
 
     async def fatal(self, e: PgError) -> None:
@@ -201,7 +194,7 @@ class Session(Conn):
                 self.writer.write(b"N")
                 continue
             if isinstance(msg, m.CancelRequest):
-                self.ctx.cancel(msg.process_id, msg.secret_key)
+                self.ctx.backends.cancel(msg.process_id, msg.secret_key)
                 return False
             if isinstance(msg, m.StartupMessage):
                 return await self.accept(msg)
@@ -220,7 +213,7 @@ class Session(Conn):
         if replication not in ("", "false", "off", "no", "0", "database"):
             await self.fatal(PgError("22023", f'invalid value for parameter "replication": "{params["replication"]}"'))
         s = self.ctx.settings
-        if self.ctx.backend_count() >= s.max_connections:
+        if self.ctx.backends.count() >= s.max_connections:
             await self.fatal(PgError("53300", "sorry, too many clients already"))
         try:
             method = choose_method(s.hba, ssl=self.ssl, address=self.address, database=database, user=user, replication=is_walsender)
@@ -242,7 +235,7 @@ class Session(Conn):
                         detail="Only roles with the REPLICATION attribute may start a WAL sender process.",
                     )
                 )
-            if len(self.ctx.walsender_sessions) >= s.max_wal_senders:
+            if len(self.ctx.backends.walsenders) >= s.max_wal_senders:
                 await self.fatal(PgError("53300", f"number of requested standby connections exceeds max_wal_senders (currently {s.max_wal_senders})"))
         settings = Settings(self.ctx.server_parameters())
         settings.set("is_superuser", "on" if role.superuser else "off", force=True)
@@ -253,19 +246,18 @@ class Session(Conn):
         except PgError as e:
             await self.fatal(e)
         self.user, self.database = user, database
-        self.pid, key = self.ctx.register_backend()
-        self.executor = Executor(self.ctx, user=user, database=database, settings=settings, backend_pid=self.pid)
+        self.pid, key = self.ctx.backends.register()
+        self.executor = Executor(self.ctx.sql, user=user, database=database, settings=settings, backend_pid=self.pid)
         local = self.writer.get_extra_info("sockname")
         ex = self.executor
         ex.client_addr, ex.client_port, ex.backend_start = self.address, self.port, self.started
         ex.server_addr = local[0] if isinstance(local, tuple) else None
-        self.ctx.attach(self.pid, self.executor)
+        self.ctx.backends.attach(self.pid, self.executor)
         if is_walsender:
-            from walsender_proxy.replication.walsender import WalSender
 
             self.machine.replication = True
-            self.walsender = WalSender(self)
-            self.ctx.walsender_sessions.add(self.pid)
+            self.walsender = WalSender(self, self.ctx.replication)
+            self.ctx.backends.walsenders.add(self.pid)
         self.send(m.AuthenticationOk())
         for name, value in settings.reported():
             self.send(m.ParameterStatus(name, value))
@@ -678,8 +670,6 @@ class Session(Conn):
         self.send(m.ReadyForQuery(ex.status))
 
     def send_rows(self, rows: Rows, *, describe: bool, formats: list[int], limit: int = 0) -> bool:
-        from walsender_proxy.sql.engine import encode_rows
-
         if describe:
             self.send(row_description(rows.columns, formats))
         count = 0

@@ -25,22 +25,22 @@ _STARTED = time.time()
 
 
 def server_info(engine: Engine) -> pgcatalog.ServerInfo:
-    ctx = engine.ex.ctx
+    services = engine.ex.services
     roles = tuple(
         pgcatalog.Role(r.name, r.superuser, r.replication, r.login, r.createdb, r.createrole, oid=r.oid)
-        for r in ctx.roles.all()
+        for r in services.roles.all()
     )
-    key = (roles, ctx.settings.server_version, engine.ex.database)
-    cached = getattr(ctx, "_server_info", None)
+    key = (roles, services.server.version, engine.ex.database)
+    cached = services.catalog_cache.get("server_info")
     if cached is not None and cached[0] == key:
-        return cached[1]
+        return cached[1]  # type: ignore[no-any-return]
     info = pgcatalog.ServerInfo(
-        server_version=ctx.settings.server_version,
+        server_version=services.server.version,
         database=engine.ex.database,
         roles=roles,
-        settings={k: v for k, v in ctx.server_parameters().items() if not k.startswith("server_version")},
+        settings={k: v for k, v in services.server.parameters().items() if not k.startswith("server_version")},
     )
-    ctx._server_info = (key, info)  # type: ignore[attr-defined]
+    services.catalog_cache["server_info"] = (key, info)
     return info
 
 
@@ -69,8 +69,8 @@ def injected_rows(engine: Engine, needs: frozenset[str]) -> dict[str, pa.Table]:
     role_oids = server_info(engine).role_oids()
     if "pg_stat_activity" in wanted:
         rows = []
-        walsenders = ex.ctx.walsender_sessions
-        for pid, other in ex.ctx.sessions():
+        backends = ex.services.backends
+        for pid, other in backends.sessions():
             rows.append(
                 {
                     "datname": other.database,
@@ -84,11 +84,11 @@ def injected_rows(engine: Engine, needs: frozenset[str]) -> dict[str, pa.Table]:
                     "query_start": _timestamp(other.query_start),
                     "state": _activity_state(other, ex),
                     "query": other.query,
-                    "backend_type": "walsender" if pid in walsenders else "client backend",
+                    "backend_type": "walsender" if backends.is_walsender(pid) else "client backend",
                 }
             )
         out["pg_stat_activity"] = pgcatalog.make_table("pg_stat_activity", rows)
-    for name, fn in ex.ctx.injectors.items():
+    for name, fn in ex.services.server.catalog_rows.items():
         if name in wanted:
             rows = fn()
             if name == "pg_stat_replication":
@@ -119,7 +119,7 @@ def server_values(engine: Engine, names: frozenset[str], tx: Transaction) -> dic
         "pg_postmaster_start_time": time.strftime("%Y-%m-%d %H:%M:%S+00", time.gmtime(_STARTED)),
         "pg_conf_load_time": time.strftime("%Y-%m-%d %H:%M:%S+00", time.gmtime(_STARTED)),
         "inet_server_addr": ex.server_addr,
-        "inet_server_port": ex.ctx.settings.port if ex.server_addr else None,
+        "inet_server_port": ex.services.server.port if ex.server_addr else None,
         "inet_client_addr": ex.client_addr,
         "inet_client_port": ex.client_port,
         "txid_current_if_assigned": tx.xid,

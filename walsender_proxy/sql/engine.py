@@ -31,12 +31,12 @@ from pglast.stream import RawStream
 from decoding.catalog import RID, Table
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, type_by_oid
+from walsender_proxy.backend.outcomes import Column, CopyIn, CopyOut, Done, Outcome, Rows
 from walsender_proxy.lake import Transaction
 from walsender_proxy.lake.store import CHANGESET_ROW_GROUP
 from walsender_proxy.lake.transaction import layout
 from walsender_proxy.protocol.messages import encode_data_rows
 from walsender_proxy.sql.ddl_sql import qualified, unsupported
-from walsender_proxy.sql.outcomes import Column, CopyIn, CopyOut, Done, Outcome, Rows
 from walsender_proxy.sql.readahead import ReadAhead
 from walsender_proxy.sql.rewrite import Rewritten, UserTable
 

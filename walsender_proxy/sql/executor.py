@@ -28,11 +28,7 @@ from pglast.stream import RawStream
 from decoding.catalog import RID, Table
 from decoding.errors import PgError, disk_full_error
 from decoding.lsn import format_lsn
-from walsender_proxy.lake import Isolation, Transaction
-from walsender_proxy.lake.transaction import State
-from walsender_proxy.sql import ddl_sql, pgcatalog
-from walsender_proxy.sql.engine import check_result_formats, returning
-from walsender_proxy.sql.outcomes import (
+from walsender_proxy.backend.outcomes import (
     Column,
     CopyIn,
     CopyOut,
@@ -43,14 +39,18 @@ from walsender_proxy.sql.outcomes import (
     ParameterChanged,
     Rows,
 )
-from walsender_proxy.sql.settings import Settings
+from walsender_proxy.backend.settings import Settings
+from walsender_proxy.lake import Isolation, Transaction
+from walsender_proxy.lake.transaction import State
+from walsender_proxy.sql import ddl_sql, pgcatalog
+from walsender_proxy.sql.engine import check_result_formats, returning
 
 USER_REQUEST = "user request"
 STATEMENT_TIMEOUT = "statement timeout"
 
 if TYPE_CHECKING:
-    from walsender_proxy.server.context import ServerContext
     from walsender_proxy.sql.engine import Engine
+    from walsender_proxy.sql.services import SqlServices
 
 log = logging.getLogger("walsender_proxy.sql")
 
@@ -150,9 +150,9 @@ class SqlCursor:
 
 
 class Executor:
-    def __init__(self, ctx: ServerContext, *, user: str, database: str, settings: Settings, backend_pid: int) -> None:
-        self.ctx = ctx
-        self.lake = ctx.lake
+    def __init__(self, services: SqlServices, *, user: str, database: str, settings: Settings, backend_pid: int) -> None:
+        self.services = services
+        self.lake = services.lake
         self.user = user
         self.database = database
         self.settings = settings
@@ -219,10 +219,10 @@ class Executor:
         self._tx_isolation = self._tx_read_only = self._imported_csn = None
         if self.cursors:  # usually none: no new dict per transaction
             self.cursors = {k: c for k, c in self.cursors.items() if c.hold}
-        self.ctx.snapshots.release(self)
+        self.services.snapshots.release(self)
         if self.advisory_xact:
             self.advisory_xact = False
-            self.ctx.advisory.release_all(self.backend_pid, xact=True)
+            self.services.advisory.release_all(self.backend_pid, xact=True)
         committed = commit and tx is None
         try:
             if tx is not None:
@@ -261,8 +261,8 @@ class Executor:
     def close(self) -> None:
         if self.tx is not None:
             self._end_tx(commit=False)
-        self.ctx.advisory.release_all(self.backend_pid, xact=True)
-        self.ctx.advisory.release_all(self.backend_pid, xact=False)
+        self.services.advisory.release_all(self.backend_pid, xact=True)
+        self.services.advisory.release_all(self.backend_pid, xact=False)
         self.engine.close()
 
     # -- simple query --------------------------------------------------------------------
@@ -388,7 +388,7 @@ class Executor:
         timeout = self.settings.get("statement_timeout")
         deadline = None
         if timeout != "0":
-            deadline = self.ctx.deadlines.add(self.settings.number("statement_timeout") / 1000, self._timed_out)
+            deadline = self.services.deadlines.add(self.settings.number("statement_timeout") / 1000, self._timed_out)
         try:
             yield from self._dispatch(node, text, params)
         except PgError:
@@ -749,7 +749,7 @@ class Executor:
             raise PgError("0A000", "a snapshot-importing transaction must have isolation level SERIALIZABLE or REPEATABLE READ")
         if self.tx.snapshot_csn is not None or self.tx.xid is not None:
             raise PgError("0A000", "SET TRANSACTION SNAPSHOT must be called before any query")
-        csn = self.ctx.snapshots.lookup(name)
+        csn = self.services.snapshots.lookup(name)
         iso, ro = self.tx.isolation, self.tx.read_only
         self.tx.abort()
         self.tx = self.lake.begin(iso, read_only=ro, snapshot_csn=csn)
@@ -757,16 +757,16 @@ class Executor:
 
     # -- roles ---------------------------------------------------------------------------
     def _role(self, s: Any) -> str:
-        me = self.ctx.roles.get(self.user)
+        me = self.services.roles.get(self.user)
         if me is None or not me.superuser:
             raise PgError("42501", "permission denied to create role" if isinstance(s, ast.CreateRoleStmt) else "permission denied")
         if isinstance(s, ast.DropRoleStmt):
             for r in s.roles:
-                if self.ctx.roles.get(r.rolename) is None:
+                if self.services.roles.get(r.rolename) is None:
                     if s.missing_ok:
                         continue
                     raise PgError("42704", f'role "{r.rolename}" does not exist')
-                self.ctx.roles.drop(r.rolename)
+                self.services.roles.drop(r.rolename)
             return "DROP ROLE"
         attrs: dict[str, bool] = {}
         password: str | None = None
@@ -786,9 +786,9 @@ class Executor:
         if isinstance(s, ast.CreateRoleStmt):
             if s.stmt_type == enums.RoleStmtType.ROLESTMT_ROLE:
                 attrs.setdefault("login", False)
-            self.ctx.roles.create(s.role, password=password, **attrs)
+            self.services.roles.create(s.role, password=password, **attrs)
             return "CREATE ROLE"
-        self.ctx.roles.alter(s.role.rolename, password=password, clear_password=clear, **attrs)
+        self.services.roles.alter(s.role.rolename, password=password, clear_password=clear, **attrs)
         return "ALTER ROLE"
 
     # -- describe ------------------------------------------------------------------------

@@ -23,8 +23,8 @@ from walsender_proxy.sql.rewrite_funcs import ADVISORY
 if TYPE_CHECKING:
     import duckdb
 
-    from walsender_proxy.server.context import ServerContext
     from walsender_proxy.sql.executor import Executor
+    from walsender_proxy.sql.services import SqlServices
 
 #: UDF names get this prefix (DuckDB has built-ins of some of these names).
 PREFIX = "wpx_"
@@ -79,11 +79,11 @@ def keep_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-def install(con: duckdb.DuckDBPyConnection, ctx: ServerContext) -> None:
-    lake = ctx.lake
+def install(con: duckdb.DuckDBPyConnection, services: SqlServices) -> None:
+    lake = services.lake
 
     def session(pid: int) -> Executor:
-        ex = ctx.executor(pid)
+        ex = services.backends.executor(pid)
         if ex is None:
             raise PgError("XX000", f"no session with pid {pid}")
         return ex
@@ -93,7 +93,7 @@ def install(con: duckdb.DuckDBPyConnection, ctx: ServerContext) -> None:
         tx = ex.tx
         if tx is None:
             raise PgError("25P01", "pg_export_snapshot() requires a transaction")
-        return ctx.snapshots.export(tx.statement_csn(), ex, pid)
+        return services.snapshots.export(tx.statement_csn(), ex, pid)
 
     def emit(pid: int, transactional: bool, prefix: str, content: str) -> str:
         if transactional:
@@ -111,7 +111,7 @@ def install(con: duckdb.DuckDBPyConnection, ctx: ServerContext) -> None:
 
     def pipeline_role(pid: int, fn: str) -> Executor:
         ex = session(pid)
-        me = ctx.roles.get(ex.user)
+        me = services.roles.get(ex.user)
         if me is None or not (me.superuser or me.replication):
             raise PgError("42501", f"permission denied for function {fn}")
         return ex
@@ -171,8 +171,8 @@ def install(con: duckdb.DuckDBPyConnection, ctx: ServerContext) -> None:
         ("txid_current", current_xid, ["INTEGER"], "BIGINT"),
         ("pg_current_xact_id", current_xid, ["INTEGER"], "BIGINT"),
     ]
-    udfs += slot_functions.udfs(ctx, session)
-    udfs += lock_functions.udfs(ctx, session)
+    udfs += slot_functions.udfs(services, session)
+    udfs += lock_functions.udfs(services, session)
     for name, fn, args, ret in udfs:
         con.create_function(PREFIX + name, keep_errors(fn), args, ret, side_effects=True)  # type: ignore[arg-type]
     literals.install(con)

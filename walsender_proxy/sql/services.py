@@ -1,0 +1,95 @@
+"""What a SQL session gets from the server: narrow services, not the server itself.
+
+The executor, the SQL functions and the catalog emulation need a handful of things the
+server owns — the lake, the roles, exported snapshots, advisory locks, statement timers,
+replication slots, the table of running backends and a few facts about the server. They
+receive exactly these, as :class:`SqlServices`; the server builds it (``server/context.py``)
+and implements the two protocols below with its own objects. So ``sql`` never imports
+``server`` or ``replication``, and a session needs nothing a process of its own could not be
+given: every service here is a narrow interface a future out-of-process backend would
+reach through a small channel instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from walsender_proxy.backend.roles import RoleStore
+from walsender_proxy.backend.snapshots import SnapshotRegistry
+from walsender_proxy.lake import Lake
+from walsender_proxy.sql.advisory import AdvisoryLocks
+from walsender_proxy.sql.timeouts import Deadlines
+
+if TYPE_CHECKING:
+    from walsender_proxy.lake.lake import ConsistentPoint
+    from walsender_proxy.sql.executor import Executor
+
+
+class SlotState(Protocol):
+    """What SQL reads of a replication slot."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def confirmed_flush(self) -> int: ...
+
+
+class SlotService(Protocol):
+    """The replication slots, as the SQL slot functions use them (the walsender's
+    ``SlotStore`` is one)."""
+
+    def create_logical(
+        self,
+        name: str,
+        plugin: str,
+        database: str,
+        *,
+        owner: int,
+        temporary: bool = False,
+        two_phase: bool = False,
+        failover: bool = False,
+    ) -> tuple[SlotState, ConsistentPoint]: ...
+
+    def advance_to(self, name: str, upto: int, pid: int) -> SlotState: ...
+
+    def drop(self, name: str, pid: int) -> None: ...
+
+
+class Backends(Protocol):
+    """The server's table of running backends: for pg_stat_activity, and for functions
+    that act on the calling session (DuckDB UDFs get its pid, not the session)."""
+
+    def sessions(self) -> list[tuple[int, Executor]]: ...
+
+    def executor(self, pid: int) -> Executor | None: ...
+
+    def is_walsender(self, pid: int) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ServerFacts:
+    """What the server is, as SQL shows it: its version and port, its configured settings
+    (``pg_settings`` of the server's own values), and the rows of the views it owns
+    (``pg_replication_slots``, ``pg_stat_replication``, ``pg_locks``), made when read."""
+
+    version: str
+    port: int
+    parameters: Callable[[], Mapping[str, str]]
+    catalog_rows: Mapping[str, Callable[[], list[dict[str, Any]]]]
+
+
+@dataclass(slots=True)
+class SqlServices:
+    lake: Lake
+    roles: RoleStore
+    snapshots: SnapshotRegistry
+    advisory: AdvisoryLocks
+    deadlines: Deadlines
+    slots: SlotService
+    backends: Backends
+    server: ServerFacts
+    #: The catalog emulation's view of the server (roles, settings), kept while it holds.
+    catalog_cache: dict[str, Any] = field(default_factory=dict)
