@@ -23,8 +23,8 @@ from walsender_proxy.replication.sender_pool import SenderPool
 from walsender_proxy.replication.slots import SlotStore
 
 if TYPE_CHECKING:
-    from walsender_proxy.replication.walsender import WalSender
-    from walsender_proxy.sql.executor import Executor
+    from walsender_proxy.replication.stream import StreamState
+    from walsender_proxy.sql.services import SessionState
 
 
 class ReplicationSession(Protocol):
@@ -35,7 +35,7 @@ class ReplicationSession(Protocol):
     pid: int
     database: str
     ssl: bool
-    executor: Executor | None
+    executor: SessionState | None
     writer: asyncio.StreamWriter
     machine: ConnectionMachine
 
@@ -50,6 +50,14 @@ class ReplicationSession(Protocol):
     def take_unread(self) -> bytes: ...
 
 
+class WalSenderView(Protocol):
+    """A replication connection as pg_stat_replication shows it."""
+
+    #: The last stream's state (its positions stay shown after it ended).
+    state: StreamState | None
+    streaming: bool
+
+
 @dataclass(slots=True)
 class ReplicationServices:
     lake: Lake
@@ -61,4 +69,4 @@ class ReplicationServices:
     #: The walsender processes (None: streams run in the server process).
     sender_pool: Callable[[], SenderPool | None]
     #: The replication connections by pid (pg_stat_replication lists them).
-    walsenders: dict[int, WalSender] = field(default_factory=dict)
+    walsenders: dict[int, WalSenderView] = field(default_factory=dict)

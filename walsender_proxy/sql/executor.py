@@ -17,9 +17,10 @@ import logging
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import duckdb
 import pyarrow as pa
 from pglast import ast, enums, parse_sql
 from pglast.parser import ParseError
@@ -43,13 +44,14 @@ from walsender_proxy.backend.settings import Settings
 from walsender_proxy.lake import Isolation, Transaction
 from walsender_proxy.lake.transaction import State
 from walsender_proxy.sql import ddl_sql, pgcatalog
-from walsender_proxy.sql.engine import check_result_formats, returning
+from walsender_proxy.sql.engine import Engine, check_result_formats, returning
+from walsender_proxy.sql.portals import Portal, Prepared
+from walsender_proxy.sql.udf_errors import udf_error
 
 USER_REQUEST = "user request"
 STATEMENT_TIMEOUT = "statement timeout"
 
 if TYPE_CHECKING:
-    from walsender_proxy.sql.engine import Engine
     from walsender_proxy.sql.services import SqlServices
 
 log = logging.getLogger("walsender_proxy.sql")
@@ -87,39 +89,6 @@ class SyntaxErr(PgError):
     def __init__(self, message: str, position: int | None) -> None:
         super().__init__("42601", message)
         self.position = position + 1 if position is not None else None
-
-
-@dataclass(slots=True)
-class Prepared:
-    name: str
-    text: str
-    node: Any
-    param_types: list[int]
-    #: How many parameters Bind must supply (counted once, at Parse): the highest ``$n``
-    #: used or the number of types Parse declared, whichever is more (PostgreSQL's
-    #: num_params).
-    nparams: int = -1
-    #: Declared parameters the statement does not use (their values go nowhere).
-    unused: frozenset[int] = frozenset()
-    #: Bind's formats and the receive functions they chose (Engine.decode_params).
-    param_recv: tuple[tuple[int, ...], list[Any]] | None = None
-    #: Whether Describe can find result columns (None: not yet asked; see describe_portal).
-    may_describe_rows: bool | None = None
-
-
-@dataclass(slots=True)
-class Portal:
-    name: str
-    stmt: Prepared
-    params: list[Any]
-    result_formats: list[int]
-    outcomes: Iterator[Outcome] | None = None
-    pending_rows: Rows | None = None
-    reader: Iterator[pa.RecordBatch] | None = None
-    carry: pa.RecordBatch | None = None
-    sent: int = 0
-    done: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -183,9 +152,7 @@ class Executor:
         self.query = ""
         self.query_start: float | None = None
         self.running = False
-        from walsender_proxy.sql.engine import Engine
-
-        self.engine: Engine = Engine(self)
+        self.engine = Engine(self)
 
     # -- transaction state ---------------------------------------------------------------
     @property
@@ -893,17 +860,13 @@ def _write_failed(e: BaseException) -> str:
 
 
 def _internal(e: Exception) -> PgError:
-    import duckdb
-
-    from walsender_proxy.sql import functions
-
     full = disk_full_error(e, _write_failed(e))
     if full is not None:
         return full
     msg = str(e).split("\n")[0]
-    udf_error = functions.udf_error(msg)
-    if udf_error is not None:
-        return udf_error
+    original = udf_error(msg)
+    if original is not None:
+        return original
     if isinstance(e, duckdb.InterruptException):
         return PgError("57014", "canceling statement due to user request")
     if isinstance(e, duckdb.ConversionException):

@@ -15,8 +15,7 @@ from walsender_proxy.sql.advisory import EXCLUSIVE, SHARE, key_of
 from walsender_proxy.sql.rewrite_funcs import ADVISORY, ARITY_SUFFIX
 
 if TYPE_CHECKING:
-    from walsender_proxy.sql.executor import Executor
-    from walsender_proxy.sql.services import SqlServices
+    from walsender_proxy.sql.services import SessionState, SqlServices
 
 Udf = tuple[str, Callable[..., Any], list[str], str]
 
@@ -24,7 +23,7 @@ Udf = tuple[str, Callable[..., Any], list[str], str]
 DATABASE_OID = 5
 
 
-def udfs(services: SqlServices, session: Callable[[int], Executor]) -> list[Udf]:
+def udfs(services: SqlServices, session: Callable[[int], SessionState]) -> list[Udf]:
     def advisory(name: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
         """One of the pg_advisory_* functions (by its name's parts), for a key of one
         bigint or two int4."""

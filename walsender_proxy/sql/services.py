@@ -1,4 +1,10 @@
-"""What a SQL session gets from the server: narrow services, not the server itself.
+"""What a SQL session is to the machinery below its executor, and what it gets from the
+server: narrow services, not the server itself.
+
+The executor (:mod:`walsender_proxy.sql.executor`) owns a session's state and dispatches
+its statements; the engine that runs them, the catalog emulation and the SQL functions
+read and set a few parts of that state — :class:`SessionState` names them — so none of them
+imports the executor.
 
 The executor, the SQL functions and the catalog emulation need a handful of things the
 server owns — the lake, the roles, exported snapshots, advisory locks, statement timers,
@@ -12,19 +18,58 @@ reach through a small channel instead.
 
 from __future__ import annotations
 
+import datetime
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.backend.roles import RoleStore
+from walsender_proxy.backend.settings import Settings
 from walsender_proxy.backend.snapshots import SnapshotRegistry
-from walsender_proxy.lake import Lake
+from walsender_proxy.lake import Lake, Transaction
 from walsender_proxy.sql.advisory import AdvisoryLocks
 from walsender_proxy.sql.timeouts import Deadlines
 
 if TYPE_CHECKING:
     from walsender_proxy.lake.lake import ConsistentPoint
-    from walsender_proxy.sql.executor import Executor
+
+
+class SessionState(Protocol):
+    # who and where
+    user: str
+    database: str
+    backend_pid: int
+    settings: Settings
+    lake: Lake
+    services: SqlServices
+    client_addr: str | None
+    client_port: int | None
+    server_addr: str | None
+    backend_start: datetime.datetime
+    # the transaction
+    tx: Transaction | None
+    explicit: bool
+    #: the transaction took an advisory lock of its own (released at its end)
+    advisory_xact: bool
+    # the running statement
+    cancelled: threading.Event
+    notices: list[Notice]
+    query: str
+    query_start: float | None
+    running: bool
+
+    @property
+    def status(self) -> str:
+        """ReadyForQuery's transaction status: I, T or E."""
+        ...
+
+    def search_path(self) -> list[str]: ...
+
+    def fail(self) -> None:
+        """The statement failed: the transaction aborts (see Executor.fail)."""
+        ...
 
 
 class SlotState(Protocol):
@@ -62,9 +107,9 @@ class Backends(Protocol):
     """The server's table of running backends: for pg_stat_activity, and for functions
     that act on the calling session (DuckDB UDFs get its pid, not the session)."""
 
-    def sessions(self) -> list[tuple[int, Executor]]: ...
+    def sessions(self) -> list[tuple[int, SessionState]]: ...
 
-    def executor(self, pid: int) -> Executor | None: ...
+    def executor(self, pid: int) -> SessionState | None: ...
 
     def is_walsender(self, pid: int) -> bool: ...
 

@@ -14,8 +14,7 @@ from decoding.lsn import format_lsn, parse_lsn
 from walsender_proxy.sql.rewrite_funcs import ROW_SUFFIX
 
 if TYPE_CHECKING:
-    from walsender_proxy.sql.executor import Executor
-    from walsender_proxy.sql.services import SqlServices
+    from walsender_proxy.sql.services import SessionState, SqlServices
 
 Udf = tuple[str, Callable[..., Any], list[str], str]
 
@@ -26,8 +25,8 @@ def _record_text(row: dict[str, str]) -> str:
     return "(" + ",".join(row.values()) + ")"
 
 
-def udfs(services: SqlServices, session: Callable[[int], Executor]) -> list[Udf]:
-    def slot_user(pid: int) -> Executor:
+def udfs(services: SqlServices, session: Callable[[int], SessionState]) -> list[Udf]:
+    def slot_user(pid: int) -> SessionState:
         ex = session(pid)
         me = services.roles.get(ex.user)
         if me is None or not (me.superuser or me.replication):
