@@ -40,7 +40,7 @@ from decoding.pgoutput.plugin import PgOutput
 from walsender_proxy.backend.conn import Conn
 from walsender_proxy.protocol.machine import ConnectionMachine
 from walsender_proxy.replication.sender_channel import Channel, ChannelClosed
-from walsender_proxy.replication.slots import Slot
+from walsender_proxy.replication.slot import Slot
 from walsender_proxy.replication.stream import LogicalStream, StreamState
 
 log = logging.getLogger("walsender_proxy.walsender")

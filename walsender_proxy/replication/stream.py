@@ -41,7 +41,7 @@ from walsender_proxy.protocol.replication import (
     pg_now,
 )
 from walsender_proxy.replication.lag import ReplyState
-from walsender_proxy.replication.slots import Slot
+from walsender_proxy.replication.slot import Slot
 
 log = logging.getLogger("walsender_proxy.walsender")
 #: Bytes of log read per step of the stream loop (a bigger record is read whole).

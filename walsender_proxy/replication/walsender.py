@@ -35,7 +35,7 @@ from walsender_proxy.backend.settings import shown_setting
 from walsender_proxy.lake import Isolation
 from walsender_proxy.protocol import messages as m
 from walsender_proxy.replication import commands as C
-from walsender_proxy.replication.slots import Slot
+from walsender_proxy.replication.slot import Slot
 from walsender_proxy.replication.stream import LogicalStream, StreamState
 
 if TYPE_CHECKING:

@@ -33,7 +33,7 @@ from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, type_by_oid
 from walsender_proxy.backend.outcomes import Column, CopyIn, CopyOut, Done, Outcome, Rows
 from walsender_proxy.lake import Transaction
-from walsender_proxy.lake.store import CHANGESET_ROW_GROUP
+from walsender_proxy.lake.files import CHANGESET_ROW_GROUP
 from walsender_proxy.lake.transaction import layout
 from walsender_proxy.protocol.messages import encode_data_rows
 from walsender_proxy.sql import catalog_bridge
