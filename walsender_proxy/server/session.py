@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from decoding.errors import PgError
+from walsender_proxy.backend import logs
 from walsender_proxy.backend.conn import FLUSH_AT, Conn, Disconnect
 from walsender_proxy.backend.outcomes import (
     Column,
@@ -117,6 +118,10 @@ class Session(Conn):
             and e.message.startswith("canceling statement due to")  # (not COPY's CopyFail)
         ):
             e = PgError("57014", f"canceling statement due to {ex.cancel_reason}")
+        logs.log_error(
+            log, e, backend_pid=self.pid, statement=ex.debug_query if ex is not None else None,
+            min_error_statement=ex.settings.get("log_min_error_statement") if ex is not None else "error",
+        )  # fmt: skip
         self.send(error_response(e))
         if self.pid:
             self.ctx.slots.drop_temporary_of(self.pid)
@@ -263,7 +268,10 @@ class Session(Conn):
             self.send(m.ParameterStatus(name, value))
         self.send(m.BackendKeyData(self.pid, key))
         self.send(m.ReadyForQuery("I"))
-        log.info("connection authorized: user=%s database=%s application_name=%s", user, database, settings.get("application_name"))
+        log.info(
+            "connection authorized: user=%s database=%s application_name=%s", user, database,
+            settings.get("application_name"), extra={"backend_pid": self.pid},
+        )  # fmt: skip
         return True
 
     async def authenticate(self, method: str, user: str, role: Role | None) -> None:

@@ -75,8 +75,10 @@ def parse(sql: str) -> list[tuple[Any, str]]:
     try:
         raws = parse_sql(sql)
     except ParseError as e:
-        pos = getattr(e, "location", None)
-        raise SyntaxErr(str(e.args[0]) if e.args else "syntax error", pos) from None
+        msg, loc = (*e.args, "syntax error", None)[:2]
+        if not isinstance(loc, int) and str(msg).endswith("at end of input"):
+            loc = len(sql)  # (libpg_query leaves it out; PostgreSQL points past the end)
+        raise SyntaxErr(str(msg), loc if isinstance(loc, int) else None) from None
     out = []
     for r in raws:
         start = r.stmt_location or 0
@@ -150,6 +152,9 @@ class Executor:
         self.backend_start = datetime.datetime.now(datetime.UTC)
         #: For pg_stat_activity: the last statement, when it started, whether it runs.
         self.query = ""
+        #: The text being run, for the log's STATEMENT line: a simple Query's whole string,
+        #: or the prepared statement's (PostgreSQL's debug_query_string).
+        self.debug_query: str | None = None
         self.query_start: float | None = None
         self.running = False
         self.engine = Engine(self)
@@ -234,6 +239,7 @@ class Executor:
 
     # -- simple query --------------------------------------------------------------------
     def simple_query(self, sql: str) -> Iterator[Outcome]:
+        self.debug_query = sql
         stmts = parse(sql)
         if not stmts:
             yield Empty()
@@ -246,6 +252,7 @@ class Executor:
 
     # -- extended query ------------------------------------------------------------------
     def parse_statement(self, name: str, sql: str, param_types: Sequence[int]) -> None:
+        self.debug_query = sql
         stmts = parse(sql)
         if len(stmts) > 1:
             raise PgError("42601", "cannot insert multiple commands into a prepared statement")
@@ -266,6 +273,7 @@ class Executor:
         st = self.statements.get(statement)
         if st is None:
             raise PgError("26000", f'prepared statement "{statement}" does not exist')
+        self.debug_query = st.text
         if portal and portal in self.portals:
             raise PgError("42P03", f'cursor "{portal}" already exists')
         nparams = st.nparams
@@ -331,6 +339,7 @@ class Executor:
         p = self.portals.get(name)
         if p is None:
             raise PgError("34000", f'portal "{name}" does not exist')
+        self.debug_query = p.stmt.text
         if p.outcomes is None:
             # A cancel aimed at an earlier statement must not stop this one. Event.clear()
             # takes the event's lock even when there is nothing to clear (most of the time).
