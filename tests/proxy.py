@@ -93,6 +93,7 @@ class ProxyProcess:
         return cmd + (["-c", str(self.config)] if self.config else [])
 
     def start(self) -> ProxyProcess:
+        assert self.proc is None, "already running"
         if not self.dir.exists():
             subprocess.run(self._cli("init"), check=True, capture_output=True, timeout=120)
         self.proc = subprocess.Popen(

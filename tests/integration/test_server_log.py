@@ -11,8 +11,6 @@ import pytest
 from tests.pgcluster import PgCluster
 from tests.proxy import ProxyProcess
 
-pytestmark = pytest.mark.integration
-
 _LINE = re.compile(r"^\S+ \S+ UTC \[\d+\] (ERROR|DETAIL|HINT|STATEMENT):  (.*)$")
 
 

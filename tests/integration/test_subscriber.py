@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Iterator
 
 import psycopg
 import pytest
@@ -16,11 +15,6 @@ from tests.proxy import ProxyServer
 
 _n = itertools.count(1)
 
-
-@pytest.fixture(scope="module")
-def proxy() -> Iterator[ProxyServer]:
-    with ProxyServer(wal_sender_timeout=60.0) as p:
-        yield p
 
 
 def rows(dsn: str, table: str, key: str = "id") -> list[tuple]:
