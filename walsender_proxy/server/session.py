@@ -46,7 +46,7 @@ from walsender_proxy.protocol.machine import (
 )
 from walsender_proxy.replication.walsender import WalSender
 from walsender_proxy.server.context import ServerContext
-from walsender_proxy.server.hba import choose_method
+from walsender_proxy.server.hba import choose_method, replication_mode
 from walsender_proxy.server.scram import ScramError, ScramServer
 from walsender_proxy.sql.engine import encode_rows, fetch_portal
 from walsender_proxy.sql.executor import USER_REQUEST, Executor, SyntaxErr
@@ -59,8 +59,6 @@ _END = object()
 #: 100 MB table.
 COPY_FLUSH_AT = 1 << 20
 
-
-_DUMMY_VERIFIER = Verifier.make("\x00no password\x00")
 
 # Replies that never change, made once: they go out on every extended-protocol round trip.
 _PARSE_COMPLETE = m.ParseComplete()
@@ -211,37 +209,34 @@ class Session(Conn):
         if not user:
             await self.fatal(PgError("28000", "no PostgreSQL user name specified in startup packet"))
         database = params.get("database") or user
-        replication = params.get("replication", "").lower()
-        if replication in ("true", "on", "yes", "1"):
-            await self.fatal(PgError("0A000", "physical replication is not supported by walsender-proxy", hint='Connect with "replication=database" for logical replication.'))
-        is_walsender = replication == "database"
-        if replication not in ("", "false", "off", "no", "0", "database"):
-            await self.fatal(PgError("22023", f'invalid value for parameter "replication": "{params["replication"]}"'))
+        try:
+            replication = replication_mode(params.get("replication"))
+        except PgError as e:
+            await self.fatal(e)
+        is_walsender = replication == "logical"
         s = self.ctx.settings
         if self.ctx.backends.count() >= s.max_connections:
             await self.fatal(PgError("53300", "sorry, too many clients already"))
         try:
-            method = choose_method(s.hba, ssl=self.ssl, address=self.address, database=database, user=user, replication=is_walsender)
+            method = choose_method(s.hba, ssl=self.ssl, address=self.address, database=database, user=user, replication=replication, roles=self.ctx.roles)
         except PgError as e:
             await self.fatal(e)
         role = self.ctx.roles.get(user)
         await self.authenticate(method, user, role)
-        assert role is not None
-        if database not in s.databases:
-            await self.fatal(PgError("3D000", f'database "{database}" does not exist'))
+        self.send(m.AuthenticationOk())  # as PostgreSQL: the checks below fail after it
+        # PostgreSQL 15's InitPostgres, in its order and words.
+        if role is None:
+            await self.fatal(PgError("28000", f'role "{user}" does not exist'))
         if not role.login:
             await self.fatal(PgError("28000", f'role "{user}" is not permitted to log in'))
-        if is_walsender:
-            if not (role.replication or role.superuser):
-                await self.fatal(
-                    PgError(
-                        "42501",
-                        "permission denied to start WAL sender",
-                        detail="Only roles with the REPLICATION attribute may start a WAL sender process.",
-                    )
-                )
-            if len(self.ctx.backends.walsenders) >= s.max_wal_senders:
-                await self.fatal(PgError("53300", f"number of requested standby connections exceeds max_wal_senders (currently {s.max_wal_senders})"))
+        if replication is not None and not (role.replication or role.superuser):
+            await self.fatal(PgError("42501", "must be superuser or replication role to start walsender"))
+        if replication == "physical":
+            await self.fatal(PgError("0A000", "physical replication is not supported by walsender-proxy", hint='Connect with "replication=database" for logical replication.'))
+        if database not in s.databases:
+            await self.fatal(PgError("3D000", f'database "{database}" does not exist'))
+        if is_walsender and len(self.ctx.backends.walsenders) >= s.max_wal_senders:
+            await self.fatal(PgError("53300", f"number of requested standby connections exceeds max_wal_senders (currently {s.max_wal_senders})"))
         settings = Settings(self.ctx.server_parameters())
         settings.set("is_superuser", "on" if role.superuser else "off", force=True)
         settings.set("session_authorization", user, force=True)
@@ -263,7 +258,6 @@ class Session(Conn):
             self.machine.replication = True
             self.walsender = WalSender(self, self.ctx.replication)
             self.ctx.backends.walsenders.add(self.pid)
-        self.send(m.AuthenticationOk())
         for name, value in settings.reported():
             self.send(m.ParameterStatus(name, value))
         self.send(m.BackendKeyData(self.pid, key))
@@ -276,8 +270,6 @@ class Session(Conn):
 
     async def authenticate(self, method: str, user: str, role: Role | None) -> None:
         if method == "trust":
-            if role is None:
-                await self.fatal(PgError("28000", f'role "{user}" does not exist'))
             return
         verifier = role.password_verifier() if role is not None else None
         self.machine.start_auth()
@@ -285,6 +277,8 @@ class Session(Conn):
         if method == "password":
             self.send(m.AuthenticationCleartextPassword())
             resp = await self._auth_response()
+            if not resp.as_password().password:  # PostgreSQL's recv_password_packet
+                await self.fatal(PgError("28P01", "empty password returned by client"))
             password = resp.as_password().password.decode("utf-8", "replace")
             ok = verifier is not None and await self.in_thread(verifier.check, password)
         else:  # scram-sha-256 (and md5, which PostgreSQL also runs as SCRAM for SCRAM verifiers)
@@ -304,7 +298,7 @@ class Session(Conn):
     async def _scram(self, user: str, verifier: Verifier | None) -> bool:
         # An unknown user or one without a password still runs the exchange with a
         # made-up verifier, so the failure looks and times the same as a wrong password.
-        v = verifier or _DUMMY_VERIFIER
+        v = verifier or self.ctx.roles.mock_verifier(user)
         server = ScramServer(v)
         self.send(m.AuthenticationSASL(("SCRAM-SHA-256",)))
         first = (await self._auth_response()).as_sasl_initial()
