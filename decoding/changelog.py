@@ -21,14 +21,17 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from decoding.errors import DISK_FULL_ERRNOS, PgError, file_access_error
 from decoding.lsn import FIRST_LSN, format_lsn
 from decoding.records import Record, decode_record
 
-if TYPE_CHECKING:
-    from decoding.logview import FlushBeacon
+
+class FlushListener(Protocol):
+    """Told each time the durable end moves (the walsender processes' beacon, logview.py)."""
+
+    def publish(self, lsn: int) -> None: ...
 
 log = logging.getLogger(__name__)
 
@@ -166,7 +169,7 @@ class ChangeLog:
         #: Notified whenever the durable end of the log moves (walsenders wait on it).
         self._flushed_cond = threading.Condition()
         #: Tells readers in other processes where the durable end is (see LogView).
-        self.beacon: FlushBeacon | None = None
+        self.beacon: FlushListener | None = None
         #: Bytes of torn or corrupt tail cut at start-up (0 after a clean shutdown).
         self.recovered_bytes_cut = 0
         self._starts: list[int] = sorted(

@@ -27,14 +27,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from walsender_proxy.backend.outcomes import Done  # noqa: E402
+from walsender_proxy.backend.settings import Settings  # noqa: E402
 from walsender_proxy.lake import Lake, LakeSettings  # noqa: E402
 from walsender_proxy.protocol import messages as m  # noqa: E402
+from walsender_proxy.protocol.machine import ConnectionMachine, Phase  # noqa: E402
 from walsender_proxy.server.context import ServerContext, ServerSettings  # noqa: E402
-from walsender_proxy.server.machine import ConnectionMachine, Phase  # noqa: E402
 from walsender_proxy.server.session import Session  # noqa: E402
 from walsender_proxy.sql.executor import Executor  # noqa: E402
-from walsender_proxy.sql.outcomes import Done  # noqa: E402
-from walsender_proxy.sql.settings import Settings  # noqa: E402
 
 INSERT = "INSERT INTO t (id, a, b, txt, ts) VALUES ($1, $2, $3, $4, $5)"
 TXT = b"the quick brown fox jumps over the lazy dog 0123456"
@@ -55,7 +55,7 @@ def round_trip(k: int) -> bytes:
 def setup(full: bool) -> tuple[Session, Executor]:
     lake = Lake(tempfile.mkdtemp(prefix="wpx-bench-proto-"), LakeSettings(fsync=False))
     ctx = ServerContext(lake, ServerSettings(port=0))
-    ex = Executor(ctx, user="postgres", database="postgres", settings=Settings(ctx.server_parameters()), backend_pid=1)
+    ex = Executor(ctx.sql, user="postgres", database="postgres", settings=Settings(ctx.server_parameters()), backend_pid=1)
     for _ in ex.simple_query("CREATE TABLE t (id bigint PRIMARY KEY, a int, b int, txt text, ts timestamptz)"):
         pass
     ex.parse_statement("_pg3_0", INSERT, (20, 21, 21, 0, 1184))  # keys never repeat, whatever --n

@@ -48,8 +48,16 @@ def _ensure_user() -> pwd.struct_passwd | None:
 class PgCluster:
     """One PostgreSQL instance in a temporary directory."""
 
-    def __init__(self, settings: dict[str, str] | None = None, bindir: Path | None = None) -> None:
+    def __init__(
+        self,
+        settings: dict[str, str] | None = None,
+        bindir: Path | None = None,
+        hba: Sequence[str] | None = None,
+    ) -> None:
+        """``hba``: the lines of pg_hba.conf (see :meth:`set_hba`); by default initdb's file
+        plus trust for replication from 127.0.0.1."""
         self.bindir = bindir or pg_bindir()
+        self.hba = list(hba) if hba is not None else None
         self.port = free_port()
         self.user = _ensure_user()
         self.root = Path(tempfile.mkdtemp(prefix="wpx-pg-"))
@@ -105,8 +113,11 @@ class PgCluster:
         with open(self.datadir / "postgresql.conf", "a") as f:
             for k, v in self.settings.items():
                 f.write(f"{k} = {v}\n")
-        with open(self.datadir / "pg_hba.conf", "a") as f:
-            f.write("host replication all 127.0.0.1/32 trust\n")
+        if self.hba is not None:
+            self._write_hba(self.hba)
+        else:
+            with open(self.datadir / "pg_hba.conf", "a") as f:
+                f.write("host replication all 127.0.0.1/32 trust\n")
         self._run(
             [
                 str(self.bindir / "pg_ctl"),
@@ -122,6 +133,32 @@ class PgCluster:
         )
         return self
 
+    #: Put before the lines given to :meth:`set_hba`: the harness's own way in (a Unix socket,
+    #: which no TCP connection can match), to see that a reload has happened.
+    ADMIN_HBA = "local all postgres trust"
+
+    def _write_hba(self, lines: Sequence[str]) -> None:
+        text = "".join(f"{line}\n" for line in (self.ADMIN_HBA, *lines))
+        (self.datadir / "pg_hba.conf").write_text(text)
+
+    def set_hba(self, lines: Sequence[str], timeout: float = 30) -> None:
+        """Make pg_hba.conf exactly ``lines`` (after :attr:`ADMIN_HBA`) and reload it; return
+        once new connections are checked against it. A line PostgreSQL cannot parse fails
+        the reload (the old rules stay, as in PostgreSQL), reported here as RuntimeError
+        with the server's reason from pg_hba_file_rules."""
+        local = str(self.root)
+        before = self.psql("SELECT pg_conf_load_time()", host=local)
+        self._write_hba(lines)
+        errors = self.psql("SELECT line_number, error FROM pg_hba_file_rules WHERE error IS NOT NULL", host=local)
+        if errors.strip():
+            raise RuntimeError(f"pg_hba.conf refused: {errors.strip()}")
+        self._run([str(self.bindir / "pg_ctl"), "-D", str(self.datadir), "reload"])
+        deadline = time.monotonic() + timeout
+        while self.psql("SELECT pg_conf_load_time()", host=local) == before:
+            if time.monotonic() > deadline:
+                raise TimeoutError("pg_hba.conf was not reloaded")
+            time.sleep(0.05)
+
     @property
     def log_text(self) -> str:
         p = self.root / "log"
@@ -132,8 +169,9 @@ class PgCluster:
         parts += [f"{k}={v}" for k, v in extra.items()]
         return " ".join(parts)
 
-    def psql(self, sql: str, *, dbname: str = "postgres", timeout: float = 60) -> str:
-        """Run SQL with the real psql (unaligned, tuples only) and return its output."""
+    def psql(self, sql: str, *, dbname: str = "postgres", timeout: float = 60, host: str = "127.0.0.1") -> str:
+        """Run SQL with the real psql (unaligned, tuples only) and return its output; ``host``
+        may be the socket directory, :attr:`root`."""
         out = subprocess.run(
             [
                 str(self.bindir / "psql"),
@@ -143,7 +181,7 @@ class PgCluster:
                 "-v",
                 "ON_ERROR_STOP=1",
                 "-h",
-                "127.0.0.1",
+                host,
                 "-p",
                 str(self.port),
                 "-U",

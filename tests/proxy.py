@@ -60,6 +60,12 @@ class ProxyServer:
         parts += [f"{k}={v}" for k, v in extra.items()]
         return " ".join(parts)
 
+    def reload(self, **settings: Any) -> None:
+        """New settings for the connections that start from now on, as PostgreSQL's reload
+        of pg_hba.conf applies to new connections."""
+        assert self.ctx is not None
+        self.ctx.settings = replace(self.ctx.settings, **settings)
+
     def stop(self) -> None:
         if self.server is not None:
             asyncio.run_coroutine_threadsafe(self.server.stop(), self.loop).result(60)
@@ -93,6 +99,7 @@ class ProxyProcess:
         return cmd + (["-c", str(self.config)] if self.config else [])
 
     def start(self) -> ProxyProcess:
+        assert self.proc is None, "already running"
         if not self.dir.exists():
             subprocess.run(self._cli("init"), check=True, capture_output=True, timeout=120)
         self.proc = subprocess.Popen(

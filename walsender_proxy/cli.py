@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from pathlib import Path
 
 from decoding.errors import PgError
 from decoding.lsn import format_lsn
+from walsender_proxy.backend import logs
 
 
 def _settings(args: argparse.Namespace):
@@ -122,8 +122,7 @@ def main(argv: list[str] | None = None) -> int:
 
     add_parsers(sub)
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s UTC [%(process)d] LOG:  %(message)s")
-    logging.Formatter.converter = __import__("time").gmtime
+    logs.configure()
     try:
         return int(args.fn(args))
     except PgError as e:

@@ -20,11 +20,20 @@ DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "conf" / "walsender-pr
 _LAKE_NAMES = {"wal_segment_size": "segment_size"}
 
 
+class Config(dict[str, Any]):
+    """The parsed TOML, and the file it came from: ``@file`` names in ``[[hba]]`` rules are
+    relative to its directory, as pg_hba.conf's are to pg_hba.conf's."""
+
+    path: Path | None = None
+
+
 def load_config(path: str | Path | None = None) -> dict[str, Any]:
     p = Path(path) if path is not None else DEFAULT_CONFIG
     try:
         with open(p, "rb") as f:
-            return tomllib.load(f)
+            config = Config(tomllib.load(f))
+            config.path = p.resolve()
+            return config
     except FileNotFoundError:
         if path is None:
             return {}
@@ -54,7 +63,7 @@ def lake_settings(config: dict[str, Any]) -> LakeSettings:
 def server_settings(config: dict[str, Any], **overrides: Any) -> Any:
     """``[server]`` and ``[[hba]]`` of the configuration as ServerSettings."""
     from walsender_proxy.server.context import ServerSettings
-    from walsender_proxy.server.hba import HbaRule
+    from walsender_proxy.server.hba import parse_rules
 
     known = {f.name for f in fields(ServerSettings)} - {"hba", "extra"}
     kw: dict[str, Any] = {}
@@ -68,6 +77,7 @@ def server_settings(config: dict[str, Any], **overrides: Any) -> Any:
             raise PgError("22023", f'invalid value for parameter "{name}": "{value}"')
         kw[name] = value
     if "hba" in config:
-        kw["hba"] = tuple(HbaRule.parse(r) for r in config["hba"])
+        path = getattr(config, "path", None)
+        kw["hba"] = parse_rules(config["hba"], path.parent if path is not None else None)
     kw.update({k: v for k, v in overrides.items() if v is not None})
     return ServerSettings(**kw)

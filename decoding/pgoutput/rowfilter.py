@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -54,6 +54,29 @@ def duckdb_expression(text: str) -> str:
                 part = pattern.sub(repl, part)
         out.append(part)
     return "".join(out)
+
+
+def filter_columns(expr: str) -> set[str]:
+    """The column names a row filter's text refers to (the lake's replica identity and
+    rename checks ask). pglast is imported here: a walsender process never asks."""
+    from pglast import ast, parse_sql
+
+    names: set[str] = set()
+
+    def visit(n: Any) -> None:
+        if isinstance(n, ast.ColumnRef):
+            last = n.fields[-1]
+            if isinstance(last, ast.String):
+                names.add(last.sval)
+        if isinstance(n, ast.Node):
+            for attr in n:
+                visit(getattr(n, attr))
+        elif isinstance(n, tuple):
+            for x in n:
+                visit(x)
+
+    visit(parse_sql(f"SELECT {expr}")[0].stmt)
+    return names
 
 
 def _quote(name: str) -> str:

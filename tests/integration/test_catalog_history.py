@@ -20,8 +20,6 @@ from tests.pgcompare import pgoutput_messages, recvlogical, stream_shape
 from tests.proxy import ProxyServer
 from walsender_proxy.lake import LakeSettings
 
-pytestmark = pytest.mark.integration
-
 #: Small changesets and log segments, and a short fold interval: every bulk statement
 #: is a changeset file, the log spans many segments, the background folds between statements.
 LAKE = LakeSettings(fsync=False, changeset_bytes=2048, segment_size=1 << 16, fold_interval=0.2)

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import psycopg
-import pytest
 
 from tests.pgcluster import PgCluster
 from tests.pgcompare import Client
@@ -20,11 +19,6 @@ LOCKS = (
     "FROM pg_locks WHERE locktype = 'advisory' ORDER BY objsubid, classid, objid, mode, granted, mine"
 )
 
-
-@pytest.fixture(scope="module")
-def proxy() -> Iterator[ProxyServer]:
-    with ProxyServer() as p:
-        yield p
 
 
 def _in_background(fn: Callable[[], object]) -> Callable[[], object]:

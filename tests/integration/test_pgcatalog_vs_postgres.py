@@ -37,8 +37,6 @@ from walsender_proxy.sql.pgcatalog import (
 )
 from walsender_proxy.sql.rewrite import rewrite
 
-pytestmark = pytest.mark.integration
-
 DB = "wpx_catalog"
 REPL_ROLE = "wpx_cat_repl"
 

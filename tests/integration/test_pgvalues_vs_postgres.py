@@ -32,8 +32,6 @@ from decoding.pgvalues import (
     text_encoder,
 )
 
-pytestmark = pytest.mark.integration
-
 SESSION = (
     "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, MDY'; SET IntervalStyle = postgres; "
     "SET extra_float_digits = 1; SET bytea_output = hex; SET client_encoding = 'UTF8'"

@@ -13,8 +13,6 @@ from tests.pgcluster import PgCluster
 from tests.proxy import ProxyServer
 from walsender_proxy.protocol import messages as m
 
-pytestmark = pytest.mark.integration
-
 
 def _replies(port: int, messages: Sequence[m.FrontendMessage], syncs: int = 1, *, replication: bool = False) -> list[tuple[object, ...]]:
     """What the server answers to ``messages`` (sent at once, as a pipelining client

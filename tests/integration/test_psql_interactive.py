@@ -7,9 +7,6 @@ import os
 import pty
 import select
 import time
-from collections.abc import Iterator
-
-import pytest
 
 from tests.integration.test_sql_clients import fresh_pg_db, psql
 from tests.pgcluster import PgCluster, pg_bindir
@@ -26,11 +23,6 @@ CREATE PUBLICATION pub_schema FOR TABLES IN SCHEMA sales;
 
 COMMANDS = ["\\dt", "\\dt sales.*", "\\d sales.orders", "\\d notes", "\\dn", "\\dRp", "\\dRp+"]
 
-
-@pytest.fixture(scope="module")
-def proxy() -> Iterator[ProxyServer]:
-    with ProxyServer() as p:
-        yield p
 
 
 def interactive(port: int, dbname: str, commands: list[str]) -> list[str]:

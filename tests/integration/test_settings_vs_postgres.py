@@ -15,8 +15,6 @@ from tests.proxy import ProxyServer
 from walsender_proxy.protocol import BackendParser
 from walsender_proxy.protocol import messages as m
 
-pytestmark = pytest.mark.integration
-
 #: (setting, value) pairs SET as text literals: units, rounding, octal and hexadecimal,
 #: out of range, bad units, wrong types, enums with hidden values.
 SET_CASES = [

@@ -38,7 +38,6 @@ from walsender_proxy.spark.ingest import IngestOptions, run_ingest  # noqa: E402
 from walsender_proxy.spark.session import SparkSettings, get_session  # noqa: E402
 from walsender_proxy.spark.snapshot import read_snapshot  # noqa: E402
 
-pytestmark = pytest.mark.integration
 _n = itertools.count(1)
 
 
@@ -47,11 +46,6 @@ def spark() -> Iterator[Any]:
     s = get_session(SparkSettings(master="local[2]", conf={"spark.sql.shuffle.partitions": "4"}))
     yield s
 
-
-@pytest.fixture(scope="module")
-def proxy() -> Iterator[ProxyServer]:
-    with ProxyServer(wal_sender_timeout=60.0) as p:
-        yield p
 
 
 ALL_TYPES = """(

@@ -6,7 +6,6 @@ from __future__ import annotations
 import itertools
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
@@ -19,11 +18,6 @@ from tests.proxy import ProxyServer
 HERE = Path(__file__).parent
 _db = itertools.count(1)
 
-
-@pytest.fixture(scope="module")
-def proxy() -> Iterator[ProxyServer]:
-    with ProxyServer() as p:
-        yield p
 
 
 def psql(port: int, *args: str, dbname: str = "postgres", input: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -17,11 +17,6 @@ from tests.proxy import ProxyServer
 TS = dt.datetime(2024, 2, 29, 12, 30, tzinfo=dt.UTC)
 
 
-@pytest.fixture(scope="module")
-def proxy() -> Iterator[ProxyServer]:
-    with ProxyServer() as p:
-        yield p
-
 
 @pytest.fixture
 def conn(proxy: ProxyServer) -> Iterator[psycopg.Connection[Any]]:

@@ -7,13 +7,9 @@ from __future__ import annotations
 
 import itertools
 
-import pytest
-
 from tests.pgcluster import PgCluster
 from tests.pgcompare import Client
 from tests.proxy import ProxyServer
-
-pytestmark = pytest.mark.integration
 
 _dbs = itertools.count(1)
 

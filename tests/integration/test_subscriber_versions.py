@@ -45,11 +45,6 @@ def _bindir(major: int, into: Path) -> Path:
     return into / name / "pginstall" / "bin"
 
 
-@pytest.fixture(scope="module")
-def proxy() -> Iterator[ProxyServer]:
-    with ProxyServer(wal_sender_timeout=60.0) as p:
-        yield p
-
 
 @pytest.fixture(scope="module", params=sorted(WHEELS), ids=lambda m: f"pg{m}")
 def subscriber(request: pytest.FixtureRequest) -> Iterator[PgCluster]:

@@ -22,8 +22,6 @@ from tests.pgcluster import PgCluster
 from tests.pgcompare import Client
 from tests.proxy import ProxyProcess, ProxyServer
 
-pytestmark = pytest.mark.integration
-
 HERE = Path(__file__).parent
 _names = itertools.count(1)
 

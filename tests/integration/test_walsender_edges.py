@@ -26,8 +26,6 @@ from walsender_proxy.protocol.replication import (
     pg_now,
 )
 
-pytestmark = pytest.mark.integration
-
 _PG_EPOCH = datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC)
 
 

@@ -20,8 +20,6 @@ from tests.proxy import ProxyServer
 from walsender_proxy.protocol import BackendParser
 from walsender_proxy.protocol import messages as m
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.fixture
 def proxy(tmp_path: Path) -> Iterator[ProxyServer]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from walsender_proxy.protocol import messages as m
-from walsender_proxy.server.machine import (
+from walsender_proxy.protocol.machine import (
     ConnectionClosed,
     ConnectionMachine,
     MessageReceived,

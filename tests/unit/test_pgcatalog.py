@@ -20,6 +20,7 @@ import pytest
 from decoding.catalog import Catalog, Column, Publication, PublicationTable, Table
 from decoding.errors import PgError
 from decoding.pgtypes import parse_type
+from walsender_proxy.backend.settings import show_value
 from walsender_proxy.sql import pgcatalog
 from walsender_proxy.sql.pgcatalog import (
     CatalogBinding,
@@ -43,7 +44,6 @@ from walsender_proxy.sql.rewrite import (
     rewrite,
     statements,
 )
-from walsender_proxy.sql.settings import show_value
 
 
 def _table(oid: int, schema: str, name: str, cols: list[tuple[str, str, bool]], **kw: Any) -> Table:

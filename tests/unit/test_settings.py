@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from decoding.errors import PgError
+from walsender_proxy.backend.settings import Settings
 from walsender_proxy.sql.pgcatalog import shown_setting
-from walsender_proxy.sql.settings import Settings
 
 
 @pytest.mark.parametrize(

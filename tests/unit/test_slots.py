@@ -9,7 +9,8 @@ import pytest
 
 from decoding.errors import PgError
 from walsender_proxy.lake import Lake, LakeSettings
-from walsender_proxy.replication.slots import Slot, SlotStore
+from walsender_proxy.replication.slot import Slot
+from walsender_proxy.replication.slots import SlotStore
 
 FAST = LakeSettings(fsync=False, background=False)
 

@@ -533,7 +533,7 @@ def test_error_response_field_order_and_accessors() -> None:
 
 def test_protocol_violation_to_error_response() -> None:
     exc = ProtocolViolation("invalid message length", severity="FATAL")
-    err = exc.to_error_response()
+    err = ErrorResponse.from_violation(exc)
     assert err.fields == {
         "S": "FATAL",
         "V": "FATAL",

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from decoding.catalog import (
     REPLICA_IDENTITIES,
@@ -19,6 +18,7 @@ from decoding.catalog import (
     PublicationTable,
     Table,
 )
+from decoding.pgoutput import rowfilter
 from decoding.pgtypes import ColumnType, parse_type
 from walsender_proxy.lake.errors import LakeError
 
@@ -205,7 +205,7 @@ def rename_column(
         pt = p.entry(t.oid)
         if pt is None:
             continue
-        if pt.row_filter is not None and name in filter_columns(pt.row_filter):
+        if pt.row_filter is not None and name in rowfilter.filter_columns(pt.row_filter):
             # PostgreSQL keeps the filter as a tree of attnums; the lake keeps its text.
             raise LakeError(
                 "0A000",
@@ -223,28 +223,6 @@ def rename_column(
         identity_index=renamed(t.identity_index),
     )
     return [{"op": "put_table", "table": t2.to_json()}, *ops], None
-
-
-def filter_columns(expr: str) -> set[str]:
-    """The column names a row filter's text refers to."""
-    from pglast import ast, parse_sql
-
-    names: set[str] = set()
-
-    def visit(n: Any) -> None:
-        if isinstance(n, ast.ColumnRef):
-            last = n.fields[-1]
-            if isinstance(last, ast.String):
-                names.add(last.sval)
-        if isinstance(n, ast.Node):
-            for attr in n:
-                visit(getattr(n, attr))
-        elif isinstance(n, tuple):
-            for x in n:
-                visit(x)
-
-    visit(parse_sql(f"SELECT {expr}")[0].stmt)
-    return names
 
 
 def set_replica_identity(

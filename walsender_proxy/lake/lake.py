@@ -37,6 +37,15 @@ from walsender_proxy.lake.errors import (
     snapshot_too_old,
     unique_violation,
 )
+from walsender_proxy.lake.files import (
+    CHANGESET_ROW_GROUP,
+    OP,
+    OP_DELETE,
+    OP_TRUNCATE,
+    OP_WRITE,
+    OWN_CSN,
+    PARQUET_OPTIONS,
+)
 from walsender_proxy.lake.keyindex import SMALL, KeyIndex, PointIndexes, keys_of
 from walsender_proxy.lake.retention import Hold, HoldRegistry, hold_saved_slots
 from walsender_proxy.lake.spill import (
@@ -47,19 +56,7 @@ from walsender_proxy.lake.spill import (
     spill_grouped,
     tune_allocator,
 )
-from walsender_proxy.lake.store import (
-    CHANGESET_ROW_GROUP,
-    OP,
-    OP_DELETE,
-    OP_TRUNCATE,
-    OP_WRITE,
-    OWN_CSN,
-    PARQUET_OPTIONS,
-    TableStore,
-    delta_rows,
-    fsync_path,
-    with_csn,
-)
+from walsender_proxy.lake.store import TableStore, delta_rows, fsync_path, with_csn
 from walsender_proxy.lake.transaction import (
     CommitInfo,
     Isolation,

@@ -37,7 +37,7 @@ import pyarrow.parquet as pq
 
 from decoding.allocator import release_memory, tune_allocator
 from decoding.catalog import RID
-from walsender_proxy.lake.store import (
+from walsender_proxy.lake.files import (
     CSN,
     DELTA_META,
     OP,

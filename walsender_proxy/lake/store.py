@@ -25,7 +25,7 @@ import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Union
+from typing import Any, Union
 
 import duckdb
 import numpy as np
@@ -34,29 +34,26 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from decoding.catalog import RID, Column, Table
+from walsender_proxy.lake.files import (
+    CSN,
+    DELTA_META,
+    OP,
+    OP_DELETE,
+    OP_TRUNCATE,
+    OP_WRITE,
+    OWN_CSN,
+    PARQUET_OPTIONS,
+    ROW_GROUP,
+    SEQ,
+)
+from walsender_proxy.lake.spill import FileRows
 
-if TYPE_CHECKING:
-    from walsender_proxy.lake.spill import FileRows
-
-CSN, SEQ, OP = "_csn", "_seq", "_op"
-OP_WRITE, OP_DELETE, OP_TRUNCATE = 0, 1, 2
-#: The CSN given to a transaction's own, uncommitted delta rows when it reads its writes.
-OWN_CSN = (1 << 63) - 1
-#: Rows per Parquet row group: DuckDB's own unit of parallelism and of statistics pruning.
-ROW_GROUP = 122_880
-#: How the lake writes Parquet. No dictionary encoding: the writer tries a dictionary for
-#: every column first, which for high-cardinality text (most of it) costs twice the time and
-#: memory of plain encoding and ends in a larger file; zstd takes care of repetition.
-PARQUET_OPTIONS: dict[str, Any] = {"compression": "zstd", "use_dictionary": False}
-#: Row groups of a statement's changeset file (beside the log).
-CHANGESET_ROW_GROUP = 131_072
 #: DuckDB keeps freed memory in its allocator's caches up to a threshold (128 MB a thread
 #: by default) — after a 1M-row INSERT … SELECT that is memory the process never uses again.
 _DUCKDB_CONFIG = {"allocator_flush_threshold": "32MB", "allocator_background_threads": True}
 #: DuckDB's sort of a checkpoint runs out of memory below ~48 MB (seen at 32 MB): a lower
 #: ``maintenance_work_mem`` is raised to this.
 MIN_MAINTENANCE_MB = 64
-DELTA_META = pa.schema([(CSN, pa.int64()), (SEQ, pa.int64()), (OP, pa.int8()), (RID, pa.int64())])
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +135,7 @@ class MemChunk:
 
 #: A transaction's own uncommitted delta rows, as :meth:`TableStore.snapshot_query` takes
 #: them: one Arrow table, or parts in memory and in files (``_csn`` OWN_CSN either way).
-OwnRows = Union[pa.Table, Sequence[Union[pa.Table, "FileRows"]]]  # noqa: UP007
+OwnRows = Union[pa.Table, Sequence[Union[pa.Table, FileRows]]]  # noqa: UP007
 
 
 @dataclass(slots=True)

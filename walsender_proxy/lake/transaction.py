@@ -26,6 +26,7 @@ import pyarrow.parquet as pq
 from decoding import records as R
 from decoding.catalog import RID, Catalog, CatalogOp, Column, Table
 from decoding.errors import PgError
+from decoding.pgoutput import rowfilter
 from decoding.pgtypes import ColumnType, parse_type
 from walsender_proxy.lake import ddl
 from walsender_proxy.lake.errors import (
@@ -34,9 +35,7 @@ from walsender_proxy.lake.errors import (
     not_null_violation,
     transaction_aborted,
 )
-from walsender_proxy.lake.keyindex import SMALL, OwnKeys, PendingWrites, key_columns, keys_of
-from walsender_proxy.lake.spill import ROW_NUMBER, FileRows, SpillDir, release_memory, spill_grouped
-from walsender_proxy.lake.store import (
+from walsender_proxy.lake.files import (
     CHANGESET_ROW_GROUP,
     CSN,
     OP,
@@ -46,12 +45,10 @@ from walsender_proxy.lake.store import (
     OWN_CSN,
     PARQUET_OPTIONS,
     SEQ,
-    SnapshotQuery,
-    concat_rows,
-    delta_rows,
-    fsync_path,
-    with_csn,
 )
+from walsender_proxy.lake.keyindex import SMALL, OwnKeys, PendingWrites, key_columns, keys_of
+from walsender_proxy.lake.spill import ROW_NUMBER, FileRows, SpillDir, release_memory, spill_grouped
+from walsender_proxy.lake.store import SnapshotQuery, concat_rows, delta_rows, fsync_path, with_csn
 
 if TYPE_CHECKING:
     from walsender_proxy.lake.lake import Lake
@@ -1292,7 +1289,7 @@ def check_replica_identity(cat: Catalog, t: Table, op: str) -> None:
         entry = p.entry(t.oid)
         if entry is None:
             continue
-        if entry.row_filter and t.replica_identity != "f" and not ddl.filter_columns(entry.row_filter) <= ident:
+        if entry.row_filter and t.replica_identity != "f" and not rowfilter.filter_columns(entry.row_filter) <= ident:
             raise LakeError(
                 "42P10",
                 f'cannot {verb} table "{t.name}"',

@@ -10,10 +10,6 @@ clients and tests that match on them see what a real server says.
 from __future__ import annotations
 
 import struct
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from walsender_proxy.protocol.messages import ErrorResponse
 
 __all__ = [
     "SQLSTATE_CHARACTER_NOT_IN_REPERTOIRE",
@@ -61,14 +57,6 @@ class ProtocolViolation(Exception):
     @property
     def fatal(self) -> bool:
         return self.severity in ("FATAL", "PANIC")
-
-    def to_error_response(self) -> ErrorResponse:
-        # Imported late: messages.py builds on this module.
-        from walsender_proxy.protocol.messages import ErrorResponse
-
-        return ErrorResponse.create(
-            self.severity, self.sqlstate, self.message, detail=self.detail, hint=self.hint
-        )
 
     def __repr__(self) -> str:
         return f"ProtocolViolation({self.message!r}, sqlstate={self.sqlstate!r}, severity={self.severity!r})"

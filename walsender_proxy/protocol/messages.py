@@ -1315,6 +1315,11 @@ class ErrorResponse(_ReportMessage):
     type_code: ClassVar[bytes] = b"E"
     fields: dict[str, str]
 
+    @classmethod
+    def from_violation(cls, v: ProtocolViolation) -> ErrorResponse:
+        """What a client is told of a frame or message it sent malformed."""
+        return cls.create(v.severity, v.sqlstate, v.message, detail=v.detail, hint=v.hint)
+
 
 @dataclass(frozen=True, slots=True)
 class NoticeResponse(_ReportMessage):

@@ -37,11 +37,11 @@ from decoding.errors import PgError
 from decoding.logview import LogView
 from decoding.pgoutput.options import PgOutputOptions
 from decoding.pgoutput.plugin import PgOutput
+from walsender_proxy.backend.conn import Conn
+from walsender_proxy.protocol.machine import ConnectionMachine
 from walsender_proxy.replication.sender_channel import Channel, ChannelClosed
-from walsender_proxy.replication.slots import Slot
+from walsender_proxy.replication.slot import Slot
 from walsender_proxy.replication.stream import LogicalStream, StreamState
-from walsender_proxy.server.conn import Conn
-from walsender_proxy.server.machine import ConnectionMachine
 
 log = logging.getLogger("walsender_proxy.walsender")
 

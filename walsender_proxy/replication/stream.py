@@ -30,7 +30,9 @@ import pyarrow.compute as pc
 from decoding.allocator import release_memory
 from decoding.pgoutput.plugin import RowBatch, encode_together
 from decoding.reorder import ChangeList, DecodedTxn, Ended, ReorderBuffer
+from walsender_proxy.backend.conn import Conn
 from walsender_proxy.protocol import messages as m
+from walsender_proxy.protocol.machine import ConnectionClosed, MessageReceived, ProtocolError
 from walsender_proxy.protocol.replication import (
     StandbyStatusUpdate,
     decode_replication_message,
@@ -39,9 +41,7 @@ from walsender_proxy.protocol.replication import (
     pg_now,
 )
 from walsender_proxy.replication.lag import ReplyState
-from walsender_proxy.replication.slots import Slot
-from walsender_proxy.server.conn import Conn
-from walsender_proxy.server.machine import ConnectionClosed, MessageReceived, ProtocolError
+from walsender_proxy.replication.slot import Slot
 
 log = logging.getLogger("walsender_proxy.walsender")
 #: Bytes of log read per step of the stream loop (a bigger record is read whole).

@@ -29,17 +29,18 @@ import pyarrow as pa
 from decoding.errors import PgError
 from decoding.lsn import format_lsn
 from decoding.pgtypes import parse_type
+from walsender_proxy.backend.conn import Disconnect
+from walsender_proxy.backend.outcomes import Column, Rows
+from walsender_proxy.backend.settings import shown_setting
 from walsender_proxy.lake import Isolation
 from walsender_proxy.protocol import messages as m
 from walsender_proxy.replication import commands as C
-from walsender_proxy.replication.slots import Slot
+from walsender_proxy.replication.slot import Slot
 from walsender_proxy.replication.stream import LogicalStream, StreamState
-from walsender_proxy.sql.outcomes import Column, Rows
-from walsender_proxy.sql.settings import shown_setting
 
 if TYPE_CHECKING:
-    from walsender_proxy.replication.sender_pool import SenderProcess
-    from walsender_proxy.server.session import Session
+    from walsender_proxy.replication.sender_pool import SenderPool, SenderProcess
+    from walsender_proxy.replication.services import ReplicationServices, ReplicationSession
 
 log = logging.getLogger("walsender_proxy.walsender")
 TEXT = parse_type("text")
@@ -64,23 +65,23 @@ def _rows(cols: Sequence[tuple[str, Any]], values: Sequence[Any]) -> Rows:
 
 
 class WalSender:
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: ReplicationSession, services: ReplicationServices) -> None:
         self.s = session
-        self.ctx = session.ctx
-        self.lake = session.ctx.lake
-        self.slots = session.ctx.slots
+        self.services = services
+        self.lake = services.lake
+        self.slots = services.slots
         self.exported: object | None = None
         #: For pg_stat_replication, which lists every replication connection (state
         #: "startup" until START_REPLICATION, as PostgreSQL's InitWalSenderSlot does).
         #: The last stream's (its positions stay shown after it ended, as PostgreSQL's do).
         self.state: StreamState | None = None
         self.streaming = False
-        self.ctx.walsenders[session.pid] = self
+        services.walsenders[session.pid] = self
 
     def close(self) -> None:
         """The connection ended."""
         self._release_export()
-        self.ctx.walsenders.pop(self.s.pid, None)
+        self.services.walsenders.pop(self.s.pid, None)
 
     # -- dispatch ------------------------------------------------------------------------
     async def handle(self, text: str) -> bool:
@@ -111,7 +112,7 @@ class WalSender:
 
     def _release_export(self) -> None:
         if self.exported is not None:
-            self.ctx.snapshots.release(self.exported)
+            self.services.snapshots.release(self.exported)
             self.exported = None
 
     async def run(self, cmd: Any) -> None:
@@ -197,7 +198,7 @@ class WalSender:
             ex.tx = self.lake.begin(iso, read_only=ro, snapshot_csn=cp.csn)
         elif cmd.snapshot == "export":
             self.exported = object()
-            snapshot_name = self.ctx.snapshots.export(cp.csn, self.exported, self.s.pid)
+            snapshot_name = self.services.snapshots.export(cp.csn, self.exported, self.s.pid)
         log.info('logical decoding found consistent point at %s (slot "%s", snapshot CSN %d)', format_lsn(cp.lsn), slot.name, cp.csn)
         await self.rows(
             [("slot_name", TEXT), ("consistent_point", TEXT), ("snapshot_name", TEXT), ("output_plugin", TEXT)],
@@ -231,8 +232,8 @@ class WalSender:
         return not self.s.ssl and self.s.writer.get_extra_info("socket") is not None
 
     async def _stream_elsewhere(
-        self, sender: SenderProcess, slot: Slot, options: Sequence[tuple[str, str | None]],
-        start: int, work_mem: int,
+        self, pool: SenderPool, sender: SenderProcess, slot: Slot,
+        options: Sequence[tuple[str, str | None]], start: int, work_mem: int,
     ) -> str:
         """Run the stream in ``sender``: the connection goes there (with the bytes read
         past START_REPLICATION) and comes back after the stream, with the bytes read past
@@ -244,18 +245,18 @@ class WalSender:
             await asyncio.sleep(0.001)
         unread = s.take_unread()
         sock = s.writer.get_extra_info("socket")
-        lake, settings = self.lake, self.ctx.settings
+        lake = self.lake
         request = {
             "slot": dataclasses.asdict(slot),
             "start": start,
             "options": [list(o) for o in options],
-            "version_num": int(settings.server_version_num()),
+            "version_num": self.services.version_num,
             "work_mem": work_mem,
             "wal_sender_timeout": self._timeout(),
-            "max_message_length": settings.max_message_length,
+            "max_message_length": self.services.max_message_length,
             "catalog": await asyncio.to_thread(lake.catalog_history_json),
             "log_dir": str(lake.log.dir),
-            "beacon": str(self.ctx.senders.beacon.path) if self.ctx.senders else "",
+            "beacon": str(pool.beacon.path),
             "changesets": str(lake.changesets),
             "spill_dir": str(lake.dir / "spill"),
             "unread": base64.b64encode(unread).decode(),
@@ -290,8 +291,6 @@ class WalSender:
 
     def _end_stream(self, outcome: str) -> None:
         if outcome != "done":  # the client went away, or wal_sender_timeout
-            from walsender_proxy.server.session import Disconnect
-
             # Closed at once, whatever is still unsent: a client that stopped reading would
             # otherwise hold the connection (and its place among max_wal_senders) while
             # the session's last flush waits for it.
@@ -315,17 +314,16 @@ class WalSender:
         try:
             if slot.database != self.s.database:
                 raise PgError("55000", f'replication slot "{slot.name}" was not created in this database')
-            version_num = int(self.ctx.settings.server_version_num())
-            options = PgOutputOptions.parse(list(cmd.options), version_num)
+            options = PgOutputOptions.parse(list(cmd.options), self.services.version_num)
             start = max(cmd.start_lsn, slot.confirmed_flush)
             work_mem = ex.settings.number("logical_decoding_work_mem") * 1024
             self.s.send(m.CopyBothResponse(0, ()))
-            pool = self.ctx.sender_pool()
+            pool = self.services.sender_pool()
             sender = await pool.take() if pool is not None and self._can_hand_over() else None
             if sender is not None:
                 assert pool is not None
                 try:
-                    outcome = await self._stream_elsewhere(sender, slot, cmd.options, start, work_mem)
+                    outcome = await self._stream_elsewhere(pool, sender, slot, cmd.options, start, work_mem)
                 finally:
                     pool.give_back(sender)
             else:

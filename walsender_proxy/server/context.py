@@ -5,22 +5,27 @@ from __future__ import annotations
 
 import itertools
 import secrets
+import shutil
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from decoding.errors import PgError
+from walsender_proxy.backend.roles import RoleStore
+from walsender_proxy.backend.snapshots import SnapshotRegistry
 from walsender_proxy.lake import Lake
+from walsender_proxy.replication.sender_pool import SenderPool
+from walsender_proxy.replication.services import ReplicationServices
+from walsender_proxy.replication.slots import SlotStore
 from walsender_proxy.server.hba import DEFAULT_RULES, HbaRule
-from walsender_proxy.server.roles import RoleStore
+from walsender_proxy.sql import functions
+from walsender_proxy.sql.advisory import AdvisoryLocks
+from walsender_proxy.sql.services import ServerFacts, SqlServices
+from walsender_proxy.sql.timeouts import Deadlines
 
 if TYPE_CHECKING:
     import ssl
 
-    from walsender_proxy.lake.retention import Hold
-    from walsender_proxy.replication.sender_pool import SenderPool
-    from walsender_proxy.replication.walsender import WalSender
     from walsender_proxy.sql.executor import Executor
 
 
@@ -54,74 +59,100 @@ class ServerSettings:
         return f"{int(major) * 10000 + int(minor or 0)}"
 
 
-class SnapshotRegistry:
-    """``pg_export_snapshot()`` names → CSN. A CSN snapshot is one number, so any session
-    can import it; it stays importable until the exporting transaction ends."""
+class BackendTable:
+    """The running backends: pid and secret key for CancelRequest, each one's executor once
+    it has one, and which are walsenders. What SQL reads of it is ``sql.services.Backends``."""
 
-    def __init__(self, lake: Lake) -> None:
-        self.lake = lake
+    def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._by_name: dict[str, tuple[int, Hold, object]] = {}
-        self._seq = itertools.count(1)
+        self._backends: dict[int, tuple[int, Executor | None]] = {}
+        self._pids = itertools.count(10_000)
+        self.walsenders: set[int] = set()
 
-    def export(self, csn: int, owner: object, pid: int) -> str:
-        name = f"{pid:08X}-{csn:08X}-{next(self._seq)}"
-        hold = self.lake.holds.hold(f"exported snapshot {name}", csn=csn)
+    def register(self) -> tuple[int, int]:
+        """A new backend's (pid, secret key), as BackendKeyData announces them."""
         with self._lock:
-            self._by_name[name] = (csn, hold, owner)
-        return name
+            pid = next(self._pids)
+            key = secrets.randbits(32)
+            self._backends[pid] = (key, None)
+            return pid, key
 
-    def lookup(self, name: str) -> int:
+    def attach(self, pid: int, executor: Executor) -> None:
         with self._lock:
-            got = self._by_name.get(name)
-        if got is None:
-            raise PgError("22023", f'invalid snapshot identifier: "{name}"')
-        return got[0]
+            key, _ = self._backends[pid]
+            self._backends[pid] = (key, executor)
 
-    def release(self, owner: object) -> None:
+    def unregister(self, pid: int) -> None:
         with self._lock:
-            for name in [n for n, (_, _, o) in self._by_name.items() if o is owner]:
-                _, hold, _ = self._by_name.pop(name)
-                hold.release()
+            self._backends.pop(pid, None)
+        self.walsenders.discard(pid)
+
+    def cancel(self, pid: int, key: int) -> bool:
+        """CancelRequest: cancels only if the key matches that backend's (else silently
+        nothing, as PostgreSQL does)."""
+        with self._lock:
+            got = self._backends.get(pid)
+        if got is None or got[0] != key or got[1] is None:
+            return False
+        got[1].cancel()
+        return True
+
+    def count(self) -> int:
+        with self._lock:
+            return len(self._backends)
+
+    def sessions(self) -> list[tuple[int, Executor]]:
+        with self._lock:
+            return [(pid, ex) for pid, (_, ex) in self._backends.items() if ex is not None]
+
+    def executor(self, pid: int) -> Executor | None:
+        with self._lock:
+            got = self._backends.get(pid)
+        return got[1] if got else None
+
+    def is_walsender(self, pid: int) -> bool:
+        return pid in self.walsenders
 
 
 class ServerContext:
+    """The server's shared state, and the wiring of the services each kind of backend is
+    lent: SQL sessions get :attr:`sql` (``sql.services.SqlServices``), walsenders the slot
+    store and the lake; nothing below the server imports this module."""
+
     def __init__(self, lake: Lake, settings: ServerSettings, *, ssl_context: ssl.SSLContext | None = None) -> None:
         self.lake = lake
         self.settings = settings
         self.roles = RoleStore(lake.dir / "roles.json")
         self.snapshots = SnapshotRegistry(lake)
         self.ssl_context = ssl_context
-        self._lock = threading.Lock()
-        self._backends: dict[int, tuple[int, Executor | None]] = {}
-        self._pids = itertools.count(10_000)
+        self.backends = BackendTable()
         self.connections = 0
-        #: pg_catalog view name → rows the server owns (slots, walsenders).
-        self.injectors: dict[str, Callable[[], list[dict[str, Any]]]] = {}
-        import shutil
-
-        from walsender_proxy.replication.slots import SlotStore
-
         shutil.rmtree(lake.dir / "spill", ignore_errors=True)  # a crash's leftover spill files
-
         self.slots = SlotStore(lake, settings.max_replication_slots)
-        self.walsender_sessions: set[int] = set()
-        self.walsenders: dict[int, WalSender] = {}  # pid -> replication connection
         #: Walsender processes (see sender_pool()).
         self.senders: SenderPool | None = None
-        self.injectors["pg_replication_slots"] = self._slot_rows
-        from walsender_proxy.sql.advisory import AdvisoryLocks
-
         self.advisory = AdvisoryLocks()
-        from walsender_proxy.sql.timeouts import Deadlines
-
         self.deadlines = Deadlines()  # statement_timeout
-        self.injectors["pg_locks"] = self.advisory.rows
-        self.injectors["pg_stat_replication"] = self._walsender_rows
-        from walsender_proxy.sql import functions
-
+        #: pg_catalog view name → rows the server owns (slots, walsenders, locks).
+        self.injectors: dict[str, Callable[[], list[dict[str, Any]]]] = {
+            "pg_replication_slots": self._slot_rows,
+            "pg_locks": self.advisory.rows,
+            "pg_stat_replication": self._walsender_rows,
+        }
+        self.sql = SqlServices(
+            lake=lake, roles=self.roles, snapshots=self.snapshots, advisory=self.advisory,
+            deadlines=self.deadlines, slots=self.slots, backends=self.backends,
+            server=ServerFacts(settings.server_version, settings.port, self.server_parameters, self.injectors),
+        )  # fmt: skip
+        self.replication = ReplicationServices(
+            lake=lake, slots=self.slots, snapshots=self.snapshots,
+            version_num=int(settings.server_version_num()),
+            max_message_length=settings.max_message_length, sender_pool=self.sender_pool,
+        )  # fmt: skip
+        #: The replication connections by pid (pg_stat_replication lists them).
+        self.walsenders = self.replication.walsenders
         con = lake.store.cursor()
-        functions.install(con, self)
+        functions.install(con, self.sql)
         self._udf_con = con  # keeps the functions' connection alive
 
     def sender_pool(self) -> SenderPool | None:
@@ -131,8 +162,6 @@ class ServerContext:
         if not self.settings.walsender_processes:
             return None
         if self.senders is None:
-            from walsender_proxy.replication.sender_pool import SenderPool
-
             log = self.lake.log
             self.senders = SenderPool(log.dir, log.flushed_lsn, self.settings.max_wal_senders)
             log.beacon = self.senders.beacon
@@ -145,15 +174,6 @@ class ServerContext:
             self.lake.log.beacon = None
             self.senders.close()
             self.senders = None
-
-    def sessions(self) -> list[tuple[int, Executor]]:
-        with self._lock:
-            return [(pid, ex) for pid, (_, ex) in self._backends.items() if ex is not None]
-
-    def executor(self, pid: int) -> Executor | None:
-        with self._lock:
-            got = self._backends.get(pid)
-        return got[1] if got else None
 
     def _slot_rows(self) -> list[dict[str, Any]]:
         from decoding.lsn import format_lsn
@@ -188,7 +208,7 @@ class ServerContext:
         first standby status update, no lag before one was measured), never 0/0."""
         rows = []
         for pid, ws in list(self.walsenders.items()):
-            ex = self.executor(pid)
+            ex = self.backends.executor(pid)
             st = ws.state
             rows.append(
                 {
@@ -205,37 +225,6 @@ class ServerContext:
                 }
             )
         return rows
-
-    def register_backend(self) -> tuple[int, int]:
-        """A new backend's (pid, secret key), as BackendKeyData announces them."""
-        with self._lock:
-            pid = next(self._pids)
-            key = secrets.randbits(32)
-            self._backends[pid] = (key, None)
-            return pid, key
-
-    def attach(self, pid: int, executor: Executor) -> None:
-        with self._lock:
-            key, _ = self._backends[pid]
-            self._backends[pid] = (key, executor)
-
-    def unregister_backend(self, pid: int) -> None:
-        with self._lock:
-            self._backends.pop(pid, None)
-
-    def cancel(self, pid: int, key: int) -> bool:
-        """CancelRequest: cancels only if the key matches that backend's (else silently
-        nothing, as PostgreSQL does)."""
-        with self._lock:
-            got = self._backends.get(pid)
-        if got is None or got[0] != key or got[1] is None:
-            return False
-        got[1].cancel()
-        return True
-
-    def backend_count(self) -> int:
-        with self._lock:
-            return len(self._backends)
 
     def server_parameters(self) -> dict[str, str]:
         """The server's configured settings by PostgreSQL name, as pg_settings holds them

@@ -13,7 +13,7 @@ import hashlib
 import hmac
 import secrets
 
-from walsender_proxy.server.roles import Verifier
+from walsender_proxy.backend.roles import Verifier
 
 
 class ScramError(Exception):
@@ -64,7 +64,7 @@ class ScramServer:
             raise ScramError("malformed SCRAM message: client-final")
         if base64.b64decode(attrs[0][1]) != self._gs2.encode():
             raise ScramError("SCRAM channel binding check failed")
-        if attrs[1][1] != self._nonce:
+        if not hmac.compare_digest(attrs[1][1].encode(), self._nonce.encode()):
             raise ScramError("SCRAM nonce mismatch")
         without_proof = text[: text.rindex(",p=")]
         auth_message = f"{self._client_first_bare},{self._server_first},{without_proof}".encode()

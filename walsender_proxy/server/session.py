@@ -1,6 +1,6 @@
 """One client connection: start-up, authentication, then the query loop.
 
-The protocol rules live in :class:`~walsender_proxy.server.machine.ConnectionMachine`; the
+The protocol rules live in :class:`~walsender_proxy.protocol.machine.ConnectionMachine`; the
 SQL in :class:`~walsender_proxy.sql.executor.Executor`, whose blocking work runs in a worker
 thread so the event loop keeps serving every other connection. This module only sequences
 them and moves bytes.
@@ -19,24 +19,12 @@ import shlex
 import socket
 import threading
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from decoding.errors import PgError
-from walsender_proxy.protocol import messages as m
-from walsender_proxy.server.conn import FLUSH_AT, Conn
-from walsender_proxy.server.context import ServerContext
-from walsender_proxy.server.hba import choose_method
-from walsender_proxy.server.machine import (
-    ConnectionClosed,
-    ConnectionMachine,
-    MessageReceived,
-    ProtocolError,
-)
-from walsender_proxy.server.roles import Role, Verifier
-from walsender_proxy.server.scram import ScramError, ScramServer
-from walsender_proxy.sql.engine import fetch_portal
-from walsender_proxy.sql.executor import USER_REQUEST, Executor, SyntaxErr
-from walsender_proxy.sql.outcomes import (
+from walsender_proxy.backend import logs
+from walsender_proxy.backend.conn import FLUSH_AT, Conn, Disconnect
+from walsender_proxy.backend.outcomes import (
     Column,
     CopyIn,
     CopyOut,
@@ -47,10 +35,21 @@ from walsender_proxy.sql.outcomes import (
     ParameterChanged,
     Rows,
 )
-from walsender_proxy.sql.settings import Settings
-
-if TYPE_CHECKING:
-    from walsender_proxy.replication.walsender import WalSender
+from walsender_proxy.backend.roles import Role, Verifier
+from walsender_proxy.backend.settings import Settings
+from walsender_proxy.protocol import messages as m
+from walsender_proxy.protocol.machine import (
+    ConnectionClosed,
+    ConnectionMachine,
+    MessageReceived,
+    ProtocolError,
+)
+from walsender_proxy.replication.walsender import WalSender
+from walsender_proxy.server.context import ServerContext
+from walsender_proxy.server.hba import choose_method, replication_mode
+from walsender_proxy.server.scram import ScramError, ScramServer
+from walsender_proxy.sql.engine import encode_rows, fetch_portal
+from walsender_proxy.sql.executor import USER_REQUEST, Executor, SyntaxErr
 
 log = logging.getLogger("walsender_proxy.session")
 T = TypeVar("T")
@@ -61,18 +60,12 @@ _END = object()
 COPY_FLUSH_AT = 1 << 20
 
 
-_DUMMY_VERIFIER = Verifier.make("\x00no password\x00")
-
 # Replies that never change, made once: they go out on every extended-protocol round trip.
 _PARSE_COMPLETE = m.ParseComplete()
 _BIND_COMPLETE = m.BindComplete()
 _CLOSE_COMPLETE = m.CloseComplete()
 _NO_DATA = m.NoData()
 _READY = {status: m.ReadyForQuery(status) for status in "ITE"}
-
-
-class Disconnect(Exception):
-    """The connection ends here (after whatever was already queued is flushed)."""
 
 
 def error_response(e: PgError, severity: str = "ERROR") -> m.ErrorResponse:
@@ -123,6 +116,10 @@ class Session(Conn):
             and e.message.startswith("canceling statement due to")  # (not COPY's CopyFail)
         ):
             e = PgError("57014", f"canceling statement due to {ex.cancel_reason}")
+        logs.log_error(
+            log, e, backend_pid=self.pid, statement=ex.debug_query if ex is not None else None,
+            min_error_statement=ex.settings.get("log_min_error_statement") if ex is not None else "error",
+        )  # fmt: skip
         self.send(error_response(e))
         if self.pid:
             self.ctx.slots.drop_temporary_of(self.pid)
@@ -165,8 +162,7 @@ class Session(Conn):
                 self.ctx.snapshots.release(ex)
                 await asyncio.to_thread(ex.close)
             if self.pid:
-                self.ctx.unregister_backend(self.pid)
-                self.ctx.walsender_sessions.discard(self.pid)
+                self.ctx.backends.unregister(self.pid)
             self.writer.close()
 
     async def fatal(self, e: PgError) -> None:
@@ -201,7 +197,7 @@ class Session(Conn):
                 self.writer.write(b"N")
                 continue
             if isinstance(msg, m.CancelRequest):
-                self.ctx.cancel(msg.process_id, msg.secret_key)
+                self.ctx.backends.cancel(msg.process_id, msg.secret_key)
                 return False
             if isinstance(msg, m.StartupMessage):
                 return await self.accept(msg)
@@ -213,37 +209,34 @@ class Session(Conn):
         if not user:
             await self.fatal(PgError("28000", "no PostgreSQL user name specified in startup packet"))
         database = params.get("database") or user
-        replication = params.get("replication", "").lower()
-        if replication in ("true", "on", "yes", "1"):
-            await self.fatal(PgError("0A000", "physical replication is not supported by walsender-proxy", hint='Connect with "replication=database" for logical replication.'))
-        is_walsender = replication == "database"
-        if replication not in ("", "false", "off", "no", "0", "database"):
-            await self.fatal(PgError("22023", f'invalid value for parameter "replication": "{params["replication"]}"'))
+        try:
+            replication = replication_mode(params.get("replication"))
+        except PgError as e:
+            await self.fatal(e)
+        is_walsender = replication == "logical"
         s = self.ctx.settings
-        if self.ctx.backend_count() >= s.max_connections:
+        if self.ctx.backends.count() >= s.max_connections:
             await self.fatal(PgError("53300", "sorry, too many clients already"))
         try:
-            method = choose_method(s.hba, ssl=self.ssl, address=self.address, database=database, user=user, replication=is_walsender)
+            method = choose_method(s.hba, ssl=self.ssl, address=self.address, database=database, user=user, replication=replication, roles=self.ctx.roles)
         except PgError as e:
             await self.fatal(e)
         role = self.ctx.roles.get(user)
         await self.authenticate(method, user, role)
-        assert role is not None
-        if database not in s.databases:
-            await self.fatal(PgError("3D000", f'database "{database}" does not exist'))
+        self.send(m.AuthenticationOk())  # as PostgreSQL: the checks below fail after it
+        # PostgreSQL 15's InitPostgres, in its order and words.
+        if role is None:
+            await self.fatal(PgError("28000", f'role "{user}" does not exist'))
         if not role.login:
             await self.fatal(PgError("28000", f'role "{user}" is not permitted to log in'))
-        if is_walsender:
-            if not (role.replication or role.superuser):
-                await self.fatal(
-                    PgError(
-                        "42501",
-                        "permission denied to start WAL sender",
-                        detail="Only roles with the REPLICATION attribute may start a WAL sender process.",
-                    )
-                )
-            if len(self.ctx.walsender_sessions) >= s.max_wal_senders:
-                await self.fatal(PgError("53300", f"number of requested standby connections exceeds max_wal_senders (currently {s.max_wal_senders})"))
+        if replication is not None and not (role.replication or role.superuser):
+            await self.fatal(PgError("42501", "must be superuser or replication role to start walsender"))
+        if replication == "physical":
+            await self.fatal(PgError("0A000", "physical replication is not supported by walsender-proxy", hint='Connect with "replication=database" for logical replication.'))
+        if database not in s.databases:
+            await self.fatal(PgError("3D000", f'database "{database}" does not exist'))
+        if is_walsender and len(self.ctx.backends.walsenders) >= s.max_wal_senders:
+            await self.fatal(PgError("53300", f"number of requested standby connections exceeds max_wal_senders (currently {s.max_wal_senders})"))
         settings = Settings(self.ctx.server_parameters())
         settings.set("is_superuser", "on" if role.superuser else "off", force=True)
         settings.set("session_authorization", user, force=True)
@@ -253,31 +246,30 @@ class Session(Conn):
         except PgError as e:
             await self.fatal(e)
         self.user, self.database = user, database
-        self.pid, key = self.ctx.register_backend()
-        self.executor = Executor(self.ctx, user=user, database=database, settings=settings, backend_pid=self.pid)
+        self.pid, key = self.ctx.backends.register()
+        self.executor = Executor(self.ctx.sql, user=user, database=database, settings=settings, backend_pid=self.pid)
         local = self.writer.get_extra_info("sockname")
         ex = self.executor
         ex.client_addr, ex.client_port, ex.backend_start = self.address, self.port, self.started
         ex.server_addr = local[0] if isinstance(local, tuple) else None
-        self.ctx.attach(self.pid, self.executor)
+        self.ctx.backends.attach(self.pid, self.executor)
         if is_walsender:
-            from walsender_proxy.replication.walsender import WalSender
 
             self.machine.replication = True
-            self.walsender = WalSender(self)
-            self.ctx.walsender_sessions.add(self.pid)
-        self.send(m.AuthenticationOk())
+            self.walsender = WalSender(self, self.ctx.replication)
+            self.ctx.backends.walsenders.add(self.pid)
         for name, value in settings.reported():
             self.send(m.ParameterStatus(name, value))
         self.send(m.BackendKeyData(self.pid, key))
         self.send(m.ReadyForQuery("I"))
-        log.info("connection authorized: user=%s database=%s application_name=%s", user, database, settings.get("application_name"))
+        log.info(
+            "connection authorized: user=%s database=%s application_name=%s", user, database,
+            settings.get("application_name"), extra={"backend_pid": self.pid},
+        )  # fmt: skip
         return True
 
     async def authenticate(self, method: str, user: str, role: Role | None) -> None:
         if method == "trust":
-            if role is None:
-                await self.fatal(PgError("28000", f'role "{user}" does not exist'))
             return
         verifier = role.password_verifier() if role is not None else None
         self.machine.start_auth()
@@ -285,6 +277,8 @@ class Session(Conn):
         if method == "password":
             self.send(m.AuthenticationCleartextPassword())
             resp = await self._auth_response()
+            if not resp.as_password().password:  # PostgreSQL's recv_password_packet
+                await self.fatal(PgError("28P01", "empty password returned by client"))
             password = resp.as_password().password.decode("utf-8", "replace")
             ok = verifier is not None and await self.in_thread(verifier.check, password)
         else:  # scram-sha-256 (and md5, which PostgreSQL also runs as SCRAM for SCRAM verifiers)
@@ -304,7 +298,7 @@ class Session(Conn):
     async def _scram(self, user: str, verifier: Verifier | None) -> bool:
         # An unknown user or one without a password still runs the exchange with a
         # made-up verifier, so the failure looks and times the same as a wrong password.
-        v = verifier or _DUMMY_VERIFIER
+        v = verifier or self.ctx.roles.mock_verifier(user)
         server = ScramServer(v)
         self.send(m.AuthenticationSASL(("SCRAM-SHA-256",)))
         first = (await self._auth_response()).as_sasl_initial()
@@ -678,8 +672,6 @@ class Session(Conn):
         self.send(m.ReadyForQuery(ex.status))
 
     def send_rows(self, rows: Rows, *, describe: bool, formats: list[int], limit: int = 0) -> bool:
-        from walsender_proxy.sql.engine import encode_rows
-
         if describe:
             self.send(row_description(rows.columns, formats))
         count = 0

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from decoding.catalog import RID
 from walsender_proxy.lake.bulk import TableLayout
-from walsender_proxy.lake.store import CSN, OP, OP_TRUNCATE, OP_WRITE, SEQ
+from walsender_proxy.lake.files import CSN, OP, OP_TRUNCATE, OP_WRITE, SEQ
 from walsender_proxy.spark.types import storage_type, table_schema
 
 if TYPE_CHECKING:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from decoding.lsn import format_lsn
 from decoding.pgtypes import ColumnType
 from walsender_proxy.lake import Transaction
 from walsender_proxy.sql import pgcatalog
@@ -18,34 +19,32 @@ from walsender_proxy.sql.functions import PREFIX, SERVER_FUNCTIONS
 from walsender_proxy.sql.rewrite import ResolveUserTable, Rewritten, rewrite
 
 if TYPE_CHECKING:
-    from walsender_proxy.sql.engine import Engine
-    from walsender_proxy.sql.executor import Executor
+    from walsender_proxy.sql.services import SessionState
 
 _STARTED = time.time()
 
 
-def server_info(engine: Engine) -> pgcatalog.ServerInfo:
-    ctx = engine.ex.ctx
+def server_info(ex: SessionState) -> pgcatalog.ServerInfo:
+    services = ex.services
     roles = tuple(
         pgcatalog.Role(r.name, r.superuser, r.replication, r.login, r.createdb, r.createrole, oid=r.oid)
-        for r in ctx.roles.all()
+        for r in services.roles.all()
     )
-    key = (roles, ctx.settings.server_version, engine.ex.database)
-    cached = getattr(ctx, "_server_info", None)
+    key = (roles, services.server.version, ex.database)
+    cached = services.catalog_cache.get("server_info")
     if cached is not None and cached[0] == key:
-        return cached[1]
+        return cached[1]  # type: ignore[no-any-return]
     info = pgcatalog.ServerInfo(
-        server_version=ctx.settings.server_version,
-        database=engine.ex.database,
+        server_version=services.server.version,
+        database=ex.database,
         roles=roles,
-        settings={k: v for k, v in ctx.server_parameters().items() if not k.startswith("server_version")},
+        settings={k: v for k, v in services.server.parameters().items() if not k.startswith("server_version")},
     )
-    ctx._server_info = (key, info)  # type: ignore[attr-defined]
+    services.catalog_cache["server_info"] = (key, info)
     return info
 
 
-def session_info(engine: Engine) -> pgcatalog.SessionInfo:
-    ex = engine.ex
+def session_info(ex: SessionState) -> pgcatalog.SessionInfo:
     settings = {name: value for name, value, _ in ex.settings.all()}
     return pgcatalog.SessionInfo(
         user=ex.user,
@@ -58,19 +57,18 @@ def session_info(engine: Engine) -> pgcatalog.SessionInfo:
     )
 
 
-def injected_rows(engine: Engine, needs: frozenset[str]) -> dict[str, pa.Table]:
+def injected_rows(ex: SessionState, needs: frozenset[str]) -> dict[str, pa.Table]:
     """The server-owned rows of the views this statement reads."""
-    ex = engine.ex
     out: dict[str, pa.Table] = {}
     wanted = {n.removeprefix("pgc_") for n in needs}
     if "pg_prepared_xacts" in wanted:
         rows = [{"transaction": t.xid, "gid": gid, "owner": "postgres", "database": ex.database} for gid, t in list(ex.lake.prepared.items())]
         out["pg_prepared_xacts"] = pgcatalog.make_table("pg_prepared_xacts", rows)
-    role_oids = server_info(engine).role_oids()
+    role_oids = server_info(ex).role_oids()
     if "pg_stat_activity" in wanted:
         rows = []
-        walsenders = ex.ctx.walsender_sessions
-        for pid, other in ex.ctx.sessions():
+        backends = ex.services.backends
+        for pid, other in backends.sessions():
             rows.append(
                 {
                     "datname": other.database,
@@ -84,11 +82,11 @@ def injected_rows(engine: Engine, needs: frozenset[str]) -> dict[str, pa.Table]:
                     "query_start": _timestamp(other.query_start),
                     "state": _activity_state(other, ex),
                     "query": other.query,
-                    "backend_type": "walsender" if pid in walsenders else "client backend",
+                    "backend_type": "walsender" if backends.is_walsender(pid) else "client backend",
                 }
             )
         out["pg_stat_activity"] = pgcatalog.make_table("pg_stat_activity", rows)
-    for name, fn in ex.ctx.injectors.items():
+    for name, fn in ex.services.server.catalog_rows.items():
         if name in wanted:
             rows = fn()
             if name == "pg_stat_replication":
@@ -102,7 +100,7 @@ def _timestamp(t: float | None) -> datetime.datetime | None:
     return None if t is None else datetime.datetime.fromtimestamp(t, datetime.UTC)
 
 
-def _activity_state(other: Executor, me: Executor) -> str:
+def _activity_state(other: SessionState, me: SessionState) -> str:
     """pg_stat_activity.state of a session, as PostgreSQL reports it."""
     if other is me or other.running:
         return "active"
@@ -111,15 +109,12 @@ def _activity_state(other: Executor, me: Executor) -> str:
     return "idle"
 
 
-def server_values(engine: Engine, names: frozenset[str], tx: Transaction) -> dict[str, Any]:
-    ex = engine.ex
-    from decoding.lsn import format_lsn
-
+def server_values(ex: SessionState, names: frozenset[str], tx: Transaction) -> dict[str, Any]:
     values: dict[str, Any] = {
         "pg_postmaster_start_time": time.strftime("%Y-%m-%d %H:%M:%S+00", time.gmtime(_STARTED)),
         "pg_conf_load_time": time.strftime("%Y-%m-%d %H:%M:%S+00", time.gmtime(_STARTED)),
         "inet_server_addr": ex.server_addr,
-        "inet_server_port": ex.ctx.settings.port if ex.server_addr else None,
+        "inet_server_port": ex.services.server.port if ex.server_addr else None,
         "inet_client_addr": ex.client_addr,
         "inet_client_port": ex.client_port,
         "txid_current_if_assigned": tx.xid,
@@ -135,14 +130,14 @@ def server_values(engine: Engine, names: frozenset[str], tx: Transaction) -> dic
 
 
 def rewrite_and_register(
-    engine: Engine,
+    ex: SessionState,
+    binding: pgcatalog.CatalogBinding,
     sql: str,
     resolve: ResolveUserTable,
     tx: Transaction,
     text_params: frozenset[int] = frozenset(),
     param_types: tuple[tuple[int, ColumnType], ...] = (),
 ) -> Rewritten:
-    ex = engine.ex
     low = sql.lower()
     udfs = {n: PREFIX + n for n in SERVER_FUNCTIONS if n in low}
     rw = rewrite(
@@ -158,12 +153,12 @@ def rewrite_and_register(
         if value is not None:
             ex.settings.set(name, value, local=is_local)
     if rw.needs:
-        snap = pgcatalog.CatalogSnapshot.build(tx.catalog(), server_info(engine))
-        engine.binding.ensure(
+        snap = pgcatalog.CatalogSnapshot.build(tx.catalog(), server_info(ex))
+        binding.ensure(
             rw.needs,
             snap,
-            session_info(engine),
-            injected=injected_rows(engine, rw.needs),
-            server_values=server_values(engine, rw.server_values, tx) if rw.server_values else None,
+            session_info(ex),
+            injected=injected_rows(ex, rw.needs),
+            server_values=server_values(ex, rw.server_values, tx) if rw.server_values else None,
         )
     return rw

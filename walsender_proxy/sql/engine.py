@@ -31,19 +31,24 @@ from pglast.stream import RawStream
 from decoding.catalog import RID, Table
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, type_by_oid
+from walsender_proxy.backend.outcomes import Column, CopyIn, CopyOut, Done, Outcome, Rows
 from walsender_proxy.lake import Transaction
-from walsender_proxy.lake.store import CHANGESET_ROW_GROUP
+from walsender_proxy.lake.files import CHANGESET_ROW_GROUP
 from walsender_proxy.lake.transaction import layout
 from walsender_proxy.protocol.messages import encode_data_rows
+from walsender_proxy.sql import catalog_bridge
 from walsender_proxy.sql.ddl_sql import qualified, unsupported
-from walsender_proxy.sql.outcomes import Column, CopyIn, CopyOut, Done, Outcome, Rows
+from walsender_proxy.sql.literals import duckdb_cast_error
+from walsender_proxy.sql.pgcatalog import CatalogBinding, translate_error
 from walsender_proxy.sql.readahead import ReadAhead
 from walsender_proxy.sql.rewrite import Rewritten, UserTable
+from walsender_proxy.sql.udf_errors import udf_error
 
 if TYPE_CHECKING:
     import duckdb
 
-    from walsender_proxy.sql.executor import Executor, Portal, Prepared
+    from walsender_proxy.sql.portals import Portal, Prepared
+    from walsender_proxy.sql.services import SessionState
 
 BATCH_ROWS = 8192
 #: Rows per batch of an INSERT … SELECT's result (a changeset row group).
@@ -52,15 +57,13 @@ TARGET = "__wp_target__"
 
 
 class Engine:
-    def __init__(self, ex: Executor) -> None:
+    def __init__(self, ex: SessionState) -> None:
         self.ex = ex
         self.lake = ex.lake
         self.con: duckdb.DuckDBPyConnection = ex.lake.store.cursor()
         self._registered: list[str] = []
         #: Point-statement plans: SELECTs by text, UPDATE/DELETE by id(node) (see below).
         self._plans: dict[Any, Any] = {}
-        from walsender_proxy.sql.pgcatalog import CatalogBinding
-
         self.binding = CatalogBinding(self.con)
 
     def close(self) -> None:
@@ -115,10 +118,8 @@ class Engine:
     def rewritten(self, sql: str, tx: Transaction, overrides: dict[tuple[str | None, str], str | UserTable] | None = None, params: Sequence[Any] = ()) -> Rewritten:
         """The statement for DuckDB; ``params`` (the bound values) tell which ``$n`` are
         text, whose casts go through the target type's input function."""
-        from walsender_proxy.sql import catalog_bridge
-
         return catalog_bridge.rewrite_and_register(
-            self, sql, self.resolver(tx, overrides), tx, text_params(params), getattr(params, "types", ())
+            self.ex, self.binding, sql, self.resolver(tx, overrides), tx, text_params(params), getattr(params, "types", ())
         )
 
     def relation(self, sql: str, params: Sequence[Any]) -> duckdb.DuckDBPyRelation:
@@ -585,7 +586,7 @@ class BoundParams(list):  # type: ignore[type-arg]
     """Bind's values; which of them the client declared of a type that is not text (a
     numeric or uuid parameter arrives as a str too, but is not text to cast); the lake
     types of the parameters, declared or inferred from a cast; the numbers of declared
-    parameters the statement does not use, if any (set by Executor.bind)."""
+    parameters the statement does not use, if any (set by the executor's bind)."""
 
     __slots__ = ("typed", "types", "unused")  # set by decode_params (no __init__: Bind is a hot path)
 
@@ -723,15 +724,10 @@ def _lake_result_type(oid: int | None, typmod: int, duck: ColumnType) -> ColumnT
 def duck_error(e: Exception) -> PgError:
     import duckdb
 
-    from walsender_proxy.sql.functions import udf_error
-    from walsender_proxy.sql.pgcatalog import translate_error
-
     original = udf_error(str(e))
     if original is not None:
         return original
     if isinstance(e, duckdb.ConversionException | duckdb.OutOfRangeException):
-        from walsender_proxy.sql.literals import duckdb_cast_error
-
         worded = duckdb_cast_error(str(e))
         if worded is not None:
             return worded
@@ -747,7 +743,7 @@ def duck_error(e: Exception) -> PgError:
 _DUCK_COLUMN = re.compile(r'(?:Referenced column|Column) "([^"]+)" (?:not found|referenced)')
 
 
-def _batches(rel: duckdb.DuckDBPyRelation, ex: Executor, batch_rows: int = BATCH_ROWS) -> Iterator[pa.RecordBatch]:
+def _batches(rel: duckdb.DuckDBPyRelation, ex: SessionState, batch_rows: int = BATCH_ROWS) -> Iterator[pa.RecordBatch]:
     try:
         reader = rel.to_arrow_reader(batch_size=batch_rows)
     except Exception as e:
@@ -767,7 +763,7 @@ def _batches(rel: duckdb.DuckDBPyRelation, ex: Executor, batch_rows: int = BATCH
         reader.close()
 
 
-def encode_rows(rows: Rows, formats: list[int], ex: Executor) -> Iterator[tuple[bytes, int]]:
+def encode_rows(rows: Rows, formats: list[int], ex: SessionState) -> Iterator[tuple[bytes, int]]:
     """DataRow bytes, a batch at a time, encoded column by column."""
     from decoding.pgvalues import binary_encoder, text_encoder
 
@@ -788,7 +784,7 @@ def encode_rows(rows: Rows, formats: list[int], ex: Executor) -> Iterator[tuple[
         yield take_notices(ex), 0
 
 
-def take_notices(ex: Executor) -> bytes:
+def take_notices(ex: SessionState) -> bytes:
     """NoticeResponses for the warnings a query's functions raised while its last batch was
     made: they go before that batch's rows, as PostgreSQL's go before the row that raised
     them."""
@@ -802,7 +798,7 @@ def take_notices(ex: Executor) -> bytes:
     return out
 
 
-def fetch_portal(ex: Executor, portal: Portal, max_rows: int) -> tuple[str, Any]:
+def fetch_portal(ex: SessionState, portal: Portal, max_rows: int) -> tuple[str, Any]:
     """One step of an Execute: ('rows', bytes), ('suspended', None), ('done', tag),
     ('outcome', Outcome) or ('end', None). The session calls it until it gets one of the
     last three kinds (or 'suspended'). As in PostgreSQL, a portal that stops exactly at

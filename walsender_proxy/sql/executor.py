@@ -17,9 +17,10 @@ import logging
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import duckdb
 import pyarrow as pa
 from pglast import ast, enums, parse_sql
 from pglast.parser import ParseError
@@ -28,11 +29,7 @@ from pglast.stream import RawStream
 from decoding.catalog import RID, Table
 from decoding.errors import PgError, disk_full_error
 from decoding.lsn import format_lsn
-from walsender_proxy.lake import Isolation, Transaction
-from walsender_proxy.lake.transaction import State
-from walsender_proxy.sql import ddl_sql, pgcatalog
-from walsender_proxy.sql.engine import check_result_formats, returning
-from walsender_proxy.sql.outcomes import (
+from walsender_proxy.backend.outcomes import (
     Column,
     CopyIn,
     CopyOut,
@@ -43,14 +40,19 @@ from walsender_proxy.sql.outcomes import (
     ParameterChanged,
     Rows,
 )
-from walsender_proxy.sql.settings import Settings
+from walsender_proxy.backend.settings import Settings
+from walsender_proxy.lake import Isolation, Transaction
+from walsender_proxy.lake.transaction import State
+from walsender_proxy.sql import ddl_sql, pgcatalog
+from walsender_proxy.sql.engine import Engine, check_result_formats, returning
+from walsender_proxy.sql.portals import Portal, Prepared
+from walsender_proxy.sql.udf_errors import udf_error
 
 USER_REQUEST = "user request"
 STATEMENT_TIMEOUT = "statement timeout"
 
 if TYPE_CHECKING:
-    from walsender_proxy.server.context import ServerContext
-    from walsender_proxy.sql.engine import Engine
+    from walsender_proxy.sql.services import SqlServices
 
 log = logging.getLogger("walsender_proxy.sql")
 
@@ -73,8 +75,10 @@ def parse(sql: str) -> list[tuple[Any, str]]:
     try:
         raws = parse_sql(sql)
     except ParseError as e:
-        pos = getattr(e, "location", None)
-        raise SyntaxErr(str(e.args[0]) if e.args else "syntax error", pos) from None
+        msg, loc = (*e.args, "syntax error", None)[:2]
+        if not isinstance(loc, int) and str(msg).endswith("at end of input"):
+            loc = len(sql)  # (libpg_query leaves it out; PostgreSQL points past the end)
+        raise SyntaxErr(str(msg), loc if isinstance(loc, int) else None) from None
     out = []
     for r in raws:
         start = r.stmt_location or 0
@@ -87,39 +91,6 @@ class SyntaxErr(PgError):
     def __init__(self, message: str, position: int | None) -> None:
         super().__init__("42601", message)
         self.position = position + 1 if position is not None else None
-
-
-@dataclass(slots=True)
-class Prepared:
-    name: str
-    text: str
-    node: Any
-    param_types: list[int]
-    #: How many parameters Bind must supply (counted once, at Parse): the highest ``$n``
-    #: used or the number of types Parse declared, whichever is more (PostgreSQL's
-    #: num_params).
-    nparams: int = -1
-    #: Declared parameters the statement does not use (their values go nowhere).
-    unused: frozenset[int] = frozenset()
-    #: Bind's formats and the receive functions they chose (Engine.decode_params).
-    param_recv: tuple[tuple[int, ...], list[Any]] | None = None
-    #: Whether Describe can find result columns (None: not yet asked; see describe_portal).
-    may_describe_rows: bool | None = None
-
-
-@dataclass(slots=True)
-class Portal:
-    name: str
-    stmt: Prepared
-    params: list[Any]
-    result_formats: list[int]
-    outcomes: Iterator[Outcome] | None = None
-    pending_rows: Rows | None = None
-    reader: Iterator[pa.RecordBatch] | None = None
-    carry: pa.RecordBatch | None = None
-    sent: int = 0
-    done: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -150,9 +121,9 @@ class SqlCursor:
 
 
 class Executor:
-    def __init__(self, ctx: ServerContext, *, user: str, database: str, settings: Settings, backend_pid: int) -> None:
-        self.ctx = ctx
-        self.lake = ctx.lake
+    def __init__(self, services: SqlServices, *, user: str, database: str, settings: Settings, backend_pid: int) -> None:
+        self.services = services
+        self.lake = services.lake
         self.user = user
         self.database = database
         self.settings = settings
@@ -181,11 +152,12 @@ class Executor:
         self.backend_start = datetime.datetime.now(datetime.UTC)
         #: For pg_stat_activity: the last statement, when it started, whether it runs.
         self.query = ""
+        #: The text being run, for the log's STATEMENT line: a simple Query's whole string,
+        #: or the prepared statement's (PostgreSQL's debug_query_string).
+        self.debug_query: str | None = None
         self.query_start: float | None = None
         self.running = False
-        from walsender_proxy.sql.engine import Engine
-
-        self.engine: Engine = Engine(self)
+        self.engine = Engine(self)
 
     # -- transaction state ---------------------------------------------------------------
     @property
@@ -219,10 +191,10 @@ class Executor:
         self._tx_isolation = self._tx_read_only = self._imported_csn = None
         if self.cursors:  # usually none: no new dict per transaction
             self.cursors = {k: c for k, c in self.cursors.items() if c.hold}
-        self.ctx.snapshots.release(self)
+        self.services.snapshots.release(self)
         if self.advisory_xact:
             self.advisory_xact = False
-            self.ctx.advisory.release_all(self.backend_pid, xact=True)
+            self.services.advisory.release_all(self.backend_pid, xact=True)
         committed = commit and tx is None
         try:
             if tx is not None:
@@ -261,12 +233,13 @@ class Executor:
     def close(self) -> None:
         if self.tx is not None:
             self._end_tx(commit=False)
-        self.ctx.advisory.release_all(self.backend_pid, xact=True)
-        self.ctx.advisory.release_all(self.backend_pid, xact=False)
+        self.services.advisory.release_all(self.backend_pid, xact=True)
+        self.services.advisory.release_all(self.backend_pid, xact=False)
         self.engine.close()
 
     # -- simple query --------------------------------------------------------------------
     def simple_query(self, sql: str) -> Iterator[Outcome]:
+        self.debug_query = sql
         stmts = parse(sql)
         if not stmts:
             yield Empty()
@@ -279,6 +252,7 @@ class Executor:
 
     # -- extended query ------------------------------------------------------------------
     def parse_statement(self, name: str, sql: str, param_types: Sequence[int]) -> None:
+        self.debug_query = sql
         stmts = parse(sql)
         if len(stmts) > 1:
             raise PgError("42601", "cannot insert multiple commands into a prepared statement")
@@ -299,6 +273,7 @@ class Executor:
         st = self.statements.get(statement)
         if st is None:
             raise PgError("26000", f'prepared statement "{statement}" does not exist')
+        self.debug_query = st.text
         if portal and portal in self.portals:
             raise PgError("42P03", f'cursor "{portal}" already exists')
         nparams = st.nparams
@@ -364,6 +339,7 @@ class Executor:
         p = self.portals.get(name)
         if p is None:
             raise PgError("34000", f'portal "{name}" does not exist')
+        self.debug_query = p.stmt.text
         if p.outcomes is None:
             # A cancel aimed at an earlier statement must not stop this one. Event.clear()
             # takes the event's lock even when there is nothing to clear (most of the time).
@@ -388,7 +364,7 @@ class Executor:
         timeout = self.settings.get("statement_timeout")
         deadline = None
         if timeout != "0":
-            deadline = self.ctx.deadlines.add(self.settings.number("statement_timeout") / 1000, self._timed_out)
+            deadline = self.services.deadlines.add(self.settings.number("statement_timeout") / 1000, self._timed_out)
         try:
             yield from self._dispatch(node, text, params)
         except PgError:
@@ -749,7 +725,7 @@ class Executor:
             raise PgError("0A000", "a snapshot-importing transaction must have isolation level SERIALIZABLE or REPEATABLE READ")
         if self.tx.snapshot_csn is not None or self.tx.xid is not None:
             raise PgError("0A000", "SET TRANSACTION SNAPSHOT must be called before any query")
-        csn = self.ctx.snapshots.lookup(name)
+        csn = self.services.snapshots.lookup(name)
         iso, ro = self.tx.isolation, self.tx.read_only
         self.tx.abort()
         self.tx = self.lake.begin(iso, read_only=ro, snapshot_csn=csn)
@@ -757,16 +733,16 @@ class Executor:
 
     # -- roles ---------------------------------------------------------------------------
     def _role(self, s: Any) -> str:
-        me = self.ctx.roles.get(self.user)
+        me = self.services.roles.get(self.user)
         if me is None or not me.superuser:
             raise PgError("42501", "permission denied to create role" if isinstance(s, ast.CreateRoleStmt) else "permission denied")
         if isinstance(s, ast.DropRoleStmt):
             for r in s.roles:
-                if self.ctx.roles.get(r.rolename) is None:
+                if self.services.roles.get(r.rolename) is None:
                     if s.missing_ok:
                         continue
                     raise PgError("42704", f'role "{r.rolename}" does not exist')
-                self.ctx.roles.drop(r.rolename)
+                self.services.roles.drop(r.rolename)
             return "DROP ROLE"
         attrs: dict[str, bool] = {}
         password: str | None = None
@@ -786,9 +762,9 @@ class Executor:
         if isinstance(s, ast.CreateRoleStmt):
             if s.stmt_type == enums.RoleStmtType.ROLESTMT_ROLE:
                 attrs.setdefault("login", False)
-            self.ctx.roles.create(s.role, password=password, **attrs)
+            self.services.roles.create(s.role, password=password, **attrs)
             return "CREATE ROLE"
-        self.ctx.roles.alter(s.role.rolename, password=password, clear_password=clear, **attrs)
+        self.services.roles.alter(s.role.rolename, password=password, clear_password=clear, **attrs)
         return "ALTER ROLE"
 
     # -- describe ------------------------------------------------------------------------
@@ -893,17 +869,13 @@ def _write_failed(e: BaseException) -> str:
 
 
 def _internal(e: Exception) -> PgError:
-    import duckdb
-
-    from walsender_proxy.sql import functions
-
     full = disk_full_error(e, _write_failed(e))
     if full is not None:
         return full
     msg = str(e).split("\n")[0]
-    udf_error = functions.udf_error(msg)
-    if udf_error is not None:
-        return udf_error
+    original = udf_error(msg)
+    if original is not None:
+        return original
     if isinstance(e, duckdb.InterruptException):
         return PgError("57014", "canceling statement due to user request")
     if isinstance(e, duckdb.ConversionException):

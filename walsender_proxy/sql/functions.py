@@ -8,10 +8,8 @@ functions are in :mod:`~walsender_proxy.sql.slot_functions`, advisory locks and 
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from decoding.errors import PgError
 from decoding.lsn import format_lsn
@@ -19,12 +17,12 @@ from walsender_proxy.lake import bulk
 from walsender_proxy.lake.transaction import Isolation
 from walsender_proxy.sql import literals, lock_functions, slot_functions
 from walsender_proxy.sql.rewrite_funcs import ADVISORY
+from walsender_proxy.sql.udf_errors import keep_errors
 
 if TYPE_CHECKING:
     import duckdb
 
-    from walsender_proxy.server.context import ServerContext
-    from walsender_proxy.sql.executor import Executor
+    from walsender_proxy.sql.services import SessionState, SqlServices
 
 #: UDF names get this prefix (DuckDB has built-ins of some of these names).
 PREFIX = "wpx_"
@@ -52,38 +50,11 @@ SERVER_FUNCTIONS = frozenset(
 )
 
 
-#: PgErrors raised inside UDFs, by message: DuckDB re-raises them as InvalidInputException
-#: with the text only, and the executor turns them back into the original (with SQLSTATE).
-_udf_errors: dict[str, PgError] = {}
-_UDF_PREFIX = "Python exception occurred while executing the UDF: PgError: "
+def install(con: duckdb.DuckDBPyConnection, services: SqlServices) -> None:
+    lake = services.lake
 
-
-def udf_error(message: str) -> PgError | None:
-    i = message.find(_UDF_PREFIX)
-    if i < 0:
-        return None
-    return _udf_errors.pop(message[i + len(_UDF_PREFIX) :].strip(), None)
-
-
-def keep_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(fn)
-    def call(*args: Any) -> Any:
-        try:
-            return fn(*args)
-        except PgError as e:
-            if len(_udf_errors) > 100:
-                _udf_errors.clear()
-            _udf_errors[str(e.message).strip()] = e
-            raise
-
-    return call
-
-
-def install(con: duckdb.DuckDBPyConnection, ctx: ServerContext) -> None:
-    lake = ctx.lake
-
-    def session(pid: int) -> Executor:
-        ex = ctx.executor(pid)
+    def session(pid: int) -> SessionState:
+        ex = services.backends.executor(pid)
         if ex is None:
             raise PgError("XX000", f"no session with pid {pid}")
         return ex
@@ -93,7 +64,7 @@ def install(con: duckdb.DuckDBPyConnection, ctx: ServerContext) -> None:
         tx = ex.tx
         if tx is None:
             raise PgError("25P01", "pg_export_snapshot() requires a transaction")
-        return ctx.snapshots.export(tx.statement_csn(), ex, pid)
+        return services.snapshots.export(tx.statement_csn(), ex, pid)
 
     def emit(pid: int, transactional: bool, prefix: str, content: str) -> str:
         if transactional:
@@ -109,9 +80,9 @@ def install(con: duckdb.DuckDBPyConnection, ctx: ServerContext) -> None:
             raise PgError("25P01", "no transaction")
         return tx._ensure_xid()
 
-    def pipeline_role(pid: int, fn: str) -> Executor:
+    def pipeline_role(pid: int, fn: str) -> SessionState:
         ex = session(pid)
-        me = ctx.roles.get(ex.user)
+        me = services.roles.get(ex.user)
         if me is None or not (me.superuser or me.replication):
             raise PgError("42501", f"permission denied for function {fn}")
         return ex
@@ -171,8 +142,8 @@ def install(con: duckdb.DuckDBPyConnection, ctx: ServerContext) -> None:
         ("txid_current", current_xid, ["INTEGER"], "BIGINT"),
         ("pg_current_xact_id", current_xid, ["INTEGER"], "BIGINT"),
     ]
-    udfs += slot_functions.udfs(ctx, session)
-    udfs += lock_functions.udfs(ctx, session)
+    udfs += slot_functions.udfs(services, session)
+    udfs += lock_functions.udfs(services, session)
     for name, fn, args, ret in udfs:
         con.create_function(PREFIX + name, keep_errors(fn), args, ret, side_effects=True)  # type: ignore[arg-type]
     literals.install(con)

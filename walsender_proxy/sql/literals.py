@@ -49,6 +49,7 @@ from walsender_proxy.sql.nodes import (
     op,
     str_const,
 )
+from walsender_proxy.sql.udf_errors import keep_errors
 
 #: The DuckDB type each lake type computes as in rewritten SQL (the rewriter's casts use the
 #: same names). numeric: DOUBLE without a typmod (docs/sql-server.md), DECIMAL(p,s) up to
@@ -569,8 +570,6 @@ def install(con: Any) -> None:
     """Create the input and output UDFs in ``con``'s database, once. DuckDB keeps a Python
     UDF only while the connection that created it is open: the server passes its own
     long-lived connection (and tests that run rewritten SQL on a bare connection, theirs)."""
-    from walsender_proxy.sql.functions import keep_errors
-
     have = {r[0] for r in con.execute(
         "SELECT function_name FROM duckdb_functions() WHERE function_name LIKE 'wpx_%put_%'"
     ).fetchall()}

@@ -10,13 +10,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from decoding.errors import PgError
+from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.sql.advisory import EXCLUSIVE, SHARE, key_of
-from walsender_proxy.sql.outcomes import Notice
 from walsender_proxy.sql.rewrite_funcs import ADVISORY, ARITY_SUFFIX
 
 if TYPE_CHECKING:
-    from walsender_proxy.server.context import ServerContext
-    from walsender_proxy.sql.executor import Executor
+    from walsender_proxy.sql.services import SessionState, SqlServices
 
 Udf = tuple[str, Callable[..., Any], list[str], str]
 
@@ -24,7 +23,7 @@ Udf = tuple[str, Callable[..., Any], list[str], str]
 DATABASE_OID = 5
 
 
-def udfs(ctx: ServerContext, session: Callable[[int], Executor]) -> list[Udf]:
+def udfs(services: SqlServices, session: Callable[[int], SessionState]) -> list[Udf]:
     def advisory(name: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
         """One of the pg_advisory_* functions (by its name's parts), for a key of one
         bigint or two int4."""
@@ -35,13 +34,13 @@ def udfs(ctx: ServerContext, session: Callable[[int], Executor]) -> list[Udf]:
             ex = session(pid)
             key = key_of(DATABASE_OID, *keys)
             if unlock:
-                if ctx.advisory.release(pid, key, mode):
+                if services.advisory.release(pid, key, mode):
                     return True
                 ex.notices.append(Notice("WARNING", "01000", f"you don't own a lock of type {mode}"))
                 return False
             if xact:
                 ex.advisory_xact = True
-            got = ctx.advisory.acquire(
+            got = services.advisory.acquire(
                 pid, key, mode, xact=xact, wait=not tries,
                 lock_timeout=ex.settings.number("lock_timeout") / 1000,
                 deadlock_timeout=ex.settings.number("deadlock_timeout") / 1000,
@@ -58,7 +57,7 @@ def udfs(ctx: ServerContext, session: Callable[[int], Executor]) -> list[Udf]:
         return bigint_key, int4_keys
 
     def unlock_all(pid: int) -> str:
-        ctx.advisory.release_all(pid, xact=False)
+        services.advisory.release_all(pid, xact=False)
         return ""
 
     def sleep(pid: int, seconds: float) -> str:

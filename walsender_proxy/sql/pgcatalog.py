@@ -41,9 +41,9 @@ import pyarrow as pa
 from decoding.catalog import Catalog, Table
 from decoding.errors import PgError, disk_full_error
 from decoding.pgtypes import ColumnType
-from walsender_proxy.sql import pgcatalog_data as data
+from walsender_proxy.backend import pgcatalog_data as data
+from walsender_proxy.backend.settings import PG_SETTINGS, SERVER_DEFAULTS, shown_setting
 from walsender_proxy.sql.pgcatalog_expr import deparse_row_filter
-from walsender_proxy.sql.settings import PG_SETTINGS, SERVER_DEFAULTS, shown_setting
 
 PG_CATALOG_OID = 11
 PG_TOAST_OID = 99

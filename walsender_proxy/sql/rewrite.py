@@ -50,6 +50,7 @@ from pglast.stream import RawStream
 
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType
+from walsender_proxy.backend.settings import shown_once_set
 from walsender_proxy.sql import literals, pgcatalog
 from walsender_proxy.sql.nodes import bool_const as _bool
 from walsender_proxy.sql.nodes import call as _call
@@ -75,7 +76,6 @@ from walsender_proxy.sql.rewrite_funcs import (
     SERVER_VALUES,
     duckdb_functions,
 )
-from walsender_proxy.sql.settings import shown_once_set
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,8 +14,7 @@ from decoding.lsn import format_lsn, parse_lsn
 from walsender_proxy.sql.rewrite_funcs import ROW_SUFFIX
 
 if TYPE_CHECKING:
-    from walsender_proxy.server.context import ServerContext
-    from walsender_proxy.sql.executor import Executor
+    from walsender_proxy.sql.services import SessionState, SqlServices
 
 Udf = tuple[str, Callable[..., Any], list[str], str]
 
@@ -26,10 +25,10 @@ def _record_text(row: dict[str, str]) -> str:
     return "(" + ",".join(row.values()) + ")"
 
 
-def udfs(ctx: ServerContext, session: Callable[[int], Executor]) -> list[Udf]:
-    def slot_user(pid: int) -> Executor:
+def udfs(services: SqlServices, session: Callable[[int], SessionState]) -> list[Udf]:
+    def slot_user(pid: int) -> SessionState:
         ex = session(pid)
-        me = ctx.roles.get(ex.user)
+        me = services.roles.get(ex.user)
         if me is None or not (me.superuser or me.replication):
             raise PgError("42501", "must be superuser or replication role to use replication slots")
         return ex
@@ -38,7 +37,7 @@ def udfs(ctx: ServerContext, session: Callable[[int], Executor]) -> list[Udf]:
         ex = slot_user(pid)
         if ex.tx is not None and ex.tx.xid is not None:
             raise PgError("25001", "cannot create logical replication slot in transaction that has performed writes")
-        slot, _ = ctx.slots.create_logical(
+        slot, _ = services.slots.create_logical(
             name, plugin, ex.database, owner=pid, temporary=bool(temporary), two_phase=bool(two_phase)
         )
         return {"slot_name": slot.name, "lsn": format_lsn(slot.confirmed_flush)}
@@ -52,7 +51,7 @@ def udfs(ctx: ServerContext, session: Callable[[int], Executor]) -> list[Udf]:
             lsn = parse_lsn(upto)
         except ValueError:
             raise PgError("22P02", f'invalid input syntax for type pg_lsn: "{upto}"') from None
-        slot = ctx.slots.advance_to(name, lsn, pid)
+        slot = services.slots.advance_to(name, lsn, pid)
         return {"slot_name": slot.name, "end_lsn": format_lsn(slot.confirmed_flush)}
 
     def advance(pid: int, name: str, upto: str) -> str:
@@ -60,7 +59,7 @@ def udfs(ctx: ServerContext, session: Callable[[int], Executor]) -> list[Udf]:
 
     def drop(pid: int, name: str) -> str:
         slot_user(pid)
-        ctx.slots.drop(name, pid)
+        services.slots.drop(name, pid)
         return ""  # void's text
 
     create_args = ["INTEGER", "VARCHAR", "VARCHAR", "BOOLEAN", "BOOLEAN"]

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from decoding.errors import PgError
-from walsender_proxy.sql import pgcatalog_data
+from walsender_proxy.backend import pgcatalog_data
 
 
 @dataclass(frozen=True, slots=True)

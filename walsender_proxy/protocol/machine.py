@@ -110,14 +110,14 @@ class ConnectionMachine:
                     # do not match its parameters) is an error like any in that message:
                     # what follows up to Sync is skipped, as PostgreSQL does.
                     self.skipping = True
-                return ProtocolError(e.to_error_response(), fatal)
+                return ProtocolError(m.ErrorResponse.from_violation(e), fatal)
             if msg is None:
                 if self._eof:
                     try:
                         self.parser.eof()
                     except ProtocolViolation as e:
                         self.phase = Phase.CLOSED
-                        return ProtocolError(e.to_error_response(), True)
+                        return ProtocolError(m.ErrorResponse.from_violation(e), True)
                     self.phase = Phase.CLOSED
                     return ConnectionClosed()
                 return None

@@ -1,8 +1,7 @@
 """The byte side of one client connection: a sans-IO :class:`ConnectionMachine` over an
 asyncio stream, with the output queued and written in few pieces.
 
-Shared by the server's :class:`~walsender_proxy.server.session.Session` and by a walsender
-process, which takes a replication connection over for the length of one stream and needs
+Shared by the server's sessions and by a walsender process, which takes a replication connection over for the length of one stream and needs
 the same framing and flushing, but none of a session's SQL.
 """
 
@@ -12,10 +11,14 @@ import asyncio
 from typing import Any
 
 from walsender_proxy.protocol import messages as m
-from walsender_proxy.server.machine import ConnectionMachine
+from walsender_proxy.protocol.machine import ConnectionMachine
 
 #: Queued output is written once it passes this (see :meth:`Conn.maybe_flush`).
 FLUSH_AT = 1 << 16
+
+
+class Disconnect(Exception):
+    """The connection ends here (after whatever was already queued is flushed)."""
 
 
 class Conn:

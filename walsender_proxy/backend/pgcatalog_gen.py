@@ -1,12 +1,12 @@
-"""Regenerate :mod:`walsender_proxy.sql.pgcatalog_data` from a real PostgreSQL 15.
+"""Regenerate :mod:`walsender_proxy.backend.pgcatalog_data` from a real PostgreSQL 15.
 
 The emulated catalog must look like PostgreSQL 15's down to column order, type OIDs, setting
 descriptions and predefined roles. Typing that by hand would drift; dumping it from the real
 server keeps it exact and reviewable (the output is plain literals). Run against a freshly
 initdb'ed cluster (``initdb --locale=C -E UTF8``) so no user objects leak in::
 
-    python -m walsender_proxy.sql.pgcatalog_gen "host=... port=... user=postgres" \\
-        > walsender_proxy/sql/pgcatalog_data.py && ruff format walsender_proxy/sql/pgcatalog_data.py
+    python -m walsender_proxy.backend.pgcatalog_gen "host=... port=... user=postgres" \\
+        > walsender_proxy/backend/pgcatalog_data.py && ruff format walsender_proxy/backend/pgcatalog_data.py
 """
 
 from __future__ import annotations

@@ -3,6 +3,11 @@
 Passwords are never stored: a role keeps a SCRAM-SHA-256 verifier (salt, stored key, server
 key, iterations) in ``DATA/roles.json``, the same data PostgreSQL keeps in pg_authid. The
 cleartext ``password`` method checks a password by deriving the verifier again.
+
+Only SCRAM-SHA-256 verifiers are stored (PostgreSQL 15's default ``password_encryption``,
+which the proxy does not let be changed): a password given as a SCRAM secret is kept as it
+is, as PostgreSQL keeps it; one given as an MD5 hash (``md5`` and 32 hex digits), which
+PostgreSQL would keep and then check by the md5 method, is refused with 0A000.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import secrets
 import threading
 from dataclasses import asdict, dataclass, replace
@@ -38,14 +44,22 @@ class Verifier:
         return f"{MECHANISM}${self.iterations}:{b(self.salt).decode()}${b(self.stored_key).decode()}:{b(self.server_key).decode()}"
 
     @classmethod
-    def from_text(cls, text: str) -> Verifier:
-        mech, iters_salt, keys = text.split("$")
-        if mech != MECHANISM:
-            raise ValueError(f"unsupported verifier {mech}")
-        iters, salt = iters_salt.split(":")
-        stored, server = keys.split(":")
-        d = base64.b64decode
-        return cls(d(salt), d(stored), d(server), int(iters))
+    def from_text(cls, text: str) -> Verifier | None:
+        """A SCRAM secret as PostgreSQL's parse_scram_secret reads it, or None if the text
+        is not one (base64 with blanks skipped; each key 32 bytes)."""
+        m = _SCRAM_SECRET.fullmatch(text)
+        if m is None:
+            return None
+        iters, *parts = m.groups()
+        try:
+            salt, stored, server = (
+                base64.b64decode(re.sub(r"[ \t\n\r]", "", p), validate=True) for p in parts
+            )
+        except ValueError:
+            return None
+        if len(stored) != SCRAM_KEY_LEN or len(server) != SCRAM_KEY_LEN or int(iters) < 1:
+            return None
+        return cls(salt, stored, server, int(iters))
 
     @classmethod
     def make(cls, password: str, iterations: int = ITERATIONS, salt: bytes | None = None) -> Verifier:
@@ -58,6 +72,29 @@ class Verifier:
     def check(self, password: str) -> bool:
         other = Verifier.make(password, self.iterations, self.salt)
         return hmac.compare_digest(other.stored_key, self.stored_key) and hmac.compare_digest(other.server_key, self.server_key)
+
+
+SCRAM_KEY_LEN = 32
+_SCRAM_SECRET = re.compile(r"SCRAM-SHA-256\$([0-9]+):([^$]+)\$([^:]+):(.+)", re.DOTALL)
+_MD5_HASH = re.compile(r"md5[0-9a-f]{32}")
+
+
+def stored_password(password: str) -> str | None:
+    """What pg_authid.rolpassword gets for ``PASSWORD '…'`` (PostgreSQL's
+    encrypt_password): None for the empty string (PostgreSQL clears the password, with a
+    NOTICE), a SCRAM secret as it is, an MD5 hash refused, else a new SCRAM verifier."""
+    if password == "":
+        return None
+    if _MD5_HASH.fullmatch(password):
+        raise PgError(
+            "0A000",
+            "MD5 password hashes are not supported by walsender-proxy",
+            hint="Give the password itself (stored as a SCRAM-SHA-256 verifier) or a "
+            "SCRAM-SHA-256 secret.",
+        )
+    if Verifier.from_text(password) is not None:
+        return password
+    return Verifier.make(password).to_text()
 
 
 def _prepare(password: str) -> bytes:
@@ -81,6 +118,8 @@ class Role:
     verifier: str | None = None  # Verifier.to_text(), or None: no password set
 
     def password_verifier(self) -> Verifier | None:
+        """The SCRAM verifier, or None when there is none (then every password check fails,
+        as PostgreSQL's fails for a role without a valid SCRAM secret)."""
         return Verifier.from_text(self.verifier) if self.verifier else None
 
 
@@ -90,6 +129,7 @@ class RoleStore:
     def __init__(self, path: Path, bootstrap_user: str = "postgres") -> None:
         self.path = path
         self._lock = threading.Lock()
+        self._mock_nonce = self._read_mock_nonce(path.with_name("mock_auth_nonce"))
         if path.exists():
             data = json.loads(path.read_text())
             self._roles = {r["name"]: Role(**r) for r in data}
@@ -106,12 +146,40 @@ class RoleStore:
             }
             self._save()
 
-    def _save(self) -> None:
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps([asdict(r) for r in self._roles.values()], indent=1))
-        with open(tmp) as f:
+    @staticmethod
+    def _write(path: Path, data: bytes) -> None:
+        tmp = path.with_suffix(".tmp")
+        with open(tmp, "wb") as f:
+            f.write(data)
             os.fsync(f.fileno())
-        os.replace(tmp, self.path)
+        os.replace(tmp, path)
+
+    def _save(self) -> None:
+        self._write(self.path, json.dumps([asdict(r) for r in self._roles.values()], indent=1).encode())
+
+    @classmethod
+    def _read_mock_nonce(cls, path: Path) -> bytes:
+        """The data directory's secret for mock salts (PostgreSQL keeps one in pg_control
+        from initdb on), made at first use."""
+        if not path.exists():
+            cls._write(path, secrets.token_bytes(32))
+        return path.read_bytes()
+
+    def mock_verifier(self, user: str) -> Verifier:
+        """The verifier an unknown user, or one without a SCRAM secret, is challenged with
+        (the exchange then fails). Its salt is PostgreSQL's scram_mock_salt: SHA-256 of the
+        user name and the data directory's secret, so it is the same at every attempt and
+        unlike any other user's, as a real user's salt is; one salt shared by every unknown
+        user would tell them apart from the real ones."""
+        salt = hashlib.sha256(user.encode() + self._mock_nonce).digest()[:16]
+        unusable = bytes(SCRAM_KEY_LEN)  # no client key hashes to it
+        return Verifier(salt, unusable, unusable, ITERATIONS)
+
+    def is_member(self, member: str, role: str) -> bool:
+        """hba.c's is_member (is_member_of_role_nosuper): both roles exist and ``member``
+        is ``role`` or, directly or indirectly, a member of it. Roles cannot be granted to
+        roles here (GRANT role and IN ROLE are 0A000), so a role's only member is itself."""
+        return member == role and member in self._roles
 
     def get(self, name: str) -> Role | None:
         return self._roles.get(name)
@@ -126,7 +194,7 @@ class RoleStore:
             oid = max(r.oid for r in self._roles.values()) + 1
             oid = max(oid, 16384)
             role = Role(
-                name, oid, verifier=Verifier.make(password).to_text() if password else None, **attrs
+                name, oid, verifier=stored_password(password) if password is not None else None, **attrs
             )
             self._roles[name] = role
             self._save()
@@ -140,7 +208,7 @@ class RoleStore:
             if role is None:
                 raise PgError("42704", f'role "{name}" does not exist')
             if password is not None:
-                role = replace(role, verifier=Verifier.make(password).to_text())
+                role = replace(role, verifier=stored_password(password))
             elif clear_password:
                 role = replace(role, verifier=None)
             role = replace(role, **attrs)

@@ -1,0 +1,45 @@
+"""Prepared statements and portals of the extended query protocol: what Parse and Bind
+leave for Describe and Execute, kept per session by the executor."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from walsender_proxy.backend.outcomes import Outcome, Rows
+
+
+@dataclass(slots=True)
+class Prepared:
+    name: str
+    text: str
+    node: Any
+    param_types: list[int]
+    #: How many parameters Bind must supply (counted once, at Parse): the highest ``$n``
+    #: used or the number of types Parse declared, whichever is more (PostgreSQL's
+    #: num_params).
+    nparams: int = -1
+    #: Declared parameters the statement does not use (their values go nowhere).
+    unused: frozenset[int] = frozenset()
+    #: Bind's formats and the receive functions they chose (Engine.decode_params).
+    param_recv: tuple[tuple[int, ...], list[Any]] | None = None
+    #: Whether Describe can find result columns (None: not yet asked; see describe_portal).
+    may_describe_rows: bool | None = None
+
+
+@dataclass(slots=True)
+class Portal:
+    name: str
+    stmt: Prepared
+    params: list[Any]
+    result_formats: list[int]
+    outcomes: Iterator[Outcome] | None = None
+    pending_rows: Rows | None = None
+    reader: Iterator[pa.RecordBatch] | None = None
+    carry: pa.RecordBatch | None = None
+    sent: int = 0
+    done: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)

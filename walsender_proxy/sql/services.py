@@ -1,0 +1,140 @@
+"""What a SQL session is to the machinery below its executor, and what it gets from the
+server: narrow services, not the server itself.
+
+The executor (:mod:`walsender_proxy.sql.executor`) owns a session's state and dispatches
+its statements; the engine that runs them, the catalog emulation and the SQL functions
+read and set a few parts of that state — :class:`SessionState` names them — so none of them
+imports the executor.
+
+The executor, the SQL functions and the catalog emulation need a handful of things the
+server owns — the lake, the roles, exported snapshots, advisory locks, statement timers,
+replication slots, the table of running backends and a few facts about the server. They
+receive exactly these, as :class:`SqlServices`; the server builds it (``server/context.py``)
+and implements the two protocols below with its own objects. So ``sql`` never imports
+``server`` or ``replication``, and a session needs nothing a process of its own could not be
+given: every service here is a narrow interface a future out-of-process backend would
+reach through a small channel instead.
+"""
+
+from __future__ import annotations
+
+import datetime
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from walsender_proxy.backend.outcomes import Notice
+from walsender_proxy.backend.roles import RoleStore
+from walsender_proxy.backend.settings import Settings
+from walsender_proxy.backend.snapshots import SnapshotRegistry
+from walsender_proxy.lake import Lake, Transaction
+from walsender_proxy.sql.advisory import AdvisoryLocks
+from walsender_proxy.sql.timeouts import Deadlines
+
+if TYPE_CHECKING:
+    from walsender_proxy.lake.lake import ConsistentPoint
+
+
+class SessionState(Protocol):
+    # who and where
+    user: str
+    database: str
+    backend_pid: int
+    settings: Settings
+    lake: Lake
+    services: SqlServices
+    client_addr: str | None
+    client_port: int | None
+    server_addr: str | None
+    backend_start: datetime.datetime
+    # the transaction
+    tx: Transaction | None
+    explicit: bool
+    #: the transaction took an advisory lock of its own (released at its end)
+    advisory_xact: bool
+    # the running statement
+    cancelled: threading.Event
+    notices: list[Notice]
+    query: str
+    query_start: float | None
+    running: bool
+
+    @property
+    def status(self) -> str:
+        """ReadyForQuery's transaction status: I, T or E."""
+        ...
+
+    def search_path(self) -> list[str]: ...
+
+    def fail(self) -> None:
+        """The statement failed: the transaction aborts (see Executor.fail)."""
+        ...
+
+
+class SlotState(Protocol):
+    """What SQL reads of a replication slot."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def confirmed_flush(self) -> int: ...
+
+
+class SlotService(Protocol):
+    """The replication slots, as the SQL slot functions use them (the walsender's
+    ``SlotStore`` is one)."""
+
+    def create_logical(
+        self,
+        name: str,
+        plugin: str,
+        database: str,
+        *,
+        owner: int,
+        temporary: bool = False,
+        two_phase: bool = False,
+        failover: bool = False,
+    ) -> tuple[SlotState, ConsistentPoint]: ...
+
+    def advance_to(self, name: str, upto: int, pid: int) -> SlotState: ...
+
+    def drop(self, name: str, pid: int) -> None: ...
+
+
+class Backends(Protocol):
+    """The server's table of running backends: for pg_stat_activity, and for functions
+    that act on the calling session (DuckDB UDFs get its pid, not the session)."""
+
+    def sessions(self) -> list[tuple[int, SessionState]]: ...
+
+    def executor(self, pid: int) -> SessionState | None: ...
+
+    def is_walsender(self, pid: int) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ServerFacts:
+    """What the server is, as SQL shows it: its version and port, its configured settings
+    (``pg_settings`` of the server's own values), and the rows of the views it owns
+    (``pg_replication_slots``, ``pg_stat_replication``, ``pg_locks``), made when read."""
+
+    version: str
+    port: int
+    parameters: Callable[[], Mapping[str, str]]
+    catalog_rows: Mapping[str, Callable[[], list[dict[str, Any]]]]
+
+
+@dataclass(slots=True)
+class SqlServices:
+    lake: Lake
+    roles: RoleStore
+    snapshots: SnapshotRegistry
+    advisory: AdvisoryLocks
+    deadlines: Deadlines
+    slots: SlotService
+    backends: Backends
+    server: ServerFacts
+    #: The catalog emulation's view of the server (roles, settings), kept while it holds.
+    catalog_cache: dict[str, Any] = field(default_factory=dict)
