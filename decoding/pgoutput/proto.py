@@ -18,7 +18,6 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from itertools import repeat
 from operator import length_hint
 from typing import ClassVar, Final, TypeAlias
@@ -26,7 +25,6 @@ from typing import ClassVar, Final, TypeAlias
 __all__ = [
     "MESSAGE_CLASSES",
     "MESSAGE_TRANSACTIONAL",
-    "PG_EPOCH",
     "PROTO_VERSION_MAX",
     "PROTO_VERSION_MIN",
     "RELATION_COLUMN_KEY",
@@ -64,10 +62,8 @@ __all__ = [
     "Type",
     "Unchanged",
     "Update",
-    "datetime_from_pg",
     "decode_message",
     "encode_insert_batch",
-    "pg_from_datetime",
 ]
 
 PROTO_VERSION_MIN: Final = 1
@@ -84,8 +80,6 @@ REPLICA_IDENTITY_DEFAULT: Final = "d"
 REPLICA_IDENTITY_NOTHING: Final = "n"
 REPLICA_IDENTITY_FULL: Final = "f"
 REPLICA_IDENTITY_INDEX: Final = "i"
-
-PG_EPOCH: Final = datetime(2000, 1, 1, tzinfo=UTC)
 
 # Precompiled layouts; ">" because the wire is network order.  Encoders pack the
 # type byte with the fixed fields; decoders read the body after it.
@@ -155,20 +149,6 @@ UNCHANGED: Final = Unchanged()
 
 #: One column of a TupleData: encoded bytes ('t' or 'b'), None (NULL), or UNCHANGED.
 ColumnValue: TypeAlias = bytes | Unchanged | None
-
-
-def pg_from_datetime(value: datetime) -> int:
-    """Convert an aware datetime to PostgreSQL's wire timestamp.
-
-    Integer arithmetic on the timedelta, not float seconds, so microseconds
-    survive for dates far from the epoch.
-    """
-    delta = value - PG_EPOCH
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
-
-
-def datetime_from_pg(value: int) -> datetime:
-    return PG_EPOCH + timedelta(microseconds=value)
 
 
 # --------------------------------------------------------------------------- reading

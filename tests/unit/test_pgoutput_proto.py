@@ -41,11 +41,10 @@ from decoding.pgoutput import (
     TupleData,
     Type,
     Update,
-    datetime_from_pg,
     decode_message,
     encode_insert_batch,
-    pg_from_datetime,
 )
+from decoding.pgtime import datetime_to_pg, pg_to_datetime
 from tests.unit.pgoutput_fixtures import CAPTURES_DIR, CapturedMessage, pgoutput_connections
 
 
@@ -55,7 +54,7 @@ def lsn(text: str) -> int:
 
 
 def ts(text: str) -> int:
-    return pg_from_datetime(datetime.fromisoformat(text))
+    return datetime_to_pg(datetime.fromisoformat(text))
 
 
 # ------------------------------------------------------------------ captured fixtures
@@ -133,7 +132,7 @@ def test_captured_field_values(captured):
     """Spot-check decoded fields against the decoded listing in pgoutput_by_step.md."""
     begin = first(captured, b"B", lambda b: b.xid == 767)
     assert begin == Begin(lsn("0/19AD688"), ts("2026-11-21T23:38:34.226305+00:00"), 767)
-    assert datetime_from_pg(begin.commit_time) == datetime(
+    assert pg_to_datetime(begin.commit_time) == datetime(
         2026, 11, 21, 23, 38, 34, 226305, tzinfo=UTC
     )
 
@@ -461,9 +460,9 @@ def test_min_versions():
 
 
 def test_timestamp_helpers():
-    assert pg_from_datetime(datetime(2000, 1, 1, tzinfo=UTC)) == 0
-    assert pg_from_datetime(datetime(1999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)) == -1
-    assert datetime_from_pg(-1) == datetime(1999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)
+    assert datetime_to_pg(datetime(2000, 1, 1, tzinfo=UTC)) == 0
+    assert datetime_to_pg(datetime(1999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)) == -1
+    assert pg_to_datetime(-1) == datetime(1999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)
 
 
 # -------------------------------------------------------------------- properties

@@ -29,6 +29,7 @@ from decoding.catalog import RID, Catalog, CatalogHistory, Table
 from decoding.changelog import ChangeLog, LogFailedError
 from decoding.errors import PgError, disk_full_error
 from decoding.lsn import format_lsn
+from decoding.pgtime import pg_now
 from walsender_proxy.lake.catalog_horizon import CatalogHorizon
 from walsender_proxy.lake.csn import CsnClock
 from walsender_proxy.lake.errors import (
@@ -62,7 +63,6 @@ from walsender_proxy.lake.transaction import (
     Isolation,
     State,
     Transaction,
-    pg_now,
 )
 
 log = logging.getLogger(__name__)

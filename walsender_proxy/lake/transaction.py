@@ -13,7 +13,6 @@ import contextlib
 import enum
 import itertools
 import struct
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -53,14 +52,6 @@ from walsender_proxy.lake.store import SnapshotQuery, concat_rows, delta_rows, f
 if TYPE_CHECKING:
     from walsender_proxy.lake.lake import Lake
     from walsender_proxy.lake.retention import Hold
-
-PG_EPOCH_US = 946_684_800_000_000
-
-
-def pg_now() -> int:
-    """Now as PostgreSQL's TimestampTz: microseconds since 2000-01-01 UTC."""
-    return time.time_ns() // 1000 - PG_EPOCH_US
-
 
 class Isolation(enum.Enum):
     READ_COMMITTED = "read committed"

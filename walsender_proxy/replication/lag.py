@@ -13,16 +13,15 @@ whole log being behind.
 
 from __future__ import annotations
 
-import datetime
 import time
+
+from decoding.pgtime import pg_to_datetime
 
 #: Samples kept (walsender.c's LAG_TRACKER_BUFFER_SIZE).
 BUFFER_SIZE = 8192
 #: Seconds between two samples (WALSND_LOGICAL_LAG_TRACK_INTERVAL_MS).
 SAMPLE_EVERY = 1.0
 WRITE, FLUSH, APPLY = range(3)
-
-_PG_EPOCH = datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC)
 
 
 class LagTracker:
@@ -147,5 +146,5 @@ class ReplyState:
             "sent_lsn": lsn(self.sent_lsn), "write_lsn": lsn(self.write_lsn),
             "flush_lsn": lsn(self.flush_lsn), "replay_lsn": lsn(self.apply_lsn),
             "write_lag": lag(self.write_lag), "flush_lag": lag(self.flush_lag), "replay_lag": lag(self.apply_lag),
-            "reply_time": _PG_EPOCH + datetime.timedelta(microseconds=self.reply_time) if self.reply_time else None,
+            "reply_time": pg_to_datetime(self.reply_time) if self.reply_time else None,
         }  # fmt: skip
