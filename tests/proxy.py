@@ -5,6 +5,7 @@ clients that hold the GIL while they wait for an answer, as some libpq calls do)
 from __future__ import annotations
 
 import asyncio
+import re
 import signal
 import socket
 import subprocess
@@ -83,14 +84,21 @@ class ProxyProcess:
     """``walsender-proxy serve`` in a process of its own, over ``data_dir`` (made with
     ``init`` when missing). ``config`` is TOML text appended to the default configuration."""
 
-    def __init__(self, data_dir: Path | None = None, *, config: str = "") -> None:
+    def __init__(self, data_dir: Path | None = None, *, config: str = "", server: str = "") -> None:
+        """``server``: TOML lines for the configuration's ``[server]`` table."""
         self.dir = data_dir or Path(tempfile.mkdtemp(prefix="wpx-proxy-")) / "data"
         self.port = free_port()
         self.config: Path | None = None
-        if config:
+        if config or server:
             default = Path(__file__).parents[1] / "conf" / "walsender-proxy.toml"
             self.config = self.dir.parent / f"proxy-{self.port}.toml"
-            self.config.write_text(default.read_text() + "\n" + config)
+            text = default.read_text()
+            for line in filter(None, server.splitlines()):
+                key = line.split("=", 1)[0].strip()
+                text, n = re.subn(rf"(?m)^{re.escape(key)}\s*=.*$", lambda _, line=line: line, text, count=1)
+                if not n:
+                    text = text.replace("[server]\n", f"[server]\n{line}\n", 1)
+            self.config.write_text(text + "\n" + config)
         self.proc: subprocess.Popen[str] | None = None
         self.output = ""
 

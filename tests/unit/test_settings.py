@@ -28,7 +28,7 @@ from walsender_proxy.sql.pgcatalog import shown_setting
     ],
 )
 def test_time_settings_take_units_and_show_the_largest_that_divides(given: str, shown: str, ms: int) -> None:
-    s = Settings()
+    s = Settings({"is_superuser": "on"})  # (deadlock_timeout is a superuser's, as in PostgreSQL)
     for name in ("lock_timeout", "statement_timeout", "deadlock_timeout", "idle_in_transaction_session_timeout"):
         if name == "deadlock_timeout" and ms == 0:
             continue  # (at least 1 ms, as in PostgreSQL)
@@ -49,3 +49,25 @@ def test_deadlock_and_wal_sender_timeouts_default_as_in_postgresql() -> None:
     s = Settings()
     assert shown_setting("deadlock_timeout", s.get("deadlock_timeout")) == "1s"
     assert shown_setting("wal_sender_timeout", s.get("wal_sender_timeout")) == "1min"
+
+
+def test_superuser_settings_need_a_superuser_and_backend_ones_the_start() -> None:
+    """PostgreSQL's contexts: a superuser setting is 42501 for others (at start-up too); a
+    backend setting can be given only at start-up (55P02 later)."""
+    plain = Settings()
+    for name in ("log_statement", "log_min_error_statement", "deadlock_timeout", "lc_messages"):
+        with pytest.raises(PgError) as ei:
+            plain.set(name, plain.get(name))
+        assert (ei.value.sqlstate, ei.value.message) == ("42501", f'permission denied to set parameter "{name}"')
+    with pytest.raises(PgError, match="permission denied"):
+        plain.set("log_connections", "on", startup=True)
+    su = Settings({"is_superuser": "on"})
+    su.set("log_statement", "MOD")
+    assert su.get("log_statement") == "mod"
+    su.set("log_connections", "on", startup=True)
+    with pytest.raises(PgError) as ei:
+        su.set("log_connections", "off")
+    assert (ei.value.sqlstate, ei.value.message) == ("55P02", 'parameter "log_connections" cannot be set after connection start')
+    with pytest.raises(PgError) as ei:
+        su.set("log_line_prefix", "%p")
+    assert ei.value.sqlstate == "55P02"

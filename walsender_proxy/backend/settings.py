@@ -23,6 +23,7 @@ from types import MappingProxyType
 
 from decoding.errors import PgError
 from walsender_proxy.backend import pgcatalog_data
+from walsender_proxy.backend.logs import DEFAULT_LINE_PREFIX, check_line_prefix
 
 
 @dataclass(frozen=True, slots=True)
@@ -374,6 +375,11 @@ def _pg_setting(name: str) -> PgSetting:
     return meta
 
 
+def _context(key: str) -> str:
+    meta = PG_SETTINGS.get(key)
+    return meta.context if meta is not None else "user"
+
+
 def _unchangeable(name: str) -> PgError:
     """SET of a setting the session cannot change, worded by its context as guc.c does."""
     meta = PG_SETTINGS.get(name.lower())
@@ -434,6 +440,13 @@ GUCS: dict[str, Guc] = {
         Guc("check_function_bodies", "on"),
         Guc("xmloption", "content"),
         Guc("jit", "off"),
+        Guc("log_statement", "none", category="Reporting and Logging / What to Log"),
+        Guc("log_min_error_statement", "error", category="Reporting and Logging / When to Log"),
+        Guc("log_parameter_max_length", "-1", category="Reporting and Logging / What to Log"),
+        Guc("log_connections", "off", category="Reporting and Logging / What to Log"),
+        Guc("log_disconnections", "off", category="Reporting and Logging / What to Log"),
+        Guc("log_line_prefix", DEFAULT_LINE_PREFIX, settable=False, check=check_line_prefix,
+            category="Reporting and Logging / What to Log"),
     )
 }
 
@@ -532,6 +545,11 @@ class Settings:
             raise _unchangeable(meta.name)
         if not g.settable and not force:
             raise _unchangeable(g.name)
+        context = _context(key)
+        if not force and not startup and context in ("backend", "superuser-backend"):
+            raise PgError("55P02", f'parameter "{g.name}" cannot be set after connection start')
+        if not force and self._base.get("is_superuser") != "on" and context in ("superuser", "superuser-backend"):
+            raise PgError("42501", f'permission denied to set parameter "{g.name}"')
         before = self.get(key)
         if value is not None:
             value = _validated(g, value)

@@ -52,6 +52,13 @@ class ServerSettings:
     hba: tuple[HbaRule, ...] = DEFAULT_RULES
     ssl_cert_file: str | None = None
     ssl_key_file: str | None = None
+    #: PostgreSQL's logging settings: the prefix of every log line, and the defaults of
+    #: what a session logs (a superuser may SET the last two).
+    log_line_prefix: str = "%m [%p] "
+    log_statement: str = "none"
+    log_min_error_statement: str = "error"
+    log_connections: bool = False
+    log_disconnections: bool = False
     extra: dict[str, str] = field(default_factory=dict)
 
     def server_version_num(self) -> str:
@@ -238,6 +245,10 @@ class ServerContext:
             "port": str(s.port), "listen_addresses": s.listen_addresses,
             "max_connections": str(s.max_connections), "max_wal_senders": str(s.max_wal_senders),
             "max_replication_slots": str(s.max_replication_slots),
+            "log_line_prefix": s.log_line_prefix, "log_statement": s.log_statement,
+            "log_min_error_statement": s.log_min_error_statement,
+            "log_connections": "on" if s.log_connections else "off",
+            "log_disconnections": "on" if s.log_disconnections else "off",
             "wal_sender_timeout": str(round(s.wal_sender_timeout * 1000)),
             "authentication_timeout": str(round(s.authentication_timeout)),
             "ssl": "on" if self.ssl_context is not None else "off",

@@ -14,6 +14,8 @@ import signal
 import ssl
 from contextlib import suppress
 
+from walsender_proxy.backend import logs
+from walsender_proxy.backend.settings import Settings
 from walsender_proxy.server.context import ServerContext
 from walsender_proxy.server.session import Session
 
@@ -60,6 +62,8 @@ class Server:
 
     async def start(self) -> None:
         s = self.ctx.settings
+        Settings(self.ctx.server_parameters())  # every configured setting checked, as at a start
+        logs.set_line_prefix(s.log_line_prefix)
         for name in PRELOAD:
             importlib.import_module(name)
         hosts = [h.strip() for h in s.listen_addresses.split(",") if h.strip()]

@@ -119,6 +119,7 @@ class Session(Conn):
         logs.log_error(
             log, e, backend_pid=self.pid, statement=ex.debug_query if ex is not None else None,
             min_error_statement=ex.settings.get("log_min_error_statement") if ex is not None else "error",
+            session=ex.log_session if ex is not None else None,
         )  # fmt: skip
         self.send(error_response(e))
         if self.pid:
@@ -159,6 +160,7 @@ class Session(Conn):
                 self.walsender.close()
             if self.executor is not None:
                 ex = self.executor
+                self._log_disconnection()
                 self.ctx.snapshots.release(ex)
                 await asyncio.to_thread(ex.close)
             if self.pid:
@@ -173,6 +175,9 @@ class Session(Conn):
     # -- start-up and authentication -----------------------------------------------------
     async def startup(self) -> bool:
         timeout = self.ctx.settings.authentication_timeout
+        if self.ctx.settings.log_connections:
+            port = f" port={self.port}" if self.port else ""
+            log.info("connection received: host=%s%s", self.address or "[local]", port)
         while True:
             try:
                 ev = await self.next_event(timeout)
@@ -252,6 +257,11 @@ class Session(Conn):
         ex = self.executor
         ex.client_addr, ex.client_port, ex.backend_start = self.address, self.port, self.started
         ex.server_addr = local[0] if isinstance(local, tuple) else None
+        ex.log_session = logs.LogSession(
+            self.pid, user, database, self.address, self.port, self.started.timestamp(),
+            "walsender" if is_walsender else "client backend",
+            lambda: settings.get("application_name"),
+        )  # fmt: skip
         self.ctx.backends.attach(self.pid, self.executor)
         if is_walsender:
 
@@ -262,11 +272,39 @@ class Session(Conn):
             self.send(m.ParameterStatus(name, value))
         self.send(m.BackendKeyData(self.pid, key))
         self.send(m.ReadyForQuery("I"))
-        log.info(
-            "connection authorized: user=%s database=%s application_name=%s", user, database,
-            settings.get("application_name"), extra={"backend_pid": self.pid},
-        )  # fmt: skip
+        if settings.get("log_connections") == "on":
+            log.info("%s", self._authorized_line(is_walsender, params), extra={"session": ex.log_session})
         return True
+
+    def _authorized_line(self, is_walsender: bool, params: dict[str, str]) -> str:
+        """log_connections' second line, as PostgreSQL 15's PerformAuthentication words it."""
+        if is_walsender:
+            text = f"replication connection authorized: user={self.user}"
+        else:
+            text = f"connection authorized: user={self.user} database={self.database}"
+        if "application_name" in params:
+            text += f" application_name={params['application_name']}"
+        tls = self.writer.get_extra_info("ssl_object")
+        if self.ssl and tls is not None:
+            cipher = tls.cipher()
+            if cipher is not None:
+                text += f" SSL enabled (protocol={tls.version()}, cipher={cipher[0]}, bits={cipher[2]})"
+        return text
+
+    def _log_disconnection(self) -> None:
+        """log_disconnections' line at the end of an authenticated session."""
+        ex = self.executor
+        if ex is None or ex.settings.get("log_disconnections") != "on":
+            return
+        ms = int((datetime.datetime.now(datetime.UTC) - self.started).total_seconds() * 1000)
+        h, rest = divmod(ms, 3_600_000)
+        mi, rest = divmod(rest, 60_000)
+        port = f" port={self.port}" if self.port else ""
+        log.info(
+            "disconnection: session time: %d:%02d:%02d.%03d user=%s database=%s host=%s%s",
+            h, mi, rest // 1000, rest % 1000, self.user, self.database, self.address or "[local]", port,
+            extra={"session": ex.log_session},
+        )  # fmt: skip
 
     async def authenticate(self, method: str, user: str, role: Role | None) -> None:
         if method == "trust":

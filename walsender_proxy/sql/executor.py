@@ -29,6 +29,7 @@ from pglast.stream import RawStream
 from decoding.catalog import RID, Table
 from decoding.errors import PgError, disk_full_error
 from decoding.lsn import format_lsn
+from walsender_proxy.backend import logs
 from walsender_proxy.backend.outcomes import (
     Column,
     CopyIn,
@@ -43,7 +44,7 @@ from walsender_proxy.backend.outcomes import (
 from walsender_proxy.backend.settings import Settings
 from walsender_proxy.lake import Isolation, Transaction
 from walsender_proxy.lake.transaction import State
-from walsender_proxy.sql import ddl_sql, pgcatalog
+from walsender_proxy.sql import ddl_sql, pgcatalog, statement_log
 from walsender_proxy.sql.engine import Engine, check_result_formats, returning
 from walsender_proxy.sql.portals import Portal, Prepared
 from walsender_proxy.sql.udf_errors import udf_error
@@ -155,6 +156,8 @@ class Executor:
         #: The text being run, for the log's STATEMENT line: a simple Query's whole string,
         #: or the prepared statement's (PostgreSQL's debug_query_string).
         self.debug_query: str | None = None
+        #: What this session's log lines show of it (set by the session).
+        self.log_session: logs.LogSession | None = None
         self.query_start: float | None = None
         self.running = False
         self.engine = Engine(self)
@@ -244,6 +247,8 @@ class Executor:
         if not stmts:
             yield Empty()
             return
+        if self._logs([n for n, _ in stmts]):
+            logs.log_statement(log, self.log_session, f"statement: {sql}")
         for node, text in stmts:
             self.cancelled.clear()
             self.cancel_reason = USER_REQUEST
@@ -290,7 +295,9 @@ class Executor:
         values = self.engine.decode_params(st, formats, params)
         if st.unused:
             values.unused = st.unused
-        self.portals[portal] = Portal(portal, st, values, list(result_formats))
+        p = self.portals[portal] = Portal(portal, st, values, list(result_formats))
+        if params and self.settings.get("log_statement") != "none":
+            p.extra["log_parameters"] = (tuple(formats), tuple(params))
 
     def describe_statement(self, name: str) -> tuple[list[int], list[Column] | None]:
         st = self.statements.get(name)
@@ -340,6 +347,8 @@ class Executor:
         if p is None:
             raise PgError("34000", f'portal "{name}" does not exist')
         self.debug_query = p.stmt.text
+        if p.stmt.node is not None and self.settings.get("log_statement") != "none" and self._logs([p.stmt.node]):
+            self._log_execute(p)
         if p.outcomes is None:
             # A cancel aimed at an earlier statement must not stop this one. Event.clear()
             # takes the event's lock even when there is nothing to clear (most of the time).
@@ -351,6 +360,30 @@ class Executor:
             else:
                 p.outcomes = self.run(p.stmt.node, p.stmt.text, p.params, p.result_formats)
         return p
+
+    def _logs(self, nodes: list[Any]) -> bool:
+        setting = self.settings.get("log_statement")
+        if setting == "none":  # (the common case, before any look at the statements)
+            return False
+
+        def prepared(name: str) -> Any:
+            st = self.statements.get(name)
+            return st.node if st is not None else None
+
+        return statement_log.logs(setting, nodes, prepared)
+
+    def _log_execute(self, p: Portal) -> None:
+        """``execute <name>[/portal]: text`` with the parameters, as exec_execute_message
+        logs it (``execute fetch from`` when a suspended portal runs on)."""
+        verb = "execute" if p.outcomes is None else "execute fetch from"
+        name = p.stmt.name or "<unnamed>"
+        portal = f"/{p.name}" if p.name else ""
+        detail = None
+        formats, raw = p.extra.get("log_parameters", ((), ()))
+        if raw:
+            texts = statement_log.parameter_texts(p.stmt.param_types, formats, raw)
+            detail = logs.parameters_detail(texts, self.settings.number("log_parameter_max_length"))
+        logs.log_statement(log, self.log_session, f"{verb} {name}{portal}: {p.stmt.text}", detail)
 
     def sync(self) -> list[Outcome]:
         self.portals.pop("", None)
