@@ -4,8 +4,8 @@ Importing this package picks Arrow's allocator before pyarrow loads (pyarrow fix
 default pool when it is imported): the system allocator, unless ``ARROW_DEFAULT_MEMORY_POOL``
 says otherwise. With the lake's fixed mmap threshold (``decoding.allocator``) glibc returns a
 big buffer to the operating system when it is freed; mimalloc, pyarrow's default, kept the
-buffers of a 1M-row statement, a fold or a decoded chunk resident afterwards (docs/
-performance.md, "Session 6": ~100 MB of the proxy's peak in scenario 6)."""
+buffers of a 1M-row statement, a fold or a decoded chunk resident afterwards (scenario 6
+of scripts/bench.py; docs/changelog/performance.md, session 6)."""
 
 import os
 

@@ -442,8 +442,7 @@ class ChangeLog:
     def write_behind(self) -> None:
         """Write the buffered records to the file and start their writeback now, without
         waiting for it. A committer calls this, does its in-memory work, then :meth:`flush`:
-        by then the pages are on their way and the fsync waits less (with 100 µs of work
-        between, 200-235 µs instead of 260-300 µs for a one-row commit here)."""
+        by then the pages are on their way and the fsync waits less."""
         if not self.fsync_enabled:
             return
         with self._lock:

@@ -31,9 +31,9 @@ def _size(rec: R.Record) -> int:
 
 
 def _table_size(t: Any) -> int:
-    """Bytes of a change's rows. ``nbytes`` is exact for slices but costs ~25 µs even for
-    one row (a quarter of decoding a single-row transaction); a table decoded from the
-    log is not a slice, so its buffers' total size is the same figure."""
+    """Bytes of a change's rows. ``nbytes`` is exact for slices but costs a pass over the
+    data even for one row (a large part of decoding a single-row transaction); a table
+    decoded from the log is not a slice, so its buffers' total size is the same figure."""
     if t is None:
         return 0
     return t.get_total_buffer_size() if t.num_rows <= 1024 else t.nbytes
@@ -227,7 +227,7 @@ class ReorderBuffer:
                 tx = self._open[xid] = self._new(xid, entry.lsn)
             # A record read from the log holds about its own length in memory (its tables
             # are zero-copy views of what was read): known for free, where measuring the
-            # tables costs ~5 µs per change.
+            # tables costs work per change.
             tx.add(rec, entry.end_lsn - entry.lsn + 64)
 
     def oldest_open_lsn(self) -> int | None:

@@ -91,8 +91,8 @@ if TYPE_CHECKING:
 __all__ = ["CHUNK_BYTES", "CHUNK_ROWS", "Batch", "PgOutput", "PgOutputOptions", "RowBatch"]
 
 #: Rows encoded per chunk of messages. With the stream's pipeline of chunks in flight, a
-#: 10M-row transaction's walsender process peaked ~10 MB lower at 16,384 than at 32,768
-#: (102 against 113-114 MB), with no measurable change in decode + send rate.
+#: 10M-row transaction's walsender process peaked lower at 16,384 than at 32,768, with no
+#: measurable change in decode + send rate (figures in docs/changelog/performance.md).
 CHUNK_ROWS = 16384
 #: Bytes of input rows (Arrow) per chunk, at most: wide rows make smaller chunks.
 CHUNK_BYTES = 8 << 20
@@ -144,8 +144,8 @@ def encode_together(plugin: PgOutput, batches: Sequence[RowBatch]) -> list[pa.Ar
 
     A stream of single-row transactions yields one tiny batch per transaction. A group of
     at most ``TINY_GROUP_ROWS`` rows in all is built value by value, batch by batch
-    (:meth:`PgOutput._tiny_rows`: a few µs a row); a bigger group is encoded in one
-    vectorised pass, whose fixed cost per column (tens of µs) is then shared by all."""
+    (:meth:`PgOutput._tiny_rows`); a bigger group is encoded in one vectorised pass, whose
+    fixed cost per column is then shared by all."""
     out: list[pa.Array | list[bytes] | None] = [None] * len(batches)
     groups: dict[tuple[int, bool, bytes, tuple[str, ...]], list[int]] = {}
     for i, b in enumerate(batches):
@@ -620,7 +620,8 @@ class PgOutput:
                 return
             n = tables[0].num_rows
             # The buffers' total size bounds nbytes from above at no cost; nbytes (exact
-            # for slices, but tens of µs even for one row) only when the bound is too big.
+            # for slices, but a pass over the data even for one row) only when the bound is
+            # too big.
             size = sum(t.get_total_buffer_size() for t in tables)
             if size > self._chunk_bytes:
                 size = sum(t.nbytes for t in tables)

@@ -26,7 +26,7 @@ from decoding.catalog import Table
 from decoding.errors import PgError
 
 if TYPE_CHECKING:  # imported where a filter runs: a walsender process without row filters
-    import duckdb  # never loads DuckDB (~20 MB)
+    import duckdb  # never loads DuckDB
 
 __all__ = ["RowFilter", "connect", "duckdb_expression"]
 

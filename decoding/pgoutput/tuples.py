@@ -143,7 +143,7 @@ def join_rows(
     rows (a framing header) within the same join.
 
     Adjacent scalars are merged and the rest made arrays: Arrow's element-wise join is
-    about twice as fast over arrays alone as with scalars among them."""
+    faster over arrays alone than with scalars among them."""
     if prefix is not None:
         total = np.zeros(nrows, dtype=np.int64)
         for p in pieces:

@@ -816,8 +816,8 @@ def small_text_encoder(ctype: ColumnType, t: pa.DataType) -> SmallEncoder | None
     """The value-by-value text output for a column of type ``ctype`` stored as ``t``, or
     None for the types and storage forms it leaves to the Arrow path.
 
-    A vectorised pass costs tens of µs per column however few the rows, which is most of
-    the work for a single-row transaction; this is a few µs. Chosen once per column and
+    A vectorised pass has a fixed cost per column however few the rows, which is most of
+    the work for a single-row transaction; this path costs far less. Chosen once per column and
     schema (the caller may keep it): for a single-row transaction the type checks cost
     about as much as encoding the value. Only the common forms are taken, each giving
     exactly the bytes the Arrow path gives (tests/property/test_text_small.py)."""

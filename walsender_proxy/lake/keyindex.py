@@ -194,8 +194,8 @@ class KeyIndex:
                 batch.append(tbl)
                 continue
             if batch:
-                # One chunk first: to_pylist over 2,048 one-row chunks costs twice as much
-                # as copying them together and converting that.
+                # One chunk first: to_pylist over many one-row chunks costs more than
+                # copying them together and converting that.
                 data = batch[0] if len(batch) == 1 else concat_rows(batch).combine_chunks()
                 self.rows.update(_rows_by_rid(data, self.row_cols))
                 batch = []

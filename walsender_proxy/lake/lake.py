@@ -486,7 +486,8 @@ class Lake:
         self, xid: int, subxid: int, relid: int, op: str, new: pa.Table | None, old: pa.Table | None
     ) -> R.Record | Callable[[int], R.Record]:
         # The total buffer size bounds nbytes from above and costs nothing; nbytes (exact
-        # for slices, but ~25 µs even for one row) only decides when the bound is too big.
+        # for slices, but a pass over the data even for one row) only decides when the
+        # bound is too big.
         size = sum(t.get_total_buffer_size() for t in (new, old) if t is not None)
         if size >= self.settings.changeset_bytes:
             size = sum(t.nbytes for t in (new, old) if t is not None)
@@ -877,7 +878,7 @@ class Lake:
         # fold keeps to LSNs below _unapplied. A catalog change is applied only once
         # durable: fold writes the newest catalog into the manifest. A big commit keeps
         # the plain order too: there the fsync is small beside the apply, and in S6 the
-        # early order left the server ~25 MB bigger while the 10M rows streamed.
+        # early order left the server bigger while the 10M rows streamed.
         early = tx.is_small
         if early:
             self.log.write_behind()

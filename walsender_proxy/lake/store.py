@@ -257,8 +257,8 @@ def _split_own(own: OwnRows | None) -> tuple[pa.Table | None, list[FileRows]]:
 
 def concat_rows(tables: Sequence[pa.Table]) -> pa.Table:
     """Several pieces of one table's rows as one table (chunks kept, nothing copied).
-    Pieces nearly always share one schema, and checking that is a third of the cost of
-    unifying them (9,000 one-row commits: 17 against 52 ms); pieces on both sides of an
+    Pieces nearly always share one schema, and checking that costs much less than
+    unifying them; pieces on both sides of an
     ADD or DROP COLUMN are unified, the missing columns null-filled."""
     if len(tables) == 1:
         return tables[0]
@@ -314,7 +314,7 @@ class TableStore:
         self._files: dict[int, TableFiles] = {}
         self._mem: dict[int, list[MemChunk]] = {}
         # Counted as chunks come and go: the background thread asks every 0.2 s, and
-        # summing a tail of 10,000 single-row commits took ~2.5 ms of the GIL each time.
+        # summing a long tail of single-row commits each time held the GIL for it.
         self._mem_chunks = 0
         self._mem_rows = 0
         # Its own spill directory beside the maintenance one: DuckDB's default for an
@@ -446,8 +446,8 @@ class TableStore:
         """Delta files for chunks partly in files, in the chunks' order: each run of rows in
         memory as one file, and each file part (a big statement's changeset or a spill file)
         as a file of its own that DuckDB copies with its ``_csn`` set, a row group at a time
-        within the maintenance connection's memory limit. (The Arrow reader and writer used
-        before held ~75 MB for a 10M-row commit, most of which the server's arenas kept.)
+        within the maintenance connection's memory limit. (Arrow's reader and writer held
+        more memory for a big commit, and the server's arenas kept most of it.)
         One scan a file keeps its rows in order, which a big INSERT's checkpoint counts on
         (DuckDB does not keep the order of a UNION's branches)."""
         refs: list[FileRef] = []
@@ -517,9 +517,9 @@ class TableStore:
         rows = rows.replace_schema_metadata(None)
         with _removed_on_failure(tmp):
             with pq.ParquetWriter(tmp, rows.schema, **PARQUET_OPTIONS) as w:
-                # A fold's rows are one chunk per commit: the writer's cost goes with the chunks
-                # (9,000 one-row commits took 200 to 280 ms), so each row group is made one chunk
-                # first (~45 ms, then ~4 ms to write). A single chunk is not copied.
+                # A fold's rows are one chunk per commit: the writer's cost goes with the chunks,
+                # so each row group is made one chunk first, which costs far less than writing
+                # the chunks as they are. A single chunk is not copied.
                 for start in range(0, max(rows.num_rows, 1), ROW_GROUP):
                     w.write_table(rows.slice(start, ROW_GROUP).combine_chunks(), row_group_size=ROW_GROUP)
             if self.fsync:
@@ -542,8 +542,8 @@ class TableStore:
         name = f"ckpt-{csn:016d}-{uuid.uuid4().hex[:12]}.parquet"
         tmp = d / (name + ".tmp")
         # Rows that only big INSERTs wrote usually came in key order (a bulk load of
-        # ascending keys): written as read, then checked, they need no sort — half the time
-        # and ~40 MB less for 10M rows. Rows found out of order are written again, sorted.
+        # ascending keys): written as read, then checked, they need no sort — less time and
+        # less memory. Rows found out of order are written again, sorted.
         _, _, deltas = self.files_at(table.oid, csn)
         unsorted_first = len(order) == 1 and bool(deltas) and all(f.fresh for f in deltas)
         # DuckDB writes it straight from the files, sorting out of core: a 10M-row table is

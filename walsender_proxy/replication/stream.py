@@ -113,8 +113,8 @@ class LogicalStream:
     In the server process, reading and framing run in worker threads (the event loop
     serves every session). In a walsender process the loop serves this stream alone, and
     the log offers ``wait_flushed_async``: the small work then runs ``inline`` on the loop,
-    without two thread hops per transaction (measured: about half the process's CPU per
-    single-row transaction went to those hops)."""
+    without two thread hops per transaction (those hops were a large part of the process's
+    CPU per single-row transaction)."""
 
     def __init__(
         self, conn: Conn, log: Any, slots: Any, slot: Slot, plugin: Any, start: int, *,
@@ -591,8 +591,8 @@ class _TxnPipeline:
 
     def release(self) -> None:
         """A chunk was written and drained: the producer may take another. Arrow's
-        allocator is asked to return what the chunk freed (mimalloc otherwise keeps it:
-        a quarter less peak RSS on a big transaction, at under a microsecond a call)."""
+        allocator is asked to return what the chunk freed (a pool that caches freed memory
+        would otherwise keep it, raising a big transaction's peak RSS; the call is cheap)."""
         self.slots.release()
         _ARROW_POOL.release_unused()
 

@@ -23,8 +23,8 @@ log = logging.getLogger("walsender_proxy.server")
 
 #: Modules that statements import when first needed (value codecs, COPY, the pg_catalog
 #: bridge, the walsender): imported before the server listens, so no client's first
-#: statement pays for them — a fresh server's first COPY, a subscriber's table sync, took
-#: ~50 ms longer than the next.
+#: statement pays for them — a fresh server's first COPY, a subscriber's table sync, was
+#: slower than the next.
 PRELOAD = (
     "decoding.copyformat",
     "decoding.pgvalues",
@@ -46,9 +46,8 @@ class Server:
         """``freeze_startup_objects``: once listening, move every object alive so far (the
         modules, the pg_catalog tables, the lake as opened) out of the cyclic collector's
         reach, as the walsender template does before it forks. A full collection then walks
-        only what came after: under `scripts/bench_oltp.py` (40,000 single-row INSERTs, then
-        point UPDATE/SELECTs, 1 and 8 clients) the server's four full collections paused it
-        19 ms on average (at most 22) before, 10 ms (at most 17.5) after. Only for a process
+        only what came after, so its pauses are shorter (measured with
+        `scripts/bench_oltp.py`; figures in docs/changelog/performance.md). Only for a process
         that is the server (the CLI): in a test process it would keep cyclic garbage."""
         self.ctx = ctx
         self._freeze = freeze_startup_objects

@@ -1129,8 +1129,8 @@ class _ColumnInput:
         self.null = pa.nulls(1, self.target)
         self._accepts: dict[type, bool] = {}
         #: (Python type, fixed-width packer) when one value can be laid out as the column's
-        #: buffer directly: pa.array costs 2.5 µs a call (it reads the environment), the
-        #: buffer 1 µs, five times per single-row INSERT.
+        #: buffer directly: pa.array reads the environment at every call, and a single-row
+        #: INSERT makes five such arrays.
         self.pack = _ONE_VALUE_PACK.get(self.target) if not self.is_array else None
         if self.tz is not None and not self.is_array and self.target.unit == "us":
             self.pack = (datetime_type, _timestamptz_buffer if self.tz else _timestamp_buffer)
