@@ -77,7 +77,12 @@ def _serve(args: argparse.Namespace) -> int:
         return 1
     ssl_ctx = None
     if settings.ssl_cert_file and settings.ssl_key_file:
-        ssl_ctx = make_ssl_context(settings.ssl_cert_file, settings.ssl_key_file)
+        ssl_ctx = make_ssl_context(
+            settings.ssl_cert_file, settings.ssl_key_file,
+            min_protocol_version=settings.ssl_min_protocol_version,
+            max_protocol_version=settings.ssl_max_protocol_version,
+            ciphers=settings.ssl_ciphers,
+        )  # fmt: skip
     from walsender_proxy.spark import serve as spark_serve
     from walsender_proxy.spark.session import SparkSettings
 
@@ -127,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.fn(args))
     except PgError as e:
         print(f"walsender-proxy: FATAL:  {e.message}", file=sys.stderr)
+        if e.detail:
+            print(f"DETAIL:  {e.detail}", file=sys.stderr)
         if e.hint:
             print(f"HINT:  {e.hint}", file=sys.stderr)
         return 1

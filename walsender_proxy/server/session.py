@@ -38,6 +38,7 @@ from walsender_proxy.backend.outcomes import (
 from walsender_proxy.backend.roles import Role, Verifier
 from walsender_proxy.backend.settings import Settings
 from walsender_proxy.protocol import messages as m
+from walsender_proxy.protocol.buffer import ProtocolViolation
 from walsender_proxy.protocol.machine import (
     ConnectionClosed,
     ConnectionMachine,
@@ -47,7 +48,7 @@ from walsender_proxy.protocol.machine import (
 from walsender_proxy.replication.walsender import WalSender
 from walsender_proxy.server.context import ServerContext
 from walsender_proxy.server.hba import choose_method, replication_mode
-from walsender_proxy.server.scram import ScramError, ScramServer
+from walsender_proxy.server.scram import SCRAM_SHA_256, SCRAM_SHA_256_PLUS, ScramError, ScramServer
 from walsender_proxy.sql.engine import encode_rows, fetch_portal
 from walsender_proxy.sql.executor import USER_REQUEST, Executor, SyntaxErr
 
@@ -252,6 +253,10 @@ class Session(Conn):
         ex = self.executor
         ex.client_addr, ex.client_port, ex.backend_start = self.address, self.port, self.started
         ex.server_addr = local[0] if isinstance(local, tuple) else None
+        tls = self.writer.get_extra_info("ssl_object") if self.ssl else None
+        if tls is not None:  # pg_stat_ssl: SSL_get_version, SSL_get_cipher, its secret bits
+            cipher = tls.cipher()
+            ex.ssl_info = (tls.version() or "", cipher[0], cipher[2]) if cipher else None
         self.ctx.backends.attach(self.pid, self.executor)
         if is_walsender:
 
@@ -299,17 +304,25 @@ class Session(Conn):
         # An unknown user or one without a password still runs the exchange with a
         # made-up verifier, so the failure looks and times the same as a wrong password.
         v = verifier or self.ctx.roles.mock_verifier(user)
-        server = ScramServer(v)
-        self.send(m.AuthenticationSASL(("SCRAM-SHA-256",)))
-        first = (await self._auth_response()).as_sasl_initial()
-        if first.mechanism != "SCRAM-SHA-256":
-            await self.fatal(PgError("08P01", "client selected an invalid SASL authentication mechanism"))
+        # As PostgreSQL: over TLS, SCRAM-SHA-256-PLUS (channel binding tls-server-end-point)
+        # first, then SCRAM-SHA-256.
+        cbind = self.ctx.cbind_data if self.ssl else None
+        offered = (SCRAM_SHA_256_PLUS, SCRAM_SHA_256) if cbind else (SCRAM_SHA_256,)
+        self.send(m.AuthenticationSASL(offered))
         try:
-            self.send(m.AuthenticationSASLContinue(server.server_first(first.data or b"")))
+            first = (await self._auth_response()).as_sasl_initial()
+            server = ScramServer(v, first.mechanism, tls=self.ssl, cbind_data=cbind)
+            data = first.data
+            if data is None:  # no initial response: an empty challenge asks for it
+                self.send(m.AuthenticationSASLContinue(b""))
+                data = (await self._auth_response()).as_sasl_response().data
+            self.send(m.AuthenticationSASLContinue(server.server_first(data)))
             final = (await self._auth_response()).as_sasl_response()
             answer = server.server_final(final.data)
-        except (ScramError, UnicodeDecodeError, ValueError) as e:
-            await self.fatal(PgError("08P01", str(e) if isinstance(e, ScramError) else "malformed SCRAM message"))
+        except ScramError as e:
+            await self.fatal(e)
+        except ProtocolViolation as e:  # a SASL message that does not decode
+            await self.fatal(PgError("08P01", str(e)))
         if verifier is None or answer is None:
             return False
         self.send(m.AuthenticationSASLFinal(answer))
