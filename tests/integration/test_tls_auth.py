@@ -282,6 +282,35 @@ def test_scram_exchange_as_postgresql(servers: Servers, case: str) -> None:
 # -- the TLS protocol range --------------------------------------------------------------------
 
 
+def test_ssl_min_protocol_version_refuses_an_older_client(servers: Servers, tmp_path: Path) -> None:
+    """ssl_min_protocol_version = TLSv1.3: a client capped at TLS 1.2 is refused (during
+    the handshake, so the words are libpq's and OpenSSL's), one that may use 1.3 gets in."""
+    pg = servers.pg
+    pg.psql("ALTER SYSTEM SET ssl_min_protocol_version = 'TLSv1.3'", host=str(pg.root))
+    pg.psql("SELECT pg_reload_conf()", host=str(pg.root))
+    try:
+        with ProxyServer(
+            tmp_path / "p13", ssl_cert_file=str(servers.cert), ssl_key_file=str(servers.key),
+            ssl_min_protocol_version="TLSv1.3",
+        ) as proxy:  # fmt: skip
+            with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+                c.execute(ROLE_SQL)
+            proxy.reload(hba=hba_rules())
+            ports = {"proxy": proxy.port, "postgres": pg.port}
+            got = {n: client_error(p, sslmode="require", ssl_max_protocol_version="TLSv1.2") for n, p in ports.items()}
+            assert got["proxy"] == got["postgres"]
+            assert "SSL" in got["postgres"]
+            for port in ports.values():
+                with psycopg.connect(dsn(port, sslmode="require")) as c:
+                    row = c.execute("SELECT version FROM pg_stat_ssl WHERE pid = pg_backend_pid()").fetchone()
+                    assert row == ("TLSv1.3",)
+                with psycopg.connect(dsn(port, "boss", sslmode="require")) as c:
+                    assert c.execute("SHOW ssl_min_protocol_version").fetchone() == ("TLSv1.3",)
+    finally:
+        pg.psql("ALTER SYSTEM RESET ssl_min_protocol_version", host=str(pg.root))
+        pg.psql("SELECT pg_reload_conf()", host=str(pg.root))
+
+
 def _postgres_refuses(pg: PgCluster, name: str, value: str) -> str:
     """What ``postgres -C`` says of a bad value for setting ``name`` (the check PostgreSQL
     makes of its configuration at start-up), without starting a server."""

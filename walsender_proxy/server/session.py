@@ -17,6 +17,7 @@ import os
 import select
 import shlex
 import socket
+import ssl
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
@@ -46,6 +47,7 @@ from walsender_proxy.protocol.machine import (
     ProtocolError,
 )
 from walsender_proxy.replication.walsender import WalSender
+from walsender_proxy.server import tls
 from walsender_proxy.server.context import ServerContext
 from walsender_proxy.server.hba import choose_method, replication_mode
 from walsender_proxy.server.scram import SCRAM_SHA_256, SCRAM_SHA_256_PLUS, ScramError, ScramServer
@@ -187,9 +189,8 @@ class Session(Conn):
             msg = ev.message
             if isinstance(msg, m.SSLRequest):
                 if self.ctx.ssl_context is not None and not self.ssl:
-                    self.writer.write(b"S")
-                    await self.writer.drain()
-                    await self.writer.start_tls(self.ctx.ssl_context)
+                    if not await self._start_tls(self.ctx.ssl_context, timeout):
+                        return False
                     self.ssl = True
                 else:
                     self.writer.write(b"N")
@@ -203,6 +204,30 @@ class Session(Conn):
             if isinstance(msg, m.StartupMessage):
                 return await self.accept(msg)
             return False
+
+    async def _start_tls(self, ctx: ssl.SSLContext, timeout: float) -> bool:
+        """Answer an SSLRequest with ``S`` and the TLS handshake; False if the handshake
+        fails. Then the client gets OpenSSL's alert, as from PostgreSQL (libpq: "tlsv1
+        alert protocol version" for a TLS version outside ssl_min/max_protocol_version),
+        and the log PostgreSQL's line."""
+        transport = self.writer.transport
+        transport.pause_reading()  # (the ClientHello stays in the socket, to be looked at)
+        self.writer.write(b"S")
+        await self.writer.drain()
+        hello = await tls.peek_client_hello(transport, timeout)
+        if hello is None:
+            return False
+        dup, client_hello = hello
+        try:
+            await self.writer.start_tls(ctx)
+            return True
+        except (ssl.SSLError, OSError) as e:
+            log.info("could not accept SSL connection: %s", tls.ssl_error_text(e))
+            with contextlib.suppress(OSError):
+                dup.send(tls.handshake_alert(ctx, client_hello))
+            return False
+        finally:
+            dup.close()
 
     async def accept(self, msg: m.StartupMessage) -> bool:
         params = dict(msg.parameters)

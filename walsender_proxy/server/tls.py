@@ -4,6 +4,11 @@ server certificate's hash for SCRAM channel binding (tls-server-end-point)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import os
+import re
+import socket
 import ssl
 
 from decoding.errors import PgError
@@ -82,3 +87,67 @@ def certificate_hash(cert_file: str) -> bytes | None:
         return bytes(CBindData.from_der(der))
     except (ScramException, ValueError, KeyError):
         return None
+
+
+async def peek_client_hello(
+    transport: asyncio.BaseTransport, timeout: float
+) -> tuple[socket.socket, bytes] | None:
+    """The client's first TLS record (its ClientHello), read without taking it from the
+    connection, and a duplicate of the connection's socket that outlives a failed TLS
+    start (for :func:`handshake_alert`'s bytes). The transport must not be reading (paused)
+    while this waits. None: no socket (a test transport), or the client closed or said
+    nothing in time."""
+    raw = transport.get_extra_info("socket")
+    if raw is None:
+        return None
+    sock = socket.socket(fileno=os.dup(raw.fileno()))
+    sock.setblocking(False)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    try:
+        while True:
+            try:
+                data = sock.recv(5 + 16384, socket.MSG_PEEK)
+            except BlockingIOError:
+                data = None
+            if data == b"":
+                break  # closed
+            if data is not None and len(data) >= 5 + min(int.from_bytes(data[3:5], "big"), 16384):
+                return sock, data
+            ready: asyncio.Future[None] = loop.create_future()
+            loop.add_reader(sock.fileno(), _wake, ready)
+            try:
+                await asyncio.wait_for(ready, max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                break
+            finally:
+                loop.remove_reader(sock.fileno())
+    except OSError:
+        pass
+    sock.close()
+    return None
+
+
+def _wake(ready: asyncio.Future[None]) -> None:
+    if not ready.done():
+        ready.set_result(None)
+
+
+def handshake_alert(ctx: ssl.SSLContext, client_hello: bytes) -> bytes:
+    """What OpenSSL answers ``client_hello`` with when the handshake cannot go on (an alert:
+    no TLS version or cipher in common, …), so that the client hears why, as from
+    PostgreSQL. asyncio drops these bytes when a TLS start fails; this plays the ClientHello
+    again through an SSLObject of the same context to get them."""
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    probe = ctx.wrap_bio(incoming, outgoing, server_side=True)
+    incoming.write(client_hello)
+    with contextlib.suppress(ssl.SSLError):
+        probe.do_handshake()
+    return outgoing.read()
+
+
+def ssl_error_text(e: BaseException) -> str:
+    """OpenSSL's reason, as PostgreSQL logs it (``unsupported protocol``)."""
+    text = str(e)
+    m = re.search(r"\] (.*?)(?: \(_ssl\.c:\d+\))?$", text)
+    return m.group(1) if m else text
