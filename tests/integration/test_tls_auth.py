@@ -126,6 +126,16 @@ def test_pg_stat_ssl_of_the_connection(servers: Servers) -> None:
                 got[name] = c.execute(sql).fetchall()
         assert got["proxy"] == got["postgres"], mode
     assert got["postgres"] == [(False, None, False, None)]
+    # The same cipher is agreed: TLS 1.3's suite, and with a client capped at TLS 1.2 the
+    # first of ssl_ciphers' list (the server's preference, as PostgreSQL's default) that
+    # the client offers.
+    same = "SELECT version, cipher, bits FROM pg_stat_ssl WHERE pid = pg_backend_pid()"
+    for cap in ({}, {"ssl_max_protocol_version": "TLSv1.2"}):
+        rows = {}
+        for name, port in servers.ports().items():
+            with psycopg.connect(dsn(port, sslmode="require", **cap)) as c:
+                rows[name] = c.execute(same).fetchall()
+        assert rows["proxy"] == rows["postgres"], cap
 
 
 def test_pg_stat_ssl_columns_and_other_backends(servers: Servers) -> None:
@@ -195,6 +205,16 @@ class Bent:
     gs2: str = "p=tls-server-end-point,,"
     cbind: bytes | None = None
     tls: bool = True
+    #: client-first-message-bare instead of ``n=,r=<nonce>`` ({nonce} is replaced)
+    bare: str | None = None
+    #: appended to the nonce of the client-final message
+    nonce_suffix: str = ""
+    #: the proof's text instead of the right one's, and what follows it
+    proof: str | None = None
+    tail: str = ""
+    #: the client-first message in SASLInitialResponse (False: none there, -1 length; the
+    #: server asks for it with an empty challenge)
+    initial: bool = True
 
 
 def scram_attempt(port: int, how: Bent) -> tuple[tuple[str, ...], object]:
@@ -215,7 +235,7 @@ def scram_attempt(port: int, how: Bent) -> tuple[tuple[str, ...], object]:
         wire.send(m.StartupMessage({"user": "alice", "database": "postgres"}))
         offered: tuple[str, ...] = ()
         c_nonce = base64.b64encode(secrets.token_bytes(18)).decode()
-        first_bare = f"n=,r={c_nonce}"
+        first_bare = f"n=,r={c_nonce}" if how.bare is None else how.bare.format(nonce=c_nonce)
         salted = b""
         auth_message = b""
         while (msg := wire.next()) is not None:
@@ -225,7 +245,10 @@ def scram_attempt(port: int, how: Bent) -> tuple[tuple[str, ...], object]:
                 return offered, "ready"
             if isinstance(msg, m.AuthenticationSASL):
                 offered = msg.mechanisms
-                wire.send(m.SASLInitialResponse(how.mechanism, (how.gs2 + first_bare).encode()))
+                first = (how.gs2 + first_bare).encode()
+                wire.send(m.SASLInitialResponse(how.mechanism, first if how.initial else None))
+            elif isinstance(msg, m.AuthenticationSASLContinue) and not msg.data:
+                wire.send(m.SASLResponse((how.gs2 + first_bare).encode()))
             elif isinstance(msg, m.AuthenticationSASLContinue):
                 server_first = msg.data.decode()
                 attrs = dict(a.split("=", 1) for a in server_first.split(","))
@@ -233,13 +256,14 @@ def scram_attempt(port: int, how: Bent) -> tuple[tuple[str, ...], object]:
                 cbind_input = how.gs2.encode() + (cbind_data if how.gs2.startswith("p=") else b"")
                 if how.cbind is not None:
                     cbind_input = how.cbind
-                without_proof = f"c={base64.b64encode(cbind_input).decode()},r={attrs['r']}"
+                without_proof = f"c={base64.b64encode(cbind_input).decode()},r={attrs['r']}{how.nonce_suffix}"
                 auth_message = f"{first_bare},{server_first},{without_proof}".encode()
                 client_key = hmac.new(salted, b"Client Key", hashlib.sha256).digest()
                 stored_key = hashlib.sha256(client_key).digest()
                 signature = hmac.new(stored_key, auth_message, hashlib.sha256).digest()
                 proof = bytes(a ^ b for a, b in zip(client_key, signature, strict=True))
-                wire.send(m.SASLResponse(f"{without_proof},p={base64.b64encode(proof).decode()}".encode()))
+                proof_text = base64.b64encode(proof).decode() if how.proof is None else how.proof
+                wire.send(m.SASLResponse(f"{without_proof},p={proof_text}{how.tail}".encode()))
             elif isinstance(msg, m.AuthenticationSASLFinal):
                 server_key = hmac.new(salted, b"Server Key", hashlib.sha256).digest()
                 expected = hmac.new(server_key, auth_message, hashlib.sha256).digest()
@@ -262,6 +286,17 @@ BENT = {
     "plain without TLS": Bent(mechanism="SCRAM-SHA-256", gs2="n,,", tls=False),
     "y without TLS": Bent(mechanism="SCRAM-SHA-256", gs2="y,,", tls=False),
     "unknown mechanism": Bent(mechanism="SCRAM-SHA-1"),
+    "mandatory extension": Bent(bare="m=ext,n=,r={nonce}"),
+    "no user attribute": Bent(bare="r={nonce}"),
+    "non-printable nonce": Bent(bare="n=,r=\x7f{nonce}"),
+    "client-first extension": Bent(bare="n=,r={nonce},x=1"),
+    "empty client-first": Bent(gs2="", bare=""),
+    "nonce mismatch": Bent(nonce_suffix="x"),
+    "malformed proof": Bent(proof="not base64!"),
+    "short proof": Bent(proof=base64.b64encode(bytes(16)).decode()),
+    "garbage after the proof": Bent(tail=",x=1"),
+    "wrong proof": Bent(proof=base64.b64encode(bytes(32)).decode()),
+    "no initial response": Bent(initial=False),
 }
 
 
@@ -341,3 +376,30 @@ def test_bad_tls_settings_are_refused_at_start_up(servers: Servers, tmp_path: Pa
     assert message in pg_says and message in out.stderr
     hint = re.search(r"HINT:\s+(.*)", pg_says)
     assert hint is not None and f"HINT:  {hint.group(1)}" in out.stderr
+
+
+@pytest.mark.parametrize(
+    "keyopts",
+    [
+        ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:secp384r1", "-sha384"],
+        ["-newkey", "rsa:2048", "-sha512"],
+        ["-newkey", "rsa:2048", "-sha224"],
+    ],
+    ids=["ecdsa-sha384", "rsa-sha512", "rsa-sha224"],
+)
+def test_channel_binding_hashes_with_the_certificates_algorithm(tmp_path: Path, keyopts: list[str]) -> None:
+    """tls-server-end-point is the certificate hashed with its signature's hash algorithm
+    (be_tls_get_certificate_hash): libpq computes it on its side, so channel_binding=require
+    gets in only if the proxy hashed as libpq (and PostgreSQL) do."""
+    cert, key = tmp_path / "server.crt", tmp_path / "server.key"
+    subprocess.run(
+        ["openssl", "req", "-x509", *keyopts, "-nodes", "-keyout", str(key), "-out", str(cert),
+         "-days", "1", "-subj", "/CN=localhost"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    with ProxyServer(tmp_path / "d", ssl_cert_file=str(cert), ssl_key_file=str(key)) as proxy:
+        with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+            c.execute(ROLE_SQL)
+        proxy.reload(hba=hba_rules())
+        with psycopg.connect(dsn(proxy.port, sslmode="require", channel_binding="require")) as c:
+            assert c.execute("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()").fetchone() == (True,)
