@@ -403,3 +403,67 @@ def test_channel_binding_hashes_with_the_certificates_algorithm(tmp_path: Path, 
         proxy.reload(hba=hba_rules())
         with psycopg.connect(dsn(proxy.port, sslmode="require", channel_binding="require")) as c:
             assert c.execute("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()").fetchone() == (True,)
+
+
+@pytest.fixture(scope="module")
+def fresh_datadir(servers: Servers) -> Iterator[tuple[PgCluster, Path, Path]]:
+    """An initdb'ed data directory no server runs on (PostgreSQL checks its TLS settings
+    when it starts), and the certificate and key where its user can read them."""
+    pg = PgCluster()
+    pg._run([str(pg.bindir / "initdb"), "-D", str(pg.datadir), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C"])
+    cert, key = pg.root / "server.crt", pg.root / "server.key"
+    shutil.copy(servers.cert, cert)
+    shutil.copy(servers.key, key)
+    key.chmod(0o600)
+    if pg.user is not None:
+        for p in (cert, key):
+            os.chown(p, pg.user.pw_uid, pg.user.pw_gid)
+    yield pg, cert, key
+    shutil.rmtree(pg.root, ignore_errors=True)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"ssl_ciphers": "NO-SUCH-CIPHER"},
+        {"ssl_min_protocol_version": "TLSv1.3", "ssl_max_protocol_version": "TLSv1.2"},
+    ],
+    ids=["ciphers", "range"],
+)
+def test_tls_settings_postgresql_refuses_when_it_starts(
+    fresh_datadir: tuple[PgCluster, Path, Path], tmp_path: Path, settings: dict[str, str]
+) -> None:
+    """A cipher list with no cipher, or a minimum TLS version above the maximum: PostgreSQL
+    does not start (FATAL, with its DETAIL), and neither does ``walsender-proxy serve``."""
+    pg, cert, key = fresh_datadir
+    args = {"ssl": "on", "ssl_cert_file": str(cert), "ssl_key_file": str(key), "listen_addresses": "",
+            "unix_socket_directories": str(pg.root), "port": str(pg.port), **settings}  # fmt: skip
+    cmd = [str(pg.bindir / "postgres"), "-D", str(pg.datadir)]
+    for k, v in args.items():
+        cmd += ["-c", f"{k}={v}"]
+    if pg.user is not None:
+        cmd = ["setpriv", f"--reuid={pg.user.pw_uid}", f"--regid={pg.user.pw_gid}", "--init-groups", *cmd]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        pg_out, _ = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.terminate()
+        proc.communicate()
+        pytest.fail(f"PostgreSQL started with {settings}")
+    assert proc.returncode != 0
+    conf = tmp_path / "proxy.toml"
+    conf.write_text(
+        f"[server]\nssl_cert_file = '{cert}'\nssl_key_file = '{key}'\n"
+        + "".join(f"{k} = '{v}'\n" for k, v in settings.items())
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "walsender_proxy.cli", "serve", "-D", str(tmp_path / "d"), "-c", str(conf)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 1
+    fatal = re.search(r"FATAL:\s+(.*)", pg_out)
+    assert fatal is not None, pg_out
+    assert f"FATAL:  {fatal.group(1)}" in out.stderr
+    detail = re.search(r"DETAIL:\s+(.*)", pg_out)
+    if detail is not None:
+        assert f"DETAIL:  {detail.group(1)}" in out.stderr

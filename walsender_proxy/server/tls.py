@@ -48,7 +48,13 @@ def make_ssl_context(
     except ssl.SSLError:
         raise PgError("F0000", "could not set the cipher list (no valid ciphers available)") from None
     ctx.options |= ssl.OP_NO_TICKET | ssl.OP_NO_COMPRESSION
-    ctx.load_cert_chain(cert, key)
+    try:
+        ctx.load_cert_chain(cert, key)
+    except (OSError, ssl.SSLError) as e:  # (OSError: a missing file; its text is Python's)
+        reason = e.strerror if not isinstance(e, ssl.SSLError) and e.strerror else ssl_error_text(e)
+        raise PgError(
+            "F0000", f'could not load server certificate file "{cert}" or its key "{key}": {reason}'
+        ) from None
     return ctx
 
 
