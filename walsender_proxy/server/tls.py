@@ -48,6 +48,7 @@ def make_ssl_context(
     except ssl.SSLError:
         raise PgError("F0000", "could not set the cipher list (no valid ciphers available)") from None
     ctx.options |= ssl.OP_NO_TICKET | ssl.OP_NO_COMPRESSION
+    ctx.num_tickets = 0  # (TLS 1.3's tickets too, as PostgreSQL's SSL_CTX_set_num_tickets)
     try:
         ctx.load_cert_chain(cert, key)
     except (OSError, ssl.SSLError) as e:  # (OSError: a missing file; its text is Python's)
