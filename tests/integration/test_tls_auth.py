@@ -7,6 +7,7 @@ mechanism), ``pg_stat_ssl`` of the connection, and the TLS protocol range
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import hmac
 import os
@@ -467,3 +468,31 @@ def test_tls_settings_postgresql_refuses_when_it_starts(
     detail = re.search(r"DETAIL:\s+(.*)", pg_out)
     if detail is not None:
         assert f"DETAIL:  {detail.group(1)}" in out.stderr
+
+
+@pytest.mark.parametrize(
+    "after_s",
+    [b"", b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", b"\x16\x03\x01\x00\x05hello"],
+    ids=["closes", "not tls", "not a client hello"],
+)
+def test_a_broken_tls_start_as_postgresql(servers: Servers, after_s: bytes) -> None:
+    """After ``S``, a client that closes, sends something that is not TLS, or a record that
+    is not a ClientHello: the same bytes come back as from PostgreSQL (OpenSSL's alert, or
+    nothing) and the connection ends; the server goes on serving."""
+    got = {}
+    for name, port in servers.ports().items():
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as sock:
+            sock.sendall(m.SSLRequest().encode())
+            assert sock.recv(1) == b"S"
+            if after_s:
+                sock.sendall(after_s)
+            else:
+                sock.shutdown(socket.SHUT_WR)
+            answer = b""
+            with contextlib.suppress(ConnectionResetError):
+                while chunk := sock.recv(4096):
+                    answer += chunk
+            got[name] = answer
+        with psycopg.connect(dsn(port, sslmode="require")) as c:
+            assert c.execute("SELECT 1").fetchone() == (1,)
+    assert got["proxy"] == got["postgres"]

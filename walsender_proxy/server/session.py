@@ -214,8 +214,11 @@ class Session(Conn):
         transport.pause_reading()  # (the ClientHello stays in the socket, to be looked at)
         self.writer.write(b"S")
         await self.writer.drain()
+        if transport.get_extra_info("socket") is None:  # (no socket to look at: TLS as is)
+            await self.writer.start_tls(ctx)
+            return True
         hello = await tls.peek_client_hello(transport, timeout)
-        if hello is None:
+        if hello is None:  # the client closed, or said nothing in time
             return False
         dup, client_hello = hello
         try:

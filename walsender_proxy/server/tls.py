@@ -102,8 +102,7 @@ async def peek_client_hello(
     """The client's first TLS record (its ClientHello), read without taking it from the
     connection, and a duplicate of the connection's socket that outlives a failed TLS
     start (for :func:`handshake_alert`'s bytes). The transport must not be reading (paused)
-    while this waits. None: no socket (a test transport), or the client closed or said
-    nothing in time."""
+    while this waits. None: the client closed or said nothing in time (or no socket)."""
     raw = transport.get_extra_info("socket")
     if raw is None:
         return None
@@ -119,8 +118,11 @@ async def peek_client_hello(
                 data = None
             if data == b"":
                 break  # closed
-            if data is not None and len(data) >= 5 + min(int.from_bytes(data[3:5], "big"), 16384):
-                return sock, data
+            if data is not None and len(data) >= 5:
+                if data[:2] != b"\x16\x03":
+                    return sock, data  # not a TLS handshake record: OpenSSL fails on its header
+                if len(data) >= 5 + min(int.from_bytes(data[3:5], "big"), 16384):
+                    return sock, data
             ready: asyncio.Future[None] = loop.create_future()
             loop.add_reader(sock.fileno(), _wake, ready)
             try:
