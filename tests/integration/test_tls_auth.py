@@ -118,6 +118,23 @@ def test_channel_binding_require_without_tls_is_refused_by_the_client(servers: S
     assert "channel binding" in got["postgres"]
 
 
+def test_a_logical_replication_connection_with_channel_binding(servers: Servers) -> None:
+    """A walsender connection (replication=database) authenticates the same way: a
+    subscriber's CONNECTION with channel_binding=require gets in, and pg_stat_ssl shows it
+    to a superuser — not to another role, as PostgreSQL hides other roles' backends."""
+    for port in servers.ports().values():
+        conninfo = dsn(port, "boss", sslmode="require", channel_binding="require", replication="database")
+        with psycopg.connect(conninfo, autocommit=True) as c:
+            assert c.pgconn.ssl_in_use
+            assert c.execute("IDENTIFY_SYSTEM").fetchone() is not None
+            pid = c.info.backend_pid
+            sql = "SELECT ssl, version FROM pg_stat_ssl WHERE pid = %s"
+            with psycopg.connect(dsn(port, "boss", sslmode="require")) as other:
+                assert other.execute(sql, [pid]).fetchall() == [(True, "TLSv1.3")], port
+            with psycopg.connect(dsn(port, sslmode="require")) as other:  # another role's
+                assert other.execute(sql, [pid]).fetchall() == [], port
+
+
 def test_pg_stat_ssl_of_the_connection(servers: Servers) -> None:
     sql = "SELECT ssl, version, cipher IS NOT NULL, bits FROM pg_stat_ssl WHERE pid = pg_backend_pid()"
     for mode in ("require", "disable"):
@@ -216,6 +233,7 @@ class Bent:
     #: the client-first message in SASLInitialResponse (False: none there, -1 length; the
     #: server asks for it with an empty challenge)
     initial: bool = True
+    user: str = "alice"
 
 
 def scram_attempt(port: int, how: Bent) -> tuple[tuple[str, ...], object]:
@@ -233,7 +251,7 @@ def scram_attempt(port: int, how: Bent) -> tuple[tuple[str, ...], object]:
             sock = ctx.wrap_socket(sock)
             cbind_data = _server_cert_hash(sock)  # type: ignore[arg-type]
         wire = _Wire(sock)
-        wire.send(m.StartupMessage({"user": "alice", "database": "postgres"}))
+        wire.send(m.StartupMessage({"user": how.user, "database": "postgres"}))
         offered: tuple[str, ...] = ()
         c_nonce = base64.b64encode(secrets.token_bytes(18)).decode()
         first_bare = f"n=,r={c_nonce}" if how.bare is None else how.bare.format(nonce=c_nonce)
@@ -298,6 +316,7 @@ BENT = {
     "garbage after the proof": Bent(tail=",x=1"),
     "wrong proof": Bent(proof=base64.b64encode(bytes(32)).decode()),
     "no initial response": Bent(initial=False),
+    "unknown user": Bent(user="ghost"),
 }
 
 
