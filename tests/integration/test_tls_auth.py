@@ -179,6 +179,10 @@ def test_show_tls_settings(servers: Servers) -> None:
     for name, port in servers.ports().items():
         with psycopg.connect(dsn(port, "boss", sslmode="require")) as c:
             got[name] = [c.execute(f"SHOW {n}").fetchone() for n in names]
+            listed = ", ".join(f"'{n}'" for n in names)
+            got[name] += c.execute(
+                f"SELECT name, setting, source FROM pg_settings WHERE name IN ({listed}) ORDER BY name"
+            ).fetchall()
     assert got["proxy"] == got["postgres"]
 
 
@@ -361,6 +365,8 @@ def test_ssl_min_protocol_version_refuses_an_older_client(servers: Servers, tmp_
                     assert row == ("TLSv1.3",)
                 with psycopg.connect(dsn(port, "boss", sslmode="require")) as c:
                     assert c.execute("SHOW ssl_min_protocol_version").fetchone() == ("TLSv1.3",)
+                    source = "SELECT source FROM pg_settings WHERE name = 'ssl_min_protocol_version'"
+                    assert c.execute(source).fetchone() == ("configuration file",)
     finally:
         pg.psql("ALTER SYSTEM RESET ssl_min_protocol_version", host=str(pg.root))
         pg.psql("SELECT pg_reload_conf()", host=str(pg.root))

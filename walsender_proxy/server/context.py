@@ -255,9 +255,10 @@ class ServerContext:
             "fsync": "on" if lake.fsync else "off", "wal_segment_size": str(lake.segment_size),
             "maintenance_work_mem": str(lake.maintenance_work_mem // 1024),
         }  # fmt: skip
-        out["ssl_min_protocol_version"] = s.ssl_min_protocol_version
-        out["ssl_max_protocol_version"] = s.ssl_max_protocol_version
-        out["ssl_ciphers"] = s.ssl_ciphers
+        base = ServerSettings()
+        for name in ("ssl_min_protocol_version", "ssl_max_protocol_version", "ssl_ciphers"):
+            if getattr(s, name) != getattr(base, name):  # (else pg_settings' source: default)
+                out[name] = getattr(s, name)
         if s.ssl_cert_file:
             out["ssl_cert_file"] = s.ssl_cert_file
         if s.ssl_key_file:
