@@ -84,7 +84,5 @@ def server_settings(config: dict[str, Any], **overrides: Any) -> Any:
     settings = ServerSettings(**kw)
     # As PostgreSQL at start-up: the TLS protocol range is checked whether or not TLS is
     # on (the cipher list when the TLS context is made).
-    check_tls_settings(
-        settings.ssl_min_protocol_version, settings.ssl_max_protocol_version, settings.ssl_ciphers
-    )
+    check_tls_settings(settings.ssl_min_protocol_version, settings.ssl_max_protocol_version)
     return settings

@@ -37,7 +37,7 @@ def make_ssl_context(
     1.2 and older; TLS 1.3's suites are OpenSSL's defaults, as in PostgreSQL), no session
     tickets, no compression. A value PostgreSQL would refuse at start-up is a PgError with
     its words (the values were checked as settings already: :func:`check_tls_settings`)."""
-    check_tls_settings(min_protocol_version, max_protocol_version, ciphers)
+    check_tls_settings(min_protocol_version, max_protocol_version)
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.minimum_version = TLS_VERSIONS[canonical_value("ssl_min_protocol_version", min_protocol_version)]
     top = canonical_value("ssl_max_protocol_version", max_protocol_version)
@@ -59,10 +59,10 @@ def make_ssl_context(
     return ctx
 
 
-def check_tls_settings(min_protocol_version: str, max_protocol_version: str, ciphers: str) -> None:
-    """ssl_min_protocol_version, ssl_max_protocol_version and ssl_ciphers as PostgreSQL 15
-    checks them when it starts: each enum value against its list (22023, with the list as
-    HINT), then the range (min above max refused)."""
+def check_tls_settings(min_protocol_version: str, max_protocol_version: str) -> None:
+    """ssl_min_protocol_version and ssl_max_protocol_version as PostgreSQL 15 checks them
+    when it starts: each value against its list (22023, with the list as HINT), then the
+    range (min above max refused). (ssl_ciphers is checked when the context is made.)"""
     low = canonical_value("ssl_min_protocol_version", min_protocol_version)
     high = canonical_value("ssl_max_protocol_version", max_protocol_version)
     if high and TLS_VERSIONS[low] > TLS_VERSIONS[high]:
@@ -70,8 +70,6 @@ def check_tls_settings(min_protocol_version: str, max_protocol_version: str, cip
             "F0000", "could not set SSL protocol version range",
             detail='"ssl_min_protocol_version" cannot be higher than "ssl_max_protocol_version"',
         )  # fmt: skip
-    if not isinstance(ciphers, str):
-        raise PgError("22023", f'invalid value for parameter "ssl_ciphers": "{ciphers}"')
 
 
 def certificate_hash(cert_file: str) -> bytes | None:
