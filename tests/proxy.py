@@ -49,7 +49,13 @@ class ProxyServer:
         if self.settings.ssl_cert_file:
             from walsender_proxy.server.server import make_ssl_context
 
-            ssl_ctx = make_ssl_context(self.settings.ssl_cert_file, self.settings.ssl_key_file or "")
+            s = self.settings
+            ssl_ctx = make_ssl_context(
+                s.ssl_cert_file, s.ssl_key_file or "",
+                min_protocol_version=s.ssl_min_protocol_version,
+                max_protocol_version=s.ssl_max_protocol_version,
+                ciphers=s.ssl_ciphers,
+            )  # fmt: skip
         self.ctx = ServerContext(self.lake, self.settings, ssl_context=ssl_ctx)
         self.server = Server(self.ctx)
         self.thread.start()

@@ -70,14 +70,19 @@ def _serve(args: argparse.Namespace) -> int:
 
     cfg = load_config(args.config)
     settings = server_settings(cfg, port=args.port, listen_addresses=args.host)
+    ssl_ctx = None  # (a TLS setting PostgreSQL refuses stops it before anything else)
+    if settings.ssl_cert_file and settings.ssl_key_file:
+        ssl_ctx = make_ssl_context(
+            settings.ssl_cert_file, settings.ssl_key_file,
+            min_protocol_version=settings.ssl_min_protocol_version,
+            max_protocol_version=settings.ssl_max_protocol_version,
+            ciphers=settings.ssl_ciphers,
+        )  # fmt: skip
     d = Path(args.D)
     if not d.exists():
         print(f'walsender-proxy: directory "{d}" does not exist', file=sys.stderr)
         print(f"HINT:  Create it with: walsender-proxy init -D {d}", file=sys.stderr)
         return 1
-    ssl_ctx = None
-    if settings.ssl_cert_file and settings.ssl_key_file:
-        ssl_ctx = make_ssl_context(settings.ssl_cert_file, settings.ssl_key_file)
     from walsender_proxy.spark import serve as spark_serve
     from walsender_proxy.spark.session import SparkSettings
 
@@ -127,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.fn(args))
     except PgError as e:
         print(f"walsender-proxy: FATAL:  {e.message}", file=sys.stderr)
+        if e.detail:
+            print(f"DETAIL:  {e.detail}", file=sys.stderr)
         if e.hint:
             print(f"HINT:  {e.hint}", file=sys.stderr)
         return 1

@@ -64,6 +64,7 @@ def server_settings(config: dict[str, Any], **overrides: Any) -> Any:
     """``[server]`` and ``[[hba]]`` of the configuration as ServerSettings."""
     from walsender_proxy.server.context import ServerSettings
     from walsender_proxy.server.hba import parse_rules
+    from walsender_proxy.server.tls import check_tls_settings
 
     known = {f.name for f in fields(ServerSettings)} - {"hba", "extra"}
     kw: dict[str, Any] = {}
@@ -80,4 +81,8 @@ def server_settings(config: dict[str, Any], **overrides: Any) -> Any:
         path = getattr(config, "path", None)
         kw["hba"] = parse_rules(config["hba"], path.parent if path is not None else None)
     kw.update({k: v for k, v in overrides.items() if v is not None})
-    return ServerSettings(**kw)
+    settings = ServerSettings(**kw)
+    # As PostgreSQL at start-up: the TLS protocol range is checked whether or not TLS is
+    # on (the cipher list when the TLS context is made).
+    check_tls_settings(settings.ssl_min_protocol_version, settings.ssl_max_protocol_version)
+    return settings

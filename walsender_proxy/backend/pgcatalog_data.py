@@ -841,6 +841,20 @@ CATALOG_COLUMNS = {
             ("stats_reset", "timestamptz"),
         ),
     ),
+    "pg_stat_ssl": (
+        12249,
+        "v",
+        (
+            ("pid", "int4"),
+            ("ssl", "bool"),
+            ("version", "text"),
+            ("cipher", "text"),
+            ("bits", "int4"),
+            ("client_dn", "text"),
+            ("client_serial", "numeric"),
+            ("issuer_dn", "text"),
+        ),
+    ),
     "pg_stat_subscription": (
         12244,
         "v",

@@ -81,6 +81,7 @@ CATALOG_RELATIONS = (
     "pg_stat_activity",
     "pg_stat_replication",
     "pg_stat_replication_slots",
+    "pg_stat_ssl",
     "pg_stat_subscription",
     "pg_stat_user_tables",
     "pg_stat_wal_receiver",

@@ -18,6 +18,7 @@ from walsender_proxy.replication.sender_pool import SenderPool
 from walsender_proxy.replication.services import ReplicationServices
 from walsender_proxy.replication.slots import SlotStore
 from walsender_proxy.server.hba import DEFAULT_RULES, HbaRule
+from walsender_proxy.server.tls import certificate_hash
 from walsender_proxy.sql import functions
 from walsender_proxy.sql.advisory import AdvisoryLocks
 from walsender_proxy.sql.services import ServerFacts, SqlServices
@@ -59,6 +60,10 @@ class ServerSettings:
     log_min_error_statement: str = "error"
     log_connections: bool = False
     log_disconnections: bool = False
+    #: PostgreSQL 15's TLS settings and defaults, applied to the TLS context (server/tls.py).
+    ssl_min_protocol_version: str = "TLSv1.2"
+    ssl_max_protocol_version: str = ""
+    ssl_ciphers: str = "HIGH:MEDIUM:+3DES:!aNULL"
     extra: dict[str, str] = field(default_factory=dict)
 
     def server_version_num(self) -> str:
@@ -132,6 +137,12 @@ class ServerContext:
         self.roles = RoleStore(lake.dir / "roles.json")
         self.snapshots = SnapshotRegistry(lake)
         self.ssl_context = ssl_context
+        #: tls-server-end-point data for SCRAM-SHA-256-PLUS (None: -PLUS is not offered).
+        self.cbind_data = (
+            certificate_hash(settings.ssl_cert_file)
+            if ssl_context is not None and settings.ssl_cert_file
+            else None
+        )
         self.backends = BackendTable()
         self.connections = 0
         shutil.rmtree(lake.dir / "spill", ignore_errors=True)  # a crash's leftover spill files
@@ -255,6 +266,10 @@ class ServerContext:
             "fsync": "on" if lake.fsync else "off", "wal_segment_size": str(lake.segment_size),
             "maintenance_work_mem": str(lake.maintenance_work_mem // 1024),
         }  # fmt: skip
+        base = ServerSettings()
+        for name in ("ssl_min_protocol_version", "ssl_max_protocol_version", "ssl_ciphers"):
+            if getattr(s, name) != getattr(base, name):  # (else pg_settings' source: default)
+                out[name] = getattr(s, name)
         if s.ssl_cert_file:
             out["ssl_cert_file"] = s.ssl_cert_file
         if s.ssl_key_file:

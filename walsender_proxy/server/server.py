@@ -11,13 +11,15 @@ import gc
 import importlib
 import logging
 import signal
-import ssl
 from contextlib import suppress
 
 from walsender_proxy.backend import logs
 from walsender_proxy.backend.settings import Settings
 from walsender_proxy.server.context import ServerContext
 from walsender_proxy.server.session import Session
+from walsender_proxy.server.tls import make_ssl_context
+
+__all__ = ["Server", "make_ssl_context"]
 
 log = logging.getLogger("walsender_proxy.server")
 
@@ -32,13 +34,6 @@ PRELOAD = (
     "walsender_proxy.spark.serve",
     "walsender_proxy.sql.catalog_bridge",
 )
-
-
-def make_ssl_context(cert: str, key: str) -> ssl.SSLContext:
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.minimum_version = ssl.TLSVersion.TLSv1_2
-    ctx.load_cert_chain(cert, key)
-    return ctx
 
 
 class Server:

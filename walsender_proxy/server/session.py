@@ -17,6 +17,7 @@ import os
 import select
 import shlex
 import socket
+import ssl
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
@@ -38,6 +39,7 @@ from walsender_proxy.backend.outcomes import (
 from walsender_proxy.backend.roles import Role, Verifier
 from walsender_proxy.backend.settings import Settings
 from walsender_proxy.protocol import messages as m
+from walsender_proxy.protocol.buffer import ProtocolViolation
 from walsender_proxy.protocol.machine import (
     ConnectionClosed,
     ConnectionMachine,
@@ -45,9 +47,10 @@ from walsender_proxy.protocol.machine import (
     ProtocolError,
 )
 from walsender_proxy.replication.walsender import WalSender
+from walsender_proxy.server import tls
 from walsender_proxy.server.context import ServerContext
 from walsender_proxy.server.hba import choose_method, replication_mode
-from walsender_proxy.server.scram import ScramError, ScramServer
+from walsender_proxy.server.scram import SCRAM_SHA_256, SCRAM_SHA_256_PLUS, ScramError, ScramServer
 from walsender_proxy.sql.engine import encode_rows, fetch_portal
 from walsender_proxy.sql.executor import USER_REQUEST, Executor, SyntaxErr
 
@@ -191,9 +194,8 @@ class Session(Conn):
             msg = ev.message
             if isinstance(msg, m.SSLRequest):
                 if self.ctx.ssl_context is not None and not self.ssl:
-                    self.writer.write(b"S")
-                    await self.writer.drain()
-                    await self.writer.start_tls(self.ctx.ssl_context)
+                    if not await self._start_tls(self.ctx.ssl_context, timeout):
+                        return False
                     self.ssl = True
                 else:
                     self.writer.write(b"N")
@@ -207,6 +209,33 @@ class Session(Conn):
             if isinstance(msg, m.StartupMessage):
                 return await self.accept(msg)
             return False
+
+    async def _start_tls(self, ctx: ssl.SSLContext, timeout: float) -> bool:
+        """Answer an SSLRequest with ``S`` and the TLS handshake; False if the handshake
+        fails. Then the client gets OpenSSL's alert, as from PostgreSQL (libpq: "tlsv1
+        alert protocol version" for a TLS version outside ssl_min/max_protocol_version),
+        and the log PostgreSQL's line."""
+        transport = self.writer.transport
+        transport.pause_reading()  # (the ClientHello stays in the socket, to be looked at)
+        self.writer.write(b"S")
+        await self.writer.drain()
+        if transport.get_extra_info("socket") is None:  # (no socket to look at: TLS as is)
+            await self.writer.start_tls(ctx)
+            return True
+        hello = await tls.peek_client_hello(transport, timeout)
+        if hello is None:  # the client closed, or said nothing in time
+            return False
+        dup, client_hello = hello
+        try:
+            await self.writer.start_tls(ctx)
+            return True
+        except (ssl.SSLError, OSError) as e:
+            log.info("could not accept SSL connection: %s", tls.ssl_error_text(e))
+            with contextlib.suppress(OSError):
+                dup.send(tls.handshake_alert(ctx, client_hello))
+            return False
+        finally:
+            dup.close()
 
     async def accept(self, msg: m.StartupMessage) -> bool:
         params = dict(msg.parameters)
@@ -262,6 +291,10 @@ class Session(Conn):
             "walsender" if is_walsender else "client backend",
             lambda: settings.get("application_name"),
         )  # fmt: skip
+        tls = self.writer.get_extra_info("ssl_object") if self.ssl else None
+        if tls is not None:  # pg_stat_ssl: SSL_get_version, SSL_get_cipher, its secret bits
+            cipher = tls.cipher()
+            ex.ssl_info = (tls.version() or "", cipher[0], cipher[2]) if cipher else None
         self.ctx.backends.attach(self.pid, self.executor)
         if is_walsender:
 
@@ -337,17 +370,25 @@ class Session(Conn):
         # An unknown user or one without a password still runs the exchange with a
         # made-up verifier, so the failure looks and times the same as a wrong password.
         v = verifier or self.ctx.roles.mock_verifier(user)
-        server = ScramServer(v)
-        self.send(m.AuthenticationSASL(("SCRAM-SHA-256",)))
-        first = (await self._auth_response()).as_sasl_initial()
-        if first.mechanism != "SCRAM-SHA-256":
-            await self.fatal(PgError("08P01", "client selected an invalid SASL authentication mechanism"))
+        # As PostgreSQL: over TLS, SCRAM-SHA-256-PLUS (channel binding tls-server-end-point)
+        # first, then SCRAM-SHA-256.
+        cbind = self.ctx.cbind_data if self.ssl else None
+        offered = (SCRAM_SHA_256_PLUS, SCRAM_SHA_256) if cbind else (SCRAM_SHA_256,)
+        self.send(m.AuthenticationSASL(offered))
         try:
-            self.send(m.AuthenticationSASLContinue(server.server_first(first.data or b"")))
+            first = (await self._auth_response()).as_sasl_initial()
+            server = ScramServer(v, first.mechanism, tls=self.ssl, cbind_data=cbind)
+            data = first.data
+            if data is None:  # no initial response: an empty challenge asks for it
+                self.send(m.AuthenticationSASLContinue(b""))
+                data = (await self._auth_response()).as_sasl_response().data
+            self.send(m.AuthenticationSASLContinue(server.server_first(data)))
             final = (await self._auth_response()).as_sasl_response()
             answer = server.server_final(final.data)
-        except (ScramError, UnicodeDecodeError, ValueError) as e:
-            await self.fatal(PgError("08P01", str(e) if isinstance(e, ScramError) else "malformed SCRAM message"))
+        except ScramError as e:
+            await self.fatal(e)
+        except ProtocolViolation as e:  # a SASL message that does not decode
+            await self.fatal(PgError("08P01", str(e)))
         if verifier is None or answer is None:
             return False
         self.send(m.AuthenticationSASLFinal(answer))

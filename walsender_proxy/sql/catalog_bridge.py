@@ -86,6 +86,22 @@ def injected_rows(ex: SessionState, needs: frozenset[str]) -> dict[str, pa.Table
                 }
             )
         out["pg_stat_activity"] = pgcatalog.make_table("pg_stat_activity", rows)
+    if "pg_stat_ssl" in wanted:
+        # A row per client connection the caller may see, as PostgreSQL 15's view: of its
+        # own role, or all for a superuser (others have a NULL client_port there, which
+        # the view's WHERE leaves out).
+        me = ex.services.roles.get(ex.user)
+        every = me is not None and me.superuser
+        rows = []
+        for pid, other in ex.services.backends.sessions():
+            if not every and other.user != ex.user:
+                continue
+            info = other.ssl_info
+            row: dict[str, Any] = {"pid": pid, "ssl": info is not None}
+            if info is not None:  # (no client certificates: client_dn and the rest NULL)
+                row.update(version=info[0], cipher=info[1], bits=info[2])
+            rows.append(row)
+        out["pg_stat_ssl"] = pgcatalog.make_table("pg_stat_ssl", rows)
     for name, fn in ex.services.server.catalog_rows.items():
         if name in wanted:
             rows = fn()

@@ -151,6 +151,7 @@ class Executor:
         self.client_port: int | None = None
         self.server_addr: str | None = None
         self.backend_start = datetime.datetime.now(datetime.UTC)
+        self.ssl_info: tuple[str, str, int] | None = None
         #: For pg_stat_activity: the last statement, when it started, whether it runs.
         self.query = ""
         #: The text being run, for the log's STATEMENT line: a simple Query's whole string,

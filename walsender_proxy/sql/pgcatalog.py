@@ -143,6 +143,7 @@ INJECTABLE = frozenset(
         "pg_replication_slots",
         "pg_stat_replication",
         "pg_stat_activity",
+        "pg_stat_ssl",
         "pg_stat_replication_slots",
         "pg_prepared_xacts",
         "pg_locks",

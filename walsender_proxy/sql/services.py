@@ -48,6 +48,8 @@ class SessionState(Protocol):
     client_port: int | None
     server_addr: str | None
     backend_start: datetime.datetime
+    #: (version, cipher, bits) of a TLS connection, as pg_stat_ssl shows them; None: no TLS
+    ssl_info: tuple[str, str, int] | None
     # the transaction
     tx: Transaction | None
     explicit: bool
