@@ -40,6 +40,7 @@ from decoding.pgtypes import ColumnType, base_types
 from decoding.pgvalues import _calendar as cal
 from decoding.pgvalues import decode_text_arrow
 from decoding.pgvalues.textin import Num, numeric_parse, numeric_typmod
+from walsender_proxy.sql import numeric_text
 from walsender_proxy.sql.nodes import (
     bool_const,
     call,
@@ -479,12 +480,13 @@ def udf_name(ctype: ColumnType) -> str:
     return UDF_PREFIX + ctype.base.name + ("_array" if ctype.is_array else "")
 
 
-def input_call(arg: ast.Node, ctype: ColumnType, *, explicit: bool = True) -> ast.Node:
+def input_call(arg: ast.Node, ctype: ColumnType, *, explicit: bool = True, as_text: bool = False) -> ast.Node:
     """``arg`` (a text expression) through ``ctype``'s input function, row by row — as
     PostgreSQL's I/O conversion cast does — in the DuckDB type values of ``ctype`` compute
-    as. numeric comes back as its text and DuckDB casts that exact text."""
+    as. numeric comes back as its text and DuckDB casts that exact text (``as_text``: it
+    stays that text, as the lake keeps a numeric DuckDB's DECIMAL cannot hold)."""
     node: ast.Node = call(udf_name(ctype), arg, int_const(ctype.typmod), bool_const(explicit))
-    if ctype.base.name == "numeric":
+    if ctype.base.name == "numeric" and not as_text:
         duck, mods = duck_type(ctype)
         node = cast(node, duck, array=ctype.is_array, typmods=mods)
     return node
@@ -571,9 +573,10 @@ def install(con: Any) -> None:
     UDF only while the connection that created it is open: the server passes its own
     long-lived connection (and tests that run rewritten SQL on a bare connection, theirs)."""
     have = {r[0] for r in con.execute(
-        "SELECT function_name FROM duckdb_functions() WHERE function_name LIKE 'wpx_%put_%'"
+        "SELECT function_name FROM duckdb_functions() WHERE function_name LIKE 'wpx_%'"
     ).fetchall()}
-    for name, fn, args, ret in input_udfs() + output_udfs():
+    numeric_key = (numeric_text.KEY_UDF, numeric_text.key_udf, ["VARCHAR"], "VARCHAR")
+    for name, fn, args, ret in [*input_udfs(), *output_udfs(), numeric_key]:
         if name not in have:
             con.create_function(name, keep_errors(fn), args, ret, type="arrow")
 

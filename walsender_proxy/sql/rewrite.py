@@ -26,6 +26,7 @@ each output column where known, and the side effects PostgreSQL would have (``se
 
 from __future__ import annotations
 
+import copy
 import re
 import secrets
 import threading
@@ -35,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pglast
+import pyarrow as pa
 from pglast import ast
 from pglast.enums import (
     A_Expr_Kind,
@@ -49,9 +51,9 @@ from pglast.enums import (
 from pglast.stream import RawStream
 
 from decoding.errors import PgError
-from decoding.pgtypes import ColumnType
+from decoding.pgtypes import ColumnType, parse_type
 from walsender_proxy.backend.settings import shown_once_set
-from walsender_proxy.sql import literals, pgcatalog
+from walsender_proxy.sql import literals, numeric_text, pgcatalog
 from walsender_proxy.sql.nodes import bool_const as _bool
 from walsender_proxy.sql.nodes import call as _call
 from walsender_proxy.sql.nodes import cast as _cast
@@ -167,6 +169,9 @@ class T:
     zero_based: bool = False
     #: The type modifier a cast gave (``varchar(3)``: 7), as RowDescription reports it.
     typmod: int = -1
+    #: A numeric value DuckDB holds as its exact text (an unconstrained numeric column):
+    #: compared and ordered through numeric_text's key, refused where that cannot serve.
+    text_numeric: bool = field(default=False, compare=False)
 
     @property
     def is_array(self) -> bool:
@@ -726,6 +731,9 @@ class _Rewriter:
             larg, lcols = self.select(stmt.larg, scope)
             rarg, rcols = self.select(stmt.rarg, scope)
             stmt.larg, stmt.rarg = larg, rarg
+            if not (stmt.op == SetOperation.SETOP_UNION and stmt.all):  # (these compare rows)
+                setop = {SetOperation.SETOP_UNION: "UNION", SetOperation.SETOP_INTERSECT: "INTERSECT"}.get(stmt.op, "EXCEPT")
+                self._no_text_numeric(setop, stmt, *(t for _, t in (lcols or ())), *(t for _, t in (rcols or ())))
             cols = lcols
             if lcols is not None and rcols is not None and len(lcols) == len(rcols):
                 cols = [
@@ -780,15 +788,19 @@ class _Rewriter:
         if stmt.whereClause is not None:
             stmt.whereClause = self.expr(stmt.whereClause, scope)[0]
         if stmt.groupClause:
-            stmt.groupClause = tuple(self.expr(g, scope)[0] for g in stmt.groupClause)
+            groups = [self.expr(g, scope) for g in stmt.groupClause]
+            self._no_text_numeric("GROUP BY", stmt, *(t for _, t in groups), *self._positional(stmt.groupClause, cols))
+            stmt.groupClause = tuple(g for g, _ in groups)
         if stmt.havingClause is not None:
             stmt.havingClause = self.expr(stmt.havingClause, scope)[0]
         if stmt.windowClause:
             stmt.windowClause = tuple(self.generic(w, scope) for w in stmt.windowClause)
         if stmt.distinctClause:
-            stmt.distinctClause = tuple(
-                self.expr(d, scope)[0] if d is not None else None for d in stmt.distinctClause
-            )
+            if stmt.distinctClause == (None,) or list(stmt.distinctClause) == [None]:
+                self._no_text_numeric("SELECT DISTINCT", stmt, *(t for _, t in cols or ()))
+            distinct = [self.expr(d, scope) if d is not None else (None, None) for d in stmt.distinctClause]
+            self._no_text_numeric("DISTINCT ON", stmt, *(t for _, t in distinct))
+            stmt.distinctClause = tuple(d for d, _ in distinct)
         out_scope = _Scope(scope)
         if cols:
             out_scope.add("*output*", _Rel(list(cols)))
@@ -797,13 +809,37 @@ class _Rewriter:
 
     def _tail(self, stmt: ast.SelectStmt, scope: _Scope) -> None:
         if stmt.sortClause:
-            stmt.sortClause = tuple(self.generic(s, scope) for s in stmt.sortClause)
+            out = scope.rel("*output*") or scope.rel("*setop*")
+            cols = out.columns if out is not None else None
+            sorts = []
+            for s in stmt.sortClause:
+                (t,) = self._positional([s.node], cols) or (None,)
+                if t is not None and t.text_numeric:  # ORDER BY n of a text-held numeric
+                    if stmt.op != SetOperation.SETOP_NONE or not stmt.targetList:
+                        self._no_text_numeric("ORDER BY a position", s, t)
+                    target = stmt.targetList[s.node.val.ival - 1]
+                    s.node = _call(numeric_text.KEY_UDF, copy.deepcopy(target.val))
+                    sorts.append(s)
+                else:
+                    sorts.append(self.generic(s, scope))
+            stmt.sortClause = tuple(sorts)
         if stmt.limitCount is not None:
             stmt.limitCount = self.expr(stmt.limitCount, scope)[0]
         if stmt.limitOffset is not None:
             stmt.limitOffset = self.expr(stmt.limitOffset, scope)[0]
         # row locks mean nothing over an immutable snapshot; DuckDB has no FOR UPDATE
         stmt.lockingClause = None
+
+    @staticmethod
+    def _positional(items: Sequence[Any], cols: Sequence[tuple[str, T | None]] | None) -> list[T | None]:
+        """The output columns' types that ``ORDER BY 2`` / ``GROUP BY 2`` items name."""
+        out: list[T | None] = []
+        for item in items:
+            val = getattr(item, "val", None) if isinstance(item, ast.A_Const) else None
+            n = getattr(val, "ival", None) if isinstance(val, ast.Integer) else None
+            if n is not None and cols is not None and 1 <= n <= len(cols):
+                out.append(cols[n - 1][1])
+        return out
 
     def _star(self, ref: ast.ColumnRef, scope: _Scope) -> list[tuple[str, T | None]] | None:
         names = [f.sval for f in ref.fields if isinstance(f, ast.String)]
@@ -1010,11 +1046,14 @@ class _Rewriter:
         if not isinstance(node, ast.Node):
             return node
         if isinstance(node, ast.SortBy):
-            node.node = self.expr(node.node, scope)[0]
+            new, t = self.expr(node.node, scope)
+            node.node = self._numeric_key(new, t) if t is not None and t.text_numeric else new
             return node
         if isinstance(node, ast.WindowDef):
             if node.partitionClause:
-                node.partitionClause = tuple(self.expr(e, scope)[0] for e in node.partitionClause)
+                parts = [self.expr(e, scope) for e in node.partitionClause]
+                self._no_text_numeric("PARTITION BY", node, *(t for _, t in parts))
+                node.partitionClause = tuple(e for e, _ in parts)
             if node.orderClause:
                 node.orderClause = tuple(self.generic(e, scope) for e in node.orderClause)
             return node
@@ -1052,6 +1091,22 @@ class _Rewriter:
             ctype = scope.declared(names[-2:])
             t = _lake_t(ctype) if ctype is not None else None
         return node, t
+
+
+    def _numeric_key(self, node: ast.Node, t: T | None) -> ast.Node:
+        """A value's order key when it is compared with a text-held numeric value."""
+        if t is not None and t.text_numeric:
+            return _call(numeric_text.KEY_UDF, node)
+        return _call(numeric_text.KEY_UDF, _cast(node, "VARCHAR"))
+
+    def _no_text_numeric(self, what: str, node: Any, *types: T | None) -> None:
+        """0A000 for a use of an unconstrained numeric value the proxy cannot answer exactly
+        (DuckDB would take its text for the number)."""
+        if any(t is not None and t.text_numeric for t in types):
+            raise self.fail(
+                "0A000", f"{what} of an unconstrained numeric value is not supported by walsender-proxy", node,
+                hint="Declare the column numeric(p,s) with p at most 38, or cast the value: x::numeric(38,10).",
+            )  # fmt: skip
 
     def e_A_Const(self, node: ast.A_Const, scope: _Scope) -> tuple[ast.Node, T | None]:
         if node.isnull:
@@ -1099,6 +1154,8 @@ class _Rewriter:
         whens = []
         for w in node.args:
             w.expr, wt = self.expr(w.expr, scope)
+            if node.arg is not None:
+                self._no_text_numeric("CASE … WHEN", w, at, wt)
             if node.arg is not None and (is_bpchar(at) or is_bpchar(wt)):
                 # CASE x WHEN v is x = v (x was unpadded above if it is character(n))
                 w.expr = unpadded_pair(node.arg, at, w.expr, wt, "=")[2]
@@ -1118,6 +1175,7 @@ class _Rewriter:
 
     def e_MinMaxExpr(self, node: ast.MinMaxExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
         pairs = [self.expr(a, scope) for a in node.args]
+        self._no_text_numeric("GREATEST/LEAST", node, *(t for _, t in pairs))
         node.args = tuple(p[0] for p in pairs)
         return node, _common([p[1] for p in pairs])
 
@@ -1192,6 +1250,7 @@ class _Rewriter:
         kind = node.subLinkType
         if kind in (SubLinkType.ANY_SUBLINK, SubLinkType.ALL_SUBLINK) and len(cols or ()) == 1:
             inner = cols[0][1]
+            self._no_text_numeric("IN/ANY/ALL (subquery)", node, tt, inner)
             if is_bpchar(tt) or is_bpchar(inner):  # (x IN (SELECT …) compares as x = y)
                 both = _compares_as_character_n(tt, inner)
                 node.testexpr = (_unpadded_any if both else unpadded)(node.testexpr, tt)[0]
@@ -1231,6 +1290,14 @@ class _Rewriter:
             arr = ast.A_ArrayExpr(elements=tuple(_null() if e is None else _str(e) for e in elems))
             return _cast(arr, _duck_type(target, node.typeName), array=True), T("_" + target)
         arg, t = self.expr(node.arg, scope)
+        if ctype is not None and t is not None and t.text_numeric and not is_array:
+            if target == "numeric":  # numeric's own input of the exact text, with the typmod
+                if ctype.typmod < 0:
+                    return arg, t
+                out_t = _lake_t(ctype)
+                return literals.input_call(arg, ctype, as_text=out_t.text_numeric), out_t
+            if target in ("int2", "int4", "int8"):  # rounded as numeric rounds, then narrowed
+                arg, t = literals.input_call(arg, parse_type("numeric(38,0)")), T("numeric")
         if ctype is not None:
             source = self._lake_source(node.arg, t, scope)
             out_t = _lake_t(ctype)
@@ -1351,6 +1418,7 @@ class _Rewriter:
         kind = node.kind
         if kind in (A_Expr_Kind.AEXPR_OP_ANY, A_Expr_Kind.AEXPR_OP_ALL):
             left, lt = self.expr(node.lexpr, scope)
+            self._no_text_numeric(f"{op} ANY/ALL", node, lt)
             lit = _str_const(node.rexpr)
             if is_bpchar(lt) and op not in _PADDED_OPS:
                 left, lt = unpadded(left, lt)
@@ -1390,6 +1458,9 @@ class _Rewriter:
                 lefts = [p[0] for p in paired if p[0] is not left]
                 left = lefts[0] if lefts else left
                 items = [(p[2], p[3]) for p in paired]
+            if (lt is not None and lt.text_numeric) or any(t is not None and t.text_numeric for _, t in items):
+                left = self._numeric_key(left, lt)
+                items = [(self._numeric_key(x, t), t) for x, t in items]
             node.lexpr = left
             node.rexpr = tuple(x for x, _ in items)
             return node, BOOL
@@ -1400,8 +1471,15 @@ class _Rewriter:
         if op not in _PADDED_OPS:
             left, lt, right, rt = unpadded_pair(left, lt, right, rt, op)
         if kind == A_Expr_Kind.AEXPR_NULLIF:
+            self._no_text_numeric("NULLIF", node, lt, rt)
             node.lexpr, node.rexpr = left, right
             return node, lt
+        if (lt is not None and lt.text_numeric) or (rt is not None and rt.text_numeric):
+            if kind != A_Expr_Kind.AEXPR_OP or op in ("=", "<>", "!=", "<", ">", "<=", ">="):
+                node.lexpr, node.rexpr = self._numeric_key(left, lt), self._numeric_key(right, rt)
+                return node, BOOL  # (and IS [NOT] DISTINCT FROM)
+            if op != "||":  # (|| takes the value's text, as PostgreSQL's output function prints it)
+                self._no_text_numeric(f"operator {op}", node, lt, rt)
         if kind == A_Expr_Kind.AEXPR_OP:
             if left is not None:
                 # a '{…}' literal compared with an array is an array
@@ -1546,10 +1624,18 @@ class _Rewriter:
             pairs = [unpadded(*p) for p in pairs]
         args = [p[0] for p in pairs]
         types = [p[1] for p in pairs]
+        if any(t is not None and t.text_numeric for t in types):
+            keyed = self._text_numeric_call(name, node, args, types)
+        else:
+            keyed = None
         for attr in ("agg_order", "agg_filter", "over"):
             v = getattr(node, attr, None)
             if v is not None:
                 setattr(node, attr, self.generic(v, scope))
+        if keyed is not None:  # min/max: arg_min/arg_max by the key, the value as it is
+            node.args = tuple(keyed)
+            node.funcname = (_s("arg_" + name),)
+            return node, types[0]
         if name in self.server_udfs:
             self.used_udfs = True
             self.server_values.add(name)
@@ -1603,6 +1689,19 @@ class _Rewriter:
             return node, T("int8" if types[0].name in ("int2", "int4") else "numeric")
         ret = RETURNS.get(name)
         return node, T(ret) if ret else None
+
+    def _text_numeric_call(self, name: str, node: ast.FuncCall, args: list[Any], types: list[T | None]) -> list[Any] | None:
+        """A function of a text-held numeric value: min/max by the value's key (the value
+        itself comes back, with its own display scale); the ones that take the value's text
+        (count, format, concat) as they are; anything else refused."""
+        if name == "count" and not node.agg_distinct:
+            return None
+        if name in ("min", "max") and len(args) == 1 and not node.agg_distinct:
+            return [args[0], self._numeric_key(args[0], types[0])]
+        if name in _TAKES_TEXT and name != "count":
+            return None
+        self._no_text_numeric(f"{name}()" + (" with DISTINCT" if node.agg_distinct else ""), node, *types)
+        return None
 
     def _emulated(
         self, name: str, fn: Any, node: ast.FuncCall, args: list[ast.Node], types: list[T | None]
@@ -1734,9 +1833,14 @@ def _lsn_int(node: ast.Node) -> ast.Node:
     return _op("+", _op("<<", part(1), _int(32)), part(2))
 
 
+#: Functions that take a value's text as PostgreSQL's output function prints it.
+_TAKES_TEXT = frozenset({"count", "format", "concat", "concat_ws", "quote_literal", "quote_nullable"})
+
+
 def _lake_t(ctype: ColumnType) -> T:
     """The rewriter's type of a value of lake type ``ctype``."""
-    return T(("_" if ctype.is_array else "") + ctype.base.name, typmod=ctype.typmod)
+    text_numeric = ctype.base.name == "numeric" and not ctype.is_array and ctype.arrow == pa.string()
+    return T(("_" if ctype.is_array else "") + ctype.base.name, typmod=ctype.typmod, text_numeric=text_numeric)
 
 
 def _common(types: Sequence[T | None]) -> T | None:
