@@ -2114,6 +2114,9 @@ _MACROS: dict[str, str] = {
     "pgc_regproc_out": """MACRO pgc_regproc_out(o) AS (CASE WHEN o IS NULL THEN NULL::VARCHAR WHEN o = 0 THEN '-'
         ELSE coalesce((SELECT pgc_quote_ident(pgc_f.proname) FROM pgc_pg_proc pgc_f WHERE pgc_f.oid = o),
                       o::VARCHAR) END)""",
+    # information_schema._pg_expandarray: (element, 1-based position) of each element
+    "pgc_expandarray": """MACRO pgc_expandarray(a) AS (
+        list_transform(range(1, len(a) + 1), lambda pgc_i: {'x': a[pgc_i], 'n': pgc_i::INTEGER}))""",
     # arrays (PostgreSQL's int2vector/oidvector are 0-based)
     "pgc_array_upper": """MACRO pgc_array_upper(a, d) AS (
         CASE WHEN d = 1 AND len(a) > 0 THEN len(a)::INTEGER END)""",

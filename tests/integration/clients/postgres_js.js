@@ -1,0 +1,111 @@
+// postgres.js ("postgres") as applications use it. It prepares each query, reads the
+// parameter types from the server's ParameterDescription and serialises every value for
+// that type (an object becomes JSON only for a json/jsonb parameter). Parameterised
+// queries with = ANY($1), jsonb both ways, timestamps, numerics, bytea, a transaction and
+// sql.unsafe with prepare. Prints what it saw, step by step, for the test to compare with
+// PostgreSQL 15's run.
+// usage: node postgres_js.js <connection string> <table name>
+const postgres = require('postgres');
+
+const [, , url, t] = process.argv;
+
+function show(v) {
+  if (v === null || v === undefined) return 'null';
+  if (Buffer.isBuffer(v)) return 'Buffer:' + v.toString('hex');
+  if (v instanceof Date) return 'Date:' + v.toISOString();
+  if (Array.isArray(v)) return '[' + v.map(show).join(', ') + ']';
+  if (typeof v === 'object') return 'Object:' + JSON.stringify(v);
+  return typeof v + ':' + String(v);
+}
+
+function dump(title, rows) {
+  const cols = rows.columns ? rows.columns.map((c) => `${c.name}:${c.type}`).join(',') : '';
+  console.log(`== ${title} [${cols}] ${rows.command} ${rows.count}`);
+  for (const row of rows) console.log(Object.keys(row).map((k) => show(row[k])).join(' | '));
+}
+
+async function step(name, fn) {
+  try {
+    await fn();
+  } catch (e) {
+    console.log(`!! ${name}: ${e.code} ${e.message}`);
+  }
+}
+
+async function main() {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  const tbl = sql(t);
+  await step('create', async () => {
+    await sql`CREATE TABLE ${tbl} (id int PRIMARY KEY, name text, doc jsonb, ts timestamp,
+      tstz timestamptz, amount numeric(12,2), big bigint, data bytea, tags text[], flag boolean)`;
+  });
+  await step('insert', async () => {
+    for (let i = 1; i <= 4; i++) {
+      const doc = { n: i, nested: { a: [1, 'x', null] }, s: "it's" };
+      const res = await sql`INSERT INTO ${tbl} (id, name, doc, ts, tstz, amount, big, data, tags, flag)
+        VALUES (${i}, ${'name ' + i}, ${doc}, ${new Date(Date.UTC(2024, i, 10 + i, 12, 30, 15, 250))},
+        ${new Date(Date.UTC(2024, 0, i, 8))}, ${i + '234.5' + i}, ${String(9000000000 + i)},
+        ${Buffer.from([0, i, 255, 92])}, ${['a', 'b' + i, 'with space', 'q"uote']}, ${i % 2 === 0})`;
+      console.log(`insert ${i} -> ${res.command} ${res.count}`);
+    }
+  });
+  await step('insert json helper', async () => {
+    const res = await sql`INSERT INTO ${tbl} (id, name, doc) VALUES (5, 'helper', ${sql.json({ via: 'sql.json', list: [1, 2] })})`;
+    console.log(`insert 5 -> ${res.command} ${res.count}`);
+  });
+  await step('any', async () => {
+    dump('any', await sql`SELECT id, name FROM ${tbl} WHERE id = ANY(${[1, 3, 4]}) ORDER BY id`);
+  });
+  await step('any text', async () => {
+    dump('any text', await sql`SELECT id FROM ${tbl} WHERE name = ANY(${['name 2', 'name 4']}) ORDER BY id`);
+  });
+  await step('select all', async () => {
+    dump('select all', await sql`SELECT * FROM ${tbl} ORDER BY id`);
+  });
+  await step('json param', async () => {
+    dump('json param', await sql`SELECT id, doc->'nested' AS nested, doc->>'s' AS s FROM ${tbl} WHERE doc @> ${{ n: 2 }} ORDER BY id`);
+  });
+  await step('json stored as text?', async () => {
+    dump('json text', await sql`SELECT id, doc::text AS doc FROM ${tbl} ORDER BY id`);
+  });
+  await step('timestamp param', async () => {
+    dump('timestamp param', await sql`SELECT id, ts FROM ${tbl} WHERE ts > ${new Date(Date.UTC(2024, 2, 1))} AND tstz <= ${new Date(Date.UTC(2024, 0, 3, 8))} ORDER BY id`);
+  });
+  await step('numeric', async () => {
+    dump('numeric', await sql`SELECT sum(amount) AS total, max(big) AS big, count(*) AS n FROM ${tbl} WHERE amount > ${'1500.00'}`);
+  });
+  await step('bytea param', async () => {
+    dump('bytea param', await sql`SELECT id, data FROM ${tbl} WHERE data = ${Buffer.from([0, 3, 255, 92])}`);
+  });
+  await step('transaction', async () => {
+    try {
+      await sql.begin(async (tx) => {
+        await tx`UPDATE ${tbl} SET doc = ${{ updated: true, list: [1, 2] }}, amount = amount + ${0.5} WHERE id = ${1}`;
+        await tx`DELETE FROM ${tbl} WHERE id = ${4}`;
+        dump('inside', await tx`SELECT id, doc, amount FROM ${tbl} ORDER BY id`);
+        throw new Error('roll back');
+      });
+    } catch (e) {
+      console.log('rolled back: ' + e.message);
+    }
+    dump('after rollback', await sql`SELECT id, doc, amount FROM ${tbl} ORDER BY id`);
+    await sql.begin(async (tx) => {
+      await tx`UPDATE ${tbl} SET doc = ${{ updated: true }} WHERE id = ${1}`;
+    });
+    dump('after commit', await sql`SELECT id, doc FROM ${tbl} WHERE id = 1`);
+  });
+  await step('prepared', async () => {
+    for (let i = 1; i <= 3; i++) {
+      dump(`prepared ${i}`, await sql.unsafe(`SELECT id, name, ts, amount, tags FROM ${t} WHERE id = $1`, [i], { prepare: true }));
+    }
+  });
+  await step('error', async () => {
+    await sql`SELECT id FROM ${tbl} WHERE id = ${'not a number'}`;
+  });
+  await step('after error', async () => {
+    dump('after error', await sql`SELECT ${1}::int + 1 AS two`);
+  });
+  await sql.end();
+}
+
+main().catch((e) => { console.log('FATAL', e.code, e.message); process.exit(1); });
