@@ -77,6 +77,9 @@ public class JdbcDriver {
                     + " ts timestamp, amount numeric(12,2), tags text[], data bytea, big bigint, flag boolean,"
                     + " ratio double precision, day date, tstz timestamptz, v varchar(20))");
             }
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE " + t + "_k (a int, b varchar(10), c numeric, d text NOT NULL, PRIMARY KEY (b, a))");
+            }
             DatabaseMetaData md = c.getMetaData();
             System.out.println("product=" + md.getDatabaseProductName() + " major=" + md.getDatabaseMajorVersion());
             step(c, "getTables", () -> dump("getTables", md.getTables(null, "public", t, null)));
@@ -86,6 +89,12 @@ public class JdbcDriver {
             step(c, "getPrimaryKeys", () -> dump("getPrimaryKeys", md.getPrimaryKeys(null, "public", t)));
             step(c, "getIndexInfo", () -> dump("getIndexInfo", md.getIndexInfo(null, "public", t, false, false)));
             step(c, "getIndexInfo unique", () -> dump("getIndexInfo unique", md.getIndexInfo(null, "public", t, true, true)));
+            step(c, "getColumns key", () -> dump("getColumns key", md.getColumns(null, "public", t + "_k", null)));
+            step(c, "getPrimaryKeys key", () -> dump("getPrimaryKeys key", md.getPrimaryKeys(null, null, t + "_k")));
+            step(c, "getIndexInfo key", () -> dump("getIndexInfo key", md.getIndexInfo(null, null, t + "_k", false, true)));
+            step(c, "getBestRowIdentifier", () -> dump("getBestRowIdentifier", md.getBestRowIdentifier(null, "public", t + "_k", DatabaseMetaData.bestRowSession, true)));
+            step(c, "getTables VIEW", () -> dump("getTables VIEW", md.getTables(null, null, "%", new String[] {"VIEW"})));
+            step(c, "getTableTypes", () -> dump("getTableTypes", md.getTableTypes()));
             step(c, "getSchemas", () -> dump("getSchemas", md.getSchemas()));
             step(c, "getSchemas public", () -> dump("getSchemas public", md.getSchemas(null, "public")));
             step(c, "getTypeInfo", () -> dump("getTypeInfo", md.getTypeInfo()));
@@ -163,6 +172,51 @@ public class JdbcDriver {
                     p.setArray(2, c.createArrayOf("varchar", new String[] {"u"}));
                     p.setInt(3, 1);
                     System.out.println("update -> " + p.executeUpdate());
+                }
+                c.commit();
+            });
+            step(c, "batch", () -> {
+                try (PreparedStatement p = c.prepareStatement("INSERT INTO " + t + " (id, name, amount, day) VALUES (?, ?, ?, ?)")) {
+                    for (int i = 20; i < 25; i++) {
+                        p.setInt(1, i);
+                        p.setString(2, "batch " + i);
+                        if (i == 22) p.setNull(3, Types.NUMERIC); else p.setBigDecimal(3, new BigDecimal(i + ".125"));
+                        p.setObject(4, java.time.LocalDate.of(2020, 2, i + 4 > 29 ? 29 : i + 4));
+                        p.addBatch();
+                    }
+                    System.out.println("batch -> " + Arrays.toString(p.executeBatch()));
+                }
+                c.commit();
+            });
+            step(c, "generated keys", () -> {
+                try (PreparedStatement p = c.prepareStatement("INSERT INTO " + t + " (id, name, ts) VALUES (?, ?, ?)", Statement.RETURN_GENERATED_KEYS)) {
+                    p.setInt(1, 30);
+                    p.setString(2, "returning");
+                    p.setObject(3, java.time.LocalDateTime.of(2021, 3, 4, 5, 6, 7, 890000000));
+                    System.out.println("generated -> " + p.executeUpdate());
+                    dump("generated keys", p.getGeneratedKeys());
+                }
+                c.commit();
+            });
+            step(c, "duplicate key", () -> {
+                try (PreparedStatement p = c.prepareStatement("INSERT INTO " + t + " (id, name) VALUES (?, ?)")) {
+                    p.setInt(1, 30);
+                    p.setString(2, "again");
+                    p.executeUpdate();
+                }
+            });
+            step(c, "after duplicate", () -> {
+                try (Statement s = c.createStatement()) {
+                    dump("after duplicate", s.executeQuery("SELECT count(*) FROM " + t));
+                }
+                c.commit();
+            });
+            step(c, "fetch size", () -> {
+                // autocommit off and a fetch size: pgjdbc reads through a portal, 2 rows per Execute
+                try (PreparedStatement p = c.prepareStatement("SELECT id, name FROM " + t + " WHERE id > ? ORDER BY id")) {
+                    p.setFetchSize(2);
+                    p.setInt(1, 2);
+                    dump("fetch size", p.executeQuery());
                 }
                 c.commit();
             });

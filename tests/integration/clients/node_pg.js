@@ -81,6 +81,19 @@ async function main() {
     await c.query('COMMIT');
     dump('after commit', await c.query(`SELECT id, doc FROM ${t} WHERE id = 1`));
   });
+  await step(c, 'array rows', async () => {
+    const res = await c.query({ text: `SELECT id, tags, doc->'n' AS n FROM ${t} WHERE id <= $1 ORDER BY id`, values: [2], rowMode: 'array' });
+    console.log(`== array rows ${res.rowCount}`);
+    for (const row of res.rows) console.log(row.map(show).join(' | '));
+  });
+  await step(c, 'simple multi', async () => {
+    const res = await c.query(`SELECT count(*) AS n FROM ${t}; SELECT max(id) AS m FROM ${t}`);
+    for (const r of res) dump('multi', r);
+  });
+  await step(c, 'null params', async () => {
+    await c.query(`INSERT INTO ${t} (id, name, doc, ts, amount, data, tags) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [9, null, null, null, null, null, null]);
+    dump('null params', await c.query(`SELECT * FROM ${t} WHERE id = $1`, [9]));
+  });
   await step(c, 'prepared', async () => {
     for (let i = 1; i <= 3; i++) {
       dump(`prepared ${i}`, await c.query({ name: `by_id_${t}`, text: `SELECT id, name, ts, amount, tags FROM ${t} WHERE id = $1`, values: [i] }));
