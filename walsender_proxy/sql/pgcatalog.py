@@ -1792,6 +1792,40 @@ def _keywords(s: CatalogSnapshot) -> list[dict[str, Any]]:
     return [{"word": w} for w in data.QUOTED_KEYWORDS]
 
 
+_KEYWORD_CATEGORIES = {
+    "U": "unreserved",
+    "C": "unreserved (cannot be function or type name)",
+    "T": "reserved (can be function or type name)",
+    "R": "reserved",
+}
+
+
+@_helper(
+    "pgc_pg_get_keywords",
+    pa.schema(
+        [
+            ("word", pa.string()),
+            ("catcode", pa.string()),
+            ("barelabel", pa.bool_()),
+            ("catdesc", pa.string()),
+            ("baredesc", pa.string()),
+        ]
+    ),
+)
+def _pg_get_keywords(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    """``pg_get_keywords()``: PostgreSQL 15's keywords (pgjdbc's getSQLKeywords)."""
+    return [
+        {
+            "word": w,
+            "catcode": c,
+            "barelabel": bare,
+            "catdesc": _KEYWORD_CATEGORIES[c],
+            "baredesc": "can be bare label" if bare else "requires AS",
+        }
+        for w, c, bare in data.PG_KEYWORDS
+    ]
+
+
 @_helper(
     "pgc_procdefs",
     pa.schema(

@@ -1067,6 +1067,19 @@ class _Rewriter:
                 ("attrs", T("int2vector", zero_based=True)),
                 ("qual", T("pg_node_tree")),
             ]
+        elif name == "pg_get_keywords":
+            if args:
+                raise self._no_function(name, types, call)
+            self.needs.add("pgc_pg_get_keywords")
+            fields = [("word", TEXT), ("catcode", T("char")), ("barelabel", BOOL), ("catdesc", TEXT), ("baredesc", TEXT)]
+            names = [given[i] if i < len(given) else n for i, (n, _) in enumerate(fields)]
+            scope.add(alias, _Rel([(n, t) for n, (_, t) in zip(names, fields, strict=True)]))
+            return ast.RangeVar(
+                relname="pgc_pg_get_keywords",
+                inh=True,
+                relpersistence="p",
+                alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n in names)),
+            )
         elif name in ("generate_series", "unnest"):
             if name == "unnest" and len(args) != 1:
                 raise self.fail("0A000", "unnest with several arrays is not supported", call)

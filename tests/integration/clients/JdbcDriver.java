@@ -95,6 +95,11 @@ public class JdbcDriver {
             step(c, "getBestRowIdentifier", () -> dump("getBestRowIdentifier", md.getBestRowIdentifier(null, "public", t + "_k", DatabaseMetaData.bestRowSession, true)));
             step(c, "getTables VIEW", () -> dump("getTables VIEW", md.getTables(null, null, "%", new String[] {"VIEW"})));
             step(c, "getTableTypes", () -> dump("getTableTypes", md.getTableTypes()));
+            step(c, "getSQLKeywords", () -> System.out.println("keywords=" + md.getSQLKeywords()));
+            step(c, "getTablePrivileges", () -> dump("getTablePrivileges", md.getTablePrivileges(null, "public", t)));
+            step(c, "getColumnPrivileges", () -> dump("getColumnPrivileges", md.getColumnPrivileges(null, "public", t, "i%")));
+            step(c, "connection", () -> System.out.println("schema=" + c.getSchema()
+                + " readonly=" + c.isReadOnly() + " isolation=" + c.getTransactionIsolation() + " user=" + md.getUserName()));
             step(c, "getSchemas", () -> dump("getSchemas", md.getSchemas()));
             step(c, "getSchemas public", () -> dump("getSchemas public", md.getSchemas(null, "public")));
             step(c, "getTypeInfo", () -> dump("getTypeInfo", md.getTypeInfo()));
@@ -219,6 +224,36 @@ public class JdbcDriver {
                     dump("fetch size", p.executeQuery());
                 }
                 c.commit();
+            });
+            step(c, "savepoint", () -> {
+                Savepoint sp = c.setSavepoint("before_bad");
+                try (Statement s = c.createStatement()) {
+                    s.execute("INSERT INTO " + t + " (id, name) VALUES (40, 'kept')");
+                    sp = c.setSavepoint("after_good");
+                    s.execute("INSERT INTO " + t + " (id, name) VALUES (40, 'duplicate')");
+                } catch (SQLException e) {
+                    System.out.println("savepoint error " + e.getSQLState());
+                    c.rollback(sp);
+                }
+                c.commit();
+            });
+            step(c, "query timeout", () -> {
+                try (Statement s = c.createStatement()) {
+                    s.setQueryTimeout(1);
+                    s.execute("SELECT pg_sleep(5)");
+                } catch (SQLException e) {
+                    System.out.println("timeout " + e.getSQLState() + " " + e.getMessage());
+                    c.rollback();
+                }
+            });
+            step(c, "serializable", () -> {
+                c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
+                try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SHOW transaction_isolation")) {
+                    r.next();
+                    System.out.println("isolation " + c.getTransactionIsolation() + " " + r.getString(1));
+                }
+                c.commit();
+                c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
             });
             step(c, "final", () -> {
                 try (Statement s = c.createStatement()) {
