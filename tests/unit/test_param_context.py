@@ -49,6 +49,10 @@ def types(sql: str, declared: tuple[int, ...] = ()) -> list[int]:
         ("SELECT * FROM other WHERE id = $1", [0]),  # not a table of the lake: unspecified
         ("SELECT $1 + id FROM t", [0]),  # arithmetic is not inferred (PostgreSQL: int4)
         ("SELECT * FROM t WHERE id = $1", [20]),  # declared at Parse: kept
+        # a CTE's column of the same name: not inferred (PostgreSQL: text)
+        ("WITH x AS (SELECT id::text AS id FROM t) SELECT * FROM x WHERE id = $1", [0]),
+        ("WITH t AS (SELECT 'a' AS id) SELECT * FROM t WHERE t.id = $1", [0]),
+        ("SELECT * FROM t JOIN (SELECT 1 AS k) s ON true WHERE t.ts < $1", [1114]),
     ],
 )
 def test_context_types(sql: str, expected: list[int]) -> None:

@@ -7,8 +7,9 @@ parameter (else it sends the text ``[object Object]``), node-postgres sends a Bu
 binary, pgjdbc sends timestamps untyped.
 
 Only what can be vouched for is inferred: a column of a user table named by the statement
-(unqualified names must belong to exactly one of its tables); anything else stays
-unspecified (0) and is taken as text, as before.
+(unqualified names must belong to exactly one of its tables, and are not inferred at all
+when a subquery, CTE or function in FROM could bring a column of that name); anything else
+stays unspecified (0) and is taken as text, as before.
 """
 
 from __future__ import annotations
@@ -38,16 +39,29 @@ def context_param_types(node: Any, declared: Sequence[int], nparams: int, find: 
     if all(oids) or node is None:
         return oids
     tables: dict[str, Table] = {}  # alias or name → table
+    ctes: set[str] = set()
+    opaque = False  # subqueries, CTEs or functions in FROM: their columns are not known here
 
-    def add_rel(rv: Any) -> None:
-        if isinstance(rv, ast.RangeVar):
-            t = find(rv.schemaname, rv.relname)
-            if t is not None:
-                tables[rv.alias.aliasname if rv.alias is not None else rv.relname] = t
+    def collect_ctes(n: Any) -> None:
+        nonlocal opaque
+        if isinstance(n, ast.CommonTableExpr):
+            ctes.add(n.ctename)
+        if isinstance(n, ast.RangeSubselect | ast.CommonTableExpr | ast.RangeFunction):
+            opaque = True
+        if isinstance(n, ast.Node):
+            for name in n:
+                collect_ctes(getattr(n, name))
+        elif isinstance(n, tuple | list):
+            for x in n:
+                collect_ctes(x)
 
     def collect(n: Any) -> None:
         if isinstance(n, ast.RangeVar):
-            add_rel(n)
+            if n.schemaname is None and n.relname in ctes:
+                return
+            t = find(n.schemaname, n.relname)
+            if t is not None:
+                tables[n.alias.aliasname if n.alias is not None else n.relname] = t
             return
         if isinstance(n, ast.Node):
             for name in n:
@@ -56,6 +70,7 @@ def context_param_types(node: Any, declared: Sequence[int], nparams: int, find: 
             for x in n:
                 collect(x)
 
+    collect_ctes(node)
     collect(node)
     if not tables:
         return oids
@@ -68,7 +83,7 @@ def context_param_types(node: Any, declared: Sequence[int], nparams: int, find: 
             t = tables.get(names[0])
             c = t.column(names[1]) if t is not None else None
             return c.type if c is not None else None
-        if len(names) != 1:
+        if len(names) != 1 or opaque:
             return None
         hits = [c.type for t in tables.values() if (c := t.column(names[0])) is not None]
         return hits[0] if len(hits) == 1 else None
