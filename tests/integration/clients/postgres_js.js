@@ -122,6 +122,26 @@ async function main() {
     dump('more types', await sql`SELECT * FROM ${m} WHERE u = ${'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'} AND d < ${new Date(Date.UTC(2024, 5, 1))}`);
     dump('more types text', await sql`SELECT u::text, d::text, tm::text, iv::text, r::text, s::text, ch || '|' AS ch FROM ${m}`);
   });
+  await step('cursor', async () => {
+    // Execute with a row limit (PortalSuspended) two rows at a time
+    const seen = [];
+    for await (const rows of sql`SELECT id FROM ${tbl} ORDER BY id`.cursor(2)) seen.push(rows.map((r) => r.id).join('+'));
+    console.log('cursor ' + seen.join(' '));
+  });
+  await step('savepoint', async () => {
+    await sql.begin('isolation level repeatable read', async (tx) => {
+      await tx`UPDATE ${tbl} SET name = ${'in tx'} WHERE id = ${2}`;
+      await tx.savepoint(async (sp) => {
+        await sp`UPDATE ${tbl} SET name = ${'in savepoint'} WHERE id = ${3}`;
+        await sp`SELECT 1/0`;
+      }).catch((e) => console.log(`savepoint error ${e.code} ${e.message}`));
+      dump('in tx', await tx`SELECT id, name, current_setting('transaction_isolation') AS iso FROM ${tbl} WHERE id IN (2, 3) ORDER BY id`);
+    });
+  });
+  await step('listen', async () => {
+    await sql.listen('jsdrv_channel', () => {});
+    console.log('listen -> ok');
+  });
   await step('xml column', async () => {
     // a type the lake does not store: the proxy refuses the table (0A000)
     await sql`CREATE TABLE ${sql(t + '_x')} (x xml)`;
