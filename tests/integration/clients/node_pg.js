@@ -99,6 +99,22 @@ async function main() {
       dump(`prepared ${i}`, await c.query({ name: `by_id_${t}`, text: `SELECT id, name, ts, amount, tags FROM ${t} WHERE id = $1`, values: [i] }));
     }
   });
+  for (const [name, text, values] of [
+    ['duplicate', `INSERT INTO ${t} (id) VALUES ($1)`, [1]],
+    ['not null', `UPDATE ${t} SET id = NULL WHERE id = $1`, [2]],
+    ['missing table', 'SELECT * FROM no_such_table_here', []],
+    ['missing column', `SELECT nope FROM ${t}`, []],
+    ['bad json', `UPDATE ${t} SET doc = $1 WHERE id = 1`, ['{"a": ']],
+    ['syntax', 'SELEC 1', []],
+  ]) {
+    try {
+      await c.query(text, values);
+      console.log(`${name} -> no error`);
+    } catch (e) {
+      const fields = ['severity', 'code', 'message', 'detail', 'hint', 'position', 'schema', 'table', 'column', 'constraint', 'dataType'];
+      console.log(`${name} -> ` + fields.map((f) => `${f}=${e[f] === undefined ? '-' : e[f]}`).join(' '));
+    }
+  }
   await step(c, 'error', async () => {
     await c.query(`SELECT id FROM ${t} WHERE id = $1`, ['not a number']);
   });
