@@ -161,7 +161,11 @@ class Engine:
             node.lockingClause = None
             text = RawStream()(node)
         rw = self.rewritten(text, tx, params=params)
-        rel = self.relation(rw.sql, params)
+        try:
+            rel = self.relation(rw.sql, params)
+        except PgError as e:
+            _locate_missing_column(e, node)
+            raise
         rows = Rows(result_columns(rel, rw, self.tables_of(tx, rw)), _batches(rel, self.ex))
         if plan is not None:
             self._remember_columns(tx, plan, rows.columns)
@@ -704,6 +708,37 @@ def result_columns(rel: duckdb.DuckDBPyRelation, rw: Rewritten | None, tables: l
     return cols
 
 
+def _locate_missing_column(e: PgError, node: Any) -> None:
+    """42703 found by DuckDB's binder: the position of the first reference to that column
+    in the statement, as PostgreSQL reports it (its parser's location, 1-based)."""
+    if e.sqlstate != "42703" or getattr(e, "position", None) is not None:
+        return
+    m = re.fullmatch(r'column "(.+)" does not exist|column (\S+) does not exist', e.message)
+    if m is None:
+        return
+    name = m.group(1) or m.group(2)
+    found: list[int] = []
+
+    def visit(n: Any) -> None:
+        if found:
+            return
+        if isinstance(n, ast.ColumnRef) and n.fields and isinstance(n.fields[-1], ast.String):
+            shown = ".".join(f.sval for f in n.fields if isinstance(f, ast.String))
+            if name in (n.fields[-1].sval, shown) and n.location is not None and n.location >= 0:
+                found.append(n.location + 1)
+                return
+        if isinstance(n, ast.Node):
+            for attr in n:
+                visit(getattr(n, attr))
+        elif isinstance(n, tuple | list):
+            for x in n:
+                visit(x)
+
+    visit(node)
+    if found:
+        e.position = found[0]  # type: ignore[attr-defined]
+
+
 def _with_origin(col: Column, origin: Origin | None, tables: list[Table]) -> Column:
     """A column selected as it is from a user table names the table and the column in
     RowDescription, as PostgreSQL's does (pgjdbc reads nullability and the table name of
@@ -755,10 +790,14 @@ def duck_error(e: Exception) -> PgError:
         m = _DUCK_COLUMN.search(str(e))
         if m:
             return PgError("42703", f'column "{m.group(1)}" does not exist')
+        m = _DUCK_QUALIFIED_COLUMN.search(str(e))
+        if m:  # (PostgreSQL words a qualified one without quotes: column p.zz does not exist)
+            return PgError("42703", f"column {m.group(1)}.{m.group(2)} does not exist")
     return translate_error(e)
 
 
 _DUCK_COLUMN = re.compile(r'(?:Referenced column|Column) "([^"]+)" (?:not found|referenced)')
+_DUCK_QUALIFIED_COLUMN = re.compile(r'(?:Table|Values list) "([^"]+)" does not have a column named "([^"]+)"')
 
 
 def _batches(rel: duckdb.DuckDBPyRelation, ex: SessionState, batch_rows: int = BATCH_ROWS) -> Iterator[pa.RecordBatch]:
