@@ -11,6 +11,13 @@ import os
 
 
 class PgError(Exception):
+    #: The object an integrity error is about (ErrorResponse's s, t, c, n fields), which
+    #: drivers expose (node-postgres ``e.constraint``, pgjdbc ``ServerErrorMessage``).
+    schema: str | None = None
+    table: str | None = None
+    column: str | None = None
+    constraint: str | None = None
+
     def __init__(
         self, sqlstate: str, message: str, *, detail: str | None = None, hint: str | None = None
     ) -> None:
@@ -19,6 +26,17 @@ class PgError(Exception):
         self.message = message
         self.detail = detail
         self.hint = hint
+
+    def about(
+        self,
+        schema: str | None = None,
+        table: str | None = None,
+        column: str | None = None,
+        constraint: str | None = None,
+    ) -> PgError:
+        """This error, naming the object it is about; returns itself."""
+        self.schema, self.table, self.column, self.constraint = schema, table, column, constraint
+        return self
 
 
 #: errno values PostgreSQL reports as a full disk (errcode_for_file_access).

@@ -357,6 +357,10 @@ def generate(dsn: str) -> str:
             ),
         )
         emit(
+            "PG_KEYWORDS",
+            _fetch(cur, "SELECT word, catcode::text, barelabel FROM pg_get_keywords() ORDER BY word"),
+        )
+        emit(
             "TIMEZONE_NAMES",
             _fetch(
                 cur,

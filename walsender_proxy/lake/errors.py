@@ -13,21 +13,37 @@ def serialization_failure(detail: str | None = None) -> LakeError:
     return LakeError("40001", "could not serialize access due to concurrent update", detail=detail)
 
 
-def unique_violation(constraint: str, key_cols: list[str], key_vals: list[object]) -> LakeError:
+def unique_violation(
+    constraint: str, key_cols: list[str], key_vals: list[object], schema: str | None = None, table: str | None = None
+) -> LakeError:
     cols = ", ".join(key_cols)
     vals = ", ".join("null" if v is None else str(v) for v in key_vals)
     return LakeError(
         "23505",
         f'duplicate key value violates unique constraint "{constraint}"',
         detail=f"Key ({cols})=({vals}) already exists.",
-    )
+    ).about(schema=schema, table=table, constraint=constraint)
 
 
-def not_null_violation(column: str, table: str) -> LakeError:
+def not_null_violation(column: str, table: str, schema: str | None = None, row: list[str | None] | None = None) -> LakeError:
+    """23502; ``row`` is the failing row's values as their output texts (PostgreSQL's
+    DETAIL ``Failing row contains (…)``, each value cut at 64 bytes)."""
+    detail = None
+    if row is not None:
+        detail = "Failing row contains (" + ", ".join("null" if v is None else _clip(v) for v in row) + ")."
     return LakeError(
         "23502",
         f'null value in column "{column}" of relation "{table}" violates not-null constraint',
-    )
+        detail=detail,
+    ).about(schema=schema, table=table, column=column)
+
+
+def _clip(value: str, limit: int = 64) -> str:
+    """ExecBuildSlotValueDescription's cut: at most ``limit`` bytes, whole characters, '...'."""
+    raw = value.encode()
+    if len(raw) <= limit:
+        return value
+    return raw[:limit].decode(errors="ignore") + "..."
 
 
 def transaction_aborted() -> LakeError:

@@ -1327,4 +1327,4 @@ def load_change(
 def _duplicate_key(t: Table, key_vals: list[Any]) -> LakeError:
     """23505 for a key that a live row of ``t`` holds, worded as PostgreSQL's
     ``<table>_pkey`` index reports it (every unique check ends here)."""
-    return unique_violation(f"{t.name}_pkey", list(t.primary_key or ()), key_vals)
+    return unique_violation(f"{t.name}_pkey", list(t.primary_key or ()), key_vals, t.schema, t.name)

@@ -873,7 +873,9 @@ class Transaction:
         def build(cat: Catalog, alloc: Any) -> tuple[list[CatalogOp], None]:
             t = cat.resolve_table(table, self.lake.search_path)
             if not_null and self._read(t, None, None, False).num_rows:
-                raise not_null_violation(name, t.name)
+                raise LakeError("23502", f'column "{name}" of relation "{t.name}" contains null values').about(
+                    schema=t.schema, table=t.name, column=name
+                )
             return ddl.add_column(t, name, parse_type(type_name), not_null), None
 
         self._run_ddl(build)
@@ -1385,7 +1387,21 @@ def _check_not_null(t: Table, data: pa.Table) -> None:
     names = set(data.schema.names)
     for phys, name in nn:
         if phys in names and data.column(phys).null_count:
-            raise not_null_violation(name, t.name)
+            i = data.column(phys).is_null().index(True).as_py()
+            raise not_null_violation(name, t.name, t.schema, _row_texts(t, data.slice(i, 1)))
+
+
+def _row_texts(t: Table, row: pa.Table) -> list[str | None]:
+    """One row's values as their output texts, in column order (None for NULL)."""
+    from decoding.pgvalues import text_encoder
+
+    out: list[str | None] = []
+    names = set(row.schema.names)
+    for c in t.columns:
+        phys = c.physical or c.name
+        raw = text_encoder(c.type)(row.column(phys))[0] if phys in names else None
+        out.append(None if raw is None else raw.decode())
+    return out
 
 
 def _where(where: Any, args: list[Any], t: Table) -> tuple[str, list[Any]]:

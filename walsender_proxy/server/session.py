@@ -79,6 +79,10 @@ def error_response(e: PgError, severity: str = "ERROR") -> m.ErrorResponse:
         detail=e.detail,
         hint=e.hint,
         position=getattr(e, "position", None),
+        schema=e.schema,
+        table=e.table,
+        column=e.column,
+        constraint=e.constraint,
     )
 
 

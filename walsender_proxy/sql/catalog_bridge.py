@@ -46,6 +46,12 @@ def server_info(ex: SessionState) -> pgcatalog.ServerInfo:
 
 def session_info(ex: SessionState) -> pgcatalog.SessionInfo:
     settings = {name: value for name, value, _ in ex.settings.all()}
+    tx = ex.tx
+    if tx is not None:
+        # the running transaction's own characteristics, as SHOW gives them (BEGIN
+        # ISOLATION LEVEL … sets them for the transaction, not as a setting)
+        settings["transaction_isolation"] = tx.isolation.value
+        settings["transaction_read_only"] = "on" if tx.read_only else "off"
     return pgcatalog.SessionInfo(
         user=ex.user,
         database=ex.database,

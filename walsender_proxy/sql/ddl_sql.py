@@ -13,6 +13,7 @@ from pglast import ast, enums
 from pglast.stream import RawStream
 
 from decoding.errors import PgError
+from decoding.pgtypes import UnknownTypeError, parse_type
 from walsender_proxy.lake import PubTable, Transaction
 
 
@@ -41,7 +42,17 @@ def type_text(tn: ast.TypeName) -> str:
     if name in ("timestamp", "timestamptz", "time", "interval") and mods:
         mods = []  # precision: the lake keeps microseconds
     text = name + (f"({','.join(mods)})" if mods else "")
-    return text + "[]" * len(tn.arrayBounds or ())
+    text += "[]" * len(tn.arrayBounds or ())
+    try:
+        parse_type(text)
+    except UnknownTypeError:
+        from walsender_proxy.sql.literals import TYPE_ALIASES
+        from walsender_proxy.sql.pgcatalog import TYPE_OIDS
+
+        if TYPE_ALIASES.get(name, name) in TYPE_OIDS:  # PostgreSQL's type, not the lake's
+            raise unsupported(f"a column of type {name}") from None
+        raise
+    return text
 
 
 def expr_text(node: Any) -> str:

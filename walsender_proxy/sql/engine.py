@@ -11,6 +11,7 @@ column by column (:mod:`decoding.pgvalues`), never row by row in Python.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 import struct
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -41,7 +42,7 @@ from walsender_proxy.sql.ddl_sql import qualified, unsupported
 from walsender_proxy.sql.literals import duckdb_cast_error
 from walsender_proxy.sql.pgcatalog import CatalogBinding, translate_error
 from walsender_proxy.sql.readahead import ReadAhead
-from walsender_proxy.sql.rewrite import Rewritten, UserTable
+from walsender_proxy.sql.rewrite import Origin, Rewritten, UserTable
 from walsender_proxy.sql.udf_errors import udf_error
 
 if TYPE_CHECKING:
@@ -160,7 +161,11 @@ class Engine:
             node.lockingClause = None
             text = RawStream()(node)
         rw = self.rewritten(text, tx, params=params)
-        rel = self.relation(rw.sql, params)
+        try:
+            rel = self.relation(rw.sql, params)
+        except PgError as e:
+            _locate_missing_column(e, node)
+            raise
         rows = Rows(result_columns(rel, rw, self.tables_of(tx, rw)), _batches(rel, self.ex))
         if plan is not None:
             self._remember_columns(tx, plan, rows.columns)
@@ -697,7 +702,55 @@ def result_columns(rel: duckdb.DuckDBPyRelation, rw: Rewritten | None, tables: l
         row = TYPES.rows.get(oid)
         typlen = row["typlen"] if row else -1
         cols.append(Column(out_name, ctype, pg_oid=oid, pg_typlen=typlen, pg_typmod=oc.typmod if oc else -1))
+    origins = rw.origins if rw is not None else None
+    if origins is not None and len(origins) == len(cols) and tables:
+        cols = [_with_origin(c, o, tables) for c, o in zip(cols, origins, strict=True)]
     return cols
+
+
+def _locate_missing_column(e: PgError, node: Any) -> None:
+    """42703 found by DuckDB's binder: the position of the first reference to that column
+    in the statement, as PostgreSQL reports it (its parser's location, 1-based)."""
+    if e.sqlstate != "42703" or getattr(e, "position", None) is not None:
+        return
+    m = re.fullmatch(r'column "(.+)" does not exist|column (\S+) does not exist', e.message)
+    if m is None:
+        return
+    name = m.group(1) or m.group(2)
+    found: list[int] = []
+
+    def visit(n: Any) -> None:
+        if found:
+            return
+        if isinstance(n, ast.ColumnRef) and n.fields and isinstance(n.fields[-1], ast.String):
+            shown = ".".join(f.sval for f in n.fields if isinstance(f, ast.String))
+            if name in (n.fields[-1].sval, shown) and n.location is not None and n.location >= 0:
+                found.append(n.location + 1)
+                return
+        if isinstance(n, ast.Node):
+            for attr in n:
+                visit(getattr(n, attr))
+        elif isinstance(n, tuple | list):
+            for x in n:
+                visit(x)
+
+    visit(node)
+    if found:
+        e.position = found[0]  # type: ignore[attr-defined]
+
+
+def _with_origin(col: Column, origin: Origin | None, tables: list[Table]) -> Column:
+    """A column selected as it is from a user table names the table and the column in
+    RowDescription, as PostgreSQL's does (pgjdbc reads nullability and the table name of
+    ResultSetMetaData from them)."""
+    if origin is None:
+        return col
+    (schema, name), colname = origin
+    for t in tables:
+        if t.name == name and (schema is None or t.schema == schema):
+            c = t.column(colname)
+            return col if c is None else dataclasses.replace(col, table_oid=t.oid, attnum=c.attnum)
+    return col
 
 
 def _lake_result_type(oid: int | None, typmod: int, duck: ColumnType) -> ColumnType | None:
@@ -737,10 +790,14 @@ def duck_error(e: Exception) -> PgError:
         m = _DUCK_COLUMN.search(str(e))
         if m:
             return PgError("42703", f'column "{m.group(1)}" does not exist')
+        m = _DUCK_QUALIFIED_COLUMN.search(str(e))
+        if m:  # (PostgreSQL words a qualified one without quotes: column p.zz does not exist)
+            return PgError("42703", f"column {m.group(1)}.{m.group(2)} does not exist")
     return translate_error(e)
 
 
 _DUCK_COLUMN = re.compile(r'(?:Referenced column|Column) "([^"]+)" (?:not found|referenced)')
+_DUCK_QUALIFIED_COLUMN = re.compile(r'(?:Table|Values list) "([^"]+)" does not have a column named "([^"]+)"')
 
 
 def _batches(rel: duckdb.DuckDBPyRelation, ex: SessionState, batch_rows: int = BATCH_ROWS) -> Iterator[pa.RecordBatch]:
@@ -958,13 +1015,44 @@ def _defaults_to_null(node: Any, as_text: Collection[int] = ()) -> None:
     node.valuesLists = tuple(tuple(r) for r in rows)
 
 
+_COMPARISON_OPS = frozenset({"=", "<>", "!=", "<", ">", "<=", ">="})
+
+
+def _compared_params(node: Any) -> set[int]:
+    """The ids of the ``$n`` nodes that are an operand of a comparison (``x > $1``,
+    ``x = ANY($1)``) whose other operand is not a parameter."""
+    out: set[int] = set()
+
+    def visit(n: Any) -> None:
+        if isinstance(n, ast.A_Expr) and n.kind in (enums.A_Expr_Kind.AEXPR_OP, enums.A_Expr_Kind.AEXPR_OP_ANY, enums.A_Expr_Kind.AEXPR_OP_ALL) and n.name and n.name[-1].sval in _COMPARISON_OPS:
+            left, right = n.lexpr, n.rexpr
+            if isinstance(right, ast.ParamRef) and left is not None and not isinstance(left, ast.ParamRef):
+                out.add(id(right))
+            if isinstance(left, ast.ParamRef) and right is not None and not isinstance(right, ast.ParamRef | tuple | list) and n.kind == enums.A_Expr_Kind.AEXPR_OP:
+                out.add(id(left))
+        if isinstance(n, ast.Node):
+            for name in n:
+                visit(getattr(n, name))
+        elif isinstance(n, tuple | list):
+            for x in n:
+                visit(x)
+
+    visit(node)
+    return out
+
+
 def _typed_nulls(node: Any, param_types: list[int]) -> Any:
     """A copy of the statement with ``$n`` replaced by ``NULL::type`` (for Describe)."""
     import copy
 
     node = copy.deepcopy(node)
+    compared = _compared_params(node)
 
     def visit(n: Any) -> Any:
+        if isinstance(n, ast.ParamRef) and id(n) in compared and (param_types[n.number - 1] if n.number - 1 < len(param_types) else 25) in (0, 25):
+            # an untyped $n compared with a value takes that value's type (the rewriter's
+            # _param_as at Execute): an untyped NULL here, which DuckDB compares with anything
+            return ast.A_Const(isnull=True)
         if isinstance(n, ast.ParamRef):
             oid = param_types[n.number - 1] if n.number - 1 < len(param_types) else 25
             ct = type_by_oid(oid or 25)

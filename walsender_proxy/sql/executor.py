@@ -46,6 +46,7 @@ from walsender_proxy.lake import Isolation, Transaction
 from walsender_proxy.lake.transaction import State
 from walsender_proxy.sql import ddl_sql, pgcatalog, statement_log
 from walsender_proxy.sql.engine import Engine, check_result_formats, returning
+from walsender_proxy.sql.param_context import FindTable, context_param_types
 from walsender_proxy.sql.portals import Portal, Prepared
 from walsender_proxy.sql.udf_errors import udf_error
 
@@ -273,7 +274,25 @@ class Executor:
             if n not in used and (n > len(param_types) or not param_types[n - 1]):
                 raise PgError("42P18", f"could not determine data type of parameter ${n}")
         unused = frozenset(range(1, nparams + 1)) - used
-        self.statements[name] = Prepared(name, text, node, list(param_types), nparams, unused)
+        types = list(param_types)
+        if (nparams and not all(types[:nparams])) or len(types) < nparams:
+            types = context_param_types(node, types, nparams, self._table_finder())
+        self.statements[name] = Prepared(name, text, node, types, nparams, unused)
+
+    def _table_finder(self) -> FindTable:
+        """User tables by (schema, name) as a statement parsed now resolves them."""
+        tx = self.tx
+        cat = tx.catalog() if tx is not None and tx.state in (State.ACTIVE, State.FAILED) else self.lake.catalog_at(self.lake.frontier)
+        path = self.search_path()
+
+        def find(schema: str | None, name: str) -> Table | None:
+            for s in [schema] if schema else path:
+                t = cat.find_table(s, name)
+                if t is not None:
+                    return t
+            return None
+
+        return find
 
     def bind(self, portal: str, statement: str, formats: Sequence[int], params: Sequence[bytes | None], result_formats: Sequence[int]) -> None:
         st = self.statements.get(statement)

@@ -579,6 +579,9 @@ def install(con: Any) -> None:
     for name, fn, args, ret in [*input_udfs(), *output_udfs(), numeric_key]:
         if name not in have:
             con.create_function(name, keep_errors(fn), args, ret, type="arrow")
+    from walsender_proxy.sql import jsonb_ops
+
+    jsonb_ops.install(con)
 
 
 def input_udfs() -> list[tuple[str, Callable[..., pa.Array], list[str], str]]:

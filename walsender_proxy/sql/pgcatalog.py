@@ -1793,6 +1793,40 @@ def _keywords(s: CatalogSnapshot) -> list[dict[str, Any]]:
     return [{"word": w} for w in data.QUOTED_KEYWORDS]
 
 
+_KEYWORD_CATEGORIES = {
+    "U": "unreserved",
+    "C": "unreserved (cannot be function or type name)",
+    "T": "reserved (can be function or type name)",
+    "R": "reserved",
+}
+
+
+@_helper(
+    "pgc_pg_get_keywords",
+    pa.schema(
+        [
+            ("word", pa.string()),
+            ("catcode", pa.string()),
+            ("barelabel", pa.bool_()),
+            ("catdesc", pa.string()),
+            ("baredesc", pa.string()),
+        ]
+    ),
+)
+def _pg_get_keywords(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    """``pg_get_keywords()``: PostgreSQL 15's keywords (pgjdbc's getSQLKeywords)."""
+    return [
+        {
+            "word": w,
+            "catcode": c,
+            "barelabel": bare,
+            "catdesc": _KEYWORD_CATEGORIES[c],
+            "baredesc": "can be bare label" if bare else "requires AS",
+        }
+        for w, c, bare in data.PG_KEYWORDS
+    ]
+
+
 @_helper(
     "pgc_procdefs",
     pa.schema(
@@ -2115,6 +2149,9 @@ _MACROS: dict[str, str] = {
     "pgc_regproc_out": """MACRO pgc_regproc_out(o) AS (CASE WHEN o IS NULL THEN NULL::VARCHAR WHEN o = 0 THEN '-'
         ELSE coalesce((SELECT pgc_quote_ident(pgc_f.proname) FROM pgc_pg_proc pgc_f WHERE pgc_f.oid = o),
                       o::VARCHAR) END)""",
+    # information_schema._pg_expandarray: (element, 1-based position) of each element
+    "pgc_expandarray": """MACRO pgc_expandarray(a) AS (
+        list_transform(range(1, len(a) + 1), lambda pgc_i: {'x': a[pgc_i], 'n': pgc_i::INTEGER}))""",
     # arrays (PostgreSQL's int2vector/oidvector are 0-based)
     "pgc_array_upper": """MACRO pgc_array_upper(a, d) AS (
         CASE WHEN d = 1 AND len(a) > 0 THEN len(a)::INTEGER END)""",

@@ -53,7 +53,7 @@ from pglast.stream import RawStream
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, parse_type
 from walsender_proxy.backend.settings import shown_once_set
-from walsender_proxy.sql import literals, numeric_text, pgcatalog
+from walsender_proxy.sql import jsonb_ops, literals, numeric_text, pgcatalog
 from walsender_proxy.sql.nodes import bool_const as _bool
 from walsender_proxy.sql.nodes import call as _call
 from walsender_proxy.sql.nodes import cast as _cast
@@ -78,6 +78,77 @@ from walsender_proxy.sql.rewrite_funcs import (
     SERVER_VALUES,
     duckdb_functions,
 )
+
+
+def _has_subquery(node: Any) -> bool:
+    """Whether a rewritten expression holds a subquery, or an emulation macro (``pgc_*``),
+    whose body is one."""
+    if isinstance(node, tuple | list):
+        return any(_has_subquery(n) for n in node)
+    if not isinstance(node, ast.Node):
+        return False
+    if isinstance(node, ast.SubLink):
+        return True
+    if isinstance(node, ast.FuncCall) and any(
+        isinstance(n, ast.String) and n.sval.startswith("pgc_") for n in node.funcname
+    ):
+        return True
+    return any(_has_subquery(getattr(node, a, None)) for a in type(node).__slots__)
+
+
+_COMPARISONS = frozenset({"=", "<>", "!=", "<", ">", "<=", ">="})
+#: PostgreSQL's json/jsonb operators the proxy does not carry out.
+_UNSUPPORTED_JSON_OPS = frozenset({"#>", "#>>", "?", "?|", "?&", "#-", "@?", "@@"})
+
+
+def _jsonb_field(op: str, left: ast.Node, key: ast.Node) -> tuple[ast.Node, T]:
+    """``jsonb -> key`` and ``jsonb ->> key``: DuckDB extracts the value, and jsonb's input
+    function writes a container as PostgreSQL's output does (``{"a": [1, "x"]}``, where
+    DuckDB's JSON text has no spaces); ``->>`` gives a string's or scalar's text as it is."""
+    jsonb = literals.target_type("jsonb", [], False)
+    assert jsonb is not None
+    value = _cast(_op("->", left, key), "varchar")
+    if op == "->":
+        return literals.input_call(value, jsonb), JSONB
+    is_container = ast.A_Expr(
+        kind=A_Expr_Kind.AEXPR_IN,
+        name=(_s("="),),
+        lexpr=_call("json_type", _op("->", left, key)),
+        rexpr=(_str("OBJECT"), _str("ARRAY")),
+    )
+    case = ast.CaseExpr(
+        args=(ast.CaseWhen(expr=is_container, result=literals.input_call(value, jsonb)),),
+        defresult=_op("->>", left, key),
+    )
+    return case, TEXT
+
+
+def _regproc_pair(
+    left: ast.Node, lt: T | None, right: ast.Node, rt: T | None, needs: set[str]
+) -> tuple[ast.Node, ast.Node]:
+    """A catalog ``regproc`` column (kept as the function's name) compared with a regproc
+    value (an OID: ``typinput = 'array_in'::regproc``) compares names."""
+    lname, rname = lt.name if lt else None, rt.name if rt else None
+    if lname == "regproc_text" and rname == "regproc":
+        return left, _regproc_name(right, needs)
+    if rname == "regproc_text" and lname == "regproc":
+        return _regproc_name(left, needs), right
+    return left, right
+
+
+def _regproc_name(node: ast.Node, needs: set[str]) -> ast.Node:
+    """A regproc value as the name a catalog column keeps: a literal's own (unqualified)
+    name, as not every function is in the emulated pg_proc; else the output function's."""
+    if (
+        isinstance(node, ast.FuncCall)
+        and node.funcname[-1].sval == "pgc_regproc_in"
+        and len(node.args or ()) == 1
+    ):
+        lit = _str_const(node.args[0])
+        if lit is not None:
+            return _str(lit.split(".")[-1].strip().strip('"'))
+    needs.add("pgc_regproc_out")
+    return _call("pgc_regproc_out", node)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +199,10 @@ class OutputColumn:
     typmod: int = -1
 
 
+#: ((schema as written or None, table name), column name) of a user table's column.
+Origin = tuple[tuple[str | None, str], str]
+
+
 @dataclass(frozen=True, slots=True)
 class CopyTo:
     """``COPY (query) TO STDOUT`` options, lower-cased names → values as written."""
@@ -154,6 +229,9 @@ class Rewritten:
     #: Highest ``$n`` parameter number used.
     param_count: int = 0
     copy: CopyTo | None = None
+    #: Per output column, the user table column it is as selected (RowDescription's table
+    #: OID and attribute number), or None; None when not known for the statement.
+    origins: tuple[Origin | None, ...] | None = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -191,6 +269,7 @@ class T:
 UNKNOWN = T("unknown")
 BOOL = T("bool")
 TEXT = T("text")
+JSONB = T("jsonb")
 INTEGERISH = frozenset(
     {
         "int2",
@@ -559,6 +638,9 @@ class _Rel:
     columns: list[tuple[str, T | None]] | None
     #: A user table's declared column types, when the server gave them (casts use them).
     declared: Mapping[str, ColumnType] | None = None
+    #: The user table (schema as written, name) whose columns these are, under their own
+    #: names: RowDescription names it for a column selected as it is.
+    source: tuple[str | None, str] | None = None
 
 
 class _Scope:
@@ -683,6 +765,7 @@ class _Rewriter:
         self.placeholders: dict[str, str] = {}
         self.nonce = secrets.token_hex(4)
         self.max_param = 0
+        self.origins: tuple[Origin | None, ...] | None = None
 
     # -- errors --------------------------------------------------------------------------
     def _pos(self, node: Any) -> int | None:
@@ -765,8 +848,12 @@ class _Rewriter:
             stmt.fromClause = tuple(items)
         cols: list[tuple[str, T | None]] | None = []
         targets = []
+        origins: list[Origin | None] | None = [] if parent is None else None
         for rt in stmt.targetList or ():
             val = rt.val
+            if origins is not None:
+                more = self._origins(val, scope)
+                origins = None if more is None else origins + more
             if isinstance(val, ast.ColumnRef) and isinstance(val.fields[-1], ast.A_Star):
                 expanded = self._star(val, scope)
                 if expanded is None or cols is None:
@@ -805,7 +892,47 @@ class _Rewriter:
         if cols:
             out_scope.add("*output*", _Rel(list(cols)))
         self._tail(stmt, out_scope)
+        if origins is not None:
+            self.origins = tuple(origins)
         return stmt, cols
+
+    def _origins(self, val: ast.Node, scope: _Scope) -> list[Origin | None] | None:
+        """The user-table columns a target list item selects as they are (one per column
+        it yields; None for an expression), read before the item is rewritten; None when
+        the number of columns it yields is not known here."""
+        if not isinstance(val, ast.ColumnRef) or not all(isinstance(f, ast.String | ast.A_Star) for f in val.fields):
+            return [None]
+        names = [f.sval for f in val.fields if isinstance(f, ast.String)]
+        if isinstance(val.fields[-1], ast.A_Star):
+            rels = [scope.rels.get(names[-1])] if names else [scope.rels[a] for a in scope.order]
+            out: list[Origin | None] = []
+            for rel in rels:
+                if rel is None:
+                    return None
+                if rel.source is not None and rel.declared is not None:
+                    out.extend((rel.source, n) for n in rel.declared)
+                elif rel.columns is not None:
+                    out.extend([None] * len(rel.columns))
+                else:
+                    return None
+            return out
+        if len(names) == 2:
+            rel = scope.rels.get(names[0])
+            hits = [rel] if rel is not None else []
+        elif len(names) == 1:
+            hits = [
+                r for r in scope.rels.values()
+                if (r.declared is not None and names[0] in r.declared)
+                or (r.columns is not None and any(n == names[0] for n, _ in r.columns))
+            ]
+        else:
+            return [None]
+        if len(hits) != 1:
+            return [None]
+        rel = hits[0]
+        if rel.source is None or rel.declared is None or names[-1] not in rel.declared:
+            return [None]
+        return [(rel.source, names[-1])]
 
     def _tail(self, stmt: ast.SelectStmt, scope: _Scope) -> None:
         if stmt.sortClause:
@@ -944,7 +1071,8 @@ class _Rewriter:
         self.user_tables.append((rv.schemaname, rv.relname))
         ph = f"wpx_rel_{self.nonce}_{len(self.placeholders)}"
         self.placeholders[ph] = sub
-        scope.add(alias, _Rel(None, declared))
+        renamed = rv.alias is not None and bool(rv.alias.colnames)
+        scope.add(alias, _Rel(None, declared, None if renamed else (rv.schemaname, rv.relname)))
         new_alias = rv.alias if rv.alias is not None else ast.Alias(aliasname=rv.relname)
         return ast.RangeVar(relname=ph, inh=True, relpersistence="p", alias=new_alias)
 
@@ -975,6 +1103,19 @@ class _Rewriter:
                 ("attrs", T("int2vector", zero_based=True)),
                 ("qual", T("pg_node_tree")),
             ]
+        elif name == "pg_get_keywords":
+            if args:
+                raise self._no_function(name, types, call)
+            self.needs.add("pgc_pg_get_keywords")
+            fields = [("word", TEXT), ("catcode", T("char")), ("barelabel", BOOL), ("catdesc", TEXT), ("baredesc", TEXT)]
+            names = [given[i] if i < len(given) else n for i, (n, _) in enumerate(fields)]
+            scope.add(alias, _Rel([(n, t) for n, (_, t) in zip(names, fields, strict=True)]))
+            return ast.RangeVar(
+                relname="pgc_pg_get_keywords",
+                inh=True,
+                relpersistence="p",
+                alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n in names)),
+            )
         elif name in ("generate_series", "unnest"):
             if name == "unnest" and len(args) != 1:
                 raise self.fail("0A000", "unnest with several arrays is not supported", call)
@@ -983,6 +1124,19 @@ class _Rewriter:
                 t = T("int4")
             call = _call(name, *args)
             cols = [(given[0] if given else alias, t)]
+            if not rf.ordinality and any(_has_subquery(a) for a in args):
+                # DuckDB's table functions take no subqueries (emulation macros such as
+                # current_schemas() are subqueries): the scalar form, unnested, is the same set.
+                colname = cols[0][0]
+                val = call if name == "unnest" else _call("unnest", call)
+                scope.add(alias, _Rel([(colname, t)]))
+                return ast.RangeSubselect(
+                    lateral=rf.lateral,
+                    subquery=ast.SelectStmt(
+                        targetList=(ast.ResTarget(name=colname, val=val),), op=SetOperation.SETOP_NONE
+                    ),
+                    alias=ast.Alias(aliasname=alias, colnames=(_s(colname),)),
+                )
             if rf.alias is None:
                 rf.alias = ast.Alias(aliasname=alias)
             if not given:
@@ -1434,6 +1588,7 @@ class _Rewriter:
                 right = self._array_literal(lit, lt, node.rexpr)
             else:
                 right = self.expr(node.rexpr, scope)[0]
+                right = self._param_as(right, left, lt, scope, array=True) or right
             if op == "=" and kind == A_Expr_Kind.AEXPR_OP_ANY:
                 return _call("list_contains", right, left), BOOL
             if op in ("<>", "!=") and kind == A_Expr_Kind.AEXPR_OP_ALL:
@@ -1468,6 +1623,26 @@ class _Rewriter:
             return self._similar(node, op, scope), BOOL
         left, lt = self.expr(node.lexpr, scope)
         right, rt = self.expr(node.rexpr, scope)
+        if kind == A_Expr_Kind.AEXPR_OP and op in _COMPARISONS:
+            typed = self._param_as(right, left, lt, scope)
+            if typed is not None:
+                right, rt = typed, lt
+            typed = self._param_as(left, right, rt, scope)
+            if typed is not None:
+                left, lt = typed, rt
+            left, right = _regproc_pair(left, lt, right, rt, self.needs)
+        if kind == A_Expr_Kind.AEXPR_OP and op in _UNSUPPORTED_JSON_OPS:
+            # DuckDB's parser has no such operators: its 42601 would blame the syntax
+            raise self.fail("0A000", f"operator {op} is not supported", node)
+        if kind == A_Expr_Kind.AEXPR_OP and op in ("->", "->>") and self._is_jsonb(left, lt, scope):
+            return _jsonb_field(op, left, right)
+        if kind == A_Expr_Kind.AEXPR_OP and op in ("@>", "<@") and (
+            self._is_jsonb(left, lt, scope) or self._is_jsonb(right, rt, scope)
+        ):
+            a, b = (self._as_jsonb(left, lt, scope), self._as_jsonb(right, rt, scope))
+            if op == "<@":
+                a, b = b, a
+            return _call(jsonb_ops.UDF_CONTAINS, a, b), BOOL
         if op not in _PADDED_OPS:
             left, lt, right, rt = unpadded_pair(left, lt, right, rt, op)
         if kind == A_Expr_Kind.AEXPR_NULLIF:
@@ -1522,6 +1697,51 @@ class _Rewriter:
         node.lexpr, node.rexpr = left, right
         return node, BOOL
 
+    def _param_as(
+        self, param: ast.Node, other: ast.Node, other_t: T | None, scope: _Scope, *, array: bool = False
+    ) -> ast.Node | None:
+        """An unknown-typed ``$n`` (bound as text, no type at Parse) compared with a value of
+        a known type takes that type, as PostgreSQL's parse analysis resolves it: its text
+        goes through the type's input function (``ts > $1`` with '2024-02-01 00:00:00+00',
+        ``id = ANY($1)`` with '{1,2,3}' as int4[]). None when that does not apply."""
+        if not isinstance(param, ast.ParamRef) or param.number not in self.text_params:
+            return None
+        if param.number in self.param_types:
+            return None
+        src = self._lake_source(other, other_t, scope)
+        if src is None or src.base.name in ("text", "varchar", "bpchar", "name", "unknown"):
+            return None
+        if array and src.is_array:
+            return None
+        cast = ast.TypeCast(
+            arg=param,
+            typeName=ast.TypeName(
+                names=(_s("pg_catalog"), _s(src.base.name)),
+                typemod=-1,
+                arrayBounds=(ast.Integer(ival=-1),) if array or src.is_array else None,
+            ),
+        )
+        return self.expr(cast, scope)[0]
+
+    def _as_jsonb(self, node: ast.Node, t: T | None, scope: _Scope) -> ast.Node:
+        """An operand of a jsonb operator: jsonb as it is; text (an untyped literal, a text
+        parameter) through jsonb's input function, with its errors (22P02 and DETAIL)."""
+        if self._is_jsonb(node, t, scope):
+            return node
+        lit = _str_const(node)
+        jsonb = literals.target_type("jsonb", [], False)
+        assert jsonb is not None
+        if lit is not None:
+            try:
+                return literals.unknown_literal(lit, jsonb)
+            except PgError as e:
+                raise self.fail(e.sqlstate, e.message, node, detail=e.detail, hint=e.hint) from None
+        return literals.input_call(_cast(node, "varchar"), jsonb)
+
+    def _is_jsonb(self, node: ast.Node, t: T | None, scope: _Scope) -> bool:
+        src = self._lake_source(node, t, scope)
+        return src is not None and not src.is_array and src.base.name == "jsonb"
+
     def _similar(self, node: ast.A_Expr, op: str, scope: _Scope) -> ast.Node:
         """``x SIMILAR TO 'pat'``: DuckDB reads the pattern as a regex, PostgreSQL as SQL."""
         pat = node.rexpr
@@ -1563,6 +1783,8 @@ class _Rewriter:
 
     def _func_name(self, node: ast.FuncCall) -> str:
         names = [n.sval for n in node.funcname]
+        if names == ["information_schema", "_pg_expandarray"]:
+            return names[-1]
         if len(names) > 2 or (len(names) == 2 and names[0] != "pg_catalog"):
             raise self._no_function(".".join(names), [], node)
         return names[-1].lower()
@@ -1758,6 +1980,10 @@ class _Rewriter:
             if t is not None and t.name in ("int2", "unknown"):
                 t = T("int4")
             return _call("unnest", _call("generate_series", *args)), t
+        if special == "expandarray":
+            # information_schema._pg_expandarray(a): a set of (x, n) records, one per element
+            self.needs.add(fn.target)
+            return _call("unnest", _call(fn.target, args[0])), None
         if special == "array_bound":
             zero = bool(types[0] and types[0].zero_based)
             target = fn.target + ("0" if zero else "")
@@ -1857,6 +2083,13 @@ _NUMERIC_ORDER = ["int2", "int4", "int8", "numeric", "float4", "float8"]
 
 
 def _arith(a: T | None, b: T | None) -> T | None:
+    """The type of an arithmetic result: no type modifier (``numeric(12,2) * 2`` is
+    plain numeric in PostgreSQL, as its scale follows the operands)."""
+    t = _arith_type(a, b)
+    return T(t.name) if t is not None and t.typmod != -1 and not t.zero_based else t
+
+
+def _arith_type(a: T | None, b: T | None) -> T | None:
     if a is None:
         return b if b is not None and b.name in _NUMERIC_ORDER else None
     if b is None:
@@ -1952,6 +2185,7 @@ def rewrite(
         user_tables=tuple(rw.user_tables),
         param_count=rw.max_param,
         copy=copy,
+        origins=rw.origins if copy is None else None,
     )
     if key is not None and not rw.user_tables and not rw.set_configs and not rw.used_udfs:
         with _CACHE_LOCK:

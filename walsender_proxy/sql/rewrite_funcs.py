@@ -93,6 +93,7 @@ EMULATED: Mapping[str, Fn] = MappingProxyType(
         "array_lower": _f("pgc_array_lower", "int4", 2, special="array_bound"),
         "format": _f("printf", "text", 1, 100, special="format"),
         "generate_series": _f("generate_series", None, 2, 3, special="srf_in_select"),
+        "_pg_expandarray": _f("pgc_expandarray", None, 1, special="expandarray"),
         "string_to_array": _f("string_split", "_text", 2),
         "cardinality": _f("len", "int4", 1),
         "btrim": _f("trim", "text", 1, 2),

@@ -1,0 +1,138 @@
+"""Types of unspecified parameters from their context, as PostgreSQL's parse analysis
+gives them at Parse: ``INSERT INTO t (c) VALUES ($1)`` and ``UPDATE t SET c = $1`` make
+``$1`` the column's type, ``c = $1`` (and ``<``, ``IN``, …) the compared column's type,
+``c = ANY($1)`` an array of it. Drivers read these types from ParameterDescription and
+send values accordingly: postgres.js serialises an object as JSON only for a json/jsonb
+parameter (else it sends the text ``[object Object]``), node-postgres sends a Buffer in
+binary, pgjdbc sends timestamps untyped.
+
+Only what can be vouched for is inferred: a column of a user table named by the statement
+(unqualified names must belong to exactly one of its tables, and are not inferred at all
+when a subquery, CTE or function in FROM could bring a column of that name); anything else
+stays unspecified (0) and is taken as text, as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pglast import ast
+from pglast.enums import A_Expr_Kind
+
+from decoding.catalog import Table
+from decoding.pgtypes import ColumnType
+
+#: (schema or None, name) → the user table, or None.
+FindTable = Callable[[str | None, str], Table | None]
+
+#: Operators whose operands PostgreSQL resolves to one type (an unknown operand takes the
+#: other's): comparisons, and containment/overlap of jsonb and arrays.
+_COMPARISONS = frozenset({"=", "<>", "!=", "<", ">", "<=", ">=", "@>", "<@", "&&"})
+_SCALAR_COMPARISONS = frozenset({"=", "<>", "!=", "<", ">", "<=", ">="})
+
+
+def context_param_types(node: Any, declared: Sequence[int], nparams: int, find: FindTable) -> list[int]:
+    """``declared`` (Parse's types) completed to ``nparams``, each 0 replaced by the OID
+    of the type its context gives, where there is one."""
+    oids = [declared[i] if i < len(declared) else 0 for i in range(nparams)]
+    if all(oids) or node is None:
+        return oids
+    tables: dict[str, Table] = {}  # alias or name → table
+    ctes: set[str] = set()
+    opaque = False  # subqueries, CTEs or functions in FROM: their columns are not known here
+
+    def collect_ctes(n: Any) -> None:
+        nonlocal opaque
+        if isinstance(n, ast.CommonTableExpr):
+            ctes.add(n.ctename)
+        if isinstance(n, ast.RangeSubselect | ast.CommonTableExpr | ast.RangeFunction):
+            opaque = True
+        if isinstance(n, ast.Node):
+            for name in n:
+                collect_ctes(getattr(n, name))
+        elif isinstance(n, tuple | list):
+            for x in n:
+                collect_ctes(x)
+
+    def collect(n: Any) -> None:
+        if isinstance(n, ast.RangeVar):
+            if n.schemaname is None and n.relname in ctes:
+                return
+            t = find(n.schemaname, n.relname)
+            if t is not None:
+                tables[n.alias.aliasname if n.alias is not None else n.relname] = t
+            return
+        if isinstance(n, ast.Node):
+            for name in n:
+                collect(getattr(n, name))
+        elif isinstance(n, tuple | list):
+            for x in n:
+                collect(x)
+
+    collect_ctes(node)
+    collect(node)
+    if not tables:
+        return oids
+
+    def column_type(ref: Any) -> ColumnType | None:
+        if not isinstance(ref, ast.ColumnRef) or not all(isinstance(f, ast.String) for f in ref.fields):
+            return None
+        names = [f.sval for f in ref.fields]
+        if len(names) == 2:
+            t = tables.get(names[0])
+            c = t.column(names[1]) if t is not None else None
+            return c.type if c is not None else None
+        if len(names) != 1 or opaque:
+            return None
+        hits = [c.type for t in tables.values() if (c := t.column(names[0])) is not None]
+        return hits[0] if len(hits) == 1 else None
+
+    def give(p: Any, ctype: ColumnType | None, *, array: bool = False) -> None:
+        if not isinstance(p, ast.ParamRef) or ctype is None:
+            return
+        i = p.number - 1
+        if not 0 <= i < nparams or oids[i]:
+            return
+        if array:
+            if ctype.is_array:
+                return
+            oids[i] = ctype.base.array_oid
+        else:
+            oids[i] = ctype.oid
+
+    def visit(n: Any) -> None:
+        if isinstance(n, ast.InsertStmt) and isinstance(n.selectStmt, ast.SelectStmt) and n.selectStmt.valuesLists:
+            t = find(n.relation.schemaname, n.relation.relname)
+            if t is not None:
+                cols = [c.name for c in n.cols] if n.cols else [c.name for c in t.columns]
+                for row in n.selectStmt.valuesLists:
+                    for name, v in zip(cols, row, strict=False):
+                        c = t.column(name)
+                        give(v, c.type if c is not None else None)
+        elif isinstance(n, ast.UpdateStmt):
+            t = find(n.relation.schemaname, n.relation.relname)
+            if t is not None:
+                for target in n.targetList or ():
+                    c = t.column(target.name) if not target.indirection else None
+                    give(target.val, c.type if c is not None else None)
+        elif isinstance(n, ast.A_Expr) and n.name and isinstance(n.name[-1], ast.String):
+            op = n.name[-1].sval
+            if n.kind == A_Expr_Kind.AEXPR_OP and op in _COMPARISONS:
+                give(n.rexpr, column_type(n.lexpr))
+                give(n.lexpr, column_type(n.rexpr))
+            elif n.kind in (A_Expr_Kind.AEXPR_OP_ANY, A_Expr_Kind.AEXPR_OP_ALL) and op in _SCALAR_COMPARISONS:
+                give(n.rexpr, column_type(n.lexpr), array=True)
+            elif n.kind == A_Expr_Kind.AEXPR_IN and isinstance(n.rexpr, tuple | list):
+                ct = column_type(n.lexpr)
+                for x in n.rexpr:
+                    give(x, ct)
+        if isinstance(n, ast.Node):
+            for name in n:
+                visit(getattr(n, name))
+        elif isinstance(n, tuple | list):
+            for x in n:
+                visit(x)
+
+    visit(node)
+    return oids
