@@ -1243,7 +1243,7 @@ class _Rewriter:
                     t = ct
         if t is None:  # a user table's column: its declared type
             ctype = scope.declared(names[-2:])
-            t = _lake_t(ctype) if ctype is not None else None
+            t = _lake_t(ctype, stored=True) if ctype is not None else None
         return node, t
 
 
@@ -1448,7 +1448,7 @@ class _Rewriter:
             if target == "numeric":  # numeric's own input of the exact text, with the typmod
                 if ctype.typmod < 0:
                     return arg, t
-                out_t = _lake_t(ctype)
+                out_t = _lake_t(ctype, stored=True)
                 return literals.input_call(arg, ctype, as_text=out_t.text_numeric), out_t
             if target in ("int2", "int4", "int8"):  # rounded as numeric rounds, then narrowed
                 arg, t = literals.input_call(arg, parse_type("numeric(38,0)")), T("numeric")
@@ -2063,9 +2063,10 @@ def _lsn_int(node: ast.Node) -> ast.Node:
 _TAKES_TEXT = frozenset({"count", "format", "concat", "concat_ws", "quote_literal", "quote_nullable"})
 
 
-def _lake_t(ctype: ColumnType) -> T:
-    """The rewriter's type of a value of lake type ``ctype``."""
-    text_numeric = ctype.base.name == "numeric" and not ctype.is_array and ctype.arrow == pa.string()
+def _lake_t(ctype: ColumnType, *, stored: bool = False) -> T:
+    """The rewriter's type of a value of lake type ``ctype``; ``stored``: a value as the
+    lake stores it (an unconstrained numeric column's is its text)."""
+    text_numeric = stored and ctype.base.name == "numeric" and not ctype.is_array and ctype.arrow == pa.string()
     return T(("_" if ctype.is_array else "") + ctype.base.name, typmod=ctype.typmod, text_numeric=text_numeric)
 
 
