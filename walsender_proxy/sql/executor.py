@@ -455,11 +455,15 @@ class Executor:
             yield Done("CHECKPOINT")
         elif isinstance(node, ast.VacuumStmt):
             yield self._vacuum(node)
-        elif isinstance(node, (ast.ListenStmt, ast.UnlistenStmt, ast.NotifyStmt)):
+        elif isinstance(node, ast.UnlistenStmt):
+            # LISTEN is refused, so a session never listens on a channel: UNLISTEN (one
+            # channel or *) has nothing to remove, as in PostgreSQL for a session that
+            # never listened. Connection pools (asyncpg's reset) send UNLISTEN *.
+            yield Done("UNLISTEN")
+        elif isinstance(node, (ast.ListenStmt, ast.NotifyStmt)):
             raise ddl_sql.unsupported("LISTEN/NOTIFY")
         else:
-            name = type(node).__name__.removesuffix("Stmt")
-            raise ddl_sql.unsupported(f"statement {name}")
+            raise ddl_sql.unsupported(_command_name(node))
 
     def _vacuum(self, node: ast.VacuumStmt) -> Outcome:
         """VACUUM and ANALYZE, checked as PostgreSQL checks them. The lake has no dead
@@ -894,3 +898,56 @@ def _internal(e: Exception) -> PgError:
 
 
 __all__ = ["RID", "CopyIn", "CopyOut", "Executor", "Portal", "Prepared", "Table", "format_lsn"]
+
+
+#: PostgreSQL's command names of statements the proxy refuses (a refusal names the
+#: feature as a user wrote it, not the parser's node).
+_COMMANDS = {
+    "IndexStmt": "CREATE INDEX",
+    "CreateSeqStmt": "CREATE SEQUENCE",
+    "AlterSeqStmt": "ALTER SEQUENCE",
+    "CreateEnumStmt": "CREATE TYPE … AS ENUM",
+    "CompositeTypeStmt": "CREATE TYPE … AS (composite type)",
+    "CreateRangeStmt": "CREATE TYPE … AS RANGE",
+    "AlterEnumStmt": "ALTER TYPE",
+    "CreateDomainStmt": "CREATE DOMAIN",
+    "AlterDomainStmt": "ALTER DOMAIN",
+    "CreateFunctionStmt": "CREATE FUNCTION",
+    "AlterFunctionStmt": "ALTER FUNCTION",
+    "CreateTrigStmt": "CREATE TRIGGER",
+    "CreateEventTrigStmt": "CREATE EVENT TRIGGER",
+    "RuleStmt": "CREATE RULE",
+    "DoStmt": "DO",
+    "CallStmt": "CALL",
+    "CreateExtensionStmt": "CREATE EXTENSION",
+    "CreateTableAsStmt": "CREATE TABLE AS",
+    "CreateForeignTableStmt": "CREATE FOREIGN TABLE",
+    "CreatePolicyStmt": "CREATE POLICY",
+    "GrantStmt": "GRANT",
+    "GrantRoleStmt": "GRANT",
+    "CommentStmt": "COMMENT",
+    "ClusterStmt": "CLUSTER",
+    "ReindexStmt": "REINDEX",
+    "LockStmt": "LOCK",
+    "TruncateStmt": "TRUNCATE",
+    "MergeStmt": "MERGE",
+    "LoadStmt": "LOAD",
+    "CreateStatsStmt": "CREATE STATISTICS",
+    "CreateConversionStmt": "CREATE CONVERSION",
+    "CreateCastStmt": "CREATE CAST",
+    "CreateOpClassStmt": "CREATE OPERATOR CLASS",
+    "CreateTableSpaceStmt": "CREATE TABLESPACE",
+    "CreatedbStmt": "CREATE DATABASE",
+    "DropdbStmt": "DROP DATABASE",
+    "RefreshMatViewStmt": "REFRESH MATERIALIZED VIEW",
+    "SecLabelStmt": "SECURITY LABEL",
+}
+
+
+def _command_name(node: Any) -> str:
+    kind = type(node).__name__
+    if kind == "DefineStmt":
+        return f"CREATE {node.kind.name.removeprefix('OBJECT_').replace('_', ' ')}"
+    if kind in _COMMANDS:
+        return _COMMANDS[kind]
+    return f"statement {kind.removesuffix('Stmt')}"
