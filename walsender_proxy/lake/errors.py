@@ -23,10 +23,11 @@ def unique_violation(constraint: str, key_cols: list[str], key_vals: list[object
     )
 
 
-def not_null_violation(column: str, table: str) -> LakeError:
+def not_null_violation(column: str, table: str, *, detail: str | None = None) -> LakeError:
     return LakeError(
         "23502",
         f'null value in column "{column}" of relation "{table}" violates not-null constraint',
+        detail=detail,
     )
 
 

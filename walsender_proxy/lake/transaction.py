@@ -1394,7 +1394,34 @@ def _check_not_null(t: Table, data: pa.Table) -> None:
     names = set(data.schema.names)
     for phys, name in nn:
         if phys in names and data.column(phys).null_count:
-            raise not_null_violation(name, t.name)
+            raise not_null_violation(name, t.name, detail=_failing_row(t, data, phys))
+
+
+def _failing_row(t: Table, data: pa.Table, phys: str) -> str | None:
+    """PostgreSQL's ``Failing row contains (…)``: the first row with the NULL, every
+    column by its output function, ``null`` for NULL, each cut at 64 bytes with ``...``
+    (ExecBuildSlotValueDescription)."""
+    from decoding.pgvalues import text_encoder
+
+    try:
+        col = data.column(phys)
+        row = next(i for i, v in enumerate(col.is_null().to_pylist()) if v)
+        vals = []
+        for c in t.columns:
+            if c.physical not in data.schema.names:
+                vals.append("null")
+                continue
+            raw = text_encoder(c.type)(data.column(c.physical).slice(row, 1))[0]
+            if raw is None:
+                vals.append("null")
+                continue
+            if len(raw) > 64:  # whole characters only: a cut one is dropped
+                vals.append(raw[:64].decode("utf-8", "ignore") + "...")
+            else:
+                vals.append(raw.decode())
+        return f"Failing row contains ({', '.join(vals)})."
+    except Exception:  # the message matters more than its detail
+        return None
 
 
 def _where(where: Any, args: list[Any], t: Table) -> tuple[str, list[Any]]:
