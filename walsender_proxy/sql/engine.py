@@ -122,12 +122,15 @@ class Engine:
             self.ex, self.binding, sql, self.resolver(tx, overrides), tx, text_params(params), getattr(params, "types", ())
         )
 
-    def relation(self, sql: str, params: Sequence[Any]) -> duckdb.DuckDBPyRelation:
+    def relation(self, sql: str, params: Sequence[Any], dropped: frozenset[int] = frozenset()) -> duckdb.DuckDBPyRelation:
         """DuckDB's relation for ``sql`` with the bound values. A parameter Parse declared
         but the statement does not use is left out (DuckDB refuses a value it has no
-        ``$n`` for; PostgreSQL takes and ignores it)."""
+        ``$n`` for; PostgreSQL takes and ignores it), as is one the translation dropped
+        with the argument it was in (``dropped``)."""
         unused = getattr(params, "unused", None)
         args: list[Any] | dict[str, Any] | None = list(params) if params else None
+        if dropped and params:
+            unused = frozenset(unused or ()) | dropped
         if unused:
             args = {str(n): v for n, v in enumerate(params, 1) if n not in unused} or None
         try:
@@ -160,7 +163,7 @@ class Engine:
             node.lockingClause = None
             text = RawStream()(node)
         rw = self.rewritten(text, tx, params=params)
-        rel = self.relation(rw.sql, params)
+        rel = self.relation(rw.sql, params, rw.dropped_params)
         rows = Rows(result_columns(rel, rw, self.tables_of(tx, rw)), _batches(rel, self.ex))
         if plan is not None:
             self._remember_columns(tx, plan, rows.columns)
@@ -523,7 +526,7 @@ class Engine:
             return CopyIn(fmt == "binary", len(cols), feed, finish, fail)
         if node.query is not None:
             rw = self.rewritten(RawStream()(node.query), tx, params=params)
-            rel = self.relation(rw.sql, params)
+            rel = self.relation(rw.sql, params, rw.dropped_params)
             columns = result_columns(rel, rw, self.tables_of(tx, rw))
         else:
             t = tx.table(qualified(node.relation))
