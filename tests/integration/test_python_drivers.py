@@ -94,6 +94,12 @@ async def _asyncpg_tour(dsn: str, t: str) -> list[Any]:
             )
         )
         out.append(await conn.fetchval("SELECT $1", "unknown is text"))
+        # function arguments take the function's types (pg_advisory_lock's is bigint)
+        out.append(await conn.fetchval("SELECT pg_try_advisory_lock($1)", 42))
+        out.append(await conn.fetchval("SELECT pg_advisory_unlock($1)", 42))
+        out.append(await conn.fetchval("SELECT pg_try_advisory_lock($1, $2)", 1, 2))
+        out.append(await conn.fetchval("SELECT pg_advisory_unlock_all()"))
+        out.append(tuple(await conn.fetchrow("SELECT lower($1), left($2, $3), to_timestamp($4)", "ABC", "abcdef", 2, 86400.5)))
         await conn.execute(
             f"CREATE TABLE {t} (id int PRIMARY KEY, name text NOT NULL, score numeric(10,2), "
             f"created timestamptz, tags text[], doc jsonb, flag boolean)"

@@ -52,6 +52,9 @@ def infer(sql: str, declared: tuple[int, ...] = ()) -> list[int]:
         ("SELECT 1 FROM dt JOIN other o ON o.dt_i8 = dt.i8 WHERE o.id = $1 AND dt.num = $2", [23, 1700]),
         ("SELECT 1 FROM dt WHERE i2 IN (SELECT id FROM other WHERE id > $1)", [23]),
         ("SELECT 1 FROM dt WHERE i8 = $1 AND i2 = $1", [20]),  # the first use decides
+        ("SELECT pg_advisory_lock($1), pg_advisory_unlock($2, $3)", [20, 23, 23]),
+        ("SELECT lower($1), left($2, $3), pg_catalog.current_setting($4)", [25, 25, 23, 25]),
+        ("SELECT date_trunc($1, ts) FROM dt", [25]),
     ],
 )
 def test_inferred_as_postgresql(sql: str, want: list[int]) -> None:

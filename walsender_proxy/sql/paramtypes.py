@@ -50,6 +50,45 @@ _CATALOG: Mapping[str, Mapping[str, int]] = MappingProxyType(
 _SAME_TYPE_OPS = frozenset({"=", "<>", "!=", "<", ">", "<=", ">=", "+", "-", "*", "/", "%"})
 _TEXT_OPS = frozenset({"~~", "~~*", "!~~", "!~~*", "~", "~*", "!~", "!~*"})
 
+#: Argument types of functions drivers call with parameters, as PostgreSQL 15 resolves
+#: them for unknown arguments (by name and argument count: the one candidate, or the one
+#: taking text where an unknown prefers the string category).
+_ADVISORY = ("pg_advisory_lock", "pg_advisory_unlock", "pg_advisory_xact_lock", "pg_try_advisory_lock", "pg_try_advisory_xact_lock", "pg_advisory_lock_shared", "pg_advisory_unlock_shared", "pg_advisory_xact_lock_shared", "pg_try_advisory_lock_shared", "pg_try_advisory_xact_lock_shared")
+_FUNC_ARGS: Mapping[tuple[str, int], tuple[int, ...]] = MappingProxyType(
+    {
+        **{(f, 1): (INT8,) for f in _ADVISORY},
+        **{(f, 2): (INT4, INT4) for f in _ADVISORY},
+        ("pg_sleep", 1): (701,),
+        ("to_timestamp", 1): (701,),
+        ("to_timestamp", 2): (TEXT, TEXT),
+        ("to_date", 2): (TEXT, TEXT),
+        ("current_setting", 1): (TEXT,),
+        ("current_setting", 2): (TEXT, BOOL),
+        ("set_config", 3): (TEXT, TEXT, BOOL),
+        ("pg_cancel_backend", 1): (INT4,),
+        ("pg_terminate_backend", 1): (INT4,),
+        ("pg_terminate_backend", 2): (INT4, INT8),
+        ("lower", 1): (TEXT,),
+        ("upper", 1): (TEXT,),
+        ("length", 1): (TEXT,),
+        ("md5", 1): (TEXT,),
+        ("left", 2): (TEXT, INT4),
+        ("right", 2): (TEXT, INT4),
+        ("substr", 2): (TEXT, INT4),
+        ("substr", 3): (TEXT, INT4, INT4),
+        ("replace", 3): (TEXT, TEXT, TEXT),
+        ("strpos", 2): (TEXT, TEXT),
+        ("starts_with", 2): (TEXT, TEXT),
+        ("btrim", 1): (TEXT,),
+        ("ltrim", 1): (TEXT,),
+        ("rtrim", 1): (TEXT,),
+        ("repeat", 2): (TEXT, INT4),
+        ("make_date", 3): (INT4, INT4, INT4),
+        ("date_trunc", 2): (TEXT, 0),  # (two unknowns: PostgreSQL's "not unique")
+        ("date_part", 2): (TEXT, 0),
+    }
+)
+
 ColumnsOf = Callable[[ast.RangeVar], Mapping[str, int] | None]
 
 
@@ -256,6 +295,14 @@ class _Inference:
                 self._pair(x.testexpr, sub.targetList[0].val, scope, inner, operator=False)
             self.statement(sub, scope)
             return
+        if isinstance(x, ast.FuncCall):
+            names = [n.sval for n in x.funcname if isinstance(n, ast.String)]
+            if names and (len(names) == 1 or names[0] == "pg_catalog"):
+                args = list(x.args or ())
+                sig = _FUNC_ARGS.get((names[-1].lower(), len(args)))
+                if sig is not None:
+                    for a, oid in zip(args, sig, strict=True):
+                        self.set(a, oid)
         if isinstance(x, ast.A_Expr):
             self.a_expr(x, scope)
         elif isinstance(x, ast.CoalesceExpr | ast.MinMaxExpr):
