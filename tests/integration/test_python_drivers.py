@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import decimal
+import functools
 import itertools
 import json
 import uuid
@@ -304,7 +305,9 @@ def test_sqlalchemy_reflection_matches_postgresql(proxy: ProxyServer, pg15: PgCl
     _diff(ref, got)
 
 
-def _sa_orm(url: str, t: str) -> list[Any]:
+def _sa_orm(url: str, t: str, *, use_async: bool = False) -> list[Any]:
+    """An ORM round trip: create_all (twice: it checks first), add, get, update, delete,
+    queries, drop_all; through an AsyncSession with ``use_async`` (the asyncpg dialect)."""
     import sqlalchemy as sa
     from sqlalchemy.orm import DeclarativeBase, Session, mapped_column
 
@@ -319,23 +322,46 @@ def _sa_orm(url: str, t: str) -> list[Any]:
         created: Mapped[dt.datetime | None] = mapped_column(sa.DateTime(timezone=True))
         tags: Mapped[list[str] | None] = mapped_column(sa.ARRAY(sa.Text))
 
-    out: list[Any] = []
+    def body(s: Session) -> list[Any]:
+        out: list[Any] = []
+        s.add_all([Item(id=i, name=f"item {i}", price=decimal.Decimal(i) / 3, created=dt.datetime(2024, 1, i, tzinfo=UTC), tags=[f"t{i}"] if i % 2 else None) for i in range(1, 6)])
+        s.commit()
+        out.append([(i.id, i.name, i.price, i.created, i.tags) for i in s.scalars(sa.select(Item).order_by(Item.id))])
+        it = s.get(Item, 3)
+        assert it is not None
+        it.name = "renamed"
+        s.delete(s.get(Item, 4))
+        s.commit()
+        out.append([(i.id, i.name) for i in s.scalars(sa.select(Item).where(Item.name.like("%e%")).order_by(Item.id.desc()))])
+        out.append(s.scalar(sa.select(sa.func.sum(Item.price))))
+        out.append(s.execute(sa.select(Item.id, Item.tags).where(Item.tags.is_not(None)).order_by(Item.id)).all())
+        return out
+
+    if use_async:
+        from sqlalchemy.ext.asyncio import AsyncSession, create_async_engine
+
+        async def run() -> list[Any]:
+            eng = create_async_engine(url)
+            try:
+                for _ in range(2):
+                    async with eng.begin() as conn:
+                        await conn.run_sync(Base.metadata.create_all)
+                async with AsyncSession(eng) as s:
+                    out = await s.run_sync(body)
+                async with eng.begin() as conn:
+                    await conn.run_sync(Base.metadata.drop_all)
+                    out.append(await conn.run_sync(lambda c: sa.inspect(c).has_table(t)))
+                return out
+            finally:
+                await eng.dispose()
+
+        return asyncio.run(run())
     eng = sa.create_engine(url)
     try:
         Base.metadata.create_all(eng)
         Base.metadata.create_all(eng)  # checks first: nothing to do the second time
         with Session(eng) as s:
-            s.add_all([Item(id=i, name=f"item {i}", price=decimal.Decimal(i) / 3, created=dt.datetime(2024, 1, i, tzinfo=UTC), tags=[f"t{i}"] if i % 2 else None) for i in range(1, 6)])
-            s.commit()
-            out.append([(i.id, i.name, i.price, i.created, i.tags) for i in s.scalars(sa.select(Item).order_by(Item.id))])
-            it = s.get(Item, 3)
-            assert it is not None
-            it.name = "renamed"
-            s.delete(s.get(Item, 4))
-            s.commit()
-            out.append([(i.id, i.name) for i in s.scalars(sa.select(Item).where(Item.name.like("%e%")).order_by(Item.id.desc()))])
-            out.append(s.scalar(sa.select(sa.func.sum(Item.price))))
-            out.append(s.execute(sa.select(Item.id, Item.tags).where(Item.tags.is_not(None)).order_by(Item.id)).all())
+            out = body(s)
         Base.metadata.drop_all(eng)
         out.append(sa.inspect(eng).has_table(t))
     finally:
@@ -343,11 +369,12 @@ def _sa_orm(url: str, t: str) -> list[Any]:
     return out
 
 
-@pytest.mark.parametrize("driver", ["psycopg", "psycopg2"])
+@pytest.mark.parametrize("driver", ["psycopg", "psycopg2", "asyncpg"])
 def test_sqlalchemy_orm_round_trip_matches_postgresql(proxy: ProxyServer, pg15: PgCluster, driver: str) -> None:
     t = f"saorm{next(_names)}"
-    ref = _sa_orm(_url(driver, pg15.dsn(dbname=_fresh_db(pg15))), t)
-    got = _sa_orm(_url(driver, proxy.dsn()), t)
+    run = functools.partial(_sa_orm, use_async=driver == "asyncpg")
+    ref = run(_url(driver, pg15.dsn(dbname=_fresh_db(pg15))), t)
+    got = run(_url(driver, proxy.dsn()), t)
     _diff(ref, got)
 
 
