@@ -9,6 +9,13 @@ import pyarrow as pa
 
 from decoding.pgtypes import ColumnType
 
+#: Catalog types whose binary form the proxy sends as PostgreSQL does (the oid family as
+#: 4-byte unsigned integers, name and "char" as their bytes, their arrays, int2vector and
+#: oidvector): drivers that describe a statement and then ask for binary results (asyncpg)
+#: decode them by the type RowDescription names.
+OID_LIKE = frozenset({26, 28, 29})
+BINARY_AS_PG = frozenset({*OID_LIKE, 18, 19, 22, 30, 1028, 1003, 1002, 1011, 1012})
+
 
 @dataclass(frozen=True, slots=True)
 class Column:
@@ -37,8 +44,9 @@ class Column:
         return self.pg_typmod if self.pg_typmod is not None else self.type.typmod
 
     def for_binary(self) -> Column:
-        """In binary format a foreign type (say oid) is sent as what it is encoded as."""
-        if self.pg_oid is None or self.pg_oid == self.type.oid:
+        """In binary format a foreign type (say regclass) is sent as what it is encoded as,
+        unless the proxy sends PostgreSQL's own binary form of it (``BINARY_AS_PG``)."""
+        if self.pg_oid is None or self.pg_oid == self.type.oid or self.pg_oid in BINARY_AS_PG:
             return self
         return Column(self.name, self.type, self.table_oid, self.attnum)
 

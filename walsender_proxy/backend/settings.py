@@ -339,7 +339,9 @@ class Guc:
 
 
 def _client_encoding(v: str) -> str:
-    if v.strip().lower() not in ("utf8", "utf-8", "unicode"):
+    # PostgreSQL's clean_encoding_name: only letters and digits count ('utf-8' is utf8;
+    # asyncpg sends the quotes too).
+    if "".join(ch for ch in v.lower() if ch.isascii() and ch.isalnum()) not in ("utf8", "unicode"):
         raise _invalid("client_encoding", v, detail="The proxy sends and receives UTF8 only.")
     return "UTF8"
 

@@ -33,6 +33,8 @@ def type_text(tn: ast.TypeName) -> str:
     if len(names) != 1:
         raise PgError("42704", f'type "{".".join(names)}" does not exist')
     name = names[0]
+    if len(tn.names) == 1 and name in ("serial", "serial4", "bigserial", "serial8", "smallserial", "serial2"):
+        raise unsupported(f"{name} (a column owning a sequence)")
     mods = []
     for m in tn.typmods or ():
         if isinstance(m, ast.A_Const) and isinstance(m.val, ast.Integer):
@@ -61,6 +63,13 @@ def expr_text(node: Any) -> str:
 
 def _constraint_keys(c: ast.Constraint) -> list[str]:
     return [k.sval for k in c.keys or ()]
+
+
+def _constraint_name(kind: enums.ConstrType) -> str:
+    """A constraint as its SQL names it (``FOREIGN KEY``, not the parser's ``FOREIGN``)."""
+    names = {"FOREIGN": "FOREIGN KEY (REFERENCES)", "ATTR_DEFERRABLE": "DEFERRABLE", "ATTR_NOT_DEFERRABLE": "NOT DEFERRABLE", "ATTR_DEFERRED": "INITIALLY DEFERRED", "ATTR_IMMEDIATE": "INITIALLY IMMEDIATE", "GENERATED": "GENERATED ALWAYS AS", "IDENTITY": "GENERATED AS IDENTITY"}
+    name = kind.name.removeprefix("CONSTR_")
+    return names.get(name, name)
 
 
 def create_table(tx: Transaction, s: ast.CreateStmt) -> str:
@@ -93,7 +102,7 @@ def create_table(tx: Transaction, s: ast.CreateStmt) -> str:
                 ):
                     pass
                 else:
-                    raise unsupported(f"column constraint {kind.name.removeprefix('CONSTR_')}")
+                    raise unsupported(f"column constraint {_constraint_name(kind)}")
             columns.append((el.colname, type_text(el.typeName), not_null))
         elif isinstance(el, ast.Constraint):
             if el.contype == enums.ConstrType.CONSTR_PRIMARY:
@@ -104,7 +113,7 @@ def create_table(tx: Transaction, s: ast.CreateStmt) -> str:
                     )
                 pk = _constraint_keys(el)
             else:
-                raise unsupported(f"table constraint {el.contype.name.removeprefix('CONSTR_')}")
+                raise unsupported(f"table constraint {_constraint_name(el.contype)}")
         else:
             raise unsupported(type(el).__name__)
     tx.create_table(

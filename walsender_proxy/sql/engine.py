@@ -32,7 +32,16 @@ from pglast.stream import RawStream
 from decoding.catalog import RID, Table
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, type_by_oid
-from walsender_proxy.backend.outcomes import Column, CopyIn, CopyOut, Done, Outcome, Rows
+from walsender_proxy.backend.outcomes import (
+    BINARY_AS_PG,
+    OID_LIKE,
+    Column,
+    CopyIn,
+    CopyOut,
+    Done,
+    Outcome,
+    Rows,
+)
 from walsender_proxy.lake import Transaction
 from walsender_proxy.lake.files import CHANGESET_ROW_GROUP
 from walsender_proxy.lake.transaction import layout
@@ -123,12 +132,15 @@ class Engine:
             self.ex, self.binding, sql, self.resolver(tx, overrides), tx, text_params(params), getattr(params, "types", ())
         )
 
-    def relation(self, sql: str, params: Sequence[Any]) -> duckdb.DuckDBPyRelation:
+    def relation(self, sql: str, params: Sequence[Any], dropped: frozenset[int] = frozenset()) -> duckdb.DuckDBPyRelation:
         """DuckDB's relation for ``sql`` with the bound values. A parameter Parse declared
         but the statement does not use is left out (DuckDB refuses a value it has no
-        ``$n`` for; PostgreSQL takes and ignores it)."""
+        ``$n`` for; PostgreSQL takes and ignores it), as is one the translation dropped
+        with the argument it was in (``dropped``)."""
         unused = getattr(params, "unused", None)
         args: list[Any] | dict[str, Any] | None = list(params) if params else None
+        if dropped and params:
+            unused = frozenset(unused or ()) | dropped
         if unused:
             args = {str(n): v for n, v in enumerate(params, 1) if n not in unused} or None
         try:
@@ -162,7 +174,7 @@ class Engine:
             text = RawStream()(node)
         rw = self.rewritten(text, tx, params=params)
         try:
-            rel = self.relation(rw.sql, params)
+            rel = self.relation(rw.sql, params, rw.dropped_params)
         except PgError as e:
             _locate_missing_column(e, node)
             raise
@@ -528,7 +540,7 @@ class Engine:
             return CopyIn(fmt == "binary", len(cols), feed, finish, fail)
         if node.query is not None:
             rw = self.rewritten(RawStream()(node.query), tx, params=params)
-            rel = self.relation(rw.sql, params)
+            rel = self.relation(rw.sql, params, rw.dropped_params)
             columns = result_columns(rel, rw, self.tables_of(tx, rw))
         else:
             t = tx.table(qualified(node.relation))
@@ -564,7 +576,7 @@ class Engine:
         return CopyOut(fmt == "binary", len(columns), chunks, lambda: counter["n"])
 
     # -- parameters ----------------------------------------------------------------------
-    def decode_params(self, st: Prepared, formats: Sequence[int], params: Sequence[bytes | None]) -> list[Any]:
+    def decode_params(self, st: Prepared, formats: Sequence[int], params: Sequence[bytes | None], oids: Sequence[int] | None = None) -> list[Any]:
         """Bind's parameter values as Python values. The receive function of each
         parameter depends only on the statement's types and Bind's formats, so it is chosen
         once and kept on the statement (``st.param_recv``) while a driver binds the same
@@ -572,7 +584,8 @@ class Engine:
         formats = tuple(formats)
         cached = st.param_recv
         if cached is None or cached[0] != formats or len(cached[1]) != len(params):
-            oids = _inferred_param_types(st.node, st.param_types, len(params))
+            if oids is None or len(oids) != len(params):
+                oids = _inferred_param_types(st.node, st.param_types, len(params))
             cached = (formats, _param_recvs(oids, formats, len(params)), _typed_params(st.param_types), _lake_params(oids))
             st.param_recv = cached  # type: ignore[assignment]
         out = BoundParams()
@@ -820,14 +833,63 @@ def _batches(rel: duckdb.DuckDBPyRelation, ex: SessionState, batch_rows: int = B
         reader.close()
 
 
+def column_binary_encoder(c: Column) -> Callable[[Any], list[bytes | None]]:
+    """The binary send function of a result column: its lake type's, or for a catalog type
+    in ``BINARY_AS_PG`` PostgreSQL's (``oidsend``, ``namesend``, ``array_send`` of oids…)."""
+    from decoding.pgvalues import binary_encoder
+
+    oid = c.pg_oid
+    if oid is None or oid == c.type.oid or oid not in BINARY_AS_PG:
+        return binary_encoder(c.type)
+    if oid in OID_LIKE:
+        return lambda arr: [None if v is None else _U4.pack(v & 0xFFFFFFFF) for v in _pylist(arr)]
+    if oid == 19:
+        return lambda arr: [None if v is None else v.encode() for v in _pylist(arr)]
+    if oid == 18:  # charsend: always one byte, \0 for the empty "char"
+        return lambda arr: [None if v is None else (v.encode()[:1] or b"\x00") for v in _pylist(arr)]
+    elem, lbound = {22: (21, 0), 30: (26, 0), 1028: (26, 1), 1003: (19, 1), 1002: (18, 1), 1011: (28, 1), 1012: (29, 1)}[oid]
+
+    def items(v: Any) -> list[Any]:
+        if isinstance(v, str):  # int2vector / oidvector as text: "1 2 3"
+            return [int(x) for x in v.split()]
+        return list(v)
+
+    def one(v: Any) -> bytes:
+        vals = items(v)
+        head = struct.pack(">iiI", 1 if vals else 0, 1 if None in vals else 0, elem)
+        if vals:
+            head += struct.pack(">ii", len(vals), lbound)
+        body = []
+        for x in vals:
+            if x is None:
+                body.append(b"\xff\xff\xff\xff")
+            elif elem == 21:
+                body.append(b"\x00\x00\x00\x02" + struct.pack(">h", x))
+            elif elem in (26, 28, 29):
+                body.append(b"\x00\x00\x00\x04" + _U4.pack(x & 0xFFFFFFFF))
+            else:
+                b = str(x).encode()
+                body.append(struct.pack(">i", len(b)) + b)
+        return head + b"".join(body)
+
+    return lambda arr: [None if v is None else one(v) for v in _pylist(arr)]
+
+
+_U4 = struct.Struct(">I")
+
+
+def _pylist(arr: Any) -> list[Any]:
+    return arr.to_pylist() if hasattr(arr, "to_pylist") else list(arr)
+
+
 def encode_rows(rows: Rows, formats: list[int], ex: SessionState) -> Iterator[tuple[bytes, int]]:
     """DataRow bytes, a batch at a time, encoded column by column."""
-    from decoding.pgvalues import binary_encoder, text_encoder
+    from decoding.pgvalues import text_encoder
 
     encoders = []
     for i, c in enumerate(rows.columns):
         fmt = formats[0] if len(formats) == 1 else formats[i] if i < len(formats) else 0
-        encoders.append(binary_encoder(c.type) if fmt == 1 else text_encoder(c.type))
+        encoders.append(column_binary_encoder(c) if fmt == 1 else text_encoder(c.type))
     for batch in rows.batches:
         if ex.cancelled.is_set():
             raise PgError("57014", "canceling statement due to user request")
@@ -881,7 +943,7 @@ def fetch_portal(ex: SessionState, portal: Portal, max_rows: int) -> tuple[str, 
     rows = portal.pending_rows
     encs = portal.extra.get("encoders")
     if encs is None:
-        from decoding.pgvalues import binary_encoder, text_encoder
+        from decoding.pgvalues import text_encoder
 
         f = portal.result_formats
         check_result_formats(f, len(rows.columns))
@@ -890,7 +952,7 @@ def fetch_portal(ex: SessionState, portal: Portal, max_rows: int) -> tuple[str, 
             fmt = f[0] if len(f) == 1 else f[i] if i < len(f) else 0
             if fmt != 0 and fmt != 1:
                 raise PgError("22023", f"unsupported format code: {fmt}")
-            encs.append(binary_encoder(c.type) if fmt == 1 else text_encoder(c.type))
+            encs.append(column_binary_encoder(c) if fmt == 1 else text_encoder(c.type))
         portal.extra["encoders"] = encs
     budget = max_rows - portal.sent if max_rows > 0 else None
     out: list[bytes] = []
@@ -1042,7 +1104,9 @@ def _compared_params(node: Any) -> set[int]:
 
 
 def _typed_nulls(node: Any, param_types: list[int]) -> Any:
-    """A copy of the statement with ``$n`` replaced by ``NULL::type`` (for Describe)."""
+    """A copy of the statement with ``$n`` replaced by ``NULL::type`` (for Describe); a
+    cast parameter (``$2::numeric(5,2)``) by ``NULL::text``, so the cast alone decides the
+    column (its typmod included) whatever type the parameter was given."""
     import copy
 
     node = copy.deepcopy(node)
@@ -1053,10 +1117,19 @@ def _typed_nulls(node: Any, param_types: list[int]) -> Any:
             # an untyped $n compared with a value takes that value's type (the rewriter's
             # _param_as at Execute): an untyped NULL here, which DuckDB compares with anything
             return ast.A_Const(isnull=True)
+        if isinstance(n, ast.TypeCast) and isinstance(n.arg, ast.ParamRef):
+            n.arg = _typed_nulls(n.arg, [])
+            return n
         if isinstance(n, ast.ParamRef):
             oid = param_types[n.number - 1] if n.number - 1 < len(param_types) else 25
-            ct = type_by_oid(oid or 25)
-            return ast.TypeCast(arg=ast.A_Const(isnull=True), typeName=ast.TypeName(names=(ast.String(sval=ct.base.name),), arrayBounds=(ast.Integer(ival=-1),) if ct.is_array else None))
+            try:
+                ct = type_by_oid(oid or 25)
+                name, is_array = ct.base.name, ct.is_array
+            except PgError:  # a catalog type (oid, name, regclass…): PostgreSQL's name
+                from walsender_proxy.sql.paramtypes import type_name_of
+
+                name, is_array = type_name_of(oid)
+            return ast.TypeCast(arg=ast.A_Const(isnull=True), typeName=ast.TypeName(names=(ast.String(sval=name),), arrayBounds=(ast.Integer(ival=-1),) if is_array else None))
         if isinstance(n, ast.Node):
             for name in n:
                 v = getattr(n, name)
@@ -1428,9 +1501,109 @@ def _utf8_recv(raw: bytes) -> Any:
     return raw.decode("utf-8")
 
 
+#: Parameter types the lake does not store but drivers bind (asyncpg's type introspection
+#: sends ``$1::oid[]``): as the lake type whose values are the same (an oid is an unsigned
+#: 32-bit integer, a name is text), with their own binary layout.
+_OID_LIKE = frozenset({26, 28, 24, 2202, 2203, 2204, 2205, 2206, 4089, 4096, 3734, 3769})
+_NAME_LIKE = frozenset({19, 18})
+_ARRAY_OF_OID_LIKE = {1028: 26, 1011: 28, 1008: 24, 2207: 2202, 2208: 2203, 2209: 2204, 2210: 2205, 2211: 2206}
+_ARRAY_OF_NAME_LIKE = {1003: 19, 1002: 18}
+
+
+def _catalog_type_recv(oid: int, fmt: int) -> Callable[[bytes], Any] | None:
+    from decoding.pgvalues import text_decoder
+    from decoding.pgvalues.binin import array_recv_elements
+
+    if oid in _OID_LIKE:
+        if fmt == 1:
+            return lambda raw: _uint4(raw)
+        if oid in _REG_TYPES:  # 'pg_catalog.pg_class'::regclass: the cast looks it up
+            return lambda raw: raw.decode()
+        return lambda raw: _oid_in(raw.decode(), oid)
+    if oid in _NAME_LIKE:
+        return lambda raw: raw.decode()
+    if oid in _ARRAY_OF_OID_LIKE or oid in _ARRAY_OF_NAME_LIKE:
+        is_oid = oid in _ARRAY_OF_OID_LIKE
+        if fmt == 0:
+            dec = text_decoder(type_by_oid(1016 if is_oid else 1009))
+            return lambda raw: dec([raw])[0].as_py()
+        elem_oid = _ARRAY_OF_OID_LIKE.get(oid) or _ARRAY_OF_NAME_LIKE[oid]
+        # array_recv_elements checks the element type against a lake type's oid; these
+        # carry their own (26, 19…), which it lets through only above 10000: check here.
+
+        def recv(raw: bytes) -> Any:
+            if len(raw) >= 12 and struct.unpack_from(">I", raw, 8)[0] != elem_oid:
+                raise PgError("42804", f"binary data has array element type {struct.unpack_from('>I', raw, 8)[0]} instead of expected {elem_oid}")
+            fixed = raw[:8] + struct.pack(">I", 20 if is_oid else 25) + raw[12:]
+            elems = array_recv_elements(fixed, type_by_oid(20 if is_oid else 25))
+            if is_oid:
+                return [None if e is None else _uint4(e) for e in elems]
+            return [None if e is None else e.decode() for e in elems]
+
+        return recv
+    return None
+
+
+def _interval_recv(fmt: int) -> Callable[[bytes], Any]:
+    """An interval parameter as ``'m months d days u microseconds'``: DuckDB binds a Python
+    value of the lake's interval struct as a STRUCT (no cast to INTERVAL), a timedelta
+    loses months and folds a negative time into the days; this text is exact in DuckDB's
+    and PostgreSQL's interval input alike."""
+    from decoding.pgvalues import binary_decoder, text_decoder
+
+    ctype = type_by_oid(1186)
+    dec = binary_decoder(ctype) if fmt == 1 else text_decoder(ctype)
+
+    def recv(raw: bytes) -> Any:
+        v = dec([raw])[0].as_py()
+        if isinstance(v, dict):
+            return f"{v['months']} months {v['days']} days {v['microseconds']} microseconds"
+        return v
+
+    return recv
+
+
+_REG_TYPES = frozenset({24, 2202, 2203, 2204, 2205, 2206, 4089, 4096, 3734, 3769})
+
+
+def _oid_in(text: str, oid: int) -> int:
+    """oidin / xidin: a decimal number of 32 bits (a negative one wraps, as in oidin)."""
+    try:
+        v = int(text.strip())
+    except ValueError:
+        v = None
+    if v is None or not -(2**31) <= v < 2**32:
+        name = {26: "oid", 28: "xid", 29: "cid"}.get(oid, "oid")
+        raise PgError("22P02" if v is None else "22003", f'invalid input syntax for type {name}: "{text}"' if v is None else f'value "{text}" is out of range for type {name}')
+    return v & 0xFFFFFFFF
+
+
+def param_receivable(oid: int) -> bool:
+    """Whether Bind can take a parameter of type ``oid`` (a lake type, or a catalog type
+    with a receive function here): an inferred type that is not stays unknown (text)."""
+    if oid in _OID_LIKE or oid in _NAME_LIKE or oid in _ARRAY_OF_OID_LIKE or oid in _ARRAY_OF_NAME_LIKE:
+        return True
+    try:
+        type_by_oid(oid)
+    except PgError:
+        return False
+    return True
+
+
+def _uint4(raw: bytes) -> int:
+    if len(raw) != 4:
+        raise PgError("08P01", f"incorrect binary data format in bind parameter (oid of {len(raw)} bytes)")
+    return int(struct.unpack(">I", raw)[0])
+
+
 def _general_recv(oid: int, fmt: int) -> Callable[[bytes], Any]:
     """The Arrow decoders, for whatever the quick ones leave. The type is looked up at the
     first non-NULL value, as before the receive functions were cached."""
+    special = _catalog_type_recv(oid, fmt)
+    if special is not None:
+        return special
+    if oid == 1186:
+        return _interval_recv(fmt)
 
     def recv(raw: bytes) -> Any:
         from decoding.pgvalues import binary_decoder, text_decoder

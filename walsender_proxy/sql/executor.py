@@ -45,7 +45,7 @@ from walsender_proxy.backend.settings import Settings
 from walsender_proxy.lake import Isolation, Transaction
 from walsender_proxy.lake.transaction import State
 from walsender_proxy.sql import ddl_sql, pgcatalog, statement_log
-from walsender_proxy.sql.engine import Engine, check_result_formats, returning
+from walsender_proxy.sql.engine import Engine, check_result_formats, param_receivable, returning
 from walsender_proxy.sql.param_context import FindTable, context_param_types
 from walsender_proxy.sql.portals import Portal, Prepared
 from walsender_proxy.sql.udf_errors import udf_error
@@ -312,7 +312,12 @@ class Executor:
         for f in formats:
             if f != 0 and f != 1:
                 raise PgError("22023", f"unsupported format code: {f}")
-        values = self.engine.decode_params(st, formats, params)
+        oids = self.param_oids(st)
+        if 1 in formats and 0 in oids:
+            # Describe reported a parameter it could not place as text (PostgreSQL's type
+            # for an unknown one): a driver that sends it in binary sends text's bytes.
+            oids = [o or (25 if (formats[0] if len(formats) == 1 else formats[i] if i < len(formats) else 0) == 1 else 0) for i, o in enumerate(oids)]
+        values = self.engine.decode_params(st, formats, params, oids)
         if st.unused:
             values.unused = st.unused
         p = self.portals[portal] = Portal(portal, st, values, list(result_formats))
@@ -323,12 +328,32 @@ class Executor:
         st = self.statements.get(name)
         if st is None:
             raise PgError("26000", f'prepared statement "{name}" does not exist')
-        types = list(st.param_types) + [0] * (st.nparams - len(st.param_types))
-        types = [t if t else 25 for t in types]
+        types = [t if t else 25 for t in self.param_oids(st)]
         cols = self.describe_node(st.node, st.text, types)
         if cols is not None and self._failed():
             raise _aborted()  # (a statement without rows is described even so)
         return types, cols
+
+    def param_oids(self, st: Prepared) -> list[int]:
+        """The statement's parameter types, declared or inferred (``sql.paramtypes``), once
+        per prepared statement as PostgreSQL fixes them at Parse; 0 where not known."""
+        if st.inferred is None:
+            declared = st.param_types
+            if len(declared) >= st.nparams and all(declared):
+                st.inferred = list(declared)
+            else:
+                from walsender_proxy.sql.paramtypes import infer_param_types
+
+                def columns_of(rv: ast.RangeVar) -> dict[str, int]:
+                    t = self._ensure_tx().table(ddl_sql.qualified(rv))
+                    return {c.name: c.type.oid for c in t.columns}
+
+                oids = infer_param_types(st.node, declared, st.nparams, columns_of)
+                st.inferred = [
+                    o if (i < len(declared) and declared[i]) or param_receivable(o) else 0
+                    for i, o in enumerate(oids)
+                ]
+        return st.inferred
 
     def describe_portal(self, name: str) -> list[Column] | None:
         cols = self._describe_portal(name)
@@ -353,7 +378,7 @@ class Executor:
             st.may_describe_rows = _may_describe_rows(st.node)
         if not st.may_describe_rows:  # an INSERT per round trip: NoData without more work
             return None
-        types = [t if t else 25 for t in st.param_types]
+        types = [t if t else 25 for t in self.param_oids(st)]
         return self.describe_node(st.node, st.text, types)
 
     def close_object(self, kind: str, name: str) -> None:
@@ -508,11 +533,15 @@ class Executor:
             yield Done("CHECKPOINT")
         elif isinstance(node, ast.VacuumStmt):
             yield self._vacuum(node)
-        elif isinstance(node, (ast.ListenStmt, ast.UnlistenStmt, ast.NotifyStmt)):
+        elif isinstance(node, ast.UnlistenStmt):
+            # LISTEN is refused, so a session never listens on a channel: UNLISTEN (one
+            # channel or *) has nothing to remove, as in PostgreSQL for a session that
+            # never listened. Connection pools (asyncpg's reset) send UNLISTEN *.
+            yield Done("UNLISTEN")
+        elif isinstance(node, (ast.ListenStmt, ast.NotifyStmt)):
             raise ddl_sql.unsupported("LISTEN/NOTIFY")
         else:
-            name = type(node).__name__.removesuffix("Stmt")
-            raise ddl_sql.unsupported(f"statement {name}")
+            raise ddl_sql.unsupported(_command_name(node))
 
     def _vacuum(self, node: ast.VacuumStmt) -> Outcome:
         """VACUUM and ANALYZE, checked as PostgreSQL checks them. The lake has no dead
@@ -947,3 +976,56 @@ def _internal(e: Exception) -> PgError:
 
 
 __all__ = ["RID", "CopyIn", "CopyOut", "Executor", "Portal", "Prepared", "Table", "format_lsn"]
+
+
+#: PostgreSQL's command names of statements the proxy refuses (a refusal names the
+#: feature as a user wrote it, not the parser's node).
+_COMMANDS = {
+    "IndexStmt": "CREATE INDEX",
+    "CreateSeqStmt": "CREATE SEQUENCE",
+    "AlterSeqStmt": "ALTER SEQUENCE",
+    "CreateEnumStmt": "CREATE TYPE … AS ENUM",
+    "CompositeTypeStmt": "CREATE TYPE … AS (composite type)",
+    "CreateRangeStmt": "CREATE TYPE … AS RANGE",
+    "AlterEnumStmt": "ALTER TYPE",
+    "CreateDomainStmt": "CREATE DOMAIN",
+    "AlterDomainStmt": "ALTER DOMAIN",
+    "CreateFunctionStmt": "CREATE FUNCTION",
+    "AlterFunctionStmt": "ALTER FUNCTION",
+    "CreateTrigStmt": "CREATE TRIGGER",
+    "CreateEventTrigStmt": "CREATE EVENT TRIGGER",
+    "RuleStmt": "CREATE RULE",
+    "DoStmt": "DO",
+    "CallStmt": "CALL",
+    "CreateExtensionStmt": "CREATE EXTENSION",
+    "CreateTableAsStmt": "CREATE TABLE AS",
+    "CreateForeignTableStmt": "CREATE FOREIGN TABLE",
+    "CreatePolicyStmt": "CREATE POLICY",
+    "GrantStmt": "GRANT",
+    "GrantRoleStmt": "GRANT",
+    "CommentStmt": "COMMENT",
+    "ClusterStmt": "CLUSTER",
+    "ReindexStmt": "REINDEX",
+    "LockStmt": "LOCK",
+    "TruncateStmt": "TRUNCATE",
+    "MergeStmt": "MERGE",
+    "LoadStmt": "LOAD",
+    "CreateStatsStmt": "CREATE STATISTICS",
+    "CreateConversionStmt": "CREATE CONVERSION",
+    "CreateCastStmt": "CREATE CAST",
+    "CreateOpClassStmt": "CREATE OPERATOR CLASS",
+    "CreateTableSpaceStmt": "CREATE TABLESPACE",
+    "CreatedbStmt": "CREATE DATABASE",
+    "DropdbStmt": "DROP DATABASE",
+    "RefreshMatViewStmt": "REFRESH MATERIALIZED VIEW",
+    "SecLabelStmt": "SECURITY LABEL",
+}
+
+
+def _command_name(node: Any) -> str:
+    kind = type(node).__name__
+    if kind == "DefineStmt":
+        return f"CREATE {node.kind.name.removeprefix('OBJECT_').replace('_', ' ')}"
+    if kind in _COMMANDS:
+        return _COMMANDS[kind]
+    return f"statement {kind.removesuffix('Stmt')}"

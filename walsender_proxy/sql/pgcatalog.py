@@ -2021,6 +2021,10 @@ _MACROS: dict[str, str] = {
         r IN (SELECT pgc_v.oid FROM pgc_visible_rels pgc_v))""",
     "pgc_pg_type_is_visible": """MACRO pgc_pg_type_is_visible(r) AS (
         r IN (SELECT pgc_v.oid FROM pgc_visible_types pgc_v))""",
+    # Collations are PostgreSQL 15's own, all in pg_catalog (CREATE COLLATION is refused):
+    # each is visible; NULL for an oid that is no collation, as in PostgreSQL.
+    "pgc_pg_collation_is_visible": """MACRO pgc_pg_collation_is_visible(c) AS (
+        SELECT true FROM pgc_pg_collation pgc_c WHERE pgc_c.oid = c)""",
     "pgc_pg_function_is_visible": """MACRO pgc_pg_function_is_visible(f) AS (
         SELECT pgc_f.pronamespace IN (SELECT pgc_p.nspoid FROM pgc_search_path pgc_p)
         FROM pgc_pg_proc pgc_f WHERE pgc_f.oid = f)""",

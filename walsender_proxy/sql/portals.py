@@ -26,6 +26,9 @@ class Prepared:
     unused: frozenset[int] = frozenset()
     #: Bind's formats and the receive functions they chose (Engine.decode_params).
     param_recv: tuple[tuple[int, ...], list[Any]] | None = None
+    #: Every parameter's type: declared, or inferred as PostgreSQL's parse analysis would
+    #: (0: not known; reported as text). Worked out at the first Describe or Bind.
+    inferred: list[int] | None = None
     #: Whether Describe can find result columns (None: not yet asked; see describe_portal).
     may_describe_rows: bool | None = None
 

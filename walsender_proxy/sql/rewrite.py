@@ -228,6 +228,9 @@ class Rewritten:
     user_tables: tuple[tuple[str | None, str], ...] = ()
     #: Highest ``$n`` parameter number used.
     param_count: int = 0
+    #: ``$n`` the statement had only in arguments the translation dropped (DuckDB refuses a
+    #: value it has no ``$n`` for: the engine leaves these out).
+    dropped_params: frozenset[int] = frozenset()
     copy: CopyTo | None = None
     #: Per output column, the user table column it is as selected (RowDescription's table
     #: OID and attribute number), or None; None when not known for the statement.
@@ -766,6 +769,8 @@ class _Rewriter:
         self.nonce = secrets.token_hex(4)
         self.max_param = 0
         self.origins: tuple[Origin | None, ...] | None = None
+        #: How many times each ``$n`` is in the output (a dropped argument takes its out).
+        self.param_uses: dict[int, int] = {}
 
     # -- errors --------------------------------------------------------------------------
     def _pos(self, node: Any) -> int | None:
@@ -1281,6 +1286,7 @@ class _Rewriter:
 
     def e_ParamRef(self, node: ast.ParamRef, scope: _Scope) -> tuple[ast.Node, T | None]:
         self.max_param = max(self.max_param, node.number)
+        self.param_uses[node.number] = self.param_uses.get(node.number, 0) + 1
         ctype = self.param_types.get(node.number)
         return node, _lake_t(ctype) if ctype is not None else None
 
@@ -1888,6 +1894,8 @@ class _Rewriter:
             )
             sub = ast.SubLink(subLinkType=SubLinkType.EXPR_SUBLINK, subLinkId=0, subselect=sel)
             return _cast(sub, duck), T(pg_t)
+        if name in ("json_build_object", "json_build_array") and not node.agg_star and node.over is None:
+            return self._json_build(name, node, args, types), T("json")
         fn = EMULATED.get(name)
         if fn is not None:
             return self._emulated(name, fn, node, _qualify(args, scope), types)
@@ -2000,6 +2008,8 @@ class _Rewriter:
             self.needs.add(target)
             return _call(target, *args), ret
         keep = fn.keep if fn.keep is not None else len(args)
+        for dropped in args[keep:]:  # pg_get_constraintdef(oid, $1): $1 goes nowhere
+            self._forget_params(dropped)
         call_args = list(args[:keep])
         missing = max(0, (fn.keep or fn.arity[1]) - len(call_args))
         for lit in fn.pad[len(fn.pad) - missing :] if missing else ():
@@ -2007,6 +2017,45 @@ class _Rewriter:
         if fn.target.startswith("pgc_"):
             self.needs.add(fn.target)
         return _call(fn.target, *call_args), ret
+
+    def _json_build(self, name: str, node: ast.FuncCall, args: list[Any], types: list[T | None]) -> ast.Node:
+        """json_build_object / json_build_array as PostgreSQL's text: ``{"k" : v, …}`` and
+        ``[v, …]`` (json keeps it as built), each value by datum_to_json: numbers and json
+        as printed, booleans as true/false, NULL as null, text (and unknown) quoted as a
+        JSON string. Values JSON prints its own way (dates, floats, arrays, records) are
+        refused rather than printed differently."""
+        if name == "json_build_object" and len(args) % 2:
+            raise self.fail("22023", "argument list must have even number of elements", node, hint="The arguments of json_build_object() must consist of alternating keys and values.")
+        parts: list[Any] = [_str("{" if name == "json_build_object" else "[")]
+        for i, (a, t) in enumerate(zip(args, types, strict=True)):
+            is_key = name == "json_build_object" and i % 2 == 0
+            if i:
+                parts.append(_str(" : " if not is_key and name == "json_build_object" else ", "))
+            tn = t.name if t is not None and not t.is_array else ("array" if t is not None else "unknown")
+            if is_key:
+                parts.append(_call("to_json", _printed(a, t)))
+                continue
+            if tn in ("int2", "int4", "int8", "numeric", "json", "jsonb"):
+                val: Any = _printed(a, t)
+            elif tn == "bool":
+                val = ast.CaseExpr(args=(ast.CaseWhen(expr=a, result=_str("true")), ast.CaseWhen(expr=ast.BoolExpr(boolop=BoolExprType.NOT_EXPR, args=(a,)), result=_str("false"))))
+            elif tn in TEXTISH or tn in ("oid", "uuid", "bytea", "regclass", "regtype", "regproc", "xid", "cid"):
+                val = _call("to_json", _printed(a, t))
+            else:
+                raise self.fail("0A000", f"{name}() with a value of type {_type_display(t)} is not supported by walsender-proxy", node)
+            parts.append(ast.CoalesceExpr(args=(_cast(val, "varchar"), _str("null"))))
+        parts.append(_str("}" if name == "json_build_object" else "]"))
+        return _cast(_call("concat", *parts), "json")
+
+    def _forget_params(self, node: Any) -> None:
+        if isinstance(node, ast.ParamRef):
+            self.param_uses[node.number] = self.param_uses.get(node.number, 1) - 1
+        elif isinstance(node, ast.Node):
+            for name in node:
+                self._forget_params(getattr(node, name))
+        elif isinstance(node, tuple | list):
+            for x in node:
+                self._forget_params(x)
 
     # -- output ----------------------------------------------------------------------------
     def wrap_output(self, stmt: ast.SelectStmt, cols: list[tuple[str, T | None]]) -> ast.SelectStmt:
@@ -2185,6 +2234,7 @@ def rewrite(
         server_values=frozenset(rw.server_values),
         user_tables=tuple(rw.user_tables),
         param_count=rw.max_param,
+        dropped_params=frozenset(n for n, uses in rw.param_uses.items() if uses <= 0),
         copy=copy,
         origins=rw.origins if copy is None else None,
     )

@@ -66,6 +66,7 @@ EMULATED: Mapping[str, Fn] = MappingProxyType(
         "pg_table_is_visible": _f("pgc_pg_table_is_visible", "bool", 1),
         "pg_type_is_visible": _f("pgc_pg_type_is_visible", "bool", 1),
         "pg_function_is_visible": _f("pgc_pg_function_is_visible", "bool", 1),
+        "pg_collation_is_visible": _f("pgc_pg_collation_is_visible", "bool", 1),
         "pg_get_userbyid": _f("pgc_pg_get_userbyid", "name", 1),
         "obj_description": _f("pgc_obj_description", "text", 1, 2, special="obj_description"),
         "col_description": _f("pgc_col_description", "text", 2),

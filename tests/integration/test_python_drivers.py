@@ -1,0 +1,511 @@
+"""Outside Python drivers — asyncpg, SQLAlchemy 2 (psycopg 3, psycopg2 and asyncpg
+dialects) and pandas — doing ordinary work against the proxy, with PostgreSQL 15 as the
+reference: each tour runs on both and everything the client returns must be the same.
+
+asyncpg prepares and describes every statement and then binds parameters in binary by the
+types ParameterDescription names, and introspects pg_type for types it has no codec for;
+SQLAlchemy reflects tables through pg_catalog; pandas goes through SQLAlchemy. Where the
+proxy cannot do what PostgreSQL does, the tour records the refusal (0A000 naming the
+feature) and the test checks that exact refusal instead of PostgreSQL's answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import decimal
+import functools
+import itertools
+import json
+import uuid
+from typing import Any
+
+import pytest
+from sqlalchemy.orm import Mapped  # (module level: the ORM resolves annotations here)
+
+from tests.pgcluster import PgCluster
+from tests.proxy import ProxyServer
+
+_names = itertools.count(1)
+UTC = dt.UTC
+
+
+def _fresh_db(pg15: PgCluster) -> str:
+    name = f"pydrv{next(_names)}"
+    pg15.psql(f"CREATE DATABASE {name}")
+    return name
+
+
+def _conninfo(dsn: str) -> dict[str, Any]:
+    out = dict(part.split("=", 1) for part in dsn.split())
+    return {"host": out["host"], "port": int(out["port"]), "user": out["user"], "database": out["dbname"]}
+
+
+def _url(driver: str, dsn: str) -> str:
+    c = _conninfo(dsn)
+    return f"postgresql+{driver}://{c['user']}@{c['host']}:{c['port']}/{c['database']}"
+
+
+def _diff(ref: list[Any], got: list[Any]) -> None:
+    for i, (a, b) in enumerate(zip(ref, got, strict=False)):
+        assert b == a, f"step {i} differs:\npostgres: {a!r}\nproxy:    {b!r}"
+    assert len(got) == len(ref)
+
+
+# -- asyncpg ---------------------------------------------------------------------------------
+
+
+async def _asyncpg_tour(dsn: str, t: str) -> list[Any]:
+    import asyncpg
+
+    out: list[Any] = []
+
+    def rows(rs: list[Any]) -> list[tuple[Any, ...]]:
+        return [tuple(r.items()) for r in rs]
+
+    async def attempt(label: str, coro: Any) -> None:
+        try:
+            out.append((label, await coro))
+        except asyncpg.PostgresError as e:
+            out.append((label, "error", e.sqlstate, str(e)))
+
+    conn = await asyncpg.connect(**_conninfo(dsn))
+    try:
+        # parameters of every common type, each bound in binary by its described type
+        out.append(rows(await conn.fetch("SELECT $1::int AS i", 1)))
+        out.append(
+            rows(
+                await conn.fetch(
+                    "SELECT $1::text AS t, $2::numeric AS n, $3::date AS d, $4::timestamptz AS ts, "
+                    "$5::bool AS b, $6::float8 AS f, $7::bigint AS i8, $8::bytea AS by, $9::uuid AS u, "
+                    "$10::int[] AS a, $11::interval AS iv, $12::smallint AS i2",
+                    "x'y",
+                    decimal.Decimal("12.50"),
+                    dt.date(2024, 2, 29),
+                    dt.datetime(2024, 1, 2, 3, 4, 5, 6, tzinfo=UTC),
+                    True,
+                    1.25,
+                    2**40,
+                    b"\x00\xff",
+                    uuid.UUID(int=42),
+                    [1, None, 3],
+                    dt.timedelta(days=2, seconds=7),
+                    -5,
+                )
+            )
+        )
+        out.append(await conn.fetchval("SELECT $1", "unknown is text"))
+        # function arguments take the function's types (pg_advisory_lock's is bigint)
+        out.append(await conn.fetchval("SELECT pg_try_advisory_lock($1)", 42))
+        out.append(await conn.fetchval("SELECT pg_advisory_unlock($1)", 42))
+        out.append(await conn.fetchval("SELECT pg_try_advisory_lock($1, $2)", 1, 2))
+        out.append(await conn.fetchval("SELECT pg_advisory_unlock_all()"))
+        out.append(tuple(await conn.fetchrow("SELECT lower($1), left($2, $3), to_timestamp($4)", "ABC", "abcdef", 2, 86400.5)))
+        await conn.execute(
+            f"CREATE TABLE {t} (id int PRIMARY KEY, name text NOT NULL, score numeric(10,2), "
+            f"created timestamptz, tags text[], doc jsonb, flag boolean)"
+        )
+        # INSERT with parameters: their types are the columns'
+        out.append(await conn.execute(f"INSERT INTO {t} VALUES ($1, $2, $3, $4, $5, $6)", 1, "one", decimal.Decimal("1.5"), dt.datetime(2024, 5, 1, tzinfo=UTC), ["a", "b"], '{"k": 1}'))
+        await conn.executemany(f"INSERT INTO {t} (id, name, score) VALUES ($1, $2, $3)", [(i, f"n{i}", decimal.Decimal(i) / 4) for i in range(2, 8)])
+        out.append(rows(await conn.fetch(f"SELECT * FROM {t} WHERE id = $1", 2)))
+        out.append(rows(await conn.fetch(f"SELECT id FROM {t} WHERE id = ANY($1) ORDER BY id", [1, 3, 5])))
+        out.append(rows(await conn.fetch(f"SELECT id FROM {t} WHERE name = ANY($1::text[]) ORDER BY id", ["n2", "n4"])))
+        out.append(rows(await conn.fetch(f"SELECT id FROM {t} WHERE id IN ($1, $2) ORDER BY id", 4, 6)))
+        out.append(rows(await conn.fetch(f"SELECT id FROM {t} WHERE id BETWEEN $1 AND $2 ORDER BY id", 2, 4)))
+        out.append(rows(await conn.fetch(f"SELECT id, name FROM {t} WHERE name LIKE $1 ORDER BY id LIMIT $2 OFFSET $3", "n%", 2, 1)))
+        out.append(rows(await conn.fetch(f"SELECT id FROM {t} WHERE score > $1 AND id < $2 + 10 ORDER BY id", decimal.Decimal("0.9"), 1)))
+        out.append(await conn.execute(f"UPDATE {t} SET name = $1, score = score + $2 WHERE id = $3", "two", decimal.Decimal(1), 2))
+        out.append(rows(await conn.fetch(f"DELETE FROM {t} WHERE id = $1 RETURNING id, name", 7)))
+        out.append(rows(await conn.fetch(f"UPDATE {t} SET name = $2 WHERE id = $1 RETURNING id, name", 3, "three")))
+        out.append(rows(await conn.fetch(f"SELECT * FROM {t} ORDER BY id")))
+        # prepared statements: what asyncpg was told of parameters and columns
+        st = await conn.prepare(f"SELECT id, name, score, doc FROM {t} WHERE id = $1 OR name = $2 ORDER BY id")
+        out.append([(p.name, p.kind) for p in st.get_parameters()])
+        out.append([(a.name, a.type.name) for a in st.get_attributes()])
+        out.append([tuple(r) for r in await st.fetch(1, "n4")])
+        out.append(await st.fetchval(2, "none"))
+        # transactions and savepoints
+        async with conn.transaction():
+            await conn.execute(f"INSERT INTO {t} (id, name) VALUES ($1, $2)", 20, "tx")
+        try:
+            async with conn.transaction():
+                await conn.execute(f"INSERT INTO {t} (id, name) VALUES ($1, $2)", 21, "rolled back")
+                raise RuntimeError("roll back")
+        except RuntimeError:
+            pass
+        async with conn.transaction():
+            await conn.execute(f"INSERT INTO {t} (id, name) VALUES ($1, $2)", 22, "outer")
+            try:
+                async with conn.transaction():
+                    await conn.execute(f"INSERT INTO {t} (id, name) VALUES ($1, $2)", 23, "inner")
+                    await conn.execute(f"INSERT INTO {t} (id, name) VALUES ($1, $2)", 1, "duplicate")
+            except asyncpg.UniqueViolationError as e:
+                out.append((e.sqlstate, str(e), e.detail))
+        out.append(rows(await conn.fetch(f"SELECT id, name FROM {t} WHERE id >= 20 ORDER BY id")))
+        # a cursor inside a transaction
+        async with conn.transaction():
+            out.append([tuple(r) async for r in conn.cursor(f"SELECT id FROM {t} WHERE id > $1 ORDER BY id", 3, prefetch=2)])
+        # COPY
+        out.append(await conn.copy_records_to_table(t, records=[(30, "c30", decimal.Decimal("3.25"), None, ["x"], None, True), (31, "c31", None, None, None, None, None)]))
+        out.append(await conn.copy_records_to_table(t, records=[(32, "c32")], columns=["id", "name"]))
+        out.append(rows(await conn.fetch(f"SELECT * FROM {t} WHERE id >= 30 ORDER BY id")))
+        # errors
+        await attempt("type error", conn.fetch(f"SELECT * FROM {t} WHERE id = $1", "not an int"))
+        await attempt("not null", conn.execute(f"INSERT INTO {t} (id) VALUES ($1)", 40))
+        await attempt("undefined", conn.fetch("SELECT * FROM no_such_table_here WHERE id = $1", 1))
+        # a codec for jsonb (text format: not usable by a binary COPY any more)
+        await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
+        out.append(await conn.fetchval(f"SELECT doc FROM {t} WHERE id = 1"))
+        out.append(await conn.fetchval("SELECT $1::jsonb", {"a": [1, 2, {"b": None}]}))
+    finally:
+        await conn.close()
+    return out
+
+
+async def _asyncpg_pool(dsn: str, t: str) -> list[Any]:
+    """A pool's acquire and release: release resets the connection (asyncpg's
+    ``SELECT pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; RESET ALL;``)."""
+    import asyncpg
+
+    out: list[Any] = []
+    pool = await asyncpg.create_pool(**_conninfo(dsn), min_size=1, max_size=2)
+    try:
+        async with pool.acquire() as c:
+            await c.execute(f"CREATE TABLE {t} (id int PRIMARY KEY, v text)")
+            await c.execute("SET application_name = 'pooled'")
+            await c.execute(f"INSERT INTO {t} VALUES ($1, $2)", 1, "a")
+        async with pool.acquire() as c:
+            out.append(await c.fetchval("SHOW application_name"))  # RESET ALL ran
+            out.append([tuple(r) for r in await c.fetch(f"SELECT * FROM {t}")])
+        out.append(await pool.fetchval(f"SELECT count(*) FROM {t} WHERE id = $1", 1))
+        async with pool.acquire() as c1, pool.acquire() as c2:
+            out.append((await c1.fetchval("SELECT $1::int + 1", 1), await c2.fetchval("SELECT $1::text", "b")))
+    finally:
+        await pool.close()
+    return out
+
+
+async def _asyncpg_enum(dsn: str, t: str) -> list[Any]:
+    """User-defined types: asyncpg introspects them through pg_type and pg_enum."""
+    import asyncpg
+
+    out: list[Any] = []
+    conn = await asyncpg.connect(**_conninfo(dsn))
+    try:
+        for sql in (f"CREATE TYPE {t}_mood AS ENUM ('sad', 'happy')", f"CREATE DOMAIN {t}_pos AS int CHECK (VALUE > 0)"):
+            try:
+                out.append(await conn.execute(sql))
+            except asyncpg.PostgresError as e:
+                out.append(("error", e.sqlstate, str(e)))
+    finally:
+        await conn.close()
+    return out
+
+
+def test_asyncpg_tour_matches_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    t = f"apg{next(_names)}"
+    ref = asyncio.run(_asyncpg_tour(pg15.dsn(dbname=_fresh_db(pg15)), t))
+    got = asyncio.run(_asyncpg_tour(proxy.dsn(), t))
+    _diff(ref, got)
+
+
+def test_asyncpg_pool_matches_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    t = f"apool{next(_names)}"
+    ref = asyncio.run(_asyncpg_pool(pg15.dsn(dbname=_fresh_db(pg15)), t))
+    got = asyncio.run(_asyncpg_pool(proxy.dsn(), t))
+    _diff(ref, got)
+
+
+def test_asyncpg_user_defined_types_are_refused(proxy: ProxyServer, pg15: PgCluster) -> None:
+    t = f"aenum{next(_names)}"
+    ref = asyncio.run(_asyncpg_enum(pg15.dsn(dbname=_fresh_db(pg15)), t))
+    assert ref == ["CREATE TYPE", "CREATE DOMAIN"]
+    got = asyncio.run(_asyncpg_enum(proxy.dsn(), t))
+    assert got == [
+        ("error", "0A000", "CREATE TYPE … AS ENUM is not supported by walsender-proxy"),
+        ("error", "0A000", "CREATE DOMAIN is not supported by walsender-proxy"),
+    ]
+
+
+# -- SQLAlchemy ------------------------------------------------------------------------------
+
+
+def _sa_reflection(conn: Any, t: str) -> list[Any]:
+    """What SQLAlchemy's inspector and MetaData.reflect() make of two tables (``conn``: a
+    synchronous Connection, the async one's run_sync included)."""
+    import sqlalchemy as sa
+
+    out: list[Any] = []
+    insp = sa.inspect(conn)
+    out.append(sorted(n for n in insp.get_table_names() if n.startswith(t)))
+    out.append(insp.has_table(f"{t}_a"))
+    out.append(insp.has_table(f"{t}_nope"))
+    for tb in (f"{t}_a", f"{t}_b"):
+        out.append(repr(insp.get_columns(tb)))
+        out.append(insp.get_pk_constraint(tb))
+        out.append(insp.get_foreign_keys(tb))
+        out.append(insp.get_indexes(tb))
+        out.append(insp.get_unique_constraints(tb))
+        out.append(insp.get_check_constraints(tb))
+        out.append(insp.get_table_comment(tb))
+    md = sa.MetaData()
+    md.reflect(conn, only=[f"{t}_a", f"{t}_b"])
+    out.append(sorted((tb.name, [(c.name, repr(c.type), c.nullable, c.primary_key) for c in tb.columns]) for tb in md.tables.values()))
+    # Core round trip over the reflected table
+    a = md.tables[f"{t}_a"]
+    conn.execute(a.insert(), [{"id": 1, "name": "x", "score": decimal.Decimal("2.50"), "at": dt.datetime(2024, 1, 1, tzinfo=UTC)}, {"id": 2, "name": "y", "score": None, "at": None}])
+    out.append([tuple(r) for r in conn.execute(sa.select(a).where(a.c.id >= sa.bindparam("lo")).order_by(a.c.id), {"lo": 1})])
+    out.append([tuple(r) for r in conn.execute(sa.select(a.c.name).where(a.c.id.in_([1, 2])).order_by(a.c.name.desc()))])
+    out.append(conn.execute(a.update().where(a.c.id == 2).values(score=decimal.Decimal("7.25"))).rowcount)
+    out.append(conn.execute(sa.select(sa.func.count()).select_from(a).where(a.c.score > 1)).scalar())
+    return out
+
+
+def _sa_create(conn: Any, t: str) -> None:
+    conn.exec_driver_sql(f"CREATE TABLE {t}_a (id int PRIMARY KEY, name varchar(20) NOT NULL, score numeric(8,2), at timestamptz)")
+    conn.exec_driver_sql(f"CREATE TABLE {t}_b (k1 int, k2 text, v jsonb, d date, PRIMARY KEY (k1, k2))")
+
+
+def _sa_sync(url: str, t: str) -> list[Any]:
+    import sqlalchemy as sa
+
+    eng = sa.create_engine(url)
+    try:
+        with eng.begin() as conn:
+            _sa_create(conn, t)
+        with eng.begin() as conn:
+            return _sa_reflection(conn, t)
+    finally:
+        eng.dispose()
+
+
+def _sa_async(url: str, t: str) -> list[Any]:
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    async def run() -> list[Any]:
+        eng = create_async_engine(url)
+        try:
+            async with eng.begin() as conn:
+                await conn.run_sync(_sa_create, t)
+            async with eng.begin() as conn:
+                return await conn.run_sync(_sa_reflection, t)
+        finally:
+            await eng.dispose()
+
+    return asyncio.run(run())
+
+
+@pytest.mark.parametrize("driver", ["psycopg", "psycopg2", "asyncpg"])
+def test_sqlalchemy_reflection_matches_postgresql(proxy: ProxyServer, pg15: PgCluster, driver: str) -> None:
+    t = f"sar{next(_names)}"
+    run = _sa_async if driver == "asyncpg" else _sa_sync
+    ref = run(_url(driver, pg15.dsn(dbname=_fresh_db(pg15))), t)
+    got = run(_url(driver, proxy.dsn()), t)
+    _diff(ref, got)
+
+
+def _sa_orm(url: str, t: str, *, use_async: bool = False) -> list[Any]:
+    """An ORM round trip: create_all (twice: it checks first), add, get, update, delete,
+    queries, drop_all; through an AsyncSession with ``use_async`` (the asyncpg dialect)."""
+    import sqlalchemy as sa
+    from sqlalchemy.orm import DeclarativeBase, Session, mapped_column
+
+    class Base(DeclarativeBase):
+        pass
+
+    class Item(Base):
+        __tablename__ = t
+        id: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+        name: Mapped[str] = mapped_column(sa.String(30))
+        price: Mapped[decimal.Decimal | None] = mapped_column(sa.Numeric(10, 2))
+        created: Mapped[dt.datetime | None] = mapped_column(sa.DateTime(timezone=True))
+        tags: Mapped[list[str] | None] = mapped_column(sa.ARRAY(sa.Text))
+
+    def body(s: Session) -> list[Any]:
+        out: list[Any] = []
+        s.add_all([Item(id=i, name=f"item {i}", price=decimal.Decimal(i) / 3, created=dt.datetime(2024, 1, i, tzinfo=UTC), tags=[f"t{i}"] if i % 2 else None) for i in range(1, 6)])
+        s.commit()
+        out.append([(i.id, i.name, i.price, i.created, i.tags) for i in s.scalars(sa.select(Item).order_by(Item.id))])
+        it = s.get(Item, 3)
+        assert it is not None
+        it.name = "renamed"
+        s.delete(s.get(Item, 4))
+        s.commit()
+        out.append([(i.id, i.name) for i in s.scalars(sa.select(Item).where(Item.name.like("%e%")).order_by(Item.id.desc()))])
+        out.append(s.scalar(sa.select(sa.func.sum(Item.price))))
+        out.append(s.execute(sa.select(Item.id, Item.tags).where(Item.tags.is_not(None)).order_by(Item.id)).all())
+        return out
+
+    if use_async:
+        from sqlalchemy.ext.asyncio import AsyncSession, create_async_engine
+
+        async def run() -> list[Any]:
+            eng = create_async_engine(url)
+            try:
+                for _ in range(2):
+                    async with eng.begin() as conn:
+                        await conn.run_sync(Base.metadata.create_all)
+                async with AsyncSession(eng) as s:
+                    out = await s.run_sync(body)
+                async with eng.begin() as conn:
+                    await conn.run_sync(Base.metadata.drop_all)
+                    out.append(await conn.run_sync(lambda c: sa.inspect(c).has_table(t)))
+                return out
+            finally:
+                await eng.dispose()
+
+        return asyncio.run(run())
+    eng = sa.create_engine(url)
+    try:
+        Base.metadata.create_all(eng)
+        Base.metadata.create_all(eng)  # checks first: nothing to do the second time
+        with Session(eng) as s:
+            out = body(s)
+        Base.metadata.drop_all(eng)
+        out.append(sa.inspect(eng).has_table(t))
+    finally:
+        eng.dispose()
+    return out
+
+
+@pytest.mark.parametrize("driver", ["psycopg", "psycopg2", "asyncpg"])
+def test_sqlalchemy_orm_round_trip_matches_postgresql(proxy: ProxyServer, pg15: PgCluster, driver: str) -> None:
+    t = f"saorm{next(_names)}"
+    run = functools.partial(_sa_orm, use_async=driver == "asyncpg")
+    ref = run(_url(driver, pg15.dsn(dbname=_fresh_db(pg15))), t)
+    got = run(_url(driver, proxy.dsn()), t)
+    _diff(ref, got)
+
+
+# -- pandas ----------------------------------------------------------------------------------
+
+
+def _records(df: Any) -> list[dict[str, Any]]:
+    """A frame's rows, NaN as None (NaN is not equal to itself)."""
+    return [{k: (None if isinstance(v, float) and v != v else v) for k, v in r.items()} for r in df.to_dict("records")]
+
+
+def _pandas_tour(url: str, t: str) -> list[Any]:
+    import pandas as pd
+    import sqlalchemy as sa
+
+    out: list[Any] = []
+    eng = sa.create_engine(url)
+    try:
+        df = pd.DataFrame(
+            {
+                "id": [1, 2, 3],
+                "name": ["a", "b", None],
+                "value": [1.5, None, -2.25],
+                "flag": [True, False, True],
+                "at": pd.to_datetime(["2024-01-01 10:00:00", "2024-06-30 23:59:59", "2000-02-29 00:00:00"], utc=True),
+            }
+        )
+        out.append(df.to_sql(t, eng, index=False))
+        out.append(df.iloc[:1].to_sql(t, eng, index=False, if_exists="append"))
+        out.append(_records(pd.read_sql_table(t, eng).sort_values(["id", "name"])))
+        out.append(_records(pd.read_sql_query(sa.text(f"SELECT id, name FROM {t} WHERE value > :v ORDER BY id"), eng, params={"v": 0})))
+        out.append(_records(pd.read_sql_query(f"SELECT count(*) AS n, sum(value) AS s FROM {t}", eng)))
+        out.append(df.to_sql(t, eng, index=False, if_exists="replace"))
+        out.append(_records(pd.read_sql_table(t, eng, columns=["id", "flag"]).sort_values("id")))
+        out.append([(c, str(d)) for c, d in pd.read_sql_table(t, eng).dtypes.items()])
+    finally:
+        eng.dispose()
+    return out
+
+
+def test_pandas_round_trip_matches_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    t = f"pd{next(_names)}"
+    ref = _pandas_tour(_url("psycopg", pg15.dsn(dbname=_fresh_db(pg15))), t)
+    got = _pandas_tour(_url("psycopg", proxy.dsn()), t)
+    _diff(ref, got)
+
+
+# -- what the drivers are refused ----------------------------------------------------------
+
+
+def _refusal(action: str, dsn: str, t: str) -> object:
+    """One driver action the proxy cannot do as PostgreSQL does: None when it worked, else
+    (SQLSTATE, message) of the error the driver raised."""
+    import asyncpg
+    import pandas as pd
+    import psycopg
+    import sqlalchemy as sa
+    from sqlalchemy.orm import DeclarativeBase, mapped_column
+
+    def sqlstate(e: BaseException) -> tuple[object, str]:
+        orig = getattr(e, "orig", e)
+        code = getattr(orig, "sqlstate", None)
+        diag = getattr(orig, "diag", None)
+        msg = diag.message_primary if diag is not None else str(orig).split("\n")[0]
+        return code, msg
+
+    url = _url("psycopg", dsn)
+    try:
+        if action == "orm autoincrement key (SERIAL)":
+
+            class Base(DeclarativeBase):
+                pass
+
+            class Auto(Base):
+                __tablename__ = t
+                id: Mapped[int] = mapped_column(primary_key=True)
+
+            eng = sa.create_engine(url)
+            try:
+                Base.metadata.create_all(eng)
+            finally:
+                eng.dispose()
+        elif action == "core foreign key":
+            md = sa.MetaData()
+            sa.Table(f"{t}_p", md, sa.Column("id", sa.Integer, primary_key=True, autoincrement=False))
+            sa.Table(t, md, sa.Column("id", sa.Integer, primary_key=True, autoincrement=False), sa.Column("p", sa.ForeignKey(f"{t}_p.id")))
+            eng = sa.create_engine(url)
+            try:
+                md.create_all(eng)
+            finally:
+                eng.dispose()
+        elif action == "pandas to_sql with its index":
+            eng = sa.create_engine(url)
+            try:
+                pd.DataFrame({"v": [1, 2]}).to_sql(t, eng)
+            finally:
+                eng.dispose()
+        elif action == "asyncpg add_listener (LISTEN)":
+
+            async def listen() -> None:
+                conn = await asyncpg.connect(**_conninfo(dsn))
+                try:
+                    await conn.add_listener(t, lambda *a: None)
+                finally:
+                    await conn.close()
+
+            asyncio.run(listen())
+        elif action == "INSERT … ON CONFLICT":
+            with psycopg.connect(dsn, autocommit=True) as c:
+                c.execute(f"CREATE TABLE {t} (id int PRIMARY KEY)")
+                c.execute(f"INSERT INTO {t} VALUES (%s) ON CONFLICT (id) DO NOTHING", (1,))
+        else:
+            raise AssertionError(action)
+    except (asyncpg.PostgresError, sa.exc.DBAPIError, psycopg.Error) as e:
+        return sqlstate(e)
+    return None
+
+
+REFUSALS = {
+    "orm autoincrement key (SERIAL)": ("0A000", "serial (a column owning a sequence) is not supported by walsender-proxy"),
+    "core foreign key": ("0A000", "table constraint FOREIGN KEY (REFERENCES) is not supported by walsender-proxy"),
+    "pandas to_sql with its index": ("0A000", "CREATE INDEX is not supported by walsender-proxy"),
+    "asyncpg add_listener (LISTEN)": ("0A000", "LISTEN/NOTIFY is not supported by walsender-proxy"),
+    "INSERT … ON CONFLICT": ("0A000", "INSERT … ON CONFLICT is not supported by walsender-proxy"),
+}
+
+
+@pytest.mark.parametrize("action", list(REFUSALS))
+def test_what_drivers_are_refused_is_named_0a000(proxy: ProxyServer, pg15: PgCluster, action: str) -> None:
+    """What PostgreSQL does and the proxy cannot: the driver gets 0A000 naming the feature,
+    never a different answer or a DuckDB error."""
+    t = f"refuse{next(_names)}"
+    assert _refusal(action, pg15.dsn(dbname=_fresh_db(pg15)), t) is None
+    assert _refusal(action, proxy.dsn(), t) == REFUSALS[action]
