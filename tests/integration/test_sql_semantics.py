@@ -112,6 +112,8 @@ NUMERIC_TEXT_REFUSED = [
     "SELECT round(v, 1) FROM nt",
     "SELECT CASE v WHEN 10 THEN 1 END FROM nt",
     "SELECT id FROM nt WHERE v IN (SELECT w FROM nt)",
+    "SELECT id FROM nt a JOIN (SELECT w AS v FROM nt) b USING (v)",
+    "SELECT 1 FROM nt a NATURAL JOIN nt b",
 ]
 
 

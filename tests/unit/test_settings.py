@@ -71,3 +71,13 @@ def test_superuser_settings_need_a_superuser_and_backend_ones_the_start() -> Non
     with pytest.raises(PgError) as ei:
         su.set("log_line_prefix", "%p")
     assert ei.value.sqlstate == "55P02"
+
+
+def test_reset_all_resets_user_and_superuser_settings_for_anyone() -> None:
+    """ResetAllOptions: no permission check, backend settings (given at start-up) stay."""
+    su = Settings({"is_superuser": "on"})
+    su.set("log_connections", "on", startup=True)
+    su.set("log_statement", "all")
+    su.set("application_name", "x")
+    assert su.reset_all() == ["application_name"]
+    assert (su.get("log_statement"), su.get("application_name"), su.get("log_connections")) == ("none", "", "on")

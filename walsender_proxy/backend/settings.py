@@ -571,6 +571,22 @@ class Settings:
                 self._tx_values.pop(key, None)
         return g.report and self.get(key) != before
 
+    def reset_all(self) -> list[str]:
+        """RESET ALL (guc.c's ResetAllOptions): every user and superuser setting back to its
+        reset value, whoever asks (no permission check, as in PostgreSQL); backend and
+        server settings stay. Returns the reported names whose value changed."""
+        changed = []
+        for key, g in GUCS.items():
+            if not g.settable or _context(key) not in ("user", "superuser"):
+                continue
+            before = self.get(key)
+            self._values.pop(key, None)
+            if self._tx_values is not None:
+                self._tx_values.pop(key, None)
+            if g.report and self.get(key) != before:
+                changed.append(g.name)
+        return changed
+
     def sources(self) -> dict[str, tuple[str, str]]:
         """The values this session set: name → (pg_settings source, reset value)."""
         out = {k: ("client", self._base[k]) for k in self._client}

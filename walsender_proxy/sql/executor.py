@@ -751,9 +751,8 @@ class Executor:
             yield Done("SET")
             return
         if s.kind == K.VAR_RESET_ALL:
-            for name, _, g in self.settings.all():
-                if g.settable and self.settings.set(name, None):
-                    yield ParameterChanged(name, self.settings.get(name))
+            for name in self.settings.reset_all():
+                yield ParameterChanged(name, self.settings.get(name))
             yield Done("RESET")
             return
         name = s.name

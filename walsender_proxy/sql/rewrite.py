@@ -1009,6 +1009,12 @@ class _Rewriter:
         if isinstance(item, ast.JoinExpr):
             item.larg = self.from_item(item.larg, scope)
             item.rarg = self.from_item(item.rarg, scope)
+            if item.usingClause or item.isNatural:  # (they compare the columns as stored)
+                names = {n.sval for n in item.usingClause or ()}
+                for rel in scope.rels.values():
+                    for name, t in _rel_types(rel):
+                        if item.isNatural or name in names:
+                            self._no_text_numeric("JOIN USING" if names else "NATURAL JOIN", item, t)
             if item.quals is not None:
                 item.quals = self.expr(item.quals, scope)[0]
             if item.alias is not None:
@@ -2106,6 +2112,13 @@ def _lsn_int(node: ast.Node) -> ast.Node:
         return _cast(hexa, "ubigint")
 
     return _op("+", _op("<<", part(1), _int(32)), part(2))
+
+
+def _rel_types(rel: _Rel) -> list[tuple[str, T | None]]:
+    """A relation's columns with their types (a user table's as stored)."""
+    if rel.declared is not None:
+        return [(n, _lake_t(ct, stored=True)) for n, ct in rel.declared.items()]
+    return list(rel.columns or ())
 
 
 #: Functions that take a value's text as PostgreSQL's output function prints it.
