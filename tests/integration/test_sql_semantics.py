@@ -127,3 +127,22 @@ def test_unconstrained_numeric_compares_as_numbers_or_is_refused(proxy: ProxySer
             answer = got(sql)
             assert answer[:2] == ("error", "0A000"), (sql, answer)
             assert ref(sql)[0] != "error", sql  # (PostgreSQL answers it)
+
+
+#: json_build_object's keys: scalars only (22023), never NULL, printed as JSON strings.
+JSON_BUILD = [
+    "SELECT json_build_object('a', 1, 'b', 'x', 2, true, 'n', NULL)",
+    "SELECT json_build_object(r, 2) FROM (SELECT 1 AS a, 2 AS b) r",
+    "SELECT json_build_object(json '{\"a\":1,\"b\":2}', 3)",
+    "SELECT json_build_object('{1,2,3}'::int[], 3)",
+    "SELECT json_build_object(NULL, 'a')",
+    "SELECT json_build_object('a')",
+]
+
+
+def test_json_build_object_keys_as_postgresql_takes_them(proxy: ProxyServer, pg15: PgCluster) -> None:
+    db = f"sem{next(_dbs)}"
+    pg15.psql(f"CREATE DATABASE {db}")
+    with Client(pg15.dsn(dbname=db)) as ref, Client(proxy.dsn()) as got:
+        for sql in JSON_BUILD:
+            assert got(sql) == ref(sql), sql

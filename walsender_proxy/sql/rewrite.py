@@ -2038,8 +2038,17 @@ class _Rewriter:
             if i:
                 parts.append(_str(" : " if not is_key and name == "json_build_object" else ", "))
             tn = t.name if t is not None and not t.is_array else ("array" if t is not None else "unknown")
-            if is_key:
-                parts.append(_call("to_json", _printed(a, t)))
+            if is_key:  # datum_to_json's key: a scalar, printed as a JSON string
+                if isinstance(a, ast.A_Const) and a.isnull:
+                    raise self.fail("22023", f"argument {i + 1} cannot be null", node, hint="Object keys should be text.")
+                whole_row = t is None and isinstance(a, ast.ColumnRef)
+                if whole_row or (t is not None and (t.is_array or tn in ("json", "jsonb", "record"))):
+                    raise self.fail("22023", "key value must be scalar, not array, composite, or json", node)
+                if t is None or not (tn in TEXTISH or tn in ("int2", "int4", "int8", "numeric", "oid", "uuid")):
+                    raise self.fail("0A000", f"{name}() with a key of type {_type_display(t)} is not supported by walsender-proxy", node)
+                null_key = _call("error", _str(f"argument {i + 1} cannot be null"))
+                key = _call("to_json", _printed(a, t))
+                parts.append(ast.CoalesceExpr(args=(_cast(key, "varchar"), null_key)))
                 continue
             if tn in ("int2", "int4", "int8", "numeric", "json", "jsonb"):
                 val: Any = _printed(a, t)
