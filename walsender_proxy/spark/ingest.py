@@ -126,7 +126,7 @@ def _spark_error(e: Exception, what: str) -> PgError:
         return PgError(m.group(1), m.group(2), detail=m.group(3))
     text = _root_cause(e) or (str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__)
     text = text.strip().splitlines()[0]
-    cls = getattr(e, "getErrorClass", lambda: None)() or ""
+    cls = getattr(e, "getCondition", lambda: None)() or ""
     code = "58P01" if "PATH_NOT_FOUND" in cls or "PATH_NOT_FOUND" in text else "22000"
     if "CAST_INVALID_INPUT" in text or "CAST_OVERFLOW" in text or "NUMERIC_VALUE_OUT_OF_RANGE" in text:
         code = "22P02"
