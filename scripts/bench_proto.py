@@ -54,7 +54,7 @@ def round_trip(k: int) -> bytes:
 
 def setup(full: bool) -> tuple[Session, Executor]:
     lake = Lake(tempfile.mkdtemp(prefix="wpx-bench-proto-"), LakeSettings(fsync=False))
-    ctx = ServerContext(lake, ServerSettings(port=0))
+    ctx = ServerContext(lake, ServerSettings(port=5432))  # (no listener: bytes are fed to a session)
     ex = Executor(ctx.sql, user="postgres", database="postgres", settings=Settings(ctx.server_parameters()), backend_pid=1)
     for _ in ex.simple_query("CREATE TABLE t (id bigint PRIMARY KEY, a int, b int, txt text, ts timestamptz)"):
         pass
