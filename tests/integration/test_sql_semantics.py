@@ -13,6 +13,24 @@ from tests.proxy import ProxyServer
 
 _dbs = itertools.count(1)
 
+
+def _fresh_db(pg15: PgCluster) -> str:
+    db = f"sem{next(_dbs)}"
+    pg15.psql(f"CREATE DATABASE {db}")
+    return db
+
+
+def _same_answers(proxy: ProxyServer, pg15: PgCluster, statements: list[str]) -> Client:
+    """Each statement on a fresh PostgreSQL 15 database and on the proxy, answers compared
+    (by repr: Decimal('NaN') equals itself); returns the proxy's client, still open."""
+    ref, got = Client(pg15.dsn(dbname=_fresh_db(pg15))), Client(proxy.dsn())
+    try:
+        for sql in statements:
+            assert repr(got(sql)) == repr(ref(sql)), sql
+    finally:
+        ref.close()
+    return got
+
 #: character(n): stored with its padding, which bpchar's comparisons and its cast to text
 #: (what every text function and operator receives) ignore, and pattern matching sees.
 CHARACTER_N = [
@@ -41,11 +59,7 @@ CHARACTER_N = [
 
 
 def test_character_n_compares_and_converts_as_postgresql_does(proxy: ProxyServer, pg15: PgCluster) -> None:
-    db = f"sem{next(_dbs)}"
-    pg15.psql(f"CREATE DATABASE {db}")
-    with Client(pg15.dsn(dbname=db)) as ref, Client(proxy.dsn()) as got:
-        for sql in CHARACTER_N:
-            assert got(sql) == ref(sql), sql
+    _same_answers(proxy, pg15, CHARACTER_N).close()
 
 
 #: format(): NULL prints as nothing, values by their output function (bool as t), positions
@@ -62,9 +76,7 @@ FORMAT = [
 
 
 def test_format_prints_as_postgresql_does(proxy: ProxyServer, pg15: PgCluster) -> None:
-    with Client(pg15.dsn()) as ref, Client(proxy.dsn()) as got:
-        for sql in FORMAT:
-            assert got(sql) == ref(sql), sql
+    _same_answers(proxy, pg15, FORMAT).close()
 
 
 #: Unconstrained numeric: the lake keeps each value's exact text (more digits than DuckDB's
@@ -118,11 +130,8 @@ NUMERIC_TEXT_REFUSED = [
 
 
 def test_unconstrained_numeric_compares_as_numbers_or_is_refused(proxy: ProxyServer, pg15: PgCluster) -> None:
-    db = f"sem{next(_dbs)}"
-    pg15.psql(f"CREATE DATABASE {db}")
-    with Client(pg15.dsn(dbname=db)) as ref, Client(proxy.dsn()) as got:
-        for sql in NUMERIC_TEXT:
-            assert repr(got(sql)) == repr(ref(sql)), sql  # (repr: Decimal('NaN') equals itself)
+    with _same_answers(proxy, pg15, NUMERIC_TEXT) as got, Client(pg15.dsn(dbname=_fresh_db(pg15))) as ref:
+        ref(NUMERIC_TEXT[0])
         for sql in NUMERIC_TEXT_REFUSED:
             answer = got(sql)
             assert answer[:2] == ("error", "0A000"), (sql, answer)
@@ -141,8 +150,4 @@ JSON_BUILD = [
 
 
 def test_json_build_object_keys_as_postgresql_takes_them(proxy: ProxyServer, pg15: PgCluster) -> None:
-    db = f"sem{next(_dbs)}"
-    pg15.psql(f"CREATE DATABASE {db}")
-    with Client(pg15.dsn(dbname=db)) as ref, Client(proxy.dsn()) as got:
-        for sql in JSON_BUILD:
-            assert got(sql) == ref(sql), sql
+    _same_answers(proxy, pg15, JSON_BUILD).close()
