@@ -40,7 +40,7 @@ from decoding.pgtypes import ColumnType, base_types
 from decoding.pgvalues import _calendar as cal
 from decoding.pgvalues import decode_text_arrow
 from decoding.pgvalues.textin import Num, numeric_parse, numeric_typmod
-from walsender_proxy.sql import numeric_text
+from walsender_proxy.sql import numeric_exprs, numeric_math, numeric_text
 from walsender_proxy.sql.nodes import (
     bool_const,
     call,
@@ -528,8 +528,7 @@ OUTPUT_PREFIX = "wpx_output_"
 #: Types whose text DuckDB's cast to VARCHAR does not print as PostgreSQL's output function
 #: does (bytea as escapes, floats and times in its own notation); the rest print the same
 #: (integers, booleans as bool→text's 'true') or are stored as their text already. numeric
-#: keeps DuckDB's cast: DECIMAL prints as numeric_out does, DOUBLE is the documented
-#: departure of unconstrained numeric in expressions.
+#: (below) only needs DECIMAL(p,p)'s leading zero back.
 _OUTPUT_SCALARS = frozenset({"bytea", "float4", "float8", "date", "time", "timestamp", "timestamptz", "interval"})
 
 
@@ -537,12 +536,14 @@ def needs_output_call(ctype: ColumnType) -> bool:
     """Whether a cast of values of ``ctype`` to text must use the output function."""
     if ctype.is_array:
         return ctype.base.name != "numeric"
-    return ctype.base.name in _OUTPUT_SCALARS
+    return ctype.base.name in _OUTPUT_SCALARS or ctype.base.name == "numeric"
 
 
 def output_call(arg: ast.Node, ctype: ColumnType) -> ast.Node:
     """``arg`` (values of ``ctype``) as text, through ``ctype``'s output function — what
     PostgreSQL's cast to text is for every type but bool and the string types."""
+    if ctype.base.name == "numeric" and not ctype.is_array:
+        return numeric_exprs.decimal_text(arg)  # (a DuckDB expression, no UDF)
     return call(OUTPUT_PREFIX + ctype.base.name + ("_array" if ctype.is_array else ""), arg)
 
 
@@ -561,8 +562,8 @@ def output_udfs() -> list[tuple[str, Callable[..., pa.Array], list[str], str]]:
     for base in _BASES.values():
         for is_array in (False, True):
             ct = ColumnType(base, -1, is_array)
-            if not needs_output_call(ct):
-                continue
+            if not needs_output_call(ct) or (base.name == "numeric" and not is_array):
+                continue  # (numeric's is a DuckDB expression)
             arg = _UDF_RESULT[base.name] + ("[]" if is_array else "")
             out.append((OUTPUT_PREFIX + base.name + ("_array" if is_array else ""), make(ct), [arg], "VARCHAR"))
     return out
@@ -579,6 +580,9 @@ def install(con: Any) -> None:
     for name, fn, args, ret in [*input_udfs(), *output_udfs(), numeric_key]:
         if name not in have:
             con.create_function(name, keep_errors(fn), args, ret, type="arrow")
+    for name, fn, args, ret in numeric_math.udfs():  # (NULL in, NULL out, handled by each)
+        if name not in have:
+            con.create_function(name, keep_errors(fn), args, ret, type="arrow", null_handling="special")
     from walsender_proxy.sql import jsonb_ops
 
     jsonb_ops.install(con)

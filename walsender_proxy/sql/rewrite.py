@@ -52,8 +52,16 @@ from pglast.stream import RawStream
 
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, parse_type
+from decoding.pgvalues.textin import numeric_text_in
 from walsender_proxy.backend.settings import shown_once_set
-from walsender_proxy.sql import jsonb_ops, literals, numeric_text, pgcatalog
+from walsender_proxy.sql import (
+    jsonb_ops,
+    literals,
+    numeric_exprs,
+    numeric_math,
+    numeric_text,
+    pgcatalog,
+)
 from walsender_proxy.sql.nodes import bool_const as _bool
 from walsender_proxy.sql.nodes import call as _call
 from walsender_proxy.sql.nodes import cast as _cast
@@ -62,6 +70,7 @@ from walsender_proxy.sql.nodes import name as _s
 from walsender_proxy.sql.nodes import null_const as _null
 from walsender_proxy.sql.nodes import op as _op
 from walsender_proxy.sql.nodes import str_const as _str
+from walsender_proxy.sql.numeric_exprs import Operand
 from walsender_proxy.sql.rewrite_funcs import (
     ADVISORY,
     ARITY_SUFFIX,
@@ -273,6 +282,8 @@ UNKNOWN = T("unknown")
 BOOL = T("bool")
 TEXT = T("text")
 JSONB = T("jsonb")
+#: A numeric value DuckDB holds as its exact text (numeric_math computes with it).
+NUMERIC_TEXT = T("numeric", text_numeric=True)
 INTEGERISH = frozenset(
     {
         "int2",
@@ -834,17 +845,16 @@ class _Rewriter:
             self._tail(stmt, outer)
             return stmt, cols
         if stmt.valuesLists:
-            rows = []
-            first: list[T | None] = []
-            for i, row in enumerate(stmt.valuesLists):
-                new_row = []
-                for e in row:
-                    ne, t = self.expr(e, scope)
-                    new_row.append(ne)
-                    if i == 0:
-                        first.append(t)
-                rows.append(tuple(new_row))
-            stmt.valuesLists = tuple(rows)
+            typed = [[self.expr(e, scope) for e in row] for row in stmt.valuesLists]
+            first: list[T | None] = [t for _, t in typed[0]]
+            for c in range(len(first)):
+                column = [row[c] for row in typed if c < len(row)]
+                unified = _numeric_branches(column)
+                if unified is not None:
+                    for row, node in zip(typed, unified, strict=False):
+                        row[c] = (node, NUMERIC_TEXT)
+                    first[c] = NUMERIC_TEXT
+            stmt.valuesLists = tuple(tuple(n for n, _ in row) for row in typed)
             return stmt, [(f"column{i}", t) for i, t in enumerate(first, start=1)]
         for i, item in enumerate(stmt.fromClause or ()):
             new = self.from_item(item, scope)
@@ -945,6 +955,7 @@ class _Rewriter:
             cols = out.columns if out is not None else None
             sorts = []
             for s in stmt.sortClause:
+                self._unambiguous_sort(s, stmt, cols)
                 (t,) = self._positional([s.node], cols) or (None,)
                 if t is not None and t.text_numeric:  # ORDER BY n of a text-held numeric
                     if stmt.op != SetOperation.SETOP_NONE or not stmt.targetList:
@@ -961,6 +972,19 @@ class _Rewriter:
             stmt.limitOffset = self.expr(stmt.limitOffset, scope)[0]
         # row locks mean nothing over an immutable snapshot; DuckDB has no FOR UPDATE
         stmt.lockingClause = None
+
+    def _unambiguous_sort(self, s: ast.SortBy, stmt: ast.SelectStmt, cols: Sequence[tuple[str, T | None]] | None) -> None:
+        """``ORDER BY n`` names an output column first (SQL92); two different output
+        columns of that name are 42702, as in PostgreSQL's findTargetlistEntrySQL92."""
+        ref = s.node
+        if not (isinstance(ref, ast.ColumnRef) and len(ref.fields) == 1 and isinstance(ref.fields[0], ast.String)):
+            return
+        if cols is None or stmt.op != SetOperation.SETOP_NONE or not stmt.targetList:
+            return
+        name = ref.fields[0].sval
+        same = [rt.val for (n, _), rt in zip(cols, stmt.targetList, strict=False) if n == name]
+        if len(same) > 1 and any(v != same[0] for v in same[1:]):
+            raise self.fail("42702", f'ORDER BY "{name}" is ambiguous', ref)
 
     @staticmethod
     def _positional(items: Sequence[Any], cols: Sequence[tuple[str, T | None]] | None) -> list[T | None]:
@@ -1283,7 +1307,13 @@ class _Rewriter:
             # an integer too wide for int4 is int8 when it fits (make_const), else numeric
             if re.fullmatch(r"-?[0-9]+", v.fval) and -(2**63) <= int(v.fval) < 2**63:
                 return node, T("int8")
-            return node, T("numeric")
+            if re.fullmatch(r"-?[0-9]*\.?[0-9]*", v.fval) and len(v.fval.replace("-", "").replace(".", "")) <= 38:
+                return node, T("numeric")  # DuckDB reads it as an exact DECIMAL
+            # with an exponent, or beyond DECIMAL's 38 digits, DuckDB would read a double
+            try:
+                return literals.constant_cast(node, parse_type("numeric")), T("numeric")
+            except PgError:
+                return numeric_exprs.as_text(Operand(node, "numeric")), NUMERIC_TEXT
         if isinstance(v, ast.Boolean):
             return node, BOOL
         if isinstance(v, ast.BitString):
@@ -1332,10 +1362,24 @@ class _Rewriter:
         if node.defresult is not None:
             node.defresult, t = self.expr(node.defresult, scope)
             types.append(t)
+        results = [(w.result, t) for w, t in zip(whens, types, strict=False)]
+        if node.defresult is not None:
+            results.append((node.defresult, types[-1]))
+        unified = _numeric_branches(results)
+        if unified is not None:
+            for w, n in zip(whens, unified, strict=False):
+                w.result = n
+            if node.defresult is not None:
+                node.defresult = unified[-1]
+            return node, NUMERIC_TEXT
         return node, _common(types)
 
     def e_CoalesceExpr(self, node: ast.CoalesceExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
         pairs = [self.expr(a, scope) for a in node.args]
+        unified = _numeric_branches(pairs)
+        if unified is not None:
+            node.args = tuple(unified)
+            return node, NUMERIC_TEXT
         node.args = tuple(p[0] for p in pairs)
         return node, _common([p[1] for p in pairs])
 
@@ -1434,6 +1478,10 @@ class _Rewriter:
     def e_TypeCast(self, node: ast.TypeCast, scope: _Scope) -> tuple[ast.Node, T | None]:
         target, is_array, typmods = self._type_name(node.typeName)
         ctype = self._lake_type(target, typmods, is_array, node.typeName)
+        if target == "numeric" and ctype is not None and not is_array:
+            exact = self._numeric_constant(node.arg, ctype)
+            if exact is not None:
+                return exact
         if ctype is not None and isinstance(node.arg, ast.A_Const) and not node.arg.isnull:
             # a quoted literal goes through the type's input function, a number through the
             # cast from its own type (sql/literals.py)
@@ -1456,14 +1504,32 @@ class _Rewriter:
             arr = ast.A_ArrayExpr(elements=tuple(_null() if e is None else _str(e) for e in elems))
             return _cast(arr, _duck_type(target, node.typeName), array=True), T("_" + target)
         arg, t = self.expr(node.arg, scope)
+        if (
+            target == "numeric"
+            and ctype is not None
+            and not is_array
+            and t is not None
+            and not t.text_numeric
+            and t.name in ("numeric", *numeric_exprs.INTEGERS, *numeric_exprs.FLOATS)
+        ):
+            # exact: integers' and DECIMALs' text, float8's 15 digits (float8_numeric)
+            if t.name == "numeric" and ctype.typmod < 0:
+                return arg, T("numeric")
+            text = numeric_exprs.as_text(_operand(arg, t))
+            if ctype.typmod < 0:
+                return text, NUMERIC_TEXT
+            out_t = _lake_t(ctype, stored=True)
+            return literals.input_call(text, ctype, as_text=out_t.text_numeric), out_t
         if ctype is not None and t is not None and t.text_numeric and not is_array:
             if target == "numeric":  # numeric's own input of the exact text, with the typmod
                 if ctype.typmod < 0:
                     return arg, t
                 out_t = _lake_t(ctype, stored=True)
                 return literals.input_call(arg, ctype, as_text=out_t.text_numeric), out_t
-            if target in ("int2", "int4", "int8"):  # rounded as numeric rounds, then narrowed
-                arg, t = literals.input_call(arg, parse_type("numeric(38,0)")), T("numeric")
+            if target in ("int2", "int4", "int8"):  # rounded as numeric rounds, range-checked
+                bits = {"int2": 16, "int4": 32, "int8": 64}[target]
+                value = _call(numeric_math.udf_name("to_int"), arg, _cast(_int(bits), "bigint"))
+                return _cast(value, _duck_type(target, None)), T(target)
         if ctype is not None:
             source = self._lake_source(node.arg, t, scope)
             out_t = _lake_t(ctype)
@@ -1478,6 +1544,9 @@ class _Rewriter:
                 if ctype.typmod < 0:
                     return arg, out_t
             if self._io_cast(node.arg, t, source, ctype):
+                if target == "numeric" and not is_array:  # held as its text where DECIMAL cannot
+                    out_t = _lake_t(ctype, stored=True)
+                    return literals.input_call(arg, ctype, as_text=out_t.text_numeric), out_t
                 return literals.input_call(arg, ctype), out_t
             if (
                 source is not None
@@ -1516,6 +1585,31 @@ class _Rewriter:
         if isinstance(duck, tuple):
             return _cast(arg, duck[0], typmods=duck[1]), T(target)
         return _cast(arg, duck), T(target)
+
+    def _numeric_constant(self, arg: ast.Node, ctype: ColumnType) -> tuple[ast.Node, T] | None:
+        """``1e-30::numeric``, ``'NaN'::numeric``, a 50-digit literal: numeric's input of the
+        constant, held as its text when DuckDB's DECIMAL cannot hold it (None: it can, and
+        the literal cast makes it a DECIMAL)."""
+        if not isinstance(arg, ast.A_Const) or arg.isnull:
+            return None
+        v = arg.val
+        raw = v.sval if isinstance(v, ast.String) else v.fval if isinstance(v, ast.Float) else None
+        if raw is None:
+            return None
+        try:
+            num = numeric_math.parse(raw)
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, arg) from None
+        out_t = _lake_t(ctype, stored=True) if ctype.typmod >= 0 else NUMERIC_TEXT
+        if not out_t.text_numeric or (not num.special and len(numeric_math.text(num).lstrip("-").replace(".", "")) <= 38 and ctype.typmod < 0):
+            return None
+        text = _str(numeric_math.text(num))
+        if ctype.typmod < 0:
+            return text, NUMERIC_TEXT
+        try:
+            return _str(numeric_text_in(numeric_math.text(num), ctype.numeric_precision_scale)), out_t
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, arg) from None
 
     def _lake_type(
         self, target: str, typmods: list[int], is_array: bool, tn: ast.TypeName
@@ -1658,9 +1752,17 @@ class _Rewriter:
         if op not in _PADDED_OPS:
             left, lt, right, rt = unpadded_pair(left, lt, right, rt, op)
         if kind == A_Expr_Kind.AEXPR_NULLIF:
-            self._no_text_numeric("NULLIF", node, lt, rt)
+            if (lt is not None and lt.text_numeric) or (rt is not None and rt.text_numeric):
+                # NULLIF(a, b) is CASE WHEN a = b THEN NULL ELSE a END, compared as numbers
+                same = _op("=", self._numeric_key(left, lt), self._numeric_key(right, rt))
+                value = numeric_exprs.as_text(_operand(copy.deepcopy(left), lt))
+                return ast.CaseExpr(args=(ast.CaseWhen(expr=same, result=_cast(_null(), "varchar")),), defresult=value), NUMERIC_TEXT
             node.lexpr, node.rexpr = left, right
             return node, lt
+        if kind == A_Expr_Kind.AEXPR_OP and op in numeric_exprs.OPERATORS:
+            numeric = self._numeric_operator(op, node, left, lt, right, rt)
+            if numeric is not None:
+                return numeric
         if (lt is not None and lt.text_numeric) or (rt is not None and rt.text_numeric):
             if kind != A_Expr_Kind.AEXPR_OP or op in ("=", "<>", "!=", "<", ">", "<=", ">="):
                 node.lexpr, node.rexpr = self._numeric_key(left, lt), self._numeric_key(right, rt)
@@ -1704,10 +1806,38 @@ class _Rewriter:
             ):
                 return node, BOOL
             if op == "||":
+                if lt is not None and lt.name == "numeric" and not lt.text_numeric:
+                    node.lexpr = numeric_exprs.decimal_text(left)
+                if rt is not None and rt.name == "numeric" and not rt.text_numeric:
+                    node.rexpr = numeric_exprs.decimal_text(right)
                 return node, TEXT
+            if op in ("^", "|/", "||/"):  # float8's (numeric's ^ is handled above)
+                return node, T("float8")
             return node, _arith(lt, rt)
         node.lexpr, node.rexpr = left, right
         return node, BOOL
+
+    def _numeric_operator(
+        self, op: str, node: ast.A_Expr, left: Any, lt: T | None, right: Any, rt: T | None
+    ) -> tuple[ast.Node, T] | None:
+        """``left op right`` when PostgreSQL resolves it to numeric's operator (exact, through
+        numeric_math); a numeric operand meeting a float8 one becomes a float8. None when
+        the operator is not numeric's."""
+        operands = [_operand(right, rt)] if left is None else [_operand(left, lt), _operand(right, rt)]
+        if left is None and not operands[0].text:
+            return None  # DuckDB negates integers and DECIMALs exactly
+        if any(o.is_numeric for o in operands) and any(o.type in numeric_exprs.FLOATS for o in operands):
+            # numeric ⊕ float8 is float8's operator (numeric casts implicitly to float8)
+            if left is not None:
+                node.lexpr = _cast(left, "double")
+            node.rexpr = _cast(right, "double")
+            return node, T("float8")
+        if not numeric_exprs.is_numeric_operation(operands):
+            return None
+        try:
+            return numeric_exprs.operator(op, operands[0] if left is not None else None, operands[-1]), NUMERIC_TEXT
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, node) from None
 
     def _param_as(
         self, param: ast.Node, other: ast.Node, other_t: T | None, scope: _Scope, *, array: bool = False
@@ -1858,14 +1988,17 @@ class _Rewriter:
             pairs = [unpadded(*p) for p in pairs]
         args = [p[0] for p in pairs]
         types = [p[1] for p in pairs]
-        if any(t is not None and t.text_numeric for t in types):
-            keyed = self._text_numeric_call(name, node, args, types)
-        else:
-            keyed = None
         for attr in ("agg_order", "agg_filter", "over"):
             v = getattr(node, attr, None)
             if v is not None:
                 setattr(node, attr, self.generic(v, scope))
+        numeric = self._numeric_call(name, node, args, types)
+        if numeric is not None:
+            return numeric
+        if any(t is not None and t.text_numeric for t in types):
+            keyed = self._text_numeric_call(name, node, args, types)
+        else:
+            keyed = None
         if keyed is not None:  # min/max: arg_min/arg_max by the key, the value as it is
             node.args = tuple(keyed)
             node.funcname = (_s("arg_" + name),)
@@ -1925,6 +2058,48 @@ class _Rewriter:
             return node, T("int8" if types[0].name in ("int2", "int4") else "numeric")
         ret = RETURNS.get(name)
         return node, T(ret) if ret else None
+
+    def _numeric_call(
+        self, name: str, node: ast.FuncCall, args: list[Any], types: list[T | None]
+    ) -> tuple[ast.Node, T] | None:
+        """A function or aggregate PostgreSQL resolves to its numeric version, computed
+        exactly (numeric_math); None for the others."""
+        if node.agg_star or node.agg_within_group or node.func_variadic:
+            return None
+        operands = [_operand(a, t) for a, t in zip(args, types, strict=True)]
+        if name in numeric_exprs.AGGREGATES and len(args) == 1:
+            return self._numeric_aggregate(name, node, operands[0])
+        if node.over is not None or node.agg_filter is not None or node.agg_distinct:
+            return None
+        try:
+            out = numeric_exprs.function(name, operands)
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, node) from None
+        if out is None:
+            return None
+        return out[0], NUMERIC_TEXT if out[1] == "numeric" else T(out[1])
+
+    def _numeric_aggregate(self, name: str, node: ast.FuncCall, arg: Operand) -> tuple[ast.Node, T] | None:
+        """sum/avg/variance/stddev of integers or numeric as PostgreSQL computes them: exact
+        sums, divided at select_div_scale. avg of DuckDB-exact sums divides their sum by
+        their count; the others aggregate the values' text into a list."""
+        udf = numeric_exprs.aggregate(name, arg)
+        if udf is None:
+            return None
+        if arg.text and node.agg_distinct:
+            return None  # (refused by _text_numeric_call: DISTINCT compares the text)
+
+        def agg(fn: str, value: ast.Node) -> ast.FuncCall:
+            return ast.FuncCall(
+                funcname=(_s(fn),), args=(value,), agg_distinct=node.agg_distinct,
+                agg_filter=copy.deepcopy(node.agg_filter), over=copy.deepcopy(node.over),
+                funcformat=CoercionForm.COERCE_EXPLICIT_CALL,
+            )  # fmt: skip
+
+        if numeric_exprs.AGGREGATES[name] == "avg" and not arg.text:
+            total = _cast(agg("sum", arg.node), "varchar")
+            return _call(numeric_math.udf_name("avg"), total, agg("count", copy.deepcopy(arg.node))), NUMERIC_TEXT
+        return _call(udf, agg("list", numeric_exprs.as_text(arg))), NUMERIC_TEXT
 
     def _text_numeric_call(self, name: str, node: ast.FuncCall, args: list[Any], types: list[T | None]) -> list[Any] | None:
         """A function of a text-held numeric value: min/max by the value's key (the value
@@ -2131,7 +2306,31 @@ def _rel_types(rel: _Rel) -> list[tuple[str, T | None]]:
 
 
 #: Functions that take a value's text as PostgreSQL's output function prints it.
-_TAKES_TEXT = frozenset({"count", "format", "concat", "concat_ws", "quote_literal", "quote_nullable"})
+_TAKES_TEXT = frozenset({
+    "count", "format", "concat", "concat_ws", "quote_literal", "quote_nullable", "pg_typeof", "num_nulls",
+    "num_nonnulls",
+})  # fmt: skip
+
+
+def _numeric_branches(pairs: Sequence[tuple[Any, T | None]]) -> list[ast.Node] | None:
+    """The branches of one result (CASE, COALESCE, a VALUES column) as exact numeric text
+    when PostgreSQL's common type is numeric and DuckDB would unify them otherwise: into a
+    DECIMAL of one scale (``COALESCE(d, 0)`` would print 0.00) or not at all (text and
+    DECIMAL). None when the result is not numeric or every branch is already text."""
+    types = [t for _, t in pairs]
+    if not any(t is not None and t.name == "numeric" for t in types):
+        return None
+    if not all(t is not None and (t.name in ("numeric", "unknown") or t.name in numeric_exprs.INTEGERS) for t in types):
+        return None
+    if all(t is not None and t.text_numeric for t in types):
+        return None
+    if not any(t is not None and t.text_numeric for t in types) and len({(t.name, t.typmod) for t in types if t is not None and t != UNKNOWN}) == 1 and all(t is not None and t.typmod >= 0 for t in types if t != UNKNOWN):
+        return None  # one numeric(p,s): one DECIMAL
+    return [numeric_exprs.as_text(_operand(n, t)) for n, t in pairs]
+
+
+def _operand(node: Any, t: T | None) -> Operand:
+    return Operand(node, None if t is None else t.name, t is not None and t.text_numeric)
 
 
 def _lake_t(ctype: ColumnType, *, stored: bool = False) -> T:
