@@ -847,6 +847,10 @@ def encode_text_arrow(ctype: ColumnType, arr: pa.Array | pa.ChunkedArray) -> pa.
     if pa.types.is_null(arr.type):
         return _empty_result(len(arr))
     name = ctype.base.name
+    if name == "text" and pa.types.is_struct(arr.type) and not ctype.is_array:
+        from decoding.pgvalues.record import record_text  # a row value: record_out
+
+        return record_text(arr)
     if ctype.is_array or _is_list(arr.type):
         if not _is_list(arr.type):
             raise TypeError(f"{ctype.sql_name()} needs a list array, got {arr.type}")

@@ -53,8 +53,10 @@ def test_numeric_operators_print_postgresqls_digits(clients: tuple[Client, Clien
     for expr in EXPRESSIONS:
         sql = f"SELECT id, {expr} FROM {t} ORDER BY id"
         expected, answer = ref(sql), got(sql)
-        if expected[0] == "error":  # the same SQLSTATE (the failing row may differ)
-            assert answer[:2] == expected[:2], (sql, rows, answer)
+        if expected[0] == "error":  # one of the SQLSTATEs PostgreSQL raises for some row
+            each = [ref(f"SELECT {expr} FROM {t} WHERE id = {i}") for i in range(len(rows))]
+            raised = {r[:2] for r in each if r[0] == "error"}
+            assert answer[:2] in raised, (sql, rows, answer)
         else:
             assert repr(answer) == repr(expected), (sql, rows)
     sql = AGGREGATES.format(t=t)

@@ -1015,6 +1015,10 @@ def coerce_text(col: Any, arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.Chun
     bytea, '1 day' into interval) — DuckDB would only see a string."""
     from decoding.pgvalues import decode_text_arrow
 
+    if pa.types.is_decimal(arr.type) and col.type.base.name in ("float4", "float8") and not col.type.is_array:
+        # numeric → float through its text (float8in), as PostgreSQL's cast does: Arrow's
+        # decimal → double is m·10^-s in double arithmetic (10.1 would be 10.100000000000001)
+        return decode_text_arrow(col.type, arr.cast(pa.string()))
     if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
         return arr
     if pa.types.is_string(col.type.arrow) and _text_as_is(col.type):

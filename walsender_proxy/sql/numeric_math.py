@@ -67,7 +67,19 @@ def division_by_zero() -> PgError:
 
 
 def _int(digits: str) -> int:
-    return int(digits) if len(digits) < 4000 else int(Decimal(digits))
+    core = digits.rstrip("0") or "0"
+    zeros = len(digits) - len(core)
+    m = int(core) if len(core) < 4000 else int(Decimal(core))
+    return m * 10**zeros if zeros else m
+
+
+def _ndigits(m: int) -> int:
+    """How many decimal digits |m| has (m ≠ 0), without printing it."""
+    m = abs(m)
+    if m < 10**15:
+        return len(str(m))
+    k = int(m.bit_length() * 0.30102999566398120)  # log10(2): k or k + 1 digits
+    return k + 1 if m >= 10**k else k
 
 
 def _digits(m: int) -> str:
@@ -152,7 +164,7 @@ def trunc_to(v: N, scale: int) -> N:
 
 def _msd(v: N) -> int:
     """The decimal exponent of ``v``'s most significant digit (v ≠ 0): 12.5 → 1, 0.05 → -2."""
-    return len(_digits(v.m)) - 1 - v.dscale
+    return _ndigits(v.m) - 1 - v.dscale
 
 
 def _weight_first(v: N) -> tuple[int, int]:

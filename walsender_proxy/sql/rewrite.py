@@ -31,7 +31,7 @@ import re
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -262,6 +262,10 @@ class T:
     #: A numeric value DuckDB holds as its exact text (an unconstrained numeric column):
     #: compared and ordered through numeric_text's key, refused where that cannot serve.
     text_numeric: bool = field(default=False, compare=False)
+    #: The display scale of every value of a numeric DuckDB holds as a DECIMAL, when known
+    #: (a literal, a numeric(p,s) column): branches of one result that share it need no
+    #: conversion to text to keep it.
+    scale: int | None = field(default=None, compare=False)
 
     @property
     def is_array(self) -> bool:
@@ -778,6 +782,9 @@ class _Rewriter:
         self.user_tables: list[tuple[str | None, str]] = []
         self.placeholders: dict[str, str] = {}
         self.nonce = secrets.token_hex(4)
+        #: Output column types of each plain SELECT/VALUES, by id: a set operation over them
+        #: looks at its arms' columns (numeric display scales).
+        self.arm_columns: dict[int, list[tuple[str, T | None]] | None] = {}
         self.max_param = 0
         self.origins: tuple[Origin | None, ...] | None = None
         #: How many times each ``$n`` is in the output (a dropped argument takes its out).
@@ -839,6 +846,7 @@ class _Rewriter:
                     (n, lt if lt is not None and lt != UNKNOWN else rt)
                     for (n, lt), (_, rt) in zip(lcols, rcols, strict=True)
                 ]
+                cols = self._set_operation_numeric(stmt, cols)
             outer = _Scope(scope)
             if cols is not None:
                 outer.add("*setop*", _Rel(list(cols)))
@@ -855,7 +863,9 @@ class _Rewriter:
                         row[c] = (node, NUMERIC_TEXT)
                     first[c] = NUMERIC_TEXT
             stmt.valuesLists = tuple(tuple(n for n, _ in row) for row in typed)
-            return stmt, [(f"column{i}", t) for i, t in enumerate(first, start=1)]
+            values_cols = [(f"column{i}", t) for i, t in enumerate(first, start=1)]
+            self.arm_columns[id(stmt)] = values_cols
+            return stmt, values_cols
         for i, item in enumerate(stmt.fromClause or ()):
             new = self.from_item(item, scope)
             items = list(stmt.fromClause)
@@ -909,6 +919,7 @@ class _Rewriter:
         self._tail(stmt, out_scope)
         if origins is not None:
             self.origins = tuple(origins)
+        self.arm_columns[id(stmt)] = cols
         return stmt, cols
 
     def _origins(self, val: ast.Node, scope: _Scope) -> list[Origin | None] | None:
@@ -958,10 +969,17 @@ class _Rewriter:
                 self._unambiguous_sort(s, stmt, cols)
                 (t,) = self._positional([s.node], cols) or (None,)
                 if t is not None and t.text_numeric:  # ORDER BY n of a text-held numeric
-                    if stmt.op != SetOperation.SETOP_NONE or not stmt.targetList:
+                    n = s.node.val.ival
+                    if stmt.op != SetOperation.SETOP_NONE and cols is not None:
+                        # a set operation's output column, by its name (when unique)
+                        name = cols[n - 1][0]
+                        if [c for c, _ in cols].count(name) != 1:
+                            self._no_text_numeric("ORDER BY a position", s, t)
+                        s.node = _call(numeric_text.KEY_UDF, _colref(name))
+                    elif not stmt.targetList:
                         self._no_text_numeric("ORDER BY a position", s, t)
-                    target = stmt.targetList[s.node.val.ival - 1]
-                    s.node = _call(numeric_text.KEY_UDF, copy.deepcopy(target.val))
+                    else:
+                        s.node = _call(numeric_text.KEY_UDF, copy.deepcopy(stmt.targetList[n - 1].val))
                     sorts.append(s)
                 else:
                     sorts.append(self.generic(s, scope))
@@ -972,6 +990,61 @@ class _Rewriter:
             stmt.limitOffset = self.expr(stmt.limitOffset, scope)[0]
         # row locks mean nothing over an immutable snapshot; DuckDB has no FOR UPDATE
         stmt.lockingClause = None
+
+    def _set_operation_numeric(
+        self, stmt: ast.SelectStmt, cols: list[tuple[str, T | None]]
+    ) -> list[tuple[str, T | None]]:
+        """A set operation's numeric columns keep each value's display scale, as
+        PostgreSQL's do: where the arms' values differ in scale (``SELECT 1.1 UNION ALL
+        SELECT 2``), DuckDB's common DECIMAL would print ``2.0``, so under UNION ALL every
+        arm yields the value's text; UNION, INTERSECT and EXCEPT compare rows, which text
+        cannot do, and are refused (0A000)."""
+        arms = list(_set_operation_arms(stmt))
+        arm_cols = [self.arm_columns.get(id(a)) for a in arms]
+        out = list(cols)
+        for i, (name, _) in enumerate(cols):
+            places: list[tuple[Any, int, int]] = []  # (node holder, index, row) per value
+            pairs: list[tuple[Any, T | None]] = []
+            known = True
+            for arm, acols in zip(arms, arm_cols, strict=True):
+                if acols is None or len(acols) != len(cols):
+                    known = False
+                    break
+                t = acols[i][1]
+                if arm.valuesLists:
+                    for r, row in enumerate(arm.valuesLists):
+                        pairs.append((row[i], t))
+                        places.append((arm, i, r))
+                elif arm.targetList and len(arm.targetList) == len(cols):
+                    pairs.append((arm.targetList[i].val, t))
+                    places.append((arm, i, -1))
+                else:
+                    known = False
+                    break
+            types = [t for _, t in pairs] if known else [t for a in arm_cols if a and i < len(a) for t in [a[i][1]]]
+            if not any(t is not None and t.name == "numeric" for t in types):
+                continue
+            if not known and _one_scale([(None, t) for t in types]):
+                continue  # (arms of `*`: DECIMAL columns of one scale)
+            unified = _numeric_branches(pairs) if known else None
+            if known and unified is None:
+                continue
+            if not known or not _union_all(stmt):
+                raise self.fail(
+                    "0A000",
+                    "UNION, INTERSECT or EXCEPT of numeric values of different display scales is not supported by walsender-proxy",
+                    stmt,
+                    hint="Cast the column to one numeric(p,s) in every arm.",
+                )
+            for node, (arm, c, r) in zip(unified, places, strict=True):
+                if r < 0:
+                    arm.targetList[c].val = node
+                else:
+                    row = list(arm.valuesLists[r])
+                    row[c] = node
+                    arm.valuesLists = (*arm.valuesLists[:r], tuple(row), *arm.valuesLists[r + 1 :])
+            out[i] = (name, NUMERIC_TEXT)
+        return out
 
     def _unambiguous_sort(self, s: ast.SortBy, stmt: ast.SelectStmt, cols: Sequence[tuple[str, T | None]] | None) -> None:
         """``ORDER BY n`` names an output column first (SQL92); two different output
@@ -1307,11 +1380,12 @@ class _Rewriter:
             # an integer too wide for int4 is int8 when it fits (make_const), else numeric
             if re.fullmatch(r"-?[0-9]+", v.fval) and -(2**63) <= int(v.fval) < 2**63:
                 return node, T("int8")
+            scale = numeric_math.parse(v.fval).dscale
             if re.fullmatch(r"-?[0-9]*\.?[0-9]*", v.fval) and len(v.fval.replace("-", "").replace(".", "")) <= 38:
-                return node, T("numeric")  # DuckDB reads it as an exact DECIMAL
+                return node, T("numeric", scale=scale)  # DuckDB reads it as an exact DECIMAL
             # with an exponent, or beyond DECIMAL's 38 digits, DuckDB would read a double
             try:
-                return literals.constant_cast(node, parse_type("numeric")), T("numeric")
+                return literals.constant_cast(node, parse_type("numeric")), T("numeric", scale=scale)
             except PgError:
                 return numeric_exprs.as_text(Operand(node, "numeric")), NUMERIC_TEXT
         if isinstance(v, ast.Boolean):
@@ -1495,6 +1569,9 @@ class _Rewriter:
             except PgError as e:
                 raise self.fail(e.sqlstate, e.message, node.arg, detail=e.detail, hint=e.hint) from None
             if out is not None:
+                if target == "numeric" and not is_array and ctype.typmod < 0:  # (its own scale)
+                    raw = lit if lit is not None else node.arg.val.fval if isinstance(node.arg.val, ast.Float) else str(node.arg.val.ival)
+                    return out, T("numeric", scale=numeric_math.parse(raw).dscale)
                 return out, _lake_t(ctype)
         lit = _str_const(node.arg)
         if is_array and lit is not None:
@@ -2312,6 +2389,20 @@ _TAKES_TEXT = frozenset({
 })  # fmt: skip
 
 
+def _set_operation_arms(stmt: ast.SelectStmt) -> Iterator[ast.SelectStmt]:
+    if stmt.op == SetOperation.SETOP_NONE:
+        yield stmt
+    else:
+        yield from _set_operation_arms(stmt.larg)
+        yield from _set_operation_arms(stmt.rarg)
+
+
+def _union_all(stmt: ast.SelectStmt) -> bool:
+    if stmt.op == SetOperation.SETOP_NONE:
+        return True
+    return stmt.op == SetOperation.SETOP_UNION and bool(stmt.all) and _union_all(stmt.larg) and _union_all(stmt.rarg)
+
+
 def _numeric_branches(pairs: Sequence[tuple[Any, T | None]]) -> list[ast.Node] | None:
     """The branches of one result (CASE, COALESCE, a VALUES column) as exact numeric text
     when PostgreSQL's common type is numeric and DuckDB would unify them otherwise: into a
@@ -2324,9 +2415,24 @@ def _numeric_branches(pairs: Sequence[tuple[Any, T | None]]) -> list[ast.Node] |
         return None
     if all(t is not None and t.text_numeric for t in types):
         return None
-    if not any(t is not None and t.text_numeric for t in types) and len({(t.name, t.typmod) for t in types if t is not None and t != UNKNOWN}) == 1 and all(t is not None and t.typmod >= 0 for t in types if t != UNKNOWN):
-        return None  # one numeric(p,s): one DECIMAL
+    if _one_scale(pairs):
+        return None  # DECIMALs (and integers) of one scale: DuckDB's common DECIMAL keeps it
     return [numeric_exprs.as_text(_operand(n, t)) for n, t in pairs]
+
+
+def _one_scale(pairs: Sequence[tuple[Any, T | None]]) -> bool:
+    """Whether every value is a DECIMAL or an integer of one known display scale (NULLs
+    aside), so that DuckDB's common DECIMAL type prints each as PostgreSQL does."""
+    scales = set()
+    for node, t in pairs:
+        if t is None or t.text_numeric:
+            return False
+        if t == UNKNOWN:
+            if not (isinstance(node, ast.A_Const) and node.isnull):
+                return False
+            continue
+        scales.add(0 if t.name in numeric_exprs.INTEGERS else t.scale)
+    return len(scales) <= 1 and None not in scales
 
 
 def _operand(node: Any, t: T | None) -> Operand:
@@ -2337,7 +2443,9 @@ def _lake_t(ctype: ColumnType, *, stored: bool = False) -> T:
     """The rewriter's type of a value of lake type ``ctype``; ``stored``: a value as the
     lake stores it (an unconstrained numeric column's is its text)."""
     text_numeric = stored and ctype.base.name == "numeric" and not ctype.is_array and ctype.arrow == pa.string()
-    return T(("_" if ctype.is_array else "") + ctype.base.name, typmod=ctype.typmod, text_numeric=text_numeric)
+    ps = ctype.numeric_precision_scale if ctype.base.name == "numeric" and not ctype.is_array else None
+    scale = ps[1] if ps is not None and not text_numeric else None
+    return T(("_" if ctype.is_array else "") + ctype.base.name, typmod=ctype.typmod, text_numeric=text_numeric, scale=scale)
 
 
 def _common(types: Sequence[T | None]) -> T | None:
