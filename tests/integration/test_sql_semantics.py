@@ -248,3 +248,58 @@ def test_row_values_print_as_record_out(proxy: ProxyServer, pg15: PgCluster) -> 
             expected, answer = ref(sql), got(sql)
             assert answer[0] == expected[0] == "rows", (sql, answer)
             assert answer[2] == expected[2], sql
+
+
+#: Transaction characteristics as the session sees them: SHOW follows START TRANSACTION's
+#: options over the defaults, a savepoint's end restores the access mode it found, AND
+#: CHAIN starts the next block with the same characteristics (25P01 outside a block), and
+#: a cursor declared in a rolled-back subtransaction is gone.
+TRANSACTION_CHARACTERISTICS = [
+    "CREATE TABLE abc (a int)",
+    "SET default_transaction_read_only = on",
+    "START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ WRITE, DEFERRABLE",
+    "SHOW transaction_isolation", "SHOW transaction_read_only", "SHOW transaction_deferrable",
+    "INSERT INTO abc VALUES (1)",
+    "COMMIT AND CHAIN",
+    "SHOW transaction_isolation", "SHOW transaction_read_only", "SHOW transaction_deferrable",
+    "INSERT INTO abc VALUES ('error')",
+    "COMMIT AND CHAIN",
+    "SHOW transaction_isolation", "SHOW transaction_read_only",
+    "INSERT INTO abc VALUES (2)",
+    "ROLLBACK AND CHAIN",
+    "SHOW transaction_isolation",
+    "INSERT INTO abc VALUES (3)",
+    "COMMIT",
+    "COMMIT AND CHAIN",
+    "ROLLBACK AND CHAIN",
+    "SET default_transaction_read_only = off",
+    "BEGIN",
+    "SET TRANSACTION READ WRITE",
+    "SAVEPOINT x",
+    "SET TRANSACTION READ ONLY",
+    "ROLLBACK TO SAVEPOINT x",
+    "SHOW transaction_read_only",
+    "SAVEPOINT y",
+    "SET TRANSACTION READ ONLY",
+    "RELEASE SAVEPOINT y",
+    "SHOW transaction_read_only",
+    "INSERT INTO abc VALUES (4)",
+    "SAVEPOINT z",
+    "DECLARE c CURSOR FOR SELECT a FROM abc ORDER BY a",
+    "FETCH 1 FROM c",
+    "ROLLBACK TO SAVEPOINT z",
+    "FETCH 1 FROM c",
+    "ROLLBACK",
+    "BEGIN",
+    "DECLARE d CURSOR FOR SELECT 1 / (a - 3) FROM abc ORDER BY a",
+    "SAVEPOINT w",
+    "FETCH 10 FROM d",
+    "ROLLBACK TO SAVEPOINT w",
+    "FETCH 10 FROM d",
+    "COMMIT",
+    "SELECT a FROM abc ORDER BY a",
+]
+
+
+def test_transaction_characteristics_chain_and_savepoints(proxy: ProxyServer, pg15: PgCluster) -> None:
+    _same_answers(proxy, pg15, TRANSACTION_CHARACTERISTICS).close()

@@ -103,6 +103,10 @@ class SqlCursor:
     rows: Rows
     hold: bool
     carry: pa.RecordBatch | None = None
+    #: Savepoints open at DECLARE: rolling back to one of them drops the cursor.
+    depth: int = 0
+    #: A FETCH failed: the portal cannot be run any more (55000), as PostgreSQL's.
+    failed: bool = False
 
     def take(self, n: int) -> list[pa.RecordBatch]:
         out: list[pa.RecordBatch] = []
@@ -132,8 +136,14 @@ class Executor:
         self.backend_pid = backend_pid
         self.tx: Transaction | None = None
         self.explicit = False
+        #: Running one of several statements of a simple Query (an implicit block).
+        self.implicit_block = False
         self._tx_isolation: Isolation | None = None
         self._tx_read_only: bool | None = None
+        self._tx_deferrable: bool | None = None
+        #: transaction_read_only as each open savepoint found it: a subtransaction's end
+        #: (RELEASE or ROLLBACK TO) restores it, as xact.c restores prevXactReadOnly.
+        self._savepoint_read_only: list[tuple[str, bool]] = []
         self._imported_csn: int | None = None
         self.statements: dict[str, Prepared] = {}
         self.portals: dict[str, Portal] = {}
@@ -193,7 +203,8 @@ class Executor:
         tx = self.tx
         self.tx = None
         self.explicit = False
-        self._tx_isolation = self._tx_read_only = self._imported_csn = None
+        self._tx_isolation = self._tx_read_only = self._tx_deferrable = self._imported_csn = None
+        self._savepoint_read_only = []
         if self.cursors:  # usually none: no new dict per transaction
             self.cursors = {k: c for k, c in self.cursors.items() if c.hold}
         self.services.snapshots.release(self)
@@ -251,10 +262,16 @@ class Executor:
             return
         if self._logs([n for n, _ in stmts]):
             logs.log_statement(log, self.log_session, f"statement: {sql}")
-        for node, text in stmts:
-            self.cancelled.clear()
-            self.cancel_reason = USER_REQUEST
-            yield from self.run(node, text, [], [])
+        # several statements in one Query are an implicit transaction block (PostgreSQL's
+        # TBLOCK_IMPLICIT_INPROGRESS): VACUUM and the like refuse to run in it
+        self.implicit_block = len(stmts) > 1
+        try:
+            for node, text in stmts:
+                self.cancelled.clear()
+                self.cancel_reason = USER_REQUEST
+                yield from self.run(node, text, [], [])
+        finally:
+            self.implicit_block = False
         yield from self.end_implicit()
 
     # -- extended query ------------------------------------------------------------------
@@ -554,7 +571,7 @@ class Executor:
         known = _VACUUM_OPTIONS if vacuum else _ANALYZE_OPTIONS
         for o in sorted(opts - known):
             raise PgError("42601", f'unrecognized {verb} option "{o}"')
-        if vacuum and self.explicit:
+        if vacuum and (self.explicit or self.implicit_block):
             raise PgError("25001", "VACUUM cannot run inside a transaction block")
         # Outside a block no transaction is opened: its snapshot would hold back the very
         # files VACUUM is there to remove.
@@ -591,7 +608,7 @@ class Executor:
         if hold:
             batches = list(rows.batches)
             rows = Rows(rows.columns, iter(batches))
-        self.cursors[node.portalname] = SqlCursor(rows, hold)
+        self.cursors[node.portalname] = SqlCursor(rows, hold, depth=len(self._savepoint_read_only))
         return Done("DECLARE CURSOR")
 
     def _fetch(self, node: ast.FetchStmt) -> Outcome:
@@ -600,14 +617,20 @@ class Executor:
             raise PgError("34000", f'cursor "{node.portalname}" does not exist')
         if node.direction != enums.FetchDirection.FETCH_FORWARD:
             raise PgError("55000", "cursor can only scan forward", hint="Declare it with SCROLL option to enable backward scan.")
-        batches = cur.take(node.howMany)
+        if cur.failed:
+            raise PgError("55000", f'portal "{node.portalname}" cannot be run')
+        try:
+            batches = cur.take(node.howMany)
+        except Exception:
+            cur.failed = True
+            raise
         n = sum(b.num_rows for b in batches)
         if node.ismove:
             return Done(f"MOVE {n}")
         return Rows(cur.rows.columns, iter(batches), verb="FETCH")
 
     def _check_no_block(self, what: str) -> None:
-        if self.explicit:
+        if self.explicit or self.implicit_block:
             raise PgError("25001", f"{what} cannot run inside a transaction block")
 
     # -- transaction control -------------------------------------------------------------
@@ -629,6 +652,10 @@ class Executor:
             self._ensure_tx()
             self.explicit = True
             yield Done("BEGIN" if kind == K.TRANS_STMT_BEGIN else "START TRANSACTION")
+            return
+        if kind in (K.TRANS_STMT_COMMIT, K.TRANS_STMT_ROLLBACK) and s.chain:
+            what = "COMMIT" if kind == K.TRANS_STMT_COMMIT else "ROLLBACK"
+            yield from self._end_and_chain(what, commit=kind == K.TRANS_STMT_COMMIT and not failed)
             return
         if kind == K.TRANS_STMT_COMMIT:
             if not self.explicit:
@@ -653,15 +680,18 @@ class Executor:
             tx = self._ensure_tx()
             if kind == K.TRANS_STMT_ROLLBACK_TO:
                 tx.rollback_to(name)
+                self._restore_read_only(tx, name, keep=True)
                 for changed in self.settings.rollback_to(name):
                     yield ParameterChanged(changed, self.settings.get(changed))
                 yield Done("ROLLBACK")
             elif kind == K.TRANS_STMT_SAVEPOINT:
                 tx.savepoint(name)
+                self._savepoint_read_only.append((name, tx.read_only))
                 self.settings.savepoint(name)
                 yield Done("SAVEPOINT")
             else:
                 tx.release(name)
+                self._restore_read_only(tx, name, keep=False)
                 self.settings.release(name)
                 yield Done("RELEASE")
             return
@@ -695,6 +725,41 @@ class Executor:
             return
         raise ddl_sql.unsupported(f"transaction statement {kind.name}")
 
+    def _end_and_chain(self, what: str, commit: bool) -> Iterator[Outcome]:
+        """COMMIT/ROLLBACK AND CHAIN: the block ends and a new one starts at once with the
+        same isolation level, access mode and deferrability; 25P01 outside a block (an
+        implicit one included), as PostgreSQL's EndTransactionBlock."""
+        if not self.explicit or self.tx is None:
+            raise PgError("25P01", f"{what} AND CHAIN can only be used in transaction blocks")
+        tx = self.tx
+        iso, ro, deferrable = tx.isolation, tx.read_only, self._deferrable()
+        yield from self._end_tx(commit=commit)
+        self._tx_isolation, self._tx_read_only, self._tx_deferrable = iso, ro, deferrable
+        self._ensure_tx()
+        self.explicit = True
+        yield Done("COMMIT" if commit else "ROLLBACK")
+
+    def _deferrable(self) -> bool:
+        if self._tx_deferrable is not None and self.tx is not None:
+            return self._tx_deferrable
+        return self.settings.get("default_transaction_deferrable") == "on"
+
+    def _restore_read_only(self, tx: Transaction, name: str, *, keep: bool) -> None:
+        """The access mode a savepoint found, back at its subtransaction's end (``keep``:
+        ROLLBACK TO, which keeps the savepoint)."""
+        for i in range(len(self._savepoint_read_only) - 1, -1, -1):
+            if self._savepoint_read_only[i][0] == name:
+                tx.read_only = self._savepoint_read_only[i][1]
+                del self._savepoint_read_only[i + 1 if keep else i :]
+                # cursors declared in the subtransaction: gone with its rollback, the
+                # parent's on its release
+                if keep:
+                    self.cursors = {k: c for k, c in self.cursors.items() if c.depth <= i}
+                else:
+                    for c in self.cursors.values():
+                        c.depth = min(c.depth, i)
+                return
+
     def _apply_tx_options(self, options: Any) -> None:
         for o in options or ():
             val = o.arg.val if isinstance(o.arg, ast.A_Const) else o.arg
@@ -711,7 +776,7 @@ class Executor:
                 if self.tx is not None:
                     self.tx.read_only = ro
             elif o.defname == "transaction_deferrable":
-                pass
+                self._tx_deferrable = bool(v)
             else:
                 raise ddl_sql.unsupported(f"transaction option {o.defname}")
 
@@ -792,6 +857,8 @@ class Executor:
                 value = (self.tx.isolation if self.tx else _ISOLATION[self.settings.get("default_transaction_isolation")]).value
             elif s.name == "transaction_read_only":
                 value = "on" if (self.tx.read_only if self.tx else self.settings.get("default_transaction_read_only") == "on") else "off"
+            elif s.name == "transaction_deferrable":
+                value = "on" if self._deferrable() else "off"
             else:
                 value = pgcatalog.shown_setting(s.name, self.settings.get(s.name))
             col = s.name if s.name.lower() not in ("timezone", "datestyle", "intervalstyle") else self.settings.canonical_name(s.name)
