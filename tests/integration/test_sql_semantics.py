@@ -303,3 +303,32 @@ TRANSACTION_CHARACTERISTICS = [
 
 def test_transaction_characteristics_chain_and_savepoints(proxy: ProxyServer, pg15: PgCluster) -> None:
     _same_answers(proxy, pg15, TRANSACTION_CHARACTERISTICS).close()
+
+
+#: String functions whose DuckDB namesakes answer otherwise (to_hex's case and width,
+#: sha256's type, split_part's and substr's positions, chr(0)).
+STRING_FUNCTIONS = [
+    "SELECT to_hex(256*256*256 - 1), to_hex(-1), to_hex(-1::int8), to_hex(256::bigint*256::bigint*256::bigint*256::bigint - 1)",
+    "SELECT sha256(''), sha256('abc'::bytea)",
+    "SELECT chr(65), chr(0)",
+    "SELECT split_part('joeuser@mydatabase', '', 1), split_part('joeuser@mydatabase', '', 2),"
+    " split_part('joeuser@mydatabase', '', -1), split_part('joeuser@mydatabase', '@', -1),"
+    " split_part('joeuser@mydatabase', '@', 3), split_part('a,b,c', ',', -4), split_part(NULL, ',', 1)",
+    "SELECT split_part('joeuser@mydatabase', '@', 0)",
+    "SELECT substr('1234567', -1, 5), substr('1234567', 0), substr('1234567', 3, 2), substr('1234567', 10, 2),"
+    " SUBSTRING('string' FROM 2 FOR 3), substring('string', -3), substr(NULL, 1, 2), substr('abc', -5, 2)",
+    "SELECT SUBSTRING('string' FROM -10 FOR -2147483646)",
+    "SELECT no_such_function(1)",
+]
+
+
+def test_string_functions_answer_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    _same_answers(proxy, pg15, STRING_FUNCTIONS).close()
+
+
+def test_a_postgresql_function_the_proxy_lacks_is_unsupported_not_unknown(proxy: ProxyServer, pg15: PgCluster) -> None:
+    with Client(proxy.dsn()) as got, Client(pg15.dsn(dbname=_fresh_db(pg15))) as ref:
+        for sql in ("SELECT to_char(1, '9')", "SELECT regexp_instr('abc', 'b')", "SELECT encode('ab', 'hex')"):
+            answer = got(sql)
+            assert answer[:2] == ("error", "0A000") and "is not supported by walsender-proxy" in str(answer[2]), answer
+            assert ref(sql)[0] == "rows", sql

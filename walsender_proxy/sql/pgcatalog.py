@@ -2165,6 +2165,29 @@ _MACROS: dict[str, str] = {
     "pgc_array_lower0": """MACRO pgc_array_lower0(a, d) AS (CASE WHEN d = 1 AND len(a) > 0 THEN 0 END)""",
     "pgc_array_cat": """MACRO pgc_array_cat(a, b) AS (
         CASE WHEN a IS NULL AND b IS NULL THEN NULL ELSE list_concat(a, b) END)""",
+    # string functions whose DuckDB namesakes answer differently
+    "pgc_to_hex": """MACRO pgc_to_hex(x) AS (lower(to_hex(x::BIGINT)))""",
+    "pgc_to_hex4": """MACRO pgc_to_hex4(x) AS (lower(to_hex(x::BIGINT & 4294967295)))""",
+    "pgc_sha256": """MACRO pgc_sha256(x) AS (unhex(sha256(x)))""",
+    "pgc_chr": """MACRO pgc_chr(n) AS (CASE
+        WHEN n = 0 THEN error('PGERR[54000] null character not permitted')
+        WHEN n < 0 THEN error('PGERR[22023] character number must be positive')
+        ELSE chr(n) END)""",
+    # substr(s, from[, for]): PostgreSQL counts a start below 1 as positions before the
+    # string (substr('123', -1, 5) is '123'); DuckDB counts it from the end
+    "pgc_substr2": """MACRO pgc_substr2(s, f) AS (CASE
+        WHEN s IS NULL OR f IS NULL THEN NULL ELSE substring(s, greatest(f, 1)) END)""",
+    "pgc_substr3": """MACRO pgc_substr3(s, f, n) AS (CASE
+        WHEN s IS NULL OR f IS NULL OR n IS NULL THEN NULL
+        WHEN n < 0 THEN error('PGERR[22011] negative substring length not allowed')
+        WHEN f::BIGINT + n <= 1 THEN ''
+        ELSE substring(s, greatest(f, 1), (f::BIGINT + n - greatest(f, 1))::BIGINT) END)""",
+    # split_part: 0 is an error, an empty delimiter splits nothing, negatives count back
+    "pgc_split_part": """MACRO pgc_split_part(s, d, n) AS (CASE
+        WHEN s IS NULL OR d IS NULL OR n IS NULL THEN NULL
+        WHEN n = 0 THEN error('PGERR[22023] field position must not be zero')
+        WHEN d = '' THEN CASE WHEN n IN (1, -1) THEN s ELSE '' END
+        ELSE coalesce(list_extract(string_split(s, d), n), '') END)""",
     "pgc_pg_size_pretty": """MACRO pgc_pg_size_pretty(b) AS (CASE
         WHEN b IS NULL THEN NULL::VARCHAR
         WHEN abs(b) < 10240 THEN b || ' bytes'

@@ -71,6 +71,7 @@ from walsender_proxy.sql.nodes import null_const as _null
 from walsender_proxy.sql.nodes import op as _op
 from walsender_proxy.sql.nodes import str_const as _str
 from walsender_proxy.sql.numeric_exprs import Operand
+from walsender_proxy.sql.pg_functions import PG15_FUNCTIONS
 from walsender_proxy.sql.rewrite_funcs import (
     ADVISORY,
     ARITY_SUFFIX,
@@ -2072,6 +2073,18 @@ class _Rewriter:
         numeric = self._numeric_call(name, node, args, types)
         if numeric is not None:
             return numeric
+        if (
+            name in ("substr", "substring")
+            and len(args) in (2, 3)
+            and (types[0] is None or types[0].name in TEXTISH)
+            and all(t is not None and t.name in ("int2", "int4", "int8") for t in types[1:])
+        ):  # PostgreSQL's positions (a start below 1 counts from before the string)
+            target = f"pgc_substr{len(args)}"
+            self.needs.add(target)
+            return _call(target, *args), TEXT
+        if name == "to_hex" and len(args) == 1 and types[0] is not None and types[0].name in ("int2", "int4"):
+            self.needs.add("pgc_to_hex4")  # an int4's two's complement has 8 digits
+            return _call("pgc_to_hex4", args[0]), TEXT
         if any(t is not None and t.text_numeric for t in types):
             keyed = self._text_numeric_call(name, node, args, types)
         else:
@@ -2116,6 +2129,9 @@ class _Rewriter:
         if fn is not None:
             return self._emulated(name, fn, node, _qualify(args, scope), types)
         if name.startswith("pg_") or name in DIVERGENT or name not in duckdb_functions():
+            if name in PG15_FUNCTIONS and len(node.funcname) <= 2:
+                # PostgreSQL has it; DuckDB has none or one that answers differently
+                raise self.fail("0A000", f"function {name}() is not supported by walsender-proxy", node)
             raise self._no_function(name, types, node)
         node.funcname = (_s(name),)
         node.args = tuple(args)

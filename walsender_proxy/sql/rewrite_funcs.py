@@ -84,6 +84,10 @@ EMULATED: Mapping[str, Fn] = MappingProxyType(
             "pgc_procdef", "text", 1, special="procdef:identity"
         ),
         "pg_size_pretty": _f("pgc_pg_size_pretty", "text", 1),
+        "to_hex": _f("pgc_to_hex", "text", 1),
+        "sha256": _f("pgc_sha256", "bytea", 1),
+        "chr": _f("pgc_chr", "text", 1),
+        "split_part": _f("pgc_split_part", "text", 3),
         "to_regclass": _f("pgc_to_regclass", "regclass", 1),
         "to_regtype": _f("pgc_to_regtype", "regtype", 1),
         "to_regnamespace": _f("pgc_to_regnamespace", "regnamespace", 1),
