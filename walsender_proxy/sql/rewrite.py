@@ -55,6 +55,7 @@ from decoding.pgtypes import ColumnType, parse_type
 from decoding.pgvalues.textin import numeric_text_in
 from walsender_proxy.backend.settings import shown_once_set
 from walsender_proxy.sql import (
+    datetime_parts,
     jsonb_ops,
     literals,
     numeric_exprs,
@@ -2054,6 +2055,18 @@ class _Rewriter:
 
     def func_call(self, node: ast.FuncCall, scope: _Scope) -> tuple[ast.Node, T | None]:
         name = self._func_name(node)
+        if name == "date_trunc" and len(node.args or ()) == 2 and _str_const(node.args[0]) is not None:
+            value, t = self.expr(node.args[1], scope)
+            if t is not None and t != UNKNOWN:
+                try:
+                    out, pg_type = datetime_parts.date_trunc(_str_const(node.args[0]) or "", value, t.name)
+                except PgError as e:
+                    raise self.fail(e.sqlstate, e.message, node) from None
+                return out, T(pg_type)
+            node.args = (node.args[0], value)
+            return node, t
+        if name in ("extract", "date_part") and len(node.args or ()) == 2 and _str_const(node.args[0]) is not None:
+            return self._date_part(name, node, scope)
         if node.funcformat == CoercionForm.COERCE_SQL_SYNTAX and name in KEEP_SQL_SYNTAX:
             node.args = tuple(self.expr(a, scope)[0] for a in node.args or ())
             return node, T("numeric") if name == "extract" else T("int4")
@@ -2151,6 +2164,23 @@ class _Rewriter:
             return node, T("int8" if types[0].name in ("int2", "int4") else "numeric")
         ret = RETURNS.get(name)
         return node, T(ret) if ret else None
+
+    def _date_part(self, name: str, node: ast.FuncCall, scope: _Scope) -> tuple[ast.Node, T]:
+        """EXTRACT (numeric) and date_part (float8) of a date, timestamp, time or interval
+        as PostgreSQL computes them (datetime_parts); None when the value's type is not
+        inferred (DuckDB's EXTRACT then answers: left as it was)."""
+        value, t = self.expr(node.args[1], scope)
+        if t is None or t == UNKNOWN:  # (as DuckDB has it)
+            node.args = (node.args[0], value)
+            if name == "date_part":
+                node.funcname = (_s("date_part"),)
+            return node, T("numeric" if name == "extract" else "float8")
+        field = _str_const(node.args[0]) or ""
+        try:
+            out, pg_type = datetime_parts.extract(field, value, t.name, as_float=name == "date_part")
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, node) from None
+        return out, NUMERIC_TEXT if pg_type == "numeric_text" else T(pg_type)
 
     def _numeric_call(
         self, name: str, node: ast.FuncCall, args: list[Any], types: list[T | None]
