@@ -27,7 +27,7 @@ SET_CASES = [
     ("statement_timeout", "1min"), ("statement_timeout", "1 min"), ("deadlock_timeout", "0"),
     ("wal_sender_timeout", "1h"), ("wal_sender_timeout", "10 s"), ("wal_sender_timeout", "-5"),
     ("idle_in_transaction_session_timeout", "2d"),
-    ("extra_float_digits", "5"), ("extra_float_digits", "1kB"), ("extra_float_digits", "2.6"), ("extra_float_digits", "-2.5"),
+    ("extra_float_digits", "5"), ("extra_float_digits", "1kB"), ("extra_float_digits", "2.6"), ("extra_float_digits", "1.4"),
     ("jit", "maybe"), ("jit", "of"), ("jit", " on"), ("jit", "TRU"), ("row_security", "0"),
     ("bytea_output", "x"), ("bytea_output", "HEX"), ("client_min_messages", "x"), ("client_min_messages", "debug"),
     ("synchronous_commit", "x"), ("synchronous_commit", "TRUE"), ("default_transaction_isolation", "x"),
@@ -201,7 +201,7 @@ SET_SCRIPTS = [
     ["BEGIN", "SET application_name = 'rolled back'", "ROLLBACK", "SHOW application_name"],
     ["SELECT set_config('lock_timeout', '3000', false), 1/0", "SHOW lock_timeout"],
     ["SELECT set_config('lock_timeout', '3000', false), current_setting('lock_timeout')", "SHOW lock_timeout"],
-    ["SELECT set_config('logical_decoding_work_mem', '1MB', false)", "SELECT set_config('DateStyle', 'iso,dmy', false)"],
+    ["SELECT set_config('logical_decoding_work_mem', '1MB', false)", "SELECT set_config('DateStyle', 'mdy,iso', false)"],
     ["SELECT set_config('lock_timeout', '5 parsecs', false)"],
 ]
 

@@ -81,3 +81,19 @@ def test_reset_all_resets_user_and_superuser_settings_for_anyone() -> None:
     su.set("application_name", "x")
     assert su.reset_all() == ["application_name"]
     assert (su.get("log_statement"), su.get("application_name"), su.get("log_connections")) == ("none", "", "on")
+
+
+@pytest.mark.parametrize(("name", "value"), [("extra_float_digits", "0"), ("extra_float_digits", "-3"), ("DateStyle", "ISO, DMY"), ("DateStyle", "ymd")])
+def test_settings_the_proxy_would_ignore_are_refused(name: str, value: str) -> None:
+    """Values PostgreSQL honours and the proxy could only accept and ignore (floats printed
+    with fewer digits, dates read day first) are refused instead of silently ignored."""
+    with pytest.raises(PgError) as e:
+        Settings().set(name, value)
+    assert e.value.sqlstate == "22023"
+
+
+def test_datestyle_in_either_order_and_more_float_digits_are_kept() -> None:
+    s = Settings()
+    s.set("DateStyle", "MDY, ISO")
+    s.set("extra_float_digits", "3")
+    assert (s.get("DateStyle"), s.get("extra_float_digits")) == ("ISO, MDY", "3")

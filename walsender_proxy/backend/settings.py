@@ -350,8 +350,18 @@ def _datestyle(v: str) -> str:
     parts = {p.strip().lower() for p in v.split(",") if p.strip()}
     if not parts <= {"iso", "mdy", "dmy", "ymd"}:
         raise _invalid("DateStyle", v, detail="The proxy formats dates in ISO style only.")
-    order = next((p.upper() for p in parts if p != "iso"), "MDY")
-    return f"ISO, {order}"
+    if parts & {"dmy", "ymd"}:  # accepted and ignored, '1/8/1999' would read as January 8
+        raise _invalid("DateStyle", v, detail="The proxy reads dates in MDY order only.")
+    return "ISO, MDY"
+
+
+def _extra_float_digits(v: str) -> str:
+    canon = canonical_value("extra_float_digits", v)
+    if int(canon) < 1:  # (1 to 3 all print the shortest exact text since PostgreSQL 12)
+        raise _invalid(
+            "extra_float_digits", v, detail="The proxy prints floats exactly (extra_float_digits 1 to 3) only."
+        )
+    return canon
 
 
 def _timezone(v: str) -> str:
@@ -413,7 +423,7 @@ GUCS: dict[str, Guc] = {
         Guc("transaction_isolation", "read committed", settable=False),
         Guc("transaction_read_only", "off", settable=False),
         Guc("search_path", '"$user", public'),
-        Guc("extra_float_digits", "1"),
+        Guc("extra_float_digits", "1", check=_extra_float_digits),
         Guc("bytea_output", "hex", only=("hex",)),
         Guc("statement_timeout", "0"),
         Guc("lock_timeout", "0"),
