@@ -319,6 +319,8 @@ STRING_FUNCTIONS = [
     " SUBSTRING('string' FROM 2 FOR 3), substring('string', -3), substr(NULL, 1, 2), substr('abc', -5, 2)",
     "SELECT SUBSTRING('string' FROM -10 FOR -2147483646)",
     "SELECT no_such_function(1)",
+    "SELECT lower(1)",
+    "SELECT date '2020-01-01' + 'x'::text",
 ]
 
 

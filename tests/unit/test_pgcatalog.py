@@ -348,7 +348,8 @@ def test_postgres_only_syntax(s: Session) -> None:
         "'(a|x)bc', 'abc' SIMILAR TO 'a.c'"
     ) == [(True, True, False, False)]
     assert s.one("SELECT trim(both 'x' from 'xaxx') || substring('abcd' from 2 for 2)") == "abc"
-    assert s.one("SELECT extract(year from DATE '2024-05-01')") == 2024
+    # (numeric held as its text: EXTRACT(year FROM date 'infinity') is Infinity)
+    assert s.one("SELECT extract(year from DATE '2024-05-01')") == "2024"
 
 
 def test_int2vector_is_zero_based_and_prints_like_postgres(s: Session) -> None:

@@ -1031,6 +1031,9 @@ def _internal(e: Exception) -> PgError:
     if isinstance(e, duckdb.OutOfRangeException):
         return PgError("22003", msg)
     if isinstance(e, duckdb.BinderException):
+        worded = pgcatalog.no_such_function(msg)
+        if worded is not None:
+            return worded
         return PgError("42703" if "column" in msg.lower() else "42883", msg)
     if isinstance(e, duckdb.CatalogException):
         return PgError("42P01", msg)

@@ -2346,6 +2346,73 @@ def register(
 _PGERR = re.compile(r"PGERR\[([0-9A-Z]{5})\] (.*)", re.S)
 
 
+_DUCK_NO_FUNCTION = re.compile(
+    r"(No function matches the given name and argument types|Could not choose a best candidate function for the function call) '([^(']+)\((.*)\)'"
+)
+_DUCK_MACRO = re.compile(r"Macro (\w+)\(\) does not support the supplied arguments")
+#: DuckDB's type names as PostgreSQL shows them in 42883's text.
+_PG_TYPE_NAMES = {
+    "INTEGER": "integer", "BIGINT": "bigint", "SMALLINT": "smallint", "TINYINT": "smallint",
+    "VARCHAR": "text", "DOUBLE": "double precision", "FLOAT": "real", "BOOLEAN": "boolean",
+    "DATE": "date", "TIMESTAMP": "timestamp without time zone", "TIMESTAMP WITH TIME ZONE":
+    "timestamp with time zone", "TIME": "time without time zone", "INTERVAL": "interval",
+    "BLOB": "bytea", "UUID": "uuid", "JSON": "json", "HUGEINT": "numeric", "NULL": "unknown",
+    "UINTEGER": "oid",
+}  # fmt: skip
+
+
+def _pg_type_name(duck: str) -> str:
+    duck = duck.strip()
+    if duck.endswith("[]"):
+        return _pg_type_name(duck[:-2]) + "[]"
+    if duck.startswith("DECIMAL"):
+        return "numeric"
+    if duck.endswith("_LITERAL"):  # a constant not yet typed: 1 is an integer, 'x' unknown
+        return {"INTEGER_LITERAL": "integer", "STRING_LITERAL": "unknown"}.get(duck, "numeric")
+    return _PG_TYPE_NAMES.get(duck, duck.lower())
+
+
+def no_such_function(message: str) -> PgError | None:
+    """DuckDB's binder finding no (or no single) function for the arguments, worded as
+    PostgreSQL's 42883 / 42725 (DuckDB's wording and the 42P01 it would be mapped to are
+    not PostgreSQL's)."""
+    m = _DUCK_MACRO.search(message)
+    if m:
+        return PgError(
+            "42883", f"function {m.group(1)} does not exist",
+            hint="No function matches the given name and argument types. You might need to add explicit type casts.",
+        )  # fmt: skip
+    m = _DUCK_NO_FUNCTION.search(message)
+    if m is None:
+        return None
+    name, raw = m.group(2), m.group(3)
+    depth, args, cur = 0, [], ""
+    for ch in raw:  # split on top-level commas (DECIMAL(18,3), STRUCT(...) hold their own)
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if ch == "," and depth == 0:
+            args.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        args.append(cur)
+    types = [_pg_type_name(a) for a in args]
+    ambiguous = m.group(1).startswith("Could not")
+    if not name.replace("_", "").isalnum():  # an operator
+        shown = f"{types[0]} {name} {types[1]}" if len(types) == 2 else f"{name} {types[0]}" if types else name
+        if ambiguous:
+            return PgError("42725", f"operator is not unique: {shown}", hint="Could not choose a best candidate operator. You might need to add explicit type casts.")
+        return PgError("42883", f"operator does not exist: {shown}", hint="No operator matches the given name and argument types. You might need to add explicit type casts.")
+    shown = f"{name}({', '.join(types)})"
+    if ambiguous:
+        return PgError("42725", f"function {shown} is not unique", hint="Could not choose a best candidate function. You might need to add explicit type casts.")
+    return PgError("42883", f"function {shown} does not exist", hint="No function matches the given name and argument types. You might need to add explicit type casts.")
+
+
+
 def translate_error(exc: BaseException) -> PgError:
     """A DuckDB exception raised while running rewritten SQL, as PostgreSQL would report it."""
     if isinstance(exc, PgError):
@@ -2371,6 +2438,9 @@ def translate_error(exc: BaseException) -> PgError:
     if name == "OutOfRangeException":
         return PgError("22003", first)
     if name in ("BinderException", "CatalogException"):
+        worded = no_such_function(text)
+        if worded is not None:
+            return worded
         return PgError("42883" if "Function" in first else "42P01", first)
     if name == "ParserException":
         return PgError("42601", first)
