@@ -41,10 +41,23 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
 
 
 def _fill(disk: Path, leave: int) -> Path:
-    """A ballast file that leaves ``leave`` bytes free."""
+    """A ballast file that leaves at most ``leave`` bytes free. The proxy may claim space
+    on the same disk meanwhile (its log preallocates ahead), so the ballast is written in
+    chunks, stops at a full disk, and then gives back what would leave less than ``leave``."""
     ballast = disk / "ballast"
-    with open(ballast, "wb") as f:
-        f.write(b"\1" * max(shutil.disk_usage(disk).free - leave, 0))
+    want = max(shutil.disk_usage(disk).free - leave, 0)
+    chunk = b"\1" * (1 << 20)
+    with open(ballast, "wb", buffering=0) as f:
+        written = 0
+        try:
+            while written < want:
+                written += f.write(chunk[: min(len(chunk), want - written)]) or 0
+        except OSError as e:
+            if e.errno != errno.ENOSPC:
+                raise
+    free = shutil.disk_usage(disk).free
+    if free < leave:
+        os.truncate(ballast, max(ballast.stat().st_size - (leave - free), 0))
     return ballast
 
 
