@@ -14,7 +14,7 @@ from __future__ import annotations
 from pglast import ast
 
 from decoding.errors import PgError
-from walsender_proxy.sql.nodes import call, cast, int_const, op, str_const
+from walsender_proxy.sql.nodes import call, cast, int_const, null_const, op, str_const
 
 #: PostgreSQL's spellings of each field (datetktbl / deltatktbl), by canonical name.
 _ALIASES = {
@@ -140,11 +140,8 @@ def extract(field_text: str, v: ast.Node, source: str | None, *, as_float: bool)
             return ast.CaseExpr(args=(ast.CaseWhen(expr=inf, result=cast(sign, "double")),), defresult=value), "float8"
         text = ast.CaseExpr(args=(ast.CaseWhen(expr=inf, result=sign),), defresult=cast(value, "varchar"))
         return text, "numeric_text"
-    return ast.CaseExpr(args=(ast.CaseWhen(expr=inf, result=null_value()),), defresult=value), finite_type
+    return ast.CaseExpr(args=(ast.CaseWhen(expr=inf, result=null_const()),), defresult=value), finite_type
 
-
-def null_value() -> ast.Node:
-    return ast.A_Const(isnull=True)
 
 
 #: date_trunc's fields DuckDB truncates as PostgreSQL does (years after 1 AD).

@@ -141,25 +141,25 @@ def _trunc_div(num: int, den: int) -> int:
     return q if (num < 0) == (den < 0) else -q
 
 
-def round_to(v: N, scale: int) -> N:
-    """round_var: half away from zero at ``scale`` fractional digits (scale may be
-    negative: tens, hundreds, …); the display scale becomes max(scale, 0)."""
+def _to_scale(v: N, scale: int, divide: Callable[[int, int], int]) -> N:
+    """``v`` at ``scale`` fractional digits (negative: tens, hundreds, …), the dropped
+    digits rounded or truncated by ``divide``; the display scale becomes max(scale, 0)."""
     if v.special:
         return v
     if scale >= v.dscale:
         return N(_rescale(v, max(scale, 0)), max(scale, 0))
-    q = _round_div(v.m, _pow10(v.dscale - scale))
+    q = divide(v.m, _pow10(v.dscale - scale))
     return N(q * _pow10(-scale) if scale < 0 else q, max(scale, 0))
+
+
+def round_to(v: N, scale: int) -> N:
+    """round_var: half away from zero."""
+    return _to_scale(v, scale, _round_div)
 
 
 def trunc_to(v: N, scale: int) -> N:
-    """trunc_var: towards zero at ``scale`` fractional digits."""
-    if v.special:
-        return v
-    if scale >= v.dscale:
-        return N(_rescale(v, max(scale, 0)), max(scale, 0))
-    q = _trunc_div(v.m, _pow10(v.dscale - scale))
-    return N(q * _pow10(-scale) if scale < 0 else q, max(scale, 0))
+    """trunc_var: towards zero."""
+    return _to_scale(v, scale, _trunc_div)
 
 
 def _msd(v: N) -> int:
@@ -684,7 +684,7 @@ _SCALAR: dict[str, tuple[Callable[..., N | int | None], str]] = {
     "scale": (scale, "n"),
     "min_scale": (min_scale, "n"),
     "trim_scale": (trim_scale, "n"),
-    "avg": (lambda total, count: avg(total, count), "ni"),
+    "avg": (avg, "ni"),
     "from_float8": (from_float8, "f"),
     "to_int": (to_int, "ni"),
 }
