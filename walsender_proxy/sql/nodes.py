@@ -12,6 +12,30 @@ from collections.abc import Sequence
 
 from pglast import ast
 from pglast.enums import A_Expr_Kind, CoercionForm
+from pglast.stream import RawStream
+
+#: Words DuckDB's parser reserves that PostgreSQL's does not (``duckdb_keywords()``'s
+#: reserved and type_function categories less PostgreSQL's): a table or column named
+#: ``at`` or ``map`` is an ordinary name to PostgreSQL, so DuckDB must see it quoted.
+_DUCKDB_ONLY_KEYWORDS = frozenset(
+    "anti asof at by columns describe generated glob lambda map pivot pivot_longer pivot_wider"
+    " positional qualify semi show struct summarize try_cast tuple unpack unpivot".split()
+)
+
+
+class DuckStream(RawStream):
+    """pglast's deparser, quoting the names DuckDB would read as keywords."""
+
+    def _print_scalar(self, value: object, is_name: bool, is_symbol: bool) -> None:
+        if is_name and not is_symbol and isinstance(value, str) and value in _DUCKDB_ONLY_KEYWORDS:
+            self.write(f'"{value}"')
+        else:
+            super()._print_scalar(value, is_name, is_symbol)
+
+
+def deparse(node: ast.Node) -> str:
+    """``node`` as DuckDB SQL text."""
+    return DuckStream()(node)
 
 
 def name(v: str) -> ast.String:
@@ -45,13 +69,14 @@ def null_const() -> ast.A_Const:
 
 
 def cast(
-    node: ast.Node, duck: str, *, array: bool = False, typmods: Sequence[int] = ()
+    node: ast.Node, duck: str, *, array: bool | int = False, typmods: Sequence[int] = ()
 ) -> ast.TypeCast:
+    """``node::duck``; ``array`` a bool or the number of list levels (``[][]`` for 2)."""
     tn = ast.TypeName(
         names=(name(duck),),
         typmods=tuple(int_const(m) for m in typmods) or None,
         typemod=-1,
-        arrayBounds=(ast.Integer(ival=-1),) if array else None,
+        arrayBounds=tuple(ast.Integer(ival=-1) for _ in range(int(array))) or None,
     )
     return ast.TypeCast(arg=node, typeName=tn)
 

@@ -2165,6 +2165,49 @@ _MACROS: dict[str, str] = {
     "pgc_array_lower0": """MACRO pgc_array_lower0(a, d) AS (CASE WHEN d = 1 AND len(a) > 0 THEN 0 END)""",
     "pgc_array_cat": """MACRO pgc_array_cat(a, b) AS (
         CASE WHEN a IS NULL AND b IS NULL THEN NULL ELSE list_concat(a, b) END)""",
+    # x = ANY(a) with PostgreSQL's three values: NULL for a NULL array, false for an empty
+    # one (whatever x), NULL when nothing matched but x or an element is NULL
+    "pgc_any_eq": """MACRO pgc_any_eq(x, a) AS (CASE
+        WHEN list_contains(a, x) THEN true
+        WHEN a IS NULL THEN NULL
+        WHEN len(a) = 0 THEN false
+        WHEN x IS NULL OR list_position(a, NULL) IS NOT NULL THEN NULL
+        ELSE false END)""",
+    # array containment and overlap: a NULL element equals nothing, not even NULL
+    "pgc_arr_contains": """MACRO pgc_arr_contains(a, b) AS (CASE
+        WHEN a IS NULL OR b IS NULL THEN NULL
+        WHEN list_position(b, NULL) IS NOT NULL THEN false
+        ELSE list_has_all(a, b) END)""",
+    "pgc_arr_overlap": """MACRO pgc_arr_overlap(a, b) AS (CASE
+        WHEN a IS NULL OR b IS NULL THEN NULL ELSE list_has_any(a, b) END)""",
+    # string_to_array: '' is an empty array, a NULL delimiter splits characters, an empty
+    # one splits nothing; the third argument's matches become NULL
+    "pgc_string_to_array2": """MACRO pgc_string_to_array2(s, d) AS (CASE
+        WHEN s IS NULL THEN NULL WHEN s = '' THEN []::VARCHAR[]
+        WHEN d IS NULL THEN string_split(s, '') WHEN d = '' THEN [s]
+        ELSE string_split(s, d) END)""",
+    "pgc_string_to_array3": """MACRO pgc_string_to_array3(s, d, n) AS (list_transform(
+        pgc_string_to_array2(s, d), lambda pgc_e: CASE WHEN pgc_e = n THEN NULL ELSE pgc_e END))""",
+    # array_to_string over the elements' text: NULLs skipped or printed as the third
+    # argument; a NULL delimiter gives NULL
+    "pgc_array_to_string2": """MACRO pgc_array_to_string2(a, d) AS (CASE
+        WHEN d IS NULL THEN NULL ELSE array_to_string(list_filter(a, lambda pgc_e: pgc_e IS NOT NULL), d) END)""",
+    "pgc_array_to_string3": """MACRO pgc_array_to_string3(a, d, n) AS (CASE
+        WHEN d IS NULL THEN NULL WHEN n IS NULL THEN pgc_array_to_string2(a, d)
+        ELSE array_to_string(list_transform(a, lambda pgc_e: coalesce(pgc_e::VARCHAR, n)), d) END)""",
+    "pgc_bool_list_text": """MACRO pgc_bool_list_text(a) AS (list_transform(a,
+        lambda pgc_e: CASE WHEN pgc_e THEN 't' WHEN NOT pgc_e THEN 'f' END))""",
+    # array_agg of arrays builds one more dimension: every input non-NULL, non-empty and
+    # of one length
+    "pgc_array_agg_arrays": """MACRO pgc_array_agg_arrays(r) AS (CASE
+        WHEN r IS NULL THEN NULL
+        WHEN list_position(r, NULL) IS NOT NULL THEN error('PGERR[22004] cannot accumulate null arrays')
+        WHEN list_min(list_transform(r, lambda pgc_e: len(pgc_e))) = 0
+            THEN error('PGERR[2202E] cannot accumulate empty arrays')
+        WHEN list_min(list_transform(r, lambda pgc_e: len(pgc_e)))
+            <> list_max(list_transform(r, lambda pgc_e: len(pgc_e)))
+            THEN error('PGERR[2202E] cannot accumulate arrays of different dimensionality')
+        ELSE r END)""",
     # string functions whose DuckDB namesakes answer differently
     "pgc_to_hex": """MACRO pgc_to_hex(x) AS (lower(to_hex(x::BIGINT)))""",
     "pgc_to_hex4": """MACRO pgc_to_hex4(x) AS (lower(to_hex(x::BIGINT & 4294967295)))""",

@@ -27,6 +27,7 @@ each output column where known, and the side effects PostgreSQL would have (``se
 from __future__ import annotations
 
 import copy
+import itertools
 import re
 import secrets
 import threading
@@ -40,6 +41,7 @@ import pyarrow as pa
 from pglast import ast
 from pglast.enums import (
     A_Expr_Kind,
+    NullTestType,
     BoolExprType,
     CoercionForm,
     CTEMaterialize,
@@ -58,6 +60,7 @@ from walsender_proxy.sql import (
     datetime_parts,
     jsonb_ops,
     literals,
+    nodes,
     numeric_exprs,
     numeric_math,
     numeric_text,
@@ -479,6 +482,8 @@ def _type_oid(t: T | None) -> int | None:
         return 25
     if t.name == "regproc_text":
         return 24
+    if t.name.startswith("__"):  # (a nested list: one array type whatever its dimensions)
+        return pgcatalog.TYPE_OIDS.get("_" + t.name.lstrip("_"))
     return pgcatalog.TYPE_OIDS.get(t.name)
 
 
@@ -779,6 +784,8 @@ class _Rewriter:
         self.udf_args = udf_args
         self.used_udfs = False
         self.needs: set[str] = set()
+        #: set by a cast of ``ARRAY[]`` just before its operand is rewritten (its type is the cast's)
+        self._typed_empty_array = False
         self.set_configs: list[tuple[str, str | None, bool]] = []
         self.server_values: set[str] = set()
         self.user_tables: list[tuple[str | None, str]] = []
@@ -1058,7 +1065,7 @@ class _Rewriter:
             return
         name = ref.fields[0].sval
         same = [rt.val for (n, _), rt in zip(cols, stmt.targetList, strict=False) if n == name]
-        if len(same) > 1 and any(v != same[0] for v in same[1:]):
+        if len(same) > 1 and any(v != same[0] for v in same[1:]) and not _one_column(same):
             raise self.fail("42702", f'ORDER BY "{name}" is ambiguous', ref)
 
     @staticmethod
@@ -1466,12 +1473,42 @@ class _Rewriter:
         return node, _common([p[1] for p in pairs])
 
     def e_A_ArrayExpr(self, node: ast.A_ArrayExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
+        if not node.elements and not self._typed_empty_array:
+            raise self.fail(
+                "42P18", "cannot determine type of empty array", node,
+                hint="Explicitly cast to the desired type, for example ARRAY[]::integer[].",
+            )
+        self._typed_empty_array = False
         pairs = [self.expr(a, scope) for a in node.elements or ()]
         node.elements = tuple(p[0] for p in pairs)
         elem = _common([p[1] for p in pairs])
         if elem is None:
             return node, None
-        return node, T("_" + ("text" if elem == UNKNOWN else elem.name))
+        scale = self._one_numeric_scale(node, [p[1] for p in pairs])
+        return node, T("_" + ("text" if elem == UNKNOWN else elem.name), scale=scale)
+
+    def _one_numeric_scale(self, node: ast.Node, elems: Sequence[T | None], arrays: Sequence[T | None] = ()) -> int | None:
+        """The one display scale of numeric array elements: a DuckDB list of DECIMALs has one
+        scale where PostgreSQL keeps each element's (``ARRAY[1.1, 2]`` prints ``{1.1,2}``),
+        so elements of different or unknown scales are refused."""
+        if not any(t is not None and t.name.lstrip("_") == "numeric" for t in elems):
+            return None
+        scales: set[int | None] = set()
+        for t, whole in itertools.zip_longest(elems, arrays):
+            if t is None or t == UNKNOWN:
+                continue
+            if t.name in numeric_exprs.INTEGERS:
+                scales.add(0)
+            else:
+                scales.add(None if t.text_numeric else (whole.scale if whole is not None and whole.is_array else t.scale))
+        if len(scales) == 1 and None not in scales:
+            return scales.pop()
+        raise self.fail(
+            "0A000",
+            "an array of numeric values of different display scales is not supported by walsender-proxy",
+            node,
+            hint="Cast the elements to one numeric(p,s).",
+        )
 
     def e_RowExpr(self, node: ast.RowExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
         node.args = tuple(self.expr(a, scope)[0] for a in node.args or ())
@@ -1582,6 +1619,7 @@ class _Rewriter:
                 raise self.fail("22P02", f'malformed array literal: "{lit}"', node.arg)
             arr = ast.A_ArrayExpr(elements=tuple(_null() if e is None else _str(e) for e in elems))
             return _cast(arr, _duck_type(target, node.typeName), array=True), T("_" + target)
+        self._typed_empty_array = isinstance(node.arg, ast.A_ArrayExpr) and not node.arg.elements
         arg, t = self.expr(node.arg, scope)
         if (
             target == "numeric"
@@ -1651,7 +1689,9 @@ class _Rewriter:
         if is_array:
             duck = _duck_type(target, node.typeName)
             zero = bool(t and t.zero_based)
-            return _cast(arg, duck, array=True), T("_" + target, zero_based=zero)
+            # a nested list keeps its levels (PostgreSQL's array of n dimensions is one type)
+            depth = len(t.name) - len(t.name.lstrip("_")) if t is not None and t.name.startswith("_") else 1
+            return _cast(arg, duck, array=depth), T("_" * depth + target, zero_based=zero)
         if target in ("int2vector", "oidvector"):
             elem = "smallint" if target == "int2vector" else "uinteger"
             return _cast(arg, elem, array=True), T(target, zero_based=True)
@@ -1774,14 +1814,19 @@ class _Rewriter:
             else:
                 right = self.expr(node.rexpr, scope)[0]
                 right = self._param_as(right, left, lt, scope, array=True) or right
-            if op == "=" and kind == A_Expr_Kind.AEXPR_OP_ANY:
-                return _call("list_contains", right, left), BOOL
-            if op in ("<>", "!=") and kind == A_Expr_Kind.AEXPR_OP_ALL:
-                return ast.BoolExpr(
-                    boolop=BoolExprType.NOT_EXPR, args=(_call("list_contains", right, left),)
-                ), BOOL
+            if (op == "=" and kind == A_Expr_Kind.AEXPR_OP_ANY) or (
+                op in ("<>", "!=") and kind == A_Expr_Kind.AEXPR_OP_ALL
+            ):
+                self.needs.add("pgc_any_eq")
+                found = _call("pgc_any_eq", left, right)
+                if op == "=":
+                    return found, BOOL
+                return ast.BoolExpr(boolop=BoolExprType.NOT_EXPR, args=(found,)), BOOL
+            # DuckDB's x op ANY/ALL(list) has PostgreSQL's three-valued answer except for a
+            # NULL array, which it reads as an empty one
             node.lexpr, node.rexpr = left, right
-            return node, BOOL
+            null_array = ast.NullTest(arg=copy.deepcopy(right), nulltesttype=NullTestType.IS_NULL)
+            return ast.CaseExpr(args=(ast.CaseWhen(expr=null_array, result=_cast(_null(), "boolean")),), defresult=node), BOOL
         if kind in (
             A_Expr_Kind.AEXPR_IN,
             A_Expr_Kind.AEXPR_BETWEEN,
@@ -1856,6 +1901,7 @@ class _Rewriter:
                 elif rt is not None and rt.is_array and _str_const(left) is not None:
                     left = self._array_literal(_str_const(left) or "", rt, left, whole=True)
             if op == "||" and ((lt and lt.is_array) or (rt and rt.is_array)):
+                self._one_numeric_scale(node, [lt.elem if lt and lt.is_array else lt, rt.elem if rt and rt.is_array else rt], (lt, rt))
                 if lt and lt.is_array and rt and rt.is_array:
                     self.needs.add("pgc_array_cat")
                     return _call("pgc_array_cat", left, right), lt
@@ -1879,11 +1925,14 @@ class _Rewriter:
                 "!~~",
                 "~~*",
                 "!~~*",
-                "@>",
-                "<@",
-                "&&",
             ):
                 return node, BOOL
+            if op in ("@>", "<@", "&&"):
+                if op == "&&":
+                    self.needs.add("pgc_arr_overlap")
+                    return _call("pgc_arr_overlap", left, right), BOOL
+                self.needs.add("pgc_arr_contains")
+                return _call("pgc_arr_contains", *((left, right) if op == "@>" else (right, left))), BOOL
             if op == "||":
                 if lt is not None and lt.name == "numeric" and not lt.text_numeric:
                     node.lexpr = numeric_exprs.decimal_text(left)
@@ -2095,6 +2144,12 @@ class _Rewriter:
             target = f"pgc_substr{len(args)}"
             self.needs.add(target)
             return _call(target, *args), TEXT
+        if name == "string_to_array" and len(args) in (2, 3):
+            target = f"pgc_string_to_array{len(args)}"
+            self.needs.add(target)
+            return _call(target, *args), T("_text")
+        if name == "array_to_string" and len(args) in (2, 3):
+            return self._array_to_string(node, args, types[0]), TEXT
         if name == "to_hex" and len(args) == 1 and types[0] is not None and types[0].name in ("int2", "int4"):
             self.needs.add("pgc_to_hex4")  # an int4's two's complement has 8 digits
             return _call("pgc_to_hex4", args[0]), TEXT
@@ -2153,6 +2208,9 @@ class _Rewriter:
             return node, t
         if name == "array_agg":
             t = types[0] if types else None
+            if t is not None and t.is_array and node.over is None:
+                self.needs.add("pgc_array_agg_arrays")  # (one dimension more, PostgreSQL's checks)
+                return _call("pgc_array_agg_arrays", node), T("_" + t.name)
             return node, (
                 T("_" + ("text" if t == UNKNOWN else t.name))
                 if t is not None and not t.is_array
@@ -2164,6 +2222,24 @@ class _Rewriter:
             return node, T("int8" if types[0].name in ("int2", "int4") else "numeric")
         ret = RETURNS.get(name)
         return node, T(ret) if ret else None
+
+    def _array_to_string(self, node: ast.FuncCall, args: list[Any], t: T | None) -> ast.Node:
+        """array_to_string over the elements' text as their output function prints it,
+        every dimension flattened; element types whose DuckDB text differs are refused."""
+        depth = len(t.name) - len(t.name.lstrip("_")) if t is not None and t.is_array else 0
+        elem = t.name.lstrip("_") if t is not None else None
+        arr = args[0]
+        for _ in range(depth - 1):
+            arr = _call("flatten", arr)
+        if elem == "bool":
+            self.needs.add("pgc_bool_list_text")
+            arr = _call("pgc_bool_list_text", arr)
+        elif elem is None or elem not in (*TEXTISH, "int2", "int4", "int8", "oid", "date", "uuid", "unknown"):
+            shown = _type_display(t) if t is not None else "this"
+            raise self.fail("0A000", f"array_to_string() of a {shown} array is not supported by walsender-proxy", node)
+        target = f"pgc_array_to_string{len(args)}"
+        self.needs.add(target)
+        return _call(target, arr, *args[1:])
 
     def _date_part(self, name: str, node: ast.FuncCall, scope: _Scope) -> tuple[ast.Node, T]:
         """EXTRACT (numeric) and date_part (float8) of a date, timestamp, time or interval
@@ -2405,10 +2481,21 @@ class _Rewriter:
         )
 
     def deparse(self, stmt: ast.Node) -> str:
-        text = RawStream()(stmt)
+        text = nodes.deparse(stmt)
         for ph, sub in self.placeholders.items():
             text = text.replace(ph, f"({sub})")
         return text
+
+
+def _one_column(refs: Sequence[Any]) -> bool:
+    """Column references that name one column (``x`` and ``t.x``: an unqualified name
+    resolved, or PostgreSQL would have said it is ambiguous)."""
+    if not all(isinstance(r, ast.ColumnRef) and all(isinstance(f, ast.String) for f in r.fields) for r in refs):
+        return False
+    paths = {tuple(f.sval for f in r.fields) for r in refs}
+    if len({p[-1] for p in paths}) != 1:
+        return False
+    return len({p[:-1] for p in paths if len(p) > 1}) <= 1
 
 
 def _lsn_int(node: ast.Node) -> ast.Node:
