@@ -415,6 +415,8 @@ GUCS: dict[str, Guc] = {
         Guc("TimeZone", "UTC", report=True, check=_timezone),
         Guc("integer_datetimes", "on", report=True, settable=False, category="Preset Options"),
         Guc("standard_conforming_strings", "on", report=True, only=("on",)),
+        # (it warns of backslashes in '…' literals only when standard_conforming_strings is off)
+        Guc("escape_string_warning", "on"),
         Guc("application_name", "", report=True),
         Guc("is_superuser", "off", report=True, settable=False),
         Guc("session_authorization", "", report=True, settable=False),

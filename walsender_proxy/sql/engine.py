@@ -167,11 +167,8 @@ class Engine:
             fast = self._point_select(tx, plan, params)
             if fast is not None:
                 return fast
-        if node.lockingClause:
-            # FOR UPDATE/SHARE: the rows are read at the snapshot; writers are caught by
-            # first-updater-wins at write time.
-            node.lockingClause = None
-            text = RawStream()(node)
+        # FOR UPDATE/SHARE: the rows are read at the snapshot (the rewriter drops the clause,
+        # keeping PostgreSQL's refusals); writers are caught by first-updater-wins at write time.
         rw = self.rewritten(text, tx, params=params)
         try:
             rel = self.relation(rw.sql, params, rw.dropped_params)

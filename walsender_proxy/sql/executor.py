@@ -246,6 +246,20 @@ class Executor:
         else:
             self._end_tx(commit=False)
 
+    def _discard(self, node: ast.DiscardStmt) -> Iterator[Outcome]:
+        """DISCARD PLANS and SEQUENCES have nothing to drop here (DuckDB plans each
+        statement; the proxy has no sequences); DISCARD ALL is PostgreSQL's list: RESET
+        ALL, DEALLOCATE ALL, CLOSE ALL, the session's advisory locks released."""
+        target = {enums.DiscardMode.DISCARD_PLANS: "PLANS", enums.DiscardMode.DISCARD_SEQUENCES: "SEQUENCES", enums.DiscardMode.DISCARD_TEMP: "TEMP"}.get(node.target, "ALL")
+        if target == "ALL":
+            self._check_no_block("DISCARD ALL")
+            for name in self.settings.reset_all():
+                yield ParameterChanged(name, self.settings.get(name))
+            self.statements = {k: v for k, v in self.statements.items() if not k}
+            self.portals.clear()
+            self.services.advisory.release_all(self.backend_pid, xact=False)
+        yield Done(f"DISCARD {target}")
+
     def close(self) -> None:
         if self.tx is not None:
             self._end_tx(commit=False)
@@ -525,10 +539,7 @@ class Executor:
         elif isinstance(node, (ast.CreateRoleStmt, ast.AlterRoleStmt, ast.DropRoleStmt)):
             yield Done(self._role(node))
         elif isinstance(node, ast.DiscardStmt):
-            self._check_no_block("DISCARD ALL")
-            self.statements = {k: v for k, v in self.statements.items() if not k}
-            self.portals.clear()
-            yield Done("DISCARD ALL")
+            yield from self._discard(node)
         elif isinstance(node, ast.DeallocateStmt):
             if node.name is None:
                 self.statements = {"": self.statements[""]} if "" in self.statements else {}

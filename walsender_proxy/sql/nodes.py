@@ -18,8 +18,7 @@ from pglast.stream import RawStream
 #: reserved and type_function categories less PostgreSQL's): a table or column named
 #: ``at`` or ``map`` is an ordinary name to PostgreSQL, so DuckDB must see it quoted.
 _DUCKDB_ONLY_KEYWORDS = frozenset(
-    "anti asof at by columns describe generated glob lambda map pivot pivot_longer pivot_wider"
-    " positional qualify semi show struct summarize try_cast tuple unpack unpivot".split()
+    ["anti", "asof", "at", "by", "columns", "describe", "generated", "glob", "lambda", "map", "pivot", "pivot_longer", "pivot_wider", "positional", "qualify", "semi", "show", "struct", "summarize", "try_cast", "tuple", "unpack", "unpivot"]
 )
 
 

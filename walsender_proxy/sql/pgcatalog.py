@@ -2208,6 +2208,20 @@ _MACROS: dict[str, str] = {
             <> list_max(list_transform(r, lambda pgc_e: len(pgc_e)))
             THEN error('PGERR[2202E] cannot accumulate arrays of different dimensionality')
         ELSE r END)""",
+    # integer negation and abs: the one value whose opposite does not fit is 22003 (DuckDB
+    # widens the type instead)
+    "pgc_neg_int2": """MACRO pgc_neg_int2(x) AS (CASE
+        WHEN x = -32768 THEN error('PGERR[22003] smallint out of range') ELSE (-x)::SMALLINT END)""",
+    "pgc_abs_int2": """MACRO pgc_abs_int2(x) AS (CASE
+        WHEN x = -32768 THEN error('PGERR[22003] smallint out of range') ELSE abs(x)::SMALLINT END)""",
+    "pgc_neg_int4": """MACRO pgc_neg_int4(x) AS (CASE
+        WHEN x = -2147483648 THEN error('PGERR[22003] integer out of range') ELSE (-x)::INTEGER END)""",
+    "pgc_abs_int4": """MACRO pgc_abs_int4(x) AS (CASE
+        WHEN x = -2147483648 THEN error('PGERR[22003] integer out of range') ELSE abs(x)::INTEGER END)""",
+    "pgc_neg_int8": """MACRO pgc_neg_int8(x) AS (CASE
+        WHEN x = -9223372036854775808 THEN error('PGERR[22003] bigint out of range') ELSE (-x)::BIGINT END)""",
+    "pgc_abs_int8": """MACRO pgc_abs_int8(x) AS (CASE
+        WHEN x = -9223372036854775808 THEN error('PGERR[22003] bigint out of range') ELSE abs(x)::BIGINT END)""",
     # string functions whose DuckDB namesakes answer differently
     "pgc_to_hex": """MACRO pgc_to_hex(x) AS (lower(to_hex(x::BIGINT)))""",
     "pgc_to_hex4": """MACRO pgc_to_hex4(x) AS (lower(to_hex(x::BIGINT & 4294967295)))""",

@@ -41,16 +41,15 @@ import pyarrow as pa
 from pglast import ast
 from pglast.enums import (
     A_Expr_Kind,
-    NullTestType,
     BoolExprType,
     CoercionForm,
     CTEMaterialize,
     MinMaxOp,
+    NullTestType,
     SetOperation,
     SQLValueFunctionOp,
     SubLinkType,
 )
-from pglast.stream import RawStream
 
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, parse_type
@@ -464,6 +463,13 @@ _OUT_FORMAT = {
     "regproc": "pgc_regproc_out",
 }
 
+#: PostgreSQL types with no DuckDB counterpart in the proxy: a cast to one is refused, where
+#: it would otherwise yield the input text unchecked and unnormalised (``'1'::money`` is
+#: ``$1.00``, ``'1.2.3.4/32'::inet`` is ``1.2.3.4``).
+UNMODELED_TYPES = frozenset(
+    ["money", "bit", "varbit", "tsvector", "tsquery", "gtsvector", "xml", "inet", "cidr", "macaddr", "macaddr8", "point", "line", "lseg", "box", "path", "polygon", "circle", "int4range", "int8range", "numrange", "tsrange", "tstzrange", "daterange", "int4multirange", "int8multirange", "nummultirange", "tsmultirange", "tstzmultirange", "datemultirange", "txid_snapshot", "pg_snapshot", "aclitem"]
+)
+
 _DUCK_SCALAR = {
     **{k: v for k, v in literals.DUCK_TYPES.items() if v != "varchar"},
     "timetz": "timetz",
@@ -856,6 +862,7 @@ class _Rewriter:
                     for (n, lt), (_, rt) in zip(lcols, rcols, strict=True)
                 ]
                 cols = self._set_operation_numeric(stmt, cols)
+                cols = self._set_operation_chars(stmt, cols)
             outer = _Scope(scope)
             if cols is not None:
                 outer.add("*setop*", _Rel(list(cols)))
@@ -976,6 +983,8 @@ class _Rewriter:
             sorts = []
             for s in stmt.sortClause:
                 self._unambiguous_sort(s, stmt, cols)
+                if stmt.op != SetOperation.SETOP_NONE and cols is not None:
+                    self._set_operation_sort(s.node, cols)
                 (t,) = self._positional([s.node], cols) or (None,)
                 if t is not None and t.text_numeric:  # ORDER BY n of a text-held numeric
                     n = s.node.val.ival
@@ -997,8 +1006,82 @@ class _Rewriter:
             stmt.limitCount = self.expr(stmt.limitCount, scope)[0]
         if stmt.limitOffset is not None:
             stmt.limitOffset = self.expr(stmt.limitOffset, scope)[0]
-        # row locks mean nothing over an immutable snapshot; DuckDB has no FOR UPDATE
+        # row locks mean nothing over an immutable snapshot; DuckDB has no FOR UPDATE (but
+        # PostgreSQL's refusals of a lock it could not take are kept)
+        if stmt.lockingClause:
+            strength = _LOCK_STRENGTH.get(stmt.lockingClause[0].strength, "FOR UPDATE")
+            where = (
+                "UNION/INTERSECT/EXCEPT" if stmt.op != SetOperation.SETOP_NONE
+                else "DISTINCT clause" if stmt.distinctClause
+                else "GROUP BY clause" if stmt.groupClause
+                else "HAVING clause" if stmt.havingClause is not None
+                else None
+            )
+            if where is not None:
+                raise self.fail("0A000", f"{strength} is not allowed with {where}", stmt)
         stmt.lockingClause = None
+
+    def _set_operation_sort(self, ref: ast.Node, cols: Sequence[tuple[str, T | None]]) -> None:
+        """A set operation is ordered by its output columns' names or positions only, as in
+        PostgreSQL's transformSetOperationStmt."""
+        if isinstance(ref, ast.A_Const) and isinstance(ref.val, ast.Integer):
+            return
+        if isinstance(ref, ast.ColumnRef) and len(ref.fields) == 1 and isinstance(ref.fields[0], ast.String):
+            name = ref.fields[0].sval
+            if name not in [n for n, _ in cols]:
+                raise self.fail("42703", f'column "{name}" does not exist', ref)
+            return
+        raise self.fail(
+            "0A000",
+            "invalid UNION/INTERSECT/EXCEPT ORDER BY clause",
+            ref,
+            detail="Only result column names can be used, not expressions or functions.",
+            hint="Add the expression/function to every SELECT, or move the UNION into a FROM clause.",
+        )
+
+    def _set_operation_chars(
+        self, stmt: ast.SelectStmt, cols: list[tuple[str, T | None]]
+    ) -> list[tuple[str, T | None]]:
+        """character(n) meeting varchar or text in a set operation: PostgreSQL's result is the
+        first arm's type (select_common_type: the casts go both ways), so a character(n)
+        arm's values lose their padding when the result is varchar or text, and stay
+        character (compared without it) when the result is character. A row-comparing
+        operation over a character result and unpadded values is refused: which of two
+        values equal but for their padding PostgreSQL prints is its hashing's choice."""
+        arms = list(_set_operation_arms(stmt))
+        arm_cols = [self.arm_columns.get(id(a)) for a in arms]
+        if any(a is None or len(a) != len(cols) for a in arm_cols):
+            return cols
+        out = list(cols)
+        distinct = not _union_all(stmt)
+        for i in range(len(cols)):
+            types = [a[i][1] for a in arm_cols]  # type: ignore[index]
+            chars = [is_bpchar(t) for t in types]
+            if not any(chars) or all(chars):
+                continue
+            first = next((t for t in types if t is not None and t != UNKNOWN), None)
+            if is_bpchar(first):
+                if distinct:
+                    raise self.fail(
+                        "0A000",
+                        "UNION, INTERSECT or EXCEPT of character(n) and other string values is not supported by walsender-proxy",
+                        stmt,
+                        hint="Cast the character(n) column to text or varchar in every arm.",
+                    )
+                out[i] = (cols[i][0], T("bpchar"))
+                continue
+            for arm, char in zip(arms, chars, strict=True):
+                if not char:
+                    continue
+                if arm.valuesLists:
+                    arm.valuesLists = tuple(
+                        tuple(_call("rtrim", v, _str(" ")) if c == i else v for c, v in enumerate(row))
+                        for row in arm.valuesLists
+                    )
+                elif arm.targetList and len(arm.targetList) == len(cols):
+                    arm.targetList[i].val = _call("rtrim", arm.targetList[i].val, _str(" "))
+            out[i] = (cols[i][0], first)
+        return out
 
     def _set_operation_numeric(
         self, stmt: ast.SelectStmt, cols: list[tuple[str, T | None]]
@@ -1399,8 +1482,8 @@ class _Rewriter:
                 return numeric_exprs.as_text(Operand(node, "numeric")), NUMERIC_TEXT
         if isinstance(v, ast.Boolean):
             return node, BOOL
-        if isinstance(v, ast.BitString):
-            return node, T("bit")
+        if isinstance(v, ast.BitString):  # (DuckDB's BIT prints raw bytes)
+            raise self.fail("0A000", "type bit is not supported by walsender-proxy", node)
         return node, UNKNOWN
 
     def e_ParamRef(self, node: ast.ParamRef, scope: _Scope) -> tuple[ast.Node, T | None]:
@@ -1590,6 +1673,9 @@ class _Rewriter:
 
     def e_TypeCast(self, node: ast.TypeCast, scope: _Scope) -> tuple[ast.Node, T | None]:
         target, is_array, typmods = self._type_name(node.typeName)
+        if target in UNMODELED_TYPES:  # (a varchar of the input text would print it unchecked)
+            shown = pgcatalog.format_type(pgcatalog.TYPE_OIDS[target], None) or target
+            raise self.fail("0A000", f"type {shown} is not supported by walsender-proxy", node)
         ctype = self._lake_type(target, typmods, is_array, node.typeName)
         if target == "numeric" and ctype is not None and not is_array:
             exact = self._numeric_constant(node.arg, ctype)
@@ -1851,6 +1937,10 @@ class _Rewriter:
             return node, BOOL
         if kind == A_Expr_Kind.AEXPR_SIMILAR:
             return self._similar(node, op, scope), BOOL
+        if kind == A_Expr_Kind.AEXPR_OP and op in ("/", "%") and _int_value(node.rexpr) == 0 and _int_value(node.lexpr) is not None:
+            # PostgreSQL folds constants while planning: 1/0 fails even where no row or CASE
+            # branch would evaluate it
+            raise self.fail("22012", "division by zero", node)
         left, lt = self.expr(node.lexpr, scope)
         right, rt = self.expr(node.rexpr, scope)
         if kind == A_Expr_Kind.AEXPR_OP and op in _COMPARISONS:
@@ -1883,6 +1973,10 @@ class _Rewriter:
                 return ast.CaseExpr(args=(ast.CaseWhen(expr=same, result=_cast(_null(), "varchar")),), defresult=value), NUMERIC_TEXT
             node.lexpr, node.rexpr = left, right
             return node, lt
+        if kind == A_Expr_Kind.AEXPR_OP and op in ("-", "@") and node.lexpr is None and rt is not None and rt.name in ("int2", "int4", "int8"):
+            fn = f"pgc_{'neg' if op == '-' else 'abs'}_{rt.name}"
+            self.needs.add(fn)
+            return _call(fn, right), rt
         if kind == A_Expr_Kind.AEXPR_OP and op in numeric_exprs.OPERATORS:
             numeric = self._numeric_operator(op, node, left, lt, right, rt)
             if numeric is not None:
@@ -2144,6 +2238,9 @@ class _Rewriter:
             target = f"pgc_substr{len(args)}"
             self.needs.add(target)
             return _call(target, *args), TEXT
+        if name == "abs" and len(args) == 1 and types[0] is not None and types[0].name in ("int2", "int4", "int8"):
+            self.needs.add(f"pgc_abs_{types[0].name}")
+            return _call(f"pgc_abs_{types[0].name}", args[0]), types[0]
         if name == "string_to_array" and len(args) in (2, 3):
             target = f"pgc_string_to_array{len(args)}"
             self.needs.add(target)
@@ -2487,6 +2584,22 @@ class _Rewriter:
         return text
 
 
+def _int_value(node: Any) -> int | None:
+    """An integer constant's value (a signed literal too), else None."""
+    if isinstance(node, ast.A_Const) and isinstance(node.val, ast.Integer):
+        return node.val.ival
+    if (
+        isinstance(node, ast.A_Expr)
+        and node.kind == A_Expr_Kind.AEXPR_OP
+        and node.lexpr is None
+        and node.name
+        and node.name[-1].sval in ("-", "+")
+    ):
+        inner = _int_value(node.rexpr)
+        return None if inner is None else (-inner if node.name[-1].sval == "-" else inner)
+    return None
+
+
 def _one_column(refs: Sequence[Any]) -> bool:
     """Column references that name one column (``x`` and ``t.x``: an unqualified name
     resolved, or PostgreSQL would have said it is ambiguous)."""
@@ -2520,6 +2633,10 @@ _TAKES_TEXT = frozenset({
     "count", "format", "concat", "concat_ws", "quote_literal", "quote_nullable", "pg_typeof", "num_nulls",
     "num_nonnulls",
 })  # fmt: skip
+
+
+#: pglast's LockClauseStrength, as PostgreSQL's messages name it.
+_LOCK_STRENGTH = {1: "FOR KEY SHARE", 2: "FOR SHARE", 3: "FOR NO KEY UPDATE", 4: "FOR UPDATE"}
 
 
 def _set_operation_arms(stmt: ast.SelectStmt) -> Iterator[ast.SelectStmt]:
