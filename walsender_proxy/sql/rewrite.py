@@ -2331,9 +2331,9 @@ class _Rewriter:
         if elem == "bool":
             self.needs.add("pgc_bool_list_text")
             arr = _call("pgc_bool_list_text", arr)
-        elif elem is None or elem not in (*TEXTISH, "int2", "int4", "int8", "oid", "date", "uuid", "unknown"):
-            shown = _type_display(t) if t is not None else "this"
-            raise self.fail("0A000", f"array_to_string() of a {shown} array is not supported by walsender-proxy", node)
+        elif elem is None or elem not in (*TEXTISH, "int2", "int4", "int8", "oid", "date", "uuid", "aclitem"):
+            shown = _type_display(t) if t is not None else "an untyped array"
+            raise self.fail("0A000", f"array_to_string() of {shown} is not supported by walsender-proxy", node)
         target = f"pgc_array_to_string{len(args)}"
         self.needs.add(target)
         return _call(target, arr, *args[1:])
