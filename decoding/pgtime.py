@@ -10,15 +10,28 @@ layer.
 from __future__ import annotations
 
 import time
+from contextvars import ContextVar
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
-__all__ = ["PG_EPOCH", "PG_EPOCH_UNIX_US", "datetime_to_pg", "pg_now", "pg_to_datetime"]
+__all__ = ["PG_EPOCH", "PG_EPOCH_UNIX_US", "TRANSACTION_NOW", "datetime_to_pg", "pg_now", "pg_to_datetime", "unix_now_us"]
 
 PG_EPOCH: Final = datetime(2000, 1, 1, tzinfo=UTC)
 #: Microseconds from the Unix epoch to PostgreSQL's.
 PG_EPOCH_UNIX_US: Final = 946_684_800_000_000
 _ONE_US: Final = timedelta(microseconds=1)
+
+
+#: The current transaction's start (Unix microseconds) while a session converts its
+#: statement's values: PostgreSQL's 'now', 'today', … read the transaction's timestamp,
+#: not the wall clock. Unset: the wall clock.
+TRANSACTION_NOW: ContextVar[int | None] = ContextVar("transaction_now", default=None)
+
+
+def unix_now_us() -> int:
+    """'now' for value input: the transaction's timestamp when one is set, else the clock."""
+    us = TRANSACTION_NOW.get()
+    return time.time_ns() // 1000 if us is None else us
 
 
 def pg_now() -> int:

@@ -143,6 +143,8 @@ class ColumnType:
             elif self.base.name == "numeric":
                 p, s = self.numeric_precision_scale or (0, 0)
                 mod = f"({p},{s})"
+            elif self.base.name in ("timestamp", "timestamptz", "time"):
+                mod = f"({self.typmod})"
         if self.base.name in ("timestamp", "timestamptz", "time") and mod:
             head, _, tail = pretty.partition(" ")
             pretty = f"{head}{mod} {tail}"
@@ -178,6 +180,8 @@ def parse_type(text: str) -> ColumnType:
             if not 1 <= precision <= 1000 or scale > precision:
                 raise PgError("22023", f"NUMERIC precision {precision} must be between 1 and 1000")
             typmod = ((precision << 16) | scale) + 4
+        elif name in ("timestamp", "timestamptz", "time"):
+            typmod = min(int(a), 6)  # fractional digits (PostgreSQL reduces 7+ to 6)
     elif name == "bpchar" and text.strip().lower() in ("char", "character"):
         typmod = 1 + 4  # bare char means char(1), as in PostgreSQL
     return ColumnType(base, typmod, bool(arrays))

@@ -10,12 +10,12 @@ error codes follow the C code closely, which is what makes odd inputs ("Jan 8 99
 from __future__ import annotations
 
 import math
-import time as _time
 from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from decoding.errors import PgError
+from decoding.pgtime import unix_now_us
 from decoding.pgvalues import _calendar as cal
 
 # field types (datetime.h)
@@ -708,7 +708,7 @@ def _j2days(jd: int) -> int:
 
 
 def _now_usecs() -> int:
-    return _time.time_ns() // 1000
+    return unix_now_us()
 
 
 @dataclass

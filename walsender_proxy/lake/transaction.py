@@ -27,6 +27,7 @@ from decoding.catalog import RID, Catalog, CatalogOp, Column, Table
 from decoding.errors import PgError
 from decoding.pgoutput import rowfilter
 from decoding.pgtypes import ColumnType, parse_type
+from decoding.pgvalues.typmod import SUBSECOND_TYPES, round_times
 from walsender_proxy.lake import ddl
 from walsender_proxy.lake.errors import (
     LakeError,
@@ -1217,7 +1218,23 @@ def _delta_rows(t: Table, code: int, src: pa.Table, seq: int) -> pa.Table:
 
 
 def _to_arrow(t: Table, rows: Any) -> pa.Table:
-    """Coerce input rows to the table's physical schema (without ``_rid``)."""
+    """Coerce input rows to the table's physical schema (without ``_rid``), times rounded
+    to their columns' precision."""
+    return _rounded(t, _to_arrow_schema(t, rows))
+
+
+def _rounded(t: Table, data: pa.Table) -> pa.Table:
+    """``data`` with its time(p)/timestamp(p) columns rounded to p digits (a value computed
+    by DuckDB, or bound in binary, carries all six)."""
+    for c in t.columns:
+        if c.type.base.name in SUBSECOND_TYPES and 0 <= c.type.typmod < 6 and not c.type.is_array:
+            i = data.schema.get_field_index(c.physical)
+            if i >= 0:
+                data = data.set_column(i, data.schema.field(i), _round_times(data.column(i), c.type))
+    return data
+
+
+def _to_arrow_schema(t: Table, rows: Any) -> pa.Table:
     lay = layout(t)
     schema = lay.plain
     if isinstance(rows, pa.Table):
@@ -1325,7 +1342,16 @@ def conform(arr: pa.Array | pa.ChunkedArray, c: Column) -> pa.Array | pa.Chunked
         from decoding.pgvalues import decode_text_arrow, encode_text_arrow
 
         return decode_text_arrow(c.type, encode_text_arrow(ColumnType(c.type.base), arr))
-    return arr.cast(target)
+    return _round_times(arr.cast(target), c.type)
+
+
+def _round_times(arr: pa.Array | pa.ChunkedArray, ctype: ColumnType) -> pa.Array | pa.ChunkedArray:
+    """A time/timestamp column's precision typmod on the values stored into it."""
+    if ctype.base.name not in SUBSECOND_TYPES or not 0 <= ctype.typmod < 6:
+        return arr
+    if isinstance(arr, pa.ChunkedArray):
+        return pa.chunked_array([round_times(ch, ctype) for ch in arr.chunks], type=arr.type)
+    return round_times(arr, ctype)
 
 
 _INT_OUT_OF_RANGE = {"int2": "smallint out of range", "int4": "integer out of range", "int8": "bigint out of range"}
@@ -1373,7 +1399,7 @@ def _conform_table(t: Table, rows: pa.Table) -> pa.Table:
     """``_rid`` plus every column in its storage type (see :func:`conform`)."""
     lay = layout(t)
     if rows.schema.equals(lay.with_rid):
-        return rows  # already so (the SQL layer's point statements build it that way)
+        return _rounded(t, rows)  # (the SQL layer's point statements build it that way)
     return pa.Table.from_arrays(
         [rows.column(RID).cast(pa.int64())] + [conform(rows.column(c.physical), c) for c in t.columns],
         schema=t.arrow_schema(with_rid=True),

@@ -41,8 +41,8 @@ def type_text(tn: ast.TypeName) -> str:
             mods.append(str(m.val.ival))
         else:
             raise PgError("42601", f'invalid type modifier for type "{name}"')
-    if name in ("timestamp", "timestamptz", "time", "interval") and mods:
-        mods = []  # precision: the lake keeps microseconds
+    if name == "interval" and mods:
+        raise unsupported("interval type modifiers (fields and precision)")
     text = name + (f"({','.join(mods)})" if mods else "")
     text += "[]" * len(tn.arrayBounds or ())
     try:

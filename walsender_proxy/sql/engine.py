@@ -31,6 +31,7 @@ from pglast.stream import RawStream
 
 from decoding.catalog import RID, Table
 from decoding.errors import PgError
+from decoding.pgtime import TRANSACTION_NOW
 from decoding.pgtypes import ColumnType, type_by_oid
 from walsender_proxy.backend.outcomes import (
     BINARY_AS_PG,
@@ -51,7 +52,14 @@ from walsender_proxy.sql.ddl_sql import qualified, unsupported
 from walsender_proxy.sql.literals import duckdb_cast_error
 from walsender_proxy.sql.pgcatalog import CatalogBinding, translate_error
 from walsender_proxy.sql.readahead import ReadAhead
-from walsender_proxy.sql.rewrite import Origin, Rewritten, UserTable
+from walsender_proxy.sql.rewrite import (
+    CLOCK_VARIABLE_PREFIX,
+    STATEMENT_CLOCK,
+    TRANSACTION_CLOCK,
+    Origin,
+    Rewritten,
+    UserTable,
+)
 from walsender_proxy.sql.udf_errors import udf_error
 
 if TYPE_CHECKING:
@@ -128,9 +136,13 @@ class Engine:
     def rewritten(self, sql: str, tx: Transaction, overrides: dict[tuple[str | None, str], str | UserTable] | None = None, params: Sequence[Any] = ()) -> Rewritten:
         """The statement for DuckDB; ``params`` (the bound values) tell which ``$n`` are
         text, whose casts go through the target type's input function."""
-        return catalog_bridge.rewrite_and_register(
-            self.ex, self.binding, sql, self.resolver(tx, overrides), tx, text_params(params), getattr(params, "types", ())
-        )
+        token = TRANSACTION_NOW.set(self.ex.xact_start_us)
+        try:
+            return catalog_bridge.rewrite_and_register(
+                self.ex, self.binding, sql, self.resolver(tx, overrides), tx, text_params(params), getattr(params, "types", ())
+            )
+        finally:
+            TRANSACTION_NOW.reset(token)
 
     def relation(self, sql: str, params: Sequence[Any], dropped: frozenset[int] = frozenset()) -> duckdb.DuckDBPyRelation:
         """DuckDB's relation for ``sql`` with the bound values. A parameter Parse declared
@@ -144,11 +156,23 @@ class Engine:
         if unused:
             args = {str(n): v for n, v in enumerate(params, 1) if n not in unused} or None
         try:
+            if CLOCK_VARIABLE_PREFIX in sql:
+                self._set_clocks()
             return self.con.sql(sql, params=args)
         except PgError:
             raise
         except Exception as e:
             raise duck_error(e) from None
+
+    def _set_clocks(self) -> None:
+        """The transaction's and the statement's timestamps, which the rewritten statement
+        reads as DuckDB variables (DuckDB's own now() is its transaction's start)."""
+        xact = self.ex.xact_start_us
+        stmt = int(self.ex.query_start * 1_000_000) if self.ex.query_start is not None else xact
+        self.con.execute(
+            f"SET VARIABLE {TRANSACTION_CLOCK} = make_timestamp({xact})::TIMESTAMPTZ;"
+            f" SET VARIABLE {STATEMENT_CLOCK} = make_timestamp({stmt})::TIMESTAMPTZ"
+        )
 
     def tables_of(self, tx: Transaction, rw: Rewritten) -> list[Table]:
         out = []

@@ -29,6 +29,7 @@ from pglast.stream import RawStream
 from decoding.catalog import RID, Table
 from decoding.errors import PgError, disk_full_error
 from decoding.lsn import format_lsn
+from decoding.pgtime import TRANSACTION_NOW
 from walsender_proxy.backend import logs
 from walsender_proxy.backend.outcomes import (
     Column,
@@ -171,6 +172,9 @@ class Executor:
         #: What this session's log lines show of it (set by the session).
         self.log_session: logs.LogSession | None = None
         self.query_start: float | None = None
+        #: When the current transaction began (Unix microseconds): now(), CURRENT_TIMESTAMP
+        #: and 'now' read it, as PostgreSQL's transaction timestamp.
+        self.xact_start_us: int = time.time_ns() // 1000
         self.running = False
         self.engine = Engine(self)
 
@@ -187,6 +191,8 @@ class Executor:
             iso = self._tx_isolation or _ISOLATION[self.settings.get("default_transaction_isolation")]
             ro = self._tx_read_only if self._tx_read_only is not None else self.settings.get("default_transaction_read_only") == "on"
             self.tx = self.lake.begin(iso, read_only=ro, snapshot_csn=self._imported_csn)
+            # (PostgreSQL's transaction timestamp is its first statement's start)
+            self.xact_start_us = int(self.query_start * 1_000_000) if self.query_start is not None else time.time_ns() // 1000
             self.settings.begin()
         return self.tx
 
@@ -470,6 +476,9 @@ class Executor:
         """Execute one statement. Errors propagate as PgError after the transaction state
         was updated (see :meth:`fail`)."""
         self.query, self.query_start, self.running = text, time.time(), True
+        # value input ('now', 'today') in this statement reads the transaction's timestamp
+        live = self.tx is not None and self.tx.state in (State.ACTIVE, State.FAILED)
+        TRANSACTION_NOW.set(self.xact_start_us if live else int(self.query_start * 1_000_000))
         timeout = self.settings.get("statement_timeout")
         deadline = None
         if timeout != "0":

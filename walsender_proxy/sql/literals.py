@@ -40,6 +40,7 @@ from decoding.pgtypes import ColumnType, base_types
 from decoding.pgvalues import _calendar as cal
 from decoding.pgvalues import decode_text_arrow
 from decoding.pgvalues.textin import Num, numeric_parse, numeric_typmod
+from decoding.pgvalues.typmod import round_times
 from walsender_proxy.sql import numeric_exprs, numeric_math, numeric_text
 from walsender_proxy.sql.nodes import (
     bool_const,
@@ -184,30 +185,7 @@ def _apply_typmod(arr: pa.Array, ctype: ColumnType) -> pa.Array:
         n = ctype.typmod - 4
         out = pc.utf8_slice_codeunits(arr, 0, n)
         return pc.utf8_rpad(out, n, " ") if name == "bpchar" else out
-    return _round_times(arr, ctype)
-
-
-#: AdjustTimestampForTypmod's scales and offsets by precision 0..6.
-_SCALES = [10**6, 10**5, 10**4, 10**3, 10**2, 10, 1]
-
-
-def _round_times(arr: pa.Array, ctype: ColumnType) -> pa.Array:
-    """time(p) / timestamp(p): round half away from zero to ``p`` fractional digits,
-    counted from PostgreSQL's epoch (2000-01-01) as PostgreSQL does; infinities stay."""
-    p = ctype.typmod
-    if p >= 6:
-        return arr
-    scale = _SCALES[p]
-    raw = np.asarray(arr.view(pa.int64()).fill_null(0), dtype=np.int64)
-    if ctype.base.name == "time":
-        rounded = (raw + scale // 2) // scale * scale
-    else:
-        finite = np.abs(raw) < cal.INT64_MAX
-        pg = raw - cal.PG_EPOCH_USECS
-        mag = (np.abs(pg) + scale // 2) // scale * scale
-        rounded = np.where(finite, np.sign(pg) * mag + cal.PG_EPOCH_USECS, raw)
-    out = pa.array(rounded, pa.int64(), mask=~np.asarray(arr.is_valid()))
-    return out.view(arr.type)
+    return round_times(arr, ctype)
 
 
 # ------------------------------------------------------------------- DuckDB expressions

@@ -2222,6 +2222,15 @@ _MACROS: dict[str, str] = {
         WHEN x = -9223372036854775808 THEN error('PGERR[22003] bigint out of range') ELSE (-x)::BIGINT END)""",
     "pgc_abs_int8": """MACRO pgc_abs_int8(x) AS (CASE
         WHEN x = -9223372036854775808 THEN error('PGERR[22003] bigint out of range') ELSE abs(x)::BIGINT END)""",
+    # a timestamptz rounded to a multiple of ``scale`` microseconds (timestamp(p)'s typmod)
+    # (half away from zero counted from PostgreSQL's epoch, 2000-01-01)
+    "pgc_round_us": """MACRO pgc_round_us(ts, scale) AS (CASE WHEN isinf(ts) THEN ts::TIMESTAMPTZ
+        WHEN epoch_us(ts) >= 946684800000000
+            THEN make_timestamp(((epoch_us(ts) - 946684800000000 + scale // 2) // scale) * scale + 946684800000000)::TIMESTAMPTZ
+        ELSE make_timestamp(946684800000000 - ((946684800000000 - epoch_us(ts) + scale // 2) // scale) * scale)::TIMESTAMPTZ END)""",
+    # time(p): rounded half up (a time is never negative; 23:59:59.99 may round to 24:00)
+    "pgc_round_time": """MACRO pgc_round_time(t, scale) AS (
+        make_time(0, 0, 0) + to_microseconds(((epoch_us(t) + scale // 2) // scale) * scale))""",
     # string functions whose DuckDB namesakes answer differently
     "pgc_to_hex": """MACRO pgc_to_hex(x) AS (lower(to_hex(x::BIGINT)))""",
     "pgc_to_hex4": """MACRO pgc_to_hex4(x) AS (lower(to_hex(x::BIGINT & 4294967295)))""",

@@ -470,6 +470,24 @@ UNMODELED_TYPES = frozenset(
     ["money", "bit", "varbit", "tsvector", "tsquery", "gtsvector", "xml", "inet", "cidr", "macaddr", "macaddr8", "point", "line", "lseg", "box", "path", "polygon", "circle", "int4range", "int8range", "numrange", "tsrange", "tstzrange", "daterange", "int4multirange", "int8multirange", "nummultirange", "tsmultirange", "tstzmultirange", "datemultirange", "txid_snapshot", "pg_snapshot", "aclitem"]
 )
 
+#: DuckDB variables the engine sets before a statement that reads them: PostgreSQL's
+#: transaction and statement timestamps (DuckDB's now() is its own transaction's start).
+CLOCK_VARIABLE_PREFIX = "wpx_clock_"
+TRANSACTION_CLOCK = CLOCK_VARIABLE_PREFIX + "xact"
+STATEMENT_CLOCK = CLOCK_VARIABLE_PREFIX + "stmt"
+#: Words of date/time input that read the clock: a statement with one is not cached.
+_CLOCK_WORDS = re.compile(r"(?i)\b(now|today|tomorrow|yesterday)\b")
+
+
+def _clock(name: str = TRANSACTION_CLOCK, precision: int | None = None) -> ast.Node:
+    """The transaction's (or statement's) timestamp as a timestamptz, rounded to
+    ``precision`` fractional digits as a timestamp(p) typmod rounds."""
+    value: ast.Node = _cast(_call("getvariable", _str(name)), "timestamptz")
+    if precision is not None and 0 <= precision < 6:
+        value = _call("pgc_round_us", value, _int(10 ** (6 - precision)))
+    return value
+
+
 _DUCK_SCALAR = {
     **{k: v for k, v in literals.DUCK_TYPES.items() if v != "varchar"},
     "timetz": "timetz",
@@ -1612,6 +1630,23 @@ class _Rewriter:
         if target is not None:
             self.needs.add(target)
             return _call(target), T("name")
+        precision = node.typmod if node.typmod is not None and node.typmod >= 0 else None
+        clock = _clock(precision=precision)
+        if precision is not None:
+            self.needs.add("pgc_round_us")
+        as_type = {
+            SQLValueFunctionOp.SVFOP_CURRENT_DATE: "date",
+            SQLValueFunctionOp.SVFOP_CURRENT_TIME: "timetz",
+            SQLValueFunctionOp.SVFOP_CURRENT_TIME_N: "timetz",
+            SQLValueFunctionOp.SVFOP_LOCALTIME: "time",
+            SQLValueFunctionOp.SVFOP_LOCALTIME_N: "time",
+            SQLValueFunctionOp.SVFOP_LOCALTIMESTAMP: "timestamp",
+            SQLValueFunctionOp.SVFOP_LOCALTIMESTAMP_N: "timestamp",
+        }
+        if op in (SQLValueFunctionOp.SVFOP_CURRENT_TIMESTAMP, SQLValueFunctionOp.SVFOP_CURRENT_TIMESTAMP_N):
+            return clock, T("timestamptz")
+        if op in as_type:
+            return _cast(clock, as_type[op]), T(as_type[op])
         types = {
             SQLValueFunctionOp.SVFOP_CURRENT_DATE: "date",
             SQLValueFunctionOp.SVFOP_CURRENT_TIME: "timetz",
@@ -1789,6 +1824,12 @@ class _Rewriter:
         duck = _duck_type(target, node.typeName, typmods)
         if isinstance(duck, tuple):
             return _cast(arg, duck[0], typmods=duck[1]), T(target)
+        if target in ("timestamp", "timestamptz", "time") and typmods and 0 <= typmods[0] < 6:
+            # timestamp(p): the value rounded to p fractional digits (AdjustTimestampForTypmod)
+            fn = "pgc_round_time" if target == "time" else "pgc_round_us"
+            self.needs.add(fn)
+            rounded = _call(fn, _cast(arg, duck), _int(10 ** (6 - typmods[0])))
+            return _cast(rounded, duck), T(target, typmod=typmods[0])
         return _cast(arg, duck), T(target)
 
     def _numeric_constant(self, arg: ast.Node, ctype: ColumnType) -> tuple[ast.Node, T] | None:
@@ -2035,6 +2076,9 @@ class _Rewriter:
                 return node, TEXT
             if op in ("^", "|/", "||/"):  # float8's (numeric's ^ is handled above)
                 return node, T("float8")
+            dated = _datetime_arith(op, lt, rt)
+            if dated is not None:
+                return node, dated
             return node, _arith(lt, rt)
         node.lexpr, node.rexpr = left, right
         return node, BOOL
@@ -2238,6 +2282,8 @@ class _Rewriter:
             target = f"pgc_substr{len(args)}"
             self.needs.add(target)
             return _call(target, *args), TEXT
+        if name in ("now", "transaction_timestamp", "statement_timestamp") and not args:
+            return _clock(STATEMENT_CLOCK if name == "statement_timestamp" else TRANSACTION_CLOCK), T("timestamptz")
         if name == "abs" and len(args) == 1 and types[0] is not None and types[0].name in ("int2", "int4", "int8"):
             self.needs.add(f"pgc_abs_{types[0].name}")
             return _call(f"pgc_abs_{types[0].name}", args[0]), types[0]
@@ -2718,6 +2764,42 @@ def _arith(a: T | None, b: T | None) -> T | None:
     return T(t.name) if t is not None and t.typmod != -1 and not t.zero_based else t
 
 
+_DATETIMES = frozenset({"date", "time", "timetz", "timestamp", "timestamptz", "interval"})
+
+
+def _datetime_arith(op: str, a: T | None, b: T | None) -> T | None:
+    """The result type of PostgreSQL's date/time operators (pg_operator), None when no
+    operand is a date/time or the pair is not one of them."""
+    x = a.name if a is not None and not a.is_array else None
+    y = b.name if b is not None and not b.is_array else None
+    if x not in _DATETIMES and y not in _DATETIMES:
+        return None
+    ints = ("int2", "int4", "int8")
+    nums = (*ints, "float4", "float8", "numeric")
+    table = {
+        ("date", "-", "date"): "int4",
+        ("date", "+", "int"): "date", ("date", "-", "int"): "date", ("int", "+", "date"): "date",
+        ("date", "+", "interval"): "timestamp", ("date", "-", "interval"): "timestamp",
+        ("interval", "+", "date"): "timestamp",
+        ("date", "+", "time"): "timestamp", ("time", "+", "date"): "timestamp",
+        ("timestamp", "-", "timestamp"): "interval", ("timestamptz", "-", "timestamptz"): "interval",
+        ("time", "-", "time"): "interval",
+        ("interval", "+", "interval"): "interval", ("interval", "-", "interval"): "interval",
+        ("interval", "*", "num"): "interval", ("num", "*", "interval"): "interval",
+        ("interval", "/", "num"): "interval",
+    }
+    for t in ("timestamp", "timestamptz", "time", "timetz"):
+        table[(t, "+", "interval")] = table[(t, "-", "interval")] = table[("interval", "+", t)] = t
+    def kind(n: str | None, other: str | None) -> str | None:
+        if n in ints and other == "date":
+            return "int"
+        if n in nums and other == "interval":
+            return "num"
+        return n
+    out = table.get((kind(x, y) or "", op, kind(y, x) or ""))
+    return T(out) if out is not None else None
+
+
 def _arith_type(a: T | None, b: T | None) -> T | None:
     if a is None:
         return b if b is not None and b.name in _NUMERIC_ORDER else None
@@ -2817,7 +2899,7 @@ def rewrite(
         copy=copy,
         origins=rw.origins if copy is None else None,
     )
-    if key is not None and not rw.user_tables and not rw.set_configs and not rw.used_udfs:
+    if key is not None and not rw.user_tables and not rw.set_configs and not rw.used_udfs and not _CLOCK_WORDS.search(sql):
         with _CACHE_LOCK:
             _CACHE[key] = result
             while len(_CACHE) > _CACHE_SIZE:

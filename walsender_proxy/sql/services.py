@@ -60,6 +60,7 @@ class SessionState(Protocol):
     notices: list[Notice]
     query: str
     query_start: float | None
+    xact_start_us: int
     running: bool
 
     @property
