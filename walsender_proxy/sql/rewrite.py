@@ -810,6 +810,10 @@ class _Rewriter:
         self.needs: set[str] = set()
         #: set by a cast of ``ARRAY[]`` just before its operand is rewritten (its type is the cast's)
         self._typed_empty_array = False
+        #: inside a CASE branch PostgreSQL's constant folding drops (see e_CaseExpr)
+        self._unfolded = False
+        #: the element type a cast gives the ARRAY[…] it applies to, set just before it
+        self._array_cast_target: str | None = None
         self.set_configs: list[tuple[str, str | None, bool]] = []
         self.server_values: set[str] = set()
         self.user_tables: list[tuple[str | None, str]] = []
@@ -1527,12 +1531,21 @@ class _Rewriter:
 
     def e_CaseExpr(self, node: ast.CaseExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
         at: T | None = None
+        # PostgreSQL's constant folding drops a branch whose condition is constant false and
+        # every one after a constant true: their constants are never folded (1/0 there is
+        # no error)
+        arg_value = _int_value(node.arg) if node.arg is not None else None
+        folded = self._unfolded
+        reached_true = False
         if node.arg is not None:
             node.arg, at = self.expr(node.arg, scope)
             node.arg = unpadded(node.arg, at)[0]
         types: list[T | None] = []
         whens = []
         for w in node.args:
+            cond = _const_condition(w.expr, arg_value, node.arg is not None)
+            self._unfolded = folded or reached_true or cond is False
+            reached_true = reached_true or cond is True
             w.expr, wt = self.expr(w.expr, scope)
             if node.arg is not None:
                 self._no_text_numeric("CASE … WHEN", w, at, wt)
@@ -1543,9 +1556,11 @@ class _Rewriter:
             types.append(t)
             whens.append(w)
         node.args = tuple(whens)
+        self._unfolded = folded or reached_true
         if node.defresult is not None:
             node.defresult, t = self.expr(node.defresult, scope)
             types.append(t)
+        self._unfolded = folded
         results = [(w.result, t) for w, t in zip(whens, types, strict=False)]
         if node.defresult is not None:
             results.append((node.defresult, types[-1]))
@@ -1585,6 +1600,13 @@ class _Rewriter:
         elem = _common([p[1] for p in pairs])
         if elem is None:
             return node, None
+        cast_to, self._array_cast_target = self._array_cast_target, None
+        elem_types = [p[1] for p in pairs if p[1] is not None and p[1] != UNKNOWN]
+        if elem.name == "numeric" and elem_types and all(t.text_numeric for t in elem_types):
+            # (each element's exact text: printed as PostgreSQL prints it, compared nowhere)
+            return node, T("_numeric", text_numeric=True)
+        if cast_to is not None and cast_to != "numeric":
+            return node, T("_" + ("text" if elem == UNKNOWN else elem.name))
         scale = self._one_numeric_scale(node, [p[1] for p in pairs])
         return node, T("_" + ("text" if elem == UNKNOWN else elem.name), scale=scale)
 
@@ -1741,6 +1763,7 @@ class _Rewriter:
             arr = ast.A_ArrayExpr(elements=tuple(_null() if e is None else _str(e) for e in elems))
             return _cast(arr, _duck_type(target, node.typeName), array=True), T("_" + target)
         self._typed_empty_array = isinstance(node.arg, ast.A_ArrayExpr) and not node.arg.elements
+        self._array_cast_target = target if isinstance(node.arg, ast.A_ArrayExpr) and is_array else None
         arg, t = self.expr(node.arg, scope)
         if (
             target == "numeric"
@@ -1978,7 +2001,7 @@ class _Rewriter:
             return node, BOOL
         if kind == A_Expr_Kind.AEXPR_SIMILAR:
             return self._similar(node, op, scope), BOOL
-        if kind == A_Expr_Kind.AEXPR_OP and op in ("/", "%") and _int_value(node.rexpr) == 0 and _int_value(node.lexpr) is not None:
+        if kind == A_Expr_Kind.AEXPR_OP and op in ("/", "%") and not self._unfolded and _int_value(node.rexpr) == 0 and _int_value(node.lexpr) is not None:
             # PostgreSQL folds constants while planning: 1/0 fails even where no row or CASE
             # branch would evaluate it
             raise self.fail("22012", "division by zero", node)
@@ -2348,14 +2371,16 @@ class _Rewriter:
         node.args = tuple(args)
         if name in ("unnest",):
             t = types[0].elem if types and types[0] is not None else None
+            if t is not None and types[0] is not None and types[0].text_numeric:
+                t = NUMERIC_TEXT
             return node, t
         if name == "array_agg":
             t = types[0] if types else None
             if t is not None and t.is_array and node.over is None:
                 self.needs.add("pgc_array_agg_arrays")  # (one dimension more, PostgreSQL's checks)
-                return _call("pgc_array_agg_arrays", node), T("_" + t.name)
+                return _call("pgc_array_agg_arrays", node), T("_" + t.name, text_numeric=t.text_numeric)
             return node, (
-                T("_" + ("text" if t == UNKNOWN else t.name))
+                T("_" + ("text" if t == UNKNOWN else t.name), text_numeric=t.text_numeric)
                 if t is not None and not t.is_array
                 else None
             )
@@ -2453,6 +2478,8 @@ class _Rewriter:
             return [args[0], self._numeric_key(args[0], types[0])]
         if name in _TAKES_TEXT and name != "count":
             return None
+        if name in ("array_agg", "unnest") and not node.agg_distinct and node.agg_order is None and node.over is None:
+            return None  # (the values as they are; the result keeps the text-held flag)
         self._no_text_numeric(f"{name}()" + (" with DISTINCT" if node.agg_distinct else ""), node, *types)
         return None
 
@@ -2643,6 +2670,23 @@ def _int_value(node: Any) -> int | None:
     ):
         inner = _int_value(node.rexpr)
         return None if inner is None else (-inner if node.name[-1].sval == "-" else inner)
+    return None
+
+
+def _const_condition(cond: Any, arg: int | None, simple: bool) -> bool | None:
+    """A CASE condition's value when it is a constant PostgreSQL folds (a boolean, a
+    comparison of integer constants; ``CASE 1 WHEN 0``), else None."""
+    if simple:
+        v = _int_value(cond)
+        return None if arg is None or v is None else arg == v
+    if isinstance(cond, ast.A_Const) and isinstance(cond.val, ast.Boolean):
+        return bool(cond.val.boolval)
+    if isinstance(cond, ast.A_Expr) and cond.kind == A_Expr_Kind.AEXPR_OP and cond.name:
+        a, b = _int_value(cond.lexpr), _int_value(cond.rexpr)
+        if a is None or b is None:
+            return None
+        ops = {"=": a == b, "<>": a != b, "!=": a != b, "<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b}
+        return ops.get(cond.name[-1].sval)
     return None
 
 
