@@ -136,6 +136,14 @@ class PublicationTable:
     row_filter: str | None = None  # SQL expression text, as pg_get_expr would print it
 
 
+#: A session's temporary tables live in a schema of this prefix (``pg_temp_<pid>``).
+TEMP_SCHEMA_PREFIX = "pg_temp_"
+
+
+def is_temp_schema(schema: str) -> bool:
+    return schema.startswith(TEMP_SCHEMA_PREFIX)
+
+
 @dataclass(frozen=True, slots=True)
 class Publication:
     oid: int
@@ -151,6 +159,8 @@ class Publication:
     owner: str = "postgres"
 
     def includes(self, table: Table) -> bool:
+        if is_temp_schema(table.schema):  # (PostgreSQL never logs nor publishes them)
+            return False
         return (
             self.all_tables
             or table.schema in self.schemas

@@ -17,6 +17,7 @@ from decoding.catalog import (
     Publication,
     PublicationTable,
     Table,
+    is_temp_schema,
 )
 from decoding.pgoutput import rowfilter
 from decoding.pgtypes import ColumnType, parse_type
@@ -41,13 +42,13 @@ def _split(name: str, search_path: Sequence[str]) -> tuple[str, str]:
 
 
 def create_schema(
-    cat: Catalog, alloc: Alloc, name: str, if_not_exists: bool
+    cat: Catalog, alloc: Alloc, name: str, if_not_exists: bool, system: bool = False
 ) -> tuple[list[CatalogOp], None]:
     if name in cat.schemas:
         if if_not_exists:
             return [], None
         raise LakeError("42P06", f'schema "{name}" already exists')
-    if name.startswith("pg_"):
+    if name.startswith("pg_") and not system:
         raise LakeError(
             "42939",
             f'unacceptable schema name "{name}"',
@@ -272,6 +273,12 @@ def _pub_tables(
     for e in entries:
         pt = PubTable(e) if isinstance(e, str) else e
         t = cat.resolve_table(pt.name, search_path)
+        if is_temp_schema(t.schema):
+            raise LakeError(
+                "22023",
+                f'cannot add relation "{t.name}" to publication',
+                detail="This operation is not supported for temporary tables.",
+            )
         if pt.columns is not None:
             for c in pt.columns:
                 if t.column(c) is None:

@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from decoding import records as R
-from decoding.catalog import RID, Catalog, CatalogOp, Column, Table
+from decoding.catalog import RID, Catalog, CatalogOp, Column, Table, is_temp_schema
 from decoding.errors import PgError
 from decoding.pgoutput import rowfilter
 from decoding.pgtypes import ColumnType, parse_type
@@ -177,6 +177,9 @@ class Transaction:
         self._scan_pos = 0
         self._scan: dict[int, _RelPending] = {}
         self._lock_digest: dict[int, tuple[list[Any], int, set[int], list[pa.Array]]] = {}
+        #: The schemas an unqualified table name is looked up in (the session's search_path,
+        #: its temporary schema first); None: the lake's.
+        self.search_path: tuple[str, ...] | None = None
 
     # -- snapshots -----------------------------------------------------------------------
     def begin_statement(self) -> None:
@@ -215,7 +218,7 @@ class Transaction:
             return self.catalog().tables.get(name.oid) or self.catalog().resolve_table(
                 name.qualified_name
             )
-        return self.catalog().resolve_table(name, self.lake.search_path)
+        return self.catalog().resolve_table(self._named(name), self._path())
 
     def own_parts(self, relid: int) -> list[pa.Table | FileRows] | None:
         """This transaction's delta rows for ``relid`` (``_csn`` OWN_CSN), in memory and in
@@ -841,8 +844,22 @@ class Transaction:
 
         return self._guard(go)
 
-    def create_schema(self, name: str, *, if_not_exists: bool = False) -> None:
-        self._run_ddl(ddl.create_schema, name, if_not_exists)
+    def create_schema(self, name: str, *, if_not_exists: bool = False, system: bool = False) -> None:
+        """``system``: a ``pg_`` name the server makes (a session's temporary schema)."""
+        self._run_ddl(ddl.create_schema, name, if_not_exists, system)
+
+    def _path(self) -> tuple[str, ...]:
+        return self.search_path or self.lake.search_path
+
+    def _named(self, name: str) -> str:
+        """``pg_temp.x`` names the session's own temporary schema (the first ``pg_temp_``
+        schema of its search path), as in PostgreSQL."""
+        schema, dot, rel = name.rpartition(".")
+        if dot and schema == "pg_temp":
+            own = next((s for s in self._path() if is_temp_schema(s)), None)
+            if own is not None:
+                return f"{own}.{rel}"
+        return name
 
     def drop_schema(self, name: str, *, if_exists: bool = False, cascade: bool = False) -> None:
         self._run_ddl(ddl.drop_schema, name, if_exists, cascade)
@@ -868,11 +885,11 @@ class Transaction:
         )
 
     def drop_table(self, name: str, *, if_exists: bool = False) -> None:
-        self._run_ddl(ddl.drop_table, name, if_exists, self.lake.search_path)
+        self._run_ddl(ddl.drop_table, self._named(name), if_exists, self._path())
 
     def add_column(self, table: str, name: str, type_name: str, *, not_null: bool = False) -> None:
         def build(cat: Catalog, alloc: Any) -> tuple[list[CatalogOp], None]:
-            t = cat.resolve_table(table, self.lake.search_path)
+            t = cat.resolve_table(table, self._path())
             if not_null and self._read(t, None, None, False).num_rows:
                 raise LakeError("23502", f'column "{name}" of relation "{t.name}" contains null values').about(
                     schema=t.schema, table=t.name, column=name
@@ -882,17 +899,17 @@ class Transaction:
         self._run_ddl(build)
 
     def drop_column(self, table: str, name: str, *, if_exists: bool = False) -> None:
-        self._run_ddl(ddl.drop_column, table, name, if_exists, self.lake.search_path)
+        self._run_ddl(ddl.drop_column, table, name, if_exists, self._path())
 
     def rename_column(self, table: str, name: str, new_name: str) -> None:
-        self._run_ddl(ddl.rename_column, table, name, new_name, self.lake.search_path)
+        self._run_ddl(ddl.rename_column, table, name, new_name, self._path())
 
     def set_replica_identity(
         self, table: str, identity: str, index_columns: Sequence[str] = ()
     ) -> None:
         """``identity``: 'default', 'full', 'nothing' or 'index' (with ``index_columns``)."""
         self._run_ddl(
-            ddl.set_replica_identity, table, identity, tuple(index_columns), self.lake.search_path
+            ddl.set_replica_identity, table, identity, tuple(index_columns), self._path()
         )
 
     def create_publication(
@@ -913,7 +930,7 @@ class Transaction:
             schemas,
             publish,
             publish_via_partition_root,
-            self.lake.search_path,
+            self._path(),
         )
 
     def alter_publication(
@@ -940,7 +957,7 @@ class Transaction:
             set_schemas,
             publish,
             publish_via_partition_root,
-            self.lake.search_path,
+            self._path(),
         )
 
     def drop_publication(self, name: str, *, if_exists: bool = False) -> None:

@@ -72,9 +72,20 @@ def _constraint_name(kind: enums.ConstrType) -> str:
     return names.get(name, name)
 
 
-def create_table(tx: Transaction, s: ast.CreateStmt) -> str:
-    if s.relation.relpersistence == "t":
-        raise unsupported("CREATE TEMPORARY TABLE")
+def create_table(tx: Transaction, s: ast.CreateStmt, temp_schema: str | None = None) -> str:
+    """CREATE TABLE; a temporary one (``TEMP``, or named in ``pg_temp``) goes to the
+    session's ``temp_schema``, made on first use as PostgreSQL makes ``pg_temp_N``."""
+    name = qualified(s.relation)
+    temporary = s.relation.relpersistence == "t" or s.relation.schemaname == "pg_temp"
+    if s.relation.relpersistence == "u":
+        raise unsupported("CREATE UNLOGGED TABLE")
+    if temporary:
+        if s.relation.schemaname not in (None, "pg_temp", temp_schema) or temp_schema is None:
+            raise PgError("42P16", "cannot create temporary relation in non-temporary schema")
+        tx.create_schema(temp_schema, if_not_exists=True, system=True)
+        name = f"{temp_schema}.{s.relation.relname}"
+    elif s.oncommit not in (None, enums.OnCommitAction.ONCOMMIT_NOOP):
+        raise PgError("42P16", "ON COMMIT can only be used on temporary tables")
     if s.inhRelations or s.partspec or s.partbound or s.ofTypename:
         raise unsupported("table inheritance and partitioning")
     columns: list[tuple[str, str, bool]] = []
@@ -116,9 +127,7 @@ def create_table(tx: Transaction, s: ast.CreateStmt) -> str:
                 raise unsupported(f"table constraint {_constraint_name(el.contype)}")
         else:
             raise unsupported(type(el).__name__)
-    tx.create_table(
-        qualified(s.relation), columns, primary_key=pk, if_not_exists=bool(s.if_not_exists)
-    )
+    tx.create_table(name, columns, primary_key=pk, if_not_exists=bool(s.if_not_exists))
     return "CREATE TABLE"
 
 

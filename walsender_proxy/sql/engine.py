@@ -114,6 +114,8 @@ class Engine:
                     return hit
             cat = tx.catalog()
             t: Table | None = None
+            if schema == "pg_temp":
+                schema = self.ex.temp_schema
             if schema is not None:
                 t = cat.find_table(schema, name)
             else:

@@ -26,7 +26,7 @@ from pglast import ast, enums, parse_sql
 from pglast.parser import ParseError
 from pglast.stream import RawStream
 
-from decoding.catalog import RID, Table
+from decoding.catalog import RID, TEMP_SCHEMA_PREFIX, Table
 from decoding.errors import PgError, disk_full_error
 from decoding.lsn import format_lsn
 from decoding.pgtime import TRANSACTION_NOW
@@ -175,6 +175,8 @@ class Executor:
         #: When the current transaction began (Unix microseconds): now(), CURRENT_TIMESTAMP
         #: and 'now' read it, as PostgreSQL's transaction timestamp.
         self.xact_start_us: int = time.time_ns() // 1000
+        #: ON COMMIT DROP / DELETE ROWS of this session's temporary tables, by qualified name
+        self._on_commit: dict[str, enums.OnCommitAction] = {}
         self.running = False
         self.engine = Engine(self)
 
@@ -191,6 +193,7 @@ class Executor:
             iso = self._tx_isolation or _ISOLATION[self.settings.get("default_transaction_isolation")]
             ro = self._tx_read_only if self._tx_read_only is not None else self.settings.get("default_transaction_read_only") == "on"
             self.tx = self.lake.begin(iso, read_only=ro, snapshot_csn=self._imported_csn)
+            self.tx.search_path = tuple(self.search_path())
             # (PostgreSQL's transaction timestamp is its first statement's start)
             self.xact_start_us = int(self.query_start * 1_000_000) if self.query_start is not None else time.time_ns() // 1000
             self.settings.begin()
@@ -202,6 +205,7 @@ class Executor:
         REPEATABLE READ snapshot as in PostgreSQL, and the isolation level is settled)."""
         tx = self._ensure_tx()
         tx.statement_csn()
+        tx.search_path = tuple(self.search_path())  # (a SET in the transaction moves it)
         return tx
 
     def _end_tx(self, commit: bool) -> list[Outcome]:
@@ -221,6 +225,7 @@ class Executor:
         try:
             if tx is not None:
                 if commit and tx.state is State.ACTIVE:
+                    self._temp_tables_at_commit(tx)
                     tx.commit()
                     committed = True
                 elif tx.state in (State.ACTIVE, State.FAILED):
@@ -252,6 +257,33 @@ class Executor:
         else:
             self._end_tx(commit=False)
 
+    def _temp_tables_at_commit(self, tx: Transaction) -> None:
+        """ON COMMIT DROP / DELETE ROWS of this session's temporary tables, in the committing
+        transaction (rows are deleted only when it wrote: an empty table stays so)."""
+        if not self._on_commit:
+            return
+        tables = tx.catalog().tables.values()
+        live = {t.qualified_name for t in tables if t.schema == self.temp_schema}
+        for name, action in list(self._on_commit.items()):
+            if name not in live:
+                del self._on_commit[name]  # (dropped, or its creation rolled back)
+            elif action == enums.OnCommitAction.ONCOMMIT_DROP:
+                tx.drop_table(name)
+                del self._on_commit[name]
+            elif tx.xid is not None:
+                tx.truncate(name)
+
+    def _drop_temp_tables(self, tx: Transaction) -> None:
+        """Every temporary table of this session (DISCARD TEMP, the session's end)."""
+        for t in list(tx.catalog().tables.values()):
+            if t.schema == self.temp_schema:
+                tx.drop_table(t.qualified_name, if_exists=True)
+        self._on_commit.clear()
+
+    def _has_temp_tables(self) -> bool:
+        cat = self.tx.catalog() if self.tx is not None and self.tx.state is State.ACTIVE else self.lake.catalog_at(self.lake.frontier)
+        return any(t.schema == self.temp_schema for t in cat.tables.values())
+
     def _discard(self, node: ast.DiscardStmt) -> Iterator[Outcome]:
         """DISCARD PLANS and SEQUENCES have nothing to drop here (DuckDB plans each
         statement; the proxy has no sequences); DISCARD ALL is PostgreSQL's list: RESET
@@ -259,6 +291,9 @@ class Executor:
         target = {enums.DiscardMode.DISCARD_PLANS: "PLANS", enums.DiscardMode.DISCARD_SEQUENCES: "SEQUENCES", enums.DiscardMode.DISCARD_TEMP: "TEMP"}.get(node.target, "ALL")
         if target == "ALL":
             self._check_no_block("DISCARD ALL")
+        if target in ("ALL", "TEMP") and self._has_temp_tables():
+            self._drop_temp_tables(self._statement_tx())
+        if target == "ALL":
             for name in self.settings.reset_all():
                 yield ParameterChanged(name, self.settings.get(name))
             self.statements = {k: v for k, v in self.statements.items() if not k}
@@ -269,6 +304,15 @@ class Executor:
     def close(self) -> None:
         if self.tx is not None:
             self._end_tx(commit=False)
+        if self._has_temp_tables():  # (a temporary table ends with its session)
+            try:
+                self._ensure_tx()
+                self._drop_temp_tables(self._statement_tx())
+                self._end_tx(commit=True)
+            except Exception:
+                log.warning("could not drop the temporary tables of session %s", self.backend_pid, exc_info=True)
+                if self.tx is not None:
+                    self._end_tx(commit=False)
         self.services.advisory.release_all(self.backend_pid, xact=True)
         self.services.advisory.release_all(self.backend_pid, xact=False)
         self.engine.close()
@@ -532,7 +576,10 @@ class Executor:
         elif isinstance(node, ast.CopyStmt):
             yield self.engine.copy(self._statement_tx(), node, params)
         elif isinstance(node, ast.CreateStmt):
-            yield Done(ddl_sql.create_table(self._statement_tx(), node))
+            tag = ddl_sql.create_table(self._statement_tx(), node, self.temp_schema)
+            if node.oncommit in (enums.OnCommitAction.ONCOMMIT_DROP, enums.OnCommitAction.ONCOMMIT_DELETE_ROWS):
+                self._on_commit[f"{self.temp_schema}.{node.relation.relname}"] = node.oncommit
+            yield Done(tag)
         elif isinstance(node, ast.CreateSchemaStmt):
             yield Done(ddl_sql.create_schema(self._statement_tx(), node))
         elif isinstance(node, ast.DropStmt):
@@ -952,14 +999,25 @@ class Executor:
         return None
 
     # -- helpers for the engine ----------------------------------------------------------
+    @property
+    def temp_schema(self) -> str:
+        """This session's schema of temporary tables (PostgreSQL's ``pg_temp_N``)."""
+        return f"{TEMP_SCHEMA_PREFIX}{self.backend_pid}"
+
     def search_path(self) -> list[str]:
+        """The schemas an unqualified table name is looked up in: the temporary schema
+        first unless ``pg_temp`` is placed in search_path, as PostgreSQL searches them."""
         out = []
         for part in self.settings.get("search_path").split(","):
             p = part.strip().strip('"')
             if p == "$user":
                 p = self.user
+            if p == "pg_temp":
+                p = self.temp_schema
             if p:
                 out.append(p)
+        if self.temp_schema not in out:
+            out.insert(0, self.temp_schema)
         return out
 
     def cancel(self, reason: str = USER_REQUEST) -> None:

@@ -38,7 +38,7 @@ from typing import Any, ClassVar
 
 import pyarrow as pa
 
-from decoding.catalog import Catalog, Table
+from decoding.catalog import Catalog, Table, is_temp_schema
 from decoding.errors import PgError, disk_full_error
 from decoding.pgtypes import ColumnType
 from walsender_proxy.backend import pgcatalog_data as data
@@ -637,7 +637,7 @@ class CatalogSnapshot:
             seen: set[int] = set()
             chosen: list[Table] = []
             if p.all_tables:
-                chosen = list(self.user_tables)
+                chosen = [t for t in self.user_tables if not is_temp_schema(t.schema)]
             else:
                 for pt in p.tables:
                     t = self.catalog.tables.get(pt.table_oid)
@@ -777,6 +777,7 @@ def _pg_class(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 relnatts=s.relnatts(t),
                 relreplident=t.replica_identity,
                 relminmxid=1,
+                relpersistence="t" if is_temp_schema(t.schema) else "p",
             )
         )
     for ix in s.indexes:

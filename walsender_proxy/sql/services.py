@@ -61,6 +61,11 @@ class SessionState(Protocol):
     query: str
     query_start: float | None
     xact_start_us: int
+
+    @property
+    def temp_schema(self) -> str:
+        """The session's schema of temporary tables."""
+        ...
     running: bool
 
     @property

@@ -1,0 +1,173 @@
+"""Temporary tables as PostgreSQL 15 has them: private to their session and first in its
+search path, transactional, ON COMMIT DROP / DELETE ROWS, gone with the session and with
+DISCARD TEMP, listed in pg_class as ``relpersistence = 't'`` in a ``pg_temp_N`` schema, and
+never in a publication nor in a logical replication stream. Each answer is compared with a
+real PostgreSQL 15 doing the same."""
+
+from __future__ import annotations
+
+import itertools
+
+import psycopg
+
+from tests.pgcluster import PgCluster
+from tests.pgcompare import Client, pgoutput_messages, recvlogical, stream_shape
+from tests.proxy import ProxyServer
+
+_dbs = itertools.count(1)
+
+
+def _fresh_db(pg15: PgCluster) -> str:
+    db = f"temp{next(_dbs)}"
+    pg15.psql(f"CREATE DATABASE {db}")
+    return db
+
+
+#: One session's statements (COPY rows follow a COPY FROM STDIN as its data).
+SESSION = [
+    "CREATE TEMP TABLE tt (a int PRIMARY KEY, b text NOT NULL)",
+    "INSERT INTO tt VALUES (1, 'x'), (2, 'y')",
+    "INSERT INTO tt VALUES (2, 'dup')",
+    "INSERT INTO tt VALUES (3, NULL)",
+    "UPDATE tt SET b = 'z' WHERE a = 2",
+    "DELETE FROM tt WHERE a = 1",
+    "SELECT * FROM tt ORDER BY a",
+    "SELECT c.relname, c.relpersistence, n.nspname LIKE 'pg_temp_%' FROM pg_class c"
+    " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relname = 'tt'",
+    # a permanent table of the same name is hidden behind the temporary one
+    "CREATE TABLE tt (a int)",
+    "INSERT INTO tt VALUES (5)",
+    "SELECT * FROM tt ORDER BY a",
+    "SELECT * FROM public.tt",
+    "DROP TABLE tt",
+    "SELECT * FROM tt",
+    # transactional, and ON COMMIT
+    "BEGIN",
+    "CREATE TEMP TABLE t2 (x int) ON COMMIT DROP",
+    "INSERT INTO t2 VALUES (1)",
+    "SELECT * FROM t2",
+    "COMMIT",
+    "SELECT * FROM t2",
+    "CREATE TEMP TABLE t3 (x int) ON COMMIT DELETE ROWS",
+    "INSERT INTO t3 VALUES (1)",
+    "SELECT * FROM t3",
+    "BEGIN",
+    "INSERT INTO t3 VALUES (2)",
+    "SELECT * FROM t3",
+    "COMMIT",
+    "SELECT * FROM t3",
+    "BEGIN",
+    "CREATE TEMP TABLE t4 (x int)",
+    "ROLLBACK",
+    "SELECT * FROM t4",
+    "BEGIN",
+    "CREATE TEMP TABLE t4 (x int)",
+    "SAVEPOINT s",
+    "INSERT INTO t4 VALUES (1)",
+    "ROLLBACK TO s",
+    "INSERT INTO t4 VALUES (2)",
+    "COMMIT",
+    "SELECT * FROM t4",
+    "CREATE TEMP TABLE t5 (x int) ON COMMIT DROP",
+    "SELECT * FROM t5",
+    # where a temporary table can and cannot be
+    "CREATE TABLE t6 (x int) ON COMMIT DROP",
+    "CREATE TEMP TABLE public.t7 (x int)",
+    "CREATE TABLE pg_temp.t8 (x int)",
+    "INSERT INTO pg_temp.t8 VALUES (8)",
+    "SELECT * FROM t8",
+    "SELECT * FROM pg_temp.t8",
+    "CREATE PUBLICATION tp FOR TABLE t8",
+    "CREATE PUBLICATION tp_all FOR ALL TABLES",
+    "SELECT pubname, tablename FROM pg_publication_tables WHERE pubname = 'tp_all' ORDER BY tablename",
+    "DISCARD TEMP",
+    "SELECT * FROM t8",
+    "CREATE TEMP TABLE t9 (x int, y text)",
+    "COPY t9 FROM STDIN",
+    "SELECT * FROM t9 ORDER BY x",
+    "INSERT INTO t9 SELECT x + 10, y FROM t9",
+    "SELECT count(*), sum(x) FROM t9",
+]
+COPY_ROWS = [b"1\tone\n", b"2\ttwo\n"]
+
+
+def _play(client: Client, conn: psycopg.Connection, sql: str) -> object:
+    if sql.startswith("COPY") and "FROM STDIN" in sql:
+        with conn.cursor() as cur, cur.copy(sql) as copy:
+            for row in COPY_ROWS:
+                copy.write(row)
+        return ("copied",)
+    return client(sql)
+
+
+def test_temporary_tables_answer_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    ref, got = Client(pg15.dsn(dbname=_fresh_db(pg15))), Client(proxy.dsn())
+    try:
+        for sql in SESSION:
+            assert repr(_play(got, got.conn, sql)) == repr(_play(ref, ref.conn, sql)), sql
+        # another session sees neither the tables nor their names unqualified
+        with Client(proxy.dsn()) as other:
+            assert other("SELECT * FROM t9")[:2] == ("error", "42P01")
+            assert other("CREATE TEMP TABLE t9 (z int)") == ("done", "CREATE TABLE")
+    finally:
+        ref.close()
+        got.close()
+    # the session's end drops them: a new session finds no temporary table left
+    with Client(proxy.dsn()) as after:
+        assert after("SELECT count(*) FROM pg_class WHERE relpersistence = 't'") == (
+            "rows", [("count", 20)], [(0,)]
+        )
+
+
+#: Writes to temporary and to ordinary tables in the same transactions: a slot of a FOR
+#: ALL TABLES publication streams the ordinary tables' changes only (PostgreSQL never logs
+#: a temporary table's), and no transaction for one that wrote temporary tables only.
+STREAMED = [
+    "CREATE TABLE keep (id int PRIMARY KEY, v text)",
+    "CREATE PUBLICATION p FOR ALL TABLES",
+]
+WRITES = [
+    "CREATE TEMP TABLE scratch (id int, v text) ON COMMIT DELETE ROWS",
+    "INSERT INTO scratch VALUES (1, 'a'), (2, 'b')",
+    "BEGIN",
+    "INSERT INTO scratch VALUES (3, 'c')",
+    "INSERT INTO keep SELECT id, v FROM scratch",
+    "UPDATE scratch SET v = 'changed'",
+    "COMMIT",
+    "BEGIN",
+    "INSERT INTO scratch VALUES (4, 'd')",
+    "DELETE FROM scratch",
+    "COMMIT",
+    "INSERT INTO keep VALUES (10, 'last')",
+]
+
+
+def _end_lsn(dsn: str) -> str:
+    with psycopg.connect(dsn, autocommit=True) as c:
+        return str(c.execute("SELECT pg_current_wal_lsn()").fetchone()[0])  # type: ignore[index]
+
+
+def _stream(dsn: str) -> list[tuple[object, ...]]:
+    with psycopg.connect(dsn, autocommit=True) as c:
+        for sql in STREAMED:
+            c.execute(sql)
+    recvlogical(dsn, "temps", "--create-slot", "-P", "pgoutput")
+    with psycopg.connect(dsn, autocommit=True) as c:
+        for sql in WRITES:
+            c.execute(sql)
+    out = recvlogical(
+        dsn, "temps", "--start", "-f", "-", f"--endpos={_end_lsn(dsn)}", "--no-loop",
+        "-o", "proto_version=1", "-o", "publication_names=p",
+    )  # fmt: skip
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute("SELECT pg_drop_replication_slot('temps')")
+        c.execute("DROP PUBLICATION p")
+        c.execute("DROP TABLE keep")
+    return stream_shape(pgoutput_messages(out))
+
+
+def test_temporary_tables_are_never_streamed(proxy: ProxyServer, pg15: PgCluster) -> None:
+    theirs = _stream(pg15.dsn(dbname=_fresh_db(pg15)))
+    ours = _stream(proxy.dsn())
+    assert ours == theirs
+    assert any(m[0] == "INSERT" for m in ours)
