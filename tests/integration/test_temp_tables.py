@@ -7,12 +7,13 @@ real PostgreSQL 15 doing the same."""
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import psycopg
 
 from tests.pgcluster import PgCluster
 from tests.pgcompare import Client, pgoutput_messages, recvlogical, stream_shape
-from tests.proxy import ProxyServer
+from tests.proxy import ProxyProcess, ProxyServer
 
 _dbs = itertools.count(1)
 
@@ -171,3 +172,18 @@ def test_temporary_tables_are_never_streamed(proxy: ProxyServer, pg15: PgCluster
     ours = _stream(proxy.dsn())
     assert ours == theirs
     assert any(m[0] == "INSERT" for m in ours)
+
+
+def test_a_crash_leaves_no_temporary_table(tmp_path: Path) -> None:
+    """A session's temporary tables outlive a kill -9 of the server in its log; the next
+    start drops them (PostgreSQL removes a crashed backend's temporary relations)."""
+    with ProxyProcess(tmp_path / "d") as p:
+        conn = psycopg.connect(p.dsn(), autocommit=True)
+        conn.execute("CREATE TEMP TABLE lost (x int)")
+        conn.execute("INSERT INTO lost VALUES (1)")
+        conn.execute("CREATE TABLE kept (x int)")
+        p.kill()
+        conn.close()
+        p.restart()
+        with psycopg.connect(p.dsn(), autocommit=True) as c:
+            assert c.execute("SELECT relname FROM pg_class WHERE relname IN ('lost', 'kept')").fetchall() == [("kept",)]

@@ -19,7 +19,7 @@ from walsender_proxy.replication.services import ReplicationServices
 from walsender_proxy.replication.slots import SlotStore
 from walsender_proxy.server.hba import DEFAULT_RULES, HbaRule
 from walsender_proxy.server.tls import certificate_hash
-from walsender_proxy.sql import functions
+from walsender_proxy.sql import ddl_sql, functions
 from walsender_proxy.sql.advisory import AdvisoryLocks
 from walsender_proxy.sql.services import ServerFacts, SqlServices
 from walsender_proxy.sql.timeouts import Deadlines
@@ -146,6 +146,7 @@ class ServerContext:
         self.backends = BackendTable()
         self.connections = 0
         shutil.rmtree(lake.dir / "spill", ignore_errors=True)  # a crash's leftover spill files
+        ddl_sql.drop_orphan_temp_tables(lake)  # (and a crash's temporary tables)
         self.slots = SlotStore(lake, settings.max_replication_slots)
         #: Walsender processes (see sender_pool()).
         self.senders: SenderPool | None = None

@@ -12,9 +12,10 @@ from typing import Any
 from pglast import ast, enums
 from pglast.stream import RawStream
 
+from decoding.catalog import is_temp_schema
 from decoding.errors import PgError
 from decoding.pgtypes import UnknownTypeError, parse_type
-from walsender_proxy.lake import PubTable, Transaction
+from walsender_proxy.lake import Lake, PubTable, Transaction
 
 
 def unsupported(what: str) -> PgError:
@@ -129,6 +130,18 @@ def create_table(tx: Transaction, s: ast.CreateStmt, temp_schema: str | None = N
             raise unsupported(type(el).__name__)
     tx.create_table(name, columns, primary_key=pk, if_not_exists=bool(s.if_not_exists))
     return "CREATE TABLE"
+
+
+def drop_orphan_temp_tables(lake: Lake) -> int:
+    """The temporary tables of sessions that ended with a crash of the server (a session
+    that ends drops its own): dropped at start-up, as PostgreSQL removes them; how many."""
+    temps = [t for t in lake.catalog_at(lake.frontier).tables.values() if is_temp_schema(t.schema)]
+    if temps:
+        tx = lake.begin()
+        for t in temps:
+            tx.drop_table(t.qualified_name, if_exists=True)
+        tx.commit()
+    return len(temps)
 
 
 def create_schema(tx: Transaction, s: ast.CreateSchemaStmt) -> str:
