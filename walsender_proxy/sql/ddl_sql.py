@@ -154,6 +154,8 @@ def create_schema(tx: Transaction, s: ast.CreateSchemaStmt) -> str:
 def drop(tx: Transaction, s: ast.DropStmt) -> str:
     cascade = s.behavior == enums.DropBehavior.DROP_CASCADE
     kind = s.removeType
+    if kind not in (enums.ObjectType.OBJECT_TABLE, enums.ObjectType.OBJECT_SCHEMA, enums.ObjectType.OBJECT_PUBLICATION):
+        raise unsupported(f"DROP {kind.name.removeprefix('OBJECT_').replace('_', ' ')}")
     for obj in s.objects:
         names = [n.sval for n in obj] if isinstance(obj, tuple) else [obj.sval]
         name = ".".join(names)
