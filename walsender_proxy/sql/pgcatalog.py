@@ -2232,6 +2232,12 @@ _MACROS: dict[str, str] = {
     # time(p): rounded half up (a time is never negative; 23:59:59.99 may round to 24:00)
     "pgc_round_time": """MACRO pgc_round_time(t, scale) AS (
         make_time(0, 0, 0) + to_microseconds(((epoch_us(t) + scale // 2) // scale) * scale))""",
+    # regexp_split_*: PostgreSQL skips zero-length matches at the start, the end and right
+    # after a match; DuckDB splits at each of them. A pattern that can match the empty string
+    # is refused (its string is replaced by the error).
+    "pgc_split_guard": """MACRO pgc_split_guard(s, p) AS (CASE WHEN p <> '' AND regexp_matches('', p)
+        THEN error('PGERR[0A000] regexp_split with a pattern that can match an empty string is not supported by walsender-proxy')
+        ELSE s END)""",
     # string functions whose DuckDB namesakes answer differently
     "pgc_to_hex": """MACRO pgc_to_hex(x) AS (lower(to_hex(x::BIGINT)))""",
     "pgc_to_hex4": """MACRO pgc_to_hex4(x) AS (lower(to_hex(x::BIGINT & 4294967295)))""",

@@ -2310,6 +2310,12 @@ class _Rewriter:
         if name == "abs" and len(args) == 1 and types[0] is not None and types[0].name in ("int2", "int4", "int8"):
             self.needs.add(f"pgc_abs_{types[0].name}")
             return _call(f"pgc_abs_{types[0].name}", args[0]), types[0]
+        if name in ("regexp_split_to_array", "regexp_split_to_table"):
+            if len(args) != 2:  # (flags are PostgreSQL's ARE options, not RE2's)
+                raise self.fail("0A000", f"{name}() with flags is not supported by walsender-proxy", node)
+            self.needs.add("pgc_split_guard")
+            args = [_call("pgc_split_guard", args[0], args[1]), args[1]]
+            node.args = tuple(args)
         if name == "string_to_array" and len(args) in (2, 3):
             target = f"pgc_string_to_array{len(args)}"
             self.needs.add(target)
