@@ -474,6 +474,12 @@ SMALL_ANSWERS = [
     "SHOW extra_float_digits",
     "SET escape_string_warning = off",
     "SHOW escape_string_warning",
+    # LIKE escapes with a backslash unless ESCAPE says otherwise
+    "SELECT 'a%b' LIKE 'a\\%b', 'axb' LIKE 'a\\%b', 'a_b' LIKE 'a\\_b', 'a\\b' LIKE 'a\\\\b', 'ab' LIKE 'a\\b'",
+    "SELECT 'hawkeye' LIKE 'h%' ESCAPE '#', 'h%' LIKE 'h#%' ESCAPE '#', 'h%wk' NOT LIKE 'h#%' ESCAPE '#'",
+    "SELECT 'a%b' ILIKE 'A\\%B', 'a%b' NOT LIKE 'a\\%b', 'A_B' ILIKE 'a#_b' ESCAPE '#', 'a\\b' LIKE 'a\\b' ESCAPE ''",
+    "SELECT 'ab' LIKE 'ab' ESCAPE 'xx'",
+    "SELECT 'a\\' LIKE 'a\\'",
 ]
 
 

@@ -2506,6 +2506,10 @@ def translate_error(exc: BaseException) -> PgError:
         return PgError("42703", f'column "{m.group(1)}" does not exist')
     if "Division by zero" in text or "division by zero" in text:
         return PgError("22012", "division by zero")
+    if "Like pattern must not end with escape character" in text:
+        return PgError("22025", "LIKE pattern must not end with escape character")
+    if "Invalid escape string" in text:
+        return PgError("22025", "invalid escape string", hint="Escape string must be empty or one character.")
     if name == "ConversionException":
         return PgError("22P02", first)
     if name == "OutOfRangeException":

@@ -324,6 +324,7 @@ KEEPS_PADDING = frozenset({
 
 #: Operators whose character(n) forms see the padding (pattern matching).
 _PADDED_OPS = frozenset({"~~", "!~~", "~~*", "!~~*", "~", "!~", "~*", "!~*"})
+_LIKE_OPS = frozenset({"~~", "!~~", "~~*", "!~~*"})
 
 
 def is_bpchar(t: T | None) -> bool:
@@ -2001,6 +2002,8 @@ class _Rewriter:
             return node, BOOL
         if kind == A_Expr_Kind.AEXPR_SIMILAR:
             return self._similar(node, op, scope), BOOL
+        if kind in (A_Expr_Kind.AEXPR_OP, A_Expr_Kind.AEXPR_LIKE, A_Expr_Kind.AEXPR_ILIKE) and op in _LIKE_OPS:
+            return self._like(node, op, scope), BOOL
         if kind == A_Expr_Kind.AEXPR_OP and op in ("/", "%") and not self._unfolded and _int_value(node.rexpr) == 0 and _int_value(node.lexpr) is not None:
             # PostgreSQL folds constants while planning: 1/0 fails even where no row or CASE
             # branch would evaluate it
@@ -2105,6 +2108,29 @@ class _Rewriter:
             return node, _arith(lt, rt)
         node.lexpr, node.rexpr = left, right
         return node, BOOL
+
+    def _like(self, node: ast.A_Expr, op: str, scope: _Scope) -> ast.Node:
+        """LIKE / ILIKE with PostgreSQL's escape: a backslash unless ``ESCAPE`` names another
+        character (or none, ``ESCAPE ''``); DuckDB's plain LIKE has no escape character."""
+        pattern, escape = node.rexpr, _str("\\")
+        if isinstance(pattern, ast.FuncCall) and pattern.funcname[-1].sval == "like_escape" and len(pattern.args or ()) == 2:
+            pattern, escape = pattern.args
+        left, lt = self.expr(node.lexpr, scope)
+        if lt is not None and lt.text_numeric:
+            self._no_text_numeric(f"operator {op}", node, lt)
+        plain = _str_const(pattern)
+        right = self.expr(pattern, scope)[0]
+        if plain is not None and "\\" not in plain and escape is not node.rexpr and isinstance(node.rexpr, ast.A_Const):
+            # a constant pattern with nothing to escape: DuckDB's own LIKE (its prefix and
+            # suffix shortcuts) answers the same
+            node.lexpr, node.rexpr = left, right
+            return node
+        esc = self.expr(escape, scope)[0]
+        fn = "ilike_escape" if op in ("~~*", "!~~*") else "like_escape"
+        out: ast.Node = _call(fn, left, right, esc)
+        if op.startswith("!"):
+            out = ast.BoolExpr(boolop=BoolExprType.NOT_EXPR, args=(out,))
+        return out
 
     def _numeric_operator(
         self, op: str, node: ast.A_Expr, left: Any, lt: T | None, right: Any, rt: T | None
