@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 
+import psycopg
 from psycopg.types.string import TextLoader
 
 from tests.pgcluster import PgCluster
@@ -487,3 +488,22 @@ def test_small_answers_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> Non
     with _same_answers(proxy, pg15, SMALL_ANSWERS) as got:
         for sql in ("SELECT '1'::money", "SELECT '1.2.3.4/32'::inet", "SELECT B'101'", "SELECT 'a b'::tsvector"):
             assert got(sql)[:2] == ("error", "0A000"), sql
+
+
+def test_explain_answers_with_a_plan_text(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """EXPLAIN gives a plan (DuckDB's, one line a row of a text column "QUERY PLAN"), through
+    the simple and the extended protocol; what it cannot show is refused, bad options are
+    PostgreSQL's errors."""
+    with Client(proxy.dsn()) as got, Client(pg15.dsn(dbname=_fresh_db(pg15))) as ref:
+        for sql in ("CREATE TABLE ex (a int)", "EXPLAIN SELECT * FROM ex WHERE a = 1", "EXPLAIN (COSTS OFF, ANALYZE) SELECT count(*) FROM ex"):
+            ours, theirs = got(sql), ref(sql)
+            assert ours[0] == theirs[0], sql
+            if ours[0] == "rows":
+                assert ours[1] == theirs[1] == [("QUERY PLAN", 25)] and ours[2], sql
+        for sql in ("EXPLAIN (foo) SELECT 1", "EXPLAIN (format yaml2) SELECT 1", "EXPLAIN SELECT * FROM nope", "EXPLAIN SELECT $1::int"):
+            assert got(sql)[:2] == ref(sql)[:2], sql
+        for sql in ("EXPLAIN (FORMAT JSON) SELECT 1", "EXPLAIN INSERT INTO ex VALUES (1)", "EXPLAIN ANALYZE DELETE FROM ex"):
+            assert got(sql)[:2] == ("error", "0A000"), sql
+    with psycopg.connect(proxy.dsn(), autocommit=True) as conn:
+        plan = conn.execute("EXPLAIN SELECT * FROM ex WHERE a = %s", (1,)).fetchall()
+        assert plan and all(isinstance(line, str) for (line,) in plan)

@@ -47,7 +47,7 @@ from walsender_proxy.lake import Transaction
 from walsender_proxy.lake.files import CHANGESET_ROW_GROUP
 from walsender_proxy.lake.transaction import layout
 from walsender_proxy.protocol.messages import encode_data_rows
-from walsender_proxy.sql import catalog_bridge
+from walsender_proxy.sql import catalog_bridge, explain
 from walsender_proxy.sql.ddl_sql import qualified, unsupported
 from walsender_proxy.sql.literals import duckdb_cast_error
 from walsender_proxy.sql.pgcatalog import CatalogBinding, translate_error
@@ -146,6 +146,15 @@ class Engine:
         finally:
             TRANSACTION_NOW.reset(token)
 
+    def _args(self, params: Sequence[Any], dropped: frozenset[int] = frozenset()) -> list[Any] | dict[str, Any] | None:
+        unused = getattr(params, "unused", None)
+        args: list[Any] | dict[str, Any] | None = list(params) if params else None
+        if dropped and params:
+            unused = frozenset(unused or ()) | dropped
+        if unused:
+            args = {str(n): v for n, v in enumerate(params, 1) if n not in unused} or None
+        return args
+
     def relation(self, sql: str, params: Sequence[Any], dropped: frozenset[int] = frozenset()) -> duckdb.DuckDBPyRelation:
         """DuckDB's relation for ``sql`` with the bound values. A parameter Parse declared
         but the statement does not use is left out (DuckDB refuses a value it has no
@@ -205,6 +214,20 @@ class Engine:
         if plan is not None:
             self._remember_columns(tx, plan, rows.columns)
         return rows
+
+    def explain(self, tx: Transaction, node: ast.ExplainStmt, params: list[Any]) -> Rows:
+        """EXPLAIN of a query: DuckDB's plan of the statement the proxy runs for it, one
+        line a row in a ``QUERY PLAN`` column (``sql/explain.py``)."""
+        query = explain.checked(node)
+        rw = self.rewritten(RawStream()(query), tx, params=params)
+        analyze = explain.analyze(node)
+        try:
+            plan = self.con.execute(("EXPLAIN ANALYZE " if analyze else "EXPLAIN ") + rw.sql, self._args(params, rw.dropped_params)).fetchall()
+        except PgError:
+            raise
+        except Exception as e:
+            raise duck_error(e) from None
+        return explain.rows(plan)
 
     def describe_select(self, tx: Transaction, node: ast.SelectStmt, param_types: list[int], text: str | None = None) -> list[Column]:
         self._release()

@@ -45,7 +45,7 @@ from walsender_proxy.backend.outcomes import (
 from walsender_proxy.backend.settings import Settings
 from walsender_proxy.lake import Isolation, Transaction
 from walsender_proxy.lake.transaction import State
-from walsender_proxy.sql import ddl_sql, pgcatalog, statement_log
+from walsender_proxy.sql import ddl_sql, explain, pgcatalog, statement_log
 from walsender_proxy.sql.engine import Engine, check_result_formats, param_receivable, returning
 from walsender_proxy.sql.param_context import FindTable, context_param_types
 from walsender_proxy.sql.portals import Portal, Prepared
@@ -558,9 +558,9 @@ class Executor:
             yield from self._set(node)
         elif isinstance(node, ast.VariableShowStmt):
             yield from self._show(node)
-        elif isinstance(node, (ast.SelectStmt, ast.ExplainStmt)):
-            if isinstance(node, ast.ExplainStmt):
-                raise ddl_sql.unsupported("EXPLAIN")
+        elif isinstance(node, ast.ExplainStmt):
+            yield self.engine.explain(self._statement_tx(), node, params)
+        elif isinstance(node, ast.SelectStmt):
             tx = self._statement_tx()
             yield self.engine.select(tx, node, text, params)
         elif isinstance(node, ast.InsertStmt):
@@ -996,6 +996,8 @@ class Executor:
             from decoding.pgtypes import parse_type
 
             return [Column(node.name, parse_type("text"))]
+        if isinstance(node, ast.ExplainStmt):
+            return explain.columns()
         return None
 
     # -- helpers for the engine ----------------------------------------------------------
@@ -1045,7 +1047,7 @@ def _may_describe_rows(node: Any) -> bool:
     it always returns None, whatever the catalog and the parameter types."""
     if node is None:
         return False
-    if isinstance(node, (ast.SelectStmt, ast.VariableShowStmt)):
+    if isinstance(node, (ast.SelectStmt, ast.VariableShowStmt, ast.ExplainStmt)):
         return True
     return isinstance(node, (ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt)) and bool(returning(node))
 

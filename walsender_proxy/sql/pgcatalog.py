@@ -2506,6 +2506,9 @@ def translate_error(exc: BaseException) -> PgError:
         return PgError("42703", f'column "{m.group(1)}" does not exist')
     if "Division by zero" in text or "division by zero" in text:
         return PgError("22012", "division by zero")
+    m = re.search(r"Values were not provided for the following parameters: (\d+)", text)
+    if m:
+        return PgError("42P02", f"there is no parameter ${m.group(1)}")
     if "Like pattern must not end with escape character" in text:
         return PgError("22025", "LIKE pattern must not end with escape character")
     if "Invalid escape string" in text:
