@@ -507,3 +507,67 @@ def test_explain_answers_with_a_plan_text(proxy: ProxyServer, pg15: PgCluster) -
     with psycopg.connect(proxy.dsn(), autocommit=True) as conn:
         plan = conn.execute("EXPLAIN SELECT * FROM ex WHERE a = %s", (1,)).fetchall()
         assert plan and all(isinstance(line, str) for (line,) in plan)
+
+
+#: Cursors scroll as PostgreSQL's do: NEXT/PRIOR/FIRST/LAST/ABSOLUTE/RELATIVE/FORWARD/
+#: BACKWARD [ALL], MOVE, positions before the first and after the last row, NO SCROLL's
+#: 55000, and several open cursors beside other statements.
+CURSORS = [
+    'create table cu (i int)',
+    'insert into cu select generate_series(1, 10)',
+    'begin',
+    'declare c scroll cursor for select i from cu order by i',
+    'fetch 2 from c',
+    'fetch backward 1 from c',
+    'fetch prior from c',
+    'fetch prior from c',
+    'fetch next from c',
+    'fetch last from c',
+    'fetch next from c',
+    'fetch next from c',
+    'fetch prior from c',
+    'fetch absolute 3 from c',
+    'fetch absolute -2 from c',
+    'fetch absolute 0 from c',
+    'fetch relative 4 from c',
+    'fetch relative -2 from c',
+    'fetch relative 0 from c',
+    'fetch 0 from c',
+    'fetch forward all from c',
+    'fetch backward all from c',
+    'move forward 3 in c',
+    'move backward 1 in c',
+    'fetch 1 from c',
+    'move absolute 20 in c',
+    'fetch backward 2 from c',
+    'fetch first from c',
+    'fetch -2 from c',
+    'fetch forward -1 from c',
+    'move last in c',
+    'move relative 1 in c',
+    'declare d no scroll cursor for select i from cu order by i',
+    'fetch 2 from d',
+    'fetch backward 1 from d',
+    'rollback',
+    'begin',
+    'declare d no scroll cursor for select i from cu order by i',
+    'fetch 2 from d',
+    'fetch absolute 5 from d',
+    'fetch relative 2 from d',
+    'fetch 0 from d',
+    'fetch all from d',
+    'fetch 1 from d',
+    'declare e cursor for select i from cu order by i',
+    'fetch 3 from e',
+    'fetch backward 2 from e',
+    'fetch last from e',
+    'fetch absolute 1 from e',
+    'rollback',
+]
+
+
+def test_cursors_scroll_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    with _same_answers(proxy, pg15, CURSORS) as got:
+        assert got("BEGIN") == ("done", "BEGIN")
+        assert got("DECLARE b BINARY CURSOR FOR SELECT 1")[:2] == ("error", "0A000")
+        got("ROLLBACK")

@@ -16,8 +16,7 @@ import datetime
 import logging
 import threading
 import time
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -46,6 +45,7 @@ from walsender_proxy.backend.settings import Settings
 from walsender_proxy.lake import Isolation, Transaction
 from walsender_proxy.lake.transaction import State
 from walsender_proxy.sql import ddl_sql, explain, pgcatalog, statement_log
+from walsender_proxy.sql.cursors import SqlCursor
 from walsender_proxy.sql.engine import Engine, check_result_formats, param_receivable, returning
 from walsender_proxy.sql.param_context import FindTable, context_param_types
 from walsender_proxy.sql.portals import Portal, Prepared
@@ -96,35 +96,8 @@ class SyntaxErr(PgError):
         self.position = position + 1 if position is not None else None
 
 
-@dataclass(slots=True)
-class SqlCursor:
-    """A cursor made by DECLARE: FETCH takes rows from it; WITH HOLD ones outlive the
-    transaction (their rows are materialised at DECLARE)."""
-
-    rows: Rows
-    hold: bool
-    carry: pa.RecordBatch | None = None
-    #: Savepoints open at DECLARE: rolling back to one of them drops the cursor.
-    depth: int = 0
-    #: A FETCH failed: the portal cannot be run any more (55000), as PostgreSQL's.
-    failed: bool = False
-
-    def take(self, n: int) -> list[pa.RecordBatch]:
-        out: list[pa.RecordBatch] = []
-        got = 0
-        while got < n:
-            batch = self.carry
-            self.carry = None
-            if batch is None:
-                batch = next(self.rows.batches, None)
-                if batch is None:
-                    break
-            if batch.num_rows > n - got:
-                self.carry = batch.slice(n - got)
-                batch = batch.slice(0, n - got)
-            out.append(batch)
-            got += batch.num_rows
-        return out
+#: DECLARE's options (PostgreSQL's CURSOR_OPT_*).
+_CURSOR_BINARY, _CURSOR_SCROLL, _CURSOR_NO_SCROLL, _CURSOR_HOLD = 0x0001, 0x0002, 0x0004, 0x0020
 
 
 class Executor:
@@ -216,7 +189,7 @@ class Executor:
         self._tx_isolation = self._tx_read_only = self._tx_deferrable = self._imported_csn = None
         self._savepoint_read_only = []
         if self.cursors:  # usually none: no new dict per transaction
-            self.cursors = {k: c for k, c in self.cursors.items() if c.hold}
+            self._keep_cursors(lambda _name, cur: cur.hold)
         self.services.snapshots.release(self)
         if self.advisory_xact:
             self.advisory_xact = False
@@ -256,6 +229,14 @@ class Executor:
                 self.tx.state = State.FAILED
         else:
             self._end_tx(commit=False)
+
+    def _keep_cursors(self, keep: Callable[[str, SqlCursor], bool]) -> None:
+        """Drop the cursors ``keep`` refuses, giving their DuckDB results back."""
+        dropped = [c for name, c in self.cursors.items() if not keep(name, c)]
+        if dropped:
+            self.cursors = {name: c for name, c in self.cursors.items() if keep(name, c)}
+            for c in dropped:
+                c.close()
 
     def _temp_tables_at_commit(self, tx: Transaction) -> None:
         """ON COMMIT DROP / DELETE ROWS of this session's temporary tables, in the committing
@@ -554,6 +535,9 @@ class Executor:
             raise _aborted()
         if self.tx is not None:
             self.tx.begin_statement()
+        if self.cursors and not isinstance(node, (ast.FetchStmt, ast.ClosePortalStmt)):
+            for cur in self.cursors.values():  # (their DuckDB results would block this one)
+                cur.detach()
         if isinstance(node, ast.VariableSetStmt):
             yield from self._set(node)
         elif isinstance(node, ast.VariableShowStmt):
@@ -608,9 +592,11 @@ class Executor:
             yield self._fetch(node)
         elif isinstance(node, ast.ClosePortalStmt):
             if node.portalname is None:
-                self.cursors.clear()
-            elif self.cursors.pop(node.portalname, None) is None:
+                self._keep_cursors(lambda _name, _cur: False)
+            elif node.portalname not in self.cursors:
                 raise PgError("34000", f'cursor "{node.portalname}" does not exist')
+            else:
+                self._keep_cursors(lambda name, _cur: name != node.portalname)
             yield Done("CLOSE CURSOR" if node.portalname else "CLOSE CURSOR ALL")
         elif isinstance(node, ast.CheckPointStmt):
             self.lake.checkpoint()
@@ -662,9 +648,10 @@ class Executor:
         return Done(verb)
 
     def _declare(self, node: ast.DeclareCursorStmt, text: str, params: list[Any]) -> Outcome:
-        hold = bool(node.options & 0x0020)
-        if node.options & 0x0002:
-            raise ddl_sql.unsupported("SCROLL cursors")
+        hold = bool(node.options & _CURSOR_HOLD)
+        if node.options & _CURSOR_BINARY:
+            raise ddl_sql.unsupported("DECLARE … BINARY CURSOR")
+        scroll = "scroll" if node.options & _CURSOR_SCROLL else "no scroll" if node.options & _CURSOR_NO_SCROLL else "default"
         if not self.explicit and not hold:
             raise PgError("25P01", "DECLARE CURSOR can only be used in transaction blocks")
         if node.portalname in self.cursors:
@@ -675,23 +662,24 @@ class Executor:
         if hold:
             batches = list(rows.batches)
             rows = Rows(rows.columns, iter(batches))
-        self.cursors[node.portalname] = SqlCursor(rows, hold, depth=len(self._savepoint_read_only))
+        self.cursors[node.portalname] = SqlCursor(rows, hold, scroll=scroll, depth=len(self._savepoint_read_only))
         return Done("DECLARE CURSOR")
 
     def _fetch(self, node: ast.FetchStmt) -> Outcome:
         cur = self.cursors.get(node.portalname)
         if cur is None:
             raise PgError("34000", f'cursor "{node.portalname}" does not exist')
-        if node.direction != enums.FetchDirection.FETCH_FORWARD:
-            raise PgError("55000", "cursor can only scan forward", hint="Declare it with SCROLL option to enable backward scan.")
         if cur.failed:
             raise PgError("55000", f'portal "{node.portalname}" cannot be run')
         try:
-            batches = cur.take(node.howMany)
+            batches, n = cur.fetch(node)
+        except PgError as e:
+            if e.sqlstate != "55000":
+                cur.failed = True
+            raise
         except Exception:
             cur.failed = True
             raise
-        n = sum(b.num_rows for b in batches)
         if node.ismove:
             return Done(f"MOVE {n}")
         return Rows(cur.rows.columns, iter(batches), verb="FETCH")
@@ -821,7 +809,7 @@ class Executor:
                 # cursors declared in the subtransaction: gone with its rollback, the
                 # parent's on its release
                 if keep:
-                    self.cursors = {k: c for k, c in self.cursors.items() if c.depth <= i}
+                    self._keep_cursors(lambda _name, cur, depth=i: cur.depth <= depth)
                 else:
                     for c in self.cursors.values():
                         c.depth = min(c.depth, i)
