@@ -121,6 +121,19 @@ class ColumnType:
             scalar = self.base.arrow
         return pa.list_(scalar) if self.is_array else scalar
 
+    def type_text(self) -> str:
+        """The type as :func:`parse_type` reads it back (``varchar(10)[]``, ``numeric(12,2)``)."""
+        mod = ""
+        if self.typmod >= 0:
+            if self.base.name in ("varchar", "bpchar"):
+                mod = f"({self.typmod - 4})"
+            elif self.base.name == "numeric":
+                p, s = self.numeric_precision_scale or (0, 0)
+                mod = f"({p},{s})"
+            elif self.base.name in ("timestamp", "timestamptz", "time"):
+                mod = f"({self.typmod})"
+        return f"{self.base.name}{mod}{'[]' if self.is_array else ''}"
+
     def sql_name(self) -> str:
         """The name ``format_type`` prints, e.g. ``character varying(10)``, ``integer[]``."""
         pretty = {

@@ -571,3 +571,39 @@ def test_cursors_scroll_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> No
         assert got("BEGIN") == ("done", "BEGIN")
         assert got("DECLARE b BINARY CURSOR FOR SELECT 1")[:2] == ("error", "0A000")
         got("ROLLBACK")
+
+
+#: CREATE TABLE AS and SELECT INTO: the query's column types (typmods kept), names given
+#: first, WITH NO DATA, IF NOT EXISTS, temporary tables, rolled back with the transaction.
+CREATE_TABLE_AS = [
+    'create table ctas_src (id int primary key, n numeric(10,2), t text, v varchar(5), d date, u numeric, ts timestamp(2), arr int[])',
+    "insert into ctas_src values (1, 1.5, 'a', 'xy', '2020-01-01', 10.123, '2020-01-01 00:00:00.12', '{1,2}'), (2, null, 'b', null, null, 7, null, null)",
+    'create table ctas_1 as select * from ctas_src',
+    'select * from ctas_1 order by id',
+    "select attname, format_type(atttypid, atttypmod), attnotnull from pg_attribute where attrelid = 'ctas_1'::regclass and attnum > 0 order by attnum",
+    'create table ctas_2 (a, b) as select id, t, 42 as z from ctas_src where id = 1',
+    'select * from ctas_2',
+    'create table ctas_3 as select 1 as x with no data',
+    'select * from ctas_3',
+    'create table if not exists ctas_3 as select 2 as y',
+    'create table ctas_4 (a, b, c) as select 1',
+    'create table ctas_5 as select 1 as a, 2 as a',
+    "select id * 2 as dbl, t || '!' as bang into ctas_6 from ctas_src",
+    'select * from ctas_6 order by dbl',
+    'select 1 as x into temp ctas_7',
+    "select relpersistence from pg_class where relname = 'ctas_7'",
+    'create temp table ctas_8 as select generate_series(1,3) g',
+    'select sum(g) from ctas_8',
+    'begin',
+    'create table ctas_9 as select 5 as five',
+    'rollback',
+    'select * from ctas_9',
+    "create table ctas_11 as select 'lit' as l, 1.50 as n, now()::date = current_date as b",
+    'select * from ctas_11',
+]
+
+
+def test_create_table_as_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    with _same_answers(proxy, pg15, CREATE_TABLE_AS) as got:
+        for sql in ("CREATE TABLE ctas_n AS SELECT relname FROM pg_class LIMIT 1", "CREATE MATERIALIZED VIEW ctas_mv AS SELECT 1"):
+            assert got(sql)[:2] == ("error", "0A000"), sql

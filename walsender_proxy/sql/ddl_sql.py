@@ -73,20 +73,25 @@ def _constraint_name(kind: enums.ConstrType) -> str:
     return names.get(name, name)
 
 
-def create_table(tx: Transaction, s: ast.CreateStmt, temp_schema: str | None = None) -> str:
-    """CREATE TABLE; a temporary one (``TEMP``, or named in ``pg_temp``) goes to the
-    session's ``temp_schema``, made on first use as PostgreSQL makes ``pg_temp_N``."""
-    name = qualified(s.relation)
-    temporary = s.relation.relpersistence == "t" or s.relation.schemaname == "pg_temp"
-    if s.relation.relpersistence == "u":
+def table_name(tx: Transaction, rel: ast.RangeVar, oncommit: Any, temp_schema: str | None) -> str:
+    """The name a new table is made under; a temporary one (``TEMP``, or named in
+    ``pg_temp``) goes to the session's ``temp_schema``, made on first use as PostgreSQL
+    makes ``pg_temp_N``."""
+    temporary = rel.relpersistence == "t" or rel.schemaname == "pg_temp"
+    if rel.relpersistence == "u":
         raise unsupported("CREATE UNLOGGED TABLE")
     if temporary:
-        if s.relation.schemaname not in (None, "pg_temp", temp_schema) or temp_schema is None:
+        if rel.schemaname not in (None, "pg_temp", temp_schema) or temp_schema is None:
             raise PgError("42P16", "cannot create temporary relation in non-temporary schema")
         tx.create_schema(temp_schema, if_not_exists=True, system=True)
-        name = f"{temp_schema}.{s.relation.relname}"
-    elif s.oncommit not in (None, enums.OnCommitAction.ONCOMMIT_NOOP):
+        return f"{temp_schema}.{rel.relname}"
+    if oncommit not in (None, enums.OnCommitAction.ONCOMMIT_NOOP):
         raise PgError("42P16", "ON COMMIT can only be used on temporary tables")
+    return qualified(rel)
+
+
+def create_table(tx: Transaction, s: ast.CreateStmt, temp_schema: str | None = None) -> str:
+    name = table_name(tx, s.relation, s.oncommit, temp_schema)
     if s.inhRelations or s.partspec or s.partbound or s.ofTypename:
         raise unsupported("table inheritance and partitioning")
     columns: list[tuple[str, str, bool]] = []

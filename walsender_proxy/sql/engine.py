@@ -808,7 +808,12 @@ def _with_origin(col: Column, origin: Origin | None, tables: list[Table]) -> Col
     for t in tables:
         if t.name == name and (schema is None or t.schema == schema):
             c = t.column(colname)
-            return col if c is None else dataclasses.replace(col, table_oid=t.oid, attnum=c.attnum)
+            if c is None:
+                return col
+            if c.type.base == col.type.base and c.type.is_array == col.type.is_array and col.pg_oid is None:
+                # (the column as declared, its typmod too: timestamp(2), varchar(5))
+                return dataclasses.replace(col, type=c.type, table_oid=t.oid, attnum=c.attnum, pg_typmod=None)
+            return dataclasses.replace(col, table_oid=t.oid, attnum=c.attnum)
     return col
 
 

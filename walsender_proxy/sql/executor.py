@@ -12,6 +12,7 @@ Everything here blocks (DuckDB, fsync): the session calls it from a worker threa
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import logging
 import threading
@@ -29,6 +30,7 @@ from decoding.catalog import RID, TEMP_SCHEMA_PREFIX, Table
 from decoding.errors import PgError, disk_full_error
 from decoding.lsn import format_lsn
 from decoding.pgtime import TRANSACTION_NOW
+from decoding.pgtypes import type_by_oid
 from walsender_proxy.backend import logs
 from walsender_proxy.backend.outcomes import (
     Column,
@@ -229,6 +231,59 @@ class Executor:
                 self.tx.state = State.FAILED
         else:
             self._end_tx(commit=False)
+
+    def _create_table_as(self, into: ast.IntoClause, query: ast.SelectStmt, params: list[Any], *, if_not_exists: bool = False) -> Iterator[Outcome]:
+        """CREATE TABLE … AS / SELECT … INTO: a table of the query's columns (their types and
+        typmods, the names given first), filled with its rows in the same transaction."""
+        tx = self._statement_tx()
+        name = ddl_sql.table_name(tx, into.rel, into.onCommit, self.temp_schema)
+        if if_not_exists:
+            schema, _, rel = name.rpartition(".")
+            cat = tx.catalog()
+            found = cat.find_table(schema, rel) if schema else next((t for s in self.search_path() if (t := cat.find_table(s, rel))), None)
+            if found is not None:
+                yield Notice("NOTICE", "42P07", f'relation "{into.rel.relname}" already exists, skipping')
+                yield Done("CREATE TABLE AS")
+                return
+        rows = self.engine.select(tx, query, RawStream()(query), params)
+        batches = [] if into.skipData else list(rows.batches)
+        if into.skipData:
+            close = getattr(rows.batches, "close", None)
+            if close is not None:
+                close()
+        names = [c.name for c in rows.columns]
+        given = [n.sval for n in into.colNames or ()]
+        if len(given) > len(names):
+            raise PgError("42601", "too many column names were specified")
+        names[: len(given)] = given
+        columns = []
+        for col_name, col in zip(names, rows.columns, strict=True):
+            ctype = col.type
+            if col.pg_oid is not None and col.pg_oid != ctype.oid:
+                try:
+                    ctype = type_by_oid(col.pg_oid)
+                except PgError:
+                    raise ddl_sql.unsupported(f"a column of type {pgcatalog.format_type(col.pg_oid, None) or col.pg_oid}") from None
+            if col.pg_typmod is not None and col.pg_typmod >= 0 and ctype.typmod < 0:
+                ctype = dataclasses.replace(ctype, typmod=col.pg_typmod)
+            columns.append((col_name, ctype.type_text(), False))
+        seen: set[str] = set()
+        for col_name in names:
+            if col_name in seen:
+                raise PgError("42701", f'column "{col_name}" specified more than once')
+            seen.add(col_name)
+        tx.create_table(name, columns)
+        if into.onCommit in (enums.OnCommitAction.ONCOMMIT_DROP, enums.OnCommitAction.ONCOMMIT_DELETE_ROWS):
+            self._on_commit[name] = into.onCommit
+        if into.skipData:
+            yield Done("CREATE TABLE AS")
+            return
+        data = pa.Table.from_batches(batches, schema=batches[0].schema) if batches else None
+        n = 0
+        if data is not None and data.num_rows:
+            data = data.rename_columns(names)
+            n = tx.insert(name, data)
+        yield Done(f"SELECT {n}")
 
     def _keep_cursors(self, keep: Callable[[str, SqlCursor], bool]) -> None:
         """Drop the cursors ``keep`` refuses, giving their DuckDB results back."""
@@ -544,9 +599,18 @@ class Executor:
             yield from self._show(node)
         elif isinstance(node, ast.ExplainStmt):
             yield self.engine.explain(self._statement_tx(), node, params)
+        elif isinstance(node, ast.SelectStmt) and node.intoClause is not None:
+            into, node.intoClause = node.intoClause, None  # SELECT … INTO t: CREATE TABLE t AS
+            yield from self._create_table_as(into, node, params)
         elif isinstance(node, ast.SelectStmt):
             tx = self._statement_tx()
             yield self.engine.select(tx, node, text, params)
+        elif isinstance(node, ast.CreateTableAsStmt):
+            if node.objtype != enums.ObjectType.OBJECT_TABLE:
+                raise ddl_sql.unsupported("CREATE MATERIALIZED VIEW")
+            if not isinstance(node.query, ast.SelectStmt):
+                raise ddl_sql.unsupported("CREATE TABLE AS EXECUTE")
+            yield from self._create_table_as(node.into, node.query, params, if_not_exists=bool(node.if_not_exists))
         elif isinstance(node, ast.InsertStmt):
             yield from self.engine.insert(self._statement_tx(), node, params)
         elif isinstance(node, ast.UpdateStmt):
@@ -976,6 +1040,8 @@ class Executor:
         kinds here must match :func:`_may_describe_rows`)."""
         if node is None:
             return None
+        if isinstance(node, ast.SelectStmt) and node.intoClause is not None:
+            return None  # (SELECT … INTO returns no rows)
         if isinstance(node, ast.SelectStmt):
             return self.engine.describe_select(self._ensure_tx(), node, param_types, text)
         if isinstance(node, (ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt)) and returning(node):
@@ -1034,6 +1100,8 @@ def _may_describe_rows(node: Any) -> bool:
     """Whether :meth:`Executor.describe_node` can return columns for ``node``: False means
     it always returns None, whatever the catalog and the parameter types."""
     if node is None:
+        return False
+    if isinstance(node, ast.SelectStmt) and node.intoClause is not None:
         return False
     if isinstance(node, (ast.SelectStmt, ast.VariableShowStmt, ast.ExplainStmt)):
         return True
