@@ -607,3 +607,38 @@ def test_create_table_as_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> N
     with _same_answers(proxy, pg15, CREATE_TABLE_AS) as got:
         for sql in ("CREATE TABLE ctas_n AS SELECT relname FROM pg_class LIMIT 1", "CREATE MATERIALIZED VIEW ctas_mv AS SELECT 1"):
             assert got(sql)[:2] == ("error", "0A000"), sql
+
+
+#: INSERT … ON CONFLICT over the primary key: DO NOTHING, DO UPDATE with EXCLUDED and a
+#: WHERE, RETURNING of inserted and updated rows, and PostgreSQL's errors.
+ON_CONFLICT = [
+    'create table ups (id int primary key, v text, n int)',
+    "insert into ups values (1, 'a', 1), (2, 'b', 2)",
+    "insert into ups values (2, 'x', 0), (3, 'c', 3) on conflict do nothing",
+    'select * from ups order by id',
+    "insert into ups values (3, 'y', 9), (4, 'd', 4) on conflict (id) do nothing returning *",
+    "insert into ups values (1, 'new', 10), (5, 'e', 5) on conflict (id) do update set v = excluded.v, n = ups.n + excluded.n returning id, v, n",
+    'select * from ups order by id',
+    "insert into ups as u values (1, 'again', 100) on conflict (id) do update set v = excluded.v where u.n > 1000",
+    'select * from ups order by id',
+    "insert into ups values (1, 'z', 0), (1, 'w', 0) on conflict (id) do update set v = excluded.v",
+    "insert into ups values (6, 'f', 6), (6, 'g', 7) on conflict (id) do nothing",
+    'select * from ups order by id',
+    "insert into ups values (1, 'q', 1) on conflict (v) do nothing",
+    "insert into ups values (1, 'q', 1) on conflict do update set v = 'q'",
+    "insert into ups values (1, 'q', 1) on conflict on constraint ups_pkey do update set v = 'viaconstraint'",
+    "insert into ups values (1, 'q', 1) on conflict on constraint nope do nothing",
+    'select * from ups order by id',
+    'create table ups_nopk (a int)',
+    'insert into ups_nopk values (1) on conflict do nothing',
+    'insert into ups_nopk values (1) on conflict (a) do nothing',
+    "insert into ups (id, v) select g, 'gen' from generate_series(5, 8) g on conflict (id) do update set n = -1 returning *",
+    'select * from ups order by id',
+    "insert into ups values (null, 'nullkey', 0) on conflict do nothing",
+    "insert into ups values (10, 'ten', 0) on conflict (id) do update set id = 11",
+    'select * from ups order by id',
+]
+
+
+def test_insert_on_conflict_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    _same_answers(proxy, pg15, ON_CONFLICT).close()

@@ -47,7 +47,7 @@ from walsender_proxy.lake import Transaction
 from walsender_proxy.lake.files import CHANGESET_ROW_GROUP
 from walsender_proxy.lake.transaction import layout
 from walsender_proxy.protocol.messages import encode_data_rows
-from walsender_proxy.sql import catalog_bridge, explain
+from walsender_proxy.sql import catalog_bridge, explain, upsert
 from walsender_proxy.sql.ddl_sql import qualified, unsupported
 from walsender_proxy.sql.literals import duckdb_cast_error
 from walsender_proxy.sql.pgcatalog import CatalogBinding, translate_error
@@ -387,7 +387,8 @@ class Engine:
     def insert(self, tx: Transaction, node: ast.InsertStmt, params: list[Any]) -> Iterator[Outcome]:
         self._release()
         if node.onConflictClause is not None:
-            raise unsupported("INSERT … ON CONFLICT")
+            yield from self._upsert(tx, node, params)
+            return
         plan = self._insert_plan(node)
         cat = tx.catalog()
         if plan is not None and plan.catalog is cat:
@@ -450,6 +451,86 @@ class Engine:
         else:
             yield Done(f"INSERT 0 {n}")
 
+    def _proposed(self, tx: Transaction, t: Table, node: ast.InsertStmt, params: list[Any]) -> pa.Table:
+        """An INSERT's rows as a table of the columns it names (before storage coercion)."""
+        cols = [c.name for c in node.cols] if node.cols else [c.name for c in t.columns]
+        for c in cols:
+            if t.column(c) is None:
+                raise PgError("42703", f'column "{c}" of relation "{t.name}" does not exist')
+        if node.selectStmt is None:  # DEFAULT VALUES
+            return pa.table({c: pa.nulls(1, t.column(c).type.arrow) for c in cols[:1]})  # type: ignore[union-attr]
+        src = node.selectStmt
+        _defaults_to_null(src, [i for i, c in enumerate(cols) if _keeps_literal_scale(t.column(c))])
+        sql = self.rewrite(RawStream()(src), tx, params=params)
+        rel = self.relation(sql, params)
+        if len(rel.columns) > len(cols):
+            raise PgError("42601", "INSERT has more expressions than target columns")
+        if len(rel.columns) < len(cols) and node.cols:
+            raise PgError("42601", "INSERT has more target columns than expressions")
+        data = rel.to_arrow_table()
+        return coerce_text_columns(t, data.rename_columns(cols[: data.num_columns]))
+
+    def existing_keys(self, tx: Transaction, t: Table, key: Sequence[str], proposed: pa.Table) -> list[tuple[Any, ...]]:
+        """The keys of ``proposed`` (physical column names) already in ``t`` at the
+        statement's snapshot, this transaction's own writes included."""
+        q = tx.snapshot_query(t, with_rid=True, sql_types=True)
+        for n, tbl in q.arrow.items():
+            self._register(n, tbl)
+        name = f"__wp_keys_{id(proposed)}"
+        self._register(name, proposed.select(list(key)))
+        on = " AND ".join(f'e."{k}" = p."{k}"' for k in key)
+        picked = ", ".join(f'e."{k}"' for k in key)
+        sql = f"SELECT {picked} FROM ({q.sql}) e WHERE EXISTS (SELECT 1 FROM {name} p WHERE {on})"
+        try:
+            rows = self.con.sql(sql).fetchall()
+        except Exception as e:
+            raise duck_error(e) from None
+        return [tuple(r) for r in rows]
+
+    def _upsert(self, tx: Transaction, node: ast.InsertStmt, params: list[Any]) -> Iterator[Outcome]:
+        """INSERT … ON CONFLICT (sql/upsert.py)."""
+        clause = node.onConflictClause
+        t = tx.table(qualified(node.relation))
+        key = upsert.arbiter(t, clause)
+        proposed = _conformed(t, self._proposed(tx, t, node, params))
+        proposed = proposed.append_column(upsert.POS, pa.array(np.arange(proposed.num_rows, dtype=np.int64)))
+        do_update = clause.action == enums.OnConflictAction.ONCONFLICT_UPDATE
+        inserts, conflicts = upsert.split(self, tx, t, key, proposed, do_update)
+        # (each row's place among the proposed ones: RETURNING lists them in that order)
+        ins_pos = upsert.positions(inserts)
+        inserts = inserts.drop_columns([upsert.POS])
+        n_ins = tx.apply_insert(t, inserts) if inserts.num_rows else 0
+        inserted = tx_rows_since(tx, t, n_ins) if n_ins and returning(node) else None
+        updated = None
+        n_upd = 0
+        if do_update and conflicts.num_rows:
+            alias = node.relation.alias.aliasname if node.relation.alias else node.relation.relname
+            sql, changed = upsert.update_sql(t, alias, clause, key, TARGET)
+            name = f"__wp_excluded_{id(conflicts)}"
+            self._register(name, conflicts)
+            old = self._targets(tx, t, sql, params, extra={(None, "excluded"): _typed(f"SELECT * FROM {name}", t)})
+            old = old.filter(pc.fill_null(old.column("__ok"), False))
+            new = old
+            for cname in changed:
+                c = t.column(cname)
+                assert c is not None
+                new = new.set_column(new.column_names.index(c.physical), c.physical, coerce_text(c, old.column(f"__new_{cname}")))
+            keep = upsert.keep_columns(t)
+            n_upd = tx.apply_update(t, old.select(keep), new.select(keep), changed=changed) if old.num_rows else 0
+            updated = _named(t, new.select(keep)) if returning(node) else None
+            upd_pos = old.column(upsert.POS).to_numpy() if returning(node) else None
+        tag = f"INSERT 0 {n_ins + n_upd}"
+        if returning(node):
+            parts = [(p, pos) for p, pos in ((inserted, ins_pos), (updated, upd_pos if updated is not None else None)) if p is not None and p.num_rows]
+            if parts:
+                rows = pa.concat_tables([p.select(parts[0][0].column_names) for p, _ in parts])
+                rows = rows.take(pa.array(np.argsort(np.concatenate([pos for _, pos in parts]), kind="stable")))
+            else:
+                rows = inserts.slice(0, 0)
+            yield self._returning(tx, t, node.relation, returning(node), rows, params, tag)
+        else:
+            yield Done(tag)
+
     # -- UPDATE / DELETE -----------------------------------------------------------------
     def update(self, tx: Transaction, node: ast.UpdateStmt, params: list[Any]) -> Iterator[Outcome]:
         self._release()
@@ -508,12 +589,12 @@ class Engine:
         else:
             yield Done(f"DELETE {n}")
 
-    def _targets(self, tx: Transaction, t: Table, pg_sql: str, params: list[Any]) -> pa.Table:
+    def _targets(self, tx: Transaction, t: Table, pg_sql: str, params: list[Any], extra: dict[tuple[str | None, str], str | UserTable] | None = None) -> pa.Table:
         """Target rows (``_rid`` + columns under physical names, ``__new_*`` values)."""
         q = tx.snapshot_query(t, with_rid=True, sql_types=True)
         for n, tbl in q.arrow.items():
             self._register(n, tbl)
-        sql = self.rewrite(pg_sql, tx, {(None, TARGET): _typed(q.sql, t)}, params)
+        sql = self.rewrite(pg_sql, tx, {(None, TARGET): _typed(q.sql, t), **(extra or {})}, params)
         data = self.relation(sql, params).to_arrow_table()
         # A row joined to several FROM rows is updated once, as in PostgreSQL.
         if data.num_rows and pc.count_distinct(data.column(RID)).as_py() != data.num_rows:
@@ -1053,6 +1134,20 @@ def tx_rows_since(tx: Transaction, t: Table, n: int) -> pa.Table:
     """The last ``n`` rows this transaction wrote to ``t`` (for INSERT … RETURNING)."""
     rows = tx.own_tail(t.oid, n)
     return _named(t, rows.select([RID] + [c.physical for c in t.columns]))
+
+
+def _conformed(t: Table, data: pa.Table) -> pa.Table:
+    """Proposed rows in the table's storage form (missing columns NULL), under the columns'
+    names, as the lake would store them: keys compare as stored."""
+    from walsender_proxy.lake.transaction import conform
+
+    arrays = []
+    for c in t.columns:
+        if c.name in data.column_names:
+            arrays.append(conform(data.column(c.name), c))
+        else:
+            arrays.append(pa.nulls(data.num_rows, c.type.arrow))
+    return pa.Table.from_arrays(arrays, names=[c.name for c in t.columns])
 
 
 def _named(t: Table, rows: pa.Table) -> pa.Table:

@@ -1,0 +1,125 @@
+"""INSERT … ON CONFLICT: PostgreSQL's upsert over the lake's one unique constraint, the
+primary key.
+
+The proposed rows are computed as for a plain INSERT; the arbiter is the primary key (named
+by its columns, by ``ON CONSTRAINT <table>_pkey``, or implied by a DO NOTHING without a
+target); each proposed row whose key is already in the table conflicts. DO NOTHING inserts
+the others (a key proposed twice is inserted once, as the second then conflicts with the
+first); DO UPDATE evaluates its SET list and WHERE over the existing row and the proposed
+one (``EXCLUDED``) in DuckDB and updates the rows it selects; a row it would touch twice is
+PostgreSQL's 21000. Errors are PostgreSQL's: 42P10 for a target that matches no unique
+constraint, 42704 for an unknown constraint name, 42601 for DO UPDATE without a target.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+from pglast import ast, enums
+from pglast.stream import RawStream
+
+from decoding.catalog import RID, Table
+from decoding.errors import PgError
+
+if TYPE_CHECKING:
+    from walsender_proxy.lake import Transaction
+    from walsender_proxy.sql.engine import Engine
+
+__all__ = ["POS", "arbiter", "positions", "split"]
+
+#: The column that carries each proposed row's position through the split.
+POS = "__wp_pos"
+
+
+def positions(rows: pa.Table) -> np.ndarray:
+    return rows.column(POS).to_numpy()
+
+_NO_MATCH = PgError("42P10", "there is no unique or exclusion constraint matching the ON CONFLICT specification")
+
+
+def arbiter(t: Table, clause: ast.OnConflictClause) -> tuple[str, ...]:
+    """The key columns the conflict is decided on (the primary key), or () when nothing
+    can conflict (DO NOTHING on a table without one)."""
+    pk = tuple(t.primary_key or ())
+    infer = clause.infer
+    update = clause.action == enums.OnConflictAction.ONCONFLICT_UPDATE
+    if infer is None:
+        if update:
+            raise PgError(
+                "42601",
+                "ON CONFLICT DO UPDATE requires inference specification or constraint name",
+                hint="For example, ON CONFLICT (column_name).",
+            )
+        return pk
+    if infer.conname is not None:
+        if not pk or infer.conname != f"{t.name}_pkey":
+            raise PgError("42704", f'constraint "{infer.conname}" for table "{t.name}" does not exist')
+        return pk
+    names = []
+    for elem in infer.indexElems or ():
+        if not isinstance(elem, ast.IndexElem) or elem.name is None:
+            raise _NO_MATCH  # (an expression: the lake has no expression index)
+        if t.column(elem.name) is None:
+            raise PgError("42703", f'column "{elem.name}" does not exist')
+        names.append(elem.name)
+    if not pk or set(names) != set(pk):
+        raise _NO_MATCH
+    return pk
+
+
+def _keys(data: pa.Table, t: Table, key: tuple[str, ...]) -> list[tuple[Any, ...]]:
+    cols = [data.column(k).to_pylist() for k in key]
+    return list(zip(*cols, strict=True)) if cols else [() for _ in range(data.num_rows)]
+
+
+def split(
+    engine: Engine, tx: Transaction, t: Table, key: tuple[str, ...], proposed: pa.Table, update: bool
+) -> tuple[pa.Table, pa.Table]:
+    """(rows to insert, proposed rows that conflict with a row in the table), the proposed
+    rows in storage form under the table's column names."""
+    if not key or not proposed.num_rows:
+        return proposed, proposed.slice(0, 0)
+    mine = _keys(proposed, t, key)
+    existing = set(engine.existing_keys(tx, t, key, proposed))
+    seen: set[tuple[Any, ...]] = set()
+    insert, conflict = [], []
+    for i, k in enumerate(mine):
+        if any(v is None for v in k):
+            insert.append(i)  # (NULL equals nothing; the NOT NULL check speaks)
+            continue
+        if k in seen:
+            if update:
+                raise PgError(
+                    "21000",
+                    "ON CONFLICT DO UPDATE command cannot affect row a second time",
+                    hint="Ensure that no rows proposed for insertion within the same command have duplicate constrained values.",
+                )
+            continue
+        seen.add(k)
+        (conflict if k in existing else insert).append(i)
+    take = lambda idx: proposed.take(pa.array(np.asarray(idx, dtype=np.int64)))  # noqa: E731
+    return take(insert), take(conflict)
+
+
+def update_sql(t: Table, alias: str, clause: ast.OnConflictClause, key: tuple[str, ...], target: str) -> tuple[str, list[str]]:
+    """The query over the existing rows (``alias``) joined to their proposed rows
+    (``excluded``): the old row, each SET value as ``__new_<column>``, the DO UPDATE WHERE
+    as ``__ok``; and the columns set."""
+    sets: dict[str, str] = {}
+    for res in clause.targetList or ():
+        if not isinstance(res, ast.ResTarget) or res.indirection or isinstance(res.val, ast.MultiAssignRef):
+            raise PgError("0A000", "ON CONFLICT DO UPDATE SET of several columns at once or of array elements is not supported by walsender-proxy")
+        col = t.column(res.name)
+        if col is None:
+            raise PgError("42703", f'column "{res.name}" of relation "{t.name}" does not exist')
+        sets[col.name] = "NULL" if isinstance(res.val, ast.SetToDefault) else RawStream()(res.val)
+    news = "".join(f', ({e}) AS "__new_{n}"' for n, e in sets.items())
+    ok = RawStream()(clause.whereClause) if clause.whereClause is not None else "true"
+    on = " AND ".join(f'"{alias}"."{k}" = excluded."{k}"' for k in key)
+    return f'SELECT "{alias}".*{news}, ({ok}) AS "__ok", excluded."{POS}" AS "{POS}" FROM {target} AS "{alias}" JOIN excluded ON {on}', list(sets)
+
+
+def keep_columns(t: Table) -> list[str]:
+    return [RID] + [c.physical for c in t.columns]
