@@ -480,6 +480,11 @@ SMALL_ANSWERS = [
     "SELECT 'hawkeye' LIKE 'h%' ESCAPE '#', 'h%' LIKE 'h#%' ESCAPE '#', 'h%wk' NOT LIKE 'h#%' ESCAPE '#'",
     "SELECT 'a%b' ILIKE 'A\\%B', 'a%b' NOT LIKE 'a\\%b', 'A_B' ILIKE 'a#_b' ESCAPE '#', 'a\\b' LIKE 'a\\b' ESCAPE ''",
     "SELECT 'ab' LIKE 'ab' ESCAPE 'xx'",
+    "SELECT 'foo' LIKE ANY (ARRAY['%a', '%o']), 'foo' LIKE ALL (ARRAY['f%', '%b']), 'foo' NOT LIKE ANY (ARRAY['%a', '%b']),"
+    " 'foo' ILIKE ALL (ARRAY['F%', '%O']), 'foo' LIKE ANY (ARRAY['%a', NULL]), 'foo' LIKE ALL (ARRAY['f%', NULL]),"
+    " 'foo' LIKE ANY ('{}'::text[]), 'a%' LIKE ANY (ARRAY['a\\%'])",
+    "SELECT 5 # 3, 5::int8 # 12::int8, ~5, ~(-2147483648), 5 & 3, 5 | 3, 1::int2 # 3::int2",
+    "SELECT x FROM (VALUES (1, 'b'), (2, 'a'), (3, 'c')) v(x, y) ORDER BY y USING <, x USING >",
     "SELECT 'a\\' LIKE 'a\\'",
 ]
 

@@ -2238,6 +2238,32 @@ _MACROS: dict[str, str] = {
     "pgc_split_guard": """MACRO pgc_split_guard(s, p) AS (CASE WHEN p <> '' AND regexp_matches('', p)
         THEN error('PGERR[0A000] regexp_split with a pattern that can match an empty string is not supported by walsender-proxy')
         ELSE s END)""",
+    # x LIKE ANY/ALL (array): each element a pattern with the backslash escape, the
+    # answer three-valued as ANY/ALL's
+    "pgc_like_any": """MACRO pgc_like_any(x, a) AS (CASE WHEN a IS NULL THEN NULL WHEN len(a) = 0 THEN false
+        WHEN list_bool_or(list_transform(a, lambda pgc_e: like_escape(x, pgc_e, '\\'))) THEN true
+        WHEN list_count(list_transform(a, lambda pgc_e: like_escape(x, pgc_e, '\\'))) < len(a) THEN NULL ELSE false END)""",
+    "pgc_like_all": """MACRO pgc_like_all(x, a) AS (CASE WHEN a IS NULL THEN NULL WHEN len(a) = 0 THEN true
+        WHEN list_contains(list_transform(a, lambda pgc_e: like_escape(x, pgc_e, '\\')), false) THEN false
+        WHEN list_count(list_transform(a, lambda pgc_e: like_escape(x, pgc_e, '\\'))) < len(a) THEN NULL ELSE true END)""",
+    "pgc_notlike_any": """MACRO pgc_notlike_any(x, a) AS (CASE WHEN a IS NULL THEN NULL WHEN len(a) = 0 THEN false
+        WHEN list_bool_or(list_transform(a, lambda pgc_e: NOT like_escape(x, pgc_e, '\\'))) THEN true
+        WHEN list_count(list_transform(a, lambda pgc_e: NOT like_escape(x, pgc_e, '\\'))) < len(a) THEN NULL ELSE false END)""",
+    "pgc_notlike_all": """MACRO pgc_notlike_all(x, a) AS (CASE WHEN a IS NULL THEN NULL WHEN len(a) = 0 THEN true
+        WHEN list_contains(list_transform(a, lambda pgc_e: NOT like_escape(x, pgc_e, '\\')), false) THEN false
+        WHEN list_count(list_transform(a, lambda pgc_e: NOT like_escape(x, pgc_e, '\\'))) < len(a) THEN NULL ELSE true END)""",
+    "pgc_ilike_any": """MACRO pgc_ilike_any(x, a) AS (CASE WHEN a IS NULL THEN NULL WHEN len(a) = 0 THEN false
+        WHEN list_bool_or(list_transform(a, lambda pgc_e: ilike_escape(x, pgc_e, '\\'))) THEN true
+        WHEN list_count(list_transform(a, lambda pgc_e: ilike_escape(x, pgc_e, '\\'))) < len(a) THEN NULL ELSE false END)""",
+    "pgc_ilike_all": """MACRO pgc_ilike_all(x, a) AS (CASE WHEN a IS NULL THEN NULL WHEN len(a) = 0 THEN true
+        WHEN list_contains(list_transform(a, lambda pgc_e: ilike_escape(x, pgc_e, '\\')), false) THEN false
+        WHEN list_count(list_transform(a, lambda pgc_e: ilike_escape(x, pgc_e, '\\'))) < len(a) THEN NULL ELSE true END)""",
+    "pgc_notilike_any": """MACRO pgc_notilike_any(x, a) AS (CASE WHEN a IS NULL THEN NULL WHEN len(a) = 0 THEN false
+        WHEN list_bool_or(list_transform(a, lambda pgc_e: NOT ilike_escape(x, pgc_e, '\\'))) THEN true
+        WHEN list_count(list_transform(a, lambda pgc_e: NOT ilike_escape(x, pgc_e, '\\'))) < len(a) THEN NULL ELSE false END)""",
+    "pgc_notilike_all": """MACRO pgc_notilike_all(x, a) AS (CASE WHEN a IS NULL THEN NULL WHEN len(a) = 0 THEN true
+        WHEN list_contains(list_transform(a, lambda pgc_e: NOT ilike_escape(x, pgc_e, '\\')), false) THEN false
+        WHEN list_count(list_transform(a, lambda pgc_e: NOT ilike_escape(x, pgc_e, '\\'))) < len(a) THEN NULL ELSE true END)""",
     # string functions whose DuckDB namesakes answer differently
     "pgc_to_hex": """MACRO pgc_to_hex(x) AS (lower(to_hex(x::BIGINT)))""",
     "pgc_to_hex4": """MACRO pgc_to_hex4(x) AS (lower(to_hex(x::BIGINT & 4294967295)))""",

@@ -44,9 +44,11 @@ from pglast.enums import (
     BoolExprType,
     CoercionForm,
     CTEMaterialize,
+    LimitOption,
     MinMaxOp,
     NullTestType,
     SetOperation,
+    SortByDir,
     SQLValueFunctionOp,
     SubLinkType,
 )
@@ -325,6 +327,7 @@ KEEPS_PADDING = frozenset({
 #: Operators whose character(n) forms see the padding (pattern matching).
 _PADDED_OPS = frozenset({"~~", "!~~", "~~*", "!~~*", "~", "!~", "~*", "!~*"})
 _LIKE_OPS = frozenset({"~~", "!~~", "~~*", "!~~*"})
+_LIKE_NAMES = {"~~": "like", "!~~": "notlike", "~~*": "ilike", "!~~*": "notilike"}
 
 
 def is_bpchar(t: T | None) -> bool:
@@ -1000,6 +1003,16 @@ class _Rewriter:
         return [(rel.source, names[-1])]
 
     def _tail(self, stmt: ast.SelectStmt, scope: _Scope) -> None:
+        if stmt.limitOption == LimitOption.LIMIT_OPTION_WITH_TIES:
+            raise self.fail("0A000", "FETCH FIRST … WITH TIES is not supported by walsender-proxy", stmt)
+        for s in stmt.sortClause or ():
+            if s.sortby_dir == SortByDir.SORTBY_USING:
+                # ORDER BY x USING < is ascending, USING > descending (btree's operators)
+                op = s.useOp[-1].sval if s.useOp else ""
+                if op not in ("<", ">"):
+                    raise self.fail("0A000", f"ORDER BY … USING {op} is not supported by walsender-proxy", s)
+                s.sortby_dir = SortByDir.SORTBY_ASC if op == "<" else SortByDir.SORTBY_DESC
+                s.useOp = None
         if stmt.sortClause:
             out = scope.rel("*output*") or scope.rel("*setop*")
             cols = out.columns if out is not None else None
@@ -1965,6 +1978,10 @@ class _Rewriter:
             else:
                 right = self.expr(node.rexpr, scope)[0]
                 right = self._param_as(right, left, lt, scope, array=True) or right
+            if op in _LIKE_OPS:
+                fn = f"pgc_{_LIKE_NAMES[op]}_{'any' if kind == A_Expr_Kind.AEXPR_OP_ANY else 'all'}"
+                self.needs.add(fn)
+                return _call(fn, left, right), BOOL
             if (op == "=" and kind == A_Expr_Kind.AEXPR_OP_ANY) or (
                 op in ("<>", "!=") and kind == A_Expr_Kind.AEXPR_OP_ALL
             ):
@@ -2040,6 +2057,12 @@ class _Rewriter:
                 return ast.CaseExpr(args=(ast.CaseWhen(expr=same, result=_cast(_null(), "varchar")),), defresult=value), NUMERIC_TEXT
             node.lexpr, node.rexpr = left, right
             return node, lt
+        if kind == A_Expr_Kind.AEXPR_OP and op == "~" and node.lexpr is None:
+            if rt is None or rt.name not in numeric_exprs.INTEGERS:
+                raise self.fail("0A000", "operator ~ of this type is not supported by walsender-proxy", node)
+            return _cast(_call("xor", right, _int(-1)), _duck_type(rt.name, None)), rt  # (bitwise NOT)
+        if kind == A_Expr_Kind.AEXPR_OP and op == "#" and lt is not None and rt is not None and lt.name in numeric_exprs.INTEGERS and rt.name in numeric_exprs.INTEGERS:
+            return _call("xor", left, right), _arith(lt, rt)  # (integer XOR; DuckDB has no #)
         if kind == A_Expr_Kind.AEXPR_OP and op in ("-", "@") and node.lexpr is None and rt is not None and rt.name in ("int2", "int4", "int8"):
             fn = f"pgc_{'neg' if op == '-' else 'abs'}_{rt.name}"
             self.needs.add(fn)
