@@ -1506,6 +1506,8 @@ class _Rewriter:
             return node, T("int4")
         if isinstance(v, ast.Float):
             # an integer too wide for int4 is int8 when it fits (make_const), else numeric
+            if re.fullmatch(r"-?[0-9]+", v.fval) and -(2**31) <= int(v.fval) < 2**31:
+                return _cast(node, "integer"), T("int4")  # (-2147483648: the negated constant fits int4)
             if re.fullmatch(r"-?[0-9]+", v.fval) and -(2**63) <= int(v.fval) < 2**63:
                 return node, T("int8")
             scale = numeric_math.parse(v.fval).dscale
