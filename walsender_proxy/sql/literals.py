@@ -46,7 +46,7 @@ from decoding.pgtypes import ColumnType, base_types
 from decoding.pgvalues import _calendar as cal
 from decoding.pgvalues import decode_text_arrow
 from decoding.pgvalues.textin import Num, numeric_parse, numeric_typmod
-from walsender_proxy.sql import numeric_exprs, numeric_math, numeric_text
+from walsender_proxy.sql import datetime_make, numeric_exprs, numeric_math, numeric_text
 from walsender_proxy.sql.nodes import (
     bool_const,
     call,
@@ -618,7 +618,7 @@ def install(con: Any) -> None:
         "SELECT function_name FROM duckdb_functions() WHERE function_name LIKE 'wpx_%'"
     ).fetchall()}
     numeric_key = (numeric_text.KEY_UDF, numeric_text.key_udf, ["VARCHAR"], "VARCHAR")
-    for name, fn, args, ret in [*input_udfs(), *output_udfs(), numeric_key]:
+    for name, fn, args, ret in [*input_udfs(), *output_udfs(), numeric_key, *datetime_make.udfs()]:
         if name not in have:
             con.create_function(name, keep_errors(fn), args, ret, type="arrow")
     for name, fn, args, ret in numeric_math.udfs():  # (NULL in, NULL out, handled by each)

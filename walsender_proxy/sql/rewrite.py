@@ -55,6 +55,7 @@ from decoding.pgtypes import ColumnType, parse_type
 from decoding.pgvalues.textin import numeric_text_in
 from walsender_proxy.backend.settings import shown_once_set
 from walsender_proxy.sql import (
+    datetime_make,
     datetime_parts,
     jsonb_ops,
     literals,
@@ -2093,6 +2094,11 @@ class _Rewriter:
             pairs = [unpadded(*p) for p in pairs]
         args = [p[0] for p in pairs]
         types = [p[1] for p in pairs]
+        if name in datetime_make.FUNCTIONS:
+            made = datetime_make.call_of(name, args, [t.name if t is not None else None for t in types])
+            if made is None:
+                raise self._no_function(name, types, node)
+            return made, T(datetime_make.result_type(name))
         for attr in ("agg_order", "agg_filter", "over"):
             v = getattr(node, attr, None)
             if v is not None:
