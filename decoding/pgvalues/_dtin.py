@@ -1041,24 +1041,24 @@ def time_in(text: str, date_order: str = "MDY") -> int:
         mer = HR24
         bc = False
         ptype = 0
-        have_text_month = False
-        for f, ft in fields:
+        # a date is read only as the first field, followed by a time or with a date last
+        date_first = len(fields) >= 2 and (fields[-1][1] == DTK_DATE or fields[1][1] == DTK_TIME)
+        for i, (f, ft) in enumerate(fields):
             tmask = 0
             if ft == DTK_DATE:
-                if _isalpha(f[0]) and not f.startswith(
-                    tuple(m for m in _DATETKTBL if _DATETKTBL[m][0] == MONTH)
-                ):
-                    if _zone(f) is None:
-                        raise PgError("22023", f'time zone "{f}" not recognized')
-                    tmask = M(TZ)
-                elif _isdigit(f[0]) and (fmask & DTK_DATE_M) == DTK_DATE_M and "-" in f:
+                if i == 0 and date_first:
+                    tmask, _ = _decode_date(f, fmask, tm, st)
+                elif _isdigit(f[0]):  # a run-together time with a zone: 040506-08
                     cp = f.find("-")
+                    if (fmask & DTK_TIME_M) == DTK_TIME_M or cp < 0:
+                        raise _DtErr(BAD_FORMAT)
                     _decode_timezone(f[cp:])
                     _, tmask = _decode_number_field(cp, f[:cp], fmask | DTK_DATE_M, tm, st)
                     tmask |= M(TZ)
                 else:
-                    tmask, htm = _decode_date(f, fmask, tm, st)
-                    have_text_month = have_text_month or htm
+                    if _zone(f) is None:
+                        raise PgError("22023", f'time zone "{f}" not recognized')
+                    tmask = M(TZ)
             elif ft == DTK_TIME:
                 if ptype != 0:
                     ptype = 0
@@ -1071,16 +1071,21 @@ def time_in(text: str, date_order: str = "MDY") -> int:
                     _, tmask = _decode_number_field(len(f), f, fmask | DTK_DATE_M, tm, st)
                     ptype = 0
                 else:
+                    # a plain number is a time field here (hhmm, hhmmss), never part of a
+                    # date, but for yyyy.ddd first and a date last
                     flen = len(f)
                     cp = f.find(".")
-                    if (
-                        (cp >= 0 and cp > 2)
-                        or flen >= 6
-                        or (flen == 4 and not (fmask & DTK_TIME_M))
-                    ):
+                    if cp >= 0:
+                        if i == 0 and len(fields) >= 2 and fields[-1][1] == DTK_DATE:
+                            tmask, _ = _decode_date(f, fmask, tm, st)
+                        elif cp > 2:
+                            _, tmask = _decode_number_field(flen, f, fmask | DTK_DATE_M, tm, st)
+                        else:
+                            raise _DtErr(BAD_FORMAT)
+                    elif flen > 4:
                         _, tmask = _decode_number_field(flen, f, fmask | DTK_DATE_M, tm, st)
                     else:
-                        tmask = _decode_number(flen, f, have_text_month, fmask, tm, st)
+                        tmask = _decode_number(flen, f, False, fmask | DTK_DATE_M, tm, st)
             elif ft in (DTK_STRING, DTK_SPECIAL):
                 if f in _TZ_ABBREV:
                     typ, val = _TZ_ABBREV[f]
@@ -1107,19 +1112,16 @@ def time_in(text: str, date_order: str = "MDY") -> int:
                     mer = val
                 elif typ == ADBC:
                     bc = val == BC
-                elif typ == MONTH:
-                    tm.mon = val
-                    have_text_month = True
-                elif typ == DOW:
-                    pass
                 elif typ in (UNITS, ISOTIME):
+                    if ptype != 0:
+                        raise _DtErr(BAD_FORMAT)
                     tmask = 0
                     ptype = val
                 elif typ == UNKNOWN_FIELD:
                     if _zone(f) is None:
                         raise _DtErr(BAD_FORMAT)
                     tmask = M(TZ)
-                else:
+                else:  # (a month or weekday name on its own is no part of a time)
                     raise _DtErr(BAD_FORMAT)
             else:
                 raise _DtErr(BAD_FORMAT)

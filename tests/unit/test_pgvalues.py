@@ -412,6 +412,23 @@ def test_every_text_input_of_dates_and_times_takes_the_order() -> None:
         decode_text_arrow(T("date"), [b"01/02/03"], "DYM")
 
 
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [("1/8/1999 04:05", True), ("Jan-08-99 04:05", True), ("040506-08", True), ("04:05 1/8/1999", False),
+     ("08 01 99 04:05", False), ("Mon 04:05", False), ("January 04:05", False), ("January 8, 99 BC 04:05", False),
+     ("04:05 1999-01-08", False)],
+)  # fmt: skip
+def test_time_input_takes_numbers_as_time_fields(text: str, ok: bool) -> None:
+    """DecodeTimeOnly: a date is read only as the first field, a plain number is hhmm or
+    hhmmss, and a month or weekday name is no part of a time."""
+    if ok:
+        assert time_in(text) == time_in("04:05") or time_in(text) == time_in("04:05:06")
+    else:
+        with pytest.raises(PgError) as e:
+            time_in(text)
+        assert e.value.sqlstate == "22007"
+
+
 def test_decoder_reports_first_bad_index() -> None:
     with pytest.raises(InputError) as ei:
         text_decoder(T("int4"))([b"1", b"2", b" 3 ", b"x", b"y"])
