@@ -575,6 +575,9 @@ class Settings:
         self._values: dict[str, str] = {}
         self._tx_values: dict[str, str] | None = None  # SET LOCAL, undone at transaction end
         self._client: set[str] = set()  # set by the start-up packet
+        #: How many times a value was set, reset or restored: who reports changes to the
+        #: client compares it with the count when it last did.
+        self.changes = 0
         #: The session values at the transaction's start and at each savepoint (name,
         #: values, SET LOCAL values), to undo SETs of what is rolled back.
         self._saved: list[tuple[str | None, dict[str, str], dict[str, str]]] = []
@@ -628,6 +631,7 @@ class Settings:
         before = self.get(key)
         if value is not None:
             value = _validated(g, value, before, self._base[key])
+        self.changes += 1
         if (startup or force) and value is not None:  # (force: the server's own, at start-up)
             self._base[key] = value
             if startup:
@@ -649,6 +653,7 @@ class Settings:
         reset value, whoever asks (no permission check, as in PostgreSQL); backend and
         server settings stay. Returns the reported names whose value changed."""
         changed = []
+        self.changes += 1
         for key, g in GUCS.items():
             if not g.settable or _context(key) not in ("user", "superuser"):
                 continue
@@ -680,6 +685,7 @@ class Settings:
         """ROLLBACK TO SAVEPOINT: the values as they were at the savepoint (which stays);
         returns the reported names whose value changed."""
         before = self._reported()
+        self.changes += 1
         for i in range(len(self._saved) - 1, 0, -1):
             if self._saved[i][0] == name:
                 _, values, tx_values = self._saved[i]
@@ -702,6 +708,7 @@ class Settings:
             self._tx_values, self._saved = None, []
             return []
         before = self._reported()
+        self.changes += 1
         if restore:
             self._values = self._saved[0][1]
         self._tx_values, self._saved = None, []
