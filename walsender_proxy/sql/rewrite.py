@@ -2561,7 +2561,7 @@ def _duck_type(
 # ---------------------------------------------------------------------------------------------
 # entry point
 
-_CACHE: OrderedDict[tuple[str, frozenset[int], tuple[tuple[int, ColumnType], ...]], Rewritten] = OrderedDict()
+_CACHE: OrderedDict[tuple[str, frozenset[int], tuple[tuple[int, ColumnType], ...], str], Rewritten] = OrderedDict()
 _CACHE_LOCK = threading.Lock()
 _CACHE_SIZE = 512
 
