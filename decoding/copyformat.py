@@ -585,11 +585,13 @@ class CopyDecoder:
         names: Sequence[str] | None = None,
         table_name: str | None = None,
         batch_bytes: int = 1 << 20,
+        date_order: str = "MDY",
         **option_kw: object,
     ) -> None:
         """``options`` (or keyword options: delimiter, null, header, quote, escape,
         force_not_null, force_null) are COPY's; ``names`` and ``table_name`` go into error
-        contexts and HEADER MATCH."""
+        contexts and HEADER MATCH; ``date_order`` is the session's DateStyle field order,
+        in which text dates and timestamps are read."""
         kw: dict[str, object] = dict(option_kw)
         if names is not None:
             kw["names"] = list(names)
@@ -602,6 +604,7 @@ class CopyDecoder:
             raise ValueError("one name per column is needed")
         self.ncols = len(self.ctypes)
         self.batch_bytes = batch_bytes
+        self.date_order = date_order
         self._buf = bytearray()
         self._lineno = 0  # records (and, in CSV, quoted line breaks) consumed so far
         self._eol: str | None = None
@@ -759,7 +762,7 @@ class CopyDecoder:
             if nulls.any():
                 vals = pc.if_else(pa.array(~nulls), vals, pa.scalar(None, B))
             try:
-                arr = decode_text_arrow(ct, vals)
+                arr = decode_text_arrow(ct, vals, self.date_order)
             except InputError as e:
                 errors.append((e.index, c, e))
                 continue

@@ -3,7 +3,8 @@
 Every path that turns lake values into PostgreSQL bytes, or back, goes through here: DataRow
 results in text or binary, COPY TO/FROM (see ``decoding.copyformat``), pgoutput tuple data and
 Bind parameters.  One implementation keeps them byte-identical to each other and to
-PostgreSQL (default settings, TimeZone UTC).
+PostgreSQL (default settings, TimeZone UTC; text input of dates and timestamps takes the
+session's DateStyle field order as a ``date_order`` argument).
 
 Two layers:
 
@@ -80,11 +81,12 @@ def binary_encoder(ctype: ColumnType) -> Encoder:
     return encode
 
 
-def text_decoder(ctype: ColumnType) -> Decoder:
-    """typinput for every value into ``ctype.arrow``; raises InputError (a PgError)."""
+def text_decoder(ctype: ColumnType, date_order: str = "MDY") -> Decoder:
+    """typinput for every value into ``ctype.arrow``; raises InputError (a PgError).
+    ``date_order``: the session's DateStyle field order, for dates and timestamps."""
 
     def decode(values: Sequence[bytes | None] | pa.Array) -> pa.Array:
-        return decode_text_arrow(ctype, values)
+        return decode_text_arrow(ctype, values, date_order)
 
     return decode
 

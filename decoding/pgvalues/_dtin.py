@@ -1,5 +1,8 @@
 """Date/time text input, ported from PostgreSQL's datetime.c (ParseDateTime, DecodeDateTime,
-DecodeTimeOnly, DecodeInterval) for DateStyle ISO, MDY, IntervalStyle postgres, TimeZone UTC.
+DecodeTimeOnly, DecodeInterval) for IntervalStyle postgres, TimeZone UTC and any DateStyle
+field order: ``date_order`` (``"MDY"``, ``"DMY"`` or ``"YMD"``, the session's DateOrder) is
+how DecodeNumber reads the numeric fields of an ambiguous date such as ``01/02/03``; the
+output style never matters to input.
 
 It is per value and only used for text that the vectorized fast paths (canonical ISO forms)
 do not take, so it favours fidelity over speed: field tokenizing, field-mask bookkeeping and
@@ -512,9 +515,17 @@ def _time_overflows(h: int, m: int, s: int, fsec: int) -> bool:
     return ((h * 60 + m) * 60 + s) * 1000000 + fsec > cal.USECS_PER_DAY
 
 
+#: DateStyle's field orders (datestyle.h's DATEORDER_MDY, _DMY, _YMD).
+DATE_ORDERS = ("MDY", "DMY", "YMD")
+
+
 class _State:
-    def __init__(self) -> None:
+    def __init__(self, date_order: str = "MDY") -> None:
+        if date_order not in DATE_ORDERS:
+            raise ValueError(f"date order {date_order!r} is not one of {DATE_ORDERS}")
         self.is2digits = False
+        #: DateOrder: which field a leading one- or two-digit number is.
+        self.date_order = date_order
 
 
 def _decode_number_field(flen: int, s: str, fmask: int, tm: _Tm, st: _State) -> tuple[int, int]:
@@ -555,7 +566,8 @@ def _decode_number_field(flen: int, s: str, fmask: int, tm: _Tm, st: _State) -> 
 def _decode_number(
     flen: int, s: str, have_text_month: bool, fmask: int, tm: _Tm, st: _State
 ) -> int:
-    """DecodeNumber for DateOrder MDY; returns tmask."""
+    """DecodeNumber: a plain number read as a date field by what the fields before it were,
+    and, for the first one of one or two digits, by the DateStyle order; returns tmask."""
     val, cp = _strtoint(s)
     if cp == 0:
         raise _DtErr(BAD_FORMAT)
@@ -571,9 +583,13 @@ def _decode_number(
         return M(DOY) | M(MONTH) | M(DAY)
     sel = fmask & DTK_DATE_M
     if sel == 0:
-        if flen >= 3:
+        # the first field: a year if it has more than two digits, else what the order says
+        if flen >= 3 or st.date_order == "YMD":
             tmask = M(YEAR)
             tm.year = val
+        elif st.date_order == "DMY":
+            tmask = M(DAY)
+            tm.mday = val
         else:
             tmask = M(MONTH)
             tm.mon = val
@@ -582,7 +598,8 @@ def _decode_number(
         tm.mon = val
     elif sel == M(MONTH):
         if have_text_month:
-            if flen >= 3:
+            # MON-DD-YY and DD-MON-YY in MDY and DMY order, YY-MON-DD in YMD
+            if flen >= 3 or st.date_order == "YMD":
                 tmask = M(YEAR)
                 tm.year = val
             else:
@@ -735,11 +752,11 @@ def _zone(name: str) -> ZoneInfo | None:
     return None
 
 
-def decode_datetime(s: str, with_tz: bool) -> _Decoded:
+def decode_datetime(s: str, with_tz: bool, date_order: str = "MDY") -> _Decoded:
     """DecodeDateTime: returns the broken-down value; raises _DtErr."""
     fields = parse_fields(s)
     tm = _Tm()
-    st = _State()
+    st = _State(date_order)
     fmask = 0
     dtype = DTK_DATE_TYPE
     ptype = 0
@@ -948,10 +965,10 @@ def _date_from_tm(tm: _Tm, text: str, typename: str) -> int:
     return cal.days(tm.year, tm.mon, tm.mday)
 
 
-def date_in(text: str) -> int:
+def date_in(text: str, date_order: str = "MDY") -> int:
     """date_in: days since 1970-01-01 (DuckDB's ±INT32_MAX for ±infinity)."""
     try:
-        d = decode_datetime(text, True)
+        d = decode_datetime(text, True, date_order)
     except _DtErr as e:
         raise _raise(e.kind, text, "date") from None
     if d.dtype == DTK_EPOCH:
@@ -978,11 +995,11 @@ def _valid_julian(y: int, m: int, d: int) -> bool:
     return y <= 5874897
 
 
-def timestamp_in(text: str, with_tz: bool) -> int:
+def timestamp_in(text: str, with_tz: bool, date_order: str = "MDY") -> int:
     """timestamp_in / timestamptz_in: microseconds since 1970-01-01 UTC."""
     typename = "timestamp with time zone" if with_tz else "timestamp"
     try:
-        d = decode_datetime(text, with_tz)
+        d = decode_datetime(text, with_tz, date_order)
     except _DtErr as e:
         raise _raise(e.kind, text, typename) from None
     if d.dtype == DTK_EPOCH:
@@ -1012,35 +1029,36 @@ def timestamp_in(text: str, with_tz: bool) -> int:
     return local
 
 
-def time_in(text: str) -> int:
-    """time_in (DecodeTimeOnly): microseconds since midnight; any zone is parsed and dropped."""
+def time_in(text: str, date_order: str = "MDY") -> int:
+    """time_in (DecodeTimeOnly): microseconds since midnight; any zone is parsed and dropped.
+    A date in the text is read (in ``date_order``) and checked, then dropped."""
     typename = "time"
     try:
         fields = parse_fields(text)
         tm = _Tm()
-        st = _State()
+        st = _State(date_order)
         fmask = 0
         mer = HR24
         bc = False
         ptype = 0
-        have_text_month = False
-        for f, ft in fields:
+        # a date is read only as the first field, followed by a time or with a date last
+        date_first = len(fields) >= 2 and (fields[-1][1] == DTK_DATE or fields[1][1] == DTK_TIME)
+        for i, (f, ft) in enumerate(fields):
             tmask = 0
             if ft == DTK_DATE:
-                if _isalpha(f[0]) and not f.startswith(
-                    tuple(m for m in _DATETKTBL if _DATETKTBL[m][0] == MONTH)
-                ):
-                    if _zone(f) is None:
-                        raise PgError("22023", f'time zone "{f}" not recognized')
-                    tmask = M(TZ)
-                elif _isdigit(f[0]) and (fmask & DTK_DATE_M) == DTK_DATE_M and "-" in f:
+                if i == 0 and date_first:
+                    tmask, _ = _decode_date(f, fmask, tm, st)
+                elif _isdigit(f[0]):  # a run-together time with a zone: 040506-08
                     cp = f.find("-")
+                    if (fmask & DTK_TIME_M) == DTK_TIME_M or cp < 0:
+                        raise _DtErr(BAD_FORMAT)
                     _decode_timezone(f[cp:])
                     _, tmask = _decode_number_field(cp, f[:cp], fmask | DTK_DATE_M, tm, st)
                     tmask |= M(TZ)
                 else:
-                    tmask, htm = _decode_date(f, fmask, tm, st)
-                    have_text_month = have_text_month or htm
+                    if _zone(f) is None:
+                        raise PgError("22023", f'time zone "{f}" not recognized')
+                    tmask = M(TZ)
             elif ft == DTK_TIME:
                 if ptype != 0:
                     ptype = 0
@@ -1053,16 +1071,21 @@ def time_in(text: str) -> int:
                     _, tmask = _decode_number_field(len(f), f, fmask | DTK_DATE_M, tm, st)
                     ptype = 0
                 else:
+                    # a plain number is a time field here (hhmm, hhmmss), never part of a
+                    # date, but for yyyy.ddd first and a date last
                     flen = len(f)
                     cp = f.find(".")
-                    if (
-                        (cp >= 0 and cp > 2)
-                        or flen >= 6
-                        or (flen == 4 and not (fmask & DTK_TIME_M))
-                    ):
+                    if cp >= 0:
+                        if i == 0 and len(fields) >= 2 and fields[-1][1] == DTK_DATE:
+                            tmask, _ = _decode_date(f, fmask, tm, st)
+                        elif cp > 2:
+                            _, tmask = _decode_number_field(flen, f, fmask | DTK_DATE_M, tm, st)
+                        else:
+                            raise _DtErr(BAD_FORMAT)
+                    elif flen > 4:
                         _, tmask = _decode_number_field(flen, f, fmask | DTK_DATE_M, tm, st)
                     else:
-                        tmask = _decode_number(flen, f, have_text_month, fmask, tm, st)
+                        tmask = _decode_number(flen, f, False, fmask | DTK_DATE_M, tm, st)
             elif ft in (DTK_STRING, DTK_SPECIAL):
                 if f in _TZ_ABBREV:
                     typ, val = _TZ_ABBREV[f]
@@ -1089,19 +1112,16 @@ def time_in(text: str) -> int:
                     mer = val
                 elif typ == ADBC:
                     bc = val == BC
-                elif typ == MONTH:
-                    tm.mon = val
-                    have_text_month = True
-                elif typ == DOW:
-                    pass
                 elif typ in (UNITS, ISOTIME):
+                    if ptype != 0:
+                        raise _DtErr(BAD_FORMAT)
                     tmask = 0
                     ptype = val
                 elif typ == UNKNOWN_FIELD:
                     if _zone(f) is None:
                         raise _DtErr(BAD_FORMAT)
                     tmask = M(TZ)
-                else:
+                else:  # (a month or weekday name on its own is no part of a time)
                     raise _DtErr(BAD_FORMAT)
             else:
                 raise _DtErr(BAD_FORMAT)

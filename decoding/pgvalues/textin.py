@@ -9,6 +9,7 @@ raised is always the one for the first bad row, with PostgreSQL's SQLSTATE and w
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -1293,7 +1294,9 @@ def _clock(mat: np.ndarray, col: int, length: np.ndarray) -> tuple[np.ndarray, n
     return us, ok
 
 
-def _dec_datetime(kind: str) -> Callable[[pa.Array, ColumnType], pa.Array]:
+def _dec_datetime(kind: str, date_order: str = "MDY") -> Callable[[pa.Array, ColumnType], pa.Array]:
+    """The decoder of a date/time type for one DateStyle field order: the fast path takes
+    only ISO text (year first, the same in every order), the rest reads in ``date_order``."""
     out_type = {
         "date": pa.date32(),
         "time": pa.time64("us"),
@@ -1301,10 +1304,10 @@ def _dec_datetime(kind: str) -> Callable[[pa.Array, ColumnType], pa.Array]:
         "timestamptz": pa.timestamp("us", tz="UTC"),
     }[kind]
     slow_fn: Callable[[str], int] = {
-        "date": _dtin.date_in,
-        "time": _dtin.time_in,
-        "timestamp": lambda t: _dtin.timestamp_in(t, False),
-        "timestamptz": lambda t: _dtin.timestamp_in(t, True),
+        "date": lambda t: _dtin.date_in(t, date_order),
+        "time": lambda t: _dtin.time_in(t, date_order),
+        "timestamp": lambda t: _dtin.timestamp_in(t, False, date_order),
+        "timestamptz": lambda t: _dtin.timestamp_in(t, True, date_order),
     }[kind]
 
     def dec(s: pa.Array, ct: ColumnType) -> pa.Array:
@@ -1428,7 +1431,7 @@ def _simple_array_elements(
     return rows[simple], counts[simple], elems, rows[~simple]
 
 
-def _dec_array(s: pa.Array, ct: ColumnType) -> pa.Array:
+def _dec_array(s: pa.Array, ct: ColumnType, date_order: str = "MDY") -> pa.Array:
     elem = ColumnType(ct.base, ct.typmod)
     valid = valid_mask(s)
     n = len(s)
@@ -1469,7 +1472,7 @@ def _dec_array(s: pa.Array, ct: ColumnType) -> pa.Array:
     flat = combined.take(pa.array(order)) if len(order) else pa.array([], pa.string())
     owner = np.repeat(np.arange(n), lengths)
     try:
-        values = decode_text_arrow(elem, flat)
+        values = decode_text_arrow(elem, flat, date_order)
     except InputError as e:
         raise InputError(e, int(owner[e.index])) from None
     if structure_error is not None:
@@ -1502,12 +1505,31 @@ _DECODERS: dict[str, Callable[[pa.Array, ColumnType], pa.Array]] = {
 }
 
 
+#: The date/time decoders for each DateStyle field order but MDY (in _DECODERS).
+_ORDERED_DECODERS: dict[tuple[str, str], Callable[[pa.Array, ColumnType], pa.Array]] = {
+    (kind, order): _dec_datetime(kind, order)
+    for kind in ("date", "time", "timestamp", "timestamptz")
+    for order in _dtin.DATE_ORDERS
+    if order != "MDY"
+}
+
+
 def decode_text_arrow(
-    ctype: ColumnType, values: pa.Array | pa.ChunkedArray | Sequence[bytes | str | None]
+    ctype: ColumnType,
+    values: pa.Array | pa.ChunkedArray | Sequence[bytes | str | None],
+    date_order: str = "MDY",
 ) -> pa.Array:
-    """Parse text values (None = SQL NULL) into an Arrow array of ``ctype.arrow``."""
+    """Parse text values (None = SQL NULL) into an Arrow array of ``ctype.arrow``.
+    ``date_order`` is the session's DateStyle field order (``MDY``, ``DMY`` or ``YMD``):
+    dates, times and timestamps read ``01/02/03`` by it, as PostgreSQL's input does."""
+    if date_order not in _dtin.DATE_ORDERS:
+        raise ValueError(f"date order {date_order!r} is not one of {_dtin.DATE_ORDERS}")
     s = _strings(values)
-    dec = _dec_array if ctype.is_array else _DECODERS[ctype.base.name]
+    dec: Callable[[pa.Array, ColumnType], pa.Array]
+    if ctype.is_array:
+        dec = functools.partial(_dec_array, date_order=date_order)
+    else:
+        dec = _ORDERED_DECODERS.get((ctype.base.name, date_order)) or _DECODERS[ctype.base.name]
     if len(s) <= _SLICE:
         return dec(s, ctype)
     # byte matrices and index arrays scale with the input: keep them cache-sized

@@ -201,7 +201,7 @@ SET_SCRIPTS = [
     ["BEGIN", "SET application_name = 'rolled back'", "ROLLBACK", "SHOW application_name"],
     ["SELECT set_config('lock_timeout', '3000', false), 1/0", "SHOW lock_timeout"],
     ["SELECT set_config('lock_timeout', '3000', false), current_setting('lock_timeout')", "SHOW lock_timeout"],
-    ["SELECT set_config('logical_decoding_work_mem', '1MB', false)", "SELECT set_config('DateStyle', 'mdy,iso', false)"],
+    ["SELECT set_config('logical_decoding_work_mem', '1MB', false)", "SELECT set_config('DateStyle', 'iso,dmy', false)"],
     ["SELECT set_config('lock_timeout', '5 parsecs', false)"],
 ]
 

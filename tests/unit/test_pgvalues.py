@@ -359,6 +359,76 @@ def test_input_values() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("text", "mdy", "dmy", "ymd"),
+    [
+        ("01/02/03", (2003, 1, 2), (2003, 2, 1), (2001, 2, 3)),
+        ("1/8/1999", (1999, 1, 8), (1999, 8, 1), "22008"),
+        ("1/18/1999", (1999, 1, 18), "22008", "22008"),
+        ("18/1/1999", "22008", (1999, 1, 18), "22008"),
+        ("08-Jan-99", (1999, 1, 8), (1999, 1, 8), "22008"),
+        ("99-Jan-08", "22008", "22008", (1999, 1, 8)),
+        ("99 Jan 08", "22007", "22008", (1999, 1, 8)),
+        ("08 01 99", (1999, 8, 1), (1999, 1, 8), "22008"),
+        ("January 8, 99 BC", (-98, 1, 8), (-98, 1, 8), "22008"),
+        ("1999-01-08", (1999, 1, 8), (1999, 1, 8), (1999, 1, 8)),
+        ("990108", (1999, 1, 8), (1999, 1, 8), (1999, 1, 8)),
+        ("J2451187", (1999, 1, 8), (1999, 1, 8), (1999, 1, 8)),
+    ],
+)
+def test_dates_read_in_the_datestyle_order(text: str, mdy: object, dmy: object, ymd: object) -> None:
+    """DecodeNumber: a leading field of one or two digits is the month, day or year as
+    DateStyle orders them; a year of more digits, a month name or ISO text reads alike in
+    every order, and a field out of range is 22008 with the datestyle HINT."""
+    for order, want in (("MDY", mdy), ("DMY", dmy), ("YMD", ymd)):
+        if isinstance(want, str):
+            with pytest.raises(PgError) as e:
+                date_in(text, order)
+            assert e.value.sqlstate == want, (text, order)
+            if want == "22008":
+                assert e.value.hint == 'Perhaps you need a different "datestyle" setting.'
+        else:
+            assert cal.civil(date_in(text, order)) == want, (text, order)
+
+
+def test_every_text_input_of_dates_and_times_takes_the_order() -> None:
+    """Timestamps, times (whose date is checked and dropped), arrays, whole columns, Bind's
+    decoder and COPY read dates in the order they are given; MDY when none is."""
+    assert timestamp_in("01/02/03 04:05", False, "DMY") == timestamp_in("2003-02-01 04:05", False)
+    assert timestamp_in("01/02/03 04:05+02", True, "YMD") == timestamp_in("2001-02-03 02:05", True)
+    with pytest.raises(PgError):
+        time_in("1/18/1999 04:05", "DMY")
+    assert time_in("1/18/1999 04:05") == time_in("04:05")
+    col = decode_text_arrow(T("date"), [b"01/02/03", b"2003-01-02", None], "DMY")
+    assert col.to_pylist() == [date(2003, 2, 1), date(2003, 1, 2), None]
+    arr = decode_text_arrow(T("date[]"), [b"{01/02/03,04/05/06}"], "YMD")
+    assert arr.to_pylist() == [[date(2001, 2, 3), date(2004, 5, 6)]]
+    assert text_decoder(T("date"), "DMY")([b"01/02/03"]).to_pylist() == [date(2003, 2, 1)]
+    assert text_decoder(T("date"))([b"01/02/03"]).to_pylist() == [date(2003, 1, 2)]
+    dec = CopyDecoder([T("date")], "text", date_order="DMY")
+    dec.feed(b"01/02/03\n")
+    assert dec.finish().column(0).to_pylist() == [date(2003, 2, 1)]
+    with pytest.raises(ValueError):
+        decode_text_arrow(T("date"), [b"01/02/03"], "DYM")
+
+
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [("1/8/1999 04:05", True), ("Jan-08-99 04:05", True), ("040506-08", True), ("04:05 1/8/1999", False),
+     ("08 01 99 04:05", False), ("Mon 04:05", False), ("January 04:05", False), ("January 8, 99 BC 04:05", False),
+     ("04:05 1999-01-08", False)],
+)  # fmt: skip
+def test_time_input_takes_numbers_as_time_fields(text: str, ok: bool) -> None:
+    """DecodeTimeOnly: a date is read only as the first field, a plain number is hhmm or
+    hhmmss, and a month or weekday name is no part of a time."""
+    if ok:
+        assert time_in(text) == time_in("04:05") or time_in(text) == time_in("04:05:06")
+    else:
+        with pytest.raises(PgError) as e:
+            time_in(text)
+        assert e.value.sqlstate == "22007"
+
+
 def test_decoder_reports_first_bad_index() -> None:
     with pytest.raises(InputError) as ei:
         text_decoder(T("int4"))([b"1", b"2", b" 3 ", b"x", b"y"])

@@ -83,10 +83,14 @@ def test_reset_all_resets_user_and_superuser_settings_for_anyone() -> None:
     assert (su.get("log_statement"), su.get("application_name"), su.get("log_connections")) == ("none", "", "on")
 
 
-@pytest.mark.parametrize(("name", "value"), [("extra_float_digits", "0"), ("extra_float_digits", "-3"), ("DateStyle", "ISO, DMY"), ("DateStyle", "ymd")])
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("extra_float_digits", "0"), ("extra_float_digits", "-3"), ("DateStyle", "Postgres"), ("DateStyle", "SQL, DMY"), ("DateStyle", "German")],
+)
 def test_settings_the_proxy_would_ignore_are_refused(name: str, value: str) -> None:
     """Values PostgreSQL honours and the proxy could only accept and ignore (floats printed
-    with fewer digits, dates read day first) are refused instead of silently ignored."""
+    with fewer digits, dates printed in another style) are refused instead of silently
+    ignored."""
     with pytest.raises(PgError) as e:
         Settings().set(name, value)
     assert e.value.sqlstate == "22023"
@@ -97,3 +101,36 @@ def test_datestyle_in_either_order_and_more_float_digits_are_kept() -> None:
     s.set("DateStyle", "MDY, ISO")
     s.set("extra_float_digits", "3")
     assert (s.get("DateStyle"), s.get("extra_float_digits")) == ("ISO, MDY", "3")
+
+
+def test_datestyle_keeps_what_a_value_does_not_name_and_gives_the_field_order() -> None:
+    """check_datestyle: an order alone keeps the ISO output style, a style alone keeps the
+    order, RESET goes back to the session's start; the order is what date input reads."""
+    s = Settings()
+    seen = []
+    for value in ("DMY", "ISO", "ymd", "Euro", "US", "NonEuropean", "", '"iso"', "default, YMD", None):
+        changed = s.set("DateStyle", value)
+        seen.append((s.get("DateStyle"), s.date_order(), changed))
+    assert seen == [
+        ("ISO, DMY", "DMY", True), ("ISO, DMY", "DMY", False), ("ISO, YMD", "YMD", True), ("ISO, DMY", "DMY", True),
+        ("ISO, MDY", "MDY", True), ("ISO, MDY", "MDY", False), ("ISO, MDY", "MDY", False), ("ISO, MDY", "MDY", False),
+        ("ISO, YMD", "YMD", True), ("ISO, MDY", "MDY", True),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("value", "detail"),
+    [
+        ("ISO, DMY, MDY", 'Conflicting "datestyle" specifications.'),
+        ("ISO, German", 'Conflicting "datestyle" specifications.'),
+        ("foo", 'Unrecognized key word: "foo".'),
+        ("ISO,", "List syntax is invalid."),
+        ("ISO DMY", "List syntax is invalid."),
+    ],
+)
+def test_datestyle_refusals_are_worded_as_postgresql(value: str, detail: str) -> None:
+    with pytest.raises(PgError) as e:
+        Settings().set("DateStyle", value)
+    assert (e.value.sqlstate, e.value.message, e.value.detail) == (
+        "22023", f'invalid value for parameter "DateStyle": "{value}"', detail
+    )

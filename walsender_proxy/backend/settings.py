@@ -3,7 +3,8 @@
 Clients set and read these (``SET``, ``SHOW``, ``current_setting``, start-up ``options``);
 the ones PostgreSQL reports (GUC_REPORT) are sent back as ParameterStatus when they change.
 Only values the proxy really honours are accepted: the text formats it produces are ISO dates
-in UTC, so DateStyle and TimeZone take exactly what means that.
+in UTC, so DateStyle takes the ISO output style (with any field order, which date input
+follows: :meth:`Settings.date_order`) and TimeZone exactly what means UTC.
 
 Every value is read by one parser, PostgreSQL's (guc.c ``parse_int``, ``parse_bool``,
 ``config_enum_lookup_by_name``), with the setting's type, base unit and range from
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from decoding.errors import PgError
+from decoding.pgoutput.options import split_identifier_string
 from walsender_proxy.backend import pgcatalog_data
 from walsender_proxy.backend.logs import DEFAULT_LINE_PREFIX, check_line_prefix
 
@@ -331,6 +333,10 @@ class Guc:
     #: A string setting's own check (canonicalises or raises); other types are checked by
     #: canonical_value from their pg_settings type.
     check: Callable[[str], str] | None = None
+    #: A check whose result depends on the value it replaces, called with (new value,
+    #: current value, reset value): DateStyle's ``DMY`` keeps the output style, ``ISO``
+    #: the field order, ``DEFAULT`` means the reset value.
+    check_against: Callable[[str, str, str], str] | None = None
     settable: bool = True  # False: read-only (PGC_INTERNAL / postmaster)
     category: str = "Client Connection Defaults"
     description: str = ""
@@ -346,13 +352,57 @@ def _client_encoding(v: str) -> str:
     return "UTF8"
 
 
-def _datestyle(v: str) -> str:
-    parts = {p.strip().lower() for p in v.split(",") if p.strip()}
-    if not parts <= {"iso", "mdy", "dmy", "ymd"}:
+#: DateStyle's output styles and field orders, as check_datestyle spells them.
+_DATE_STYLES = ("ISO", "SQL", "POSTGRES", "GERMAN")
+_DATE_STYLE_SHOWN = {"ISO": "ISO", "SQL": "SQL", "POSTGRES": "Postgres", "GERMAN": "German"}
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _datestyle_parts(v: str, current: str, reset: str) -> tuple[str, str]:
+    """variable.c's check_datestyle: (output style, field order) of the DateStyle value
+    ``v``, each keeping its ``current`` value unless ``v`` names it; raises 22023 with
+    PostgreSQL's DETAIL."""
+    tokens = split_identifier_string(v)
+    if tokens is None:
+        raise _invalid("DateStyle", v, detail="List syntax is invalid.")
+    style, order = (p.strip().upper() for p in current.split(","))
+    have_style = have_order = False
+    ok = True
+    for tok in tokens:
+        low = tok.translate(_ASCII_LOWER)  # (pg_strcasecmp: ASCII letters only)
+        if low.upper() in _DATE_STYLES and low.isascii():
+            ok &= not have_style or style == low.upper()
+            style, have_style = low.upper(), True
+            if style == "GERMAN" and not have_order:
+                order = "DMY"  # (German also means DMY, unless an order is given)
+            continue
+        if low == "ymd":
+            new_order = "YMD"
+        elif low == "dmy" or low.startswith("euro"):
+            new_order = "DMY"
+        elif low in ("mdy", "us") or low.startswith("noneuro"):
+            new_order = "MDY"
+        elif low == "default":
+            reset_style, reset_order = _datestyle_parts(reset, "ISO, MDY", "ISO, MDY")
+            style = style if have_style else reset_style
+            order = order if have_order else reset_order
+            continue
+        else:
+            raise _invalid("DateStyle", v, detail=f'Unrecognized key word: "{tok}".')
+        ok &= not have_order or order == new_order
+        order, have_order = new_order, True
+    if not ok:
+        raise _invalid("DateStyle", v, detail='Conflicting "datestyle" specifications.')
+    return style, order
+
+
+def _datestyle(v: str, current: str, reset: str) -> str:
+    """DateStyle as PostgreSQL canonicalises it (``'dmy'`` after ``ISO, MDY`` is ``ISO,
+    DMY``); output styles other than ISO are refused, the proxy printing ISO only."""
+    style, order = _datestyle_parts(v, current, reset)
+    if style != "ISO":
         raise _invalid("DateStyle", v, detail="The proxy formats dates in ISO style only.")
-    if parts & {"dmy", "ymd"}:  # accepted and ignored, '1/8/1999' would read as January 8
-        raise _invalid("DateStyle", v, detail="The proxy reads dates in MDY order only.")
-    return "ISO, MDY"
+    return f"{_DATE_STYLE_SHOWN[style]}, {order}"
 
 
 def _extra_float_digits(v: str) -> str:
@@ -410,7 +460,7 @@ GUCS: dict[str, Guc] = {
         Guc("server_version_num", "150018", settable=False, category="Preset Options"),
         Guc("server_encoding", "UTF8", report=True, settable=False, category="Preset Options"),
         Guc("client_encoding", "UTF8", report=True, check=_client_encoding),
-        Guc("DateStyle", "ISO, MDY", report=True, check=_datestyle),
+        Guc("DateStyle", "ISO, MDY", report=True, check_against=_datestyle),
         Guc("IntervalStyle", "postgres", report=True, only=("postgres",)),
         Guc("TimeZone", "UTC", report=True, check=_timezone),
         Guc("integer_datetimes", "on", report=True, settable=False, category="Preset Options"),
@@ -488,14 +538,22 @@ for _meta in PG_SETTINGS.values():
         )
 
 
-def shown_once_set(name: str, value: str) -> str:
+def shown_once_set(name: str, value: str, date_order: str = "MDY") -> str:
     """What ``set_config(name, value, …)`` returns: the value as SHOW gives it once set
-    (``'5000'`` of lock_timeout is ``5s``), checked as SET checks it."""
+    (``'5000'`` of lock_timeout is ``5s``), checked as SET checks it. ``date_order`` is the
+    session's DateStyle order, which a DateStyle naming no order keeps."""
     g = GUCS.get(name.lower())
-    return shown_setting(name, _validated(g, value) if g is not None else canonical_value(name, value))
+    if g is None:
+        return shown_setting(name, canonical_value(name, value))
+    current = f"ISO, {date_order}" if g.check_against is not None else g.default
+    return shown_setting(name, _validated(g, value, current))
 
 
-def _validated(g: Guc, value: str) -> str:
+def _validated(g: Guc, value: str, current: str | None = None, reset: str | None = None) -> str:
+    """``value`` checked and made canonical for ``g``; ``current`` and ``reset`` (the
+    default if not given) are what a relative value (DateStyle's) is read against."""
+    if g.check_against is not None:
+        return g.check_against(value, current or g.default, reset or g.default)
     if g.check is not None:
         return g.check(value)
     canon = canonical_value(g.name, value)
@@ -519,6 +577,9 @@ class Settings:
         self._values: dict[str, str] = {}
         self._tx_values: dict[str, str] | None = None  # SET LOCAL, undone at transaction end
         self._client: set[str] = set()  # set by the start-up packet
+        #: How many times a value was set, reset or restored: who reports changes to the
+        #: client compares it with the count when it last did.
+        self.changes = 0
         #: The session values at the transaction's start and at each savepoint (name,
         #: values, SET LOCAL values), to undo SETs of what is rolled back.
         self._saved: list[tuple[str | None, dict[str, str], dict[str, str]]] = []
@@ -537,6 +598,11 @@ class Settings:
         if self._tx_values is not None and key in self._tx_values:
             return self._tx_values[key]
         return self._values.get(key, self._base[key])
+
+    def date_order(self) -> str:
+        """DateStyle's field order (``MDY``, ``DMY`` or ``YMD``): how text dates and
+        timestamps with ambiguous numeric fields (``01/02/03``) are read."""
+        return self.get("DateStyle").rsplit(",", 1)[-1].strip()
 
     def number(self, name: str) -> int:
         """An integer setting in its base unit (milliseconds, kB, …), read by the one
@@ -566,7 +632,8 @@ class Settings:
             raise PgError("42501", f'permission denied to set parameter "{g.name}"')
         before = self.get(key)
         if value is not None:
-            value = _validated(g, value)
+            value = _validated(g, value, before, self._base[key])
+        self.changes += 1
         if (startup or force) and value is not None:  # (force: the server's own, at start-up)
             self._base[key] = value
             if startup:
@@ -588,6 +655,7 @@ class Settings:
         reset value, whoever asks (no permission check, as in PostgreSQL); backend and
         server settings stay. Returns the reported names whose value changed."""
         changed = []
+        self.changes += 1
         for key, g in GUCS.items():
             if not g.settable or _context(key) not in ("user", "superuser"):
                 continue
@@ -619,6 +687,7 @@ class Settings:
         """ROLLBACK TO SAVEPOINT: the values as they were at the savepoint (which stays);
         returns the reported names whose value changed."""
         before = self._reported()
+        self.changes += 1
         for i in range(len(self._saved) - 1, 0, -1):
             if self._saved[i][0] == name:
                 _, values, tx_values = self._saved[i]
@@ -641,6 +710,7 @@ class Settings:
             self._tx_values, self._saved = None, []
             return []
         before = self._reported()
+        self.changes += 1
         if restore:
             self._values = self._saved[0][1]
         self._tx_values, self._saved = None, []

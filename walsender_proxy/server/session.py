@@ -105,6 +105,10 @@ class Session(Conn):
         self._thread_done: asyncio.Future[None] | None = None
         self._closing = False
         self._fd: int | None = None  # set while the session thread does its own socket I/O
+        #: The reported settings as the client last heard them (ParameterStatus), and the
+        #: settings' change count then: set_config() changes them inside a query.
+        self._reported: dict[str, str] = {}
+        self._reported_at = -1
 
     def send_error(self, e: PgError) -> None:
         """An ERROR for the client, and PostgreSQL's error recovery with it: whatever layer
@@ -307,6 +311,8 @@ class Session(Conn):
             self.ctx.backends.walsenders.add(self.pid)
         for name, value in settings.reported():
             self.send(m.ParameterStatus(name, value))
+            self._reported[name] = value
+        self._reported_at = settings.changes
         self.send(m.BackendKeyData(self.pid, key))
         self.send(m.ReadyForQuery("I"))
         if settings.get("log_connections") == "on":
@@ -683,6 +689,7 @@ class Session(Conn):
     def _on_sync(self, ex: Executor, msg: m.Sync) -> None:
         for o in self._sync(ex):
             self.outcome_message(o)
+        self.report_changed_settings(ex)
         self.send(_READY[ex.status])
 
     def _on_flush(self, ex: Executor, msg: m.Flush) -> None:
@@ -706,6 +713,18 @@ class Session(Conn):
             self.send_error(self._internal_error(e))
         return []
 
+    def report_changed_settings(self, ex: Executor) -> None:
+        """ParameterStatus for each reported setting whose value the client has not heard,
+        before ReadyForQuery, as PostgreSQL's ReportChangedGUCOptions sends them: a SET
+        reports at once, ``set_config('DateStyle', 'DMY', false)`` in a query only here."""
+        if ex.settings.changes == self._reported_at:
+            return
+        for name, value in ex.settings.reported():
+            if self._reported.get(name) != value:
+                self.send(m.ParameterStatus(name, value))
+                self._reported[name] = value
+        self._reported_at = ex.settings.changes
+
     def outcome_message(self, o: Outcome) -> None:
         if isinstance(o, Done):
             self.send(m.CommandComplete(o.tag))
@@ -713,6 +732,7 @@ class Session(Conn):
             self.send(m.NoticeResponse.create(o.severity, o.sqlstate, o.message, detail=o.detail, hint=o.hint))
         elif isinstance(o, ParameterChanged):
             self.send(m.ParameterStatus(o.name, o.value))
+            self._reported[o.name] = o.value
         elif isinstance(o, Empty):
             self.send(m.EmptyQueryResponse())
 
@@ -752,6 +772,7 @@ class Session(Conn):
                 self.outcome_message(o)
         except PgError as e:
             self.send_error(e)
+        self.report_changed_settings(ex)
         self.send(m.ReadyForQuery(ex.status))
 
     def send_rows(self, rows: Rows, *, describe: bool, formats: list[int], limit: int = 0) -> bool:

@@ -88,6 +88,12 @@ class Engine:
         with contextlib.suppress(Exception):
             self.con.close()
 
+    @property
+    def date_order(self) -> str:
+        """The session's DateStyle field order: text going into date and timestamp columns
+        is read in it."""
+        return self.ex.settings.date_order()
+
     def interrupt(self) -> None:
         with contextlib.suppress(Exception):
             self.con.interrupt()
@@ -373,7 +379,7 @@ class Engine:
                     if r is _NOT_SIMPLE:
                         return None
                     v = None if r is None else r[0]
-                arr = _direct_array(col, [v])
+                arr = _direct_array(col, [v], self.date_order)
                 if arr is None:
                     return None
                 i = new.schema.get_field_index(col.physical)
@@ -411,14 +417,14 @@ class Engine:
                 # A few rows from bound values: building them and inserting them in one
                 # section of the lake's statement lock (Transaction.statement_section).
                 with tx.statement_section():
-                    data = _values_from_plan(plan, params)
+                    data = _values_from_plan(plan, params, self.date_order)
                     if data is not None:
                         n = tx.apply_insert(t, data) if data.num_rows else 0
                 if data is not None:
                     yield Done(f"INSERT 0 {n}")
                     return
             else:
-                data = _values_from_plan(plan, params)
+                data = _values_from_plan(plan, params, self.date_order)
         if data is None and node.selectStmt is None:  # DEFAULT VALUES
             data = pa.table({c: pa.nulls(1, t.column(c).type.arrow) for c in cols[:1]})  # type: ignore[union-attr]
         elif data is None:
@@ -436,7 +442,7 @@ class Engine:
                 try:  # (closed even when a batch is refused: the connection's result must go)
                     n = tx.apply_insert_batches(
                         t,
-                        (coerce_text_columns(t, pa.Table.from_batches([b]).rename_columns(names)) for b in source),
+                        (coerce_text_columns(t, pa.Table.from_batches([b]).rename_columns(names), self.date_order) for b in source),
                     )
                 finally:
                     source.close()
@@ -444,7 +450,7 @@ class Engine:
                 return
             data = rel.to_arrow_table()
             data = data.rename_columns(cols[: data.num_columns])
-            data = coerce_text_columns(t, data)
+            data = coerce_text_columns(t, data, self.date_order)
         n = tx.apply_insert(t, data) if data.num_rows else 0
         if returning(node):
             yield self._returning(tx, t, node.relation, returning(node), tx_rows_since(tx, t, n), params, f"INSERT 0 {n}")
@@ -560,7 +566,7 @@ class Engine:
         for name in sets:
             c = t.column(name)
             assert c is not None
-            new = new.set_column(new.column_names.index(c.physical), c.physical, coerce_text(c, old.column(f"__new_{name}")))
+            new = new.set_column(new.column_names.index(c.physical), c.physical, coerce_text(c, old.column(f"__new_{name}"), self.date_order))
         keep = [RID] + [c.physical for c in t.columns]
         n = tx.apply_update(t, old.select(keep), new.select(keep), changed=list(sets)) if old.num_rows else 0
         if returning(node):
@@ -648,7 +654,7 @@ class Engine:
                 if col is None:
                     raise PgError("42703", f'column "{c}" of relation "{t.name}" does not exist')
                 ctypes.append(col.type)
-            dec = CopyDecoder(ctypes, fmt, **opts)
+            dec = CopyDecoder(ctypes, fmt, date_order=self.date_order, **opts)
             state: dict[str, Any] = {"rows": 0}
 
             def feed(data: bytes) -> None:
@@ -703,17 +709,22 @@ class Engine:
         return CopyOut(fmt == "binary", len(columns), chunks, lambda: counter["n"])
 
     # -- parameters ----------------------------------------------------------------------
-    def decode_params(self, st: Prepared, formats: Sequence[int], params: Sequence[bytes | None], oids: Sequence[int] | None = None) -> list[Any]:
+    def decode_params(
+        self, st: Prepared, formats: Sequence[int], params: Sequence[bytes | None], oids: Sequence[int] | None = None,
+        date_order: str = "MDY",
+    ) -> list[Any]:
         """Bind's parameter values as Python values. The receive function of each
-        parameter depends only on the statement's types and Bind's formats, so it is chosen
-        once and kept on the statement (``st.param_recv``) while a driver binds the same
-        way round after round; a NULL is None whatever the type."""
+        parameter depends only on the statement's types, Bind's formats and the session's
+        DateStyle order (``date_order``, how a date in text is read), so it is chosen once
+        and kept on the statement (``st.param_recv``) while a driver binds the same way
+        round after round; a NULL is None whatever the type."""
         formats = tuple(formats)
         cached = st.param_recv
-        if cached is None or cached[0] != formats or len(cached[1]) != len(params):
+        if cached is None or cached[0] != formats or len(cached[1]) != len(params) or cached[4] != date_order:  # type: ignore[misc]
             if oids is None or len(oids) != len(params):
                 oids = _inferred_param_types(st.node, st.param_types, len(params))
-            cached = (formats, _param_recvs(oids, formats, len(params)), _typed_params(st.param_types), _lake_params(oids))
+            recvs = _param_recvs(oids, formats, len(params), date_order)
+            cached = (formats, recvs, _typed_params(st.param_types), _lake_params(oids), date_order)
             st.param_recv = cached  # type: ignore[assignment]
         out = BoundParams()
         out.typed, out.types = cached[2], cached[3]  # type: ignore[misc]
@@ -1155,10 +1166,11 @@ def _named(t: Table, rows: pa.Table) -> pa.Table:
     return rows.rename_columns([names.get(c, c) for c in rows.column_names])
 
 
-def coerce_text(col: Any, arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+def coerce_text(col: Any, arr: pa.Array | pa.ChunkedArray, date_order: str = "MDY") -> pa.Array | pa.ChunkedArray:
     """A text value bound for a non-text column goes through the column type's input
     function, as PostgreSQL resolves an untyped literal ('{a,b}' into text[], '\\x00' into
-    bytea, '1 day' into interval) — DuckDB would only see a string."""
+    bytea, '1 day' into interval) — DuckDB would only see a string. Dates and timestamps
+    are read in the session's DateStyle order, ``date_order``."""
     from decoding.pgvalues import decode_text_arrow
 
     if pa.types.is_decimal(arr.type) and col.type.base.name in ("float4", "float8") and not col.type.is_array:
@@ -1169,7 +1181,7 @@ def coerce_text(col: Any, arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.Chun
         return arr
     if pa.types.is_string(col.type.arrow) and _text_as_is(col.type):
         return arr
-    return decode_text_arrow(col.type, arr)
+    return decode_text_arrow(col.type, arr, date_order)
 
 
 def _text_as_is(ctype: Any) -> bool:
@@ -1188,11 +1200,11 @@ def _keeps_literal_scale(col: Any) -> bool:
     return ctype is not None and ctype.base.name == "numeric" and not ctype.is_array and pa.types.is_string(ctype.arrow)
 
 
-def coerce_text_columns(t: Table, data: pa.Table) -> pa.Table:
+def coerce_text_columns(t: Table, data: pa.Table, date_order: str = "MDY") -> pa.Table:
     for i, name in enumerate(data.column_names):
         col = t.column(name)
         if col is not None:
-            data = data.set_column(i, name, coerce_text(col, data.column(i)))
+            data = data.set_column(i, name, coerce_text(col, data.column(i), date_order))
     return data
 
 
@@ -1391,7 +1403,7 @@ def _insert_plan(node: Any) -> _InsertPlan | None:
     return _InsertPlan(node, width, items)
 
 
-def _values_from_plan(plan: _InsertPlan, params: list[Any]) -> pa.Table | None:
+def _values_from_plan(plan: _InsertPlan, params: list[Any], date_order: str = "MDY") -> pa.Table | None:
     """The rows of the planned VALUES, built straight from the bound values (no DuckDB):
     untyped strings go through the column type's input function, as :func:`coerce_text`
     does. None when a value needs DuckDB's conversions (which also has the errors)."""
@@ -1408,7 +1420,7 @@ def _values_from_plan(plan: _InsertPlan, params: list[Any]) -> pa.Table | None:
                     values.append(params[num - 1])
                 else:
                     values.append(const)
-            arr = inp.array(values)
+            arr = inp.array(values, date_order)
             if arr is None:
                 return None
             arrays.append(arr)
@@ -1446,9 +1458,9 @@ class _ColumnInput:
         if self.tz is not None and not self.is_array and self.target.unit == "us":
             self.pack = (datetime_type, _timestamptz_buffer if self.tz else _timestamp_buffer)
 
-    def array(self, values: list[Any]) -> pa.Array | None:
+    def array(self, values: list[Any], date_order: str = "MDY") -> pa.Array | None:
         if len(values) != 1:
-            return _direct_array(self.col, values)
+            return _direct_array(self.col, values, date_order)
         v = values[0]
         if v is None:
             return self.null
@@ -1459,7 +1471,7 @@ class _ColumnInput:
                 return pa.Array.from_buffers(
                     pa.string(), 1, [None, pa.py_buffer(_OFFSETS.pack(0, len(data))), pa.py_buffer(data)]
                 )
-            return _direct_array(self.col, values)
+            return _direct_array(self.col, values, date_order)
         if self.is_array:
             return None
         if self.numeric and (kind is int or kind is Decimal):
@@ -1527,7 +1539,7 @@ class _Untyped(str):
     """A quoted literal: its type comes from the target column."""
 
 
-def _direct_array(col: Any, values: list[Any]) -> pa.Array | None:
+def _direct_array(col: Any, values: list[Any], date_order: str = "MDY") -> pa.Array | None:
     ctype = col.type
     target = ctype.arrow
     base = ctype.base.name
@@ -1536,7 +1548,7 @@ def _direct_array(col: Any, values: list[Any]) -> pa.Array | None:
         return pa.nulls(len(values), target)
     kinds = {type(v) for v in present}
     if kinds <= _STR_KINDS:
-        arr = coerce_text(col, pa.array(values, pa.string()))
+        arr = coerce_text(col, pa.array(values, pa.string()), date_order)
         return arr if arr.type == target else arr.cast(target)
     if ctype.is_array:
         return None
@@ -1746,9 +1758,10 @@ def _uint4(raw: bytes) -> int:
     return int(struct.unpack(">I", raw)[0])
 
 
-def _general_recv(oid: int, fmt: int) -> Callable[[bytes], Any]:
-    """The Arrow decoders, for whatever the quick ones leave. The type is looked up at the
-    first non-NULL value, as before the receive functions were cached."""
+def _general_recv(oid: int, fmt: int, date_order: str = "MDY") -> Callable[[bytes], Any]:
+    """The Arrow decoders, for whatever the quick ones leave (a date in text read in
+    ``date_order``). The type is looked up at the first non-NULL value, as before the
+    receive functions were cached."""
     special = _catalog_type_recv(oid, fmt)
     if special is not None:
         return special
@@ -1759,7 +1772,7 @@ def _general_recv(oid: int, fmt: int) -> Callable[[bytes], Any]:
         from decoding.pgvalues import binary_decoder, text_decoder
 
         ctype = type_by_oid(oid)
-        dec = binary_decoder(ctype) if fmt == 1 else text_decoder(ctype)
+        dec = binary_decoder(ctype) if fmt == 1 else text_decoder(ctype, date_order)
         return dec([raw])[0].as_py()
 
     return recv
@@ -1775,7 +1788,7 @@ def _unknown_binary_recv(number: int) -> Callable[[bytes], Any]:
 _ParamRecv = tuple[Callable[[bytes], Any], Callable[[bytes], Any]]
 
 
-def _param_recvs(param_types: Sequence[int], formats: tuple[int, ...], n: int) -> list[_ParamRecv]:
+def _param_recvs(param_types: Sequence[int], formats: tuple[int, ...], n: int, date_order: str = "MDY") -> list[_ParamRecv]:
     """(quick, general) receive functions of each of ``n`` parameters: ``quick`` answers or
     returns _NOT_SIMPLE, then ``general`` decides. Formats as Bind gives them: none = all
     text, one = for all, else one each."""
@@ -1788,7 +1801,7 @@ def _param_recvs(param_types: Sequence[int], formats: tuple[int, ...], n: int) -
             out.append((quick, _not_simple))
             continue
         quick = (_QUICK_BINARY if fmt == 1 else _QUICK_TEXT).get(oid, _not_simple)
-        out.append((quick, _general_recv(oid, fmt)))
+        out.append((quick, _general_recv(oid, fmt, date_order)))
     return out
 
 

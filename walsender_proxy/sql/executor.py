@@ -434,7 +434,7 @@ class Executor:
             # Describe reported a parameter it could not place as text (PostgreSQL's type
             # for an unknown one): a driver that sends it in binary sends text's bytes.
             oids = [o or (25 if (formats[0] if len(formats) == 1 else formats[i] if i < len(formats) else 0) == 1 else 0) for i, o in enumerate(oids)]
-        values = self.engine.decode_params(st, formats, params, oids)
+        values = self.engine.decode_params(st, formats, params, oids, self.settings.date_order())
         if st.unused:
             values.unused = st.unused
         p = self.portals[portal] = Portal(portal, st, values, list(result_formats))
@@ -543,7 +543,7 @@ class Executor:
         detail = None
         formats, raw = p.extra.get("log_parameters", ((), ()))
         if raw:
-            texts = statement_log.parameter_texts(p.stmt.param_types, formats, raw)
+            texts = statement_log.parameter_texts(p.stmt.param_types, formats, raw, self.settings.date_order())
             detail = logs.parameters_detail(texts, self.settings.number("log_parameter_max_length"))
         logs.log_statement(log, self.log_session, f"{verb} {name}{portal}: {p.stmt.text}", detail)
 

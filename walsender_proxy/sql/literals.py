@@ -20,6 +20,10 @@ PostgreSQL's I/O conversion: the same input function, per row. :func:`input_call
 them calls of vectorised Arrow UDFs (:func:`input_udfs`, installed once per server by
 :mod:`walsender_proxy.sql.functions`) that run :func:`input_values` on whole columns.
 
+Dates and timestamps are read in the session's DateStyle field order (``01/02/03`` is
+2003-02-01 in DMY): the rewriter sets it for the statement it rewrites with
+:func:`date_order`, and a text cast passes it to its UDF as an argument.
+
 It depends on pglast nodes and the lake's types only, not on the rewriter, so the typed
 analysis stage can call it as it is.
 """
@@ -27,7 +31,9 @@ analysis stage can call it as it is.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -41,7 +47,7 @@ from decoding.pgvalues import _calendar as cal
 from decoding.pgvalues import decode_text_arrow
 from decoding.pgvalues.textin import Num, numeric_parse, numeric_typmod
 from decoding.pgvalues.typmod import round_times
-from walsender_proxy.sql import numeric_exprs, numeric_math, numeric_text
+from walsender_proxy.sql import datetime_make, numeric_exprs, numeric_math, numeric_text
 from walsender_proxy.sql.nodes import (
     bool_const,
     call,
@@ -154,12 +160,45 @@ def duck_type(ctype: ColumnType) -> tuple[str, list[int]]:
 
 # --------------------------------------------------------------------------- the values
 
+#: DateStyle's field order for the literals converted now (see :func:`date_order`).
+_DATE_ORDER: ContextVar[str] = ContextVar("date_order", default="MDY")
+
+
+@contextmanager
+def date_order(order: str) -> Iterator[None]:
+    """Within the block, literals and text casts read dates and timestamps in ``order``
+    (``MDY``, ``DMY`` or ``YMD``), as ``decimal.localcontext`` sets a precision: the
+    rewriter converts literals deep inside its walk, for one session's statement."""
+    token = _DATE_ORDER.set(order)
+    try:
+        yield
+    finally:
+        _DATE_ORDER.reset(token)
+
+
+def current_date_order() -> str:
+    """The field order literals are read in now (``MDY`` outside :func:`date_order`)."""
+    return _DATE_ORDER.get()
+
+
+def reads_datestyle(ctype: ColumnType | None) -> bool:
+    """Whether a quoted literal compared with a value of ``ctype`` must go through its input
+    function rather than DuckDB's cast from VARCHAR: dates, times and timestamps, whose
+    text PostgreSQL reads in the DateStyle order and DuckDB in its own (``'01/02/03'`` is
+    0001-02-03 there, 2003-01-02 in PostgreSQL's MDY)."""
+    return ctype is not None and not ctype.is_array and ctype.base.name in ("date", "time", "timestamp", "timestamptz")
+
 
 def input_values(
-    values: pa.Array | pa.ChunkedArray | Sequence[str | None], ctype: ColumnType, *, explicit: bool
+    values: pa.Array | pa.ChunkedArray | Sequence[str | None],
+    ctype: ColumnType,
+    *,
+    explicit: bool,
+    date_order: str | None = None,
 ) -> pa.Array:
     """Text → ``ctype``'s storage form, as an unknown literal (or a text value's I/O cast)
     becomes T: the input function with typmod -1, then the length coercion of the context.
+    Dates and timestamps are read in ``date_order`` (default: :func:`current_date_order`).
     Raises the input function's PgError (an ``InputError`` carrying the row)."""
     base_in = ctype
     if ctype.typmod >= 0 and ctype.base.name in ("varchar", "bpchar") and explicit:
@@ -168,7 +207,7 @@ def input_values(
         base_in = ColumnType(ctype.base, -1, ctype.is_array)
     # numeric(p,s) and assignment to varchar(n)/char(n): the input function with the typmod
     # is the same as the input then the length coercion (the text parses exactly).
-    arr = decode_text_arrow(base_in, values)
+    arr = decode_text_arrow(base_in, values, date_order or _DATE_ORDER.get())
     if base_in is ctype:
         return arr
     return _apply_typmod(arr, ctype)
@@ -462,8 +501,10 @@ def input_call(arg: ast.Node, ctype: ColumnType, *, explicit: bool = True, as_te
     """``arg`` (a text expression) through ``ctype``'s input function, row by row — as
     PostgreSQL's I/O conversion cast does — in the DuckDB type values of ``ctype`` compute
     as. numeric comes back as its text and DuckDB casts that exact text (``as_text``: it
-    stays that text, as the lake keeps a numeric DuckDB's DECIMAL cannot hold)."""
-    node: ast.Node = call(udf_name(ctype), arg, int_const(ctype.typmod), bool_const(explicit))
+    stays that text, as the lake keeps a numeric DuckDB's DECIMAL cannot hold). Dates and
+    timestamps are read in the DateStyle order of :func:`current_date_order`."""
+    order = str_const(_DATE_ORDER.get())
+    node: ast.Node = call(udf_name(ctype), arg, int_const(ctype.typmod), bool_const(explicit), order)
     if ctype.base.name == "numeric" and not as_text:
         duck, mods = duck_type(ctype)
         node = cast(node, duck, array=ctype.is_array, typmods=mods)
@@ -555,7 +596,7 @@ def install(con: Any) -> None:
         "SELECT function_name FROM duckdb_functions() WHERE function_name LIKE 'wpx_%'"
     ).fetchall()}
     numeric_key = (numeric_text.KEY_UDF, numeric_text.key_udf, ["VARCHAR"], "VARCHAR")
-    for name, fn, args, ret in [*input_udfs(), *output_udfs(), numeric_key]:
+    for name, fn, args, ret in [*input_udfs(), *output_udfs(), numeric_key, *datetime_make.udfs()]:
         if name not in have:
             con.create_function(name, keep_errors(fn), args, ret, type="arrow")
     for name, fn, args, ret in numeric_math.udfs():  # (NULL in, NULL out, handled by each)
@@ -568,19 +609,20 @@ def install(con: Any) -> None:
 
 def input_udfs() -> list[tuple[str, Callable[..., pa.Array], list[str], str]]:
     """(name, function, DuckDB argument types, DuckDB result type) of the input UDFs:
-    ``wpx_input_<type>[_array](text VARCHAR, typmod INTEGER, explicit BOOLEAN)``, vectorised
-    over Arrow arrays. The functions raise plain PgErrors (see functions.keep_errors)."""
+    ``wpx_input_<type>[_array](text VARCHAR, typmod INTEGER, explicit BOOLEAN, date_order
+    VARCHAR)``, vectorised over Arrow arrays. The functions raise plain PgErrors (see
+    functions.keep_errors)."""
     out = []
     for base in _BASES.values():
         for is_array in (False, True):
             ct = ColumnType(base, -1, is_array)
             result = _UDF_RESULT[base.name] + ("[]" if is_array else "")
-            out.append((udf_name(ct), _udf(base.name, is_array), ["VARCHAR", "INTEGER", "BOOLEAN"], result))
+            out.append((udf_name(ct), _udf(base.name, is_array), ["VARCHAR", "INTEGER", "BOOLEAN", "VARCHAR"], result))
     return out
 
 
 def _udf(base: str, is_array: bool) -> Callable[..., pa.Array]:
-    def fn(text: pa.Array | pa.ChunkedArray, typmod: pa.Array, explicit: pa.Array) -> pa.Array:
+    def fn(text: pa.Array | pa.ChunkedArray, typmod: pa.Array, explicit: pa.Array, order: pa.Array) -> pa.Array:
         if isinstance(text, pa.ChunkedArray):
             text = text.combine_chunks()
         if len(text) == 0:
@@ -588,7 +630,7 @@ def _udf(base: str, is_array: bool) -> Callable[..., pa.Array]:
             return _udf_arrow(pa.array([], ct.arrow), ct)
         ct = ColumnType(_BASES[base], int(typmod[0].as_py()), is_array)
         try:
-            values = input_values(text, ct, explicit=bool(explicit[0].as_py()))
+            values = input_values(text, ct, explicit=bool(explicit[0].as_py()), date_order=str(order[0].as_py()))
         except PgError as e:
             raise PgError(e.sqlstate, e.message, detail=e.detail, hint=e.hint) from None
         return _udf_arrow(values, ct)

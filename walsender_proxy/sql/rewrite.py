@@ -58,6 +58,7 @@ from decoding.pgtypes import ColumnType, parse_type
 from decoding.pgvalues.textin import numeric_text_in
 from walsender_proxy.backend.settings import shown_once_set
 from walsender_proxy.sql import (
+    datetime_make,
     datetime_parts,
     jsonb_ops,
     literals,
@@ -2006,6 +2007,7 @@ class _Rewriter:
         ) or (kind == A_Expr_Kind.AEXPR_OP and isinstance(node.rexpr, tuple | list)):
             left, lt = self.expr(node.lexpr, scope)
             items = [self.expr(x, scope) for x in node.rexpr]
+            items = [(x, t) if (typed := self._param_as(x, left, lt, scope)) is None else (typed, lt) for x, t in items]
             if is_bpchar(lt) or any(is_bpchar(t) for _, t in items):
                 # each item compared on its own (x IN (a, b) is x = a OR x = b); the left
                 # side once, as the first comparison that needs it unpadded has it
@@ -2185,7 +2187,10 @@ class _Rewriter:
         """An unknown-typed ``$n`` (bound as text, no type at Parse) compared with a value of
         a known type takes that type, as PostgreSQL's parse analysis resolves it: its text
         goes through the type's input function (``ts > $1`` with '2024-02-01 00:00:00+00',
-        ``id = ANY($1)`` with '{1,2,3}' as int4[]). None when that does not apply."""
+        ``id = ANY($1)`` with '{1,2,3}' as int4[]). So does a quoted literal compared with a
+        date, time or timestamp (:meth:`_literal_as`). None when that does not apply."""
+        if _str_const(param) is not None and not array:
+            return self._literal_as(param, other, other_t, scope)
         if not isinstance(param, ast.ParamRef) or param.number not in self.text_params:
             return None
         if param.number in self.param_types:
@@ -2204,6 +2209,16 @@ class _Rewriter:
             ),
         )
         return self.expr(cast, scope)[0]
+
+    def _literal_as(self, lit: ast.Node, other: ast.Node, other_t: T | None, scope: _Scope) -> ast.Node | None:
+        """A quoted literal compared with a date, time or timestamp (``d = '01/02/03'``,
+        ``d IN (…)``) read by that type's input function, in the session's DateStyle order
+        (literals.reads_datestyle); None for other types, whose literals DuckDB casts."""
+        src = self._lake_source(other, other_t, scope)
+        if src is None or not literals.reads_datestyle(src):
+            return None
+        name = ast.TypeName(names=(_s("pg_catalog"), _s(src.base.name)), typemod=-1)
+        return self.expr(ast.TypeCast(arg=lit, typeName=name), scope)[0]
 
     def _as_jsonb(self, node: ast.Node, t: T | None, scope: _Scope) -> ast.Node:
         """An operand of a jsonb operator: jsonb as it is; text (an untyped literal, a text
@@ -2340,6 +2355,11 @@ class _Rewriter:
             pairs = [unpadded(*p) for p in pairs]
         args = [p[0] for p in pairs]
         types = [p[1] for p in pairs]
+        if name in datetime_make.FUNCTIONS:
+            made = datetime_make.call_of(name, args, [t.name if t is not None else None for t in types])
+            if made is None:
+                raise self._no_function(name, types, node)
+            return made, T(datetime_make.result_type(name))
         for attr in ("agg_order", "agg_filter", "over"):
             v = getattr(node, attr, None)
             if v is not None:
@@ -2558,7 +2578,7 @@ class _Rewriter:
             if key is not None:
                 self.set_configs.append((key, value, is_local))
                 if value is not None:
-                    return _str(shown_once_set(key, value)), ret
+                    return _str(shown_once_set(key, value, literals.current_date_order())), ret
             return _cast(args[1], "varchar"), ret
         if special == "false":
             return _bool(False), ret
@@ -2928,7 +2948,7 @@ def _duck_type(
 # ---------------------------------------------------------------------------------------------
 # entry point
 
-_CACHE: OrderedDict[tuple[str, frozenset[int], tuple[tuple[int, ColumnType], ...]], Rewritten] = OrderedDict()
+_CACHE: OrderedDict[tuple[str, frozenset[int], tuple[tuple[int, ColumnType], ...], str], Rewritten] = OrderedDict()
 _CACHE_LOCK = threading.Lock()
 _CACHE_SIZE = 512
 
@@ -2953,6 +2973,7 @@ def rewrite(
     udf_args: Sequence[Any] = (),
     text_params: frozenset[int] = frozenset(),
     param_types: tuple[tuple[int, ColumnType], ...] = (),
+    date_order: str = "MDY",
 ) -> Rewritten:
     """One PostgreSQL query (SELECT, VALUES, WITH …, or ``COPY (query) TO STDOUT``) for DuckDB.
 
@@ -2964,13 +2985,14 @@ def rewrite(
     server values (:data:`~walsender_proxy.sql.rewrite_funcs.SERVER_VALUES`) are read from
     the ``pgc_server_values`` table instead. ``text_params`` are the numbers of the ``$n``
     bound as text: a cast of one goes through the target type's input function;
-    ``param_types`` the lake types of the ``$n`` the server knows.
+    ``param_types`` the lake types of the ``$n`` the server knows; ``date_order`` the
+    session's DateStyle field order, in which date and timestamp literals are read.
     Raises :class:`SqlError` (a PgError) with PostgreSQL's SQLSTATE, message and position.
     Results of statements that read no user table and call no UDF are cached by text
     (subscribers and psql repeat the same catalog queries): a repeat costs a dict lookup.
     """
     udfs = server_udfs or {}
-    key = (sql, text_params, param_types) if not udfs else None
+    key = (sql, text_params, param_types, date_order) if not udfs else None
     if key is not None:
         with _CACHE_LOCK:
             hit = _CACHE.get(key)
@@ -2982,7 +3004,8 @@ def rewrite(
     copy: CopyTo | None = None
     if isinstance(stmt, ast.CopyStmt):
         stmt, copy = _copy_query(stmt)
-    new, cols = rw.statement(stmt)
+    with literals.date_order(date_order):
+        new, cols = rw.statement(stmt)
     if cols is not None and isinstance(new, ast.SelectStmt):
         new = rw.wrap_output(new, cols)
     columns = None

@@ -70,10 +70,13 @@ def logs(setting: str, nodes: Sequence[Any], prepared: Callable[[str], Any | Non
     return any(_ORDER[command_level(n, prepared)] <= wanted for n in nodes)
 
 
-def parameter_texts(types: Sequence[int], formats: Sequence[int], params: Sequence[bytes | None]) -> list[str | None]:
+def parameter_texts(
+    types: Sequence[int], formats: Sequence[int], params: Sequence[bytes | None], date_order: str = "MDY"
+) -> list[str | None]:
     """Each Bind value as its type's output function prints it (BuildParamLogString): a
-    text value read and printed again (``007`` of an int4 is ``7``), a binary one printed;
-    a value of no declared type as it came."""
+    text value read (a date in the session's DateStyle order, ``date_order``) and printed
+    again (``007`` of an int4 is ``7``), a binary one printed; a value of no declared type
+    as it came."""
     out: list[str | None] = []
     for i, raw in enumerate(params):
         if raw is None:
@@ -85,7 +88,7 @@ def parameter_texts(types: Sequence[int], formats: Sequence[int], params: Sequen
             out.append(raw.decode("utf-8", "replace"))
             continue
         ctype = type_by_oid(oid)
-        decode = binary_decoder(ctype) if fmt == 1 else text_decoder(ctype)
+        decode = binary_decoder(ctype) if fmt == 1 else text_decoder(ctype, date_order)
         text = text_encoder(ctype)(decode([raw]))[0]
         out.append(None if text is None else text.decode("utf-8", "replace"))
     return out
