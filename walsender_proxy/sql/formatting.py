@@ -50,6 +50,7 @@ USECS_PER_DAY = 86_400_000_000
 MIN_TIMESTAMP = -211813488000000000
 END_TIMESTAMP = 9223371331200000000
 DATE_END_JULIAN = 2147483494
+TIMESTAMP_END_JULIAN = 109203528  # 294277-01-01
 MAX_TZDISP_HOUR = 15
 
 
@@ -738,9 +739,12 @@ def timestamp_to_char(us: int, fmt: str, *, tz: bool) -> str | None:
 
 
 def date_to_char(days: int, fmt: str) -> str | None:
-    """to_char(date, text), which PostgreSQL resolves to the timestamptz version."""
+    """to_char(date, text), which PostgreSQL resolves to the timestamptz version (so a date
+    past the timestamps' end, 294277-01-01, fails its cast)."""
     if not fmt or days >= cal.DATE_POS_INF or days <= cal.DATE_NEG_INF:
         return None
+    if days >= TIMESTAMP_END_JULIAN - UNIX_EPOCH_JDATE:
+        raise PgError("22008", "date out of range for timestamp")
     return dch_to_char(parse_datetime_template(fmt), timestamp_tm(days * USECS_PER_DAY, tz=True), False)
 
 

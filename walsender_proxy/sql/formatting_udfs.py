@@ -4,8 +4,9 @@ over :mod:`formatting`'s rules.
 DuckDB's own ``to_char``-like functions (``strftime``, ``format``) speak another template
 language, so every call PostgreSQL would make to one of formatting.c's functions becomes a
 call of a ``wpx_fmt_*`` UDF here, chosen by the argument's PostgreSQL type the way
-PostgreSQL resolves the overload: ``int2`` goes to the ``int4`` version, ``date`` to the
-``timestamptz`` one, ``time`` to the ``interval`` one. A numeric goes as its exact text
+PostgreSQL resolves the overload: ``int2``, which has no version of its own, goes to
+``float8``'s (the preferred type of its category), ``date`` to ``timestamptz``'s (likewise),
+``time`` to ``interval``'s (its only implicit cast to one). A numeric goes as its exact text
 (never through a double). Types PostgreSQL has no version for give its 42883 (the rewriter
 words it), an untyped literal its 42725.
 
@@ -34,7 +35,7 @@ FUNCTIONS = frozenset({"to_char", "to_number", "to_date", "to_timestamp"})
 _TEXT_TYPES = frozenset({"text", "varchar", "bpchar", "name", "char", "unknown"})
 #: to_char's first argument: PostgreSQL type → (UDF suffix, DuckDB type of the argument).
 _TO_CHAR = {
-    "int2": ("int4", "bigint"),
+    "int2": ("float8", "double"),  # (float8 is the preferred type of the numeric category)
     "int4": ("int4", "bigint"),
     "int8": ("int8", "bigint"),
     "float4": ("float4", "real"),
