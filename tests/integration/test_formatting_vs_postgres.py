@@ -99,6 +99,8 @@ TO_TIMESTAMP = [
 ERRORS = [
     "SELECT to_char('2020-01-01', 'YYYY')",
     "SELECT to_char(NULL, 'YYYY')",
+    "SELECT to_char('2020-01-01', 'YYYY'::text)",
+    "SELECT to_char('1', 'YYYY'::varchar)",
     "SELECT to_char(true, 'x')",
     "SELECT to_char('10:00'::timetz, 'HH')",
     "SELECT to_number(12, '99')",

@@ -49,9 +49,13 @@ _TO_CHAR = {
 }
 
 
-def _not_unique(name: str) -> PgError:
+#: How PostgreSQL names a template's type in its errors.
+_SHOWN = {"unknown": "unknown", "text": "text", "varchar": "character varying", "name": "name", "char": '"char"'}
+
+
+def _not_unique(name: str, template: str) -> PgError:
     return PgError(
-        "42725", f"function {name}(unknown, unknown) is not unique",
+        "42725", f"function {name}(unknown, {_SHOWN[template]}) is not unique",
         hint="Could not choose a best candidate function. You might need to add explicit type casts.",
     )  # fmt: skip
 
@@ -68,8 +72,8 @@ def rewrite(name: str, args: Sequence[Operand]) -> tuple[ast.Node, str] | None:
             return None
         ret = {"to_number": "numeric", "to_date": "date", "to_timestamp": "timestamptz"}[name]
         return call(PREFIX + name, cast(value.node, "varchar"), fmt), ret
-    if value.type == "unknown" and (template.type in (None, "unknown")):
-        raise _not_unique(name)
+    if value.type == "unknown" and (template.type or "unknown") in _SHOWN:
+        raise _not_unique(name, template.type or "unknown")
     if value.type is None or value.type == "unknown":
         raise PgError("0A000", "to_char() of a value of unknown type is not supported by walsender-proxy")
     spec = _TO_CHAR.get(value.type)
