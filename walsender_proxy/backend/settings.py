@@ -430,6 +430,18 @@ def _timezone(v: str) -> str:
     raise _invalid("TimeZone", v, detail="The proxy serves timestamps in UTC only.")
 
 
+def _c_locale(name: str) -> Callable[[str], str]:
+    """lc_numeric, lc_monetary, lc_time: the C locale only (its UTF-8 form is the same for
+    them): to_char's D, G, L and TM names follow these, and the proxy formats as C does."""
+
+    def check(v: str) -> str:
+        if v in ("C", "POSIX", "C.UTF-8", "C.utf8"):
+            return v
+        raise _invalid(name, v, detail="The proxy formats numbers, money and dates in the C locale only.")
+
+    return check
+
+
 def _pg_setting(name: str) -> PgSetting:
     meta = PG_SETTINGS.get(name.lower())
     if meta is None:
@@ -485,9 +497,9 @@ GUCS: dict[str, Guc] = {
         Guc("client_min_messages", "notice"),
         Guc("timezone_abbreviations", "Default"),
         Guc("lc_messages", "C"),
-        Guc("lc_monetary", "C"),
-        Guc("lc_numeric", "C"),
-        Guc("lc_time", "C"),
+        Guc("lc_monetary", "C", check=_c_locale("lc_monetary")),
+        Guc("lc_numeric", "C", check=_c_locale("lc_numeric")),
+        Guc("lc_time", "C", check=_c_locale("lc_time")),
         Guc("max_identifier_length", "63", settable=False),
         Guc("wal_level", "logical", settable=False),
         Guc("max_connections", "100", settable=False),

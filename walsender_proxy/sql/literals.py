@@ -47,7 +47,13 @@ from decoding.pgvalues import _calendar as cal
 from decoding.pgvalues import decode_text_arrow
 from decoding.pgvalues.textin import Num, numeric_parse, numeric_typmod
 from decoding.pgvalues.typmod import round_times
-from walsender_proxy.sql import datetime_make, numeric_exprs, numeric_math, numeric_text
+from walsender_proxy.sql import (
+    datetime_make,
+    formatting_udfs,
+    numeric_exprs,
+    numeric_math,
+    numeric_text,
+)
 from walsender_proxy.sql.nodes import (
     bool_const,
     call,
@@ -602,6 +608,7 @@ def install(con: Any) -> None:
     for name, fn, args, ret in numeric_math.udfs():  # (NULL in, NULL out, handled by each)
         if name not in have:
             con.create_function(name, keep_errors(fn), args, ret, type="arrow", null_handling="special")
+    formatting_udfs.install(con, have)
     from walsender_proxy.sql import jsonb_ops
 
     jsonb_ops.install(con)

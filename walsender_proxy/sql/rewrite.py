@@ -60,6 +60,7 @@ from walsender_proxy.backend.settings import shown_once_set
 from walsender_proxy.sql import (
     datetime_make,
     datetime_parts,
+    formatting_udfs,
     jsonb_ops,
     literals,
     nodes,
@@ -2360,6 +2361,14 @@ class _Rewriter:
             if made is None:
                 raise self._no_function(name, types, node)
             return made, T(datetime_make.result_type(name))
+        if name in formatting_udfs.FUNCTIONS and len(args) == 2:  # formatting.c's functions
+            try:
+                fmt_call = formatting_udfs.rewrite(name, [_operand(a, t) for a, t in pairs])
+            except PgError as e:
+                raise self.fail(e.sqlstate, e.message, node, hint=e.hint) from None
+            if fmt_call is None:
+                raise self._no_function(name, types, node)
+            return fmt_call[0], NUMERIC_TEXT if fmt_call[1] == "numeric" else T(fmt_call[1])
         for attr in ("agg_order", "agg_filter", "over"):
             v = getattr(node, attr, None)
             if v is not None:
