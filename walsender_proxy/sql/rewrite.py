@@ -58,6 +58,7 @@ from decoding.pgvalues.textin import numeric_text_in
 from walsender_proxy.backend.settings import shown_once_set
 from walsender_proxy.sql import (
     datetime_parts,
+    json_exprs,
     jsonb_ops,
     literals,
     nodes,
@@ -759,6 +760,59 @@ def _qualify(node: Any, scope: _Scope) -> Any:
     return node
 
 
+class _JsonHost:
+    """The rewriter as :mod:`json_exprs` sees it (json_exprs.Host), in one scope."""
+
+    def __init__(self, rw: _Rewriter, scope: _Scope) -> None:
+        self.rw = rw
+        self.scope = scope
+
+    def expr(self, node: Any) -> tuple[Any, T | None]:
+        return self.rw.expr(node, self.scope)
+
+    def generic(self, node: Any) -> Any:
+        return self.rw.generic(node, self.scope)
+
+    def fail(self, sqlstate: str, message: str, node: Any = None, **kw: Any) -> SqlError:
+        return self.rw.fail(sqlstate, message, node, **kw)
+
+    def printed(self, node: ast.Node, t: T | None) -> ast.Node:
+        return _printed(node, t)
+
+    def json_type(self, node: ast.Node, t: T | None) -> str | None:
+        src = self.rw._lake_source(node, t, self.scope)
+        return src.base.name if src is not None and not src.is_array and src.base.name in ("json", "jsonb") else None
+
+    def display(self, t: T | None) -> str:
+        return _type_display(t)
+
+    def text_array(self, lit: str, at: ast.Node) -> ast.Node:
+        return self.rw._array_literal(lit, TEXT, at)
+
+    def row_fields(self, node: Any) -> list[tuple[str, Any, T | None]] | None:
+        """ROW(…)'s fields (f1, f2 …), or a whole-row reference's columns. A row of a
+        relation that shares its FROM with others is refused: an outer join may
+        null-extend it, which DuckDB's STRUCT of NULLs would not show."""
+        if isinstance(node, ast.RowExpr):
+            return [(f"f{i}", *self.expr(a)) for i, a in enumerate(node.args or (), 1)]
+        if not (isinstance(node, ast.ColumnRef) and len(node.fields) == 1 and isinstance(node.fields[0], ast.String)):
+            return None
+        alias = node.fields[0].sval
+        if self.scope.find(alias) is not None or self.scope.declared([alias]) is not None:
+            return None
+        level: _Scope | None = self.scope
+        while level is not None and alias not in level.rels:
+            level = level.parent
+        if level is None:
+            return None
+        rel = level.rels[alias]
+        cols = _rel_types(rel)
+        if len(level.rels) != 1 or not cols:
+            what = "a row of a relation joined with others" if cols else "a row of a relation of unknown columns"
+            raise self.fail("0A000", f"{what} as a value is not supported by walsender-proxy", node)
+        return [(n, _colref(alias, n), t) for n, t in cols]
+
+
 # ---------------------------------------------------------------------------------------------
 # the rewriter
 
@@ -1289,6 +1343,17 @@ class _Rewriter:
                 lateral=rf.lateral,
                 subquery=sel,
                 alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n in names)),
+            )
+        elif name in json_exprs.TABLE_FUNCTIONS:
+            if rf.ordinality:
+                raise self.fail("0A000", f"{name}() WITH ORDINALITY is not supported by walsender-proxy", rf)
+            done = json_exprs.table_function(_JsonHost(self, scope), name, call, args, types, alias)
+            assert done is not None
+            sub, fields = done
+            names = [given[i] if i < len(given) else n for i, (n, _) in enumerate(fields)]
+            scope.add(alias, _Rel([(n, T(t)) for n, (_, t) in zip(names, fields, strict=True)]))
+            return ast.RangeSubselect(
+                lateral=rf.lateral, subquery=sub, alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n in names))
             )
         else:
             # a scalar function in FROM is a one-row table whose column is named after it
@@ -1861,6 +1926,10 @@ class _Rewriter:
             if typed is not None:
                 left, lt = typed, rt
             left, right = _regproc_pair(left, lt, right, rt, self.needs)
+        if kind == A_Expr_Kind.AEXPR_OP and op in json_exprs.OPERATORS:
+            done = json_exprs.operator(_JsonHost(self, scope), op, node, left, lt, right, rt)
+            if done is not None:
+                return done[0], T(done[1])
         if kind == A_Expr_Kind.AEXPR_OP and op in _UNSUPPORTED_JSON_OPS:
             # DuckDB's parser has no such operators: its 42601 would blame the syntax
             raise self.fail("0A000", f"operator {op} is not supported", node)
@@ -2116,6 +2185,10 @@ class _Rewriter:
             return node, t
         if name in ("extract", "date_part") and len(node.args or ()) == 2 and _str_const(node.args[0]) is not None:
             return self._date_part(name, node, scope)
+        if name in json_exprs.FUNCTIONS:
+            done = json_exprs.function(_JsonHost(self, scope), name, node)
+            if done is not None:
+                return done[0], T(done[1])
         if node.funcformat == CoercionForm.COERCE_SQL_SYNTAX and name in KEEP_SQL_SYNTAX:
             node.args = tuple(self.expr(a, scope)[0] for a in node.args or ())
             return node, T("numeric") if name == "extract" else T("int4")
@@ -2191,8 +2264,6 @@ class _Rewriter:
             )
             sub = ast.SubLink(subLinkType=SubLinkType.EXPR_SUBLINK, subLinkId=0, subselect=sel)
             return _cast(sub, duck), T(pg_t)
-        if name in ("json_build_object", "json_build_array") and not node.agg_star and node.over is None:
-            return self._json_build(name, node, args, types), T("json")
         fn = EMULATED.get(name)
         if fn is not None:
             return self._emulated(name, fn, node, _qualify(args, scope), types)
@@ -2397,44 +2468,6 @@ class _Rewriter:
         if fn.target.startswith("pgc_"):
             self.needs.add(fn.target)
         return _call(fn.target, *call_args), ret
-
-    def _json_build(self, name: str, node: ast.FuncCall, args: list[Any], types: list[T | None]) -> ast.Node:
-        """json_build_object / json_build_array as PostgreSQL's text: ``{"k" : v, …}`` and
-        ``[v, …]`` (json keeps it as built), each value by datum_to_json: numbers and json
-        as printed, booleans as true/false, NULL as null, text (and unknown) quoted as a
-        JSON string. Values JSON prints its own way (dates, floats, arrays, records) are
-        refused rather than printed differently."""
-        if name == "json_build_object" and len(args) % 2:
-            raise self.fail("22023", "argument list must have even number of elements", node, hint="The arguments of json_build_object() must consist of alternating keys and values.")
-        parts: list[Any] = [_str("{" if name == "json_build_object" else "[")]
-        for i, (a, t) in enumerate(zip(args, types, strict=True)):
-            is_key = name == "json_build_object" and i % 2 == 0
-            if i:
-                parts.append(_str(" : " if not is_key and name == "json_build_object" else ", "))
-            tn = t.name if t is not None and not t.is_array else ("array" if t is not None else "unknown")
-            if is_key:  # datum_to_json's key: a scalar, printed as a JSON string
-                if isinstance(a, ast.A_Const) and a.isnull:
-                    raise self.fail("22023", f"argument {i + 1} cannot be null", node, hint="Object keys should be text.")
-                whole_row = t is None and isinstance(a, ast.ColumnRef)
-                if whole_row or (t is not None and (t.is_array or tn in ("json", "jsonb", "record"))):
-                    raise self.fail("22023", "key value must be scalar, not array, composite, or json", node)
-                if t is None or not (tn in TEXTISH or tn in ("int2", "int4", "int8", "numeric", "oid", "uuid")):
-                    raise self.fail("0A000", f"{name}() with a key of type {_type_display(t)} is not supported by walsender-proxy", node)
-                null_key = _call("error", _str(f"argument {i + 1} cannot be null"))
-                key = _call("to_json", _printed(a, t))
-                parts.append(ast.CoalesceExpr(args=(_cast(key, "varchar"), null_key)))
-                continue
-            if tn in ("int2", "int4", "int8", "numeric", "json", "jsonb"):
-                val: Any = _printed(a, t)
-            elif tn == "bool":
-                val = ast.CaseExpr(args=(ast.CaseWhen(expr=a, result=_str("true")), ast.CaseWhen(expr=ast.BoolExpr(boolop=BoolExprType.NOT_EXPR, args=(a,)), result=_str("false"))))
-            elif tn in TEXTISH or tn in ("oid", "uuid", "bytea", "regclass", "regtype", "regproc", "xid", "cid"):
-                val = _call("to_json", _printed(a, t))
-            else:
-                raise self.fail("0A000", f"{name}() with a value of type {_type_display(t)} is not supported by walsender-proxy", node)
-            parts.append(ast.CoalesceExpr(args=(_cast(val, "varchar"), _str("null"))))
-        parts.append(_str("}" if name == "json_build_object" else "]"))
-        return _cast(_call("concat", *parts), "json")
 
     def _forget_params(self, node: Any) -> None:
         if isinstance(node, ast.ParamRef):
