@@ -69,6 +69,7 @@ TABLE_FUNCTIONS = frozenset({
 })  # fmt: skip
 
 _INTS = frozenset({"int2", "int4", "int8"})
+_DUCK_INTS = {"int2": "smallint", "int4": "integer", "int8": "bigint"}
 _NUMBERS = _INTS | {"float4", "float8", "numeric"}
 #: Types whose output text the rewriter prints as PostgreSQL does and datum_to_json writes
 #: as a JSON string.
@@ -139,8 +140,12 @@ def value_json(host: Host, node: Any, t: Any, fn: str, at: Any, pretty: bool = F
         k = kind_of(elem)
         if k is None or t.name in ("int2vector", "oidvector") or elem.name == "numeric":
             raise _unsupported(host, f"{fn}() of a value of type {host.display(t)}", at)
+        if elem.name in _DUCK_INTS:  # (DuckDB may hold an int4 array as BIGINT[]: generate_series)
+            node = cast(node, _DUCK_INTS[elem.name], array=True)
         return _udf(ARRAY, host.printed(node, t), str_const(k), bool_const(pretty))
     k = kind_of(t)
+    if k is None and t is not None and t.name == "record" and _is_null(_uncast(node)):
+        return cast(null_const(), "varchar")
     if k is None:
         shown = host.display(t) if t is not None else "unknown type"
         raise _unsupported(host, f"{fn}() of a value of type {shown}", at)
@@ -162,20 +167,30 @@ def _composite(host: Host, fields: Sequence[tuple[str, Any, Any]], fn: str, at: 
     return call("concat", *parts)
 
 
-def _any_json(host: Host, raw: Any, fn: str, at: Any, pretty: bool = False) -> tuple[ast.Node, bool]:
+def _any_json(host: Host, raw: Any, fn: str, at: Any, any_type: bool = False) -> tuple[ast.Node, bool]:
     """A value (a row or a datum) as JSON text; (expression, whether it is an array or a
-    record, which json_agg sets on a line of its own)."""
+    record, which json_agg sets on a line of its own). ``any_type``: an argument declared
+    "any", which takes an untyped literal as text (anyelement ones cannot)."""
     fields = host.row_fields(raw)
     if fields is not None:
-        return _composite(host, fields, fn, at, pretty), True
+        return _composite(host, fields, fn, at, False), True
     node, t = host.expr(raw)
-    if t is not None and t.name == "unknown" and not _is_null(node):
-        raise host.fail("42804", "could not determine polymorphic type because input has type unknown", at)
-    return value_json(host, node, t, fn, at, pretty), bool(t is not None and t.is_array)
+    if t is not None and t.name == "unknown":
+        if not any_type:
+            raise host.fail("42804", "could not determine polymorphic type because input has type unknown", at)
+        t = type(t)("text")
+    return value_json(host, node, t, fn, at), bool(t is not None and t.is_array)
 
 
 def _is_null(node: Any) -> bool:
     return isinstance(node, ast.A_Const) and node.isnull
+
+
+def _uncast(node: Any) -> Any:
+    """``node`` without the casts around it (``NULL::record``)."""
+    while isinstance(node, ast.TypeCast):
+        node = node.arg
+    return node
 
 
 def _const_text(node: Any) -> str | None:
@@ -358,12 +373,16 @@ def _to_json(host: Host, fname: str, node: ast.FuncCall, raw: list[Any]) -> tupl
         if fname == "array_to_json":
             raise host.fail("42883", f"function {fname}(record) does not exist", node, hint=_NO_FUNCTION_HINT)
         return _composite(host, fields, fname, node, pretty), "json"
+    if fname == "row_to_json" and t is not None and t.name in ("unknown", "record") and _is_null(_uncast(value)):
+        return cast(null_const(), "varchar"), "json"
     if t is not None and t.name == "unknown":
-        if _is_null(value):
-            return cast(null_const(), "varchar"), "json"
         if fname == "row_to_json":
             raise host.fail("0A000", "input of anonymous composite types is not implemented", node)
         raise host.fail("42804", "could not determine polymorphic type because input has type unknown", node)
+    if fname == "array_to_json" and t is not None and t.name == "record":
+        raise host.fail("42883", f"function {fname}(record) does not exist", node, hint=_NO_FUNCTION_HINT)
+    if t is not None and t.name == "record":
+        raise _unsupported(host, f"{fname}() of a record of unknown fields", node)
     if fname == "array_to_json" and t is not None and t.is_array:
         return value_json(host, value, t, fname, node, pretty), "json"
     if t is None:
@@ -384,7 +403,7 @@ def _aggregate(host: Host, fname: str, node: ast.FuncCall, raw: list[Any]) -> tu
         piece: ast.Node = value
     else:
         key = _key_json(host, raw[0], fname, node, runtime_null=False)
-        value = _any_json(host, raw[1], fname, node)[0]
+        value = _any_json(host, raw[1], fname, node, any_type=True)[0]
         piece = _udf(PAIR, key, ast.CoalesceExpr(args=(value, str_const("null"))))
         structured = False
     order = tuple(host.generic(s) for s in node.agg_order) if node.agg_order else None
@@ -444,14 +463,8 @@ def _build(host: Host, fname: str, node: ast.FuncCall, raw: list[Any]) -> tuple[
                 raise host.fail("22023", f"argument {i + 1} cannot be null", node, hint="Object keys should be text.")
             parts.append(_key_json(host, a, fname, node, runtime_null=True, position=i + 1))
             continue
-        fields = host.row_fields(a)
-        if fields is not None:
-            parts.append(_composite(host, fields, fname, node, False))
-            continue
-        value, t = host.expr(a)
-        if t is not None and t.name == "unknown":
-            t = type(t)("text")  # ("any" arguments take an untyped literal as text)
-        parts.append(ast.CoalesceExpr(args=(value_json(host, value, t, fname, node), str_const("null"))))
+        value = _any_json(host, a, fname, node, any_type=True)[0]
+        parts.append(ast.CoalesceExpr(args=(value, str_const("null"))))
     parts.append(str_const("}" if is_object else "]"))
     return call("concat", *parts), "json"
 

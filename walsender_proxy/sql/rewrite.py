@@ -667,6 +667,9 @@ class _Rel:
     #: The user table (schema as written, name) whose columns these are, under their own
     #: names: RowDescription names it for a column selected as it is.
     source: tuple[str | None, str] | None = None
+    #: A function in FROM returning a scalar under its own column name (json_array_elements'
+    #: "value"): the relation's bare name stands for that column, not for a row.
+    scalar_column: str | None = None
 
 
 class _Scope:
@@ -806,6 +809,8 @@ class _JsonHost:
         if level is None:
             return None
         rel = level.rels[alias]
+        if rel.scalar_column is not None:
+            return None
         cols = _rel_types(rel)
         if len(level.rels) != 1 or not cols:
             what = "a row of a relation joined with others" if cols else "a row of a relation of unknown columns"
@@ -1351,7 +1356,8 @@ class _Rewriter:
             assert done is not None
             sub, fields = done
             names = [given[i] if i < len(given) else n for i, (n, _) in enumerate(fields)]
-            scope.add(alias, _Rel([(n, T(t)) for n, (_, t) in zip(names, fields, strict=True)]))
+            scalar = names[0] if len(names) == 1 else None
+            scope.add(alias, _Rel([(n, T(t)) for n, (_, t) in zip(names, fields, strict=True)], scalar_column=scalar))
             return ast.RangeSubselect(
                 lateral=rf.lateral, subquery=sub, alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n in names))
             )
@@ -1417,6 +1423,9 @@ class _Rewriter:
             return node, None
         if len(names) == 1:
             t = scope.column(names[0])
+            rel = scope.rel(names[0]) if t is None and scope.find(names[0]) is None else None
+            if rel is not None and rel.scalar_column is not None:  # (a function's scalar)
+                return _colref(names[0], rel.scalar_column), dict(rel.columns or ()).get(rel.scalar_column)
         else:
             rel = scope.rel(names[-2])
             t = None
