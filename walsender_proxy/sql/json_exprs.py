@@ -667,3 +667,35 @@ def install(con: Any) -> None:
             fname, keep_errors(fn), args, ret, type="arrow",
             null_handling="special", side_effects=raises,
         )  # fmt: skip
+
+
+# -- json has no equality or ordering ------------------------------------------------------
+
+_SORTS = "could not identify an ordering operator for type json"
+
+
+def incomparable(what: str, types: Sequence[Any]) -> PgError | None:
+    """PostgreSQL's error where ``what`` would compare, sort or group a json value (json
+    has no equality or ordering operator, DuckDB would compare its text); None when no
+    type in ``types`` is json. ``what`` is the rewriter's wording of the use: ``GROUP BY``,
+    ``ORDER BY …``, ``operator =``, ``= ANY/ALL``, ``GREATEST/LEAST``, ``max()`` …"""
+    if not any(t is not None and t.name == "json" for t in types):
+        return None
+    shown = [t.name if t is not None else "unknown" for t in types]
+    if what.startswith("ORDER BY"):
+        return PgError("42883", _SORTS, hint="Use an explicit ordering operator or modify the query.")
+    if what == "GREATEST/LEAST":
+        return PgError("42883", "could not identify a comparison function for type json")
+    if what in ("min()", "max()"):
+        return PgError("42883", f"function {what[:-2]}(json) does not exist", hint=_NO_FUNCTION_HINT)
+    op = None
+    if what.startswith("operator "):
+        op = what.split(" ", 1)[1]
+    elif what.endswith(" ANY/ALL"):
+        op = what.split(" ", 1)[0]
+    elif what in ("JOIN USING", "NATURAL JOIN", "CASE … WHEN", "IN/ANY/ALL (subquery)"):
+        op = "="
+    if op is not None:
+        left, right = (shown + shown)[:2] if len(shown) == 1 else shown[:2]
+        return PgError("42883", f"operator does not exist: {left} {op} {right}", hint=_NO_OPERATOR_HINT)
+    return PgError("42883", "could not identify an equality operator for type json")

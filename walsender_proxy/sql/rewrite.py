@@ -1036,6 +1036,7 @@ class _Rewriter:
             for s in stmt.sortClause:
                 self._unambiguous_sort(s, stmt, cols)
                 (t,) = self._positional([s.node], cols) or (None,)
+                self._no_json_compare("ORDER BY a position", s, t)
                 if t is not None and t.text_numeric:  # ORDER BY n of a text-held numeric
                     n = s.node.val.ival
                     if stmt.op != SetOperation.SETOP_NONE and cols is not None:
@@ -1389,6 +1390,7 @@ class _Rewriter:
             return node
         if isinstance(node, ast.SortBy):
             new, t = self.expr(node.node, scope)
+            self._no_json_compare("ORDER BY", node, t)
             node.node = self._numeric_key(new, t) if t is not None and t.text_numeric else new
             return node
         if isinstance(node, ast.WindowDef):
@@ -1444,9 +1446,17 @@ class _Rewriter:
             return _call(numeric_text.KEY_UDF, node)
         return _call(numeric_text.KEY_UDF, _cast(node, "VARCHAR"))
 
+    def _no_json_compare(self, what: str, node: Any, *types: T | None) -> None:
+        """PostgreSQL's 42883 for a use that would compare, sort or group a json value."""
+        err = json_exprs.incomparable(what, types)
+        if err is not None:
+            raise self.fail(err.sqlstate, err.message, node, hint=err.hint)
+
     def _no_text_numeric(self, what: str, node: Any, *types: T | None) -> None:
         """0A000 for a use of an unconstrained numeric value the proxy cannot answer exactly
-        (DuckDB would take its text for the number)."""
+        (DuckDB would take its text for the number); PostgreSQL's 42883 for one that would
+        compare a json value (DuckDB would compare its text)."""
+        self._no_json_compare(what, node, *types)
         if any(t is not None and t.text_numeric for t in types):
             raise self.fail(
                 "0A000", f"{what} of an unconstrained numeric value is not supported by walsender-proxy", node,
@@ -1695,6 +1705,12 @@ class _Rewriter:
             return _cast(arr, _duck_type(target, node.typeName), array=True), T("_" + target)
         self._typed_empty_array = isinstance(node.arg, ast.A_ArrayExpr) and not node.arg.elements
         arg, t = self.expr(node.arg, scope)
+        if _JsonHost(self, scope).json_type(node.arg, t) == "json":  # json casts to text and jsonb only
+            if is_array or target not in ("json", "jsonb", "text", "varchar", "bpchar", "name"):
+                shown = _type_display(T(("_" if is_array else "") + target))
+                raise self.fail("42846", f"cannot cast type json to {shown}", node)
+            if target in ("varchar", "bpchar") and ctype is not None and ctype.typmod >= 0:
+                return literals.input_call(arg, ctype), _lake_t(ctype)  # (its length coercion)
         if (
             target == "numeric"
             and ctype is not None
@@ -1910,6 +1926,8 @@ class _Rewriter:
         ) or (kind == A_Expr_Kind.AEXPR_OP and isinstance(node.rexpr, tuple | list)):
             left, lt = self.expr(node.lexpr, scope)
             items = [self.expr(x, scope) for x in node.rexpr]
+            compared = op if kind == A_Expr_Kind.AEXPR_IN else ("<" if "NOT" in kind.name else ">=")
+            self._no_json_compare(f"operator {compared}", node, lt, *(t for _, t in items[:1]))
             if is_bpchar(lt) or any(is_bpchar(t) for _, t in items):
                 # each item compared on its own (x IN (a, b) is x = a OR x = b); the left
                 # side once, as the first comparison that needs it unpadded has it
@@ -1935,6 +1953,8 @@ class _Rewriter:
             if typed is not None:
                 left, lt = typed, rt
             left, right = _regproc_pair(left, lt, right, rt, self.needs)
+        if op in _COMPARISONS:  # (IS DISTINCT FROM and NULLIF compare with = too)
+            self._no_json_compare(f"operator {op}", node, lt, rt)
         if kind == A_Expr_Kind.AEXPR_OP and op in json_exprs.OPERATORS:
             done = json_exprs.operator(_JsonHost(self, scope), op, node, left, lt, right, rt)
             if done is not None:
@@ -2214,6 +2234,8 @@ class _Rewriter:
             v = getattr(node, attr, None)
             if v is not None:
                 setattr(node, attr, self.generic(v, scope))
+        if node.agg_distinct or name in ("min", "max"):  # (json has no equality nor ordering)
+            self._no_json_compare("DISTINCT" if node.agg_distinct else f"{name}()", node, *types)
         numeric = self._numeric_call(name, node, args, types)
         if numeric is not None:
             return numeric
