@@ -396,3 +396,26 @@ def test_random_documents_extract_as_postgresql(
                "json_array_elements(d)", "json_array_elements_text(d)", "to_json(d)", "json_build_array(d, d #> {path})"):
         sql = f"SELECT {fn} FROM (SELECT {doc}::json AS d) s"
         assert repr(got(sql)) == repr(ref(sql)), sql
+
+
+#: parameters a driver leaves untyped take PostgreSQL's types: a key text, a path text[],
+#: a json function's argument json
+PARAMETERS: list[tuple[str, tuple[Any, ...]]] = [
+    ("SELECT %s::json -> %s, %s::json ->> %s", ('{"a": [1, 2]}', "a", '{"a": "x"}', "a")),
+    ("SELECT %s::jsonb -> %s, %s::json -> %s", ('{"a": [1, 2.50]}', "a", "[1, 2]", 1)),
+    ("SELECT %s::json #>> %s, %s::jsonb #> %s", ('{"a": [1, 2]}', ["a", "1"], '{"a": [1]}', ["a"])),
+    ("SELECT json_array_length(%s), json_typeof(%s)", ("[1,2]", '"x"')),
+    ("SELECT * FROM json_each_text(%s::json) ORDER BY 1", ('{"b": "x", "a": null}',)),
+]
+
+
+def test_parameters_take_postgresqls_types(proxy: ProxyServer, pg15: PgCluster) -> None:
+    import psycopg
+
+    def run(dsn: str) -> list[Any]:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            for oid in _AS_TEXT:
+                conn.adapters.register_loader(oid, TextLoader)
+            return [conn.execute(sql, args).fetchall() for sql, args in PARAMETERS]
+
+    assert run(proxy.dsn()) == run(pg15.dsn())

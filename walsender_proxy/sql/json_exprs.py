@@ -35,6 +35,8 @@ GET_FIELD = "wpx_json_get_field"
 GET_INDEX = "wpx_json_get_index"
 GET_PATH = "wpx_json_get_path"
 JSONB_GET_PATH = "wpx_jsonb_get_path"
+JSONB_GET_FIELD = "wpx_jsonb_get_field"
+JSONB_GET_INDEX = "wpx_jsonb_get_index"
 ARRAY_LENGTH = "wpx_json_array_length"
 TYPEOF = "wpx_json_typeof"
 STRIP_NULLS = "wpx_json_strip_nulls"
@@ -230,14 +232,11 @@ def _doc(host: Host, fn: str, node: Any, t: Any, at: Any, want: str = "json") ->
 
 
 def operator(host: Host, op: str, at: Any, left: Any, lt: Any, right: Any, rt: Any) -> tuple[ast.Node, str] | None:
-    """``left op right`` for json's ``->``, ``->>``, ``#>``, ``#>>`` and jsonb's ``#>``,
-    ``#>>`` (type name of the result); None for jsonb's ``->``/``->>``, which the
-    rewriter does itself. Other left operands: PostgreSQL's 42883/42725."""
+    """``left op right`` for json's and jsonb's ``->``, ``->>``, ``#>``, ``#>>`` (and the
+    result's type name); other left operands raise PostgreSQL's 42883/42725."""
     kind = host.json_type(left, lt)
     as_text = op in ("->>", "#>>")
     result = "text" if as_text else (kind or "json")
-    if kind == "jsonb" and op in ("->", "->>"):
-        return None
     rname = host.display(rt) if rt is not None else "unknown"
     if kind is None:
         if lt is not None and lt.name == "unknown":
@@ -250,10 +249,11 @@ def operator(host: Host, op: str, at: Any, left: Any, lt: Any, right: Any, rt: A
         raise host.fail("42883", f"operator does not exist: {host.display(lt)} {op} {rname}", at, hint=_NO_OPERATOR_HINT)
     no_operator = host.fail("42883", f"operator does not exist: {kind} {op} {rname}", at, hint=_NO_OPERATOR_HINT)
     if op in ("->", "->>"):
+        index, field = (JSONB_GET_INDEX, JSONB_GET_FIELD) if kind == "jsonb" else (GET_INDEX, GET_FIELD)
         if rt is not None and rt.name in ("int2", "int4") and not rt.is_array:
-            return _udf(GET_INDEX, left, cast(right, "integer"), bool_const(as_text)), result
+            return _udf(index, left, cast(right, "integer"), bool_const(as_text)), result
         if rt is not None and (rt.name in ("text", "varchar", "bpchar", "name", "unknown")) and not rt.is_array:
-            return _udf(GET_FIELD, left, cast(right, "varchar"), bool_const(as_text)), result
+            return _udf(field, left, cast(right, "varchar"), bool_const(as_text)), result
         if rt is None:
             raise _unsupported(host, f"operator {op} with a key of unknown type", at)
         raise no_operator
@@ -631,6 +631,8 @@ def _udfs() -> list[tuple[str, Callable[..., pa.Array], list[str], str, bool]]:
         (GET_INDEX, _strings(json_text.element), ["VARCHAR", "INTEGER", "BOOLEAN"], "VARCHAR", False),
         (GET_PATH, _strings(json_text.path), ["VARCHAR", "VARCHAR[]", "BOOLEAN"], "VARCHAR", False),
         (JSONB_GET_PATH, _strings(json_text.jsonb_path), ["VARCHAR", "VARCHAR[]", "BOOLEAN"], "VARCHAR", False),
+        (JSONB_GET_FIELD, _strings(json_text.jsonb_field), ["VARCHAR", "VARCHAR", "BOOLEAN"], "VARCHAR", False),
+        (JSONB_GET_INDEX, _strings(json_text.jsonb_element), ["VARCHAR", "INTEGER", "BOOLEAN"], "VARCHAR", False),
         (ARRAY_LENGTH, _columnwise(json_text.array_length, pa.int32()), ["VARCHAR"], "INTEGER", False),
         (TYPEOF, _strings(json_text.typeof), ["VARCHAR"], "VARCHAR", False),
         (STRIP_NULLS, _strings(json_text.strip_nulls), ["VARCHAR"], "VARCHAR", False),

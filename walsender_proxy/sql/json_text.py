@@ -655,6 +655,30 @@ def jsonb_path(text: str, elems: Sequence[str | None], as_text: bool) -> str | N
     return text[start:end]
 
 
+def jsonb_field(text: str, key: str, as_text: bool) -> str | None:
+    """``jsonb -> text`` / ``->>``: NULL unless the value is an object."""
+    toks = tokens(text)
+    if not toks or toks[0].kind != "{":
+        return None
+    return jsonb_path(text, [key], as_text)
+
+
+def jsonb_element(text: str, index: int, as_text: bool) -> str | None:
+    """``jsonb -> int`` / ``->>``: negative from the end; a scalar is stored as a raw
+    one-element array, so its element 0 (and -1) is the scalar itself."""
+    toks = tokens(text)
+    if not toks or toks[0].kind == "{":
+        return None
+    if toks[0].kind != "[":
+        return jsonb_path(text, [], as_text) if index in (0, -1) else None
+    n = _array_counts(text, toks)[0]
+    if index < 0:
+        if -index > n:
+            return None
+        index += n
+    return jsonb_path(text, [str(index)], as_text)
+
+
 # ------------------------------------------------------------------------------ to json
 
 #: How datum_to_json writes a value, by the kind the rewriter gives its type: ``n`` a

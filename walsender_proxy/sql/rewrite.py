@@ -116,28 +116,6 @@ _COMPARISONS = frozenset({"=", "<>", "!=", "<", ">", "<=", ">="})
 _UNSUPPORTED_JSON_OPS = frozenset({"#>", "#>>", "?", "?|", "?&", "#-", "@?", "@@"})
 
 
-def _jsonb_field(op: str, left: ast.Node, key: ast.Node) -> tuple[ast.Node, T]:
-    """``jsonb -> key`` and ``jsonb ->> key``: DuckDB extracts the value, and jsonb's input
-    function writes a container as PostgreSQL's output does (``{"a": [1, "x"]}``, where
-    DuckDB's JSON text has no spaces); ``->>`` gives a string's or scalar's text as it is."""
-    jsonb = literals.target_type("jsonb", [], False)
-    assert jsonb is not None
-    value = _cast(_op("->", left, key), "varchar")
-    if op == "->":
-        return literals.input_call(value, jsonb), JSONB
-    is_container = ast.A_Expr(
-        kind=A_Expr_Kind.AEXPR_IN,
-        name=(_s("="),),
-        lexpr=_call("json_type", _op("->", left, key)),
-        rexpr=(_str("OBJECT"), _str("ARRAY")),
-    )
-    case = ast.CaseExpr(
-        args=(ast.CaseWhen(expr=is_container, result=literals.input_call(value, jsonb)),),
-        defresult=_op("->>", left, key),
-    )
-    return case, TEXT
-
-
 def _regproc_pair(
     left: ast.Node, lt: T | None, right: ast.Node, rt: T | None, needs: set[str]
 ) -> tuple[ast.Node, ast.Node]:
@@ -1962,8 +1940,6 @@ class _Rewriter:
         if kind == A_Expr_Kind.AEXPR_OP and op in _UNSUPPORTED_JSON_OPS:
             # DuckDB's parser has no such operators: its 42601 would blame the syntax
             raise self.fail("0A000", f"operator {op} is not supported", node)
-        if kind == A_Expr_Kind.AEXPR_OP and op in ("->", "->>") and self._is_jsonb(left, lt, scope):
-            return _jsonb_field(op, left, right)
         if kind == A_Expr_Kind.AEXPR_OP and op in ("@>", "<@") and (
             self._is_jsonb(left, lt, scope) or self._is_jsonb(right, rt, scope)
         ):
