@@ -161,6 +161,12 @@ TO_JSON = [
     "SELECT array_to_json(array_agg(x),false), array_to_json(array_agg(x), true) from generate_series(5,10) x",
     "SELECT row_to_json(row((select array_agg(x) as d from generate_series(5,10) x)),false)",
     "select array_to_json(array['a b', null], true), array_to_json(array[1, 2], true), array_to_json(array['a b'])",
+    "SELECT array_to_json(array_agg(q),false), array_to_json(array_agg(q ORDER BY b DESC),true)"
+    " FROM (SELECT x AS b, x * 2 AS c FROM generate_series(1,3) x) q",
+    "SELECT array_to_json(array_agg(x)) FROM generate_series(1,3) x WHERE false",
+    "SELECT json_build_object('a', json_build_object('b',false,'c',99), 'd', json_build_object('e',array[9,8,7]::int[],"
+    " 'f', (SELECT row_to_json(r) FROM (SELECT relkind, oid::regclass AS name FROM pg_class WHERE relname = 'pg_class') r)))",
+    "select to_json('pg_class'::regclass), to_json('int4'::regtype), to_json(x::regclass) from (values (1259)) t(x)",
     "select to_json('x')",
     "select to_json(null)",
     "select array_to_json(null)",
@@ -279,8 +285,8 @@ REFUSED = [
     "select json_agg(distinct x) from (values (2),(1),(2)) t(x)",
     "select json_agg(x) over () from (values (2),(1)) t(x)",
     "select * from json_each('{\"a\":1}') with ordinality",
-    "select to_json(x::regclass) from (values (1259)) t(x)",
     "select array_to_json(array[array[1,2],array[3,4]], true)",
+    "select to_json(array['pg_class'::regclass])",
 ]
 
 

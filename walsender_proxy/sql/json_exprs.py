@@ -48,6 +48,7 @@ VALUE = "wpx_json_value"
 KEY = "wpx_json_key"
 ARRAY = "wpx_json_array"
 AGG = "wpx_json_agg_text"
+ARRAY_OF_JSON = "wpx_json_array_of"
 OBJECT_AGG = "wpx_json_object_agg_text"
 PAIR = "wpx_json_pair"
 BUILD_KEY = "wpx_json_build_key"
@@ -77,7 +78,13 @@ _NUMBERS = _INTS | {"float4", "float8", "numeric"}
 #: as a JSON string.
 _STRINGS = frozenset({
     "text", "varchar", "bpchar", "name", "char", "unknown", "uuid", "bytea", "time", "interval", "oid",
-    "xid", "cid",
+    "xid", "cid", "regclass", "regtype", "regnamespace", "regrole", "regproc", "regproc_text",
+})  # fmt: skip
+#: Element types of the arrays whose output text the rewriter prints as PostgreSQL does
+#: (the lake's; numeric arrays of one display scale print as DuckDB's lists).
+_ARRAY_ELEMS = frozenset({
+    "text", "varchar", "bpchar", "int2", "int4", "int8", "float4", "float8", "bool", "date", "timestamp",
+    "timestamptz", "time", "interval", "uuid", "bytea", "json", "jsonb",
 })  # fmt: skip
 _KINDS = {"bool": "b", "date": "d", "timestamp": "t", "timestamptz": "z", "json": "j", "jsonb": "j"}
 _NO_FUNCTION_HINT = "No function matches the given name and argument types. You might need to add explicit type casts."
@@ -140,7 +147,7 @@ def value_json(host: Host, node: Any, t: Any, fn: str, at: Any, pretty: bool = F
     if t is not None and t.is_array:
         elem = t.elem
         k = kind_of(elem)
-        if k is None or t.name in ("int2vector", "oidvector") or elem.name == "numeric":
+        if k is None or t.name in ("int2vector", "oidvector") or elem.name not in _ARRAY_ELEMS:
             raise _unsupported(host, f"{fn}() of a value of type {host.display(t)}", at)
         if elem.name in _DUCK_INTS:  # (DuckDB may hold an int4 array as BIGINT[]: generate_series)
             node = cast(node, _DUCK_INTS[elem.name], array=True)
@@ -366,6 +373,19 @@ def _to_json(host: Host, fname: str, node: ast.FuncCall, raw: list[Any]) -> tupl
         raise host.fail("42883", f"function {fname}({shown}) does not exist", node, hint=_NO_FUNCTION_HINT)
     if fname == "to_json":
         return _any_json(host, raw[0], fname, node)[0], "json"
+    agg = raw[0]
+    if (
+        fname == "array_to_json" and isinstance(agg, ast.FuncCall) and [n.sval for n in agg.funcname] == ["array_agg"]
+        and len(agg.args or ()) == 1 and not agg.agg_distinct and agg.over is None
+    ):  # fmt: skip
+        # array_to_json(array_agg(x)): the aggregate of each row's JSON (x may be a row,
+        # whose array the lake cannot hold)
+        pretty = _const_bool(host, raw[1], fname) if len(raw) == 2 else False
+        value, nested = _any_json(host, agg.args[0], fname, node)
+        if nested and host.row_fields(agg.args[0]) is None:  # (array_agg's checks of arrays)
+            raise _unsupported(host, f"{fname}() of an array_agg() of arrays", node)
+        items = _list_of(host, agg, ast.CoalesceExpr(args=(value, str_const("null"))))
+        return _udf(ARRAY_OF_JSON, items, bool_const(pretty)), "json"
     fields = host.row_fields(raw[0])
     value, t = (None, None) if fields is not None else host.expr(raw[0])
     pretty = _const_bool(host, raw[1], fname) if len(raw) == 2 else False
@@ -406,15 +426,20 @@ def _aggregate(host: Host, fname: str, node: ast.FuncCall, raw: list[Any]) -> tu
         value = _any_json(host, raw[1], fname, node, any_type=True)[0]
         piece = _udf(PAIR, key, ast.CoalesceExpr(args=(value, str_const("null"))))
         structured = False
-    order = tuple(host.generic(s) for s in node.agg_order) if node.agg_order else None
-    filt = host.generic(node.agg_filter) if node.agg_filter is not None else None
-    lst = ast.FuncCall(
-        funcname=(name("list"),), args=(piece,), agg_order=order, agg_filter=filt,
-        funcformat=CoercionForm.COERCE_EXPLICIT_CALL,
-    )  # fmt: skip
+    lst = _list_of(host, node, piece)
     if fname == "json_agg":
         return _udf(AGG, lst, bool_const(structured)), "json"
     return _udf(OBJECT_AGG, lst), "json"
+
+
+def _list_of(host: Host, agg: ast.FuncCall, piece: ast.Node) -> ast.FuncCall:
+    """DuckDB's list() of ``piece`` with the aggregate call's ORDER BY and FILTER."""
+    order = tuple(host.generic(s) for s in agg.agg_order) if agg.agg_order else None
+    filt = host.generic(agg.agg_filter) if agg.agg_filter is not None else None
+    return ast.FuncCall(
+        funcname=(name("list"),), args=(piece,), agg_order=order, agg_filter=filt,
+        funcformat=CoercionForm.COERCE_EXPLICIT_CALL,
+    )  # fmt: skip
 
 
 def _key_json(host: Host, raw: Any, fname: str, at: Any, runtime_null: bool, position: int = 1) -> ast.Node:
@@ -445,7 +470,7 @@ def _build(host: Host, fname: str, node: ast.FuncCall, raw: list[Any]) -> tuple[
         if t is None or not t.is_array:
             raise _unsupported(host, f"{fname}(VARIADIC …) of this value", node)
         k = kind_of(t.elem)
-        if k is None or t.elem.name == "numeric":
+        if k is None or t.elem.name not in _ARRAY_ELEMS:
             raise _unsupported(host, f"{fname}(VARIADIC …) of type {host.display(t)}", node)
         return _udf(BUILD_VARIADIC, host.printed(arr, t), str_const(k), bool_const(is_object)), "json"
     if is_object and len(raw) % 2:
@@ -589,6 +614,10 @@ def _agg(items: list[str | None], structured: bool) -> str:
     return json_text.agg_json(items, structured)
 
 
+def _array_of(items: list[str], pretty: bool) -> str:
+    return "[" + (",\n " if pretty else ",").join(items) + "]"
+
+
 def _object_agg(items: list[str]) -> str:
     return json_text.object_agg_json(items)
 
@@ -648,6 +677,7 @@ def _udfs() -> list[tuple[str, Callable[..., pa.Array], list[str], str, bool]]:
         (ARRAY, _strings(_array), ["VARCHAR", "VARCHAR", "BOOLEAN"], "VARCHAR", False),
         (AGG, _strings(_agg), ["VARCHAR[]", "BOOLEAN"], "VARCHAR", False),
         (OBJECT_AGG, _strings(_object_agg), ["VARCHAR[]"], "VARCHAR", False),
+        (ARRAY_OF_JSON, _strings(_array_of), ["VARCHAR[]", "BOOLEAN"], "VARCHAR", False),
         (OBJECT1, _strings(_object1), ["VARCHAR[]"], "VARCHAR", False),
         (OBJECT2, _strings(_object2), ["VARCHAR[]", "VARCHAR[]"], "VARCHAR", False),
         (BUILD_VARIADIC, _strings(_build_variadic), ["VARCHAR", "VARCHAR", "BOOLEAN"], "VARCHAR", False),

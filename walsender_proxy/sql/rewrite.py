@@ -758,6 +758,9 @@ class _JsonHost:
         return self.rw.fail(sqlstate, message, node, **kw)
 
     def printed(self, node: ast.Node, t: T | None) -> ast.Node:
+        if t is not None and t.name in REG_TYPES and t.name in _OUT_FORMAT:  # (a name, not the oid)
+            self.rw.needs.add(_OUT_FORMAT[t.name])
+            return _call(_OUT_FORMAT[t.name], _qualify(node, self.scope))
         return _printed(node, t)
 
     def json_type(self, node: ast.Node, t: T | None) -> str | None:
