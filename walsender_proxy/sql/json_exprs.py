@@ -57,7 +57,7 @@ OBJECT1 = "wpx_json_object1"
 OBJECT2 = "wpx_json_object2"
 BUILD_VARIADIC = "wpx_json_build_variadic"
 
-#: Operators on json (and ``#>``/``#>>`` on jsonb) carried out here.
+#: Operators on json and jsonb carried out here.
 OPERATORS = frozenset({"->", "->>", "#>", "#>>"})
 #: Functions carried out here, in a select list (set-returning ones unnested).
 FUNCTIONS = frozenset({
@@ -107,7 +107,7 @@ class Host(Protocol):
         """``node`` as text, as its type's output function prints it."""
 
     def json_type(self, node: Any, t: Any) -> str | None:
-        """"json" or "jsonb" for a value of that type, else None."""
+        """The type's name for a json or jsonb value, else None."""
 
     def row_fields(self, node: Any) -> list[tuple[str, Any, Any]] | None:
         """(name, rewritten node, type) of each field of a row value (ROW(…) or a whole-row
