@@ -609,9 +609,10 @@ def install(con: Any) -> None:
         if name not in have:
             con.create_function(name, keep_errors(fn), args, ret, type="arrow", null_handling="special")
     formatting_udfs.install(con, have)
-    from walsender_proxy.sql import jsonb_ops
+    from walsender_proxy.sql import json_exprs, jsonb_ops
 
     jsonb_ops.install(con)
+    json_exprs.install(con)
 
 
 def input_udfs() -> list[tuple[str, Callable[..., pa.Array], list[str], str]]:

@@ -10,7 +10,8 @@ common shapes of statements drivers prepare:
 - ``INSERT … VALUES ($1, …)``, ``UPDATE … SET col = $1``, ``ON CONFLICT … SET`` → the
   target column's type;
 - ``LIMIT $1``, ``OFFSET $1`` → int8;
-- ``LIKE``/``ILIKE`` against text → text.
+- ``LIKE``/``ILIKE`` against text → text;
+- json's ``->``/``->>`` key → text, ``#>``/``#>>`` path → text[].
 
 What it cannot place stays 0; the executor reports those as text, which is what PostgreSQL
 makes of an unknown parameter in a target list (``SELECT $1``).
@@ -54,6 +55,9 @@ _TEXT_OPS = frozenset({"~~", "~~*", "!~~", "!~~*", "~", "~*", "!~", "!~*"})
 #: them for unknown arguments (by name and argument count: the one candidate, or the one
 #: taking text where an unknown prefers the string category).
 _ADVISORY = ("pg_advisory_lock", "pg_advisory_unlock", "pg_advisory_xact_lock", "pg_try_advisory_lock", "pg_try_advisory_xact_lock", "pg_advisory_lock_shared", "pg_advisory_unlock_shared", "pg_advisory_xact_lock_shared", "pg_try_advisory_lock_shared", "pg_try_advisory_xact_lock_shared")
+JSON = 114
+_JSON_ARG = ("json_array_length", "json_typeof", "json_strip_nulls", "json_object_keys", "json_each", "json_each_text",
+             "json_array_elements", "json_array_elements_text")  # fmt: skip
 _FUNC_ARGS: Mapping[tuple[str, int], tuple[int, ...]] = MappingProxyType(
     {
         **{(f, 1): (INT8,) for f in _ADVISORY},
@@ -68,6 +72,7 @@ _FUNC_ARGS: Mapping[tuple[str, int], tuple[int, ...]] = MappingProxyType(
         ("pg_cancel_backend", 1): (INT4,),
         ("pg_terminate_backend", 1): (INT4,),
         ("pg_terminate_backend", 2): (INT4, INT8),
+        **{(f, 1): (JSON,) for f in _JSON_ARG},
         ("lower", 1): (TEXT,),
         ("upper", 1): (TEXT,),
         ("length", 1): (TEXT,),
@@ -344,6 +349,8 @@ class _Inference:
             elif op in _TEXT_OPS:
                 self.set(x.rexpr, TEXT)
                 self.set(x.lexpr, TEXT)
+            elif op in ("->", "->>", "#>", "#>>"):  # json's: an unknown key is text, a path text[]
+                self.set(x.rexpr, TEXT if op in ("->", "->>") else ARRAY_OF[TEXT])
         elif kind in (K.AEXPR_LIKE, K.AEXPR_ILIKE, K.AEXPR_SIMILAR):
             self.set(x.rexpr, TEXT)
             self.set(x.lexpr, TEXT)

@@ -61,6 +61,7 @@ from walsender_proxy.sql import (
     datetime_make,
     datetime_parts,
     formatting_udfs,
+    json_exprs,
     jsonb_ops,
     literals,
     nodes,
@@ -116,28 +117,6 @@ def _has_subquery(node: Any) -> bool:
 _COMPARISONS = frozenset({"=", "<>", "!=", "<", ">", "<=", ">="})
 #: PostgreSQL's json/jsonb operators the proxy does not carry out.
 _UNSUPPORTED_JSON_OPS = frozenset({"#>", "#>>", "?", "?|", "?&", "#-", "@?", "@@"})
-
-
-def _jsonb_field(op: str, left: ast.Node, key: ast.Node) -> tuple[ast.Node, T]:
-    """``jsonb -> key`` and ``jsonb ->> key``: DuckDB extracts the value, and jsonb's input
-    function writes a container as PostgreSQL's output does (``{"a": [1, "x"]}``, where
-    DuckDB's JSON text has no spaces); ``->>`` gives a string's or scalar's text as it is."""
-    jsonb = literals.target_type("jsonb", [], False)
-    assert jsonb is not None
-    value = _cast(_op("->", left, key), "varchar")
-    if op == "->":
-        return literals.input_call(value, jsonb), JSONB
-    is_container = ast.A_Expr(
-        kind=A_Expr_Kind.AEXPR_IN,
-        name=(_s("="),),
-        lexpr=_call("json_type", _op("->", left, key)),
-        rexpr=(_str("OBJECT"), _str("ARRAY")),
-    )
-    case = ast.CaseExpr(
-        args=(ast.CaseWhen(expr=is_container, result=literals.input_call(value, jsonb)),),
-        defresult=_op("->>", left, key),
-    )
-    return case, TEXT
 
 
 def _regproc_pair(
@@ -696,6 +675,9 @@ class _Rel:
     #: The user table (schema as written, name) whose columns these are, under their own
     #: names: RowDescription names it for a column selected as it is.
     source: tuple[str | None, str] | None = None
+    #: A function in FROM returning a scalar under its own column name (json_array_elements'
+    #: "value"): the relation's bare name stands for that column, not for a row.
+    scalar_column: str | None = None
 
 
 class _Scope:
@@ -787,6 +769,64 @@ def _qualify(node: Any, scope: _Scope) -> Any:
         if isinstance(value, ast.Node | tuple | list):
             setattr(node, attr, _qualify(value, scope))
     return node
+
+
+class _JsonHost:
+    """The rewriter as :mod:`json_exprs` sees it (json_exprs.Host), in one scope."""
+
+    def __init__(self, rw: _Rewriter, scope: _Scope) -> None:
+        self.rw = rw
+        self.scope = scope
+
+    def expr(self, node: Any) -> tuple[Any, T | None]:
+        return self.rw.expr(node, self.scope)
+
+    def generic(self, node: Any) -> Any:
+        return self.rw.generic(node, self.scope)
+
+    def fail(self, sqlstate: str, message: str, node: Any = None, **kw: Any) -> SqlError:
+        return self.rw.fail(sqlstate, message, node, **kw)
+
+    def printed(self, node: ast.Node, t: T | None) -> ast.Node:
+        if t is not None and t.name in REG_TYPES and t.name in _OUT_FORMAT:  # (a name, not the oid)
+            self.rw.needs.add(_OUT_FORMAT[t.name])
+            return _call(_OUT_FORMAT[t.name], _qualify(node, self.scope))
+        return _printed(node, t)
+
+    def json_type(self, node: ast.Node, t: T | None) -> str | None:
+        src = self.rw._lake_source(node, t, self.scope)
+        return src.base.name if src is not None and not src.is_array and src.base.name in ("json", "jsonb") else None
+
+    def display(self, t: T | None) -> str:
+        return _type_display(t)
+
+    def text_array(self, lit: str, at: ast.Node) -> ast.Node:
+        return self.rw._array_literal(lit, TEXT, at)
+
+    def row_fields(self, node: Any) -> list[tuple[str, Any, T | None]] | None:
+        """ROW(…)'s fields (f1, f2 …), or a whole-row reference's columns. A row of a
+        relation that shares its FROM with others is refused: an outer join may
+        null-extend it, which DuckDB's STRUCT of NULLs would not show."""
+        if isinstance(node, ast.RowExpr):
+            return [(f"f{i}", *self.expr(a)) for i, a in enumerate(node.args or (), 1)]
+        if not (isinstance(node, ast.ColumnRef) and len(node.fields) == 1 and isinstance(node.fields[0], ast.String)):
+            return None
+        alias = node.fields[0].sval
+        if self.scope.find(alias) is not None or self.scope.declared([alias]) is not None:
+            return None
+        level: _Scope | None = self.scope
+        while level is not None and alias not in level.rels:
+            level = level.parent
+        if level is None:
+            return None
+        rel = level.rels[alias]
+        if rel.scalar_column is not None:
+            return None
+        cols = _rel_types(rel)
+        if len(level.rels) != 1 or not cols:
+            what = "a row of a relation joined with others" if cols else "a row of a relation of unknown columns"
+            raise self.fail("0A000", f"{what} as a value is not supported by walsender-proxy", node)
+        return [(n, _colref(alias, n), t) for n, t in cols]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1024,6 +1064,7 @@ class _Rewriter:
                 if stmt.op != SetOperation.SETOP_NONE and cols is not None:
                     self._set_operation_sort(s.node, cols)
                 (t,) = self._positional([s.node], cols) or (None,)
+                self._no_json_compare("ORDER BY a position", s, t)
                 if t is not None and t.text_numeric:  # ORDER BY n of a text-held numeric
                     n = s.node.val.ival
                     if stmt.op != SetOperation.SETOP_NONE and cols is not None:
@@ -1411,6 +1452,18 @@ class _Rewriter:
                 subquery=sel,
                 alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n in names)),
             )
+        elif name in json_exprs.TABLE_FUNCTIONS:
+            if rf.ordinality:
+                raise self.fail("0A000", f"{name}() WITH ORDINALITY is not supported by walsender-proxy", rf)
+            done = json_exprs.table_function(_JsonHost(self, scope), name, call, args, types, alias)
+            assert done is not None
+            sub, fields = done
+            names = [given[i] if i < len(given) else n for i, (n, _) in enumerate(fields)]
+            scalar = names[0] if len(names) == 1 else None
+            scope.add(alias, _Rel([(n, T(t)) for n, (_, t) in zip(names, fields, strict=True)], scalar_column=scalar))
+            return ast.RangeSubselect(
+                lateral=rf.lateral, subquery=sub, alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n in names))
+            )
         else:
             # a scalar function in FROM is a one-row table whose column is named after it
             node, t = self.func_call(call, scope)
@@ -1439,6 +1492,7 @@ class _Rewriter:
             return node
         if isinstance(node, ast.SortBy):
             new, t = self.expr(node.node, scope)
+            self._no_json_compare("ORDER BY", node, t)
             node.node = self._numeric_key(new, t) if t is not None and t.text_numeric else new
             return node
         if isinstance(node, ast.WindowDef):
@@ -1473,6 +1527,9 @@ class _Rewriter:
             return node, None
         if len(names) == 1:
             t = scope.column(names[0])
+            rel = scope.rel(names[0]) if t is None and scope.find(names[0]) is None else None
+            if rel is not None and rel.scalar_column is not None:  # (a function's scalar)
+                return _colref(names[0], rel.scalar_column), dict(rel.columns or ()).get(rel.scalar_column)
         else:
             rel = scope.rel(names[-2])
             t = None
@@ -1491,9 +1548,17 @@ class _Rewriter:
             return _call(numeric_text.KEY_UDF, node)
         return _call(numeric_text.KEY_UDF, _cast(node, "VARCHAR"))
 
+    def _no_json_compare(self, what: str, node: Any, *types: T | None) -> None:
+        """PostgreSQL's 42883 for a use that would compare, sort or group a json value."""
+        err = json_exprs.incomparable(what, types)
+        if err is not None:
+            raise self.fail(err.sqlstate, err.message, node, hint=err.hint)
+
     def _no_text_numeric(self, what: str, node: Any, *types: T | None) -> None:
         """0A000 for a use of an unconstrained numeric value the proxy cannot answer exactly
-        (DuckDB would take its text for the number)."""
+        (DuckDB would take its text for the number); PostgreSQL's 42883 for one that would
+        compare a json value (DuckDB would compare its text)."""
+        self._no_json_compare(what, node, *types)
         if any(t is not None and t.text_numeric for t in types):
             raise self.fail(
                 "0A000", f"{what} of an unconstrained numeric value is not supported by walsender-proxy", node,
@@ -1783,6 +1848,12 @@ class _Rewriter:
         self._typed_empty_array = isinstance(node.arg, ast.A_ArrayExpr) and not node.arg.elements
         self._array_cast_target = target if isinstance(node.arg, ast.A_ArrayExpr) and is_array else None
         arg, t = self.expr(node.arg, scope)
+        if _JsonHost(self, scope).json_type(node.arg, t) == "json":  # json casts to text and jsonb only
+            if is_array or target not in ("json", "jsonb", "text", "varchar", "bpchar", "name"):
+                shown = _type_display(T(("_" if is_array else "") + target))
+                raise self.fail("42846", f"cannot cast type json to {shown}", node)
+            if target in ("varchar", "bpchar") and ctype is not None and ctype.typmod >= 0:
+                return literals.input_call(arg, ctype), _lake_t(ctype)  # (its length coercion)
         if (
             target == "numeric"
             and ctype is not None
@@ -2009,6 +2080,8 @@ class _Rewriter:
             left, lt = self.expr(node.lexpr, scope)
             items = [self.expr(x, scope) for x in node.rexpr]
             items = [(x, t) if (typed := self._param_as(x, left, lt, scope)) is None else (typed, lt) for x, t in items]
+            compared = op if kind == A_Expr_Kind.AEXPR_IN else ("<" if "NOT" in kind.name else ">=")
+            self._no_json_compare(f"operator {compared}", node, lt, *(t for _, t in items[:1]))
             if is_bpchar(lt) or any(is_bpchar(t) for _, t in items):
                 # each item compared on its own (x IN (a, b) is x = a OR x = b); the left
                 # side once, as the first comparison that needs it unpadded has it
@@ -2040,11 +2113,15 @@ class _Rewriter:
             if typed is not None:
                 left, lt = typed, rt
             left, right = _regproc_pair(left, lt, right, rt, self.needs)
+        if op in _COMPARISONS:  # (IS DISTINCT FROM and NULLIF compare with = too)
+            self._no_json_compare(f"operator {op}", node, lt, rt)
+        if kind == A_Expr_Kind.AEXPR_OP and op in json_exprs.OPERATORS:
+            done = json_exprs.operator(_JsonHost(self, scope), op, node, left, lt, right, rt)
+            if done is not None:
+                return done[0], T(done[1])
         if kind == A_Expr_Kind.AEXPR_OP and op in _UNSUPPORTED_JSON_OPS:
             # DuckDB's parser has no such operators: its 42601 would blame the syntax
             raise self.fail("0A000", f"operator {op} is not supported", node)
-        if kind == A_Expr_Kind.AEXPR_OP and op in ("->", "->>") and self._is_jsonb(left, lt, scope):
-            return _jsonb_field(op, left, right)
         if kind == A_Expr_Kind.AEXPR_OP and op in ("@>", "<@") and (
             self._is_jsonb(left, lt, scope) or self._is_jsonb(right, rt, scope)
         ):
@@ -2344,6 +2421,10 @@ class _Rewriter:
             return node, t
         if name in ("extract", "date_part") and len(node.args or ()) == 2 and _str_const(node.args[0]) is not None:
             return self._date_part(name, node, scope)
+        if name in json_exprs.FUNCTIONS:
+            done = json_exprs.function(_JsonHost(self, scope), name, node)
+            if done is not None:
+                return done[0], T(done[1])
         if node.funcformat == CoercionForm.COERCE_SQL_SYNTAX and name in KEEP_SQL_SYNTAX:
             node.args = tuple(self.expr(a, scope)[0] for a in node.args or ())
             return node, T("numeric") if name == "extract" else T("int4")
@@ -2373,6 +2454,8 @@ class _Rewriter:
             v = getattr(node, attr, None)
             if v is not None:
                 setattr(node, attr, self.generic(v, scope))
+        if node.agg_distinct or name in ("min", "max"):  # (json has no equality nor ordering)
+            self._no_json_compare("DISTINCT" if node.agg_distinct else f"{name}()", node, *types)
         numeric = self._numeric_call(name, node, args, types)
         if numeric is not None:
             return numeric
@@ -2443,8 +2526,6 @@ class _Rewriter:
             )
             sub = ast.SubLink(subLinkType=SubLinkType.EXPR_SUBLINK, subLinkId=0, subselect=sel)
             return _cast(sub, duck), T(pg_t)
-        if name in ("json_build_object", "json_build_array") and not node.agg_star and node.over is None:
-            return self._json_build(name, node, args, types), T("json")
         fn = EMULATED.get(name)
         if fn is not None:
             return self._emulated(name, fn, node, _qualify(args, scope), types)
@@ -2653,44 +2734,6 @@ class _Rewriter:
         if fn.target.startswith("pgc_"):
             self.needs.add(fn.target)
         return _call(fn.target, *call_args), ret
-
-    def _json_build(self, name: str, node: ast.FuncCall, args: list[Any], types: list[T | None]) -> ast.Node:
-        """json_build_object / json_build_array as PostgreSQL's text: ``{"k" : v, …}`` and
-        ``[v, …]`` (json keeps it as built), each value by datum_to_json: numbers and json
-        as printed, booleans as true/false, NULL as null, text (and unknown) quoted as a
-        JSON string. Values JSON prints its own way (dates, floats, arrays, records) are
-        refused rather than printed differently."""
-        if name == "json_build_object" and len(args) % 2:
-            raise self.fail("22023", "argument list must have even number of elements", node, hint="The arguments of json_build_object() must consist of alternating keys and values.")
-        parts: list[Any] = [_str("{" if name == "json_build_object" else "[")]
-        for i, (a, t) in enumerate(zip(args, types, strict=True)):
-            is_key = name == "json_build_object" and i % 2 == 0
-            if i:
-                parts.append(_str(" : " if not is_key and name == "json_build_object" else ", "))
-            tn = t.name if t is not None and not t.is_array else ("array" if t is not None else "unknown")
-            if is_key:  # datum_to_json's key: a scalar, printed as a JSON string
-                if isinstance(a, ast.A_Const) and a.isnull:
-                    raise self.fail("22023", f"argument {i + 1} cannot be null", node, hint="Object keys should be text.")
-                whole_row = t is None and isinstance(a, ast.ColumnRef)
-                if whole_row or (t is not None and (t.is_array or tn in ("json", "jsonb", "record"))):
-                    raise self.fail("22023", "key value must be scalar, not array, composite, or json", node)
-                if t is None or not (tn in TEXTISH or tn in ("int2", "int4", "int8", "numeric", "oid", "uuid")):
-                    raise self.fail("0A000", f"{name}() with a key of type {_type_display(t)} is not supported by walsender-proxy", node)
-                null_key = _call("error", _str(f"argument {i + 1} cannot be null"))
-                key = _call("to_json", _printed(a, t))
-                parts.append(ast.CoalesceExpr(args=(_cast(key, "varchar"), null_key)))
-                continue
-            if tn in ("int2", "int4", "int8", "numeric", "json", "jsonb"):
-                val: Any = _printed(a, t)
-            elif tn == "bool":
-                val = ast.CaseExpr(args=(ast.CaseWhen(expr=a, result=_str("true")), ast.CaseWhen(expr=ast.BoolExpr(boolop=BoolExprType.NOT_EXPR, args=(a,)), result=_str("false"))))
-            elif tn in TEXTISH or tn in ("oid", "uuid", "bytea", "regclass", "regtype", "regproc", "xid", "cid"):
-                val = _call("to_json", _printed(a, t))
-            else:
-                raise self.fail("0A000", f"{name}() with a value of type {_type_display(t)} is not supported by walsender-proxy", node)
-            parts.append(ast.CoalesceExpr(args=(_cast(val, "varchar"), _str("null"))))
-        parts.append(_str("}" if name == "json_build_object" else "]"))
-        return _cast(_call("concat", *parts), "json")
 
     def _forget_params(self, node: Any) -> None:
         if isinstance(node, ast.ParamRef):
