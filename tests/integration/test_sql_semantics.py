@@ -485,6 +485,13 @@ SMALL_ANSWERS = [
     " 'foo' LIKE ANY ('{}'::text[]), 'a%' LIKE ANY (ARRAY['a\\%'])",
     "SELECT 5 # 3, 5::int8 # 12::int8, ~5, ~(-2147483648), 5 & 3, 5 | 3, 1::int2 # 3::int2",
     "SELECT x FROM (VALUES (1, 'b'), (2, 'a'), (3, 'c')) v(x, y) ORDER BY y USING <, x USING >",
+    # a CTE of an INSERT hides the table of its name; DISTINCT aggregates sort; float sums
+    "CREATE TABLE with_test (i int)",
+    "WITH with_test AS (SELECT 42) INSERT INTO with_test SELECT * FROM with_test",
+    "SELECT * FROM with_test",
+    "SELECT array_agg(DISTINCT a) FROM (VALUES (1), (2), (1), (3), (NULL), (2)) v(a)",
+    "SELECT string_agg(DISTINCT t, ',') FROM (VALUES ('c'), ('a'), ('b'), ('a')) v(t)",
+    "SELECT sum(x), pg_typeof(sum(x)), pg_typeof(sum(x::float8)) FROM (VALUES (1.5::float4), (2.25::float4)) v(x)",
     "SELECT 'a\\' LIKE 'a\\'",
 ]
 

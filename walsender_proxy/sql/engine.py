@@ -395,6 +395,7 @@ class Engine:
         if node.onConflictClause is not None:
             yield from self._upsert(tx, node, params)
             return
+        _attach_with(node)
         plan = self._insert_plan(node)
         cat = tx.catalog()
         if plan is not None and plan.catalog is cat:
@@ -458,6 +459,7 @@ class Engine:
             yield Done(f"INSERT 0 {n}")
 
     def _proposed(self, tx: Transaction, t: Table, node: ast.InsertStmt, params: list[Any]) -> pa.Table:
+        _attach_with(node)
         """An INSERT's rows as a table of the columns it names (before storage coercion)."""
         cols = [c.name for c in node.cols] if node.cols else [c.name for c in t.columns]
         for c in cols:
@@ -540,6 +542,8 @@ class Engine:
     # -- UPDATE / DELETE -----------------------------------------------------------------
     def update(self, tx: Transaction, node: ast.UpdateStmt, params: list[Any]) -> Iterator[Outcome]:
         self._release()
+        if node.withClause is not None:  # (the target rows' query is built without it)
+            raise unsupported("WITH … UPDATE")
         done = self._point_write(tx, node, params, "UPDATE")
         if done is not None:
             yield done
@@ -576,6 +580,8 @@ class Engine:
 
     def delete(self, tx: Transaction, node: ast.DeleteStmt, params: list[Any]) -> Iterator[Outcome]:
         self._release()
+        if node.withClause is not None:  # (the target rows' query is built without it)
+            raise unsupported("WITH … DELETE")
         done = self._point_write(tx, node, params, "DELETE")
         if done is not None:
             yield done
@@ -1145,6 +1151,17 @@ def tx_rows_since(tx: Transaction, t: Table, n: int) -> pa.Table:
     """The last ``n`` rows this transaction wrote to ``t`` (for INSERT … RETURNING)."""
     rows = tx.own_tail(t.oid, n)
     return _named(t, rows.select([RID] + [c.physical for c in t.columns]))
+
+
+def _attach_with(node: ast.InsertStmt) -> None:
+    """``WITH c AS (…) INSERT INTO t SELECT … FROM c``: the CTEs belong to the rows'
+    query, which is run on its own (a CTE named as the target table hides the table)."""
+    if node.withClause is None:
+        return
+    src = node.selectStmt
+    if src is None or not isinstance(src, ast.SelectStmt) or src.withClause is not None:
+        raise unsupported("WITH … INSERT with this query")
+    src.withClause, node.withClause = node.withClause, None
 
 
 def _conformed(t: Table, data: pa.Table) -> pa.Table:

@@ -2536,6 +2536,9 @@ class _Rewriter:
             raise self._no_function(name, types, node)
         node.funcname = (_s(name),)
         node.args = tuple(args)
+        if node.agg_distinct and not node.agg_order and args and name in ("array_agg", "string_agg"):
+            # PostgreSQL sorts a DISTINCT aggregate's input: the values come out in order
+            node.agg_order = (ast.SortBy(node=copy.deepcopy(args[0]), sortby_dir=SortByDir.SORTBY_DEFAULT, sortby_nulls=0),)
         if name in ("unnest",):
             t = types[0].elem if types and types[0] is not None else None
             if t is not None and types[0] is not None and types[0].text_numeric:
@@ -2554,6 +2557,8 @@ class _Rewriter:
         if name in SAME_AS_ARG:
             return node, types[0] if types else None
         if name == "sum" and types and types[0] is not None:
+            if types[0].name in ("float4", "float8"):  # (float4's sum is float4)
+                return (_cast(node, "real") if types[0].name == "float4" else node), types[0]
             return node, T("int8" if types[0].name in ("int2", "int4") else "numeric")
         ret = RETURNS.get(name)
         return node, T(ret) if ret else None
