@@ -40,7 +40,7 @@ from decoding.pgtypes import ColumnType, base_types
 from decoding.pgvalues import _calendar as cal
 from decoding.pgvalues import decode_text_arrow
 from decoding.pgvalues.textin import Num, numeric_parse, numeric_typmod
-from walsender_proxy.sql import numeric_exprs, numeric_math, numeric_text
+from walsender_proxy.sql import float_math, numeric_exprs, numeric_math, numeric_text
 from walsender_proxy.sql.nodes import (
     bool_const,
     call,
@@ -580,7 +580,7 @@ def install(con: Any) -> None:
     for name, fn, args, ret in [*input_udfs(), *output_udfs(), numeric_key]:
         if name not in have:
             con.create_function(name, keep_errors(fn), args, ret, type="arrow")
-    for name, fn, args, ret in numeric_math.udfs():  # (NULL in, NULL out, handled by each)
+    for name, fn, args, ret in [*numeric_math.udfs(), *float_math.udfs()]:  # (NULL handled by each)
         if name not in have:
             con.create_function(name, keep_errors(fn), args, ret, type="arrow", null_handling="special")
     from walsender_proxy.sql import jsonb_ops

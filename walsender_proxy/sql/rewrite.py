@@ -56,6 +56,7 @@ from decoding.pgvalues.textin import numeric_text_in
 from walsender_proxy.backend.settings import shown_once_set
 from walsender_proxy.sql import (
     datetime_parts,
+    float_exprs,
     jsonb_ops,
     literals,
     numeric_exprs,
@@ -1609,6 +1610,10 @@ class _Rewriter:
                 bits = {"int2": 16, "int4": 32, "int8": 64}[target]
                 value = _call(numeric_math.udf_name("to_int"), arg, _cast(_int(bits), "bigint"))
                 return _cast(value, _duck_type(target, None)), T(target)
+        if ctype is not None and not is_array and t is not None:
+            floating = self._floats(float_exprs.cast, node, _operand(arg, t), target)
+            if floating is not None:
+                return floating
         if ctype is not None:
             source = self._lake_source(node.arg, t, scope)
             out_t = _lake_t(ctype)
@@ -1838,6 +1843,10 @@ class _Rewriter:
                 return ast.CaseExpr(args=(ast.CaseWhen(expr=same, result=_cast(_null(), "varchar")),), defresult=value), NUMERIC_TEXT
             node.lexpr, node.rexpr = left, right
             return node, lt
+        if kind == A_Expr_Kind.AEXPR_OP:
+            floating = self._floats(float_exprs.operator, node, op, None if left is None else _operand(left, lt), _operand(right, rt))
+            if floating is not None:
+                return floating
         if kind == A_Expr_Kind.AEXPR_OP and op in numeric_exprs.OPERATORS:
             numeric = self._numeric_operator(op, node, left, lt, right, rt)
             if numeric is not None:
@@ -1895,6 +1904,14 @@ class _Rewriter:
             return node, _arith(lt, rt)
         node.lexpr, node.rexpr = left, right
         return node, BOOL
+
+    def _floats(self, fn: Callable[..., tuple[ast.Node, str] | None], node: ast.Node, *args: Any) -> tuple[ast.Node, T] | None:
+        """A float operator, function or cast as PostgreSQL computes it (float_exprs)."""
+        try:
+            out = fn(*args)
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, node, hint=e.hint) from None
+        return None if out is None else (out[0], T(out[1]))
 
     def _numeric_operator(
         self, op: str, node: ast.A_Expr, left: Any, lt: T | None, right: Any, rt: T | None
@@ -2086,6 +2103,9 @@ class _Rewriter:
         numeric = self._numeric_call(name, node, args, types)
         if numeric is not None:
             return numeric
+        floating = self._floats(float_exprs.function, node, node, name, [_operand(a, t) for a, t in zip(args, types, strict=True)])
+        if floating is not None:
+            return floating
         if (
             name in ("substr", "substring")
             and len(args) in (2, 3)
