@@ -56,7 +56,8 @@ def _raise(err: tuple[str, str]) -> PgError:
 
 def _f4(v: float) -> float:
     """A double rounded to float4 (and back to a Python float, exactly)."""
-    return float(np.float32(v))
+    with np.errstate(over="ignore"):
+        return float(np.float32(v))
 
 
 def add(a: float, b: float, float4: bool = False) -> float:
