@@ -83,10 +83,10 @@ def test_reset_all_resets_user_and_superuser_settings_for_anyone() -> None:
     assert (su.get("log_statement"), su.get("application_name"), su.get("log_connections")) == ("none", "", "on")
 
 
-@pytest.mark.parametrize(("name", "value"), [("extra_float_digits", "0"), ("extra_float_digits", "-3"), ("DateStyle", "ISO, DMY"), ("DateStyle", "ymd")])
+@pytest.mark.parametrize(("name", "value"), [("DateStyle", "ISO, DMY"), ("DateStyle", "ymd")])
 def test_settings_the_proxy_would_ignore_are_refused(name: str, value: str) -> None:
-    """Values PostgreSQL honours and the proxy could only accept and ignore (floats printed
-    with fewer digits, dates read day first) are refused instead of silently ignored."""
+    """Values PostgreSQL honours and the proxy could only accept and ignore (dates read day
+    first) are refused instead of silently ignored."""
     with pytest.raises(PgError) as e:
         Settings().set(name, value)
     assert e.value.sqlstate == "22023"
@@ -97,3 +97,19 @@ def test_datestyle_in_either_order_and_more_float_digits_are_kept() -> None:
     s.set("DateStyle", "MDY, ISO")
     s.set("extra_float_digits", "3")
     assert (s.get("DateStyle"), s.get("extra_float_digits")) == ("ISO, MDY", "3")
+
+
+@pytest.mark.parametrize(("value", "kept"), [("0", "0"), ("-15", "-15"), ("-3", "-3")])
+def test_fewer_float_digits_are_kept_as_postgresql_keeps_them(value: str, kept: str) -> None:
+    s = Settings()
+    s.set("extra_float_digits", value)
+    assert s.get("extra_float_digits") == kept
+
+
+def test_float_digits_outside_postgresqls_range_are_refused_in_its_words() -> None:
+    with pytest.raises(PgError) as e:
+        Settings().set("extra_float_digits", "-16")
+    assert (e.value.sqlstate, e.value.message) == (
+        "22023", '-16 is outside the valid range for parameter "extra_float_digits" (-15 .. 3)'
+    )
+

@@ -169,6 +169,7 @@ def rewrite_and_register(
         udf_args=(ex.backend_pid,) if udfs else (),
         text_params=text_params,
         param_types=param_types,
+        extra_float_digits=int(ex.settings.get("extra_float_digits")),
     )
     # set_config takes effect at once: current_setting() in the same statement sees it.
     for name, value, is_local in rw.set_configs:

@@ -304,3 +304,14 @@ def cast(arg: Operand, target: str) -> tuple[ast.Node, str] | None:
 
     text = arg.node if arg.text else decimal_text(arg.node)
     return literals.input_call(text, ColumnType(_BASES["float4"])), "float4"
+
+
+def printed(node: ast.Node, type_name: str | None) -> ast.Node:
+    """A value as text where PostgreSQL prints it with its output function (``||``,
+    ``concat``): a float (or float array) as float8out prints it — DuckDB's own text of a
+    DOUBLE is ``100000000000000.0`` — anything else as it is."""
+    if type_name is None or type_name.lstrip("_") not in FLOATS:
+        return node
+    from walsender_proxy.sql import literals
+
+    return literals.output_call(node, ColumnType(_BASES[type_name.lstrip("_")], -1, type_name.startswith("_")))

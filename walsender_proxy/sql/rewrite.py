@@ -1898,6 +1898,7 @@ class _Rewriter:
                     node.lexpr = numeric_exprs.decimal_text(left)
                 if rt is not None and rt.name == "numeric" and not rt.text_numeric:
                     node.rexpr = numeric_exprs.decimal_text(right)
+                node.lexpr, node.rexpr = float_exprs.printed(node.lexpr, lt and lt.name), float_exprs.printed(node.rexpr, rt and rt.name)
                 return node, TEXT
             if op in ("^", "|/", "||/"):  # float8's (numeric's ^ is handled above)
                 return node, T("float8")
@@ -2092,6 +2093,8 @@ class _Rewriter:
             # %s prints a value by its type's output function and NULL as nothing
             # (PostgreSQL's text_format); printf would print DuckDB's forms and give NULL.
             pairs[1:] = [(ast.CoalesceExpr(args=(_printed(a, t), _str(""))), TEXT) for a, t in pairs[1:]]
+        if name in ("concat", "concat_ws"):  # floats by float8out, not in DuckDB's notation
+            pairs = [(float_exprs.printed(a, t and t.name), t) for a, t in pairs]
         if name not in KEEPS_PADDING:
             pairs = [unpadded(*p) for p in pairs]
         args = [p[0] for p in pairs]
@@ -2561,7 +2564,7 @@ def _duck_type(
 # ---------------------------------------------------------------------------------------------
 # entry point
 
-_CACHE: OrderedDict[tuple[str, frozenset[int], tuple[tuple[int, ColumnType], ...]], Rewritten] = OrderedDict()
+_CACHE: OrderedDict[tuple[str, frozenset[int], tuple[tuple[int, ColumnType], ...], int], Rewritten] = OrderedDict()
 _CACHE_LOCK = threading.Lock()
 _CACHE_SIZE = 512
 
@@ -2586,6 +2589,7 @@ def rewrite(
     udf_args: Sequence[Any] = (),
     text_params: frozenset[int] = frozenset(),
     param_types: tuple[tuple[int, ColumnType], ...] = (),
+    extra_float_digits: int = 1,
 ) -> Rewritten:
     """One PostgreSQL query (SELECT, VALUES, WITH …, or ``COPY (query) TO STDOUT``) for DuckDB.
 
@@ -2597,13 +2601,16 @@ def rewrite(
     server values (:data:`~walsender_proxy.sql.rewrite_funcs.SERVER_VALUES`) are read from
     the ``pgc_server_values`` table instead. ``text_params`` are the numbers of the ``$n``
     bound as text: a cast of one goes through the target type's input function;
-    ``param_types`` the lake types of the ``$n`` the server knows.
+    ``param_types`` the lake types of the ``$n`` the server knows; ``extra_float_digits``
+    the session's, which a float's cast to text follows.
     Raises :class:`SqlError` (a PgError) with PostgreSQL's SQLSTATE, message and position.
     Results of statements that read no user table and call no UDF are cached by text
     (subscribers and psql repeat the same catalog queries): a repeat costs a dict lookup.
     """
     udfs = server_udfs or {}
-    key = (sql, text_params, param_types) if not udfs else None
+    digits = min(extra_float_digits, 1)  # (the session's: floats cast to text print so)
+    literals.FLOAT_DIGITS.set(digits)
+    key = (sql, text_params, param_types, digits) if not udfs else None
     if key is not None:
         with _CACHE_LOCK:
             hit = _CACHE.get(key)
