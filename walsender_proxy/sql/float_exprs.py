@@ -37,6 +37,7 @@ from decoding.pgtypes import ColumnType, base_types
 from walsender_proxy.sql import float_math
 from walsender_proxy.sql.nodes import call, str_const
 from walsender_proxy.sql.nodes import cast as _cast
+from walsender_proxy.sql.nodes import op as op_node
 from walsender_proxy.sql.numeric_exprs import INTEGERS, Operand, decimal_text, is_numeric_operation
 
 FLOATS = frozenset({"float4", "float8"})
@@ -243,6 +244,8 @@ def operator(op: str, left: Operand | None, right: Operand) -> tuple[ast.Node, s
     has_float = any(o.type in FLOATS for o in operands)
     if not _typed(operands):
         return None
+    if op in _COMPARISONS and left is not None:
+        return _comparison(op, left, right)
     if op == "%" and has_float:
         err = _no_operator(op, left, right)
         if err is not None:
@@ -259,6 +262,20 @@ def operator(op: str, left: Operand | None, right: Operand) -> tuple[ast.Node, s
     float4 = name != "pow" and all(o.type in ("float4", "unknown") for o in operands) and has_float
     args = [_as_float(o, float4) for o in operands]
     return apply(name, args, float4), "float4" if float4 else "float8"
+
+
+_COMPARISONS = frozenset({"=", "<>", "!=", "<", ">", "<=", ">="})
+
+
+def _comparison(op: str, left: Operand, right: Operand) -> tuple[ast.Node, str] | None:
+    """A comparison PostgreSQL makes in float8 where DuckDB would not: float4 with an
+    integer, a numeric or a float8 (float48eq and the others widen the float4; DuckDB
+    rounds the other side to REAL, so ``0.1::float4 = 0.1`` would be true), and float8 with a
+    numeric (converted from its text, rounded once)."""
+    types = {left.type, right.type}
+    if not (("float4" in types and types & {*INTEGERS, "numeric", "float8"}) or types == {"float8", "numeric"}):
+        return None
+    return op_node(op, _as_float(left, False), _as_float(right, False)), "bool"
 
 
 def _no_function(name: str, args: Sequence[Operand]) -> PgError | None:
@@ -286,6 +303,15 @@ def function(node: ast.FuncCall, name: str, args: Sequence[Operand]) -> tuple[as
             if err is not None:
                 raise err
         return None
+    if name in FLOATS and len(args) == 1:  # float8(x), float4(x): the casts, called as functions
+        if name == "float4" and args[0].type in ("float8", "numeric"):
+            return cast(args[0], "float4")
+        return _as_float(args[0], name == "float4"), name
+    if name == "width_bucket" and len(args) == 4 and any(a.type in FLOATS for a in args[:3]):
+        if args[3].type not in ("int2", "int4"):
+            return None
+        bounds = [_as_float(a, False) for a in args[:3]]
+        return call(float_math.udf_name("width_bucket"), *bounds, _cast(args[3].node, "integer")), "int4"
     fn = _FUNCTIONS1.get(name) if len(args) == 1 else _FUNCTIONS2.get(name) if len(args) == 2 else None
     if fn is None:
         return None

@@ -406,6 +406,34 @@ def atan2d(y: float, x: float) -> float:
     return (math.atan2(y, x) / _ATAN_1_0) * 45.0
 
 
+def width_bucket(operand: float, bound1: float, bound2: float, count: int) -> int:
+    """width_bucket_float8: the bucket of ``operand`` among ``count`` equal ones between the
+    bounds (0 below, count + 1 at or above the upper), with PostgreSQL's 2201G errors."""
+    if count <= 0:
+        raise PgError("2201G", "count must be greater than zero")
+    if math.isnan(operand) or math.isnan(bound1) or math.isnan(bound2):
+        raise PgError("2201G", "operand, lower bound, and upper bound cannot be NaN")
+    if math.isinf(bound1) or math.isinf(bound2):
+        raise PgError("2201G", "lower and upper bounds must be finite")
+    if bound1 == bound2:
+        raise PgError("2201G", "lower bound cannot equal upper bound")
+    if (operand < bound1) if bound1 < bound2 else (operand > bound1):
+        return 0
+    if (operand >= bound2) if bound1 < bound2 else (operand <= bound2):
+        if count + 1 > 2**31 - 1:
+            raise PgError("22003", "integer out of range")
+        return count + 1
+    if bound1 < bound2:
+        r = count * (operand - bound1) / (bound2 - bound1) + 1
+    else:
+        r = count * (bound1 - operand) / (bound1 - bound2) + 1
+    # (int32) of a double, as x86-64 converts it: truncated; NaN or beyond int32 gives
+    # INT_MIN (PostgreSQL 15 answers -2147483648 when a huge width overflows)
+    if math.isnan(r) or not -(2.0**31) < r < 2.0**31:
+        return -(2**31)
+    return int(r)
+
+
 # ------------------------------------------------------------------ DuckDB functions
 
 #: UDF name prefix: ``wpx_float8_<name>`` (DOUBLE arguments and result) and
@@ -525,4 +553,10 @@ def udfs() -> list[tuple[str, Callable[..., pa.Array], list[str], str]]:
         out.append((udf_name(name), udf, ["DOUBLE"] * arity, "DOUBLE"))
     for name in FLOAT4:
         out.append((udf_name(name, True), _arith_udf(name, True), ["FLOAT", "FLOAT"], "FLOAT"))
+
+    def bucket(x: pa.Array, lo: pa.Array, hi: pa.Array, n: pa.Array) -> pa.Array:
+        rows = zip(x.to_pylist(), lo.to_pylist(), hi.to_pylist(), n.to_pylist(), strict=True)
+        return pa.array([None if None in r else width_bucket(*r) for r in rows], pa.int32())
+
+    out.append((udf_name("width_bucket"), bucket, ["DOUBLE", "DOUBLE", "DOUBLE", "INTEGER"], "INTEGER"))
     return out

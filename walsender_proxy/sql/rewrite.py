@@ -2184,6 +2184,8 @@ class _Rewriter:
         if name in SAME_AS_ARG:
             return node, types[0] if types else None
         if name == "sum" and types and types[0] is not None:
+            if types[0].name in float_exprs.FLOATS:  # (float4's and float8's own type; DuckDB's sum is a DOUBLE)
+                return (_cast(node, "real") if types[0].name == "float4" else node), types[0]
             return node, T("int8" if types[0].name in ("int2", "int4") else "numeric")
         ret = RETURNS.get(name)
         return node, T(ret) if ret else None
