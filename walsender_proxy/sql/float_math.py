@@ -165,7 +165,7 @@ def power(a: float, b: float) -> float:
         return b if a != 1.0 else 1.0
     if a == 0 and b < 0:
         raise _raise(POW_ZERO_NEGATIVE)
-    if a < 0 and math.floor(b) != b:
+    if a < 0 and math.isfinite(b) and math.floor(b) != b:  # (floor(±inf) is ±inf)
         raise _raise(POW_COMPLEX)
     if math.isinf(a) or math.isinf(b):
         return math.pow(a, b)  # (POSIX's special cases, never an error)
