@@ -194,9 +194,18 @@ cos = _trig(math.cos)
 tan = _trig(math.tan)
 
 
+def _ieee_div(a: float, b: float) -> float:
+    """C's a / b, where Python raises for a zero divisor: a signed infinity (cotd(-0) is
+    -Infinity), or NaN for 0 / 0."""
+    if b != 0.0:
+        return a / b
+    if a == 0.0 or math.isnan(a):
+        return math.nan
+    return math.copysign(math.inf, a) * math.copysign(1.0, b)
+
+
 def _cot(x: float) -> float:
-    t = math.tan(x)
-    return math.copysign(math.inf, t) if t == 0.0 else 1.0 / t  # (cot(0) is Infinity)
+    return _ieee_div(1.0, math.tan(x))  # (cot(0) is Infinity)
 
 
 cot = _trig(_cot)
@@ -361,12 +370,7 @@ def _tand_cotd(x: float, cot: bool) -> float:
     if a > 90.0:
         a, sign = 180.0 - a, -sign
     s, c = _sind_q1(a), _cosd_q1(a)
-    if cot:
-        ratio = c / s if s != 0.0 else math.copysign(math.inf, c)
-        r = sign * (ratio / _COT_45)
-    else:
-        ratio = s / c if c != 0.0 else math.copysign(math.inf, s)
-        r = sign * (ratio / _TAN_45)
+    r = sign * (_ieee_div(c, s) / _COT_45 if cot else _ieee_div(s, c) / _TAN_45)
     return 0.0 if r == 0.0 else r  # (PostgreSQL never answers -0 here)
 
 
