@@ -307,6 +307,11 @@ def function(node: ast.FuncCall, name: str, args: Sequence[Operand]) -> tuple[as
         if name == "float4" and args[0].type in ("float8", "numeric"):
             return cast(args[0], "float4")
         return _as_float(args[0], name == "float4"), name
+    if name in ("float4send", "float8send") and len(args) == 1:
+        float4 = name == "float4send"
+        if float4 and args[0].type in ("float8", "numeric"):  # (no implicit cast to float4)
+            raise _no_function(name, args) or PgError("42883", f"function {name} does not exist")
+        return call(float_math.udf_name("send", float4), _as_float(args[0], float4)), "bytea"
     if name == "width_bucket" and len(args) == 4 and any(a.type in FLOATS for a in args[:3]):
         if args[3].type not in ("int2", "int4"):
             return None

@@ -563,4 +563,19 @@ def udfs() -> list[tuple[str, Callable[..., pa.Array], list[str], str]]:
         return pa.array([None if None in r else width_bucket(*r) for r in rows], pa.int32())
 
     out.append((udf_name("width_bucket"), bucket, ["DOUBLE", "DOUBLE", "DOUBLE", "INTEGER"], "INTEGER"))
+    for float4 in (False, True):
+        out.append((udf_name("send", float4), _send_udf(float4), ["FLOAT" if float4 else "DOUBLE"], "BLOB"))
     return out
+
+
+def _send_udf(float4: bool) -> Callable[[pa.Array], pa.Array]:
+    """float4send / float8send: the value's IEEE bytes, big-endian (its binary format)."""
+    dtype = ">f4" if float4 else ">f8"
+
+    def send(x: pa.Array) -> pa.Array:
+        a, valid = _values(x, np.float32 if float4 else np.float64)
+        raw = a.astype(dtype).tobytes()
+        n = 4 if float4 else 8
+        return pa.array([raw[i * n : (i + 1) * n] if ok else None for i, ok in enumerate(valid)], pa.binary())
+
+    return send
