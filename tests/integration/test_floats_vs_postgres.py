@@ -131,6 +131,7 @@ VALUES = [
     "SELECT width_bucket(0.5e308::float8, -1e308, 1e308, 10), width_bucket(10.5::float8, -1e308, 1e308, 2147483647)",
     "SELECT 1e14::float8 || 'x', 'x' || float4 '0.1', concat(1e14::float8, '|', float4 '1e-5'), concat_ws(',', 1.5::float8, 1e20::float8)",
     "SELECT (1e14::float8)::text, (1 / 3::float8)::text, (1 / float4 '3')::text, format('%s', 1e14::float8), ARRAY[1e14::float8]::text",
+    "SELECT array_to_string(ARRAY[1e14::float8, NULL, 1 / 3::float8], ','), array_to_string(ARRAY[float4 '0.1', 1e-5], '|')",
 ]  # fmt: skip
 
 #: A table of float8.sql's values, through operators and functions as float8.sql uses them.

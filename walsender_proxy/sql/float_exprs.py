@@ -346,3 +346,12 @@ def printed(node: ast.Node, type_name: str | None) -> ast.Node:
     from walsender_proxy.sql import literals
 
     return literals.output_call(node, ColumnType(_BASES[type_name.lstrip("_")], -1, type_name.startswith("_")))
+
+
+def element_texts(node: ast.Node, type_name: str | None) -> ast.Node:
+    """A float array as its elements' text (for ``array_to_string``), anything else as it is."""
+    if type_name not in ("_float4", "_float8"):
+        return node
+    from walsender_proxy.sql import literals
+
+    return literals.elements_call(node, type_name[1:])

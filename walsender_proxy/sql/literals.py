@@ -559,6 +559,31 @@ def output_call(arg: ast.Node, ctype: ColumnType) -> ast.Node:
     return call(fn, arg)
 
 
+ELEMENTS_SUFFIX = "_elements"
+
+
+def elements_call(arg: ast.Node, float_type: str) -> ast.Node:
+    """A float array as the text of each element (``array_to_string`` joins its elements'
+    output-function text, where DuckDB's would read ``100000000000000.0``)."""
+    return call(OUTPUT_PREFIX + float_type + ELEMENTS_SUFFIX, arg, int_const(FLOAT_DIGITS.get()))
+
+
+def _elements(base: str) -> Callable[..., pa.Array]:
+    from decoding.pgvalues import encode_text_arrow
+
+    elem = ColumnType(_BASES[base])
+
+    def fn(values: pa.Array | pa.ChunkedArray, digits: pa.Array) -> pa.Array:
+        if isinstance(values, pa.ChunkedArray):
+            values = values.combine_chunks()
+        n = int(digits[0].as_py()) if len(digits) else 1
+        texts = encode_text_arrow(elem, values.flatten(), extra_float_digits=n).cast(pa.string())
+        return pa.ListArray.from_arrays(values.offsets, texts, mask=values.is_null())
+
+    fn.__name__ = f"output_{base}{ELEMENTS_SUFFIX}"
+    return fn
+
+
 def output_udfs() -> list[tuple[str, Callable[..., pa.Array], list[str], str]]:
     """(name, function, argument types, result type) of ``wpx_output_<type>[_array](x)``."""
     from decoding.pgvalues import encode_text_arrow
@@ -589,6 +614,8 @@ def output_udfs() -> list[tuple[str, Callable[..., pa.Array], list[str], str]]:
             out.append((name, make(ct), [arg], "VARCHAR"))
             if base.name in ("float4", "float8"):
                 out.append((name + _DIGITS_SUFFIX, make_digits(ct), [arg, "INTEGER"], "VARCHAR"))
+                if is_array:
+                    out.append((OUTPUT_PREFIX + base.name + ELEMENTS_SUFFIX, _elements(base.name), [arg, "INTEGER"], "VARCHAR[]"))
     return out
 
 

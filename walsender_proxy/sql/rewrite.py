@@ -2095,6 +2095,8 @@ class _Rewriter:
             pairs[1:] = [(ast.CoalesceExpr(args=(_printed(a, t), _str(""))), TEXT) for a, t in pairs[1:]]
         if name in ("concat", "concat_ws"):  # floats by float8out, not in DuckDB's notation
             pairs = [(float_exprs.printed(a, t and t.name), t) for a, t in pairs]
+        if name == "array_to_string" and pairs:
+            pairs[0] = (float_exprs.element_texts(pairs[0][0], pairs[0][1] and pairs[0][1].name), pairs[0][1])
         if name not in KEEPS_PADDING:
             pairs = [unpadded(*p) for p in pairs]
         args = [p[0] for p in pairs]
