@@ -161,6 +161,53 @@ TABLE = [
 ]  # fmt: skip
 
 
+#: A float8 assigned to a real column is dtof's cast: 22003 where it leaves float4's range.
+ASSIGNMENTS = [
+    "CREATE TABLE asg (id int PRIMARY KEY, f float8, r float4)",
+    "INSERT INTO asg VALUES (1, 1e300, 1), (2, 2, 2), (3, 1e-300, 3)",
+    "INSERT INTO asg VALUES (4, 1, float8 '1e300')",
+    "INSERT INTO asg VALUES (4, 1, float8 '1e-50')",
+    "INSERT INTO asg VALUES (4, 1, 1e300)",
+    "INSERT INTO asg SELECT 5, f, f FROM asg WHERE id = 1",
+    "INSERT INTO asg SELECT 5, f, f FROM asg WHERE id = 3",
+    "UPDATE asg SET r = f WHERE id = 1",
+    "UPDATE asg SET r = f WHERE f > 1e299",
+    "UPDATE asg SET r = f * 1e-320 WHERE id = 2",
+    "UPDATE asg SET r = f WHERE id = 3",
+    "INSERT INTO asg VALUES (6, 'inf', float8 'inf'), (7, 'nan', float8 'nan'), (8, '-0', float8 '-0'), (9, 1, float8 '3.4028235e38')",
+    "SELECT * FROM asg ORDER BY id",
+    "DROP TABLE asg",
+]
+
+
+def test_floats_assigned_to_real_columns_as_postgresql(clients: tuple[Client, Client]) -> None:
+    _same(clients, ASSIGNMENTS)
+
+
+def test_bound_floats_assigned_to_real_columns_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """The single-row INSERT and key UPDATE paths that skip DuckDB check the range too."""
+    answers = []
+    for dsn in (pg15.dsn(dbname="floats_vs"), proxy.dsn()):
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("CREATE TABLE bnd (id int PRIMARY KEY, r float4)")
+            got = []
+            for sql, args in [
+                ("INSERT INTO bnd VALUES (%s, %s)", (1, 1.5)), ("INSERT INTO bnd VALUES (%s, %s)", (2, 1e300)),
+                ("INSERT INTO bnd VALUES (%s, %s)", (2, 1e-50)), ("INSERT INTO bnd VALUES (%s, %s), (%s, %s)", (2, 1e-50, 3, 1.0)),
+                ("UPDATE bnd SET r = %s WHERE id = %s", (1e300, 1)), ("UPDATE bnd SET r = %s WHERE id = %s", (-1e-60, 1)),
+                ("UPDATE bnd SET r = %s WHERE id = %s", (2.5, 1)), ("SELECT * FROM bnd ORDER BY id", ()),
+            ]:  # fmt: skip
+                for prepare in (False, True):
+                    try:
+                        cur = conn.execute(sql, args, prepare=prepare)
+                        got.append(cur.fetchall() if cur.description else cur.statusmessage)
+                    except psycopg.Error as e:
+                        got.append((e.sqlstate, e.diag.message_primary))
+            conn.execute("DROP TABLE bnd")
+            answers.append(got)
+    assert answers[1] == answers[0]
+
+
 @pytest.mark.parametrize("digits", DIGITS)
 def test_floats_raise_postgresqls_errors(clients: tuple[Client, Client], digits: int) -> None:
     _same(clients, [f"SET extra_float_digits = {digits}", *ERRORS])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
 import re
 import struct
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -46,7 +47,7 @@ from walsender_proxy.lake import Transaction
 from walsender_proxy.lake.files import CHANGESET_ROW_GROUP
 from walsender_proxy.lake.transaction import layout
 from walsender_proxy.protocol.messages import encode_data_rows
-from walsender_proxy.sql import catalog_bridge
+from walsender_proxy.sql import catalog_bridge, float_math
 from walsender_proxy.sql.ddl_sql import qualified, unsupported
 from walsender_proxy.sql.literals import duckdb_cast_error
 from walsender_proxy.sql.pgcatalog import CatalogBinding, translate_error
@@ -1330,6 +1331,8 @@ class _ColumnInput:
             ok = self._accepts[kind] = _accepts(self.base, kind)
         if not ok or (self.tz is not None and (v.tzinfo is not None) != self.tz):
             return None
+        if self.base == "float4" and not _fits_float4(v):
+            return None  # (the DuckDB path raises dtof's 22003)
         pack = self.pack
         if pack is not None and kind is pack[0]:
             try:
@@ -1411,7 +1414,16 @@ def _direct_array(col: Any, values: list[Any]) -> pa.Array | None:
         tz = base == "timestamptz"
         if any((v.tzinfo is not None) != tz for v in present):
             return None
+    if base == "float4" and not all(map(_fits_float4, present)):
+        return None  # (the DuckDB path raises dtof's 22003)
     return pa.array(values, target)
+
+
+def _fits_float4(v: float) -> bool:
+    """A float8 rounds to a float4 without overflow or underflow (Arrow and struct would
+    give Infinity or 0 where PostgreSQL's dtof raises 22003)."""
+    a = abs(v)
+    return a == 0 or a != a or a == math.inf or float_math.FLOAT4_UNDERFLOW_AT < a < float_math.FLOAT4_OVERFLOW_AT
 
 
 _STR_KINDS = frozenset({str, _Untyped})
