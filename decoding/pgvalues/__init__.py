@@ -57,13 +57,14 @@ def _chunks(arr: ArrayLike) -> list[pa.Array]:
     return [arr]
 
 
-def text_encoder(ctype: ColumnType) -> Encoder:
-    """PostgreSQL's text output (typoutput) of every element; None for NULL."""
+def text_encoder(ctype: ColumnType, extra_float_digits: int = 1) -> Encoder:
+    """PostgreSQL's text output (typoutput) of every element; None for NULL. Floats as
+    float4out and float8out print them under the session's ``extra_float_digits``."""
 
     def encode(arr: ArrayLike) -> list[bytes | None]:
         out: list[bytes | None] = []
         for chunk in _chunks(arr):
-            out.extend(encode_text_arrow(ctype, chunk).to_pylist())
+            out.extend(encode_text_arrow(ctype, chunk, extra_float_digits=extra_float_digits).to_pylist())
         return out
 
     return encode

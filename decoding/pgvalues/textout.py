@@ -1,8 +1,8 @@
 """PostgreSQL text output (typoutput) for whole Arrow arrays.
 
 Settings assumed are PostgreSQL's defaults for a server started with TimeZone=UTC:
-DateStyle ISO, MDY; IntervalStyle postgres; extra_float_digits 1 (shortest exact floats,
-PostgreSQL 12+); bytea_output hex.
+DateStyle ISO, MDY; IntervalStyle postgres; bytea_output hex. extra_float_digits is a
+parameter (default 1: shortest exact floats, PostgreSQL 12+; 0 and below: ``%.{15+n}g``).
 
 Each encoder maps an Arrow array to a binary array of the same length (null stays null).
 Common values are formatted with Arrow kernels or numpy byte matrices; values whose text has
@@ -231,17 +231,34 @@ def _midpoint_candidates(x: np.ndarray, short: pa.Array, float4: bool) -> np.nda
         return rows[hit]
 
 
-def pg_float_text(value: float, float4: bool = False) -> str:
-    """One float's PostgreSQL text (extra_float_digits = 1)."""
+def pg_float_text(value: float, float4: bool = False, extra_float_digits: int = 1) -> str:
+    """One float's PostgreSQL text (float4out/float8out under ``extra_float_digits``)."""
     arr = pa.array([value], pa.float32() if float4 else pa.float64())
-    return _float(arr, float4)[0].as_py().decode()
+    return _float(arr, float4, extra_float_digits)[0].as_py().decode()
 
 
-def _float(arr: pa.Array, float4: bool) -> pa.Array:
+def _float_digits_text(v: float, ndig: int) -> str:
+    """pg_strfromd's ``%.*g``: C's notation (Python's ``%g`` rounds the exact binary
+    value as glibc's printf does), with PostgreSQL's words for NaN and the infinities."""
+    if v != v:
+        return "NaN"
+    if v in (math.inf, -math.inf):
+        return "Infinity" if v > 0 else "-Infinity"
+    return f"{v:.{ndig}g}"
+
+
+def _float(arr: pa.Array, float4: bool, extra_float_digits: int = 1) -> pa.Array:
     if float4 and not pa.types.is_float32(arr.type):
         arr = arr.cast(pa.float32())
     elif not float4 and not pa.types.is_float64(arr.type):
         arr = arr.cast(pa.float64())
+    if extra_float_digits <= 0:
+        # PostgreSQL 12+ prints the shortest exact text only above 0; at 0 and below it
+        # prints FLT_DIG (6) or DBL_DIG (15) + extra_float_digits significant digits (≥ 1)
+        ndig = max(1, (6 if float4 else 15) + extra_float_digits)
+        return pa.array(
+            [None if v is None else _float_digits_text(v, ndig).encode() for v in arr.to_pylist()], B
+        )
     s = pc.cast(arr, pa.string())
     x = fixed_values(arr, np.float32 if float4 else np.float64)
     valid = valid_mask(arr)
@@ -697,7 +714,7 @@ def quote_array_elements(vals: pa.Array) -> pa.Array:
     return pc.replace_with_mask(vals, pa.array(mask), quoted)
 
 
-def _array(arr: pa.Array, elem: ColumnType) -> pa.Array:
+def _array(arr: pa.Array, elem: ColumnType, extra_float_digits: int = 1) -> pa.Array:
     t = arr.type
     if pa.types.is_fixed_size_list(t):
         arr = arr.cast(pa.list_(t.value_type))
@@ -709,9 +726,9 @@ def _array(arr: pa.Array, elem: ColumnType) -> pa.Array:
     values = arr.values
     vt = values.type
     if pa.types.is_list(vt) or pa.types.is_large_list(vt) or pa.types.is_fixed_size_list(vt):
-        enc = _array(values, elem)  # a multi-dimensional array: sub-arrays are never quoted
+        enc = _array(values, elem, extra_float_digits)  # a multi-dimensional array: sub-arrays are never quoted
     else:
-        enc = quote_array_elements(encode_text_arrow(elem, values))
+        enc = quote_array_elements(encode_text_arrow(elem, values, extra_float_digits=extra_float_digits))
     enc = enc.fill_null(_s(b"NULL"))
     lists = pa.ListArray.from_arrays(
         pa.array(offs.astype(np.int32)), enc.view(pa.string()), mask=pa.array(~valid_mask(arr))
@@ -841,8 +858,9 @@ def _is_list(t: pa.DataType) -> bool:
     return pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)
 
 
-def encode_text_arrow(ctype: ColumnType, arr: pa.Array | pa.ChunkedArray) -> pa.Array:
-    """Text of every element as a binary array (null where the input is null)."""
+def encode_text_arrow(ctype: ColumnType, arr: pa.Array | pa.ChunkedArray, *, extra_float_digits: int = 1) -> pa.Array:
+    """Text of every element as a binary array (null where the input is null); floats as
+    the session's ``extra_float_digits`` has float4out and float8out print them."""
     arr = combine(arr)
     if pa.types.is_null(arr.type):
         return _empty_result(len(arr))
@@ -850,11 +868,11 @@ def encode_text_arrow(ctype: ColumnType, arr: pa.Array | pa.ChunkedArray) -> pa.
     if name == "text" and pa.types.is_struct(arr.type) and not ctype.is_array:
         from decoding.pgvalues.record import record_text  # a row value: record_out
 
-        return record_text(arr)
+        return record_text(arr, extra_float_digits)
     if ctype.is_array or _is_list(arr.type):
         if not _is_list(arr.type):
             raise TypeError(f"{ctype.sql_name()} needs a list array, got {arr.type}")
-        return _array(arr, ColumnType(ctype.base, ctype.typmod))
+        return _array(arr, ColumnType(ctype.base, ctype.typmod), extra_float_digits)
     if name == "bool" and not pa.types.is_boolean(arr.type):
         return _integer(arr)
     if name in ("int2", "int4", "int8") and not (
@@ -867,4 +885,6 @@ def encode_text_arrow(ctype: ColumnType, arr: pa.Array | pa.ChunkedArray) -> pa.
         arr = arr.cast(pa.timestamp("us")).cast(pa.date32())
     if name in ("timestamp", "timestamptz") and pa.types.is_date(arr.type):
         arr = arr.cast(pa.timestamp("us"))
+    if name in ("float4", "float8") and extra_float_digits != 1:
+        return _float(arr, name == "float4", extra_float_digits)
     return _SCALAR[name](arr)

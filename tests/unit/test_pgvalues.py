@@ -33,6 +33,7 @@ from decoding.pgvalues import (
     binary_encoder,
     column_type,
     decode_text_arrow,
+    encode_text_arrow,
     pg_float_text,
     pg_type_for_duckdb,
     text_decoder,
@@ -98,6 +99,42 @@ def test_float_text(value: float, float4: bool, text: str) -> None:
     assert pg_float_text(value, float4) == text
     typ = "float4" if float4 else "float8"
     assert enc(typ, [value]) == [text.encode()]
+
+
+@pytest.mark.parametrize(
+    ("value", "float4", "digits", "text"),
+    [  # PostgreSQL 15's answers (SET extra_float_digits = …; SELECT …)
+        (1 / 3, False, 0, "0.333333333333333"),
+        (1 / 3, False, -15, "0.3"),
+        (1 / 3, True, 0, "0.333333"),
+        (5e-324, False, 0, "4.94065645841247e-324"),
+        (123456789012345678.0, False, 0, "1.23456789012346e+17"),
+        (123456789012345678.0, False, -15, "1e+17"),
+        (100000.0, False, -14, "1e+05"),
+        (2.5, False, -15, "2"),  # an exact tie rounds to even, as glibc's printf does
+        (-0.0, False, 0, "-0"),
+        (float("nan"), False, -3, "NaN"),
+        (float("-inf"), True, 0, "-Infinity"),
+        (1.4e-45, True, 0, "1.4013e-45"),
+        (3.4e38, True, 0, "3.4e+38"),
+        (1 / 3, False, 3, "0.3333333333333333"),  # 1 to 3: the shortest exact text
+    ],
+)
+def test_float_text_with_fewer_digits(value: float, float4: bool, digits: int, text: str) -> None:
+    assert pg_float_text(value, float4, digits) == text
+    ctype = parse_type("float4" if float4 else "float8")
+    assert encode_text_arrow(ctype, pa.array([value, None]), extra_float_digits=digits).to_pylist() == [text.encode(), None]
+
+
+def test_float_digits_reach_arrays_records_and_copy() -> None:
+    """An array's elements and a record's fields print as the float columns do."""
+    arr = pa.array([[1 / 3, None, 2.5]], pa.list_(pa.float64()))
+    assert encode_text_arrow(parse_type("float8[]"), arr, extra_float_digits=0).to_pylist() == [b"{0.333333333333333,NULL,2.5}"]
+    rec = pa.array([{"a": 1 / 3, "b": "x"}])
+    assert encode_text_arrow(parse_type("text"), rec, extra_float_digits=-13).to_pylist() == [b"(0.33,x)"]
+    table = pa.table({"f": pa.array([1 / 3], pa.float64())})
+    out = b"".join(encode_copy(table, [parse_type("float8")], "csv", extra_float_digits=0))
+    assert out == b"0.333333333333333\n"
 
 
 def test_numeric_text() -> None:

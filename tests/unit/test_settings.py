@@ -85,11 +85,11 @@ def test_reset_all_resets_user_and_superuser_settings_for_anyone() -> None:
 
 @pytest.mark.parametrize(
     ("name", "value"),
-    [("extra_float_digits", "0"), ("extra_float_digits", "-3"), ("DateStyle", "Postgres"), ("DateStyle", "SQL, DMY"), ("DateStyle", "German")],
+    [("DateStyle", "Postgres"), ("DateStyle", "SQL, DMY"), ("DateStyle", "German")],
 )
 def test_settings_the_proxy_would_ignore_are_refused(name: str, value: str) -> None:
-    """Values PostgreSQL honours and the proxy could only accept and ignore (floats printed
-    with fewer digits, dates printed in another style) are refused instead of silently
+    """Values PostgreSQL honours and the proxy could only accept and ignore (dates printed
+    in another style) are refused instead of silently
     ignored."""
     with pytest.raises(PgError) as e:
         Settings().set(name, value)
@@ -134,3 +134,17 @@ def test_datestyle_refusals_are_worded_as_postgresql(value: str, detail: str) ->
     assert (e.value.sqlstate, e.value.message, e.value.detail) == (
         "22023", f'invalid value for parameter "DateStyle": "{value}"', detail
     )
+@pytest.mark.parametrize(("value", "kept"), [("0", "0"), ("-15", "-15"), ("-3", "-3")])
+def test_fewer_float_digits_are_kept_as_postgresql_keeps_them(value: str, kept: str) -> None:
+    s = Settings()
+    s.set("extra_float_digits", value)
+    assert s.get("extra_float_digits") == kept
+
+
+def test_float_digits_outside_postgresqls_range_are_refused_in_its_words() -> None:
+    with pytest.raises(PgError) as e:
+        Settings().set("extra_float_digits", "-16")
+    assert (e.value.sqlstate, e.value.message) == (
+        "22023", '-16 is outside the valid range for parameter "extra_float_digits" (-15 .. 3)'
+    )
+

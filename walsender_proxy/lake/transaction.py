@@ -1350,6 +1350,8 @@ def conform(arr: pa.Array | pa.ChunkedArray, c: Column) -> pa.Array | pa.Chunked
         pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type) or pa.types.is_decimal(arr.type)
     ) and arr.type != target:
         return _conform_integer(arr, target, c.type.base.name)
+    if pa.types.is_float32(target) and pa.types.is_float64(arr.type):
+        return _conform_float4(arr)
     if c.type.base.name == "numeric" and not c.type.is_array and (
         pa.types.is_floating(arr.type) or (pa.types.is_decimal(arr.type) and pa.types.is_string(target))
     ):
@@ -1372,6 +1374,20 @@ def _round_times(arr: pa.Array | pa.ChunkedArray, ctype: ColumnType) -> pa.Array
 
 
 _INT_OUT_OF_RANGE = {"int2": "smallint out of range", "int4": "integer out of range", "int8": "bigint out of range"}
+
+
+def _conform_float4(arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """A float8 into a real column as PostgreSQL's assignment cast (dtof) rounds it: a finite
+    value that rounds to an infinity is 22003 "value out of range: overflow", a non-zero one
+    that rounds to zero "underflow" (Arrow would store Infinity or 0)."""
+    out = arr.cast(pa.float32(), safe=False)
+    a = np.asarray(arr.fill_null(0.0).to_numpy(zero_copy_only=False), dtype=np.float64)
+    r = np.asarray(out.fill_null(0.0).to_numpy(zero_copy_only=False), dtype=np.float32)
+    if (np.isinf(r) & ~np.isinf(a)).any():
+        raise LakeError("22003", "value out of range: overflow")
+    if ((r == 0) & (a != 0)).any():
+        raise LakeError("22003", "value out of range: underflow")
+    return out
 
 
 def _conform_integer(arr: pa.Array | pa.ChunkedArray, target: pa.DataType, base: str) -> pa.Array | pa.ChunkedArray:

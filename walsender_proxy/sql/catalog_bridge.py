@@ -170,6 +170,7 @@ def rewrite_and_register(
         text_params=text_params,
         param_types=param_types,
         date_order=ex.settings.date_order(),
+        extra_float_digits=int(ex.settings.get("extra_float_digits")),
     )
     # set_config takes effect at once: current_setting() in the same statement sees it.
     for name, value, is_local in rw.set_configs:

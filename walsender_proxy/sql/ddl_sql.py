@@ -159,7 +159,7 @@ def create_schema(tx: Transaction, s: ast.CreateSchemaStmt) -> str:
 def drop(tx: Transaction, s: ast.DropStmt) -> str:
     cascade = s.behavior == enums.DropBehavior.DROP_CASCADE
     kind = s.removeType
-    if kind not in (enums.ObjectType.OBJECT_TABLE, enums.ObjectType.OBJECT_SCHEMA, enums.ObjectType.OBJECT_PUBLICATION):
+    if kind not in _DROP_TAGS:  # (before reading the names: a type's is a TypeName)
         raise unsupported(f"DROP {kind.name.removeprefix('OBJECT_').replace('_', ' ')}")
     for obj in s.objects:
         names = [n.sval for n in obj] if isinstance(obj, tuple) else [obj.sval]
@@ -168,15 +168,16 @@ def drop(tx: Transaction, s: ast.DropStmt) -> str:
             tx.drop_table(name, if_exists=bool(s.missing_ok))
         elif kind == enums.ObjectType.OBJECT_SCHEMA:
             tx.drop_schema(name, if_exists=bool(s.missing_ok), cascade=cascade)
-        elif kind == enums.ObjectType.OBJECT_PUBLICATION:
-            tx.drop_publication(name, if_exists=bool(s.missing_ok))
         else:
-            raise unsupported(f"DROP {kind.name.removeprefix('OBJECT_')}")
-    return {
-        enums.ObjectType.OBJECT_TABLE: "DROP TABLE",
-        enums.ObjectType.OBJECT_SCHEMA: "DROP SCHEMA",
-        enums.ObjectType.OBJECT_PUBLICATION: "DROP PUBLICATION",
-    }[kind]
+            tx.drop_publication(name, if_exists=bool(s.missing_ok))
+    return _DROP_TAGS[kind]
+
+
+_DROP_TAGS = {
+    enums.ObjectType.OBJECT_TABLE: "DROP TABLE",
+    enums.ObjectType.OBJECT_SCHEMA: "DROP SCHEMA",
+    enums.ObjectType.OBJECT_PUBLICATION: "DROP PUBLICATION",
+}
 
 
 def alter_table(tx: Transaction, s: ast.AlterTableStmt) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
 import re
 import struct
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -47,7 +48,7 @@ from walsender_proxy.lake import Transaction
 from walsender_proxy.lake.files import CHANGESET_ROW_GROUP
 from walsender_proxy.lake.transaction import layout
 from walsender_proxy.protocol.messages import encode_data_rows
-from walsender_proxy.sql import catalog_bridge, explain, upsert
+from walsender_proxy.sql import catalog_bridge, explain, float_math, upsert
 from walsender_proxy.sql.ddl_sql import qualified, unsupported
 from walsender_proxy.sql.literals import duckdb_cast_error
 from walsender_proxy.sql.pgcatalog import CatalogBinding, translate_error
@@ -710,7 +711,7 @@ class Engine:
         # Streamed batch by batch: memory stays bounded by a batch, whatever the row count;
         # the next chunks are made while the current ones are sent.
         chunks = ReadAhead(
-            encode_copy(counted(), ctypes, fmt, names=[c.name for c in columns], **opts)
+            encode_copy(counted(), ctypes, fmt, names=[c.name for c in columns], extra_float_digits=float_digits(self.ex), **opts)
         )
         return CopyOut(fmt == "binary", len(columns), chunks, lambda: counter["n"])
 
@@ -1031,14 +1032,20 @@ def _pylist(arr: Any) -> list[Any]:
     return arr.to_pylist() if hasattr(arr, "to_pylist") else list(arr)
 
 
+def float_digits(ex: SessionState) -> int:
+    """The session's extra_float_digits: how float4out and float8out print its floats."""
+    return int(ex.settings.get("extra_float_digits"))
+
+
 def encode_rows(rows: Rows, formats: list[int], ex: SessionState) -> Iterator[tuple[bytes, int]]:
     """DataRow bytes, a batch at a time, encoded column by column."""
     from decoding.pgvalues import text_encoder
 
     encoders = []
+    digits = float_digits(ex)
     for i, c in enumerate(rows.columns):
         fmt = formats[0] if len(formats) == 1 else formats[i] if i < len(formats) else 0
-        encoders.append(column_binary_encoder(c) if fmt == 1 else text_encoder(c.type))
+        encoders.append(column_binary_encoder(c) if fmt == 1 else text_encoder(c.type, digits))
     for batch in rows.batches:
         if ex.cancelled.is_set():
             raise PgError("57014", "canceling statement due to user request")
@@ -1097,11 +1104,12 @@ def fetch_portal(ex: SessionState, portal: Portal, max_rows: int) -> tuple[str, 
         f = portal.result_formats
         check_result_formats(f, len(rows.columns))
         encs = []
+        digits = float_digits(ex)
         for i, c in enumerate(rows.columns):
             fmt = f[0] if len(f) == 1 else f[i] if i < len(f) else 0
             if fmt != 0 and fmt != 1:
                 raise PgError("22023", f"unsupported format code: {fmt}")
-            encs.append(column_binary_encoder(c) if fmt == 1 else text_encoder(c.type))
+            encs.append(column_binary_encoder(c) if fmt == 1 else text_encoder(c.type, digits))
         portal.extra["encoders"] = encs
     budget = max_rows - portal.sent if max_rows > 0 else None
     out: list[bytes] = []
@@ -1498,6 +1506,8 @@ class _ColumnInput:
             ok = self._accepts[kind] = _accepts(self.base, kind)
         if not ok or (self.tz is not None and (v.tzinfo is not None) != self.tz):
             return None
+        if self.base == "float4" and not _fits_float4(v):
+            return None  # (the DuckDB path raises dtof's 22003)
         pack = self.pack
         if pack is not None and kind is pack[0]:
             try:
@@ -1579,7 +1589,16 @@ def _direct_array(col: Any, values: list[Any], date_order: str = "MDY") -> pa.Ar
         tz = base == "timestamptz"
         if any((v.tzinfo is not None) != tz for v in present):
             return None
+    if base == "float4" and not all(map(_fits_float4, present)):
+        return None  # (the DuckDB path raises dtof's 22003)
     return pa.array(values, target)
+
+
+def _fits_float4(v: float) -> bool:
+    """A float8 rounds to a float4 without overflow or underflow (Arrow and struct would
+    give Infinity or 0 where PostgreSQL's dtof raises 22003)."""
+    a = abs(v)
+    return a == 0 or a != a or a == math.inf or float_math.FLOAT4_UNDERFLOW_AT < a < float_math.FLOAT4_OVERFLOW_AT
 
 
 _STR_KINDS = frozenset({str, _Untyped})

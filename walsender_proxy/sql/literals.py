@@ -49,6 +49,7 @@ from decoding.pgvalues.textin import Num, numeric_parse, numeric_typmod
 from decoding.pgvalues.typmod import round_times
 from walsender_proxy.sql import (
     datetime_make,
+    float_math,
     formatting_udfs,
     numeric_exprs,
     numeric_math,
@@ -564,12 +565,48 @@ def needs_output_call(ctype: ColumnType) -> bool:
     return ctype.base.name in _OUTPUT_SCALARS or ctype.base.name == "numeric"
 
 
+#: The extra_float_digits of the session whose statement is being rewritten (set by
+#: ``rewrite`` for each statement): a float's cast to text prints as float8out prints it
+#: then. 1 to 3 all print the shortest exact text, as 1.
+FLOAT_DIGITS: ContextVar[int] = ContextVar("float_digits", default=1)
+_DIGITS_SUFFIX = "_digits"
+
+
 def output_call(arg: ast.Node, ctype: ColumnType) -> ast.Node:
     """``arg`` (values of ``ctype``) as text, through ``ctype``'s output function — what
     PostgreSQL's cast to text is for every type but bool and the string types."""
     if ctype.base.name == "numeric" and not ctype.is_array:
         return numeric_exprs.decimal_text(arg)  # (a DuckDB expression, no UDF)
-    return call(OUTPUT_PREFIX + ctype.base.name + ("_array" if ctype.is_array else ""), arg)
+    fn = OUTPUT_PREFIX + ctype.base.name + ("_array" if ctype.is_array else "")
+    digits = FLOAT_DIGITS.get()
+    if ctype.base.name in ("float4", "float8") and digits <= 0:
+        return call(fn + _DIGITS_SUFFIX, arg, int_const(digits))
+    return call(fn, arg)
+
+
+ELEMENTS_SUFFIX = "_elements"
+
+
+def elements_call(arg: ast.Node, float_type: str) -> ast.Node:
+    """A float array as the text of each element (``array_to_string`` joins its elements'
+    output-function text, where DuckDB's would read ``100000000000000.0``)."""
+    return call(OUTPUT_PREFIX + float_type + ELEMENTS_SUFFIX, arg, int_const(FLOAT_DIGITS.get()))
+
+
+def _elements(base: str) -> Callable[..., pa.Array]:
+    from decoding.pgvalues import encode_text_arrow
+
+    elem = ColumnType(_BASES[base])
+
+    def fn(values: pa.Array | pa.ChunkedArray, digits: pa.Array) -> pa.Array:
+        if isinstance(values, pa.ChunkedArray):
+            values = values.combine_chunks()
+        n = int(digits[0].as_py()) if len(digits) else 1
+        texts = encode_text_arrow(elem, values.flatten(), extra_float_digits=n).cast(pa.string())
+        return pa.ListArray.from_arrays(values.offsets, texts, mask=values.is_null())
+
+    fn.__name__ = f"output_{base}{ELEMENTS_SUFFIX}"
+    return fn
 
 
 def output_udfs() -> list[tuple[str, Callable[..., pa.Array], list[str], str]]:
@@ -583,6 +620,14 @@ def output_udfs() -> list[tuple[str, Callable[..., pa.Array], list[str], str]]:
         fn.__name__ = f"output_{ct.base.name}{'_array' if ct.is_array else ''}"
         return fn
 
+    def make_digits(ct: ColumnType) -> Callable[..., pa.Array]:
+        def fn(values: pa.Array | pa.ChunkedArray, digits: pa.Array) -> pa.Array:
+            n = int(digits[0].as_py()) if len(digits) else 1  # (a constant: one value)
+            return encode_text_arrow(ct, values, extra_float_digits=n).cast(pa.string())
+
+        fn.__name__ = f"output_{ct.base.name}{'_array' if ct.is_array else ''}{_DIGITS_SUFFIX}"
+        return fn
+
     out = []
     for base in _BASES.values():
         for is_array in (False, True):
@@ -590,7 +635,12 @@ def output_udfs() -> list[tuple[str, Callable[..., pa.Array], list[str], str]]:
             if not needs_output_call(ct) or (base.name == "numeric" and not is_array):
                 continue  # (numeric's is a DuckDB expression)
             arg = _UDF_RESULT[base.name] + ("[]" if is_array else "")
-            out.append((OUTPUT_PREFIX + base.name + ("_array" if is_array else ""), make(ct), [arg], "VARCHAR"))
+            name = OUTPUT_PREFIX + base.name + ("_array" if is_array else "")
+            out.append((name, make(ct), [arg], "VARCHAR"))
+            if base.name in ("float4", "float8"):
+                out.append((name + _DIGITS_SUFFIX, make_digits(ct), [arg, "INTEGER"], "VARCHAR"))
+                if is_array:
+                    out.append((OUTPUT_PREFIX + base.name + ELEMENTS_SUFFIX, _elements(base.name), [arg, "INTEGER"], "VARCHAR[]"))
     return out
 
 
@@ -605,7 +655,7 @@ def install(con: Any) -> None:
     for name, fn, args, ret in [*input_udfs(), *output_udfs(), numeric_key, *datetime_make.udfs()]:
         if name not in have:
             con.create_function(name, keep_errors(fn), args, ret, type="arrow")
-    for name, fn, args, ret in numeric_math.udfs():  # (NULL in, NULL out, handled by each)
+    for name, fn, args, ret in [*numeric_math.udfs(), *float_math.udfs()]:  # (NULL handled by each)
         if name not in have:
             con.create_function(name, keep_errors(fn), args, ret, type="arrow", null_handling="special")
     formatting_udfs.install(con, have)

@@ -60,6 +60,7 @@ from walsender_proxy.backend.settings import shown_once_set
 from walsender_proxy.sql import (
     datetime_make,
     datetime_parts,
+    float_exprs,
     formatting_udfs,
     json_exprs,
     jsonb_ops,
@@ -1880,6 +1881,10 @@ class _Rewriter:
                 bits = {"int2": 16, "int4": 32, "int8": 64}[target]
                 value = _call(numeric_math.udf_name("to_int"), arg, _cast(_int(bits), "bigint"))
                 return _cast(value, _duck_type(target, None)), T(target)
+        if ctype is not None and not is_array and t is not None:
+            floating = self._floats(float_exprs.cast, node, _operand(arg, t), target)
+            if floating is not None:
+                return floating
         if ctype is not None:
             source = self._lake_source(node.arg, t, scope)
             out_t = _lake_t(ctype)
@@ -2149,6 +2154,10 @@ class _Rewriter:
             fn = f"pgc_{'neg' if op == '-' else 'abs'}_{rt.name}"
             self.needs.add(fn)
             return _call(fn, right), rt
+        if kind == A_Expr_Kind.AEXPR_OP:
+            floating = self._floats(float_exprs.operator, node, op, None if left is None else _operand(left, lt), _operand(right, rt))
+            if floating is not None:
+                return floating
         if kind == A_Expr_Kind.AEXPR_OP and op in numeric_exprs.OPERATORS:
             numeric = self._numeric_operator(op, node, left, lt, right, rt)
             if numeric is not None:
@@ -2204,6 +2213,7 @@ class _Rewriter:
                     node.lexpr = numeric_exprs.decimal_text(left)
                 if rt is not None and rt.name == "numeric" and not rt.text_numeric:
                     node.rexpr = numeric_exprs.decimal_text(right)
+                node.lexpr, node.rexpr = float_exprs.printed(node.lexpr, lt and lt.name), float_exprs.printed(node.rexpr, rt and rt.name)
                 return node, TEXT
             if op in ("^", "|/", "||/"):  # float8's (numeric's ^ is handled above)
                 return node, T("float8")
@@ -2236,6 +2246,13 @@ class _Rewriter:
         if op.startswith("!"):
             out = ast.BoolExpr(boolop=BoolExprType.NOT_EXPR, args=(out,))
         return out
+    def _floats(self, fn: Callable[..., tuple[ast.Node, str] | None], node: ast.Node, *args: Any) -> tuple[ast.Node, T] | None:
+        """A float operator, function or cast as PostgreSQL computes it (float_exprs)."""
+        try:
+            out = fn(*args)
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, node, hint=e.hint) from None
+        return None if out is None else (out[0], T(out[1]))
 
     def _numeric_operator(
         self, op: str, node: ast.A_Expr, left: Any, lt: T | None, right: Any, rt: T | None
@@ -2433,6 +2450,10 @@ class _Rewriter:
             # %s prints a value by its type's output function and NULL as nothing
             # (PostgreSQL's text_format); printf would print DuckDB's forms and give NULL.
             pairs[1:] = [(ast.CoalesceExpr(args=(_printed(a, t), _str(""))), TEXT) for a, t in pairs[1:]]
+        if name in ("concat", "concat_ws"):  # floats by float8out, not in DuckDB's notation
+            pairs = [(float_exprs.printed(a, t and t.name), t) for a, t in pairs]
+        if name == "array_to_string" and pairs:
+            pairs[0] = (float_exprs.element_texts(pairs[0][0], pairs[0][1] and pairs[0][1].name), pairs[0][1])
         if name not in KEEPS_PADDING:
             pairs = [unpadded(*p) for p in pairs]
         args = [p[0] for p in pairs]
@@ -2459,6 +2480,9 @@ class _Rewriter:
         numeric = self._numeric_call(name, node, args, types)
         if numeric is not None:
             return numeric
+        floating = self._floats(float_exprs.function, node, node, name, [_operand(a, t) for a, t in zip(args, types, strict=True)])
+        if floating is not None:
+            return floating
         if (
             name in ("substr", "substring")
             and len(args) in (2, 3)
@@ -2557,7 +2581,7 @@ class _Rewriter:
         if name in SAME_AS_ARG:
             return node, types[0] if types else None
         if name == "sum" and types and types[0] is not None:
-            if types[0].name in ("float4", "float8"):  # (float4's sum is float4)
+            if types[0].name in float_exprs.FLOATS:  # (float4's and float8's own type; DuckDB's sum is a DOUBLE)
                 return (_cast(node, "real") if types[0].name == "float4" else node), types[0]
             return node, T("int8" if types[0].name in ("int2", "int4") else "numeric")
         ret = RETURNS.get(name)
@@ -3005,7 +3029,7 @@ def _duck_type(
 # ---------------------------------------------------------------------------------------------
 # entry point
 
-_CACHE: OrderedDict[tuple[str, frozenset[int], tuple[tuple[int, ColumnType], ...], str], Rewritten] = OrderedDict()
+_CACHE: OrderedDict[tuple[str, frozenset[int], tuple[tuple[int, ColumnType], ...], str, int], Rewritten] = OrderedDict()
 _CACHE_LOCK = threading.Lock()
 _CACHE_SIZE = 512
 
@@ -3031,6 +3055,7 @@ def rewrite(
     text_params: frozenset[int] = frozenset(),
     param_types: tuple[tuple[int, ColumnType], ...] = (),
     date_order: str = "MDY",
+    extra_float_digits: int = 1,
 ) -> Rewritten:
     """One PostgreSQL query (SELECT, VALUES, WITH …, or ``COPY (query) TO STDOUT``) for DuckDB.
 
@@ -3043,13 +3068,16 @@ def rewrite(
     the ``pgc_server_values`` table instead. ``text_params`` are the numbers of the ``$n``
     bound as text: a cast of one goes through the target type's input function;
     ``param_types`` the lake types of the ``$n`` the server knows; ``date_order`` the
-    session's DateStyle field order, in which date and timestamp literals are read.
+    session's DateStyle field order, in which date and timestamp literals are read;
+    ``extra_float_digits`` the session's, which a float's cast to text follows.
     Raises :class:`SqlError` (a PgError) with PostgreSQL's SQLSTATE, message and position.
     Results of statements that read no user table and call no UDF are cached by text
     (subscribers and psql repeat the same catalog queries): a repeat costs a dict lookup.
     """
     udfs = server_udfs or {}
-    key = (sql, text_params, param_types, date_order) if not udfs else None
+    digits = min(extra_float_digits, 1)  # (the session's: floats cast to text print so)
+    literals.FLOAT_DIGITS.set(digits)
+    key = (sql, text_params, param_types, date_order, digits) if not udfs else None
     if key is not None:
         with _CACHE_LOCK:
             hit = _CACHE.get(key)
