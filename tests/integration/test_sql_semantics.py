@@ -393,7 +393,7 @@ ARRAYS = [
 def test_arrays_answer_with_postgresql_null_rules(proxy: ProxyServer, pg15: PgCluster) -> None:
     with _same_answers(proxy, pg15, ARRAYS) as got:
         # a DuckDB list of DECIMALs has one scale: refused rather than printed as 2.0
-        for sql in ("SELECT ARRAY[1.1, 2]", "SELECT ARRAY[1.1] || ARRAY[2, 3]", "SELECT array_to_string(ARRAY[1.5::float8], ',')"):
+        for sql in ("SELECT ARRAY[1.1, 2]", "SELECT ARRAY[1.1] || ARRAY[2, 3]", "SELECT array_to_string(ARRAY[1.5::numeric], ',')"):
             assert got(sql)[:2] == ("error", "0A000"), sql
 
 

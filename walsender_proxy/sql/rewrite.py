@@ -1700,6 +1700,8 @@ class _Rewriter:
         so elements of different or unknown scales are refused."""
         if not any(t is not None and t.name.lstrip("_") == "numeric" for t in elems):
             return None
+        if any(t is not None and t.name.lstrip("_") in ("float4", "float8") for t in elems):
+            return None  # (the elements' common type is a float)
         scales: set[int | None] = set()
         for t, whole in itertools.zip_longest(elems, arrays):
             if t is None or t == UNKNOWN:
@@ -2598,7 +2600,7 @@ class _Rewriter:
         if elem == "bool":
             self.needs.add("pgc_bool_list_text")
             arr = _call("pgc_bool_list_text", arr)
-        elif elem is None or elem not in (*TEXTISH, "int2", "int4", "int8", "oid", "date", "uuid", "aclitem"):
+        elif elem is None or elem not in (*TEXTISH, "int2", "int4", "int8", "oid", "date", "uuid", "aclitem", "float4", "float8"):  # (floats: their float8out text, made above)
             shown = _type_display(t) if t is not None else "an untyped array"
             raise self.fail("0A000", f"array_to_string() of {shown} is not supported by walsender-proxy", node)
         target = f"pgc_array_to_string{len(args)}"
