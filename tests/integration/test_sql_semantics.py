@@ -492,13 +492,23 @@ SMALL_ANSWERS = [
     "SELECT array_agg(DISTINCT a) FROM (VALUES (1), (2), (1), (3), (NULL), (2)) v(a)",
     "SELECT string_agg(DISTINCT t, ',') FROM (VALUES ('c'), ('a'), ('b'), ('a')) v(t)",
     "SELECT sum(x), pg_typeof(sum(x)), pg_typeof(sum(x::float8)) FROM (VALUES (1.5::float4), (2.25::float4)) v(x)",
+    # a table's columns through SELECT * in a subquery or a CTE keep their types
+    "CREATE TABLE star_nt (id int, b numeric)",
+    "INSERT INTO star_nt VALUES (1, 93901.57), (2, 7799461.41), (3, 10)",
+    "SELECT max(b), min(b) FROM (SELECT * FROM star_nt) s",
+    "SELECT b FROM (SELECT * FROM star_nt) s ORDER BY b",
+    "SELECT max(x) FROM (SELECT *, b * 2 AS x FROM star_nt) s",
+    "WITH w AS (SELECT * FROM star_nt) SELECT max(b) FROM w",
+    "SELECT q.x, q.b FROM star_nt AS q(x) ORDER BY q.x",
+    "SELECT lag(id, 1, 0) OVER (ORDER BY id), lag(id::float8, 1, 0.5) OVER (ORDER BY id) FROM star_nt ORDER BY id",
     "SELECT 'a\\' LIKE 'a\\'",
 ]
 
 
 def test_small_answers_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
     with _same_answers(proxy, pg15, SMALL_ANSWERS) as got:
-        for sql in ("SELECT '1'::money", "SELECT '1.2.3.4/32'::inet", "SELECT B'101'", "SELECT 'a b'::tsvector"):
+        for sql in ("SELECT '1'::money", "SELECT '1.2.3.4/32'::inet", "SELECT B'101'", "SELECT 'a b'::tsvector",
+                    "SELECT lag(id, 1, 0.5) OVER (ORDER BY id) FROM star_nt"):
             assert got(sql)[:2] == ("error", "0A000"), sql
 
 

@@ -1343,16 +1343,21 @@ class _Rewriter:
             shown = f"{rv.schemaname}.{rv.relname}" if rv.schemaname else rv.relname
             raise self.fail("42P01", f'relation "{shown}" does not exist', rv)
         declared = None
+        columns: list[tuple[str, T | None]] | None = None
         if isinstance(sub, UserTable):
             sub, declared = sub.sql, sub.types
             if rv.alias is not None and rv.alias.colnames:
-                names = [c.sval for c in rv.alias.colnames]
+                given = [c.sval for c in rv.alias.colnames]
+                names = given + list(declared)[len(given):]
                 declared = dict(zip(names, declared.values(), strict=False))
+            # every column with its type, as stored: `SELECT *` of the table (in a subquery,
+            # a CTE) keeps them (max over an unconstrained numeric compares numbers)
+            columns = [(n, _lake_t(ct, stored=True)) for n, ct in declared.items()]
         self.user_tables.append((rv.schemaname, rv.relname))
         ph = f"wpx_rel_{self.nonce}_{len(self.placeholders)}"
         self.placeholders[ph] = sub
         renamed = rv.alias is not None and bool(rv.alias.colnames)
-        scope.add(alias, _Rel(None, declared, None if renamed else (rv.schemaname, rv.relname)))
+        scope.add(alias, _Rel(columns, declared, None if renamed else (rv.schemaname, rv.relname)))
         new_alias = rv.alias if rv.alias is not None else ast.Alias(aliasname=rv.relname)
         return ast.RangeVar(relname=ph, inh=True, relpersistence="p", alias=new_alias)
 
@@ -2499,6 +2504,9 @@ class _Rewriter:
         if name == "abs" and len(args) == 1 and types[0] is not None and types[0].name in ("int2", "int4", "int8"):
             self.needs.add(f"pgc_abs_{types[0].name}")
             return _call(f"pgc_abs_{types[0].name}", args[0]), types[0]
+        if name in ("lag", "lead") and len(types) == 3 and _wider_default(types[0], types[2]):
+            # (PostgreSQL's anycompatible makes both the common type; DuckDB casts the default)
+            raise self.fail("0A000", f"{name}() with a default of another type than its value is not supported by walsender-proxy", node)
         if name in ("regexp_split_to_array", "regexp_split_to_table"):
             if len(args) != 2:  # (flags are PostgreSQL's ARE options, not RE2's)
                 raise self.fail("0A000", f"{name}() with flags is not supported by walsender-proxy", node)
@@ -2815,6 +2823,17 @@ class _Rewriter:
         for ph, sub in self.placeholders.items():
             text = text.replace(ph, f"({sub})")
         return text
+
+
+def _wider_default(value: T | None, default: T | None) -> bool:
+    """lag/lead's default of a type their common type would widen the value to (an
+    integer value, a numeric or wider integer default)."""
+    if value is None or default is None or default == UNKNOWN:
+        return False
+    order = ("int2", "int4", "int8", "numeric", "float4", "float8")
+    if value.name in order and default.name in order:
+        return order.index(default.name) > order.index(value.name)
+    return False
 
 
 def _int_value(node: Any) -> int | None:
