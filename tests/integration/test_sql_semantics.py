@@ -508,7 +508,8 @@ SMALL_ANSWERS = [
 def test_small_answers_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
     with _same_answers(proxy, pg15, SMALL_ANSWERS) as got:
         for sql in ("SELECT '1'::money", "SELECT '1.2.3.4/32'::inet", "SELECT B'101'", "SELECT 'a b'::tsvector",
-                    "SELECT lag(id, 1, 0.5) OVER (ORDER BY id) FROM star_nt"):
+                    "SELECT lag(id, 1, 0.5) OVER (ORDER BY id) FROM star_nt", "SELECT interval '3000000 hours'",
+                    "INSERT INTO with_test SELECT 1 FROM (VALUES ('3000000 hours'::text)) v(x) WHERE x::interval IS NULL"):
             assert got(sql)[:2] == ("error", "0A000"), sql
 
 

@@ -1240,10 +1240,21 @@ def _to_arrow(t: Table, rows: Any) -> pa.Table:
     return _rounded(t, _to_arrow_schema(t, rows))
 
 
+#: DuckDB hands an interval's time over in nanoseconds (Arrow's month_day_nano): more than
+#: this many microseconds would wrap on the way out, so they are not stored.
+_MAX_INTERVAL_US = (2**63 - 1) // 1000
+
+
 def _rounded(t: Table, data: pa.Table) -> pa.Table:
     """``data`` with its time(p)/timestamp(p) columns rounded to p digits (a value computed
     by DuckDB, or bound in binary, carries all six)."""
     for c in t.columns:
+        if c.type.base.name == "interval" and not c.type.is_array:
+            i = data.schema.get_field_index(c.physical)
+            if i >= 0 and pa.types.is_struct(data.schema.field(i).type) and data.num_rows:
+                us = pc.abs(data.column(i).combine_chunks().field("microseconds"))
+                if (pc.max(us).as_py() or 0) > _MAX_INTERVAL_US:
+                    raise LakeError("0A000", "intervals with more than 2562047 hours are not supported by walsender-proxy")
         if c.type.base.name in SUBSECOND_TYPES and 0 <= c.type.typmod < 6 and not c.type.is_array:
             i = data.schema.get_field_index(c.physical)
             if i >= 0:

@@ -307,6 +307,8 @@ def _scalar_expr(v: Any, ctype: ColumnType, numeric_as: tuple[str, list[int]] | 
         return call("make_" + name, cast(int_const(v), "bigint"))
     if name == "interval":
         months, days, us = v
+        if abs(us) > (2**63 - 1) // 1000:  # (DuckDB hands intervals over in nanoseconds)
+            raise PgError("0A000", "intervals with more than 2562047 hours are not supported by walsender-proxy")
         return op(
             "+",
             op("+", call("to_months", int_const(months)), call("to_days", int_const(days))),
