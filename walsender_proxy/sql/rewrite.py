@@ -2114,7 +2114,7 @@ class _Rewriter:
         if kind == A_Expr_Kind.AEXPR_OP and op in ("/", "%") and not self._unfolded and _int_value(node.rexpr) == 0 and _int_value(node.lexpr) is not None:
             # PostgreSQL folds constants while planning: 1/0 fails even where no row or CASE
             # branch would evaluate it
-            raise self.fail("22012", "division by zero", node)
+            raise SqlError("22012", "division by zero")  # (at run time: no position)
         left, lt = self.expr(node.lexpr, scope)
         right, rt = self.expr(node.rexpr, scope)
         if kind == A_Expr_Kind.AEXPR_OP and op in _COMPARISONS:
