@@ -121,17 +121,22 @@ class ColumnType:
             scalar = self.base.arrow
         return pa.list_(scalar) if self.is_array else scalar
 
+    def _modifier(self) -> str:
+        """The typmod as SQL writes it: ``(10)``, ``(12,2)``, ``(3)``; "" without one."""
+        if self.typmod < 0:
+            return ""
+        if self.base.name in ("varchar", "bpchar"):
+            return f"({self.typmod - 4})"
+        if self.base.name == "numeric":
+            p, s = self.numeric_precision_scale or (0, 0)
+            return f"({p},{s})"
+        if self.base.name in ("timestamp", "timestamptz", "time"):
+            return f"({self.typmod})"
+        return ""
+
     def type_text(self) -> str:
         """The type as :func:`parse_type` reads it back (``varchar(10)[]``, ``numeric(12,2)``)."""
-        mod = ""
-        if self.typmod >= 0:
-            if self.base.name in ("varchar", "bpchar"):
-                mod = f"({self.typmod - 4})"
-            elif self.base.name == "numeric":
-                p, s = self.numeric_precision_scale or (0, 0)
-                mod = f"({p},{s})"
-            elif self.base.name in ("timestamp", "timestamptz", "time"):
-                mod = f"({self.typmod})"
+        mod = self._modifier()
         return f"{self.base.name}{mod}{'[]' if self.is_array else ''}"
 
     def sql_name(self) -> str:
@@ -149,15 +154,7 @@ class ColumnType:
             "timestamptz": "timestamp with time zone",
             "time": "time without time zone",
         }.get(self.base.name, self.base.name)
-        mod = ""
-        if self.typmod >= 0:
-            if self.base.name in ("varchar", "bpchar"):
-                mod = f"({self.typmod - 4})"
-            elif self.base.name == "numeric":
-                p, s = self.numeric_precision_scale or (0, 0)
-                mod = f"({p},{s})"
-            elif self.base.name in ("timestamp", "timestamptz", "time"):
-                mod = f"({self.typmod})"
+        mod = self._modifier()
         if self.base.name in ("timestamp", "timestamptz", "time") and mod:
             head, _, tail = pretty.partition(" ")
             pretty = f"{head}{mod} {tail}"
