@@ -72,8 +72,10 @@ def run(dsn: Callable[[], str], steps: Sequence[Step], restart: Callable[[], Non
 
 
 def end_lsn(dsn: str) -> str:
+    """The insert position: the test cluster runs with synchronous_commit off, so the
+    write position may still lie before the last commit."""
     with psycopg.connect(dsn, autocommit=True) as c:
-        return str(c.execute("SELECT pg_current_wal_lsn()").fetchone()[0])  # type: ignore[index]
+        return str(c.execute("SELECT pg_current_wal_insert_lsn()").fetchone()[0])  # type: ignore[index]
 
 
 def read_slot(dsn: str, slot: str, endpos: str) -> list[tuple[object, ...]]:
