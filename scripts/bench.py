@@ -97,7 +97,7 @@ def brief(scn: report.Scenario, m: dict[str, Any]) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="small sizes for a smoke run (~3 minutes)")
+    ap.add_argument("--quick", action="store_true", help="small sizes for a smoke run (~1.5 minutes)")
     ap.add_argument("--repeat", type=int, default=None, help="runs per scenario and side (default 3; 1 with --quick)")
     ap.add_argument("--scenarios", default="1,2,3,4,5,6", help="comma-separated scenario numbers")
     ap.add_argument("--json", default="bench-results.json", help="where to write the results")
