@@ -665,3 +665,48 @@ ON_CONFLICT = [
 
 def test_insert_on_conflict_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
     _same_answers(proxy, pg15, ON_CONFLICT).close()
+
+
+#: Aggregates in subqueries: PostgreSQL evaluates one whose arguments refer only to an
+#: outer query's columns in that outer query (one row for ``SELECT (SELECT max(o.x)) FROM t
+#: o``), counting the columns inside a subquery of its arguments too; DuckDB counts only
+#: those written directly in the arguments. Where the two would differ the proxy refuses.
+AGGREGATE_LEVELS = [
+    "CREATE TABLE al (k int, x int, g int)",
+    "INSERT INTO al VALUES (1, 10, 1), (2, 20, 1), (3, 30, 2)",
+    "CREATE TABLE au (k int, y int)",
+    "INSERT INTO au VALUES (1, 100), (2, 200), (3, 300)",
+    "SELECT (SELECT max(y) FROM au WHERE au.k = o.k) FROM al o ORDER BY 1",
+    "SELECT (SELECT count(*)) FROM al o",
+    "SELECT (SELECT sum(o.x + au.y) FROM au) FROM al o ORDER BY 1",
+    "SELECT k, (SELECT max(y) FROM au WHERE au.k < al.k) FROM al ORDER BY 1",
+    "SELECT count(*) FILTER (WHERE (SELECT true)) FROM al",
+    "SELECT (SELECT max(x) OVER ()) FROM al o ORDER BY 1",
+    "SELECT k FROM al WHERE x > (SELECT avg(y) / 10 FROM au WHERE au.k <> al.k) ORDER BY k",
+    "SELECT (SELECT max(o.x)) FROM al o",
+    "SELECT (SELECT max(x)) FROM al o",
+    "SELECT (SELECT max(au.y) + sum(o.x) FROM au) FROM al o",
+    "SELECT g, (SELECT array_agg(x ORDER BY x)) FROM al GROUP BY g ORDER BY 1",
+    "SELECT EXISTS(SELECT max(al.x)) FROM al",
+    "SELECT (SELECT max(0) FILTER (WHERE x > 1)) FROM al",
+    "SELECT g, sum(x) FROM al GROUP BY g HAVING EXISTS (SELECT 1 FROM au WHERE sum(DISTINCT al.x) = au.y - 70) ORDER BY 1",
+    "SELECT (SELECT sum(x) FROM au) FROM al",
+]
+AGGREGATES_OF_AN_OUTER_QUERY = [
+    "SELECT (SELECT max((SELECT au.y FROM au WHERE au.k = o.k))) FROM al o",
+    "SELECT (SELECT max((SELECT au.y FROM au WHERE au.k = l.k) + o.x) FROM al l WHERE l.k = o.k) FROM al o",
+]
+
+
+def test_aggregates_belong_to_the_query_postgresql_gives_them(proxy: ProxyServer, pg15: PgCluster) -> None:
+    ref = Client(pg15.dsn(dbname=_fresh_db(pg15)))
+    with _same_answers(proxy, pg15, AGGREGATE_LEVELS) as got:
+        for sql in AGGREGATE_LEVELS[:4]:
+            ref(sql)
+        for sql in AGGREGATES_OF_AN_OUTER_QUERY:
+            assert ref(sql)[0] == "rows", sql
+            answer = got(sql)
+            assert answer[:2] == ("error", "0A000") and "subquery in its arguments" in str(answer[2]), (sql, answer)
+        # (PostgreSQL names the column with its table, DuckDB's binder without)
+        assert got("SELECT k FROM al GROUP BY g")[:2] == ref("SELECT k FROM al GROUP BY g")[:2] == ("error", "42803")
+    ref.close()

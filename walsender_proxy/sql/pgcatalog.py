@@ -2535,6 +2535,11 @@ def translate_error(exc: BaseException) -> PgError:
     m = re.search(r"Values were not provided for the following parameters: (\d+)", text)
     if m:
         return PgError("42P02", f"there is no parameter ${m.group(1)}")
+    if "More than one row returned by a subquery used as an expression" in text:
+        return PgError("21000", "more than one row returned by a subquery used as an expression")
+    m = re.search(r'column "([^"]+)" must appear in the GROUP BY clause or must be part of an aggregate', text)
+    if m:  # (PostgreSQL names the column with its table: DuckDB's binder gives the name only)
+        return PgError("42803", f'column "{m.group(1)}" must appear in the GROUP BY clause or be used in an aggregate function')
     if "Like pattern must not end with escape character" in text:
         return PgError("22025", "LIKE pattern must not end with escape character")
     if "Invalid escape string" in text:

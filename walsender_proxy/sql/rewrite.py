@@ -58,6 +58,7 @@ from decoding.pgtypes import ColumnType, parse_type
 from decoding.pgvalues.textin import numeric_text_in
 from walsender_proxy.backend.settings import shown_once_set
 from walsender_proxy.sql import (
+    agg_levels,
     datetime_make,
     datetime_parts,
     float_exprs,
@@ -687,6 +688,8 @@ class _Scope:
         self.rels: dict[str, _Rel] = {}
         self.order: list[str] = []
         self.ctes: dict[str, _Rel] = {}
+        #: The scope of a query level's FROM list (the scopes inside it add output columns).
+        self.query = False
 
     def add(self, alias: str, rel: _Rel) -> None:
         self.rels[alias] = rel
@@ -731,6 +734,28 @@ class _Scope:
                 return hits[0] if len(hits) == 1 else None
             s = s.parent
         return None
+
+    def level(self, names: list[str]) -> agg_levels.Level:
+        """Whether a column reference resolves in this query level or an outer one."""
+        local = True
+        s: _Scope | None = self
+        while s is not None:
+            for alias in s.order:
+                rel = s.rels[alias]
+                if len(names) > 1:
+                    hit = alias == names[-2]
+                elif rel.declared is not None:
+                    hit = names[0] in rel.declared
+                elif rel.columns is not None:
+                    hit = any(n == names[0] for n, _ in rel.columns)
+                else:
+                    return "unknown"
+                if hit:
+                    return "local" if local else "outer"
+            if s.query:
+                local = False
+            s = s.parent
+        return "unknown"
 
     def find(self, name: str) -> tuple[str, T | None] | None:
         """(alias, type) of the relation an unqualified column name belongs to."""
@@ -915,6 +940,7 @@ class _Rewriter:
         self, stmt: ast.SelectStmt, parent: _Scope | None
     ) -> tuple[ast.SelectStmt, list[tuple[str, T | None]] | None]:
         scope = _Scope(parent)
+        scope.query = True
         if stmt.withClause is not None:
             self.with_clause(stmt.withClause, scope)
         if stmt.op != SetOperation.SETOP_NONE:
@@ -2433,6 +2459,13 @@ class _Rewriter:
 
     def func_call(self, node: ast.FuncCall, scope: _Scope) -> tuple[ast.Node, T | None]:
         name = self._func_name(node)
+        if agg_levels.misplaced(node, scope.level):
+            raise self.fail(
+                "0A000",
+                f"aggregate {name}() whose outer query level is set by a subquery in its arguments"
+                " is not supported by walsender-proxy",
+                node,
+            )
         if name == "date_trunc" and len(node.args or ()) == 2 and _str_const(node.args[0]) is not None:
             value, t = self.expr(node.args[1], scope)
             if t is not None and t != UNKNOWN:
