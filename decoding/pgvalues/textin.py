@@ -778,19 +778,30 @@ def _jnum(text: str) -> _JNum:
     return _JNum(numeric_parse(text).text())
 
 
+def _jsonb_load(s: str) -> Any:
+    return json.loads(s, object_pairs_hook=_Obj, parse_float=_jnum, parse_int=_jnum, parse_constant=_reject_constant)
+
+
 def jsonb_in(s: str) -> str:
     """jsonb_in: parse, then print as jsonb_out does (sorted unique keys, ', ' and ': ')."""
     try:
-        v = json.loads(
-            s,
-            object_pairs_hook=_Obj,
-            parse_float=_jnum,
-            parse_int=_jnum,
-            parse_constant=_reject_constant,
-        )
-        return _jsonb_out(v)
+        return _jsonb_out(_jsonb_load(s))
     except (ValueError, RecursionError, _NotText):
         raise json_error(s, jsonb=True) from None
+
+
+def jsonb_concat(a: str, b: str) -> str:
+    """jsonb ``||`` of two jsonb texts (PostgreSQL's jsonb_concat): two objects merge, the
+    right one's keys winning; anything else concatenates as arrays, an object or a scalar
+    counting as a one-element array."""
+    left, right = _jsonb_load(a), _jsonb_load(b)
+    if isinstance(left, _Obj) and isinstance(right, _Obj):
+        return _jsonb_out(_Obj(left.pairs + right.pairs))
+
+    def elements(v: Any) -> list[Any]:
+        return v if isinstance(v, list) and (not v or not isinstance(v[0], _Pair)) else [v]
+
+    return _jsonb_out(elements(left) + elements(right))
 
 
 # ---------------------------------------------------------------------------- arrays

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import pyarrow as pa
 from pglast import ast, enums, parse_sql
-from pglast.parser import ParseError
+from pglast.parser import ParseError, scan
 from pglast.stream import RawStream
 
 from decoding.catalog import RID, TEMP_SCHEMA_PREFIX, Table
@@ -84,12 +85,30 @@ def parse(sql: str) -> list[tuple[Any, str]]:
         if not isinstance(loc, int) and str(msg).endswith("at end of input"):
             loc = len(sql)  # (libpg_query leaves it out; PostgreSQL points past the end)
         raise SyntaxErr(str(msg), loc if isinstance(loc, int) else None) from None
+    if _NEWER_NUMBERS.search(sql):
+        _no_newer_numbers(sql)
     out = []
     for r in raws:
         start = r.stmt_location or 0
         text = sql[start : start + r.stmt_len] if r.stmt_len else sql[start:]
         out.append((r.stmt, text.strip()))
     return out
+
+
+#: Numeric literals PostgreSQL 16 reads and 15 does not: ``1_000``, ``0x1f``, ``0o17``, ``0b1``
+#: (the parser here is 16's; 15 sees a number with trailing junk).
+_NEWER_NUMBERS = re.compile(r"[0-9]_[0-9]|\b0[xXoObB][0-9a-fA-F]")
+
+
+_JUNK = re.compile(r"[0-9]*(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?[A-Za-z_\u0080-\uffff][A-Za-z0-9_$\u0080-\uffff]*")
+
+
+def _no_newer_numbers(sql: str) -> None:
+    for tok in scan(sql):
+        text = sql[tok.start : tok.end + 1]
+        if tok.name in ("ICONST", "FCONST") and ("_" in text or text[:2].lower() in ("0x", "0o", "0b")):
+            m = _JUNK.match(sql, tok.start)  # (15's token: the number and the name after it)
+            raise SyntaxErr(f'trailing junk after numeric literal at or near "{m.group() if m else text}"', tok.start)
 
 
 class SyntaxErr(PgError):

@@ -19,9 +19,11 @@ from typing import Any
 import pyarrow as pa
 
 from decoding.errors import PgError
+from decoding.pgvalues.textin import jsonb_concat
 from walsender_proxy.sql.udf_errors import keep_errors
 
 UDF_CONTAINS = "wpx_jsonb_contains"
+UDF_CONCAT = "wpx_jsonb_concat"
 
 
 class _Raw(list):  # type: ignore[type-arg]
@@ -91,10 +93,19 @@ def _contains_udf(a: pa.Array | pa.ChunkedArray, b: pa.Array | pa.ChunkedArray) 
     return pa.array(out, pa.bool_())
 
 
+def _concat_udf(a: pa.Array | pa.ChunkedArray, b: pa.Array | pa.ChunkedArray) -> pa.Array:
+    return pa.array(
+        [None if x is None or y is None else jsonb_concat(x, y) for x, y in zip(a.to_pylist(), b.to_pylist(), strict=True)],
+        pa.string(),
+    )
+
+
 def install(con: Any) -> None:
     """Create the jsonb operator UDFs in ``con``'s database, once."""
     have = {r[0] for r in con.execute(
-        "SELECT function_name FROM duckdb_functions() WHERE function_name = ?", [UDF_CONTAINS]
+        "SELECT function_name FROM duckdb_functions() WHERE function_name IN (?, ?)", [UDF_CONTAINS, UDF_CONCAT]
     ).fetchall()}
     if UDF_CONTAINS not in have:
         con.create_function(UDF_CONTAINS, keep_errors(_contains_udf), ["VARCHAR", "VARCHAR"], "BOOLEAN", type="arrow")
+    if UDF_CONCAT not in have:
+        con.create_function(UDF_CONCAT, keep_errors(_concat_udf), ["VARCHAR", "VARCHAR"], "VARCHAR", type="arrow")

@@ -560,6 +560,10 @@ OUTPUT_PREFIX = "wpx_output_"
 _OUTPUT_SCALARS = frozenset({"bytea", "float4", "float8", "date", "time", "timestamp", "timestamptz", "interval"})
 
 
+#: Scalars other than floats (printed their own way) whose cast to text is their output function.
+PRINTED_BY_OUTPUT = _OUTPUT_SCALARS - {"float4", "float8"}
+
+
 def needs_output_call(ctype: ColumnType) -> bool:
     """Whether a cast of values of ``ctype`` to text must use the output function."""
     if ctype.is_array:

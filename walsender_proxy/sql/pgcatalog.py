@@ -2106,6 +2106,12 @@ _MACROS: dict[str, str] = {
     "pgc_regclass_in": """MACRO pgc_regclass_in(x) AS (CASE WHEN x IS NULL THEN NULL::UINTEGER
         WHEN pgc_to_regclass(x) IS NOT NULL THEN pgc_to_regclass(x)
         ELSE error('PGERR[42P01] relation "' || x || '" does not exist') END)""",
+    # a view's definition is not kept (the catalog's views are PostgreSQL's, user views are
+    # refused): NULL for another relation, as PostgreSQL's
+    "pgc_viewdef": """MACRO pgc_viewdef(o) AS (CASE
+        WHEN (SELECT pgc_c.relkind FROM pgc_pg_class pgc_c WHERE pgc_c.oid = o) IN ('v', 'm')
+        THEN error('PGERR[0A000] pg_get_viewdef() of a view is not supported by walsender-proxy')
+        ELSE NULL::VARCHAR END)""",
     "pgc_regclass_out": """MACRO pgc_regclass_out(o) AS (CASE WHEN o IS NULL THEN NULL::VARCHAR WHEN o = 0 THEN '-' ELSE coalesce(
         (SELECT CASE WHEN pgc_c.oid IN (SELECT pgc_v.oid FROM pgc_visible_rels pgc_v)
                      THEN pgc_quote_ident(pgc_c.relname)
@@ -2267,6 +2273,15 @@ _MACROS: dict[str, str] = {
     # string functions whose DuckDB namesakes answer differently
     "pgc_to_hex": """MACRO pgc_to_hex(x) AS (lower(to_hex(x::BIGINT)))""",
     "pgc_to_hex4": """MACRO pgc_to_hex4(x) AS (lower(to_hex(x::BIGINT & 4294967295)))""",
+    # gcd/lcm of integers with PostgreSQL's result types and range checks
+    "pgc_gcd4": """MACRO pgc_gcd4(a, b) AS (CASE WHEN gcd(a::BIGINT, b::BIGINT) > 2147483647
+        THEN error('PGERR[22003] integer out of range') ELSE gcd(a::BIGINT, b::BIGINT)::INTEGER END)""",
+    "pgc_lcm4": """MACRO pgc_lcm4(a, b) AS (CASE WHEN abs(lcm(a::BIGINT, b::BIGINT)) > 2147483647
+        THEN error('PGERR[22003] integer out of range') ELSE abs(lcm(a::BIGINT, b::BIGINT))::INTEGER END)""",
+    "pgc_gcd8": """MACRO pgc_gcd8(a, b) AS (CASE WHEN gcd(a::HUGEINT, b::HUGEINT) > 9223372036854775807
+        THEN error('PGERR[22003] bigint out of range') ELSE gcd(a::HUGEINT, b::HUGEINT)::BIGINT END)""",
+    "pgc_lcm8": """MACRO pgc_lcm8(a, b) AS (CASE WHEN abs(lcm(a::HUGEINT, b::HUGEINT)) > 9223372036854775807
+        THEN error('PGERR[22003] bigint out of range') ELSE abs(lcm(a::HUGEINT, b::HUGEINT))::BIGINT END)""",
     "pgc_sha256": """MACRO pgc_sha256(x) AS (unhex(sha256(x)))""",
     "pgc_chr": """MACRO pgc_chr(n) AS (CASE
         WHEN n = 0 THEN error('PGERR[54000] null character not permitted')

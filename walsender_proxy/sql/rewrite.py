@@ -52,6 +52,7 @@ from pglast.enums import (
     SQLValueFunctionOp,
     SubLinkType,
 )
+from pglast.stream import RawStream
 
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, parse_type
@@ -2241,12 +2242,48 @@ class _Rewriter:
                     return _call("pgc_arr_overlap", left, right), BOOL
                 self.needs.add("pgc_arr_contains")
                 return _call("pgc_arr_contains", *((left, right) if op == "@>" else (right, left))), BOOL
+            if op == "||" and lt is not None and rt is not None and "jsonb" in (lt.name, rt.name) and not (lt.is_array or rt.is_array):
+                jsonb = literals.target_type("jsonb", [], False)
+                assert jsonb is not None
+                sides = []
+                for side, t in ((left, lt), (right, rt)):
+                    text = _str_const(side)
+                    if t == UNKNOWN and text is not None:  # (an unknown literal is jsonb's input)
+                        side, t = literals.unknown_literal(text, jsonb), T("jsonb")
+                    sides.append((side, t))
+                if all(t.name == "jsonb" for _, t in sides):
+                    return _call(jsonb_ops.UDF_CONCAT, sides[0][0], sides[1][0]), T("jsonb")
+            if op == "||" and lt is not None and rt is not None and "bytea" in (lt.name, rt.name) and not (lt.is_array or rt.is_array):
+                bytea = literals.target_type("bytea", [], False)
+                assert bytea is not None
+                sides = []
+                for side, t in ((left, lt), (right, rt)):
+                    text = _str_const(side)
+                    if t == UNKNOWN and text is not None:  # (an unknown literal is bytea's input)
+                        side, t = literals.unknown_literal(text, bytea), T("bytea")
+                    sides.append((side, t))
+                if all(t.name == "bytea" for _, t in sides):
+                    node.lexpr, node.rexpr = sides[0][0], sides[1][0]
+                    return node, T("bytea")
             if op == "||":
+                if (
+                    lt is not None and rt is not None and lt.name not in TEXTISH and rt.name not in TEXTISH
+                    and not (lt.name == rt.name and lt.name in ("bytea", "jsonb", "bit", "varbit", "tsvector"))
+                ):  # (PostgreSQL's || takes text on one side at least: anynonarray || text)
+                    raise self.fail(
+                        "42883", f"operator does not exist: {_type_display(lt)} || {_type_display(rt)}", node,
+                        hint="No operator matches the given name and argument types. You might need to add explicit type casts.",
+                    )
                 if lt is not None and lt.name == "numeric" and not lt.text_numeric:
                     node.lexpr = numeric_exprs.decimal_text(left)
                 if rt is not None and rt.name == "numeric" and not rt.text_numeric:
                     node.rexpr = numeric_exprs.decimal_text(right)
                 node.lexpr, node.rexpr = float_exprs.printed(node.lexpr, lt and lt.name), float_exprs.printed(node.rexpr, rt and rt.name)
+                # (the other side's cast to text: its output function; bool's says true/false)
+                if lt is not None and not lt.is_array and lt.name in literals.PRINTED_BY_OUTPUT:
+                    node.lexpr = _printed(node.lexpr, lt)
+                if rt is not None and not rt.is_array and rt.name in literals.PRINTED_BY_OUTPUT:
+                    node.rexpr = _printed(node.rexpr, rt)
                 return node, TEXT
             if op in ("^", "|/", "||/"):  # float8's (numeric's ^ is handled above)
                 return node, T("float8")
@@ -2459,6 +2496,10 @@ class _Rewriter:
 
     def func_call(self, node: ast.FuncCall, scope: _Scope) -> tuple[ast.Node, T | None]:
         name = self._func_name(node)
+        if node.agg_distinct and node.agg_order:
+            written = {RawStream()(a) for a in node.args or ()}
+            if any(RawStream()(sb.node) not in written for sb in node.agg_order):
+                raise self.fail("42P10", "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list", node)
         if agg_levels.misplaced(node, scope.level):
             raise self.fail(
                 "0A000",
@@ -2490,8 +2531,15 @@ class _Rewriter:
             # %s prints a value by its type's output function and NULL as nothing
             # (PostgreSQL's text_format); printf would print DuckDB's forms and give NULL.
             pairs[1:] = [(ast.CoalesceExpr(args=(_printed(a, t), _str(""))), TEXT) for a, t in pairs[1:]]
-        if name in ("concat", "concat_ws"):  # floats by float8out, not in DuckDB's notation
-            pairs = [(float_exprs.printed(a, t and t.name), t) for a, t in pairs]
+        if name in ("concat", "concat_ws"):  # each value by its type's output function
+            if any(isinstance(a, ast.RowExpr) for a, _ in pairs):  # (DuckDB prints a struct its way)
+                raise self.fail("0A000", f"{name}() of a row value is not supported by walsender-proxy", node)
+            pairs = [
+                (float_exprs.printed(a, t.name), t) if t is not None and t.name in float_exprs.FLOATS
+                else (a, t) if t is None or t == UNKNOWN or t.name in TEXTISH
+                else (_printed(a, t), TEXT)
+                for a, t in pairs
+            ]  # fmt: skip
         if name == "array_to_string" and pairs:
             pairs[0] = (float_exprs.element_texts(pairs[0][0], pairs[0][1] and pairs[0][1].name), pairs[0][1])
         if name not in KEEPS_PADDING:
@@ -2552,6 +2600,16 @@ class _Rewriter:
             return _call(target, *args), T("_text")
         if name == "array_to_string" and len(args) in (2, 3):
             return self._array_to_string(node, args, types[0]), TEXT
+        if name in ("gcd", "lcm") and len(args) == 2 and all(t is not None and t.name in ("int2", "int4", "int8") for t in types):
+            if all(t is not None and t.name == "int2" for t in types):  # (int4 and int8 fit alike)
+                raise self.fail(
+                    "42725", f"function {name}(smallint, smallint) is not unique", node,
+                    hint="Could not choose a best candidate function. You might need to add explicit type casts.",
+                )  # fmt: skip
+            wide = any(t is not None and t.name == "int8" for t in types)  # (PostgreSQL's overflow checks)
+            target = f"pgc_{name}{8 if wide else 4}"
+            self.needs.add(target)
+            return _call(target, *args), T("int8" if wide else "int4")
         if name == "to_hex" and len(args) == 1 and types[0] is not None and types[0].name in ("int2", "int4"):
             self.needs.add("pgc_to_hex4")  # an int4's two's complement has 8 digits
             return _call("pgc_to_hex4", args[0]), TEXT
@@ -2606,6 +2664,8 @@ class _Rewriter:
         if node.agg_distinct and not node.agg_order and args and name in ("array_agg", "string_agg"):
             # PostgreSQL sorts a DISTINCT aggregate's input: the values come out in order
             node.agg_order = (ast.SortBy(node=copy.deepcopy(args[0]), sortby_dir=SortByDir.SORTBY_DEFAULT, sortby_nulls=0),)
+        if name == "string_agg" and len(args) == 2:
+            return self._string_agg(node, args, types)
         if name in ("unnest",):
             t = types[0].elem if types and types[0] is not None else None
             if t is not None and types[0] is not None and types[0].text_numeric:
@@ -2629,6 +2689,29 @@ class _Rewriter:
             return node, T("int8" if types[0].name in ("int2", "int4") else "numeric")
         ret = RETURNS.get(name)
         return node, T(ret) if ret else None
+
+    def _string_agg(self, node: ast.FuncCall, args: list[Any], types: list[T | None]) -> tuple[ast.Node, T]:
+        """string_agg of text or of bytea: a NULL delimiter is no delimiter (DuckDB's gives
+        NULL), and bytea values are joined as bytes (DuckDB's takes text only)."""
+        if types[0] is None or types[0].name != "bytea":
+            node.args = (args[0], ast.CoalesceExpr(args=(args[1], _str(""))))
+            return node, TEXT
+        sep, text = args[1], _str_const(args[1])
+        if types[1] == UNKNOWN:  # (an unknown literal is bytea's input)
+            bytea = literals.target_type("bytea", [], False)
+            assert bytea is not None
+            sep = _cast(_null(), "blob") if text is None else literals.unknown_literal(text, bytea)
+        elif types[1] is None or types[1].name != "bytea":
+            raise self._no_function("string_agg", types, node)
+        sep = ast.CoalesceExpr(args=(sep, _cast(_str(""), "blob")))
+        # (joined as hex digits, whose order is the bytes' order: DISTINCT sorts them so)
+        node.args = (_call("hex", args[0]), _call("hex", sep))
+        if node.agg_distinct:
+            node.agg_order = tuple(
+                ast.SortBy(node=_call("hex", sb.node), sortby_dir=sb.sortby_dir, sortby_nulls=sb.sortby_nulls)
+                for sb in node.agg_order or ()
+            )
+        return _call("unhex", node), T("bytea")
 
     def _array_to_string(self, node: ast.FuncCall, args: list[Any], t: T | None) -> ast.Node:
         """array_to_string over the elements' text as their output function prints it,
@@ -2748,6 +2831,13 @@ class _Rewriter:
             return _str("UTF8"), ret
         if special == "first_arg_text":
             return _cast(args[0], "varchar"), ret
+        if special == "null_text" and name == "pg_get_viewdef" and args:
+            rel = args[0]
+            if types[0] == UNKNOWN or (types[0] is not None and types[0].name in TEXTISH):
+                self.needs.add("pgc_regclass_in")  # (by name: a missing one is 42P01)
+                rel = _call("pgc_regclass_in", rel)
+            self.needs.add("pgc_viewdef")
+            return _call("pgc_viewdef", rel), ret
         if special == "null_text":
             return _cast(_null(), "varchar"), ret
         if special == "zero_bigint":
