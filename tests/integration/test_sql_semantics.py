@@ -753,3 +753,25 @@ def test_concatenation_and_integer_functions_as_postgresql(proxy: ProxyServer, p
     with _same_answers(proxy, pg15, CONCATENATION_AND_NUMBERS) as got:
         for sql in ("SELECT concat('a', row(1, 2))", "SELECT pg_get_viewdef('pg_tables'::regclass)"):
             assert got(sql)[:2] == ("error", "0A000"), sql
+
+
+#: A query without ORDER BY reads a table written by INSERTs (and DELETEs) in the order its
+#: rows were inserted, as PostgreSQL's heap scan does: aggregates that keep their input's
+#: order and LIMIT without ORDER BY answer the same.
+INSERTION_ORDER = [
+    "CREATE TABLE io (i int PRIMARY KEY, t text)",
+    "INSERT INTO io VALUES (5, 'e'), (1, 'a'), (3, 'c')",
+    "INSERT INTO io VALUES (2, 'b')",
+    "BEGIN",
+    "INSERT INTO io VALUES (9, 'i'), (4, 'd')",
+    "SELECT array_agg(i), string_agg(t, ',') FROM io",
+    "COMMIT",
+    "DELETE FROM io WHERE i = 3",
+    "SELECT array_agg(i), string_agg(t, ','), json_agg(i)::text FROM io",
+    "SELECT i FROM io LIMIT 3",
+    "SELECT array_agg(i) FROM (SELECT i FROM io WHERE i > 1) s",
+]
+
+
+def test_tables_are_read_in_insertion_order(proxy: ProxyServer, pg15: PgCluster) -> None:
+    _same_answers(proxy, pg15, INSERTION_ORDER).close()

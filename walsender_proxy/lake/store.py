@@ -138,6 +138,11 @@ class MemChunk:
 OwnRows = Union[pa.Table, Sequence[Union[pa.Table, FileRows]]]  # noqa: UP007
 
 
+#: The largest table :meth:`TableStore.snapshot_query` sorts into insertion order when
+#: asked (``heap_order``); a bigger one comes in the order its files give.
+HEAP_ORDER_ROWS = 100_000
+
+
 @dataclass(slots=True)
 class SnapshotQuery:
     """SQL reading one table at a CSN, with the Arrow objects it names. Register them on a
@@ -679,6 +684,7 @@ class TableStore:
         files_only: bool = False,
         prefilter: str | None = None,
         sql_types: bool = False,
+        heap_order: bool = False,
     ) -> SnapshotQuery:
         """SQL for ``table`` as of ``csn`` (plus a transaction's ``own`` uncommitted delta
         rows). Columns come out under their SQL names unless ``physical``.
@@ -689,7 +695,13 @@ class TableStore:
         lookup in a big table into filtered scans instead of a merge of every row.
 
         ``sql_types`` gives columns the DuckDB types SQL expects (INTERVAL, UUID) instead of
-        their storage form, for queries that compute with them."""
+        their storage form, for queries that compute with them.
+
+        ``heap_order`` returns the rows of a table of at most :data:`HEAP_ORDER_ROWS` rows
+        in the order they were inserted (by ``_rid``), as a PostgreSQL heap scan of a table
+        written by INSERTs returns them: a query without ORDER BY (``array_agg(x)``,
+        ``LIMIT 1``, ``SELECT *``) then answers as PostgreSQL usually does, where the merge
+        of versions would return them in hash order."""
         with self._lock:
             tf = self._files.get(table.oid, TableFiles())
             ck = [(c, f) for c, f in tf.checkpoints if c <= csn]
@@ -703,6 +715,12 @@ class TableStore:
         mem = [c.rows for c in chunks if c.rows is not None]
         mem_files = [(f, c.csn) for c in chunks for f in c.files]
         own_mem, own_files = _split_own(own)
+        if heap_order:
+            rows = (base.rows if base is not None else 0) + sum(f.rows for f in deltas)
+            rows += sum(c.num_rows for c in chunks) + (own_mem.num_rows if own_mem is not None else 0)
+            rows += sum(f.num_rows for f in own_files)
+            heap_order = rows <= HEAP_ORDER_ROWS
+        order = f" ORDER BY {RID}" if heap_order else ""
         tag = uuid.uuid4().hex[:10]
         schema = table.arrow_schema(with_rid=True)
         arrow: dict[str, pa.Table] = {}
@@ -772,7 +790,7 @@ class TableStore:
         if len(d_parts) == 1:  # no deltas at all: the checkpoint (or nothing) is the answer
             src = empty_d if base_src is None else f"({base_src})"
             with_sql = f"WITH {', '.join(ctes)} " if ctes else ""
-            return SnapshotQuery(f"{with_sql}SELECT {sel} FROM {src}", arrow)
+            return SnapshotQuery(f"{with_sql}SELECT {sel} FROM {src}{order}", arrow)
         if (
             prefilter is None
             and (own_mem is None or not own_mem.num_rows)
@@ -787,7 +805,7 @@ class TableStore:
             src = f"SELECT * FROM ({d_all}) WHERE {OP} = {OP_WRITE}"
             if base_src is not None:
                 src = f"{base_src} UNION ALL BY NAME {src}"
-            return SnapshotQuery(f"SELECT {sel} FROM ({src})", arrow)
+            return SnapshotQuery(f"SELECT {sel} FROM ({src}){order}", arrow)
         ctes += [
             f"d AS ({' UNION ALL BY NAME '.join(d_parts)})",
             f"tr AS (SELECT {CSN} AS tc, {SEQ} AS ts FROM d WHERE {OP} = {OP_TRUNCATE} "
@@ -805,7 +823,7 @@ class TableStore:
             )
         else:
             body = f"SELECT {sel} FROM last WHERE {OP} = {OP_WRITE}"
-        return SnapshotQuery(f"WITH {', '.join(ctes)} {body}", arrow)
+        return SnapshotQuery(f"WITH {', '.join(ctes)} {body}{order}", arrow)
 
     def changes_after(self, table: Table, csn: int) -> SnapshotQuery | None:
         """Delta rows committed with CSN > ``csn`` (write-conflict checks), or None."""

@@ -563,7 +563,7 @@ class Transaction:
         return old.num_rows
 
     def snapshot_query(
-        self, table: str | Table, *, with_rid: bool = False, sql_types: bool = False
+        self, table: str | Table, *, with_rid: bool = False, sql_types: bool = False, heap_order: bool = False
     ) -> SnapshotQuery:
         """SQL reading ``table`` as this statement sees it (snapshot plus own writes), for
         the SQL layer to embed in a larger query."""
@@ -575,6 +575,7 @@ class Transaction:
             own=self.own_parts(t.oid),
             with_rid=with_rid,
             sql_types=sql_types,
+            heap_order=heap_order,
         )
 
     def delete(

@@ -132,7 +132,7 @@ class Engine:
                         break
             if t is None:
                 return None
-            q = tx.snapshot_query(t, with_rid=False, sql_types=True)
+            q = tx.snapshot_query(t, with_rid=False, sql_types=True, heap_order=True)
             for n, tbl in q.arrow.items():
                 self._register(n, tbl)
             return _typed(q.sql, t)
@@ -693,7 +693,7 @@ class Engine:
                 source: Iterator[pa.RecordBatch] = spark_serve.batches(tx, t, cols)
                 rel = None
             else:
-                q = tx.snapshot_query(t, sql_types=True)
+                q = tx.snapshot_query(t, sql_types=True, heap_order=True)
                 for n, tbl in q.arrow.items():
                     self._register(n, tbl)
                 col_sql = ", ".join(f'"{c}"' for c in cols)
