@@ -502,6 +502,7 @@ SMALL_ANSWERS = [
     "SELECT q.x, q.b FROM star_nt AS q(x) ORDER BY q.x",
     "SELECT lag(id, 1, 0) OVER (ORDER BY id), lag(id::float8, 1, 0.5) OVER (ORDER BY id) FROM star_nt ORDER BY id",
     "SELECT 'a\\' LIKE 'a\\'",
+    "SELECT (VALUES (1)), (WITH c AS (SELECT 1 AS z) VALUES ((SELECT z FROM c))), (SELECT 1 UNION SELECT 2 LIMIT 1)",
 ]
 
 
@@ -775,3 +776,30 @@ INSERTION_ORDER = [
 
 def test_tables_are_read_in_insertion_order(proxy: ProxyServer, pg15: PgCluster) -> None:
     _same_answers(proxy, pg15, INSERTION_ORDER).close()
+
+
+#: The form PostgreSQL requires of a recursive CTE (DuckDB ran the forms it refuses), and
+#: the column count of a CTE.
+RECURSIVE_CTES = [
+    "CREATE TABLE ry (a int)",
+    "INSERT INTO ry SELECT generate_series(1, 10)",
+    "WITH RECURSIVE x(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM x WHERE n < 5) SELECT * FROM x ORDER BY n",
+    "WITH RECURSIVE x(n) AS (SELECT 1 UNION SELECT n + 1 FROM (SELECT n FROM x) s WHERE n < 3) SELECT * FROM x ORDER BY n",
+    "WITH RECURSIVE x(n) AS (SELECT 1 INTERSECT SELECT n + 1 FROM x) SELECT * FROM x",
+    "WITH RECURSIVE x(n) AS (SELECT 1 EXCEPT ALL SELECT n + 1 FROM x) SELECT * FROM x",
+    "WITH RECURSIVE x(n) AS (SELECT n FROM x) SELECT * FROM x",
+    "WITH RECURSIVE x(n) AS (SELECT n FROM x UNION ALL SELECT 1) SELECT * FROM x",
+    "WITH RECURSIVE x(n) AS (SELECT a FROM ry WHERE a = 1 UNION ALL SELECT x.n + 1 FROM ry LEFT JOIN x ON x.n = ry.a WHERE n < 10) SELECT * FROM x",
+    "WITH RECURSIVE x(n) AS (SELECT a FROM ry WHERE a = 1 UNION ALL SELECT x.n + 1 FROM x FULL JOIN ry ON x.n = ry.a WHERE n < 10) SELECT * FROM x",
+    "WITH RECURSIVE x(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM x WHERE n IN (SELECT * FROM x)) SELECT * FROM x",
+    "WITH RECURSIVE x(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM x ORDER BY 1) SELECT * FROM x",
+    "WITH RECURSIVE x(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM x LIMIT 10 OFFSET 1) SELECT * FROM x",
+    "WITH RECURSIVE foo(i) AS (VALUES (1) UNION ALL (SELECT i + 1 FROM foo WHERE i < 10 UNION ALL SELECT i + 1 FROM foo WHERE i < 5)) SELECT * FROM foo",
+    "WITH RECURSIVE foo(i) AS (VALUES (1) UNION ALL (SELECT i + 1 FROM foo WHERE i < 10 EXCEPT SELECT i + 1 FROM foo WHERE i < 5)) SELECT * FROM foo",
+    "WITH RECURSIVE w(c) AS (WITH w(c) AS (SELECT 1) SELECT * FROM w) SELECT * FROM w",
+    "WITH x(n, b) AS (SELECT 1) SELECT * FROM x",
+]
+
+
+def test_recursive_ctes_take_postgresqls_forms(proxy: ProxyServer, pg15: PgCluster) -> None:
+    _same_answers(proxy, pg15, RECURSIVE_CTES).close()

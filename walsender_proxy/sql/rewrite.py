@@ -72,6 +72,7 @@ from walsender_proxy.sql import (
     numeric_math,
     numeric_text,
     pgcatalog,
+    recursive_cte,
 )
 from walsender_proxy.sql.nodes import bool_const as _bool
 from walsender_proxy.sql.nodes import call as _call
@@ -641,6 +642,8 @@ def figure_colname(node: ast.Node | None) -> tuple[str, int]:
             sub = node.subselect
             while isinstance(sub, ast.SelectStmt) and sub.op != SetOperation.SETOP_NONE:
                 sub = sub.larg
+            if isinstance(sub, ast.SelectStmt) and sub.valuesLists:
+                return "column1", 2  # (VALUES names its columns so)
             if isinstance(sub, ast.SelectStmt) and sub.targetList:
                 rt = sub.targetList[0]
                 if rt.name:
@@ -1290,8 +1293,18 @@ class _Rewriter:
                 scope.ctes[cte.ctename] = _Rel([(n, None) for n in names] if names else None)
             if not isinstance(cte.ctequery, ast.SelectStmt):
                 raise self.fail("0A000", "data-modifying statements in WITH are not supported", cte)
+            if w.recursive:
+                bad = recursive_cte.check(cte)
+                if bad is not None:
+                    raise self.fail(bad.sqlstate, bad.message, bad.node)
             query, cols = self.select(cte.ctequery, scope)
             cte.ctequery = query
+            if cols is not None and len(names) > len(cols):
+                raise self.fail(
+                    "42P10",
+                    f'WITH query "{cte.ctename}" has {len(cols)} columns available but {len(names)} columns specified',
+                    cte,
+                )
             if cols is not None and names:
                 cols = [(names[i] if i < len(names) else n, t) for i, (n, t) in enumerate(cols)]
             scope.ctes[cte.ctename] = _Rel(cols)
