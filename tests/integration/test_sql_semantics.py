@@ -803,3 +803,20 @@ RECURSIVE_CTES = [
 
 def test_recursive_ctes_take_postgresqls_forms(proxy: ProxyServer, pg15: PgCluster) -> None:
     _same_answers(proxy, pg15, RECURSIVE_CTES).close()
+
+
+DISTINCT_ON = [
+    "CREATE TABLE dn (a int, b int, c text)",
+    "INSERT INTO dn VALUES (1, 2, 'x'), (1, 3, 'y'), (2, 1, 'z')",
+    "SELECT DISTINCT ON (a) a, b FROM dn ORDER BY a, b DESC",
+    "SELECT DISTINCT ON (a) a AS q, b FROM dn ORDER BY q, b",
+    "SELECT DISTINCT ON (1) a, b FROM dn ORDER BY 1, 2",
+    "SELECT DISTINCT ON (a) a, b FROM dn ORDER BY dn.a, b",
+    "SELECT DISTINCT ON (b, a) a, b, c FROM dn ORDER BY a, b, c",
+    "SELECT DISTINCT ON (a) a, b FROM dn ORDER BY b, a",
+    "SELECT DISTINCT ON (a, b) a, b, c FROM dn ORDER BY a, c, b",
+]
+
+
+def test_distinct_on_leads_order_by_as_postgresql_requires(proxy: ProxyServer, pg15: PgCluster) -> None:
+    _same_answers(proxy, pg15, DISTINCT_ON).close()

@@ -556,6 +556,9 @@ class Session(Conn):
     def _await(self, coro: Any) -> Any:
         """From the session thread: run ``coro`` on the event loop and wait for it."""
         loop = self.loop
+        if not loop.is_running():  # (stopping: it would never run the coroutine)
+            coro.close()
+            raise Disconnect
         try:
             fut = asyncio.run_coroutine_threadsafe(coro, loop)
         except RuntimeError:  # the loop is closed

@@ -610,6 +610,40 @@ _SVF_NAMES = {
 }
 
 
+def _distinct_on_matches(stmt: ast.SelectStmt) -> bool:
+    """Whether DISTINCT ON's expressions lead ORDER BY as PostgreSQL requires
+    (transformDistinctOnClause): no ORDER BY item outside them may come before one of
+    them, nor leave one of them out. Items are told apart as PostgreSQL's target entries
+    are: a position or an output name stands for its select-list expression."""
+    if list(stmt.distinctClause) == [None]:
+        return True
+    targets = list(stmt.targetList or ())
+
+    def key(node: ast.Node) -> str:
+        if isinstance(node, ast.A_Const) and isinstance(node.val, ast.Integer) and 0 < node.val.ival <= len(targets):
+            node = targets[node.val.ival - 1].val
+        elif isinstance(node, ast.ColumnRef) and len(node.fields) == 1 and isinstance(node.fields[0], ast.String):
+            named = [t.val for t in targets if t.name == node.fields[0].sval]
+            if len(named) == 1:
+                node = named[0]
+        if isinstance(node, ast.ColumnRef) and isinstance(node.fields[-1], ast.String):
+            return node.fields[-1].sval  # (t.a and a: one column, as far as can be told here)
+        return RawStream()(node)
+
+    on = {key(d) for d in stmt.distinctClause}
+    seen: set[str] = set()
+    skipped = False
+    for sb in stmt.sortClause:
+        k = key(sb.node)
+        if k in on:
+            if skipped:
+                return False
+            seen.add(k)
+        else:
+            skipped = True
+    return not skipped or seen == on
+
+
 def figure_colname(node: ast.Node | None) -> tuple[str, int]:
     """(name, strength) as PostgreSQL's FigureColnameInternal computes them."""
     if isinstance(node, ast.ColumnRef):
@@ -981,6 +1015,8 @@ class _Rewriter:
             values_cols = [(f"column{i}", t) for i, t in enumerate(first, start=1)]
             self.arm_columns[id(stmt)] = values_cols
             return stmt, values_cols
+        if stmt.distinctClause and stmt.sortClause and not _distinct_on_matches(stmt):
+            raise self.fail("42P10", "SELECT DISTINCT ON expressions must match initial ORDER BY expressions", stmt.sortClause[0])
         for i, item in enumerate(stmt.fromClause or ()):
             new = self.from_item(item, scope)
             items = list(stmt.fromClause)
