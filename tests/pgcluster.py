@@ -164,6 +164,13 @@ class PgCluster:
         p = self.root / "log"
         return p.read_text(errors="replace") if p.exists() else ""
 
+    def new_database(self, prefix: str = "db") -> str:
+        """A new, empty database's name (each comparison with the proxy starts from one)."""
+        self._databases = getattr(self, "_databases", 0) + 1
+        name = f"{prefix}{self._databases}"
+        self.psql(f"CREATE DATABASE {name}")
+        return name
+
     def dsn(self, dbname: str = "postgres", **extra: str) -> str:
         parts = [f"host=127.0.0.1 port={self.port} user=postgres dbname={dbname}"]
         parts += [f"{k}={v}" for k, v in extra.items()]

@@ -55,6 +55,21 @@ class Client:
         self.close()
 
 
+def same_answers(proxy_dsn: str, reference_dsn: str, statements: list[str]) -> Client:
+    """Each statement on the proxy and on a PostgreSQL 15 database, answers compared (by
+    repr: Decimal('NaN') equals itself); returns the proxy's client, still open."""
+    ref, got = Client(reference_dsn), Client(proxy_dsn)
+    try:
+        for sql in statements:
+            assert repr(got(sql)) == repr(ref(sql)), sql
+    except BaseException:
+        got.close()
+        raise
+    finally:
+        ref.close()
+    return got
+
+
 # -- a logical replication stream as pg_recvlogical receives it ------------------------------
 
 

@@ -109,6 +109,13 @@ MIGRATION: list[Step] = [
     "INSERT INTO t3 VALUES (5, 5, 'again')",
     "UPDATE t3 SET d = -key WHERE key BETWEEN 100 AND 400",
     "UPDATE t3 SET key = 44 WHERE key = 4",
+    "ALTER TABLE t3 RENAME TO t4",  # the Relation message names the table anew
+    "INSERT INTO t4 VALUES (9, 9, 'renamed')",
+    "CREATE SCHEMA s9",
+    "ALTER TABLE t4 SET SCHEMA s9",
+    "UPDATE s9.t4 SET a = 'moved' WHERE key = 9",
+    "ALTER TABLE s9.t4 SET SCHEMA public",
+    "ALTER TABLE t4 RENAME TO t3",
     RESTART,
     "DROP TABLE t3",
     "CREATE TABLE t3 (id bigint PRIMARY KEY, z text)",

@@ -30,12 +30,6 @@ _names = itertools.count(1)
 UTC = dt.UTC
 
 
-def _fresh_db(pg15: PgCluster) -> str:
-    name = f"pydrv{next(_names)}"
-    pg15.psql(f"CREATE DATABASE {name}")
-    return name
-
-
 def _conninfo(dsn: str) -> dict[str, Any]:
     out = dict(part.split("=", 1) for part in dsn.split())
     return {"host": out["host"], "port": int(out["port"]), "user": out["user"], "database": out["dbname"]}
@@ -205,21 +199,21 @@ async def _asyncpg_enum(dsn: str, t: str) -> list[Any]:
 
 def test_asyncpg_tour_matches_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
     t = f"apg{next(_names)}"
-    ref = asyncio.run(_asyncpg_tour(pg15.dsn(dbname=_fresh_db(pg15)), t))
+    ref = asyncio.run(_asyncpg_tour(pg15.dsn(dbname=pg15.new_database("pydrv")), t))
     got = asyncio.run(_asyncpg_tour(proxy.dsn(), t))
     _diff(ref, got)
 
 
 def test_asyncpg_pool_matches_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
     t = f"apool{next(_names)}"
-    ref = asyncio.run(_asyncpg_pool(pg15.dsn(dbname=_fresh_db(pg15)), t))
+    ref = asyncio.run(_asyncpg_pool(pg15.dsn(dbname=pg15.new_database("pydrv")), t))
     got = asyncio.run(_asyncpg_pool(proxy.dsn(), t))
     _diff(ref, got)
 
 
 def test_asyncpg_user_defined_types_are_refused(proxy: ProxyServer, pg15: PgCluster) -> None:
     t = f"aenum{next(_names)}"
-    ref = asyncio.run(_asyncpg_enum(pg15.dsn(dbname=_fresh_db(pg15)), t))
+    ref = asyncio.run(_asyncpg_enum(pg15.dsn(dbname=pg15.new_database("pydrv")), t))
     assert ref == ["CREATE TYPE", "CREATE DOMAIN"]
     got = asyncio.run(_asyncpg_enum(proxy.dsn(), t))
     assert got == [
@@ -300,7 +294,7 @@ def _sa_async(url: str, t: str) -> list[Any]:
 def test_sqlalchemy_reflection_matches_postgresql(proxy: ProxyServer, pg15: PgCluster, driver: str) -> None:
     t = f"sar{next(_names)}"
     run = _sa_async if driver == "asyncpg" else _sa_sync
-    ref = run(_url(driver, pg15.dsn(dbname=_fresh_db(pg15))), t)
+    ref = run(_url(driver, pg15.dsn(dbname=pg15.new_database("pydrv"))), t)
     got = run(_url(driver, proxy.dsn()), t)
     _diff(ref, got)
 
@@ -373,7 +367,7 @@ def _sa_orm(url: str, t: str, *, use_async: bool = False) -> list[Any]:
 def test_sqlalchemy_orm_round_trip_matches_postgresql(proxy: ProxyServer, pg15: PgCluster, driver: str) -> None:
     t = f"saorm{next(_names)}"
     run = functools.partial(_sa_orm, use_async=driver == "asyncpg")
-    ref = run(_url(driver, pg15.dsn(dbname=_fresh_db(pg15))), t)
+    ref = run(_url(driver, pg15.dsn(dbname=pg15.new_database("pydrv"))), t)
     got = run(_url(driver, proxy.dsn()), t)
     _diff(ref, got)
 
@@ -417,7 +411,7 @@ def _pandas_tour(url: str, t: str) -> list[Any]:
 
 def test_pandas_round_trip_matches_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
     t = f"pd{next(_names)}"
-    ref = _pandas_tour(_url("psycopg", pg15.dsn(dbname=_fresh_db(pg15))), t)
+    ref = _pandas_tour(_url("psycopg", pg15.dsn(dbname=pg15.new_database("pydrv"))), t)
     got = _pandas_tour(_url("psycopg", proxy.dsn()), t)
     _diff(ref, got)
 
@@ -502,5 +496,5 @@ def test_what_drivers_are_refused_is_named_0a000(proxy: ProxyServer, pg15: PgClu
     """What PostgreSQL does and the proxy cannot: the driver gets 0A000 naming the feature,
     never a different answer or a DuckDB error."""
     t = f"refuse{next(_names)}"
-    assert _refusal(action, pg15.dsn(dbname=_fresh_db(pg15)), t) is None
+    assert _refusal(action, pg15.dsn(dbname=pg15.new_database("pydrv")), t) is None
     assert _refusal(action, proxy.dsn(), t) == REFUSALS[action]

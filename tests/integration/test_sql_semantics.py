@@ -5,34 +5,17 @@ PostgreSQL 15 and on the proxy, over the same small tables, and must answer the 
 
 from __future__ import annotations
 
-import itertools
-
 import psycopg
 from psycopg.types.string import TextLoader
 
 from tests.pgcluster import PgCluster
-from tests.pgcompare import Client
+from tests.pgcompare import Client, same_answers
 from tests.proxy import ProxyServer
-
-_dbs = itertools.count(1)
-
-
-def _fresh_db(pg15: PgCluster) -> str:
-    db = f"sem{next(_dbs)}"
-    pg15.psql(f"CREATE DATABASE {db}")
-    return db
 
 
 def _same_answers(proxy: ProxyServer, pg15: PgCluster, statements: list[str]) -> Client:
-    """Each statement on a fresh PostgreSQL 15 database and on the proxy, answers compared
-    (by repr: Decimal('NaN') equals itself); returns the proxy's client, still open."""
-    ref, got = Client(pg15.dsn(dbname=_fresh_db(pg15))), Client(proxy.dsn())
-    try:
-        for sql in statements:
-            assert repr(got(sql)) == repr(ref(sql)), sql
-    finally:
-        ref.close()
-    return got
+    return same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("sem")), statements)
+
 
 #: character(n): stored with its padding, which bpchar's comparisons and its cast to text
 #: (what every text function and operator receives) ignore, and pattern matching sees.
@@ -134,7 +117,7 @@ NUMERIC_TEXT_REFUSED = [
 
 
 def test_unconstrained_numeric_compares_as_numbers_or_is_refused(proxy: ProxyServer, pg15: PgCluster) -> None:
-    with _same_answers(proxy, pg15, NUMERIC_TEXT) as got, Client(pg15.dsn(dbname=_fresh_db(pg15))) as ref:
+    with _same_answers(proxy, pg15, NUMERIC_TEXT) as got, Client(pg15.dsn(dbname=pg15.new_database("sem"))) as ref:
         ref(NUMERIC_TEXT[0])
         for sql in NUMERIC_TEXT_REFUSED:
             answer = got(sql)
@@ -223,7 +206,7 @@ NUMERIC_REFUSED = [
 
 
 def test_numeric_arithmetic_is_exact_with_postgresqls_scales(proxy: ProxyServer, pg15: PgCluster) -> None:
-    with _same_answers(proxy, pg15, NUMERIC_EXACT) as got, Client(pg15.dsn(dbname=_fresh_db(pg15))) as ref:
+    with _same_answers(proxy, pg15, NUMERIC_EXACT) as got, Client(pg15.dsn(dbname=pg15.new_database("sem"))) as ref:
         ref(NUMERIC_EXACT[0])
         for sql in NUMERIC_REFUSED:
             assert got(sql)[:2] == ("error", "0A000"), sql
@@ -243,7 +226,7 @@ RECORDS = [
 
 
 def test_row_values_print_as_record_out(proxy: ProxyServer, pg15: PgCluster) -> None:
-    with Client(pg15.dsn(dbname=_fresh_db(pg15))) as ref, Client(proxy.dsn()) as got:
+    with Client(pg15.dsn(dbname=pg15.new_database("sem"))) as ref, Client(proxy.dsn()) as got:
         ref.conn.adapters.register_loader("record", TextLoader)  # record_out's text, not a tuple
         for sql in RECORDS:
             expected, answer = ref(sql), got(sql)
@@ -330,7 +313,7 @@ def test_string_functions_answer_as_postgresql(proxy: ProxyServer, pg15: PgClust
 
 
 def test_a_postgresql_function_the_proxy_lacks_is_unsupported_not_unknown(proxy: ProxyServer, pg15: PgCluster) -> None:
-    with Client(proxy.dsn()) as got, Client(pg15.dsn(dbname=_fresh_db(pg15))) as ref:
+    with Client(proxy.dsn()) as got, Client(pg15.dsn(dbname=pg15.new_database("sem"))) as ref:
         for sql in ("SELECT age(timestamp '2001-04-10', timestamp '1957-06-13')", "SELECT regexp_instr('abc', 'b')", "SELECT encode('ab', 'hex')"):
             answer = got(sql)
             assert answer[:2] == ("error", "0A000") and "is not supported by walsender-proxy" in str(answer[2]), answer
@@ -518,7 +501,7 @@ def test_explain_answers_with_a_plan_text(proxy: ProxyServer, pg15: PgCluster) -
     """EXPLAIN gives a plan (DuckDB's, one line a row of a text column "QUERY PLAN"), through
     the simple and the extended protocol; what it cannot show is refused, bad options are
     PostgreSQL's errors."""
-    with Client(proxy.dsn()) as got, Client(pg15.dsn(dbname=_fresh_db(pg15))) as ref:
+    with Client(proxy.dsn()) as got, Client(pg15.dsn(dbname=pg15.new_database("sem"))) as ref:
         for sql in ("CREATE TABLE ex (a int)", "EXPLAIN SELECT * FROM ex WHERE a = 1", "EXPLAIN (COSTS OFF, ANALYZE) SELECT count(*) FROM ex"):
             ours, theirs = got(sql), ref(sql)
             assert ours[0] == theirs[0], sql
@@ -700,7 +683,7 @@ AGGREGATES_OF_AN_OUTER_QUERY = [
 
 
 def test_aggregates_belong_to_the_query_postgresql_gives_them(proxy: ProxyServer, pg15: PgCluster) -> None:
-    ref = Client(pg15.dsn(dbname=_fresh_db(pg15)))
+    ref = Client(pg15.dsn(dbname=pg15.new_database("sem")))
     with _same_answers(proxy, pg15, AGGREGATE_LEVELS) as got:
         for sql in AGGREGATE_LEVELS[:4]:
             ref(sql)

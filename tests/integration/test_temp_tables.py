@@ -6,7 +6,6 @@ real PostgreSQL 15 doing the same."""
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 
 import psycopg
@@ -14,15 +13,6 @@ import psycopg
 from tests.pgcluster import PgCluster
 from tests.pgcompare import Client, pgoutput_messages, recvlogical, stream_shape
 from tests.proxy import ProxyProcess, ProxyServer
-
-_dbs = itertools.count(1)
-
-
-def _fresh_db(pg15: PgCluster) -> str:
-    db = f"temp{next(_dbs)}"
-    pg15.psql(f"CREATE DATABASE {db}")
-    return db
-
 
 #: One session's statements (COPY rows follow a COPY FROM STDIN as its data).
 SESSION = [
@@ -102,7 +92,7 @@ def _play(client: Client, conn: psycopg.Connection, sql: str) -> object:
 
 
 def test_temporary_tables_answer_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
-    ref, got = Client(pg15.dsn(dbname=_fresh_db(pg15))), Client(proxy.dsn())
+    ref, got = Client(pg15.dsn(dbname=pg15.new_database("temp"))), Client(proxy.dsn())
     try:
         for sql in SESSION:
             assert repr(_play(got, got.conn, sql)) == repr(_play(ref, ref.conn, sql)), sql
@@ -170,7 +160,7 @@ def _stream(dsn: str) -> list[tuple[object, ...]]:
 
 
 def test_temporary_tables_are_never_streamed(proxy: ProxyServer, pg15: PgCluster) -> None:
-    theirs = _stream(pg15.dsn(dbname=_fresh_db(pg15)))
+    theirs = _stream(pg15.dsn(dbname=pg15.new_database("temp")))
     ours = _stream(proxy.dsn())
     assert ours == theirs
     assert any(m[0] == "INSERT" for m in ours)

@@ -226,6 +226,34 @@ def rename_column(
     return [{"op": "put_table", "table": t2.to_json()}, *ops], None
 
 
+def rename_table(
+    cat: Catalog, alloc: Alloc, table: str, new_name: str, search_path: Sequence[str]
+) -> tuple[list[CatalogOp], None]:
+    """``ALTER TABLE … RENAME TO``: only the name changes (files, publications and slots
+    follow the OID); the next Relation message carries the new name, as PostgreSQL's."""
+    t = cat.resolve_table(table, search_path)
+    if cat.find_table(t.schema, new_name) is not None:
+        raise LakeError("42P07", f'relation "{new_name}" already exists')
+    return [{"op": "put_table", "table": replace(t, name=new_name).to_json()}], None
+
+
+def set_table_schema(
+    cat: Catalog, alloc: Alloc, table: str, schema: str, search_path: Sequence[str]
+) -> tuple[list[CatalogOp], None]:
+    """``ALTER TABLE … SET SCHEMA``: the table moves (a publication of the schema's
+    tables then includes it, as PostgreSQL's)."""
+    t = cat.resolve_table(table, search_path)
+    if schema not in cat.schemas:
+        raise LakeError("3F000", f'schema "{schema}" does not exist')
+    if is_temp_schema(schema) != is_temp_schema(t.schema):
+        raise LakeError("0A000", "cannot move objects into or out of temporary schemas")
+    if schema == t.schema:
+        return [], None
+    if cat.find_table(schema, t.name) is not None:
+        raise LakeError("42P07", f'relation "{t.name}" already exists in schema "{schema}"')
+    return [{"op": "put_table", "table": replace(t, schema=schema).to_json()}], None
+
+
 def set_replica_identity(
     cat: Catalog,
     alloc: Alloc,

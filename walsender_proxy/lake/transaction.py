@@ -905,6 +905,12 @@ class Transaction:
     def rename_column(self, table: str, name: str, new_name: str) -> None:
         self._run_ddl(ddl.rename_column, table, name, new_name, self._path())
 
+    def rename_table(self, table: str, new_name: str) -> None:
+        self._run_ddl(ddl.rename_table, table, new_name, self._path())
+
+    def set_table_schema(self, table: str, schema: str) -> None:
+        self._run_ddl(ddl.set_table_schema, table, schema, self._path())
+
     def set_replica_identity(
         self, table: str, identity: str, index_columns: Sequence[str] = ()
     ) -> None:

@@ -15,6 +15,7 @@ from pglast.stream import RawStream
 from decoding.catalog import is_temp_schema
 from decoding.errors import PgError
 from decoding.pgtypes import UnknownTypeError, parse_type
+from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import Lake, PubTable, Transaction
 
 
@@ -58,6 +59,20 @@ def type_text(tn: ast.TypeName) -> str:
     return text
 
 
+def _skipping(notices: list[Notice] | None, sqlstate: str, message: str) -> None:
+    """What an IF [NOT] EXISTS form skipped, as PostgreSQL's NOTICE says it."""
+    if notices is not None:
+        notices.append(Notice("NOTICE", sqlstate, f"{message}, skipping"))
+
+
+def _missing(tx: Transaction, rel: ast.RangeVar) -> bool:
+    try:
+        tx.table(qualified(rel))
+    except PgError:
+        return True
+    return False
+
+
 def expr_text(node: Any) -> str:
     return RawStream()(node)
 
@@ -90,8 +105,12 @@ def table_name(tx: Transaction, rel: ast.RangeVar, oncommit: Any, temp_schema: s
     return qualified(rel)
 
 
-def create_table(tx: Transaction, s: ast.CreateStmt, temp_schema: str | None = None) -> str:
+def create_table(
+    tx: Transaction, s: ast.CreateStmt, temp_schema: str | None = None, notices: list[Notice] | None = None
+) -> str:
     name = table_name(tx, s.relation, s.oncommit, temp_schema)
+    if s.if_not_exists and not _missing(tx, s.relation):
+        _skipping(notices, "42P07", f'relation "{s.relation.relname}" already exists')
     if s.inhRelations or s.partspec or s.partbound or s.ofTypename:
         raise unsupported("table inheritance and partitioning")
     columns: list[tuple[str, str, bool]] = []
@@ -149,14 +168,16 @@ def drop_orphan_temp_tables(lake: Lake) -> int:
     return len(temps)
 
 
-def create_schema(tx: Transaction, s: ast.CreateSchemaStmt) -> str:
+def create_schema(tx: Transaction, s: ast.CreateSchemaStmt, notices: list[Notice] | None = None) -> str:
     if s.schemaElts:
         raise unsupported("CREATE SCHEMA with schema elements")
+    if s.if_not_exists and s.schemaname in tx.catalog().schemas:
+        _skipping(notices, "42P06", f'schema "{s.schemaname}" already exists')
     tx.create_schema(s.schemaname, if_not_exists=bool(s.if_not_exists))
     return "CREATE SCHEMA"
 
 
-def drop(tx: Transaction, s: ast.DropStmt) -> str:
+def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None = None) -> str:
     cascade = s.behavior == enums.DropBehavior.DROP_CASCADE
     kind = s.removeType
     if kind not in _DROP_TAGS:  # (before reading the names: a type's is a TypeName)
@@ -165,10 +186,16 @@ def drop(tx: Transaction, s: ast.DropStmt) -> str:
         names = [n.sval for n in obj] if isinstance(obj, tuple) else [obj.sval]
         name = ".".join(names)
         if kind == enums.ObjectType.OBJECT_TABLE:
+            if s.missing_ok and _missing(tx, ast.RangeVar(relname=names[-1], schemaname=names[-2] if len(names) > 1 else None)):
+                _skipping(notices, "00000", f'table "{names[-1]}" does not exist')
             tx.drop_table(name, if_exists=bool(s.missing_ok))
         elif kind == enums.ObjectType.OBJECT_SCHEMA:
+            if s.missing_ok and name not in tx.catalog().schemas:
+                _skipping(notices, "00000", f'schema "{name}" does not exist')
             tx.drop_schema(name, if_exists=bool(s.missing_ok), cascade=cascade)
         else:
+            if s.missing_ok and name not in tx.catalog().publications:
+                _skipping(notices, "00000", f'publication "{name}" does not exist')
             tx.drop_publication(name, if_exists=bool(s.missing_ok))
     return _DROP_TAGS[kind]
 
@@ -180,14 +207,12 @@ _DROP_TAGS = {
 }
 
 
-def alter_table(tx: Transaction, s: ast.AlterTableStmt) -> str:
+def alter_table(tx: Transaction, s: ast.AlterTableStmt, notices: list[Notice] | None = None) -> str:
     if s.objtype != enums.ObjectType.OBJECT_TABLE:
         raise unsupported(f"ALTER {s.objtype.name.removeprefix('OBJECT_')}")
     table = qualified(s.relation)
-    if (
-        s.missing_ok
-        and tx.catalog().find_table(s.relation.schemaname or "public", s.relation.relname) is None
-    ):
+    if s.missing_ok and _missing(tx, s.relation):
+        _skipping(notices, "00000", f'relation "{s.relation.relname}" does not exist')
         return "ALTER TABLE"
     for cmd in s.cmds:
         t = cmd.subtype
@@ -204,9 +229,12 @@ def alter_table(tx: Transaction, s: ast.AlterTableStmt) -> str:
             if others:
                 raise unsupported("constraints in ADD COLUMN")
             if cmd.missing_ok and tx.table(table).column(d.colname) is not None:
+                _skipping(notices, "42701", f'column "{d.colname}" of relation "{s.relation.relname}" already exists')
                 continue
             tx.add_column(table, d.colname, type_text(d.typeName), not_null=not_null)
         elif t == enums.AlterTableType.AT_DropColumn:
+            if cmd.missing_ok and tx.table(table).column(cmd.name) is None:
+                _skipping(notices, "00000", f'column "{cmd.name}" of relation "{s.relation.relname}" does not exist')
             tx.drop_column(table, cmd.name, if_exists=bool(cmd.missing_ok))
         elif t == enums.AlterTableType.AT_ReplicaIdentity:
             ri: ast.ReplicaIdentityStmt = cmd.def_
@@ -226,13 +254,31 @@ def alter_table(tx: Transaction, s: ast.AlterTableStmt) -> str:
     return "ALTER TABLE"
 
 
-def rename(tx: Transaction, s: ast.RenameStmt) -> str:
-    """``ALTER TABLE … RENAME [COLUMN] a TO b``; other renames are not supported (yet)."""
-    if s.renameType != enums.ObjectType.OBJECT_COLUMN or s.relationType != enums.ObjectType.OBJECT_TABLE:
+def rename(tx: Transaction, s: ast.RenameStmt, notices: list[Notice] | None = None) -> str:
+    """``ALTER TABLE … RENAME [COLUMN] a TO b`` and ``ALTER TABLE … RENAME TO b``; other
+    renames are not supported (yet)."""
+    table = s.renameType == enums.ObjectType.OBJECT_TABLE
+    column = s.renameType == enums.ObjectType.OBJECT_COLUMN and s.relationType == enums.ObjectType.OBJECT_TABLE
+    if not (table or column):
         raise unsupported(f"RENAME of {s.renameType.name.removeprefix('OBJECT_').lower()}")
-    if s.missing_ok and tx.catalog().find_table(s.relation.schemaname or "public", s.relation.relname) is None:
+    if s.missing_ok and _missing(tx, s.relation):
+        _skipping(notices, "00000", f'relation "{s.relation.relname}" does not exist')
         return "ALTER TABLE"
-    tx.rename_column(qualified(s.relation), s.subname, s.newname)
+    if table:
+        tx.rename_table(qualified(s.relation), s.newname)
+    else:
+        tx.rename_column(qualified(s.relation), s.subname, s.newname)
+    return "ALTER TABLE"
+
+
+def set_schema(tx: Transaction, s: ast.AlterObjectSchemaStmt, notices: list[Notice] | None = None) -> str:
+    """``ALTER TABLE … SET SCHEMA s``."""
+    if s.objectType != enums.ObjectType.OBJECT_TABLE:
+        raise unsupported(f"ALTER {s.objectType.name.removeprefix('OBJECT_').replace('_', ' ')} … SET SCHEMA")
+    if s.missing_ok and _missing(tx, s.relation):
+        _skipping(notices, "00000", f'relation "{s.relation.relname}" does not exist')
+        return "ALTER TABLE"
+    tx.set_table_schema(qualified(s.relation), s.newschema)
     return "ALTER TABLE"
 
 

@@ -643,18 +643,31 @@ class Executor:
         elif isinstance(node, ast.CopyStmt):
             yield self.engine.copy(self._statement_tx(), node, params)
         elif isinstance(node, ast.CreateStmt):
-            tag = ddl_sql.create_table(self._statement_tx(), node, self.temp_schema)
+            notices: list[Notice] = []
+            tag = ddl_sql.create_table(self._statement_tx(), node, self.temp_schema, notices)
             if node.oncommit in (enums.OnCommitAction.ONCOMMIT_DROP, enums.OnCommitAction.ONCOMMIT_DELETE_ROWS):
                 self._on_commit[f"{self.temp_schema}.{node.relation.relname}"] = node.oncommit
+            yield from notices
             yield Done(tag)
-        elif isinstance(node, ast.CreateSchemaStmt):
-            yield Done(ddl_sql.create_schema(self._statement_tx(), node))
-        elif isinstance(node, ast.DropStmt):
-            yield Done(ddl_sql.drop(self._statement_tx(), node))
-        elif isinstance(node, ast.AlterTableStmt):
-            yield Done(ddl_sql.alter_table(self._statement_tx(), node))
+        elif isinstance(node, (ast.CreateSchemaStmt, ast.DropStmt, ast.AlterTableStmt, ast.AlterObjectSchemaStmt)):
+            notices = []
+            run = {
+                ast.CreateSchemaStmt: ddl_sql.create_schema,
+                ast.DropStmt: ddl_sql.drop,
+                ast.AlterTableStmt: ddl_sql.alter_table,
+                ast.AlterObjectSchemaStmt: ddl_sql.set_schema,
+            }[type(node)]
+            tag = run(self._statement_tx(), node, notices)
+            yield from notices
+            yield Done(tag)
         elif isinstance(node, ast.RenameStmt):
-            yield Done(ddl_sql.rename(self._statement_tx(), node))
+            notices = []
+            tag = ddl_sql.rename(self._statement_tx(), node, notices)
+            old = f"{self.temp_schema}.{node.relation.relname}" if node.relation is not None else ""
+            if node.renameType == enums.ObjectType.OBJECT_TABLE and old in self._on_commit:
+                self._on_commit[f"{self.temp_schema}.{node.newname}"] = self._on_commit.pop(old)
+            yield from notices
+            yield Done(tag)
         elif isinstance(node, ast.CreatePublicationStmt):
             yield Done(ddl_sql.create_publication(self._statement_tx(), node))
         elif isinstance(node, ast.AlterPublicationStmt):

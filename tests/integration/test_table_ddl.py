@@ -1,0 +1,63 @@
+"""Table DDL as PostgreSQL 15 answers it: renames, schema moves and the NOTICEs of the
+IF [NOT] EXISTS forms, each statement compared with a real PostgreSQL 15 (errors and
+notices included)."""
+
+from __future__ import annotations
+
+from tests.pgcluster import PgCluster
+from tests.pgcompare import same_answers
+from tests.proxy import ProxyServer
+
+RENAMES = [
+    "CREATE TABLE r1 (id int PRIMARY KEY, v text)",
+    "INSERT INTO r1 VALUES (1, 'a')",
+    "ALTER TABLE r1 RENAME TO r2",
+    "SELECT * FROM r2",
+    "SELECT * FROM r1",
+    "CREATE TABLE r3 (x int)",
+    "ALTER TABLE r2 RENAME TO r3",
+    "ALTER TABLE nope RENAME TO r9",
+    "CREATE SCHEMA s2",
+    "ALTER TABLE r2 SET SCHEMA s2",
+    "SELECT * FROM s2.r2",
+    "SELECT relname, relnamespace::regnamespace FROM pg_class WHERE relname IN ('r1', 'r2', 'r3') ORDER BY 1",
+    "ALTER TABLE r3 SET SCHEMA nope",
+    "CREATE TABLE r2 (z int)",
+    "ALTER TABLE r2 SET SCHEMA s2",
+    "CREATE TEMP TABLE tt (a int) ON COMMIT DELETE ROWS",
+    "ALTER TABLE tt SET SCHEMA s2",
+    "ALTER TABLE tt RENAME TO tt2",
+    "BEGIN",
+    "INSERT INTO tt2 VALUES (1)",
+    "SELECT count(*) FROM tt2",
+    "COMMIT",
+    "SELECT count(*) FROM tt2",
+    "ALTER TABLE s2.r2 RENAME COLUMN v TO w",
+    "SELECT * FROM s2.r2",
+]
+
+IF_EXISTS_NOTICES = [
+    "DROP TABLE IF EXISTS nope",
+    "CREATE TABLE IF NOT EXISTS x1 (a int)",
+    "CREATE TABLE IF NOT EXISTS x1 (a int)",
+    "DROP TABLE IF EXISTS nope, x1",
+    "DROP TABLE IF EXISTS public.nope2",
+    "CREATE SCHEMA IF NOT EXISTS public",
+    "DROP SCHEMA IF EXISTS nos",
+    "DROP PUBLICATION IF EXISTS nop",
+    "CREATE TABLE x2 (a int)",
+    "ALTER TABLE x2 ADD COLUMN IF NOT EXISTS a int",
+    "ALTER TABLE x2 DROP COLUMN IF EXISTS zz",
+    "ALTER TABLE IF EXISTS nope ADD COLUMN q int",
+    "ALTER TABLE IF EXISTS nope SET SCHEMA public",
+    "ALTER TABLE IF EXISTS nope RENAME TO nn",
+    "ALTER TABLE IF EXISTS nope RENAME COLUMN a TO b",
+]
+
+
+def test_tables_rename_and_move_as_in_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("ddl")), RENAMES).close()
+
+
+def test_if_exists_forms_say_what_they_skipped(proxy: ProxyServer, pg15: PgCluster) -> None:
+    same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("ddl")), IF_EXISTS_NOTICES).close()
