@@ -28,5 +28,5 @@ def test_concurrent_clients_quick() -> None:
 
 
 @pytest.mark.slow
-def test_fifty_clients_thirty_seconds() -> None:
-    check(50, 30)
+def test_fifty_clients_fifteen_seconds() -> None:
+    check(50, 15)
