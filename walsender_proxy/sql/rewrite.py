@@ -2139,8 +2139,12 @@ class _Rewriter:
             if lit is not None:
                 right = self._array_literal(lit, lt, node.rexpr)
             else:
-                right = self.expr(node.rexpr, scope)[0]
+                right, rt = self.expr(node.rexpr, scope)
                 right = self._param_as(right, left, lt, scope, array=True) or right
+                if lt is not None and lt.name == "float4" and rt is not None and rt.name in ("_numeric", "_float8"):
+                    # (float4 against numeric or float8 elements: PostgreSQL's float48
+                    # operators compare in double precision, 1.1::float4 <> 1.1)
+                    left, right = _cast(left, "double"), _cast(right, "double", array=True)
             if op in _LIKE_OPS:
                 fn = f"pgc_{_LIKE_NAMES[op]}_{'any' if kind == A_Expr_Kind.AEXPR_OP_ANY else 'all'}"
                 self.needs.add(fn)
