@@ -48,7 +48,7 @@ from walsender_proxy.lake import Transaction
 from walsender_proxy.lake.files import CHANGESET_ROW_GROUP
 from walsender_proxy.lake.transaction import layout
 from walsender_proxy.protocol.messages import encode_data_rows
-from walsender_proxy.sql import catalog_bridge, explain, float_math, upsert
+from walsender_proxy.sql import catalog_bridge, explain, float_math, numeric_math, upsert
 from walsender_proxy.sql.ddl_sql import qualified, unsupported
 from walsender_proxy.sql.literals import duckdb_cast_error
 from walsender_proxy.sql.pgcatalog import CatalogBinding, translate_error
@@ -1202,6 +1202,10 @@ def coerce_text(col: Any, arr: pa.Array | pa.ChunkedArray, date_order: str = "MD
         # numeric → float through its text (float8in), as PostgreSQL's cast does: Arrow's
         # decimal → double is m·10^-s in double arithmetic (10.1 would be 10.100000000000001)
         return decode_text_arrow(col.type, arr.cast(pa.string()))
+    if pa.types.is_floating(arr.type) and col.type.base.name == "numeric" and not col.type.is_array:
+        # float → numeric through float4_numeric's / float8_numeric's text (6 or 15
+        # significant digits), not the binary value's longer decimal expansion
+        return decode_text_arrow(col.type, numeric_math.float_texts(arr))
     if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
         return arr
     if pa.types.is_string(col.type.arrow) and _text_as_is(col.type):
