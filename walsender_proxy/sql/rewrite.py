@@ -62,6 +62,7 @@ from walsender_proxy.sql import (
     agg_levels,
     datetime_make,
     datetime_parts,
+    float_aggs,
     float_exprs,
     formatting_udfs,
     json_exprs,
@@ -99,6 +100,17 @@ from walsender_proxy.sql.rewrite_funcs import (
     SERVER_VALUES,
     duckdb_functions,
 )
+
+
+def _has_call(node: Any) -> bool:
+    """Whether a rewritten expression calls a function (an aggregate, maybe)."""
+    if isinstance(node, ast.FuncCall):
+        return True
+    if isinstance(node, tuple):
+        return any(_has_call(x) for x in node)
+    if isinstance(node, ast.Node):
+        return any(_has_call(getattr(node, k)) for k in node)
+    return False
 
 
 def _has_subquery(node: Any) -> bool:
@@ -2568,6 +2580,9 @@ class _Rewriter:
         numeric = self._numeric_call(name, node, args, types)
         if numeric is not None:
             return numeric
+        float_agg = self._float_aggregate(name, node, args, types, scope)
+        if float_agg is not None:
+            return float_agg
         floating = self._floats(float_exprs.function, node, node, name, [_operand(a, t) for a, t in zip(args, types, strict=True)])
         if floating is not None:
             return floating
@@ -2790,6 +2805,21 @@ class _Rewriter:
             return _call(numeric_math.udf_name("avg"), total, agg("count", copy.deepcopy(arg.node))), NUMERIC_TEXT
         return _call(udf, agg("list", numeric_exprs.as_text(arg))), NUMERIC_TEXT
 
+    def _float_aggregate(
+        self, name: str, node: ast.FuncCall, args: list[Any], types: list[T | None], scope: _Scope
+    ) -> tuple[ast.Node, T] | None:
+        """sum/avg/variance/stddev of floats and the float8 covariance and regression
+        aggregates as PostgreSQL computes them (float_aggs); None for the others. Their
+        rows come in PostgreSQL's order only from VALUES, functions and subqueries of
+        them, without joins: a user table's rows come here in another order than its heap's."""
+        ordered = not self.user_tables and len(scope.rels) <= 1
+        operands = [_operand(a, t) for a, t in zip(args, types, strict=True)]
+        try:
+            out = float_aggs.aggregate(node, name, operands, float_exprs.as_float8, ordered)
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, node) from None
+        return None if out is None else (out[0], T(out[1]))
+
     def _text_numeric_call(self, name: str, node: ast.FuncCall, args: list[Any], types: list[T | None]) -> list[Any] | None:
         """A function of a text-held numeric value: min/max by the value's key (the value
         itself comes back, with its own display scale); the ones that take the value's text
@@ -2847,7 +2877,10 @@ class _Rewriter:
             oid = _type_oid(t if t != UNKNOWN else TEXT) if t is not None else None
             if oid is None:
                 raise self.fail("0A000", "pg_typeof of an expression of unknown type", node)
-            return _cast(_int(oid), "uinteger"), T("regtype")
+            out = _cast(_int(oid), "uinteger")
+            if _has_call(args[0]):  # (kept: pg_typeof(sum(x)) is still an aggregate query)
+                out = ast.CaseExpr(args=(ast.CaseWhen(expr=ast.NullTest(arg=args[0], nulltesttype=NullTestType.IS_NULL), result=out),), defresult=copy.deepcopy(out))
+            return out, T("regtype")
         if special == "lsn_diff":
             a, b = (_lsn_int(x) for x in args)
             return _cast(_op("-", _cast(a, "hugeint"), _cast(b, "hugeint")), "double"), ret
