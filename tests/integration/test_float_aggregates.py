@@ -72,6 +72,16 @@ FLOAT_AGGREGATES = [
     "INSERT INTO n SELECT 1.23456789012345678::float8, 1.23456789012345678::float8",
     "UPDATE n SET y = 2.675::float4 WHERE x = 0.1",
     "SELECT x, y FROM n ORDER BY x",
+    # each row of a multi-row VALUES coerced to the column on its own, as PostgreSQL does
+    "CREATE TABLE nv (x numeric, y numeric(10, 3), z int)",
+    "INSERT INTO nv VALUES (0.1::float4, 0.1::float4, 1), (1.23456789012345678::float8, 2.5::float8, 2), (1.5, 7, 3), ('2.25', real '0.3', 4)",
+    "INSERT INTO nv (z, x) VALUES (5, 0.2::float4), (6, 1e-7::float8)",
+    "INSERT INTO nv VALUES (1, 'inf'::float8, 7), (1, 1, 8)",
+    "SELECT x, y FROM nv ORDER BY z",
+    # a float too big for numeric(p, s): 22003, not a wrapped-around value
+    "SELECT 1e300::float8::numeric(10, 2)",
+    "INSERT INTO nv (y) VALUES (1e300::float8)",
+    "INSERT INTO nv (y) VALUES ('1e100')",
 ]
 
 #: Over a table (whose rows come here in another order than PostgreSQL's heap order) these
