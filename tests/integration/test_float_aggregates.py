@@ -66,6 +66,11 @@ FLOAT_AGGREGATES = [
     "SELECT stddev_pop(b::numeric), var_samp(b::numeric), sum(b::numeric), avg(b::numeric) FROM aggtest",
     "SELECT b::numeric, b::numeric(10, 2), round(b::numeric, 1) FROM aggtest ORDER BY a",
     "SELECT avg(b), sum(DISTINCT b) FROM aggtest",
+    # a table's rows in an order without ties (an aggregate's or a window's ORDER BY)
+    "SELECT a, sum(b) OVER (ORDER BY a), avg(b) OVER (ORDER BY a), var_pop(b) OVER (ORDER BY a DESC ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM aggtest ORDER BY a",
+    "SELECT a, sum(b) OVER (PARTITION BY a > 50 ORDER BY a), sum(b) FILTER (WHERE a > 10) OVER (ORDER BY a) FROM aggtest ORDER BY a",
+    "SELECT sum(b ORDER BY a), sum(b ORDER BY b DESC), corr(b, a ORDER BY a), var_samp(b ORDER BY a) FILTER (WHERE a > 10) FROM aggtest",
+    "SELECT a > 50, sum(b ORDER BY a) FROM aggtest GROUP BY 1 ORDER BY 1",
     "CREATE TABLE n (x numeric, y numeric(10, 3))",
     "INSERT INTO n SELECT b, b FROM aggtest",
     "INSERT INTO n VALUES (0.1::float4, 0.1::float4)",
@@ -87,10 +92,12 @@ FLOAT_AGGREGATES = [
 #: Over a table (whose rows come here in another order than PostgreSQL's heap order) these
 #: results depend on the rows' order: refused, never answered with other last digits.
 ORDER_DEPENDENT = [
-    "SELECT sum(b) FROM aggtest",
-    "SELECT var_pop(b) FROM aggtest",
-    "SELECT corr(b, a) FROM aggtest",
-    "SELECT sum(b) OVER (ORDER BY a) FROM aggtest",
+    "SELECT sum(b) FROM agg_order",
+    "SELECT var_pop(b) FROM agg_order",
+    "SELECT corr(b, a) FROM agg_order",
+    "SELECT sum(b) OVER (ORDER BY a > 50) FROM agg_order",
+    "SELECT sum(b ORDER BY a > 50) FROM agg_order",
+    "SELECT sum(b) OVER () FROM agg_order",
 ]
 
 
@@ -103,8 +110,8 @@ def test_order_dependent_float_aggregates_refused(proxy: ProxyServer) -> None:
 
     c = Client(proxy.dsn())
     try:
-        c("CREATE TABLE aggtest (a int2, b float4)")
-        c("INSERT INTO aggtest VALUES (56, 7.8), (100, 99.097), (0, 0.09561), (42, 324.78)")
+        c("CREATE TABLE agg_order (a int2, b float4)")
+        c("INSERT INTO agg_order VALUES (56, 7.8), (100, 99.097), (0, 0.09561), (42, 324.78)")
         for sql in ORDER_DEPENDENT:
             got = c(sql)
             assert got[0] == "error" and got[1] == "0A000", (sql, got)

@@ -35,9 +35,13 @@ from walsender_proxy.sql import float_math
 from walsender_proxy.sql.nodes import bool_const as const
 from walsender_proxy.sql.nodes import call
 from walsender_proxy.sql.nodes import cast as _cast
+from walsender_proxy.sql.nodes import op as op_node
 from walsender_proxy.sql.numeric_exprs import INTEGERS, Operand
 
 PREFIX = "wpx_floatagg_"
+#: FRAMEOPTION_DEFAULTS (RANGE UNBOUNDED PRECEDING to CURRENT ROW): without an ORDER BY,
+#: the whole partition.
+_DEFAULT_FRAME = 0x2 | 0x20 | 0x400
 _FLOATS = ("float4", "float8")
 #: Argument types the float8-only aggregates take (converted to float8 as PostgreSQL's
 #: implicit casts convert them).
@@ -377,6 +381,41 @@ def _list_of(node: ast.FuncCall, value: ast.Node, sort_key: ast.Node | None) -> 
     )  # fmt: skip
 
 
+def _count(
+    node: ast.FuncCall, keys: Sequence[ast.Node] | None, over: ast.WindowDef | None
+) -> ast.FuncCall:
+    """``count(*)`` (or ``count(DISTINCT ROW(keys))``) under the aggregate's FILTER."""
+    return ast.FuncCall(
+        funcname=(ast.String(sval="count"),),
+        args=None if keys is None else (ast.RowExpr(args=tuple(keys), row_format=CoercionForm.COERCE_EXPLICIT_CALL),),
+        agg_star=keys is None, agg_distinct=keys is not None, agg_filter=copy.deepcopy(node.agg_filter),
+        over=copy.deepcopy(over), funcformat=CoercionForm.COERCE_EXPLICIT_CALL,
+    )  # fmt: skip
+
+
+def _strict(node: ast.FuncCall, ordered: bool) -> ast.Node:
+    """Whether the UDF must answer only what no order of the rows changes: not when they
+    come in PostgreSQL's order (``ordered``), are sorted by DISTINCT, or by an ORDER BY
+    (the aggregate's, or an inline window's) under which no two rows tie — that is
+    decided row by row, counting the distinct sort keys of the group or partition."""
+    if ordered or node.agg_distinct:
+        return const(False)
+    over = node.over
+    if over is not None:
+        if over.refname or over.name or not over.orderClause:
+            return const(True)
+        whole = ast.WindowDef(
+            partitionClause=copy.deepcopy(over.partitionClause), frameOptions=_DEFAULT_FRAME
+        )
+        sort, counted_over = over.orderClause, whole
+    elif node.agg_order:
+        sort, counted_over = node.agg_order, None
+    else:
+        return const(True)
+    keys = [copy.deepcopy(k.node) for k in sort]
+    return op_node("<>", _count(node, None, counted_over), _count(node, keys, counted_over))
+
+
 def aggregate(
     node: ast.FuncCall,
     name: str,
@@ -398,7 +437,7 @@ def aggregate(
         return None
     if node.agg_distinct and node.over is not None:
         raise PgError("0A000", "DISTINCT is not implemented for window functions")
-    strict = const(not ordered and not node.agg_distinct)  # (DISTINCT sorts the values)
+    strict = _strict(node, ordered)
     if one:
         arg = args[0]
         if name == "sum":
