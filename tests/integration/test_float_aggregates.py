@@ -50,6 +50,9 @@ FLOAT_AGGREGATES = [
     "SELECT x, sum(y) OVER (ORDER BY x), avg(y) OVER (ORDER BY x ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM (VALUES (1, 0.1::float8), (2, 0.2), (3, 0.3)) v(x, y) ORDER BY x",
     "SELECT x, var_pop(y) OVER (ORDER BY x ROWS BETWEEN 2 PRECEDING AND CURRENT ROW), corr(y, x) OVER (ORDER BY x) FROM (VALUES (1, 0.1::float8), (2, 0.25), (3, 0.3), (4, 7)) v(x, y) ORDER BY x",
     "SELECT sum(DISTINCT x) OVER () FROM (VALUES (1.5::float8)) v(x)",
+    "SELECT sum(x) OVER (), avg(x) OVER () FROM (VALUES (0.1::float8), (0.2), (0.3)) v(x)",
+    "SELECT g, sum(x), avg(x) FROM (VALUES (1, 0.5::float8), (1, 0.25), (2, 3), (1, 1e3)) v(g, x) GROUP BY g ORDER BY g",
+    "SELECT sum(x), var_pop(x) FROM (SELECT x FROM (VALUES (0.1::float8), (0.2), (0.3)) v(x) WHERE x > 0.1 LIMIT 5) s",
     # a table of values whose sums are exact in any order
     "CREATE TABLE fa (g int, x float8, y float4)",
     "INSERT INTO fa SELECT i % 3, i * 0.5, i * 0.25 FROM generate_series(1, 100) i",
@@ -98,6 +101,10 @@ ORDER_DEPENDENT = [
     "SELECT sum(b) OVER (ORDER BY a > 50) FROM agg_order",
     "SELECT sum(b ORDER BY a > 50) FROM agg_order",
     "SELECT sum(b) OVER () FROM agg_order",
+    # PostgreSQL's sort for a GROUP BY or a PARTITION BY does not keep the order of ties
+    "SELECT g, sum(x) FROM (VALUES (1, 1e16::float8), (1, 1), (1, 1), (1, -1e16), (2, 0.1), (1, 0.3)) v(g, x) GROUP BY g",
+    "SELECT sum(x) OVER (PARTITION BY g) FROM (VALUES (1, 1e16::float8), (1, 1), (1, 1), (1, -1e16), (2, 0.1), (1, 0.3)) v(g, x)",
+    "SELECT sum(x) FROM (SELECT * FROM (VALUES (1, 1e16::float8), (1, 1), (1, 1), (1, -1e16), (2, 0.1), (1, 0.3), (1, 2)) v(g, x) ORDER BY g) s",
 ]
 
 

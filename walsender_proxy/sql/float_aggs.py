@@ -253,8 +253,8 @@ def in_any_order(
 ) -> float | None:
     """``compute(values)`` when the rows' order cannot change it: ``order_free`` (proven by
     the caller), every value the same, or every order of a few values giving the same
-    result (or error). Otherwise 0A000: the order of a table's rows here is not
-    PostgreSQL's heap order, and float arithmetic depends on it."""
+    result (or error). Otherwise 0A000: the rows do not come here in PostgreSQL's order
+    (a table's heap order, a sort's order of ties), and float arithmetic depends on it."""
     if order_free or len(values) <= 1 or all(_key(v) == _key(values[0]) for v in values):
         return compute(values)
     if len(values) <= PERMUTE_MAX:
@@ -263,8 +263,9 @@ def in_any_order(
             return compute(values)
     raise PgError(
         "0A000",
-        "a float aggregate whose result depends on the order of its input rows (PostgreSQL's"
-        " order of a table's rows) is not supported by walsender-proxy",
+        "a float aggregate whose result depends on the order of its input rows (which differs"
+        " from PostgreSQL's here: a table, a join, a GROUP BY, a sort with ties) is not"
+        " supported by walsender-proxy",
     )
 
 
@@ -384,7 +385,7 @@ def _list_of(node: ast.FuncCall, value: ast.Node, sort_key: ast.Node | None) -> 
 def _count(
     node: ast.FuncCall, keys: Sequence[ast.Node] | None, over: ast.WindowDef | None
 ) -> ast.FuncCall:
-    """``count(*)`` (or ``count(DISTINCT ROW(keys))``) under the aggregate's FILTER."""
+    """``count(DISTINCT ROW(keys))`` under the aggregate's FILTER (``count(*)`` without keys)."""
     return ast.FuncCall(
         funcname=(ast.String(sval="count"),),
         args=None if keys is None else (ast.RowExpr(args=tuple(keys), row_format=CoercionForm.COERCE_EXPLICIT_CALL),),
@@ -393,14 +394,17 @@ def _count(
     )  # fmt: skip
 
 
-def _strict(node: ast.FuncCall, ordered: bool) -> ast.Node:
+def _strict(node: ast.FuncCall, ordered: bool, value: ast.Node) -> ast.Node:
     """Whether the UDF must answer only what no order of the rows changes: not when they
     come in PostgreSQL's order (``ordered``), are sorted by DISTINCT, or by an ORDER BY
     (the aggregate's, or an inline window's) under which no two rows tie — that is
     decided row by row, counting the distinct sort keys of the group or partition."""
-    if ordered or node.agg_distinct:
-        return const(False)
     over = node.over
+    plain = not node.agg_order and (
+        over is None or not (over.partitionClause or over.orderClause or over.refname or over.name)
+    )
+    if (ordered and plain) or node.agg_distinct:  # (a sort would not keep the order of ties)
+        return const(False)
     if over is not None:
         if over.refname or over.name or not over.orderClause:
             return const(True)
@@ -412,8 +416,11 @@ def _strict(node: ast.FuncCall, ordered: bool) -> ast.Node:
         sort, counted_over = node.agg_order, None
     else:
         return const(True)
+    # two rows tie when their sort keys are equal and their values are not (swapping
+    # equal values changes nothing): as many distinct keys as distinct (keys, value)
     keys = [copy.deepcopy(k.node) for k in sort]
-    return op_node("<>", _count(node, None, counted_over), _count(node, keys, counted_over))
+    with_value = [*copy.deepcopy(keys), copy.deepcopy(value)]
+    return op_node("<>", _count(node, keys, counted_over), _count(node, with_value, counted_over))
 
 
 def aggregate(
@@ -427,7 +434,8 @@ def aggregate(
     PostgreSQL would not pick a float version (integer and numeric arguments of sum, avg
     and the variances are numeric's). ``to_float8`` converts an operand as PostgreSQL's
     implicit cast to float8 does. ``ordered``: the rows come in PostgreSQL's order (no
-    table, no join); otherwise the UDF answers only what no order of the rows changes.
+    table, join, GROUP BY or sort); otherwise the UDF answers only what no order of the
+    rows changes, or what an ORDER BY without ties fixes.
     Raises 0A000 where the arguments' types are not known."""
     if node.agg_star or node.agg_within_group or node.func_variadic:
         return None
@@ -437,14 +445,14 @@ def aggregate(
         return None
     if node.agg_distinct and node.over is not None:
         raise PgError("0A000", "DISTINCT is not implemented for window functions")
-    strict = _strict(node, ordered)
     if one:
         arg = args[0]
+        float4 = name == "sum" and arg.type == "float4"
+        # (float4_accum widens each value to float8, exactly)
+        value = _cast(arg.node, "real" if float4 else "double")
+        strict = _strict(node, ordered, value)
         if name == "sum":
-            float4 = arg.type == "float4"
-            value = _cast(arg.node, "real" if float4 else "double")
             return call(udf_name(f"sum_{arg.type}"), _list_of(node, value, value), strict), arg.type
-        value = _cast(arg.node, "double")  # (float4_accum widens each value, exactly)
         return call(udf_name(ACCUM[name]), _list_of(node, value, value), strict), "float8"
     if any(a.type is None for a in args):
         raise PgError(
@@ -456,4 +464,4 @@ def aggregate(
     if not all(a.type in _TO_FLOAT8 for a in args):
         return None  # (PostgreSQL's 42883, as DuckDB's resolution reports it)
     pair = call("list_value", *(to_float8(a) for a in args))  # (y, x): one list keeps them paired
-    return call(udf_name(name), _list_of(node, pair, None), strict), "float8"
+    return call(udf_name(name), _list_of(node, pair, None), _strict(node, ordered, pair)), "float8"

@@ -102,6 +102,40 @@ from walsender_proxy.sql.rewrite_funcs import (
 )
 
 
+def _rows_in_order(stmt: ast.SelectStmt) -> bool:
+    """Whether an aggregate of this SELECT sees its rows in the order PostgreSQL feeds them
+    to it: no FROM, or one VALUES list or function, maybe under plain subqueries (a WHERE,
+    a LIMIT); not a table (the lake's row order is not the heap's), a join, a GROUP BY or
+    a sort (PostgreSQL's sorts do not keep the order of ties)."""
+    if stmt.groupClause or len(stmt.fromClause or ()) > 1:
+        return False
+    if not stmt.fromClause:
+        return True
+    item = stmt.fromClause[0]
+    if isinstance(item, ast.RangeFunction):
+        return True
+    if not isinstance(item, ast.RangeSubselect) or not isinstance(item.subquery, ast.SelectStmt):
+        return False
+    sub = item.subquery
+    if sub.valuesLists:
+        return True
+    if sub.op != SetOperation.SETOP_NONE or sub.sortClause or sub.distinctClause or sub.withClause or sub.havingClause:
+        return False
+    if _has_window(sub.targetList):
+        return False
+    return _rows_in_order(sub)
+
+
+def _has_window(node: Any) -> bool:
+    if isinstance(node, ast.FuncCall) and node.over is not None:
+        return True
+    if isinstance(node, tuple):
+        return any(_has_window(x) for x in node)
+    if isinstance(node, ast.Node) and not isinstance(node, ast.SelectStmt):
+        return any(_has_window(getattr(node, k)) for k in node)
+    return False
+
+
 def _has_call(node: Any) -> bool:
     """Whether a rewritten expression calls a function (an aggregate, maybe)."""
     if isinstance(node, ast.FuncCall):
@@ -703,6 +737,8 @@ class _Scope:
         self.ctes: dict[str, _Rel] = {}
         #: The scope of a query level's FROM list (the scopes inside it add output columns).
         self.query = False
+        #: The SELECT's aggregates see its rows in PostgreSQL's order (see _rows_in_order).
+        self.rows_in_order = False
 
     def add(self, alias: str, rel: _Rel) -> None:
         self.rels[alias] = rel
@@ -990,6 +1026,7 @@ class _Rewriter:
             values_cols = [(f"column{i}", t) for i, t in enumerate(first, start=1)]
             self.arm_columns[id(stmt)] = values_cols
             return stmt, values_cols
+        scope.rows_in_order = _rows_in_order(stmt)
         for i, item in enumerate(stmt.fromClause or ()):
             new = self.from_item(item, scope)
             items = list(stmt.fromClause)
@@ -2810,9 +2847,10 @@ class _Rewriter:
     ) -> tuple[ast.Node, T] | None:
         """sum/avg/variance/stddev of floats and the float8 covariance and regression
         aggregates as PostgreSQL computes them (float_aggs); None for the others. Their
-        rows come in PostgreSQL's order only from VALUES, functions and subqueries of
-        them, without joins: a user table's rows come here in another order than its heap's."""
-        ordered = not self.user_tables and len(scope.rels) <= 1
+        rows come in PostgreSQL's order only from VALUES, functions and plain subqueries
+        of them (_rows_in_order): a user table's rows come here in another order than
+        its heap's."""
+        ordered = not self.user_tables and scope.rows_in_order
         operands = [_operand(a, t) for a, t in zip(args, types, strict=True)]
         try:
             out = float_aggs.aggregate(node, name, operands, float_exprs.as_float8, ordered)
