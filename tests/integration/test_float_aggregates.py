@@ -50,6 +50,7 @@ FLOAT_AGGREGATES = [
     "SELECT x, sum(y) OVER (ORDER BY x), avg(y) OVER (ORDER BY x ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM (VALUES (1, 0.1::float8), (2, 0.2), (3, 0.3)) v(x, y) ORDER BY x",
     "SELECT x, var_pop(y) OVER (ORDER BY x ROWS BETWEEN 2 PRECEDING AND CURRENT ROW), corr(y, x) OVER (ORDER BY x) FROM (VALUES (1, 0.1::float8), (2, 0.25), (3, 0.3), (4, 7)) v(x, y) ORDER BY x",
     "SELECT sum(DISTINCT x) OVER () FROM (VALUES (1.5::float8)) v(x)",
+    "SELECT sum(x ORDER BY x) OVER () FROM (VALUES (1.5::float8)) v(x)",
     "SELECT sum(x) OVER (), avg(x) OVER () FROM (VALUES (0.1::float8), (0.2), (0.3)) v(x)",
     "SELECT g, sum(x), avg(x) FROM (VALUES (1, 0.5::float8), (1, 0.25), (2, 3), (1, 1e3)) v(g, x) GROUP BY g ORDER BY g",
     "SELECT sum(x), var_pop(x) FROM (SELECT x FROM (VALUES (0.1::float8), (0.2), (0.3)) v(x) WHERE x > 0.1 LIMIT 5) s",

@@ -445,6 +445,8 @@ def aggregate(
         return None
     if node.agg_distinct and node.over is not None:
         raise PgError("0A000", "DISTINCT is not implemented for window functions")
+    if node.agg_order and node.over is not None:
+        raise PgError("0A000", "aggregate ORDER BY is not implemented for window functions")
     if one:
         arg = args[0]
         float4 = name == "sum" and arg.type == "float4"
