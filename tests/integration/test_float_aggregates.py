@@ -54,6 +54,9 @@ FLOAT_AGGREGATES = [
     "SELECT sum(x) OVER (), avg(x) OVER () FROM (VALUES (0.1::float8), (0.2), (0.3)) v(x)",
     "SELECT g, sum(x), avg(x) FROM (VALUES (1, 0.5::float8), (1, 0.25), (2, 3), (1, 1e3)) v(g, x) GROUP BY g ORDER BY g",
     "SELECT sum(x), var_pop(x) FROM (SELECT x FROM (VALUES (0.1::float8), (0.2), (0.3)) v(x) WHERE x > 0.1 LIMIT 5) s",
+    "WITH c AS (SELECT x FROM (VALUES (1e16::float8), (1), (1), (-1e16), (0.3), (0.1), (2.5)) v(x)) SELECT sum(x), avg(x) FROM c",
+    "SELECT y, sum(x) OVER (), avg(x) OVER (ORDER BY y) FROM (VALUES (1e16::float8, 3), (1, 1), (1, 2), (-1e16, 0), (0.3, 5), (0.1, 4), (2.5, 6)) v(x, y) ORDER BY y",
+    "SELECT sum(x), stddev(x) FROM unnest(ARRAY[1e16::float8, 1, 1, -1e16, 0.3, 0.1, 2.5]) x",
     # a table of values whose sums are exact in any order
     "CREATE TABLE fa (g int, x float8, y float4)",
     "INSERT INTO fa SELECT i % 3, i * 0.5, i * 0.25 FROM generate_series(1, 100) i",

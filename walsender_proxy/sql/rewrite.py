@@ -102,28 +102,37 @@ from walsender_proxy.sql.rewrite_funcs import (
 )
 
 
-def _rows_in_order(stmt: ast.SelectStmt) -> bool:
+def _rows_in_order(stmt: ast.SelectStmt, ctes: Mapping[str, ast.Node] | None = None) -> bool:
     """Whether an aggregate of this SELECT sees its rows in the order PostgreSQL feeds them
-    to it: no FROM, or one VALUES list or function, maybe under plain subqueries (a WHERE,
-    a LIMIT); not a table (the lake's row order is not the heap's), a join, a GROUP BY or
-    a sort (PostgreSQL's sorts do not keep the order of ties)."""
+    to it: no FROM, or one VALUES list or function, maybe under plain subqueries or a WITH
+    query of the same level (a WHERE, a LIMIT); not a table (the lake's row order is not
+    the heap's), a join, a GROUP BY or a sort (PostgreSQL's sorts do not keep the order of
+    ties)."""
     if stmt.groupClause or len(stmt.fromClause or ()) > 1:
         return False
     if not stmt.fromClause:
         return True
+    if ctes is None:
+        wc = stmt.withClause
+        ctes = {} if wc is None or wc.recursive else {c.ctename: c.ctequery for c in wc.ctes or ()}
     item = stmt.fromClause[0]
     if isinstance(item, ast.RangeFunction):
         return True
-    if not isinstance(item, ast.RangeSubselect) or not isinstance(item.subquery, ast.SelectStmt):
+    if isinstance(item, ast.RangeVar) and not item.schemaname and item.relname in ctes:
+        sub = ctes[item.relname]
+    elif isinstance(item, ast.RangeSubselect):
+        sub = item.subquery
+    else:
         return False
-    sub = item.subquery
+    if not isinstance(sub, ast.SelectStmt):
+        return False
     if sub.valuesLists:
         return True
     if sub.op != SetOperation.SETOP_NONE or sub.sortClause or sub.distinctClause or sub.withClause or sub.havingClause:
         return False
     if _has_window(sub.targetList):
         return False
-    return _rows_in_order(sub)
+    return _rows_in_order(sub, {})
 
 
 def _has_window(node: Any) -> bool:
