@@ -1100,6 +1100,9 @@ def _dec_float(float4: bool) -> Callable[[pa.Array, ColumnType], pa.Array]:
 
 
 _CANON_NUMERIC = r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?$"
+#: The longest text Arrow's cast to decimal128 is trusted with (38 digits, a sign, a point
+#: and leading zeros fit well below the lengths it wraps at).
+_DECIMAL_FAST_MAX = 60
 
 
 def _dec_numeric(s: pa.Array, ct: ColumnType) -> pa.Array:
@@ -1110,6 +1113,10 @@ def _dec_numeric(s: pa.Array, ct: ColumnType) -> pa.Array:
         slow = _other_byte_rows(s, b"0123456789.-")
 
         def fast(a: pa.Array) -> pa.Array:
+            # Arrow's text → decimal128 wraps a number of 77 digits or more around 2^256
+            # (10^300 becomes 0.00) where it should fail: long texts take the slow path
+            if len(a) and pc.max(pc.utf8_length(a)).as_py() > _DECIMAL_FAST_MAX:
+                raise _FastFail
             return pc.cast(a, out_type)
 
         return _hybrid(s, out_type, lambda t: numeric_decimal_in(t, p, sc), fast, slow)

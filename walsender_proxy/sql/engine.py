@@ -48,7 +48,7 @@ from walsender_proxy.lake import Transaction
 from walsender_proxy.lake.files import CHANGESET_ROW_GROUP
 from walsender_proxy.lake.transaction import layout
 from walsender_proxy.protocol.messages import encode_data_rows
-from walsender_proxy.sql import catalog_bridge, explain, float_math, upsert
+from walsender_proxy.sql import catalog_bridge, explain, float_math, numeric_math, upsert
 from walsender_proxy.sql.ddl_sql import qualified, unsupported
 from walsender_proxy.sql.literals import duckdb_cast_error
 from walsender_proxy.sql.pgcatalog import CatalogBinding, translate_error
@@ -431,7 +431,7 @@ class Engine:
             data = pa.table({c: pa.nulls(1, t.column(c).type.arrow) for c in cols[:1]})  # type: ignore[union-attr]
         elif data is None:
             src = node.selectStmt
-            _defaults_to_null(src, [i for i, c in enumerate(cols) if _keeps_literal_scale(t.column(c))])
+            _defaults_to_null(src, [i for i, c in enumerate(cols) if _keeps_literal_scale(t.column(c))], _numeric_columns(t, cols))
             sql = self.rewrite(RawStream()(src), tx, params=params)
             rel = self.relation(sql, params)
             if len(rel.columns) > len(cols):
@@ -469,7 +469,7 @@ class Engine:
         if node.selectStmt is None:  # DEFAULT VALUES
             return pa.table({c: pa.nulls(1, t.column(c).type.arrow) for c in cols[:1]})  # type: ignore[union-attr]
         src = node.selectStmt
-        _defaults_to_null(src, [i for i, c in enumerate(cols) if _keeps_literal_scale(t.column(c))])
+        _defaults_to_null(src, [i for i, c in enumerate(cols) if _keeps_literal_scale(t.column(c))], _numeric_columns(t, cols))
         sql = self.rewrite(RawStream()(src), tx, params=params)
         rel = self.relation(sql, params)
         if len(rel.columns) > len(cols):
@@ -1202,6 +1202,10 @@ def coerce_text(col: Any, arr: pa.Array | pa.ChunkedArray, date_order: str = "MD
         # numeric → float through its text (float8in), as PostgreSQL's cast does: Arrow's
         # decimal → double is m·10^-s in double arithmetic (10.1 would be 10.100000000000001)
         return decode_text_arrow(col.type, arr.cast(pa.string()))
+    if pa.types.is_floating(arr.type) and col.type.base.name == "numeric" and not col.type.is_array:
+        # float → numeric through float4_numeric's / float8_numeric's text (6 or 15
+        # significant digits), not the binary value's longer decimal expansion
+        return decode_text_arrow(col.type, numeric_math.float_texts(arr))
     if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
         return arr
     if pa.types.is_string(col.type.arrow) and _text_as_is(col.type):
@@ -1241,14 +1245,17 @@ def returning(node: Any) -> tuple[Any, ...] | None:
     return getattr(node, "returningList", None)
 
 
-def _defaults_to_null(node: Any, as_text: Collection[int] = ()) -> None:
+def _defaults_to_null(node: Any, as_text: Collection[int] = (), numeric: Collection[int] = ()) -> None:
     """DEFAULT → NULL (no column defaults), and literals of a VALUES column that mixes
     quoted and bare literals all become text: PostgreSQL resolves a quoted literal by the
     target column's input function ('NaN' into real next to 1.5), which
     :func:`coerce_text_columns` does — DuckDB would force the column to the bare literal's
     type and fail. The numeric literals of the ``as_text`` columns become text too: a
     numeric keeps the scale it was written with (1.50 next to 7 stays 7), where DuckDB
-    gives the VALUES column one DECIMAL type (7.00)."""
+    gives the VALUES column one DECIMAL type (7.00). A float cast bound for a ``numeric``
+    column of a multi-row VALUES becomes numeric in its own row, as PostgreSQL coerces each
+    row's value to the column (DuckDB would widen 0.1::float4 next to a float8 to DOUBLE,
+    whose numeric is 0.100000001490116, not 0.1)."""
     if not (isinstance(node, ast.SelectStmt) and node.valuesLists):
         return
     rows = [[ast.A_Const(isnull=True) if isinstance(v, ast.SetToDefault) else v for v in row] for row in node.valuesLists]
@@ -1261,7 +1268,33 @@ def _defaults_to_null(node: Any, as_text: Collection[int] = ()) -> None:
                 if isinstance(v, ast.A_Const) and isinstance(v.val, (ast.Integer, ast.Float)):
                     text = str(v.val.ival) if isinstance(v.val, ast.Integer) else v.val.fval
                     r[col] = ast.A_Const(isnull=False, val=ast.String(sval=text))
+    if len(rows) > 1:
+        for col in numeric:
+            for r in rows:
+                if col < len(r) and _float_cast(r[col]):
+                    r[col] = ast.TypeCast(arg=r[col], typeName=ast.TypeName(names=(ast.String(sval="numeric"),), typemod=-1))
     node.valuesLists = tuple(tuple(r) for r in rows)
+
+
+_FLOAT_TYPE_NAMES = frozenset({"float4", "float8", "real", "double precision"})
+
+
+def _float_cast(node: Any) -> bool:
+    """An explicit cast to float4 or float8 (``0.1::float4``, ``real '0.1'``)."""
+    if not isinstance(node, ast.TypeCast) or node.typeName is None:
+        return False
+    names = node.typeName.names or ()
+    return bool(names) and not node.typeName.arrayBounds and names[-1].sval in _FLOAT_TYPE_NAMES
+
+
+def _numeric_columns(t: Any, cols: Sequence[str]) -> list[int]:
+    """The positions of the (non-array) numeric columns among ``cols``."""
+    out = []
+    for i, c in enumerate(cols):
+        col = t.column(c)
+        if col is not None and col.type.base.name == "numeric" and not col.type.is_array:
+            out.append(i)
+    return out
 
 
 _COMPARISON_OPS = frozenset({"=", "<>", "!=", "<", ">", "<=", ">="})

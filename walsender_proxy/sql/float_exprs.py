@@ -221,6 +221,11 @@ def _as_float(o: Operand, float4: bool) -> ast.Node:
     return _cast(o.node, duck)  # integers (rounded to nearest, as C converts), float4 → float8
 
 
+def as_float8(o: Operand) -> ast.Node:
+    """An operand as a DuckDB DOUBLE, converted as PostgreSQL's implicit cast to float8."""
+    return _as_float(o, False)
+
+
 def _typed(operands: Sequence[Operand]) -> bool:
     return all(o.type in _NUMBERS for o in operands)
 

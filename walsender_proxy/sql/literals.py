@@ -49,6 +49,7 @@ from decoding.pgvalues.textin import Num, numeric_parse, numeric_typmod
 from decoding.pgvalues.typmod import round_times
 from walsender_proxy.sql import (
     datetime_make,
+    float_aggs,
     float_math,
     formatting_udfs,
     numeric_exprs,
@@ -661,7 +662,7 @@ def install(con: Any) -> None:
     for name, fn, args, ret in [*input_udfs(), *output_udfs(), numeric_key, *datetime_make.udfs()]:
         if name not in have:
             con.create_function(name, keep_errors(fn), args, ret, type="arrow")
-    for name, fn, args, ret in [*numeric_math.udfs(), *float_math.udfs()]:  # (NULL handled by each)
+    for name, fn, args, ret in [*numeric_math.udfs(), *float_math.udfs(), *float_aggs.udfs()]:  # (NULL handled by each)
         if name not in have:
             con.create_function(name, keep_errors(fn), args, ret, type="arrow", null_handling="special")
     formatting_udfs.install(con, have)

@@ -81,6 +81,8 @@ def as_text(o: Operand) -> ast.Node:
             return str_const(numeric_math.text(numeric_math.parse(v.fval)))
         if isinstance(v, ast.String):
             return str_const(numeric_math.text(numeric_math.parse(v.sval)))
+    if o.type == "float4":  # (float4_numeric prints 6 digits of the float4, not 15 of a double)
+        return call(numeric_math.udf_name("from_float4"), cast(node, "real"))
     if o.type in FLOATS:
         return call(numeric_math.udf_name("from_float8"), cast(node, "double"))
     if o.type == "numeric":

@@ -107,13 +107,28 @@ def text(v: N) -> str:
     return "-" + ds if v.m < 0 else ds
 
 
-def from_float8(f: float) -> N:
-    """float8_numeric: the value printed with 15 significant digits, then numeric_in."""
+def from_float8(f: float, digits: int = 15) -> N:
+    """float8_numeric: the value printed with DBL_DIG (15) significant digits (``%.15g``),
+    then numeric_in — not the double's exact value, so 0.1 stays 0.1."""
     if math.isnan(f):
         return NAN
     if math.isinf(f):
         return INF if f > 0 else NINF
-    return parse(format(f, ".15g"))
+    return parse(format(f, f".{digits}g"))
+
+
+def from_float4(f: float) -> N:
+    """float4_numeric: the float4 printed with FLT_DIG (6) significant digits (``%.6g``),
+    so ``0.1::float4::numeric`` is 0.1, not its double's 0.100000001490116."""
+    return from_float8(f, 6)
+
+
+def float_texts(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """An Arrow float32 (float4) or float64 (float8) column as the numeric text
+    float4_numeric / float8_numeric make of each value (NULL stays NULL), for a float
+    stored into a numeric column."""
+    convert = from_float4 if pa.types.is_float32(arr.type) else from_float8
+    return pa.array([None if v is None else text(convert(v)) for v in arr.to_pylist()], pa.string())
 
 
 # ------------------------------------------------------------------------- helpers
@@ -659,7 +674,7 @@ def _sqrt_at(a: N, rscale: int) -> N:
 PREFIX = "wpx_numeric_"
 
 _SCALAR: dict[str, tuple[Callable[..., N | int | None], str]] = {
-    # name: (function, argument kinds: n = numeric text, i = integer)
+    # name: (function, argument kinds: n = numeric text, i = integer, f = float8, r = float4)
     "add": (add, "nn"),
     "sub": (sub, "nn"),
     "mul": (mul, "nn"),
@@ -686,6 +701,7 @@ _SCALAR: dict[str, tuple[Callable[..., N | int | None], str]] = {
     "trim_scale": (trim_scale, "n"),
     "avg": (avg, "ni"),
     "from_float8": (from_float8, "f"),
+    "from_float4": (from_float4, "r"),
     "to_int": (to_int, "ni"),
 }
 
@@ -706,7 +722,7 @@ LIST_AGGREGATES = {
 }  # fmt: skip
 #: Results that are integers, not numeric text.
 _INT_RESULTS = frozenset({"scale", "min_scale", "to_int"})
-_DUCK_ARG = {"n": "VARCHAR", "i": "BIGINT", "f": "DOUBLE"}
+_DUCK_ARG = {"n": "VARCHAR", "i": "BIGINT", "f": "DOUBLE", "r": "FLOAT"}
 
 
 def udf_name(name: str) -> str:

@@ -62,6 +62,7 @@ from walsender_proxy.sql import (
     agg_levels,
     datetime_make,
     datetime_parts,
+    float_aggs,
     float_exprs,
     formatting_udfs,
     json_exprs,
@@ -100,6 +101,60 @@ from walsender_proxy.sql.rewrite_funcs import (
     SERVER_VALUES,
     duckdb_functions,
 )
+
+
+def _rows_in_order(stmt: ast.SelectStmt, ctes: Mapping[str, ast.Node] | None = None) -> bool:
+    """Whether an aggregate of this SELECT sees its rows in the order PostgreSQL feeds them
+    to it: no FROM, or one VALUES list or function, maybe under plain subqueries or a WITH
+    query of the same level (a WHERE, a LIMIT); not a table (the lake's row order is not
+    the heap's), a join, a GROUP BY or a sort (PostgreSQL's sorts do not keep the order of
+    ties)."""
+    if stmt.groupClause or len(stmt.fromClause or ()) > 1:
+        return False
+    if not stmt.fromClause:
+        return True
+    if ctes is None:
+        wc = stmt.withClause
+        ctes = {} if wc is None or wc.recursive else {c.ctename: c.ctequery for c in wc.ctes or ()}
+    item = stmt.fromClause[0]
+    if isinstance(item, ast.RangeFunction):
+        return True
+    if isinstance(item, ast.RangeVar) and not item.schemaname and item.relname in ctes:
+        sub = ctes[item.relname]
+    elif isinstance(item, ast.RangeSubselect):
+        sub = item.subquery
+    else:
+        return False
+    if not isinstance(sub, ast.SelectStmt):
+        return False
+    if sub.valuesLists:
+        return True
+    if sub.op != SetOperation.SETOP_NONE or sub.sortClause or sub.distinctClause or sub.withClause or sub.havingClause:
+        return False
+    if _has_window(sub.targetList):
+        return False
+    return _rows_in_order(sub, {})
+
+
+def _has_window(node: Any) -> bool:
+    if isinstance(node, ast.FuncCall) and node.over is not None:
+        return True
+    if isinstance(node, tuple):
+        return any(_has_window(x) for x in node)
+    if isinstance(node, ast.Node) and not isinstance(node, ast.SelectStmt):
+        return any(_has_window(getattr(node, k)) for k in node)
+    return False
+
+
+def _has_call(node: Any) -> bool:
+    """Whether a rewritten expression calls a function (an aggregate, maybe)."""
+    if isinstance(node, ast.FuncCall):
+        return True
+    if isinstance(node, tuple):
+        return any(_has_call(x) for x in node)
+    if isinstance(node, ast.Node):
+        return any(_has_call(getattr(node, k)) for k in node)
+    return False
 
 
 def _has_subquery(node: Any) -> bool:
@@ -728,6 +783,8 @@ class _Scope:
         self.ctes: dict[str, _Rel] = {}
         #: The scope of a query level's FROM list (the scopes inside it add output columns).
         self.query = False
+        #: The SELECT's aggregates see its rows in PostgreSQL's order (see _rows_in_order).
+        self.rows_in_order = False
 
     def add(self, alias: str, rel: _Rel) -> None:
         self.rels[alias] = rel
@@ -1017,6 +1074,7 @@ class _Rewriter:
             return stmt, values_cols
         if stmt.distinctClause and stmt.sortClause and not _distinct_on_matches(stmt):
             raise self.fail("42P10", "SELECT DISTINCT ON expressions must match initial ORDER BY expressions", stmt.sortClause[0])
+        scope.rows_in_order = _rows_in_order(stmt)
         for i, item in enumerate(stmt.fromClause or ()):
             new = self.from_item(item, scope)
             items = list(stmt.fromClause)
@@ -2621,6 +2679,9 @@ class _Rewriter:
         numeric = self._numeric_call(name, node, args, types)
         if numeric is not None:
             return numeric
+        float_agg = self._float_aggregate(name, node, args, types, scope)
+        if float_agg is not None:
+            return float_agg
         floating = self._floats(float_exprs.function, node, node, name, [_operand(a, t) for a, t in zip(args, types, strict=True)])
         if floating is not None:
             return floating
@@ -2843,6 +2904,22 @@ class _Rewriter:
             return _call(numeric_math.udf_name("avg"), total, agg("count", copy.deepcopy(arg.node))), NUMERIC_TEXT
         return _call(udf, agg("list", numeric_exprs.as_text(arg))), NUMERIC_TEXT
 
+    def _float_aggregate(
+        self, name: str, node: ast.FuncCall, args: list[Any], types: list[T | None], scope: _Scope
+    ) -> tuple[ast.Node, T] | None:
+        """sum/avg/variance/stddev of floats and the float8 covariance and regression
+        aggregates as PostgreSQL computes them (float_aggs); None for the others. Their
+        rows come in PostgreSQL's order only from VALUES, functions and plain subqueries
+        of them (_rows_in_order): a user table's rows come here in another order than
+        its heap's."""
+        ordered = not self.user_tables and scope.rows_in_order
+        operands = [_operand(a, t) for a, t in zip(args, types, strict=True)]
+        try:
+            out = float_aggs.aggregate(node, name, operands, float_exprs.as_float8, ordered)
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, node) from None
+        return None if out is None else (out[0], T(out[1]))
+
     def _text_numeric_call(self, name: str, node: ast.FuncCall, args: list[Any], types: list[T | None]) -> list[Any] | None:
         """A function of a text-held numeric value: min/max by the value's key (the value
         itself comes back, with its own display scale); the ones that take the value's text
@@ -2900,7 +2977,10 @@ class _Rewriter:
             oid = _type_oid(t if t != UNKNOWN else TEXT) if t is not None else None
             if oid is None:
                 raise self.fail("0A000", "pg_typeof of an expression of unknown type", node)
-            return _cast(_int(oid), "uinteger"), T("regtype")
+            out = _cast(_int(oid), "uinteger")
+            if _has_call(args[0]):  # (kept: pg_typeof(sum(x)) is still an aggregate query)
+                out = ast.CaseExpr(args=(ast.CaseWhen(expr=ast.NullTest(arg=args[0], nulltesttype=NullTestType.IS_NULL), result=out),), defresult=copy.deepcopy(out))
+            return out, T("regtype")
         if special == "lsn_diff":
             a, b = (_lsn_int(x) for x in args)
             return _cast(_op("-", _cast(a, "hugeint"), _cast(b, "hugeint")), "double"), ret
