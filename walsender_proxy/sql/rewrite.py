@@ -70,6 +70,7 @@ from walsender_proxy.sql import (
     numeric_math,
     numeric_text,
     pgcatalog,
+    window_frames,
 )
 from walsender_proxy.sql.nodes import bool_const as _bool
 from walsender_proxy.sql.nodes import call as _call
@@ -687,6 +688,16 @@ class _Scope:
         self.rels: dict[str, _Rel] = {}
         self.order: list[str] = []
         self.ctes: dict[str, _Rel] = {}
+        #: The SELECT's WINDOW clause by name (what OVER w and OVER (w …) refer to).
+        self.windows: dict[str, ast.WindowDef] = {}
+
+    def windows_in_reach(self) -> dict[str, ast.WindowDef]:
+        """The nearest WINDOW clause (a SELECT's ORDER BY sees its SELECT's windows from
+        a scope of its own)."""
+        s: _Scope | None = self
+        while s is not None and not s.windows:
+            s = s.parent
+        return s.windows if s is not None else {}
 
     def add(self, alias: str, rel: _Rel) -> None:
         self.rels[alias] = rel
@@ -951,6 +962,11 @@ class _Rewriter:
             values_cols = [(f"column{i}", t) for i, t in enumerate(first, start=1)]
             self.arm_columns[id(stmt)] = values_cols
             return stmt, values_cols
+        if stmt.windowClause:
+            try:
+                scope.windows = window_frames.named_windows(stmt.windowClause)
+            except PgError as e:
+                raise self.fail(e.sqlstate, e.message, stmt.windowClause[0]) from None
         for i, item in enumerate(stmt.fromClause or ()):
             new = self.from_item(item, scope)
             items = list(stmt.fromClause)
@@ -991,7 +1007,7 @@ class _Rewriter:
         if stmt.havingClause is not None:
             stmt.havingClause = self.expr(stmt.havingClause, scope)[0]
         if stmt.windowClause:
-            stmt.windowClause = tuple(self.generic(w, scope) for w in stmt.windowClause)
+            stmt.windowClause = tuple(self._window_def(w, scope, in_clause=True) for w in stmt.windowClause)
         if stmt.distinctClause:
             if stmt.distinctClause == (None,) or list(stmt.distinctClause) == [None]:
                 self._no_text_numeric("SELECT DISTINCT", stmt, *(t for _, t in cols or ()))
@@ -1497,19 +1513,50 @@ class _Rewriter:
         if not isinstance(node, ast.Node):
             return node
         if isinstance(node, ast.SortBy):
-            new, t = self.expr(node.node, scope)
-            self._no_json_compare("ORDER BY", node, t)
-            node.node = self._numeric_key(new, t) if t is not None and t.text_numeric else new
-            return node
+            return self._sort_key(node, scope)[0]
         if isinstance(node, ast.WindowDef):
+            return self._window_def(node, scope)
+        return self.expr(node, scope)[0]
+
+    def _sort_key(self, node: ast.SortBy, scope: _Scope) -> tuple[ast.SortBy, T | None]:
+        """An ORDER BY item rewritten, with its key's type."""
+        new, t = self.expr(node.node, scope)
+        self._no_json_compare("ORDER BY", node, t)
+        node.node = self._numeric_key(new, t) if t is not None and t.text_numeric else new
+        return node, t
+
+    def _window_def(self, node: ast.WindowDef, scope: _Scope, *, in_clause: bool = False) -> ast.WindowDef:
+        """A window definition checked as PostgreSQL's parser checks it, a window it copies
+        written out in it, and its frame offsets as PostgreSQL evaluates them
+        (:mod:`~walsender_proxy.sql.window_frames`)."""
+        try:
+            windows = scope.windows_in_reach()
+            window_frames.check_definition(node, windows, in_clause)
+            ref = windows.get(node.refname) if node.refname else None
+            if ref is not None:  # (self-contained: the frame below needs its ORDER BY key)
+                node.partitionClause = copy.deepcopy(ref.partitionClause)
+                node.orderClause = node.orderClause or copy.deepcopy(ref.orderClause)
+                node.refname = None
             if node.partitionClause:
                 parts = [self.expr(e, scope) for e in node.partitionClause]
                 self._no_text_numeric("PARTITION BY", node, *(t for _, t in parts))
                 node.partitionClause = tuple(e for e, _ in parts)
-            if node.orderClause:
-                node.orderClause = tuple(self.generic(e, scope) for e in node.orderClause)
-            return node
-        return self.expr(node, scope)[0]
+            keys = [self._sort_key(e, scope) for e in node.orderClause or ()]
+            node.orderClause = tuple(k for k, _ in keys) or node.orderClause
+            if node.startOffset is not None or node.endOffset is not None:
+                t = keys[0][1] if len(keys) == 1 else None
+
+                def offset(e: Any) -> tuple[Any, str | None]:
+                    new, ot = self.expr(e, scope)
+                    return new, ot.name if ot is not None else None
+
+                text_numeric = t is not None and t.text_numeric
+                window_frames.frame(node, node.orderClause or (), t.name if t is not None else None, text_numeric, offset)
+        except PgError as e:
+            if isinstance(e, SqlError):
+                raise
+            raise self.fail(e.sqlstate, e.message, node, hint=e.hint) from None
+        return node
 
     def expr(self, node: Any, scope: _Scope) -> tuple[Any, T | None]:
         if node is None:
@@ -2478,6 +2525,13 @@ class _Rewriter:
             if fmt_call is None:
                 raise self._no_function(name, types, node)
             return fmt_call[0], NUMERIC_TEXT if fmt_call[1] == "numeric" else T(fmt_call[1])
+        if node.over is not None or name == "count":
+            try:
+                window_frames.window_call(name, node, name in PG15_FUNCTIONS)
+            except PgError as e:
+                raise self.fail(e.sqlstate, e.message, node) from None
+            if node.over is not None:
+                args = window_frames.guard_arguments(name, args)
         for attr in ("agg_order", "agg_filter", "over"):
             v = getattr(node, attr, None)
             if v is not None:
