@@ -3115,7 +3115,7 @@ def _parse_one(sql: str) -> ast.Node:
     except pglast.parser.ParseError as e:
         msg, loc = (*e.args, None)[:2]
         pos = loc + 1 if isinstance(loc, int) else None
-        raise SqlError("42601", str(msg), pos) from None
+        raise SqlError(window_frames.parse_error_sqlstate(str(msg)), str(msg), pos) from None
     if len(stmts) != 1:
         raise SqlError("42601", "cannot insert multiple commands into a prepared statement")
     return stmts[0].stmt

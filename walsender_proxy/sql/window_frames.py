@@ -121,6 +121,22 @@ AGGREGATES = frozenset({
 })  # fmt: skip
 
 
+#: Frame errors PostgreSQL's grammar raises (gram.y) with ERRCODE_WINDOWING_ERROR, where
+#: libpg_query's ParseError carries no SQLSTATE (every other one of them is a 42601).
+_GRAMMAR_WINDOWING = frozenset({
+    "frame start cannot be UNBOUNDED FOLLOWING",
+    "frame starting from following row cannot end with current row",
+    "frame end cannot be UNBOUNDED PRECEDING",
+    "frame starting from current row cannot have preceding rows",
+    "frame starting from following row cannot have preceding rows",
+})  # fmt: skip
+
+
+def parse_error_sqlstate(message: str) -> str:
+    """The SQLSTATE of a parse error PostgreSQL's grammar raises with this message."""
+    return "42P20" if message in _GRAMMAR_WINDOWING else "42601"
+
+
 def display(type_name: str) -> str:
     """A type's name as PostgreSQL's format_type_be prints it."""
     return _DISPLAY.get(type_name, type_name)
@@ -440,5 +456,6 @@ __all__ = [
     "frame",
     "guard_arguments",
     "named_windows",
+    "parse_error_sqlstate",
     "window_call",
 ]
