@@ -77,6 +77,8 @@ FRAMES = [
     "SELECT i, nth_value(i, 2) OVER (ORDER BY i ROWS BETWEEN 1 PRECEDING AND 2 FOLLOWING) FROM w ORDER BY i",
     # a window that copies a named one, with its own frame
     "SELECT i, sum(i) OVER (w ROWS BETWEEN 1 PRECEDING AND CURRENT ROW), sum(i) OVER (w RANGE 1 PRECEDING) FROM w WINDOW w AS (ORDER BY i) ORDER BY i",
+    # named windows, used in ORDER BY too
+    "SELECT i, rank() OVER w, sum(i) OVER w FROM w WINDOW w AS (ORDER BY g RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) ORDER BY rank() OVER w, i",
     # offsets checked only as the frame is computed: no row, no error
     "SELECT sum(i) OVER (ORDER BY i RANGE BETWEEN -1 PRECEDING AND CURRENT ROW) FROM w WHERE false",
     "SELECT nth_value(i, 0) OVER (ORDER BY i), ntile(0) OVER () FROM w WHERE false",
@@ -116,6 +118,7 @@ ERRORS = [
     "SELECT count(*) OVER (w PARTITION BY g) FROM w WINDOW w AS (ORDER BY i)",
     "SELECT count(*) OVER (w ROWS 1 PRECEDING) FROM w WINDOW w AS (ORDER BY i ROWS 2 PRECEDING)",
     "SELECT count(*) OVER (v) FROM w WINDOW w AS (ORDER BY i)",
+    "SELECT rank() OVER (ORDER BY rank() OVER (ORDER BY i)) FROM w",
     # the grammar's own frame checks
     "SELECT count(*) OVER (ORDER BY i ROWS BETWEEN CURRENT ROW AND 1 PRECEDING) FROM w",
     "SELECT count(*) OVER (ORDER BY i RANGE BETWEEN 1 FOLLOWING AND CURRENT ROW) FROM w",

@@ -1532,6 +1532,9 @@ class _Rewriter:
         try:
             windows = scope.windows_in_reach()
             window_frames.check_definition(node, windows, in_clause)
+            if node.name and not in_clause:  # OVER w: w written out (DuckDB resolves no
+                node = copy.deepcopy(windows[node.name])  # name outside the SELECT list)
+                node.name = None
             ref = windows.get(node.refname) if node.refname else None
             if ref is not None:  # (self-contained: the frame below needs its ORDER BY key)
                 node.partitionClause = copy.deepcopy(ref.partitionClause)

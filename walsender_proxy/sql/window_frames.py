@@ -152,12 +152,13 @@ def mode(options: int) -> str:
 
 
 def named_windows(defs: Sequence[ast.WindowDef] | None) -> dict[str, ast.WindowDef]:
-    """A SELECT's WINDOW clause by name; a name defined twice is PostgreSQL's 42P20."""
+    """A SELECT's WINDOW clause by name, as written (what a reference copies); a name
+    defined twice is PostgreSQL's 42P20."""
     found: dict[str, ast.WindowDef] = {}
     for w in defs or ():
         if w.name in found:
             raise PgError("42P20", f'window "{w.name}" is already defined')
-        found[w.name] = w
+        found[w.name] = copy.deepcopy(w)  # (as written: the clause is rewritten in place)
     return found
 
 
@@ -171,6 +172,8 @@ def check_definition(
         if wdef.name not in windows:
             raise PgError("42704", f'window "{wdef.name}" does not exist')
         return tuple(windows[wdef.name].orderClause or ())
+    if _has_window_call((wdef.partitionClause, wdef.orderClause)):
+        raise PgError("42P20", "window functions are not allowed in window definitions")
     order = tuple(wdef.orderClause or ())
     ref = None
     if wdef.refname:
@@ -216,6 +219,19 @@ def has_variables(node: Any) -> bool:
         return any(has_variables(n) for n in node)
     if isinstance(node, ast.Node):
         return any(has_variables(getattr(node, a, None)) for a in type(node).__slots__)
+    return False
+
+
+def _has_window_call(node: Any) -> bool:
+    """Whether an expression calls a window function (a subquery's own calls aside)."""
+    if isinstance(node, ast.FuncCall) and node.over is not None:
+        return True
+    if isinstance(node, ast.SubLink):
+        return False
+    if isinstance(node, tuple | list):
+        return any(_has_window_call(n) for n in node)
+    if isinstance(node, ast.Node):
+        return any(_has_window_call(getattr(node, a, None)) for a in type(node).__slots__)
     return False
 
 
