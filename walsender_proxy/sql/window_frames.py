@@ -16,6 +16,13 @@ transformFrameOffset), and its frame offsets behave otherwise in corner cases:
 - RANGE over floats: ``-Infinity + Infinity`` and ``Infinity - Infinity`` are NaN for
   DuckDB, which then puts the frame boundary at the NaN rows; PostgreSQL's
   ``in_range_float8_float8`` counts every value in range there. Those rows are refused.
+- Refused as well (0A000): RANGE offsets over numeric values (DuckDB holds an
+  unconstrained numeric as text) and a subquery in an offset (DuckDB's binder has none).
+- Window names: a duplicate, a missing one, a copy that overrides PARTITION BY or ORDER BY
+  or copies a frame (42P20, 42704); ``OVER w`` is written out in full, since DuckDB
+  resolves no window name outside the SELECT list. The grammar's frame errors are 42P20.
+- Calls: ``count()`` and OVER on a plain function (42809); nth_value's and ntile's
+  counts below 1 (22016, 22014), checked as DuckDB computes them.
 
 Offsets are rewritten into DuckDB expressions evaluated per row whose failing branch calls
 ``error('PGERR[…] …')``: DuckDB evaluates them only when it computes a frame, so an empty
