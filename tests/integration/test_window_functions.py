@@ -77,6 +77,9 @@ FRAMES = [
     "SELECT i, nth_value(i, 2) OVER (ORDER BY i ROWS BETWEEN 1 PRECEDING AND 2 FOLLOWING) FROM w ORDER BY i",
     # a window that copies a named one, with its own frame
     "SELECT i, sum(i) OVER (w ROWS BETWEEN 1 PRECEDING AND CURRENT ROW), sum(i) OVER (w RANGE 1 PRECEDING) FROM w WINDOW w AS (ORDER BY i) ORDER BY i",
+    "SELECT i, count(*) FILTER (WHERE g > 1) OVER (ORDER BY i) FROM w ORDER BY i",
+    "SELECT i, lag(i, -1) OVER (ORDER BY i), lead(i, 2, -1) OVER (ORDER BY i), ntile(3) OVER (ORDER BY i) FROM w ORDER BY i",
+    "SELECT i, nth_value(i, NULL) OVER (ORDER BY i), ntile(NULL) OVER (ORDER BY i) FROM w ORDER BY i",
     # named windows, used in ORDER BY too
     "SELECT i, rank() OVER w, sum(i) OVER w FROM w WINDOW w AS (ORDER BY g RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) ORDER BY rank() OVER w, i",
     # offsets checked only as the frame is computed: no row, no error
@@ -119,6 +122,12 @@ ERRORS = [
     "SELECT count(*) OVER (w ROWS 1 PRECEDING) FROM w WINDOW w AS (ORDER BY i ROWS 2 PRECEDING)",
     "SELECT count(*) OVER (v) FROM w WINDOW w AS (ORDER BY i)",
     "SELECT rank() OVER (ORDER BY rank() OVER (ORDER BY i)) FROM w",
+    # what DuckDB has and PostgreSQL 15 has not
+    "SELECT array_agg(i ORDER BY i DESC) OVER (ORDER BY i) FROM w",
+    "SELECT count(DISTINCT g) OVER (ORDER BY i) FROM w",
+    "SELECT row_number() FILTER (WHERE g > 1) OVER (ORDER BY i) FROM w",
+    "SELECT row_number() FROM w",
+    "SELECT lag(i) FROM w",
     # the grammar's own frame checks
     "SELECT count(*) OVER (ORDER BY i ROWS BETWEEN CURRENT ROW AND 1 PRECEDING) FROM w",
     "SELECT count(*) OVER (ORDER BY i RANGE BETWEEN 1 FOLLOWING AND CURRENT ROW) FROM w",

@@ -2528,7 +2528,7 @@ class _Rewriter:
             if fmt_call is None:
                 raise self._no_function(name, types, node)
             return fmt_call[0], NUMERIC_TEXT if fmt_call[1] == "numeric" else T(fmt_call[1])
-        if node.over is not None or name == "count":
+        if node.over is not None or name == "count" or name in window_frames.WINDOW_FUNCTIONS:
             try:
                 window_frames.window_call(name, node, name in PG15_FUNCTIONS)
             except PgError as e:

@@ -117,6 +117,8 @@ WINDOW_FUNCTIONS = frozenset({
     "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead",
     "first_value", "last_value", "nth_value",
 })  # fmt: skip
+#: Window functions that are also hypothetical-set aggregates (called with arguments).
+AGGREGATES_TOO = frozenset({"rank", "dense_rank", "percent_rank", "cume_dist"})
 AGGREGATES = frozenset({
     "avg", "bit_and", "bit_or", "bit_xor", "bool_and", "bool_or", "count", "every", "max",
     "min", "sum", "string_agg", "array_agg", "json_agg", "jsonb_agg", "json_object_agg",
@@ -428,15 +430,27 @@ def _type_name(pg_name: str) -> ast.TypeName:
 
 
 def window_call(name: str, node: ast.FuncCall, known: bool) -> None:
-    """PostgreSQL's checks of a call with OVER, or of ``count()`` (ParseFuncOrColumn):
-    ``known`` says PostgreSQL 15 has a function of that name."""
+    """PostgreSQL's checks of a call with OVER, of a window function's call, and of
+    ``count()`` (ParseFuncOrColumn): ``known`` says PostgreSQL 15 has a function of that
+    name. DuckDB has DISTINCT and ORDER BY for window aggregates: PostgreSQL has not."""
     if name == "count" and not node.args and not node.agg_star:
         raise PgError("42809", "count(*) must be used to call a parameterless aggregate function")
-    if node.over is not None and known and name not in WINDOW_FUNCTIONS and name not in AGGREGATES:
+    window = name in WINDOW_FUNCTIONS and (name not in AGGREGATES_TOO or not node.args)
+    if node.over is None:
+        if window and known and not node.agg_within_group:
+            raise PgError("42809", f"window function {name} requires an OVER clause")
+        return
+    if known and name not in WINDOW_FUNCTIONS and name not in AGGREGATES:
         raise PgError(
             "42809",
             f"OVER specified, but {name} is not a window function nor an aggregate function",
         )
+    if node.agg_distinct:
+        raise PgError("0A000", "DISTINCT is not implemented for window functions")
+    if node.agg_order:
+        raise PgError("0A000", "aggregate ORDER BY is not implemented for window functions")
+    if node.agg_filter is not None and window:
+        raise PgError("0A000", "FILTER is not implemented for non-aggregate window functions")
 
 
 def guard_arguments(name: str, args: list[Any]) -> list[Any]:
@@ -474,6 +488,7 @@ def guard_arguments(name: str, args: list[Any]) -> list[Any]:
 
 __all__ = [
     "AGGREGATES",
+    "AGGREGATES_TOO",
     "WINDOW_FUNCTIONS",
     "check_definition",
     "frame",
