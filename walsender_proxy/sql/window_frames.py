@@ -244,6 +244,25 @@ def _has_window_call(node: Any) -> bool:
     return False
 
 
+#: Volatile functions: an offset calling one has the value of its first evaluation in
+#: PostgreSQL (calculate_frame_offsets), a new one for each row in DuckDB.
+_VOLATILE = frozenset({
+    "random", "setseed", "clock_timestamp", "timeofday", "nextval", "currval", "setval",
+    "gen_random_uuid", "uuid_generate_v4",
+})  # fmt: skip
+
+
+def _calls(node: Any, names: frozenset[str]) -> bool:
+    """Whether an expression calls one of ``names``."""
+    if isinstance(node, ast.FuncCall) and node.funcname[-1].sval.lower() in names:
+        return True
+    if isinstance(node, tuple | list):
+        return any(_calls(n, names) for n in node)
+    if isinstance(node, ast.Node):
+        return any(_calls(getattr(node, a, None), names) for a in type(node).__slots__)
+    return False
+
+
 def _has_subquery(node: Any) -> bool:
     if isinstance(node, ast.SubLink):
         return True
@@ -353,6 +372,11 @@ def frame(
             expr, t = rewrite(ast.TypeCast(arg=off, typeName=_type_name("int8")))
         if has_variables(off):
             raise PgError("42P10", f"argument of {unit} must not contain variables")
+        if _calls(off, _VOLATILE):  # (PostgreSQL computes it once, DuckDB for each row)
+            raise PgError(
+                "0A000",
+                "a volatile function in a window frame offset is not supported by walsender-proxy",
+            )
         if _has_subquery(off):  # (DuckDB's binder refuses one there)
             raise PgError(
                 "0A000", "a subquery in a window frame offset is not supported by walsender-proxy"
