@@ -36,16 +36,16 @@ def _same_answers(proxy: ProxyServer, pg15: PgCluster, statements: list[str]) ->
 
 
 TABLE = [
-    "CREATE TABLE w (i int, g int, d date, ts timestamp, f float8, r real, b bigint)",
+    "CREATE TABLE w (i int, g int, d date, ts timestamp, f float8, r real, b bigint, n numeric(10, 2), u numeric)",
     """INSERT INTO w VALUES
-    (1, 1, '2020-01-01', '2020-01-01 00:00', -3, -3, 9223372036854775800),
-    (2, 1, '2020-01-20', '2020-01-01 10:00', -1.5, -1.5, 9223372036854775801),
-    (3, 2, '2020-02-05', '2020-01-02 00:00', 0, 0, 9223372036854775802),
-    (4, 3, '2020-03-01', '2020-01-03 12:00', 1.1, 1.1, -9223372036854775800),
-    (5, 3, '2021-01-01', '2020-01-03 13:00', 2, 2, -9223372036854775801),
-    (6, 5, '2021-06-30', '2020-02-01 00:00', 'inf', 'inf', 0),
-    (7, 5, '2022-01-01', '2021-01-01 00:00', 'NaN', 'NaN', 1),
-    (8, NULL, NULL, NULL, NULL, NULL, NULL)""",
+    (1, 1, '2020-01-01', '2020-01-01 00:00', -3, -3, 9223372036854775800, -3, -3),
+    (2, 1, '2020-01-20', '2020-01-01 10:00', -1.5, -1.5, 9223372036854775801, -1.5, -1.5),
+    (3, 2, '2020-02-05', '2020-01-02 00:00', 0, 0, 9223372036854775802, 0.25, 0.25),
+    (4, 3, '2020-03-01', '2020-01-03 12:00', 1.1, 1.1, -9223372036854775800, 1.1, 1.1),
+    (5, 3, '2021-01-01', '2020-01-03 13:00', 2, 2, -9223372036854775801, 2, 2),
+    (6, 5, '2021-06-30', '2020-02-01 00:00', 'inf', 'inf', 0, 99999999.99, 'NaN'),
+    (7, 5, '2022-01-01', '2021-01-01 00:00', 'NaN', 'NaN', 1, 1.1, 1.1),
+    (8, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)""",
 ]
 
 #: Frames whose answers do not depend on the order of peers.
@@ -69,6 +69,9 @@ FRAMES = [
     "SELECT i, f, sum(i) OVER (ORDER BY f RANGE BETWEEN 1.5 PRECEDING AND 1 FOLLOWING) FROM w ORDER BY i",
     "SELECT i, r, sum(i) OVER (ORDER BY r RANGE BETWEEN 1.5 PRECEDING AND 'inf' FOLLOWING) FROM w ORDER BY i",
     "SELECT i, f, sum(i) OVER (ORDER BY f RANGE BETWEEN CURRENT ROW AND 'infinity' FOLLOWING) FROM w ORDER BY i",
+    # RANGE over numeric(p,s) with literal offsets
+    "SELECT i, sum(i) OVER (ORDER BY n RANGE BETWEEN 1 PRECEDING AND 0.85 FOLLOWING EXCLUDE TIES) FROM w ORDER BY i",
+    "SELECT i, count(*) OVER (ORDER BY n DESC NULLS FIRST RANGE BETWEEN '0.001' PRECEDING AND 1e9 FOLLOWING) FROM w ORDER BY i",
     # GROUPS, and ROWS over a unique order
     "SELECT i, sum(i) OVER (ORDER BY g GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM w ORDER BY i",
     "SELECT i, sum(i) OVER (ORDER BY g GROUPS BETWEEN 1 FOLLOWING AND 2 FOLLOWING EXCLUDE GROUP) FROM w ORDER BY i",
@@ -111,6 +114,8 @@ ERRORS = [
     "SELECT sum(i) OVER (ORDER BY d RANGE BETWEEN '-1 day' PRECEDING AND CURRENT ROW) FROM w",
     "SELECT sum(i) OVER (ORDER BY f RANGE BETWEEN 1 PRECEDING AND 'NaN' FOLLOWING) FROM w",
     "SELECT sum(i) OVER (ORDER BY r RANGE BETWEEN -1.5 PRECEDING AND CURRENT ROW) FROM w",
+    "SELECT sum(i) OVER (ORDER BY n RANGE BETWEEN 'NaN' PRECEDING AND CURRENT ROW) FROM w",
+    "SELECT sum(i) OVER (ORDER BY n RANGE BETWEEN 1.5::float8 PRECEDING AND CURRENT ROW) FROM w",
     "SELECT count() OVER () FROM w",
     "SELECT count() FROM w",
     "SELECT generate_series(1, 2) OVER () FROM w",
@@ -147,8 +152,9 @@ def test_window_errors_are_postgresqls(proxy: ProxyServer, pg15: PgCluster) -> N
         "SELECT i, sum(i) OVER (ORDER BY f DESC RANGE BETWEEN 'inf' PRECEDING AND CURRENT ROW) FROM w",
         # PostgreSQL evaluates an offset once, DuckDB for each row
         "SELECT i, sum(i) OVER (ORDER BY i ROWS BETWEEN (random() * 2)::int PRECEDING AND CURRENT ROW) FROM w",
-        # numeric values DuckDB holds as text
-        "SELECT i, sum(i) OVER (ORDER BY i::numeric RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM w",
+        # numeric values DuckDB holds as text, a numeric offset that is not a literal
+        "SELECT i, sum(i) OVER (ORDER BY u RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM w",
+        "SELECT i, sum(i) OVER (ORDER BY n RANGE BETWEEN 1.5 + 1 PRECEDING AND CURRENT ROW) FROM w",
     ],
 )
 def test_frames_duckdb_would_answer_otherwise_are_refused(proxy: ProxyServer, sql: str) -> None:

@@ -16,8 +16,10 @@ transformFrameOffset), and its frame offsets behave otherwise in corner cases:
 - RANGE over floats: ``-Infinity + Infinity`` and ``Infinity - Infinity`` are NaN for
   DuckDB, which then puts the frame boundary at the NaN rows; PostgreSQL's
   ``in_range_float8_float8`` counts every value in range there. Those rows are refused.
-- Refused as well (0A000): RANGE offsets over numeric values (DuckDB holds an
-  unconstrained numeric as text) and a subquery in an offset (DuckDB's binder has none).
+- RANGE over numeric(p,s) (a DECIMAL for DuckDB) takes literal offsets, as exact
+  DECIMALs. Refused (0A000): RANGE over an unconstrained numeric (held as text), a numeric
+  offset that is not a literal, a subquery in an offset (DuckDB's binder has none) and a
+  volatile function in one (PostgreSQL evaluates an offset once, DuckDB for each row).
 - Window names: a duplicate, a missing one, a copy that overrides PARTITION BY or ORDER BY
   or copies a frame (42P20, 42704); ``OVER w`` is written out in full, since DuckDB
   resolves no window name outside the SELECT list. The grammar's frame errors are 42P20.
@@ -36,6 +38,7 @@ own; SQL leaves it undefined, and no stable order reproduces PostgreSQL's.
 from __future__ import annotations
 
 import copy
+import decimal
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -394,14 +397,10 @@ def frame(
                     (_is_null(expr), _fails("22004", f"frame {which} offset must not be null")),
                     (op("<", expr, int_const(0)), _fails("22013", f"frame {which} offset must not be negative")),
                 ])  # fmt: skip
-        elif order_type is not None:
-            if text_numeric or target == "numeric":
-                raise PgError(
-                    "0A000",
-                    "RANGE with offset PRECEDING/FOLLOWING over numeric values is not supported by walsender-proxy",
-                )
-            if not (isinstance(value, int | float) and value >= 0):  # (else nothing to check)
-                expr = _range_offset(expr, target, order, preceding, which)
+        elif order_type is not None and target == "numeric":
+            expr = _numeric_offset(off, text_numeric, which)
+        elif order_type is not None and not (isinstance(value, int | float) and value >= 0):
+            expr = _range_offset(expr, target, order, preceding, which)  # (else nothing to check)
         new[which] = expr
     if unit == "RANGE" and order_type in ("int2", "int4", "int8") and new:
         # (PostgreSQL's in_range sums never overflow: an overflowing one is past every value)
@@ -413,6 +412,55 @@ def frame(
         wdef.startOffset = new["starting"]
     if "ending" in new:
         wdef.endOffset = new["ending"]
+
+
+#: DuckDB's type of a numeric RANGE offset: exact for every literal of at most 18
+#: fractional and 20 integral digits (the sum with a DECIMAL key is computed exactly).
+_OFFSET_DECIMAL = (38, 18)
+
+
+def _numeric_offset(off: Any, text_numeric: bool, which: str) -> ast.Node:
+    """A numeric RANGE offset for a key DuckDB holds as a DECIMAL: a literal, as an exact
+    DECIMAL; a negative or NaN one raises in_range_numeric_numeric's 22013 as the frame is
+    computed. Any other offset, and a key held as text, is refused."""
+    refused = PgError(
+        "0A000",
+        "RANGE with offset PRECEDING/FOLLOWING over an unconstrained numeric column, or with "
+        "a numeric offset that is not a literal, is not supported by walsender-proxy",
+    )
+    if text_numeric:
+        raise refused
+    sign, lit = "", off
+    if isinstance(off, ast.A_Expr) and off.lexpr is None and off.name[-1].sval == "-":
+        sign, lit = "-", off.rexpr
+    text = None
+    if isinstance(lit, ast.A_Const) and isinstance(lit.val, ast.Integer):
+        text = str(lit.val.ival)
+    elif isinstance(lit, ast.A_Const) and isinstance(lit.val, ast.Float):
+        text = lit.val.fval
+    elif isinstance(lit, ast.A_Const) and isinstance(lit.val, ast.String) and not sign:
+        text = lit.val.sval.strip()
+    try:
+        number = decimal.Decimal(sign + text) if text is not None else None
+    except decimal.InvalidOperation:
+        number = None
+    if number is None:
+        raise refused
+    if number.is_nan() or number < 0:
+        invalid = _fails("22013", "invalid preceding or following size in window function")
+        always = ast.A_Const(isnull=False, val=ast.Boolean(boolval=True))
+        return _guarded(_decimal("0"), [(always, invalid)])
+    digits, scale = _OFFSET_DECIMAL
+    exponent = number.as_tuple().exponent
+    if number.is_infinite() or not isinstance(exponent, int) or exponent < -scale:
+        raise refused
+    if number.adjusted() >= digits - scale:
+        raise refused
+    return _decimal(str(number))
+
+
+def _decimal(text: str) -> ast.TypeCast:
+    return cast(str_const(text), "decimal", typmods=_OFFSET_DECIMAL)
 
 
 def _is_null(expr: Any) -> ast.NullTest:
