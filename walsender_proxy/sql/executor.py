@@ -47,7 +47,7 @@ from walsender_proxy.backend.outcomes import (
 from walsender_proxy.backend.settings import Settings
 from walsender_proxy.lake import Isolation, Transaction
 from walsender_proxy.lake.transaction import State
-from walsender_proxy.sql import ddl_sql, explain, pgcatalog, statement_log
+from walsender_proxy.sql import ddl_sql, explain, pgcatalog, statement_log, window_frames
 from walsender_proxy.sql.cursors import SqlCursor
 from walsender_proxy.sql.engine import Engine, check_result_formats, param_receivable, returning
 from walsender_proxy.sql.param_context import FindTable, context_param_types
@@ -113,7 +113,7 @@ def _no_newer_numbers(sql: str) -> None:
 
 class SyntaxErr(PgError):
     def __init__(self, message: str, position: int | None) -> None:
-        super().__init__("42601", message)
+        super().__init__(window_frames.parse_error_sqlstate(message), message)
         self.position = position + 1 if position is not None else None
 
 

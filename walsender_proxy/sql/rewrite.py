@@ -74,6 +74,7 @@ from walsender_proxy.sql import (
     numeric_text,
     pgcatalog,
     recursive_cte,
+    window_frames,
 )
 from walsender_proxy.sql.nodes import bool_const as _bool
 from walsender_proxy.sql.nodes import call as _call
@@ -785,6 +786,16 @@ class _Scope:
         self.query = False
         #: The SELECT's aggregates see its rows in PostgreSQL's order (see _rows_in_order).
         self.rows_in_order = False
+        #: The SELECT's WINDOW clause by name (what OVER w and OVER (w …) refer to).
+        self.windows: dict[str, ast.WindowDef] = {}
+
+    def windows_in_reach(self) -> dict[str, ast.WindowDef]:
+        """The nearest WINDOW clause (a SELECT's ORDER BY sees its SELECT's windows from
+        a scope of its own)."""
+        s: _Scope | None = self
+        while s is not None and not s.windows:
+            s = s.parent
+        return s.windows if s is not None else {}
 
     def add(self, alias: str, rel: _Rel) -> None:
         self.rels[alias] = rel
@@ -1075,6 +1086,11 @@ class _Rewriter:
         if stmt.distinctClause and stmt.sortClause and not _distinct_on_matches(stmt):
             raise self.fail("42P10", "SELECT DISTINCT ON expressions must match initial ORDER BY expressions", stmt.sortClause[0])
         scope.rows_in_order = _rows_in_order(stmt)
+        if stmt.windowClause:
+            try:
+                scope.windows = window_frames.named_windows(stmt.windowClause)
+            except PgError as e:
+                raise self.fail(e.sqlstate, e.message, stmt.windowClause[0]) from None
         for i, item in enumerate(stmt.fromClause or ()):
             new = self.from_item(item, scope)
             items = list(stmt.fromClause)
@@ -1115,7 +1131,7 @@ class _Rewriter:
         if stmt.havingClause is not None:
             stmt.havingClause = self.expr(stmt.havingClause, scope)[0]
         if stmt.windowClause:
-            stmt.windowClause = tuple(self.generic(w, scope) for w in stmt.windowClause)
+            stmt.windowClause = tuple(self._window_def(w, scope, in_clause=True) for w in stmt.windowClause)
         if stmt.distinctClause:
             if stmt.distinctClause == (None,) or list(stmt.distinctClause) == [None]:
                 self._no_text_numeric("SELECT DISTINCT", stmt, *(t for _, t in cols or ()))
@@ -1631,19 +1647,53 @@ class _Rewriter:
         if not isinstance(node, ast.Node):
             return node
         if isinstance(node, ast.SortBy):
-            new, t = self.expr(node.node, scope)
-            self._no_json_compare("ORDER BY", node, t)
-            node.node = self._numeric_key(new, t) if t is not None and t.text_numeric else new
-            return node
+            return self._sort_key(node, scope)[0]
         if isinstance(node, ast.WindowDef):
+            return self._window_def(node, scope)
+        return self.expr(node, scope)[0]
+
+    def _sort_key(self, node: ast.SortBy, scope: _Scope) -> tuple[ast.SortBy, T | None]:
+        """An ORDER BY item rewritten, with its key's type."""
+        new, t = self.expr(node.node, scope)
+        self._no_json_compare("ORDER BY", node, t)
+        node.node = self._numeric_key(new, t) if t is not None and t.text_numeric else new
+        return node, t
+
+    def _window_def(self, node: ast.WindowDef, scope: _Scope, *, in_clause: bool = False) -> ast.WindowDef:
+        """A window definition checked as PostgreSQL's parser checks it, a window it copies
+        written out in it, and its frame offsets as PostgreSQL evaluates them
+        (:mod:`~walsender_proxy.sql.window_frames`)."""
+        try:
+            windows = scope.windows_in_reach()
+            window_frames.check_definition(node, windows, in_clause)
+            if node.name and not in_clause:  # OVER w: w written out (DuckDB resolves no
+                node = copy.deepcopy(windows[node.name])  # name outside the SELECT list)
+                node.name = None
+            ref = windows.get(node.refname) if node.refname else None
+            if ref is not None:  # (self-contained: the frame below needs its ORDER BY key)
+                node.partitionClause = copy.deepcopy(ref.partitionClause)
+                node.orderClause = node.orderClause or copy.deepcopy(ref.orderClause)
+                node.refname = None
             if node.partitionClause:
                 parts = [self.expr(e, scope) for e in node.partitionClause]
                 self._no_text_numeric("PARTITION BY", node, *(t for _, t in parts))
                 node.partitionClause = tuple(e for e, _ in parts)
-            if node.orderClause:
-                node.orderClause = tuple(self.generic(e, scope) for e in node.orderClause)
-            return node
-        return self.expr(node, scope)[0]
+            keys = [self._sort_key(e, scope) for e in node.orderClause or ()]
+            node.orderClause = tuple(k for k, _ in keys) or node.orderClause
+            if node.startOffset is not None or node.endOffset is not None:
+                t = keys[0][1] if len(keys) == 1 else None
+
+                def offset(e: Any) -> tuple[Any, str | None]:
+                    new, ot = self.expr(e, scope)
+                    return new, ot.name if ot is not None else None
+
+                text_numeric = t is not None and t.text_numeric
+                window_frames.frame(node, node.orderClause or (), t.name if t is not None else None, text_numeric, offset)
+        except PgError as e:
+            if isinstance(e, SqlError):
+                raise
+            raise self.fail(e.sqlstate, e.message, node, hint=e.hint) from None
+        return node
 
     def expr(self, node: Any, scope: _Scope) -> tuple[Any, T | None]:
         if node is None:
@@ -2670,6 +2720,13 @@ class _Rewriter:
             if fmt_call is None:
                 raise self._no_function(name, types, node)
             return fmt_call[0], NUMERIC_TEXT if fmt_call[1] == "numeric" else T(fmt_call[1])
+        if node.over is not None or name == "count" or name in window_frames.WINDOW_FUNCTIONS:
+            try:
+                window_frames.window_call(name, node, name in PG15_FUNCTIONS)
+            except PgError as e:
+                raise self.fail(e.sqlstate, e.message, node) from None
+            if node.over is not None:
+                args = window_frames.guard_arguments(name, args)
         for attr in ("agg_order", "agg_filter", "over"):
             v = getattr(node, attr, None)
             if v is not None:
@@ -3317,7 +3374,7 @@ def _parse_one(sql: str) -> ast.Node:
     except pglast.parser.ParseError as e:
         msg, loc = (*e.args, None)[:2]
         pos = loc + 1 if isinstance(loc, int) else None
-        raise SqlError("42601", str(msg), pos) from None
+        raise SqlError(window_frames.parse_error_sqlstate(str(msg)), str(msg), pos) from None
     if len(stmts) != 1:
         raise SqlError("42601", "cannot insert multiple commands into a prepared statement")
     return stmts[0].stmt

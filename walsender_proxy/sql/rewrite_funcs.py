@@ -297,6 +297,7 @@ RETURNS: Mapping[str, str] = MappingProxyType(
         "row_number": "int8",
         "rank": "int8",
         "dense_rank": "int8",
+        "ntile": "int4",  # (DuckDB's is a BIGINT: its values fit)
         "random": "float8",
         "array_length": "int4",
         "array_position": "int4",
