@@ -6,8 +6,8 @@ table whose result would depend on the order of the table's rows are refused (0A
 
 from __future__ import annotations
 
-from tests.integration.test_sql_semantics import _same_answers
 from tests.pgcluster import PgCluster
+from tests.pgcompare import same_answers
 from tests.proxy import ProxyServer
 
 _VALUES8 = "(VALUES (100000003::float8), (100000004), (100000006), (100000007)) v(x)"
@@ -113,7 +113,7 @@ ORDER_DEPENDENT = [
 
 
 def test_float_aggregates_as_postgres(proxy: ProxyServer, pg15: PgCluster) -> None:
-    _same_answers(proxy, pg15, FLOAT_AGGREGATES).close()
+    same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("flagg")), FLOAT_AGGREGATES).close()
 
 
 def test_order_dependent_float_aggregates_refused(proxy: ProxyServer) -> None:

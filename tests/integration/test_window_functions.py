@@ -11,28 +11,21 @@ answer depend on it: ties are only used with aggregates over whole peer groups.
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 
 from tests.pgcluster import PgCluster
-from tests.pgcompare import Client
+from tests.pgcompare import Client, same_answers
 from tests.proxy import ProxyServer
-
-_dbs = itertools.count(1)
 
 
 def _same_answers(proxy: ProxyServer, pg15: PgCluster, statements: list[str]) -> None:
-    """Each statement on a fresh PostgreSQL 15 database and on the proxy, answers (rows, or
-    SQLSTATE and message) compared."""
-    db = f"win{next(_dbs)}"
-    pg15.psql(f"CREATE DATABASE {db}")
-    with Client(pg15.dsn(dbname=db)) as ref, Client(proxy.dsn()) as got:
-        try:
-            for sql in statements:
-                assert repr(got(sql)) == repr(ref(sql)), sql
-        finally:
-            got("DROP TABLE IF EXISTS w")  # (the proxy is shared by the tests)
+    """The statements compared on a fresh PostgreSQL 15 database and the proxy, whose
+    table ``w`` is dropped after (the proxy is shared by the module's tests)."""
+    try:
+        same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("win")), statements).close()
+    finally:
+        with Client(proxy.dsn()) as got:
+            got("DROP TABLE IF EXISTS w")
 
 
 TABLE = [
