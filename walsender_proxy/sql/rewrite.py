@@ -861,6 +861,9 @@ class _Rewriter:
         self._unfolded = False
         #: the element type a cast gives the ARRAY[…] it applies to, set just before it
         self._array_cast_target: str | None = None
+        #: the element types of each rewritten ROW(…), by id: a row compared with a row
+        #: types its quoted literals element by element (_param_as)
+        self._row_types: dict[int, list[T | None]] = {}
         self.set_configs: list[tuple[str, str | None, bool]] = []
         self.server_values: set[str] = set()
         self.user_tables: list[tuple[str | None, str]] = []
@@ -930,6 +933,7 @@ class _Rewriter:
                     (n, lt if lt is not None and lt != UNKNOWN else rt)
                     for (n, lt), (_, rt) in zip(lcols, rcols, strict=True)
                 ]
+                self._set_operation_unknowns(stmt, cols)
                 cols = self._set_operation_numeric(stmt, cols)
                 cols = self._set_operation_chars(stmt, cols)
             outer = _Scope(scope)
@@ -941,7 +945,10 @@ class _Rewriter:
             typed = [[self.expr(e, scope) for e in row] for row in stmt.valuesLists]
             first: list[T | None] = [t for _, t in typed[0]]
             for c in range(len(first)):
-                column = [row[c] for row in typed if c < len(row)]
+                column = self._unknowns_as([row[c] for row in typed if c < len(row)], _common([row[c][1] for row in typed if c < len(row)]))
+                for row, pair in zip((r for r in typed if c < len(r)), column, strict=True):
+                    row[c] = pair
+                first[c] = column[0][1] if column[0][1] != UNKNOWN else _common([t for _, t in column])
                 unified = _numeric_branches(column)
                 if unified is not None:
                     for row, node in zip(typed, unified, strict=False):
@@ -1100,6 +1107,24 @@ class _Rewriter:
             if where is not None:
                 raise self.fail("0A000", f"{strength} is not allowed with {where}", stmt)
         stmt.lockingClause = None
+
+    def _set_operation_unknowns(self, stmt: ast.SelectStmt, cols: list[tuple[str, T | None]]) -> None:
+        """A quoted literal an arm of a set operation selects, where the other arm has a date,
+        time or timestamp column, read by that type's input function (:meth:`_unknowns_as`).
+        Only a plain arm's own literal is, as PostgreSQL resolves each operation's two arms
+        (``'a' UNION 'b'`` below another operation is text)."""
+        for c, (_, t) in enumerate(cols):
+            for arm in (stmt.larg, stmt.rarg):
+                if arm.op != SetOperation.SETOP_NONE:
+                    continue
+                if arm.valuesLists:
+                    rows = [list(row) for row in arm.valuesLists]
+                    for row in rows:
+                        if c < len(row) and _str_const(row[c]) is not None:
+                            row[c] = self._unknowns_as([(row[c], UNKNOWN)], t)[0][0]
+                    arm.valuesLists = tuple(tuple(row) for row in rows)
+                elif arm.targetList and c < len(arm.targetList) and _str_const(arm.targetList[c].val) is not None:
+                    arm.targetList[c].val = self._unknowns_as([(arm.targetList[c].val, UNKNOWN)], t)[0][0]
 
     def _set_operation_sort(self, ref: ast.Node, cols: Sequence[tuple[str, T | None]]) -> None:
         """A set operation is ordered by its output columns' names or positions only, as in
@@ -1637,6 +1662,9 @@ class _Rewriter:
             reached_true = reached_true or cond is True
             w.expr, wt = self.expr(w.expr, scope)
             if node.arg is not None:
+                typed = self._param_as(w.expr, node.arg, at, scope)  # (CASE x WHEN v is x = v)
+                if typed is not None:
+                    w.expr, wt = typed, at
                 self._no_text_numeric("CASE … WHEN", w, at, wt)
             if node.arg is not None and (is_bpchar(at) or is_bpchar(wt)):
                 # CASE x WHEN v is x = v (x was unpadded above if it is character(n))
@@ -1653,6 +1681,11 @@ class _Rewriter:
         results = [(w.result, t) for w, t in zip(whens, types, strict=False)]
         if node.defresult is not None:
             results.append((node.defresult, types[-1]))
+        results = self._unknowns_as(results, _common(types))
+        for w, (n, _) in zip(whens, results, strict=False):
+            w.result = n
+        if node.defresult is not None:
+            node.defresult = results[-1][0]
         unified = _numeric_branches(results)
         if unified is not None:
             for w, n in zip(whens, unified, strict=False):
@@ -1664,6 +1697,7 @@ class _Rewriter:
 
     def e_CoalesceExpr(self, node: ast.CoalesceExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
         pairs = [self.expr(a, scope) for a in node.args]
+        pairs = self._unknowns_as(pairs, _common([p[1] for p in pairs]))
         unified = _numeric_branches(pairs)
         if unified is not None:
             node.args = tuple(unified)
@@ -1673,6 +1707,7 @@ class _Rewriter:
 
     def e_MinMaxExpr(self, node: ast.MinMaxExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
         pairs = [self.expr(a, scope) for a in node.args]
+        pairs = self._unknowns_as(pairs, _common([p[1] for p in pairs]))
         self._no_text_numeric("GREATEST/LEAST", node, *(t for _, t in pairs))
         node.args = tuple(p[0] for p in pairs)
         return node, _common([p[1] for p in pairs])
@@ -1684,7 +1719,11 @@ class _Rewriter:
                 hint="Explicitly cast to the desired type, for example ARRAY[]::integer[].",
             )
         self._typed_empty_array = False
+        outer_cast = self._array_cast_target
         pairs = [self.expr(a, scope) for a in node.elements or ()]
+        elem = _common([p[1] for p in pairs])
+        # (ARRAY['…']::date[]: the cast's element type is the elements' type)
+        pairs = self._unknowns_as(pairs, T(outer_cast) if outer_cast is not None and elem == UNKNOWN else elem)
         node.elements = tuple(p[0] for p in pairs)
         elem = _common([p[1] for p in pairs])
         if elem is None:
@@ -1725,7 +1764,9 @@ class _Rewriter:
         )
 
     def e_RowExpr(self, node: ast.RowExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
-        node.args = tuple(self.expr(a, scope)[0] for a in node.args or ())
+        pairs = [self.expr(a, scope) for a in node.args or ()]
+        node.args = tuple(p[0] for p in pairs)
+        self._row_types[id(node)] = [p[1] for p in pairs]
         return node, None
 
     def e_SQLValueFunction(
@@ -2117,7 +2158,7 @@ class _Rewriter:
             raise SqlError("22012", "division by zero")  # (at run time: no position)
         left, lt = self.expr(node.lexpr, scope)
         right, rt = self.expr(node.rexpr, scope)
-        if kind == A_Expr_Kind.AEXPR_OP and op in _COMPARISONS:
+        if kind in _COMPARING and op in _COMPARISONS:
             typed = self._param_as(right, left, lt, scope)
             if typed is not None:
                 right, rt = typed, lt
@@ -2125,6 +2166,13 @@ class _Rewriter:
             if typed is not None:
                 left, lt = typed, rt
             left, right = _regproc_pair(left, lt, right, rt, self.needs)
+        if kind == A_Expr_Kind.AEXPR_OP and op == "-" and left is not None:
+            # date, time or timestamp minus a quoted literal (or the reverse) is PostgreSQL's
+            # operator between two of that type: the literal is read as one
+            if (typed := self._literal_as(right, left, lt, scope) if _str_const(right) is not None else None) is not None:
+                right, rt = typed, lt
+            elif (typed := self._literal_as(left, right, rt, scope) if _str_const(left) is not None else None) is not None:
+                left, lt = typed, rt
         if op in _COMPARISONS:  # (IS DISTINCT FROM and NULLIF compare with = too)
             self._no_json_compare(f"operator {op}", node, lt, rt)
         if kind == A_Expr_Kind.AEXPR_OP and op in json_exprs.OPERATORS:
@@ -2225,6 +2273,15 @@ class _Rewriter:
             if op in ("^", "|/", "||/"):  # float8's (numeric's ^ is handled above)
                 return node, T("float8")
             dated = _datetime_arith(op, lt, rt)
+            if dated is not None and dated.name == "interval":
+                # (a time part past Arrow's int64 nanoseconds would reach the client wrapped)
+                self.needs.add("pgc_interval_guard")
+                return _call("pgc_interval_guard", node), dated
+            if dated is not None and dated.name in ("date", "timestamp", "timestamptz"):
+                # (date ± integer, ± interval: DuckDB's go before PostgreSQL's first)
+                guard = "pgc_date_guard" if dated.name == "date" else "pgc_timestamp_guard"
+                self.needs.add(guard)
+                return _call(guard, node), dated
             if dated is not None:
                 return node, dated
             return node, _arith(lt, rt)
@@ -2291,6 +2348,8 @@ class _Rewriter:
         goes through the type's input function (``ts > $1`` with '2024-02-01 00:00:00+00',
         ``id = ANY($1)`` with '{1,2,3}' as int4[]). So does a quoted literal compared with a
         date, time or timestamp (:meth:`_literal_as`). None when that does not apply."""
+        if isinstance(param, ast.RowExpr) and isinstance(other, ast.RowExpr) and not array:
+            return self._row_as(param, other, scope)
         if _str_const(param) is not None and not array:
             return self._literal_as(param, other, other_t, scope)
         if not isinstance(param, ast.ParamRef) or param.number not in self.text_params:
@@ -2312,6 +2371,24 @@ class _Rewriter:
         )
         return self.expr(cast, scope)[0]
 
+    def _row_as(self, row: ast.RowExpr, other: ast.RowExpr, scope: _Scope) -> ast.Node | None:
+        """``(d, 1) = ('01/02/03', 1)``: a row compared with a row compares element by element,
+        each quoted literal taking its counterpart's type as in a comparison of the two
+        (:meth:`_param_as`); None when no element changes."""
+        mine, theirs = self._row_types.get(id(row)), self._row_types.get(id(other))
+        if mine is None or theirs is None or len(row.args or ()) != len(other.args or ()):
+            return None
+        args = list(row.args)
+        changed = False
+        for i, (a, b) in enumerate(zip(row.args, other.args, strict=True)):
+            typed = self._param_as(a, b, theirs[i], scope) if mine[i] == UNKNOWN or mine[i] is None else None
+            if typed is not None:
+                args[i], mine[i], changed = typed, theirs[i], True
+        if not changed:
+            return None
+        row.args = tuple(args)
+        return row
+
     def _literal_as(self, lit: ast.Node, other: ast.Node, other_t: T | None, scope: _Scope) -> ast.Node | None:
         """A quoted literal compared with a date, time or timestamp (``d = '01/02/03'``,
         ``d IN (…)``) read by that type's input function, in the session's DateStyle order
@@ -2321,6 +2398,29 @@ class _Rewriter:
             return None
         name = ast.TypeName(names=(_s("pg_catalog"), _s(src.base.name)), typemod=-1)
         return self.expr(ast.TypeCast(arg=lit, typeName=name), scope)[0]
+
+    def _unknowns_as(self, pairs: Sequence[tuple[ast.Node, T | None]], to: T | None) -> list[tuple[ast.Node, T | None]]:
+        """Quoted literals among values resolved to one type ``to`` (CASE arms, COALESCE,
+        GREATEST/LEAST, ARRAY[…] elements, a VALUES column, set operation arms) read by that
+        type's input function when it is a date, time or timestamp: PostgreSQL coerces each
+        unknown constant to the common type at parse analysis, in the session's DateStyle
+        order, where DuckDB's implicit cast from VARCHAR reads its own order ('01/02/03' is
+        0001-02-03 there). Others are returned as they are."""
+        ctype = self._lake_source(_null(), to, _Scope(None)) if to is not None and to != UNKNOWN else None
+        if not literals.reads_datestyle(ctype):
+            return list(pairs)
+        assert ctype is not None
+        out: list[tuple[ast.Node, T | None]] = []
+        for node, t in pairs:
+            lit = _str_const(node) if t == UNKNOWN else None
+            if lit is None:
+                out.append((node, t))
+                continue
+            try:
+                out.append((literals.unknown_literal(lit, ctype), _lake_t(ctype)))
+            except PgError as e:
+                raise self.fail(e.sqlstate, e.message, node, detail=e.detail, hint=e.hint) from None
+        return out
 
     def _as_jsonb(self, node: ast.Node, t: T | None, scope: _Scope) -> ast.Node:
         """An operand of a jsonb operator: jsonb as it is; text (an untyped literal, a text
@@ -2977,6 +3077,10 @@ def _common(types: Sequence[T | None]) -> T | None:
     return None
 
 
+#: Expression kinds that compare their operands with an operator: an unknown operand takes
+#: the other's type (NULLIF(a, b) and a IS DISTINCT FROM b compare with =).
+_COMPARING = frozenset({A_Expr_Kind.AEXPR_OP, A_Expr_Kind.AEXPR_NULLIF, A_Expr_Kind.AEXPR_DISTINCT, A_Expr_Kind.AEXPR_NOT_DISTINCT})
+
 _NUMERIC_ORDER = ["int2", "int4", "int8", "numeric", "float4", "float8"]
 
 
@@ -3077,6 +3181,7 @@ def rewrite(
     param_types: tuple[tuple[int, ColumnType], ...] = (),
     date_order: str = "MDY",
     extra_float_digits: int = 1,
+    literal_date_order: str | None = None,
 ) -> Rewritten:
     """One PostgreSQL query (SELECT, VALUES, WITH …, or ``COPY (query) TO STDOUT``) for DuckDB.
 
@@ -3090,7 +3195,9 @@ def rewrite(
     bound as text: a cast of one goes through the target type's input function;
     ``param_types`` the lake types of the ``$n`` the server knows; ``date_order`` the
     session's DateStyle field order, in which date and timestamp literals are read;
-    ``extra_float_digits`` the session's, which a float's cast to text follows.
+    ``extra_float_digits`` the session's, which a float's cast to text follows;
+    ``literal_date_order`` the order literals are read in instead, for a prepared
+    statement parsed under another DateStyle (:func:`literals.date_order`).
     Raises :class:`SqlError` (a PgError) with PostgreSQL's SQLSTATE, message and position.
     Results of statements that read no user table and call no UDF are cached by text
     (subscribers and psql repeat the same catalog queries): a repeat costs a dict lookup.
@@ -3098,7 +3205,8 @@ def rewrite(
     udfs = server_udfs or {}
     digits = min(extra_float_digits, 1)  # (the session's: floats cast to text print so)
     literals.FLOAT_DIGITS.set(digits)
-    key = (sql, text_params, param_types, date_order, digits) if not udfs else None
+    orders = date_order if literal_date_order in (None, date_order) else f"{literal_date_order}:{date_order}"
+    key = (sql, text_params, param_types, orders, digits) if not udfs else None
     if key is not None:
         with _CACHE_LOCK:
             hit = _CACHE.get(key)
@@ -3110,7 +3218,7 @@ def rewrite(
     copy: CopyTo | None = None
     if isinstance(stmt, ast.CopyStmt):
         stmt, copy = _copy_query(stmt)
-    with literals.date_order(date_order):
+    with literals.date_order(date_order, literal_date_order):
         new, cols = rw.statement(stmt)
     if cols is not None and isinstance(new, ast.SelectStmt):
         new = rw.wrap_output(new, cols)
