@@ -1399,8 +1399,7 @@ class _Rewriter:
         given = [c.sval for c in (rf.alias.colnames or ())] if rf.alias is not None else []
         args = []
         types = []
-        for a in call.args or ():
-            na, t = self.expr(a, scope)
+        for na, t in self._unknown_args(name, [self.expr(a, scope) for a in call.args or ()]):
             args.append(na)
             types.append(t)
         if name == "pg_get_publication_tables":
@@ -2104,8 +2103,10 @@ class _Rewriter:
             if lit is not None:
                 right = self._array_literal(lit, lt, node.rexpr)
             else:
-                right = self.expr(node.rexpr, scope)[0]
+                right, art = self.expr(node.rexpr, scope)
                 right = self._param_as(right, left, lt, scope, array=True) or right
+                if lt == UNKNOWN and art is not None and art.is_array:  # ('…' = ANY(dates))
+                    left, lt = self._unknowns_as([(left, lt)], art.elem)[0]
             if op in _LIKE_OPS:
                 fn = f"pgc_{_LIKE_NAMES[op]}_{'any' if kind == A_Expr_Kind.AEXPR_OP_ANY else 'all'}"
                 self.needs.add(fn)
@@ -2371,6 +2372,25 @@ class _Rewriter:
         )
         return self.expr(cast, scope)[0]
 
+    def _unknown_args(self, name: str, pairs: list[tuple[ast.Node, T | None]]) -> list[tuple[ast.Node, T | None]]:
+        """Quoted literals among the arguments PostgreSQL resolves to one type with another
+        argument (``generate_series(ts, '…', '1 day')``, ``lag(d, 1, '…')``) or to the
+        element type of an array argument (``array_position(dates, '…')``), read as that
+        type when it is a date, time or timestamp (:meth:`_unknowns_as`)."""
+        same = _SAME_TYPE_ARGS.get(name)
+        if same is not None and len(pairs) > max(same):
+            typed = self._unknowns_as([pairs[i] for i in same], _common([pairs[i][1] for i in same]))
+            for i, pair in zip(same, typed, strict=True):
+                pairs[i] = pair
+        elements = _ELEMENT_ARGS.get(name)
+        if elements is not None and len(pairs) > max(elements[0], *elements[1]):
+            at = pairs[elements[0]][1]
+            if at is not None and at.is_array:
+                typed = self._unknowns_as([pairs[i] for i in elements[1]], at.elem)
+                for i, pair in zip(elements[1], typed, strict=True):
+                    pairs[i] = pair
+        return pairs
+
     def _row_as(self, row: ast.RowExpr, other: ast.RowExpr, scope: _Scope) -> ast.Node | None:
         """``(d, 1) = ('01/02/03', 1)``: a row compared with a row compares element by element,
         each quoted literal taking its counterpart's type as in a comparison of the two
@@ -2552,7 +2572,7 @@ class _Rewriter:
         if node.funcformat == CoercionForm.COERCE_SQL_SYNTAX and name in KEEP_SQL_SYNTAX:
             node.args = tuple(self.expr(a, scope)[0] for a in node.args or ())
             return node, T("numeric") if name == "extract" else T("int4")
-        pairs = [self.expr(a, scope) for a in node.args or ()]
+        pairs = self._unknown_args(name, [self.expr(a, scope) for a in node.args or ()])
         if name == "format":
             # %s prints a value by its type's output function and NULL as nothing
             # (PostgreSQL's text_format); printf would print DuckDB's forms and give NULL.
@@ -3076,6 +3096,15 @@ def _common(types: Sequence[T | None]) -> T | None:
         return UNKNOWN
     return None
 
+
+#: Functions whose arguments at these positions PostgreSQL resolves to one common type
+#: (anycompatible, anyelement, or one signature per type): an unknown literal takes it.
+_SAME_TYPE_ARGS: dict[str, tuple[int, ...]] = {"generate_series": (0, 1), "lag": (0, 2), "lead": (0, 2)}
+#: Array functions: (the array's position, positions of arguments of its element type).
+_ELEMENT_ARGS: dict[str, tuple[int, tuple[int, ...]]] = {
+    "array_position": (0, (1,)), "array_positions": (0, (1,)), "array_append": (0, (1,)),
+    "array_prepend": (1, (0,)), "array_remove": (0, (1,)), "array_replace": (0, (1, 2)),
+}
 
 #: Expression kinds that compare their operands with an operator: an unknown operand takes
 #: the other's type (NULLIF(a, b) and a IS DISTINCT FROM b compare with =).
