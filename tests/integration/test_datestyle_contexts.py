@@ -110,6 +110,30 @@ def _prepared_runs(dsn: str) -> list[tuple[object, ...]]:
             [b"02/03/2001"],
         ),
         (b"both", b"SELECT '02/03/2001'::timestamp, $1::timestamp", [0], [b"02/03/2001 10:00"]),
+        (
+            b"coalesce",
+            b"SELECT COALESCE($1, date '2001-01-01'), GREATEST($1, date '2001-01-01')",
+            [0],
+            [b"02/03/2001"],
+        ),
+        (
+            b"union",
+            b"SELECT date '2001-01-01' UNION ALL SELECT $1 ORDER BY 1",
+            [0],
+            [b"02/03/2001"],
+        ),
+        (
+            b"lag",
+            b"SELECT lag(x, 1, $1) OVER () FROM (VALUES (date '2001-01-01')) v(x)",
+            [0],
+            [b"02/03/2001"],
+        ),
+        (
+            b"minus",
+            b"SELECT date '2001-03-05' - $1, (date '2001-03-02', 1) = ($1, 1)",
+            [0],
+            [b"02/03/2001"],
+        ),
     ]
     out: list[tuple[object, ...]] = []
     with psycopg.connect(dsn, autocommit=True) as conn:

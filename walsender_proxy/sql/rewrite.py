@@ -526,6 +526,14 @@ def _str_const(node: ast.Node | None) -> str | None:
     return None
 
 
+def _unknown_pair(node: ast.Node) -> tuple[ast.Node, T | None]:
+    """A rewritten set operation arm's value with the type :meth:`_unknowns_as` reads it
+    by: a quoted literal is unknown, a ``$n`` not known (None), anything else not to touch."""
+    if _str_const(node) is not None:
+        return node, UNKNOWN
+    return node, None if isinstance(node, ast.ParamRef) else T("text")
+
+
 def parse_array_literal(text: str) -> list[str | None] | None:
     """Elements of a one-dimensional PostgreSQL array literal ``'{a,"b c",NULL}'``."""
     s = text.strip()
@@ -1120,11 +1128,11 @@ class _Rewriter:
                 if arm.valuesLists:
                     rows = [list(row) for row in arm.valuesLists]
                     for row in rows:
-                        if c < len(row) and _str_const(row[c]) is not None:
-                            row[c] = self._unknowns_as([(row[c], UNKNOWN)], t)[0][0]
+                        if c < len(row):
+                            row[c] = self._unknowns_as([_unknown_pair(row[c])], t)[0][0]
                     arm.valuesLists = tuple(tuple(row) for row in rows)
-                elif arm.targetList and c < len(arm.targetList) and _str_const(arm.targetList[c].val) is not None:
-                    arm.targetList[c].val = self._unknowns_as([(arm.targetList[c].val, UNKNOWN)], t)[0][0]
+                elif arm.targetList and c < len(arm.targetList):
+                    arm.targetList[c].val = self._unknowns_as([_unknown_pair(arm.targetList[c].val)], t)[0][0]
 
     def _set_operation_sort(self, ref: ast.Node, cols: Sequence[tuple[str, T | None]]) -> None:
         """A set operation is ordered by its output columns' names or positions only, as in
@@ -2105,7 +2113,8 @@ class _Rewriter:
             else:
                 right, art = self.expr(node.rexpr, scope)
                 right = self._param_as(right, left, lt, scope, array=True) or right
-                if lt == UNKNOWN and art is not None and art.is_array:  # ('…' = ANY(dates))
+                if (lt == UNKNOWN or (lt is None and self._untyped_param(left))) and art is not None and art.is_array:
+                    # ('…' = ANY(dates))
                     left, lt = self._unknowns_as([(left, lt)], art.elem)[0]
             if op in _LIKE_OPS:
                 fn = f"pgc_{_LIKE_NAMES[op]}_{'any' if kind == A_Expr_Kind.AEXPR_OP_ANY else 'all'}"
@@ -2372,6 +2381,11 @@ class _Rewriter:
         )
         return self.expr(cast, scope)[0]
 
+    def _untyped_param(self, node: ast.Node) -> bool:
+        """Whether ``node`` is a ``$n`` of no type the server knows, bound as text: PostgreSQL
+        gave it the type its context wants at Parse, as it does an unknown literal."""
+        return isinstance(node, ast.ParamRef) and node.number in self.text_params and node.number not in self.param_types
+
     def _unknown_args(self, name: str, pairs: list[tuple[ast.Node, T | None]]) -> list[tuple[ast.Node, T | None]]:
         """Quoted literals among the arguments PostgreSQL resolves to one type with another
         argument (``generate_series(ts, '…', '1 day')``, ``lag(d, 1, '…')``) or to the
@@ -2432,6 +2446,10 @@ class _Rewriter:
         assert ctype is not None
         out: list[tuple[ast.Node, T | None]] = []
         for node, t in pairs:
+            if t is None and self._untyped_param(node):  # (bound as text: read when it runs)
+                name = ast.TypeName(names=(_s("pg_catalog"), _s(ctype.base.name)), typemod=-1)
+                out.append((self.expr(ast.TypeCast(arg=node, typeName=name), _Scope(None))[0], _lake_t(ctype)))
+                continue
             lit = _str_const(node) if t == UNKNOWN else None
             if lit is None:
                 out.append((node, t))
