@@ -52,6 +52,7 @@ def _unknown_literals(order: str, table: str) -> list[str]:
         "SELECT date '2001-01-01' UNION SELECT '01/02/03' ORDER BY 1",
         "SELECT '01/02/03' UNION ALL SELECT date '2001-01-01' ORDER BY 1",
         "SELECT date '2001-01-01' UNION SELECT '01/02/03' UNION SELECT '01/02/04' ORDER BY 1",
+        "SELECT x FROM (SELECT '01/02/03' AS x UNION SELECT '01/02/04') s ORDER BY 1",
         "SELECT (date '2003-01-02', 1) = ('01/02/03', 1), (date '2003-01-02', 1) IN (('01/02/03', 1), ('01/02/04', 2))",
         "SELECT (date '2003-01-02', 1) < ('01/02/04', 1)",
         "SELECT CASE date '2003-01-02' WHEN '01/02/03' THEN 'y' ELSE 'n' END",
@@ -71,6 +72,8 @@ def _unknown_literals(order: str, table: str) -> list[str]:
         f"SELECT d, d = '01/02/03', d IN ('01/02/04'), d BETWEEN '01/01/03' AND '01/03/03' FROM {table} ORDER BY d",
         f"SELECT CASE d WHEN '01/02/03' THEN 1 ELSE 0 END, COALESCE(d, '01/02/05') FROM {table} ORDER BY d",
         f"SELECT d FROM {table} WHERE (d, 1) = ('01/02/04', 1)",
+        f"SELECT * FROM {table} UNION ALL SELECT '01/02/05', '01/02/05', '01/02/05' ORDER BY 1",
+        f"SELECT '01/02/06', * FROM {table} UNION ALL SELECT d, ts, tz, '01/02/07' FROM {table} ORDER BY 1, 2",
         f"UPDATE {table} SET d = '01/02/05' WHERE d = '01/02/04'",
         f"SELECT d, ts FROM {table} ORDER BY d",
         # errors where PostgreSQL raises them: at parse analysis, in a branch never taken too
@@ -168,6 +171,26 @@ def test_prepared_write_with_literals_under_another_datestyle_is_refused(
         assert r.error_field(ord("C")) == b"0A000"
         r = pgc.exec_prepared(b"ins_param", [b"04/05/2001"])
         assert r.get_value(0, 0) == b"2001-05-04"
+
+
+#: Dates, timestamps and timestamptz together resolve to the last of them (select_common_type),
+#: in every context that unifies types.
+MIXED_DATETIMES = [
+    "SELECT date '2001-01-01' UNION ALL SELECT timestamp '2001-01-01 10:00' ORDER BY 1",
+    "SELECT date '2001-01-01' UNION ALL SELECT timestamptz '2001-01-01 10:00+00' ORDER BY 1",
+    "SELECT timestamp '2001-01-01' UNION ALL SELECT timestamptz '2001-01-01 10:00+00' ORDER BY 1",
+    "SELECT CASE WHEN true THEN date '2001-01-01' ELSE timestamp '2001-01-01 10:00' END",
+    "SELECT COALESCE(date '2001-01-01', timestamp '2001-01-01 10:00')",
+    "SELECT ARRAY[date '2001-01-01', timestamp '2001-01-01 10:00']",
+    "VALUES (date '2001-01-01'), (timestamp '2001-01-01 10:00')",
+    "SELECT CASE WHEN true THEN '01/02/03' ELSE date '2001-01-01' END, GREATEST(date '2001-01-01', timestamp '2001-01-01 10:00')",
+]
+
+
+def test_dates_and_timestamps_together_take_the_wider_type(
+    proxy: ProxyServer, pg15: PgCluster
+) -> None:
+    _same_answers(proxy, pg15, MIXED_DATETIMES)
 
 
 #: Date/time arithmetic at the ends of the ranges: PostgreSQL's errors where its values end.

@@ -526,12 +526,18 @@ def _str_const(node: ast.Node | None) -> str | None:
     return None
 
 
+def _is_star(node: ast.Node) -> bool:
+    """``*`` or ``t.*`` in a target list (its columns are not its items one for one)."""
+    return isinstance(node, ast.ColumnRef) and isinstance(node.fields[-1], ast.A_Star)
+
+
 def _unknown_pair(node: ast.Node) -> tuple[ast.Node, T | None]:
     """A rewritten set operation arm's value with the type :meth:`_unknowns_as` reads it
-    by: a quoted literal is unknown, a ``$n`` not known (None), anything else not to touch."""
+    by: a quoted literal is unknown, a ``$n`` not known (None), anything else not to touch
+    (TEXT, which it leaves alone)."""
     if _str_const(node) is not None:
         return node, UNKNOWN
-    return node, None if isinstance(node, ast.ParamRef) else T("text")
+    return node, None if isinstance(node, ast.ParamRef) else TEXT
 
 
 def parse_array_literal(text: str) -> list[str | None] | None:
@@ -938,7 +944,7 @@ class _Rewriter:
             cols = lcols
             if lcols is not None and rcols is not None and len(lcols) == len(rcols):
                 cols = [
-                    (n, lt if lt is not None and lt != UNKNOWN else rt)
+                    (n, (_common([lt, rt]) if rt is not None else lt) if lt is not None and lt != UNKNOWN else rt)
                     for (n, lt), (_, rt) in zip(lcols, rcols, strict=True)
                 ]
                 self._set_operation_unknowns(stmt, cols)
@@ -956,7 +962,10 @@ class _Rewriter:
                 column = self._unknowns_as([row[c] for row in typed if c < len(row)], _common([row[c][1] for row in typed if c < len(row)]))
                 for row, pair in zip((r for r in typed if c < len(r)), column, strict=True):
                     row[c] = pair
-                first[c] = column[0][1] if column[0][1] != UNKNOWN else _common([t for _, t in column])
+                common, own = _common([t for _, t in column]), column[0][1]
+                if own == UNKNOWN or (own is not None and common is not None and common.name != own.name and common.name in _DATETIME_ORDER):
+                    own = common  # (a date among timestamps is a timestamp)
+                first[c] = own
                 unified = _numeric_branches(column)
                 if unified is not None:
                     for row, node in zip(typed, unified, strict=False):
@@ -1131,8 +1140,38 @@ class _Rewriter:
                         if c < len(row):
                             row[c] = self._unknowns_as([_unknown_pair(row[c])], t)[0][0]
                     arm.valuesLists = tuple(tuple(row) for row in rows)
-                elif arm.targetList and c < len(arm.targetList):
-                    arm.targetList[c].val = self._unknowns_as([_unknown_pair(arm.targetList[c].val)], t)[0][0]
+                elif arm.targetList:
+                    item = self._arm_item(arm, c, len(cols))
+                    if item == -1:
+                        continue
+                    if item is not None:
+                        arm.targetList[item].val = self._unknowns_as([_unknown_pair(arm.targetList[item].val)], t)[0][0]
+                    elif any(_unknown_pair(rt.val)[1] is not TEXT for rt in arm.targetList) and literals.reads_datestyle(
+                        self._lake_source(_null(), t, _Scope(None)) if t is not None and t != UNKNOWN else None
+                    ):
+                        raise self.fail(
+                            "0A000",
+                            "a set operation arm with several * and a quoted literal or untyped parameter beside a date "
+                            "or time column is not supported by walsender-proxy",
+                            arm,
+                            hint="List the columns instead of *.",
+                        )
+
+    def _arm_item(self, arm: ast.SelectStmt, c: int, width: int) -> int | None:
+        """The target list item that is output column ``c`` of a set operation arm of
+        ``width`` columns: a ``*`` takes the columns the other items leave it (one ``*``
+        only); -1 when the column comes from the ``*``, None when it cannot be placed."""
+        stars = [i for i, rt in enumerate(arm.targetList) if _is_star(rt.val)]
+        if not stars:
+            return c if c < len(arm.targetList) else -1
+        if len(stars) > 1:
+            return None
+        star, spread = stars[0], width - (len(arm.targetList) - 1)
+        if c < star:
+            return c
+        if c < star + spread:
+            return -1
+        return c - spread + 1
 
     def _set_operation_sort(self, ref: ast.Node, cols: Sequence[tuple[str, T | None]]) -> None:
         """A set operation is ordered by its output columns' names or positions only, as in
@@ -3105,9 +3144,18 @@ def _lake_t(ctype: ColumnType, *, stored: bool = False) -> T:
     return T(("_" if ctype.is_array else "") + ctype.base.name, typmod=ctype.typmod, text_numeric=text_numeric, scale=scale)
 
 
+#: PostgreSQL's implicit casts among dates and timestamps: values of several of them resolve
+#: to the last (select_common_type: date and timestamp are timestamp, either with
+#: timestamptz is timestamptz), as DuckDB's common type of them is.
+_DATETIME_ORDER = ("date", "timestamp", "timestamptz")
+
+
 def _common(types: Sequence[T | None]) -> T | None:
     known = [t for t in types if t is not None]
     concrete = [t for t in known if t != UNKNOWN]
+    names = {t.name for t in concrete}
+    if len(names) > 1 and names <= set(_DATETIME_ORDER):
+        return T(max(names, key=_DATETIME_ORDER.index))
     if concrete:
         return concrete[0]
     if len(known) == len(types) and known:
