@@ -104,6 +104,12 @@ def _prepared_runs(dsn: str) -> list[tuple[object, ...]]:
             [],
             [],
         ),
+        (
+            b"where",
+            b"SELECT count(*) FROM (VALUES (date '2001-02-03')) v(d) WHERE d = '02/03/2001'",
+            [],
+            [],
+        ),
         (b"unk", b"SELECT $1::date", [0], [b"02/03/2001"]),
         (b"typed", b"SELECT $1", [1082], [b"02/03/2001"]),
         (
