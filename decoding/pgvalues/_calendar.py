@@ -49,7 +49,8 @@ def beyond_lake_timestamps() -> PgError:
     294247-01-10 04:00:54.775806 UTC, up to PostgreSQL's end in 294276): 0A000 rather than
     PostgreSQL's 22008, which would claim the value does not exist."""
     return PgError(
-        "0A000", "timestamps after 294247-01-10 04:00:54.775806 are not supported by walsender-proxy"
+        "0A000",
+        "timestamps after 294247-01-10 04:00:54.775806 are not supported by walsender-proxy",
     )
 
 
