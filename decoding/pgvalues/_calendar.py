@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from decoding.errors import PgError
+
 USECS_PER_SEC = 1_000_000
 USECS_PER_MINUTE = 60 * USECS_PER_SEC
 USECS_PER_HOUR = 60 * USECS_PER_MINUTE
@@ -38,6 +40,18 @@ TS_MIN = -211813488000000000 + PG_EPOCH_USECS  # 4714-11-24 00:00 BC
 #: PostgreSQL's END_TIMESTAMP (294277-01-01) does not fit int64 microseconds from 1970;
 #: the lake's last representable instant is one below the infinity marker.
 TS_END = INT64_MAX - 1
+#: PostgreSQL's END_TIMESTAMP (294277-01-01, exclusive) in lake units: past TS_END.
+PG_TS_END = (109203528 - UNIX_EPOCH_JDATE) * 86_400_000_000
+
+
+def beyond_lake_timestamps() -> PgError:
+    """The refusal of a timestamp PostgreSQL has but the lake cannot hold (after TS_END,
+    294247-01-10 04:00:54.775806 UTC, up to PostgreSQL's end in 294276): 0A000 rather than
+    PostgreSQL's 22008, which would claim the value does not exist."""
+    return PgError(
+        "0A000",
+        "timestamps after 294247-01-10 04:00:54.775806 are not supported by walsender-proxy",
+    )
 
 
 def civil_from_days(z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -1024,8 +1024,10 @@ def timestamp_in(text: str, with_tz: bool, date_order: str = "MDY") -> int:
         else:
             off = 0  # session TimeZone is UTC
         local -= off * cal.USECS_PER_SEC
-    if not cal.TS_MIN <= local <= cal.TS_END or local >= cal.TS_POS_INF:
+    if not cal.TS_MIN <= local < cal.PG_TS_END:
         raise PgError("22008", f'timestamp out of range: "{text}"')
+    if local > cal.TS_END:  # (PostgreSQL's value, past what the lake's int64 holds)
+        raise cal.beyond_lake_timestamps()
     return local
 
 

@@ -129,10 +129,12 @@ def _recv_timestamp(arr: pa.Array, ct: ColumnType) -> pa.Array:
     neg = v == cal.INT64_MIN
     finite = valid & ~pos & ~neg
     bad = finite & ((v < _PG_TS_MIN) | (v >= _PG_TS_END))
-    # the lake counts from 1970 in int64: the last ~30 years of PostgreSQL's range don't fit
-    bad |= finite & (v > cal.TS_END - cal.PG_EPOCH_USECS)
     if bad.any():
         raise InputError(PgError("22008", "timestamp out of range"), int(np.flatnonzero(bad)[0]))
+    # the lake counts from 1970 in int64: the last ~30 years of PostgreSQL's range don't fit
+    beyond = finite & (v > cal.TS_END - cal.PG_EPOCH_USECS)
+    if beyond.any():
+        raise InputError(cal.beyond_lake_timestamps(), int(np.flatnonzero(beyond)[0]))
     out = np.where(finite, v, 0) + cal.PG_EPOCH_USECS
     out = np.where(pos, cal.TS_POS_INF, np.where(neg, cal.TS_NEG_INF, out))
     return pa.array(out, pa.int64(), mask=~valid).view(ct.arrow)

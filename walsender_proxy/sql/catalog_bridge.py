@@ -159,6 +159,7 @@ def rewrite_and_register(
     tx: Transaction,
     text_params: frozenset[int] = frozenset(),
     param_types: tuple[tuple[int, ColumnType], ...] = (),
+    literal_date_order: str | None = None,
 ) -> Rewritten:
     low = sql.lower()
     udfs = {n: PREFIX + n for n in SERVER_FUNCTIONS if n in low}
@@ -170,6 +171,7 @@ def rewrite_and_register(
         text_params=text_params,
         param_types=param_types,
         date_order=ex.settings.date_order(),
+        literal_date_order=literal_date_order,
         extra_float_digits=int(ex.settings.get("extra_float_digits")),
     )
     # set_config takes effect at once: current_setting() in the same statement sees it.

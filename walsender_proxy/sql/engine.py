@@ -48,7 +48,7 @@ from walsender_proxy.lake import Transaction
 from walsender_proxy.lake.files import CHANGESET_ROW_GROUP
 from walsender_proxy.lake.transaction import layout
 from walsender_proxy.protocol.messages import encode_data_rows
-from walsender_proxy.sql import catalog_bridge, explain, float_math, numeric_math, upsert
+from walsender_proxy.sql import catalog_bridge, explain, float_math, numeric_math, prepared_datestyle, upsert
 from walsender_proxy.sql.ddl_sql import qualified, unsupported
 from walsender_proxy.sql.literals import duckdb_cast_error
 from walsender_proxy.sql.pgcatalog import CatalogBinding, translate_error
@@ -148,7 +148,8 @@ class Engine:
         token = TRANSACTION_NOW.set(self.ex.xact_start_us)
         try:
             return catalog_bridge.rewrite_and_register(
-                self.ex, self.binding, sql, self.resolver(tx, overrides), tx, text_params(params), getattr(params, "types", ())
+                self.ex, self.binding, sql, self.resolver(tx, overrides), tx, text_params(params), getattr(params, "types", ()),
+                getattr(params, "literal_date_order", None),
             )
         finally:
             TRANSACTION_NOW.reset(token)
@@ -393,6 +394,8 @@ class Engine:
     # -- INSERT --------------------------------------------------------------------------
     def insert(self, tx: Transaction, node: ast.InsertStmt, params: list[Any]) -> Iterator[Outcome]:
         self._release()
+        if getattr(params, "literal_date_order", None) is not None:
+            prepared_datestyle.check_write(node, params, [c.type for c in tx.table(qualified(node.relation)).columns])
         if node.onConflictClause is not None:
             yield from self._upsert(tx, node, params)
             return
@@ -545,6 +548,8 @@ class Engine:
         self._release()
         if node.withClause is not None:  # (the target rows' query is built without it)
             raise unsupported("WITH … UPDATE")
+        if getattr(params, "literal_date_order", None) is not None:
+            prepared_datestyle.check_write(node, params, [c.type for c in tx.table(qualified(node.relation)).columns])
         done = self._point_write(tx, node, params, "UPDATE")
         if done is not None:
             yield done
@@ -583,6 +588,8 @@ class Engine:
         self._release()
         if node.withClause is not None:  # (the target rows' query is built without it)
             raise unsupported("WITH … DELETE")
+        if getattr(params, "literal_date_order", None) is not None:
+            prepared_datestyle.check_write(node, params, [c.type for c in tx.table(qualified(node.relation)).columns])
         done = self._point_write(tx, node, params, "DELETE")
         if done is not None:
             yield done
@@ -749,13 +756,15 @@ class BoundParams(list):  # type: ignore[type-arg]
     """Bind's values; which of them the client declared of a type that is not text (a
     numeric or uuid parameter arrives as a str too, but is not text to cast); the lake
     types of the parameters, declared or inferred from a cast; the numbers of declared
-    parameters the statement does not use, if any (set by the executor's bind)."""
+    parameters the statement does not use, if any, and the DateStyle order its literals
+    were parsed in when that is not the session's now (both set by the executor's bind)."""
 
-    __slots__ = ("typed", "types", "unused")  # set by decode_params (no __init__: Bind is a hot path)
+    __slots__ = ("literal_date_order", "typed", "types", "unused")  # set by decode_params (no __init__: Bind is a hot path)
 
     typed: frozenset[int]
     types: tuple[tuple[int, ColumnType], ...]
     unused: frozenset[int]
+    literal_date_order: str | None
 
 
 def check_result_formats(formats: Sequence[int], ncolumns: int) -> None:

@@ -413,7 +413,7 @@ class Executor:
         types = list(param_types)
         if (nparams and not all(types[:nparams])) or len(types) < nparams:
             types = context_param_types(node, types, nparams, self._table_finder())
-        self.statements[name] = Prepared(name, text, node, types, nparams, unused)
+        self.statements[name] = Prepared(name, text, node, types, nparams, unused, date_order=self.settings.date_order())
 
     def _table_finder(self) -> FindTable:
         """User tables by (schema, name) as a statement parsed now resolves them."""
@@ -453,9 +453,12 @@ class Executor:
             # Describe reported a parameter it could not place as text (PostgreSQL's type
             # for an unknown one): a driver that sends it in binary sends text's bytes.
             oids = [o or (25 if (formats[0] if len(formats) == 1 else formats[i] if i < len(formats) else 0) == 1 else 0) for i, o in enumerate(oids)]
-        values = self.engine.decode_params(st, formats, params, oids, self.settings.date_order())
+        order = self.settings.date_order()
+        values = self.engine.decode_params(st, formats, params, oids, order)
         if st.unused:
             values.unused = st.unused
+        if st.date_order != order:
+            values.literal_date_order = st.date_order
         p = self.portals[portal] = Portal(portal, st, values, list(result_formats))
         if params and self.settings.get("log_statement") != "none":
             p.extra["log_parameters"] = (tuple(formats), tuple(params))

@@ -172,15 +172,25 @@ def duck_type(ctype: ColumnType) -> tuple[str, list[int]]:
 _DATE_ORDER: ContextVar[str] = ContextVar("date_order", default="MDY")
 
 
+#: DateStyle's field order for text cast at run time (text columns, parameters bound as
+#: text), when it is not the literals' (see :func:`date_order`).
+_INPUT_ORDER: ContextVar[str | None] = ContextVar("input_date_order", default=None)
+
+
 @contextmanager
-def date_order(order: str) -> Iterator[None]:
+def date_order(order: str, literal_order: str | None = None) -> Iterator[None]:
     """Within the block, literals and text casts read dates and timestamps in ``order``
     (``MDY``, ``DMY`` or ``YMD``), as ``decimal.localcontext`` sets a precision: the
-    rewriter converts literals deep inside its walk, for one session's statement."""
-    token = _DATE_ORDER.set(order)
+    rewriter converts literals deep inside its walk, for one session's statement.
+    ``literal_order``, when given, is the literals' own: a prepared statement's constants
+    were read when PostgreSQL parsed it, in the DateStyle of that moment, while the text
+    it casts when it runs is read in the session's ``order`` of then."""
+    token = _DATE_ORDER.set(literal_order or order)
+    itoken = _INPUT_ORDER.set(order if literal_order else None)
     try:
         yield
     finally:
+        _INPUT_ORDER.reset(itoken)
         _DATE_ORDER.reset(token)
 
 
@@ -513,7 +523,7 @@ def input_call(arg: ast.Node, ctype: ColumnType, *, explicit: bool = True, as_te
     as. numeric comes back as its text and DuckDB casts that exact text (``as_text``: it
     stays that text, as the lake keeps a numeric DuckDB's DECIMAL cannot hold). Dates and
     timestamps are read in the DateStyle order of :func:`current_date_order`."""
-    order = str_const(_DATE_ORDER.get())
+    order = str_const(_INPUT_ORDER.get() or _DATE_ORDER.get())
     node: ast.Node = call(udf_name(ctype), arg, int_const(ctype.typmod), bool_const(explicit), order)
     if ctype.base.name == "numeric" and not as_text:
         duck, mods = duck_type(ctype)

@@ -2229,6 +2229,18 @@ _MACROS: dict[str, str] = {
         WHEN x = -9223372036854775808 THEN error('PGERR[22003] bigint out of range') ELSE (-x)::BIGINT END)""",
     "pgc_abs_int8": """MACRO pgc_abs_int8(x) AS (CASE
         WHEN x = -9223372036854775808 THEN error('PGERR[22003] bigint out of range') ELSE abs(x)::BIGINT END)""",
+    # an interval computed in DuckDB (int64 microseconds, as PostgreSQL's) whose time part
+    # Arrow's nanoseconds cannot hold: it would come out wrapped, so it is refused
+    "pgc_interval_guard": """MACRO pgc_interval_guard(i) AS (CASE WHEN abs(datepart('hour', i)::HUGEINT * 3600000000
+            + datepart('minute', i)::HUGEINT * 60000000 + datepart('microseconds', i)) > 9223372036854775
+        THEN error('PGERR[0A000] intervals with more than 2562047 hours are not supported by walsender-proxy') ELSE i END)""",
+    # date ± integer past PostgreSQL's dates (4714-11-24 BC to 5874897-12-31), which DuckDB's
+    # go beyond: date_pli's and date_mii's error
+    "pgc_date_guard": """MACRO pgc_date_guard(d) AS (CASE WHEN NOT isinf(d) AND ((d - DATE '1970-01-01') < -2440588
+            OR (d - DATE '1970-01-01') >= 2145042906) THEN error('PGERR[22008] date out of range') ELSE d END)""",
+    # a timestamp computed before PostgreSQL's first (4714-11-24 BC), where DuckDB's go on
+    "pgc_timestamp_guard": """MACRO pgc_timestamp_guard(t) AS (CASE WHEN NOT isinf(t) AND epoch_us(t) < -210866803200000000
+        THEN error('PGERR[22008] timestamp out of range') ELSE t END)""",
     # a timestamptz rounded to a multiple of ``scale`` microseconds (timestamp(p)'s typmod)
     # (half away from zero counted from PostgreSQL's epoch, 2000-01-01)
     "pgc_round_us": """MACRO pgc_round_us(ts, scale) AS (CASE WHEN isinf(ts) THEN ts::TIMESTAMPTZ
@@ -2559,8 +2571,14 @@ def translate_error(exc: BaseException) -> PgError:
         return PgError("22025", "LIKE pattern must not end with escape character")
     if "Invalid escape string" in text:
         return PgError("22025", "invalid escape string", hint="Escape string must be empty or one character.")
+    if name == "ConversionException" and re.search(r"not in timestamp range|overflows timestamp range", first):
+        # a result past DuckDB's timestamps, which end where the lake's do: PostgreSQL's may
+        # go on to 294276 (or raise 22008 sooner than that), so it is refused
+        return PgError("0A000", "timestamps after 294247-01-10 04:00:54.775806 are not supported by walsender-proxy")
     if name == "ConversionException":
         return PgError("22P02", first)
+    if name == "OutOfRangeException" and re.match(r"Overflow in \w+ of INTERVAL", first):
+        return PgError("22008", "interval out of range")  # (its 64-bit microseconds, as PostgreSQL's)
     if name == "OutOfRangeException":
         return PgError("22003", first)
     if name in ("BinderException", "CatalogException"):

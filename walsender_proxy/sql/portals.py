@@ -29,6 +29,9 @@ class Prepared:
     #: Every parameter's type: declared, or inferred as PostgreSQL's parse analysis would
     #: (0: not known; reported as text). Worked out at the first Describe or Bind.
     inferred: list[int] | None = None
+    #: DateStyle's field order when it was parsed: PostgreSQL reads the statement's
+    #: date and timestamp literals then, not when it runs.
+    date_order: str = "MDY"
     #: Whether Describe can find result columns (None: not yet asked; see describe_portal).
     may_describe_rows: bool | None = None
 

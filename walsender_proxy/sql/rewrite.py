@@ -585,6 +585,20 @@ def _str_const(node: ast.Node | None) -> str | None:
     return None
 
 
+def _is_star(node: ast.Node) -> bool:
+    """``*`` or ``t.*`` in a target list (its columns are not its items one for one)."""
+    return isinstance(node, ast.ColumnRef) and isinstance(node.fields[-1], ast.A_Star)
+
+
+def _unknown_pair(node: ast.Node) -> tuple[ast.Node, T | None]:
+    """A rewritten set operation arm's value with the type :meth:`_unknowns_as` reads it
+    by: a quoted literal is unknown, a ``$n`` not known (None), anything else not to touch
+    (TEXT, which it leaves alone)."""
+    if _str_const(node) is not None:
+        return node, UNKNOWN
+    return node, None if isinstance(node, ast.ParamRef) else TEXT
+
+
 def parse_array_literal(text: str) -> list[str | None] | None:
     """Elements of a one-dimensional PostgreSQL array literal ``'{a,"b c",NULL}'``."""
     s = text.strip()
@@ -992,6 +1006,9 @@ class _Rewriter:
         self._unfolded = False
         #: the element type a cast gives the ARRAY[…] it applies to, set just before it
         self._array_cast_target: str | None = None
+        #: the element types of each rewritten ROW(…), by id: a row compared with a row
+        #: types its quoted literals element by element (_param_as)
+        self._row_types: dict[int, list[T | None]] = {}
         self.set_configs: list[tuple[str, str | None, bool]] = []
         self.server_values: set[str] = set()
         self.user_tables: list[tuple[str | None, str]] = []
@@ -1059,9 +1076,10 @@ class _Rewriter:
             cols = lcols
             if lcols is not None and rcols is not None and len(lcols) == len(rcols):
                 cols = [
-                    (n, lt if lt is not None and lt != UNKNOWN else rt)
+                    (n, (_common([lt, rt]) if rt is not None else lt) if lt is not None and lt != UNKNOWN else rt)
                     for (n, lt), (_, rt) in zip(lcols, rcols, strict=True)
                 ]
+                self._set_operation_unknowns(stmt, cols)
                 cols = self._set_operation_numeric(stmt, cols)
                 cols = self._set_operation_chars(stmt, cols)
             outer = _Scope(scope)
@@ -1073,7 +1091,13 @@ class _Rewriter:
             typed = [[self.expr(e, scope) for e in row] for row in stmt.valuesLists]
             first: list[T | None] = [t for _, t in typed[0]]
             for c in range(len(first)):
-                column = [row[c] for row in typed if c < len(row)]
+                column = self._unknowns_as([row[c] for row in typed if c < len(row)], _common([row[c][1] for row in typed if c < len(row)]))
+                for row, pair in zip((r for r in typed if c < len(r)), column, strict=True):
+                    row[c] = pair
+                common, own = _common([t for _, t in column]), column[0][1]
+                if own == UNKNOWN or (own is not None and common is not None and common.name != own.name and common.name in _DATETIME_ORDER):
+                    own = common  # (a date among timestamps is a timestamp)
+                first[c] = own
                 unified = _numeric_branches(column)
                 if unified is not None:
                     for row, node in zip(typed, unified, strict=False):
@@ -1240,6 +1264,54 @@ class _Rewriter:
             if where is not None:
                 raise self.fail("0A000", f"{strength} is not allowed with {where}", stmt)
         stmt.lockingClause = None
+
+    def _set_operation_unknowns(self, stmt: ast.SelectStmt, cols: list[tuple[str, T | None]]) -> None:
+        """A quoted literal an arm of a set operation selects, where the other arm has a date,
+        time or timestamp column, read by that type's input function (:meth:`_unknowns_as`).
+        Only a plain arm's own literal is, as PostgreSQL resolves each operation's two arms
+        (``'a' UNION 'b'`` below another operation is text)."""
+        for c, (_, t) in enumerate(cols):
+            for arm in (stmt.larg, stmt.rarg):
+                if arm.op != SetOperation.SETOP_NONE:
+                    continue
+                if arm.valuesLists:
+                    rows = [list(row) for row in arm.valuesLists]
+                    for row in rows:
+                        if c < len(row):
+                            row[c] = self._unknowns_as([_unknown_pair(row[c])], t)[0][0]
+                    arm.valuesLists = tuple(tuple(row) for row in rows)
+                elif arm.targetList:
+                    item = self._arm_item(arm, c, len(cols))
+                    if item == -1:
+                        continue
+                    if item is not None:
+                        arm.targetList[item].val = self._unknowns_as([_unknown_pair(arm.targetList[item].val)], t)[0][0]
+                    elif any(_unknown_pair(rt.val)[1] is not TEXT for rt in arm.targetList) and literals.reads_datestyle(
+                        self._lake_source(_null(), t, _Scope(None)) if t is not None and t != UNKNOWN else None
+                    ):
+                        raise self.fail(
+                            "0A000",
+                            "a set operation arm with several * and a quoted literal or untyped parameter beside a date "
+                            "or time column is not supported by walsender-proxy",
+                            arm,
+                            hint="List the columns instead of *.",
+                        )
+
+    def _arm_item(self, arm: ast.SelectStmt, c: int, width: int) -> int | None:
+        """The target list item that is output column ``c`` of a set operation arm of
+        ``width`` columns: a ``*`` takes the columns the other items leave it (one ``*``
+        only); -1 when the column comes from the ``*``, None when it cannot be placed."""
+        stars = [i for i, rt in enumerate(arm.targetList) if _is_star(rt.val)]
+        if not stars:
+            return c if c < len(arm.targetList) else -1
+        if len(stars) > 1:
+            return None
+        star, spread = stars[0], width - (len(arm.targetList) - 1)
+        if c < star:
+            return c
+        if c < star + spread:
+            return -1
+        return c - spread + 1
 
     def _set_operation_sort(self, ref: ast.Node, cols: Sequence[tuple[str, T | None]]) -> None:
         """A set operation is ordered by its output columns' names or positions only, as in
@@ -1524,8 +1596,7 @@ class _Rewriter:
         given = [c.sval for c in (rf.alias.colnames or ())] if rf.alias is not None else []
         args = []
         types = []
-        for a in call.args or ():
-            na, t = self.expr(a, scope)
+        for na, t in self._unknown_args(name, [self.expr(a, scope) for a in call.args or ()]):
             args.append(na)
             types.append(t)
         if name == "pg_get_publication_tables":
@@ -1821,6 +1892,9 @@ class _Rewriter:
             reached_true = reached_true or cond is True
             w.expr, wt = self.expr(w.expr, scope)
             if node.arg is not None:
+                typed = self._param_as(w.expr, node.arg, at, scope)  # (CASE x WHEN v is x = v)
+                if typed is not None:
+                    w.expr, wt = typed, at
                 self._no_text_numeric("CASE … WHEN", w, at, wt)
             if node.arg is not None and (is_bpchar(at) or is_bpchar(wt)):
                 # CASE x WHEN v is x = v (x was unpadded above if it is character(n))
@@ -1837,6 +1911,11 @@ class _Rewriter:
         results = [(w.result, t) for w, t in zip(whens, types, strict=False)]
         if node.defresult is not None:
             results.append((node.defresult, types[-1]))
+        results = self._unknowns_as(results, _common(types))
+        for w, (n, _) in zip(whens, results, strict=False):
+            w.result = n
+        if node.defresult is not None:
+            node.defresult = results[-1][0]
         unified = _numeric_branches(results)
         if unified is not None:
             for w, n in zip(whens, unified, strict=False):
@@ -1848,6 +1927,7 @@ class _Rewriter:
 
     def e_CoalesceExpr(self, node: ast.CoalesceExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
         pairs = [self.expr(a, scope) for a in node.args]
+        pairs = self._unknowns_as(pairs, _common([p[1] for p in pairs]))
         unified = _numeric_branches(pairs)
         if unified is not None:
             node.args = tuple(unified)
@@ -1857,6 +1937,7 @@ class _Rewriter:
 
     def e_MinMaxExpr(self, node: ast.MinMaxExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
         pairs = [self.expr(a, scope) for a in node.args]
+        pairs = self._unknowns_as(pairs, _common([p[1] for p in pairs]))
         self._no_text_numeric("GREATEST/LEAST", node, *(t for _, t in pairs))
         node.args = tuple(p[0] for p in pairs)
         return node, _common([p[1] for p in pairs])
@@ -1868,7 +1949,11 @@ class _Rewriter:
                 hint="Explicitly cast to the desired type, for example ARRAY[]::integer[].",
             )
         self._typed_empty_array = False
+        outer_cast = self._array_cast_target
         pairs = [self.expr(a, scope) for a in node.elements or ()]
+        elem = _common([p[1] for p in pairs])
+        # (ARRAY['…']::date[]: the cast's element type is the elements' type)
+        pairs = self._unknowns_as(pairs, T(outer_cast) if outer_cast is not None and elem == UNKNOWN else elem)
         node.elements = tuple(p[0] for p in pairs)
         elem = _common([p[1] for p in pairs])
         if elem is None:
@@ -1909,7 +1994,9 @@ class _Rewriter:
         )
 
     def e_RowExpr(self, node: ast.RowExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
-        node.args = tuple(self.expr(a, scope)[0] for a in node.args or ())
+        pairs = [self.expr(a, scope) for a in node.args or ()]
+        node.args = tuple(p[0] for p in pairs)
+        self._row_types[id(node)] = [p[1] for p in pairs]
         return node, None
 
     def e_SQLValueFunction(
@@ -2249,6 +2336,9 @@ class _Rewriter:
             else:
                 right, rt = self.expr(node.rexpr, scope)
                 right = self._param_as(right, left, lt, scope, array=True) or right
+                if (lt == UNKNOWN or (lt is None and self._untyped_param(left))) and rt is not None and rt.is_array:
+                    # ('…' = ANY(dates))
+                    left, lt = self._unknowns_as([(left, lt)], rt.elem)[0]
                 if lt is not None and lt.name == "float4" and rt is not None and rt.name in ("_numeric", "_float8"):
                     # (float4 against numeric or float8 elements: PostgreSQL's float48
                     # operators compare in double precision, 1.1::float4 <> 1.1)
@@ -2305,7 +2395,7 @@ class _Rewriter:
             raise SqlError("22012", "division by zero")  # (at run time: no position)
         left, lt = self.expr(node.lexpr, scope)
         right, rt = self.expr(node.rexpr, scope)
-        if kind == A_Expr_Kind.AEXPR_OP and op in _COMPARISONS:
+        if kind in _COMPARING and op in _COMPARISONS:
             typed = self._param_as(right, left, lt, scope)
             if typed is not None:
                 right, rt = typed, lt
@@ -2313,6 +2403,13 @@ class _Rewriter:
             if typed is not None:
                 left, lt = typed, rt
             left, right = _regproc_pair(left, lt, right, rt, self.needs)
+        if kind == A_Expr_Kind.AEXPR_OP and op == "-" and left is not None:
+            # date, time or timestamp minus a quoted literal (or the reverse) is PostgreSQL's
+            # operator between two of that type: the literal is read as one
+            if (typed := self._literal_as(right, left, lt, scope) if _str_const(right) is not None else None) is not None:
+                right, rt = typed, lt
+            elif (typed := self._literal_as(left, right, rt, scope) if _str_const(left) is not None else None) is not None:
+                left, lt = typed, rt
         if op in _COMPARISONS:  # (IS DISTINCT FROM and NULLIF compare with = too)
             self._no_json_compare(f"operator {op}", node, lt, rt)
         if kind == A_Expr_Kind.AEXPR_OP and op in json_exprs.OPERATORS:
@@ -2449,6 +2546,15 @@ class _Rewriter:
             if op in ("^", "|/", "||/"):  # float8's (numeric's ^ is handled above)
                 return node, T("float8")
             dated = _datetime_arith(op, lt, rt)
+            if dated is not None and dated.name == "interval":
+                # (a time part past Arrow's int64 nanoseconds would reach the client wrapped)
+                self.needs.add("pgc_interval_guard")
+                return _call("pgc_interval_guard", node), dated
+            if dated is not None and dated.name in ("date", "timestamp", "timestamptz"):
+                # (date ± integer, ± interval: DuckDB's go before PostgreSQL's first)
+                guard = "pgc_date_guard" if dated.name == "date" else "pgc_timestamp_guard"
+                self.needs.add(guard)
+                return _call(guard, node), dated
             if dated is not None:
                 return node, dated
             return node, _arith(lt, rt)
@@ -2515,6 +2621,8 @@ class _Rewriter:
         goes through the type's input function (``ts > $1`` with '2024-02-01 00:00:00+00',
         ``id = ANY($1)`` with '{1,2,3}' as int4[]). So does a quoted literal compared with a
         date, time or timestamp (:meth:`_literal_as`). None when that does not apply."""
+        if isinstance(param, ast.RowExpr) and isinstance(other, ast.RowExpr) and not array:
+            return self._row_as(param, other, scope)
         if _str_const(param) is not None and not array:
             return self._literal_as(param, other, other_t, scope)
         if not isinstance(param, ast.ParamRef) or param.number not in self.text_params:
@@ -2536,6 +2644,48 @@ class _Rewriter:
         )
         return self.expr(cast, scope)[0]
 
+    def _untyped_param(self, node: ast.Node) -> bool:
+        """Whether ``node`` is a ``$n`` of no type the server knows, bound as text: PostgreSQL
+        gave it the type its context wants at Parse, as it does an unknown literal."""
+        return isinstance(node, ast.ParamRef) and node.number in self.text_params and node.number not in self.param_types
+
+    def _unknown_args(self, name: str, pairs: list[tuple[ast.Node, T | None]]) -> list[tuple[ast.Node, T | None]]:
+        """Quoted literals among the arguments PostgreSQL resolves to one type with another
+        argument (``generate_series(ts, '…', '1 day')``, ``lag(d, 1, '…')``) or to the
+        element type of an array argument (``array_position(dates, '…')``), read as that
+        type when it is a date, time or timestamp (:meth:`_unknowns_as`)."""
+        same = _SAME_TYPE_ARGS.get(name)
+        if same is not None and len(pairs) > max(same):
+            typed = self._unknowns_as([pairs[i] for i in same], _common([pairs[i][1] for i in same]))
+            for i, pair in zip(same, typed, strict=True):
+                pairs[i] = pair
+        elements = _ELEMENT_ARGS.get(name)
+        if elements is not None and len(pairs) > max(elements[0], *elements[1]):
+            at = pairs[elements[0]][1]
+            if at is not None and at.is_array:
+                typed = self._unknowns_as([pairs[i] for i in elements[1]], at.elem)
+                for i, pair in zip(elements[1], typed, strict=True):
+                    pairs[i] = pair
+        return pairs
+
+    def _row_as(self, row: ast.RowExpr, other: ast.RowExpr, scope: _Scope) -> ast.Node | None:
+        """``(d, 1) = ('01/02/03', 1)``: a row compared with a row compares element by element,
+        each quoted literal taking its counterpart's type as in a comparison of the two
+        (:meth:`_param_as`); None when no element changes."""
+        mine, theirs = self._row_types.get(id(row)), self._row_types.get(id(other))
+        if mine is None or theirs is None or len(row.args or ()) != len(other.args or ()):
+            return None
+        args = list(row.args)
+        changed = False
+        for i, (a, b) in enumerate(zip(row.args, other.args, strict=True)):
+            typed = self._param_as(a, b, theirs[i], scope) if mine[i] == UNKNOWN or mine[i] is None else None
+            if typed is not None:
+                args[i], mine[i], changed = typed, theirs[i], True
+        if not changed:
+            return None
+        row.args = tuple(args)
+        return row
+
     def _literal_as(self, lit: ast.Node, other: ast.Node, other_t: T | None, scope: _Scope) -> ast.Node | None:
         """A quoted literal compared with a date, time or timestamp (``d = '01/02/03'``,
         ``d IN (…)``) read by that type's input function, in the session's DateStyle order
@@ -2545,6 +2695,33 @@ class _Rewriter:
             return None
         name = ast.TypeName(names=(_s("pg_catalog"), _s(src.base.name)), typemod=-1)
         return self.expr(ast.TypeCast(arg=lit, typeName=name), scope)[0]
+
+    def _unknowns_as(self, pairs: Sequence[tuple[ast.Node, T | None]], to: T | None) -> list[tuple[ast.Node, T | None]]:
+        """Quoted literals among values resolved to one type ``to`` (CASE arms, COALESCE,
+        GREATEST/LEAST, ARRAY[…] elements, a VALUES column, set operation arms) read by that
+        type's input function when it is a date, time or timestamp: PostgreSQL coerces each
+        unknown constant to the common type at parse analysis, in the session's DateStyle
+        order, where DuckDB's implicit cast from VARCHAR reads its own order ('01/02/03' is
+        0001-02-03 there). Others are returned as they are."""
+        ctype = self._lake_source(_null(), to, _Scope(None)) if to is not None and to != UNKNOWN else None
+        if not literals.reads_datestyle(ctype):
+            return list(pairs)
+        assert ctype is not None
+        out: list[tuple[ast.Node, T | None]] = []
+        for node, t in pairs:
+            if t is None and self._untyped_param(node):  # (bound as text: read when it runs)
+                name = ast.TypeName(names=(_s("pg_catalog"), _s(ctype.base.name)), typemod=-1)
+                out.append((self.expr(ast.TypeCast(arg=node, typeName=name), _Scope(None))[0], _lake_t(ctype)))
+                continue
+            lit = _str_const(node) if t == UNKNOWN else None
+            if lit is None:
+                out.append((node, t))
+                continue
+            try:
+                out.append((literals.unknown_literal(lit, ctype), _lake_t(ctype)))
+            except PgError as e:
+                raise self.fail(e.sqlstate, e.message, node, detail=e.detail, hint=e.hint) from None
+        return out
 
     def _as_jsonb(self, node: ast.Node, t: T | None, scope: _Scope) -> ast.Node:
         """An operand of a jsonb operator: jsonb as it is; text (an untyped literal, a text
@@ -2687,7 +2864,7 @@ class _Rewriter:
         if node.funcformat == CoercionForm.COERCE_SQL_SYNTAX and name in KEEP_SQL_SYNTAX:
             node.args = tuple(self.expr(a, scope)[0] for a in node.args or ())
             return node, T("numeric") if name == "extract" else T("int4")
-        pairs = [self.expr(a, scope) for a in node.args or ()]
+        pairs = self._unknown_args(name, [self.expr(a, scope) for a in node.args or ()])
         if name == "format":
             # %s prints a value by its type's output function and NULL as nothing
             # (PostgreSQL's text_format); printf would print DuckDB's forms and give NULL.
@@ -3280,15 +3457,37 @@ def _lake_t(ctype: ColumnType, *, stored: bool = False) -> T:
     return T(("_" if ctype.is_array else "") + ctype.base.name, typmod=ctype.typmod, text_numeric=text_numeric, scale=scale)
 
 
+#: PostgreSQL's implicit casts among dates and timestamps: values of several of them resolve
+#: to the last (select_common_type: date and timestamp are timestamp, either with
+#: timestamptz is timestamptz), as DuckDB's common type of them is.
+_DATETIME_ORDER = ("date", "timestamp", "timestamptz")
+
+
 def _common(types: Sequence[T | None]) -> T | None:
     known = [t for t in types if t is not None]
     concrete = [t for t in known if t != UNKNOWN]
+    names = {t.name for t in concrete}
+    if len(names) > 1 and names <= set(_DATETIME_ORDER):
+        return T(max(names, key=_DATETIME_ORDER.index))
     if concrete:
         return concrete[0]
     if len(known) == len(types) and known:
         return UNKNOWN
     return None
 
+
+#: Functions whose arguments at these positions PostgreSQL resolves to one common type
+#: (anycompatible, anyelement, or one signature per type): an unknown literal takes it.
+_SAME_TYPE_ARGS: dict[str, tuple[int, ...]] = {"generate_series": (0, 1), "lag": (0, 2), "lead": (0, 2)}
+#: Array functions: (the array's position, positions of arguments of its element type).
+_ELEMENT_ARGS: dict[str, tuple[int, tuple[int, ...]]] = {
+    "array_position": (0, (1,)), "array_positions": (0, (1,)), "array_append": (0, (1,)),
+    "array_prepend": (1, (0,)), "array_remove": (0, (1,)), "array_replace": (0, (1, 2)),
+}
+
+#: Expression kinds that compare their operands with an operator: an unknown operand takes
+#: the other's type (NULLIF(a, b) and a IS DISTINCT FROM b compare with =).
+_COMPARING = frozenset({A_Expr_Kind.AEXPR_OP, A_Expr_Kind.AEXPR_NULLIF, A_Expr_Kind.AEXPR_DISTINCT, A_Expr_Kind.AEXPR_NOT_DISTINCT})
 
 _NUMERIC_ORDER = ["int2", "int4", "int8", "numeric", "float4", "float8"]
 
@@ -3390,6 +3589,7 @@ def rewrite(
     param_types: tuple[tuple[int, ColumnType], ...] = (),
     date_order: str = "MDY",
     extra_float_digits: int = 1,
+    literal_date_order: str | None = None,
 ) -> Rewritten:
     """One PostgreSQL query (SELECT, VALUES, WITH …, or ``COPY (query) TO STDOUT``) for DuckDB.
 
@@ -3403,7 +3603,9 @@ def rewrite(
     bound as text: a cast of one goes through the target type's input function;
     ``param_types`` the lake types of the ``$n`` the server knows; ``date_order`` the
     session's DateStyle field order, in which date and timestamp literals are read;
-    ``extra_float_digits`` the session's, which a float's cast to text follows.
+    ``extra_float_digits`` the session's, which a float's cast to text follows;
+    ``literal_date_order`` the order literals are read in instead, for a prepared
+    statement parsed under another DateStyle (:func:`literals.date_order`).
     Raises :class:`SqlError` (a PgError) with PostgreSQL's SQLSTATE, message and position.
     Results of statements that read no user table and call no UDF are cached by text
     (subscribers and psql repeat the same catalog queries): a repeat costs a dict lookup.
@@ -3411,7 +3613,8 @@ def rewrite(
     udfs = server_udfs or {}
     digits = min(extra_float_digits, 1)  # (the session's: floats cast to text print so)
     literals.FLOAT_DIGITS.set(digits)
-    key = (sql, text_params, param_types, date_order, digits) if not udfs else None
+    orders = date_order if literal_date_order in (None, date_order) else f"{literal_date_order}:{date_order}"
+    key = (sql, text_params, param_types, orders, digits) if not udfs else None
     if key is not None:
         with _CACHE_LOCK:
             hit = _CACHE.get(key)
@@ -3423,7 +3626,7 @@ def rewrite(
     copy: CopyTo | None = None
     if isinstance(stmt, ast.CopyStmt):
         stmt, copy = _copy_query(stmt)
-    with literals.date_order(date_order):
+    with literals.date_order(date_order, literal_date_order):
         new, cols = rw.statement(stmt)
     if cols is not None and isinstance(new, ast.SelectStmt):
         new = rw.wrap_output(new, cols)
