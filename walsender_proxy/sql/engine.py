@@ -48,7 +48,14 @@ from walsender_proxy.lake import Transaction
 from walsender_proxy.lake.files import CHANGESET_ROW_GROUP
 from walsender_proxy.lake.transaction import layout
 from walsender_proxy.protocol.messages import encode_data_rows
-from walsender_proxy.sql import catalog_bridge, explain, float_math, numeric_math, prepared_datestyle, upsert
+from walsender_proxy.sql import (
+    catalog_bridge,
+    explain,
+    float_math,
+    numeric_math,
+    prepared_datestyle,
+    upsert,
+)
 from walsender_proxy.sql.ddl_sql import qualified, unsupported
 from walsender_proxy.sql.literals import duckdb_cast_error
 from walsender_proxy.sql.pgcatalog import CatalogBinding, translate_error
