@@ -7,29 +7,16 @@ hold: the same answer as PostgreSQL 15, or a refusal (0A000), never a different 
 
 from __future__ import annotations
 
-import itertools
-
 import psycopg
 import pytest
 
 from tests.pgcluster import PgCluster
-from tests.pgcompare import Client
+from tests.pgcompare import Client, same_answers
 from tests.proxy import ProxyServer
-
-_dbs = itertools.count(1)
 
 
 def _same_answers(proxy: ProxyServer, pg15: PgCluster, statements: list[str]) -> None:
-    """Each statement on a fresh PostgreSQL 15 database and on the proxy, answers compared."""
-    db = f"dsc{next(_dbs)}"
-    pg15.psql(f"CREATE DATABASE {db}")
-    ref, got = Client(pg15.dsn(dbname=db)), Client(proxy.dsn())
-    try:
-        for sql in statements:
-            assert repr(got(sql)) == repr(ref(sql)), sql
-    finally:
-        ref.close()
-        got.close()
+    same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("dsc")), statements).close()
 
 
 def _unknown_literals(order: str, table: str) -> list[str]:
