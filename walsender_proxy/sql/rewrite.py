@@ -1471,11 +1471,17 @@ class _Rewriter:
         ctes = []
         for cte in w.ctes:
             names = [c.sval for c in cte.aliascolnames or ()]
-            if w.recursive:
-                scope.ctes[cte.ctename] = _Rel([(n, None) for n in names] if names else None)
             if not isinstance(cte.ctequery, ast.SelectStmt):
                 raise self.fail("0A000", "data-modifying statements in WITH are not supported", cte)
+            first = cte.ctequery
+            while isinstance(first, ast.SelectStmt) and first.op != SetOperation.SETOP_NONE:
+                first = first.larg
+            if not names and isinstance(first, ast.SelectStmt) and first.valuesLists:
+                # (VALUES names its columns column1…; DuckDB's would be col0…)
+                names = [f"column{i}" for i in range(1, len(first.valuesLists[0]) + 1)]
+                cte.aliascolnames = tuple(ast.String(sval=n) for n in names)
             if w.recursive:
+                scope.ctes[cte.ctename] = _Rel([(n, None) for n in names] if names else None)
                 bad = recursive_cte.check(cte)
                 if bad is not None:
                     raise self.fail(bad.sqlstate, bad.message, bad.node)
