@@ -32,7 +32,7 @@ from decoding.pgoutput.plugin import PgOutput
 from decoding.pgoutput.rows import encode_insert_batch
 from decoding.reorder import DecodedTxn, committed_after
 from walsender_proxy.lake import Lake, LakeSettings
-from walsender_proxy.replication import walsender as W
+from walsender_proxy.replication import stream as W
 
 
 def codec(n: int) -> None:
