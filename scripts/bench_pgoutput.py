@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """pgoutput encoding rates, in process (no sockets, no PostgreSQL):
 
-1. ``encode_insert_batch`` (proto.py's per-column codec): Insert messages for 1,000,000 rows
-   of 5 already-encoded text columns (one with NULLs).
+1. ``encode_insert_batch`` (``rows.py``: the production row writer over Python lists of
+   already-encoded values): Insert messages for 1,000,000 rows of 5 text columns (one with
+   NULLs), lists in, lists out.
 2. The walsender's bulk path: one committed 1,000,000-row transaction (bigint key, three
    ints, ~50-byte text, timestamptz: ~110 bytes/row, as in ``bench_stream.py``) decoded by
    the pgoutput plugin from its changeset, text and binary, into CopyData(XLogData) frames
@@ -25,12 +26,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np
 import pyarrow as pa
 
-from decoding.pgoutput import Insert, TupleData, decode_message, encode_insert_batch
+from decoding.pgoutput import Insert, TupleData, decode_message
 from decoding.pgoutput.options import PgOutputOptions
 from decoding.pgoutput.plugin import PgOutput
+from decoding.pgoutput.rows import encode_insert_batch
 from decoding.reorder import DecodedTxn, committed_after
 from walsender_proxy.lake import Lake, LakeSettings
-from walsender_proxy.replication import walsender as W
+from walsender_proxy.replication import stream as W
 
 
 def codec(n: int) -> None:

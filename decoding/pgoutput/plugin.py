@@ -1,7 +1,9 @@
 """The pgoutput output plugin: what PostgreSQL's ``pgoutput.c`` decides to send.
 
-``proto`` knows how each message is laid out; this module decides which messages a
-committed transaction becomes for one replication connection, as PostgreSQL 15 does:
+``proto`` knows how each message is laid out (and ``rows`` writes the row messages of a
+whole slice at once); this module decides which messages a committed transaction becomes
+for one replication connection, as PostgreSQL 15 does, and never writes a message's bytes
+itself:
 
 - **Lazy BEGIN.** Begin (and Origin) go out just before the first change that is actually
   sent; a transaction that touches nothing published produces nothing at all — no
@@ -39,7 +41,7 @@ in the transaction, so a change is decoded with the definition valid at that poi
 
 Rows are handled a slice of a statement at a time — at most ``chunk_rows`` rows and about
 ``chunk_bytes`` of input, read from a changeset's Parquet files a record batch at a time —
-filtered with DuckDB and encoded with ``decoding.pgvalues`` and ``tuples`` into one binary
+filtered with DuckDB and written by ``rows`` (values encoded by ``decoding.pgvalues``) into one binary
 Arrow array of messages per slice (``iter_batches``; ``iter_transaction`` gives the same as
 lists of bytes). With ``deferred`` the slices come as :class:`RowBatch`, their encoding left
 to the caller (the walsender runs it on other threads, in parallel, framing included), so a
@@ -48,8 +50,7 @@ million-row statement neither builds a million Python objects nor holds the even
 
 from __future__ import annotations
 
-import struct
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -81,8 +82,7 @@ from decoding.pgoutput.proto import (
     Truncate,
 )
 from decoding.pgoutput.rowfilter import RowFilter
-from decoding.pgoutput.tuples import Piece, Prefix, column_pieces, from_messages, join_rows
-from decoding.pgvalues.textout import SmallEncoder, small_text_encoder
+from decoding.pgoutput.rows import DELETE, INSERT, UPDATE, ImageColumn, RelationRows, RowBatch
 from decoding.reorder import ChangeList, DecodedTxn, Ended
 
 if TYPE_CHECKING:
@@ -98,107 +98,12 @@ CHUNK_ROWS = 16384
 CHUNK_BYTES = 8 << 20
 
 
-class RowBatch:
-    """Row messages (Insert/Update/Delete) of one slice of a statement, decided but not
-    yet encoded: :meth:`encode` builds them (a binary array, one message per element).
-    Encoding is a pure function of the rows and the relation entry, so it may run on any
-    thread, and several batches at once: the walsender encodes in parallel this way."""
-
-    __slots__ = ("_encode", "parts", "rows")
-
-    def __init__(
-        self, encode: Callable[[Prefix | None], pa.Array], rows: int, parts: _Parts | None = None
-    ) -> None:
-        self._encode = encode
-        self.rows = rows
-        #: What the messages are made of, when each row's message depends on that row
-        #: alone: batches with equal parts but different rows can be encoded as one.
-        self.parts = parts
-
-    def encode(self, prefix: Prefix | None = None) -> pa.Array:
-        """The messages; with ``prefix`` (see :func:`tuples.join_rows`), each preceded by
-        the bytes it gives for the message's length, in the same pass (a framing
-        header: no second copy of the messages to frame them)."""
-        return self._encode(prefix)
-
-
-@dataclass(frozen=True, slots=True)
-class _Parts:
-    """A :class:`RowBatch` made by :meth:`PgOutput._rows`: ``head`` and the TupleData of
-    each row of ``data`` under relation entry ``entry``."""
-
-    entry: _RelEntry
-    data: pa.Table
-    key_only: bool
-    head: bytes
-
-    def group(self) -> tuple[int, bool, bytes, tuple[str, ...]]:
-        # Column names, not the schema: hashing a schema costs more than encoding a row.
-        return (id(self.entry), self.key_only, self.head, tuple(self.data.column_names))
-
-
-def encode_together(plugin: PgOutput, batches: Sequence[RowBatch]) -> list[pa.Array | list[bytes]]:
-    """The messages of each batch — a binary array as :meth:`RowBatch.encode` gives it,
-    or a list of the messages' bytes — with the batches that share a relation, message
-    head and schema encoded together.
-
-    A stream of single-row transactions yields one tiny batch per transaction. A group of
-    at most ``TINY_GROUP_ROWS`` rows in all is built value by value, batch by batch
-    (:meth:`PgOutput._tiny_rows`); a bigger group is encoded in one vectorised pass, whose
-    fixed cost per column is then shared by all."""
-    out: list[pa.Array | list[bytes] | None] = [None] * len(batches)
-    groups: dict[tuple[int, bool, bytes, tuple[str, ...]], list[int]] = {}
-    for i, b in enumerate(batches):
-        if b.parts is None:
-            out[i] = b.encode()
-        else:
-            groups.setdefault(b.parts.group(), []).append(i)
-    for idx in groups.values():
-        first = batches[idx[0]].parts
-        assert first is not None
-        if sum(batches[i].rows for i in idx) <= TINY_GROUP_ROWS and not plugin.options.binary:
-            for i in idx:
-                p = batches[i].parts
-                assert p is not None
-                out[i] = plugin._tiny_rows(p.entry, p.data, p.key_only, p.head)
-            if all(out[i] is not None for i in idx):
-                continue
-        try:
-            if len(idx) == 1:
-                raise pa.ArrowInvalid("nothing to share")
-            data = pa.concat_tables([batches[i].parts.data for i in idx])  # type: ignore[union-attr]
-        except pa.ArrowInvalid:  # one batch, or the same names with different types
-            for i in idx:
-                if out[i] is None:
-                    out[i] = batches[i].encode()
-            continue
-        pieces = plugin._tuple_pieces(first.entry, data, first.key_only, first.head)
-        merged = join_rows(pieces, data.num_rows)
-        pos = 0
-        for i in idx:
-            n = batches[i].rows
-            out[i] = merged.slice(pos, n)
-            pos += n
-    return out  # type: ignore[return-value]
-
-
-#: Row batches up to this size are encoded value by value when their types allow it.
-TINY_ROWS = 8
-#: Batches of one group (see :func:`encode_together`) with at most this many rows in all
-#: are encoded value by value rather than concatenated for one vectorised pass.
-TINY_GROUP_ROWS = 128
-#: Per column sent: None (an 'n') or (its index in the rows' table, its text encoder).
-_TinyPlan = list[tuple[int, SmallEncoder] | None]
 #: What :meth:`PgOutput.iter_batches` yields: a few messages, or row messages in bulk.
 Batch = list[bytes] | pa.Array | RowBatch
 #: catalog_at() of this gives the newest catalog (for prepared transactions, no CSN yet).
 _LATEST_CSN = (1 << 63) - 1
-_B = pa.binary()
-_U32 = struct.Struct(">I")
-_U16 = struct.Struct(">H")
-
-# Row actions after the row filter (ReorderBufferChangeType, plus "send nothing").
-_SKIP, _UPDATE, _INSERT, _DELETE = 0, 1, 2, 3
+#: Row action after the row filter: send nothing (the others are ``rows``' message kinds).
+_SKIP = 0
 
 
 def _xid32(xid: int) -> int:
@@ -251,9 +156,9 @@ class _RelEntry:
     key: frozenset[str]
     #: Row filter per action 'I', 'U', 'D'; absent means unfiltered.
     filters: dict[str, RowFilter]
+    #: The writer of this relation's row messages, with the row images chosen here.
+    rows: RelationRows
     schema_sent: bool = False
-    #: :meth:`PgOutput._tiny_plan` per key_only, with the schema it was made for.
-    tiny_plans: dict[bool, tuple[pa.Schema, _TinyPlan | None]] = field(default_factory=dict)
 
     def relation_message(self) -> bytes:
         t = self.table
@@ -554,7 +459,17 @@ class PgOutput:
             filters = self._row_filters(t, rel_pubs)
             names = self._column_list(t, rel_pubs)
         cols = tuple(c for c in t.columns if names is None or c.name in names)
-        return _RelEntry(t, ins, upd, dele, trunc, cols, frozenset(t.identity_columns()), filters)
+        key = frozenset(t.identity_columns())
+        image: list[ImageColumn] = [(c.physical, c.type) for c in cols]
+        # The old row: whole under FULL ('O'), else its key with every other column NULL
+        # ('K'), as PostgreSQL logs it; the column list cuts both.
+        key_image = (
+            None
+            if t.replica_identity == "f"
+            else [(c.physical, c.type) if c.name in key else None for c in cols]
+        )
+        rows = RelationRows(t.oid, image, key_image, binary=self.options.binary)
+        return _RelEntry(t, ins, upd, dele, trunc, cols, key, filters, rows)
 
     @staticmethod
     def _row_filters(t: Table, pubs: list[Publication]) -> dict[str, RowFilter]:
@@ -695,29 +610,6 @@ class PgOutput:
             elif op == "D" and old is not None:
                 yield from self._deletes(st, e, old)
 
-    def _pieces(self, c: Column, data: pa.Table, lead: bytes) -> list[Piece]:
-        if c.physical not in data.column_names:
-            return [pa.scalar(lead + b"n", _B)]
-        return column_pieces(c.type, data.column(c.physical), self.options.binary, lead)
-
-    def _tuple_pieces(
-        self, e: _RelEntry, data: pa.Table, key_only: bool, head: bytes = b""
-    ) -> list[Piece]:
-        """TupleData of every row, preceded by ``head`` (constant bytes: the message
-        type, relid, ...); constant bytes ride along with the next column's length prefix
-        (Arrow joins arrays much faster than arrays interleaved with scalars)."""
-        lead = head + _U16.pack(len(e.columns))
-        pieces: list[Piece] = []
-        for c in e.columns:
-            if key_only and c.name not in e.key:
-                lead += b"n"
-            else:
-                pieces.extend(self._pieces(c, data, lead))
-                lead = b""
-        if lead:
-            pieces.append(pa.scalar(lead, _B))
-        return pieces
-
     @staticmethod
     def _select(data: pa.Table, mask: np.ndarray) -> pa.Table:
         return data if mask.all() else data.filter(pa.array(mask))
@@ -746,8 +638,7 @@ class PgOutput:
         out = self._prologue(st, e)
         if out:
             yield out
-        head = _U32.pack(e.table.oid).join((b"I", b"N"))
-        yield self._rows(e, new, False, head)
+        yield e.rows.inserts(new)
 
     def _identity_changed(self, e: _RelEntry, old: pa.Table, new: pa.Table) -> np.ndarray:
         """Rows whose replica identity changed: PostgreSQL logs the old key for those."""
@@ -784,7 +675,7 @@ class PgOutput:
             has_old = self._identity_changed(e, old, new)
         else:
             has_old = np.zeros(n, dtype=bool)
-        action = np.full(n, _UPDATE, dtype=np.int8)
+        action = np.full(n, UPDATE, dtype=np.int8)
         f = e.filters.get("U")
         if f is not None:
             con = self._con()
@@ -794,44 +685,21 @@ class PgOutput:
                 logged = old if full else self._key_only(e, old)
                 old_ok = f.matches(con, logged) & has_old
             action[:] = _SKIP
-            action[new_ok & (old_ok | ~has_old)] = _UPDATE
-            action[has_old & ~old_ok & new_ok] = _INSERT
-            action[has_old & old_ok & ~new_ok] = _DELETE
+            action[new_ok & (old_ok | ~has_old)] = UPDATE
+            action[has_old & ~old_ok & new_ok] = INSERT
+            action[has_old & old_ok & ~new_ok] = DELETE
             keep = action != _SKIP
             if not keep.any():
                 return
             if not keep.all():
                 old, new = self._select(old, keep), self._select(new, keep)
                 action, has_old = action[keep], has_old[keep]
-                n = new.num_rows
         out = self._prologue(st, e)
         if out:
             yield out
-        relid = _U32.pack(e.table.oid)
-        tag = b"O" if full else b"K"
-        with_old = (has_old & (action == _UPDATE)) | (action == _DELETE)
-        with_new = action != _DELETE
-        if not with_old.any() and (action == _UPDATE).all():
-            # The common case: plain updates, new tuple only.
-            yield self._rows(e, new, False, b"U" + relid + b"N")
-            return
-
-        def encode(prefix: Prefix | None = None) -> pa.Array:
-            heads = pa.array([b"", b"U" + relid, b"I" + relid, b"D" + relid], _B)
-            pieces: list[Piece] = [heads.take(pa.array(action))]
-            if with_old.any():
-                old_tuple = join_rows(self._tuple_pieces(e, old, key_only=not full, head=tag), n)
-                pieces.append(
-                    pc.if_else(pa.array(with_old), old_tuple, pa.scalar(None, old_tuple.type))
-                )
-            if with_new.any():
-                new_tuple = join_rows(self._tuple_pieces(e, new, key_only=False, head=b"N"), n)
-                pieces.append(
-                    pc.if_else(pa.array(with_new), new_tuple, pa.scalar(None, new_tuple.type))
-                )
-            return join_rows(pieces, n, prefix)
-
-        yield RowBatch(encode, n)
+        # An Update carries its old image where it was logged (has_old); the filter's
+        # Deletes carry it too, its Inserts only the new row.
+        yield e.rows.changes(action, has_old, old, new)
 
     def _deletes(self, st: _TxnState, e: _RelEntry, old: pa.Table) -> Iterator[Batch]:
         full = e.table.replica_identity == "f"
@@ -848,67 +716,7 @@ class PgOutput:
         out = self._prologue(st, e)
         if out:
             yield out
-        head = b"D" + _U32.pack(e.table.oid) + (b"O" if full else b"K")
-        yield self._rows(e, old, not full, head)
-
-    def _rows(self, e: _RelEntry, data: pa.Table, key_only: bool, head: bytes) -> RowBatch:
-        """One message per row of ``data``: ``head`` and the row's TupleData."""
-
-        def encode(prefix: Prefix | None) -> pa.Array:
-            if data.num_rows <= TINY_ROWS and not self.options.binary:
-                msgs = self._tiny_rows(e, data, key_only, head)
-                if msgs is not None:
-                    return from_messages(msgs, prefix)
-            return join_rows(self._tuple_pieces(e, data, key_only, head), data.num_rows, prefix)
-
-        return RowBatch(encode, data.num_rows, _Parts(e, data, key_only, head))
-
-    def _tiny_plan(self, e: _RelEntry, schema: pa.Schema, key_only: bool) -> _TinyPlan | None:
-        """How :meth:`_tiny_rows` builds a column of rows with this schema, decided once
-        per relation entry and schema (None: some column needs the Arrow path)."""
-        cached = e.tiny_plans.get(key_only)
-        if cached is not None and cached[0].equals(schema):
-            return cached[1]
-        index = {name: i for i, name in enumerate(schema.names)}
-        plan: _TinyPlan | None = []
-        for c in e.columns:
-            i = index.get(c.physical)
-            if (key_only and c.name not in e.key) or i is None or pa.types.is_null(schema.field(i).type):
-                plan.append(None)  # type: ignore[union-attr]
-                continue
-            enc = small_text_encoder(c.type, schema.field(i).type)
-            if enc is None:
-                plan = None
-                break
-            plan.append((i, enc))  # type: ignore[union-attr]
-        e.tiny_plans[key_only] = (schema, plan)
-        return plan
-
-    def _tiny_rows(
-        self, e: _RelEntry, data: pa.Table, key_only: bool, head: bytes
-    ) -> list[bytes] | None:
-        """The messages of :meth:`_tuple_pieces` built value by value, for a few text-mode
-        rows of common types (None: leave it to the Arrow path)."""
-        plan = self._tiny_plan(e, data.schema, key_only)
-        if plan is None:
-            return None
-        lead = head + _U16.pack(len(e.columns))
-        columns: list[list[bytes | None] | None] = []
-        for step in plan:
-            if step is None:
-                columns.append(None)
-                continue
-            i, enc = step
-            col = data.column(i)
-            columns.append(enc(col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()))
-        out = []
-        for r in range(data.num_rows):
-            parts = [lead]
-            for values in columns:
-                v = None if values is None else values[r]
-                parts.append(b"n" if v is None else b"t" + _U32.pack(len(v)) + v)
-            out.append(b"".join(parts))
-        return out
+        yield e.rows.deletes(old)
 
     def _truncate(self, st: _TxnState, rec: R.Truncate) -> list[bytes]:
         assert self._cat is not None

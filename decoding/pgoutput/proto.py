@@ -16,10 +16,8 @@ and OIDs uint32, timestamps int64 microseconds since 2000-01-01 00:00 UTC.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import repeat
-from operator import length_hint
 from typing import ClassVar, Final, TypeAlias
 
 __all__ = [
@@ -35,6 +33,9 @@ __all__ = [
     "STREAMABLE_TYPES",
     "TRUNCATE_CASCADE",
     "TRUNCATE_RESTART_IDENTITY",
+    "TUPLE_KEY",
+    "TUPLE_NEW",
+    "TUPLE_OLD",
     "UNCHANGED",
     "Begin",
     "BeginPrepare",
@@ -63,7 +64,7 @@ __all__ = [
     "Unchanged",
     "Update",
     "decode_message",
-    "encode_insert_batch",
+    "row_head",
 ]
 
 PROTO_VERSION_MIN: Final = 1
@@ -75,6 +76,11 @@ RELATION_COLUMN_KEY: Final = 1
 MESSAGE_TRANSACTIONAL: Final = 1
 TRUNCATE_CASCADE: Final = 1
 TRUNCATE_RESTART_IDENTITY: Final = 2
+#: The tag before each TupleData of a row message: the new row, the old replica-identity
+#: key (other columns 'n'), the whole old row (REPLICA IDENTITY FULL).
+TUPLE_NEW: Final = b"N"
+TUPLE_KEY: Final = b"K"
+TUPLE_OLD: Final = b"O"
 
 REPLICA_IDENTITY_DEFAULT: Final = "d"
 REPLICA_IDENTITY_NOTHING: Final = "n"
@@ -110,8 +116,6 @@ _PREPARE_BODY = struct.Struct(">BQQqI")
 _ROLLBACK_PREPARED = struct.Struct(">cBQQqqI")
 _ROLLBACK_PREPARED_BODY = struct.Struct(">BQQqqI")
 _KIND_LEN = struct.Struct(">ci")
-_INSERT_HEAD = struct.Struct(">cIcH")
-_INSERT_HEAD_XID = struct.Struct(">cIIcH")
 
 
 class DecodeError(ValueError):
@@ -526,7 +530,8 @@ class Type:
 
 @dataclass(frozen=True, slots=True)
 class Insert:
-    """'I': a new row.  For many rows of one relation use encode_insert_batch."""
+    """'I': a new row.  The reference form: many rows of one relation are written in
+    one vectorised pass by ``decoding.pgoutput.rows``, which must give these bytes."""
 
     TYPE: ClassVar[bytes] = b"I"
     MIN_VERSION: ClassVar[int] = 1
@@ -536,7 +541,7 @@ class Insert:
     xid: int | None = None
 
     def encode(self) -> bytes:
-        return b"".join((_row_head(b"I", self.xid, self.relid), b"N", self.new.encode()))
+        return b"".join((row_head(b"I", self.relid, self.xid), TUPLE_NEW, self.new.encode()))
 
     @classmethod
     def decode(cls, buf: bytes, *, in_stream: bool = False) -> Insert:
@@ -549,7 +554,10 @@ class Insert:
         return cls(relid, new, xid)
 
 
-def _row_head(kind: bytes, xid: int | None, relid: int) -> bytes:
+def row_head(kind: bytes, relid: int, xid: int | None = None) -> bytes:
+    """The bytes of an Insert, Update or Delete before its first tuple tag: the type byte,
+    the xid inside a stream block, the relation OID.  Public because the vectorised
+    writers of ``rows`` put the same head in front of every row of a batch."""
     if xid is None:
         return _ROW_HEAD.pack(kind, relid)
     return _ROW_HEAD_XID.pack(kind, xid, relid)
@@ -588,12 +596,12 @@ class Update:
         _check_old(self.key, self.old, "Update")
 
     def encode(self) -> bytes:
-        parts = [_row_head(b"U", self.xid, self.relid)]
+        parts = [row_head(b"U", self.relid, self.xid)]
         if self.key is not None:
-            parts += (b"K", self.key.encode())
+            parts += (TUPLE_KEY, self.key.encode())
         elif self.old is not None:
-            parts += (b"O", self.old.encode())
-        parts += (b"N", self.new.encode())
+            parts += (TUPLE_OLD, self.old.encode())
+        parts += (TUPLE_NEW, self.new.encode())
         return b"".join(parts)
 
     @classmethod
@@ -636,11 +644,11 @@ class Delete:
 
     def encode(self) -> bytes:
         if self.key is not None:
-            tag, tup = b"K", self.key
+            tag, tup = TUPLE_KEY, self.key
         else:
-            tag, tup = b"O", self.old
+            tag, tup = TUPLE_OLD, self.old
         assert tup is not None
-        return b"".join((_row_head(b"D", self.xid, self.relid), tag, tup.encode()))
+        return b"".join((row_head(b"D", self.relid, self.xid), tag, tup.encode()))
 
     @classmethod
     def decode(cls, buf: bytes, *, in_stream: bool = False) -> Delete:
@@ -1128,71 +1136,3 @@ class StreamTracker:
                 raise DecodeError("StreamStop outside a stream block")
             self.stream_xid = None
         return msg
-
-
-# ------------------------------------------------------------------------ hot path
-
-
-def encode_insert_batch(
-    relid: int,
-    columns: Sequence[Sequence[bytes | None]],
-    *,
-    xid: int | None = None,
-    binary: bool | Sequence[bool] = False,
-    nrows: int | None = None,
-) -> list[bytes]:
-    """Encode one Insert message per row, for rows given column by column.
-
-    Bulk loads reach the plugin as columnar batches (Arrow/Parquet), and building
-    an Insert object per row costs more than the encoding itself.  This works a
-    column at a time with C-level iteration only (map/zip/join, no Python loop
-    per cell), which is several times faster than Insert(...).encode() per row.
-
-    ``columns[i][j]`` is the already-encoded value of column i in row j, or None
-    for NULL.  ``binary`` says whether the bytes are the types' send format ('b')
-    rather than text ('t'), for all columns or per column.  ``xid`` is set inside
-    a stream block.  ``nrows`` is only needed for a relation with no columns.
-    """
-    ncols = len(columns)
-    if ncols:
-        n = len(columns[0])
-        for col in columns:
-            if len(col) != n:
-                raise ValueError("all columns of a batch must have the same number of rows")
-        if nrows is not None and nrows != n:
-            raise ValueError(f"nrows={nrows} but the columns hold {n} rows")
-    elif nrows is None:
-        raise ValueError("a batch without columns needs nrows")
-    else:
-        n = nrows
-    if isinstance(binary, bool):
-        kinds = [b"b" if binary else b"t"] * ncols
-    else:
-        if len(binary) != ncols:
-            raise ValueError(f"{len(binary)} binary flags for {ncols} columns")
-        kinds = [b"b" if flag else b"t" for flag in binary]
-
-    if xid is None:
-        head = _INSERT_HEAD.pack(b"I", relid, b"N", ncols)
-    else:
-        head = _INSERT_HEAD_XID.pack(b"I", xid, relid, b"N", ncols)
-
-    parts: list[Iterable[bytes]] = [repeat(head, n)]
-    for col, kind in zip(columns, kinds, strict=True):
-        # length_hint gives -1 for None and len() for bytes, so NULLs are found
-        # without a Python-level test per cell.
-        lengths = list(map(length_hint, col, repeat(-1)))
-        prefix = {length: _KIND_LEN.pack(kind, length) for length in set(lengths)}
-        if -1 in prefix:
-            prefix[-1] = b"n"
-            parts.append(map(prefix.__getitem__, lengths))
-            # NULL contributes only its kind byte; any other non-bytes value is
-            # left in place so b"".join rejects it instead of sending a NULL.
-            parts.append(map(_NULL_TO_EMPTY.get, col, col))
-        else:
-            parts.append(map(prefix.__getitem__, lengths))
-            parts.append(col)
-    return list(map(b"".join, zip(*parts, strict=True)))
-
-
-_NULL_TO_EMPTY: Final[dict[None, bytes]] = {None: b""}

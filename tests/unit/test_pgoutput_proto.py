@@ -42,8 +42,8 @@ from decoding.pgoutput import (
     Type,
     Update,
     decode_message,
-    encode_insert_batch,
 )
+from decoding.pgoutput.rows import encode_insert_batch
 from decoding.pgtime import datetime_to_pg, pg_to_datetime
 from tests.unit.pgoutput_fixtures import CAPTURES_DIR, CapturedMessage, pgoutput_connections
 

@@ -197,9 +197,9 @@ def test_small_transactions_framed_together_match_one_by_one(
     Arrow passes (0: always): the bytes must be those of framing each transaction alone,
     through inserts, updates (old key, full old row), deletes, a row filter that drops
     some, and a column added in the middle."""
-    from decoding.pgoutput import plugin as plugin_module
+    from decoding.pgoutput import rows as rows_module
 
-    monkeypatch.setattr(plugin_module, "TINY_GROUP_ROWS", tiny_group_rows)
+    monkeypatch.setattr(rows_module, "TINY_GROUP_ROWS", tiny_group_rows)
     start, csn = mixed_workload(lake, 40)
     for i in range(40, 56):
         with lake.begin() as tx:

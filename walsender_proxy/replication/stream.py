@@ -28,7 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from decoding.allocator import release_memory
-from decoding.pgoutput.plugin import RowBatch, encode_together
+from decoding.pgoutput.rows import RowBatch, encode_together
 from decoding.reorder import ChangeList, DecodedTxn, Ended, ReorderBuffer
 from walsender_proxy.backend.conn import Conn
 from walsender_proxy.protocol import messages as m
@@ -492,7 +492,7 @@ def _frame_small(plugin: Any, txns: Sequence[DecodedTxn], now: int | None = None
         for t in txns:
             t.changes.close()
     rows = [b for _, b in items if isinstance(b, RowBatch)]
-    encoded = iter(encode_together(plugin, rows))
+    encoded = iter(encode_together(rows))
     out: list[bytes | memoryview] = []
     for t, b in items:
         if isinstance(b, RowBatch):
@@ -532,7 +532,7 @@ class _TxnPipeline:
 
     A producer thread runs the plugin's generator — sequential by nature: the relation
     cache, row filters, reading Parquet — and hands each chunk of row messages
-    (:class:`~decoding.pgoutput.plugin.RowBatch`) to the encode pool, so consecutive
+    (:class:`~decoding.pgoutput.rows.RowBatch`) to the encode pool, so consecutive
     chunks are encoded in parallel; the event loop gets the frames back in order. At most
     ``PIPELINE_DEPTH`` chunks are in flight: the producer waits for the writer to
     :meth:`release` one (once the transport has drained it) before it takes another.
