@@ -104,7 +104,11 @@ _JUNK = re.compile(r"[0-9]*(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?[A-Za-z_\u0080-\ufff
 
 
 def _no_newer_numbers(sql: str) -> None:
-    for tok in scan(sql):
+    try:
+        tokens = scan(sql)
+    except ParseError:  # (the parser took it: nothing to refuse here)
+        return
+    for tok in tokens:
         text = sql[tok.start : tok.end + 1]
         if tok.name in ("ICONST", "FCONST") and ("_" in text or text[:2].lower() in ("0x", "0o", "0b")):
             m = _JUNK.match(sql, tok.start)  # (15's token: the number and the name after it)
