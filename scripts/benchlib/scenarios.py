@@ -68,8 +68,8 @@ class Sizes:
 
     @staticmethod
     def quick() -> Sizes:
-        return Sizes(s1_rows=50_000, s2_rows=50_000, s3_txns=1_000, s3_max_seconds=4.0,
-                     s4_rows=50_000, s5_commits=30, s6_rows=300_000)
+        return Sizes(s1_rows=50_000, s2_rows=50_000, s3_txns=1_000, s3_max_seconds=3.0,
+                     s4_rows=50_000, s5_commits=30, s6_rows=150_000)
 
     @staticmethod
     def timeout(rows: int) -> float:
