@@ -680,6 +680,17 @@ _SVF_NAMES = {
 }
 
 
+def _unknown_as(node: ast.Node, t: T, name: str) -> tuple[ast.Node, T]:
+    """An unknown-typed string literal as a value of type ``name`` (its input function);
+    anything else as it is."""
+    text = _str_const(node)
+    if t != UNKNOWN or text is None:
+        return node, t
+    ctype = literals.target_type(name, [], False)
+    assert ctype is not None
+    return literals.unknown_literal(text, ctype), T(name)
+
+
 def _distinct_on_matches(stmt: ast.SelectStmt) -> bool:
     """Whether DISTINCT ON's expressions lead ORDER BY as PostgreSQL requires
     (transformDistinctOnClause): no ORDER BY item outside them may come before one of
@@ -2506,29 +2517,14 @@ class _Rewriter:
                     return _call("pgc_arr_overlap", left, right), BOOL
                 self.needs.add("pgc_arr_contains")
                 return _call("pgc_arr_contains", *((left, right) if op == "@>" else (right, left))), BOOL
-            if op == "||" and lt is not None and rt is not None and "jsonb" in (lt.name, rt.name) and not (lt.is_array or rt.is_array):
-                jsonb = literals.target_type("jsonb", [], False)
-                assert jsonb is not None
-                sides = []
-                for side, t in ((left, lt), (right, rt)):
-                    text = _str_const(side)
-                    if t == UNKNOWN and text is not None:  # (an unknown literal is jsonb's input)
-                        side, t = literals.unknown_literal(text, jsonb), T("jsonb")
-                    sides.append((side, t))
-                if all(t.name == "jsonb" for _, t in sides):
-                    return _call(jsonb_ops.UDF_CONCAT, sides[0][0], sides[1][0]), T("jsonb")
-            if op == "||" and lt is not None and rt is not None and "bytea" in (lt.name, rt.name) and not (lt.is_array or rt.is_array):
-                bytea = literals.target_type("bytea", [], False)
-                assert bytea is not None
-                sides = []
-                for side, t in ((left, lt), (right, rt)):
-                    text = _str_const(side)
-                    if t == UNKNOWN and text is not None:  # (an unknown literal is bytea's input)
-                        side, t = literals.unknown_literal(text, bytea), T("bytea")
-                    sides.append((side, t))
-                if all(t.name == "bytea" for _, t in sides):
-                    node.lexpr, node.rexpr = sides[0][0], sides[1][0]
-                    return node, T("bytea")
+            for same in ("jsonb", "bytea"):  # (jsonb || jsonb, bytea || bytea; an unknown literal is their input)
+                if op == "||" and lt is not None and rt is not None and same in (lt.name, rt.name) and not (lt.is_array or rt.is_array):
+                    (a, at), (b, bt) = _unknown_as(left, lt, same), _unknown_as(right, rt, same)
+                    if at.name == bt.name == same and same == "jsonb":
+                        return _call(jsonb_ops.UDF_CONCAT, a, b), at
+                    if at.name == bt.name == same:
+                        node.lexpr, node.rexpr = a, b
+                        return node, at
             if op == "||":
                 if (
                     lt is not None and rt is not None and lt.name not in TEXTISH and rt.name not in TEXTISH
@@ -3050,11 +3046,9 @@ class _Rewriter:
         if types[0] is None or types[0].name != "bytea":
             node.args = (args[0], ast.CoalesceExpr(args=(args[1], _str(""))))
             return node, TEXT
-        sep, text = args[1], _str_const(args[1])
-        if types[1] == UNKNOWN:  # (an unknown literal is bytea's input)
-            bytea = literals.target_type("bytea", [], False)
-            assert bytea is not None
-            sep = _cast(_null(), "blob") if text is None else literals.unknown_literal(text, bytea)
+        sep = args[1]
+        if types[1] == UNKNOWN:  # (an unknown literal is bytea's input; NULL a NULL bytea)
+            sep = _cast(_null(), "blob") if _str_const(sep) is None else _unknown_as(sep, UNKNOWN, "bytea")[0]
         elif types[1] is None or types[1].name != "bytea":
             raise self._no_function("string_agg", types, node)
         sep = ast.CoalesceExpr(args=(sep, _cast(_str(""), "blob")))
