@@ -736,6 +736,13 @@ class _Decoded:
     named_tz: str | None
 
 
+def _fixed_offset(zone: ZoneInfo) -> bool:
+    """Whether a zone has one offset at every date (pg_get_timezone_offset): the UTC
+    zones and Etc/GMT±n; a geographic zone has had other offsets at some time."""
+    key = zone.key
+    return key.startswith("Etc/") or key in ("UTC", "UCT", "GMT", "GMT0", "GMT+0", "GMT-0", "Greenwich", "Universal", "Zulu")
+
+
 def _zone(name: str) -> ZoneInfo | None:
     if name in ("utc", "gmt", "z", "zulu", "ut"):
         return ZoneInfo("UTC")
@@ -1043,6 +1050,7 @@ def time_in(text: str, date_order: str = "MDY") -> int:
         mer = HR24
         bc = False
         ptype = 0
+        named: ZoneInfo | None = None  # (a full zone name: its offset may need the date)
         # a date is read only as the first field, followed by a time or with a date last
         date_first = len(fields) >= 2 and (fields[-1][1] == DTK_DATE or fields[1][1] == DTK_TIME)
         for i, (f, ft) in enumerate(fields):
@@ -1058,7 +1066,8 @@ def time_in(text: str, date_order: str = "MDY") -> int:
                     _, tmask = _decode_number_field(cp, f[:cp], fmask | DTK_DATE_M, tm, st)
                     tmask |= M(TZ)
                 else:
-                    if _zone(f) is None:
+                    named = _zone(f)
+                    if named is None:
                         raise PgError("22023", f'time zone "{f}" not recognized')
                     tmask = M(TZ)
             elif ft == DTK_TIME:
@@ -1120,7 +1129,8 @@ def time_in(text: str, date_order: str = "MDY") -> int:
                     tmask = 0
                     ptype = val
                 elif typ == UNKNOWN_FIELD:
-                    if _zone(f) is None:
+                    named = _zone(f)
+                    if named is None:
                         raise _DtErr(BAD_FORMAT)
                     tmask = M(TZ)
                 else:  # (a month or weekday name on its own is no part of a time)
@@ -1148,6 +1158,8 @@ def time_in(text: str, date_order: str = "MDY") -> int:
             raise _DtErr(FIELD_OVERFLOW)
         if (fmask & DTK_TIME_M) == 0:
             raise _DtErr(BAD_FORMAT)
+        if named is not None and not _fixed_offset(named) and (fmask & DTK_DATE_M) != DTK_DATE_M:
+            raise _DtErr(BAD_FORMAT)  # (the zone's offset on which date?)
     except _DtErr as e:
         raise _raise(e.kind, text, typename) from None
     return ((tm.hour * 60 + tm.min) * 60 + tm.sec) * cal.USECS_PER_SEC + tm.fsec

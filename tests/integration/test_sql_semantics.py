@@ -576,6 +576,24 @@ CURSORS = [
     'fetch last from e',
     'fetch absolute 1 from e',
     'rollback',
+    # a WITH HOLD cursor outlives its transaction only when it commits
+    'begin',
+    'declare h1 cursor with hold for select i from cu order by i',
+    'rollback',
+    'fetch from h1',
+    'begin',
+    'declare h2 cursor with hold for select i from cu order by i',
+    'commit',
+    'begin',
+    'fetch from h2',
+    'rollback',
+    'fetch from h2',
+    'begin',
+    'declare h3 cursor with hold for select i from cu order by i',
+    'select 1/0',
+    'commit',
+    'fetch from h3',
+    'close h2',
 ]
 
 

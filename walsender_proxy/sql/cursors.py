@@ -39,6 +39,9 @@ class SqlCursor:
     scroll: str = "default"
     #: Savepoints open at DECLARE: rolling back to one of them drops the cursor.
     depth: int = 0
+    #: Declared in the transaction still open: a WITH HOLD cursor outlives it only when
+    #: it commits (a rollback closes it, as PostgreSQL's).
+    pending: bool = True
     #: A FETCH failed: the portal cannot be run any more (55000), as PostgreSQL's.
     failed: bool = False
     #: 0: before the first row; n: on row n; read + 1 once past the last (1-based).

@@ -35,6 +35,8 @@ def type_text(tn: ast.TypeName) -> str:
     if len(names) != 1:
         raise PgError("42704", f'type "{".".join(names)}" does not exist')
     name = names[0]
+    if len(tn.names) == 1 and name == "char":  # ("char", one byte; char is bpchar(1))
+        raise unsupported('a column of type "char"')
     if len(tn.names) == 1 and name in ("serial", "serial4", "bigserial", "serial8", "smallserial", "serial2"):
         raise unsupported(f"{name} (a column owning a sequence)")
     mods = []
@@ -152,6 +154,8 @@ def create_table(
                 raise unsupported(f"table constraint {_constraint_name(el.contype)}")
         else:
             raise unsupported(type(el).__name__)
+    if not columns:  # (the lake keeps a table's rows as its columns' values: none, no rows)
+        raise unsupported("a table without columns")
     tx.create_table(name, columns, primary_key=pk, if_not_exists=bool(s.if_not_exists))
     return "CREATE TABLE"
 
@@ -235,6 +239,8 @@ def alter_table(tx: Transaction, s: ast.AlterTableStmt, notices: list[Notice] | 
         elif t == enums.AlterTableType.AT_DropColumn:
             if cmd.missing_ok and tx.table(table).column(cmd.name) is None:
                 _skipping(notices, "00000", f'column "{cmd.name}" of relation "{s.relation.relname}" does not exist')
+            elif [c.name for c in tx.table(table).columns] == [cmd.name]:
+                raise unsupported("a table without columns (dropping its last column)")
             tx.drop_column(table, cmd.name, if_exists=bool(cmd.missing_ok))
         elif t == enums.AlterTableType.AT_ReplicaIdentity:
             ri: ast.ReplicaIdentityStmt = cmd.def_

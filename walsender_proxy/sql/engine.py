@@ -562,6 +562,7 @@ class Engine:
             yield done
             return
         t = tx.table(qualified(node.relation))
+        _no_lateral(node.fromClause, "UPDATE … FROM")
         alias = node.relation.alias.aliasname if node.relation.alias else node.relation.relname
         sets: dict[str, str] = {}
         for target in node.targetList:
@@ -604,6 +605,7 @@ class Engine:
         t = tx.table(qualified(node.relation))
         alias = node.relation.alias.aliasname if node.relation.alias else node.relation.relname
         sql = f'SELECT "{alias}".* FROM {TARGET} AS "{alias}"'
+        _no_lateral(node.usingClause, "DELETE … USING")
         if node.usingClause:
             sql += ", " + ", ".join(RawStream()(f) for f in node.usingClause)
         if node.whereClause is not None:
@@ -1259,6 +1261,13 @@ def returning(node: Any) -> tuple[Any, ...] | None:
     if rc is not None:
         return rc.exprs
     return getattr(node, "returningList", None)
+
+
+def _no_lateral(items: Sequence[ast.Node] | None, where: str) -> None:
+    """0A000 for a LATERAL subquery beside the target table: the statement's query would
+    let it see the target, which PostgreSQL hides from it (42P10)."""
+    if any(isinstance(i, ast.RangeSubselect) and i.lateral for i in items or ()):
+        raise PgError("0A000", f"LATERAL in {where} is not supported by walsender-proxy")
 
 
 def _defaults_to_null(node: Any, as_text: Collection[int] = (), numeric: Collection[int] = ()) -> None:

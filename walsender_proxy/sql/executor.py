@@ -214,7 +214,7 @@ class Executor:
         self._tx_isolation = self._tx_read_only = self._tx_deferrable = self._imported_csn = None
         self._savepoint_read_only = []
         if self.cursors:  # usually none: no new dict per transaction
-            self._keep_cursors(lambda _name, cur: cur.hold)
+            self._keep_cursors(lambda _name, cur: cur.hold and (commit or not cur.pending))
         self.services.snapshots.release(self)
         if self.advisory_xact:
             self.advisory_xact = False
@@ -231,6 +231,11 @@ class Executor:
         finally:
             # (a failed commit is a rolled-back transaction: its SETs are undone too)
             changed = self.settings.end(committed)
+        if self.cursors:
+            if not committed:  # (a failed commit: the WITH HOLD cursors it declared go too)
+                self._keep_cursors(lambda _name, cur: not cur.pending)
+            for cur in self.cursors.values():
+                cur.pending = False
         for name in changed:
             out.append(ParameterChanged(name, self.settings.get(name)))
         return out

@@ -87,7 +87,7 @@ _ARRAY_ELEMS = frozenset({
     "timestamptz", "time", "interval", "uuid", "bytea", "json", "jsonb",
 })  # fmt: skip
 _KINDS = {"bool": "b", "date": "d", "timestamp": "t", "timestamptz": "z", "json": "j", "jsonb": "j"}
-_NO_FUNCTION_HINT = "No function matches the given name and argument types. You might need to add explicit type casts."
+NO_FUNCTION_HINT = "No function matches the given name and argument types. You might need to add explicit type casts."
 _NO_OPERATOR_HINT = "No operator matches the given name and argument types. You might need to add explicit type casts."
 
 
@@ -215,7 +215,7 @@ def _const_bool(host: Host, raw: Any, fn: str) -> bool:
         return bool(node.val.boolval)
     if t is not None and t.name == "bool":
         raise _unsupported(host, f"{fn}() with a computed pretty flag", raw)
-    raise host.fail("42883", f"function {fn}(…, {host.display(t)}) does not exist", raw, hint=_NO_FUNCTION_HINT)
+    raise host.fail("42883", f"function {fn}(…, {host.display(t)}) does not exist", raw, hint=NO_FUNCTION_HINT)
 
 
 def _doc(host: Host, fn: str, node: Any, t: Any, at: Any, want: str = "json") -> ast.Node:
@@ -235,7 +235,7 @@ def _doc(host: Host, fn: str, node: Any, t: Any, at: Any, want: str = "json") ->
             return str_const(lit)
     if t is None:
         raise _unsupported(host, f"{fn}() of a value of unknown type", at)
-    raise host.fail("42883", f"function {fn}({host.display(t)}) does not exist", at, hint=_NO_FUNCTION_HINT)
+    raise host.fail("42883", f"function {fn}({host.display(t)}) does not exist", at, hint=NO_FUNCTION_HINT)
 
 
 def operator(host: Host, op: str, at: Any, left: Any, lt: Any, right: Any, rt: Any) -> tuple[ast.Node, str] | None:
@@ -299,7 +299,7 @@ def function(host: Host, fname: str, node: ast.FuncCall) -> tuple[ast.Node, str]
 
     def no_function() -> Exception:
         shown = ", ".join(host.display(t) if t is not None else "unknown" for t in types)
-        return host.fail("42883", f"function {fname}({shown}) does not exist", node, hint=_NO_FUNCTION_HINT)
+        return host.fail("42883", f"function {fname}({shown}) does not exist", node, hint=NO_FUNCTION_HINT)
 
     if fname in ("json_extract_path", "json_extract_path_text"):
         if len(pairs) < 2 and not node.func_variadic:
@@ -338,7 +338,7 @@ def table_function(
     rows it returns, and its columns (name, type name)."""
     if len(args) != 1:
         shown = ", ".join(host.display(t) if t is not None else "unknown" for t in types)
-        raise host.fail("42883", f"function {fname}({shown}) does not exist", at, hint=_NO_FUNCTION_HINT)
+        raise host.fail("42883", f"function {fname}({shown}) does not exist", at, hint=NO_FUNCTION_HINT)
     doc = _doc(host, fname, args[0], types[0], at)
     as_text = fname.endswith("_text")
     if fname == "json_object_keys":
@@ -370,7 +370,7 @@ def _to_json(host: Host, fname: str, node: ast.FuncCall, raw: list[Any]) -> tupl
     if not 1 <= len(raw) <= limit:
         types = [host.expr(a)[1] for a in raw]
         shown = ", ".join(host.display(t) if t is not None else "unknown" for t in types)
-        raise host.fail("42883", f"function {fname}({shown}) does not exist", node, hint=_NO_FUNCTION_HINT)
+        raise host.fail("42883", f"function {fname}({shown}) does not exist", node, hint=NO_FUNCTION_HINT)
     if fname == "to_json":
         return _any_json(host, raw[0], fname, node)[0], "json"
     agg = raw[0]
@@ -391,7 +391,7 @@ def _to_json(host: Host, fname: str, node: ast.FuncCall, raw: list[Any]) -> tupl
     pretty = _const_bool(host, raw[1], fname) if len(raw) == 2 else False
     if fields is not None:
         if fname == "array_to_json":
-            raise host.fail("42883", f"function {fname}(record) does not exist", node, hint=_NO_FUNCTION_HINT)
+            raise host.fail("42883", f"function {fname}(record) does not exist", node, hint=NO_FUNCTION_HINT)
         return _composite(host, fields, fname, node, pretty), "json"
     if fname == "row_to_json" and t is not None and t.name in ("unknown", "record") and _is_null(_uncast(value)):
         return cast(null_const(), "varchar"), "json"
@@ -400,14 +400,14 @@ def _to_json(host: Host, fname: str, node: ast.FuncCall, raw: list[Any]) -> tupl
             raise host.fail("0A000", "input of anonymous composite types is not implemented", node)
         raise host.fail("42804", "could not determine polymorphic type because input has type unknown", node)
     if fname == "array_to_json" and t is not None and t.name == "record":
-        raise host.fail("42883", f"function {fname}(record) does not exist", node, hint=_NO_FUNCTION_HINT)
+        raise host.fail("42883", f"function {fname}(record) does not exist", node, hint=NO_FUNCTION_HINT)
     if t is not None and t.name == "record":
         raise _unsupported(host, f"{fname}() of a record of unknown fields", node)
     if fname == "array_to_json" and t is not None and t.is_array:
         return value_json(host, value, t, fname, node, pretty), "json"
     if t is None:
         raise _unsupported(host, f"{fname}() of a value of unknown type", node)
-    raise host.fail("42883", f"function {fname}({host.display(t)}) does not exist", node, hint=_NO_FUNCTION_HINT)
+    raise host.fail("42883", f"function {fname}({host.display(t)}) does not exist", node, hint=NO_FUNCTION_HINT)
 
 
 def _aggregate(host: Host, fname: str, node: ast.FuncCall, raw: list[Any]) -> tuple[ast.Node, str]:
@@ -417,7 +417,7 @@ def _aggregate(host: Host, fname: str, node: ast.FuncCall, raw: list[Any]) -> tu
     if len(raw) != want or node.agg_star:
         types = [host.expr(a)[1] for a in raw]
         shown = ", ".join(host.display(t) if t is not None else "unknown" for t in types)
-        raise host.fail("42883", f"function {fname}({shown}) does not exist", node, hint=_NO_FUNCTION_HINT)
+        raise host.fail("42883", f"function {fname}({shown}) does not exist", node, hint=NO_FUNCTION_HINT)
     if fname == "json_agg":
         value, structured = _any_json(host, raw[0], fname, node)
         piece: ast.Node = value
@@ -503,7 +503,7 @@ def _text_array_arg(host: Host, fname: str, node: Any, t: Any, at: Any) -> ast.N
         return cast(node, "varchar", array=True)
     if t is None:
         raise _unsupported(host, f"{fname}() of a value of unknown type", at)
-    raise host.fail("42883", f"function {fname}({host.display(t)}) does not exist", at, hint=_NO_FUNCTION_HINT)
+    raise host.fail("42883", f"function {fname}({host.display(t)}) does not exist", at, hint=NO_FUNCTION_HINT)
 
 
 def _object(host: Host, node: ast.FuncCall, raw: list[Any]) -> tuple[ast.Node, str]:
@@ -512,7 +512,7 @@ def _object(host: Host, node: ast.FuncCall, raw: list[Any]) -> tuple[ast.Node, s
     pairs = [host.expr(a) for a in raw]
     if len(pairs) not in (1, 2):
         shown = ", ".join(host.display(t) if t is not None else "unknown" for _, t in pairs)
-        raise host.fail("42883", f"function json_object({shown}) does not exist", node, hint=_NO_FUNCTION_HINT)
+        raise host.fail("42883", f"function json_object({shown}) does not exist", node, hint=NO_FUNCTION_HINT)
     if any(_is_null(n) for n, _ in pairs):
         return cast(null_const(), "varchar"), "json"
     lits = [_const_text(n) if t is not None and t.name == "unknown" else None for n, t in pairs]
@@ -719,7 +719,7 @@ def incomparable(what: str, types: Sequence[Any]) -> PgError | None:
     if what == "GREATEST/LEAST":
         return PgError("42883", "could not identify a comparison function for type json")
     if what in ("min()", "max()"):
-        return PgError("42883", f"function {what[:-2]}(json) does not exist", hint=_NO_FUNCTION_HINT)
+        return PgError("42883", f"function {what[:-2]}(json) does not exist", hint=NO_FUNCTION_HINT)
     op = None
     if what.startswith("operator "):
         op = what.split(" ", 1)[1]

@@ -65,8 +65,10 @@ from walsender_proxy.sql import (
     float_aggs,
     float_exprs,
     formatting_udfs,
+    join_star,
     json_exprs,
     jsonb_ops,
+    lateral_refs,
     literals,
     nodes,
     numeric_exprs,
@@ -175,6 +177,10 @@ def _has_subquery(node: Any) -> bool:
 
 
 _COMPARISONS = frozenset({"=", "<>", "!=", "<", ">", "<=", ">="})
+#: Uses that would compare jsonb values by their text (see _no_json_compare).
+_JSONB_EQUALITY_UNSUPPORTED = frozenset(
+    {"JOIN USING", "NATURAL JOIN", "CASE … WHEN", "GREATEST/LEAST", "IN/ANY/ALL (subquery)"}
+)
 #: PostgreSQL's json/jsonb operators the proxy does not carry out.
 _UNSUPPORTED_JSON_OPS = frozenset({"#>", "#>>", "?", "?|", "?&", "#-", "@?", "@@"})
 
@@ -813,6 +819,10 @@ class _Scope:
         self.rows_in_order = False
         #: The SELECT's WINDOW clause by name (what OVER w and OVER (w …) refer to).
         self.windows: dict[str, ast.WindowDef] = {}
+        #: A barrier's FROM items beside the subquery it encloses (see lateral_refs).
+        self.hidden: dict[str, _Rel] | None = None
+        #: The alias each (rewritten) FROM item was added under, by the item's id.
+        self.item_alias: dict[int, str] = {}
 
     def windows_in_reach(self) -> dict[str, ast.WindowDef]:
         """The nearest WINDOW clause (a SELECT's ORDER BY sees its SELECT's windows from
@@ -823,8 +833,18 @@ class _Scope:
         return s.windows if s is not None else {}
 
     def add(self, alias: str, rel: _Rel) -> None:
+        if alias in self.rels and not alias.startswith("*"):
+            raise PgError("42712", f'table name "{alias}" specified more than once')
         self.rels[alias] = rel
         self.order.append(alias)
+
+    def hide(self, aliases: Sequence[str], by: str) -> None:
+        """Take the names of a join's items out of reach (their columns stay visible)."""
+        for alias in aliases:
+            if not alias.startswith("*"):
+                hidden = f"*{by}*{alias}"
+                self.rels[hidden] = self.rels.pop(alias)
+                self.order[self.order.index(alias)] = hidden
 
     def cte(self, name: str) -> _Rel | None:
         s: _Scope | None = self
@@ -903,6 +923,39 @@ class _Scope:
                 return None
             s = s.parent
         return None
+
+
+def _char_in(text: str) -> str:
+    """A ``"char"`` literal as charin reads it and charout writes it: one byte, the first
+    of the text or ``\\ooo`` in octal; none for the empty text; above 127 shown as ``\\ooo``."""
+    raw = text.encode()
+    if len(raw) == 4 and raw[0] == 0x5C and all(0x30 <= b <= 0x37 for b in raw[1:]):
+        byte = int(raw[1:], 8)
+    else:
+        byte = raw[0] if raw else 0
+    return "" if byte == 0 else chr(byte) if byte < 128 else f"\\{byte:03o}"
+
+
+def _is_star(rt: Any, qualified: bool | None = None) -> bool:
+    """``*`` (or ``t.*``) in a SELECT list; ``qualified`` picks one of the two forms."""
+    if not (isinstance(rt, ast.ResTarget) and isinstance(rt.val, ast.ColumnRef) and isinstance(rt.val.fields[-1], ast.A_Star)):
+        return False
+    return qualified is None or qualified == (len(rt.val.fields) > 1)
+
+
+def _has_star(targets: Sequence[Any] | None, qualified: bool | None = None) -> bool:
+    return any(_is_star(rt, qualified) for rt in targets or ())
+
+
+def _barrier(scope: _Scope) -> _Scope:
+    """The scope a subquery in FROM without LATERAL is analysed in: ``scope``'s query level
+    with the FROM items beside it hidden (lateral_refs)."""
+    barrier = _Scope(scope.parent)
+    barrier.hidden = dict(scope.rels)
+    barrier.ctes = scope.ctes
+    barrier.query = scope.query
+    barrier.windows = scope.windows
+    return barrier
 
 
 def _qualify(node: Any, scope: _Scope) -> Any:
@@ -1084,6 +1137,11 @@ class _Rewriter:
             if not (stmt.op == SetOperation.SETOP_UNION and stmt.all):  # (these compare rows)
                 setop = {SetOperation.SETOP_UNION: "UNION", SetOperation.SETOP_INTERSECT: "INTERSECT"}.get(stmt.op, "EXCEPT")
                 self._no_text_numeric(setop, stmt, *(t for _, t in (lcols or ())), *(t for _, t in (rcols or ())))
+                jsonb = [i for i, (_, t) in enumerate(lcols or ()) if t is not None and t.name == "jsonb"]
+                jsonb += [i for i, (_, t) in enumerate(rcols or ()) if t is not None and t.name == "jsonb" and i not in jsonb]
+                if jsonb:
+                    self._jsonb_arm_guards(stmt.larg, jsonb)
+                    self._jsonb_arm_guards(stmt.rarg, jsonb)
             cols = lcols
             if lcols is not None and rcols is not None and len(lcols) == len(rcols):
                 cols = [
@@ -1131,6 +1189,8 @@ class _Rewriter:
             items = list(stmt.fromClause)
             items[i] = new
             stmt.fromClause = tuple(items)
+        if _has_star(stmt.targetList, qualified=False) and join_star.has_using(stmt.fromClause):
+            stmt.targetList = self._using_star(stmt, scope)
         cols: list[tuple[str, T | None]] | None = []
         targets = []
         origins: list[Origin | None] | None = [] if parent is None else None
@@ -1162,7 +1222,7 @@ class _Rewriter:
         if stmt.groupClause:
             groups = [self.expr(g, scope) for g in stmt.groupClause]
             self._no_text_numeric("GROUP BY", stmt, *(t for _, t in groups), *self._positional(stmt.groupClause, cols))
-            stmt.groupClause = tuple(g for g, _ in groups)
+            stmt.groupClause = tuple(g for g, _ in groups) + self._jsonb_group_guards(stmt, groups, cols, scope)
         if stmt.havingClause is not None:
             stmt.havingClause = self.expr(stmt.havingClause, scope)[0]
         if stmt.windowClause:
@@ -1170,9 +1230,12 @@ class _Rewriter:
         if stmt.distinctClause:
             if stmt.distinctClause == (None,) or list(stmt.distinctClause) == [None]:
                 self._no_text_numeric("SELECT DISTINCT", stmt, *(t for _, t in cols or ()))
+                self._jsonb_distinct_guards(stmt, cols)
             distinct = [self.expr(d, scope) if d is not None else (None, None) for d in stmt.distinctClause]
             self._no_text_numeric("DISTINCT ON", stmt, *(t for _, t in distinct))
-            stmt.distinctClause = tuple(d for d, _ in distinct)
+            stmt.distinctClause = tuple(
+                _call(jsonb_ops.UDF_SORT_KEY, d) if d is not None and self._is_jsonb(d, t, scope) else d for d, t in distinct
+            )
         out_scope = _Scope(scope)
         if cols:
             out_scope.add("*output*", _Rel(list(cols)))
@@ -1241,18 +1304,22 @@ class _Rewriter:
                     self._set_operation_sort(s.node, cols)
                 (t,) = self._positional([s.node], cols) or (None,)
                 self._no_json_compare("ORDER BY a position", s, t)
-                if t is not None and t.text_numeric:  # ORDER BY n of a text-held numeric
+                if t is not None and (t.text_numeric or t.name == "jsonb"):
+                    # ORDER BY n of a text-held numeric or of jsonb: by its order key
+                    key = jsonb_ops.UDF_SORT_KEY if t.name == "jsonb" else numeric_text.KEY_UDF
                     n = s.node.val.ival
                     if stmt.op != SetOperation.SETOP_NONE and cols is not None:
                         # a set operation's output column, by its name (when unique)
                         name = cols[n - 1][0]
                         if [c for c, _ in cols].count(name) != 1:
                             self._no_text_numeric("ORDER BY a position", s, t)
-                        s.node = _call(numeric_text.KEY_UDF, _colref(name))
+                            raise self.fail("0A000", "ORDER BY a position of a jsonb column with a name it shares is not supported by walsender-proxy", s)
+                        s.node = _call(key, _colref(name))
                     elif not stmt.targetList:
                         self._no_text_numeric("ORDER BY a position", s, t)
+                        raise self.fail("0A000", "ORDER BY a position of a jsonb column is not supported here by walsender-proxy", s)
                     else:
-                        s.node = _call(numeric_text.KEY_UDF, copy.deepcopy(stmt.targetList[n - 1].val))
+                        s.node = _call(key, copy.deepcopy(stmt.targetList[n - 1].val))
                     sorts.append(s)
                 else:
                     sorts.append(self.generic(s, scope))
@@ -1512,9 +1579,17 @@ class _Rewriter:
 
     # -- FROM ------------------------------------------------------------------------------
     def from_item(self, item: ast.Node, scope: _Scope) -> ast.Node:
+        first = len(scope.order)
+        new = self._from_item(item, scope)
+        if not isinstance(new, ast.JoinExpr) and len(scope.order) > first:
+            scope.item_alias[id(new)] = scope.order[first]
+        return new
+
+    def _from_item(self, item: ast.Node, scope: _Scope) -> ast.Node:
         if isinstance(item, ast.RangeVar):
             return self.range_var(item, scope)
         if isinstance(item, ast.JoinExpr):
+            members = len(scope.order)
             item.larg = self.from_item(item.larg, scope)
             item.rarg = self.from_item(item.rarg, scope)
             if item.usingClause or item.isNatural:  # (they compare the columns as stored)
@@ -1525,13 +1600,14 @@ class _Rewriter:
                             self._no_text_numeric("JOIN USING" if names else "NATURAL JOIN", item, t)
             if item.quals is not None:
                 item.quals = self.expr(item.quals, scope)[0]
-            if item.alias is not None:
+            if item.alias is not None:  # (its alias hides the names of the items it joins)
+                scope.hide(scope.order[members:], item.alias.aliasname)
                 scope.add(item.alias.aliasname, _Rel(None))
             return item
         if isinstance(item, ast.RangeSubselect):
             sub = item.subquery
             is_values = isinstance(sub, ast.SelectStmt) and bool(sub.valuesLists)
-            query, cols = self.select(sub, scope)
+            query, cols = self.select(sub, scope if item.lateral or not scope.rels else _barrier(scope))
             item.subquery = query
             alias = item.alias
             if alias is None:
@@ -1745,6 +1821,8 @@ class _Rewriter:
         new, t = self.expr(node.node, scope)
         self._no_json_compare("ORDER BY", node, t)
         node.node = self._numeric_key(new, t) if t is not None and t.text_numeric else new
+        if self._is_jsonb(new, t, scope):  # (jsonb's order, not its text's)
+            node.node = _call(jsonb_ops.UDF_SORT_KEY, new)
         return node, t
 
     def _window_def(self, node: ast.WindowDef, scope: _Scope, *, in_clause: bool = False) -> ast.WindowDef:
@@ -1765,7 +1843,7 @@ class _Rewriter:
             if node.partitionClause:
                 parts = [self.expr(e, scope) for e in node.partitionClause]
                 self._no_text_numeric("PARTITION BY", node, *(t for _, t in parts))
-                node.partitionClause = tuple(e for e, _ in parts)
+                node.partitionClause = tuple(_call(jsonb_ops.UDF_SORT_KEY, e) if self._is_jsonb(e, t, scope) else e for e, t in parts)
             keys = [self._sort_key(e, scope) for e in node.orderClause or ()]
             node.orderClause = tuple(k for k, _ in keys) or node.orderClause
             if node.startOffset is not None or node.endOffset is not None:
@@ -1803,6 +1881,13 @@ class _Rewriter:
             names = names[1:]
         if isinstance(node.fields[-1], ast.A_Star):
             return node, None
+        try:
+            outer = lateral_refs.outside_reference(names, scope)
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, node, hint=e.hint) from None
+        if outer is not None:  # (DuckDB would bind the bare name to an item PostgreSQL hides)
+            node = ast.ColumnRef(fields=(_s(outer), node.fields[-1]), location=node.location)
+            names = [outer, names[-1]]
         if len(names) == 1:
             t = scope.column(names[0])
             rel = scope.rel(names[0]) if t is None and scope.find(names[0]) is None else None
@@ -1831,6 +1916,12 @@ class _Rewriter:
         err = json_exprs.incomparable(what, types)
         if err is not None:
             raise self.fail(err.sqlstate, err.message, node, hint=err.hint)
+        if any(t is not None and t.name == "jsonb" for t in types):
+            if what in ("min()", "max()"):
+                raise self.fail("42883", f"function {what[:-2]}(jsonb) does not exist", node, hint=json_exprs.NO_FUNCTION_HINT)
+            if what in _JSONB_EQUALITY_UNSUPPORTED or what.endswith(" ANY/ALL"):
+                # (these compare jsonb by its text: 1.0 and 1.00 would differ)
+                raise self.fail("0A000", f"{what} on jsonb values is not supported by walsender-proxy", node)
 
     def _no_text_numeric(self, what: str, node: Any, *types: T | None) -> None:
         """0A000 for a use of an unconstrained numeric value the proxy cannot answer exactly
@@ -2060,7 +2151,10 @@ class _Rewriter:
         return node, T(types.get(op, "timestamptz"))
 
     def e_A_Indirection(self, node: ast.A_Indirection, scope: _Scope) -> tuple[ast.Node, T | None]:
+        original = copy.deepcopy(node.arg)
         node.arg, t = self.expr(node.arg, scope)
+        if self._is_jsonb(node.arg, t, scope) and all(isinstance(i, ast.A_Indices) for i in node.indirection):
+            return self._jsonb_subscripts(original, node.indirection, scope)
         out_t = t
         new_ind = []
         for ind in node.indirection:
@@ -2080,6 +2174,27 @@ class _Rewriter:
             new_ind.append(ind)
         node.indirection = tuple(new_ind)
         return node, out_t
+
+    def _jsonb_subscripts(self, arg: ast.Node, indices: Sequence[ast.A_Indices], scope: _Scope) -> tuple[ast.Node, T | None]:
+        """``j[0]['a']``: PostgreSQL's jsonb subscripting reads the path of its subscripts'
+        texts, as ``j #> '{0,a}'`` does (a number picks an array element, counting from
+        the end when negative; a missing element, or a scalar, gives NULL)."""
+        path = []
+        for ind in indices:
+            if ind.is_slice:
+                raise self.fail("42804", "jsonb subscript does not support slices", ind)
+            _, st = self.expr(copy.deepcopy(ind.uidx), scope)
+            if st is not None and st not in (UNKNOWN, TEXT) and st.name not in ("int2", "int4", "int8", "varchar", "bpchar", "name"):
+                raise self.fail(
+                    "42804", f"subscript type {_type_display(st)} is not supported", ind.uidx,
+                    hint="jsonb subscript must be coercible to either integer or text.",
+                )  # fmt: skip
+            path.append(ast.TypeCast(arg=ind.uidx, typeName=ast.TypeName(names=(_s("text"),), typemod=-1)))
+        expr = ast.A_Expr(
+            kind=A_Expr_Kind.AEXPR_OP, name=(_s("#>"),), lexpr=arg,
+            rexpr=ast.A_ArrayExpr(elements=tuple(path)),
+        )  # fmt: skip
+        return self.expr(expr, scope)
 
     def e_SubLink(self, node: ast.SubLink, scope: _Scope) -> tuple[ast.Node, T | None]:
         tt: T | None = None
@@ -2112,6 +2227,8 @@ class _Rewriter:
         if target in UNMODELED_TYPES:  # (a varchar of the input text would print it unchecked)
             shown = pgcatalog.format_type(pgcatalog.TYPE_OIDS[target], None) or target
             raise self.fail("0A000", f"type {shown} is not supported by walsender-proxy", node)
+        if target == "char" and not is_array and _str_const(node.arg) is not None:
+            return _cast(_str(_char_in(_str_const(node.arg) or "")), "VARCHAR"), T("char")
         ctype = self._lake_type(target, typmods, is_array, node.typeName)
         if target == "numeric" and ctype is not None and not is_array:
             exact = self._numeric_constant(node.arg, ctype)
@@ -2150,6 +2267,13 @@ class _Rewriter:
                 raise self.fail("42846", f"cannot cast type json to {shown}", node)
             if target in ("varchar", "bpchar") and ctype is not None and ctype.typmod >= 0:
                 return literals.input_call(arg, ctype), _lake_t(ctype)  # (its length coercion)
+        if target == "numeric" and ctype is not None and not is_array and self._is_jsonb(arg, t, scope):
+            # jsonb_numeric: the number as written, every digit (DuckDB's cast reads a double)
+            text = _call(jsonb_ops.UDF_NUMBER, arg)
+            if ctype.typmod < 0:
+                return text, NUMERIC_TEXT
+            out_t = _lake_t(ctype, stored=True)
+            return literals.input_call(text, ctype, as_text=out_t.text_numeric), out_t
         if (
             target == "numeric"
             and ctype is not None
@@ -2399,6 +2523,12 @@ class _Rewriter:
             if (lt is not None and lt.text_numeric) or any(t is not None and t.text_numeric for _, t in items):
                 left = self._numeric_key(left, lt)
                 items = [(self._numeric_key(x, t), t) for x, t in items]
+            if self._is_jsonb(left, lt, scope) or any(self._is_jsonb(x, t, scope) for x, t in items):
+                # x IN (a, b) is x = a OR x = b: jsonb's equality (see _jsonb_compare)
+                for x, t in items:
+                    self._jsonb_compare("=", node, left, lt, x, t, scope)
+                left = _call(jsonb_ops.UDF_SORT_KEY, self._as_jsonb(left, lt, scope))
+                items = [(_call(jsonb_ops.UDF_SORT_KEY, self._as_jsonb(x, t, scope)), t) for x, t in items]
             node.lexpr = left
             node.rexpr = tuple(x for x, _ in items)
             return node, BOOL
@@ -2429,6 +2559,10 @@ class _Rewriter:
                 left, lt = typed, rt
         if op in _COMPARISONS:  # (IS DISTINCT FROM and NULLIF compare with = too)
             self._no_json_compare(f"operator {op}", node, lt, rt)
+            if kind == A_Expr_Kind.AEXPR_OP and left is not None and (
+                self._is_jsonb(left, lt, scope) or self._is_jsonb(right, rt, scope)
+            ):
+                return self._jsonb_compare(op, node, left, lt, right, rt, scope), BOOL
         if kind == A_Expr_Kind.AEXPR_OP and op in json_exprs.OPERATORS:
             done = json_exprs.operator(_JsonHost(self, scope), op, node, left, lt, right, rt)
             if done is not None:
@@ -2740,6 +2874,105 @@ class _Rewriter:
                 raise self.fail(e.sqlstate, e.message, node, detail=e.detail, hint=e.hint) from None
         return literals.input_call(_cast(node, "varchar"), jsonb)
 
+    def _using_star(self, stmt: ast.SelectStmt, scope: _Scope) -> tuple[ast.Node, ...]:
+        """The SELECT list with ``*`` written out in PostgreSQL's order over joins with
+        USING or NATURAL (join_star)."""
+
+        def leaf(item: ast.Node) -> list[join_star.Column] | None:
+            alias = scope.item_alias.get(id(item))
+            rel = scope.rels.get(alias) if alias is not None else None
+            if rel is None:
+                return None
+            cols = rel.columns
+            if cols is None and rel.declared is not None:
+                cols = [(n, _lake_t(ct, stored=True)) for n, ct in rel.declared.items()]
+            if cols is None:
+                return None
+            return [join_star.Column(ast.ColumnRef(fields=(_s(alias), _s(n))), n, t) for n, t in cols]
+
+        try:
+            columns = join_star.columns(stmt.fromClause, leaf)
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, stmt) from None
+        out: list[ast.Node] = []
+        for rt in stmt.targetList:
+            if _is_star(rt, qualified=False):
+                out.extend(ast.ResTarget(name=c.name, val=copy.deepcopy(c.node)) for c in columns)
+            else:
+                out.append(rt)
+        return tuple(out)
+
+    def _jsonb_group_guards(
+        self, stmt: ast.SelectStmt, groups: list[tuple[Any, T | None]], cols: Sequence[tuple[str, T | None]] | None, scope: _Scope
+    ) -> tuple[ast.Node, ...]:
+        """Extra GROUP BY keys that refuse jsonb values whose text is not their equality
+        class's only one (jsonb_ops.grouped): the groups stay those of the texts, which
+        are then jsonb's; the SELECT list still matches the keys as written."""
+        extra: list[ast.Node] = []
+        for g, t in groups:
+            if isinstance(g, ast.A_Const) and isinstance(g.val, ast.Integer):  # GROUP BY 2
+                n = g.val.ival
+                if cols is None or not 1 <= n <= len(cols) or cols[n - 1][1] is None or cols[n - 1][1].name != "jsonb":
+                    continue
+                if _has_star(stmt.targetList):
+                    raise self.fail("0A000", "GROUP BY a position of a jsonb column after * is not supported by walsender-proxy", g)
+                g = stmt.targetList[n - 1].val
+            elif not self._is_jsonb(g, t, scope):
+                continue
+            extra.append(_call(jsonb_ops.UDF_GROUPED, copy.deepcopy(g)))
+        if extra and any(isinstance(g, ast.GroupingSet) for g, _ in groups):
+            raise self.fail("0A000", "grouping sets over jsonb values are not supported by walsender-proxy", stmt)
+        return tuple(extra)
+
+    def _jsonb_distinct_guards(self, stmt: ast.SelectStmt, cols: Sequence[tuple[str, T | None]] | None) -> None:
+        """SELECT DISTINCT over jsonb columns: each such value through jsonb_ops.grouped
+        (its text is its equality class's only one), under its own column name."""
+        jsonb = [i for i, (_, t) in enumerate(cols or ()) if t is not None and t.name == "jsonb"]
+        if not jsonb:
+            return
+        if _has_star(stmt.targetList) or len(stmt.targetList or ()) != len(cols or ()):
+            raise self.fail("0A000", "SELECT DISTINCT * over jsonb columns is not supported by walsender-proxy", stmt)
+        for i in jsonb:
+            rt = stmt.targetList[i]
+            rt.val = _call(jsonb_ops.UDF_GROUPED, rt.val)
+            rt.name = rt.name or (cols or ())[i][0]
+
+    def _jsonb_arm_guards(self, arm: ast.SelectStmt, columns: list[int]) -> None:
+        """A set operation that compares rows with jsonb columns: those columns' values, in
+        every arm, through jsonb_ops.grouped (jsonb's text is then its equality)."""
+        if arm.op != SetOperation.SETOP_NONE:
+            self._jsonb_arm_guards(arm.larg, columns)
+            self._jsonb_arm_guards(arm.rarg, columns)
+            return
+        if arm.valuesLists:
+            arm.valuesLists = tuple(
+                tuple(_call(jsonb_ops.UDF_GROUPED, _cast(v, "VARCHAR")) if i in columns else v for i, v in enumerate(row))
+                for row in arm.valuesLists
+            )
+            return
+        if _has_star(arm.targetList):
+            raise self.fail("0A000", "a set operation over * with jsonb columns is not supported by walsender-proxy", arm)
+        names = self.arm_columns.get(id(arm)) or []
+        for i in columns:
+            if i < len(arm.targetList or ()):
+                rt = arm.targetList[i]
+                rt.name = rt.name or (names[i][0] if i < len(names) else None)
+                rt.val = _call(jsonb_ops.UDF_GROUPED, _cast(rt.val, "VARCHAR"))
+
+    def _jsonb_compare(
+        self, op: str, node: ast.Node, left: ast.Node, lt: T | None, right: ast.Node, rt: T | None, scope: _Scope
+    ) -> ast.Node:
+        """A comparison of jsonb values, by jsonb's btree order (jsonb_ops.sort_key): their
+        texts would order ``{"b": 1}`` after ``{"a": 1, "b": 2}`` and tell 1.0 from 1.00."""
+        for side, t in ((left, lt), (right, rt)):
+            if not self._is_jsonb(side, t, scope) and _str_const(side) is None and t not in (None, UNKNOWN):
+                raise self.fail(
+                    "42883", f"operator does not exist: {_type_display(lt)} {op} {_type_display(rt)}", node,
+                    hint="No operator matches the given name and argument types. You might need to add explicit type casts.",
+                )  # fmt: skip
+        a, b = (_call(jsonb_ops.UDF_SORT_KEY, self._as_jsonb(n, t, scope)) for n, t in ((left, lt), (right, rt)))
+        return _op("<>" if op == "!=" else op, a, b)
+
     def _is_jsonb(self, node: ast.Node, t: T | None, scope: _Scope) -> bool:
         src = self._lake_source(node, t, scope)
         return src is not None and not src.is_array and src.base.name == "jsonb"
@@ -2912,6 +3145,12 @@ class _Rewriter:
                 setattr(node, attr, self.generic(v, scope))
         if node.agg_distinct or name in ("min", "max"):  # (json has no equality nor ordering)
             self._no_json_compare("DISTINCT" if node.agg_distinct else f"{name}()", node, *types)
+            if node.agg_distinct and any(self._is_jsonb(a, t, scope) for a, t in zip(args, types, strict=True)):
+                # count(DISTINCT j) counts jsonb's equality classes; another aggregate keeps
+                # its values, so they must be the only text of their class (jsonb_ops.grouped)
+                udf = jsonb_ops.UDF_SORT_KEY if name == "count" else jsonb_ops.UDF_GROUPED
+                args = [_call(udf, a) if self._is_jsonb(a, t, scope) else a for a, t in zip(args, types, strict=True)]
+                node.args = tuple(args)
         numeric = self._numeric_call(name, node, args, types)
         if numeric is not None:
             return numeric

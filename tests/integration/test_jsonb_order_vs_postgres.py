@@ -1,0 +1,139 @@
+"""jsonb compares, sorts, groups and subscripts as PostgreSQL 15 does, or refuses (0A000).
+
+The lake keeps a jsonb value as PostgreSQL's output text; that text orders ``{"b": 1}``
+after ``{"a": 1, "b": 2}`` and tells ``1.0`` from ``1.00``, where jsonb's btree order puts
+the object with fewer pairs first and takes the numbers for one. Comparisons and sorts use
+jsonb's order (jsonb_ops.sort_key); grouping keeps the texts when each is its equality
+class's only one and refuses otherwise. Each statement runs on a real PostgreSQL 15 and on
+the proxy, with full answers compared.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from collections.abc import Iterator
+
+import pytest
+from psycopg.types.string import TextLoader
+
+from tests.pgcluster import PgCluster
+from tests.pgcompare import Client
+from tests.proxy import ProxyServer
+
+_dbs = itertools.count(1)
+
+
+def _client(dsn: str) -> Client:
+    c = Client(dsn)
+    c.conn.adapters.register_loader(3802, TextLoader)  # (jsonb's text, as the server wrote it)
+    return c
+
+
+@pytest.fixture(scope="module")
+def clients(proxy: ProxyServer, pg15: PgCluster) -> Iterator[tuple[Client, Client]]:
+    db = f"jsonbord{next(_dbs)}"
+    pg15.psql(f"CREATE DATABASE {db}")
+    ref, got = _client(pg15.dsn(dbname=db)), _client(proxy.dsn())
+    yield ref, got
+    ref.close()
+    got.close()
+
+
+def _same(clients: tuple[Client, Client], statements: list[str]) -> None:
+    ref, got = clients
+    for sql in statements:
+        assert repr(got(sql)) == repr(ref(sql)), sql
+
+
+def _documents(n: int, seed: int) -> list[str]:
+    """Varied jsonb texts: every type, nesting, keys of several lengths, numbers whose
+    texts differ where their values do not (1, 1.0 and 1.00 never in one document set)."""
+    rnd = random.Random(seed)
+    numbers = ["0", "1", "-1", "-1.5", "10", "1e2", "0.001", "-0.25", "123456789012345678901234567890", "2.5", "-100", "99.9"]
+
+    def value(depth: int) -> str:
+        r = rnd.random()
+        if depth > 2 or r < 0.5:
+            return rnd.choice(["null", "true", "false", rnd.choice(numbers), json.dumps(rnd.choice(["", "a", "b", "ab", "ba", "é", "aa"]))])
+        if r < 0.75:
+            return "[" + ", ".join(value(depth + 1) for _ in range(rnd.randint(0, 3))) + "]"
+        keys = rnd.sample(["a", "b", "ab", "bb", "c", "abc"], rnd.randint(0, 3))
+        return "{" + ", ".join(f"{json.dumps(k)}: {value(depth + 1)}" for k in keys) + "}"
+
+    return sorted({value(0) for _ in range(n)})
+
+
+def test_random_documents_order_compare_and_group_as_postgresql(clients: tuple[Client, Client]) -> None:
+    jo_docs = _documents(400, seed=11)
+    rows = ", ".join(f"({i}, '{d}')" for i, d in enumerate(jo_docs))
+    _same(clients, [
+        "CREATE TABLE jo_docs (id int, j jsonb)",
+        f"INSERT INTO jo_docs VALUES {rows}, (9999, NULL)",
+        "SELECT id, j FROM jo_docs ORDER BY j, id",
+        "SELECT id FROM jo_docs ORDER BY j DESC NULLS LAST, id",
+        "SELECT a.id, b.id FROM jo_docs a JOIN jo_docs b ON a.j = b.j AND a.id < b.id ORDER BY 1, 2",
+        "SELECT count(*) FROM jo_docs a, jo_docs b WHERE a.j < b.j",
+        "SELECT count(*) FROM jo_docs a, jo_docs b WHERE a.j <> b.j",
+        "SELECT count(DISTINCT j) FROM jo_docs",
+        "SELECT j, count(*) FROM jo_docs GROUP BY j ORDER BY j",
+        "SELECT DISTINCT j FROM jo_docs ORDER BY j",
+        "SELECT j FROM jo_docs UNION SELECT j FROM jo_docs ORDER BY 1",
+        "SELECT DISTINCT ON (j) j, id FROM jo_docs ORDER BY j, id DESC",
+        "SELECT id, rank() OVER (ORDER BY j), count(*) OVER (PARTITION BY j) FROM jo_docs ORDER BY id",
+    ])  # fmt: skip
+
+
+def test_literals_compare_as_jsonb(clients: tuple[Client, Client]) -> None:
+    _same(clients, [
+        "CREATE TABLE jo_lit (id int, j jsonb)",
+        """INSERT INTO jo_lit VALUES (1, '{"pos": 98, "line": 371, "node": "CBA"}'), (2, '{"a": 1.0}'), (3, '[1, 2]'), (4, '5')""",
+        """SELECT id FROM jo_lit WHERE j = '{"node":"CBA", "pos":98, "line":371}'""",
+        """SELECT id FROM jo_lit WHERE j = '{"a": 1}' OR j = '[1,2]' ORDER BY id""",
+        """SELECT id, j > '{"p":1}', j <= '5', j != '5' FROM jo_lit ORDER BY id""",
+        """SELECT id FROM jo_lit WHERE j IN ('{"a": 1.00}', '5') ORDER BY id""",
+        """SELECT '{"a":1, "b":2}'::jsonb = '{"b":2, "a":1.0}'""",
+        "SELECT j = 5 FROM jo_lit",
+        "SELECT j = 'x'::text FROM jo_lit",
+        "SELECT max(j) FROM jo_lit",
+    ])  # fmt: skip
+
+
+def test_subscripts_and_numeric_casts(clients: tuple[Client, Client]) -> None:
+    _same(clients, [
+        "SELECT ('123'::jsonb)[0], ('{\"a\": 1}'::jsonb)[0], ('[1, \"2\", null]'::jsonb)[0]",
+        "SELECT ('[1, \"2\", null]'::jsonb)['1'], ('[1, \"2\", null]'::jsonb)[2], ('[1, \"2\", null]'::jsonb)[3]",
+        "SELECT ('[1, \"2\", null]'::jsonb)[-2], ('[1, \"2\", null]'::jsonb)[1][0]",
+        "SELECT ('{\"a\": {\"b\": [1, 2]}}'::jsonb)['a']['b'][1], ('{\"a\": 1}'::jsonb)[NULL]",
+        "SELECT ('[1, \"2\", null]'::jsonb)[1:2]",
+        "SELECT ('[1, \"2\", null]'::jsonb)[1.0]",
+        "SELECT '12345.0000000000000000000000000000000000000000000005'::jsonb::numeric",
+        "SELECT '12345.0000000000000000000000000000000000000000000005'::jsonb::numeric + 1",
+        "SELECT '1e3'::jsonb::numeric(10,2), '-0.5e-3'::jsonb::numeric",
+        "SELECT '\"x\"'::jsonb::numeric",
+        "SELECT 'null'::jsonb::numeric",
+        "SELECT '[1]'::jsonb::numeric",
+    ])  # fmt: skip
+
+
+def test_what_would_compare_by_text_is_refused(clients: tuple[Client, Client]) -> None:
+    """Grouping values whose texts differ for one jsonb value (1.0 and 1.00), JOIN USING,
+    CASE … WHEN and = ANY over jsonb: PostgreSQL answers, the proxy says it cannot."""
+    ref, got = clients
+    for c in clients:
+        c("CREATE TABLE jo_scaled (id int, j jsonb)")
+        c("""INSERT INTO jo_scaled VALUES (1, '{"a": 1.0}'), (2, '{"a": 1.00}'), (3, '{"a": 1}')""")
+    for sql in [
+        "SELECT j, count(*) FROM jo_scaled GROUP BY j",
+        "SELECT DISTINCT j FROM jo_scaled",
+        "SELECT j FROM jo_scaled UNION SELECT j FROM jo_scaled",
+        "SELECT array_agg(DISTINCT j) FROM jo_scaled",
+        "SELECT * FROM jo_scaled a JOIN jo_scaled b USING (j)",
+        "SELECT CASE j WHEN '1' THEN 1 END FROM jo_scaled",
+        "SELECT j = ANY (ARRAY['1'::jsonb]) FROM jo_scaled",
+    ]:
+        assert ref(sql)[0] == "rows", sql
+        answer = got(sql)
+        assert answer[0] == "error" and answer[1] == "0A000", (sql, answer)
+    _same(clients, ["SELECT count(DISTINCT j) FROM jo_scaled", "SELECT id FROM jo_scaled WHERE j = '{\"a\": 1}' ORDER BY id"])
