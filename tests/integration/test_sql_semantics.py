@@ -830,3 +830,31 @@ DISTINCT_ON = [
 
 def test_distinct_on_leads_order_by_as_postgresql_requires(proxy: ProxyServer, pg15: PgCluster) -> None:
     _same_answers(proxy, pg15, DISTINCT_ON).close()
+
+
+#: row comparisons as RowCompareExpr: the first pair that is not equal decides, NULL when
+#: it holds a NULL (keyset pagination's WHERE (a, b) > (…)); a row IS NULL when each field is.
+ROW_COMPARISONS = [
+    "CREATE TABLE rw (a text, b text)",
+    "INSERT INTO rw VALUES ('a', 'b'), ('b', 'a'), ('a', NULL), ('a', 'a'), (NULL, 'z')",
+    "SELECT a, b FROM rw WHERE (a, b) > ('a', 'a') ORDER BY a, b",
+    "SELECT a, b FROM rw WHERE (a, b) <= ('a', 'b') ORDER BY a, b",
+    "SELECT a, b, (a, b) = ('a', 'b'), (a, b) <> ('a', 'b'), (a, b) < ('b', NULL) FROM rw ORDER BY a, b",
+    "SELECT ROW(1, 2) < ROW(1, NULL), ROW(1, 2) = ROW(1, NULL), ROW(1, 2) <> ROW(2, NULL), ROW(1, 2, 3) < ROW(1, NULL, 4)",
+    "SELECT (1, 2) <= (1, 2), (1, 3) >= (1, 2), (2, 1) > (1, 5), (NULL, 1) < (1, 2)",
+    "SELECT ROW(NULL, NULL) IS NULL, ROW(1, NULL) IS NULL, ROW(1, NULL) IS NOT NULL, ROW(1, 2) IS NOT NULL, ROW() IS NULL",
+    "SELECT a, b, (a, b) IS NULL, (a, b) IS NOT NULL FROM rw ORDER BY a, b",
+    "SELECT ROW() = ROW()",
+    "SELECT (1, 2) = (1, 2, 3)",
+    # functions only DuckDB has are none of PostgreSQL's
+    "SELECT first(a) FROM rw",
+    "SELECT list_value(1, 2)",
+    "SELECT strftime(now(), '%Y')",
+    "SELECT pg_typeof(NULL), pg_typeof('x'), pg_typeof(1)",
+    "SELECT 'ab'::\"char\", '\\101'::\"char\", ''::\"char\"",
+]
+
+
+def test_rows_compare_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    with _same_answers(proxy, pg15, ROW_COMPARISONS) as got:
+        assert got("SELECT ROW('Jim', 'Beam')::text")[:2] == ("error", "0A000")

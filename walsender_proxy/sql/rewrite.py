@@ -925,6 +925,29 @@ class _Scope:
         return None
 
 
+def _row_comparison(op: str, left: Sequence[ast.Node], right: Sequence[ast.Node]) -> ast.Node:
+    """``(a1, a2) op (b1, b2)`` as PostgreSQL's row comparison (RowCompareExpr): = and <>
+    pair by pair; <, <=, >, >= decided by the first pair that is not equal, NULL when that
+    pair holds a NULL. DuckDB compares STRUCTs with NULL as a value."""
+    if len(left) != len(right):
+        raise PgError("42601", "unequal number of entries in row expressions")
+    if not left:
+        raise PgError("0A000", "cannot compare rows of zero length")
+    pairs = [(copy.deepcopy(a), copy.deepcopy(b)) for a, b in zip(left, right, strict=True)]
+    if op in ("=", "<>", "!="):
+        parts = [_op("=" if op == "=" else "<>", a, b) for a, b in pairs]
+        if len(parts) == 1:
+            return parts[0]
+        return ast.BoolExpr(boolop=BoolExprType.AND_EXPR if op == "=" else BoolExprType.OR_EXPR, args=tuple(parts))
+    strict = op[0]
+    a, b = pairs[-1]
+    out: ast.Node = _op(op, a, b)
+    for a, b in reversed(pairs[:-1]):
+        tie = ast.BoolExpr(boolop=BoolExprType.AND_EXPR, args=(_op("=", copy.deepcopy(a), copy.deepcopy(b)), out))
+        out = ast.BoolExpr(boolop=BoolExprType.OR_EXPR, args=(_op(strict, a, b), tie))
+    return out
+
+
 def _char_in(text: str) -> str:
     """A ``"char"`` literal as charin reads it and charout writes it: one byte, the first
     of the text or ``\\ooo`` in octal; none for the empty text; above 127 shown as ``\\ooo``."""
@@ -1974,6 +1997,11 @@ class _Rewriter:
         return node, BOOL
 
     def e_NullTest(self, node: ast.NullTest, scope: _Scope) -> tuple[ast.Node, T | None]:
+        if isinstance(node.arg, ast.RowExpr):  # a row IS NULL when each field is (IS NOT NULL: none is)
+            tests = [ast.NullTest(arg=a, nulltesttype=node.nulltesttype) for a in node.arg.args or ()]
+            if not tests:
+                return _bool(True), BOOL
+            return self.expr(tests[0] if len(tests) == 1 else ast.BoolExpr(boolop=BoolExprType.AND_EXPR, args=tuple(tests)), scope)[0], BOOL
         node.arg = self.expr(node.arg, scope)[0]
         return node, BOOL
 
@@ -2227,6 +2255,9 @@ class _Rewriter:
         if target in UNMODELED_TYPES:  # (a varchar of the input text would print it unchecked)
             shown = pgcatalog.format_type(pgcatalog.TYPE_OIDS[target], None) or target
             raise self.fail("0A000", f"type {shown} is not supported by walsender-proxy", node)
+        if isinstance(node.arg, ast.RowExpr) and target in TEXTISH and not is_array:
+            # (record_out writes (Jim,Beam); DuckDB's STRUCT cast writes another text)
+            raise self.fail("0A000", f"a cast of a row to {_type_display(T(target))} is not supported by walsender-proxy", node)
         if target == "char" and not is_array and _str_const(node.arg) is not None:
             return _cast(_str(_char_in(_str_const(node.arg) or "")), "VARCHAR"), T("char")
         ctype = self._lake_type(target, typmods, is_array, node.typeName)
@@ -2458,6 +2489,11 @@ class _Rewriter:
             )
         op = node.name[-1].sval if node.name else ""
         kind = node.kind
+        if kind == A_Expr_Kind.AEXPR_OP and op in _COMPARISONS and isinstance(node.lexpr, ast.RowExpr) and isinstance(node.rexpr, ast.RowExpr):
+            try:
+                return self.expr(_row_comparison(op, node.lexpr.args or (), node.rexpr.args or ()), scope)[0], BOOL
+            except PgError as e:
+                raise self.fail(e.sqlstate, e.message, node) from None
         if kind in (A_Expr_Kind.AEXPR_OP_ANY, A_Expr_Kind.AEXPR_OP_ALL):
             left, lt = self.expr(node.lexpr, scope)
             self._no_text_numeric(f"{op} ANY/ALL", node, lt)
@@ -3243,7 +3279,9 @@ class _Rewriter:
         fn = EMULATED.get(name)
         if fn is not None:
             return self._emulated(name, fn, node, _qualify(args, scope), types)
-        if name.startswith("pg_") or name in DIVERGENT or name not in duckdb_functions():
+        if name.startswith("pg_") or name in DIVERGENT or name not in duckdb_functions() or name not in PG15_FUNCTIONS:
+            # (a function only DuckDB has — first(), list_value(), strftime() — is none of
+            # PostgreSQL's: 42883 as PostgreSQL says, never DuckDB's answer)
             if name in PG15_FUNCTIONS and len(node.funcname) <= 2:
                 # PostgreSQL has it; DuckDB has none or one that answers differently
                 raise self.fail("0A000", f"function {name}() is not supported by walsender-proxy", node)
@@ -3447,7 +3485,7 @@ class _Rewriter:
             return _cast(_int(0), "bigint"), ret
         if special == "typeof":
             t = types[0]
-            oid = _type_oid(t if t != UNKNOWN else TEXT) if t is not None else None
+            oid = 705 if t == UNKNOWN else _type_oid(t) if t is not None else None  # ('x', NULL: unknown)
             if oid is None:
                 raise self.fail("0A000", "pg_typeof of an expression of unknown type", node)
             out = _cast(_int(oid), "uinteger")
