@@ -874,9 +874,7 @@ def decode_datetime(s: str, with_tz: bool, date_order: str = "MDY") -> _Decoded:
                     dtype = DTK_DATE_TYPE
                     day = _now_usecs() // cal.USECS_PER_DAY
                     day += {DTK_TODAY: 0, DTK_TOMORROW: 1, DTK_YESTERDAY: -1}[val]
-                    tm.year, tm.mon, tm.mday = cal.civil(day)
-                    if val == DTK_TODAY:
-                        tm.hour = tm.min = tm.sec = tm.fsec = 0
+                    tm.year, tm.mon, tm.mday = cal.civil(day)  # (a time given stays: '10:30 today')
                 elif val == DTK_ZULU:
                     tmask = DTK_TIME_M | M(TZ)
                     dtype = DTK_DATE_TYPE
@@ -1437,7 +1435,7 @@ def _iso8601_interval(s: str) -> _Itm:
             k += 1
             while k < n and _isdigit(s[k]):
                 k += 1
-        if k == j:
+        if k == j or not any(_isdigit(c) for c in s[j:k]):  # (strtod reads no "." alone)
             raise _DtErr(BAD_FORMAT)
         num = s[i:k]
         try:

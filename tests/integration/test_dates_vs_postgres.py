@@ -260,3 +260,20 @@ def test_make_functions_answer_as_postgresql(pair: tuple[psycopg.Connection, psy
     """Negative years are BC with no year 0 (DuckDB's make_date(-44, 3, 15) is 45 BC), and
     every field, time and range error is 22008 with PostgreSQL's wording."""
     _same(pair, MAKE)
+
+
+#: special words keep a time given beside them; a zone whose offset depends on the date
+#: needs a date, which a time of day has not.
+SPECIAL_INPUTS = [
+    "SELECT timestamp '10:30 today' = timestamp 'yesterday' + interval '1 day 10 hr 30 min'",
+    "SELECT timestamp 'tomorrow 10:00' - timestamp 'today', timestamp '10:30 yesterday' < timestamp 'today'",
+    "SELECT '15:36:39 America/New_York'::time",
+    "SELECT '15:36:39 UTC'::time, '15:36:39-04'::time, '15:36:39 EST'::time",
+    "SELECT '2003-04-12 04:05:06 America/New_York'::time",
+    "SELECT interval 'P.Y0M3DT4H5M6S'",
+    "SELECT interval 'P.5Y', interval 'P5.Y', interval 'PT.5S'",
+]
+
+
+def test_special_words_and_zones_in_time_input(pair: tuple[psycopg.Connection, psycopg.Connection]) -> None:
+    _same(pair, SPECIAL_INPUTS)

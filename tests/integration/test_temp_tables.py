@@ -78,6 +78,17 @@ SESSION = [
     "SELECT * FROM t9 ORDER BY x",
     "INSERT INTO t9 SELECT x + 10, y FROM t9",
     "SELECT count(*), sum(x) FROM t9",
+    # a transaction that read, wrote or created one cannot be prepared
+    "BEGIN",
+    "SELECT count(*) FROM t9",
+    "PREPARE TRANSACTION 'tmp_read'",
+    "BEGIN",
+    "INSERT INTO t9 VALUES (99, 'x')",
+    "PREPARE TRANSACTION 'tmp_write'",
+    "BEGIN",
+    "CREATE TEMP TABLE t10 (x int)",
+    "PREPARE TRANSACTION 'tmp_create'",
+    "SELECT count(*), sum(x) FROM t9",
 ]
 COPY_ROWS = [b"1\tone\n", b"2\ttwo\n"]
 

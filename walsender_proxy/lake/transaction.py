@@ -1048,6 +1048,11 @@ class Transaction:
 
     rollback = abort
 
+    def written_relids(self) -> set[int]:
+        """The tables this transaction wrote rows of (PREPARE TRANSACTION refuses temporary
+        ones, as PostgreSQL)."""
+        return {p.relid for p in self._pending} | set(self._rid_locks)
+
     def prepare(self, gid: str) -> None:
         """PREPARE TRANSACTION: durable, survives restarts, ends with commit/rollback
         prepared (on the :class:`~walsender_proxy.lake.lake.Lake`)."""

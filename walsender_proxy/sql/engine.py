@@ -139,6 +139,8 @@ class Engine:
                         break
             if t is None:
                 return None
+            if t.schema == self.ex.temp_schema:
+                self.ex.temp_read = True  # (PREPARE TRANSACTION refuses it then)
             q = tx.snapshot_query(t, with_rid=False, sql_types=True, heap_order=True)
             for n, tbl in q.arrow.items():
                 self._register(n, tbl)

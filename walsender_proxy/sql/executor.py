@@ -147,6 +147,8 @@ class Executor:
         self.statements: dict[str, Prepared] = {}
         self.portals: dict[str, Portal] = {}
         self.cursors: dict[str, SqlCursor] = {}
+        #: A statement of the open transaction read a temporary table (PREPARE TRANSACTION refuses it).
+        self.temp_read = False
         self.cancelled = threading.Event()
         #: Why the running statement was cancelled: "user request" or "statement timeout"
         #: (the session words the 57014 it sends with it).
@@ -213,6 +215,7 @@ class Executor:
         self.explicit = False
         self._tx_isolation = self._tx_read_only = self._tx_deferrable = self._imported_csn = None
         self._savepoint_read_only = []
+        self.temp_read = False
         if self.cursors:  # usually none: no new dict per transaction
             self._keep_cursors(lambda _name, cur: cur.hold and (commit or not cur.pending))
         self.services.snapshots.release(self)
@@ -320,6 +323,12 @@ class Executor:
             self.cursors = {name: c for name, c in self.cursors.items() if keep(name, c)}
             for c in dropped:
                 c.close()
+
+    def _wrote_temp(self, tx: Transaction) -> bool:
+        """Whether the transaction created, dropped or wrote rows of a temporary table."""
+        temp = {t.oid for t in tx.catalog().tables.values() if t.schema == self.temp_schema}
+        committed = {t.oid for t in self.lake.catalog_at(self.lake.frontier).tables.values() if t.schema == self.temp_schema}
+        return temp != committed or bool(temp & tx.written_relids())
 
     def _temp_tables_at_commit(self, tx: Transaction) -> None:
         """ON COMMIT DROP / DELETE ROWS of this session's temporary tables, in the committing
@@ -872,6 +881,10 @@ class Executor:
                 tx.abort()
                 yield Done("ROLLBACK")
                 return
+            if self.temp_read or self._wrote_temp(tx):
+                self.temp_read = False
+                tx.abort()
+                raise PgError("0A000", "cannot PREPARE a transaction that has operated on temporary objects")
             if tx.xid is None:
                 tx._ensure_xid()
             tx.prepare(s.gid)

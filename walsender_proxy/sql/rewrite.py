@@ -1594,8 +1594,8 @@ class _Rewriter:
                     f'WITH query "{cte.ctename}" has {len(cols)} columns available but {len(names)} columns specified',
                     cte,
                 )
-            if cols is not None and names:
-                cols = [(names[i] if i < len(names) else n, t) for i, (n, t) in enumerate(cols)]
+            if cols is not None:  # (unknown-typed output columns are text to the query above)
+                cols = [(names[i] if i < len(names) else n, TEXT if t == UNKNOWN else t) for i, (n, t) in enumerate(cols)]
             scope.ctes[cte.ctename] = _Rel(cols)
             ctes.append(cte)
         w.ctes = tuple(ctes)
@@ -1640,7 +1640,8 @@ class _Rewriter:
                 given = [c.sval for c in alias.colnames or ()]
                 if is_values and not given:
                     alias.colnames = tuple(_s(n) for n, _ in cols)
-                cols = [(given[i] if i < len(given) else n, t) for i, (n, t) in enumerate(cols)]
+                # (a subquery's unknown-typed output columns are text to the query above)
+                cols = [(given[i] if i < len(given) else n, TEXT if t == UNKNOWN else t) for i, (n, t) in enumerate(cols)]
             scope.add(alias.aliasname, _Rel(cols))
             return item
         if isinstance(item, ast.RangeFunction):
@@ -1703,8 +1704,8 @@ class _Rewriter:
         if rf.is_rowsfrom or len(rf.functions) != 1:
             raise self.fail("0A000", "ROWS FROM (...) is not supported", rf)
         call, coldefs = rf.functions[0]
-        if coldefs:
-            raise self.fail("0A000", "column definition lists are not supported", rf)
+        if coldefs or rf.coldeflist:  # (only functions returning record take one in PostgreSQL)
+            raise self.fail("0A000", "column definition lists are not supported by walsender-proxy", rf)
         if not isinstance(call, ast.FuncCall):
             raise self.fail("0A000", "only function calls are supported in FROM", rf)
         name = self._func_name(call)
@@ -2002,6 +2003,10 @@ class _Rewriter:
             if not tests:
                 return _bool(True), BOOL
             return self.expr(tests[0] if len(tests) == 1 else ast.BoolExpr(boolop=BoolExprType.AND_EXPR, args=tuple(tests)), scope)[0], BOOL
+        if isinstance(node.arg, ast.ColumnRef) and len(node.arg.fields) == 1:  # a whole-row reference?
+            fields = _JsonHost(self, scope).row_fields(node.arg)
+            if fields is not None:
+                return self.e_NullTest(ast.NullTest(arg=ast.RowExpr(args=tuple(f[1] for f in fields)), nulltesttype=node.nulltesttype), scope)
         node.arg = self.expr(node.arg, scope)[0]
         return node, BOOL
 
