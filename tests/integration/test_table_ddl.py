@@ -61,3 +61,17 @@ def test_tables_rename_and_move_as_in_postgresql(proxy: ProxyServer, pg15: PgClu
 
 def test_if_exists_forms_say_what_they_skipped(proxy: ProxyServer, pg15: PgCluster) -> None:
     same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("ddl")), IF_EXISTS_NOTICES).close()
+
+
+SYSTEM_COLUMN_NAMES = [
+    "CREATE TABLE sc1 (a int, xmin int)",
+    "CREATE TABLE sc2 (a int)",
+    "ALTER TABLE sc2 ADD COLUMN ctid int",
+    "ALTER TABLE sc2 RENAME COLUMN a TO cmin",
+    "ALTER TABLE sc2 ADD COLUMN IF NOT EXISTS tableoid int",
+    "SELECT attname FROM pg_attribute WHERE attrelid = 'sc2'::regclass AND attnum > 0",
+]
+
+
+def test_columns_cannot_take_system_column_names(proxy: ProxyServer, pg15: PgCluster) -> None:
+    same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("syscol")), SYSTEM_COLUMN_NAMES).close()

@@ -101,6 +101,7 @@ def create_table(
         not_null = bool(spec[2]) if len(spec) > 2 else False  # type: ignore[misc]
         if cname in seen:
             raise LakeError("42701", f'column "{cname}" specified more than once')
+        _not_a_system_column(cname)
         seen.add(cname)
         ctype = tname if isinstance(tname, ColumnType) else parse_type(tname)
         cols.append(Column(i, cname, ctype, not_null or cname in primary_key, cname))
@@ -135,7 +136,17 @@ def drop_table(
     return [{"op": "drop_table", "oid": t.oid}], None
 
 
+#: PostgreSQL's system columns: every table has them, so no column may take their names.
+SYSTEM_COLUMNS = frozenset({"tableoid", "cmax", "xmax", "cmin", "xmin", "ctid"})
+
+
+def _not_a_system_column(name: str) -> None:
+    if name in SYSTEM_COLUMNS:
+        raise LakeError("42701", f'column name "{name}" conflicts with a system column name')
+
+
 def add_column(t: Table, name: str, ctype: ColumnType, not_null: bool) -> list[CatalogOp]:
+    _not_a_system_column(name)
     if t.column(name) is not None:
         raise LakeError("42701", f'column "{name}" of relation "{t.name}" already exists')
     physical = name
@@ -197,6 +208,7 @@ def rename_column(
         raise LakeError("42703", f'column "{name}" does not exist')
     if t.column(new_name) is not None:
         raise LakeError("42701", f'column "{new_name}" of relation "{t.name}" already exists')
+    _not_a_system_column(new_name)
 
     def renamed(names: Sequence[str]) -> tuple[str, ...]:
         return tuple(new_name if n == name else n for n in names)
