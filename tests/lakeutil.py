@@ -3,7 +3,7 @@ the decoded stream by row identity."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -11,8 +11,17 @@ import pyarrow as pa
 from decoding import records as R
 from decoding.catalog import RID
 from decoding.reorder import DecodedTxn
-from walsender_proxy.lake import Lake
+from walsender_proxy.lake import Lake, LakeSettings
 from walsender_proxy.lake.lake import load_change
+
+#: No fsync, no background thread: what most lake tests run under.
+FAST = LakeSettings(fsync=False, background=False)
+
+#: The table most lake tests write: t (id bigint primary key, v text, n int).
+T_COLUMNS: Sequence[tuple[Any, ...]] = (("id", "bigint"), ("v", "text"), ("n", "int"))
+
+#: The ``make_lake`` fixture's factory (tests/unit/conftest.py).
+MakeLake = Callable[..., Lake]
 
 
 def by_rid(table: pa.Table) -> dict[int, tuple[Any, ...]]:

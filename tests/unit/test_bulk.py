@@ -12,19 +12,14 @@ import pytest
 
 from decoding import records as R
 from decoding.errors import PgError
-from walsender_proxy.lake import Lake, LakeSettings
+from tests.lakeutil import MakeLake
+from walsender_proxy.lake import Lake
 from walsender_proxy.lake.bulk import OLD, commit_changeset, install_checkpoint, table_layout
 
 
 @pytest.fixture
-def lake(tmp_path: Path) -> Lake:
-    lk = Lake(tmp_path / "data", LakeSettings(fsync=False, background=False))
-    with lk.begin() as tx:
-        tx.create_table("t", [("id", "bigint"), ("v", "text")], primary_key=["id"])
-    with lk.begin() as tx:
-        tx.insert("t", [{"id": i, "v": f"v{i}"} for i in range(10)])
-    yield lk
-    lk.close()
+def lake(make_lake: MakeLake) -> Lake:
+    return make_lake(columns=[("id", "bigint"), ("v", "text")], rows=[{"id": i, "v": f"v{i}"} for i in range(10)])
 
 
 def stage(lake: Lake, name: str, kinds: dict[str, pa.Table]) -> Path:

@@ -7,13 +7,13 @@ import errno
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
 import decoding.changelog as changelog
 from decoding import records as R
+from tests.lakeutil import MakeLake
 from walsender_proxy.lake import Lake, LakeError, LakeSettings
 from walsender_proxy.lake.transaction import State, Transaction
 
@@ -21,13 +21,8 @@ SETTINGS = LakeSettings(fsync=True, background=False)
 
 
 @pytest.fixture
-def lake(tmp_path: Path) -> Iterator[Lake]:
-    with Lake(tmp_path / "d", SETTINGS) as lk:
-        with lk.begin() as tx:
-            tx.create_table("t", [("id", "bigint"), ("v", "text")], primary_key=["id"])
-        with lk.begin() as tx:
-            tx.insert("t", [{"id": 1, "v": "old"}])
-        yield lk
+def lake(make_lake: MakeLake) -> Lake:
+    return make_lake(SETTINGS, columns=[("id", "bigint"), ("v", "text")], rows=[{"id": 1, "v": "old"}])
 
 
 def rows(lake: Lake) -> list[tuple[int, str]]:

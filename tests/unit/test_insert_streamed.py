@@ -13,6 +13,7 @@ import pyarrow as pa
 import pytest
 
 from decoding import records as R
+from tests.lakeutil import MakeLake
 from walsender_proxy.lake import Lake, LakeError, LakeSettings
 from walsender_proxy.lake.spill import FileRows
 
@@ -35,13 +36,8 @@ def batches(lo: int, hi: int, step: int = 100, *, null_at: int | None = None) ->
 
 
 @pytest.fixture
-def lake(tmp_path: Path) -> Iterator[Lake]:
-    with Lake(tmp_path / "d", SETTINGS) as lk:
-        with lk.begin() as tx:
-            tx.create_table(
-                "t", [("id", "bigint"), ("v", "text", True), ("n", "int")], primary_key=["id"]
-            )
-        yield lk
+def lake(make_lake: MakeLake) -> Lake:
+    return make_lake(SETTINGS, columns=[("id", "bigint"), ("v", "text", True), ("n", "int")])
 
 
 def changesets(lake: Lake) -> list[R.Changeset]:

@@ -14,6 +14,7 @@ import pytest
 
 from decoding import records as R
 from decoding.changelog import ChangeLog
+from tests.lakeutil import T_COLUMNS, MakeLake
 from walsender_proxy.lake import Isolation, Lake, LakeError, LakeSettings, Sql
 
 FAST = LakeSettings(fsync=False, background=False)
@@ -26,11 +27,8 @@ def settings(request: pytest.FixtureRequest) -> LakeSettings:
 
 
 @pytest.fixture
-def lake(tmp_path: Path, settings: LakeSettings):
-    with Lake(tmp_path / "d", settings) as lk:
-        with lk.begin() as tx:
-            tx.create_table("t", [("id", "bigint"), ("v", "text"), ("n", "int")], primary_key=["id"])
-        yield lk
+def lake(make_lake: MakeLake, settings: LakeSettings) -> Lake:
+    return make_lake(settings, columns=T_COLUMNS)
 
 
 def err(fn, *a, **kw) -> LakeError:

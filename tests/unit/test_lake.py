@@ -10,19 +10,14 @@ import pyarrow as pa
 import pytest
 
 from decoding import records as R
+from tests.lakeutil import T_COLUMNS, MakeLake
 from walsender_proxy.lake import Isolation, Lake, LakeError, LakeSettings, PubTable, Sql
 
-FAST = LakeSettings(fsync=False, background=False)
 
 
 @pytest.fixture
-def lake(tmp_path: Path):
-    with Lake(tmp_path / "d", FAST) as lk:
-        with lk.begin() as tx:
-            tx.create_table(
-                "t", [("id", "bigint"), ("v", "text"), ("n", "int")], primary_key=["id"]
-            )
-        yield lk
+def lake(make_lake: MakeLake) -> Lake:
+    return make_lake(FAST, columns=T_COLUMNS)
 
 
 def rows(lake: Lake, table: str = "t", csn: int | None = None) -> list[dict]:

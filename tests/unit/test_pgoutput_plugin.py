@@ -16,7 +16,6 @@ import hashlib
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -48,6 +47,7 @@ from decoding.pgoutput.rowfilter import duckdb_expression
 from decoding.pgtypes import parse_type
 from decoding.pgvalues import text_encoder
 from decoding.reorder import DecodedTxn, Ended, ReorderBuffer, committed_after
+from tests.lakeutil import MakeLake
 from tests.unit.pgoutput_fixtures import CAPTURES_DIR, load_connection
 from walsender_proxy.lake import Lake, LakeSettings, PubTable, Sql
 
@@ -66,9 +66,8 @@ def opts(*pubs: str, proto: str = "3", **kw: str) -> PgOutputOptions:
 
 
 @pytest.fixture
-def lake(tmp_path: Path) -> Iterator[Lake]:
-    with Lake(tmp_path / "lake", LakeSettings(fsync=False, background=False)) as lk:
-        yield lk
+def lake(make_lake: MakeLake) -> Lake:
+    return make_lake(path="lake")
 
 
 class Stream:

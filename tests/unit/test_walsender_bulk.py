@@ -5,7 +5,6 @@ Every byte must be what the per-message path (and so PostgreSQL 15) gives."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow as pa
@@ -16,6 +15,7 @@ from decoding.pgoutput import decode_message
 from decoding.pgoutput.options import PgOutputOptions
 from decoding.pgoutput.plugin import PgOutput, RowBatch, _rebatch
 from decoding.reorder import ChangeList, DecodedTxn, committed_after
+from tests.lakeutil import MakeLake
 from walsender_proxy.lake import Lake, LakeSettings, PubTable, Sql
 from walsender_proxy.protocol.replication import encode_xlogdata_message
 from walsender_proxy.replication import stream as W
@@ -27,10 +27,8 @@ def opts(*pubs: str, **kw: str) -> PgOutputOptions:
 
 
 @pytest.fixture(params=[False, True], ids=["inline", "changeset"])
-def lake(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Lake]:
-    settings = LakeSettings(fsync=False, background=False, changeset_bytes=1 if request.param else 1 << 30)
-    with Lake(tmp_path / "lake", settings) as lk:
-        yield lk
+def lake(request: pytest.FixtureRequest, make_lake: MakeLake) -> Lake:
+    return make_lake(LakeSettings(fsync=False, background=False, changeset_bytes=1 if request.param else 1 << 30), path="lake")
 
 
 def txns_of(lake: Lake, start: int, csn: int) -> list[DecodedTxn]:
