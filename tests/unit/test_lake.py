@@ -10,9 +10,8 @@ import pyarrow as pa
 import pytest
 
 from decoding import records as R
-from tests.lakeutil import T_COLUMNS, MakeLake
+from tests.lakeutil import FAST, T_COLUMNS, MakeLake
 from walsender_proxy.lake import Isolation, Lake, LakeError, LakeSettings, PubTable, Sql
-
 
 
 @pytest.fixture
