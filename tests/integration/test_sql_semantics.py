@@ -858,3 +858,22 @@ ROW_COMPARISONS = [
 def test_rows_compare_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
     with _same_answers(proxy, pg15, ROW_COMPARISONS) as got:
         assert got("SELECT ROW('Jim', 'Beam')::text")[:2] == ("error", "0A000")
+
+
+#: upper, lower, ILIKE and ~* under the C locale the proxy reports: ASCII letters only.
+C_LOCALE_CASE = [
+    "CREATE TABLE lc (t text)",
+    "INSERT INTO lc VALUES ('Straße'), ('ÉCOLE'), ('école'), ('abc'), ('ABC')",
+    "SELECT t, upper(t), lower(t) FROM lc ORDER BY t",
+    "SELECT t FROM lc WHERE t ILIKE '%É%' ORDER BY t",
+    "SELECT t FROM lc WHERE t ILIKE 'a_c' ORDER BY t",
+    "SELECT t FROM lc WHERE t NOT ILIKE 'a%' ORDER BY t",
+    "SELECT t FROM lc WHERE t ~* 'ab' ORDER BY t",
+    "SELECT 'Émile' ILIKE 'é%', 'a_c' ILIKE 'A\\_C', upper('ab  '::char(4)) || '|'",
+]
+
+
+def test_letter_case_follows_the_c_locale(proxy: ProxyServer, pg15: PgCluster) -> None:
+    with _same_answers(proxy, pg15, C_LOCALE_CASE) as got:
+        # a pattern with a non-ASCII letter that has a case: RE2 would fold it
+        assert got("SELECT 'É' ~* 'é'")[:2] == ("error", "0A000")

@@ -2250,6 +2250,17 @@ _MACROS: dict[str, str] = {
     # time(p): rounded half up (a time is never negative; 23:59:59.99 may round to 24:00)
     "pgc_round_time": """MACRO pgc_round_time(t, scale) AS (
         make_time(0, 0, 0) + to_microseconds(((epoch_us(t) + scale // 2) // scale) * scale))""",
+    # upper/lower under the C locale the proxy reports (lc_ctype): ASCII letters only
+    # (DuckDB's map é to É and ß to ẞ); ILIKE compares what lower gives
+    "pgc_upper_c": """MACRO pgc_upper_c(s) AS translate(s, 'abcdefghijklmnopqrstuvwxyz', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ')""",
+    "pgc_lower_c": """MACRO pgc_lower_c(s) AS translate(s, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')""",
+    # ~* / !~*: RE2 folds the case of every letter, the C locale only ASCII's. The answers
+    # differ where the pattern holds a non-ASCII letter that has a case, or the subject a
+    # letter RE2 folds to an ASCII one (KELVIN SIGN to k, LONG S to s): refused there
+    "pgc_icase_guard": """MACRO pgc_icase_guard(s, p) AS (CASE WHEN upper(p) <> pgc_upper_c(p)
+        OR lower(p) <> pgc_lower_c(p) OR contains(s, chr(8490)) OR contains(s, chr(383))
+        THEN error('PGERR[0A000] case-insensitive regular expressions over non-ASCII letters are not supported by walsender-proxy')
+        ELSE s END)""",
     # regexp_split_*: PostgreSQL skips zero-length matches at the start, the end and right
     # after a match; DuckDB splits at each of them. A pattern that can match the empty string
     # is refused (its string is replaced by the error).

@@ -2668,6 +2668,9 @@ class _Rewriter:
                     return _call("list_append", left, right), lt
                 return _call("list_prepend", left, right), rt
             node.lexpr, node.rexpr = left, right
+            if op in ("~*", "!~*"):
+                self.needs.add("pgc_icase_guard")
+                node.lexpr = _call("pgc_icase_guard", left, copy.deepcopy(right))
             if op in (
                 "=",
                 "<>",
@@ -2744,6 +2747,12 @@ class _Rewriter:
         pattern, escape = node.rexpr, _str("\\")
         if isinstance(pattern, ast.FuncCall) and pattern.funcname[-1].sval == "like_escape" and len(pattern.args or ()) == 2:
             pattern, escape = pattern.args
+        if op in ("~~*", "!~~*"):  # ILIKE: LIKE of both sides lowered as the C locale lowers
+            op = "~~" if op == "~~*" else "!~~"
+            node.name = (_s(op),)
+            node.lexpr = ast.FuncCall(funcname=(_s("lower"),), args=(node.lexpr,))
+            pattern = ast.FuncCall(funcname=(_s("lower"),), args=(pattern,))
+            node.rexpr = pattern
         left, lt = self.expr(node.lexpr, scope)
         if lt is not None and lt.text_numeric:
             self._no_text_numeric(f"operator {op}", node, lt)
@@ -3292,6 +3301,9 @@ class _Rewriter:
                 raise self.fail("0A000", f"function {name}() is not supported by walsender-proxy", node)
             raise self._no_function(name, types, node)
         node.funcname = (_s(name),)
+        if name in ("upper", "lower"):  # (the C locale's: ASCII letters only)
+            self.needs.add(f"pgc_{name}_c")
+            node.funcname = (_s(f"pgc_{name}_c"),)
         node.args = tuple(args)
         if node.agg_distinct and not node.agg_order and args and name in ("array_agg", "string_agg"):
             # PostgreSQL sorts a DISTINCT aggregate's input: the values come out in order
