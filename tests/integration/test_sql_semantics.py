@@ -877,3 +877,38 @@ def test_letter_case_follows_the_c_locale(proxy: ProxyServer, pg15: PgCluster) -
     with _same_answers(proxy, pg15, C_LOCALE_CASE) as got:
         # a pattern with a non-ASCII letter that has a case: RE2 would fold it
         assert got("SELECT 'É' ~* 'é'")[:2] == ("error", "0A000")
+
+
+#: UPDATE … SET (a, b) = (…): a row's items assigned column by column, from the old row.
+MULTI_ASSIGN = [
+    "CREATE TABLE ma (id int PRIMARY KEY, a int, b int)",
+    "INSERT INTO ma VALUES (1, 10, 20), (2, 30, 40), (3, 50, 60)",
+    "UPDATE ma SET (a, b) = (b, a) WHERE id = 2",
+    "UPDATE ma SET (a, b) = ROW(b, a + 1)",
+    "UPDATE ma SET (a, b) = (1, 2, 3) WHERE id = 2",
+    "UPDATE ma SET a = 1, a = 2 WHERE id = 2",
+    "SELECT * FROM ma ORDER BY id",
+]
+
+
+def test_multiple_column_assignment(proxy: ProxyServer, pg15: PgCluster) -> None:
+    with _same_answers(proxy, pg15, MULTI_ASSIGN) as got:
+        assert got("UPDATE ma SET (a, b) = (SELECT 7, 8) WHERE id = 3")[:2] == ("error", "0A000")
+
+
+#: GREATEST/LEAST of numeric values of several scales keep the chosen value's own scale;
+#: integer overflow is PostgreSQL's message.
+GREATEST_AND_OVERFLOW = [
+    "CREATE TABLE gl (p numeric(10,2))",
+    "INSERT INTO gl VALUES (9.99), (-1.00), (NULL)",
+    "SELECT p, greatest(p, 0), least(p, 0) FROM gl ORDER BY p",
+    "SELECT least(1, 2.5), greatest(1, 2.5), greatest(2.50, 2.5, 1), least(NULL, 2.00, 3)",
+    "SELECT 2147483647 + 1",
+    "SELECT 9223372036854775807::bigint * 2",
+    "SELECT 32767::int2 + 1::int2",
+    "SELECT 70000::int2",
+]
+
+
+def test_greatest_scales_and_integer_overflow(proxy: ProxyServer, pg15: PgCluster) -> None:
+    _same_answers(proxy, pg15, GREATEST_AND_OVERFLOW).close()

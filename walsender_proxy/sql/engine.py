@@ -573,7 +573,9 @@ class Engine:
             col = t.column(target.name)
             if col is None:
                 raise PgError("42703", f'column "{target.name}" of relation "{t.name}" does not exist')
-            expr = "NULL" if isinstance(target.val, ast.SetToDefault) else RawStream()(target.val)
+            if col.name in sets:
+                raise PgError("42601", f'multiple assignments to same column "{col.name}"')
+            expr = "NULL" if isinstance(target.val, ast.SetToDefault) else RawStream()(_assigned(target.val))
             sets[col.name] = expr
         news = ", ".join(f'({e}) AS "__new_{n}"' for n, e in sets.items())
         sql = f'SELECT "{alias}".*, {news} FROM {TARGET} AS "{alias}"'
@@ -1263,6 +1265,18 @@ def returning(node: Any) -> tuple[Any, ...] | None:
     if rc is not None:
         return rc.exprs
     return getattr(node, "returningList", None)
+
+
+def _assigned(val: ast.Node) -> ast.Node:
+    """One column's value in ``SET (a, b) = (x, y)``: its item of the row (a subquery's
+    row is refused: its columns are not one expression each)."""
+    if not isinstance(val, ast.MultiAssignRef):
+        return val
+    if isinstance(val.source, ast.RowExpr) and len(val.source.args or ()) == val.ncolumns:
+        return val.source.args[val.colno - 1]
+    if isinstance(val.source, ast.RowExpr):
+        raise PgError("42601", "number of columns does not match number of values")
+    raise PgError("0A000", "UPDATE … SET (…) = (SELECT …) is not supported by walsender-proxy")
 
 
 def _no_lateral(items: Sequence[ast.Node] | None, where: str) -> None:
@@ -2016,7 +2030,7 @@ def _dml_plan(node: Any) -> _PointPlan | None:
     plan = _PointPlan(node, r[0], r[1], r[2], keys)
     if isinstance(node, ast.UpdateStmt):
         for rt in node.targetList:
-            if rt.indirection or rt.name in dict(plan.sets):
+            if rt.indirection or rt.name in dict(plan.sets) or isinstance(rt.val, ast.MultiAssignRef):
                 return None
             plan.sets.append((rt.name, rt.val))
     return plan

@@ -2550,6 +2550,9 @@ def no_such_function(message: str) -> PgError | None:
 
 
 
+_INT_NAMES = {"INT16": "smallint", "INT32": "integer", "INT64": "bigint"}
+
+
 def translate_error(exc: BaseException) -> PgError:
     """A DuckDB exception raised while running rewritten SQL, as PostgreSQL would report it."""
     if isinstance(exc, PgError):
@@ -2590,6 +2593,9 @@ def translate_error(exc: BaseException) -> PgError:
         return PgError("22P02", first)
     if name == "OutOfRangeException" and re.match(r"Overflow in \w+ of INTERVAL", first):
         return PgError("22008", "interval out of range")  # (its 64-bit microseconds, as PostgreSQL's)
+    m = re.search(r"Overflow in \w+ of (INT16|INT32|INT64)\b|out of range for the destination type (INT16|INT32|INT64)\b", first)
+    if name == "OutOfRangeException" and m:  # (an integer operator's or cast's overflow)
+        return PgError("22003", f"{_INT_NAMES[m.group(1) or m.group(2)]} out of range")
     if name == "OutOfRangeException":
         return PgError("22003", first)
     if name in ("BinderException", "CatalogException"):

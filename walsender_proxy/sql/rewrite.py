@@ -2081,6 +2081,14 @@ class _Rewriter:
         pairs = self._unknowns_as(pairs, _common([p[1] for p in pairs]))
         self._no_text_numeric("GREATEST/LEAST", node, *(t for _, t in pairs))
         node.args = tuple(p[0] for p in pairs)
+        texts = _numeric_branches(pairs)
+        if texts is not None:
+            # numeric values of several scales: the one chosen keeps its own (least(1, 2.5)
+            # is 1, not DuckDB's 1.0) — the first argument equal to DuckDB's answer, as
+            # PostgreSQL keeps the first of equal values
+            values = ast.A_ArrayExpr(elements=tuple(copy.deepcopy(a) for a in node.args))
+            at = _call("list_position", values, node)
+            return _call("list_extract", ast.A_ArrayExpr(elements=tuple(texts)), at), NUMERIC_TEXT
         return node, _common([p[1] for p in pairs])
 
     def e_A_ArrayExpr(self, node: ast.A_ArrayExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
