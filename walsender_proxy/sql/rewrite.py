@@ -3310,6 +3310,8 @@ class _Rewriter:
             raise self._no_function(name, types, node)
         node.funcname = (_s(name),)
         if name in ("upper", "lower"):  # (the C locale's: ASCII letters only)
+            if len(types) != 1 or (types[0] is not None and types[0] != UNKNOWN and types[0].name not in TEXTISH):
+                raise self._no_function(name, types, node)
             self.needs.add(f"pgc_{name}_c")
             node.funcname = (_s(f"pgc_{name}_c"),)
         node.args = tuple(args)
