@@ -137,3 +137,29 @@ def test_what_would_compare_by_text_is_refused(clients: tuple[Client, Client]) -
         answer = got(sql)
         assert answer[0] == "error" and answer[1] == "0A000", (sql, answer)
     _same(clients, ["SELECT count(DISTINCT j) FROM jo_scaled", "SELECT id FROM jo_scaled WHERE j = '{\"a\": 1}' ORDER BY id"])
+
+
+def test_builders_and_key_operators(clients: tuple[Client, Client]) -> None:
+    """to_jsonb, jsonb_agg, jsonb_build_object … write jsonb's text (keys sorted by length,
+    then bytes; the last of a duplicate key); ``?``, ``?|`` and ``?&`` find keys and string
+    elements."""
+    _same(clients, [
+        "CREATE TABLE jo_b (id int PRIMARY KEY, cat text, amt numeric(10,2), ts timestamptz, tags text[], meta jsonb)",
+        "INSERT INTO jo_b VALUES (1, 'a', 10.50, '2024-01-01 10:00+00', '{x,y}', '{\"k\": 1}'),"
+        " (2, 'b', 20.00, '2024-01-02 11:30+02', '{y}', '{\"k\": 2, \"z\": [1, 2]}'), (3, 'a', NULL, NULL, NULL, NULL),"
+        " (4, 'c', 1, NULL, NULL, '[\"z\", \"y\", 1]'), (5, 'c', 2, NULL, NULL, '\"z\"')",
+        "SELECT jsonb_agg(meta ORDER BY id), jsonb_agg(id ORDER BY id) FROM jo_b",
+        "SELECT jsonb_build_object('id', id, 'amt', amt, 'ts', ts, 'tags', tags, 'meta', meta) FROM jo_b ORDER BY id",
+        "SELECT to_jsonb(ts), to_jsonb(amt), to_jsonb(tags), to_jsonb(cat), to_jsonb(meta) FROM jo_b ORDER BY id",
+        "SELECT jsonb_build_array(1, 'a', NULL, 2.50, true), jsonb_build_object('b', 1, 'a', 2, 'b', 3)",
+        "SELECT jsonb_object_agg(cat, id ORDER BY id) FROM jo_b",
+        "SELECT jsonb_object('{a,1,b,2}'), jsonb_object('{a,b}', '{1,2}')",
+        "SELECT jsonb_agg(x) FROM (VALUES ('{\"b\":1,\"a\":2}'::json)) v(x)",
+        "SELECT jsonb_build_object('a')",
+        "SELECT jsonb_build_object(NULL, 1)",
+        "SELECT jsonb_build_object(cat, 1) FROM (VALUES (NULL::text)) v(cat)",
+        "SELECT to_jsonb(1, 2)",
+        "SELECT id, meta ? 'z', meta ?| '{z,q}', meta ?& '{z,k}', meta ?& ARRAY['z'], meta ?| ARRAY[NULL, 'k'] FROM jo_b ORDER BY id",
+        "SELECT count(*) FROM jo_b WHERE meta ? 'k'",
+        "SELECT '{\"a\":1}'::jsonb ? 1",
+    ])  # fmt: skip

@@ -17,6 +17,7 @@ module through a small :class:`Host` (its expression rewriting, errors and scope
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -66,6 +67,21 @@ FUNCTIONS = frozenset({
     "json_extract_path", "json_extract_path_text", "json_object_keys", "json_array_elements",
     "json_array_elements_text", "json_each", "json_each_text",
 })  # fmt: skip
+#: jsonb's builders: the json builder's text read by jsonb's input (rewrite._jsonb_builder).
+JSONB_BUILDERS = {
+    "to_jsonb": "to_json", "jsonb_agg": "json_agg", "jsonb_object_agg": "json_object_agg",
+    "jsonb_build_object": "json_build_object", "jsonb_build_array": "json_build_array", "jsonb_object": "json_object",
+}  # fmt: skip
+
+
+def jsonb_wording(message: str, hint: str | None, base: str, name: str) -> tuple[str, str | None]:
+    """A json builder's error as its jsonb twin words it."""
+    m = re.fullmatch(r"argument (\d+) cannot be null", message)
+    if m and name == "jsonb_build_object":
+        return f"argument {m.group(1)}: key must not be null", None
+    return message.replace(f"{base}(", f"{name}("), hint.replace(f"{base}(", f"{name}(") if hint else hint
+
+
 #: Set-returning functions carried out here in FROM.
 TABLE_FUNCTIONS = frozenset({
     "json_object_keys", "json_array_elements", "json_array_elements_text", "json_each", "json_each_text",
@@ -276,8 +292,9 @@ def operator(host: Host, op: str, at: Any, left: Any, lt: Any, right: Any, rt: A
     return _udf(JSONB_GET_PATH if kind == "jsonb" else GET_PATH, left, path, bool_const(as_text)), result
 
 
-def function(host: Host, fname: str, node: ast.FuncCall) -> tuple[ast.Node, str] | None:
-    """``fname(…)`` (one of :data:`FUNCTIONS`) and its result type name."""
+def function(host: Host, fname: str, node: ast.FuncCall, *, jsonb: bool = False) -> tuple[ast.Node, str] | None:
+    """``fname(…)`` (one of :data:`FUNCTIONS`) and its result type name (``jsonb``: for its
+    jsonb twin, whose run-time errors are worded its way)."""
     raw = list(node.args or ())
     is_agg = fname in ("json_agg", "json_object_agg")
     if node.over is not None:
@@ -291,7 +308,7 @@ def function(host: Host, fname: str, node: ast.FuncCall) -> tuple[ast.Node, str]
     if is_agg:
         return _aggregate(host, fname, node, raw)
     if fname in ("json_build_object", "json_build_array"):
-        return _build(host, fname, node, raw)
+        return _build(host, fname, node, raw, jsonb=jsonb)
     if fname == "json_object":
         return _object(host, node, raw)
     pairs = [host.expr(a) for a in raw]
@@ -462,7 +479,7 @@ def _key_json(host: Host, raw: Any, fname: str, at: Any, runtime_null: bool, pos
     return _udf(KEY, host.printed(node, t), str_const(k))
 
 
-def _build(host: Host, fname: str, node: ast.FuncCall, raw: list[Any]) -> tuple[ast.Node, str]:
+def _build(host: Host, fname: str, node: ast.FuncCall, raw: list[Any], *, jsonb: bool = False) -> tuple[ast.Node, str]:
     """json_build_object / json_build_array: ``{"k" : v, …}`` and ``[v, …]``."""
     is_object = fname == "json_build_object"
     if node.func_variadic:
@@ -486,7 +503,8 @@ def _build(host: Host, fname: str, node: ast.FuncCall, raw: list[Any]) -> tuple[
         if is_key:
             if _is_null(a):
                 raise host.fail("22023", f"argument {i + 1} cannot be null", node, hint="Object keys should be text.")
-            parts.append(_key_json(host, a, fname, node, runtime_null=True, position=i + 1))
+            # (a negative position: jsonb_build_object's wording of a NULL key)
+            parts.append(_key_json(host, a, fname, node, runtime_null=True, position=-(i + 1) if jsonb else i + 1))
             continue
         value = _any_json(host, a, fname, node, any_type=True)[0]
         parts.append(ast.CoalesceExpr(args=(value, str_const("null"))))
@@ -583,15 +601,22 @@ def _build_key(
     out = []
     for printed, kind, position in _rows(printed_col, kind_col, position_col):
         if printed is None:
-            raise PgError("22023", f"argument {position} cannot be null", hint="Object keys should be text.")
+            raise _null_key(position)
         out.append(json_text.value_json(printed, kind, key=True))
     return pa.array(out, pa.string())
+
+
+def _null_key(position: int) -> PgError:
+    """json_build_object's error for a NULL key (jsonb_build_object's: a negative position)."""
+    if position < 0:
+        return PgError("22023", f"argument {-position}: key must not be null")
+    return PgError("22023", f"argument {position} cannot be null", hint="Object keys should be text.")
 
 
 def _not_scalar(col: pa.Array | pa.ChunkedArray, position: pa.Array | pa.ChunkedArray) -> pa.Array:
     for v, at in _rows(col, position):
         if v is None and at:
-            raise PgError("22023", f"argument {at} cannot be null", hint="Object keys should be text.")
+            raise _null_key(at)
         if v is not None:
             raise PgError("22023", "key value must be scalar, not array, composite, or json")
     return pa.nulls(len(col), pa.string())

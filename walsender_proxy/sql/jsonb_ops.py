@@ -27,6 +27,9 @@ UDF_CONCAT = "wpx_jsonb_concat"
 UDF_SORT_KEY = "wpx_jsonb_sort_key"
 UDF_GROUPED = "wpx_jsonb_grouped"
 UDF_NUMBER = "wpx_jsonb_number"
+UDF_EXISTS = "wpx_jsonb_exists"
+UDF_EXISTS_ANY = "wpx_jsonb_exists_any"
+UDF_EXISTS_ALL = "wpx_jsonb_exists_all"
 
 
 class _Raw(list):  # type: ignore[type-arg]
@@ -196,6 +199,33 @@ def _number_udf(a: pa.Array | pa.ChunkedArray) -> pa.Array:
     return pa.array([None if x is None else number_text(x) for x in a.to_pylist()], pa.string())
 
 
+def exists(text: str, key: str) -> bool:
+    """jsonb ``?``: a top-level object key, or a string element of a top-level array (a
+    scalar string counting as a one-element array)."""
+    v = _load(text)
+    if isinstance(v, dict):
+        return key in v
+    return any(isinstance(e, str) and e == key for e in v)
+
+
+def _exists_udf(a: pa.Array | pa.ChunkedArray, b: pa.Array | pa.ChunkedArray) -> pa.Array:
+    return pa.array([None if x is None or k is None else exists(x, k) for x, k in zip(a.to_pylist(), b.to_pylist(), strict=True)], pa.bool_())
+
+
+def _exists_keys(every: bool) -> Any:
+    def udf(a: pa.Array | pa.ChunkedArray, b: pa.Array | pa.ChunkedArray) -> pa.Array:
+        out: list[bool | None] = []
+        for x, keys in zip(a.to_pylist(), b.to_pylist(), strict=True):
+            if x is None or keys is None:
+                out.append(None)
+                continue
+            found = (exists(x, k) for k in keys if k is not None)  # (NULL keys are skipped)
+            out.append(all(found) if every else any(found))
+        return pa.array(out, pa.bool_())
+
+    return udf
+
+
 def _contains_udf(a: pa.Array | pa.ChunkedArray, b: pa.Array | pa.ChunkedArray) -> pa.Array:
     out = []
     for x, y in zip(a.to_pylist(), b.to_pylist(), strict=True):
@@ -213,8 +243,8 @@ def _concat_udf(a: pa.Array | pa.ChunkedArray, b: pa.Array | pa.ChunkedArray) ->
 def install(con: Any) -> None:
     """Create the jsonb operator UDFs in ``con``'s database, once."""
     have = {r[0] for r in con.execute(
-        "SELECT function_name FROM duckdb_functions() WHERE function_name IN (?, ?, ?, ?, ?)",
-        [UDF_CONTAINS, UDF_CONCAT, UDF_SORT_KEY, UDF_GROUPED, UDF_NUMBER],
+        "SELECT function_name FROM duckdb_functions() WHERE function_name IN (?, ?, ?, ?, ?, ?)",
+        [UDF_CONTAINS, UDF_CONCAT, UDF_SORT_KEY, UDF_GROUPED, UDF_NUMBER, UDF_EXISTS],
     ).fetchall()}
     if UDF_CONTAINS not in have:
         con.create_function(UDF_CONTAINS, keep_errors(_contains_udf), ["VARCHAR", "VARCHAR"], "BOOLEAN", type="arrow")
@@ -224,5 +254,9 @@ def install(con: Any) -> None:
         con.create_function(UDF_GROUPED, keep_errors(_grouped_udf), ["VARCHAR"], "VARCHAR", type="arrow")
     if UDF_NUMBER not in have:
         con.create_function(UDF_NUMBER, keep_errors(_number_udf), ["VARCHAR"], "VARCHAR", type="arrow")
+    if UDF_EXISTS not in have:
+        con.create_function(UDF_EXISTS, keep_errors(_exists_udf), ["VARCHAR", "VARCHAR"], "BOOLEAN", type="arrow")
+        con.create_function(UDF_EXISTS_ANY, keep_errors(_exists_keys(False)), ["VARCHAR", "VARCHAR[]"], "BOOLEAN", type="arrow")
+        con.create_function(UDF_EXISTS_ALL, keep_errors(_exists_keys(True)), ["VARCHAR", "VARCHAR[]"], "BOOLEAN", type="arrow")
     if UDF_CONCAT not in have:
         con.create_function(UDF_CONCAT, keep_errors(_concat_udf), ["VARCHAR", "VARCHAR"], "VARCHAR", type="arrow")

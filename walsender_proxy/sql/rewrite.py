@@ -2616,6 +2616,8 @@ class _Rewriter:
             done = json_exprs.operator(_JsonHost(self, scope), op, node, left, lt, right, rt)
             if done is not None:
                 return done[0], T(done[1])
+        if kind == A_Expr_Kind.AEXPR_OP and op in ("?", "?|", "?&") and self._is_jsonb(left, lt, scope):
+            return self._jsonb_exists(op, node, left, lt, right, rt, scope), BOOL
         if kind == A_Expr_Kind.AEXPR_OP and op in _UNSUPPORTED_JSON_OPS:
             # DuckDB's parser has no such operators: its 42601 would blame the syntax
             raise self.fail("0A000", f"operator {op} is not supported", node)
@@ -3017,6 +3019,42 @@ class _Rewriter:
                 rt.name = rt.name or (names[i][0] if i < len(names) else None)
                 rt.val = _call(jsonb_ops.UDF_GROUPED, _cast(rt.val, "VARCHAR"))
 
+    def _jsonb_builder(self, name: str, node: ast.FuncCall, scope: _Scope) -> tuple[ast.Node, T | None]:
+        """to_jsonb, jsonb_agg, jsonb_build_object … : the json builder's text through jsonb's
+        input (sorted, unique keys; PostgreSQL's jsonb text), with the jsonb function's
+        name in errors."""
+        base = json_exprs.JSONB_BUILDERS[name]
+        node.funcname = (_s(base),)
+        try:
+            done = json_exprs.function(_JsonHost(self, scope), base, node, jsonb=True)
+        except SqlError as e:
+            message, hint = json_exprs.jsonb_wording(e.message, e.hint, base, name)
+            raise SqlError(e.sqlstate, message, e.position, detail=e.detail, hint=hint) from None
+        if done is None:
+            raise self._no_function(name, [], node)
+        jsonb = literals.target_type("jsonb", [], False)
+        assert jsonb is not None
+        return literals.input_call(_cast(done[0], "varchar"), jsonb), T("jsonb")
+
+    def _jsonb_exists(
+        self, op: str, node: ast.Node, left: ast.Node, lt: T | None, right: ast.Node, rt: T | None, scope: _Scope
+    ) -> ast.Node:
+        """jsonb ``?`` (a key or string element), ``?|`` (any of a text[]), ``?&`` (all)."""
+        lit = _str_const(right)
+        if op == "?":
+            if lit is not None or rt is None or rt == UNKNOWN or (rt.name in TEXTISH):
+                return _call(jsonb_ops.UDF_EXISTS, left, _cast(right, "VARCHAR"))
+        elif lit is not None:
+            return _call(jsonb_ops.UDF_EXISTS_ALL if op == "?&" else jsonb_ops.UDF_EXISTS_ANY, left, self._array_literal(lit, TEXT, right))
+        elif rt is not None and rt.name in ("_text", "_varchar", "_bpchar", "_name"):
+            return _call(jsonb_ops.UDF_EXISTS_ALL if op == "?&" else jsonb_ops.UDF_EXISTS_ANY, left, _cast(right, "VARCHAR", array=True))
+        if rt is None:
+            raise self.fail("0A000", f"operator {op} of a value of unknown type is not supported by walsender-proxy", node)
+        raise self.fail(
+            "42883", f"operator does not exist: jsonb {op} {_type_display(rt)}", node,
+            hint="No operator matches the given name and argument types. You might need to add explicit type casts.",
+        )  # fmt: skip
+
     def _jsonb_compare(
         self, op: str, node: ast.Node, left: ast.Node, lt: T | None, right: ast.Node, rt: T | None, scope: _Scope
     ) -> ast.Node:
@@ -3154,6 +3192,8 @@ class _Rewriter:
             done = json_exprs.function(_JsonHost(self, scope), name, node)
             if done is not None:
                 return done[0], T(done[1])
+        if name in json_exprs.JSONB_BUILDERS:
+            return self._jsonb_builder(name, node, scope)
         if node.funcformat == CoercionForm.COERCE_SQL_SYNTAX and name in KEEP_SQL_SYNTAX:
             node.args = tuple(self.expr(a, scope)[0] for a in node.args or ())
             return node, T("numeric") if name == "extract" else T("int4")
