@@ -162,4 +162,11 @@ def test_builders_and_key_operators(clients: tuple[Client, Client]) -> None:
         "SELECT id, meta ? 'z', meta ?| '{z,q}', meta ?& '{z,k}', meta ?& ARRAY['z'], meta ?| ARRAY[NULL, 'k'] FROM jo_b ORDER BY id",
         "SELECT count(*) FROM jo_b WHERE meta ? 'k'",
         "SELECT '{\"a\":1}'::jsonb ? 1",
+        "SELECT id, jsonb_typeof(meta), jsonb_typeof(meta->'z'), jsonb_strip_nulls(meta) FROM jo_b ORDER BY id",
+        "SELECT jsonb_array_length('[1,2]'::jsonb), jsonb_array_length('[]')",
+        "SELECT jsonb_array_length('{\"a\":1}'::jsonb)",
+        "SELECT jsonb_array_length('5'::jsonb)",
+        "SELECT jsonb_strip_nulls('{\"a\":null,\"b\":{\"c\":null,\"d\":1.50},\"e\":[null]}'::jsonb)",
+        "SELECT jsonb_extract_path(meta, 'z', '-1'), jsonb_extract_path_text(meta, 'k') FROM jo_b ORDER BY id",
+        "SELECT jsonb_typeof('{\"a\":1}'::json)",
     ])  # fmt: skip

@@ -26,7 +26,7 @@ from pglast import ast
 from pglast.enums import CoercionForm, SetOperation
 
 from decoding.errors import PgError
-from decoding.pgvalues.textin import json_in
+from decoding.pgvalues.textin import json_in, jsonb_in
 from walsender_proxy.sql import json_text
 from walsender_proxy.sql.nodes import bool_const, call, cast, name, null_const, str_const
 from walsender_proxy.sql.udf_errors import keep_errors
@@ -346,6 +346,62 @@ def function(host: Host, fname: str, node: ast.FuncCall, *, jsonb: bool = False)
     if fname in ("json_each", "json_each_text"):
         return call("unnest", _udf(EACH_RECORDS, doc, bool_const(fname.endswith("_text")))), "record"
     return None
+
+
+#: jsonb functions answered by the json UDFs over jsonb's text (the same answers, the jsonb
+#: function's name in errors).
+JSONB_FUNCTIONS = frozenset({"jsonb_typeof", "jsonb_array_length", "jsonb_strip_nulls", "jsonb_extract_path", "jsonb_extract_path_text"})
+
+
+def jsonb_function(host: Host, fname: str, node: ast.FuncCall) -> tuple[ast.Node, str] | None:
+    """``fname(…)`` (one of :data:`JSONB_FUNCTIONS`) and its result type name ("json" for a
+    jsonb result still to be read by jsonb's input)."""
+    if node.over is not None or node.agg_order or node.agg_filter is not None or node.agg_distinct or node.agg_star:
+        return None
+    raw = list(node.args or ())
+    pairs = [host.expr(a) for a in raw]
+    types = [t for _, t in pairs]
+
+    def no_function() -> Exception:
+        shown = ", ".join(host.display(t) if t is not None else "unknown" for t in types)
+        return host.fail("42883", f"function {fname}({shown}) does not exist", node, hint=NO_FUNCTION_HINT)
+
+    def doc(value: Any, t: Any, at: Any) -> ast.Node:
+        if host.json_type(value, t) == "jsonb":
+            return value
+        if t is not None and t.name == "unknown":
+            if _is_null(value):
+                return cast(null_const(), "varchar")
+            lit = _const_text(value)
+            if lit is not None:
+                try:
+                    return str_const(jsonb_in(lit))
+                except PgError as e:
+                    raise host.fail(e.sqlstate, e.message, at, detail=e.detail, hint=e.hint) from None
+        if t is None:
+            raise _unsupported(host, f"{fname}() of a value of unknown type", at)
+        raise no_function()
+
+    if fname in ("jsonb_extract_path", "jsonb_extract_path_text"):
+        if len(pairs) < 2 and not node.func_variadic:
+            raise no_function()
+        value = doc(*pairs[0], raw[0])
+        if node.func_variadic:
+            path = _text_array_arg(host, fname, *pairs[-1], raw[-1])
+        else:
+            if any(t is None or t.name not in ("text", "varchar", "bpchar", "name", "unknown") for t in types[1:]):
+                raise no_function()
+            path = cast(ast.A_ArrayExpr(elements=tuple(cast(p, "varchar") for p, _ in pairs[1:])), "varchar", array=True)
+        as_text = fname.endswith("_text")
+        return _udf(JSONB_GET_PATH, value, path, bool_const(as_text)), "text" if as_text else "jsonb"
+    if len(pairs) != 1:
+        raise no_function()
+    value = doc(*pairs[0], raw[0])
+    if fname == "jsonb_array_length":
+        return _udf(ARRAY_LENGTH, value), "int4"
+    if fname == "jsonb_typeof":
+        return _udf(TYPEOF, value), "text"
+    return _udf(STRIP_NULLS, value), "json"
 
 
 def table_function(

@@ -3194,6 +3194,14 @@ class _Rewriter:
                 return done[0], T(done[1])
         if name in json_exprs.JSONB_BUILDERS:
             return self._jsonb_builder(name, node, scope)
+        if name in json_exprs.JSONB_FUNCTIONS:
+            done = json_exprs.jsonb_function(_JsonHost(self, scope), name, node)
+            if done is not None and done[1] == "json":  # (a jsonb value: jsonb's text)
+                jsonb = literals.target_type("jsonb", [], False)
+                assert jsonb is not None
+                return literals.input_call(_cast(done[0], "varchar"), jsonb), T("jsonb")
+            if done is not None:
+                return done[0], T(done[1])
         if node.funcformat == CoercionForm.COERCE_SQL_SYNTAX and name in KEEP_SQL_SYNTAX:
             node.args = tuple(self.expr(a, scope)[0] for a in node.args or ())
             return node, T("numeric") if name == "extract" else T("int4")
