@@ -170,3 +170,24 @@ def test_builders_and_key_operators(clients: tuple[Client, Client]) -> None:
         "SELECT jsonb_extract_path(meta, 'z', '-1'), jsonb_extract_path_text(meta, 'k') FROM jo_b ORDER BY id",
         "SELECT jsonb_typeof('{\"a\":1}'::json)",
     ])  # fmt: skip
+
+
+def test_set_returning_functions(clients: tuple[Client, Client]) -> None:
+    """jsonb_each, jsonb_array_elements and jsonb_object_keys: keys in jsonb's order (shorter
+    first), values as jsonb; a value of the wrong shape is the jsonb function's error."""
+    _same(clients, [
+        "SELECT * FROM jsonb_each('{\"b\":1,\"a\":\"x\",\"cc\":{\"d\":[1, 2.50]}}'::jsonb)",
+        "SELECT * FROM jsonb_each_text('{\"a\":1,\"b\":\"x\",\"n\":null}')",
+        "SELECT jsonb_each('{\"a\":1}'::jsonb)",
+        "SELECT * FROM jsonb_array_elements('[1,{\"a\":2},\"x\"]'::jsonb)",
+        "SELECT jsonb_array_elements_text('[1,\"x\",null]'::jsonb)",
+        "SELECT jsonb_object_keys('{\"bb\":1,\"a\":2,\"c\":3}'::jsonb)",
+        "SELECT * FROM jsonb_object_keys('{\"bb\":1,\"a\":2}') k",
+        "SELECT * FROM jsonb_each('[1]'::jsonb)",
+        "SELECT * FROM jsonb_array_elements('{\"a\":1}'::jsonb)",
+        "SELECT * FROM jsonb_array_elements('1'::jsonb)",
+        "SELECT jsonb_object_keys('[1]'::jsonb)",
+        "SELECT * FROM jsonb_each_text('5')",
+        "SELECT e.value->>'a', pg_typeof(e.value) FROM jsonb_array_elements('[{\"a\":1},{\"a\":2}]'::jsonb) e",
+        "SELECT jsonb_each('{\"a\":1}'::json)",
+    ])  # fmt: skip

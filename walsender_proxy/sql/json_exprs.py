@@ -45,6 +45,7 @@ OBJECT_KEYS = "wpx_json_object_keys"
 ARRAY_ELEMENTS = "wpx_json_array_elements"
 EACH = "wpx_json_each"
 EACH_RECORDS = "wpx_json_each_records"
+JSONB_SHAPE = "wpx_jsonb_shape"
 VALUE = "wpx_json_value"
 KEY = "wpx_json_key"
 ARRAY = "wpx_json_array"
@@ -245,7 +246,10 @@ def _doc(host: Host, fn: str, node: Any, t: Any, at: Any, want: str = "json") ->
         lit = _const_text(node)
         if lit is not None:
             try:
-                json_in(lit)
+                if want == "jsonb":
+                    lit = jsonb_in(lit)
+                else:
+                    json_in(lit)
             except PgError as e:
                 raise host.fail(e.sqlstate, e.message, at, detail=e.detail, hint=e.hint) from None
             return str_const(lit)
@@ -331,7 +335,9 @@ def function(host: Host, fname: str, node: ast.FuncCall, *, jsonb: bool = False)
         return _udf(GET_PATH, doc, path, bool_const(fname.endswith("_text"))), "text" if fname.endswith("_text") else "json"
     if len(pairs) != 1:
         raise no_function()
-    doc = _doc(host, fname, *pairs[0], raw[0])
+    doc = _doc(host, fname, *pairs[0], raw[0], want="jsonb" if jsonb else "json")
+    if jsonb:  # (jsonb_each … : the jsonb function's errors for a value of the wrong shape)
+        doc = _udf(JSONB_SHAPE, doc, str_const("jsonb" + fname[4:]))
     if fname == "json_array_length":
         return _udf(ARRAY_LENGTH, doc), "int4"
     if fname == "json_typeof":
@@ -347,6 +353,13 @@ def function(host: Host, fname: str, node: ast.FuncCall, *, jsonb: bool = False)
         return call("unnest", _udf(EACH_RECORDS, doc, bool_const(fname.endswith("_text")))), "record"
     return None
 
+
+#: jsonb's set-returning functions: the json ones over jsonb's text, after a check of the
+#: value's shape that words the error as the jsonb function does (JSONB_SHAPE).
+JSONB_SETS = {
+    "jsonb_object_keys": "json_object_keys", "jsonb_each": "json_each", "jsonb_each_text": "json_each_text",
+    "jsonb_array_elements": "json_array_elements", "jsonb_array_elements_text": "json_array_elements_text",
+}  # fmt: skip
 
 #: jsonb functions answered by the json UDFs over jsonb's text (the same answers, the jsonb
 #: function's name in errors).
@@ -405,14 +418,16 @@ def jsonb_function(host: Host, fname: str, node: ast.FuncCall) -> tuple[ast.Node
 
 
 def table_function(
-    host: Host, fname: str, at: Any, args: Sequence[Any], types: Sequence[Any], alias: str
+    host: Host, fname: str, at: Any, args: Sequence[Any], types: Sequence[Any], alias: str, *, jsonb: bool = False
 ) -> tuple[ast.SelectStmt, list[tuple[str, str]]] | None:
     """A set-returning json function in FROM (args already rewritten): the subquery whose
-    rows it returns, and its columns (name, type name)."""
+    rows it returns, and its columns (name, type name). ``jsonb``: its jsonb twin's."""
     if len(args) != 1:
         shown = ", ".join(host.display(t) if t is not None else "unknown" for t in types)
         raise host.fail("42883", f"function {fname}({shown}) does not exist", at, hint=NO_FUNCTION_HINT)
-    doc = _doc(host, fname, args[0], types[0], at)
+    doc = _doc(host, fname, args[0], types[0], at, want="jsonb" if jsonb else "json")
+    if jsonb:
+        doc = _udf(JSONB_SHAPE, doc, str_const("jsonb" + fname[4:]))
     as_text = fname.endswith("_text")
     if fname == "json_object_keys":
         sel = _select([(alias, call("unnest", _udf(OBJECT_KEYS, doc)))])
@@ -662,6 +677,19 @@ def _build_key(
     return pa.array(out, pa.string())
 
 
+def jsonb_shape(doc: str, fname: str) -> str:
+    """``doc`` when it is of the shape jsonb function ``fname`` takes, else its error."""
+    top = doc.lstrip()[:1]
+    kind = "object" if top == "{" else "array" if top == "[" else "scalar"
+    if fname == "jsonb_object_keys" and kind != "object":
+        raise PgError("22023", f"cannot call jsonb_object_keys on {'a scalar' if kind == 'scalar' else 'an array'}")
+    if fname.startswith("jsonb_each") and kind != "object":
+        raise PgError("22023", f"cannot call {fname} on a non-object")
+    if fname.startswith("jsonb_array_elements") and kind != "array":
+        raise PgError("22023", f"cannot extract elements from {'a scalar' if kind == 'scalar' else 'an object'}")
+    return doc
+
+
 def _null_key(position: int) -> PgError:
     """json_build_object's error for a NULL key (jsonb_build_object's: a negative position)."""
     if position < 0:
@@ -750,6 +778,7 @@ def _udfs() -> list[tuple[str, Callable[..., pa.Array], list[str], str, bool]]:
         (ARRAY_ELEMENTS, _lists(json_text.array_elements, pa.string()), ["VARCHAR", "BOOLEAN"], "VARCHAR[]", False),
         (EACH, _lists(_each, each_arrow), ["VARCHAR", "BOOLEAN"], each_type, False),
         (EACH_RECORDS, _lists(_each_records, pa.string()), ["VARCHAR", "BOOLEAN"], "VARCHAR[]", False),
+        (JSONB_SHAPE, _strings(jsonb_shape), ["VARCHAR", "VARCHAR"], "VARCHAR", True),
         (VALUE, _strings(_value), ["VARCHAR", "VARCHAR"], "VARCHAR", False),
         (KEY, _strings(_key), ["VARCHAR", "VARCHAR"], "VARCHAR", False),
         (BUILD_KEY, _build_key, ["VARCHAR", "VARCHAR", "INTEGER"], "VARCHAR", True),

@@ -1796,12 +1796,19 @@ class _Rewriter:
                 subquery=sel,
                 alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n in names)),
             )
-        elif name in json_exprs.TABLE_FUNCTIONS:
+        elif name in json_exprs.TABLE_FUNCTIONS or name in json_exprs.JSONB_SETS:
             if rf.ordinality:
                 raise self.fail("0A000", f"{name}() WITH ORDINALITY is not supported by walsender-proxy", rf)
-            done = json_exprs.table_function(_JsonHost(self, scope), name, call, args, types, alias)
+            base = json_exprs.JSONB_SETS.get(name, name)
+            try:
+                done = json_exprs.table_function(_JsonHost(self, scope), base, call, args, types, alias, jsonb=base != name)
+            except SqlError as e:
+                message, hint = json_exprs.jsonb_wording(e.message, e.hint, base, name)
+                raise SqlError(e.sqlstate, message, e.position, detail=e.detail, hint=hint) from None
             assert done is not None
             sub, fields = done
+            if base != name:  # (jsonb_each's values are jsonb)
+                fields = [(n, "jsonb" if t == "json" else t) for n, t in fields]
             names = [given[i] if i < len(given) else n for i, (n, _) in enumerate(fields)]
             scalar = names[0] if len(names) == 1 else None
             scope.add(alias, _Rel([(n, T(t)) for n, (_, t) in zip(names, fields, strict=True)], scalar_column=scalar))
@@ -3194,6 +3201,17 @@ class _Rewriter:
                 return done[0], T(done[1])
         if name in json_exprs.JSONB_BUILDERS:
             return self._jsonb_builder(name, node, scope)
+        if name in json_exprs.JSONB_SETS:
+            base = json_exprs.JSONB_SETS[name]
+            node.funcname = (_s(base),)
+            try:
+                done = json_exprs.function(_JsonHost(self, scope), base, node, jsonb=True)
+            except SqlError as e:
+                message, hint = json_exprs.jsonb_wording(e.message, e.hint, base, name)
+                raise SqlError(e.sqlstate, message, e.position, detail=e.detail, hint=hint) from None
+            if done is None:
+                raise self._no_function(name, [], node)
+            return done[0], T("jsonb" if done[1] == "json" else done[1])
         if name in json_exprs.JSONB_FUNCTIONS:
             done = json_exprs.jsonb_function(_JsonHost(self, scope), name, node)
             if done is not None and done[1] == "json":  # (a jsonb value: jsonb's text)
