@@ -191,3 +191,59 @@ def test_set_returning_functions(clients: tuple[Client, Client]) -> None:
         "SELECT e.value->>'a', pg_typeof(e.value) FROM jsonb_array_elements('[{\"a\":1},{\"a\":2}]'::jsonb) e",
         "SELECT jsonb_each('{\"a\":1}'::json)",
     ])  # fmt: skip
+
+
+def _path_into(doc: object, rnd: random.Random) -> list[str]:
+    """A path that walks a document as jsonb_set would: indices into arrays (in range or
+    not, negative too), keys of objects (present or not), anything past a scalar."""
+    path: list[str] = []
+    while rnd.random() < 0.75:
+        if isinstance(doc, list):
+            i = rnd.randint(-len(doc) - 2, len(doc) + 1)
+            path.append(str(i))
+            doc = doc[i] if -len(doc) <= i < len(doc) else None
+        elif isinstance(doc, dict):
+            key = rnd.choice([*doc, "new"]) if doc else "new"
+            path.append(key)
+            doc = doc.get(key)
+        else:
+            path.append(rnd.choice(["a", "0"]))
+            doc = None
+    return path
+
+
+def test_editing_functions(clients: tuple[Client, Client]) -> None:
+    """``-``, ``#-`` and jsonb_set as jsonfuncs.c edits: fixed cases with their errors, and
+    random paths through random documents."""
+    _same(clients, [
+        "SELECT '{\"a\":1,\"b\":2.50}'::jsonb - 'a', '[\"a\",\"b\",1,\"a\"]'::jsonb - 'a', '[1,2,3]'::jsonb - 1, '[1,2,3]'::jsonb - -1",
+        "SELECT '[1,2,3]'::jsonb - 5, '[1,2,3]'::jsonb - -5, '{}'::jsonb - 'a', '[]'::jsonb - 0",
+        "SELECT '{\"a\":1,\"b\":2,\"c\":3}'::jsonb - '{a,c}'::text[], '{\"a\":1}'::jsonb - ARRAY['a', NULL]",
+        "SELECT '{\"a\":{\"b\":[1,2,{\"c\":3}]}}'::jsonb #- '{a,b,2,c}', '{\"a\":{\"b\":[1,2]}}'::jsonb #- '{a,b,-1}'",
+        "SELECT '5'::jsonb - 'a'",
+        "SELECT '{\"a\":1}'::jsonb - 1",
+        "SELECT '5'::jsonb #- '{a}'",
+        "SELECT '[1]'::jsonb #- '{x}'",
+        "SELECT '{\"a\":[1]}'::jsonb #- '{a,null}'",
+        "SELECT '{\"a\":1}'::jsonb - 1.5",
+        "SELECT jsonb_set('{\"a\":1}', '{b}', '2'), jsonb_set('{\"a\":{\"b\":1}}', '{a,c}', '[1, 2.50]')",
+        "SELECT jsonb_set('[1,2,3]', '{-1}', '9'), jsonb_set('[1,2,3]', '{10}', '9'), jsonb_set('[1,2,3]', '{-10}', '9')",
+        "SELECT jsonb_set('{\"a\":1}', '{b}', '2', false), jsonb_set('[]', '{0}', '1'), jsonb_set('{}', '{a}', '1', false)",
+        "SELECT jsonb_set('5', '{a}', '1')",
+        "SELECT jsonb_set('[1]', '{x}', '1')",
+        "SELECT jsonb_set('{\"a\":1}', '{null}', '1')",
+        "SELECT jsonb_set('{\"a\":1}', '{}', '1'), jsonb_set('{\"a\":1}', '{a}', NULL)",
+        "SELECT jsonb_set('{\"a\":1}', '{a}', 1)",
+    ])  # fmt: skip
+    rnd = random.Random(5)
+    docs = [d for d in _documents(300, seed=23) if d.startswith(("{", "["))]
+    rows = []
+    for i, d in enumerate(docs):
+        path = _path_into(json.loads(d), rnd)
+        literal = "{" + ",".join('"' + p.replace('"', '\\"') + '"' for p in path) + "}"
+        rows.append(f"({i}, '{d}', '{literal}')")
+    _same(clients, [
+        "CREATE TABLE jo_e (id int, doc jsonb, path text[])",
+        f"INSERT INTO jo_e VALUES {', '.join(rows)}",
+        "SELECT id, jsonb_set(doc, path, '{\"n\": 1.50}'), jsonb_set(doc, path, '\"N\"', false), doc #- path FROM jo_e ORDER BY id",
+    ])  # fmt: skip

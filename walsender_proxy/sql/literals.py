@@ -676,9 +676,10 @@ def install(con: Any) -> None:
         if name not in have:
             con.create_function(name, keep_errors(fn), args, ret, type="arrow", null_handling="special")
     formatting_udfs.install(con, have)
-    from walsender_proxy.sql import json_exprs, jsonb_ops
+    from walsender_proxy.sql import json_exprs, jsonb_edit, jsonb_ops
 
     jsonb_ops.install(con)
+    jsonb_edit.install(con)
     json_exprs.install(con)
 
 

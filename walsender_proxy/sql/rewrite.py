@@ -67,6 +67,7 @@ from walsender_proxy.sql import (
     formatting_udfs,
     join_star,
     json_exprs,
+    jsonb_edit,
     jsonb_ops,
     lateral_refs,
     literals,
@@ -2623,6 +2624,8 @@ class _Rewriter:
             done = json_exprs.operator(_JsonHost(self, scope), op, node, left, lt, right, rt)
             if done is not None:
                 return done[0], T(done[1])
+        if kind == A_Expr_Kind.AEXPR_OP and op in ("-", "#-") and left is not None and self._is_jsonb(left, lt, scope):
+            return self._jsonb_delete(op, node, left, right, rt), T("jsonb")
         if kind == A_Expr_Kind.AEXPR_OP and op in ("?", "?|", "?&") and self._is_jsonb(left, lt, scope):
             return self._jsonb_exists(op, node, left, lt, right, rt, scope), BOOL
         if kind == A_Expr_Kind.AEXPR_OP and op in _UNSUPPORTED_JSON_OPS:
@@ -3043,6 +3046,50 @@ class _Rewriter:
         assert jsonb is not None
         return literals.input_call(_cast(done[0], "varchar"), jsonb), T("jsonb")
 
+    def _text_array_operand(self, node: ast.Node, t: T | None) -> ast.Node | None:
+        """A text[] operand: a quoted literal read as one, or a text array value."""
+        lit = _str_const(node)
+        if lit is not None:
+            return self._array_literal(lit, TEXT, node)
+        if t is not None and t.name in ("_text", "_varchar", "_bpchar", "_name"):
+            return _cast(node, "VARCHAR", array=True)
+        return None
+
+    def _jsonb_set(self, node: ast.FuncCall, scope: _Scope) -> ast.Node:
+        """jsonb_set(target, path, new_value[, create_if_missing]) (jsonb_edit.set_path)."""
+        pairs = [self.expr(a, scope) for a in node.args or ()]
+        types = [t for _, t in pairs]
+        if len(pairs) in (3, 4):
+            (target, tt), (path, pt), (new, nt) = pairs[:3]
+            keys = self._text_array_operand(path, pt)
+            fits = keys is not None and all(
+                self._is_jsonb(n, t, scope) or _str_const(n) is not None or t == UNKNOWN for n, t in ((target, tt), (new, nt))
+            )
+            create: ast.Node = _bool(True)
+            if len(pairs) == 4:
+                create, ct = pairs[3]
+                fits = fits and (ct is None or ct in (BOOL, UNKNOWN))
+                create = _cast(create, "BOOLEAN")
+            if fits and keys is not None:
+                return _call(jsonb_edit.UDF_SET, self._as_jsonb(target, tt, scope), keys, self._as_jsonb(new, nt, scope), create)
+        raise self._no_function("jsonb_set", types, node)
+
+    def _jsonb_delete(self, op: str, node: ast.Node, left: ast.Node, right: ast.Node, rt: T | None) -> ast.Node:
+        """jsonb ``- text``, ``- text[]``, ``- integer`` and ``#- text[]`` (jsonb_edit)."""
+        if op == "-" and (_str_const(right) is not None or (rt is not None and rt.name in TEXTISH)):
+            return _call(jsonb_edit.UDF_DELETE, left, _cast(right, "VARCHAR"))
+        if op == "-" and rt is not None and rt.name in ("int2", "int4"):
+            return _call(jsonb_edit.UDF_DELETE_INDEX, left, _cast(right, "INTEGER"))
+        keys = self._text_array_operand(right, rt) if _str_const(right) is None or op == "#-" else None
+        if keys is not None:
+            return _call(jsonb_edit.UDF_DELETE_PATH if op == "#-" else jsonb_edit.UDF_DELETE_KEYS, left, keys)
+        if rt is None:
+            raise self.fail("0A000", f"operator {op} of a value of unknown type is not supported by walsender-proxy", node)
+        raise self.fail(
+            "42883", f"operator does not exist: jsonb {op} {_type_display(rt)}", node,
+            hint="No operator matches the given name and argument types. You might need to add explicit type casts.",
+        )  # fmt: skip
+
     def _jsonb_exists(
         self, op: str, node: ast.Node, left: ast.Node, lt: T | None, right: ast.Node, rt: T | None, scope: _Scope
     ) -> ast.Node:
@@ -3201,6 +3248,8 @@ class _Rewriter:
                 return done[0], T(done[1])
         if name in json_exprs.JSONB_BUILDERS:
             return self._jsonb_builder(name, node, scope)
+        if name == "jsonb_set" and not (node.agg_order or node.agg_filter is not None or node.over is not None):
+            return self._jsonb_set(node, scope), T("jsonb")
         if name in json_exprs.JSONB_SETS:
             base = json_exprs.JSONB_SETS[name]
             node.funcname = (_s(base),)
