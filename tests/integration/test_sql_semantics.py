@@ -907,6 +907,10 @@ GREATEST_AND_OVERFLOW = [
     "SELECT 9223372036854775807::bigint * 2",
     "SELECT 32767::int2 + 1::int2",
     "SELECT 70000::int2",
+    # GROUPING() is integer; every() is bool_and
+    "SELECT a, b, grouping(a), grouping(a, b), sum(c) FROM (VALUES (1, 1, 1), (1, 2, 2), (2, 1, 3)) v(a, b, c)"
+    " GROUP BY ROLLUP (a, b) ORDER BY a NULLS LAST, b NULLS LAST",
+    "SELECT every(x > 0), every(x > 1) FROM (VALUES (1), (2)) v(x)",
 ]
 
 

@@ -178,6 +178,8 @@ def _has_subquery(node: Any) -> bool:
 
 
 _COMPARISONS = frozenset({"=", "<>", "!=", "<", ">", "<=", ">="})
+#: PostgreSQL functions DuckDB has under another name.
+_DUCKDB_NAMES = {"every": "bool_and"}
 #: Uses that would compare jsonb values by their text (see _no_json_compare).
 _JSONB_EQUALITY_UNSUPPORTED = frozenset(
     {"JOIN USING", "NATURAL JOIN", "CASE … WHEN", "GREATEST/LEAST", "IN/ANY/ALL (subquery)"}
@@ -2018,6 +2020,11 @@ class _Rewriter:
         node.arg = self.expr(node.arg, scope)[0]
         return node, BOOL
 
+    def e_GroupingFunc(self, node: ast.GroupingFunc, scope: _Scope) -> tuple[ast.Node, T | None]:
+        """GROUPING(…) is integer in PostgreSQL (DuckDB's is BIGINT)."""
+        node.args = tuple(self.expr(a, scope)[0] for a in node.args or ())
+        return _cast(node, "INTEGER"), T("int4")
+
     def e_BooleanTest(self, node: ast.BooleanTest, scope: _Scope) -> tuple[ast.Node, T | None]:
         node.arg = self.expr(node.arg, scope)[0]
         return node, BOOL
@@ -3416,14 +3423,14 @@ class _Rewriter:
         fn = EMULATED.get(name)
         if fn is not None:
             return self._emulated(name, fn, node, _qualify(args, scope), types)
-        if name.startswith("pg_") or name in DIVERGENT or name not in duckdb_functions() or name not in PG15_FUNCTIONS:
+        if name.startswith("pg_") or name in DIVERGENT or (name not in duckdb_functions() and name not in _DUCKDB_NAMES) or name not in PG15_FUNCTIONS:
             # (a function only DuckDB has — first(), list_value(), strftime() — is none of
             # PostgreSQL's: 42883 as PostgreSQL says, never DuckDB's answer)
             if name in PG15_FUNCTIONS and len(node.funcname) <= 2:
                 # PostgreSQL has it; DuckDB has none or one that answers differently
                 raise self.fail("0A000", f"function {name}() is not supported by walsender-proxy", node)
             raise self._no_function(name, types, node)
-        node.funcname = (_s(name),)
+        node.funcname = (_s(_DUCKDB_NAMES.get(name, name)),)
         if name in ("upper", "lower"):  # (the C locale's: ASCII letters only)
             if len(types) != 1 or (types[0] is not None and types[0] != UNKNOWN and types[0].name not in TEXTISH):
                 raise self._no_function(name, types, node)
