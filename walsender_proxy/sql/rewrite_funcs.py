@@ -254,7 +254,7 @@ SERVER_ONLY = frozenset(
 )
 
 #: Names DuckDB has but with different meaning; never passed through.
-DIVERGENT = frozenset({"encode", "decode", "regexp_matches", "age", "to_char", "to_number"})
+DIVERGENT = frozenset({"encode", "decode", "regexp_matches", "age", "to_char", "to_number", "setseed"})
 
 #: Return types of common pass-through functions (a hint; None = let DuckDB's type decide).
 RETURNS: Mapping[str, str] = MappingProxyType(
