@@ -272,6 +272,9 @@ SPECIAL_INPUTS = [
     "SELECT '2003-04-12 04:05:06 America/New_York'::time",
     "SELECT interval 'P.Y0M3DT4H5M6S'",
     "SELECT interval 'P.5Y', interval 'P5.Y', interval 'PT.5S'",
+    "SELECT timestamp '2024-01-01 00:00' AT TIME ZONE 'Etc/GMT+3', timestamp '2024-01-01 00:00' AT TIME ZONE 'est5edt'",
+    "SELECT timestamp '2024-03-10 02:30' AT TIME ZONE 'America/New_York'",
+    "SELECT timestamp '2024-01-01 00:00' AT TIME ZONE 'Foo/Bar'",
 ]
 
 

@@ -2261,6 +2261,13 @@ _MACROS: dict[str, str] = {
         OR lower(p) <> pgc_lower_c(p) OR contains(s, chr(8490)) OR contains(s, chr(383))
         THEN error('PGERR[0A000] case-insensitive regular expressions over non-ASCII letters are not supported by walsender-proxy')
         ELSE s END)""",
+    # AT TIME ZONE / timezone(z, x): a POSIX-style zone ('UTC+3', '+03:00') counts hours west
+    # of Greenwich in PostgreSQL and east in ICU; the tz database's own such names
+    # (Etc/GMT+3, EST5EDT …) mean the same to both
+    "pgc_tz_guard": """MACRO pgc_tz_guard(z) AS (CASE WHEN regexp_matches(z, '^[+-]|[0-9]')
+        AND NOT regexp_matches(lower(z), '^(etc/.*|est5edt|cst6cdt|mst7mdt|pst8pdt|gmt0|gmt[+-]0)$')
+        THEN error('PGERR[0A000] time zone "' || z || '" (a POSIX-style offset) is not supported by walsender-proxy')
+        ELSE z END)""",
     # regexp_split_*: PostgreSQL skips zero-length matches at the start, the end and right
     # after a match; DuckDB splits at each of them. A pattern that can match the empty string
     # is refused (its string is replaced by the error).
@@ -2593,6 +2600,9 @@ def translate_error(exc: BaseException) -> PgError:
         return PgError("22P02", first)
     if name == "OutOfRangeException" and re.match(r"Overflow in \w+ of INTERVAL", first):
         return PgError("22008", "interval out of range")  # (its 64-bit microseconds, as PostgreSQL's)
+    m = re.search(r"Unknown TimeZone '(.*)'!", first)
+    if m:
+        return PgError("22023", f'time zone "{m.group(1)}" not recognized')
     m = re.search(r"Overflow in \w+ of (INT16|INT32|INT64)\b|out of range for the destination type (INT16|INT32|INT64)\b", first)
     if name == "OutOfRangeException" and m:  # (an integer operator's or cast's overflow)
         return PgError("22003", f"{_INT_NAMES[m.group(1) or m.group(2)]} out of range")

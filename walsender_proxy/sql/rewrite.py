@@ -951,6 +951,14 @@ def _row_comparison(op: str, left: Sequence[ast.Node], right: Sequence[ast.Node]
     return out
 
 
+def _posix_zone(zone: str) -> bool:
+    """Whether PostgreSQL reads a zone as a POSIX-style offset (hours west of Greenwich),
+    which ICU reads the other way: a sign or digit outside the tz database's own names."""
+    return bool(re.search(r"^[+-]|[0-9]", zone)) and not re.fullmatch(
+        r"etc/.*|est5edt|cst6cdt|mst7mdt|pst8pdt|gmt0|gmt[+-]0", zone.lower()
+    )
+
+
 def _char_in(text: str) -> str:
     """A ``"char"`` literal as charin reads it and charout writes it: one byte, the first
     of the text or ``\\ooo`` in octal; none for the empty text; above 127 shown as ``\\ooo``."""
@@ -3349,6 +3357,14 @@ class _Rewriter:
             target = f"pgc_substr{len(args)}"
             self.needs.add(target)
             return _call(target, *args), TEXT
+        if name == "timezone" and len(args) == 2 and types[0] is not None and types[0].name in TEXTISH | {"unknown"}:
+            zone = _str_const(args[0])
+            if zone is not None and _posix_zone(zone):
+                raise self.fail("0A000", f'time zone "{zone}" (a POSIX-style offset) is not supported by walsender-proxy', node)
+            if zone is None:  # (checked row by row)
+                self.needs.add("pgc_tz_guard")
+                args = [_call("pgc_tz_guard", args[0]), args[1]]
+                node.args = tuple(args)
         if name in ("now", "transaction_timestamp", "statement_timestamp") and not args:
             return _clock(STATEMENT_CLOCK if name == "statement_timestamp" else TRANSACTION_CLOCK), T("timestamptz")
         if name == "abs" and len(args) == 1 and types[0] is not None and types[0].name in ("int2", "int4", "int8"):
