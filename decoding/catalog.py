@@ -33,6 +33,37 @@ CatalogOp = dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
+class ColumnDefault:
+    """A column's DEFAULT expression (PostgreSQL's ``pg_attrdef`` row), kept as the text
+    PostgreSQL prints for it: ``expr`` is ``pg_get_expr(adbin, adrelid)``, ``pretty`` the
+    same with ``pretty`` true (psql's ``\\d``). ``expr`` is also what the SQL layer runs: it
+    is valid SQL of the column's type (the coercion to the column is implicit in it, as in
+    PostgreSQL's cooked expression). ``volatile``: evaluated once per row (random(),
+    clock_timestamp(), nextval()) rather than once per statement. ``oid``: the pg_attrdef
+    row's. ``styled``: its text prints a date/time constant, whose form follows DateStyle
+    and IntervalStyle in PostgreSQL."""
+
+    expr: str
+    pretty: str
+    volatile: bool = False
+    oid: int = 0
+    styled: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "expr": self.expr,
+            "pretty": self.pretty,
+            "volatile": self.volatile,
+            "oid": self.oid,
+            "styled": self.styled,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> ColumnDefault:
+        return cls(d["expr"], d["pretty"], d["volatile"], d["oid"], d.get("styled", False))
+
+
+@dataclass(frozen=True, slots=True)
 class Column:
     attnum: int
     name: str
@@ -41,20 +72,36 @@ class Column:
     #: Name in Parquet/Arrow; differs from ``name`` only when a dropped column of the same
     #: name still has data in old files.
     physical: str = ""
+    default: ColumnDefault | None = None
+    #: Added by ADD COLUMN with a non-volatile default (``pg_attribute.atthasmissing``:
+    #: PostgreSQL keeps that value for the rows that existed, instead of rewriting them).
+    has_missing: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "attnum": self.attnum,
             "name": self.name,
             "type": self.type.to_json(),
             "not_null": self.not_null,
             "physical": self.physical,
         }
+        if self.default is not None:
+            d["default"] = self.default.to_json()
+        if self.has_missing:
+            d["has_missing"] = True
+        return d
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Column:
+        dflt = d.get("default")
         return cls(
-            d["attnum"], d["name"], ColumnType.from_json(d["type"]), d["not_null"], d["physical"]
+            d["attnum"],
+            d["name"],
+            ColumnType.from_json(d["type"]),
+            d["not_null"],
+            d["physical"],
+            ColumnDefault.from_json(dflt) if dflt is not None else None,
+            d.get("has_missing", False),
         )
 
 

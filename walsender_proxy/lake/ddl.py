@@ -14,6 +14,7 @@ from decoding.catalog import (
     Catalog,
     CatalogOp,
     Column,
+    ColumnDefault,
     Publication,
     PublicationTable,
     Table,
@@ -24,6 +25,8 @@ from decoding.pgtypes import ColumnType, parse_type
 from walsender_proxy.lake.errors import LakeError
 
 Alloc = Callable[[], int]
+#: A new column: ``(name, type)``, ``(name, type, not_null)`` or ``(…, not_null, default)``.
+ColumnSpec = tuple[str, str] | tuple[str, str, bool] | tuple[str, str, bool, ColumnDefault | None]
 PUBLISH_OPS = ("insert", "update", "delete", "truncate")
 
 
@@ -81,12 +84,14 @@ def create_table(
     cat: Catalog,
     alloc: Alloc,
     name: str,
-    columns: Sequence[tuple[str, str] | tuple[str, str, bool]],
+    columns: Sequence[ColumnSpec],
     primary_key: tuple[str, ...],
     replica_identity: str,
     if_not_exists: bool,
     search_path: Sequence[str],
 ) -> tuple[list[CatalogOp], Table | None]:
+    """``columns``: ``(name, type[, not_null[, default]])``; a default's pg_attrdef OID is
+    allocated here."""
     schema, rel = _split(name, search_path)
     if schema not in cat.schemas:
         raise LakeError("3F000", f'schema "{schema}" does not exist')
@@ -99,11 +104,12 @@ def create_table(
     for i, spec in enumerate(columns, start=1):
         cname, tname = spec[0], spec[1]
         not_null = bool(spec[2]) if len(spec) > 2 else False  # type: ignore[misc]
+        default = spec[3] if len(spec) > 3 else None  # type: ignore[misc]
         if cname in seen:
             raise LakeError("42701", f'column "{cname}" specified more than once')
         seen.add(cname)
         ctype = tname if isinstance(tname, ColumnType) else parse_type(tname)
-        cols.append(Column(i, cname, ctype, not_null or cname in primary_key, cname))
+        cols.append(Column(i, cname, ctype, not_null or cname in primary_key, cname, _with_oid(default, alloc)))
     for k in primary_key:
         if k not in seen:
             raise LakeError("42703", f'column "{k}" named in key does not exist')
@@ -135,7 +141,16 @@ def drop_table(
     return [{"op": "drop_table", "oid": t.oid}], None
 
 
-def add_column(t: Table, name: str, ctype: ColumnType, not_null: bool) -> list[CatalogOp]:
+def _with_oid(default: ColumnDefault | None, alloc: Alloc) -> ColumnDefault | None:
+    """The default with its pg_attrdef OID (one per default set, as PostgreSQL's)."""
+    return None if default is None else replace(default, oid=alloc())
+
+
+def add_column(
+    t: Table, name: str, ctype: ColumnType, not_null: bool, default: ColumnDefault | None = None, alloc: Alloc | None = None
+) -> list[CatalogOp]:
+    """``ADD COLUMN``: a non-volatile default is the value of the rows already there
+    (PostgreSQL's "missing" value, ``atthasmissing``); the caller writes them."""
     if t.column(name) is not None:
         raise LakeError("42701", f'column "{name}" of relation "{t.name}" already exists')
     physical = name
@@ -143,14 +158,44 @@ def add_column(t: Table, name: str, ctype: ColumnType, not_null: bool) -> list[C
     while physical in t.used_physical:
         physical = f"{name}__{n}"
         n += 1
-    col = Column(t.next_attnum, name, ctype, not_null, physical)
+    if default is not None:
+        assert alloc is not None
+        default = _with_oid(default, alloc)
+    missing = default is not None and not default.volatile
+    col = Column(t.next_attnum, name, ctype, not_null, physical, default, missing)
+    columns = t.columns
+    if default is not None and default.volatile:
+        # PostgreSQL rewrites the table for a volatile default: no column keeps a
+        # "missing" value after that
+        columns = tuple(replace(c, has_missing=False) for c in columns)
     t2 = replace(
         t,
-        columns=(*t.columns, col),
+        columns=(*columns, col),
         used_physical=t.used_physical | {physical},
         next_attnum=t.next_attnum + 1,
     )
     return [{"op": "put_table", "table": t2.to_json()}]
+
+
+def set_column_default(
+    cat: Catalog,
+    alloc: Alloc,
+    table: str,
+    name: str,
+    default: ColumnDefault | None,
+    search_path: Sequence[str],
+) -> tuple[list[CatalogOp], None]:
+    """``ALTER COLUMN … SET DEFAULT`` (``default``) or ``DROP DEFAULT`` (None): only the
+    catalog changes (rows keep their values); a new default gets a new pg_attrdef row."""
+    t = cat.resolve_table(table, search_path)
+    col = t.column(name)
+    if col is None:
+        raise LakeError("42703", f'column "{name}" of relation "{t.name}" does not exist')
+    if default is None and col.default is None:
+        return [], None
+    new = replace(col, default=_with_oid(default, alloc))
+    t2 = replace(t, columns=tuple(new if c is col else c for c in t.columns))
+    return [{"op": "put_table", "table": t2.to_json()}], None
 
 
 def drop_column(

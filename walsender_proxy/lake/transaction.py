@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from decoding import records as R
-from decoding.catalog import RID, Catalog, CatalogOp, Column, Table, is_temp_schema
+from decoding.catalog import RID, Catalog, CatalogOp, Column, ColumnDefault, Table, is_temp_schema
 from decoding.errors import PgError
 from decoding.pgoutput import rowfilter
 from decoding.pgtypes import ColumnType, parse_type
@@ -888,16 +888,47 @@ class Transaction:
     def drop_table(self, name: str, *, if_exists: bool = False) -> None:
         self._run_ddl(ddl.drop_table, self._named(name), if_exists, self._path())
 
-    def add_column(self, table: str, name: str, type_name: str, *, not_null: bool = False) -> None:
+    def add_column(
+        self, table: str, name: str, type_name: str, *, not_null: bool = False, default: ColumnDefault | None = None
+    ) -> None:
+        """``ADD COLUMN``. With a ``default``, the rows already in the table are the
+        caller's to fill (:meth:`rewrite_rows`) and to check for NULLs."""
+
         def build(cat: Catalog, alloc: Any) -> tuple[list[CatalogOp], None]:
             t = cat.resolve_table(table, self._path())
-            if not_null and self._read(t, None, None, False).num_rows:
-                raise LakeError("23502", f'column "{name}" of relation "{t.name}" contains null values').about(
-                    schema=t.schema, table=t.name, column=name
-                )
-            return ddl.add_column(t, name, parse_type(type_name), not_null), None
+            if not_null and default is None and self._read(t, None, None, False).num_rows:
+                raise null_column_error(t, name)
+            return ddl.add_column(t, name, parse_type(type_name), not_null, default, alloc), None
 
         self._run_ddl(build)
+
+    def set_column_default(self, table: str, name: str, default: ColumnDefault | None) -> None:
+        """``ALTER COLUMN … SET DEFAULT`` / ``DROP DEFAULT`` (None)."""
+        self._run_ddl(ddl.set_column_default, table, name, default, self._path())
+
+    def rewrite_rows(self, table: str | Table, old: pa.Table, new: pa.Table) -> int:
+        """Rows rewritten by DDL (ADD COLUMN filling its default): stored like an update
+        (``_rid`` plus every physical column, row for row), logged with op ``R``, which
+        decoding skips — PostgreSQL's table rewrite is not decoded either. The rows are
+        locked as an update's are."""
+        self._check_writable()
+        t = self.table(table)
+        return self._guard(self._rewrite_rows, t, old, new)
+
+    def _rewrite_rows(self, t: Table, old: pa.Table, new: pa.Table) -> int:
+        if old.num_rows == 0:
+            return 0
+        try:
+            new = _conform_table(t, new)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as e:
+            raise LakeError("22P02", f"invalid input value: {e}") from None
+        old = _conform_table(t, old)
+        with self.lake._dml_lock:
+            self._lock_rows(t, new.column(RID))
+            p = self._add_pending(t, "R", new, old)
+        self._log_change(t, "R", new, old, p)
+        self._maybe_spill()
+        return new.num_rows
 
     def drop_column(self, table: str, name: str, *, if_exists: bool = False) -> None:
         self._run_ddl(ddl.drop_column, table, name, if_exists, self._path())
@@ -1454,6 +1485,13 @@ def _conform_table(t: Table, rows: pa.Table) -> pa.Table:
     return pa.Table.from_arrays(
         [rows.column(RID).cast(pa.int64())] + [conform(rows.column(c.physical), c) for c in t.columns],
         schema=t.arrow_schema(with_rid=True),
+    )
+
+
+def null_column_error(t: Table, name: str) -> LakeError:
+    """ADD COLUMN … NOT NULL (or SET NOT NULL) over rows that have no value for it."""
+    return LakeError("23502", f'column "{name}" of relation "{t.name}" contains null values').about(
+        schema=t.schema, table=t.name, column=name
     )
 
 

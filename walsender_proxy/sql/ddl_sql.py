@@ -7,12 +7,13 @@ tree — including the full PostgreSQL 15 publication grammar — and says "not 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pglast import ast, enums
 from pglast.stream import RawStream
 
-from decoding.catalog import is_temp_schema
+from decoding.catalog import ColumnDefault, is_temp_schema
 from decoding.errors import PgError
 from decoding.pgtypes import UnknownTypeError, parse_type
 from walsender_proxy.backend.outcomes import Notice
@@ -111,13 +112,16 @@ def create_table(
     name = table_name(tx, s.relation, s.oncommit, temp_schema)
     if s.if_not_exists and not _missing(tx, s.relation):
         _skipping(notices, "42P07", f'relation "{s.relation.relname}" already exists')
+        return "CREATE TABLE"
     if s.inhRelations or s.partspec or s.partbound or s.ofTypename:
         raise unsupported("table inheritance and partitioning")
-    columns: list[tuple[str, str, bool]] = []
+    columns: list[tuple[str, str, bool, ColumnDefault | None]] = []
+    defaults: list[tuple[int, Any]] = []
     pk: list[str] = []
     for el in s.tableElts or ():
         if isinstance(el, ast.ColumnDef):
             not_null = False
+            raw_default = None
             for c in el.constraints or ():
                 kind = c.contype
                 if kind == enums.ConstrType.CONSTR_NOTNULL:
@@ -131,15 +135,18 @@ def create_table(
                             f'multiple primary keys for table "{s.relation.relname}" are not allowed',
                         )
                     pk = [el.colname]
-                elif (
-                    kind == enums.ConstrType.CONSTR_DEFAULT
-                    and isinstance(c.raw_expr, ast.A_Const)
-                    and c.raw_expr.isnull
-                ):
-                    pass
+                elif kind == enums.ConstrType.CONSTR_DEFAULT:
+                    if raw_default is not None:
+                        raise PgError(
+                            "42601",
+                            f'multiple default values specified for column "{el.colname}" of table "{s.relation.relname}"',
+                        )
+                    raw_default = c.raw_expr
                 else:
                     raise unsupported(f"column constraint {_constraint_name(kind)}")
-            columns.append((el.colname, type_text(el.typeName), not_null))
+            if raw_default is not None:
+                defaults.append((len(columns), raw_default))
+            columns.append((el.colname, type_text(el.typeName), not_null, None))
         elif isinstance(el, ast.Constraint):
             if el.contype == enums.ConstrType.CONSTR_PRIMARY:
                 if pk:
@@ -152,8 +159,20 @@ def create_table(
                 raise unsupported(f"table constraint {_constraint_name(el.contype)}")
         else:
             raise unsupported(type(el).__name__)
+    # (cooked once the columns are known, as PostgreSQL cooks them after making the table)
+    for i, raw in defaults:
+        cname, ctype, not_null, _ = columns[i]
+        columns[i] = (cname, ctype, not_null, cook_default(raw, ctype, cname))
     tx.create_table(name, columns, primary_key=pk, if_not_exists=bool(s.if_not_exists))
     return "CREATE TABLE"
+
+
+def cook_default(raw: Any, ctype: str, colname: str) -> ColumnDefault | None:
+    """A column's DEFAULT as the lake keeps it (None: no default, as for a bare NULL)."""
+    from walsender_proxy.sql import default_exprs
+
+    cooked = default_exprs.cook(raw, parse_type(ctype), colname)
+    return None if cooked is None else cooked.column_default()
 
 
 def drop_orphan_temp_tables(lake: Lake) -> int:
@@ -207,7 +226,14 @@ _DROP_TAGS = {
 }
 
 
-def alter_table(tx: Transaction, s: ast.AlterTableStmt, notices: list[Notice] | None = None) -> str:
+def alter_table(
+    tx: Transaction,
+    s: ast.AlterTableStmt,
+    notices: list[Notice] | None = None,
+    fill: Callable[[Transaction, str, str], int] | None = None,
+) -> str:
+    """``fill(tx, table, column)``: gives the rows of ``table`` the default of the column
+    just added (see :func:`walsender_proxy.sql.defaults.fill_added_column`)."""
     if s.objtype != enums.ObjectType.OBJECT_TABLE:
         raise unsupported(f"ALTER {s.objtype.name.removeprefix('OBJECT_')}")
     table = qualified(s.relation)
@@ -218,20 +244,41 @@ def alter_table(tx: Transaction, s: ast.AlterTableStmt, notices: list[Notice] | 
         t = cmd.subtype
         if t == enums.AlterTableType.AT_AddColumn:
             d: ast.ColumnDef = cmd.def_
-            not_null = any(
-                c.contype == enums.ConstrType.CONSTR_NOTNULL for c in d.constraints or ()
-            )
-            others = [
-                c
-                for c in d.constraints or ()
-                if c.contype not in (enums.ConstrType.CONSTR_NOTNULL, enums.ConstrType.CONSTR_NULL)
-            ]
-            if others:
-                raise unsupported("constraints in ADD COLUMN")
+            not_null = False
+            raw_default = None
+            for c in d.constraints or ():
+                if c.contype == enums.ConstrType.CONSTR_NOTNULL:
+                    not_null = True
+                elif c.contype == enums.ConstrType.CONSTR_NULL:
+                    not_null = False
+                elif c.contype == enums.ConstrType.CONSTR_DEFAULT:
+                    if raw_default is not None:
+                        raise PgError(
+                            "42601",
+                            f'multiple default values specified for column "{d.colname}" of table "{s.relation.relname}"',
+                        )
+                    raw_default = c.raw_expr
+                else:
+                    raise unsupported("constraints in ADD COLUMN")
             if cmd.missing_ok and tx.table(table).column(d.colname) is not None:
                 _skipping(notices, "42701", f'column "{d.colname}" of relation "{s.relation.relname}" already exists')
                 continue
-            tx.add_column(table, d.colname, type_text(d.typeName), not_null=not_null)
+            ctype = type_text(d.typeName)
+            if tx.table(table).column(d.colname) is not None:  # (before the default: PostgreSQL's order)
+                raise PgError("42701", f'column "{d.colname}" of relation "{s.relation.relname}" already exists')
+            default = cook_default(raw_default, ctype, d.colname) if raw_default is not None else None
+            tx.add_column(table, d.colname, ctype, not_null=not_null, default=default)
+            if default is not None:
+                if fill is None:
+                    raise unsupported("ADD COLUMN … DEFAULT here")
+                fill(tx, table, d.colname)
+        elif t == enums.AlterTableType.AT_ColumnDefault:
+            tbl = tx.table(table)
+            col = tbl.column(cmd.name)
+            if col is None:
+                raise PgError("42703", f'column "{cmd.name}" of relation "{tbl.name}" does not exist')
+            default = cook_default(cmd.def_, col.type.type_text(), col.name) if cmd.def_ is not None else None
+            tx.set_column_default(table, cmd.name, default)
         elif t == enums.AlterTableType.AT_DropColumn:
             if cmd.missing_ok and tx.table(table).column(cmd.name) is None:
                 _skipping(notices, "00000", f'column "{cmd.name}" of relation "{s.relation.relname}" does not exist')

@@ -50,6 +50,7 @@ from walsender_proxy.lake.transaction import layout
 from walsender_proxy.protocol.messages import encode_data_rows
 from walsender_proxy.sql import (
     catalog_bridge,
+    defaults,
     explain,
     float_math,
     numeric_math,
@@ -355,7 +356,7 @@ class Engine:
         sets = []
         for name, expr in plan.sets:
             col = t.column(name)
-            if col is None:
+            if col is None or (isinstance(expr, ast.SetToDefault) and col.default is not None):
                 return None
             sets.append((col, expr))
         key = _key_value(t, plan, params)
@@ -423,24 +424,34 @@ class Engine:
                 plan.colobjs = colobjs = [t.column(c) for c in plan.cols]
                 plan.inputs = [_ColumnInput(c) for c in colobjs]
                 plan.storage = plan.cols == layout(t).names
+                plan.defaults = defaults.has_set_to_default(node.selectStmt, t, plan.cols)
         data = None
-        if plan is not None and colobjs is not None:
+        if plan is not None and colobjs is not None and not plan.defaults:
+            omitted = defaults.OmittedDefaults(self, tx, t, plan.cols)
+            omitted.prepare()  # (the defaults' values, before the statement section)
             if not returning(node) and all(len(items) <= 16 for items in plan.items):
                 # A few rows from bound values: building them and inserting them in one
                 # section of the lake's statement lock (Transaction.statement_section).
                 with tx.statement_section():
                     data = _values_from_plan(plan, params, self.date_order)
                     if data is not None:
+                        data = omitted.add(data)
                         n = tx.apply_insert(t, data) if data.num_rows else 0
                 if data is not None:
                     yield Done(f"INSERT 0 {n}")
                     return
             else:
                 data = _values_from_plan(plan, params, self.date_order)
+                if data is not None:
+                    data = omitted.add(data)
         if data is None and node.selectStmt is None:  # DEFAULT VALUES
-            data = pa.table({c: pa.nulls(1, t.column(c).type.arrow) for c in cols[:1]})  # type: ignore[union-attr]
+            omitted = defaults.OmittedDefaults(self, tx, t, ())
+            if omitted:
+                data = omitted.add(pa.table({}), 1)
+            else:
+                data = pa.table({c: pa.nulls(1, t.column(c).type.arrow) for c in cols[:1]})  # type: ignore[union-attr]
         elif data is None:
-            src = node.selectStmt
+            src = defaults.with_defaults(node.selectStmt, t, cols)
             _defaults_to_null(src, [i for i, c in enumerate(cols) if _keeps_literal_scale(t.column(c))], _numeric_columns(t, cols))
             sql = self.rewrite(RawStream()(src), tx, params=params)
             rel = self.relation(sql, params)
@@ -448,21 +459,23 @@ class Engine:
                 raise PgError("42601", "INSERT has more expressions than target columns")
             if len(rel.columns) < len(cols) and node.cols:
                 raise PgError("42601", "INSERT has more target columns than expressions")
-            if not returning(node):  # the result streams into the table, a batch at a time
-                names = cols[: len(rel.columns)]
+            names = cols[: len(rel.columns)]
+            omitted = defaults.OmittedDefaults(self, tx, t, names)
+            omitted.prepare()
+            if not returning(node) and not omitted.volatile:  # the result streams into the table, a batch at a time
                 source = _batches(rel, self.ex, INSERT_BATCH_ROWS)
                 try:  # (closed even when a batch is refused: the connection's result must go)
                     n = tx.apply_insert_batches(
                         t,
-                        (coerce_text_columns(t, pa.Table.from_batches([b]).rename_columns(names), self.date_order) for b in source),
+                        (omitted.add(coerce_text_columns(t, pa.Table.from_batches([b]).rename_columns(names), self.date_order)) for b in source),
                     )
                 finally:
                     source.close()
                 yield Done(f"INSERT 0 {n}")
                 return
             data = rel.to_arrow_table()
-            data = data.rename_columns(cols[: data.num_columns])
-            data = coerce_text_columns(t, data, self.date_order)
+            data = data.rename_columns(names)
+            data = omitted.add(coerce_text_columns(t, data, self.date_order))
         n = tx.apply_insert(t, data) if data.num_rows else 0
         if returning(node):
             yield self._returning(tx, t, node.relation, returning(node), tx_rows_since(tx, t, n), params, f"INSERT 0 {n}")
@@ -470,15 +483,19 @@ class Engine:
             yield Done(f"INSERT 0 {n}")
 
     def _proposed(self, tx: Transaction, t: Table, node: ast.InsertStmt, params: list[Any]) -> pa.Table:
+        """An INSERT's rows as a table of the columns it names (before storage coercion),
+        the omitted columns' defaults added."""
         _attach_with(node)
-        """An INSERT's rows as a table of the columns it names (before storage coercion)."""
         cols = [c.name for c in node.cols] if node.cols else [c.name for c in t.columns]
         for c in cols:
             if t.column(c) is None:
                 raise PgError("42703", f'column "{c}" of relation "{t.name}" does not exist')
         if node.selectStmt is None:  # DEFAULT VALUES
+            omitted = defaults.OmittedDefaults(self, tx, t, ())
+            if omitted:
+                return omitted.add(pa.table({}), 1)
             return pa.table({c: pa.nulls(1, t.column(c).type.arrow) for c in cols[:1]})  # type: ignore[union-attr]
-        src = node.selectStmt
+        src = defaults.with_defaults(node.selectStmt, t, cols)
         _defaults_to_null(src, [i for i, c in enumerate(cols) if _keeps_literal_scale(t.column(c))], _numeric_columns(t, cols))
         sql = self.rewrite(RawStream()(src), tx, params=params)
         rel = self.relation(sql, params)
@@ -487,7 +504,9 @@ class Engine:
         if len(rel.columns) < len(cols) and node.cols:
             raise PgError("42601", "INSERT has more target columns than expressions")
         data = rel.to_arrow_table()
-        return coerce_text_columns(t, data.rename_columns(cols[: data.num_columns]))
+        names = cols[: data.num_columns]
+        omitted = defaults.OmittedDefaults(self, tx, t, names)
+        return omitted.add(coerce_text_columns(t, data.rename_columns(names)))
 
     def existing_keys(self, tx: Transaction, t: Table, key: Sequence[str], proposed: pa.Table) -> list[tuple[Any, ...]]:
         """The keys of ``proposed`` (physical column names) already in ``t`` at the
@@ -570,7 +589,7 @@ class Engine:
             col = t.column(target.name)
             if col is None:
                 raise PgError("42703", f'column "{target.name}" of relation "{t.name}" does not exist')
-            expr = "NULL" if isinstance(target.val, ast.SetToDefault) else RawStream()(target.val)
+            expr = defaults.value_sql(col) if isinstance(target.val, ast.SetToDefault) else RawStream()(target.val)
             sets[col.name] = expr
         news = ", ".join(f'({e}) AS "__new_{n}"' for n, e in sets.items())
         sql = f'SELECT "{alias}".*, {news} FROM {TARGET} AS "{alias}"'
@@ -654,6 +673,11 @@ class Engine:
         rw = self.rewritten(f'SELECT {sel} FROM {TARGET} AS "{alias}" LIMIT 0', tx, {(None, TARGET): _typed(q.sql, t)})
         return result_columns(self.relation(rw.sql, []), rw, [t])
 
+    def fill_added_column(self, tx: Transaction, table: str, name: str) -> int:
+        """ADD COLUMN … DEFAULT: the rows already there get the default (sql/defaults.py)."""
+        self._release()
+        return defaults.fill_added_column(self, tx, table, name)
+
     # -- COPY ----------------------------------------------------------------------------
     def copy(self, tx: Transaction, node: ast.CopyStmt, params: list[Any]) -> Outcome:
         from decoding.copyformat import CopyDecoder, encode_copy
@@ -681,9 +705,11 @@ class Engine:
             def feed(data: bytes) -> None:
                 dec.feed(data)
 
+            omitted = defaults.OmittedDefaults(self, tx, t, cols)
+
             def finish() -> str:
                 table = dec.finish()
-                table = table.rename_columns(cols)
+                table = omitted.add(table.rename_columns(cols))
                 n = tx.apply_insert(t, table) if table.num_rows else 0
                 state["rows"] = n
                 return f"COPY {n}"
@@ -1262,7 +1288,8 @@ def returning(node: Any) -> tuple[Any, ...] | None:
 
 
 def _defaults_to_null(node: Any, as_text: Collection[int] = (), numeric: Collection[int] = ()) -> None:
-    """DEFAULT → NULL (no column defaults), and literals of a VALUES column that mixes
+    """DEFAULT → NULL (what is left of it after :func:`defaults.with_defaults`: columns
+    without a default), and literals of a VALUES column that mixes
     quoted and bare literals all become text: PostgreSQL resolves a quoted literal by the
     target column's input function ('NaN' into real next to 1.5), which
     :func:`coerce_text_columns` does — DuckDB would force the column to the bare literal's
@@ -1442,6 +1469,7 @@ class _InsertPlan:
     colobjs: list[Any] | None = None
     inputs: list[_ColumnInput] = field(default_factory=list)  # one per colobjs entry
     storage: bool = False  # the columns are the table's, in order: build in storage form
+    defaults: bool = False  # a DEFAULT item falls in a column that has a default
 
 
 def _insert_plan(node: Any) -> _InsertPlan | None:

@@ -658,13 +658,15 @@ class Executor:
             yield Done(tag)
         elif isinstance(node, (ast.CreateSchemaStmt, ast.DropStmt, ast.AlterTableStmt, ast.AlterObjectSchemaStmt)):
             notices = []
-            run = {
-                ast.CreateSchemaStmt: ddl_sql.create_schema,
-                ast.DropStmt: ddl_sql.drop,
-                ast.AlterTableStmt: ddl_sql.alter_table,
-                ast.AlterObjectSchemaStmt: ddl_sql.set_schema,
-            }[type(node)]
-            tag = run(self._statement_tx(), node, notices)
+            if isinstance(node, ast.AlterTableStmt):
+                tag = ddl_sql.alter_table(self._statement_tx(), node, notices, self.engine.fill_added_column)
+            else:
+                run = {
+                    ast.CreateSchemaStmt: ddl_sql.create_schema,
+                    ast.DropStmt: ddl_sql.drop,
+                    ast.AlterObjectSchemaStmt: ddl_sql.set_schema,
+                }[type(node)]
+                tag = run(self._statement_tx(), node, notices)
             yield from notices
             yield Done(tag)
         elif isinstance(node, ast.RenameStmt):

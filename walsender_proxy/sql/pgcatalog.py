@@ -885,6 +885,8 @@ def _pg_attribute(s: CatalogSnapshot) -> list[dict[str, Any]]:
                     c.type.typmod,
                     attndims=1 if c.type.is_array else 0,
                     attnotnull=c.not_null,
+                    atthasdef=c.default is not None,
+                    atthasmissing=c.has_missing,
                 )
             )
     for ix in s.indexes:
@@ -1512,6 +1514,7 @@ def _is_columns(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 "udt_schema": "pg_catalog",
                 "udt_name": ("_" if ct.is_array else "") + ct.base.name,
                 "dtd_identifier": str(c.attnum),
+                "column_default": c.default.expr if c.default is not None else None,
                 "is_self_referencing": "NO",
                 "is_identity": "NO",
                 "is_generated": "NEVER",
@@ -1597,6 +1600,23 @@ def _is_key_column_usage(s: CatalogSnapshot) -> list[dict[str, Any]]:
     return out
 
 
+def attrdef_bin(oid: int) -> str:
+    """``pg_attrdef.adbin``: PostgreSQL's is the node tree of the cooked expression, which
+    clients only hand to ``pg_get_expr``; the proxy's names the row, whose texts
+    ``pgc_exprs`` holds for the ``pg_get_expr`` macro."""
+    return f"{{DEFAULT :adoid {oid}}}"
+
+
+@_rows("pgc_pg_attrdef")
+def _pg_attrdef(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    out = []
+    for t in s.user_tables:
+        for c in t.columns:
+            if c.default is not None:
+                out.append({"oid": c.default.oid, "adrelid": t.oid, "adnum": c.attnum, "adbin": attrdef_bin(c.default.oid)})
+    return out
+
+
 # -- helper tables (not PostgreSQL relations; read by the macros) -------------------------------
 
 HelperFn = Callable[[CatalogSnapshot], list[dict[str, Any]]]
@@ -1609,6 +1629,22 @@ def _helper(name: str, schema: pa.Schema) -> Callable[[HelperFn], HelperFn]:
         return fn
 
     return deco
+
+
+@_helper(
+    "pgc_exprs",
+    pa.schema([("e_bin", pa.string()), ("e_plain", pa.string()), ("e_pretty", pa.string()), ("e_styled", pa.bool_())]),
+)
+def _exprs(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    """What ``pg_get_expr`` prints for each ``adbin`` (plain and pretty); ``styled``: the
+    text has a date/time constant, printed in DateStyle ISO."""
+    out = []
+    for t in s.user_tables:
+        for c in t.columns:
+            d = c.default
+            if d is not None:
+                out.append({"e_bin": attrdef_bin(d.oid), "e_plain": d.expr, "e_pretty": d.pretty, "e_styled": d.styled})
+    return out
 
 
 @_helper(
@@ -2067,6 +2103,17 @@ _MACROS: dict[str, str] = {
                      THEN pgc_x.def_short ELSE pgc_x.def END
          FROM pgc_indexdefs pgc_x WHERE pgc_x.indexrelid = i AND pgc_x.colno = coalesce(col, 0)),
         CASE WHEN EXISTS (SELECT 1 FROM pgc_indexdefs pgc_y WHERE pgc_y.indexrelid = i) THEN '' END)""",
+    # an expression the proxy keeps (a column default's adbin) or the text it was given
+    # (a publication's prqual is its text already); a date/time constant in another
+    # DateStyle than ISO or IntervalStyle than postgres is refused rather than misprinted
+    "pgc_pg_get_expr": """MACRO pgc_pg_get_expr(x, r, pretty) AS coalesce(
+        (SELECT CASE WHEN pgc_e.e_styled AND (NOT starts_with(upper(pgc_current_setting('datestyle', false)), 'ISO')
+                     OR pgc_current_setting('intervalstyle', false) <> 'postgres')
+                THEN error('PGERR[0A000] pg_get_expr() of a date or time constant in DateStyle '
+                    || pgc_current_setting('datestyle', false) || ' is not supported by walsender-proxy')
+                WHEN coalesce(pretty, false) THEN pgc_e.e_pretty ELSE pgc_e.e_plain END
+         FROM pgc_exprs pgc_e WHERE pgc_e.e_bin = x::VARCHAR),
+        x::VARCHAR)""",
     "pgc_pg_get_constraintdef": """MACRO pgc_pg_get_constraintdef(c) AS (
         SELECT pgc_x.def FROM pgc_constraintdefs pgc_x WHERE pgc_x.oid = c)""",
     "pgc_pg_get_publication_tables": """MACRO pgc_pg_get_publication_tables(p) AS TABLE

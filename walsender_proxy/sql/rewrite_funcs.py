@@ -62,7 +62,7 @@ EMULATED: Mapping[str, Fn] = MappingProxyType(
         "getdatabaseencoding": _f("", "name", 0, special="utf8"),
         # catalog functions
         "format_type": _f("pgc_format_type", "text", 2),
-        "pg_get_expr": _f("", "text", 2, 3, special="first_arg_text"),
+        "pg_get_expr": _f("pgc_pg_get_expr", "text", 2, 3, pad=("false",)),
         "pg_table_is_visible": _f("pgc_pg_table_is_visible", "bool", 1),
         "pg_type_is_visible": _f("pgc_pg_type_is_visible", "bool", 1),
         "pg_function_is_visible": _f("pgc_pg_function_is_visible", "bool", 1),

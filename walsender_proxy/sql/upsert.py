@@ -22,6 +22,7 @@ from pglast.stream import RawStream
 
 from decoding.catalog import RID, Table
 from decoding.errors import PgError
+from walsender_proxy.sql.defaults import value_sql
 
 if TYPE_CHECKING:
     from walsender_proxy.lake import Transaction
@@ -114,7 +115,7 @@ def update_sql(t: Table, alias: str, clause: ast.OnConflictClause, key: tuple[st
         col = t.column(res.name)
         if col is None:
             raise PgError("42703", f'column "{res.name}" of relation "{t.name}" does not exist')
-        sets[col.name] = "NULL" if isinstance(res.val, ast.SetToDefault) else RawStream()(res.val)
+        sets[col.name] = value_sql(col) if isinstance(res.val, ast.SetToDefault) else RawStream()(res.val)
     news = "".join(f', ({e}) AS "__new_{n}"' for n, e in sets.items())
     ok = RawStream()(clause.whereClause) if clause.whereClause is not None else "true"
     on = " AND ".join(f'"{alias}"."{k}" = excluded."{k}"' for k in key)
