@@ -3193,8 +3193,6 @@ class _Rewriter:
             return _bool(False), ret
         if special == "utf8":
             return _str("UTF8"), ret
-        if special == "first_arg_text":
-            return _cast(args[0], "varchar"), ret
         if special == "null_text" and name == "pg_get_viewdef" and args:
             rel = args[0]
             if types[0] == UNKNOWN or (types[0] is not None and types[0].name in TEXTISH):

@@ -26,7 +26,7 @@ class Fn:
     arity: tuple[int, int]
     keep: int | None = None
     pad: tuple[str, ...] = ()
-    #: A special rewrite in rewrite.py (set_config, pg_get_expr, array bounds, …).
+    #: A special rewrite in rewrite.py (set_config, array bounds, …).
     special: str | None = None
 
 
