@@ -23,6 +23,7 @@ from decoding.catalog import (
 from decoding.pgoutput import rowfilter
 from decoding.pgtypes import ColumnType, parse_type
 from walsender_proxy.lake.errors import LakeError
+from walsender_proxy.lake.sequence_ddl import owned_sequences
 
 Alloc = Callable[[], int]
 #: A new column: ``(name, type)``, ``(name, type, not_null)`` or ``(…, not_null, default)``.
@@ -68,14 +69,17 @@ def drop_schema(
             return [], None
         raise LakeError("3F000", f'schema "{name}" does not exist')
     members = [t for t in cat.tables.values() if t.schema == name]
-    if members and not cascade:
+    seqs = [sq for sq in cat.sequences.values() if sq.schema == name]
+    if (members or seqs) and not cascade:
+        kinds = sorted([(t.oid, f"table {t.qualified_name}") for t in members] + [(sq.oid, f"sequence {sq.qualified_name}") for sq in seqs])
         raise LakeError(
             "2BP01",
             f"cannot drop schema {name} because other objects depend on it",
-            detail="\n".join(f"table {t.qualified_name} depends on schema {name}" for t in members),
+            detail="\n".join(f"{what} depends on schema {name}" for _, what in kinds),
             hint="Use DROP ... CASCADE to drop the dependent objects too.",
         )
     ops: list[CatalogOp] = [{"op": "drop_table", "oid": t.oid} for t in members]
+    ops += [{"op": "drop_sequence", "oid": sq.oid} for sq in seqs]
     ops.append({"op": "drop_schema", "name": name})
     return ops, None
 
@@ -95,7 +99,7 @@ def create_table(
     schema, rel = _split(name, search_path)
     if schema not in cat.schemas:
         raise LakeError("3F000", f'schema "{schema}" does not exist')
-    if cat.find_table(schema, rel) is not None:
+    if cat.relation_exists(schema, rel):
         if if_not_exists:
             return [], None
         raise LakeError("42P07", f'relation "{rel}" already exists')
@@ -138,7 +142,9 @@ def drop_table(
         if if_exists:
             return [], None
         raise LakeError("42P01", f'table "{name}" does not exist') from None
-    return [{"op": "drop_table", "oid": t.oid}], None
+    ops: list[CatalogOp] = [{"op": "drop_table", "oid": t.oid}]
+    ops += [{"op": "drop_sequence", "oid": sq.oid} for sq in owned_sequences(cat, t.oid)]
+    return ops, None
 
 
 def _with_oid(default: ColumnDefault | None, alloc: Alloc) -> ColumnDefault | None:
@@ -219,6 +225,9 @@ def drop_column(
         replica_identity="d" if name in t.identity_index else t.replica_identity,
     )
     ops: list[CatalogOp] = [{"op": "put_table", "table": t2.to_json()}]
+    col = t.column(name)
+    assert col is not None
+    ops += [{"op": "drop_sequence", "oid": sq.oid} for sq in owned_sequences(cat, t.oid, col.attnum)]
     for p in cat.publications.values():
         pt = p.entry(t.oid)
         if pt is not None and pt.columns and name in pt.columns:
@@ -277,7 +286,7 @@ def rename_table(
     """``ALTER TABLE … RENAME TO``: only the name changes (files, publications and slots
     follow the OID); the next Relation message carries the new name, as PostgreSQL's."""
     t = cat.resolve_table(table, search_path)
-    if cat.find_table(t.schema, new_name) is not None:
+    if cat.relation_exists(t.schema, new_name):
         raise LakeError("42P07", f'relation "{new_name}" already exists')
     return [{"op": "put_table", "table": replace(t, name=new_name).to_json()}], None
 

@@ -24,11 +24,12 @@ import pyarrow.parquet as pq
 
 from decoding import records as R
 from decoding.catalog import RID, Catalog, CatalogOp, Column, ColumnDefault, Table, is_temp_schema
+from decoding.catalog import Sequence as CatalogSequence
 from decoding.errors import PgError
 from decoding.pgoutput import rowfilter
 from decoding.pgtypes import ColumnType, parse_type
 from decoding.pgvalues.typmod import SUBSECOND_TYPES, round_times
-from walsender_proxy.lake import ddl
+from walsender_proxy.lake import ddl, sequence_ddl
 from walsender_proxy.lake.errors import (
     LakeError,
     no_active_transaction,
@@ -901,6 +902,45 @@ class Transaction:
             return ddl.add_column(t, name, parse_type(type_name), not_null, default, alloc), None
 
         self._run_ddl(build)
+
+    # -- sequences -----------------------------------------------------------------------
+    def sequence(self, name: str) -> CatalogSequence:
+        """The sequence ``name`` resolves to (42P01; 42809 for a table of that name)."""
+        return self.catalog().resolve_sequence(self._named(name), self._path())
+
+    def creation_schema(self) -> str:
+        """Where an unqualified CREATE puts its object."""
+        return self.lake.search_path[0]
+
+    def create_sequence(
+        self, name: str, options: Mapping[str, Any], *, owned_by: Sequence[str] | None = None, if_not_exists: bool = False
+    ) -> CatalogSequence | None:
+        """CREATE SEQUENCE (``options``: see :func:`sequence_ddl.init_params`)."""
+        name = self._named(name)
+        if "." not in name:
+            name = f"{self.creation_schema()}.{name}"
+        return self._run_ddl(sequence_ddl.create_sequence, name, options, owned_by, if_not_exists, self._path())
+
+    def alter_sequence(self, name: str, options: Mapping[str, Any], *, owned_by: Sequence[str] | None = None) -> CatalogSequence:
+        """ALTER SEQUENCE: the definition with the transaction; a RESTART starts the counter's
+        next generation, which the transaction sees at once and others once it commits."""
+
+        def build(cat: Catalog, alloc: Any) -> tuple[list[CatalogOp], Any]:
+            sq = cat.resolve_sequence(self._named(name), self._path())
+            current = self.lake.sequences.peek(sq)[0]
+            return sequence_ddl.alter_sequence(cat, alloc, self._named(name), options, owned_by, current, self._path())
+
+        sq, log_reset = self._run_ddl(build)
+        if log_reset:
+            self.lake.sequences.reset_log(sq)
+        return sq
+
+    def drop_sequence(self, name: str, *, if_exists: bool = False, cascade: bool = False) -> list[str]:
+        """DROP SEQUENCE; returns the column defaults CASCADE dropped (for the NOTICE)."""
+        return self._run_ddl(sequence_ddl.drop_sequence, self._named(name), if_exists, cascade, self._path()) or []
+
+    def rename_sequence(self, name: str, new_name: str) -> None:
+        self._run_ddl(sequence_ddl.rename_sequence, self._named(name), new_name, self._path())
 
     def set_column_default(self, table: str, name: str, default: ColumnDefault | None) -> None:
         """``ALTER COLUMN … SET DEFAULT`` / ``DROP DEFAULT`` (None)."""

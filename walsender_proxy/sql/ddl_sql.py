@@ -66,6 +66,19 @@ def _skipping(notices: list[Notice] | None, sqlstate: str, message: str) -> None
         notices.append(Notice("NOTICE", sqlstate, f"{message}, skipping"))
 
 
+def _is_sequence(tx: Transaction, name: str) -> bool:
+    """``name`` resolves to a sequence, not a table (PostgreSQL's relations share names)."""
+    try:
+        tx.table(name)
+    except PgError:
+        try:
+            tx.sequence(name)
+        except PgError:
+            return False
+        return True
+    return False
+
+
 def _missing(tx: Transaction, rel: ast.RangeVar) -> bool:
     try:
         tx.table(qualified(rel))
@@ -178,11 +191,16 @@ def cook_default(raw: Any, ctype: str, colname: str) -> ColumnDefault | None:
 def drop_orphan_temp_tables(lake: Lake) -> int:
     """The temporary tables of sessions that ended with a crash of the server (a session
     that ends drops its own): dropped at start-up, as PostgreSQL removes them; how many."""
-    temps = [t for t in lake.catalog_at(lake.frontier).tables.values() if is_temp_schema(t.schema)]
-    if temps:
+    cat = lake.catalog_at(lake.frontier)
+    temps = [t for t in cat.tables.values() if is_temp_schema(t.schema)]
+    seqs = [sq for sq in cat.sequences.values() if is_temp_schema(sq.schema)]
+    if temps or seqs:
         tx = lake.begin()
         for t in temps:
             tx.drop_table(t.qualified_name, if_exists=True)
+        for sq in seqs:
+            if sq.oid in tx.catalog().sequences:  # (not one that went with its table)
+                tx.drop_sequence(sq.qualified_name, if_exists=True, cascade=True)
         tx.commit()
     return len(temps)
 
@@ -199,24 +217,59 @@ def create_schema(tx: Transaction, s: ast.CreateSchemaStmt, notices: list[Notice
 def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None = None) -> str:
     cascade = s.behavior == enums.DropBehavior.DROP_CASCADE
     kind = s.removeType
+    if kind == enums.ObjectType.OBJECT_SEQUENCE:
+        from walsender_proxy.sql import sequences
+
+        out: list[Notice] = []
+        tag = sequences.drop(tx, [[n.sval for n in obj] for obj in s.objects], bool(s.missing_ok), cascade, out)
+        if notices is not None:
+            notices.extend(out)
+        return tag
     if kind not in _DROP_TAGS:  # (before reading the names: a type's is a TypeName)
         raise unsupported(f"DROP {kind.name.removeprefix('OBJECT_').replace('_', ' ')}")
     for obj in s.objects:
         names = [n.sval for n in obj] if isinstance(obj, tuple) else [obj.sval]
         name = ".".join(names)
         if kind == enums.ObjectType.OBJECT_TABLE:
+            if _is_sequence(tx, name):
+                raise PgError("42809", f'"{names[-1]}" is not a table', hint="Use DROP SEQUENCE to remove a sequence.")
             if s.missing_ok and _missing(tx, ast.RangeVar(relname=names[-1], schemaname=names[-2] if len(names) > 1 else None)):
                 _skipping(notices, "00000", f'table "{names[-1]}" does not exist')
             tx.drop_table(name, if_exists=bool(s.missing_ok))
         elif kind == enums.ObjectType.OBJECT_SCHEMA:
-            if s.missing_ok and name not in tx.catalog().schemas:
+            cat = tx.catalog()
+            if s.missing_ok and name not in cat.schemas:
                 _skipping(notices, "00000", f'schema "{name}" does not exist')
             tx.drop_schema(name, if_exists=bool(s.missing_ok), cascade=cascade)
+            if cascade and notices is not None and name in cat.schemas:
+                cascaded(notices, _schema_members(cat, name))
         else:
             if s.missing_ok and name not in tx.catalog().publications:
                 _skipping(notices, "00000", f'publication "{name}" does not exist')
             tx.drop_publication(name, if_exists=bool(s.missing_ok))
     return _DROP_TAGS[kind]
+
+
+def _schema_members(cat: Any, schema: str) -> list[str]:
+    """What DROP SCHEMA … CASCADE drops, as its NOTICE names them (a sequence owned by a
+    table of the schema goes with the table, unnamed), in PostgreSQL's order (creation)."""
+    tables = {t.oid for t in cat.tables.values() if t.schema == schema}
+    found = [(t.oid, f"table {t.qualified_name}") for t in cat.tables.values() if t.schema == schema]
+    found += [
+        (sq.oid, f"sequence {sq.qualified_name}")
+        for sq in cat.sequences.values()
+        if sq.schema == schema and (sq.owned_by is None or sq.owned_by[0] not in tables)
+    ]
+    return [what for _, what in sorted(found)]
+
+
+def cascaded(notices: list[Notice], dropped: list[str]) -> None:
+    """PostgreSQL's NOTICE of what a CASCADE dropped besides."""
+    if len(dropped) == 1:
+        notices.append(Notice("NOTICE", "00000", f"drop cascades to {dropped[0]}"))
+    elif dropped:
+        detail = "\n".join(f"drop cascades to {d}" for d in dropped)
+        notices.append(Notice("NOTICE", "00000", f"drop cascades to {len(dropped)} other objects", detail=detail))
 
 
 _DROP_TAGS = {
@@ -306,6 +359,13 @@ def rename(tx: Transaction, s: ast.RenameStmt, notices: list[Notice] | None = No
     renames are not supported (yet)."""
     table = s.renameType == enums.ObjectType.OBJECT_TABLE
     column = s.renameType == enums.ObjectType.OBJECT_COLUMN and s.relationType == enums.ObjectType.OBJECT_TABLE
+    if s.renameType == enums.ObjectType.OBJECT_SEQUENCE or (table and _is_sequence(tx, qualified(s.relation))):
+        # (ALTER TABLE … RENAME TO works on a sequence too, as in PostgreSQL)
+        if s.missing_ok and not _is_sequence(tx, qualified(s.relation)):
+            _skipping(notices, "00000", f'relation "{s.relation.relname}" does not exist')
+            return "ALTER SEQUENCE" if not table else "ALTER TABLE"
+        tx.rename_sequence(qualified(s.relation), s.newname)
+        return "ALTER TABLE" if table else "ALTER SEQUENCE"
     if not (table or column):
         raise unsupported(f"RENAME of {s.renameType.name.removeprefix('OBJECT_').lower()}")
     if s.missing_ok and _missing(tx, s.relation):

@@ -55,6 +55,7 @@ from walsender_proxy.sql import (
     float_math,
     numeric_math,
     prepared_datestyle,
+    sequences,
     upsert,
 )
 from walsender_proxy.sql.ddl_sql import qualified, unsupported
@@ -139,13 +140,24 @@ class Engine:
                     if t is not None:
                         break
             if t is None:
-                return None
+                return self._sequence_relation(cat, schema, name)
             q = tx.snapshot_query(t, with_rid=False, sql_types=True, heap_order=True)
             for n, tbl in q.arrow.items():
                 self._register(n, tbl)
             return _typed(q.sql, t)
 
         return resolve
+
+    def _sequence_relation(self, cat: Any, schema: str | None, name: str) -> UserTable | None:
+        """``SELECT * FROM seq``: its counter now (sql/sequences.py)."""
+        for s in [schema] if schema is not None else self.ex.search_path():
+            sq = cat.find_sequence(s, name)
+            if sq is not None:
+                rows = sequences.relation_rows(self.lake, sq)
+                reg = f"__wp_seq_{sq.oid}"
+                self._register(reg, rows)
+                return UserTable(f"SELECT * FROM {reg}", sequences.RELATION_TYPES)
+        return None
 
     def rewrite(self, sql: str, tx: Transaction, overrides: dict[tuple[str | None, str], str | UserTable] | None = None, params: Sequence[Any] = ()) -> str:
         return self.rewritten(sql, tx, overrides, params).sql

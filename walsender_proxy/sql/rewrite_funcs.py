@@ -205,6 +205,10 @@ ADVISORY = (
 )
 ARITY_SUFFIX = "__"
 
+#: The sequence functions: a regclass argument (a name is resolved to its OID first),
+#: setval with a UDF per arity.
+SEQUENCE_FUNCTIONS = ("nextval", "currval", "setval", "lastval")
+
 #: What server functions with arguments return (pg_type names).
 SERVER_RETURNS: Mapping[str, str] = MappingProxyType(
     {
@@ -214,6 +218,7 @@ SERVER_RETURNS: Mapping[str, str] = MappingProxyType(
         **{n: "bool" if n.startswith("pg_try_") or "_unlock" in n else "void" for n in ADVISORY},
         "pg_advisory_unlock_all": "void",
         "pg_sleep": "void",
+        **dict.fromkeys(SEQUENCE_FUNCTIONS, "int8"),
     }
 )
 
