@@ -57,6 +57,8 @@ class Sequence:
     owned_by: tuple[int, int] | None = None
     generation: int = 0
     restart: int | None = None
+    #: The sequence of an identity column (PostgreSQL's internal dependency, ``i``).
+    identity: bool = False
 
     @property
     def qualified_name(self) -> str:
@@ -77,6 +79,7 @@ class Sequence:
             "owned_by": list(self.owned_by) if self.owned_by is not None else None,
             "generation": self.generation,
             "restart": self.restart,
+            "identity": self.identity,
         }
 
     @classmethod
@@ -85,7 +88,7 @@ class Sequence:
         return cls(
             d["oid"], d["schema"], d["name"], d["type"], d["start"], d["increment"], d["min"],
             d["max"], d["cache"], d["cycle"], (owned[0], owned[1]) if owned else None,
-            d.get("generation", 0), d.get("restart"),
+            d.get("generation", 0), d.get("restart"), d.get("identity", False),
         )  # fmt: skip
 
 
@@ -144,6 +147,9 @@ class Column:
     #: Added by ADD COLUMN with a non-volatile default (``pg_attribute.atthasmissing``:
     #: PostgreSQL keeps that value for the rows that existed, instead of rewriting them).
     has_missing: bool = False
+    #: ``a`` GENERATED ALWAYS / ``d`` BY DEFAULT AS IDENTITY (``pg_attribute.attidentity``);
+    #: ``default`` is then its sequence's nextval, which PostgreSQL keeps out of pg_attrdef.
+    identity: str = ""
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -157,6 +163,8 @@ class Column:
             d["default"] = self.default.to_json()
         if self.has_missing:
             d["has_missing"] = True
+        if self.identity:
+            d["identity"] = self.identity
         return d
 
     @classmethod
@@ -170,6 +178,7 @@ class Column:
             d["physical"],
             ColumnDefault.from_json(dflt) if dflt is not None else None,
             d.get("has_missing", False),
+            d.get("identity", ""),
         )
 
 

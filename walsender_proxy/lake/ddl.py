@@ -27,7 +27,12 @@ from walsender_proxy.lake.sequence_ddl import owned_sequences
 
 Alloc = Callable[[], int]
 #: A new column: ``(name, type)``, ``(name, type, not_null)`` or ``(…, not_null, default)``.
-ColumnSpec = tuple[str, str] | tuple[str, str, bool] | tuple[str, str, bool, ColumnDefault | None]
+ColumnSpec = (
+    tuple[str, str]
+    | tuple[str, str, bool]
+    | tuple[str, str, bool, ColumnDefault | None]
+    | tuple[str, str, bool, ColumnDefault | None, str]
+)
 PUBLISH_OPS = ("insert", "update", "delete", "truncate")
 
 
@@ -109,11 +114,15 @@ def create_table(
         cname, tname = spec[0], spec[1]
         not_null = bool(spec[2]) if len(spec) > 2 else False  # type: ignore[misc]
         default = spec[3] if len(spec) > 3 else None  # type: ignore[misc]
+        identity = spec[4] if len(spec) > 4 else ""  # type: ignore[misc]
         if cname in seen:
             raise LakeError("42701", f'column "{cname}" specified more than once')
         seen.add(cname)
         ctype = tname if isinstance(tname, ColumnType) else parse_type(tname)
-        cols.append(Column(i, cname, ctype, not_null or cname in primary_key, cname, _with_oid(default, alloc)))
+        if identity:  # (an identity column's nextval has no pg_attrdef row)
+            cols.append(Column(i, cname, ctype, True, cname, default, False, identity))
+        else:
+            cols.append(Column(i, cname, ctype, not_null or cname in primary_key, cname, _with_oid(default, alloc)))
     for k in primary_key:
         if k not in seen:
             raise LakeError("42703", f'column "{k}" named in key does not exist')
@@ -153,7 +162,13 @@ def _with_oid(default: ColumnDefault | None, alloc: Alloc) -> ColumnDefault | No
 
 
 def add_column(
-    t: Table, name: str, ctype: ColumnType, not_null: bool, default: ColumnDefault | None = None, alloc: Alloc | None = None
+    t: Table,
+    name: str,
+    ctype: ColumnType,
+    not_null: bool,
+    default: ColumnDefault | None = None,
+    alloc: Alloc | None = None,
+    identity: str = "",
 ) -> list[CatalogOp]:
     """``ADD COLUMN``: a non-volatile default is the value of the rows already there
     (PostgreSQL's "missing" value, ``atthasmissing``); the caller writes them."""
@@ -164,11 +179,11 @@ def add_column(
     while physical in t.used_physical:
         physical = f"{name}__{n}"
         n += 1
-    if default is not None:
+    if default is not None and not identity:
         assert alloc is not None
         default = _with_oid(default, alloc)
     missing = default is not None and not default.volatile
-    col = Column(t.next_attnum, name, ctype, not_null, physical, default, missing)
+    col = Column(t.next_attnum, name, ctype, not_null or bool(identity), physical, default, missing, identity)
     columns = t.columns
     if default is not None and default.volatile:
         # PostgreSQL rewrites the table for a volatile default: no column keeps a

@@ -133,6 +133,7 @@ def create_sequence(
     owned_by: Seq[str] | None,
     if_not_exists: bool,
     search_path: Seq[str],
+    identity: bool = False,
 ) -> tuple[list[CatalogOp], Sequence | None]:
     schema, dot, rel = name.rpartition(".")
     schema = schema if dot else search_path[0]
@@ -143,7 +144,7 @@ def create_sequence(
             return [], None
         raise LakeError("42P07", f'relation "{rel}" already exists')
     sq, _restart, _ = init_params(None, None, options, 0, schema, rel)
-    sq = replace(sq, oid=alloc())
+    sq = replace(sq, oid=alloc(), identity=identity)
     if owned_by:
         sq = replace(sq, owned_by=owner_of(cat, sq, owned_by, search_path))
     return [{"op": "put_sequence", "sequence": sq.to_json()}], sq
@@ -189,6 +190,14 @@ def drop_sequence(
         if e.sqlstate == "42P01":
             raise LakeError("42P01", f'sequence "{name}" does not exist') from None
         raise
+    if sq.identity and sq.owned_by is not None and sq.owned_by[0] in cat.tables:
+        t = cat.tables[sq.owned_by[0]]
+        col = next((c.name for c in t.columns if c.attnum == sq.owned_by[1]), "?")
+        raise LakeError(
+            "2BP01",
+            f"cannot drop sequence {sq.name} because column {col} of table {t.name} requires it",
+            hint=f"You can drop column {col} of table {t.name} instead.",
+        )
     deps = dependents(cat, sq.oid)
     what = [f"default value for column {col} of table {t.name}" for t, col in deps]
     if deps and not cascade:

@@ -890,7 +890,14 @@ class Transaction:
         self._run_ddl(ddl.drop_table, self._named(name), if_exists, self._path())
 
     def add_column(
-        self, table: str, name: str, type_name: str, *, not_null: bool = False, default: ColumnDefault | None = None
+        self,
+        table: str,
+        name: str,
+        type_name: str,
+        *,
+        not_null: bool = False,
+        default: ColumnDefault | None = None,
+        identity: str = "",
     ) -> None:
         """``ADD COLUMN``. With a ``default``, the rows already in the table are the
         caller's to fill (:meth:`rewrite_rows`) and to check for NULLs."""
@@ -899,7 +906,7 @@ class Transaction:
             t = cat.resolve_table(table, self._path())
             if not_null and default is None and self._read(t, None, None, False).num_rows:
                 raise null_column_error(t, name)
-            return ddl.add_column(t, name, parse_type(type_name), not_null, default, alloc), None
+            return ddl.add_column(t, name, parse_type(type_name), not_null, default, alloc, identity), None
 
         self._run_ddl(build)
 
@@ -913,13 +920,20 @@ class Transaction:
         return self.lake.search_path[0]
 
     def create_sequence(
-        self, name: str, options: Mapping[str, Any], *, owned_by: Sequence[str] | None = None, if_not_exists: bool = False
+        self,
+        name: str,
+        options: Mapping[str, Any],
+        *,
+        owned_by: Sequence[str] | None = None,
+        if_not_exists: bool = False,
+        identity: bool = False,
     ) -> CatalogSequence | None:
-        """CREATE SEQUENCE (``options``: see :func:`sequence_ddl.init_params`)."""
+        """CREATE SEQUENCE (``options``: see :func:`sequence_ddl.init_params`);
+        ``identity``: an identity column's."""
         name = self._named(name)
         if "." not in name:
             name = f"{self.creation_schema()}.{name}"
-        return self._run_ddl(sequence_ddl.create_sequence, name, options, owned_by, if_not_exists, self._path())
+        return self._run_ddl(sequence_ddl.create_sequence, name, options, owned_by, if_not_exists, self._path(), identity)
 
     def alter_sequence(self, name: str, options: Mapping[str, Any], *, owned_by: Sequence[str] | None = None) -> CatalogSequence:
         """ALTER SEQUENCE: the definition with the transaction; a RESTART starts the counter's

@@ -18,6 +18,7 @@ from decoding.errors import PgError
 from decoding.pgtypes import UnknownTypeError, parse_type
 from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import Lake, PubTable, Transaction
+from walsender_proxy.sql import column_defs
 
 
 def unsupported(what: str) -> PgError:
@@ -128,38 +129,16 @@ def create_table(
         return "CREATE TABLE"
     if s.inhRelations or s.partspec or s.partbound or s.ofTypename:
         raise unsupported("table inheritance and partitioning")
-    columns: list[tuple[str, str, bool, ColumnDefault | None]] = []
-    defaults: list[tuple[int, Any]] = []
+    plans: list[column_defs.ColumnPlan] = []
     pk: list[str] = []
     for el in s.tableElts or ():
         if isinstance(el, ast.ColumnDef):
-            not_null = False
-            raw_default = None
-            for c in el.constraints or ():
-                kind = c.contype
-                if kind == enums.ConstrType.CONSTR_NOTNULL:
-                    not_null = True
-                elif kind == enums.ConstrType.CONSTR_NULL:
-                    not_null = False
-                elif kind == enums.ConstrType.CONSTR_PRIMARY:
-                    if pk:
-                        raise PgError(
-                            "42P16",
-                            f'multiple primary keys for table "{s.relation.relname}" are not allowed',
-                        )
-                    pk = [el.colname]
-                elif kind == enums.ConstrType.CONSTR_DEFAULT:
-                    if raw_default is not None:
-                        raise PgError(
-                            "42601",
-                            f'multiple default values specified for column "{el.colname}" of table "{s.relation.relname}"',
-                        )
-                    raw_default = c.raw_expr
-                else:
-                    raise unsupported(f"column constraint {_constraint_name(kind)}")
-            if raw_default is not None:
-                defaults.append((len(columns), raw_default))
-            columns.append((el.colname, type_text(el.typeName), not_null, None))
+            p = column_defs.plan(el, s.relation.relname, type_text, unsupported, _constraint_name)
+            if p.primary:
+                if pk:
+                    raise PgError("42P16", f'multiple primary keys for table "{s.relation.relname}" are not allowed')
+                pk = [el.colname]
+            plans.append(p)
         elif isinstance(el, ast.Constraint):
             if el.contype == enums.ConstrType.CONSTR_PRIMARY:
                 if pk:
@@ -172,20 +151,68 @@ def create_table(
                 raise unsupported(f"table constraint {_constraint_name(el.contype)}")
         else:
             raise unsupported(type(el).__name__)
+    schema, _, rel = name.rpartition(".")
+    schema = schema or tx.creation_schema()
+    owned = column_defs.make_sequences(tx, schema, rel, plans)
     # (cooked once the columns are known, as PostgreSQL cooks them after making the table)
-    for i, raw in defaults:
-        cname, ctype, not_null, _ = columns[i]
-        columns[i] = (cname, ctype, not_null, cook_default(raw, ctype, cname))
+    columns: list[Any] = []
+    for p in plans:
+        if p.name in owned:
+            default, identity = column_defs.with_identity(p, column_defs.column_default(p, owned[p.name]))
+        else:
+            default = cook_default(p.raw_default, p.type_text, p.name, tx) if p.raw_default is not None else None
+            identity = ""
+        columns.append((p.name, p.type_text, p.not_null, default, identity))
     tx.create_table(name, columns, primary_key=pk, if_not_exists=bool(s.if_not_exists))
+    column_defs.own_sequences(tx, schema, rel, owned)
     return "CREATE TABLE"
 
 
-def cook_default(raw: Any, ctype: str, colname: str) -> ColumnDefault | None:
+def cook_default(raw: Any, ctype: str, colname: str, tx: Transaction) -> ColumnDefault | None:
     """A column's DEFAULT as the lake keeps it (None: no default, as for a bare NULL)."""
     from walsender_proxy.sql import default_exprs
 
-    cooked = default_exprs.cook(raw, parse_type(ctype), colname)
+    cooked = default_exprs.cook(raw, parse_type(ctype), colname, lambda name: relation_oid(tx, name))
     return None if cooked is None else cooked.column_default()
+
+
+def ident_parts(text: str) -> list[str]:
+    """A qualified name as regclass input reads it (stringToQualifiedNameList): dots
+    between parts, double quotes keep case, other letters are lowered."""
+    parts: list[str] = []
+    cur, i, n = "", 0, len(text)
+    quoted = False
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            if quoted and i + 1 < n and text[i + 1] == '"':
+                cur += '"'
+                i += 1
+            else:
+                quoted = not quoted
+        elif ch == "." and not quoted:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch if quoted else ch.lower()
+        i += 1
+    parts.append(cur.strip() if not text.endswith('"') else cur)
+    if quoted or any(not p for p in parts):
+        raise PgError("42602", 'invalid name syntax')
+    return parts
+
+
+def relation_oid(tx: Transaction, text: str) -> tuple[int, bool]:
+    """regclass input of ``text``: the relation's OID and whether it is a sequence."""
+    name = ".".join(ident_parts(text))
+    try:
+        return tx.sequence(name).oid, True
+    except PgError as e:
+        if e.sqlstate != "42809":
+            if e.sqlstate == "42P01":
+                raise PgError("42P01", f'relation "{text}" does not exist') from None
+            raise
+    return tx.table(name).oid, False
 
 
 def drop_orphan_temp_tables(lake: Lake) -> int:
@@ -297,30 +324,23 @@ def alter_table(
         t = cmd.subtype
         if t == enums.AlterTableType.AT_AddColumn:
             d: ast.ColumnDef = cmd.def_
-            not_null = False
-            raw_default = None
-            for c in d.constraints or ():
-                if c.contype == enums.ConstrType.CONSTR_NOTNULL:
-                    not_null = True
-                elif c.contype == enums.ConstrType.CONSTR_NULL:
-                    not_null = False
-                elif c.contype == enums.ConstrType.CONSTR_DEFAULT:
-                    if raw_default is not None:
-                        raise PgError(
-                            "42601",
-                            f'multiple default values specified for column "{d.colname}" of table "{s.relation.relname}"',
-                        )
-                    raw_default = c.raw_expr
-                else:
-                    raise unsupported("constraints in ADD COLUMN")
             if cmd.missing_ok and tx.table(table).column(d.colname) is not None:
                 _skipping(notices, "42701", f'column "{d.colname}" of relation "{s.relation.relname}" already exists')
                 continue
-            ctype = type_text(d.typeName)
-            if tx.table(table).column(d.colname) is not None:  # (before the default: PostgreSQL's order)
+            p = column_defs.plan(d, s.relation.relname, type_text, unsupported, _constraint_name)
+            if p.primary:
+                raise unsupported("constraints in ADD COLUMN")
+            tbl = tx.table(table)
+            if tbl.column(d.colname) is not None:  # (before the default: PostgreSQL's order)
                 raise PgError("42701", f'column "{d.colname}" of relation "{s.relation.relname}" already exists')
-            default = cook_default(raw_default, ctype, d.colname) if raw_default is not None else None
-            tx.add_column(table, d.colname, ctype, not_null=not_null, default=default)
+            owned = column_defs.make_sequences(tx, tbl.schema, tbl.name, [p])
+            identity = ""
+            if owned:
+                default, identity = column_defs.with_identity(p, column_defs.column_default(p, owned[p.name]))
+            else:
+                default = cook_default(p.raw_default, p.type_text, d.colname, tx) if p.raw_default is not None else None
+            tx.add_column(table, d.colname, p.type_text, not_null=p.not_null, default=default, identity=identity)
+            column_defs.own_sequences(tx, tbl.schema, tbl.name, owned)
             if default is not None:
                 if fill is None:
                     raise unsupported("ADD COLUMN … DEFAULT here")
@@ -330,7 +350,13 @@ def alter_table(
             col = tbl.column(cmd.name)
             if col is None:
                 raise PgError("42703", f'column "{cmd.name}" of relation "{tbl.name}" does not exist')
-            default = cook_default(cmd.def_, col.type.type_text(), col.name) if cmd.def_ is not None else None
+            if col.identity:
+                raise PgError(
+                    "42601",
+                    f'column "{col.name}" of relation "{tbl.name}" is an identity column',
+                    hint="Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead." if cmd.def_ is None else None,
+                )
+            default = cook_default(cmd.def_, col.type.type_text(), col.name, tx) if cmd.def_ is not None else None
             tx.set_column_default(table, cmd.name, default)
         elif t == enums.AlterTableType.AT_DropColumn:
             if cmd.missing_ok and tx.table(table).column(cmd.name) is None:

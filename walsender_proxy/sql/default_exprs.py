@@ -20,12 +20,14 @@ default's, the column's coercion aside (the INSERT applies it, as to any value).
 
 from __future__ import annotations
 
+import contextvars
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pyarrow as pa
 from pglast import ast, enums
 
-from decoding.catalog import ColumnDefault
+from decoding.catalog import SEQUENCE_MARK, ColumnDefault
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, UnknownTypeError, parse_type
 from decoding.pgvalues import InputError, decode_text_arrow, encode_text_arrow
@@ -51,6 +53,9 @@ UNKNOWN = Ty("unknown")
 class Const:
     ty: Ty
     text: str | None  # the type's output of the value; None: NULL
+    #: A regclass constant's relation (its text is SEQUENCE_MARK: the name is printed
+    #: from the catalog when the expression is printed, as regclass's output does).
+    oid: int = 0
 
 
 @dataclass(slots=True)
@@ -179,20 +184,51 @@ class Cooked:
     notes: list[str] = field(default_factory=list)
 
     def column_default(self, oid: int = 0) -> ColumnDefault:
-        return ColumnDefault(deparse(self.tree, False), deparse(self.tree, True), self.volatile, oid, self.styled)
+        return ColumnDefault(
+            deparse(self.tree, False), deparse(self.tree, True), self.volatile, oid, self.styled, _sequence(self.tree)
+        )
 
 
-def cook(raw: ast.Node, column: ColumnType, colname: str) -> Cooked | None:
+#: Resolves a relation name as regclass input does: (oid, is a sequence); 42P01 if none.
+Relations = Callable[[str], tuple[int, bool]]
+_RELATIONS: contextvars.ContextVar[Relations | None] = contextvars.ContextVar("default_relations", default=None)
+
+
+def cook(raw: ast.Node, column: ColumnType, colname: str, relations: Relations | None = None) -> Cooked | None:
     """PostgreSQL's ``cookDefault`` for ``raw`` as the default of ``colname``; None for a
-    default that is a bare NULL constant (PostgreSQL stores no default then)."""
+    default that is a bare NULL constant (PostgreSQL stores no default then).
+    ``relations`` resolves the sequence of a ``nextval('name')``."""
+    token = _RELATIONS.set(relations)
     try:
         tree = _transform(raw)
         tree = _coerce(tree, _ty(column), explicit=False, colname=colname)
     except _Unsupported as e:
         raise PgError("0A000", f"DEFAULT expression {e} is not supported by walsender-proxy") from None
+    finally:
+        _RELATIONS.reset(token)
     if isinstance(tree, Const) and tree.text is None:
         return None
+    if len(_consts_of(tree, "regclass")) > 1:
+        raise PgError("0A000", "DEFAULT expression naming more than one sequence is not supported by walsender-proxy")
     return Cooked(tree, _volatile(tree), _styled(tree))
+
+
+def _consts_of(n: Node, typname: str) -> list[Const]:
+    if isinstance(n, Const):
+        return [n] if n.ty.name == typname else []
+    if isinstance(n, Func):
+        return [c for a in n.args for c in _consts_of(a, typname)]
+    if isinstance(n, Op):
+        return _consts_of(n.left, typname) + _consts_of(n.right, typname)
+    if isinstance(n, Cast):
+        return _consts_of(n.arg, typname)
+    return []
+
+
+def _sequence(n: Node) -> int:
+    """The sequence a ``nextval('s'::regclass)`` of the default names (0: none)."""
+    found = [c.oid for c in _consts_of(n, "regclass") if c.oid]
+    return found[0] if found else 0
 
 
 def _volatile(n: Node) -> bool:
@@ -321,6 +357,8 @@ def _func(fc: ast.FuncCall) -> Node:
     known = _FUNCTIONS.get(name)
     if len(names) == 1 and known is not None and not fc.args:
         return Func(name, [], Ty(known[0]), known[1])
+    if len(names) == 1 and name == "nextval" and len(fc.args or ()) == 1:
+        return Func(name, [_nextval_arg(fc.args[0])], Ty("int8"), True)
     if len(names) == 1 and name not in PG15_FUNCTIONS and not fc.args:
         raise PgError(
             "42883",
@@ -328,6 +366,29 @@ def _func(fc: ast.FuncCall) -> Node:
             hint="No function matches the given name and argument types. You might need to add explicit type casts.",
         )
     raise _Unsupported(f"calling {'.'.join(names)}()")
+
+
+def _nextval_arg(raw: ast.Node) -> Node:
+    """nextval's regclass: a quoted name (or one cast to regclass) is resolved now, and the
+    default depends on the sequence (PostgreSQL keeps its OID); a name cast to text is
+    resolved each time it runs (``nextval('s'::text)``), as PostgreSQL's implicit cast."""
+    lit = raw
+    cast_to = None
+    if isinstance(raw, ast.TypeCast):
+        cast_to = ".".join(n.sval for n in raw.typeName.names if n.sval != "pg_catalog")
+        lit = raw.arg
+    if not (isinstance(lit, ast.A_Const) and isinstance(lit.val, ast.String)) or cast_to not in (None, "regclass", "text"):
+        raise _Unsupported("calling nextval() of an expression")
+    name = lit.val.sval
+    if cast_to == "text":
+        return Cast(Const(Ty("text"), name), Ty("regclass"), "func", False)
+    relations = _RELATIONS.get()
+    if relations is None:
+        raise _Unsupported("calling nextval() here")
+    oid, is_sequence = relations(name)
+    if not is_sequence:
+        raise _Unsupported("calling nextval() of a relation that is not a sequence")
+    return Const(Ty("regclass"), SEQUENCE_MARK, oid)
 
 
 def _operator(e: ast.A_Expr) -> Node:

@@ -15,7 +15,9 @@ the column through the same assignment rules as a value the statement gave.
 from __future__ import annotations
 
 import copy
+import random
 import threading
+import uuid
 from collections.abc import Iterable
 from typing import Any, Protocol
 
@@ -23,13 +25,16 @@ import numpy as np
 import pyarrow as pa
 from pglast import ast, parse_sql
 
-from decoding.catalog import RID, Column, Table
+from decoding.catalog import RID, SEQUENCE_MARK, Catalog, Column, Table
+from decoding.errors import PgError
 from walsender_proxy.lake import Transaction
+from walsender_proxy.sql.pgcatalog import quote_ident
 
 
 class Clocks(Protocol):
     query_start: float | None
     xact_start_us: int
+    sequences: Any  # (sql.sequences.SessionSequences)
 
 
 class Evaluator(Protocol):
@@ -37,6 +42,7 @@ class Evaluator(Protocol):
     and the session's clocks."""
 
     ex: Clocks
+    lake: Any
 
     @property
     def date_order(self) -> str: ...
@@ -50,12 +56,26 @@ _PARSED: dict[str, ast.Node] = {}
 _PARSED_LOCK = threading.Lock()
 
 
-def expression(col: Column) -> ast.Node | None:
+def default_sql(col: Column, cat: Catalog) -> str:
+    """The column's default as SQL to run: its sequence (if it names one) by its qualified
+    name now."""
+    d = col.default
+    assert d is not None
+    if not d.sequence:
+        return d.expr
+    sq = cat.sequences.get(d.sequence)
+    if sq is None:
+        raise PgError("XX000", f"could not open relation with OID {d.sequence}")
+    name = f"{quote_ident(sq.schema)}.{quote_ident(sq.name)}"
+    return d.expr.replace(SEQUENCE_MARK, name.replace("'", "''"))
+
+
+def expression(col: Column, cat: Catalog) -> ast.Node | None:
     """The column's default as a fresh syntax tree (the rewriter may change the one it is
     given), or None when the column has none."""
     if col.default is None:
         return None
-    text = col.default.expr
+    text = default_sql(col, cat)
     node = _PARSED.get(text)
     if node is None:
         stmt = parse_sql(f"SELECT {text}")[0].stmt
@@ -68,16 +88,16 @@ def expression(col: Column) -> ast.Node | None:
     return copy.deepcopy(node)
 
 
-def value_sql(col: Column) -> str:
+def value_sql(col: Column, cat: Catalog) -> str:
     """``SET c = DEFAULT`` as SQL: the default's text, or NULL."""
-    return "NULL" if col.default is None else f"({col.default.expr})"
+    return "NULL" if col.default is None else f"({default_sql(col, cat)})"
 
 
 def _null() -> ast.A_Const:
     return ast.A_Const(isnull=True)
 
 
-def with_defaults(src: Any, t: Table, cols: list[str]) -> Any:
+def with_defaults(src: Any, t: Table, cols: list[str], cat: Catalog) -> Any:
     """The INSERT's rows query with each ``DEFAULT`` of a VALUES list replaced by its
     column's default expression (NULL for a column without one). A copy: the statement's
     own tree stays as written, for its next execution under another catalog."""
@@ -90,7 +110,7 @@ def with_defaults(src: Any, t: Table, cols: list[str]) -> Any:
         if not isinstance(v, ast.SetToDefault):
             return v
         col = t.column(cols[i]) if i < len(cols) else None
-        node = expression(col) if col is not None else None
+        node = expression(col, cat) if col is not None else None
         return node if node is not None else _null()
 
     out = copy.copy(src)
@@ -153,6 +173,8 @@ class OmittedDefaults:
         self.columns = [c for c in t.columns if c.name not in given and c.default is not None]
         self.stable = [c for c in self.columns if not c.default.volatile]  # type: ignore[union-attr]
         self.volatile = [c for c in self.columns if c.default.volatile]  # type: ignore[union-attr]
+        #: a volatile default DuckDB must evaluate for each batch (the others are made here)
+        self.queried_per_batch = any(_per_row_here(c) is None for c in self.volatile)
         self._once: dict[str, pa.Array] | None = None
 
     def __bool__(self) -> bool:
@@ -168,6 +190,8 @@ class OmittedDefaults:
         rows = data.num_rows if n is None else n
         if not self.columns:
             return data
+        if self.volatile and data.num_columns:
+            data = _checked(self.t, data)
         self.prepare()
         assert self._once is not None
         out = data if data.num_columns else pa.table({"__n": pa.nulls(rows, pa.null())})
@@ -206,6 +230,20 @@ class OmittedDefaults:
         return out
 
 
+def _checked(t: Table, data: pa.Table) -> pa.Table:
+    """The given values in their columns' storage types before a volatile default runs:
+    a value that cannot go into its column (PostgreSQL finds a constant's at planning) is
+    refused before any ``nextval`` is spent on the row."""
+    from walsender_proxy.lake.transaction import conform
+
+    out = data
+    for i, name in enumerate(data.column_names):
+        col = t.column(name)
+        if col is not None:
+            out = out.set_column(i, name, conform(data.column(i), col))
+    return out
+
+
 def _repeat(one: pa.Array, n: int) -> pa.Array:
     """A one-value array ``n`` times."""
     return one.take(pa.array(np.zeros(n, dtype=np.int64)))
@@ -214,7 +252,9 @@ def _repeat(one: pa.Array, n: int) -> pa.Array:
 def _immutable(c: Column) -> bool:
     from walsender_proxy.sql import default_exprs
 
-    node = expression(c)
+    if c.default is None or c.default.sequence:
+        return False
+    node = parse_sql(f"SELECT {c.default.expr}")[0].stmt.targetList[0].val
     try:
         tree = default_exprs.cook(node, c.type, c.name) if node is not None else None
     except Exception:
@@ -228,16 +268,65 @@ def _evaluate(ev: Evaluator, tx: Transaction, t: Table, cols: list[Column], n: i
     from walsender_proxy.lake.transaction import conform
     from walsender_proxy.sql.engine import coerce_text_columns
 
-    exprs = ", ".join(f'{c.default.expr} AS "{i}"' for i, c in enumerate(cols))  # type: ignore[union-attr]
-    sql = f"SELECT {exprs}" if n == 1 else f"SELECT {exprs} FROM generate_series(1, {int(n)})"
-    data = ev.relation(ev.rewrite(sql, tx), []).to_arrow_table()
-    data = data.rename_columns([c.name for c in cols])
-    data = coerce_text_columns(t, data, ev.date_order)
-    out = {}
+    cat = tx.catalog()
+    out: dict[str, pa.Array] = {}
+    queried = []
     for c in cols:
-        arr = conform(data.column(c.name), c)
-        out[c.name] = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
-    return out
+        made = _per_row_here(c)
+        if made is None:
+            queried.append(c)
+        else:
+            out[c.name] = conform(made(ev, cat, n), c)
+    if queried:
+        exprs = ", ".join(f'{default_sql(c, cat)} AS "{i}"' for i, c in enumerate(queried))
+        sql = f"SELECT {exprs}" if n == 1 else f"SELECT {exprs} FROM generate_series(1, {int(n)})"
+        try:
+            data = ev.relation(ev.rewrite(sql, tx), []).to_arrow_table()
+        except PgError:
+            raise
+        except Exception as e:  # (raised while DuckDB runs it: a UDF's PGERR, an overflow)
+            from walsender_proxy.sql.engine import duck_error
+
+            raise duck_error(e) from None
+        data = data.rename_columns([c.name for c in queried])
+        data = coerce_text_columns(t, data, ev.date_order)
+        for c in queried:
+            out[c.name] = conform(data.column(c.name), c)
+    return {name: arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr for name, arr in out.items()}
+
+
+Maker = Any  # (Evaluator, Catalog, rows) -> pa.Array
+
+
+def _per_row_here(c: Column) -> Maker | None:
+    """A volatile default made here, value by value in row order, as PostgreSQL evaluates it
+    (no DuckDB query): ``nextval`` of its sequence (SERIAL, identity), and
+    ``gen_random_uuid()`` / ``random()`` into a column of their own type."""
+    d = c.default
+    if d is None or not d.volatile or c.type.is_array:
+        return None
+    if d.sequence and d.expr == _NEXTVAL:
+        return _nextvals(d.sequence)
+    if d.expr == "gen_random_uuid()" and c.type.base.name == "uuid":
+        return lambda ev, cat, n: pa.array([str(uuid.uuid4()) for _ in range(n)], pa.string())
+    if d.expr == "random()" and c.type.base.name == "float8":
+        return lambda ev, cat, n: pa.array([_RANDOM.random() for _ in range(n)], pa.float64())
+    return None
+
+
+_NEXTVAL = f"nextval('{SEQUENCE_MARK}'::regclass)"
+_RANDOM = random.Random()
+
+
+def _nextvals(oid: int) -> Maker:
+    def make(ev: Evaluator, cat: Catalog, n: int) -> pa.Array:
+        from walsender_proxy.sql.sequences import sequence_for
+
+        sq = sequence_for(cat, oid)
+        lake, own = ev.lake, ev.ex.sequences
+        return pa.array([own.nextval(lake, sq) for _ in range(n)], pa.int64())
+
+    return make
 
 
 def fill_added_column(ev: Evaluator, tx: Transaction, table: str, name: str) -> int:

@@ -53,6 +53,7 @@ from walsender_proxy.sql import (
     defaults,
     explain,
     float_math,
+    identity,
     numeric_math,
     prepared_datestyle,
     sequences,
@@ -436,7 +437,7 @@ class Engine:
                 plan.colobjs = colobjs = [t.column(c) for c in plan.cols]
                 plan.inputs = [_ColumnInput(c) for c in colobjs]
                 plan.storage = plan.cols == layout(t).names
-                plan.defaults = defaults.has_set_to_default(node.selectStmt, t, plan.cols)
+                plan.defaults = defaults.has_set_to_default(node.selectStmt, t, plan.cols) or identity.affects_insert(node, t, plan.cols)
         data = None
         if plan is not None and colobjs is not None and not plan.defaults:
             omitted = defaults.OmittedDefaults(self, tx, t, plan.cols)
@@ -463,7 +464,8 @@ class Engine:
             else:
                 data = pa.table({c: pa.nulls(1, t.column(c).type.arrow) for c in cols[:1]})  # type: ignore[union-attr]
         elif data is None:
-            src = defaults.with_defaults(node.selectStmt, t, cols)
+            ignored = identity.ignored_on_insert(node, t, cols)
+            src = defaults.with_defaults(node.selectStmt, t, cols, tx.catalog())
             _defaults_to_null(src, [i for i, c in enumerate(cols) if _keeps_literal_scale(t.column(c))], _numeric_columns(t, cols))
             sql = self.rewrite(RawStream()(src), tx, params=params)
             rel = self.relation(sql, params)
@@ -472,21 +474,24 @@ class Engine:
             if len(rel.columns) < len(cols) and node.cols:
                 raise PgError("42601", "INSERT has more target columns than expressions")
             names = cols[: len(rel.columns)]
-            omitted = defaults.OmittedDefaults(self, tx, t, names)
+            omitted = defaults.OmittedDefaults(self, tx, t, [n for n in names if n not in ignored])
             omitted.prepare()
-            if not returning(node) and not omitted.volatile:  # the result streams into the table, a batch at a time
+            if not returning(node) and not omitted.queried_per_batch:  # the result streams into the table, a batch at a time
                 source = _batches(rel, self.ex, INSERT_BATCH_ROWS)
                 try:  # (closed even when a batch is refused: the connection's result must go)
                     n = tx.apply_insert_batches(
                         t,
-                        (omitted.add(coerce_text_columns(t, pa.Table.from_batches([b]).rename_columns(names), self.date_order)) for b in source),
+                        (
+                            omitted.add(coerce_text_columns(t, _without(pa.Table.from_batches([b]).rename_columns(names), ignored), self.date_order))
+                            for b in source
+                        ),
                     )
                 finally:
                     source.close()
                 yield Done(f"INSERT 0 {n}")
                 return
             data = rel.to_arrow_table()
-            data = data.rename_columns(names)
+            data = _without(data.rename_columns(names), ignored)
             data = omitted.add(coerce_text_columns(t, data, self.date_order))
         n = tx.apply_insert(t, data) if data.num_rows else 0
         if returning(node):
@@ -507,7 +512,8 @@ class Engine:
             if omitted:
                 return omitted.add(pa.table({}), 1)
             return pa.table({c: pa.nulls(1, t.column(c).type.arrow) for c in cols[:1]})  # type: ignore[union-attr]
-        src = defaults.with_defaults(node.selectStmt, t, cols)
+        ignored = identity.ignored_on_insert(node, t, cols)
+        src = defaults.with_defaults(node.selectStmt, t, cols, tx.catalog())
         _defaults_to_null(src, [i for i, c in enumerate(cols) if _keeps_literal_scale(t.column(c))], _numeric_columns(t, cols))
         sql = self.rewrite(RawStream()(src), tx, params=params)
         rel = self.relation(sql, params)
@@ -517,8 +523,8 @@ class Engine:
             raise PgError("42601", "INSERT has more target columns than expressions")
         data = rel.to_arrow_table()
         names = cols[: data.num_columns]
-        omitted = defaults.OmittedDefaults(self, tx, t, names)
-        return omitted.add(coerce_text_columns(t, data.rename_columns(names)))
+        omitted = defaults.OmittedDefaults(self, tx, t, [n for n in names if n not in ignored])
+        return omitted.add(coerce_text_columns(t, _without(data.rename_columns(names), ignored)))
 
     def existing_keys(self, tx: Transaction, t: Table, key: Sequence[str], proposed: pa.Table) -> list[tuple[Any, ...]]:
         """The keys of ``proposed`` (physical column names) already in ``t`` at the
@@ -555,7 +561,7 @@ class Engine:
         n_upd = 0
         if do_update and conflicts.num_rows:
             alias = node.relation.alias.aliasname if node.relation.alias else node.relation.relname
-            sql, changed = upsert.update_sql(t, alias, clause, key, TARGET)
+            sql, changed = upsert.update_sql(t, alias, clause, key, TARGET, tx.catalog())
             name = f"__wp_excluded_{id(conflicts)}"
             self._register(name, conflicts)
             old = self._targets(tx, t, sql, params, extra={(None, "excluded"): _typed(f"SELECT * FROM {name}", t)})
@@ -588,6 +594,7 @@ class Engine:
             raise unsupported("WITH … UPDATE")
         if getattr(params, "literal_date_order", None) is not None:
             prepared_datestyle.check_write(node, params, [c.type for c in tx.table(qualified(node.relation)).columns])
+        identity.check_update(tx.table(qualified(node.relation)), node.targetList)
         done = self._point_write(tx, node, params, "UPDATE")
         if done is not None:
             yield done
@@ -601,7 +608,7 @@ class Engine:
             col = t.column(target.name)
             if col is None:
                 raise PgError("42703", f'column "{target.name}" of relation "{t.name}" does not exist')
-            expr = defaults.value_sql(col) if isinstance(target.val, ast.SetToDefault) else RawStream()(target.val)
+            expr = defaults.value_sql(col, tx.catalog()) if isinstance(target.val, ast.SetToDefault) else RawStream()(target.val)
             sets[col.name] = expr
         news = ", ".join(f'({e}) AS "__new_{n}"' for n, e in sets.items())
         sql = f'SELECT "{alias}".*, {news} FROM {TARGET} AS "{alias}"'
@@ -1238,6 +1245,12 @@ def _conformed(t: Table, data: pa.Table) -> pa.Table:
         else:
             arrays.append(pa.nulls(data.num_rows, c.type.arrow))
     return pa.Table.from_arrays(arrays, names=[c.name for c in t.columns])
+
+
+def _without(data: pa.Table, names: Collection[str]) -> pa.Table:
+    """``data`` less the columns whose given values the statement ignores."""
+    drop = [n for n in names if n in data.column_names]
+    return data.drop_columns(drop) if drop else data
 
 
 def _named(t: Table, rows: pa.Table) -> pa.Table:

@@ -657,6 +657,8 @@ class Executor:
         elif isinstance(node, ast.TruncateStmt):
             tx = self._statement_tx()
             tx.truncate([ddl_sql.qualified(r) for r in node.relations], cascade=node.behavior == enums.DropBehavior.DROP_CASCADE, restart_identity=bool(node.restart_seqs))
+            if node.restart_seqs:  # the sequences the tables' columns own start again
+                sequences.restart_owned(tx, [tx.table(ddl_sql.qualified(r)).oid for r in node.relations], self.sequences)
             yield Done("TRUNCATE TABLE")
         elif isinstance(node, ast.CopyStmt):
             yield self.engine.copy(self._statement_tx(), node, params)

@@ -38,7 +38,7 @@ from typing import Any, ClassVar
 
 import pyarrow as pa
 
-from decoding.catalog import Catalog, Table, is_temp_schema
+from decoding.catalog import SEQUENCE_MARK, Catalog, Table, is_temp_schema
 from decoding.errors import PgError, disk_full_error
 from decoding.pgtypes import ColumnType
 from walsender_proxy.backend import pgcatalog_data as data
@@ -909,7 +909,8 @@ def _pg_attribute(s: CatalogSnapshot) -> list[dict[str, Any]]:
                     c.type.typmod,
                     attndims=1 if c.type.is_array else 0,
                     attnotnull=c.not_null,
-                    atthasdef=c.default is not None,
+                    atthasdef=c.default is not None and not c.identity,
+                    attidentity=c.identity,
                     atthasmissing=c.has_missing,
                 )
             )
@@ -1543,12 +1544,27 @@ def _is_columns(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 "udt_schema": "pg_catalog",
                 "udt_name": ("_" if ct.is_array else "") + ct.base.name,
                 "dtd_identifier": str(c.attnum),
-                "column_default": c.default.expr if c.default is not None else None,
+                "column_default": _shown_default(s, c.default.expr, c.default.sequence)
+                if c.default is not None and not c.identity
+                else None,
                 "is_self_referencing": "NO",
-                "is_identity": "NO",
+                "is_identity": "YES" if c.identity else "NO",
                 "is_generated": "NEVER",
                 "is_updatable": "YES",
             }
+            if c.identity and c.default is not None:
+                sq = s.catalog.sequences.get(c.default.sequence)
+                if sq is not None:
+                    row.update(
+                        identity_generation="ALWAYS" if c.identity == "a" else "BY DEFAULT",
+                        identity_start=str(sq.start),
+                        identity_increment=str(sq.increment),
+                        identity_maximum=str(sq.max),
+                        identity_minimum=str(sq.min),
+                    )
+                    row["identity_cycle"] = "YES" if sq.cycle else "NO"
+            else:
+                row["identity_cycle"] = "NO"
             if not ct.is_array and ct.base.name in ("varchar", "bpchar") and ct.typmod >= 4:
                 row["character_maximum_length"] = ct.typmod - 4
                 row["character_octet_length"] = (ct.typmod - 4) * 4
@@ -1657,10 +1673,11 @@ def _pg_depend(s: CatalogSnapshot) -> list[dict[str, Any]]:
     for sq in s.sequences:
         out.append(_depend(PG_CLASS_OID, sq.oid, 0, PG_NAMESPACE_OID, s.ns_oid[sq.schema], 0, "n"))
         if sq.owned_by is not None:
-            out.append(_depend(PG_CLASS_OID, sq.oid, 0, PG_CLASS_OID, sq.owned_by[0], sq.owned_by[1], "a"))
+            kind = "i" if sq.identity else "a"
+            out.append(_depend(PG_CLASS_OID, sq.oid, 0, PG_CLASS_OID, sq.owned_by[0], sq.owned_by[1], kind))
     for t in s.user_tables:
         for c in t.columns:
-            if c.default is not None and c.default.sequence:
+            if c.default is not None and c.default.sequence and not c.identity:
                 out.append(_depend(PG_ATTRDEF_OID, c.default.oid, 0, PG_CLASS_OID, c.default.sequence, 0, "n"))
     return out
 
@@ -1722,6 +1739,18 @@ def sequences_view(snap: CatalogSnapshot, counters: Callable[[Any], tuple[int, i
     return out
 
 
+def _shown_default(s: CatalogSnapshot, text: str, seq: int) -> str:
+    """A default's text with its sequence named as regclass prints it under the default
+    search_path (``information_schema.columns`` is built per catalog, not per session)."""
+    if not seq:
+        return text
+    sq = s.catalog.sequences.get(seq)
+    if sq is None:
+        return text
+    name = quote_ident(sq.name) if sq.schema == "public" else f"{quote_ident(sq.schema)}.{quote_ident(sq.name)}"
+    return text.replace(SEQUENCE_MARK, name.replace("'", "''"))
+
+
 def attrdef_bin(oid: int) -> str:
     """``pg_attrdef.adbin``: PostgreSQL's is the node tree of the cooked expression, which
     clients only hand to ``pg_get_expr``; the proxy's names the row, whose texts
@@ -1734,7 +1763,7 @@ def _pg_attrdef(s: CatalogSnapshot) -> list[dict[str, Any]]:
     out = []
     for t in s.user_tables:
         for c in t.columns:
-            if c.default is not None:
+            if c.default is not None and not c.identity:
                 out.append({"oid": c.default.oid, "adrelid": t.oid, "adnum": c.attnum, "adbin": attrdef_bin(c.default.oid)})
     return out
 
@@ -1755,7 +1784,9 @@ def _helper(name: str, schema: pa.Schema) -> Callable[[HelperFn], HelperFn]:
 
 @_helper(
     "pgc_exprs",
-    pa.schema([("e_bin", pa.string()), ("e_plain", pa.string()), ("e_pretty", pa.string()), ("e_styled", pa.bool_())]),
+    pa.schema(
+        [("e_bin", pa.string()), ("e_plain", pa.string()), ("e_pretty", pa.string()), ("e_styled", pa.bool_()), ("e_seq", pa.uint32())]
+    ),
 )
 def _exprs(s: CatalogSnapshot) -> list[dict[str, Any]]:
     """What ``pg_get_expr`` prints for each ``adbin`` (plain and pretty); ``styled``: the
@@ -1764,8 +1795,10 @@ def _exprs(s: CatalogSnapshot) -> list[dict[str, Any]]:
     for t in s.user_tables:
         for c in t.columns:
             d = c.default
-            if d is not None:
-                out.append({"e_bin": attrdef_bin(d.oid), "e_plain": d.expr, "e_pretty": d.pretty, "e_styled": d.styled})
+            if d is not None and not c.identity:
+                out.append(
+                    {"e_bin": attrdef_bin(d.oid), "e_plain": d.expr, "e_pretty": d.pretty, "e_styled": d.styled, "e_seq": d.sequence}
+                )
     return out
 
 
@@ -2231,14 +2264,30 @@ _MACROS: dict[str, str] = {
     # an expression the proxy keeps (a column default's adbin) or the text it was given
     # (a publication's prqual is its text already); a date/time constant in another
     # DateStyle than ISO or IntervalStyle than postgres is refused rather than misprinted
+    # a sequence named in it (nextval('s'::regclass)) is printed as regclass prints it now
     "pgc_pg_get_expr": """MACRO pgc_pg_get_expr(x, r, pretty) AS coalesce(
         (SELECT CASE WHEN pgc_e.e_styled AND (NOT starts_with(upper(pgc_current_setting('datestyle', false)), 'ISO')
                      OR pgc_current_setting('intervalstyle', false) <> 'postgres')
                 THEN error('PGERR[0A000] pg_get_expr() of a date or time constant in DateStyle '
                     || pgc_current_setting('datestyle', false) || ' is not supported by walsender-proxy')
+                WHEN pgc_e.e_seq <> 0 THEN replace(CASE WHEN coalesce(pretty, false) THEN pgc_e.e_pretty ELSE pgc_e.e_plain END,
+                    chr(1), replace(pgc_regclass_out(pgc_e.e_seq), chr(39), chr(39) || chr(39)))
                 WHEN coalesce(pretty, false) THEN pgc_e.e_pretty ELSE pgc_e.e_plain END
          FROM pgc_exprs pgc_e WHERE pgc_e.e_bin = x::VARCHAR),
         x::VARCHAR)""",
+    # the sequence an OWNED BY (serial) or identity dependency ties to the column
+    "pgc_pg_get_serial_sequence": """MACRO pgc_pg_get_serial_sequence(t, c) AS (CASE
+        WHEN t IS NULL OR c IS NULL THEN NULL::VARCHAR
+        WHEN NOT EXISTS (SELECT 1 FROM pgc_pg_attribute pgc_a WHERE pgc_a.attrelid = pgc_regclass_in(t)
+                         AND pgc_a.attname = c AND NOT pgc_a.attisdropped)
+        THEN error('PGERR[42703] column "' || c || '" of relation "'
+            || (SELECT pgc_r.relname FROM pgc_pg_class pgc_r WHERE pgc_r.oid = pgc_regclass_in(t)) || '" does not exist')
+        ELSE (SELECT pgc_quote_ident(pgc_n.nspname) || '.' || pgc_quote_ident(pgc_s.relname)
+              FROM pgc_pg_depend pgc_d JOIN pgc_pg_class pgc_s ON pgc_s.oid = pgc_d.objid
+              JOIN pgc_pg_namespace pgc_n ON pgc_n.oid = pgc_s.relnamespace
+              JOIN pgc_pg_attribute pgc_a ON pgc_a.attrelid = pgc_d.refobjid AND pgc_a.attnum = pgc_d.refobjsubid
+              WHERE pgc_d.refobjid = pgc_regclass_in(t) AND pgc_a.attname = c AND pgc_d.classid = 1259
+                AND pgc_d.deptype IN ('a', 'i') AND pgc_s.relkind = 'S') END)""",
     "pgc_pg_get_constraintdef": """MACRO pgc_pg_get_constraintdef(c) AS (
         SELECT pgc_x.def FROM pgc_constraintdefs pgc_x WHERE pgc_x.oid = c)""",
     "pgc_pg_get_publication_tables": """MACRO pgc_pg_get_publication_tables(p) AS TABLE

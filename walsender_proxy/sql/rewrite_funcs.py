@@ -73,6 +73,7 @@ EMULATED: Mapping[str, Fn] = MappingProxyType(
         "shobj_description": _f("pgc_shobj_description", "text", 2),
         "pg_get_indexdef": _f("pgc_pg_get_indexdef", "text", 1, 3, pad=("0", "false")),
         "pg_get_constraintdef": _f("pgc_pg_get_constraintdef", "text", 1, 2, keep=1),
+        "pg_get_serial_sequence": _f("pgc_pg_get_serial_sequence", "text", 2),
         "pg_get_replica_identity_index": _f("pgc_pg_get_replica_identity_index", "regclass", 1),
         "pg_relation_is_publishable": _f("pgc_pg_relation_is_publishable", "bool", 1),
         "pg_encoding_to_char": _f("pgc_pg_encoding_to_char", "name", 1),
@@ -117,7 +118,6 @@ EMULATED: Mapping[str, Fn] = MappingProxyType(
                 "pg_get_statisticsobjdef",
                 "pg_get_statisticsobjdef_columns",
                 "pg_get_partition_constraintdef",
-                "pg_get_serial_sequence",
                 "pg_get_functiondef",
             )
         },

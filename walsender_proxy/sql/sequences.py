@@ -187,6 +187,65 @@ def drop(tx: Transaction, names: list[list[str]], if_exists: bool, cascade: bool
     return "DROP SEQUENCE"
 
 
+def restart_owned(tx: Transaction, tables: list[int], session: SessionSequences) -> None:
+    """TRUNCATE … RESTART IDENTITY: the sequences the tables' columns own restart, with the
+    transaction (PostgreSQL's ResetSequence)."""
+    cat = tx.catalog()
+    for sq in list(cat.sequences.values()):
+        if sq.owned_by is not None and sq.owned_by[0] in tables:
+            session.altered(tx.alter_sequence(sq.qualified_name, {"restart": None}))
+
+
+# ---------------------------------------------------------------------------------------------
+# SERIAL and identity columns: a sequence each
+
+_SERIALS = {"serial": "int4", "serial4": "int4", "bigserial": "int8", "serial8": "int8", "smallserial": "int2", "serial2": "int2"}
+
+
+def serial_type(tn: ast.TypeName) -> str | None:
+    """The integer type of a ``serial``-family column (None for another type)."""
+    names = [n.sval for n in tn.names]
+    if len(names) != 1 or names[0] not in _SERIALS:
+        return None
+    if tn.arrayBounds:
+        raise PgError("0A000", "array of serial is not implemented")
+    if tn.typmods:
+        raise PgError("42601", f'type modifier is not allowed for type "{names[0]}"')
+    return _SERIALS[names[0]]
+
+
+_NAMEDATALEN = 64
+
+
+def _clip(name: str, nbytes: int) -> str:
+    """pg_mbcliplen: at most ``nbytes`` bytes, whole characters."""
+    raw = name.encode()[:nbytes]
+    return raw.decode(errors="ignore")
+
+
+def make_object_name(name1: str, name2: str, label: str) -> str:
+    """makeObjectName: ``name1_name2_label`` within 63 bytes, the longer part shortened."""
+    n1, n2 = len(name1.encode()), len(name2.encode())
+    avail = _NAMEDATALEN - 1 - (len(label) + 2)
+    while n1 + n2 > avail:
+        if n1 > n2:
+            n1 -= 1
+        else:
+            n2 -= 1
+    return f"{_clip(name1, n1)}_{_clip(name2, n2)}_{label}"
+
+
+def choose_sequence_name(cat: Catalog, schema: str, table: str, column: str) -> str:
+    """ChooseRelationName(table, column, "seq"): ``t_c_seq``, else ``t_c_seq1``, …"""
+    label, n = "seq", 0
+    while True:
+        name = make_object_name(table, column, label)
+        if not cat.relation_exists(schema, name):
+            return name
+        n += 1
+        label = f"seq{n}"
+
+
 # ---------------------------------------------------------------------------------------------
 # nextval, currval, setval, lastval
 
