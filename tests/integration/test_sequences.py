@@ -395,3 +395,41 @@ def test_psql_describes_serial_and_identity(proxy: ProxyServer, pg15: PgCluster)
         ref = psql(pg15.port, "-c", cmd, dbname=db)
         got = psql(proxy.port, "-c", cmd)
         assert got.stdout == ref.stdout, cmd
+
+
+STREAM_SETUP = [
+    "CREATE TABLE ss (id serial PRIMARY KEY, g bigint GENERATED ALWAYS AS IDENTITY, v text)",
+    "CREATE SEQUENCE ss_other",
+    "CREATE PUBLICATION p FOR TABLE ss",
+]
+STREAM = [
+    "INSERT INTO ss (v) VALUES ('a'), ('b')",
+    "SELECT nextval('ss_other'), setval('ss_other', 50)",
+    "ALTER SEQUENCE ss_other RESTART WITH 7",
+    "INSERT INTO ss (v) SELECT 'c' || g FROM generate_series(1, 3) g",
+    "INSERT INTO ss OVERRIDING SYSTEM VALUE VALUES (100, 100, 'd')",
+    "UPDATE ss SET g = DEFAULT WHERE id = 1",
+    "BEGIN; SELECT nextval('ss_id_seq'); ROLLBACK",
+    "INSERT INTO ss (v) VALUES ('after a rolled-back nextval')",
+]
+
+
+def test_sequences_are_not_streamed_the_values_they_give_are(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """pg_recvlogical over pgoutput: nextval, setval and ALTER SEQUENCE send nothing (as
+    PostgreSQL 15, which decodes no sequences); the rows carry the values they were given."""
+    from tests.integration.test_catalog_history import end_lsn, read_slot
+    from tests.integration.test_subscriber import new_sub_db
+    from tests.pgcompare import recvlogical
+
+    streams = []
+    for dsn in (new_sub_db(pg15), proxy.dsn()):
+        with psycopg.connect(dsn, autocommit=True) as c:
+            for sql in STREAM_SETUP:
+                c.execute(sql)
+        recvlogical(dsn, "seqs", "--create-slot", "-P", "pgoutput")
+        with psycopg.connect(dsn, autocommit=True) as c:
+            for sql in STREAM:
+                c.execute(sql)
+        streams.append(read_slot(dsn, "seqs", end_lsn(dsn)))
+    assert streams[1] == streams[0]
+    assert ("INSERT", 0, (b"7", b"7", b"after a rolled-back nextval")) in streams[1]

@@ -147,5 +147,7 @@ def install(con: duckdb.DuckDBPyConnection, services: SqlServices) -> None:
     udfs += lock_functions.udfs(services, session)
     udfs += sequence_functions.udfs(services, session)
     for name, fn, args, ret in udfs:
-        con.create_function(PREFIX + name, keep_errors(fn), args, ret, side_effects=True)  # type: ignore[arg-type]
+        # (a UDF that may return NULL must say so to DuckDB, which then hands it NULLs too)
+        nulls = "special" if name in sequence_functions.NULLABLE else "default"
+        con.create_function(PREFIX + name, keep_errors(fn), args, ret, side_effects=True, null_handling=nulls)  # type: ignore[arg-type]
     literals.install(con)

@@ -2275,19 +2275,6 @@ _MACROS: dict[str, str] = {
                 WHEN coalesce(pretty, false) THEN pgc_e.e_pretty ELSE pgc_e.e_plain END
          FROM pgc_exprs pgc_e WHERE pgc_e.e_bin = x::VARCHAR),
         x::VARCHAR)""",
-    # the sequence an OWNED BY (serial) or identity dependency ties to the column
-    "pgc_pg_get_serial_sequence": """MACRO pgc_pg_get_serial_sequence(t, c) AS (CASE
-        WHEN t IS NULL OR c IS NULL THEN NULL::VARCHAR
-        WHEN NOT EXISTS (SELECT 1 FROM pgc_pg_attribute pgc_a WHERE pgc_a.attrelid = pgc_regclass_in(t)
-                         AND pgc_a.attname = c AND NOT pgc_a.attisdropped)
-        THEN error('PGERR[42703] column "' || c || '" of relation "'
-            || (SELECT pgc_r.relname FROM pgc_pg_class pgc_r WHERE pgc_r.oid = pgc_regclass_in(t)) || '" does not exist')
-        ELSE (SELECT pgc_quote_ident(pgc_n.nspname) || '.' || pgc_quote_ident(pgc_s.relname)
-              FROM pgc_pg_depend pgc_d JOIN pgc_pg_class pgc_s ON pgc_s.oid = pgc_d.objid
-              JOIN pgc_pg_namespace pgc_n ON pgc_n.oid = pgc_s.relnamespace
-              JOIN pgc_pg_attribute pgc_a ON pgc_a.attrelid = pgc_d.refobjid AND pgc_a.attnum = pgc_d.refobjsubid
-              WHERE pgc_d.refobjid = pgc_regclass_in(t) AND pgc_a.attname = c AND pgc_d.classid = 1259
-                AND pgc_d.deptype IN ('a', 'i') AND pgc_s.relkind = 'S') END)""",
     "pgc_pg_get_constraintdef": """MACRO pgc_pg_get_constraintdef(c) AS (
         SELECT pgc_x.def FROM pgc_constraintdefs pgc_x WHERE pgc_x.oid = c)""",
     "pgc_pg_get_publication_tables": """MACRO pgc_pg_get_publication_tables(p) AS TABLE

@@ -73,7 +73,6 @@ EMULATED: Mapping[str, Fn] = MappingProxyType(
         "shobj_description": _f("pgc_shobj_description", "text", 2),
         "pg_get_indexdef": _f("pgc_pg_get_indexdef", "text", 1, 3, pad=("0", "false")),
         "pg_get_constraintdef": _f("pgc_pg_get_constraintdef", "text", 1, 2, keep=1),
-        "pg_get_serial_sequence": _f("pgc_pg_get_serial_sequence", "text", 2),
         "pg_get_replica_identity_index": _f("pgc_pg_get_replica_identity_index", "regclass", 1),
         "pg_relation_is_publishable": _f("pgc_pg_relation_is_publishable", "bool", 1),
         "pg_encoding_to_char": _f("pgc_pg_encoding_to_char", "name", 1),
@@ -219,6 +218,7 @@ SERVER_RETURNS: Mapping[str, str] = MappingProxyType(
         "pg_advisory_unlock_all": "void",
         "pg_sleep": "void",
         **dict.fromkeys(SEQUENCE_FUNCTIONS, "int8"),
+        "pg_get_serial_sequence": "text",
     }
 )
 

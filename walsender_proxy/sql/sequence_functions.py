@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from decoding.catalog import Sequence, is_temp_schema
 from decoding.errors import PgError
 from walsender_proxy.sql.rewrite_funcs import ARITY_SUFFIX
-from walsender_proxy.sql.sequences import sequence_for
+from walsender_proxy.sql.sequences import owned_sequence_name, sequence_for
 
 if TYPE_CHECKING:
     from walsender_proxy.sql.services import SessionState, SqlServices
@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 Udf = tuple[str, Callable[..., Any], list[str], str]
 
 #: The sequence functions; setval has a UDF per arity (2 and 3 arguments).
-NAMES = ("nextval", "currval", "setval", "lastval")
+NAMES = ("nextval", "currval", "setval", "lastval", "pg_get_serial_sequence")
+#: The UDFs whose result may be NULL.
+NULLABLE = frozenset({"pg_get_serial_sequence"})
 
 
 def udfs(services: SqlServices, session: Callable[[int], SessionState]) -> list[Udf]:
@@ -64,7 +66,19 @@ def udfs(services: SqlServices, session: Callable[[int], SessionState]) -> list[
         tx = ex.tx
         return ex.sequences.lastval(tx.catalog() if tx is not None else lake.catalog)
 
+    def serial_sequence(pid: int, table: str | None, column: str | None) -> str | None:
+        """pg_get_serial_sequence: the sequence a serial or identity column owns, as
+        ``schema.name``; 42P01 / 42703 for a table / column that does not exist."""
+        if table is None or column is None:
+            return None
+        ex = session(pid)
+        tx = ex.tx
+        if tx is None:
+            return None
+        return owned_sequence_name(tx, table, column)
+
     return [
+        ("pg_get_serial_sequence", serial_sequence, ["INTEGER", "VARCHAR", "VARCHAR"], "VARCHAR"),
         ("nextval", nextval, ["INTEGER", "BIGINT"], "BIGINT"),
         ("currval", currval, ["INTEGER", "BIGINT"], "BIGINT"),
         ("setval" + ARITY_SUFFIX + "2", setval2, ["INTEGER", "BIGINT", "BIGINT"], "BIGINT"),

@@ -342,6 +342,36 @@ def sequence_for(cat: Catalog, oid: int) -> Sequence:
 RELATION_TYPES = {"last_value": parse_type("int8"), "log_cnt": parse_type("int8"), "is_called": parse_type("bool")}
 
 
+_SYSTEM_COLUMNS = frozenset({"tableoid", "cmax", "xmax", "cmin", "xmin", "ctid"})
+
+
+def owned_sequence_name(tx: Transaction, table: str, column: str) -> str | None:
+    """pg_get_serial_sequence(table, column)."""
+    from walsender_proxy.sql import pgcatalog
+    from walsender_proxy.sql.ddl_sql import ident_parts
+
+    parts = ident_parts(table)
+    try:
+        t = tx.table(".".join(parts))
+    except PgError:
+        if pgcatalog.relation(parts[-2] if len(parts) > 1 else None, parts[-1]) is not None:
+            return None  # (a catalog relation: no column of it owns a sequence)
+        try:
+            tx.sequence(".".join(parts))
+        except PgError:
+            raise PgError("42P01", f'relation "{table}" does not exist') from None
+        return None
+    col = t.column(column)
+    if col is None:
+        if column in _SYSTEM_COLUMNS:
+            return None
+        raise PgError("42703", f'column "{column}" of relation "{t.name}" does not exist')
+    for sq in tx.catalog().sequences.values():
+        if sq.owned_by == (t.oid, col.attnum):
+            return f"{pgcatalog.quote_ident(sq.schema)}.{pgcatalog.quote_ident(sq.name)}"
+    return None
+
+
 def relation_rows(lake: Lake, sq: Sequence) -> pa.Table:
     """``SELECT * FROM seq``: last_value, log_cnt, is_called."""
     last, log, called = lake.sequences.peek(sq)
