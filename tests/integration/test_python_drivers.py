@@ -426,7 +426,6 @@ def _refusal(action: str, dsn: str, t: str) -> object:
     import pandas as pd
     import psycopg
     import sqlalchemy as sa
-    from sqlalchemy.orm import DeclarativeBase, mapped_column
 
     def sqlstate(e: BaseException) -> tuple[object, str]:
         orig = getattr(e, "orig", e)
