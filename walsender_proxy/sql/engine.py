@@ -592,6 +592,8 @@ class Engine:
         self._release()
         if node.withClause is not None:  # (the target rows' query is built without it)
             raise unsupported("WITH … UPDATE")
+        if node.fromClause and returning(node):  # (RETURNING * includes the FROM list's columns)
+            raise unsupported("UPDATE … FROM … RETURNING")
         if getattr(params, "literal_date_order", None) is not None:
             prepared_datestyle.check_write(node, params, [c.type for c in tx.table(qualified(node.relation)).columns])
         identity.check_update(tx.table(qualified(node.relation)), node.targetList)
@@ -633,6 +635,8 @@ class Engine:
         self._release()
         if node.withClause is not None:  # (the target rows' query is built without it)
             raise unsupported("WITH … DELETE")
+        if node.usingClause and returning(node):  # (RETURNING * includes the USING list's columns)
+            raise unsupported("DELETE … USING … RETURNING")
         if getattr(params, "literal_date_order", None) is not None:
             prepared_datestyle.check_write(node, params, [c.type for c in tx.table(qualified(node.relation)).columns])
         done = self._point_write(tx, node, params, "DELETE")
