@@ -426,7 +426,7 @@ class Engine:
         if plan is not None and plan.catalog is cat:
             t, cols, colobjs = plan.table, plan.cols, plan.colobjs  # resolved for this catalog
         else:
-            t = tx.table(qualified(node.relation))
+            t = sequences.write_target(tx, node.relation, sequences.CHANGE)
             cols = [c.name for c in node.cols] if node.cols else [c.name for c in t.columns]
             for c in cols:
                 if t.column(c) is None:
@@ -546,7 +546,7 @@ class Engine:
     def _upsert(self, tx: Transaction, node: ast.InsertStmt, params: list[Any]) -> Iterator[Outcome]:
         """INSERT … ON CONFLICT (sql/upsert.py)."""
         clause = node.onConflictClause
-        t = tx.table(qualified(node.relation))
+        t = sequences.write_target(tx, node.relation, sequences.CHANGE)
         key = upsert.arbiter(t, clause)
         proposed = _conformed(t, self._proposed(tx, t, node, params))
         proposed = proposed.append_column(upsert.POS, pa.array(np.arange(proposed.num_rows, dtype=np.int64)))
@@ -596,7 +596,7 @@ class Engine:
             raise unsupported("UPDATE … FROM … RETURNING")
         if getattr(params, "literal_date_order", None) is not None:
             prepared_datestyle.check_write(node, params, [c.type for c in tx.table(qualified(node.relation)).columns])
-        identity.check_update(tx.table(qualified(node.relation)), node.targetList)
+        identity.check_update(sequences.write_target(tx, node.relation, sequences.CHANGE), node.targetList)
         done = self._point_write(tx, node, params, "UPDATE")
         if done is not None:
             yield done
@@ -637,13 +637,14 @@ class Engine:
             raise unsupported("WITH … DELETE")
         if node.usingClause and returning(node):  # (RETURNING * includes the USING list's columns)
             raise unsupported("DELETE … USING … RETURNING")
+        sequences.write_target(tx, node.relation, sequences.CHANGE)
         if getattr(params, "literal_date_order", None) is not None:
             prepared_datestyle.check_write(node, params, [c.type for c in tx.table(qualified(node.relation)).columns])
         done = self._point_write(tx, node, params, "DELETE")
         if done is not None:
             yield done
             return
-        t = tx.table(qualified(node.relation))
+        t = sequences.write_target(tx, node.relation, sequences.CHANGE)
         alias = node.relation.alias.aliasname if node.relation.alias else node.relation.relname
         sql = f'SELECT "{alias}".* FROM {TARGET} AS "{alias}"'
         if node.usingClause:
@@ -714,7 +715,7 @@ class Engine:
         if node.is_from:
             if node.query is not None or node.relation is None:
                 raise PgError("42601", "COPY FROM needs a table")
-            t = tx.table(qualified(node.relation))
+            t = sequences.write_target(tx, node.relation, sequences.COPY_TO)
             cols = [c.sval for c in node.attlist] if node.attlist else [c.name for c in t.columns]
             ctypes = []
             for c in cols:
@@ -746,7 +747,7 @@ class Engine:
             rel = self.relation(rw.sql, params, rw.dropped_params)
             columns = result_columns(rel, rw, self.tables_of(tx, rw))
         else:
-            t = tx.table(qualified(node.relation))
+            t = sequences.write_target(tx, node.relation, sequences.COPY_FROM)
             cols = [c.sval for c in node.attlist] if node.attlist else [c.name for c in t.columns]
             for c in cols:
                 if t.column(c) is None:

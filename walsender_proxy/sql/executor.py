@@ -656,6 +656,8 @@ class Executor:
             yield from self.engine.delete(self._statement_tx(), node, params)
         elif isinstance(node, ast.TruncateStmt):
             tx = self._statement_tx()
+            for r in node.relations:
+                sequences.write_target(tx, r, '"{}" is not a table')
             tx.truncate([ddl_sql.qualified(r) for r in node.relations], cascade=node.behavior == enums.DropBehavior.DROP_CASCADE, restart_identity=bool(node.restart_seqs))
             if node.restart_seqs:  # the sequences the tables' columns own start again
                 sequences.restart_owned(tx, [tx.table(ddl_sql.qualified(r)).oid for r in node.relations], self.sequences)

@@ -19,7 +19,7 @@ from typing import Any
 import pyarrow as pa
 from pglast import ast, enums
 
-from decoding.catalog import Catalog, Sequence
+from decoding.catalog import Catalog, Sequence, Table
 from decoding.errors import PgError
 from decoding.pgtypes import UnknownTypeError, parse_type
 from walsender_proxy.backend.outcomes import Notice
@@ -340,6 +340,29 @@ def sequence_for(cat: Catalog, oid: int) -> Sequence:
 
 #: A sequence's columns when read as a relation.
 RELATION_TYPES = {"last_value": parse_type("int8"), "log_cnt": parse_type("int8"), "is_called": parse_type("bool")}
+
+
+#: What PostgreSQL says of a sequence named as the target of DML or COPY.
+CHANGE = 'cannot change sequence "{}"'
+COPY_TO = 'cannot copy to sequence "{}"'
+COPY_FROM = 'cannot copy from sequence "{}"'
+
+
+def write_target(tx: Transaction, rv: ast.RangeVar, message: str) -> Table:
+    """The table a DML statement or COPY names; 42809 in PostgreSQL's words when it names
+    a sequence (a relation of the same namespace: else it would be 42P01)."""
+    from walsender_proxy.sql.ddl_sql import qualified
+
+    try:
+        return tx.table(qualified(rv))
+    except PgError as e:
+        if e.sqlstate != "42P01":
+            raise
+        try:
+            tx.sequence(qualified(rv))
+        except PgError:
+            raise e from None
+        raise PgError("42809", message.format(rv.relname)) from None
 
 
 _SYSTEM_COLUMNS = frozenset({"tableoid", "cmax", "xmax", "cmin", "xmin", "ctid"})
