@@ -141,24 +141,17 @@ class Engine:
                     if t is not None:
                         break
             if t is None:
-                return self._sequence_relation(cat, schema, name)
+                found = sequences.as_relation(self.lake, cat, [schema] if schema is not None else self.ex.search_path(), name)
+                if found is None:
+                    return None
+                self._register(*found[0])
+                return UserTable(found[1], sequences.RELATION_TYPES)
             q = tx.snapshot_query(t, with_rid=False, sql_types=True, heap_order=True)
             for n, tbl in q.arrow.items():
                 self._register(n, tbl)
             return _typed(q.sql, t)
 
         return resolve
-
-    def _sequence_relation(self, cat: Any, schema: str | None, name: str) -> UserTable | None:
-        """``SELECT * FROM seq``: its counter now (sql/sequences.py)."""
-        for s in [schema] if schema is not None else self.ex.search_path():
-            sq = cat.find_sequence(s, name)
-            if sq is not None:
-                rows = sequences.relation_rows(self.lake, sq)
-                reg = f"__wp_seq_{sq.oid}"
-                self._register(reg, rows)
-                return UserTable(f"SELECT * FROM {reg}", sequences.RELATION_TYPES)
-        return None
 
     def rewrite(self, sql: str, tx: Transaction, overrides: dict[tuple[str | None, str], str | UserTable] | None = None, params: Sequence[Any] = ()) -> str:
         return self.rewritten(sql, tx, overrides, params).sql
@@ -482,7 +475,7 @@ class Engine:
                     n = tx.apply_insert_batches(
                         t,
                         (
-                            omitted.add(coerce_text_columns(t, _without(pa.Table.from_batches([b]).rename_columns(names), ignored), self.date_order))
+                            omitted.add(coerce_text_columns(t, identity.without(pa.Table.from_batches([b]).rename_columns(names), ignored), self.date_order))
                             for b in source
                         ),
                     )
@@ -491,7 +484,7 @@ class Engine:
                 yield Done(f"INSERT 0 {n}")
                 return
             data = rel.to_arrow_table()
-            data = _without(data.rename_columns(names), ignored)
+            data = identity.without(data.rename_columns(names), ignored)
             data = omitted.add(coerce_text_columns(t, data, self.date_order))
         n = tx.apply_insert(t, data) if data.num_rows else 0
         if returning(node):
@@ -524,7 +517,7 @@ class Engine:
         data = rel.to_arrow_table()
         names = cols[: data.num_columns]
         omitted = defaults.OmittedDefaults(self, tx, t, [n for n in names if n not in ignored])
-        return omitted.add(coerce_text_columns(t, _without(data.rename_columns(names), ignored)))
+        return omitted.add(coerce_text_columns(t, identity.without(data.rename_columns(names), ignored)))
 
     def existing_keys(self, tx: Transaction, t: Table, key: Sequence[str], proposed: pa.Table) -> list[tuple[Any, ...]]:
         """The keys of ``proposed`` (physical column names) already in ``t`` at the
@@ -1250,12 +1243,6 @@ def _conformed(t: Table, data: pa.Table) -> pa.Table:
         else:
             arrays.append(pa.nulls(data.num_rows, c.type.arrow))
     return pa.Table.from_arrays(arrays, names=[c.name for c in t.columns])
-
-
-def _without(data: pa.Table, names: Collection[str]) -> pa.Table:
-    """``data`` less the columns whose given values the statement ignores."""
-    drop = [n for n in names if n in data.column_names]
-    return data.drop_columns(drop) if drop else data
 
 
 def _named(t: Table, rows: pa.Table) -> pa.Table:

@@ -6,8 +6,10 @@ column. COPY FROM is not held to it, as in PostgreSQL."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
+import pyarrow as pa
 from pglast import ast, enums
 
 from decoding.catalog import Table
@@ -60,3 +62,9 @@ def affects_insert(node: ast.InsertStmt, t: Table, cols: list[str]) -> bool:
     return any((c := t.column(n)) is not None and c.identity for n in cols) or (
         node.override != _OVERRIDE.OVERRIDING_NOT_SET and any(c.identity for c in t.columns)
     )
+
+
+def without(data: pa.Table, names: Collection[str]) -> pa.Table:
+    """``data`` less the columns whose given values the INSERT ignores."""
+    drop = [n for n in names if n in data.column_names]
+    return data.drop_columns(drop) if drop else data

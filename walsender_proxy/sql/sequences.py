@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
-from pglast import ast, enums
+from pglast import ast
 
 from decoding.catalog import Catalog, Sequence, Table
 from decoding.errors import PgError
@@ -338,6 +338,17 @@ def sequence_for(cat: Catalog, oid: int) -> Sequence:
     raise PgError("XX000", f"could not open relation with OID {oid}")
 
 
+def as_relation(lake: Lake, cat: Catalog, schemas: Seq[str], name: str) -> tuple[tuple[str, pa.Table], str] | None:
+    """``SELECT * FROM seq``: (the Arrow table to register under its name, the SQL reading
+    it) for the first sequence of that name along ``schemas``, its counter read now."""
+    for schema in schemas:
+        sq = cat.find_sequence(schema, name)
+        if sq is not None:
+            reg = f"__wp_seq_{sq.oid}"
+            return (reg, relation_rows(lake, sq)), f"SELECT * FROM {reg}"
+    return None
+
+
 #: A sequence's columns when read as a relation.
 RELATION_TYPES = {"last_value": parse_type("int8"), "log_cnt": parse_type("int8"), "is_called": parse_type("bool")}
 
@@ -402,6 +413,3 @@ def relation_rows(lake: Lake, sq: Sequence) -> pa.Table:
         {"last_value": pa.array([last], pa.int64()), "log_cnt": pa.array([log], pa.int64()), "is_called": pa.array([called])}
     )
 
-
-def is_drop(node: Any) -> bool:
-    return isinstance(node, ast.DropStmt) and node.removeType == enums.ObjectType.OBJECT_SEQUENCE
