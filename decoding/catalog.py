@@ -32,6 +32,108 @@ REPLICA_IDENTITIES = ("d", "f", "i", "n")  # DEFAULT, FULL, USING INDEX, NOTHING
 CatalogOp = dict[str, Any]
 
 
+#: The types a sequence counts in, and their ranges.
+SEQUENCE_TYPES = {"int2": (-(2**15), 2**15 - 1), "int4": (-(2**31), 2**31 - 1), "int8": (-(2**63), 2**63 - 1)}
+
+
+@dataclass(frozen=True, slots=True)
+class Sequence:
+    """A sequence's definition (``pg_sequence`` plus its ``pg_class`` row and OWNED BY).
+    Its counter is not here: it is not transactional (lake/sequences.py). ``generation``
+    counts the RESTARTs: a counter of an older one is superseded, at ``restart`` (None:
+    ``start``) unused — so a rolled-back RESTART leaves the counter as it was."""
+
+    oid: int
+    schema: str
+    name: str
+    type: str = "int8"
+    start: int = 1
+    increment: int = 1
+    min: int = 1
+    max: int = 2**63 - 1
+    cache: int = 1
+    cycle: bool = False
+    #: OWNED BY: (table oid, attnum), dropped with the column or the table.
+    owned_by: tuple[int, int] | None = None
+    generation: int = 0
+    restart: int | None = None
+    #: The sequence of an identity column (PostgreSQL's internal dependency, ``i``).
+    identity: bool = False
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.schema}.{self.name}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "oid": self.oid,
+            "schema": self.schema,
+            "name": self.name,
+            "type": self.type,
+            "start": self.start,
+            "increment": self.increment,
+            "min": self.min,
+            "max": self.max,
+            "cache": self.cache,
+            "cycle": self.cycle,
+            "owned_by": list(self.owned_by) if self.owned_by is not None else None,
+            "generation": self.generation,
+            "restart": self.restart,
+            "identity": self.identity,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Sequence:
+        owned = d.get("owned_by")
+        return cls(
+            d["oid"], d["schema"], d["name"], d["type"], d["start"], d["increment"], d["min"],
+            d["max"], d["cache"], d["cycle"], (owned[0], owned[1]) if owned else None,
+            d.get("generation", 0), d.get("restart"), d.get("identity", False),
+        )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnDefault:
+    """A column's DEFAULT expression (PostgreSQL's ``pg_attrdef`` row), kept as the text
+    PostgreSQL prints for it: ``expr`` is ``pg_get_expr(adbin, adrelid)``, ``pretty`` the
+    same with ``pretty`` true (psql's ``\\d``). ``expr`` is also what the SQL layer runs: it
+    is valid SQL of the column's type (the coercion to the column is implicit in it, as in
+    PostgreSQL's cooked expression). ``volatile``: evaluated once per row (random(),
+    clock_timestamp(), nextval()) rather than once per statement. ``oid``: the pg_attrdef
+    row's. ``styled``: its text prints a date/time constant, whose form follows DateStyle
+    and IntervalStyle in PostgreSQL."""
+
+    expr: str
+    pretty: str
+    volatile: bool = False
+    oid: int = 0
+    styled: bool = False
+    #: The sequence a ``nextval('s'::regclass)`` in it names (PostgreSQL keeps its OID: the
+    #: texts hold :data:`SEQUENCE_MARK` where the sequence's name is printed, as regclass
+    #: prints it when the expression is printed or run).
+    sequence: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        d = {
+            "expr": self.expr,
+            "pretty": self.pretty,
+            "volatile": self.volatile,
+            "oid": self.oid,
+            "styled": self.styled,
+        }
+        if self.sequence:
+            d["sequence"] = self.sequence
+        return d
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> ColumnDefault:
+        return cls(d["expr"], d["pretty"], d["volatile"], d["oid"], d.get("styled", False), d.get("sequence", 0))
+
+
+#: Where a default's text names its sequence (see :attr:`ColumnDefault.sequence`).
+SEQUENCE_MARK = "\x01"
+
+
 @dataclass(frozen=True, slots=True)
 class Column:
     attnum: int
@@ -41,20 +143,42 @@ class Column:
     #: Name in Parquet/Arrow; differs from ``name`` only when a dropped column of the same
     #: name still has data in old files.
     physical: str = ""
+    default: ColumnDefault | None = None
+    #: Added by ADD COLUMN with a non-volatile default (``pg_attribute.atthasmissing``:
+    #: PostgreSQL keeps that value for the rows that existed, instead of rewriting them).
+    has_missing: bool = False
+    #: ``a`` GENERATED ALWAYS / ``d`` BY DEFAULT AS IDENTITY (``pg_attribute.attidentity``);
+    #: ``default`` is then its sequence's nextval, which PostgreSQL keeps out of pg_attrdef.
+    identity: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "attnum": self.attnum,
             "name": self.name,
             "type": self.type.to_json(),
             "not_null": self.not_null,
             "physical": self.physical,
         }
+        if self.default is not None:
+            d["default"] = self.default.to_json()
+        if self.has_missing:
+            d["has_missing"] = True
+        if self.identity:
+            d["identity"] = self.identity
+        return d
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Column:
+        dflt = d.get("default")
         return cls(
-            d["attnum"], d["name"], ColumnType.from_json(d["type"]), d["not_null"], d["physical"]
+            d["attnum"],
+            d["name"],
+            ColumnType.from_json(d["type"]),
+            d["not_null"],
+            d["physical"],
+            ColumnDefault.from_json(dflt) if dflt is not None else None,
+            d.get("has_missing", False),
+            d.get("identity", ""),
         )
 
 
@@ -224,6 +348,7 @@ class Catalog:
     tables: Mapping[int, Table] = field(default_factory=lambda: _frozen({}))
     publications: Mapping[str, Publication] = field(default_factory=lambda: _frozen({}))
     next_oid: int = FIRST_USER_OID
+    sequences: Mapping[int, Sequence] = field(default_factory=lambda: _frozen({}))
 
     # -- lookups -------------------------------------------------------------------------
     def find_table(self, schema: str, name: str) -> Table | None:
@@ -231,6 +356,27 @@ class Catalog:
             if t.schema == schema and t.name == name:
                 return t
         return None
+
+    def find_sequence(self, schema: str, name: str) -> Sequence | None:
+        for s in self.sequences.values():
+            if s.schema == schema and s.name == name:
+                return s
+        return None
+
+    def relation_exists(self, schema: str, name: str) -> bool:
+        """A table or a sequence of that name (they share pg_class's names)."""
+        return self.find_table(schema, name) is not None or self.find_sequence(schema, name) is not None
+
+    def resolve_sequence(self, name: str, search_path: Iterable[str] = ("public",)) -> Sequence:
+        schema, dot, rel = name.rpartition(".")
+        candidates = [schema] if dot else list(search_path)
+        for s in candidates:
+            found = self.find_sequence(s, rel)
+            if found is not None:
+                return found
+            if self.find_table(s, rel) is not None:
+                raise CatalogError("42809", f'"{rel}" is not a sequence')
+        raise CatalogError("42P01", f'relation "{name}" does not exist')
 
     def resolve_table(self, name: str, search_path: Iterable[str] = ("public",)) -> Table:
         """Resolve ``schema.name`` or an unqualified name along ``search_path``."""
@@ -281,6 +427,15 @@ class Catalog:
             pubs = dict(self.publications)
             pubs.pop(op["name"], None)
             return replace(self, publications=_frozen(pubs))
+        if kind == "put_sequence":
+            sq = Sequence.from_json(op["sequence"])
+            seqs = dict(self.sequences)
+            seqs[sq.oid] = sq
+            return replace(self, sequences=_frozen(seqs), next_oid=max(self.next_oid, sq.oid + 1))
+        if kind == "drop_sequence":
+            seqs = dict(self.sequences)
+            seqs.pop(op["oid"], None)
+            return replace(self, sequences=_frozen(seqs))
         raise ValueError(f"unknown catalog op {kind!r}")
 
     def to_json(self) -> dict[str, Any]:
@@ -289,17 +444,20 @@ class Catalog:
             "tables": [t.to_json() for t in self.tables.values()],
             "publications": [p.to_json() for p in self.publications.values()],
             "next_oid": self.next_oid,
+            "sequences": [sq.to_json() for sq in self.sequences.values()],
         }
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Catalog:
         tables = (Table.from_json(t) for t in d["tables"])
         pubs = (Publication.from_json(p) for p in d["publications"])
+        seqs = (Sequence.from_json(sq) for sq in d.get("sequences", ()))
         return cls(
             _frozen(d["schemas"]),
             _frozen({t.oid: t for t in tables}),
             _frozen({p.name: p for p in pubs}),
             d["next_oid"],
+            _frozen({sq.oid: sq for sq in seqs}),
         )
 
 

@@ -426,7 +426,6 @@ def _refusal(action: str, dsn: str, t: str) -> object:
     import pandas as pd
     import psycopg
     import sqlalchemy as sa
-    from sqlalchemy.orm import DeclarativeBase, mapped_column
 
     def sqlstate(e: BaseException) -> tuple[object, str]:
         orig = getattr(e, "orig", e)
@@ -437,21 +436,7 @@ def _refusal(action: str, dsn: str, t: str) -> object:
 
     url = _url("psycopg", dsn)
     try:
-        if action == "orm autoincrement key (SERIAL)":
-
-            class Base(DeclarativeBase):
-                pass
-
-            class Auto(Base):
-                __tablename__ = t
-                id: Mapped[int] = mapped_column(primary_key=True)
-
-            eng = sa.create_engine(url)
-            try:
-                Base.metadata.create_all(eng)
-            finally:
-                eng.dispose()
-        elif action == "core foreign key":
+        if action == "core foreign key":
             md = sa.MetaData()
             sa.Table(f"{t}_p", md, sa.Column("id", sa.Integer, primary_key=True, autoincrement=False))
             sa.Table(t, md, sa.Column("id", sa.Integer, primary_key=True, autoincrement=False), sa.Column("p", sa.ForeignKey(f"{t}_p.id")))
@@ -484,11 +469,47 @@ def _refusal(action: str, dsn: str, t: str) -> object:
 
 
 REFUSALS = {
-    "orm autoincrement key (SERIAL)": ("0A000", "serial (a column owning a sequence) is not supported by walsender-proxy"),
     "core foreign key": ("0A000", "table constraint FOREIGN KEY (REFERENCES) is not supported by walsender-proxy"),
     "pandas to_sql with its index": ("0A000", "CREATE INDEX is not supported by walsender-proxy"),
     "asyncpg add_listener (LISTEN)": ("0A000", "LISTEN/NOTIFY is not supported by walsender-proxy"),
 }
+
+
+def _sa_autoincrement(url: str, t: str) -> list[Any]:
+    """An ORM model with an autoincrement key (SERIAL) and an identity column: the keys
+    the database gives, and what reflection sees of the table."""
+    import sqlalchemy as sa
+    from sqlalchemy.orm import DeclarativeBase, Session, mapped_column
+
+    class Base(DeclarativeBase):
+        pass
+
+    class Auto(Base):
+        __tablename__ = t
+        id: Mapped[int] = mapped_column(primary_key=True)
+        n: Mapped[int] = mapped_column(sa.Identity(start=10, increment=5))
+        name: Mapped[str] = mapped_column(sa.String(20), server_default="anon")
+
+    eng = sa.create_engine(url)
+    try:
+        Base.metadata.create_all(eng)
+        with Session(eng) as s:
+            rows = [Auto(), Auto(name="b"), Auto()]
+            s.add_all(rows)
+            s.commit()
+            out: list[Any] = [[(r.id, r.n, r.name) for r in rows]]
+        out.append(sa.inspect(eng).get_columns(t))
+        Base.metadata.drop_all(eng)
+    finally:
+        eng.dispose()
+    return out
+
+
+def test_orm_autoincrement_keys_match_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    t = f"auto{next(_names)}"
+    ref = _sa_autoincrement(_url("psycopg", pg15.dsn(dbname=pg15.new_database("pydrv"))), t)
+    got = _sa_autoincrement(_url("psycopg", proxy.dsn()), t)
+    assert repr(got) == repr(ref)
 
 
 @pytest.mark.parametrize("action", list(REFUSALS))

@@ -14,6 +14,7 @@ from decoding.catalog import (
     Catalog,
     CatalogOp,
     Column,
+    ColumnDefault,
     Publication,
     PublicationTable,
     Table,
@@ -22,8 +23,16 @@ from decoding.catalog import (
 from decoding.pgoutput import rowfilter
 from decoding.pgtypes import ColumnType, parse_type
 from walsender_proxy.lake.errors import LakeError
+from walsender_proxy.lake.sequence_ddl import owned_sequences
 
 Alloc = Callable[[], int]
+#: A new column: ``(name, type)``, ``(name, type, not_null)`` or ``(…, not_null, default)``.
+ColumnSpec = (
+    tuple[str, str]
+    | tuple[str, str, bool]
+    | tuple[str, str, bool, ColumnDefault | None]
+    | tuple[str, str, bool, ColumnDefault | None, str]
+)
 PUBLISH_OPS = ("insert", "update", "delete", "truncate")
 
 
@@ -65,14 +74,17 @@ def drop_schema(
             return [], None
         raise LakeError("3F000", f'schema "{name}" does not exist')
     members = [t for t in cat.tables.values() if t.schema == name]
-    if members and not cascade:
+    seqs = [sq for sq in cat.sequences.values() if sq.schema == name]
+    if (members or seqs) and not cascade:
+        kinds = sorted([(t.oid, f"table {t.qualified_name}") for t in members] + [(sq.oid, f"sequence {sq.qualified_name}") for sq in seqs])
         raise LakeError(
             "2BP01",
             f"cannot drop schema {name} because other objects depend on it",
-            detail="\n".join(f"table {t.qualified_name} depends on schema {name}" for t in members),
+            detail="\n".join(f"{what} depends on schema {name}" for _, what in kinds),
             hint="Use DROP ... CASCADE to drop the dependent objects too.",
         )
     ops: list[CatalogOp] = [{"op": "drop_table", "oid": t.oid} for t in members]
+    ops += [{"op": "drop_sequence", "oid": sq.oid} for sq in seqs]
     ops.append({"op": "drop_schema", "name": name})
     return ops, None
 
@@ -81,16 +93,18 @@ def create_table(
     cat: Catalog,
     alloc: Alloc,
     name: str,
-    columns: Sequence[tuple[str, str] | tuple[str, str, bool]],
+    columns: Sequence[ColumnSpec],
     primary_key: tuple[str, ...],
     replica_identity: str,
     if_not_exists: bool,
     search_path: Sequence[str],
 ) -> tuple[list[CatalogOp], Table | None]:
+    """``columns``: ``(name, type[, not_null[, default]])``; a default's pg_attrdef OID is
+    allocated here."""
     schema, rel = _split(name, search_path)
     if schema not in cat.schemas:
         raise LakeError("3F000", f'schema "{schema}" does not exist')
-    if cat.find_table(schema, rel) is not None:
+    if cat.relation_exists(schema, rel):
         if if_not_exists:
             return [], None
         raise LakeError("42P07", f'relation "{rel}" already exists')
@@ -99,12 +113,17 @@ def create_table(
     for i, spec in enumerate(columns, start=1):
         cname, tname = spec[0], spec[1]
         not_null = bool(spec[2]) if len(spec) > 2 else False  # type: ignore[misc]
+        default = spec[3] if len(spec) > 3 else None  # type: ignore[misc]
+        identity = spec[4] if len(spec) > 4 else ""  # type: ignore[misc]
         if cname in seen:
             raise LakeError("42701", f'column "{cname}" specified more than once')
         _not_a_system_column(cname)
         seen.add(cname)
         ctype = tname if isinstance(tname, ColumnType) else parse_type(tname)
-        cols.append(Column(i, cname, ctype, not_null or cname in primary_key, cname))
+        if identity:  # (an identity column's nextval has no pg_attrdef row)
+            cols.append(Column(i, cname, ctype, True, cname, default, False, identity))
+        else:
+            cols.append(Column(i, cname, ctype, not_null or cname in primary_key, cname, _with_oid(default, alloc)))
     for k in primary_key:
         if k not in seen:
             raise LakeError("42703", f'column "{k}" named in key does not exist')
@@ -133,7 +152,9 @@ def drop_table(
         if if_exists:
             return [], None
         raise LakeError("42P01", f'table "{name}" does not exist') from None
-    return [{"op": "drop_table", "oid": t.oid}], None
+    ops: list[CatalogOp] = [{"op": "drop_table", "oid": t.oid}]
+    ops += [{"op": "drop_sequence", "oid": sq.oid} for sq in owned_sequences(cat, t.oid)]
+    return ops, None
 
 
 #: PostgreSQL's system columns: every table has them, so no column may take their names.
@@ -145,7 +166,22 @@ def _not_a_system_column(name: str) -> None:
         raise LakeError("42701", f'column name "{name}" conflicts with a system column name')
 
 
-def add_column(t: Table, name: str, ctype: ColumnType, not_null: bool) -> list[CatalogOp]:
+def _with_oid(default: ColumnDefault | None, alloc: Alloc) -> ColumnDefault | None:
+    """The default with its pg_attrdef OID (one per default set, as PostgreSQL's)."""
+    return None if default is None else replace(default, oid=alloc())
+
+
+def add_column(
+    t: Table,
+    name: str,
+    ctype: ColumnType,
+    not_null: bool,
+    default: ColumnDefault | None = None,
+    alloc: Alloc | None = None,
+    identity: str = "",
+) -> list[CatalogOp]:
+    """``ADD COLUMN``: a non-volatile default is the value of the rows already there
+    (PostgreSQL's "missing" value, ``atthasmissing``); the caller writes them."""
     _not_a_system_column(name)
     if t.column(name) is not None:
         raise LakeError("42701", f'column "{name}" of relation "{t.name}" already exists')
@@ -154,14 +190,44 @@ def add_column(t: Table, name: str, ctype: ColumnType, not_null: bool) -> list[C
     while physical in t.used_physical:
         physical = f"{name}__{n}"
         n += 1
-    col = Column(t.next_attnum, name, ctype, not_null, physical)
+    if default is not None and not identity:
+        assert alloc is not None
+        default = _with_oid(default, alloc)
+    missing = default is not None and not default.volatile
+    col = Column(t.next_attnum, name, ctype, not_null or bool(identity), physical, default, missing, identity)
+    columns = t.columns
+    if default is not None and default.volatile:
+        # PostgreSQL rewrites the table for a volatile default: no column keeps a
+        # "missing" value after that
+        columns = tuple(replace(c, has_missing=False) for c in columns)
     t2 = replace(
         t,
-        columns=(*t.columns, col),
+        columns=(*columns, col),
         used_physical=t.used_physical | {physical},
         next_attnum=t.next_attnum + 1,
     )
     return [{"op": "put_table", "table": t2.to_json()}]
+
+
+def set_column_default(
+    cat: Catalog,
+    alloc: Alloc,
+    table: str,
+    name: str,
+    default: ColumnDefault | None,
+    search_path: Sequence[str],
+) -> tuple[list[CatalogOp], None]:
+    """``ALTER COLUMN … SET DEFAULT`` (``default``) or ``DROP DEFAULT`` (None): only the
+    catalog changes (rows keep their values); a new default gets a new pg_attrdef row."""
+    t = cat.resolve_table(table, search_path)
+    col = t.column(name)
+    if col is None:
+        raise LakeError("42703", f'column "{name}" of relation "{t.name}" does not exist')
+    if default is None and col.default is None:
+        return [], None
+    new = replace(col, default=_with_oid(default, alloc))
+    t2 = replace(t, columns=tuple(new if c is col else c for c in t.columns))
+    return [{"op": "put_table", "table": t2.to_json()}], None
 
 
 def drop_column(
@@ -185,6 +251,9 @@ def drop_column(
         replica_identity="d" if name in t.identity_index else t.replica_identity,
     )
     ops: list[CatalogOp] = [{"op": "put_table", "table": t2.to_json()}]
+    col = t.column(name)
+    assert col is not None
+    ops += [{"op": "drop_sequence", "oid": sq.oid} for sq in owned_sequences(cat, t.oid, col.attnum)]
     for p in cat.publications.values():
         pt = p.entry(t.oid)
         if pt is not None and pt.columns and name in pt.columns:
@@ -244,7 +313,7 @@ def rename_table(
     """``ALTER TABLE … RENAME TO``: only the name changes (files, publications and slots
     follow the OID); the next Relation message carries the new name, as PostgreSQL's."""
     t = cat.resolve_table(table, search_path)
-    if cat.find_table(t.schema, new_name) is not None:
+    if cat.relation_exists(t.schema, new_name):
         raise LakeError("42P07", f'relation "{new_name}" already exists')
     return [{"op": "put_table", "table": replace(t, name=new_name).to_json()}], None
 

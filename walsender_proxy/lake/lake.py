@@ -49,6 +49,7 @@ from walsender_proxy.lake.files import (
 )
 from walsender_proxy.lake.keyindex import SMALL, KeyIndex, PointIndexes, keys_of
 from walsender_proxy.lake.retention import Hold, HoldRegistry, hold_saved_slots
+from walsender_proxy.lake.sequences import SequenceStore
 from walsender_proxy.lake.spill import (
     FileRows,
     SpillDir,
@@ -206,6 +207,15 @@ class Lake:
 
         last_csn = self._recover(st.get("last_csn", 0))
         self.clock = CsnClock(last_csn)
+        #: Sequence counters (not transactional); those of sequences that are gone (dropped,
+        #: or made by a transaction that did not commit) are forgotten here.
+        self.sequences = SequenceStore(self.dir / "sequences.json", s.fsync)
+        live = {(sq.oid, sq.generation) for sq in self.history.latest.sequences.values()}
+        for ptx in self.prepared.values():
+            for _, op in ptx._ops:
+                if op.get("op") == "put_sequence":
+                    live.add((int(op["sequence"]["oid"]), int(op["sequence"].get("generation", 0))))
+        self.sequences.forget(live)
         self._note_catalog_passed()  # (versions replayed from the log: passed at its end)
         # Key indexes and row versions for point operations (keyindex.py): they follow
         # every commit applied from now on; anything older is looked up in the files.
@@ -1143,6 +1153,7 @@ class Lake:
         finally:
             self.log.close()
             self.store.close()
+            self.sequences.close()
             fcntl.flock(self._lockfile, fcntl.LOCK_UN)
             self._lockfile.close()
 

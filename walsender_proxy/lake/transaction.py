@@ -23,12 +23,13 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from decoding import records as R
-from decoding.catalog import RID, Catalog, CatalogOp, Column, Table, is_temp_schema
+from decoding.catalog import RID, Catalog, CatalogOp, Column, ColumnDefault, Table, is_temp_schema
+from decoding.catalog import Sequence as CatalogSequence
 from decoding.errors import PgError
 from decoding.pgoutput import rowfilter
 from decoding.pgtypes import ColumnType, parse_type
 from decoding.pgvalues.typmod import SUBSECOND_TYPES, round_times
-from walsender_proxy.lake import ddl
+from walsender_proxy.lake import ddl, sequence_ddl
 from walsender_proxy.lake.errors import (
     LakeError,
     no_active_transaction,
@@ -888,16 +889,100 @@ class Transaction:
     def drop_table(self, name: str, *, if_exists: bool = False) -> None:
         self._run_ddl(ddl.drop_table, self._named(name), if_exists, self._path())
 
-    def add_column(self, table: str, name: str, type_name: str, *, not_null: bool = False) -> None:
+    def add_column(
+        self,
+        table: str,
+        name: str,
+        type_name: str,
+        *,
+        not_null: bool = False,
+        default: ColumnDefault | None = None,
+        identity: str = "",
+    ) -> None:
+        """``ADD COLUMN``. With a ``default``, the rows already in the table are the
+        caller's to fill (:meth:`rewrite_rows`) and to check for NULLs."""
+
         def build(cat: Catalog, alloc: Any) -> tuple[list[CatalogOp], None]:
             t = cat.resolve_table(table, self._path())
-            if not_null and self._read(t, None, None, False).num_rows:
-                raise LakeError("23502", f'column "{name}" of relation "{t.name}" contains null values').about(
-                    schema=t.schema, table=t.name, column=name
-                )
-            return ddl.add_column(t, name, parse_type(type_name), not_null), None
+            if not_null and default is None and self._read(t, None, None, False).num_rows:
+                raise null_column_error(t, name)
+            return ddl.add_column(t, name, parse_type(type_name), not_null, default, alloc, identity), None
 
         self._run_ddl(build)
+
+    # -- sequences -----------------------------------------------------------------------
+    def sequence(self, name: str) -> CatalogSequence:
+        """The sequence ``name`` resolves to (42P01; 42809 for a table of that name)."""
+        return self.catalog().resolve_sequence(self._named(name), self._path())
+
+    def creation_schema(self) -> str:
+        """Where an unqualified CREATE puts its object."""
+        return self.lake.search_path[0]
+
+    def create_sequence(
+        self,
+        name: str,
+        options: Mapping[str, Any],
+        *,
+        owned_by: Sequence[str] | None = None,
+        if_not_exists: bool = False,
+        identity: bool = False,
+    ) -> CatalogSequence | None:
+        """CREATE SEQUENCE (``options``: see :func:`sequence_ddl.init_params`);
+        ``identity``: an identity column's."""
+        name = self._named(name)
+        if "." not in name:
+            name = f"{self.creation_schema()}.{name}"
+        return self._run_ddl(sequence_ddl.create_sequence, name, options, owned_by, if_not_exists, self._path(), identity)
+
+    def alter_sequence(self, name: str, options: Mapping[str, Any], *, owned_by: Sequence[str] | None = None) -> CatalogSequence:
+        """ALTER SEQUENCE: the definition with the transaction; a RESTART starts the counter's
+        next generation, which the transaction sees at once and others once it commits."""
+
+        def build(cat: Catalog, alloc: Any) -> tuple[list[CatalogOp], Any]:
+            sq = cat.resolve_sequence(self._named(name), self._path())
+            current = self.lake.sequences.peek(sq)[0]
+            return sequence_ddl.alter_sequence(cat, alloc, self._named(name), options, owned_by, current, self._path())
+
+        sq, log_reset = self._run_ddl(build)
+        if log_reset:
+            self.lake.sequences.reset_log(sq)
+        return sq
+
+    def drop_sequence(self, name: str, *, if_exists: bool = False, cascade: bool = False) -> list[str]:
+        """DROP SEQUENCE; returns the column defaults CASCADE dropped (for the NOTICE)."""
+        return self._run_ddl(sequence_ddl.drop_sequence, self._named(name), if_exists, cascade, self._path()) or []
+
+    def rename_sequence(self, name: str, new_name: str) -> None:
+        self._run_ddl(sequence_ddl.rename_sequence, self._named(name), new_name, self._path())
+
+    def set_column_default(self, table: str, name: str, default: ColumnDefault | None) -> None:
+        """``ALTER COLUMN … SET DEFAULT`` / ``DROP DEFAULT`` (None)."""
+        self._run_ddl(ddl.set_column_default, table, name, default, self._path())
+
+    def rewrite_rows(self, table: str | Table, old: pa.Table, new: pa.Table) -> int:
+        """Rows rewritten by DDL (ADD COLUMN filling its default): stored like an update
+        (``_rid`` plus every physical column, row for row), logged with op ``R``, which
+        decoding skips — PostgreSQL's table rewrite is not decoded either. The rows are
+        locked as an update's are."""
+        self._check_writable()
+        t = self.table(table)
+        return self._guard(self._rewrite_rows, t, old, new)
+
+    def _rewrite_rows(self, t: Table, old: pa.Table, new: pa.Table) -> int:
+        if old.num_rows == 0:
+            return 0
+        try:
+            new = _conform_table(t, new)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as e:
+            raise LakeError("22P02", f"invalid input value: {e}") from None
+        old = _conform_table(t, old)
+        with self.lake._dml_lock:
+            self._lock_rows(t, new.column(RID))
+            p = self._add_pending(t, "R", new, old)
+        self._log_change(t, "R", new, old, p)
+        self._maybe_spill()
+        return new.num_rows
 
     def drop_column(self, table: str, name: str, *, if_exists: bool = False) -> None:
         self._run_ddl(ddl.drop_column, table, name, if_exists, self._path())
@@ -1459,6 +1544,13 @@ def _conform_table(t: Table, rows: pa.Table) -> pa.Table:
     return pa.Table.from_arrays(
         [rows.column(RID).cast(pa.int64())] + [conform(rows.column(c.physical), c) for c in t.columns],
         schema=t.arrow_schema(with_rid=True),
+    )
+
+
+def null_column_error(t: Table, name: str) -> LakeError:
+    """ADD COLUMN … NOT NULL (or SET NOT NULL) over rows that have no value for it."""
+    return LakeError("23502", f'column "{name}" of relation "{t.name}" contains null values').about(
+        schema=t.schema, table=t.name, column=name
     )
 
 

@@ -60,6 +60,7 @@ def session_info(ex: SessionState) -> pgcatalog.SessionInfo:
         settings=settings,
         sources=ex.settings.sources(),
         client_addr=ex.client_addr,
+        temp_schema=ex.temp_schema,
     )
 
 
@@ -67,6 +68,11 @@ def injected_rows(ex: SessionState, needs: frozenset[str]) -> dict[str, pa.Table
     """The server-owned rows of the views this statement reads."""
     out: dict[str, pa.Table] = {}
     wanted = {n.removeprefix("pgc_") for n in needs}
+    if "pg_sequences" in wanted:
+        tx = ex.tx
+        cat = tx.catalog() if tx is not None else ex.lake.catalog
+        snap = pgcatalog.CatalogSnapshot.build(cat, server_info(ex))
+        out["pg_sequences"] = pgcatalog.make_table("pg_sequences", pgcatalog.sequences_view(snap, ex.lake.sequences.peek))
     if "pg_prepared_xacts" in wanted:
         rows = [{"transaction": t.xid, "gid": gid, "owner": "postgres", "database": ex.database} for gid, t in list(ex.lake.prepared.items())]
         out["pg_prepared_xacts"] = pgcatalog.make_table("pg_prepared_xacts", rows)

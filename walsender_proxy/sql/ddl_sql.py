@@ -7,16 +7,18 @@ tree — including the full PostgreSQL 15 publication grammar — and says "not 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pglast import ast, enums
 from pglast.stream import RawStream
 
-from decoding.catalog import is_temp_schema
+from decoding.catalog import ColumnDefault, is_temp_schema
 from decoding.errors import PgError
 from decoding.pgtypes import UnknownTypeError, parse_type
 from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import Lake, PubTable, Transaction
+from walsender_proxy.sql import column_defs
 
 
 def unsupported(what: str) -> PgError:
@@ -67,6 +69,19 @@ def _skipping(notices: list[Notice] | None, sqlstate: str, message: str) -> None
         notices.append(Notice("NOTICE", sqlstate, f"{message}, skipping"))
 
 
+def _is_sequence(tx: Transaction, name: str) -> bool:
+    """``name`` resolves to a sequence, not a table (PostgreSQL's relations share names)."""
+    try:
+        tx.table(name)
+    except PgError:
+        try:
+            tx.sequence(name)
+        except PgError:
+            return False
+        return True
+    return False
+
+
 def _missing(tx: Transaction, rel: ast.RangeVar) -> bool:
     try:
         tx.table(qualified(rel))
@@ -113,35 +128,19 @@ def create_table(
     name = table_name(tx, s.relation, s.oncommit, temp_schema)
     if s.if_not_exists and not _missing(tx, s.relation):
         _skipping(notices, "42P07", f'relation "{s.relation.relname}" already exists')
+        return "CREATE TABLE"
     if s.inhRelations or s.partspec or s.partbound or s.ofTypename:
         raise unsupported("table inheritance and partitioning")
-    columns: list[tuple[str, str, bool]] = []
+    plans: list[column_defs.ColumnPlan] = []
     pk: list[str] = []
     for el in s.tableElts or ():
         if isinstance(el, ast.ColumnDef):
-            not_null = False
-            for c in el.constraints or ():
-                kind = c.contype
-                if kind == enums.ConstrType.CONSTR_NOTNULL:
-                    not_null = True
-                elif kind == enums.ConstrType.CONSTR_NULL:
-                    not_null = False
-                elif kind == enums.ConstrType.CONSTR_PRIMARY:
-                    if pk:
-                        raise PgError(
-                            "42P16",
-                            f'multiple primary keys for table "{s.relation.relname}" are not allowed',
-                        )
-                    pk = [el.colname]
-                elif (
-                    kind == enums.ConstrType.CONSTR_DEFAULT
-                    and isinstance(c.raw_expr, ast.A_Const)
-                    and c.raw_expr.isnull
-                ):
-                    pass
-                else:
-                    raise unsupported(f"column constraint {_constraint_name(kind)}")
-            columns.append((el.colname, type_text(el.typeName), not_null))
+            p = column_defs.plan(el, s.relation.relname, type_text, unsupported, _constraint_name)
+            if p.primary:
+                if pk:
+                    raise PgError("42P16", f'multiple primary keys for table "{s.relation.relname}" are not allowed')
+                pk = [el.colname]
+            plans.append(p)
         elif isinstance(el, ast.Constraint):
             if el.contype == enums.ConstrType.CONSTR_PRIMARY:
                 if pk:
@@ -154,20 +153,85 @@ def create_table(
                 raise unsupported(f"table constraint {_constraint_name(el.contype)}")
         else:
             raise unsupported(type(el).__name__)
-    if not columns:  # (the lake keeps a table's rows as its columns' values: none, no rows)
+    if not plans:  # (the lake keeps a table's rows as its columns' values: none, no rows)
         raise unsupported("a table without columns")
+    schema, _, rel = name.rpartition(".")
+    schema = schema or tx.creation_schema()
+    owned = column_defs.make_sequences(tx, schema, rel, plans)
+    # (cooked once the columns are known, as PostgreSQL cooks them after making the table)
+    columns: list[Any] = []
+    for p in plans:
+        if p.name in owned:
+            default, identity = column_defs.with_identity(p, column_defs.column_default(p, owned[p.name]))
+        else:
+            default = cook_default(p.raw_default, p.type_text, p.name, tx) if p.raw_default is not None else None
+            identity = ""
+        columns.append((p.name, p.type_text, p.not_null, default, identity))
     tx.create_table(name, columns, primary_key=pk, if_not_exists=bool(s.if_not_exists))
+    column_defs.own_sequences(tx, schema, rel, owned)
     return "CREATE TABLE"
+
+
+def cook_default(raw: Any, ctype: str, colname: str, tx: Transaction) -> ColumnDefault | None:
+    """A column's DEFAULT as the lake keeps it (None: no default, as for a bare NULL)."""
+    from walsender_proxy.sql import default_exprs
+
+    cooked = default_exprs.cook(raw, parse_type(ctype), colname, lambda name: relation_oid(tx, name))
+    return None if cooked is None else cooked.column_default()
+
+
+def ident_parts(text: str) -> list[str]:
+    """A qualified name as regclass input reads it (stringToQualifiedNameList): dots
+    between parts, double quotes keep case, other letters are lowered."""
+    parts: list[str] = []
+    cur, i, n = "", 0, len(text)
+    quoted = False
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            if quoted and i + 1 < n and text[i + 1] == '"':
+                cur += '"'
+                i += 1
+            else:
+                quoted = not quoted
+        elif ch == "." and not quoted:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch if quoted else ch.lower()
+        i += 1
+    parts.append(cur.strip() if not text.endswith('"') else cur)
+    if quoted or any(not p for p in parts):
+        raise PgError("42602", 'invalid name syntax')
+    return parts
+
+
+def relation_oid(tx: Transaction, text: str) -> tuple[int, bool]:
+    """regclass input of ``text``: the relation's OID and whether it is a sequence."""
+    name = ".".join(ident_parts(text))
+    try:
+        return tx.sequence(name).oid, True
+    except PgError as e:
+        if e.sqlstate != "42809":
+            if e.sqlstate == "42P01":
+                raise PgError("42P01", f'relation "{text}" does not exist') from None
+            raise
+    return tx.table(name).oid, False
 
 
 def drop_orphan_temp_tables(lake: Lake) -> int:
     """The temporary tables of sessions that ended with a crash of the server (a session
     that ends drops its own): dropped at start-up, as PostgreSQL removes them; how many."""
-    temps = [t for t in lake.catalog_at(lake.frontier).tables.values() if is_temp_schema(t.schema)]
-    if temps:
+    cat = lake.catalog_at(lake.frontier)
+    temps = [t for t in cat.tables.values() if is_temp_schema(t.schema)]
+    seqs = [sq for sq in cat.sequences.values() if is_temp_schema(sq.schema)]
+    if temps or seqs:
         tx = lake.begin()
         for t in temps:
             tx.drop_table(t.qualified_name, if_exists=True)
+        for sq in seqs:
+            if sq.oid in tx.catalog().sequences:  # (not one that went with its table)
+                tx.drop_sequence(sq.qualified_name, if_exists=True, cascade=True)
         tx.commit()
     return len(temps)
 
@@ -184,24 +248,59 @@ def create_schema(tx: Transaction, s: ast.CreateSchemaStmt, notices: list[Notice
 def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None = None) -> str:
     cascade = s.behavior == enums.DropBehavior.DROP_CASCADE
     kind = s.removeType
+    if kind == enums.ObjectType.OBJECT_SEQUENCE:
+        from walsender_proxy.sql import sequences
+
+        out: list[Notice] = []
+        tag = sequences.drop(tx, [[n.sval for n in obj] for obj in s.objects], bool(s.missing_ok), cascade, out)
+        if notices is not None:
+            notices.extend(out)
+        return tag
     if kind not in _DROP_TAGS:  # (before reading the names: a type's is a TypeName)
         raise unsupported(f"DROP {kind.name.removeprefix('OBJECT_').replace('_', ' ')}")
     for obj in s.objects:
         names = [n.sval for n in obj] if isinstance(obj, tuple) else [obj.sval]
         name = ".".join(names)
         if kind == enums.ObjectType.OBJECT_TABLE:
+            if _is_sequence(tx, name):
+                raise PgError("42809", f'"{names[-1]}" is not a table', hint="Use DROP SEQUENCE to remove a sequence.")
             if s.missing_ok and _missing(tx, ast.RangeVar(relname=names[-1], schemaname=names[-2] if len(names) > 1 else None)):
                 _skipping(notices, "00000", f'table "{names[-1]}" does not exist')
             tx.drop_table(name, if_exists=bool(s.missing_ok))
         elif kind == enums.ObjectType.OBJECT_SCHEMA:
-            if s.missing_ok and name not in tx.catalog().schemas:
+            cat = tx.catalog()
+            if s.missing_ok and name not in cat.schemas:
                 _skipping(notices, "00000", f'schema "{name}" does not exist')
             tx.drop_schema(name, if_exists=bool(s.missing_ok), cascade=cascade)
+            if cascade and notices is not None and name in cat.schemas:
+                cascaded(notices, _schema_members(cat, name))
         else:
             if s.missing_ok and name not in tx.catalog().publications:
                 _skipping(notices, "00000", f'publication "{name}" does not exist')
             tx.drop_publication(name, if_exists=bool(s.missing_ok))
     return _DROP_TAGS[kind]
+
+
+def _schema_members(cat: Any, schema: str) -> list[str]:
+    """What DROP SCHEMA … CASCADE drops, as its NOTICE names them (a sequence owned by a
+    table of the schema goes with the table, unnamed), in PostgreSQL's order (creation)."""
+    tables = {t.oid for t in cat.tables.values() if t.schema == schema}
+    found = [(t.oid, f"table {t.qualified_name}") for t in cat.tables.values() if t.schema == schema]
+    found += [
+        (sq.oid, f"sequence {sq.qualified_name}")
+        for sq in cat.sequences.values()
+        if sq.schema == schema and (sq.owned_by is None or sq.owned_by[0] not in tables)
+    ]
+    return [what for _, what in sorted(found)]
+
+
+def cascaded(notices: list[Notice], dropped: list[str]) -> None:
+    """PostgreSQL's NOTICE of what a CASCADE dropped besides."""
+    if len(dropped) == 1:
+        notices.append(Notice("NOTICE", "00000", f"drop cascades to {dropped[0]}"))
+    elif dropped:
+        detail = "\n".join(f"drop cascades to {d}" for d in dropped)
+        notices.append(Notice("NOTICE", "00000", f"drop cascades to {len(dropped)} other objects", detail=detail))
 
 
 _DROP_TAGS = {
@@ -211,7 +310,14 @@ _DROP_TAGS = {
 }
 
 
-def alter_table(tx: Transaction, s: ast.AlterTableStmt, notices: list[Notice] | None = None) -> str:
+def alter_table(
+    tx: Transaction,
+    s: ast.AlterTableStmt,
+    notices: list[Notice] | None = None,
+    fill: Callable[[Transaction, str, str], int] | None = None,
+) -> str:
+    """``fill(tx, table, column)``: gives the rows of ``table`` the default of the column
+    just added (see :func:`walsender_proxy.sql.defaults.fill_added_column`)."""
     if s.objtype != enums.ObjectType.OBJECT_TABLE:
         raise unsupported(f"ALTER {s.objtype.name.removeprefix('OBJECT_')}")
     table = qualified(s.relation)
@@ -222,20 +328,40 @@ def alter_table(tx: Transaction, s: ast.AlterTableStmt, notices: list[Notice] | 
         t = cmd.subtype
         if t == enums.AlterTableType.AT_AddColumn:
             d: ast.ColumnDef = cmd.def_
-            not_null = any(
-                c.contype == enums.ConstrType.CONSTR_NOTNULL for c in d.constraints or ()
-            )
-            others = [
-                c
-                for c in d.constraints or ()
-                if c.contype not in (enums.ConstrType.CONSTR_NOTNULL, enums.ConstrType.CONSTR_NULL)
-            ]
-            if others:
-                raise unsupported("constraints in ADD COLUMN")
             if cmd.missing_ok and tx.table(table).column(d.colname) is not None:
                 _skipping(notices, "42701", f'column "{d.colname}" of relation "{s.relation.relname}" already exists')
                 continue
-            tx.add_column(table, d.colname, type_text(d.typeName), not_null=not_null)
+            p = column_defs.plan(d, s.relation.relname, type_text, unsupported, _constraint_name)
+            if p.primary:
+                raise unsupported("constraints in ADD COLUMN")
+            tbl = tx.table(table)
+            if tbl.column(d.colname) is not None:  # (before the default: PostgreSQL's order)
+                raise PgError("42701", f'column "{d.colname}" of relation "{s.relation.relname}" already exists')
+            owned = column_defs.make_sequences(tx, tbl.schema, tbl.name, [p])
+            identity = ""
+            if owned:
+                default, identity = column_defs.with_identity(p, column_defs.column_default(p, owned[p.name]))
+            else:
+                default = cook_default(p.raw_default, p.type_text, d.colname, tx) if p.raw_default is not None else None
+            tx.add_column(table, d.colname, p.type_text, not_null=p.not_null, default=default, identity=identity)
+            column_defs.own_sequences(tx, tbl.schema, tbl.name, owned)
+            if default is not None:
+                if fill is None:
+                    raise unsupported("ADD COLUMN … DEFAULT here")
+                fill(tx, table, d.colname)
+        elif t == enums.AlterTableType.AT_ColumnDefault:
+            tbl = tx.table(table)
+            col = tbl.column(cmd.name)
+            if col is None:
+                raise PgError("42703", f'column "{cmd.name}" of relation "{tbl.name}" does not exist')
+            if col.identity:
+                raise PgError(
+                    "42601",
+                    f'column "{col.name}" of relation "{tbl.name}" is an identity column',
+                    hint="Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead." if cmd.def_ is None else None,
+                )
+            default = cook_default(cmd.def_, col.type.type_text(), col.name, tx) if cmd.def_ is not None else None
+            tx.set_column_default(table, cmd.name, default)
         elif t == enums.AlterTableType.AT_DropColumn:
             if cmd.missing_ok and tx.table(table).column(cmd.name) is None:
                 _skipping(notices, "00000", f'column "{cmd.name}" of relation "{s.relation.relname}" does not exist')
@@ -265,6 +391,13 @@ def rename(tx: Transaction, s: ast.RenameStmt, notices: list[Notice] | None = No
     renames are not supported (yet)."""
     table = s.renameType == enums.ObjectType.OBJECT_TABLE
     column = s.renameType == enums.ObjectType.OBJECT_COLUMN and s.relationType == enums.ObjectType.OBJECT_TABLE
+    if s.renameType == enums.ObjectType.OBJECT_SEQUENCE or (table and _is_sequence(tx, qualified(s.relation))):
+        # (ALTER TABLE … RENAME TO works on a sequence too, as in PostgreSQL)
+        if s.missing_ok and not _is_sequence(tx, qualified(s.relation)):
+            _skipping(notices, "00000", f'relation "{s.relation.relname}" does not exist')
+            return "ALTER SEQUENCE" if not table else "ALTER TABLE"
+        tx.rename_sequence(qualified(s.relation), s.newname)
+        return "ALTER TABLE" if table else "ALTER SEQUENCE"
     if not (table or column):
         raise unsupported(f"RENAME of {s.renameType.name.removeprefix('OBJECT_').lower()}")
     if s.missing_ok and _missing(tx, s.relation):

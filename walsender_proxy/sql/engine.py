@@ -50,10 +50,13 @@ from walsender_proxy.lake.transaction import layout
 from walsender_proxy.protocol.messages import encode_data_rows
 from walsender_proxy.sql import (
     catalog_bridge,
+    defaults,
     explain,
     float_math,
+    identity,
     numeric_math,
     prepared_datestyle,
+    sequences,
     upsert,
 )
 from walsender_proxy.sql.ddl_sql import qualified, unsupported
@@ -138,7 +141,11 @@ class Engine:
                     if t is not None:
                         break
             if t is None:
-                return None
+                found = sequences.as_relation(self.lake, cat, [schema] if schema is not None else self.ex.search_path(), name)
+                if found is None:
+                    return None
+                self._register(*found[0])
+                return UserTable(found[1], sequences.RELATION_TYPES)
             if t.schema == self.ex.temp_schema:
                 self.ex.temp_read = True  # (PREPARE TRANSACTION refuses it then)
             q = tx.snapshot_query(t, with_rid=False, sql_types=True, heap_order=True)
@@ -357,7 +364,7 @@ class Engine:
         sets = []
         for name, expr in plan.sets:
             col = t.column(name)
-            if col is None:
+            if col is None or (isinstance(expr, ast.SetToDefault) and col.default is not None):
                 return None
             sets.append((col, expr))
         key = _key_value(t, plan, params)
@@ -414,7 +421,7 @@ class Engine:
         if plan is not None and plan.catalog is cat:
             t, cols, colobjs = plan.table, plan.cols, plan.colobjs  # resolved for this catalog
         else:
-            t = tx.table(qualified(node.relation))
+            t = sequences.write_target(tx, node.relation, sequences.CHANGE)
             cols = [c.name for c in node.cols] if node.cols else [c.name for c in t.columns]
             for c in cols:
                 if t.column(c) is None:
@@ -425,24 +432,35 @@ class Engine:
                 plan.colobjs = colobjs = [t.column(c) for c in plan.cols]
                 plan.inputs = [_ColumnInput(c) for c in colobjs]
                 plan.storage = plan.cols == layout(t).names
+                plan.defaults = defaults.has_set_to_default(node.selectStmt, t, plan.cols) or identity.affects_insert(node, t, plan.cols)
         data = None
-        if plan is not None and colobjs is not None:
+        if plan is not None and colobjs is not None and not plan.defaults:
+            omitted = defaults.OmittedDefaults(self, tx, t, plan.cols)
+            omitted.prepare()  # (the defaults' values, before the statement section)
             if not returning(node) and all(len(items) <= 16 for items in plan.items):
                 # A few rows from bound values: building them and inserting them in one
                 # section of the lake's statement lock (Transaction.statement_section).
                 with tx.statement_section():
                     data = _values_from_plan(plan, params, self.date_order)
                     if data is not None:
+                        data = omitted.add(data)
                         n = tx.apply_insert(t, data) if data.num_rows else 0
                 if data is not None:
                     yield Done(f"INSERT 0 {n}")
                     return
             else:
                 data = _values_from_plan(plan, params, self.date_order)
+                if data is not None:
+                    data = omitted.add(data)
         if data is None and node.selectStmt is None:  # DEFAULT VALUES
-            data = pa.table({c: pa.nulls(1, t.column(c).type.arrow) for c in cols[:1]})  # type: ignore[union-attr]
+            omitted = defaults.OmittedDefaults(self, tx, t, ())
+            if omitted:
+                data = omitted.add(pa.table({}), 1)
+            else:
+                data = pa.table({c: pa.nulls(1, t.column(c).type.arrow) for c in cols[:1]})  # type: ignore[union-attr]
         elif data is None:
-            src = node.selectStmt
+            ignored = identity.ignored_on_insert(node, t, cols)
+            src = defaults.with_defaults(node.selectStmt, t, cols, tx.catalog())
             _defaults_to_null(src, [i for i, c in enumerate(cols) if _keeps_literal_scale(t.column(c))], _numeric_columns(t, cols))
             sql = self.rewrite(RawStream()(src), tx, params=params)
             rel = self.relation(sql, params)
@@ -450,21 +468,26 @@ class Engine:
                 raise PgError("42601", "INSERT has more expressions than target columns")
             if len(rel.columns) < len(cols) and node.cols:
                 raise PgError("42601", "INSERT has more target columns than expressions")
-            if not returning(node):  # the result streams into the table, a batch at a time
-                names = cols[: len(rel.columns)]
+            names = cols[: len(rel.columns)]
+            omitted = defaults.OmittedDefaults(self, tx, t, [n for n in names if n not in ignored])
+            omitted.prepare()
+            if not returning(node) and not omitted.queried_per_batch:  # the result streams into the table, a batch at a time
                 source = _batches(rel, self.ex, INSERT_BATCH_ROWS)
                 try:  # (closed even when a batch is refused: the connection's result must go)
                     n = tx.apply_insert_batches(
                         t,
-                        (coerce_text_columns(t, pa.Table.from_batches([b]).rename_columns(names), self.date_order) for b in source),
+                        (
+                            omitted.add(coerce_text_columns(t, identity.without(pa.Table.from_batches([b]).rename_columns(names), ignored), self.date_order))
+                            for b in source
+                        ),
                     )
                 finally:
                     source.close()
                 yield Done(f"INSERT 0 {n}")
                 return
             data = rel.to_arrow_table()
-            data = data.rename_columns(cols[: data.num_columns])
-            data = coerce_text_columns(t, data, self.date_order)
+            data = identity.without(data.rename_columns(names), ignored)
+            data = omitted.add(coerce_text_columns(t, data, self.date_order))
         n = tx.apply_insert(t, data) if data.num_rows else 0
         if returning(node):
             yield self._returning(tx, t, node.relation, returning(node), tx_rows_since(tx, t, n), params, f"INSERT 0 {n}")
@@ -472,15 +495,20 @@ class Engine:
             yield Done(f"INSERT 0 {n}")
 
     def _proposed(self, tx: Transaction, t: Table, node: ast.InsertStmt, params: list[Any]) -> pa.Table:
+        """An INSERT's rows as a table of the columns it names (before storage coercion),
+        the omitted columns' defaults added."""
         _attach_with(node)
-        """An INSERT's rows as a table of the columns it names (before storage coercion)."""
         cols = [c.name for c in node.cols] if node.cols else [c.name for c in t.columns]
         for c in cols:
             if t.column(c) is None:
                 raise PgError("42703", f'column "{c}" of relation "{t.name}" does not exist')
         if node.selectStmt is None:  # DEFAULT VALUES
+            omitted = defaults.OmittedDefaults(self, tx, t, ())
+            if omitted:
+                return omitted.add(pa.table({}), 1)
             return pa.table({c: pa.nulls(1, t.column(c).type.arrow) for c in cols[:1]})  # type: ignore[union-attr]
-        src = node.selectStmt
+        ignored = identity.ignored_on_insert(node, t, cols)
+        src = defaults.with_defaults(node.selectStmt, t, cols, tx.catalog())
         _defaults_to_null(src, [i for i, c in enumerate(cols) if _keeps_literal_scale(t.column(c))], _numeric_columns(t, cols))
         sql = self.rewrite(RawStream()(src), tx, params=params)
         rel = self.relation(sql, params)
@@ -489,7 +517,9 @@ class Engine:
         if len(rel.columns) < len(cols) and node.cols:
             raise PgError("42601", "INSERT has more target columns than expressions")
         data = rel.to_arrow_table()
-        return coerce_text_columns(t, data.rename_columns(cols[: data.num_columns]))
+        names = cols[: data.num_columns]
+        omitted = defaults.OmittedDefaults(self, tx, t, [n for n in names if n not in ignored])
+        return omitted.add(coerce_text_columns(t, identity.without(data.rename_columns(names), ignored)))
 
     def existing_keys(self, tx: Transaction, t: Table, key: Sequence[str], proposed: pa.Table) -> list[tuple[Any, ...]]:
         """The keys of ``proposed`` (physical column names) already in ``t`` at the
@@ -511,7 +541,7 @@ class Engine:
     def _upsert(self, tx: Transaction, node: ast.InsertStmt, params: list[Any]) -> Iterator[Outcome]:
         """INSERT … ON CONFLICT (sql/upsert.py)."""
         clause = node.onConflictClause
-        t = tx.table(qualified(node.relation))
+        t = sequences.write_target(tx, node.relation, sequences.CHANGE)
         key = upsert.arbiter(t, clause)
         proposed = _conformed(t, self._proposed(tx, t, node, params))
         proposed = proposed.append_column(upsert.POS, pa.array(np.arange(proposed.num_rows, dtype=np.int64)))
@@ -526,7 +556,7 @@ class Engine:
         n_upd = 0
         if do_update and conflicts.num_rows:
             alias = node.relation.alias.aliasname if node.relation.alias else node.relation.relname
-            sql, changed = upsert.update_sql(t, alias, clause, key, TARGET)
+            sql, changed = upsert.update_sql(t, alias, clause, key, TARGET, tx.catalog())
             name = f"__wp_excluded_{id(conflicts)}"
             self._register(name, conflicts)
             old = self._targets(tx, t, sql, params, extra={(None, "excluded"): _typed(f"SELECT * FROM {name}", t)})
@@ -557,8 +587,11 @@ class Engine:
         self._release()
         if node.withClause is not None:  # (the target rows' query is built without it)
             raise unsupported("WITH … UPDATE")
+        if node.fromClause and returning(node):  # (RETURNING * includes the FROM list's columns)
+            raise unsupported("UPDATE … FROM … RETURNING")
         if getattr(params, "literal_date_order", None) is not None:
             prepared_datestyle.check_write(node, params, [c.type for c in tx.table(qualified(node.relation)).columns])
+        identity.check_update(sequences.write_target(tx, node.relation, sequences.CHANGE), node.targetList)
         done = self._point_write(tx, node, params, "UPDATE")
         if done is not None:
             yield done
@@ -575,7 +608,10 @@ class Engine:
                 raise PgError("42703", f'column "{target.name}" of relation "{t.name}" does not exist')
             if col.name in sets:
                 raise PgError("42601", f'multiple assignments to same column "{col.name}"')
-            expr = "NULL" if isinstance(target.val, ast.SetToDefault) else RawStream()(_assigned(target.val))
+            if isinstance(target.val, ast.SetToDefault):
+                expr = defaults.value_sql(col, tx.catalog())
+            else:
+                expr = RawStream()(_assigned(target.val))
             sets[col.name] = expr
         news = ", ".join(f'({e}) AS "__new_{n}"' for n, e in sets.items())
         sql = f'SELECT "{alias}".*, {news} FROM {TARGET} AS "{alias}"'
@@ -600,13 +636,16 @@ class Engine:
         self._release()
         if node.withClause is not None:  # (the target rows' query is built without it)
             raise unsupported("WITH … DELETE")
+        if node.usingClause and returning(node):  # (RETURNING * includes the USING list's columns)
+            raise unsupported("DELETE … USING … RETURNING")
+        sequences.write_target(tx, node.relation, sequences.CHANGE)
         if getattr(params, "literal_date_order", None) is not None:
             prepared_datestyle.check_write(node, params, [c.type for c in tx.table(qualified(node.relation)).columns])
         done = self._point_write(tx, node, params, "DELETE")
         if done is not None:
             yield done
             return
-        t = tx.table(qualified(node.relation))
+        t = sequences.write_target(tx, node.relation, sequences.CHANGE)
         alias = node.relation.alias.aliasname if node.relation.alias else node.relation.relname
         sql = f'SELECT "{alias}".* FROM {TARGET} AS "{alias}"'
         _no_lateral(node.usingClause, "DELETE … USING")
@@ -660,6 +699,11 @@ class Engine:
         rw = self.rewritten(f'SELECT {sel} FROM {TARGET} AS "{alias}" LIMIT 0', tx, {(None, TARGET): _typed(q.sql, t)})
         return result_columns(self.relation(rw.sql, []), rw, [t])
 
+    def fill_added_column(self, tx: Transaction, table: str, name: str) -> int:
+        """ADD COLUMN … DEFAULT: the rows already there get the default (sql/defaults.py)."""
+        self._release()
+        return defaults.fill_added_column(self, tx, table, name)
+
     # -- COPY ----------------------------------------------------------------------------
     def copy(self, tx: Transaction, node: ast.CopyStmt, params: list[Any]) -> Outcome:
         from decoding.copyformat import CopyDecoder, encode_copy
@@ -673,7 +717,7 @@ class Engine:
         if node.is_from:
             if node.query is not None or node.relation is None:
                 raise PgError("42601", "COPY FROM needs a table")
-            t = tx.table(qualified(node.relation))
+            t = sequences.write_target(tx, node.relation, sequences.COPY_TO)
             cols = [c.sval for c in node.attlist] if node.attlist else [c.name for c in t.columns]
             ctypes = []
             for c in cols:
@@ -687,9 +731,11 @@ class Engine:
             def feed(data: bytes) -> None:
                 dec.feed(data)
 
+            omitted = defaults.OmittedDefaults(self, tx, t, cols)
+
             def finish() -> str:
                 table = dec.finish()
-                table = table.rename_columns(cols)
+                table = omitted.add(table.rename_columns(cols))
                 n = tx.apply_insert(t, table) if table.num_rows else 0
                 state["rows"] = n
                 return f"COPY {n}"
@@ -703,7 +749,7 @@ class Engine:
             rel = self.relation(rw.sql, params, rw.dropped_params)
             columns = result_columns(rel, rw, self.tables_of(tx, rw))
         else:
-            t = tx.table(qualified(node.relation))
+            t = sequences.write_target(tx, node.relation, sequences.COPY_FROM)
             cols = [c.sval for c in node.attlist] if node.attlist else [c.name for c in t.columns]
             for c in cols:
                 if t.column(c) is None:
@@ -1287,7 +1333,8 @@ def _no_lateral(items: Sequence[ast.Node] | None, where: str) -> None:
 
 
 def _defaults_to_null(node: Any, as_text: Collection[int] = (), numeric: Collection[int] = ()) -> None:
-    """DEFAULT → NULL (no column defaults), and literals of a VALUES column that mixes
+    """DEFAULT → NULL (what is left of it after :func:`defaults.with_defaults`: columns
+    without a default), and literals of a VALUES column that mixes
     quoted and bare literals all become text: PostgreSQL resolves a quoted literal by the
     target column's input function ('NaN' into real next to 1.5), which
     :func:`coerce_text_columns` does — DuckDB would force the column to the bare literal's
@@ -1467,6 +1514,7 @@ class _InsertPlan:
     colobjs: list[Any] | None = None
     inputs: list[_ColumnInput] = field(default_factory=list)  # one per colobjs entry
     storage: bool = False  # the columns are the table's, in order: build in storage form
+    defaults: bool = False  # a DEFAULT item falls in a column that has a default
 
 
 def _insert_plan(node: Any) -> _InsertPlan | None:

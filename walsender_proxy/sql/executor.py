@@ -47,11 +47,12 @@ from walsender_proxy.backend.outcomes import (
 from walsender_proxy.backend.settings import Settings
 from walsender_proxy.lake import Isolation, Transaction
 from walsender_proxy.lake.transaction import State
-from walsender_proxy.sql import ddl_sql, explain, pgcatalog, statement_log, window_frames
+from walsender_proxy.sql import ddl_sql, explain, pgcatalog, sequences, statement_log, window_frames
 from walsender_proxy.sql.cursors import SqlCursor
 from walsender_proxy.sql.engine import Engine, check_result_formats, param_receivable, returning
 from walsender_proxy.sql.param_context import FindTable, context_param_types
 from walsender_proxy.sql.portals import Portal, Prepared
+from walsender_proxy.sql.sequences import SessionSequences
 from walsender_proxy.sql.udf_errors import udf_error
 
 USER_REQUEST = "user request"
@@ -178,6 +179,8 @@ class Executor:
         #: ON COMMIT DROP / DELETE ROWS of this session's temporary tables, by qualified name
         self._on_commit: dict[str, enums.OnCommitAction] = {}
         self.running = False
+        #: nextval's cache, currval and lastval of this session
+        self.sequences = SessionSequences()
         self.engine = Engine(self)
 
     # -- transaction state ---------------------------------------------------------------
@@ -351,21 +354,29 @@ class Executor:
         for t in list(tx.catalog().tables.values()):
             if t.schema == self.temp_schema:
                 tx.drop_table(t.qualified_name, if_exists=True)
+        for sq in list(tx.catalog().sequences.values()):  # (and its temporary sequences)
+            if sq.schema == self.temp_schema:
+                tx.drop_sequence(sq.qualified_name, if_exists=True, cascade=True)
         self._on_commit.clear()
 
     def _has_temp_tables(self) -> bool:
         cat = self.tx.catalog() if self.tx is not None and self.tx.state is State.ACTIVE else self.lake.catalog_at(self.lake.frontier)
-        return any(t.schema == self.temp_schema for t in cat.tables.values())
+        return any(t.schema == self.temp_schema for t in cat.tables.values()) or any(
+            sq.schema == self.temp_schema for sq in cat.sequences.values()
+        )
 
     def _discard(self, node: ast.DiscardStmt) -> Iterator[Outcome]:
-        """DISCARD PLANS and SEQUENCES have nothing to drop here (DuckDB plans each
-        statement; the proxy has no sequences); DISCARD ALL is PostgreSQL's list: RESET
-        ALL, DEALLOCATE ALL, CLOSE ALL, the session's advisory locks released."""
+        """DISCARD PLANS has nothing to drop here (DuckDB plans each statement); DISCARD
+        SEQUENCES forgets currval, lastval and cached values; DISCARD ALL is PostgreSQL's
+        list: RESET ALL, DEALLOCATE ALL, CLOSE ALL, DISCARD SEQUENCES, the session's
+        advisory locks released."""
         target = {enums.DiscardMode.DISCARD_PLANS: "PLANS", enums.DiscardMode.DISCARD_SEQUENCES: "SEQUENCES", enums.DiscardMode.DISCARD_TEMP: "TEMP"}.get(node.target, "ALL")
         if target == "ALL":
             self._check_no_block("DISCARD ALL")
         if target in ("ALL", "TEMP") and self._has_temp_tables():
             self._drop_temp_tables(self._statement_tx())
+        if target in ("ALL", "SEQUENCES"):
+            self.sequences.discard()
         if target == "ALL":
             for name in self.settings.reset_all():
                 yield ParameterChanged(name, self.settings.get(name))
@@ -659,7 +670,11 @@ class Executor:
             yield from self.engine.delete(self._statement_tx(), node, params)
         elif isinstance(node, ast.TruncateStmt):
             tx = self._statement_tx()
+            for r in node.relations:
+                sequences.write_target(tx, r, '"{}" is not a table')
             tx.truncate([ddl_sql.qualified(r) for r in node.relations], cascade=node.behavior == enums.DropBehavior.DROP_CASCADE, restart_identity=bool(node.restart_seqs))
+            if node.restart_seqs:  # the sequences the tables' columns own start again
+                sequences.restart_owned(tx, [tx.table(ddl_sql.qualified(r)).oid for r in node.relations], self.sequences)
             yield Done("TRUNCATE TABLE")
         elif isinstance(node, ast.CopyStmt):
             yield self.engine.copy(self._statement_tx(), node, params)
@@ -672,13 +687,15 @@ class Executor:
             yield Done(tag)
         elif isinstance(node, (ast.CreateSchemaStmt, ast.DropStmt, ast.AlterTableStmt, ast.AlterObjectSchemaStmt)):
             notices = []
-            run = {
-                ast.CreateSchemaStmt: ddl_sql.create_schema,
-                ast.DropStmt: ddl_sql.drop,
-                ast.AlterTableStmt: ddl_sql.alter_table,
-                ast.AlterObjectSchemaStmt: ddl_sql.set_schema,
-            }[type(node)]
-            tag = run(self._statement_tx(), node, notices)
+            if isinstance(node, ast.AlterTableStmt):
+                tag = ddl_sql.alter_table(self._statement_tx(), node, notices, self.engine.fill_added_column)
+            else:
+                run = {
+                    ast.CreateSchemaStmt: ddl_sql.create_schema,
+                    ast.DropStmt: ddl_sql.drop,
+                    ast.AlterObjectSchemaStmt: ddl_sql.set_schema,
+                }[type(node)]
+                tag = run(self._statement_tx(), node, notices)
             yield from notices
             yield Done(tag)
         elif isinstance(node, ast.RenameStmt):
@@ -687,6 +704,16 @@ class Executor:
             old = f"{self.temp_schema}.{node.relation.relname}" if node.relation is not None else ""
             if node.renameType == enums.ObjectType.OBJECT_TABLE and old in self._on_commit:
                 self._on_commit[f"{self.temp_schema}.{node.newname}"] = self._on_commit.pop(old)
+            yield from notices
+            yield Done(tag)
+        elif isinstance(node, ast.CreateSeqStmt):
+            notices = []
+            tag = sequences.create(self._statement_tx(), node, self.temp_schema, notices)
+            yield from notices
+            yield Done(tag)
+        elif isinstance(node, ast.AlterSeqStmt):
+            notices = []
+            tag = sequences.alter(self._statement_tx(), node, self.sequences, notices)
             yield from notices
             yield Done(tag)
         elif isinstance(node, ast.CreatePublicationStmt):
@@ -717,6 +744,7 @@ class Executor:
             yield Done("CLOSE CURSOR" if node.portalname else "CLOSE CURSOR ALL")
         elif isinstance(node, ast.CheckPointStmt):
             self.lake.checkpoint()
+            self.lake.sequences.checkpoint()  # (the next nextval logs anew, as after PostgreSQL's)
             yield Done("CHECKPOINT")
         elif isinstance(node, ast.VacuumStmt):
             yield self._vacuum(node)

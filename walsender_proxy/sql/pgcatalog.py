@@ -38,7 +38,7 @@ from typing import Any, ClassVar
 
 import pyarrow as pa
 
-from decoding.catalog import Catalog, Table, is_temp_schema
+from decoding.catalog import SEQUENCE_MARK, Catalog, Table, is_temp_schema
 from decoding.errors import PgError, disk_full_error
 from decoding.pgtypes import ColumnType
 from walsender_proxy.backend import pgcatalog_data as data
@@ -53,6 +53,8 @@ HEAP_AM_OID = 2
 BTREE_AM_OID = 403
 DEFAULT_COLLATION_OID = 100
 PG_CLASS_OID = 1259
+PG_NAMESPACE_OID = 2615
+PG_ATTRDEF_OID = 2604
 INFORMATION_SCHEMA_OID = next(o for o, n in data.SYSTEM_NAMESPACES if n == "information_schema")
 SYSTEM_NAMESPACE_OIDS = frozenset(o for o, _ in data.SYSTEM_NAMESPACES)
 
@@ -150,6 +152,7 @@ INJECTABLE = frozenset(
         "pg_stat_wal_receiver",
         "pg_stat_subscription",
         "pg_replication_origin_status",
+        "pg_sequences",
     }
 )
 
@@ -371,6 +374,9 @@ class SessionInfo:
     sources: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     client_addr: str | None = None
     session_user: str | None = None
+    #: The session's schema of temporary objects (``pg_temp_<pid>``), searched first
+    #: unless search_path places ``pg_temp``.
+    temp_schema: str | None = None
 
     def setting(self, name: str) -> str | None:
         low = name.lower()
@@ -390,6 +396,8 @@ class SessionInfo:
         out: list[str] = []
         for part in split_search_path(self.search_path):
             name = self.user if part == "$user" else part
+            if name == "pg_temp" and self.temp_schema is not None:
+                name = self.temp_schema
             if name in have and name not in out:
                 out.append(name)
         return out
@@ -404,6 +412,7 @@ class SessionInfo:
             self.client_addr,
             tuple(sorted((k.lower(), v) for k, v in self.settings.items())),
             tuple(sorted(self.sources.items())),
+            self.temp_schema,
         )
 
 
@@ -561,6 +570,7 @@ class CatalogSnapshot:
         self.owner_oid = next(iter(self.role_oids.values()), BOOTSTRAP_SUPERUSER_OID)
         self.base_settings = server_settings(server)
         self.user_tables = sorted(catalog.tables.values(), key=lambda t: t.oid)
+        self.sequences = sorted(catalog.sequences.values(), key=lambda sq: sq.oid)
         self.indexes = [ix for t in self.user_tables for ix in _table_indexes(t)]
         self.namespaces: list[tuple[int, str]] = [
             *data.SYSTEM_NAMESPACES,
@@ -780,6 +790,20 @@ def _pg_class(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 relpersistence="t" if is_temp_schema(t.schema) else "p",
             )
         )
+    for sq in s.sequences:
+        out.append(
+            _class_row(
+                oid=sq.oid,
+                relname=sq.name,
+                relnamespace=s.ns_oid[sq.schema],
+                relowner=s.owner_oid,
+                relpages=1,
+                reltuples=1.0,
+                relkind="S",
+                relnatts=3,
+                relpersistence="t" if is_temp_schema(sq.schema) else "p",
+            )
+        )
     for ix in s.indexes:
         out.append(
             _class_row(
@@ -885,8 +909,16 @@ def _pg_attribute(s: CatalogSnapshot) -> list[dict[str, Any]]:
                     c.type.typmod,
                     attndims=1 if c.type.is_array else 0,
                     attnotnull=c.not_null,
+                    atthasdef=c.default is not None and not c.identity,
+                    attidentity=c.identity,
+                    atthasmissing=c.has_missing,
                 )
             )
+    for sq in s.sequences:
+        for name, num, toid in _SYSTEM_COLUMNS:
+            out.append(_attr_row(sq.oid, name, num, toid, -1, attstattarget=0, attnotnull=True, attcollation=0))
+        for num, (name, toid) in enumerate((("last_value", 20), ("log_cnt", 20), ("is_called", 16)), start=1):
+            out.append(_attr_row(sq.oid, name, num, toid, -1, attnotnull=True))
     for ix in s.indexes:
         cols = {c.name: c for c in ix.table.columns}
         for i, name in enumerate(ix.columns, start=1):
@@ -1512,11 +1544,27 @@ def _is_columns(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 "udt_schema": "pg_catalog",
                 "udt_name": ("_" if ct.is_array else "") + ct.base.name,
                 "dtd_identifier": str(c.attnum),
+                "column_default": _shown_default(s, c.default.expr, c.default.sequence)
+                if c.default is not None and not c.identity
+                else None,
                 "is_self_referencing": "NO",
-                "is_identity": "NO",
+                "is_identity": "YES" if c.identity else "NO",
                 "is_generated": "NEVER",
                 "is_updatable": "YES",
             }
+            if c.identity and c.default is not None:
+                sq = s.catalog.sequences.get(c.default.sequence)
+                if sq is not None:
+                    row.update(
+                        identity_generation="ALWAYS" if c.identity == "a" else "BY DEFAULT",
+                        identity_start=str(sq.start),
+                        identity_increment=str(sq.increment),
+                        identity_maximum=str(sq.max),
+                        identity_minimum=str(sq.min),
+                    )
+                    row["identity_cycle"] = "YES" if sq.cycle else "NO"
+            else:
+                row["identity_cycle"] = "NO"
             if not ct.is_array and ct.base.name in ("varchar", "bpchar") and ct.typmod >= 4:
                 row["character_maximum_length"] = ct.typmod - 4
                 row["character_octet_length"] = (ct.typmod - 4) * 4
@@ -1597,6 +1645,129 @@ def _is_key_column_usage(s: CatalogSnapshot) -> list[dict[str, Any]]:
     return out
 
 
+_SEQ_TYPE_OIDS = {"int2": 21, "int4": 23, "int8": 20}
+
+
+@_rows("pgc_pg_sequence")
+def _pg_sequence(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    return [
+        {
+            "seqrelid": sq.oid,
+            "seqtypid": _SEQ_TYPE_OIDS[sq.type],
+            "seqstart": sq.start,
+            "seqincrement": sq.increment,
+            "seqmax": sq.max,
+            "seqmin": sq.min,
+            "seqcache": sq.cache,
+            "seqcycle": sq.cycle,
+        }
+        for sq in s.sequences
+    ]
+
+
+@_rows("pgc_pg_depend")
+def _pg_depend(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    """The dependencies clients follow: a sequence on its schema, OWNED BY (``a``, what
+    psql's ``\\d`` shows as "Owned by"), a column default on the sequence it names."""
+    out = []
+    for sq in s.sequences:
+        out.append(_depend(PG_CLASS_OID, sq.oid, 0, PG_NAMESPACE_OID, s.ns_oid[sq.schema], 0, "n"))
+        if sq.owned_by is not None:
+            kind = "i" if sq.identity else "a"
+            out.append(_depend(PG_CLASS_OID, sq.oid, 0, PG_CLASS_OID, sq.owned_by[0], sq.owned_by[1], kind))
+    for t in s.user_tables:
+        for c in t.columns:
+            if c.default is not None and c.default.sequence and not c.identity:
+                out.append(_depend(PG_ATTRDEF_OID, c.default.oid, 0, PG_CLASS_OID, c.default.sequence, 0, "n"))
+    return out
+
+
+def _depend(classid: int, objid: int, objsubid: int, refclassid: int, refobjid: int, refobjsubid: int, deptype: str) -> dict[str, Any]:
+    return {
+        "classid": classid, "objid": objid, "objsubid": objsubid, "refclassid": refclassid,
+        "refobjid": refobjid, "refobjsubid": refobjsubid, "deptype": deptype,
+    }  # fmt: skip
+
+
+_SEQ_PRECISION = {"int2": 16, "int4": 32, "int8": 64}
+_SEQ_TYPE_NAMES = {"int2": "smallint", "int4": "integer", "int8": "bigint"}
+
+
+@_rows("pgc_is_sequences")
+def _is_sequences(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    return [
+        {
+            "sequence_catalog": s.server.database,
+            "sequence_schema": sq.schema,
+            "sequence_name": sq.name,
+            "data_type": _SEQ_TYPE_NAMES[sq.type],
+            "numeric_precision": _SEQ_PRECISION[sq.type],
+            "numeric_precision_radix": 2,
+            "numeric_scale": 0,
+            "start_value": str(sq.start),
+            "minimum_value": str(sq.min),
+            "maximum_value": str(sq.max),
+            "increment": str(sq.increment),
+            "cycle_option": "YES" if sq.cycle else "NO",
+        }
+        for sq in s.sequences
+    ]
+
+
+def sequences_view(snap: CatalogSnapshot, counters: Callable[[Any], tuple[int, int, bool]]) -> list[dict[str, Any]]:
+    """``pg_sequences``: the definitions with each counter's last value (NULL before the
+    first nextval), read when the statement runs."""
+    owner = next(iter(snap.role_oids), "postgres")
+    out = []
+    for sq in snap.sequences:
+        last, _log, called = counters(sq)
+        out.append(
+            {
+                "schemaname": sq.schema,
+                "sequencename": sq.name,
+                "sequenceowner": owner,
+                "data_type": _SEQ_TYPE_OIDS[sq.type],
+                "start_value": sq.start,
+                "min_value": sq.min,
+                "max_value": sq.max,
+                "increment_by": sq.increment,
+                "cycle": sq.cycle,
+                "cache_size": sq.cache,
+                "last_value": last if called else None,
+            }
+        )
+    return out
+
+
+def _shown_default(s: CatalogSnapshot, text: str, seq: int) -> str:
+    """A default's text with its sequence named as regclass prints it under the default
+    search_path (``information_schema.columns`` is built per catalog, not per session)."""
+    if not seq:
+        return text
+    sq = s.catalog.sequences.get(seq)
+    if sq is None:
+        return text
+    name = quote_ident(sq.name) if sq.schema == "public" else f"{quote_ident(sq.schema)}.{quote_ident(sq.name)}"
+    return text.replace(SEQUENCE_MARK, name.replace("'", "''"))
+
+
+def attrdef_bin(oid: int) -> str:
+    """``pg_attrdef.adbin``: PostgreSQL's is the node tree of the cooked expression, which
+    clients only hand to ``pg_get_expr``; the proxy's names the row, whose texts
+    ``pgc_exprs`` holds for the ``pg_get_expr`` macro."""
+    return f"{{DEFAULT :adoid {oid}}}"
+
+
+@_rows("pgc_pg_attrdef")
+def _pg_attrdef(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    out = []
+    for t in s.user_tables:
+        for c in t.columns:
+            if c.default is not None and not c.identity:
+                out.append({"oid": c.default.oid, "adrelid": t.oid, "adnum": c.attnum, "adbin": attrdef_bin(c.default.oid)})
+    return out
+
+
 # -- helper tables (not PostgreSQL relations; read by the macros) -------------------------------
 
 HelperFn = Callable[[CatalogSnapshot], list[dict[str, Any]]]
@@ -1609,6 +1780,26 @@ def _helper(name: str, schema: pa.Schema) -> Callable[[HelperFn], HelperFn]:
         return fn
 
     return deco
+
+
+@_helper(
+    "pgc_exprs",
+    pa.schema(
+        [("e_bin", pa.string()), ("e_plain", pa.string()), ("e_pretty", pa.string()), ("e_styled", pa.bool_()), ("e_seq", pa.uint32())]
+    ),
+)
+def _exprs(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    """What ``pg_get_expr`` prints for each ``adbin`` (plain and pretty); ``styled``: the
+    text has a date/time constant, printed in DateStyle ISO."""
+    out = []
+    for t in s.user_tables:
+        for c in t.columns:
+            d = c.default
+            if d is not None and not c.identity:
+                out.append(
+                    {"e_bin": attrdef_bin(d.oid), "e_plain": d.expr, "e_pretty": d.pretty, "e_styled": d.styled, "e_seq": d.sequence}
+                )
+    return out
 
 
 @_helper(
@@ -1902,6 +2093,9 @@ def build_session_table(name: str, snap: CatalogSnapshot, session: SessionInfo) 
     if name == "pgc_search_path":
         path = session.schemas_on_path(snap.ns_oid)
         rows = []
+        temp = session.temp_schema
+        if temp is not None and temp in snap.ns_oid and temp not in path:
+            rows.append({"pos": -1, "nspname": temp, "nspoid": snap.ns_oid[temp], "implicit": True})
         explicit_catalog = "pg_catalog" in split_search_path(session.search_path)
         if not explicit_catalog:
             rows.append(
@@ -2067,6 +2261,20 @@ _MACROS: dict[str, str] = {
                      THEN pgc_x.def_short ELSE pgc_x.def END
          FROM pgc_indexdefs pgc_x WHERE pgc_x.indexrelid = i AND pgc_x.colno = coalesce(col, 0)),
         CASE WHEN EXISTS (SELECT 1 FROM pgc_indexdefs pgc_y WHERE pgc_y.indexrelid = i) THEN '' END)""",
+    # an expression the proxy keeps (a column default's adbin) or the text it was given
+    # (a publication's prqual is its text already); a date/time constant in another
+    # DateStyle than ISO or IntervalStyle than postgres is refused rather than misprinted
+    # a sequence named in it (nextval('s'::regclass)) is printed as regclass prints it now
+    "pgc_pg_get_expr": """MACRO pgc_pg_get_expr(x, r, pretty) AS coalesce(
+        (SELECT CASE WHEN pgc_e.e_styled AND (NOT starts_with(upper(pgc_current_setting('datestyle', false)), 'ISO')
+                     OR pgc_current_setting('intervalstyle', false) <> 'postgres')
+                THEN error('PGERR[0A000] pg_get_expr() of a date or time constant in DateStyle '
+                    || pgc_current_setting('datestyle', false) || ' is not supported by walsender-proxy')
+                WHEN pgc_e.e_seq <> 0 THEN replace(CASE WHEN coalesce(pretty, false) THEN pgc_e.e_pretty ELSE pgc_e.e_plain END,
+                    chr(1), replace(pgc_regclass_out(pgc_e.e_seq), chr(39), chr(39) || chr(39)))
+                WHEN coalesce(pretty, false) THEN pgc_e.e_pretty ELSE pgc_e.e_plain END
+         FROM pgc_exprs pgc_e WHERE pgc_e.e_bin = x::VARCHAR),
+        x::VARCHAR)""",
     "pgc_pg_get_constraintdef": """MACRO pgc_pg_get_constraintdef(c) AS (
         SELECT pgc_x.def FROM pgc_constraintdefs pgc_x WHERE pgc_x.oid = c)""",
     "pgc_pg_get_publication_tables": """MACRO pgc_pg_get_publication_tables(p) AS TABLE

@@ -98,6 +98,7 @@ from walsender_proxy.sql.rewrite_funcs import (
     RETURNS,
     ROW_SUFFIX,
     SAME_AS_ARG,
+    SEQUENCE_FUNCTIONS,
     SERVER_ONLY,
     SERVER_PARAMS,
     SERVER_RECORDS,
@@ -3232,6 +3233,28 @@ class _Rewriter:
             raise self._no_function(name, shown, node)
         return [p if p is not None else _bool(defaults[i - required]) for i, p in enumerate(placed)]
 
+    def _sequence_args(self, name: str, node: ast.FuncCall, args: list[Any], types: list[T | None]) -> list[Any]:
+        """nextval/currval/setval(regclass, …): the sequence as its OID, a name resolved as
+        regclass input resolves it (42P01 for none); lastval() takes nothing."""
+        arity = {"nextval": (1,), "currval": (1,), "setval": (2, 3), "lastval": (0,)}[name]
+        if len(args) not in arity:
+            raise self._no_function(name, types, node)
+        if not args:
+            return args
+        t = types[0]
+        rel = args[0]
+        if t == UNKNOWN or (t is not None and t.name in TEXTISH):
+            self.needs.add("pgc_regclass_in")
+            rel = _call("pgc_regclass_in", rel)
+        elif t is not None and t.name not in ("regclass", "oid", "int2", "int4", "int8"):
+            raise self._no_function(name, types, node)
+        out = [_cast(rel, "bigint"), *args[1:]]
+        if name == "setval":
+            out[1] = _cast(out[1], "bigint")
+            if len(out) == 3:
+                out[2] = _cast(out[2], "boolean")
+        return out
+
     def func_call(self, node: ast.FuncCall, scope: _Scope) -> tuple[ast.Node, T | None]:
         name = self._func_name(node)
         if node.agg_distinct and node.agg_order:
@@ -3417,6 +3440,10 @@ class _Rewriter:
                 if len(args) not in (1, 2):
                     raise self._no_function(name, types, node)
                 udf += f"{ARITY_SUFFIX}{len(args)}"
+            if name in SEQUENCE_FUNCTIONS:
+                args = self._sequence_args(name, node, args, types)
+                if name == "setval":
+                    udf += f"{ARITY_SUFFIX}{len(args)}"
             return _call(udf, *lead, *args), T(ret) if ret else None
         if name in SERVER_ONLY:
             raise ServerFunctionError(name, self._pos(node))
@@ -3635,8 +3662,6 @@ class _Rewriter:
             return _bool(False), ret
         if special == "utf8":
             return _str("UTF8"), ret
-        if special == "first_arg_text":
-            return _cast(args[0], "varchar"), ret
         if special == "null_text" and name == "pg_get_viewdef" and args:
             rel = args[0]
             if types[0] == UNKNOWN or (types[0] is not None and types[0].name in TEXTISH):

@@ -26,7 +26,7 @@ class Fn:
     arity: tuple[int, int]
     keep: int | None = None
     pad: tuple[str, ...] = ()
-    #: A special rewrite in rewrite.py (set_config, pg_get_expr, array bounds, …).
+    #: A special rewrite in rewrite.py (set_config, array bounds, …).
     special: str | None = None
 
 
@@ -62,7 +62,7 @@ EMULATED: Mapping[str, Fn] = MappingProxyType(
         "getdatabaseencoding": _f("", "name", 0, special="utf8"),
         # catalog functions
         "format_type": _f("pgc_format_type", "text", 2),
-        "pg_get_expr": _f("", "text", 2, 3, special="first_arg_text"),
+        "pg_get_expr": _f("pgc_pg_get_expr", "text", 2, 3, pad=("false",)),
         "pg_table_is_visible": _f("pgc_pg_table_is_visible", "bool", 1),
         "pg_type_is_visible": _f("pgc_pg_type_is_visible", "bool", 1),
         "pg_function_is_visible": _f("pgc_pg_function_is_visible", "bool", 1),
@@ -117,7 +117,6 @@ EMULATED: Mapping[str, Fn] = MappingProxyType(
                 "pg_get_statisticsobjdef",
                 "pg_get_statisticsobjdef_columns",
                 "pg_get_partition_constraintdef",
-                "pg_get_serial_sequence",
                 "pg_get_functiondef",
             )
         },
@@ -205,6 +204,10 @@ ADVISORY = (
 )
 ARITY_SUFFIX = "__"
 
+#: The sequence functions: a regclass argument (a name is resolved to its OID first),
+#: setval with a UDF per arity.
+SEQUENCE_FUNCTIONS = ("nextval", "currval", "setval", "lastval")
+
 #: What server functions with arguments return (pg_type names).
 SERVER_RETURNS: Mapping[str, str] = MappingProxyType(
     {
@@ -214,6 +217,8 @@ SERVER_RETURNS: Mapping[str, str] = MappingProxyType(
         **{n: "bool" if n.startswith("pg_try_") or "_unlock" in n else "void" for n in ADVISORY},
         "pg_advisory_unlock_all": "void",
         "pg_sleep": "void",
+        **dict.fromkeys(SEQUENCE_FUNCTIONS, "int8"),
+        "pg_get_serial_sequence": "text",
     }
 )
 

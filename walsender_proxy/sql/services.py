@@ -34,6 +34,7 @@ from walsender_proxy.sql.timeouts import Deadlines
 
 if TYPE_CHECKING:
     from walsender_proxy.lake.lake import ConsistentPoint
+    from walsender_proxy.sql.sequences import SessionSequences
 
 
 class SessionState(Protocol):
@@ -61,6 +62,8 @@ class SessionState(Protocol):
     query: str
     query_start: float | None
     xact_start_us: int
+    #: nextval's cache, currval and lastval (sql/sequences.py)
+    sequences: SessionSequences
 
     @property
     def temp_schema(self) -> str:

@@ -20,8 +20,10 @@ import pyarrow as pa
 from pglast import ast, enums
 from pglast.stream import RawStream
 
-from decoding.catalog import RID, Table
+from decoding.catalog import RID, Catalog, Table
 from decoding.errors import PgError
+from walsender_proxy.sql.defaults import value_sql
+from walsender_proxy.sql.identity import check_update
 
 if TYPE_CHECKING:
     from walsender_proxy.lake import Transaction
@@ -103,18 +105,21 @@ def split(
     return take(insert), take(conflict)
 
 
-def update_sql(t: Table, alias: str, clause: ast.OnConflictClause, key: tuple[str, ...], target: str) -> tuple[str, list[str]]:
+def update_sql(
+    t: Table, alias: str, clause: ast.OnConflictClause, key: tuple[str, ...], target: str, cat: Catalog
+) -> tuple[str, list[str]]:
     """The query over the existing rows (``alias``) joined to their proposed rows
     (``excluded``): the old row, each SET value as ``__new_<column>``, the DO UPDATE WHERE
     as ``__ok``; and the columns set."""
     sets: dict[str, str] = {}
+    check_update(t, clause.targetList)
     for res in clause.targetList or ():
         if not isinstance(res, ast.ResTarget) or res.indirection or isinstance(res.val, ast.MultiAssignRef):
             raise PgError("0A000", "ON CONFLICT DO UPDATE SET of several columns at once or of array elements is not supported by walsender-proxy")
         col = t.column(res.name)
         if col is None:
             raise PgError("42703", f'column "{res.name}" of relation "{t.name}" does not exist')
-        sets[col.name] = "NULL" if isinstance(res.val, ast.SetToDefault) else RawStream()(res.val)
+        sets[col.name] = value_sql(col, cat) if isinstance(res.val, ast.SetToDefault) else RawStream()(res.val)
     news = "".join(f', ({e}) AS "__new_{n}"' for n, e in sets.items())
     ok = RawStream()(clause.whereClause) if clause.whereClause is not None else "true"
     on = " AND ".join(f'"{alias}"."{k}" = excluded."{k}"' for k in key)

@@ -1,0 +1,126 @@
+"""A column definition of CREATE TABLE or ADD COLUMN read as PostgreSQL 15's
+``transformColumnDefinition`` reads it: NULL / NOT NULL, DEFAULT, PRIMARY KEY, and the
+columns that own a sequence — ``serial`` (a sequence ``<table>_<column>_seq`` of the
+column's integer type, OWNED BY the column, ``DEFAULT nextval(…)``, NOT NULL) and
+``GENERATED {ALWAYS | BY DEFAULT} AS IDENTITY [(sequence options)]`` — with PostgreSQL's
+errors, in its order. Making the sequences and the column is :func:`make_sequences` and
+:func:`own_sequences` around the table's creation, as PostgreSQL's CREATE SEQUENCE before
+and ALTER SEQUENCE … OWNED BY after it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pglast import ast, enums
+
+from decoding.catalog import SEQUENCE_MARK, ColumnDefault
+from decoding.errors import PgError
+from walsender_proxy.lake import Transaction
+from walsender_proxy.sql import sequences
+
+_C = enums.ConstrType
+
+
+@dataclass(slots=True)
+class ColumnPlan:
+    name: str
+    type_text: str
+    not_null: bool = False
+    raw_default: Any = None
+    primary: bool = False
+    #: "" (none), "serial", or the identity's kind "a" / "d"
+    owns: str = ""
+    #: an identity's sequence options (its own sequence_name among them)
+    options: list[Any] = field(default_factory=list)
+
+
+def plan(el: ast.ColumnDef, table: str, type_text: Any, unsupported: Any, constraint_name: Any) -> ColumnPlan:
+    """The column as the lake will make it (its default still raw)."""
+    serial = sequences.serial_type(el.typeName)
+    p = ColumnPlan(el.colname, serial if serial is not None else type_text(el.typeName))
+    constraints = list(el.constraints or ())
+    if serial is not None:
+        p.owns = "serial"
+        # (PostgreSQL appends its DEFAULT and NOT NULL to what the user wrote)
+        constraints += [ast.Constraint(contype=_C.CONSTR_DEFAULT), ast.Constraint(contype=_C.CONSTR_NOTNULL)]
+    saw_nullable = saw_default = saw_identity = False
+    where = f'column "{el.colname}" of table "{table}"'
+    for c in constraints:
+        kind = c.contype
+        if kind == _C.CONSTR_NULL:
+            if saw_nullable and p.not_null:
+                raise PgError("42601", f"conflicting NULL/NOT NULL declarations for {where}")
+            p.not_null, saw_nullable = False, True
+        elif kind == _C.CONSTR_NOTNULL:
+            if saw_nullable and not p.not_null:
+                raise PgError("42601", f"conflicting NULL/NOT NULL declarations for {where}")
+            p.not_null, saw_nullable = True, True
+        elif kind == _C.CONSTR_DEFAULT:
+            if saw_default:
+                raise PgError("42601", f"multiple default values specified for {where}")
+            p.raw_default, saw_default = c.raw_expr, True
+        elif kind == _C.CONSTR_IDENTITY:
+            if saw_identity:
+                raise PgError("42601", f"multiple identity specifications for {where}")
+            if p.type_text not in ("int2", "int4", "int8"):
+                raise PgError("22023", "identity column type must be smallint, integer, or bigint")
+            p.owns, p.options, saw_identity = c.generated_when, list(c.options or ()), True
+            if saw_nullable and not p.not_null:
+                raise PgError("42601", f"conflicting NULL/NOT NULL declarations for {where}")
+            p.not_null, saw_nullable = True, True
+        elif kind == _C.CONSTR_PRIMARY:
+            p.primary = True
+        else:
+            raise unsupported(f"column constraint {constraint_name(kind)}")
+        if saw_default and saw_identity:
+            raise PgError("42601", f"both default and identity specified for {where}")
+    if p.owns == "serial":
+        p.raw_default = None  # (made from the sequence once it exists)
+    return p
+
+
+def make_sequences(tx: Transaction, schema: str, table: str, plans: list[ColumnPlan]) -> dict[str, int]:
+    """generateSerialExtraStmts' CREATE SEQUENCE for each column that owns one, before the
+    table: column name → the sequence's OID."""
+    out: dict[str, int] = {}
+    for p in plans:
+        if not p.owns:
+            continue
+        opts, owned = sequences.options([o for o in p.options if o.defname != "sequence_name"])
+        if owned is not None:
+            raise PgError("42601", "invalid sequence option OWNED BY")
+        opts = {"as": p.type_text, **opts}
+        named = [o for o in p.options if o.defname == "sequence_name"]
+        if named:
+            parts = [n.sval for n in named[0].arg]
+            seq_schema, name = (parts[-2] if len(parts) > 1 else schema), parts[-1]
+        else:
+            seq_schema, name = schema, sequences.choose_sequence_name(tx.catalog(), schema, table, p.name)
+        sq = tx.create_sequence(f"{seq_schema}.{name}", opts, identity=p.owns != "serial")
+        assert sq is not None
+        out[p.name] = sq.oid
+    return out
+
+
+def column_default(p: ColumnPlan, seq_oid: int) -> ColumnDefault:
+    """The default of a column that owns a sequence: its nextval (for an identity column
+    PostgreSQL keeps no pg_attrdef row, and the catalog shows none)."""
+    text = f"nextval('{SEQUENCE_MARK}'::regclass)"
+    return ColumnDefault(text, text, True, 0, False, seq_oid)
+
+
+def own_sequences(tx: Transaction, schema: str, table: str, owned: dict[str, int]) -> None:
+    """ALTER SEQUENCE … OWNED BY table.column, after the table."""
+    cat = tx.catalog()
+    for column, oid in owned.items():
+        sq = cat.sequences[oid]
+        tx.alter_sequence(sq.qualified_name, {}, owned_by=[schema, table, column])
+
+
+def with_identity(p: ColumnPlan, default: ColumnDefault | None) -> tuple[ColumnDefault | None, str]:
+    """(default, identity kind) for the lake's column."""
+    if p.owns in ("a", "d"):
+        assert default is not None
+        return replace(default, oid=0), p.owns
+    return default, ""
