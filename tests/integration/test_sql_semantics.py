@@ -925,3 +925,15 @@ def test_posix_style_zones_are_refused(proxy: ProxyServer, pg15: PgCluster) -> N
         assert got("SELECT timestamp '2024-01-01 00:00' AT TIME ZONE 'UTC+3'")[:2] == ("error", "0A000")
         got("INSERT INTO tzz VALUES ('+03:00')")
         assert got("SELECT timestamp '2024-01-01 00:00' AT TIME ZONE z FROM tzz")[:2] == ("error", "0A000")
+
+
+def test_nextval_beside_a_sort_or_limit_is_refused(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """PostgreSQL calls a volatile SELECT list after ORDER BY and LIMIT (10 values for
+    LIMIT 10); DuckDB before (one per row read): refused rather than spend other values."""
+    with _same_answers(proxy, pg15, [
+        "CREATE SEQUENCE nv_s", "CREATE TABLE nv_t (a int)", "INSERT INTO nv_t SELECT generate_series(1, 100)",
+        "SELECT a, nextval('nv_s') FROM nv_t WHERE a <= 3",
+    ]) as got:  # fmt: skip
+        for sql in ("SELECT a, nextval('nv_s') FROM nv_t ORDER BY a DESC LIMIT 3", "SELECT nextval('nv_s') FROM nv_t LIMIT 1"):
+            assert got(sql)[:2] == ("error", "0A000"), sql
+        assert got("SELECT currval('nv_s')") == ("rows", [("currval", 20)], [(3,)])

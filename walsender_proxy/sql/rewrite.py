@@ -952,6 +952,17 @@ def _row_comparison(op: str, left: Sequence[ast.Node], right: Sequence[ast.Node]
     return out
 
 
+def _calls_sequence(node: Any) -> bool:
+    """Whether an expression calls nextval or setval (outside its subqueries)."""
+    if isinstance(node, ast.FuncCall) and node.funcname[-1].sval.lower() in ("nextval", "setval"):
+        return True
+    if isinstance(node, ast.SubLink | ast.SelectStmt) or not isinstance(node, ast.Node | tuple | list):
+        return False
+    if isinstance(node, tuple | list):
+        return any(_calls_sequence(n) for n in node)
+    return any(_calls_sequence(getattr(node, a, None)) for a in type(node).__slots__)
+
+
 def _posix_zone(zone: str) -> bool:
     """Whether PostgreSQL reads a zone as a POSIX-style offset (hours west of Greenwich),
     which ICU reads the other way: a sign or digit outside the tz database's own names."""
@@ -1224,6 +1235,12 @@ class _Rewriter:
             items = list(stmt.fromClause)
             items[i] = new
             stmt.fromClause = tuple(items)
+        if (stmt.sortClause or stmt.limitCount is not None or stmt.limitOffset is not None or stmt.distinctClause) and any(
+            _calls_sequence(rt) for rt in stmt.targetList or ()
+        ):  # (PostgreSQL evaluates a volatile SELECT list after the sort and the limit; DuckDB before)
+            raise self.fail(
+                "0A000", "nextval()/setval() in a SELECT list with ORDER BY, LIMIT, OFFSET or DISTINCT is not supported by walsender-proxy", stmt
+            )
         if _has_star(stmt.targetList, qualified=False) and join_star.has_using(stmt.fromClause):
             stmt.targetList = self._using_star(stmt, scope)
         cols: list[tuple[str, T | None]] | None = []
