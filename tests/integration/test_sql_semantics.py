@@ -937,3 +937,23 @@ def test_nextval_beside_a_sort_or_limit_is_refused(proxy: ProxyServer, pg15: PgC
         for sql in ("SELECT a, nextval('nv_s') FROM nv_t ORDER BY a DESC LIMIT 3", "SELECT nextval('nv_s') FROM nv_t LIMIT 1"):
             assert got(sql)[:2] == ("error", "0A000"), sql
         assert got("SELECT currval('nv_s')") == ("rows", [("currval", 20)], [(3,)])
+
+
+def test_copy_from_where_and_repeated_options(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """COPY FROM … WHERE stored every row (now 0A000); a repeated option is 42601 as in
+    PostgreSQL."""
+    import psycopg
+
+    def copy(dsn: str, sql: str) -> str | None:
+        with psycopg.connect(dsn, autocommit=True) as c:
+            c.execute("CREATE TABLE IF NOT EXISTS cpw (a int, b int)")
+            try:
+                with c.cursor() as cur, cur.copy(sql) as cp:
+                    cp.write(b"1,2\n3,4\n")
+            except psycopg.Error as e:
+                return e.sqlstate
+            return None
+
+    ref = pg15.dsn(dbname=pg15.new_database("copywhere"))
+    assert copy(proxy.dsn(), "COPY cpw FROM STDIN (FORMAT csv, FORMAT csv)") == copy(ref, "COPY cpw FROM STDIN (FORMAT csv, FORMAT csv)") == "42601"
+    assert copy(proxy.dsn(), "COPY cpw FROM STDIN (FORMAT csv) WHERE a = 1") == "0A000"

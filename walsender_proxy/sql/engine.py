@@ -717,6 +717,8 @@ class Engine:
         if node.is_from:
             if node.query is not None or node.relation is None:
                 raise PgError("42601", "COPY FROM needs a table")
+            if node.whereClause is not None:  # (every row would be stored)
+                raise PgError("0A000", "COPY FROM … WHERE is not supported by walsender-proxy")
             t = sequences.write_target(tx, node.relation, sequences.COPY_TO)
             cols = [c.sval for c in node.attlist] if node.attlist else [c.name for c in t.columns]
             ctypes = []
@@ -1454,8 +1456,12 @@ def _typed_nulls(node: Any, param_types: list[int]) -> Any:
 
 def _copy_options(options: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    seen: set[str] = set()
     for o in options or ():
         name = o.defname
+        if name in seen:
+            raise PgError("42601", "conflicting or redundant options")
+        seen.add(name)
         arg = o.arg
         if isinstance(arg, ast.String):
             val: Any = arg.sval
