@@ -1829,11 +1829,9 @@ class _Rewriter:
             if rf.ordinality:
                 raise self.fail("0A000", f"{name}() WITH ORDINALITY is not supported by walsender-proxy", rf)
             base = json_exprs.JSONB_SETS.get(name, name)
-            try:
-                done = json_exprs.table_function(_JsonHost(self, scope), base, call, args, types, alias, jsonb=base != name)
-            except SqlError as e:
-                message, hint = json_exprs.jsonb_wording(e.message, e.hint, base, name)
-                raise SqlError(e.sqlstate, message, e.position, detail=e.detail, hint=hint) from None
+            done = self._as_jsonb_twin(
+                name, base, lambda: json_exprs.table_function(_JsonHost(self, scope), base, call, args, types, alias, jsonb=base != name)
+            )
             assert done is not None
             sub, fields = done
             if base != name:  # (jsonb_each's values are jsonb)
@@ -3062,17 +3060,23 @@ class _Rewriter:
                 rt.name = rt.name or (names[i][0] if i < len(names) else None)
                 rt.val = _call(jsonb_ops.UDF_GROUPED, _cast(rt.val, "VARCHAR"))
 
+    @staticmethod
+    def _as_jsonb_twin(name: str, base: str, run: Callable[[], Any]) -> Any:
+        """``run()`` of json function ``base`` standing in for jsonb's ``name``, its errors
+        worded as the jsonb function's (json_exprs.jsonb_wording)."""
+        try:
+            return run()
+        except SqlError as e:
+            message, hint = json_exprs.jsonb_wording(e.message, e.hint, base, name)
+            raise SqlError(e.sqlstate, message, e.position, detail=e.detail, hint=hint) from None
+
     def _jsonb_builder(self, name: str, node: ast.FuncCall, scope: _Scope) -> tuple[ast.Node, T | None]:
         """to_jsonb, jsonb_agg, jsonb_build_object … : the json builder's text through jsonb's
         input (sorted, unique keys; PostgreSQL's jsonb text), with the jsonb function's
         name in errors."""
         base = json_exprs.JSONB_BUILDERS[name]
         node.funcname = (_s(base),)
-        try:
-            done = json_exprs.function(_JsonHost(self, scope), base, node, jsonb=True)
-        except SqlError as e:
-            message, hint = json_exprs.jsonb_wording(e.message, e.hint, base, name)
-            raise SqlError(e.sqlstate, message, e.position, detail=e.detail, hint=hint) from None
+        done = self._as_jsonb_twin(name, base, lambda: json_exprs.function(_JsonHost(self, scope), base, node, jsonb=True))
         if done is None:
             raise self._no_function(name, [], node)
         jsonb = literals.target_type("jsonb", [], False)
@@ -3116,28 +3120,25 @@ class _Rewriter:
         keys = self._text_array_operand(right, rt) if _str_const(right) is None or op == "#-" else None
         if keys is not None:
             return _call(jsonb_edit.UDF_DELETE_PATH if op == "#-" else jsonb_edit.UDF_DELETE_KEYS, left, keys)
-        if rt is None:
-            raise self.fail("0A000", f"operator {op} of a value of unknown type is not supported by walsender-proxy", node)
-        raise self.fail(
-            "42883", f"operator does not exist: jsonb {op} {_type_display(rt)}", node,
-            hint="No operator matches the given name and argument types. You might need to add explicit type casts.",
-        )  # fmt: skip
+        raise self._no_jsonb_operator(op, node, rt)
 
     def _jsonb_exists(
         self, op: str, node: ast.Node, left: ast.Node, lt: T | None, right: ast.Node, rt: T | None, scope: _Scope
     ) -> ast.Node:
         """jsonb ``?`` (a key or string element), ``?|`` (any of a text[]), ``?&`` (all)."""
-        lit = _str_const(right)
         if op == "?":
-            if lit is not None or rt is None or rt == UNKNOWN or (rt.name in TEXTISH):
+            if _str_const(right) is not None or rt is None or rt == UNKNOWN or rt.name in TEXTISH:
                 return _call(jsonb_ops.UDF_EXISTS, left, _cast(right, "VARCHAR"))
-        elif lit is not None:
-            return _call(jsonb_ops.UDF_EXISTS_ALL if op == "?&" else jsonb_ops.UDF_EXISTS_ANY, left, self._array_literal(lit, TEXT, right))
-        elif rt is not None and rt.name in ("_text", "_varchar", "_bpchar", "_name"):
-            return _call(jsonb_ops.UDF_EXISTS_ALL if op == "?&" else jsonb_ops.UDF_EXISTS_ANY, left, _cast(right, "VARCHAR", array=True))
+        elif (keys := self._text_array_operand(right, rt)) is not None:
+            return _call(jsonb_ops.UDF_EXISTS_ALL if op == "?&" else jsonb_ops.UDF_EXISTS_ANY, left, keys)
+        raise self._no_jsonb_operator(op, node, rt)
+
+    def _no_jsonb_operator(self, op: str, node: ast.Node, rt: T | None) -> SqlError:
+        """PostgreSQL's 42883 for a jsonb operator with an operand of another type (0A000
+        where the rewriter cannot tell the operand's type)."""
         if rt is None:
-            raise self.fail("0A000", f"operator {op} of a value of unknown type is not supported by walsender-proxy", node)
-        raise self.fail(
+            return self.fail("0A000", f"operator {op} of a value of unknown type is not supported by walsender-proxy", node)
+        return self.fail(
             "42883", f"operator does not exist: jsonb {op} {_type_display(rt)}", node,
             hint="No operator matches the given name and argument types. You might need to add explicit type casts.",
         )  # fmt: skip
@@ -3308,11 +3309,7 @@ class _Rewriter:
         if name in json_exprs.JSONB_SETS:
             base = json_exprs.JSONB_SETS[name]
             node.funcname = (_s(base),)
-            try:
-                done = json_exprs.function(_JsonHost(self, scope), base, node, jsonb=True)
-            except SqlError as e:
-                message, hint = json_exprs.jsonb_wording(e.message, e.hint, base, name)
-                raise SqlError(e.sqlstate, message, e.position, detail=e.detail, hint=hint) from None
+            done = self._as_jsonb_twin(name, base, lambda: json_exprs.function(_JsonHost(self, scope), base, node, jsonb=True))
             if done is None:
                 raise self._no_function(name, [], node)
             return done[0], T("jsonb" if done[1] == "json" else done[1])
