@@ -957,3 +957,33 @@ def test_copy_from_where_and_repeated_options(proxy: ProxyServer, pg15: PgCluste
     ref = pg15.dsn(dbname=pg15.new_database("copywhere"))
     assert copy(proxy.dsn(), "COPY cpw FROM STDIN (FORMAT csv, FORMAT csv)") == copy(ref, "COPY cpw FROM STDIN (FORMAT csv, FORMAT csv)") == "42601"
     assert copy(proxy.dsn(), "COPY cpw FROM STDIN (FORMAT csv) WHERE a = 1") == "0A000"
+
+
+#: A SELECT of no columns (``SELECT FROM t``, ``EXISTS (SELECT FROM …)``) is PostgreSQL's; the
+#: positions ORDER BY and GROUP BY name are checked against the output columns.
+NO_COLUMNS = [
+    "CREATE TABLE nc (a int)",
+    "INSERT INTO nc VALUES (1), (2), (2)",
+    "SELECT EXISTS (SELECT FROM nc WHERE a = 2), EXISTS (SELECT FROM nc WHERE a = 3)",
+    "SELECT",
+    "SELECT FROM nc",
+    "SELECT FROM nc WHERE a > 1 ORDER BY a",
+    "SELECT FROM nc GROUP BY a",
+    "SELECT UNION SELECT",
+    "SELECT UNION ALL SELECT",
+    "SELECT FROM nc INTERSECT ALL SELECT FROM nc",
+    "SELECT count(*) FROM (SELECT FROM nc) s",
+    "SELECT * FROM (SELECT FROM nc) s",
+    "SELECT a FROM nc WHERE NOT EXISTS (SELECT FROM nc n2 WHERE n2.a > nc.a) ORDER BY a",
+    "VALUES (1) UNION SELECT",
+    "SELECT 1 EXCEPT SELECT 1, 2",
+    "SELECT FROM nc ORDER BY 1",
+    "SELECT a FROM nc ORDER BY 2",
+    "SELECT a, a FROM nc GROUP BY 3",
+    "SELECT a FROM nc ORDER BY 0",
+]
+
+
+def test_select_of_no_columns(proxy: ProxyServer, pg15: PgCluster) -> None:
+    with _same_answers(proxy, pg15, NO_COLUMNS) as got:
+        assert got("SELECT FROM nc LIMIT 2") == ("rows", [], [(), ()])

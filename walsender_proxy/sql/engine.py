@@ -65,6 +65,7 @@ from walsender_proxy.sql.pgcatalog import CatalogBinding, translate_error
 from walsender_proxy.sql.readahead import ReadAhead
 from walsender_proxy.sql.rewrite import (
     CLOCK_VARIABLE_PREFIX,
+    NO_COLUMNS,
     STATEMENT_CLOCK,
     TRANSACTION_CLOCK,
     Origin,
@@ -235,6 +236,8 @@ class Engine:
             _locate_missing_column(e, node)
             raise
         rows = Rows(result_columns(rel, rw, self.tables_of(tx, rw)), _batches(rel, self.ex))
+        if _no_columns(rows.columns):
+            rows = Rows([], (b.select([]) for b in rows.batches))
         if plan is not None:
             self._remember_columns(tx, plan, rows.columns)
         return rows
@@ -261,6 +264,8 @@ class Engine:
         rw = self.rewritten(RawStream()(_typed_nulls(node, param_types)), tx)
         rel = self.relation(f"SELECT * FROM ({rw.sql}) LIMIT 0", [])
         cols = result_columns(rel, rw, self.tables_of(tx, rw))
+        if _no_columns(cols):
+            cols = []
         if plan is not None:
             self._remember_columns(tx, plan, cols)
         return cols
@@ -894,6 +899,11 @@ def text_params(params: Sequence[Any]) -> frozenset[int]:
 _STRINGY = frozenset({"text", "varchar", "bpchar", "json", "jsonb", "uuid", "numeric"})
 
 
+def _no_columns(cols: list[Column]) -> bool:
+    """The result of ``SELECT FROM …``: the rewriter's placeholder column, dropped here."""
+    return len(cols) == 1 and cols[0].name == NO_COLUMNS
+
+
 def result_columns(rel: duckdb.DuckDBPyRelation, rw: Rewritten | None, tables: list[Table] | None = None) -> list[Column]:
     """Result columns: PostgreSQL's names and types. The rewriter knows catalog types
     (name, oid, regclass …); a user table's column keeps its declared type (jsonb,
@@ -1124,7 +1134,7 @@ def encode_rows(rows: Rows, formats: list[int], ex: SessionState) -> Iterator[tu
         if batch.num_rows == 0:
             continue
         cols = [enc(batch.column(i)) for i, enc in enumerate(encoders)]
-        yield encode_data_rows(zip(*cols, strict=True)) if cols else b"", batch.num_rows
+        yield encode_data_rows(zip(*cols, strict=True) if cols else [()] * batch.num_rows), batch.num_rows
     if ex.notices:
         yield take_notices(ex), 0
 
@@ -1202,7 +1212,7 @@ def fetch_portal(ex: SessionState, portal: Portal, max_rows: int) -> tuple[str, 
             batch = batch.slice(0, budget - got)
         if batch.num_rows:
             cols = [enc(batch.column(i)) for i, enc in enumerate(encs)]
-            out.append(encode_data_rows(zip(*cols, strict=True)))
+            out.append(encode_data_rows(zip(*cols, strict=True) if cols else [()] * batch.num_rows))
             got += batch.num_rows
         if budget is None and len(out) >= 16:
             break

@@ -277,6 +277,16 @@ class CopyTo:
     options: dict[str, Any] = field(default_factory=dict)
 
 
+#: The one column of a SELECT that has none (``SELECT FROM t``, ``EXISTS (SELECT FROM …)``):
+#: DuckDB needs a column, so the rewriter puts this one there and the engine drops it from
+#: the rows a client sees.
+NO_COLUMNS = "?no columns?"
+
+
+def _no_columns(cols: list[tuple[str, T | None]] | None) -> bool:
+    return cols is not None and len(cols) == 1 and cols[0][0] == NO_COLUMNS
+
+
 @dataclass(frozen=True, slots=True)
 class Rewritten:
     sql: str
@@ -1188,6 +1198,11 @@ class _Rewriter:
                 if jsonb:
                     self._jsonb_arm_guards(stmt.larg, jsonb)
                     self._jsonb_arm_guards(stmt.rarg, jsonb)
+            if (lcols is not None and rcols is not None and len(lcols) != len(rcols)) or (
+                _no_columns(lcols) != _no_columns(rcols)
+            ):
+                setop = {SetOperation.SETOP_UNION: "UNION", SetOperation.SETOP_INTERSECT: "INTERSECT"}.get(stmt.op, "EXCEPT")
+                raise self.fail("42601", f"each {setop} query must have the same number of columns", stmt.rarg)
             cols = lcols
             if lcols is not None and rcols is not None and len(lcols) == len(rcols):
                 cols = [
@@ -1243,6 +1258,8 @@ class _Rewriter:
             )
         if _has_star(stmt.targetList, qualified=False) and join_star.has_using(stmt.fromClause):
             stmt.targetList = self._using_star(stmt, scope)
+        if not stmt.targetList:  # (``SELECT FROM t``: rows of no columns, which DuckDB has not)
+            stmt.targetList = (ast.ResTarget(name=NO_COLUMNS, val=ast.A_Const(isnull=True)),)
         cols: list[tuple[str, T | None]] | None = []
         targets = []
         origins: list[Origin | None] | None = [] if parent is None else None
@@ -1272,6 +1289,8 @@ class _Rewriter:
         if stmt.whereClause is not None:
             stmt.whereClause = self.expr(stmt.whereClause, scope)[0]
         if stmt.groupClause:
+            for g in stmt.groupClause:
+                self._position_in_list("GROUP BY", g, cols)
             groups = [self.expr(g, scope) for g in stmt.groupClause]
             self._no_text_numeric("GROUP BY", stmt, *(t for _, t in groups), *self._positional(stmt.groupClause, cols))
             stmt.groupClause = tuple(g for g, _ in groups) + self._jsonb_group_guards(stmt, groups, cols, scope)
@@ -1351,6 +1370,7 @@ class _Rewriter:
             cols = out.columns if out is not None else None
             sorts = []
             for s in stmt.sortClause:
+                self._position_in_list("ORDER BY", s.node, cols)
                 self._unambiguous_sort(s, stmt, cols)
                 if stmt.op != SetOperation.SETOP_NONE and cols is not None:
                     self._set_operation_sort(s.node, cols)
@@ -1572,6 +1592,14 @@ class _Rewriter:
         same = [rt.val for (n, _), rt in zip(cols, stmt.targetList, strict=False) if n == name]
         if len(same) > 1 and any(v != same[0] for v in same[1:]) and not _one_column(same):
             raise self.fail("42702", f'ORDER BY "{name}" is ambiguous', ref)
+
+    def _position_in_list(self, what: str, node: Any, cols: Sequence[tuple[str, T | None]] | None) -> None:
+        """``ORDER BY 3`` / ``GROUP BY 3`` naming no output column: PostgreSQL's 42P10."""
+        val = node.val if isinstance(node, ast.A_Const) else None
+        if isinstance(val, ast.Integer) and cols is not None:
+            width = 0 if _no_columns(list(cols)) else len(cols)
+            if not 1 <= val.ival <= width:
+                raise self.fail("42P10", f"{what} position {val.ival} is not in select list", node)
 
     @staticmethod
     def _positional(items: Sequence[Any], cols: Sequence[tuple[str, T | None]] | None) -> list[T | None]:
