@@ -49,8 +49,14 @@ def type_text(tn: ast.TypeName) -> str:
             raise PgError("42601", f'invalid type modifier for type "{name}"')
     if name == "interval" and mods:
         raise unsupported("interval type modifiers (fields and precision)")
+    bounds = len(tn.arrayBounds or ())
+    if name.startswith("_") and not bounds:
+        from walsender_proxy.sql.pgcatalog import TYPE_OIDS
+
+        if name in TYPE_OIDS and name[1:] in TYPE_OIDS:  # (``_int4`` is int4[] by its catalog name)
+            name, bounds = name[1:], 1
     text = name + (f"({','.join(mods)})" if mods else "")
-    text += "[]" * len(tn.arrayBounds or ())
+    text += "[]" * bounds
     try:
         parse_type(text)
     except UnknownTypeError:

@@ -27,7 +27,7 @@ from pglast.enums import CoercionForm, SetOperation
 
 from decoding.errors import PgError
 from decoding.pgvalues.textin import json_in, jsonb_in
-from walsender_proxy.sql import json_text
+from walsender_proxy.sql import json_records, json_text
 from walsender_proxy.sql.nodes import bool_const, call, cast, name, null_const, str_const
 from walsender_proxy.sql.udf_errors import keep_errors
 
@@ -235,7 +235,7 @@ def _const_bool(host: Host, raw: Any, fn: str) -> bool:
     raise host.fail("42883", f"function {fn}(…, {host.display(t)}) does not exist", raw, hint=NO_FUNCTION_HINT)
 
 
-def _doc(host: Host, fn: str, node: Any, t: Any, at: Any, want: str = "json") -> ast.Node:
+def document(host: Host, fn: str, node: Any, t: Any, at: Any, want: str = "json") -> ast.Node:
     """The json argument of a json function: a json value as it is, an untyped literal
     through json's input function (its 22P02), anything else 42883."""
     if host.json_type(node, t) == want:
@@ -325,7 +325,7 @@ def function(host: Host, fname: str, node: ast.FuncCall, *, jsonb: bool = False)
     if fname in ("json_extract_path", "json_extract_path_text"):
         if len(pairs) < 2 and not node.func_variadic:
             raise no_function()
-        doc = _doc(host, fname, *pairs[0], raw[0])
+        doc = document(host, fname, *pairs[0], raw[0])
         if node.func_variadic:
             path = _text_array_arg(host, fname, *pairs[-1], raw[-1])
         else:
@@ -335,7 +335,7 @@ def function(host: Host, fname: str, node: ast.FuncCall, *, jsonb: bool = False)
         return _udf(GET_PATH, doc, path, bool_const(fname.endswith("_text"))), "text" if fname.endswith("_text") else "json"
     if len(pairs) != 1:
         raise no_function()
-    doc = _doc(host, fname, *pairs[0], raw[0], want="jsonb" if jsonb else "json")
+    doc = document(host, fname, *pairs[0], raw[0], want="jsonb" if jsonb else "json")
     if jsonb:  # (jsonb_each … : the jsonb function's errors for a value of the wrong shape)
         doc = _udf(JSONB_SHAPE, doc, str_const("jsonb" + fname[4:]))
     if fname == "json_array_length":
@@ -425,7 +425,7 @@ def table_function(
     if len(args) != 1:
         shown = ", ".join(host.display(t) if t is not None else "unknown" for t in types)
         raise host.fail("42883", f"function {fname}({shown}) does not exist", at, hint=NO_FUNCTION_HINT)
-    doc = _doc(host, fname, args[0], types[0], at, want="jsonb" if jsonb else "json")
+    doc = document(host, fname, args[0], types[0], at, want="jsonb" if jsonb else "json")
     if jsonb:
         doc = _udf(JSONB_SHAPE, doc, str_const("jsonb" + fname[4:]))
     as_text = fname.endswith("_text")
@@ -791,6 +791,7 @@ def _udfs() -> list[tuple[str, Callable[..., pa.Array], list[str], str, bool]]:
         (OBJECT1, _strings(_object1), ["VARCHAR[]"], "VARCHAR", False),
         (OBJECT2, _strings(_object2), ["VARCHAR[]", "VARCHAR[]"], "VARCHAR", False),
         (BUILD_VARIADIC, _strings(_build_variadic), ["VARCHAR", "VARCHAR", "BOOLEAN"], "VARCHAR", False),
+        *json_records.udfs(),
     ]
 
 

@@ -67,6 +67,7 @@ from walsender_proxy.sql import (
     formatting_udfs,
     join_star,
     json_exprs,
+    json_records,
     jsonb_edit,
     jsonb_ops,
     lateral_refs,
@@ -1761,11 +1762,13 @@ class _Rewriter:
         if rf.is_rowsfrom or len(rf.functions) != 1:
             raise self.fail("0A000", "ROWS FROM (...) is not supported", rf)
         call, coldefs = rf.functions[0]
+        name = self._func_name(call) if isinstance(call, ast.FuncCall) else ""
+        if name in json_records.FUNCTIONS and (coldefs or rf.coldeflist or not json_records.FUNCTIONS[name][2]):
+            return self._json_record_function(rf, call, name, coldefs or rf.coldeflist, scope)
         if coldefs or rf.coldeflist:  # (only functions returning record take one in PostgreSQL)
             raise self.fail("0A000", "column definition lists are not supported by walsender-proxy", rf)
         if not isinstance(call, ast.FuncCall):
             raise self.fail("0A000", "only function calls are supported in FROM", rf)
-        name = self._func_name(call)
         alias = rf.alias.aliasname if rf.alias is not None else name
         given = [c.sval for c in (rf.alias.colnames or ())] if rf.alias is not None else []
         args = []
@@ -1888,6 +1891,72 @@ class _Rewriter:
         scope.add(alias, _Rel(cols))
         rf.functions = ((call, None),)
         return rf
+
+    def _json_record_function(
+        self, rf: ast.RangeFunction, call: ast.FuncCall, name: str, coldefs: Sequence[Any] | None, scope: _Scope
+    ) -> ast.Node:
+        """``json_to_record(j) AS x(a int, b text)`` and its kin (``sql/json_records.py``):
+        each column's text of the document through the column type's input function."""
+        returns_set, jsonb, populate = json_records.FUNCTIONS[name]
+        if not coldefs:
+            raise self.fail("42601", 'a column definition list is required for functions returning "record"', rf)
+        if rf.ordinality:
+            raise self.fail("42601", "WITH ORDINALITY cannot be used with a column definition list", rf)
+        raw = list(call.args or ())
+        if populate:
+            base = raw[0] if raw else None
+            if not (
+                isinstance(base, ast.TypeCast) and isinstance(base.arg, ast.A_Const) and base.arg.isnull
+                and [n.sval for n in base.typeName.names][-1] == "record"
+            ):  # fmt: skip
+                raise self.fail("0A000", f"{name}() of a base row other than null::record is not supported by walsender-proxy", call)
+            raw = raw[1:]
+        if len(raw) != 1 or call.agg_star or call.func_variadic:
+            types = [self.expr(a, scope)[1] for a in raw]
+            shown = ", ".join(["record"] * populate + [_type_display(t) if t is not None else "unknown" for t in types])
+            raise self.fail("42883", f"function {name}({shown}) does not exist", call, hint=json_exprs.NO_FUNCTION_HINT)
+        arg, t = self.expr(raw[0], scope)
+        doc = json_exprs.document(_JsonHost(self, scope), name, arg, t, call, want="jsonb" if jsonb else "json")
+        names: list[str] = []
+        kinds = ""
+        targets = []
+        cols: list[tuple[str, T | None]] = []
+        for i, cd in enumerate(coldefs):
+            if cd.colname in names:
+                raise self.fail("42701", f'column name "{cd.colname}" specified more than once', cd)
+            target, is_array, typmods = self._type_name(cd.typeName)
+            ctype = None if target in UNMODELED_TYPES else self._lake_type(target, typmods, is_array, cd.typeName)
+            if ctype is None:
+                shown = pgcatalog.format_type(pgcatalog.TYPE_OIDS[target], None) or target
+                raise self.fail("0A000", f"{name}() of a column of type {shown} is not supported by walsender-proxy", cd)
+            names.append(cd.colname)
+            kinds += json_records.ARRAY if is_array else json_records.JSON if target in ("json", "jsonb") else json_records.SCALAR
+            text = _call("list_extract", _colref("wpx_r"), _int(i + 1))
+            if target in ("text", "varchar") and ctype.typmod < 0 and not is_array:
+                val, vt = text, T(target)
+            else:
+                vt = _lake_t(ctype, stored=True)
+                val = literals.input_call(text, ctype, explicit=False, as_text=vt.text_numeric)
+            targets.append(ast.ResTarget(name=cd.colname, val=val))
+            cols.append((cd.colname, vt))
+        keys = ast.A_ArrayExpr(elements=tuple(_str(n) for n in names))
+        texts: ast.Node = _call(
+            json_records.UDF_RECORDSET if returns_set else json_records.UDF_RECORD, doc, keys, _str(kinds), _str(name)
+        )
+        inner = ast.SelectStmt(
+            targetList=(ast.ResTarget(name="wpx_r", val=_call("unnest", texts) if returns_set else texts),),
+            op=SetOperation.SETOP_NONE,
+        )
+        sel = ast.SelectStmt(
+            targetList=tuple(targets),
+            fromClause=(ast.RangeSubselect(lateral=False, subquery=inner, alias=ast.Alias(aliasname="wpx_rec")),),
+            op=SetOperation.SETOP_NONE,
+        )
+        alias = rf.alias.aliasname if rf.alias is not None else name
+        scope.add(alias, _Rel(cols))
+        return ast.RangeSubselect(
+            lateral=True, subquery=sel, alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n in names))
+        )
 
     # -- expressions -----------------------------------------------------------------------
     def generic(self, node: Any, scope: _Scope) -> Any:
@@ -2560,6 +2629,8 @@ class _Rewriter:
         for m in tn.typmods or ():
             if isinstance(m, ast.A_Const) and isinstance(m.val, ast.Integer):
                 typmods.append(m.val.ival)
+        if name.startswith("_") and name[1:] in pgcatalog.TYPE_OIDS and pgcatalog.TYPE_OIDS.get(name) is not None:
+            return name[1:], True, typmods  # (``_int4`` is int4[] by its catalog name)
         return name, bool(tn.arrayBounds), typmods
 
     def e_A_Expr(self, node: ast.A_Expr, scope: _Scope) -> tuple[ast.Node, T | None]:
