@@ -61,3 +61,26 @@ def test_numeric_operators_print_postgresqls_digits(clients: tuple[Client, Clien
             assert repr(answer) == repr(expected), (sql, rows)
     sql = AGGREGATES.format(t=t)
     assert repr(got(sql)) == repr(ref(sql)), (sql, rows)
+
+
+SERIES = [
+    "SELECT * FROM generate_series(0.0::numeric, 4.0::numeric)",
+    "SELECT * FROM generate_series(0.1::numeric, 4.0::numeric, 1.3::numeric)",
+    "SELECT * FROM generate_series(4.0::numeric, -1.5::numeric, -2.2::numeric)",
+    "SELECT x, x * 2 FROM generate_series(0.25, 1, 0.25) x ORDER BY x DESC",
+    "SELECT * FROM generate_series(1::numeric, 3::numeric) i, generate_series(i, 3) j ORDER BY i, j",
+    "SELECT * FROM generate_series(1::numeric, 3::numeric) i, generate_series(1, 5, i) j ORDER BY i, j",
+    "SELECT * FROM generate_series(null::numeric, 3)",
+    "SELECT * FROM generate_series(-100::numeric, 100::numeric, 0::numeric)",
+    "SELECT * FROM generate_series(-100::numeric, 100::numeric, 'nan'::numeric)",
+    "SELECT * FROM generate_series('nan'::numeric, 100::numeric, 10::numeric)",
+    "SELECT * FROM generate_series(0::numeric, 'inf'::numeric, 10::numeric)",
+    "SELECT * FROM generate_series(0::numeric, '42'::numeric, '-inf'::numeric)",
+    "SELECT * FROM generate_series(1.5::float8, 3::numeric)",
+]
+
+
+def test_generate_series_of_numeric(clients: tuple[Client, Client]) -> None:
+    ref, got = clients
+    for sql in SERIES:
+        assert repr(got(sql)) == repr(ref(sql)), sql

@@ -764,9 +764,38 @@ def _list_udf(fn: Callable[[Sequence[N]], N | None]) -> Callable[..., pa.Array]:
     return call
 
 
+#: The most values generate_series(numeric) makes: they are built as one list a row.
+SERIES_MAX = 10_000_000
+
+
+def series(start: N, stop: N, step: N) -> list[N]:
+    """generate_series(numeric, numeric, numeric): ``start``, then each sum with ``step``
+    (add's scale: the larger of the two), while not past ``stop``."""
+    for v, what in ((start, "start value"), (stop, "stop value"), (step, "step size")):
+        if v.special is not None:
+            raise PgError("22023", f"{what} cannot be {'NaN' if v.special == 'nan' else 'infinity'}")
+    if step.m == 0:
+        raise PgError("22023", "step size cannot equal zero")
+    out: list[N] = []
+    cur = start
+    while (_cmp(cur, stop) <= 0) if step.m > 0 else (_cmp(cur, stop) >= 0):
+        if len(out) == SERIES_MAX:
+            raise PgError("0A000", f"generate_series(numeric) of more than {SERIES_MAX} values is not supported by walsender-proxy")
+        out.append(cur)
+        cur = add(cur, step)
+    return out
+
+
+def _series_udf(starts: pa.Array, stops: pa.Array, steps: pa.Array) -> pa.Array:
+    out: list[list[str] | None] = []
+    for a, b, c in zip(starts.to_pylist(), stops.to_pylist(), steps.to_pylist(), strict=True):
+        out.append(None if a is None or b is None or c is None else [text(v) for v in series(parse(a), parse(b), parse(c))])
+    return pa.array(out, pa.list_(pa.string()))
+
+
 def udfs() -> list[tuple[str, Callable[..., pa.Array], list[str], str]]:
     """(name, Arrow function, DuckDB argument types, DuckDB result type) of every UDF."""
-    out = []
+    out = [(udf_name("series"), _series_udf, ["VARCHAR"] * 3, "VARCHAR[]")]
     for name, (fn, kinds) in _SCALAR.items():
         ret = "BIGINT" if name in _INT_RESULTS else "VARCHAR"
         out.append((udf_name(name), _scalar_udf(fn, kinds), [_DUCK_ARG[k] for k in kinds], ret))

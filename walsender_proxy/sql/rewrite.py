@@ -1799,6 +1799,22 @@ class _Rewriter:
                 relpersistence="p",
                 alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n in names)),
             )
+        elif name == "generate_series" and len(args) in (2, 3) and any(t is not None and t.name == "numeric" for t in types):
+            # generate_series(numeric, numeric [, numeric]): numeric_math.series, exact
+            ops = [numeric_exprs.Operand(a, t.name if t is not None else None, t is not None and t.text_numeric) for a, t in zip(args, types, strict=True)]
+            if not numeric_exprs.is_numeric_operation(ops):
+                raise self._no_function(name, types, call)
+            if rf.ordinality:
+                raise self.fail("0A000", "generate_series(numeric) WITH ORDINALITY is not supported by walsender-proxy", rf)
+            texts = [numeric_exprs.as_text(o) for o in ops] + ([] if len(ops) == 3 else [_str("1")])
+            colname = given[0] if given else alias
+            scope.add(alias, _Rel([(colname, NUMERIC_TEXT)]))
+            series = _call("unnest", _call(numeric_math.udf_name("series"), *texts))
+            return ast.RangeSubselect(
+                lateral=True,
+                subquery=ast.SelectStmt(targetList=(ast.ResTarget(name=colname, val=series),), op=SetOperation.SETOP_NONE),
+                alias=ast.Alias(aliasname=alias, colnames=(_s(colname),)),
+            )
         elif name in ("generate_series", "unnest"):
             if name == "unnest" and len(args) != 1:
                 raise self.fail("0A000", "unnest with several arrays is not supported", call)
