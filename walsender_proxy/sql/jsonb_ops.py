@@ -26,6 +26,9 @@ UDF_CONTAINS = "wpx_jsonb_contains"
 UDF_CONCAT = "wpx_jsonb_concat"
 UDF_SORT_KEY = "wpx_jsonb_sort_key"
 UDF_GROUPED = "wpx_jsonb_grouped"
+#: The same, volatile, for a GROUP BY key or a SELECT DISTINCT value: DuckDB computes a
+#: pure function of a grouping key after grouping (on one value a group), or not at all.
+UDF_GROUPED_KEY = "wpx_jsonb_grouped_key"
 UDF_NUMBER = "wpx_jsonb_number"
 UDF_EXISTS = "wpx_jsonb_exists"
 UDF_EXISTS_ANY = "wpx_jsonb_exists_any"
@@ -252,6 +255,7 @@ def install(con: Any) -> None:
         con.create_function(UDF_SORT_KEY, keep_errors(_sort_key_udf), ["VARCHAR"], "BLOB", type="arrow")
     if UDF_GROUPED not in have:
         con.create_function(UDF_GROUPED, keep_errors(_grouped_udf), ["VARCHAR"], "VARCHAR", type="arrow")
+        con.create_function(UDF_GROUPED_KEY, keep_errors(_grouped_udf), ["VARCHAR"], "VARCHAR", type="arrow", side_effects=True)
     if UDF_NUMBER not in have:
         con.create_function(UDF_NUMBER, keep_errors(_number_udf), ["VARCHAR"], "VARCHAR", type="arrow")
     if UDF_EXISTS not in have:

@@ -669,9 +669,12 @@ def install(con: Any) -> None:
         "SELECT function_name FROM duckdb_functions() WHERE function_name LIKE 'wpx_%'"
     ).fetchall()}
     numeric_key = (numeric_text.KEY_UDF, numeric_text.key_udf, ["VARCHAR"], "VARCHAR")
-    for name, fn, args, ret in [*input_udfs(), *output_udfs(), numeric_key, *datetime_make.udfs()]:
+    numeric_grouped = (numeric_text.GROUPED_UDF, numeric_text.grouped_udf, ["VARCHAR"], "VARCHAR")
+    for name, fn, args, ret in [*input_udfs(), *output_udfs(), numeric_key, numeric_grouped, *datetime_make.udfs()]:
         if name not in have:
             con.create_function(name, keep_errors(fn), args, ret, type="arrow")
+    if numeric_text.GROUPED_KEY_UDF not in have:  # (volatile: DuckDB moves a pure key past GROUP BY)
+        con.create_function(numeric_text.GROUPED_KEY_UDF, keep_errors(numeric_text.grouped_udf), ["VARCHAR"], "VARCHAR", type="arrow", side_effects=True)
     for name, fn, args, ret in [*numeric_math.udfs(), *float_math.udfs(), *float_aggs.udfs()]:  # (NULL handled by each)
         if name not in have:
             con.create_function(name, keep_errors(fn), args, ret, type="arrow", null_handling="special")

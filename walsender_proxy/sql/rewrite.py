@@ -1193,7 +1193,7 @@ class _Rewriter:
             stmt.larg, stmt.rarg = larg, rarg
             if not (stmt.op == SetOperation.SETOP_UNION and stmt.all):  # (these compare rows)
                 setop = {SetOperation.SETOP_UNION: "UNION", SetOperation.SETOP_INTERSECT: "INTERSECT"}.get(stmt.op, "EXCEPT")
-                self._no_text_numeric(setop, stmt, *(t for _, t in (lcols or ())), *(t for _, t in (rcols or ())))
+                self._no_json_compare(setop, stmt, *(t for _, t in (lcols or ())), *(t for _, t in (rcols or ())))
                 jsonb = [i for i, (_, t) in enumerate(lcols or ()) if t is not None and t.name == "jsonb"]
                 jsonb += [i for i, (_, t) in enumerate(rcols or ()) if t is not None and t.name == "jsonb" and i not in jsonb]
                 if jsonb:
@@ -1293,7 +1293,7 @@ class _Rewriter:
             for g in stmt.groupClause:
                 self._position_in_list("GROUP BY", g, cols)
             groups = [self.expr(g, scope) for g in stmt.groupClause]
-            self._no_text_numeric("GROUP BY", stmt, *(t for _, t in groups), *self._positional(stmt.groupClause, cols))
+            self._no_json_compare("GROUP BY", stmt, *(t for _, t in groups), *self._positional(stmt.groupClause, cols))
             stmt.groupClause = tuple(g for g, _ in groups) + self._jsonb_group_guards(stmt, groups, cols, scope)
         if stmt.havingClause is not None:
             stmt.havingClause = self.expr(stmt.havingClause, scope)[0]
@@ -1301,7 +1301,7 @@ class _Rewriter:
             stmt.windowClause = tuple(self._window_def(w, scope, in_clause=True) for w in stmt.windowClause)
         if stmt.distinctClause:
             if stmt.distinctClause == (None,) or list(stmt.distinctClause) == [None]:
-                self._no_text_numeric("SELECT DISTINCT", stmt, *(t for _, t in cols or ()))
+                self._no_json_compare("SELECT DISTINCT", stmt, *(t for _, t in cols or ()))
                 self._jsonb_distinct_guards(stmt, cols)
             distinct = [self.expr(d, scope) if d is not None else (None, None) for d in stmt.distinctClause]
             self._no_text_numeric("DISTINCT ON", stmt, *(t for _, t in distinct))
@@ -1562,15 +1562,21 @@ class _Rewriter:
             if not known and _one_scale([(None, t) for t in types]):
                 continue  # (arms of `*`: DECIMAL columns of one scale)
             unified = _numeric_branches(pairs) if known else None
-            if known and unified is None:
+            distinct = not _union_all(stmt)
+            text = any(t is not None and t.text_numeric for t in types)
+            if known and unified is None and not (distinct and text):
                 continue
-            if not known or not _union_all(stmt):
+            if not known:
                 raise self.fail(
                     "0A000",
                     "UNION, INTERSECT or EXCEPT of numeric values of different display scales is not supported by walsender-proxy",
                     stmt,
                     hint="Cast the column to one numeric(p,s) in every arm.",
                 )
+            if unified is None:  # (every value is text already)
+                unified = [node for node, _ in pairs]
+            if distinct:  # rows compared by the values' texts: numeric_text.grouped
+                unified = [_call(numeric_text.GROUPED_UDF, node) for node in unified]
             for node, (arm, c, r) in zip(unified, places, strict=True):
                 if r < 0:
                     arm.targetList[c].val = node
@@ -3128,29 +3134,34 @@ class _Rewriter:
         for g, t in groups:
             if isinstance(g, ast.A_Const) and isinstance(g.val, ast.Integer):  # GROUP BY 2
                 n = g.val.ival
-                if cols is None or not 1 <= n <= len(cols) or cols[n - 1][1] is None or cols[n - 1][1].name != "jsonb":
+                ct = cols[n - 1][1] if cols is not None and 1 <= n <= len(cols) else None
+                guard = _text_guard(ct, key=True)
+                if guard is None:
                     continue
                 if _has_star(stmt.targetList):
-                    raise self.fail("0A000", "GROUP BY a position of a jsonb column after * is not supported by walsender-proxy", g)
+                    raise self.fail("0A000", f"GROUP BY a position of a {_guarded_kind(guard)} column after * is not supported by walsender-proxy", g)
                 g = stmt.targetList[n - 1].val
-            elif not self._is_jsonb(g, t, scope):
-                continue
-            extra.append(_call(jsonb_ops.UDF_GROUPED, copy.deepcopy(g)))
+            else:
+                guard = jsonb_ops.UDF_GROUPED_KEY if self._is_jsonb(g, t, scope) else _text_guard(t, key=True)
+                if guard is None:
+                    continue
+            extra.append(_call(guard, copy.deepcopy(g)))
         if extra and any(isinstance(g, ast.GroupingSet) for g, _ in groups):
-            raise self.fail("0A000", "grouping sets over jsonb values are not supported by walsender-proxy", stmt)
+            raise self.fail("0A000", "grouping sets over jsonb or unconstrained numeric values are not supported by walsender-proxy", stmt)
         return tuple(extra)
 
     def _jsonb_distinct_guards(self, stmt: ast.SelectStmt, cols: Sequence[tuple[str, T | None]] | None) -> None:
         """SELECT DISTINCT over jsonb columns: each such value through jsonb_ops.grouped
         (its text is its equality class's only one), under its own column name."""
-        jsonb = [i for i, (_, t) in enumerate(cols or ()) if t is not None and t.name == "jsonb"]
-        if not jsonb:
+        guarded = [(i, g) for i, (_, t) in enumerate(cols or ()) for g in [_text_guard(t, key=True)] if g is not None]
+        if not guarded:
             return
         if _has_star(stmt.targetList) or len(stmt.targetList or ()) != len(cols or ()):
-            raise self.fail("0A000", "SELECT DISTINCT * over jsonb columns is not supported by walsender-proxy", stmt)
-        for i in jsonb:
+            kind = _guarded_kind(guarded[0][1])
+            raise self.fail("0A000", f"SELECT DISTINCT * over {kind} columns is not supported by walsender-proxy", stmt)
+        for i, guard in guarded:
             rt = stmt.targetList[i]
-            rt.val = _call(jsonb_ops.UDF_GROUPED, rt.val)
+            rt.val = _call(guard, rt.val)
             rt.name = rt.name or (cols or ())[i][0]
 
     def _jsonb_arm_guards(self, arm: ast.SelectStmt, columns: list[int]) -> None:
@@ -3758,6 +3769,9 @@ class _Rewriter:
         (count, format, concat) as they are; anything else refused."""
         if name == "count" and not node.agg_distinct:
             return None
+        if name == "count" and len(args) == 1 and node.agg_order is None:
+            args[0] = _call(numeric_text.GROUPED_UDF, args[0])  # (count(DISTINCT x): of x's texts)
+            return None
         if name in ("min", "max") and len(args) == 1 and not node.agg_distinct:
             return [args[0], self._numeric_key(args[0], types[0])]
         if name in _TAKES_TEXT and name != "count":
@@ -4006,6 +4020,24 @@ def _union_all(stmt: ast.SelectStmt) -> bool:
     if stmt.op == SetOperation.SETOP_NONE:
         return True
     return stmt.op == SetOperation.SETOP_UNION and bool(stmt.all) and _union_all(stmt.larg) and _union_all(stmt.rarg)
+
+
+def _text_guard(t: T | None, *, key: bool = False) -> str | None:
+    """The UDF that lets values of type ``t`` be grouped or deduplicated by their text
+    (refusing the values whose text is not their equality class's only one): jsonb's and
+    an unconstrained numeric's; None for a type DuckDB compares as PostgreSQL does.
+    ``key``: its volatile twin, for a GROUP BY key or a SELECT DISTINCT value."""
+    if t is None:
+        return None
+    if t.text_numeric:
+        return numeric_text.GROUPED_KEY_UDF if key else numeric_text.GROUPED_UDF
+    if t.name == "jsonb":
+        return jsonb_ops.UDF_GROUPED_KEY if key else jsonb_ops.UDF_GROUPED
+    return None
+
+
+def _guarded_kind(guard: str) -> str:
+    return "jsonb" if guard in (jsonb_ops.UDF_GROUPED, jsonb_ops.UDF_GROUPED_KEY) else "unconstrained numeric"
 
 
 def _numeric_branches(pairs: Sequence[tuple[Any, T | None]]) -> list[ast.Node] | None:
