@@ -693,6 +693,11 @@ OTHER_QUERIES = {
     "array_upper(pr.prattrs::int2[], 1), array_lower(pr.prattrs::int2[], 1), "
     "array_length(pr.prattrs, 1) FROM pg_publication_rel pr WHERE pr.prattrs IS NOT NULL",
     "generate_series": "SELECT s, s * 2 FROM generate_series(1, 3) s ORDER BY s",
+    # pg_dump reads every catalog's tableoid and compares ACLs with acldefault()
+    "tableoid_and_acldefault": "SELECT n.tableoid, n.tableoid::regclass, c.tableoid, n.nspname, "
+    "acldefault('n', n.nspowner), acldefault('r', c.relowner), acldefault('s', c.relowner), "
+    "acldefault('d', 10), acldefault('f', 10), acldefault('T', 10), acldefault('c', 10) "
+    "FROM pg_namespace n JOIN pg_class c ON c.relnamespace = n.oid WHERE c.relname = 't_pk'",
     "case_names": "SELECT CASE WHEN true THEN 1 END, CASE WHEN true THEN relname ELSE relname END, "
     "COALESCE(NULL, 'x'), GREATEST(1, 2), NULLIF(1, 1), ROW(1, 2) IS NOT NULL AS r, "
     "ARRAY[1, 2], 'x'::text, 1::int4, (SELECT relname FROM pg_class WHERE relname = 't_pk') "

@@ -38,6 +38,7 @@ SET_CASES = [
     ("random_page_cost", "nan"), ("jit_above_cost", "-5"), ("vacuum_cost_delay", "1.5ms"),
     ("vacuum_cost_delay", "2s"), ("vacuum_cost_delay", "3 parsecs"), ("max_parallel_workers_per_gather", "0"),
     ("default_statistics_target", "20000"), ("cursor_tuple_fraction", "2"),
+    ("synchronize_seqscans", "off"), ("synchronize_seqscans", "x"),
 ]
 
 

@@ -507,6 +507,8 @@ GUCS: dict[str, Guc] = {
         Guc("check_function_bodies", "on"),
         Guc("xmloption", "content"),
         Guc("jit", "off"),
+        # (scans start at a table's first row whatever it says: pg_dump turns it off)
+        Guc("synchronize_seqscans", "on", category="Version and Platform Compatibility / Previous PostgreSQL Versions"),
         Guc("log_statement", "none", category="Reporting and Logging / What to Log"),
         Guc("log_min_error_statement", "error", category="Reporting and Logging / When to Log"),
         Guc("log_parameter_max_length", "-1", category="Reporting and Logging / What to Log"),

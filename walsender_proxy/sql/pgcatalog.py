@@ -2291,6 +2291,28 @@ _MACROS: dict[str, str] = {
          WHERE regexp_replace(lower(pgc_e.name), '[^a-z0-9]', '', 'g')
              = regexp_replace(lower(n), '[^a-z0-9]', '', 'g')),
         -1)""",
+    # acldefault(kind, owner): the privileges an object of that kind has when its ACL is
+    # NULL (acl.c), PUBLIC's entry first; a role name printed as aclitemout's putid does
+    "pgc_acldefault": """MACRO pgc_acldefault(k, r) AS (
+        SELECT CASE k
+            WHEN 'c' THEN []::VARCHAR[]
+            WHEN 'r' THEN [pgc_o.pgc_owner || '=arwdDxt/' || pgc_o.pgc_owner]
+            WHEN 's' THEN [pgc_o.pgc_owner || '=rwU/' || pgc_o.pgc_owner]
+            WHEN 'd' THEN ['=Tc/' || pgc_o.pgc_owner, pgc_o.pgc_owner || '=CTc/' || pgc_o.pgc_owner]
+            WHEN 'f' THEN ['=X/' || pgc_o.pgc_owner, pgc_o.pgc_owner || '=X/' || pgc_o.pgc_owner]
+            WHEN 'l' THEN ['=U/' || pgc_o.pgc_owner, pgc_o.pgc_owner || '=U/' || pgc_o.pgc_owner]
+            WHEN 'L' THEN [pgc_o.pgc_owner || '=rw/' || pgc_o.pgc_owner]
+            WHEN 'n' THEN [pgc_o.pgc_owner || '=UC/' || pgc_o.pgc_owner]
+            WHEN 't' THEN [pgc_o.pgc_owner || '=C/' || pgc_o.pgc_owner]
+            WHEN 'F' THEN [pgc_o.pgc_owner || '=U/' || pgc_o.pgc_owner]
+            WHEN 'S' THEN [pgc_o.pgc_owner || '=U/' || pgc_o.pgc_owner]
+            WHEN 'T' THEN ['=U/' || pgc_o.pgc_owner, pgc_o.pgc_owner || '=U/' || pgc_o.pgc_owner]
+            WHEN 'p' THEN [pgc_o.pgc_owner || '=sA/' || pgc_o.pgc_owner]
+            ELSE error('PGERR[XX000] unrecognized object type abbreviation: ' || k) END
+        FROM (SELECT CASE WHEN pgc_u.pgc_rolname IS NULL THEN r::VARCHAR
+                          WHEN regexp_full_match(pgc_u.pgc_rolname, '[A-Za-z0-9_]+') THEN pgc_u.pgc_rolname
+                          ELSE '"' || replace(pgc_u.pgc_rolname, '"', '""') || '"' END AS pgc_owner
+              FROM (SELECT (SELECT pgc_a.rolname FROM pgc_pg_authid pgc_a WHERE pgc_a.oid = r) AS pgc_rolname) pgc_u) pgc_o)""",
     "pgc_quote_ident": """MACRO pgc_quote_ident(s) AS (CASE WHEN s IS NULL THEN NULL::VARCHAR
         WHEN regexp_full_match(s, '[a-z_][a-z0-9_]*')
              AND s NOT IN (SELECT pgc_k.word FROM pgc_keywords pgc_k) THEN s

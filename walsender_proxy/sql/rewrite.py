@@ -820,6 +820,8 @@ class _Rel:
     #: A function in FROM returning a scalar under its own column name (json_array_elements'
     #: "value"): the relation's bare name stands for that column, not for a row.
     scalar_column: str | None = None
+    #: An emulated catalog's own pg_class oid: its ``tableoid`` system column.
+    tableoid: int | None = None
 
 
 class _Scope:
@@ -1736,7 +1738,7 @@ class _Rewriter:
             if rv.alias is not None and rv.alias.colnames:
                 given = [c.sval for c in rv.alias.colnames]
                 cols = [(given[i] if i < len(given) else n, t) for i, (n, t) in enumerate(cols)]
-            scope.add(alias, _Rel(cols))
+            scope.add(alias, _Rel(cols, tableoid=d.oid))
             new_alias = rv.alias if rv.alias is not None else ast.Alias(aliasname=rv.relname)
             return ast.RangeVar(relname=d.registered, inh=True, relpersistence="p", alias=new_alias)
         if rv.schemaname in ("pg_catalog", "information_schema"):
@@ -2065,6 +2067,10 @@ class _Rewriter:
         if outer is not None:  # (DuckDB would bind the bare name to an item PostgreSQL hides)
             node = ast.ColumnRef(fields=(_s(outer), node.fields[-1]), location=node.location)
             names = [outer, names[-1]]
+        if names[-1] == "tableoid":
+            system = self._catalog_tableoid(names, scope)
+            if system is not None:
+                return system
         if len(names) == 1:
             t = scope.column(names[0])
             rel = scope.rel(names[0]) if t is None and scope.find(names[0]) is None else None
@@ -2081,6 +2087,25 @@ class _Rewriter:
             t = _lake_t(ctype, stored=True) if ctype is not None else None
         return node, t
 
+
+    def _catalog_tableoid(self, names: list[str], scope: _Scope) -> tuple[ast.Node, T] | None:
+        """``x.tableoid`` of an emulated catalog (pg_dump reads it of every catalog it
+        queries): the catalog's oid. None where the name is not that system column."""
+        if len(names) == 2:
+            rel = scope.rel(names[0])
+        else:
+            s: _Scope | None = scope
+            rel = None
+            while s is not None and rel is None:
+                rels = [s.rels[a] for a in s.order if a in s.rels]
+                if rels:
+                    if len(rels) > 1 and any(r.tableoid is not None for r in rels):
+                        return None  # (DuckDB's error; PostgreSQL's is 42702 ambiguous)
+                    rel = rels[0]
+                s = s.parent
+        if rel is None or rel.tableoid is None or any(n == "tableoid" for n, _ in rel.columns or ()):
+            return None
+        return _cast(_int(rel.tableoid), "UINTEGER"), T("oid")
 
     def _numeric_key(self, node: ast.Node, t: T | None) -> ast.Node:
         """A value's order key when it is compared with a text-held numeric value."""

@@ -68,6 +68,7 @@ EMULATED: Mapping[str, Fn] = MappingProxyType(
         "pg_function_is_visible": _f("pgc_pg_function_is_visible", "bool", 1),
         "pg_collation_is_visible": _f("pgc_pg_collation_is_visible", "bool", 1),
         "pg_get_userbyid": _f("pgc_pg_get_userbyid", "name", 1),
+        "acldefault": _f("pgc_acldefault", "_aclitem", 2),
         "obj_description": _f("pgc_obj_description", "text", 1, 2, special="obj_description"),
         "col_description": _f("pgc_col_description", "text", 2),
         "shobj_description": _f("pgc_shobj_description", "text", 2),
