@@ -1002,3 +1002,40 @@ NO_COLUMNS = [
 def test_select_of_no_columns(proxy: ProxyServer, pg15: PgCluster) -> None:
     with _same_answers(proxy, pg15, NO_COLUMNS) as got:
         assert got("SELECT FROM nc LIMIT 2") == ("rows", [], [(), ()])
+
+
+#: SQL-level PREPARE/EXECUTE share the namespace of the protocol's prepared statements;
+#: LOCK TABLE in the modes that block no writer (pg_dump takes ACCESS SHARE).
+PREPARE_AND_LOCK = [
+    "CREATE TABLE pt (a int, b text)",
+    "INSERT INTO pt VALUES (1, 'x'), (2, 'y')",
+    "PREPARE q1(int) AS SELECT * FROM pt WHERE a = $1",
+    "EXECUTE q1(2)",
+    "EXECUTE q1(1 + 1)",
+    "EXECUTE q1('1')",
+    "EXECUTE q1",
+    "EXECUTE q1(1, 2)",
+    "EXECUTE nope(1)",
+    "PREPARE q1 AS SELECT 1",
+    "PREPARE q2 AS SELECT $1::text || 'z'",
+    "EXECUTE q2('a')",
+    "PREPARE q3(int, text) AS INSERT INTO pt VALUES ($1, $2)",
+    "EXECUTE q3(3, 'zz')",
+    "SELECT * FROM pt ORDER BY a",
+    "DEALLOCATE q1",
+    "EXECUTE q1(2)",
+    "PREPARE q4(nosuchtype) AS SELECT 1",
+    "LOCK TABLE pt IN ACCESS SHARE MODE",
+    "BEGIN",
+    "LOCK TABLE pt IN ACCESS SHARE MODE",
+    "LOCK pt IN ROW SHARE MODE",
+    "LOCK TABLE nope",
+    "ROLLBACK",
+]
+
+
+def test_prepare_execute_and_lock(proxy: ProxyServer, pg15: PgCluster) -> None:
+    with _same_answers(proxy, pg15, PREPARE_AND_LOCK) as got:
+        got("BEGIN")
+        assert got("LOCK TABLE pt")[:2] == ("error", "0A000")  # (ACCESS EXCLUSIVE would block readers)
+        got("ROLLBACK")

@@ -598,6 +598,70 @@ class Executor:
             detail = logs.parameters_detail(texts, self.settings.number("log_parameter_max_length"))
         logs.log_statement(log, self.log_session, f"{verb} {name}{portal}: {p.stmt.text}", detail)
 
+    # -- SQL-level PREPARE / EXECUTE -------------------------------------------------------
+    def _prepare(self, node: ast.PrepareStmt) -> Done:
+        """``PREPARE name [(types)] AS statement``: a prepared statement in the namespace
+        Parse fills (pg_prepared_statements shows both)."""
+        from walsender_proxy.sql.paramtypes import type_name_oid
+
+        types = []
+        for tn in node.argtypes or ():
+            oid = type_name_oid(tn)
+            if not oid:
+                raise PgError("42704", f'type "{".".join(n.sval for n in tn.names)}" does not exist')
+            types.append(oid)
+        if node.name in self.statements:
+            raise PgError("42P05", f'prepared statement "{node.name}" already exists')
+        self.parse_statement(node.name, RawStream()(node.query), types)
+        return Done("PREPARE")
+
+    def _execute(self, node: ast.ExecuteStmt) -> Iterator[Outcome]:
+        """``EXECUTE name (args)``: each argument's value as its parameter type's text
+        (constants as written, an expression computed first), then the statement run with
+        them, as Bind and Execute would."""
+        st = self.statements.get(node.name)
+        if st is None or not node.name:
+            raise PgError("26000", f'prepared statement "{node.name}" does not exist')
+        args = list(node.params or ())
+        if len(args) != st.nparams:
+            raise PgError(
+                "42601", f"wrong number of parameters for prepared statement \"{node.name}\"",
+                detail=f"Expected {st.nparams} parameters but got {len(args)}.",
+            )  # fmt: skip
+        oids = self.param_oids(st)
+        texts: list[bytes | None] = []
+        for arg, oid in zip(args, oids, strict=True):
+            if isinstance(arg, ast.A_Const):
+                v = arg.val
+                texts.append(None if arg.isnull else str(v.sval if isinstance(v, ast.String) else v.fval if isinstance(v, ast.Float) else v.boolval if isinstance(v, ast.Boolean) else v.ival).encode())
+                continue
+            from walsender_proxy.sql.paramtypes import type_name_of
+
+            tname, is_array = type_name_of(oid) if oid else ("text", False)
+            sql = f"SELECT ({RawStream()(arg)})::{tname}{'[]' if is_array else ''}::text"
+            rows = self.engine.select(self._statement_tx(), parse(sql)[0][0], sql, [])
+            values = [v for b in rows.batches for v in b.column(0).to_pylist()]
+            texts.append(None if values[0] is None else str(values[0]).encode())
+        values = self.engine.decode_params(st, [0], texts, oids, self.settings.date_order())
+        if st.unused:
+            values.unused = st.unused
+        yield from self._dispatch(st.node, st.text, values)
+
+    def _lock(self, node: ast.LockStmt) -> Done:
+        """``LOCK TABLE … IN ACCESS SHARE | ROW SHARE MODE`` (pg_dump takes ACCESS SHARE of
+        every table it dumps): the tables must exist and a transaction block be open; a
+        transaction's snapshot already keeps each table it reads, so these weakest modes
+        add nothing to what the proxy guarantees. Modes that would block writers or DDL
+        are refused."""
+        if not self.explicit:
+            raise PgError("25P01", "LOCK TABLE can only be used in transaction blocks")
+        tx = self._statement_tx()
+        for rv in node.relations:
+            tx.table(ddl_sql.qualified(rv))
+        if node.mode not in (1, 2):  # AccessShareLock, RowShareLock
+            raise ddl_sql.unsupported("LOCK TABLE in a mode other than ACCESS SHARE or ROW SHARE")
+        return Done("LOCK TABLE")
+
     def sync(self) -> list[Outcome]:
         self.portals.pop("", None)
         return self.end_implicit()
@@ -724,6 +788,12 @@ class Executor:
             yield Done(self._role(node))
         elif isinstance(node, ast.DiscardStmt):
             yield from self._discard(node)
+        elif isinstance(node, ast.PrepareStmt):
+            yield self._prepare(node)
+        elif isinstance(node, ast.ExecuteStmt):
+            yield from self._execute(node)
+        elif isinstance(node, ast.LockStmt):
+            yield self._lock(node)
         elif isinstance(node, ast.DeallocateStmt):
             if node.name is None:
                 self.statements = {"": self.statements[""]} if "" in self.statements else {}
