@@ -1039,3 +1039,22 @@ def test_prepare_execute_and_lock(proxy: ProxyServer, pg15: PgCluster) -> None:
         got("BEGIN")
         assert got("LOCK TABLE pt")[:2] == ("error", "0A000")  # (ACCESS EXCLUSIVE would block readers)
         got("ROLLBACK")
+
+
+#: What pg_dump asks besides the catalogs: quote_literal of any value, pg_options_to_table.
+QUOTING_AND_OPTIONS = [
+    "SELECT quote_literal('abc'), quote_literal('a''b'), quote_literal(E'a\\\\b'), quote_literal(NULL), "
+    "quote_nullable(NULL), quote_nullable('x')",
+    "SELECT quote_literal(42), quote_literal(1.50), quote_literal(true), quote_literal(2.5::float8), "
+    "quote_literal(date '2020-01-02'), quote_literal(array[1,2])",
+    "SELECT quote_literal('x', 'y')",
+    "SELECT * FROM pg_options_to_table(array['fillfactor=70', 'a=b=c', 'noval']) ORDER BY 1",
+    "SELECT * FROM pg_options_to_table(null)",
+    "SELECT o.* FROM (VALUES (array['k=v']), (null)) t(a), pg_options_to_table(t.a) o",
+    "SELECT array_to_string(ARRAY(SELECT quote_ident(option_name) || ' ' || quote_literal(option_value) "
+    "FROM pg_options_to_table('{x=1,y=2}'::text[]) ORDER BY option_name), ', ')",
+]
+
+
+def test_quoting_and_options_as_pg_dump_reads_them(proxy: ProxyServer, pg15: PgCluster) -> None:
+    _same_answers(proxy, pg15, QUOTING_AND_OPTIONS).close()

@@ -2313,6 +2313,11 @@ _MACROS: dict[str, str] = {
                           WHEN regexp_full_match(pgc_u.pgc_rolname, '[A-Za-z0-9_]+') THEN pgc_u.pgc_rolname
                           ELSE '"' || replace(pgc_u.pgc_rolname, '"', '""') || '"' END AS pgc_owner
               FROM (SELECT (SELECT pgc_a.rolname FROM pgc_pg_authid pgc_a WHERE pgc_a.oid = r) AS pgc_rolname) pgc_u) pgc_o)""",
+    # quote_literal: quotes doubled; a backslash doubled too, and then an E'' literal
+    "pgc_quote_literal": """MACRO pgc_quote_literal(s) AS (CASE
+        WHEN strpos(s, chr(92)) > 0
+            THEN 'E' || chr(39) || replace(replace(s, chr(92), chr(92) || chr(92)), chr(39), chr(39) || chr(39)) || chr(39)
+        ELSE chr(39) || replace(s, chr(39), chr(39) || chr(39)) || chr(39) END)""",
     "pgc_quote_ident": """MACRO pgc_quote_ident(s) AS (CASE WHEN s IS NULL THEN NULL::VARCHAR
         WHEN regexp_full_match(s, '[a-z_][a-z0-9_]*')
              AND s NOT IN (SELECT pgc_k.word FROM pgc_keywords pgc_k) THEN s

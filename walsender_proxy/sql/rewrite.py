@@ -1823,6 +1823,30 @@ class _Rewriter:
                 subquery=ast.SelectStmt(targetList=(ast.ResTarget(name=colname, val=series),), op=SetOperation.SETOP_NONE),
                 alias=ast.Alias(aliasname=alias, colnames=(_s(colname),)),
             )
+        elif name == "pg_options_to_table":
+            # each "name=value" of a reloptions-style text[] (value NULL without "=")
+            if len(args) != 1 or not (types[0] is None or types[0] == UNKNOWN or types[0].name == "_text"):
+                raise self._no_function(name, types, call)
+            o = _colref("wpx_opt", "o")
+            eq = _call("strpos", o, _str("="))
+            has_eq = ast.A_Expr(kind=A_Expr_Kind.AEXPR_OP, name=(_s(">"),), lexpr=eq, rexpr=_int(0))
+            option_name = ast.CaseExpr(args=(ast.CaseWhen(expr=has_eq, result=_call("left", o, ast.A_Expr(kind=A_Expr_Kind.AEXPR_OP, name=(_s("-"),), lexpr=copy.deepcopy(eq), rexpr=_int(1)))),), defresult=o)
+            option_value = ast.CaseExpr(args=(ast.CaseWhen(expr=copy.deepcopy(has_eq), result=_call("substr", o, ast.A_Expr(kind=A_Expr_Kind.AEXPR_OP, name=(_s("+"),), lexpr=copy.deepcopy(eq), rexpr=_int(1)))),))
+            names = [given[i] if i < len(given) else n for i, n in enumerate(("option_name", "option_value"))]
+            scope.add(alias, _Rel([(names[0], TEXT), (names[1], TEXT)]))
+            source = ast.RangeFunction(
+                functions=((_call("unnest", _cast(args[0], "VARCHAR", array=True)), None),),
+                alias=ast.Alias(aliasname="wpx_opt", colnames=(_s("o"),)),
+            )
+            return ast.RangeSubselect(
+                lateral=True,
+                subquery=ast.SelectStmt(
+                    targetList=(ast.ResTarget(name=names[0], val=option_name), ast.ResTarget(name=names[1], val=option_value)),
+                    fromClause=(source,),
+                    op=SetOperation.SETOP_NONE,
+                ),
+                alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n in names)),
+            )
         elif name in ("generate_series", "unnest"):
             if name == "unnest" and len(args) != 1:
                 raise self.fail("0A000", "unnest with several arrays is not supported", call)
@@ -3475,6 +3499,19 @@ class _Rewriter:
         if node.funcformat == CoercionForm.COERCE_SQL_SYNTAX and name in KEEP_SQL_SYNTAX:
             node.args = tuple(self.expr(a, scope)[0] for a in node.args or ())
             return node, T("numeric") if name == "extract" else T("int4")
+        if name in ("quote_literal", "quote_nullable") and len(node.args or ()) == 1:
+            # quote_literal(anyelement) is quote_literal(x::text): quoted as quote.c quotes
+            arg = node.args[0]
+            if not (isinstance(arg, ast.A_Const) and arg.isnull):
+                arg = ast.TypeCast(arg=arg, typeName=ast.TypeName(names=(_s("text"),), typemod=-1))
+            text, _ = self.expr(arg, scope)
+            self.needs.add("pgc_quote_literal")
+            quoted: ast.Node = _call("pgc_quote_literal", _cast(text, "varchar"))
+            if name == "quote_nullable":
+                quoted = ast.CoalesceExpr(args=(quoted, _str("NULL")))
+            return quoted, TEXT
+        if name in ("quote_literal", "quote_nullable"):
+            raise self._no_function(name, [self.expr(a, scope)[1] for a in node.args or ()], node)
         pairs = self._unknown_args(name, [self.expr(a, scope) for a in node.args or ()])
         if name == "format":
             # %s prints a value by its type's output function and NULL as nothing
