@@ -822,6 +822,9 @@ class _Rel:
     scalar_column: str | None = None
     #: An emulated catalog's own pg_class oid: its ``tableoid`` system column.
     tableoid: int | None = None
+    #: A table's own column names where FROM renamed them (``t(x, y)``): its row type's
+    #: field names, which ``row_to_json(t)`` prints.
+    row_names: list[str] | None = None
 
 
 class _Scope:
@@ -1095,7 +1098,8 @@ class _JsonHost:
         if len(level.rels) != 1 or not cols:
             what = "a row of a relation joined with others" if cols else "a row of a relation of unknown columns"
             raise self.fail("0A000", f"{what} as a value is not supported by walsender-proxy", node)
-        return [(n, _colref(alias, n), t) for n, t in cols]
+        fields = rel.row_names if rel.row_names is not None and len(rel.row_names) == len(cols) else [n for n, _ in cols]
+        return [(f, _colref(alias, n), t) for f, (n, t) in zip(fields, cols, strict=True)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1749,9 +1753,11 @@ class _Rewriter:
             raise self.fail("42P01", f'relation "{shown}" does not exist', rv)
         declared = None
         columns: list[tuple[str, T | None]] | None = None
+        row_names = None
         if isinstance(sub, UserTable):
             sub, declared = sub.sql, sub.types
             if rv.alias is not None and rv.alias.colnames:
+                row_names = list(declared)
                 given = [c.sval for c in rv.alias.colnames]
                 names = given + list(declared)[len(given):]
                 declared = dict(zip(names, declared.values(), strict=False))
@@ -1762,7 +1768,7 @@ class _Rewriter:
         ph = f"wpx_rel_{self.nonce}_{len(self.placeholders)}"
         self.placeholders[ph] = sub
         renamed = rv.alias is not None and bool(rv.alias.colnames)
-        scope.add(alias, _Rel(columns, declared, None if renamed else (rv.schemaname, rv.relname)))
+        scope.add(alias, _Rel(columns, declared, None if renamed else (rv.schemaname, rv.relname), row_names=row_names))
         new_alias = rv.alias if rv.alias is not None else ast.Alias(aliasname=rv.relname)
         return ast.RangeVar(relname=ph, inh=True, relpersistence="p", alias=new_alias)
 
@@ -2475,6 +2481,8 @@ class _Rewriter:
         if target in UNMODELED_TYPES:  # (a varchar of the input text would print it unchecked)
             shown = pgcatalog.format_type(pgcatalog.TYPE_OIDS[target], None) or target
             raise self.fail("0A000", f"type {shown} is not supported by walsender-proxy", node)
+        if target == "timetz" and typmods and typmods[0] < 6:  # (DuckDB's TIMETZ keeps six digits)
+            raise self.fail("0A000", f"a cast to time({typmods[0]}) with time zone is not supported by walsender-proxy", node)
         if isinstance(node.arg, ast.RowExpr) and target in TEXTISH and not is_array:
             # (record_out writes (Jim,Beam); DuckDB's STRUCT cast writes another text)
             raise self.fail("0A000", f"a cast of a row to {_type_display(T(target))} is not supported by walsender-proxy", node)
