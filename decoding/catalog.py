@@ -194,6 +194,8 @@ class Table:
     #: Physical names ever used, so a re-added column never reads a dropped one's data.
     used_physical: frozenset[str] = frozenset()
     next_attnum: int = 1
+    #: Storage parameters (``fillfactor=70``) as pg_class.reloptions shows them.
+    reloptions: tuple[str, ...] = ()
 
     @property
     def qualified_name(self) -> str:
@@ -236,6 +238,7 @@ class Table:
             "identity_index": list(self.identity_index),
             "used_physical": sorted(self.used_physical),
             "next_attnum": self.next_attnum,
+            **({"reloptions": list(self.reloptions)} if self.reloptions else {}),
         }
 
     @classmethod
@@ -250,6 +253,7 @@ class Table:
             tuple(d["identity_index"]),
             frozenset(d["used_physical"]),
             d["next_attnum"],
+            tuple(d.get("reloptions", ())),
         )
 
 

@@ -1031,6 +1031,15 @@ PREPARE_AND_LOCK = [
     "LOCK pt IN ROW SHARE MODE",
     "LOCK TABLE nope",
     "ROLLBACK",
+    # a prepared statement's result columns are fixed (PostgreSQL's plan cache)
+    "CREATE TABLE pc AS SELECT 1::bigint AS q1, 2::bigint AS q2",
+    "PREPARE pcs AS SELECT * FROM pc",
+    "EXECUTE pcs",
+    "ALTER TABLE pc ADD COLUMN q3 bigint",
+    "EXECUTE pcs",
+    "ALTER TABLE pc DROP COLUMN q3",
+    "EXECUTE pcs",
+    "COPY pc (q1, q2, q1) FROM STDIN",
 ]
 
 

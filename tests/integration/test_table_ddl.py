@@ -75,3 +75,38 @@ SYSTEM_COLUMN_NAMES = [
 
 def test_columns_cannot_take_system_column_names(proxy: ProxyServer, pg15: PgCluster) -> None:
     same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("syscol")), SYSTEM_COLUMN_NAMES).close()
+
+
+#: Storage parameters: checked by PostgreSQL's rules, kept in pg_class.reloptions.
+STORAGE_PARAMETERS = [
+    'create table sp1 (a int) with (fillfactor = 70, autovacuum_enabled = off, autovacuum_vacuum_scale_factor = 0.5, vacuum_index_cleanup = auto, user_catalog_table)',
+    "select reloptions from pg_class where relname = 'sp1'",
+    "create table sp2 (a int) with (fillfactor = '70', autovacuum_enabled = 'OFF', parallel_workers = 1e1)",
+    "select reloptions from pg_class where relname = 'sp2'",
+    'create table sp3 (a int) with (fillfactor = 70.5)',
+    'create table sp4 (a int) with (autovacuum_enabled = maybe)',
+    'create table sp5 (a int) with (vacuum_index_cleanup = sometimes)',
+    'create table sp6 (a int) with (autovacuum_vacuum_scale_factor = 200)',
+    'create table sp7 (a int) with (fillfactor = 70, fillfactor = 80)',
+    'create table sp8 (a int) with (foo.bar = 1)',
+    'create table sp9 (a int) with (fillfactor)',
+    'alter table sp1 set (fillfactor = 50, parallel_workers = 2)',
+    "select reloptions from pg_class where relname = 'sp1'",
+    'alter table sp1 reset (fillfactor, nonsense)',
+    "select reloptions from pg_class where relname = 'sp1'",
+    'alter table sp1 reset (autovacuum_enabled)',
+    "select reloptions from pg_class where relname = 'sp1'",
+    'alter table sp1 set (nonsense = 1)',
+    'create table sp11 with (fillfactor = 60) as select 1 a',
+    "select reloptions from pg_class where relname = 'sp11'",
+    'create table sp12 (a int) with (oids = true)',
+    'create table sp13 (a int) with (autovacuum_freeze_max_age = 5)',
+    "SELECT relname, reloptions FROM pg_class WHERE relname ~ '^sp[0-9]+$' ORDER BY 1",
+]
+
+
+def test_storage_parameters_are_checked_and_kept(proxy: ProxyServer, pg15: PgCluster) -> None:
+    got = same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("relopt")), STORAGE_PARAMETERS)
+    with got:
+        # a TOAST table's parameters: the proxy has no TOAST tables
+        assert got("CREATE TABLE rt (a int) WITH (toast.autovacuum_enabled = false)")[:2] == ("error", "0A000")

@@ -363,6 +363,14 @@ def set_replica_identity(
     return [{"op": "put_table", "table": t2.to_json()}], None
 
 
+def set_reloptions(
+    cat: Catalog, alloc: Alloc, table: str, options: tuple[str, ...], search_path: Sequence[str]
+) -> tuple[list[CatalogOp], None]:
+    """A table's storage parameters replaced (checked by the caller)."""
+    t = cat.resolve_table(table, search_path)
+    return [{"op": "put_table", "table": replace(t, reloptions=options).to_json()}], None
+
+
 def parse_publish(publish: str) -> dict[str, bool]:
     chosen = {o: False for o in PUBLISH_OPS}
     for part in publish.split(","):

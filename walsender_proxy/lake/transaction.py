@@ -1004,6 +1004,10 @@ class Transaction:
             ddl.set_replica_identity, table, identity, tuple(index_columns), self._path()
         )
 
+    def set_reloptions(self, table: str, options: Sequence[str]) -> None:
+        """The table's storage parameters (``fillfactor=70``, …), as checked by the SQL layer."""
+        self._run_ddl(ddl.set_reloptions, table, tuple(options), self._path())
+
     def create_publication(
         self,
         name: str,

@@ -18,7 +18,7 @@ from decoding.errors import PgError
 from decoding.pgtypes import UnknownTypeError, parse_type
 from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import Lake, PubTable, Transaction
-from walsender_proxy.sql import column_defs
+from walsender_proxy.sql import column_defs, reloptions
 
 
 def unsupported(what: str) -> PgError:
@@ -161,6 +161,7 @@ def create_table(
             raise unsupported(type(el).__name__)
     if not plans:  # (the lake keeps a table's rows as its columns' values: none, no rows)
         raise unsupported("a table without columns")
+    options = reloptions.with_options(s.options)
     schema, _, rel = name.rpartition(".")
     schema = schema or tx.creation_schema()
     owned = column_defs.make_sequences(tx, schema, rel, plans)
@@ -174,6 +175,8 @@ def create_table(
             identity = ""
         columns.append((p.name, p.type_text, p.not_null, default, identity))
     tx.create_table(name, columns, primary_key=pk, if_not_exists=bool(s.if_not_exists))
+    if options:
+        tx.set_reloptions(name, options)
     column_defs.own_sequences(tx, schema, rel, owned)
     return "CREATE TABLE"
 
@@ -374,6 +377,14 @@ def alter_table(
             elif [c.name for c in tx.table(table).columns] == [cmd.name]:
                 raise unsupported("a table without columns (dropping its last column)")
             tx.drop_column(table, cmd.name, if_exists=bool(cmd.missing_ok))
+        elif t in (enums.AlterTableType.AT_SetRelOptions, enums.AlterTableType.AT_ResetRelOptions):
+            current = tx.table(table).reloptions
+            options = (
+                reloptions.set_options(current, cmd.def_)
+                if t == enums.AlterTableType.AT_SetRelOptions
+                else reloptions.reset_options(current, cmd.def_)
+            )
+            tx.set_reloptions(table, options)
         elif t == enums.AlterTableType.AT_ReplicaIdentity:
             ri: ast.ReplicaIdentityStmt = cmd.def_
             if ri.identity_type == "i":

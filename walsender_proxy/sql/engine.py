@@ -727,10 +727,12 @@ class Engine:
             t = sequences.write_target(tx, node.relation, sequences.COPY_TO)
             cols = [c.sval for c in node.attlist] if node.attlist else [c.name for c in t.columns]
             ctypes = []
-            for c in cols:
+            for i, c in enumerate(cols):
                 col = t.column(c)
                 if col is None:
                     raise PgError("42703", f'column "{c}" of relation "{t.name}" does not exist')
+                if c in cols[:i]:
+                    raise PgError("42701", f'column "{c}" specified more than once')
                 ctypes.append(col.type)
             dec = CopyDecoder(ctypes, fmt, date_order=self.date_order, **opts)
             state: dict[str, Any] = {"rows": 0}
@@ -758,9 +760,11 @@ class Engine:
         else:
             t = sequences.write_target(tx, node.relation, sequences.COPY_FROM)
             cols = [c.sval for c in node.attlist] if node.attlist else [c.name for c in t.columns]
-            for c in cols:
+            for i, c in enumerate(cols):
                 if t.column(c) is None:
                     raise PgError("42703", f'column "{c}" of relation "{t.name}" does not exist')
+                if c in cols[:i]:
+                    raise PgError("42701", f'column "{c}" specified more than once')
             columns = [Column(c, t.column(c).type) for c in cols]  # type: ignore[union-attr]
             if spark_serve.wants(tx, t):
                 source: Iterator[pa.RecordBatch] = spark_serve.batches(tx, t, cols)

@@ -47,7 +47,15 @@ from walsender_proxy.backend.outcomes import (
 from walsender_proxy.backend.settings import Settings
 from walsender_proxy.lake import Isolation, Transaction
 from walsender_proxy.lake.transaction import State
-from walsender_proxy.sql import ddl_sql, explain, pgcatalog, sequences, statement_log, window_frames
+from walsender_proxy.sql import (
+    ddl_sql,
+    explain,
+    pgcatalog,
+    reloptions,
+    sequences,
+    statement_log,
+    window_frames,
+)
 from walsender_proxy.sql.cursors import SqlCursor
 from walsender_proxy.sql.engine import Engine, check_result_formats, param_receivable, returning
 from walsender_proxy.sql.param_context import FindTable, context_param_types
@@ -271,6 +279,7 @@ class Executor:
         typmods, the names given first), filled with its rows in the same transaction."""
         tx = self._statement_tx()
         name = ddl_sql.table_name(tx, into.rel, into.onCommit, self.temp_schema)
+        options = reloptions.with_options(into.options)
         if if_not_exists:
             schema, _, rel = name.rpartition(".")
             cat = tx.catalog()
@@ -307,6 +316,8 @@ class Executor:
                 raise PgError("42701", f'column "{col_name}" specified more than once')
             seen.add(col_name)
         tx.create_table(name, columns)
+        if options:
+            tx.set_reloptions(name, options)
         if into.onCommit in (enums.OnCommitAction.ONCOMMIT_DROP, enums.OnCommitAction.ONCOMMIT_DELETE_ROWS):
             self._on_commit[name] = into.onCommit
         if into.skipData:
@@ -572,6 +583,8 @@ class Executor:
                 p.outcomes = iter([Empty()])
             else:
                 p.outcomes = self.run(p.stmt.node, p.stmt.text, p.params, p.result_formats)
+                if p.stmt.name:
+                    p.outcomes = _fixed_result(p.stmt, p.outcomes)
         return p
 
     def _logs(self, nodes: list[Any]) -> bool:
@@ -645,7 +658,7 @@ class Executor:
         values = self.engine.decode_params(st, [0], texts, oids, self.settings.date_order())
         if st.unused:
             values.unused = st.unused
-        yield from self._dispatch(st.node, st.text, values)
+        yield from _fixed_result(st, self._dispatch(st.node, st.text, values))
 
     def _lock(self, node: ast.LockStmt) -> Done:
         """``LOCK TABLE … IN ACCESS SHARE | ROW SHARE MODE`` (pg_dump takes ACCESS SHARE of
@@ -1289,6 +1302,20 @@ _EXIT_KINDS = frozenset({
     enums.TransactionStmtKind.TRANS_STMT_ROLLBACK,
     enums.TransactionStmtKind.TRANS_STMT_ROLLBACK_TO,
 })  # fmt: skip
+
+
+def _fixed_result(st: Prepared, outcomes: Iterator[Outcome]) -> Iterator[Outcome]:
+    """A prepared statement's outcomes, its rows checked to have the columns of its first
+    run: after DDL changed them (``SELECT *`` of a table that gained a column) PostgreSQL's
+    plan cache refuses to run it."""
+    for o in outcomes:
+        if isinstance(o, Rows):
+            shape = tuple((c.name, c.type_oid) for c in o.columns)
+            if st.result_shape is None:
+                st.result_shape = shape
+            elif st.result_shape != shape:
+                raise PgError("0A000", "cached plan must not change result type")
+        yield o
 
 
 def _ends_transaction(node: Any) -> bool:

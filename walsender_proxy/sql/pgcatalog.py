@@ -788,6 +788,7 @@ def _pg_class(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 relreplident=t.replica_identity,
                 relminmxid=1,
                 relpersistence="t" if is_temp_schema(t.schema) else "p",
+                reloptions=list(t.reloptions) or None,
             )
         )
     for sq in s.sequences:
@@ -816,6 +817,7 @@ def _pg_class(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 reltuples=0.0,
                 relkind="i",
                 relnatts=len(ix.columns),
+                relpersistence="t" if is_temp_schema(ix.table.schema) else "p",
             )
         )
     return out

@@ -34,6 +34,9 @@ class Prepared:
     date_order: str = "MDY"
     #: Whether Describe can find result columns (None: not yet asked; see describe_portal).
     may_describe_rows: bool | None = None
+    #: The (name, type oid) of each result column its first run gave: a later run must give
+    #: the same (PostgreSQL's plan cache keeps a prepared statement's result fixed).
+    result_shape: tuple[tuple[str, int], ...] | None = None
 
 
 @dataclass(slots=True)
