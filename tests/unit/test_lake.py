@@ -590,3 +590,20 @@ def test_group_committed_writes_are_visible_when_each_commit_returns(tmp_path: P
         got = lk.read("t").to_pylist()
         assert len(got) == 240
         assert sorted(r["id"] for r in got) == sorted(w * 1000 + i for w in range(6) for i in range(40))
+
+
+def test_prepared_transactions_are_limited_as_max_prepared_transactions_says(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import walsender_proxy.lake.lake as lake_module
+
+    monkeypatch.setattr(lake_module, "MAX_PREPARED_TRANSACTIONS", 1)
+    with Lake(tmp_path, FAST) as lake:
+        with lake.begin() as tx:
+            tx.create_table("t", [("id", "int")])
+        first = lake.begin()
+        first.insert("t", [{"id": 1}])
+        first.prepare("g1")
+        second = lake.begin()
+        second.insert("t", [{"id": 2}])
+        assert sqlstate(second.prepare, "g2") == "53200"
+        lake.commit_prepared("g1")
+        assert rows(lake) == [{"id": 1}]  # (the refused one was rolled back)

@@ -496,6 +496,7 @@ GUCS: dict[str, Guc] = {
         Guc("max_connections", "100", settable=False),
         Guc("max_wal_senders", "10", settable=False),
         Guc("max_replication_slots", "10", settable=False),
+        Guc("max_prepared_transactions", "100", settable=False),  # (lake.MAX_PREPARED_TRANSACTIONS)
         Guc("wal_sender_timeout", "60000"),  # per connection, as since PostgreSQL 12
         Guc("logical_decoding_work_mem", "65536"),
         Guc("port", "5432", settable=False),

@@ -69,6 +69,9 @@ from walsender_proxy.lake.transaction import (
 log = logging.getLogger(__name__)
 #: Seconds a file dropped from the manifest stays on disk at least (see collect_garbage).
 TRASH_GRACE = 1.0
+#: How many transactions may be prepared at once (PostgreSQL's max_prepared_transactions,
+#: which the proxy reports).
+MAX_PREPARED_TRANSACTIONS = 100
 
 
 _UNKNOWN: tuple[bool, None, None, tuple[str, ...]] = (False, None, None, ())
@@ -927,6 +930,11 @@ class Lake:
     def _prepare(self, tx: Transaction, gid: str) -> None:
         if gid in self.prepared:
             raise LakeError("42710", f'transaction identifier "{gid}" is already in use')
+        if len(self.prepared) >= MAX_PREPARED_TRANSACTIONS:
+            raise LakeError(
+                "53200", "maximum number of prepared transactions reached",
+                hint=f"Increase max_prepared_transactions (currently {MAX_PREPARED_TRANSACTIONS}).",
+            )  # fmt: skip
         xid = tx._ensure_xid()
         _, end = self.log.append(R.Prepare(xid, gid, pg_now()))
         tx.gid = gid
