@@ -47,7 +47,7 @@ from walsender_proxy.backend.outcomes import (
 from walsender_proxy.backend.settings import Settings
 from walsender_proxy.lake import Isolation, Transaction
 from walsender_proxy.lake.transaction import State
-from walsender_proxy.sql import ddl_sql, explain, pgcatalog, sequences, statement_log, window_frames
+from walsender_proxy.sql import ddl_sql, explain, pgcatalog, sequences, statement_log, views, window_frames
 from walsender_proxy.sql.cursors import SqlCursor
 from walsender_proxy.sql.engine import Engine, check_result_formats, param_receivable, returning
 from walsender_proxy.sql.param_context import FindTable, context_param_types
@@ -329,8 +329,9 @@ class Executor:
 
     def _wrote_temp(self, tx: Transaction) -> bool:
         """Whether the transaction created, dropped or wrote rows of a temporary table."""
-        temp = {t.oid for t in tx.catalog().tables.values() if t.schema == self.temp_schema}
-        committed = {t.oid for t in self.lake.catalog_at(self.lake.frontier).tables.values() if t.schema == self.temp_schema}
+        cat, done = tx.catalog(), self.lake.catalog_at(self.lake.frontier)
+        temp = {t.oid for t in (*cat.tables.values(), *cat.views.values()) if t.schema == self.temp_schema}
+        committed = {t.oid for t in (*done.tables.values(), *done.views.values()) if t.schema == self.temp_schema}
         return temp != committed or bool(temp & tx.written_relids())
 
     def _temp_tables_at_commit(self, tx: Transaction) -> None:
@@ -344,7 +345,7 @@ class Executor:
             if name not in live:
                 del self._on_commit[name]  # (dropped, or its creation rolled back)
             elif action == enums.OnCommitAction.ONCOMMIT_DROP:
-                tx.drop_table(name)
+                tx.drop_table(name, cascade=True)
                 del self._on_commit[name]
             elif tx.xid is not None:
                 tx.truncate(name)
@@ -353,7 +354,10 @@ class Executor:
         """Every temporary table of this session (DISCARD TEMP, the session's end)."""
         for t in list(tx.catalog().tables.values()):
             if t.schema == self.temp_schema:
-                tx.drop_table(t.qualified_name, if_exists=True)
+                tx.drop_table(t.qualified_name, if_exists=True, cascade=True)
+        for v in list(tx.catalog().views.values()):
+            if v.schema == self.temp_schema:
+                tx.drop_view(v.qualified_name, if_exists=True, cascade=True)
         for sq in list(tx.catalog().sequences.values()):  # (and its temporary sequences)
             if sq.schema == self.temp_schema:
                 tx.drop_sequence(sq.qualified_name, if_exists=True, cascade=True)
@@ -361,8 +365,10 @@ class Executor:
 
     def _has_temp_tables(self) -> bool:
         cat = self.tx.catalog() if self.tx is not None and self.tx.state is State.ACTIVE else self.lake.catalog_at(self.lake.frontier)
-        return any(t.schema == self.temp_schema for t in cat.tables.values()) or any(
-            sq.schema == self.temp_schema for sq in cat.sequences.values()
+        return (
+            any(t.schema == self.temp_schema for t in cat.tables.values())
+            or any(sq.schema == self.temp_schema for sq in cat.sequences.values())
+            or any(v.schema == self.temp_schema for v in cat.views.values())
         )
 
     def _discard(self, node: ast.DiscardStmt) -> Iterator[Outcome]:
@@ -704,6 +710,11 @@ class Executor:
             old = f"{self.temp_schema}.{node.relation.relname}" if node.relation is not None else ""
             if node.renameType == enums.ObjectType.OBJECT_TABLE and old in self._on_commit:
                 self._on_commit[f"{self.temp_schema}.{node.newname}"] = self._on_commit.pop(old)
+            yield from notices
+            yield Done(tag)
+        elif isinstance(node, ast.ViewStmt):
+            notices = []
+            tag = views.create(self._statement_tx(), node, text, self.engine, self.temp_schema, notices)
             yield from notices
             yield Done(tag)
         elif isinstance(node, ast.CreateSeqStmt):

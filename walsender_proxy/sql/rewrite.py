@@ -77,6 +77,7 @@ from walsender_proxy.sql import (
     numeric_text,
     pgcatalog,
     recursive_cte,
+    views,
     window_frames,
 )
 from walsender_proxy.sql.nodes import bool_const as _bool
@@ -226,7 +227,7 @@ class UserTable:
     types: Mapping[str, ColumnType]
 
 
-ResolveUserTable = Callable[[str | None, str], "str | UserTable | None"]
+ResolveUserTable = Callable[[str | None, str], "str | UserTable | views.ViewQuery | None"]
 
 
 class SqlError(PgError):
@@ -1131,6 +1132,8 @@ class _Rewriter:
         self.origins: tuple[Origin | None, ...] | None = None
         #: How many times each ``$n`` is in the output (a dropped argument takes its out).
         self.param_uses: dict[int, int] = {}
+        #: The views being expanded (a view reading itself is PostgreSQL's 42P17).
+        self._views_open: set[int] = set()
 
     # -- errors --------------------------------------------------------------------------
     def _pos(self, node: Any) -> int | None:
@@ -1710,6 +1713,8 @@ class _Rewriter:
         if sub is None:
             shown = f"{rv.schemaname}.{rv.relname}" if rv.schemaname else rv.relname
             raise self.fail("42P01", f'relation "{shown}" does not exist', rv)
+        if isinstance(sub, views.ViewQuery):
+            return self._view(rv, sub, scope, alias)
         declared = None
         columns: list[tuple[str, T | None]] | None = None
         if isinstance(sub, UserTable):
@@ -1728,6 +1733,25 @@ class _Rewriter:
         scope.add(alias, _Rel(columns, declared, None if renamed else (rv.schemaname, rv.relname)))
         new_alias = rv.alias if rv.alias is not None else ast.Alias(aliasname=rv.relname)
         return ast.RangeVar(relname=ph, inh=True, relpersistence="p", alias=new_alias)
+
+    def _view(self, rv: ast.RangeVar, vq: views.ViewQuery, scope: _Scope, alias: str) -> ast.Node:
+        """A view in FROM: its query as a subquery named by the view's columns (PostgreSQL's
+        rewriter), analysed apart from the statement around it."""
+        if vq.oid in self._views_open:
+            raise self.fail("42P17", f'infinite recursion detected in rules for relation "{vq.name}"', rv)
+        given = [c.sval for c in rv.alias.colnames] if rv.alias is not None and rv.alias.colnames else []
+        if len(given) > len(vq.columns):
+            raise self.fail("42P10", f'table "{alias}" has {len(vq.columns)} columns available but {len(given)} columns specified', rv)
+        names = given + list(vq.columns[len(given):])
+        self._views_open.add(vq.oid)
+        try:
+            query, cols = self.select(views.parse_query(vq.sql), _Scope(None))
+        finally:
+            self._views_open.discard(vq.oid)
+        if cols is not None:  # (unknown-typed output columns are text to the query above)
+            cols = [(names[i] if i < len(names) else n, TEXT if t == UNKNOWN else t) for i, (n, t) in enumerate(cols)]
+        scope.add(alias, _Rel(cols))
+        return ast.RangeSubselect(lateral=False, subquery=query, alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n in names)))
 
     def range_function(self, rf: ast.RangeFunction, scope: _Scope) -> ast.Node:
         if rf.is_rowsfrom or len(rf.functions) != 1:
