@@ -24,7 +24,12 @@ from decoding.pgoutput import rowfilter
 from decoding.pgtypes import ColumnType, parse_type
 from walsender_proxy.lake.errors import LakeError
 from walsender_proxy.lake.sequence_ddl import owned_sequences
-from walsender_proxy.lake.view_ddl import dependency_lines, dependents_error, no_dependent_views, shown
+from walsender_proxy.lake.view_ddl import (
+    dependency_lines,
+    dependents_error,
+    no_dependent_views,
+    shown,
+)
 
 Alloc = Callable[[], int]
 #: A new column: ``(name, type)``, ``(name, type, not_null)`` or ``(…, not_null, default)``.

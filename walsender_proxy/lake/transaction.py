@@ -23,7 +23,17 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from decoding import records as R
-from decoding.catalog import RID, Catalog, CatalogOp, Column, ColumnDefault, Table, View, ViewColumn, is_temp_schema
+from decoding.catalog import (
+    RID,
+    Catalog,
+    CatalogOp,
+    Column,
+    ColumnDefault,
+    Table,
+    View,
+    ViewColumn,
+    is_temp_schema,
+)
 from decoding.catalog import Sequence as CatalogSequence
 from decoding.errors import PgError
 from decoding.pgoutput import rowfilter

@@ -47,7 +47,15 @@ from walsender_proxy.backend.outcomes import (
 from walsender_proxy.backend.settings import Settings
 from walsender_proxy.lake import Isolation, Transaction
 from walsender_proxy.lake.transaction import State
-from walsender_proxy.sql import ddl_sql, explain, pgcatalog, sequences, statement_log, views, window_frames
+from walsender_proxy.sql import (
+    ddl_sql,
+    explain,
+    pgcatalog,
+    sequences,
+    statement_log,
+    views,
+    window_frames,
+)
 from walsender_proxy.sql.cursors import SqlCursor
 from walsender_proxy.sql.engine import Engine, check_result_formats, param_receivable, returning
 from walsender_proxy.sql.param_context import FindTable, context_param_types

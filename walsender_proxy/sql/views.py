@@ -338,3 +338,94 @@ def is_temp(cat: Catalog, depends: Sequence[int]) -> bool:
 
 def deepcopy(node: ast.SelectStmt) -> ast.SelectStmt:
     return copy.deepcopy(node)
+
+
+# ---------------------------------------------------------------------------------------------
+# updatability, as information_schema reports it
+
+
+@dataclass(frozen=True, slots=True)
+class Updatability:
+    """``pg_relation_is_updatable`` and ``pg_column_is_updatable`` of a view, by
+    PostgreSQL's rules for automatically updatable views (the proxy itself refuses writing
+    through a view; information_schema reports what PostgreSQL would)."""
+
+    updatable: bool
+    insertable: bool
+    columns: frozenset[str]
+
+
+_NOT_UPDATABLE = Updatability(False, False, frozenset())
+#: Aggregate and window functions: a view calling one is not automatically updatable.
+_AGGREGATES = frozenset({"count", "sum", "avg", "min", "max", "array_agg", "string_agg", "bool_and", "bool_or", "every", "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg", "stddev", "variance", "bit_and", "bit_or", "xmlagg", "row_number", "rank", "dense_rank", "ntile", "lag", "lead", "first_value", "last_value", "nth_value", "percent_rank", "cume_dist", "generate_series", "unnest", "jsonb_array_elements", "json_array_elements", "regexp_matches"})
+
+
+def _calls_any(node: Any, names: frozenset[str]) -> bool:
+    if isinstance(node, tuple | list):
+        return any(_calls_any(n, names) for n in node)
+    if isinstance(node, ast.SubLink) or not isinstance(node, ast.Node):
+        return False
+    if isinstance(node, ast.FuncCall) and (node.funcname[-1].sval.lower() in names or node.over is not None or node.agg_star):
+        return True
+    return any(_calls_any(getattr(node, a, None), names) for a in type(node).__slots__)
+
+
+def view_updatability(cat: Catalog, v: View, depth: int = 0) -> Updatability:
+    """``view_query_is_auto_updatable`` and ``view_cols_are_auto_updatable``: one table
+    (or automatically updatable view) in FROM, no WITH, DISTINCT, GROUP BY, HAVING, window,
+    LIMIT/OFFSET, set operation, aggregate, window or set-returning function; a column is
+    updatable when it is a plain column of that relation."""
+    try:
+        q = parse_query(v.query)
+    except Exception:
+        return _NOT_UPDATABLE
+    if (
+        depth > 32
+        or q.op != enums.SetOperation.SETOP_NONE
+        or q.valuesLists
+        or q.withClause is not None
+        or q.distinctClause
+        or q.groupClause
+        or q.havingClause is not None
+        or q.windowClause
+        or q.limitCount is not None
+        or q.limitOffset is not None
+        or len(q.fromClause or ()) != 1
+        or not isinstance(q.fromClause[0], ast.RangeVar)
+        or _calls_any(q.targetList, _AGGREGATES)
+    ):
+        return _NOT_UPDATABLE
+    rv: ast.RangeVar = q.fromClause[0]
+    base_cols: list[str]
+    t = cat.find_table(rv.schemaname or "", rv.relname)
+    if t is not None:
+        base_cols = [c.name for c in sorted(t.columns, key=lambda c: c.attnum)]
+    else:
+        inner = cat.find_view(rv.schemaname or "", rv.relname)
+        if inner is None:
+            return _NOT_UPDATABLE
+        u = view_updatability(cat, inner, depth + 1)
+        if not (u.updatable or u.insertable):
+            return _NOT_UPDATABLE
+        base_cols = sorted(u.columns)
+    alias = rv.alias.aliasname if rv.alias is not None else rv.relname
+    renamed = [c.sval for c in rv.alias.colnames] if rv.alias is not None and rv.alias.colnames else []
+    visible = renamed + base_cols[len(renamed):]
+    updatable: set[str] = set()
+    i = 0
+    for rt in q.targetList or ():
+        val = rt.val
+        if isinstance(val, ast.ColumnRef) and isinstance(val.fields[-1], ast.A_Star):
+            for _ in visible:
+                if i < len(v.columns):
+                    updatable.add(v.columns[i].name)
+                i += 1
+            continue
+        if isinstance(val, ast.ColumnRef) and all(isinstance(f, ast.String) for f in val.fields):
+            names = [f.sval for f in val.fields]
+            if names[-1] in visible and (len(names) == 1 or names[-2] == alias) and i < len(v.columns):
+                updatable.add(v.columns[i].name)
+        i += 1
+    if not updatable:  # (only DELETE is possible then)
+        return Updatability(False, False, frozenset())
+    return Updatability(True, True, frozenset(updatable))
