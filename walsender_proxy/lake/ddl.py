@@ -408,7 +408,16 @@ def _pub_tables(
     out: list[PublicationTable] = []
     for e in entries:
         pt = PubTable(e) if isinstance(e, str) else e
-        t = cat.resolve_table(pt.name, search_path)
+        try:
+            t = cat.resolve_table(pt.name, search_path)
+        except LakeError as err:
+            if err.sqlstate != "42809":
+                raise
+            raise LakeError(
+                "22023",
+                f'cannot add relation "{pt.name.rpartition(".")[2]}" to publication',
+                detail="This operation is not supported for views.",
+            ) from None
         if is_temp_schema(t.schema):
             raise LakeError(
                 "22023",
