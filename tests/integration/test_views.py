@@ -202,3 +202,30 @@ def test_a_view_survives_a_restart(tmp_path: Path) -> None:
     with ProxyServer(tmp_path / "data") as server, psycopg.connect(server.dsn(), autocommit=True) as c:
         assert c.execute("SELECT x FROM rv ORDER BY x").fetchall() == [(2,), (4,)]
         assert c.execute("SELECT relkind FROM pg_class WHERE relname = 'rv'").fetchall() == [("v",)]
+
+
+def test_row_description_names_the_view(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """A column selected from a view names the view and the column's number, its type
+    modifier the view column's (what pgjdbc's ResultSetMetaData reads)."""
+    answers = []
+    for dsn in (proxy.dsn(), pg15.dsn(dbname=pg15.new_database("rdv"))):
+        with psycopg.connect(dsn, autocommit=True) as c:
+            c.execute("CREATE TABLE rdt (a int, b varchar(10), c numeric(5,2))")
+            c.execute("CREATE VIEW rdv AS SELECT a, b, c, a + 1 AS d FROM rdt")
+            oid = c.execute("SELECT 'rdv'::regclass::oid").fetchone()[0]  # type: ignore[index]
+            res = c.execute("SELECT d, c, b, a FROM rdv").pgresult
+            assert res is not None
+            answers.append([(res.ftable(i) == oid, res.ftablecol(i), res.ftype(i), res.fmod(i)) for i in range(4)])
+            c.execute("DROP TABLE rdt CASCADE")
+    assert answers[0] == answers[1]
+
+
+def test_a_collation_in_a_view_is_refused(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """A view column's collation is not kept (CREATE OR REPLACE could not compare it)."""
+    stmts = ["CREATE TABLE rvt (a int, t text)", "CREATE VIEW rvv AS SELECT a FROM rvt", "SELECT a FROM rvv"]
+    db = pg15.new_database("rvv")
+    got = same_answers(proxy.dsn(), pg15.dsn(dbname=db), stmts)
+    with got:
+        answer = got("CREATE VIEW rvc AS SELECT t COLLATE \"POSIX\" FROM rvt")
+        assert answer[:2] == ("error", "0A000"), answer
+        got("DROP TABLE rvt CASCADE")

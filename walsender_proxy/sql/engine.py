@@ -136,6 +136,7 @@ class Engine:
                 schema = self.ex.temp_schema
             v = views.find(cat, schema, name, self.ex.search_path())
             if v is not None:
+                views.check_restricted(v, self.ex.settings.get("restrict_nonsystem_relation_kind"))
                 return views.as_query(v)
             if schema is not None:
                 t = cat.find_table(schema, name)
@@ -217,7 +218,8 @@ class Engine:
         out = []
         for schema, name in rw.user_tables:
             with contextlib.suppress(PgError):
-                out.append(tx.table(f"{schema}.{name}" if schema else name))
+                v = views.find(tx.catalog(), schema, name, self.ex.search_path())
+                out.append(views.as_table(v) if v is not None else tx.table(f"{schema}.{name}" if schema else name))
         return out
 
     # -- SELECT --------------------------------------------------------------------------

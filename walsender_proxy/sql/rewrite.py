@@ -810,6 +810,19 @@ class _Rel:
     #: A function in FROM returning a scalar under its own column name (json_array_elements'
     #: "value"): the relation's bare name stands for that column, not for a row.
     scalar_column: str | None = None
+    #: A view's columns (under ``source``): RowDescription names the view for a column
+    #: selected as it is, though no declared type is known for it.
+    view: bool = False
+
+    def origin_names(self) -> Sequence[str] | None:
+        """The columns RowDescription can name the source of (None: none)."""
+        if self.source is None:
+            return None
+        if self.declared is not None:
+            return list(self.declared)
+        if self.view and self.columns is not None:
+            return [n for n, _ in self.columns]
+        return None
 
 
 class _Scope:
@@ -1313,8 +1326,9 @@ class _Rewriter:
             for rel in rels:
                 if rel is None:
                     return None
-                if rel.source is not None and rel.declared is not None:
-                    out.extend((rel.source, n) for n in rel.declared)
+                named = rel.origin_names()
+                if rel.source is not None and named is not None:
+                    out.extend((rel.source, n) for n in named)
                 elif rel.columns is not None:
                     out.extend([None] * len(rel.columns))
                 else:
@@ -1334,7 +1348,8 @@ class _Rewriter:
         if len(hits) != 1:
             return [None]
         rel = hits[0]
-        if rel.source is None or rel.declared is None or names[-1] not in rel.declared:
+        named = rel.origin_names()
+        if rel.source is None or named is None or names[-1] not in named:
             return [None]
         return [(rel.source, names[-1])]
 
@@ -1750,7 +1765,8 @@ class _Rewriter:
             self._views_open.discard(vq.oid)
         if cols is not None:  # (unknown-typed output columns are text to the query above)
             cols = [(names[i] if i < len(names) else n, TEXT if t == UNKNOWN else t) for i, (n, t) in enumerate(cols)]
-        scope.add(alias, _Rel(cols))
+        self.user_tables.append((rv.schemaname, rv.relname))  # (RowDescription names the view)
+        scope.add(alias, _Rel(cols, None, None if given else (rv.schemaname, rv.relname), view=True))
         return ast.RangeSubselect(lateral=False, subquery=query, alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n in names)))
 
     def range_function(self, rf: ast.RangeFunction, scope: _Scope) -> ast.Node:

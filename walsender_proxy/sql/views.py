@@ -24,9 +24,11 @@ import pglast
 from pglast import ast, enums
 from pglast.stream import RawStream
 
-from decoding.catalog import Catalog, View, ViewColumn, is_temp_schema
+from decoding.catalog import Catalog, Column, Table, View, ViewColumn
 from decoding.errors import PgError
+from decoding.pgtypes import ColumnType, UnknownTypeError, type_by_oid
 from walsender_proxy.backend.outcomes import Notice
+from walsender_proxy.lake import view_ddl
 
 if TYPE_CHECKING:
     from walsender_proxy.lake import Transaction
@@ -57,6 +59,20 @@ def as_query(v: View) -> ViewQuery:
     return ViewQuery(v.oid, v.schema, v.name, v.query, tuple(c.name for c in v.columns))
 
 
+def as_table(v: View) -> Table:
+    """A view's columns as a table's, for RowDescription (which names a view's column as
+    PostgreSQL does: the view's OID and the column's number); a column of a type the lake
+    does not know is left out (its origin is then not named)."""
+    cols = []
+    for num, vc in enumerate(v.columns, start=1):
+        try:
+            ct = type_by_oid(vc.type_oid)
+        except UnknownTypeError:
+            continue
+        cols.append(Column(num, vc.name, ColumnType(ct.base, vc.typmod, ct.is_array)))
+    return Table(v.oid, v.schema, v.name, tuple(cols))
+
+
 def find(cat: Catalog, schema: str | None, name: str, search_path: Sequence[str]) -> View | None:
     """The view a relation reference means: the first schema holding any relation of that
     name decides (tables, sequences and views share one namespace)."""
@@ -64,6 +80,12 @@ def find(cat: Catalog, schema: str | None, name: str, search_path: Sequence[str]
         if cat.relation_exists(s, name):
             return cat.find_view(s, name)
     return None
+
+
+def check_restricted(v: View, setting: str) -> None:
+    """``restrict_nonsystem_relation_kind`` naming ``view``: a user view is not expanded."""
+    if "view" in (part.strip().lower() for part in setting.split(",")):
+        raise PgError("55000", f'access to non-system view "{v.name}" is restricted')
 
 
 def parse_query(sql: str) -> ast.SelectStmt:
@@ -122,6 +144,8 @@ class _Binder:
             return
         if isinstance(node, ast.FuncCall) and node.funcname[-1].sval.lower() in _REGCLASS_FUNCTIONS:
             raise unsupported(f"a view calling {node.funcname[-1].sval.lower()}()")
+        if isinstance(node, ast.CollateClause):  # (a view column's collation is not kept)
+            raise unsupported("COLLATE in a view")
         if isinstance(node, ast.TypeCast) and node.typeName.names[-1].sval.lower() == "regclass":
             raise unsupported("a regclass constant in a view")
         for attr in type(node).__slots__:
@@ -238,7 +262,7 @@ def create(
     bound = copy.deepcopy(query)
     depends = bind(cat, bound, engine.ex.search_path(), temp_schema)
     temporary = rel.relpersistence == "t" or rel.schemaname == "pg_temp"
-    if not temporary and is_temp(cat, depends):
+    if not temporary and view_ddl.temporary(cat, depends):
         if rel.schemaname is not None:
             raise PgError("42P16", "cannot create temporary relation in non-temporary schema")
         notices.append(Notice("NOTICE", "00000", f'view "{rel.relname}" will be a temporary view'))
@@ -326,18 +350,6 @@ def definition(query: ast.SelectStmt) -> str:
     """The text ``pg_get_viewdef`` shows: pglast's deparse of the query as written (not
     PostgreSQL's ruleutils form, which qualifies every column)."""
     return " " + RawStream()(query) + ";"
-
-
-def is_temp(cat: Catalog, depends: Sequence[int]) -> bool:
-    for o in depends:
-        obj = cat.tables.get(o) or cat.views.get(o)
-        if obj is not None and is_temp_schema(obj.schema):
-            return True
-    return False
-
-
-def deepcopy(node: ast.SelectStmt) -> ast.SelectStmt:
-    return copy.deepcopy(node)
 
 
 # ---------------------------------------------------------------------------------------------
