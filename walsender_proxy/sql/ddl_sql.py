@@ -238,7 +238,7 @@ def drop_orphan_temp_tables(lake: Lake) -> int:
     cat = lake.catalog_at(lake.frontier)
     temps = [t for t in cat.tables.values() if is_temp_schema(t.schema)]
     seqs = [sq for sq in cat.sequences.values() if is_temp_schema(sq.schema)]
-    if temps or seqs:
+    if temps or seqs or any(is_temp_schema(v.schema) for v in cat.views.values()):
         tx = lake.begin()
         for t in temps:
             tx.drop_table(t.qualified_name, if_exists=True, cascade=True)

@@ -309,7 +309,7 @@ def rename(tx: Transaction, s: ast.RenameStmt, notices: list[Notice]) -> str | N
         v = tx.view(qualified(rel))
     except PgError:
         if on_view:
-            raise PgError("42809", f'"{rel.relname}" is not a view') from None
+            raise PgError("42809", f'"{rel.relname}" is not a view', hint="Use ALTER TABLE instead.") from None
         return None
     if v is None:
         if not on_view:
