@@ -279,6 +279,10 @@ class View:
     definition: str
     columns: tuple[ViewColumn, ...]
     depends: tuple[int, ...] = ()
+    #: Its query expands rows of what it reads (``*``, ``t.*``, a whole-row ``t``): a
+    #: column added to one of them would change its text's meaning (PostgreSQL expanded
+    #: them at creation).
+    expands: bool = True
 
     @property
     def qualified_name(self) -> str:
@@ -293,6 +297,7 @@ class View:
             "definition": self.definition,
             "columns": [[c.name, c.type_oid, c.typmod] for c in self.columns],
             "depends": list(self.depends),
+            "expands": self.expands,
         }
 
     @classmethod
@@ -300,6 +305,7 @@ class View:
         return cls(
             d["oid"], d["schema"], d["name"], d["query"], d["definition"],
             tuple(ViewColumn(n, o, m) for n, o, m in d["columns"]), tuple(d.get("depends", ())),
+            d.get("expands", True),
         )  # fmt: skip
 
 

@@ -121,11 +121,27 @@ def test_binding_qualifies_relations_but_not_ctes() -> None:
     q = parse_sql("WITH c AS (SELECT a FROM t) SELECT * FROM c, t AS x, pg_class WHERE EXISTS (SELECT 1 FROM t)")[0].stmt
     t = cat.find_table("public", "t")
     assert t is not None
-    assert views.bind(cat, q, ["public"], None) == [t.oid]
+    assert views.bind(cat, q, ["public"], None) == ([t.oid], True)
     from pglast.stream import RawStream
 
     text = RawStream()(q)
     assert "public.t AS x" in text and "FROM c," in text and "pg_catalog.pg_class" in text
+
+
+@pytest.mark.parametrize(
+    ("sql", "expands"),
+    [
+        ("SELECT a FROM t", False),
+        ("SELECT count(*) FROM t", False),
+        ("SELECT t.* FROM t", True),
+        ("SELECT row_to_json(x) FROM t AS x", True),
+        ("SELECT a FROM t NATURAL JOIN t AS u", True),
+        ("SELECT a FROM (SELECT * FROM t) s", True),
+    ],
+)
+def test_binding_tells_whether_an_added_column_would_change_the_view(sql: str, expands: bool) -> None:
+    cat, _ = _base()
+    assert views.bind(cat, parse_sql(sql)[0].stmt, ["public"], None)[1] is expands
 
 
 def test_automatically_updatable_as_postgresql_says() -> None:

@@ -916,9 +916,10 @@ class Transaction:
         *,
         or_replace: bool = False,
         format_type: view_ddl.FormatType = lambda oid, typmod: str(oid),
+        expands: bool = True,
     ) -> View:
         """CREATE [OR REPLACE] VIEW; ``name`` qualified by the caller."""
-        return self._run_ddl(view_ddl.create_view, name, query, definition, columns, depends, or_replace, self._path(), format_type)
+        return self._run_ddl(view_ddl.create_view, name, query, definition, columns, depends, or_replace, self._path(), format_type, expands)
 
     def drop_view(self, name: str, *, if_exists: bool = False, cascade: bool = False) -> list[str]:
         """DROP VIEW; returns the views CASCADE dropped besides (for the NOTICE)."""
@@ -945,7 +946,7 @@ class Transaction:
 
         def build(cat: Catalog, alloc: Any) -> tuple[list[CatalogOp], None]:
             t = cat.resolve_table(table, self._path())
-            view_ddl.no_dependent_views(cat, t, "ALTER TABLE … ADD COLUMN")
+            view_ddl.no_dependent_views(cat, t, "ALTER TABLE … ADD COLUMN", adding=True)
             if not_null and default is None and self._read(t, None, None, False).num_rows:
                 raise null_column_error(t, name)
             return ddl.add_column(t, name, parse_type(type_name), not_null, default, alloc, identity), None

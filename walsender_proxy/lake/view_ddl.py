@@ -58,6 +58,7 @@ def create_view(
     or_replace: bool,
     search_path: Sequence[str],
     format_type: FormatType,
+    expands: bool = True,
 ) -> tuple[list[CatalogOp], View]:
     """``name`` is qualified by the caller (the creation schema, or the session's
     temporary schema). OR REPLACE keeps the OID and may only append columns."""
@@ -93,7 +94,7 @@ def create_view(
                     f"{format_type(was.type_oid, was.typmod)} to {format_type(new.type_oid, new.typmod)}",
                 )
     oid = old.oid if old is not None else alloc()
-    v = View(oid, schema, rel, query, definition, tuple(columns), tuple(dict.fromkeys(depends)))
+    v = View(oid, schema, rel, query, definition, tuple(columns), tuple(dict.fromkeys(depends)), expands)
     return [{"op": "put_view", "view": v.to_json()}], v
 
 
@@ -151,10 +152,11 @@ def drop_view(
     return ops, [f"view {shown(d.schema, d.name, search_path)}" for d in deps]
 
 
-def no_dependent_views(cat: Catalog, t: Table, what: str) -> None:
+def no_dependent_views(cat: Catalog, t: Table, what: str, adding: bool = False) -> None:
     """Refuse a change of a table's shape or name while a view reads it: a view keeps its
-    query as text, bound by name (PostgreSQL binds it by OID and column number)."""
-    if any(t.oid in v.depends for v in cat.views.values()):
+    query as text, bound by name (PostgreSQL binds it by OID and column number). An added
+    column changes only a view that expands the table's rows (``adding``)."""
+    if any(t.oid in v.depends and (v.expands or not adding) for v in cat.views.values()):
         raise LakeError("0A000", f"{what} of a table a view depends on is not supported by walsender-proxy")
 
 

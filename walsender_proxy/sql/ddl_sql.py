@@ -368,6 +368,20 @@ def alter_table(
     if s.missing_ok and _missing(tx, s.relation):
         _skipping(notices, "00000", f'relation "{s.relation.relname}" does not exist')
         return "ALTER TABLE"
+    if _is_view(tx, table):
+        cmd = s.cmds[0]
+        action = {
+            enums.AlterTableType.AT_AddColumn: "ADD COLUMN",
+            enums.AlterTableType.AT_DropColumn: "DROP COLUMN",
+            enums.AlterTableType.AT_ReplicaIdentity: "REPLICA IDENTITY",
+        }.get(cmd.subtype)
+        if action is None:
+            raise unsupported(f"ALTER TABLE {cmd.subtype.name.removeprefix('AT_')} of a view")
+        raise PgError(
+            "42809",
+            f'ALTER action {action} cannot be performed on relation "{s.relation.relname}"',
+            detail="This operation is not supported for views.",
+        )
     for cmd in s.cmds:
         t = cmd.subtype
         if t == enums.AlterTableType.AT_AddColumn:

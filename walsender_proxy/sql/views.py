@@ -128,6 +128,10 @@ class _Binder:
         self.search_path = search_path
         self.temp_schema = temp_schema
         self.depends: list[int] = []
+        #: Relation names and aliases in the query (a bare one as a column is a whole row).
+        self.range_names: set[str] = set()
+        self.bare_refs: set[str] = set()
+        self.star = False
 
     def visit(self, node: Any, ctes: frozenset[str]) -> None:
         if isinstance(node, tuple | list):
@@ -140,8 +144,21 @@ class _Binder:
             self._select(node, ctes)
             return
         if isinstance(node, ast.RangeVar):
+            self.range_names.add(node.alias.aliasname if node.alias is not None else node.relname)
             self._range_var(node, ctes)
             return
+        if isinstance(node, ast.RangeSubselect | ast.RangeFunction) and node.alias is not None:
+            self.range_names.add(node.alias.aliasname)
+        if isinstance(node, ast.JoinExpr):
+            if node.alias is not None:
+                self.range_names.add(node.alias.aliasname)
+            if node.isNatural:  # (an added column could join too)
+                self.star = True
+        if isinstance(node, ast.ColumnRef):
+            if isinstance(node.fields[-1], ast.A_Star):
+                self.star = True
+            elif len(node.fields) == 1 and isinstance(node.fields[0], ast.String):
+                self.bare_refs.add(node.fields[0].sval)
         if isinstance(node, ast.FuncCall) and node.funcname[-1].sval.lower() in _REGCLASS_FUNCTIONS:
             raise unsupported(f"a view calling {node.funcname[-1].sval.lower()}()")
         if isinstance(node, ast.CollateClause):  # (a view column's collation is not kept)
@@ -188,11 +205,12 @@ class _Binder:
         # (not found: the query's own analysis reports it, with its position)
 
 
-def bind(cat: Catalog, query: ast.SelectStmt, search_path: Sequence[str], temp_schema: str | None) -> list[int]:
-    """Qualify the relations ``query`` reads (in place); the OIDs it reads."""
+def bind(cat: Catalog, query: ast.SelectStmt, search_path: Sequence[str], temp_schema: str | None) -> tuple[list[int], bool]:
+    """Qualify the relations ``query`` reads (in place); the OIDs it reads, and whether it
+    expands rows of them (``*``, or a relation's name used as a whole-row value)."""
     b = _Binder(cat, search_path, temp_schema)
     b.visit(query, frozenset())
-    return list(dict.fromkeys(b.depends))
+    return list(dict.fromkeys(b.depends)), b.star or bool(b.bare_refs & b.range_names)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -260,7 +278,7 @@ def create(
     columns = _columns(cols, [a.sval for a in s.aliases or ()])
     cat = tx.catalog()
     bound = copy.deepcopy(query)
-    depends = bind(cat, bound, engine.ex.search_path(), temp_schema)
+    depends, expands = bind(cat, bound, engine.ex.search_path(), temp_schema)
     temporary = rel.relpersistence == "t" or rel.schemaname == "pg_temp"
     if not temporary and view_ddl.temporary(cat, depends):
         if rel.schemaname is not None:
@@ -274,7 +292,9 @@ def create(
         name = f"{temp_schema}.{rel.relname}"
     else:
         name = qualified(rel) if rel.schemaname else f"{tx.creation_schema()}.{rel.relname}"
-    tx.create_view(name, RawStream()(bound), shown, columns, depends, or_replace=bool(s.replace), format_type=type_formatter())
+    tx.create_view(
+        name, RawStream()(bound), shown, columns, depends, or_replace=bool(s.replace), format_type=type_formatter(), expands=expands
+    )
     return "CREATE VIEW"
 
 
