@@ -921,9 +921,14 @@ class Transaction:
         """CREATE [OR REPLACE] VIEW; ``name`` qualified by the caller."""
         return self._run_ddl(view_ddl.create_view, name, query, definition, columns, depends, or_replace, self._path(), format_type, expands)
 
-    def drop_view(self, name: str, *, if_exists: bool = False, cascade: bool = False) -> list[str]:
-        """DROP VIEW; returns the views CASCADE dropped besides (for the NOTICE)."""
-        return self._run_ddl(view_ddl.drop_view, self._named(name), if_exists, cascade, self._path()) or []
+    def drop_view(self, name: str, *, if_exists: bool = False, cascade: bool = False, also: Sequence[int] = ()) -> list[str]:
+        """DROP VIEW; returns the views CASCADE dropped besides (for the NOTICE); ``also``:
+        the other views the statement drops."""
+        return self._run_ddl(view_ddl.drop_view, self._named(name), if_exists, cascade, self._path(), tuple(also)) or []
+
+    def dependent_view_lines(self, oids: Sequence[int]) -> list[str]:
+        """PostgreSQL's DETAIL lines for the views reading any of ``oids`` (not among them)."""
+        return view_ddl.dependency_lines(self.catalog(), oids, self._path())[1]
 
     def rename_view(self, name: str, new_name: str) -> None:
         self._run_ddl(view_ddl.rename_view, self._named(name), new_name, self._path())

@@ -136,15 +136,17 @@ def dependents_error(what: str, lines: Sequence[str]) -> LakeError:
 
 
 def drop_view(
-    cat: Catalog, alloc: Alloc, name: str, if_exists: bool, cascade: bool, search_path: Sequence[str]
+    cat: Catalog, alloc: Alloc, name: str, if_exists: bool, cascade: bool, search_path: Sequence[str], also: Sequence[int] = ()
 ) -> tuple[list[CatalogOp], list[str]]:
-    """DROP VIEW; returns what CASCADE dropped besides (the NOTICE's lines)."""
+    """DROP VIEW; returns what CASCADE dropped besides (the NOTICE's lines). ``also``: the
+    other views the same statement drops (a view among them that reads this one is no
+    dependent to refuse for, as in PostgreSQL's performMultipleDeletions)."""
     v = resolve_view(cat, name, search_path)
     if v is None:
         if if_exists:
             return [], []
         raise LakeError("42P01", f'view "{name}" does not exist')
-    deps, lines = dependency_lines(cat, [v.oid], search_path)
+    deps, lines = dependency_lines(cat, [v.oid], search_path, set(also))
     if deps and not cascade:
         raise dependents_error(f"view {shown(v.schema, v.name, search_path)}", lines)
     ops: list[CatalogOp] = [{"op": "drop_view", "oid": d.oid} for d in reversed(deps)]

@@ -275,11 +275,7 @@ def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None = None) 
     if kind == enums.ObjectType.OBJECT_VIEW:
         from walsender_proxy.sql import views
 
-        out = []
-        tag = views.drop(tx, s, out)
-        if notices is not None:
-            notices.extend(out)
-        return tag
+        return views.drop(tx, s, notices if notices is not None else [])
     if kind not in _DROP_TAGS:  # (before reading the names: a type's is a TypeName)
         raise unsupported(f"DROP {kind.name.removeprefix('OBJECT_').replace('_', ' ')}")
     for obj in s.objects:

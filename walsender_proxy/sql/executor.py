@@ -709,7 +709,12 @@ class Executor:
                     ast.DropStmt: ddl_sql.drop,
                     ast.AlterObjectSchemaStmt: ddl_sql.set_schema,
                 }[type(node)]
-                tag = run(self._statement_tx(), node, notices)
+                try:
+                    tag = run(self._statement_tx(), node, notices)
+                finally:
+                    yield from notices  # (PostgreSQL's NOTICEs come before its error too)
+                yield Done(tag)
+                return
             yield from notices
             yield Done(tag)
         elif isinstance(node, ast.RenameStmt):
@@ -722,8 +727,10 @@ class Executor:
             yield Done(tag)
         elif isinstance(node, ast.ViewStmt):
             notices = []
-            tag = views.create(self._statement_tx(), node, text, self.engine, self.temp_schema, notices)
-            yield from notices
+            try:
+                tag = views.create(self._statement_tx(), node, text, self.engine, self.temp_schema, notices)
+            finally:
+                yield from notices  # (PostgreSQL's NOTICEs come before its error too)
             yield Done(tag)
         elif isinstance(node, ast.CreateSeqStmt):
             notices = []

@@ -281,9 +281,9 @@ def create(
     depends, expands = bind(cat, bound, engine.ex.search_path(), temp_schema)
     temporary = rel.relpersistence == "t" or rel.schemaname == "pg_temp"
     if not temporary and view_ddl.temporary(cat, depends):
+        notices.append(Notice("NOTICE", "00000", f'view "{rel.relname}" will be a temporary view'))
         if rel.schemaname is not None:
             raise PgError("42P16", "cannot create temporary relation in non-temporary schema")
-        notices.append(Notice("NOTICE", "00000", f'view "{rel.relname}" will be a temporary view'))
         temporary = True
     if temporary:
         if rel.schemaname not in (None, "pg_temp", temp_schema) or temp_schema is None:
@@ -303,13 +303,27 @@ def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice]) -> str:
     from walsender_proxy.sql.ddl_sql import cascaded
 
     cascade = s.behavior == enums.DropBehavior.DROP_CASCADE
-    for obj in s.objects:
-        names = [n.sval for n in obj]
-        name = ".".join(names)
-        if s.missing_ok and tx.view(name) is None:
+    named = [[n.sval for n in obj] for obj in s.objects]
+    found = [tx.view(".".join(names)) for names in named]  # (every name checked first)
+    every = [v.oid for v in found if v is not None]
+    for names, v in zip(named, found, strict=True):
+        if v is None:
+            if not s.missing_ok:
+                raise PgError("42P01", f'view "{".".join(names)}" does not exist')
             notices.append(Notice("NOTICE", "00000", f'view "{names[-1]}" does not exist, skipping'))
-            continue
-        dropped = tx.drop_view(name, if_exists=bool(s.missing_ok), cascade=cascade)
+    if len(every) > 1 and not cascade:
+        lines = tx.dependent_view_lines(every)
+        if lines:
+            raise PgError(
+                "2BP01",
+                "cannot drop desired object(s) because other objects depend on them",
+                detail="\n".join(lines),
+                hint="Use DROP ... CASCADE to drop the dependent objects too.",
+            )
+    for names, v in zip(named, found, strict=True):
+        if v is None or v.oid not in tx.catalog().views:
+            continue  # (went with an earlier one's CASCADE)
+        dropped = tx.drop_view(".".join(names), cascade=cascade, also=[o for o in every if o != v.oid])
         cascaded(notices, dropped)
     return "DROP VIEW"
 
