@@ -258,6 +258,62 @@ class Table:
 
 
 @dataclass(frozen=True, slots=True)
+class ViewColumn:
+    """A view's output column as ``pg_attribute`` shows it: any PostgreSQL type (a view's
+    columns need not be of a type the lake stores), by OID and modifier."""
+
+    name: str
+    type_oid: int
+    typmod: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """A plain view (``pg_class`` relkind ``v`` and its ``_RETURN`` rule). ``query`` is the
+    SELECT the rewriter puts in its place, with every relation it reads named as it was
+    bound at creation (schema-qualified), so a later object of the same name elsewhere on
+    the search path does not change it; ``definition`` is the text shown for it
+    (``pg_get_viewdef``). The SQL layer parses both; the catalog only keeps them.
+    ``depends``: OIDs of the tables and views it reads (what DROP … RESTRICT checks)."""
+
+    oid: int
+    schema: str
+    name: str
+    query: str
+    definition: str
+    columns: tuple[ViewColumn, ...]
+    depends: tuple[int, ...] = ()
+    #: Its query expands rows of what it reads (``*``, ``t.*``, a whole-row ``t``): a
+    #: column added to one of them would change its text's meaning (PostgreSQL expanded
+    #: them at creation).
+    expands: bool = True
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.schema}.{self.name}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "oid": self.oid,
+            "schema": self.schema,
+            "name": self.name,
+            "query": self.query,
+            "definition": self.definition,
+            "columns": [[c.name, c.type_oid, c.typmod] for c in self.columns],
+            "depends": list(self.depends),
+            "expands": self.expands,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> View:
+        return cls(
+            d["oid"], d["schema"], d["name"], d["query"], d["definition"],
+            tuple(ViewColumn(n, o, m) for n, o, m in d["columns"]), tuple(d.get("depends", ())),
+            d.get("expands", True),
+        )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
 class PublicationTable:
     table_oid: int
     columns: tuple[str, ...] | None = None
@@ -353,6 +409,7 @@ class Catalog:
     publications: Mapping[str, Publication] = field(default_factory=lambda: _frozen({}))
     next_oid: int = FIRST_USER_OID
     sequences: Mapping[int, Sequence] = field(default_factory=lambda: _frozen({}))
+    views: Mapping[int, View] = field(default_factory=lambda: _frozen({}))
 
     # -- lookups -------------------------------------------------------------------------
     def find_table(self, schema: str, name: str) -> Table | None:
@@ -367,9 +424,32 @@ class Catalog:
                 return s
         return None
 
+    def find_view(self, schema: str, name: str) -> View | None:
+        for v in self.views.values():
+            if v.schema == schema and v.name == name:
+                return v
+        return None
+
     def relation_exists(self, schema: str, name: str) -> bool:
-        """A table or a sequence of that name (they share pg_class's names)."""
-        return self.find_table(schema, name) is not None or self.find_sequence(schema, name) is not None
+        """A table, a sequence or a view of that name (they share pg_class's names)."""
+        return (
+            self.find_table(schema, name) is not None
+            or self.find_sequence(schema, name) is not None
+            or self.find_view(schema, name) is not None
+        )
+
+    def dependent_views(self, oid: int) -> list[View]:
+        """The views that read relation ``oid``, directly or through other views, each
+        after the views it reads (the order a CASCADE drops them in reverse)."""
+        out: list[View] = []
+        todo = [oid]
+        while todo:
+            o = todo.pop(0)
+            for v in sorted(self.views.values(), key=lambda v: v.oid):
+                if o in v.depends and v not in out:
+                    out.append(v)
+                    todo.append(v.oid)
+        return out
 
     def resolve_sequence(self, name: str, search_path: Iterable[str] = ("public",)) -> Sequence:
         schema, dot, rel = name.rpartition(".")
@@ -378,7 +458,7 @@ class Catalog:
             found = self.find_sequence(s, rel)
             if found is not None:
                 return found
-            if self.find_table(s, rel) is not None:
+            if self.find_table(s, rel) is not None or self.find_view(s, rel) is not None:
                 raise CatalogError("42809", f'"{rel}" is not a sequence')
         raise CatalogError("42P01", f'relation "{name}" does not exist')
 
@@ -390,6 +470,8 @@ class Catalog:
             t = self.find_table(s, rel)
             if t is not None:
                 return t
+            if self.find_view(s, rel) is not None:  # (a view is never written or altered as a table)
+                raise CatalogError("42809", f'"{rel}" is not a table')
         raise CatalogError("42P01", f'relation "{name}" does not exist')
 
     def publications_for(self, table: Table) -> list[Publication]:
@@ -440,6 +522,15 @@ class Catalog:
             seqs = dict(self.sequences)
             seqs.pop(op["oid"], None)
             return replace(self, sequences=_frozen(seqs))
+        if kind == "put_view":
+            v = View.from_json(op["view"])
+            views = dict(self.views)
+            views[v.oid] = v
+            return replace(self, views=_frozen(views), next_oid=max(self.next_oid, v.oid + 1))
+        if kind == "drop_view":
+            views = dict(self.views)
+            views.pop(op["oid"], None)
+            return replace(self, views=_frozen(views))
         raise ValueError(f"unknown catalog op {kind!r}")
 
     def to_json(self) -> dict[str, Any]:
@@ -449,6 +540,7 @@ class Catalog:
             "publications": [p.to_json() for p in self.publications.values()],
             "next_oid": self.next_oid,
             "sequences": [sq.to_json() for sq in self.sequences.values()],
+            "views": [v.to_json() for v in self.views.values()],
         }
 
     @classmethod
@@ -456,12 +548,14 @@ class Catalog:
         tables = (Table.from_json(t) for t in d["tables"])
         pubs = (Publication.from_json(p) for p in d["publications"])
         seqs = (Sequence.from_json(sq) for sq in d.get("sequences", ()))
+        views = (View.from_json(v) for v in d.get("views", ()))
         return cls(
             _frozen(d["schemas"]),
             _frozen({t.oid: t for t in tables}),
             _frozen({p.name: p for p in pubs}),
             d["next_oid"],
             _frozen({sq.oid: sq for sq in seqs}),
+            _frozen({v.oid: v for v in views}),
         )
 
 

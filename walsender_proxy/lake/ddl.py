@@ -24,6 +24,12 @@ from decoding.pgoutput import rowfilter
 from decoding.pgtypes import ColumnType, parse_type
 from walsender_proxy.lake.errors import LakeError
 from walsender_proxy.lake.sequence_ddl import owned_sequences
+from walsender_proxy.lake.view_ddl import (
+    dependency_lines,
+    dependents_error,
+    no_dependent_views,
+    shown,
+)
 
 Alloc = Callable[[], int]
 #: A new column: ``(name, type)``, ``(name, type, not_null)`` or ``(…, not_null, default)``.
@@ -75,15 +81,24 @@ def drop_schema(
         raise LakeError("3F000", f'schema "{name}" does not exist')
     members = [t for t in cat.tables.values() if t.schema == name]
     seqs = [sq for sq in cat.sequences.values() if sq.schema == name]
-    if (members or seqs) and not cascade:
-        kinds = sorted([(t.oid, f"table {t.qualified_name}") for t in members] + [(sq.oid, f"sequence {sq.qualified_name}") for sq in seqs])
+    views = [v for v in cat.views.values() if v.schema == name]
+    if (members or seqs or views) and not cascade:
+        kinds = sorted(
+            [(t.oid, f"table {t.qualified_name}") for t in members]
+            + [(sq.oid, f"sequence {sq.qualified_name}") for sq in seqs]
+            + [(v.oid, f"view {v.qualified_name}") for v in views]
+        )
         raise LakeError(
             "2BP01",
             f"cannot drop schema {name} because other objects depend on it",
             detail="\n".join(f"{what} depends on schema {name}" for _, what in kinds),
             hint="Use DROP ... CASCADE to drop the dependent objects too.",
         )
-    ops: list[CatalogOp] = [{"op": "drop_table", "oid": t.oid} for t in members]
+    inside = {t.oid for t in members} | {v.oid for v in views}
+    outside, _ = dependency_lines(cat, sorted(inside), (), inside)
+    ops: list[CatalogOp] = [{"op": "drop_view", "oid": v.oid} for v in reversed(outside)]
+    ops += [{"op": "drop_view", "oid": v.oid} for v in sorted(views, key=lambda v: -v.oid)]
+    ops += [{"op": "drop_table", "oid": t.oid} for t in members]
     ops += [{"op": "drop_sequence", "oid": sq.oid} for sq in seqs]
     ops.append({"op": "drop_schema", "name": name})
     return ops, None
@@ -144,17 +159,25 @@ def create_table(
 
 
 def drop_table(
-    cat: Catalog, alloc: Alloc, name: str, if_exists: bool, search_path: Sequence[str]
-) -> tuple[list[CatalogOp], None]:
+    cat: Catalog, alloc: Alloc, name: str, if_exists: bool, search_path: Sequence[str], cascade: bool = False
+) -> tuple[list[CatalogOp], list[str]]:
+    """DROP TABLE; 2BP01 while a view reads it (CASCADE drops the views: returned, for the
+    NOTICE)."""
     try:
         t = cat.resolve_table(name, search_path)
-    except LakeError:
+    except LakeError as e:
+        if e.sqlstate == "42809":
+            raise LakeError("42809", e.message, hint="Use DROP VIEW to remove a view.") from None
         if if_exists:
-            return [], None
+            return [], []
         raise LakeError("42P01", f'table "{name}" does not exist') from None
-    ops: list[CatalogOp] = [{"op": "drop_table", "oid": t.oid}]
+    views, lines = dependency_lines(cat, [t.oid], search_path)
+    if views and not cascade:
+        raise dependents_error(f"table {shown(t.schema, t.name, search_path)}", lines)
+    ops: list[CatalogOp] = [{"op": "drop_view", "oid": v.oid} for v in reversed(views)]
+    ops.append({"op": "drop_table", "oid": t.oid})
     ops += [{"op": "drop_sequence", "oid": sq.oid} for sq in owned_sequences(cat, t.oid)]
-    return ops, None
+    return ops, [f"view {shown(v.schema, v.name, search_path)}" for v in views]
 
 
 #: PostgreSQL's system columns: every table has them, so no column may take their names.
@@ -234,6 +257,7 @@ def drop_column(
     cat: Catalog, alloc: Alloc, table: str, name: str, if_exists: bool, search_path: Sequence[str]
 ) -> tuple[list[CatalogOp], None]:
     t = cat.resolve_table(table, search_path)
+    no_dependent_views(cat, t, "ALTER TABLE … DROP COLUMN")
     if t.column(name) is None:
         if if_exists:
             return [], None
@@ -273,6 +297,7 @@ def rename_column(
     catalog version), as PostgreSQL sends them; key, identity and publication column lists
     follow the column, as PostgreSQL's attnums do."""
     t = cat.resolve_table(table, search_path)
+    no_dependent_views(cat, t, "ALTER TABLE … RENAME COLUMN")
     if t.column(name) is None:
         raise LakeError("42703", f'column "{name}" does not exist')
     if t.column(new_name) is not None:
@@ -313,6 +338,7 @@ def rename_table(
     """``ALTER TABLE … RENAME TO``: only the name changes (files, publications and slots
     follow the OID); the next Relation message carries the new name, as PostgreSQL's."""
     t = cat.resolve_table(table, search_path)
+    no_dependent_views(cat, t, "ALTER TABLE … RENAME")
     if cat.relation_exists(t.schema, new_name):
         raise LakeError("42P07", f'relation "{new_name}" already exists')
     return [{"op": "put_table", "table": replace(t, name=new_name).to_json()}], None
@@ -324,6 +350,7 @@ def set_table_schema(
     """``ALTER TABLE … SET SCHEMA``: the table moves (a publication of the schema's
     tables then includes it, as PostgreSQL's)."""
     t = cat.resolve_table(table, search_path)
+    no_dependent_views(cat, t, "ALTER TABLE … SET SCHEMA")
     if schema not in cat.schemas:
         raise LakeError("3F000", f'schema "{schema}" does not exist')
     if is_temp_schema(schema) != is_temp_schema(t.schema):
@@ -389,7 +416,16 @@ def _pub_tables(
     out: list[PublicationTable] = []
     for e in entries:
         pt = PubTable(e) if isinstance(e, str) else e
-        t = cat.resolve_table(pt.name, search_path)
+        try:
+            t = cat.resolve_table(pt.name, search_path)
+        except LakeError as err:
+            if err.sqlstate != "42809":
+                raise
+            raise LakeError(
+                "22023",
+                f'cannot add relation "{pt.name.rpartition(".")[2]}" to publication',
+                detail="This operation is not supported for views.",
+            ) from None
         if is_temp_schema(t.schema):
             raise LakeError(
                 "22023",

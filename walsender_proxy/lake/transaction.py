@@ -23,13 +23,23 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from decoding import records as R
-from decoding.catalog import RID, Catalog, CatalogOp, Column, ColumnDefault, Table, is_temp_schema
+from decoding.catalog import (
+    RID,
+    Catalog,
+    CatalogOp,
+    Column,
+    ColumnDefault,
+    Table,
+    View,
+    ViewColumn,
+    is_temp_schema,
+)
 from decoding.catalog import Sequence as CatalogSequence
 from decoding.errors import PgError
 from decoding.pgoutput import rowfilter
 from decoding.pgtypes import ColumnType, parse_type
 from decoding.pgvalues.typmod import SUBSECOND_TYPES, round_times
-from walsender_proxy.lake import ddl, sequence_ddl
+from walsender_proxy.lake import ddl, sequence_ddl, view_ddl
 from walsender_proxy.lake.errors import (
     LakeError,
     no_active_transaction,
@@ -886,8 +896,45 @@ class Transaction:
             self.lake.search_path,
         )
 
-    def drop_table(self, name: str, *, if_exists: bool = False) -> None:
-        self._run_ddl(ddl.drop_table, self._named(name), if_exists, self._path())
+    def drop_table(self, name: str, *, if_exists: bool = False, cascade: bool = False) -> list[str]:
+        """DROP TABLE; returns the views CASCADE dropped besides (for the NOTICE)."""
+        return self._run_ddl(ddl.drop_table, self._named(name), if_exists, self._path(), cascade) or []
+
+    # -- views ---------------------------------------------------------------------------
+    def view(self, name: str) -> View | None:
+        """The view ``name`` resolves to (None: no relation of that name; 42809 for a table
+        or a sequence)."""
+        return view_ddl.resolve_view(self.catalog(), self._named(name), self._path())
+
+    def create_view(
+        self,
+        name: str,
+        query: str,
+        definition: str,
+        columns: Sequence[ViewColumn],
+        depends: Sequence[int],
+        *,
+        or_replace: bool = False,
+        format_type: view_ddl.FormatType = lambda oid, typmod: str(oid),
+        expands: bool = True,
+    ) -> View:
+        """CREATE [OR REPLACE] VIEW; ``name`` qualified by the caller."""
+        return self._run_ddl(view_ddl.create_view, name, query, definition, columns, depends, or_replace, self._path(), format_type, expands)
+
+    def drop_view(self, name: str, *, if_exists: bool = False, cascade: bool = False, also: Sequence[int] = ()) -> list[str]:
+        """DROP VIEW; returns the views CASCADE dropped besides (for the NOTICE); ``also``:
+        the other views the statement drops."""
+        return self._run_ddl(view_ddl.drop_view, self._named(name), if_exists, cascade, self._path(), tuple(also)) or []
+
+    def dependent_view_lines(self, oids: Sequence[int]) -> list[str]:
+        """PostgreSQL's DETAIL lines for the views reading any of ``oids`` (not among them)."""
+        return view_ddl.dependency_lines(self.catalog(), oids, self._path())[1]
+
+    def rename_view(self, name: str, new_name: str) -> None:
+        self._run_ddl(view_ddl.rename_view, self._named(name), new_name, self._path())
+
+    def rename_view_column(self, name: str, column: str, new_name: str) -> None:
+        self._run_ddl(view_ddl.rename_view_column, self._named(name), column, new_name, self._path())
 
     def add_column(
         self,
@@ -904,6 +951,7 @@ class Transaction:
 
         def build(cat: Catalog, alloc: Any) -> tuple[list[CatalogOp], None]:
             t = cat.resolve_table(table, self._path())
+            view_ddl.no_dependent_views(cat, t, "ALTER TABLE … ADD COLUMN", adding=True)
             if not_null and default is None and self._read(t, None, None, False).num_rows:
                 raise null_column_error(t, name)
             return ddl.add_column(t, name, parse_type(type_name), not_null, default, alloc, identity), None

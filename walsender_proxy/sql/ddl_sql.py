@@ -88,6 +88,13 @@ def _is_sequence(tx: Transaction, name: str) -> bool:
     return False
 
 
+def _is_view(tx: Transaction, name: str) -> bool:
+    try:
+        return tx.view(name) is not None
+    except PgError:  # (a table or a sequence)
+        return False
+
+
 def _missing(tx: Transaction, rel: ast.RangeVar) -> bool:
     try:
         tx.table(qualified(rel))
@@ -225,6 +232,12 @@ def relation_oid(tx: Transaction, text: str) -> tuple[int, bool]:
             if e.sqlstate == "42P01":
                 raise PgError("42P01", f'relation "{text}" does not exist') from None
             raise
+    try:
+        v = tx.view(name)
+    except PgError:
+        v = None
+    if v is not None:
+        return v.oid, False
     return tx.table(name).oid, False
 
 
@@ -234,10 +247,13 @@ def drop_orphan_temp_tables(lake: Lake) -> int:
     cat = lake.catalog_at(lake.frontier)
     temps = [t for t in cat.tables.values() if is_temp_schema(t.schema)]
     seqs = [sq for sq in cat.sequences.values() if is_temp_schema(sq.schema)]
-    if temps or seqs:
+    if temps or seqs or any(is_temp_schema(v.schema) for v in cat.views.values()):
         tx = lake.begin()
         for t in temps:
-            tx.drop_table(t.qualified_name, if_exists=True)
+            tx.drop_table(t.qualified_name, if_exists=True, cascade=True)
+        for v in cat.views.values():  # (those over no temporary table)
+            if is_temp_schema(v.schema) and v.oid in tx.catalog().views:
+                tx.drop_view(v.qualified_name, if_exists=True, cascade=True)
         for sq in seqs:
             if sq.oid in tx.catalog().sequences:  # (not one that went with its table)
                 tx.drop_sequence(sq.qualified_name, if_exists=True, cascade=True)
@@ -265,6 +281,10 @@ def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None = None) 
         if notices is not None:
             notices.extend(out)
         return tag
+    if kind == enums.ObjectType.OBJECT_VIEW:
+        from walsender_proxy.sql import views
+
+        return views.drop(tx, s, notices if notices is not None else [])
     if kind not in _DROP_TAGS:  # (before reading the names: a type's is a TypeName)
         raise unsupported(f"DROP {kind.name.removeprefix('OBJECT_').replace('_', ' ')}")
     for obj in s.objects:
@@ -273,9 +293,13 @@ def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None = None) 
         if kind == enums.ObjectType.OBJECT_TABLE:
             if _is_sequence(tx, name):
                 raise PgError("42809", f'"{names[-1]}" is not a table', hint="Use DROP SEQUENCE to remove a sequence.")
+            if _is_view(tx, name):
+                raise PgError("42809", f'"{names[-1]}" is not a table', hint="Use DROP VIEW to remove a view.")
             if s.missing_ok and _missing(tx, ast.RangeVar(relname=names[-1], schemaname=names[-2] if len(names) > 1 else None)):
                 _skipping(notices, "00000", f'table "{names[-1]}" does not exist')
-            tx.drop_table(name, if_exists=bool(s.missing_ok))
+            dropped = tx.drop_table(name, if_exists=bool(s.missing_ok), cascade=cascade)
+            if notices is not None:
+                cascaded(notices, dropped)
         elif kind == enums.ObjectType.OBJECT_SCHEMA:
             cat = tx.catalog()
             if s.missing_ok and name not in cat.schemas:
@@ -300,7 +324,23 @@ def _schema_members(cat: Any, schema: str) -> list[str]:
         for sq in cat.sequences.values()
         if sq.schema == schema and (sq.owned_by is None or sq.owned_by[0] not in tables)
     ]
+    found += [(v.oid, f"view {v.qualified_name}") for v in cat.views.values() if v.schema == schema]
+    inside = tables | {v.oid for v in cat.views.values() if v.schema == schema}
+    found += [(v.oid, f"view {v.qualified_name}") for v in cat.views.values() if v.schema != schema and v.oid not in inside and any(o in inside for o in _reads(cat, v))]
     return [what for _, what in sorted(found)]
+
+
+def _reads(cat: Any, v: Any) -> set[int]:
+    """What a view reads, through the views it reads."""
+    out: set[int] = set()
+    todo = list(v.depends)
+    while todo:
+        o = todo.pop()
+        if o not in out:
+            out.add(o)
+            if o in cat.views:
+                todo.extend(cat.views[o].depends)
+    return out
 
 
 def cascaded(notices: list[Notice], dropped: list[str]) -> None:
@@ -333,6 +373,20 @@ def alter_table(
     if s.missing_ok and _missing(tx, s.relation):
         _skipping(notices, "00000", f'relation "{s.relation.relname}" does not exist')
         return "ALTER TABLE"
+    if _is_view(tx, table):
+        cmd = s.cmds[0]
+        action = {
+            enums.AlterTableType.AT_AddColumn: "ADD COLUMN",
+            enums.AlterTableType.AT_DropColumn: "DROP COLUMN",
+            enums.AlterTableType.AT_ReplicaIdentity: "REPLICA IDENTITY",
+        }.get(cmd.subtype)
+        if action is None:
+            raise unsupported(f"ALTER TABLE {cmd.subtype.name.removeprefix('AT_')} of a view")
+        raise PgError(
+            "42809",
+            f'ALTER action {action} cannot be performed on relation "{s.relation.relname}"',
+            detail="This operation is not supported for views.",
+        )
     for cmd in s.cmds:
         t = cmd.subtype
         if t == enums.AlterTableType.AT_AddColumn:
@@ -406,6 +460,11 @@ def alter_table(
 def rename(tx: Transaction, s: ast.RenameStmt, notices: list[Notice] | None = None) -> str:
     """``ALTER TABLE … RENAME [COLUMN] a TO b`` and ``ALTER TABLE … RENAME TO b``; other
     renames are not supported (yet)."""
+    from walsender_proxy.sql import views
+
+    viewed = views.rename(tx, s, notices if notices is not None else [])
+    if viewed is not None:
+        return viewed
     table = s.renameType == enums.ObjectType.OBJECT_TABLE
     column = s.renameType == enums.ObjectType.OBJECT_COLUMN and s.relationType == enums.ObjectType.OBJECT_TABLE
     if s.renameType == enums.ObjectType.OBJECT_SEQUENCE or (table and _is_sequence(tx, qualified(s.relation))):

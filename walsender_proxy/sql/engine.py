@@ -58,6 +58,7 @@ from walsender_proxy.sql import (
     prepared_datestyle,
     sequences,
     upsert,
+    views,
 )
 from walsender_proxy.sql.ddl_sql import qualified, unsupported
 from walsender_proxy.sql.literals import duckdb_cast_error
@@ -121,11 +122,11 @@ class Engine:
         self.con.register(name, table)
         self._registered.append(name)
 
-    def resolver(self, tx: Transaction, overrides: dict[tuple[str | None, str], str | UserTable] | None = None) -> Callable[[str | None, str], str | UserTable | None]:
+    def resolver(self, tx: Transaction, overrides: dict[tuple[str | None, str], str | UserTable] | None = None) -> Callable[[str | None, str], str | UserTable | views.ViewQuery | None]:
         """(schema, name) → SQL reading that user table at the statement's snapshot, with
         its columns' declared types."""
 
-        def resolve(schema: str | None, name: str) -> str | UserTable | None:
+        def resolve(schema: str | None, name: str) -> str | UserTable | views.ViewQuery | None:
             if overrides:
                 hit = overrides.get((schema, name)) or overrides.get((None, name))
                 if hit is not None:
@@ -134,6 +135,10 @@ class Engine:
             t: Table | None = None
             if schema == "pg_temp":
                 schema = self.ex.temp_schema
+            v = views.find(cat, schema, name, self.ex.search_path())
+            if v is not None:
+                views.check_restricted(v, self.ex.settings.get("restrict_nonsystem_relation_kind"))
+                return views.as_query(v)
             if schema is not None:
                 t = cat.find_table(schema, name)
             else:
@@ -214,7 +219,8 @@ class Engine:
         out = []
         for schema, name in rw.user_tables:
             with contextlib.suppress(PgError):
-                out.append(tx.table(f"{schema}.{name}" if schema else name))
+                v = views.find(tx.catalog(), schema, name, self.ex.search_path())
+                out.append(views.as_table(v) if v is not None else tx.table(f"{schema}.{name}" if schema else name))
         return out
 
     # -- SELECT --------------------------------------------------------------------------
@@ -270,6 +276,14 @@ class Engine:
             self._remember_columns(tx, plan, cols)
         return cols
 
+    def describe_text(self, tx: Transaction, sql: str) -> list[Column]:
+        """The result columns of a query given as text (CREATE VIEW's, whose positions
+        are the statement's)."""
+        self._release()
+        rw = self.rewritten(sql, tx)
+        rel = self.relation(f"SELECT * FROM ({rw.sql}) LIMIT 0", [], rw.dropped_params)
+        return result_columns(rel, rw, self.tables_of(tx, rw))
+
     # -- point statements (see _PointPlan) -----------------------------------------------
     def _select_plan(self, node: Any, text: str) -> _PointPlan | None:
         key = ("S", text)
@@ -320,7 +334,7 @@ class Engine:
             return None
         cat, path = plan.columns_for
         t = cat.find_table(plan.schema, plan.relname) if plan.schema else next(
-            (x for x in (cat.find_table(s, plan.relname) for s in path) if x is not None), None
+            (cat.find_table(s, plan.relname) for s in path if cat.relation_exists(s, plan.relname)), None
         )
         if t is None:
             return None

@@ -54,6 +54,7 @@ from walsender_proxy.sql import (
     reloptions,
     sequences,
     statement_log,
+    views,
     window_frames,
 )
 from walsender_proxy.sql.cursors import SqlCursor
@@ -340,8 +341,9 @@ class Executor:
 
     def _wrote_temp(self, tx: Transaction) -> bool:
         """Whether the transaction created, dropped or wrote rows of a temporary table."""
-        temp = {t.oid for t in tx.catalog().tables.values() if t.schema == self.temp_schema}
-        committed = {t.oid for t in self.lake.catalog_at(self.lake.frontier).tables.values() if t.schema == self.temp_schema}
+        cat, done = tx.catalog(), self.lake.catalog_at(self.lake.frontier)
+        temp = {t.oid for t in (*cat.tables.values(), *cat.views.values()) if t.schema == self.temp_schema}
+        committed = {t.oid for t in (*done.tables.values(), *done.views.values()) if t.schema == self.temp_schema}
         return temp != committed or bool(temp & tx.written_relids())
 
     def _temp_tables_at_commit(self, tx: Transaction) -> None:
@@ -355,7 +357,7 @@ class Executor:
             if name not in live:
                 del self._on_commit[name]  # (dropped, or its creation rolled back)
             elif action == enums.OnCommitAction.ONCOMMIT_DROP:
-                tx.drop_table(name)
+                tx.drop_table(name, cascade=True)
                 del self._on_commit[name]
             elif tx.xid is not None:
                 tx.truncate(name)
@@ -364,7 +366,10 @@ class Executor:
         """Every temporary table of this session (DISCARD TEMP, the session's end)."""
         for t in list(tx.catalog().tables.values()):
             if t.schema == self.temp_schema:
-                tx.drop_table(t.qualified_name, if_exists=True)
+                tx.drop_table(t.qualified_name, if_exists=True, cascade=True)
+        for v in list(tx.catalog().views.values()):
+            if v.schema == self.temp_schema:
+                tx.drop_view(v.qualified_name, if_exists=True, cascade=True)
         for sq in list(tx.catalog().sequences.values()):  # (and its temporary sequences)
             if sq.schema == self.temp_schema:
                 tx.drop_sequence(sq.qualified_name, if_exists=True, cascade=True)
@@ -372,8 +377,10 @@ class Executor:
 
     def _has_temp_tables(self) -> bool:
         cat = self.tx.catalog() if self.tx is not None and self.tx.state is State.ACTIVE else self.lake.catalog_at(self.lake.frontier)
-        return any(t.schema == self.temp_schema for t in cat.tables.values()) or any(
-            sq.schema == self.temp_schema for sq in cat.sequences.values()
+        return (
+            any(t.schema == self.temp_schema for t in cat.tables.values())
+            or any(sq.schema == self.temp_schema for sq in cat.sequences.values())
+            or any(v.schema == self.temp_schema for v in cat.views.values())
         )
 
     def _discard(self, node: ast.DiscardStmt) -> Iterator[Outcome]:
@@ -772,7 +779,12 @@ class Executor:
                     ast.DropStmt: ddl_sql.drop,
                     ast.AlterObjectSchemaStmt: ddl_sql.set_schema,
                 }[type(node)]
-                tag = run(self._statement_tx(), node, notices)
+                try:
+                    tag = run(self._statement_tx(), node, notices)
+                finally:
+                    yield from notices  # (PostgreSQL's NOTICEs come before its error too)
+                yield Done(tag)
+                return
             yield from notices
             yield Done(tag)
         elif isinstance(node, ast.RenameStmt):
@@ -782,6 +794,13 @@ class Executor:
             if node.renameType == enums.ObjectType.OBJECT_TABLE and old in self._on_commit:
                 self._on_commit[f"{self.temp_schema}.{node.newname}"] = self._on_commit.pop(old)
             yield from notices
+            yield Done(tag)
+        elif isinstance(node, ast.ViewStmt):
+            notices = []
+            try:
+                tag = views.create(self._statement_tx(), node, text, self.engine, self.temp_schema, notices)
+            finally:
+                yield from notices  # (PostgreSQL's NOTICEs come before its error too)
             yield Done(tag)
         elif isinstance(node, ast.CreateSeqStmt):
             notices = []

@@ -38,12 +38,13 @@ from typing import Any, ClassVar
 
 import pyarrow as pa
 
-from decoding.catalog import SEQUENCE_MARK, Catalog, Table, is_temp_schema
+from decoding.catalog import SEQUENCE_MARK, Catalog, Column, Table, View, ViewColumn, is_temp_schema
 from decoding.errors import PgError, disk_full_error
-from decoding.pgtypes import ColumnType
+from decoding.pgtypes import ColumnType, UnknownTypeError, type_by_oid
 from walsender_proxy.backend import pgcatalog_data as data
 from walsender_proxy.backend.settings import PG_SETTINGS, SERVER_DEFAULTS, shown_setting
 from walsender_proxy.sql.pgcatalog_expr import deparse_row_filter
+from walsender_proxy.sql.views import view_updatability
 
 PG_CATALOG_OID = 11
 PG_TOAST_OID = 99
@@ -571,6 +572,7 @@ class CatalogSnapshot:
         self.base_settings = server_settings(server)
         self.user_tables = sorted(catalog.tables.values(), key=lambda t: t.oid)
         self.sequences = sorted(catalog.sequences.values(), key=lambda sq: sq.oid)
+        self.views = sorted(catalog.views.values(), key=lambda v: v.oid)
         self.indexes = [ix for t in self.user_tables for ix in _table_indexes(t)]
         self.namespaces: list[tuple[int, str]] = [
             *data.SYSTEM_NAMESPACES,
@@ -791,6 +793,22 @@ def _pg_class(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 reloptions=list(t.reloptions) or None,
             )
         )
+    for v in s.views:
+        out.append(
+            _class_row(
+                oid=v.oid,
+                relname=v.name,
+                relnamespace=s.ns_oid[v.schema],
+                reltype=synthetic_oid(v.oid, ROWTYPE),
+                relowner=s.owner_oid,
+                relfilenode=0,
+                relkind="v",
+                relnatts=len(v.columns),
+                relhasrules=True,
+                reltuples=-1.0,
+                relpersistence="t" if is_temp_schema(v.schema) else "p",
+            )
+        )
     for sq in s.sequences:
         out.append(
             _class_row(
@@ -916,6 +934,9 @@ def _pg_attribute(s: CatalogSnapshot) -> list[dict[str, Any]]:
                     atthasmissing=c.has_missing,
                 )
             )
+    for v in s.views:
+        for num, vc in enumerate(v.columns, start=1):
+            out.append(_attr_row(v.oid, vc.name, num, vc.type_oid, vc.typmod, attndims=1 if _is_array_oid(vc.type_oid) else 0))
     for sq in s.sequences:
         for name, num, toid in _SYSTEM_COLUMNS:
             out.append(_attr_row(sq.oid, name, num, toid, -1, attstattarget=0, attnotnull=True, attcollation=0))
@@ -930,7 +951,12 @@ def _pg_attribute(s: CatalogSnapshot) -> list[dict[str, Any]]:
     return out
 
 
-def _row_type(t: Table, s: CatalogSnapshot) -> dict[str, Any]:
+def _is_array_oid(oid: int) -> bool:
+    row = TYPES.rows.get(oid, {})
+    return bool(row.get("typelem")) and row.get("typsubscript") == "array_subscript_handler"
+
+
+def _row_type(t: Table | View, s: CatalogSnapshot) -> dict[str, Any]:
     return {
         "oid": synthetic_oid(t.oid, ROWTYPE),
         "typname": t.name,
@@ -967,8 +993,8 @@ def _row_type(t: Table, s: CatalogSnapshot) -> dict[str, Any]:
 @_rows("pgc_pg_type")
 def _pg_type(s: CatalogSnapshot) -> list[dict[str, Any]]:
     out = [dict(r) for r in TYPES.rows.values()]
-    for t in s.user_tables:
-        row = _row_type(t, s)
+    for t in (*s.user_tables, *s.views):
+        row = _row_type(t, s)  # type: ignore[arg-type]
         out.append(row)
         out.append(
             dict(
@@ -1518,7 +1544,45 @@ def _is_tables(s: CatalogSnapshot) -> list[dict[str, Any]]:
             "is_typed": "NO",
         }
         for t in s.user_tables
+    ] + [
+        {
+            "table_catalog": s.server.database,
+            "table_schema": v.schema,
+            "table_name": v.name,
+            "table_type": "VIEW",
+            "is_insertable_into": "YES" if view_updatability(s.catalog, v).insertable else "NO",
+            "is_typed": "NO",
+        }
+        for v in s.views
     ]
+
+
+@_rows("pgc_is_views")
+def _is_views(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    out = []
+    for v in s.views:
+        u = view_updatability(s.catalog, v)
+        out.append(
+            {
+                "table_catalog": s.server.database,
+                "table_schema": v.schema,
+                "table_name": v.name,
+                "view_definition": v.definition,
+                "check_option": "NONE",
+                "is_updatable": "YES" if u.updatable else "NO",
+                "is_insertable_into": "YES" if u.insertable else "NO",
+                "is_trigger_updatable": "NO",
+                "is_trigger_deletable": "NO",
+                "is_trigger_insertable_into": "NO",
+            }
+        )
+    return out
+
+
+@_rows("pgc_pg_views")
+def _pg_views(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    owner = next(iter(s.role_oids), "postgres")
+    return [{"schemaname": v.schema, "viewname": v.name, "viewowner": owner, "definition": v.definition} for v in s.views]
 
 
 def _is_data_type(ct: ColumnType) -> str:
@@ -1528,11 +1592,27 @@ def _is_data_type(ct: ColumnType) -> str:
     return {"bpchar": "character", "jsonb": "jsonb"}.get(name, name)
 
 
+def _view_column(num: int, vc: ViewColumn) -> Column | None:
+    """A view's column as a lake column, for information_schema (None: a type the lake
+    does not know: left out, see docs)."""
+    try:
+        ct = type_by_oid(vc.type_oid)
+    except UnknownTypeError:
+        return None
+    return Column(num, vc.name, ColumnType(ct.base, vc.typmod, ct.is_array))
+
+
 @_rows("pgc_is_columns")
 def _is_columns(s: CatalogSnapshot) -> list[dict[str, Any]]:
     out = []
-    for t in s.user_tables:
-        for c in sorted(t.columns, key=lambda c: c.attnum):
+    members: list[tuple[Table | View, list[Column], frozenset[str] | None]] = [
+        (t, sorted(t.columns, key=lambda c: c.attnum), None) for t in s.user_tables
+    ]
+    for v in s.views:
+        cols = [_view_column(i, vc) for i, vc in enumerate(v.columns, start=1)]
+        members.append((v, [c for c in cols if c is not None], view_updatability(s.catalog, v).columns))
+    for t, tcols, updatable in members:
+        for c in tcols:
             ct = c.type
             row: dict[str, Any] = {
                 "table_catalog": s.server.database,
@@ -1552,7 +1632,7 @@ def _is_columns(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 "is_self_referencing": "NO",
                 "is_identity": "YES" if c.identity else "NO",
                 "is_generated": "NEVER",
-                "is_updatable": "YES",
+                "is_updatable": "YES" if updatable is None or c.name in updatable else "NO",
             }
             if c.identity and c.default is not None:
                 sq = s.catalog.sequences.get(c.default.sequence)
@@ -1782,6 +1862,11 @@ def _helper(name: str, schema: pa.Schema) -> Callable[[HelperFn], HelperFn]:
         return fn
 
     return deco
+
+
+@_helper("pgc_viewdefs", pa.schema([("oid", pa.uint32()), ("definition", pa.string())]))
+def _viewdefs(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    return [{"oid": v.oid, "definition": v.definition} for v in s.views]
 
 
 @_helper(
@@ -2343,9 +2428,11 @@ _MACROS: dict[str, str] = {
     "pgc_regclass_in": """MACRO pgc_regclass_in(x) AS (CASE WHEN x IS NULL THEN NULL::UINTEGER
         WHEN pgc_to_regclass(x) IS NOT NULL THEN pgc_to_regclass(x)
         ELSE error('PGERR[42P01] relation "' || x || '" does not exist') END)""",
-    # a view's definition is not kept (the catalog's views are PostgreSQL's, user views are
-    # refused): NULL for another relation, as PostgreSQL's
+    # a user view's definition as kept (sql/views.py); the catalog's own views' are not
+    # kept: refused; NULL for another relation, as PostgreSQL's
     "pgc_viewdef": """MACRO pgc_viewdef(o) AS (CASE
+        WHEN o IN (SELECT pgc_d.oid FROM pgc_viewdefs pgc_d)
+        THEN (SELECT pgc_d.definition FROM pgc_viewdefs pgc_d WHERE pgc_d.oid = o)
         WHEN (SELECT pgc_c.relkind FROM pgc_pg_class pgc_c WHERE pgc_c.oid = o) IN ('v', 'm')
         THEN error('PGERR[0A000] pg_get_viewdef() of a view is not supported by walsender-proxy')
         ELSE NULL::VARCHAR END)""",

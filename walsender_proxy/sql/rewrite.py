@@ -78,6 +78,7 @@ from walsender_proxy.sql import (
     numeric_text,
     pgcatalog,
     recursive_cte,
+    views,
     window_frames,
 )
 from walsender_proxy.sql.nodes import bool_const as _bool
@@ -227,7 +228,7 @@ class UserTable:
     types: Mapping[str, ColumnType]
 
 
-ResolveUserTable = Callable[[str | None, str], "str | UserTable | None"]
+ResolveUserTable = Callable[[str | None, str], "str | UserTable | views.ViewQuery | None"]
 
 
 class SqlError(PgError):
@@ -825,6 +826,19 @@ class _Rel:
     #: A table's own column names where FROM renamed them (``t(x, y)``): its row type's
     #: field names, which ``row_to_json(t)`` prints.
     row_names: list[str] | None = None
+    #: A view's columns (under ``source``): RowDescription names the view for a column
+    #: selected as it is, though no declared type is known for it.
+    view: bool = False
+
+    def origin_names(self) -> Sequence[str] | None:
+        """The columns RowDescription can name the source of (None: none)."""
+        if self.source is None:
+            return None
+        if self.declared is not None:
+            return list(self.declared)
+        if self.view and self.columns is not None:
+            return [n for n, _ in self.columns]
+        return None
 
 
 class _Scope:
@@ -1148,6 +1162,8 @@ class _Rewriter:
         self.origins: tuple[Origin | None, ...] | None = None
         #: How many times each ``$n`` is in the output (a dropped argument takes its out).
         self.param_uses: dict[int, int] = {}
+        #: The views being expanded (a view reading itself is PostgreSQL's 42P17).
+        self._views_open: set[int] = set()
 
     # -- errors --------------------------------------------------------------------------
     def _pos(self, node: Any) -> int | None:
@@ -1336,8 +1352,9 @@ class _Rewriter:
             for rel in rels:
                 if rel is None:
                     return None
-                if rel.source is not None and rel.declared is not None:
-                    out.extend((rel.source, n) for n in rel.declared)
+                named = rel.origin_names()
+                if rel.source is not None and named is not None:
+                    out.extend((rel.source, n) for n in named)
                 elif rel.columns is not None:
                     out.extend([None] * len(rel.columns))
                 else:
@@ -1357,7 +1374,8 @@ class _Rewriter:
         if len(hits) != 1:
             return [None]
         rel = hits[0]
-        if rel.source is None or rel.declared is None or names[-1] not in rel.declared:
+        named = rel.origin_names()
+        if rel.source is None or named is None or names[-1] not in named:
             return [None]
         return [(rel.source, names[-1])]
 
@@ -1751,6 +1769,8 @@ class _Rewriter:
         if sub is None:
             shown = f"{rv.schemaname}.{rv.relname}" if rv.schemaname else rv.relname
             raise self.fail("42P01", f'relation "{shown}" does not exist', rv)
+        if isinstance(sub, views.ViewQuery):
+            return self._view(rv, sub, scope, alias)
         declared = None
         columns: list[tuple[str, T | None]] | None = None
         row_names = None
@@ -1771,6 +1791,26 @@ class _Rewriter:
         scope.add(alias, _Rel(columns, declared, None if renamed else (rv.schemaname, rv.relname), row_names=row_names))
         new_alias = rv.alias if rv.alias is not None else ast.Alias(aliasname=rv.relname)
         return ast.RangeVar(relname=ph, inh=True, relpersistence="p", alias=new_alias)
+
+    def _view(self, rv: ast.RangeVar, vq: views.ViewQuery, scope: _Scope, alias: str) -> ast.Node:
+        """A view in FROM: its query as a subquery named by the view's columns (PostgreSQL's
+        rewriter), analysed apart from the statement around it."""
+        if vq.oid in self._views_open:
+            raise self.fail("42P17", f'infinite recursion detected in rules for relation "{vq.name}"', rv)
+        given = [c.sval for c in rv.alias.colnames] if rv.alias is not None and rv.alias.colnames else []
+        if len(given) > len(vq.columns):
+            raise self.fail("42P10", f'table "{alias}" has {len(vq.columns)} columns available but {len(given)} columns specified', rv)
+        names = given + list(vq.columns[len(given):])
+        self._views_open.add(vq.oid)
+        try:
+            query, cols = self.select(views.parse_query(vq.sql), _Scope(None))
+        finally:
+            self._views_open.discard(vq.oid)
+        if cols is not None:  # (unknown-typed output columns are text to the query above)
+            cols = [(names[i] if i < len(names) else n, TEXT if t == UNKNOWN else t) for i, (n, t) in enumerate(cols)]
+        self.user_tables.append((rv.schemaname, rv.relname))  # (RowDescription names the view)
+        scope.add(alias, _Rel(cols, None, None if given else (rv.schemaname, rv.relname), view=True))
+        return ast.RangeSubselect(lateral=False, subquery=query, alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n in names)))
 
     def range_function(self, rf: ast.RangeFunction, scope: _Scope) -> ast.Node:
         if rf.is_rowsfrom or len(rf.functions) != 1:

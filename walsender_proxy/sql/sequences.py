@@ -367,6 +367,8 @@ def write_target(tx: Transaction, rv: ast.RangeVar, message: str) -> Table:
     try:
         return tx.table(qualified(rv))
     except PgError as e:
+        if e.sqlstate == "42809" and tx.view(qualified(rv)) is not None:
+            raise _view_target(rv, message) from None
         if e.sqlstate != "42P01":
             raise
         try:
@@ -374,6 +376,18 @@ def write_target(tx: Transaction, rv: ast.RangeVar, message: str) -> Table:
         except PgError:
             raise e from None
         raise PgError("42809", message.format(rv.relname)) from None
+
+
+def _view_target(rv: ast.RangeVar, message: str) -> PgError:
+    """A view named where a table is written or copied: PostgreSQL's words for COPY and
+    TRUNCATE; writing through a view (PostgreSQL's auto-updatable views) is not done."""
+    if message == COPY_FROM:
+        return PgError("42809", f'cannot copy from view "{rv.relname}"', hint="Try the COPY (SELECT ...) TO variant.")
+    if message == COPY_TO:
+        return PgError("42809", f'cannot copy to view "{rv.relname}"', hint="To enable copying to a view, provide an INSTEAD OF INSERT trigger.")
+    if message == CHANGE:
+        return PgError("0A000", "INSERT, UPDATE or DELETE on a view (an auto-updatable view) is not supported by walsender-proxy")
+    return PgError("42809", message.format(rv.relname))
 
 
 _SYSTEM_COLUMNS = frozenset({"tableoid", "cmax", "xmax", "cmin", "xmin", "ctid"})
