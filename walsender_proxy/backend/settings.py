@@ -479,7 +479,7 @@ GUCS: dict[str, Guc] = {
         Guc("transaction_read_only", "off", settable=False),
         Guc("search_path", '"$user", public'),
         Guc("extra_float_digits", "1"),  # (-15 .. 3, every one printed as PostgreSQL prints it)
-        Guc("bytea_output", "hex", only=("hex",)),
+        Guc("bytea_output", "hex"),  # (hex or escape, each printed as byteaout prints it)
         Guc("statement_timeout", "0"),
         Guc("lock_timeout", "0"),
         Guc("deadlock_timeout", "1000"),

@@ -60,6 +60,7 @@ from decoding.pgvalues.textin import numeric_text_in
 from walsender_proxy.backend.settings import shown_once_set
 from walsender_proxy.sql import (
     agg_levels,
+    bytea_text,
     datetime_make,
     datetime_parts,
     float_aggs,
@@ -3391,6 +3392,23 @@ class _Rewriter:
             raise self._no_function(".".join(names), [], node)
         return names[-1].lower()
 
+    def _fixed_signature(
+        self, name: str, udf: str, sig: tuple[tuple[str, ...], str], pairs: list[tuple[ast.Node, T | None]], node: Any
+    ) -> tuple[ast.Node, T]:
+        """A call of a function with one signature, as the UDF ``udf``: a quoted literal read
+        as its parameter's type, other arguments of a type without an implicit cast to it
+        refused with PostgreSQL's 42883."""
+        params, result = sig
+        types = [t for _, t in pairs]
+        if len(pairs) != len(params):
+            raise self._no_function(name, types, node)
+        args = []
+        for (a, t), want in zip(pairs, params, strict=True):
+            if t is not None and t != UNKNOWN and not (t.name == want or (want == "text" and t.name in TEXTISH)):
+                raise self._no_function(name, types, node)
+            args.append(_unknown_as(a, t, want)[0] if t == UNKNOWN and want != "text" else a)
+        return _call(udf, *args), T(result)
+
     def _no_function(self, name: str, types: Sequence[T | None], node: Any) -> SqlError:
         if isinstance(node, ast.FuncCall):
             name = ".".join(n.sval for n in node.funcname)
@@ -3553,6 +3571,8 @@ class _Rewriter:
             if fmt_call is None:
                 raise self._no_function(name, types, node)
             return fmt_call[0], NUMERIC_TEXT if fmt_call[1] == "numeric" else T(fmt_call[1])
+        if name in bytea_text.SIGNATURES and node.over is None:  # encode.c's and unistr
+            return self._fixed_signature(name, bytea_text.PREFIX + name, bytea_text.SIGNATURES[name], pairs, node)
         if node.over is not None or name == "count" or name in window_frames.WINDOW_FUNCTIONS:
             try:
                 window_frames.window_call(name, node, name in PG15_FUNCTIONS)
@@ -4288,6 +4308,7 @@ def rewrite(
     date_order: str = "MDY",
     extra_float_digits: int = 1,
     literal_date_order: str | None = None,
+    bytea_output: str = "hex",
 ) -> Rewritten:
     """One PostgreSQL query (SELECT, VALUES, WITH …, or ``COPY (query) TO STDOUT``) for DuckDB.
 
@@ -4302,6 +4323,7 @@ def rewrite(
     ``param_types`` the lake types of the ``$n`` the server knows; ``date_order`` the
     session's DateStyle field order, in which date and timestamp literals are read;
     ``extra_float_digits`` the session's, which a float's cast to text follows;
+    ``bytea_output`` the session's, which a bytea's cast to text follows;
     ``literal_date_order`` the order literals are read in instead, for a prepared
     statement parsed under another DateStyle (:func:`literals.date_order`).
     Raises :class:`SqlError` (a PgError) with PostgreSQL's SQLSTATE, message and position.
@@ -4311,8 +4333,9 @@ def rewrite(
     udfs = server_udfs or {}
     digits = min(extra_float_digits, 1)  # (the session's: floats cast to text print so)
     literals.FLOAT_DIGITS.set(digits)
+    literals.BYTEA_OUTPUT.set(bytea_output)
     orders = date_order if literal_date_order in (None, date_order) else f"{literal_date_order}:{date_order}"
-    key = (sql, text_params, param_types, orders, digits) if not udfs else None
+    key = (sql, text_params, param_types, orders, digits, bytea_output) if not udfs else None
     if key is not None:
         with _CACHE_LOCK:
             hit = _CACHE.get(key)

@@ -1,0 +1,271 @@
+"""encode(), decode() and unistr(): PostgreSQL's encode.c and varlena.c rules, in Python.
+
+DuckDB's ``encode``/``decode`` convert between VARCHAR and BLOB as UTF-8 (PostgreSQL's take a
+format name: hex, base64, escape), and DuckDB has no ``unistr``. Each call becomes a call of
+a ``wpx_str_*`` Arrow UDF doing what PostgreSQL's C code does byte for byte, with its
+SQLSTATEs and messages (errors of user input are 22023 / 22P02 / 42601 as there)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pyarrow as pa
+
+from decoding.errors import PgError
+from walsender_proxy.sql.udf_errors import keep_errors
+
+PREFIX = "wpx_str_"
+
+_B64 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_B64_LOOKUP = {c: i for i, c in enumerate(_B64)}
+_HEX_DIGITS = frozenset(b"0123456789abcdefABCDEF")
+_SPACES = frozenset(b" \n\t\r")
+
+
+def _format(name: str) -> str:
+    """pg_find_encoding: the format's name, compared without regard to ASCII case."""
+    low = name.translate(str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz"))
+    if low not in ("hex", "base64", "escape"):
+        raise PgError("22023", f'unrecognized encoding: "{name}"')
+    return low
+
+
+def _char_at(data: bytes, i: int) -> str:
+    """The character starting at byte ``i`` (pg_mblen's length), as messages quote it."""
+    n = 1
+    lead = data[i]
+    if lead >= 0xF0:
+        n = 4
+    elif lead >= 0xE0:
+        n = 3
+    elif lead >= 0xC0:
+        n = 2
+    return data[i : i + n].decode("utf-8", "replace")
+
+
+def encode(data: bytes, fmt: str) -> str:
+    """binary_encode."""
+    kind = _format(fmt)
+    if kind == "hex":
+        return data.hex()
+    if kind == "escape":
+        out = []
+        for c in data:
+            if c == 0 or c >= 0x80:
+                out.append(f"\\{c:03o}")
+            elif c == 0x5C:
+                out.append("\\\\")
+            else:
+                out.append(chr(c))
+        return "".join(out)
+    return _b64_encode(data)
+
+
+def _b64_encode(data: bytes) -> str:
+    """pg_base64_encode: a newline after every 76 characters of output (even the last)."""
+    out = bytearray()
+    line = 0
+    for i in range(0, len(data) - len(data) % 3, 3):
+        buf = (data[i] << 16) | (data[i + 1] << 8) | data[i + 2]
+        out += bytes((_B64[buf >> 18 & 63], _B64[buf >> 12 & 63], _B64[buf >> 6 & 63], _B64[buf & 63]))
+        line += 4
+        if line >= 76:
+            out += b"\n"
+            line = 0
+    rest = len(data) % 3
+    if rest:
+        tail = data[len(data) - rest :]
+        buf = tail[0] << 16 | (tail[1] << 8 if rest == 2 else 0)
+        out += bytes((_B64[buf >> 18 & 63], _B64[buf >> 12 & 63]))
+        out += bytes((_B64[buf >> 6 & 63],)) if rest == 2 else b"="
+        out += b"="
+    return out.decode("ascii")
+
+
+def decode(text: str, fmt: str) -> bytes:
+    """binary_decode."""
+    kind = _format(fmt)
+    data = text.encode("utf-8")
+    if kind == "hex":
+        return _hex_decode(data)
+    if kind == "escape":
+        return _esc_decode(data)
+    return _b64_decode(data)
+
+
+def _hex_decode(data: bytes) -> bytes:
+    out = bytearray()
+    i, n = 0, len(data)
+    while i < n:
+        if data[i] in _SPACES:
+            i += 1
+            continue
+        if data[i] not in _HEX_DIGITS:
+            raise PgError("22023", f'invalid hexadecimal digit: "{_char_at(data, i)}"')
+        if i + 1 >= n:
+            raise PgError("22023", "invalid hexadecimal data: odd number of digits")
+        if data[i + 1] not in _HEX_DIGITS:
+            raise PgError("22023", f'invalid hexadecimal digit: "{_char_at(data, i + 1)}"')
+        out.append(int(data[i : i + 2], 16))
+        i += 2
+    return bytes(out)
+
+
+def _b64_decode(data: bytes) -> bytes:
+    """pg_base64_decode, step by step (what follows a ``=`` still counts, as there)."""
+    out = bytearray()
+    buf = pos = end = 0
+    for i, c in enumerate(data):
+        if c in _SPACES:
+            continue
+        if c == 0x3D:  # '='
+            if not end:
+                if pos == 2:
+                    end = 1
+                elif pos == 3:
+                    end = 2
+                else:
+                    raise PgError("22023", 'unexpected "=" while decoding base64 sequence')
+            b = 0
+        else:
+            b = _B64_LOOKUP.get(c, -1)
+            if b < 0:
+                raise PgError("22023", f'invalid symbol "{_char_at(data, i)}" found while decoding base64 sequence')
+        buf = ((buf << 6) + b) & 0xFFFFFFFF
+        pos += 1
+        if pos == 4:
+            out.append(buf >> 16 & 255)
+            if end == 0 or end > 1:
+                out.append(buf >> 8 & 255)
+            if end == 0 or end > 2:
+                out.append(buf & 255)
+            buf = pos = 0
+    if pos != 0:
+        raise PgError(
+            "22023", "invalid base64 end sequence",
+            hint="Input data is missing padding, is truncated, or is otherwise corrupted.",
+        )  # fmt: skip
+    return bytes(out)
+
+
+def _esc_decode(data: bytes) -> bytes:
+    out = bytearray()
+    i, n = 0, len(data)
+    while i < n:
+        if data[i] != 0x5C:
+            out.append(data[i])
+            i += 1
+        elif i + 3 < n and 0x30 <= data[i + 1] <= 0x33 and all(0x30 <= d <= 0x37 for d in data[i + 2 : i + 4]):
+            out.append(int(data[i + 1 : i + 4], 8))
+            i += 4
+        elif i + 1 < n and data[i + 1] == 0x5C:
+            out.append(0x5C)
+            i += 2
+        else:
+            raise PgError("22P02", "invalid input syntax for type bytea")
+    return bytes(out)
+
+
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def unistr(s: str) -> str:
+    """varlena.c's unistr: ``\\XXXX``, ``\\+XXXXXX``, ``\\uXXXX``, ``\\UXXXXXXXX`` and ``\\\\``."""
+    out: list[str] = []
+    first = 0
+    i, n = 0, len(s)
+
+    def hexes(at: int, k: int) -> int | None:
+        part = s[at : at + k]
+        return int(part, 16) if len(part) == k and all(ch in _HEX for ch in part) else None
+
+    while i < n:
+        if s[i] != "\\":
+            if first:
+                raise _bad_pair()
+            out.append(s[i])
+            i += 1
+            continue
+        if i + 1 < n and s[i + 1] == "\\":
+            if first:
+                raise _bad_pair()
+            out.append("\\")
+            i += 2
+            continue
+        for lead, digits in (("", 4), ("+", 6), ("u", 4), ("U", 8)):
+            if lead and (i + 1 >= n or s[i + 1] != lead):
+                continue
+            code = hexes(i + 1 + len(lead), digits)
+            if code is not None:
+                i += 1 + len(lead) + digits
+                break
+        else:
+            raise PgError(
+                "42601", "invalid Unicode escape", hint="Unicode escapes must be \\XXXX, \\+XXXXXX, \\uXXXX, or \\UXXXXXXXX."
+            )
+        if code == 0 or code > 0x10FFFF:
+            raise PgError("22023", f"invalid Unicode code point: {code:04X}")
+        if first:
+            if not 0xDC00 <= code <= 0xDFFF:
+                raise _bad_pair()
+            code = 0x10000 + ((first - 0xD800) << 10) + (code - 0xDC00)
+            first = 0
+        elif 0xDC00 <= code <= 0xDFFF:
+            raise _bad_pair()
+        if 0xD800 <= code <= 0xDBFF:
+            first = code
+        else:
+            out.append(chr(code))
+    if first:
+        raise _bad_pair()
+    return "".join(out)
+
+
+def _bad_pair() -> PgError:
+    return PgError("42601", "invalid Unicode surrogate pair")
+
+
+def _strict(fn: Callable[..., Any], out_type: pa.DataType) -> Callable[..., pa.Array]:
+    """An Arrow UDF applying ``fn`` to each row; NULL where an argument is NULL."""
+
+    def apply(*cols: pa.Array | pa.ChunkedArray) -> pa.Array:
+        rows = zip(*(c.to_pylist() for c in cols), strict=True)
+        return pa.array([None if any(v is None for v in row) else fn(*row) for row in rows], out_type)
+
+    # (DuckDB counts the Python function's parameters: one per argument, no *args)
+    arity = fn.__code__.co_argcount
+    udf: Callable[..., pa.Array]
+    if arity == 1:
+        def udf(a: pa.Array) -> pa.Array:
+            return apply(a)
+    elif arity == 2:
+        def udf(a: pa.Array, b: pa.Array) -> pa.Array:
+            return apply(a, b)
+    else:
+        def udf(a: pa.Array, b: pa.Array, c: pa.Array) -> pa.Array:
+            return apply(a, b, c)
+    udf.__name__ = fn.__name__
+    return udf
+
+
+#: name → (Python function, DuckDB argument types, DuckDB result type).
+_UDFS: dict[str, tuple[Callable[..., Any], list[str], str, pa.DataType]] = {
+    "encode": (encode, ["BLOB", "VARCHAR"], "VARCHAR", pa.string()),
+    "decode": (decode, ["VARCHAR", "VARCHAR"], "BLOB", pa.binary()),
+    "unistr": (unistr, ["VARCHAR"], "VARCHAR", pa.string()),
+}
+
+#: PostgreSQL's signatures: name → (argument types, result type).
+SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
+    "encode": (("bytea", "text"), "text"),
+    "decode": (("text", "text"), "bytea"),
+    "unistr": (("text",), "text"),
+}
+
+
+def install(con: Any, have: frozenset[str] | set[str] = frozenset()) -> None:
+    """Create the UDFs in ``con``'s database (those not in ``have`` already)."""
+    for name, (fn, args, ret, arrow) in _UDFS.items():
+        if PREFIX + name not in have:
+            con.create_function(PREFIX + name, keep_errors(_strict(fn, arrow)), args, ret, type="arrow", null_handling="special")
