@@ -564,7 +564,11 @@ def _validated(g: Guc, value: str, current: str | None = None, reset: str | None
         return g.check(value)
     canon = canonical_value(g.name, value)
     if g.only is not None and canon not in g.only:
-        raise _invalid(g.name, value, detail=f"The proxy supports {', '.join(g.only)} only.")
+        # (a value PostgreSQL accepts: a refusal, not its 22023)
+        raise PgError(
+            "0A000", f'{g.name} = {canon} is not supported by walsender-proxy',
+            detail=f"The proxy supports {', '.join(g.only)} only.",
+        )  # fmt: skip
     return canon
 
 

@@ -7,6 +7,7 @@ SQLSTATEs and messages (errors of user input are 22023 / 22P02 / 42601 as there)
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -233,18 +234,13 @@ def _strict(fn: Callable[..., Any], out_type: pa.DataType) -> Callable[..., pa.A
         rows = zip(*(c.to_pylist() for c in cols), strict=True)
         return pa.array([None if any(v is None for v in row) else fn(*row) for row in rows], out_type)
 
-    # (DuckDB counts the Python function's parameters: one per argument, no *args)
-    arity = fn.__code__.co_argcount
-    udf: Callable[..., pa.Array]
-    if arity == 1:
-        def udf(a: pa.Array) -> pa.Array:
-            return apply(a)
-    elif arity == 2:
-        def udf(a: pa.Array, b: pa.Array) -> pa.Array:
-            return apply(a, b)
-    else:
-        def udf(a: pa.Array, b: pa.Array, c: pa.Array) -> pa.Array:
-            return apply(a, b, c)
+    def udf(*cols: pa.Array | pa.ChunkedArray) -> pa.Array:
+        return apply(*cols)
+
+    # (DuckDB counts the function's parameters: one per argument)
+    udf.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter(f"a{i}", inspect.Parameter.POSITIONAL_ONLY) for i in range(fn.__code__.co_argcount)]
+    )
     udf.__name__ = fn.__name__
     return udf
 

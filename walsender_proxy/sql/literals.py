@@ -56,6 +56,7 @@ from walsender_proxy.sql import (
     numeric_exprs,
     numeric_math,
     numeric_text,
+    regex_funcs,
 )
 from walsender_proxy.sql.nodes import (
     bool_const,
@@ -696,6 +697,7 @@ def install(con: Any) -> None:
             con.create_function(name, keep_errors(fn), args, ret, type="arrow", null_handling="special")
     formatting_udfs.install(con, have)
     bytea_text.install(con, have)
+    regex_funcs.install(con, have)
     from walsender_proxy.sql import json_exprs, jsonb_edit, jsonb_ops
 
     jsonb_ops.install(con)

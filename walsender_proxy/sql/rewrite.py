@@ -79,6 +79,7 @@ from walsender_proxy.sql import (
     numeric_text,
     pgcatalog,
     recursive_cte,
+    regex_funcs,
     window_frames,
 )
 from walsender_proxy.sql.nodes import bool_const as _bool
@@ -657,27 +658,6 @@ def parse_array_literal(text: str) -> list[str | None] | None:
             i = j
         i += 1
     return out
-
-
-def similar_to_regex(pattern: str) -> str:
-    """A SQL ``SIMILAR TO`` pattern as a regular expression (PostgreSQL's similar_to_escape)."""
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\" and i + 1 < len(pattern):
-            i += 1
-            out.append(re.escape(pattern[i]))
-        elif ch == "%":
-            out.append(".*")
-        elif ch == "_":
-            out.append(".")
-        elif ch in ".^$":
-            out.append("\\" + ch)
-        else:
-            out.append(ch)
-        i += 1
-    return "".join(out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1879,6 +1859,18 @@ class _Rewriter:
                 rf.alias = ast.Alias(aliasname=alias)
             if not given:
                 rf.alias.colnames = (_s(alias),)
+        elif name == "regexp_matches":  # a set of text[]: the UDF's list, unnested in a subquery
+            if rf.ordinality:
+                raise self.fail("0A000", "regexp_matches() WITH ORDINALITY is not supported by walsender-proxy", call)
+            done = self._regex_call(name, list(zip(args, types, strict=True)), call)
+            assert done is not None
+            colname = given[0] if given else alias
+            scope.add(alias, _Rel([(colname, done[1])]))
+            return ast.RangeSubselect(
+                lateral=rf.lateral,
+                subquery=ast.SelectStmt(targetList=(ast.ResTarget(name=colname, val=done[0]),), op=SetOperation.SETOP_NONE),
+                alias=ast.Alias(aliasname=alias, colnames=(_s(colname),)),
+            )
         elif name in SERVER_RECORDS and name in self.server_udfs:
             # a record of the server's, e.g. SELECT * FROM pg_create_logical_replication_slot(…):
             # its UDF's STRUCT, taken apart into columns. The call sits in a MATERIALIZED CTE:
@@ -2898,9 +2890,9 @@ class _Rewriter:
                     return _call("list_append", left, right), lt
                 return _call("list_prepend", left, right), rt
             node.lexpr, node.rexpr = left, right
-            if op in ("~*", "!~*"):
-                self.needs.add("pgc_icase_guard")
-                node.lexpr = _call("pgc_icase_guard", left, copy.deepcopy(right))
+            if op in ("~", "!~", "~*", "!~*") and left is not None and all(t is None or t.name in TEXTISH for t in (lt, rt)):
+                # PostgreSQL's ARE, not RE2's syntax and matching (pg_regex)
+                return regex_funcs.match_call(left, right, op), BOOL
             if op in (
                 "=",
                 "<>",
@@ -3347,16 +3339,13 @@ class _Rewriter:
 
     def _similar(self, node: ast.A_Expr, op: str, scope: _Scope) -> ast.Node:
         """``x SIMILAR TO 'pat'``: DuckDB reads the pattern as a regex, PostgreSQL as SQL."""
-        pat = node.rexpr
+        pat, escape = node.rexpr, None
         if isinstance(pat, ast.FuncCall) and pat.funcname[-1].sval == "similar_to_escape":
-            if len(pat.args or ()) != 1:
-                raise self.fail("0A000", "SIMILAR TO ... ESCAPE is not supported", node)
-            pat = pat.args[0]
-        text = _str_const(pat)
-        if text is None:
-            raise self.fail("0A000", "SIMILAR TO needs a constant pattern here", node)
+            pat, escape = pat.args[0], (pat.args[1] if len(pat.args or ()) > 1 else None)
         left = self.expr(node.lexpr, scope)[0]
-        call = _call("regexp_full_match", left, _str(similar_to_regex(text)))
+        right = self.expr(pat, scope)[0]
+        esc = self.expr(escape, scope)[0] if escape is not None else None
+        call = regex_funcs.similar_call(left, right, esc)
         if op == "!~":
             return ast.BoolExpr(boolop=BoolExprType.NOT_EXPR, args=(call,))
         return call
@@ -3391,6 +3380,21 @@ class _Rewriter:
         if len(names) > 2 or (len(names) == 2 and names[0] != "pg_catalog"):
             raise self._no_function(".".join(names), [], node)
         return names[-1].lower()
+
+    def _regex_call(self, name: str, pairs: list[tuple[ast.Node, T | None]], node: Any) -> tuple[ast.Node, T] | None:
+        """A regular-expression function (regex_funcs): its UDF call, PostgreSQL's 42883 for a
+        signature it lacks; None for substring() that is not its pattern form."""
+        types = [t.name if t is not None else None for _, t in pairs]
+        consts = [_str_const(a) if t == UNKNOWN else None for a, t in pairs]
+        try:
+            done = regex_funcs.rewrite(name, [a for a, _ in pairs], types, consts)
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, node, hint=e.hint) from None
+        if done is None:
+            if name == "substring":
+                return None
+            raise self._no_function(name, [t for _, t in pairs], node)
+        return done[0], T(done[1])
 
     def _fixed_signature(
         self, name: str, udf: str, sig: tuple[tuple[str, ...], str], pairs: list[tuple[ast.Node, T | None]], node: Any
@@ -3573,6 +3577,10 @@ class _Rewriter:
             return fmt_call[0], NUMERIC_TEXT if fmt_call[1] == "numeric" else T(fmt_call[1])
         if name in bytea_text.SIGNATURES and node.over is None:  # encode.c's and unistr
             return self._fixed_signature(name, bytea_text.PREFIX + name, bytea_text.SIGNATURES[name], pairs, node)
+        if name in regex_funcs.FUNCTIONS and node.over is None:  # regexp.c's, through pg_regex
+            regex_call = self._regex_call(name, pairs, node)
+            if regex_call is not None:
+                return regex_call
         if node.over is not None or name == "count" or name in window_frames.WINDOW_FUNCTIONS:
             try:
                 window_frames.window_call(name, node, name in PG15_FUNCTIONS)
