@@ -1,13 +1,17 @@
-"""encode(), decode() and unistr(): PostgreSQL's encode.c and varlena.c rules, in Python.
+"""encode(), decode(), unistr() and bytea's string functions (substring, substr, trim,
+btrim, ltrim, rtrim, overlay, get/set_byte, get/set_bit, sha224/384/512, LIKE): PostgreSQL's
+encode.c and varlena.c rules, in Python.
 
 DuckDB's ``encode``/``decode`` convert between VARCHAR and BLOB as UTF-8 (PostgreSQL's take a
-format name: hex, base64, escape), and DuckDB has no ``unistr``. Each call becomes a call of
-a ``wpx_str_*`` Arrow UDF doing what PostgreSQL's C code does byte for byte, with its
-SQLSTATEs and messages (errors of user input are 22023 / 22P02 / 42601 as there)."""
+format name: hex, base64, escape), DuckDB has no ``unistr`` and few BLOB functions. Each call
+becomes a call of a ``wpx_str_*`` Arrow UDF doing what PostgreSQL's C code does byte for
+byte, with its SQLSTATEs and messages."""
 
 from __future__ import annotations
 
+import hashlib
 import inspect
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -227,7 +231,112 @@ def _bad_pair() -> PgError:
     return PgError("42601", "invalid Unicode surrogate pair")
 
 
-def _strict(fn: Callable[..., Any], out_type: pa.DataType) -> Callable[..., pa.Array]:
+# ------------------------------------------------------------------------------- bytea
+
+
+def bytea_substr(data: bytes, start: int, length: int | None = None) -> bytes:
+    """bytea_substring: from ``start`` (1-based, may be below 1) for ``length`` bytes."""
+    s1 = max(start, 1)
+    if length is None:
+        return data[s1 - 1 :]
+    if length < 0:
+        raise PgError("22011", "negative substring length not allowed")
+    end = start + length
+    return b"" if end < 1 else data[s1 - 1 : max(end - 1, s1 - 1)]
+
+
+def bytea_substr2(data: bytes, start: int) -> bytes:
+    return bytea_substr(data, start)
+
+
+def bytea_overlay(data: bytes, placing: bytes, start: int, length: int) -> bytes:
+    """bytea_overlay: the bytes before ``start``, ``placing``, the bytes from start + length."""
+    if not -(2**31) <= start + length < 2**31:
+        raise PgError("22003", "integer out of range")
+    return bytea_substr(data, 1, start - 1) + placing + bytea_substr(data, start + length)
+
+
+def bytea_overlay3(data: bytes, placing: bytes, start: int) -> bytes:
+    return bytea_overlay(data, placing, start, len(placing))
+
+
+def bytea_btrim(data: bytes, chars: bytes) -> bytes:
+    return data.strip(chars) if chars else data
+
+
+def bytea_ltrim(data: bytes, chars: bytes) -> bytes:
+    return data.lstrip(chars) if chars else data
+
+
+def bytea_rtrim(data: bytes, chars: bytes) -> bytes:
+    return data.rstrip(chars) if chars else data
+
+
+def _out_of_range(n: int, last: int) -> PgError:
+    return PgError("2202E", f"index {n} out of valid range, 0..{last}")
+
+
+def get_byte(data: bytes, n: int) -> int:
+    if not 0 <= n < len(data):
+        raise _out_of_range(n, len(data) - 1)
+    return data[n]
+
+
+def set_byte(data: bytes, n: int, value: int) -> bytes:
+    if not 0 <= n < len(data):
+        raise _out_of_range(n, len(data) - 1)
+    return data[:n] + bytes((value & 0xFF,)) + data[n + 1 :]
+
+
+def get_bit(data: bytes, n: int) -> int:
+    if not 0 <= n < len(data) * 8:
+        raise _out_of_range(n, len(data) * 8 - 1)
+    return (data[n // 8] >> (n % 8)) & 1
+
+
+def set_bit(data: bytes, n: int, bit: int) -> bytes:
+    if not 0 <= n < len(data) * 8:
+        raise _out_of_range(n, len(data) * 8 - 1)
+    if bit not in (0, 1):
+        raise PgError("22023", "new bit must be 0 or 1")
+    byte = data[n // 8] & ~(1 << (n % 8)) | (bit << (n % 8))
+    return data[: n // 8] + bytes((byte,)) + data[n // 8 + 1 :]
+
+
+def sha224(data: bytes) -> bytes:
+    return hashlib.sha224(data).digest()
+
+
+def sha384(data: bytes) -> bytes:
+    return hashlib.sha384(data).digest()
+
+
+def sha512(data: bytes) -> bytes:
+    return hashlib.sha512(data).digest()
+
+
+def bytea_like(data: bytes, pattern: bytes, escape: bytes) -> bool:
+    """bytealike with ``ESCAPE``: ``%`` any bytes, ``_`` one byte, the escape byte (none when
+    empty) taking the next byte literally (like_match.c's MatchBytea)."""
+    if len(escape) > 1:
+        raise PgError("22019", "invalid escape string", hint="Escape string must be empty or one character.")
+    esc = escape[0] if escape else None
+    out = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == esc:
+            if i + 1 >= len(pattern):
+                raise PgError("22025", "LIKE pattern must not end with escape character")
+            out.append(re.escape(chr(pattern[i + 1])))
+            i += 2
+            continue
+        out.append(".*" if c == 0x25 else "." if c == 0x5F else re.escape(chr(c)))
+        i += 1
+    return re.fullmatch("".join(out), data.decode("latin-1"), re.DOTALL) is not None
+
+
+def _strict(fn: Callable[..., Any], out_type: pa.DataType, nargs: int) -> Callable[..., pa.Array]:
     """An Arrow UDF applying ``fn`` to each row; NULL where an argument is NULL."""
 
     def apply(*cols: pa.Array | pa.ChunkedArray) -> pa.Array:
@@ -239,29 +348,55 @@ def _strict(fn: Callable[..., Any], out_type: pa.DataType) -> Callable[..., pa.A
 
     # (DuckDB counts the function's parameters: one per argument)
     udf.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [inspect.Parameter(f"a{i}", inspect.Parameter.POSITIONAL_ONLY) for i in range(fn.__code__.co_argcount)]
+        [inspect.Parameter(f"a{i}", inspect.Parameter.POSITIONAL_ONLY) for i in range(nargs)]
     )
     udf.__name__ = fn.__name__
     return udf
 
 
-#: name → (Python function, DuckDB argument types, DuckDB result type).
-_UDFS: dict[str, tuple[Callable[..., Any], list[str], str, pa.DataType]] = {
-    "encode": (encode, ["BLOB", "VARCHAR"], "VARCHAR", pa.string()),
-    "decode": (decode, ["VARCHAR", "VARCHAR"], "BLOB", pa.binary()),
-    "unistr": (unistr, ["VARCHAR"], "VARCHAR", pa.string()),
-}
+_DUCK = {"bytea": "BLOB", "text": "VARCHAR", "int4": "INTEGER", "int8": "BIGINT", "bool": "BOOLEAN"}
+_ARROW = {"bytea": pa.binary(), "text": pa.string(), "int4": pa.int32(), "bool": pa.bool_()}
 
-#: PostgreSQL's signatures: name → (argument types, result type).
-SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
-    "encode": (("bytea", "text"), "text"),
-    "decode": (("text", "text"), "bytea"),
-    "unistr": (("text",), "text"),
+#: PostgreSQL's signatures: name → [(parameter types, result type, Python function)].
+SIGNATURES: dict[str, list[tuple[tuple[str, ...], str, Callable[..., Any]]]] = {
+    "encode": [(("bytea", "text"), "text", encode)],
+    "decode": [(("text", "text"), "bytea", decode)],
+    "unistr": [(("text",), "text", unistr)],
+    "substring": [(("bytea", "int4"), "bytea", bytea_substr2), (("bytea", "int4", "int4"), "bytea", bytea_substr)],
+    "substr": [(("bytea", "int4"), "bytea", bytea_substr2), (("bytea", "int4", "int4"), "bytea", bytea_substr)],
+    "btrim": [(("bytea", "bytea"), "bytea", bytea_btrim)],
+    "ltrim": [(("bytea", "bytea"), "bytea", bytea_ltrim)],
+    "rtrim": [(("bytea", "bytea"), "bytea", bytea_rtrim)],
+    "overlay": [
+        (("bytea", "bytea", "int4"), "bytea", bytea_overlay3), (("bytea", "bytea", "int4", "int4"), "bytea", bytea_overlay),
+    ],
+    "get_byte": [(("bytea", "int4"), "int4", get_byte)],
+    "set_byte": [(("bytea", "int4", "int4"), "bytea", set_byte)],
+    "get_bit": [(("bytea", "int8"), "int4", get_bit)],
+    "set_bit": [(("bytea", "int8", "int4"), "bytea", set_bit)],
+    "sha224": [(("bytea",), "bytea", sha224)],
+    "sha384": [(("bytea",), "bytea", sha384)],
+    "sha512": [(("bytea",), "bytea", sha512)],
 }
+#: Names of text functions as well: this module answers them for a bytea first argument.
+SHARED = frozenset({"substring", "substr", "btrim", "ltrim", "rtrim", "overlay"})
+LIKE_UDF = PREFIX + "bytea_like"
+
+
+def udf_name(fn: Callable[..., Any]) -> str:
+    return PREFIX + fn.__name__
+
+
+def _udfs() -> dict[str, tuple[Callable[..., Any], list[str], str, pa.DataType]]:
+    out = {udf_name(bytea_like): (bytea_like, ["BLOB", "BLOB", "BLOB"], "BOOLEAN", pa.bool_())}
+    for sigs in SIGNATURES.values():
+        for params, result, fn in sigs:
+            out[udf_name(fn)] = (fn, [_DUCK[p] for p in params], _DUCK[result], _ARROW[result])
+    return out
 
 
 def install(con: Any, have: frozenset[str] | set[str] = frozenset()) -> None:
     """Create the UDFs in ``con``'s database (those not in ``have`` already)."""
-    for name, (fn, args, ret, arrow) in _UDFS.items():
-        if PREFIX + name not in have:
-            con.create_function(PREFIX + name, keep_errors(_strict(fn, arrow)), args, ret, type="arrow", null_handling="special")
+    for name, (fn, args, ret, arrow) in _udfs().items():
+        if name not in have:
+            con.create_function(name, keep_errors(_strict(fn, arrow, len(args))), args, ret, type="arrow", null_handling="special")

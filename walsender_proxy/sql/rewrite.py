@@ -2978,6 +2978,19 @@ class _Rewriter:
         left, lt = self.expr(node.lexpr, scope)
         if lt is not None and lt.text_numeric:
             self._no_text_numeric(f"operator {op}", node, lt)
+        if lt is not None and lt.name == "bytea" and op in ("~~", "!~~"):  # bytealike: byte by byte
+            explicit = isinstance(node.rexpr, ast.FuncCall) and node.rexpr.funcname[-1].sval == "like_escape"
+            (pat, pt), (esc_node, et) = self.expr(pattern, scope), self.expr(escape if explicit else _str("\\x5c"), scope)
+            if explicit and pt == UNKNOWN and et == UNKNOWN:  # (like_escape(text, text) wins: bytea ~~ text)
+                pt = TEXT
+            pat, pt = _unknown_as(pat, pt or UNKNOWN, "bytea") if pt in (None, UNKNOWN) else (pat, pt)
+            esc_node, et = _unknown_as(esc_node, et or UNKNOWN, "bytea") if et in (None, UNKNOWN) else (esc_node, et)
+            if pt.name != "bytea" or et.name != "bytea":
+                shown = _type_display(pt if pt.name != "bytea" else TEXT)
+                raise self.fail("42883", f"operator does not exist: bytea {op} {shown}", node,
+                                hint="No operator matches the given name and argument types. You might need to add explicit type casts.")  # fmt: skip
+            liked: ast.Node = _call(bytea_text.LIKE_UDF, left, pat, esc_node)
+            return ast.BoolExpr(boolop=BoolExprType.NOT_EXPR, args=(liked,)) if op == "!~~" else liked
         plain = _str_const(pattern)
         right = self.expr(pattern, scope)[0]
         if plain is not None and "\\" not in plain and escape is not node.rexpr and isinstance(node.rexpr, ast.A_Const):
@@ -3397,21 +3410,32 @@ class _Rewriter:
         return done[0], T(done[1])
 
     def _fixed_signature(
-        self, name: str, udf: str, sig: tuple[tuple[str, ...], str], pairs: list[tuple[ast.Node, T | None]], node: Any
+        self, name: str, sigs: list[tuple[tuple[str, ...], str, Any]], pairs: list[tuple[ast.Node, T | None]], node: Any
     ) -> tuple[ast.Node, T]:
-        """A call of a function with one signature, as the UDF ``udf``: a quoted literal read
-        as its parameter's type, other arguments of a type without an implicit cast to it
+        """A call of a function of bytea_text (its signatures, each a UDF): a quoted literal
+        read as its parameter's type, arguments of a type without an implicit cast to it
         refused with PostgreSQL's 42883."""
-        params, result = sig
         types = [t for _, t in pairs]
-        if len(pairs) != len(params):
-            raise self._no_function(name, types, node)
-        args = []
-        for (a, t), want in zip(pairs, params, strict=True):
-            if t is not None and t != UNKNOWN and not (t.name == want or (want == "text" and t.name in TEXTISH)):
-                raise self._no_function(name, types, node)
-            args.append(_unknown_as(a, t, want)[0] if t == UNKNOWN and want != "text" else a)
-        return _call(udf, *args), T(result)
+        widths = {"int4": ("int2", "int4"), "int8": ("int2", "int4", "int8")}
+        for params, result, fn in sigs:
+            if len(params) != len(pairs):
+                continue
+            args: list[ast.Node] = []
+            for (a, t), want in zip(pairs, params, strict=True):
+                lit = _str_const(a) if t == UNKNOWN else None
+                if t is None or (t != UNKNOWN and (t.name == want or (want == "text" and t.name in TEXTISH))):
+                    args.append(a)
+                elif want in widths and t.name in widths[want]:
+                    args.append(_cast(a, "bigint" if want == "int8" else "integer"))
+                elif want in widths and lit is not None and re.fullmatch(r"\s*[+-]?\d{1,18}\s*", lit):
+                    args.append(_int(int(lit)))
+                elif t == UNKNOWN and want in ("text", "bytea"):
+                    args.append(_unknown_as(a, t, want)[0] if want == "bytea" else a)
+                else:
+                    break
+            else:
+                return _call(bytea_text.udf_name(fn), *args), T(result)
+        raise self._no_function(name, types, node)
 
     def _no_function(self, name: str, types: Sequence[T | None], node: Any) -> SqlError:
         if isinstance(node, ast.FuncCall):
@@ -3575,8 +3599,11 @@ class _Rewriter:
             if fmt_call is None:
                 raise self._no_function(name, types, node)
             return fmt_call[0], NUMERIC_TEXT if fmt_call[1] == "numeric" else T(fmt_call[1])
-        if name in bytea_text.SIGNATURES and node.over is None:  # encode.c's and unistr
-            return self._fixed_signature(name, bytea_text.PREFIX + name, bytea_text.SIGNATURES[name], pairs, node)
+        if (
+            name in bytea_text.SIGNATURES and node.over is None
+            and (name not in bytea_text.SHARED or (pairs and pairs[0][1] is not None and pairs[0][1].name == "bytea"))
+        ):  # encode.c's, unistr and bytea's string functions
+            return self._fixed_signature(name, bytea_text.SIGNATURES[name], pairs, node)
         if name in regex_funcs.FUNCTIONS and node.over is None:  # regexp.c's, through pg_regex
             regex_call = self._regex_call(name, pairs, node)
             if regex_call is not None:
