@@ -108,6 +108,17 @@ class _Node:
     is_atom: bool = True  # (a quantifier may follow)
     is_group: bool = False
     capture: bool = False
+    #: Estimates of PostgreSQL's NFA: states (bounded repetitions copy their atom) and
+    #: quantifiers (each adds arcs to the states around it).
+    states: int = 1
+    qw: int = 0
+
+
+#: Beyond these estimates PostgreSQL may answer "regular expression is too complex" (it does
+#: for 3000 quantifiers, 65025 repeated states or a 100000-character literal; not for 1000
+#: quantifiers or 10000 repeated states): the proxy refuses rather than guess.
+_MAX_STATES = 20000
+_MAX_QUANTIFIERS = 1500
 
 
 class _Parser:
@@ -117,6 +128,7 @@ class _Parser:
         self.ngroups = 0
         self.capture_unsafe: str | None = None
         self.end_sensitive = False
+        self.in_constraint = False
 
 
     def peek(self, k: int = 0) -> str | None:
@@ -127,6 +139,8 @@ class _Parser:
         node = self.alternation(top=True)
         if self.i < len(self.p):  # (a stray ')')
             raise _invalid("parentheses () not balanced")
+        if node.states > _MAX_STATES or node.qw > _MAX_QUANTIFIERS:
+            raise _unsupported("a pattern this large (PostgreSQL's limit of complexity)")
         self.note_capture_rules(node)
         return node.text
 
@@ -148,6 +162,8 @@ class _Parser:
             alternation=True,
             groups=sum(b.groups for b in branches),
             is_atom=False,
+            states=sum(b.states for b in branches),
+            qw=sum(b.qw for b in branches) + 1,
         )
 
     def branch(self) -> _Node:
@@ -163,6 +179,8 @@ class _Parser:
             alternation=any(p.alternation for p in parts),
             groups=sum(p.groups for p in parts),
             is_atom=False,
+            states=sum(p.states for p in parts),
+            qw=sum(p.qw for p in parts),
         )
 
     def quantifier(self, atom: _Node) -> _Node:
@@ -182,10 +200,12 @@ class _Parser:
             self.i = m.end()
             q = m.group(0)
             fixed_count = hi == lo
+            copies = max(hi if hi is not None else lo + 1, 1)
         else:
             self.i += 1
             q = ch
             fixed_count = False
+            copies = 1
         if self.peek() == "?":
             raise _unsupported("a non-greedy quantifier")
         if (self.peek() is not None and self.peek() in "*+?") or (self.peek() == "{" and (self.peek(1) or "").isdigit()):
@@ -196,9 +216,10 @@ class _Parser:
             # (which iteration's text a group holds, and how iterations split, is each
             # engine's own)
             self.capture_unsafe = "a quantified group holding a subexpression or text of varying length"
+        states, qw = atom.states * copies + 1, atom.qw * copies + 1
         if fixed_count:
             return _Node(atom.text + q, fixed=atom.fixed, quantified=atom.quantified, alternation=atom.alternation,
-                         groups=atom.groups, is_atom=False)  # fmt: skip
+                         groups=atom.groups, is_atom=False, states=states, qw=qw)  # fmt: skip
         return _Node(
             atom.text + q,
             fixed=False,
@@ -206,6 +227,8 @@ class _Parser:
             alternation=atom.alternation,
             groups=atom.groups,
             is_atom=False,
+            states=states,
+            qw=qw,
         )
 
     def atom(self) -> _Node:
@@ -238,12 +261,11 @@ class _Parser:
             if kind == ":":
                 capture = False
                 self.i += 2
-            elif kind in ("=", "!"):
-                raise _unsupported("a lookahead constraint")
-            elif kind == "<":
-                raise _unsupported("a lookbehind constraint")
+            elif kind in ("=", "!") or (kind == "<" and self.peek(2) in ("=", "!")):
+                return self.constraint()
             else:
                 raise _unsupported("an embedded option (?...)")
+        capture = capture and not self.in_constraint
         if capture:
             self.ngroups += 1
         inner = self.alternation()
@@ -263,7 +285,27 @@ class _Parser:
             groups=inner.groups + int(capture),
             is_group=True,
             capture=capture,
+            states=inner.states,
+            qw=inner.qw,
         )
+
+    def constraint(self) -> _Node:
+        """``(?=re) (?!re) (?<=re) (?<!re)``: parentheses inside do not capture (PostgreSQL's
+        rule); a lookbehind must have one length (Python's)."""
+        behind = self.peek(1) == "<"
+        head = self.p[self.i : self.i + (3 if behind else 2)]
+        self.i += len(head)
+        outer, self.in_constraint = self.in_constraint, True
+        inner = self.alternation()
+        self.in_constraint = outer
+        if self.peek() != ")":
+            raise _invalid("parentheses () not balanced")
+        self.i += 1
+        if behind and not inner.fixed:
+            raise _unsupported("a lookbehind constraint of varying length")
+        if not behind:
+            self.end_sensitive = True
+        return _Node("(" + head + inner.text + ")", is_atom=False, states=inner.states, qw=inner.qw)
 
     def escape(self) -> _Node:
         ch = self.peek()

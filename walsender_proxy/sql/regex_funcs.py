@@ -220,6 +220,31 @@ def regexp_replace(s: str, pattern: str, replacement: str, start: int, n: int, f
     return "".join(out)
 
 
+def regexp_split(s: str, pattern: str, flags: str, fname: str) -> list[str]:
+    """regexp_split_to_array/table: the text between matches, zero-length matches at the
+    start, at the end or right after a match ignored (setup_regexp_matches's degenerate
+    ones)."""
+    f = pg_regex.parse_flags(flags)
+    if f.glob:
+        raise PgError("22023", f'{fname} does not support the "global" option')
+    rx = pg_regex.compile_pattern(pattern, f.icase, f.quote)
+    pieces: list[str] = []
+    pos = last = prev_end = 0
+    while pos <= len(s):
+        span = rx.search(s, pos, False)
+        if span is None:
+            break
+        assert isinstance(span, tuple)
+        so, eo = span
+        if so < len(s) and eo > prev_end:
+            pieces.append(s[last:so])
+            last = eo
+        prev_end = eo
+        pos = eo + (1 if so == eo else 0)
+    pieces.append(s[last:])
+    return pieces
+
+
 # ----------------------------------------------------------------- SQL regular expressions
 
 
@@ -345,6 +370,7 @@ _UDFS: dict[str, tuple[Callable[..., Any], list[str], str, pa.DataType]] = {
     "match": (regexp_match, ["VARCHAR", "VARCHAR", "VARCHAR"], "VARCHAR[]", _TEXT_LIST),
     "matches": (regexp_matches, ["VARCHAR", "VARCHAR", "VARCHAR"], "VARCHAR[][]", pa.list_(_TEXT_LIST)),
     "replace": (regexp_replace, ["VARCHAR", "VARCHAR", "VARCHAR", "INTEGER", "INTEGER", "VARCHAR", "INTEGER"], "VARCHAR", _T),
+    "split": (regexp_split, ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR"], "VARCHAR[]", _TEXT_LIST),
     "similar": (similar_to, ["VARCHAR", "VARCHAR", "VARCHAR"], "BOOLEAN", _B),
     "similar_substring": (similar_substring, ["VARCHAR", "VARCHAR", "VARCHAR"], "VARCHAR", _T),
     "substring": (regex_substring, ["VARCHAR", "VARCHAR"], "VARCHAR", _T),
@@ -389,6 +415,8 @@ _SIGNATURES: dict[str, tuple[str, int]] = {
     "regexp_substr": ("TTIITI", 2),
     "regexp_match": ("TTT", 2),
     "regexp_matches": ("TTT", 2),
+    "regexp_split_to_array": ("TTT", 2),
+    "regexp_split_to_table": ("TTT", 2),
 }
 _DEFAULTS: dict[str, list[Any]] = {
     "regexp_count": [None, None, 1, ""],
@@ -397,10 +425,13 @@ _DEFAULTS: dict[str, list[Any]] = {
     "regexp_substr": [None, None, 1, 1, "", 0],
     "regexp_match": [None, None, ""],
     "regexp_matches": [None, None, ""],
+    "regexp_split_to_array": [None, None, ""],
+    "regexp_split_to_table": [None, None, ""],
 }
 _RESULTS = {
     "regexp_count": "int4", "regexp_instr": "int4", "regexp_like": "bool", "regexp_substr": "text",
     "regexp_match": "_text", "regexp_matches": "_text", "regexp_replace": "text", "substring": "text",
+    "regexp_split_to_array": "_text", "regexp_split_to_table": "text",
 }  # fmt: skip
 FUNCTIONS = frozenset(_RESULTS)
 
@@ -448,8 +479,11 @@ def rewrite(name: str, args: list[ast.Node], types: list[str | None], consts: li
         else:
             d = _DEFAULTS[name][i]
             full.append(str_const(d) if isinstance(d, str) else int_const(d))
-    out = call(udf_name(name.removeprefix("regexp_")), *full)
-    if name == "regexp_matches":
+    if name.startswith("regexp_split"):
+        out = call(udf_name("split"), *full, str_const(name + "()"))
+    else:
+        out = call(udf_name(name.removeprefix("regexp_")), *full)
+    if name in ("regexp_matches", "regexp_split_to_table"):
         out = call("unnest", out)
     return out, _RESULTS[name]
 

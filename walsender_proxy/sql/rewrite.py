@@ -1859,9 +1859,9 @@ class _Rewriter:
                 rf.alias = ast.Alias(aliasname=alias)
             if not given:
                 rf.alias.colnames = (_s(alias),)
-        elif name == "regexp_matches":  # a set of text[]: the UDF's list, unnested in a subquery
+        elif name in ("regexp_matches", "regexp_split_to_table"):  # a set: the UDF's list, unnested in a subquery
             if rf.ordinality:
-                raise self.fail("0A000", "regexp_matches() WITH ORDINALITY is not supported by walsender-proxy", call)
+                raise self.fail("0A000", f"{name}() WITH ORDINALITY is not supported by walsender-proxy", call)
             done = self._regex_call(name, list(zip(args, types, strict=True)), call)
             assert done is not None
             colname = given[0] if given else alias
@@ -3661,12 +3661,6 @@ class _Rewriter:
         if name in ("lag", "lead") and len(types) == 3 and _wider_default(types[0], types[2]):
             # (PostgreSQL's anycompatible makes both the common type; DuckDB casts the default)
             raise self.fail("0A000", f"{name}() with a default of another type than its value is not supported by walsender-proxy", node)
-        if name in ("regexp_split_to_array", "regexp_split_to_table"):
-            if len(args) != 2:  # (flags are PostgreSQL's ARE options, not RE2's)
-                raise self.fail("0A000", f"{name}() with flags is not supported by walsender-proxy", node)
-            self.needs.add("pgc_split_guard")
-            args = [_call("pgc_split_guard", args[0], args[1]), args[1]]
-            node.args = tuple(args)
         if name == "string_to_array" and len(args) in (2, 3):
             target = f"pgc_string_to_array{len(args)}"
             self.needs.add(target)
