@@ -142,7 +142,10 @@ def test_refused(clients: tuple[Client, Client], sql: str) -> None:
 
 # --------------------------------------------------------------------- generated inputs
 
-_ATOMS = st.sampled_from(["a", "b", ".", "[ab]", "[^a]", "\\d", "x", "\\y", "^", "$", "()", "[[:alpha:]]"])
+_ATOMS = st.sampled_from(
+    ["a", "b", ".", "[ab]", "[^a]", "\\d", "\\W", "x", "\\y", "^", "$", "()", "[[:alpha:]]", "(?=a)", "(?!b)", "(?<=a)", "\\m"]
+)
+_UNQUANTIFIED = frozenset({"^", "$", "\\y", "\\m", "(?=a)", "(?!b)", "(?<=a)"})
 
 
 @st.composite
@@ -156,7 +159,7 @@ def _patterns(draw: st.DrawFn, depth: int = 0) -> str:
             piece = "(" + draw(_patterns(depth + 1)) + ")"
         else:
             piece = "(?:" + draw(_patterns(depth + 1)) + "|" + draw(_patterns(depth + 1)) + ")"
-        if piece not in ("^", "$", "\\y") and draw(st.booleans()):
+        if piece not in _UNQUANTIFIED and draw(st.booleans()):
             piece += draw(st.sampled_from(["*", "+", "?", "{1,2}", "{2}"]))
         parts.append(piece)
     if depth == 0 and draw(st.integers(0, 4)) == 0:
@@ -179,10 +182,10 @@ def _agree(ref: Client, got: Client, sql: str) -> None:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
-@given(pattern=_patterns(), subject=_SUBJECTS, icase=st.booleans())
-def test_generated_regexes_agree(clients: tuple[Client, Client], pattern: str, subject: str, icase: bool) -> None:
+@given(pattern=_patterns(), subject=_SUBJECTS, flags=st.sampled_from(["", "i", "n", "p", "w", "in"]))
+def test_generated_regexes_agree(clients: tuple[Client, Client], pattern: str, subject: str, flags: str) -> None:
     ref, got = clients
-    s, p, flags = _lit(subject), _lit(pattern), "'i'" if icase else "''"
+    s, p, flags = _lit(subject), _lit(pattern), _lit(flags)
     for call in (
         f"{s} ~ {p}",
         f"regexp_count({s}, {p}, 1, {flags})",
@@ -196,6 +199,7 @@ def test_generated_regexes_agree(clients: tuple[Client, Client], pattern: str, s
     ):
         _agree(ref, got, f"SELECT {call}")
     _agree(ref, got, f"SELECT regexp_matches({s}, {p}, 'g')")
+    _agree(ref, got, f"SELECT regexp_split_to_array({s}, {p}, {flags})")
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))

@@ -68,12 +68,16 @@ class Flags:
     glob: bool = False
     icase: bool = False
     quote: bool = False
+    #: REG_NLSTOP: ``.`` and ``[^…]`` do not match a newline.
+    nlstop: bool = False
+    #: REG_NLANCH: ``^`` and ``$`` also match after and before a newline.
+    nlanch: bool = False
 
 
 def parse_flags(text: str | None) -> Flags:
     """PostgreSQL's parse_re_flags: each letter in order (later ones override earlier ones);
-    newline-sensitive modes, expanded syntax and BRE/ERE flavours are refused."""
-    glob = icase = quote = False
+    expanded syntax and the BRE/ERE flavours are refused."""
+    glob = icase = quote = nlstop = nlanch = False
     for ch in text or "":
         if ch == "g":
             glob = True
@@ -81,17 +85,23 @@ def parse_flags(text: str | None) -> Flags:
             icase = True
         elif ch == "c":
             icase = False
-        elif ch in "st":  # (the defaults)
+        elif ch == "t":  # (the default)
             continue
+        elif ch == "s":
+            nlstop = nlanch = False
+        elif ch in "mn":
+            nlstop = nlanch = True
+        elif ch == "p":
+            nlstop, nlanch = True, False
+        elif ch == "w":
+            nlstop, nlanch = False, True
         elif ch == "q":
             quote = True
-        elif ch in "mnpw":
-            raise PgError("0A000", f'the regular expression option "{ch}" (newline-sensitive matching) is not supported by walsender-proxy')
         elif ch in "xbe":
             raise PgError("0A000", f'the regular expression option "{ch}" is not supported by walsender-proxy')
         else:
             raise PgError("22023", f'invalid regular expression option: "{ch}"')
-    return Flags(glob, icase, quote)
+    return Flags(glob, icase, quote, nlstop, nlanch)
 
 
 @dataclass
@@ -122,8 +132,9 @@ _MAX_QUANTIFIERS = 1500
 
 
 class _Parser:
-    def __init__(self, pattern: str) -> None:
+    def __init__(self, pattern: str, nlstop: bool = False, nlanch: bool = False) -> None:
         self.p = pattern
+        self.nlstop, self.nlanch = nlstop, nlanch
         self.i = 0
         self.ngroups = 0
         self.capture_unsafe: str | None = None
@@ -241,12 +252,12 @@ class _Parser:
             raise _invalid("quantifier operand invalid")
         self.i += 1
         if ch == ".":
-            return _Node(".")
+            return _Node("[^\\n]" if self.nlstop else ".")
         if ch == "^":
-            return _Node("\\A", is_atom=False)
+            return _Node("(?:\\A|(?<=\\n))" if self.nlanch else "\\A", is_atom=False)
         if ch == "$":
             self.end_sensitive = True
-            return _Node("\\Z", is_atom=False)
+            return _Node("(?:\\Z|(?=\\n))" if self.nlanch else "\\Z", is_atom=False)
         if ch == "[":
             return _Node(self.bracket())
         if ch == "\\":
@@ -397,6 +408,8 @@ class _Parser:
                 out.append(re.escape(lo) + "-" + re.escape(hi))
             else:
                 out.append(re.escape(lo))
+        if negate and self.nlstop:  # (cbracket: never a newline)
+            out.append("\\n")
         body = "".join(out)
         if not body:
             return "(?!)" if not negate else "[\\s\\S]"  # (cannot happen: ']' first is a member)
@@ -510,7 +523,7 @@ def _fixed(body: str) -> bool:
 
 
 @functools.lru_cache(maxsize=256)
-def compile_pattern(pattern: str, icase: bool, quote: bool) -> Regex:
+def compile_pattern(pattern: str, icase: bool, quote: bool, nlstop: bool = False, nlanch: bool = False) -> Regex:
     """The pattern (with the flags' case and quoting) as a :class:`Regex`, PostgreSQL's
     2201B for a pattern it rejects, 0A000 for one this module does not translate."""
     if pattern.startswith("***="):
@@ -525,6 +538,6 @@ def compile_pattern(pattern: str, icase: bool, quote: bool) -> Regex:
     if quote:
         body = re.escape(pattern)
         return Regex(re.compile(body, flags), 0, None, False, body, flags)
-    parser = _Parser(pattern)
+    parser = _Parser(pattern, nlstop, nlanch)
     body = parser.parse()
     return Regex(re.compile(body, flags), parser.ngroups, parser.capture_unsafe, parser.end_sensitive, body, flags)

@@ -42,7 +42,7 @@ def _matches(s: str, pattern: str, flags: pg_regex.Flags, start: int, subpattern
     """setup_regexp_matches: each match's locations (the subexpressions' when
     ``subpatterns`` and the pattern has some, else the whole match's), and how many
     locations a match has."""
-    rx = pg_regex.compile_pattern(pattern, flags.icase, flags.quote)
+    rx = pg_regex.compile_pattern(pattern, flags.icase, flags.quote, flags.nlstop, flags.nlanch)
     use_sub = subpatterns and rx.ngroups > 0
     out: list[list[Loc]] = []
     pos = start
@@ -96,7 +96,7 @@ def regexp_like(s: str, pattern: str, flags: str) -> bool:
     f = pg_regex.parse_flags(flags)
     if f.glob:
         raise _no_global("regexp_like")
-    return pg_regex.compile_pattern(pattern, f.icase, f.quote).found_in(s)
+    return pg_regex.compile_pattern(pattern, f.icase, f.quote, f.nlstop, f.nlanch).found_in(s)
 
 
 def regexp_substr(s: str, pattern: str, start: int, n: int, flags: str, subexpr: int) -> str | None:
@@ -196,7 +196,7 @@ def regexp_replace(s: str, pattern: str, replacement: str, start: int, n: int, f
     if form < 2:
         n = 0 if f.glob else 1
     status = _escape_status(replacement)
-    rx = pg_regex.compile_pattern(pattern, f.icase, f.quote)
+    rx = pg_regex.compile_pattern(pattern, f.icase, f.quote, f.nlstop, f.nlanch)
     captures = status == 2
     out: list[str] = []
     pos, copied, count = start - 1, 0, 0
@@ -227,7 +227,7 @@ def regexp_split(s: str, pattern: str, flags: str, fname: str) -> list[str]:
     f = pg_regex.parse_flags(flags)
     if f.glob:
         raise PgError("22023", f'{fname} does not support the "global" option')
-    rx = pg_regex.compile_pattern(pattern, f.icase, f.quote)
+    rx = pg_regex.compile_pattern(pattern, f.icase, f.quote, f.nlstop, f.nlanch)
     pieces: list[str] = []
     pos = last = prev_end = 0
     while pos <= len(s):
