@@ -103,6 +103,11 @@ SAME = [
     "SELECT decode('ab\\x', 'escape')",
     "SELECT encode('abc'::text, 'hex')",
     "SELECT encode(NULL, 'hex'), decode(NULL, 'hex'), decode('abc'::name, 'escape')",
+    # lpad, rpad, initcap
+    "SELECT lpad('hi', 5), lpad('hello', 2), lpad('hi', 5, ''), lpad('hi', 5, 'xy'), lpad('hi', -1, 'x'), lpad('héllo', 7, 'é')",
+    "SELECT rpad('hi', 5), rpad('hello', 2), rpad('hi', 5, ''), rpad('hi', 5, 'xy'), rpad('a '::varchar, 4, 'x')",
+    "SELECT rpad('x', 300000000, 'ab')",
+    "SELECT initcap('hi THOMAS'), initcap('éa bc-de f1g 1a _x'), initcap(NULL)",
     # unistr
     "SELECT unistr('\\0064at\\+0000610'), unistr('d\\u0061t\\U000000610'), unistr('a\\\\b'), unistr('\\d83d\\de00')",
     "SELECT unistr('wrong: \\db99')",

@@ -149,5 +149,13 @@ def test_bytea_functions() -> None:
     assert _error(bytea_text.bytea_like, b"a", b"a\\", b"\\")[0] == "22025"
 
 
+def test_pad_and_initcap() -> None:
+    assert bytea_text.lpad("hi", 5, "xy") == "xyxhi"
+    assert bytea_text.rpad("hello", 2, "x") == "he"
+    assert bytea_text.lpad("hi", 5, "") == "hi"
+    assert _error(bytea_text.rpad, "x", 300000000, "ab") == ("54000", "requested length too large")
+    assert bytea_text.initcap("hi THOMAS éa 1a") == "Hi Thomas éA 1a"
+
+
 def test_bytea_escape_output() -> None:
     assert bytea_escape_one(b"De\x00d\\\x7f\xff ~") == b"De\\000d\\\\\\177\\377 ~"

@@ -336,6 +336,59 @@ def bytea_like(data: bytes, pattern: bytes, escape: bytes) -> bool:
     return re.fullmatch("".join(out), data.decode("latin-1"), re.DOTALL) is not None
 
 
+# -------------------------------------------------------------------------------- text
+
+
+def _pad_size(s: str, length: int, fill: str) -> int:
+    """oracle_compat.c's size checks, on the length the result may take (4 bytes a character)."""
+    length = max(length, 0)
+    if not fill:
+        length = min(len(s), length)
+    if 4 * length + 4 > 0x3FFFFFFF:  # (MaxAllocSize)
+        raise PgError("54000", "requested length too large")
+    return length
+
+
+def lpad(s: str, length: int, fill: str = " ") -> str:
+    """lpad: cut to ``length`` characters, or filled on the left (an empty fill: as is)."""
+    length = _pad_size(s, length, fill)
+    if len(s) >= length or not fill:
+        return s[:length]
+    need = length - len(s)
+    return (fill * (need // len(fill) + 1))[:need] + s
+
+
+def lpad2(s: str, length: int) -> str:
+    return lpad(s, length)
+
+
+def rpad(s: str, length: int, fill: str = " ") -> str:
+    length = _pad_size(s, length, fill)
+    if len(s) >= length or not fill:
+        return s[:length]
+    need = length - len(s)
+    return s + (fill * (need // len(fill) + 1))[:need]
+
+
+def rpad2(s: str, length: int) -> str:
+    return rpad(s, length)
+
+
+def initcap(s: str) -> str:
+    """initcap under the C locale: a letter after an ASCII letter or digit lower-cased, any
+    other upper-cased; ASCII letters only have a case."""
+    out = []
+    after_alnum = False
+    for ch in s:
+        if ch.isascii():
+            out.append(ch.lower() if after_alnum else ch.upper())
+            after_alnum = ch.isalnum()
+        else:
+            out.append(ch)
+            after_alnum = False
+    return "".join(out)
+
+
 def _strict(fn: Callable[..., Any], out_type: pa.DataType, nargs: int) -> Callable[..., pa.Array]:
     """An Arrow UDF applying ``fn`` to each row; NULL where an argument is NULL."""
 
@@ -377,6 +430,9 @@ SIGNATURES: dict[str, list[tuple[tuple[str, ...], str, Callable[..., Any]]]] = {
     "sha224": [(("bytea",), "bytea", sha224)],
     "sha384": [(("bytea",), "bytea", sha384)],
     "sha512": [(("bytea",), "bytea", sha512)],
+    "lpad": [(("text", "int4"), "text", lpad2), (("text", "int4", "text"), "text", lpad)],
+    "rpad": [(("text", "int4"), "text", rpad2), (("text", "int4", "text"), "text", rpad)],
+    "initcap": [(("text",), "text", initcap)],
 }
 #: Names of text functions as well: this module answers them for a bytea first argument.
 SHARED = frozenset({"substring", "substr", "btrim", "ltrim", "rtrim", "overlay"})
