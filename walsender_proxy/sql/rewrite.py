@@ -2890,8 +2890,13 @@ class _Rewriter:
                     return _call("list_append", left, right), lt
                 return _call("list_prepend", left, right), rt
             node.lexpr, node.rexpr = left, right
-            if op in ("~", "!~", "~*", "!~*") and left is not None and all(t is None or t.name in TEXTISH for t in (lt, rt)):
+            if op in ("~", "!~", "~*", "!~*") and left is not None:
                 # PostgreSQL's ARE, not RE2's syntax and matching (pg_regex)
+                if not all(t is None or t.name in TEXTISH for t in (lt, rt)):
+                    raise self.fail(
+                        "42883", f"operator does not exist: {_type_display(lt)} {op} {_type_display(rt)}", node,
+                        hint="No operator matches the given name and argument types. You might need to add explicit type casts.",
+                    )  # fmt: skip
                 return regex_funcs.match_call(left, right, op), BOOL
             if op in (
                 "=",
