@@ -371,7 +371,8 @@ def _format_batch(
     for i, ct in enumerate(ctypes):
         col = batch.column(i)
         vals = encode_text_arrow(ct, col, extra_float_digits=extra_float_digits, bytea_output=bytea_output)
-        alphabet = output_alphabet(ct, col.type)
+        # (bytea's alphabet is its hex form's: the escape form has backslashes anywhere)
+        alphabet = None if ct.base.name == "bytea" and bytea_output != "hex" else output_alphabet(ct, col.type)
         if opts.format == "text":
             vals = _escape_text_column(vals, opts.delim, alphabet)
         else:

@@ -267,3 +267,20 @@ def test_decode_of_any_text(clients: tuple[Client, Client], text: str, fmt: str)
     ref, got = clients
     sql = f"SELECT decode({_lit(text)}, '{fmt}')"
     assert got(sql) == ref(sql)
+
+
+def test_copy_to_with_bytea_output_escape(pg15: PgCluster, proxy: ProxyServer) -> None:
+    """COPY TO prints bytea as the session's bytea_output has it, then COPY-escapes it."""
+    import psycopg
+
+    outputs = []
+    for dsn in (pg15.dsn(), proxy.dsn()):
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("SET bytea_output = escape")
+            got = []
+            for fmt in ("", " WITH (FORMAT csv)"):
+                sql = "COPY (SELECT '\\x00ff5c41'::bytea, ARRAY['\\x5c'::bytea]) TO STDOUT" + fmt
+                with conn.cursor().copy(sql) as copy:
+                    got.append(b"".join(bytes(chunk) for chunk in copy))
+            outputs.append(got)
+    assert outputs[1] == outputs[0]
