@@ -353,7 +353,12 @@ def _chunks(rows: pa.Array, target: int = CHUNK_BYTES) -> Iterator[bytes]:
 
 
 def _format_batch(
-    batch: pa.RecordBatch, ctypes: Sequence[ColumnType], opts: CopyOptions, forced: set[int], extra_float_digits: int = 1
+    batch: pa.RecordBatch,
+    ctypes: Sequence[ColumnType],
+    opts: CopyOptions,
+    forced: set[int],
+    extra_float_digits: int = 1,
+    bytea_output: str = "hex",
 ) -> pa.Array:
     ncols = len(ctypes)
     if opts.format == "binary":
@@ -365,8 +370,9 @@ def _format_batch(
     nul = pa.scalar(opts.null_print.encode(), B)
     for i, ct in enumerate(ctypes):
         col = batch.column(i)
-        vals = encode_text_arrow(ct, col, extra_float_digits=extra_float_digits)
-        alphabet = output_alphabet(ct, col.type)
+        vals = encode_text_arrow(ct, col, extra_float_digits=extra_float_digits, bytea_output=bytea_output)
+        # (bytea's alphabet is its hex form's: the escape form has backslashes anywhere)
+        alphabet = None if ct.base.name == "bytea" and bytea_output != "hex" else output_alphabet(ct, col.type)
         if opts.format == "text":
             vals = _escape_text_column(vals, opts.delim, alphabet)
         else:
@@ -395,9 +401,11 @@ def encode_copy(
     chunk_bytes: int = CHUNK_BYTES,
     batch_rows: int = BATCH_ROWS,
     extra_float_digits: int = 1,
+    bytea_output: str = "hex",
 ) -> Iterator[bytes]:
     """COPY TO STDOUT data, byte-identical to PostgreSQL's, in CopyData-sized chunks
-    (floats in text and CSV as the session's ``extra_float_digits`` prints them).
+    (floats in text and CSV as the session's ``extra_float_digits`` prints them, bytea as its
+    ``bytea_output``).
 
     ``table`` may be a stream of record batches (then ``names`` names its columns): the
     output is produced as they arrive, so memory stays bounded whatever the row count.
@@ -436,7 +444,7 @@ def encode_copy(
     for batch in batches:
         if batch.num_rows == 0:
             continue
-        rows = _format_batch(batch, ctypes, opts, forced, extra_float_digits)
+        rows = _format_batch(batch, ctypes, opts, forced, extra_float_digits, bytea_output)
         for chunk in _chunks(rows, chunk_bytes):
             if pending:
                 chunk = pending + chunk

@@ -57,14 +57,17 @@ def _chunks(arr: ArrayLike) -> list[pa.Array]:
     return [arr]
 
 
-def text_encoder(ctype: ColumnType, extra_float_digits: int = 1) -> Encoder:
+def text_encoder(ctype: ColumnType, extra_float_digits: int = 1, bytea_output: str = "hex") -> Encoder:
     """PostgreSQL's text output (typoutput) of every element; None for NULL. Floats as
-    float4out and float8out print them under the session's ``extra_float_digits``."""
+    float4out and float8out print them under the session's ``extra_float_digits``, bytea
+    as byteaout under its ``bytea_output``."""
 
     def encode(arr: ArrayLike) -> list[bytes | None]:
         out: list[bytes | None] = []
         for chunk in _chunks(arr):
-            out.extend(encode_text_arrow(ctype, chunk, extra_float_digits=extra_float_digits).to_pylist())
+            out.extend(
+                encode_text_arrow(ctype, chunk, extra_float_digits=extra_float_digits, bytea_output=bytea_output).to_pylist()
+            )
         return out
 
     return encode

@@ -120,6 +120,25 @@ def _bytea(arr: pa.Array) -> pa.Array:
     return from_parts(out_offs, out, valid_mask(arr))
 
 
+def bytea_escape_one(b: bytes) -> bytes:
+    """byteaout's escape format: a backslash doubled, a byte outside 0x20..0x7e as ``\\ooo``."""
+    out = bytearray()
+    for c in b:
+        if c == 0x5C:
+            out += b"\\\\"
+        elif c < 0x20 or c > 0x7E:
+            out += b"\\%03o" % c
+        else:
+            out.append(c)
+    return bytes(out)
+
+
+def bytea_escape_text(arr: pa.Array) -> pa.Array:
+    """Every value's byteaout text under ``bytea_output = escape``."""
+    arr = as_binary(arr) if not pa.types.is_fixed_size_binary(arr.type) else arr.cast(B)
+    return pa.array([None if v is None else bytea_escape_one(v) for v in arr.to_pylist()], B)
+
+
 # ---------------------------------------------------------------------------- floats
 
 
@@ -714,7 +733,7 @@ def quote_array_elements(vals: pa.Array) -> pa.Array:
     return pc.replace_with_mask(vals, pa.array(mask), quoted)
 
 
-def _array(arr: pa.Array, elem: ColumnType, extra_float_digits: int = 1) -> pa.Array:
+def _array(arr: pa.Array, elem: ColumnType, extra_float_digits: int = 1, bytea_output: str = "hex") -> pa.Array:
     t = arr.type
     if pa.types.is_fixed_size_list(t):
         arr = arr.cast(pa.list_(t.value_type))
@@ -726,9 +745,11 @@ def _array(arr: pa.Array, elem: ColumnType, extra_float_digits: int = 1) -> pa.A
     values = arr.values
     vt = values.type
     if pa.types.is_list(vt) or pa.types.is_large_list(vt) or pa.types.is_fixed_size_list(vt):
-        enc = _array(values, elem, extra_float_digits)  # a multi-dimensional array: sub-arrays are never quoted
+        enc = _array(values, elem, extra_float_digits, bytea_output)  # a multi-dimensional array: sub-arrays are never quoted
     else:
-        enc = quote_array_elements(encode_text_arrow(elem, values, extra_float_digits=extra_float_digits))
+        enc = quote_array_elements(
+            encode_text_arrow(elem, values, extra_float_digits=extra_float_digits, bytea_output=bytea_output)
+        )
     enc = enc.fill_null(_s(b"NULL"))
     lists = pa.ListArray.from_arrays(
         pa.array(offs.astype(np.int32)), enc.view(pa.string()), mask=pa.array(~valid_mask(arr))
@@ -858,9 +879,12 @@ def _is_list(t: pa.DataType) -> bool:
     return pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)
 
 
-def encode_text_arrow(ctype: ColumnType, arr: pa.Array | pa.ChunkedArray, *, extra_float_digits: int = 1) -> pa.Array:
+def encode_text_arrow(
+    ctype: ColumnType, arr: pa.Array | pa.ChunkedArray, *, extra_float_digits: int = 1, bytea_output: str = "hex"
+) -> pa.Array:
     """Text of every element as a binary array (null where the input is null); floats as
-    the session's ``extra_float_digits`` has float4out and float8out print them."""
+    the session's ``extra_float_digits`` has float4out and float8out print them, bytea as
+    its ``bytea_output`` (``hex`` or ``escape``) has byteaout print them."""
     arr = combine(arr)
     if pa.types.is_null(arr.type):
         return _empty_result(len(arr))
@@ -868,11 +892,11 @@ def encode_text_arrow(ctype: ColumnType, arr: pa.Array | pa.ChunkedArray, *, ext
     if name == "text" and pa.types.is_struct(arr.type) and not ctype.is_array:
         from decoding.pgvalues.record import record_text  # a row value: record_out
 
-        return record_text(arr, extra_float_digits)
+        return record_text(arr, extra_float_digits, bytea_output)
     if ctype.is_array or _is_list(arr.type):
         if not _is_list(arr.type):
             raise TypeError(f"{ctype.sql_name()} needs a list array, got {arr.type}")
-        return _array(arr, ColumnType(ctype.base, ctype.typmod), extra_float_digits)
+        return _array(arr, ColumnType(ctype.base, ctype.typmod), extra_float_digits, bytea_output)
     if name == "bool" and not pa.types.is_boolean(arr.type):
         return _integer(arr)
     if name in ("int2", "int4", "int8") and not (
@@ -885,6 +909,8 @@ def encode_text_arrow(ctype: ColumnType, arr: pa.Array | pa.ChunkedArray, *, ext
         arr = arr.cast(pa.timestamp("us")).cast(pa.date32())
     if name in ("timestamp", "timestamptz") and pa.types.is_date(arr.type):
         arr = arr.cast(pa.timestamp("us"))
+    if name == "bytea" and bytea_output == "escape":
+        return bytea_escape_text(arr)
     if name in ("float4", "float8") and extra_float_digits != 1:
         return _float(arr, name == "float4", extra_float_digits)
     return _SCALAR[name](arr)

@@ -27,7 +27,7 @@ from psycopg.adapt import Loader
 
 from tests.pgcluster import PgCluster
 from walsender_proxy.lake import Lake, LakeSettings, PubTable
-from walsender_proxy.sql import pgcatalog
+from walsender_proxy.sql import literals, pgcatalog
 from walsender_proxy.sql.pgcatalog import (
     CatalogBinding,
     CatalogSnapshot,
@@ -330,6 +330,7 @@ class Emulation:
         )
         self.snapshot = CatalogSnapshot.build(self.lake.catalog, self.server)
         self.con = duckdb.connect()
+        literals.install(self.con)  # (the UDFs rewritten SQL calls: the regex operators')
         self.binding = CatalogBinding(self.con)
         self.oid_names = {int(o): n for o, n in self.run(OID_MAP_SQL).rows if o is not None}
         self.name_oids = {n: o for o, n in self.oid_names.items()}

@@ -21,7 +21,7 @@ from decoding.catalog import Catalog, Column, Publication, PublicationTable, Tab
 from decoding.errors import PgError
 from decoding.pgtypes import parse_type
 from walsender_proxy.backend.settings import show_value
-from walsender_proxy.sql import pgcatalog
+from walsender_proxy.sql import literals, pgcatalog
 from walsender_proxy.sql.pgcatalog import (
     CatalogBinding,
     CatalogSnapshot,
@@ -116,6 +116,7 @@ SESSION = SessionInfo(user="postgres", database="postgres", application_name="te
 class Session:
     def __init__(self, session: SessionInfo = SESSION) -> None:
         self.con = duckdb.connect()
+        literals.install(self.con)  # (the UDFs rewritten SQL calls: SIMILAR TO's, casts')
         self.snapshot = CatalogSnapshot.build(CATALOG, SERVER)
         self.binding = CatalogBinding(self.con)
         self.session = session

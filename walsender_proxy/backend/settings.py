@@ -479,7 +479,7 @@ GUCS: dict[str, Guc] = {
         Guc("transaction_read_only", "off", settable=False),
         Guc("search_path", '"$user", public'),
         Guc("extra_float_digits", "1"),  # (-15 .. 3, every one printed as PostgreSQL prints it)
-        Guc("bytea_output", "hex", only=("hex",)),
+        Guc("bytea_output", "hex"),  # (hex or escape, each printed as byteaout prints it)
         Guc("statement_timeout", "0"),
         Guc("lock_timeout", "0"),
         Guc("deadlock_timeout", "1000"),
@@ -564,7 +564,11 @@ def _validated(g: Guc, value: str, current: str | None = None, reset: str | None
         return g.check(value)
     canon = canonical_value(g.name, value)
     if g.only is not None and canon not in g.only:
-        raise _invalid(g.name, value, detail=f"The proxy supports {', '.join(g.only)} only.")
+        # (a value PostgreSQL accepts: a refusal, not its 22023)
+        raise PgError(
+            "0A000", f'{g.name} = {canon} is not supported by walsender-proxy',
+            detail=f"The proxy supports {', '.join(g.only)} only.",
+        )  # fmt: skip
     return canon
 
 

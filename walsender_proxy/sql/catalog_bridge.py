@@ -179,6 +179,7 @@ def rewrite_and_register(
         date_order=ex.settings.date_order(),
         literal_date_order=literal_date_order,
         extra_float_digits=int(ex.settings.get("extra_float_digits")),
+        bytea_output=str(ex.settings.get("bytea_output")),
     )
     # set_config takes effect at once: current_setting() in the same statement sees it.
     for name, value, is_local in rw.set_configs:

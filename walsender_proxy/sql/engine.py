@@ -802,7 +802,10 @@ class Engine:
         # Streamed batch by batch: memory stays bounded by a batch, whatever the row count;
         # the next chunks are made while the current ones are sent.
         chunks = ReadAhead(
-            encode_copy(counted(), ctypes, fmt, names=[c.name for c in columns], extra_float_digits=float_digits(self.ex), **opts)
+            encode_copy(
+                counted(), ctypes, fmt, names=[c.name for c in columns], extra_float_digits=float_digits(self.ex),
+                bytea_output=bytea_output(self.ex), **opts,
+            )
         )
         return CopyOut(fmt == "binary", len(columns), chunks, lambda: counter["n"])
 
@@ -1135,15 +1138,20 @@ def float_digits(ex: SessionState) -> int:
     return int(ex.settings.get("extra_float_digits"))
 
 
+def bytea_output(ex: SessionState) -> str:
+    """The session's bytea_output: how byteaout prints its bytea values (hex or escape)."""
+    return str(ex.settings.get("bytea_output"))
+
+
 def encode_rows(rows: Rows, formats: list[int], ex: SessionState) -> Iterator[tuple[bytes, int]]:
     """DataRow bytes, a batch at a time, encoded column by column."""
     from decoding.pgvalues import text_encoder
 
     encoders = []
-    digits = float_digits(ex)
+    digits, byteas = float_digits(ex), bytea_output(ex)
     for i, c in enumerate(rows.columns):
         fmt = formats[0] if len(formats) == 1 else formats[i] if i < len(formats) else 0
-        encoders.append(column_binary_encoder(c) if fmt == 1 else text_encoder(c.type, digits))
+        encoders.append(column_binary_encoder(c) if fmt == 1 else text_encoder(c.type, digits, byteas))
     for batch in rows.batches:
         if ex.cancelled.is_set():
             raise PgError("57014", "canceling statement due to user request")
@@ -1202,12 +1210,12 @@ def fetch_portal(ex: SessionState, portal: Portal, max_rows: int) -> tuple[str, 
         f = portal.result_formats
         check_result_formats(f, len(rows.columns))
         encs = []
-        digits = float_digits(ex)
+        digits, byteas = float_digits(ex), bytea_output(ex)
         for i, c in enumerate(rows.columns):
             fmt = f[0] if len(f) == 1 else f[i] if i < len(f) else 0
             if fmt != 0 and fmt != 1:
                 raise PgError("22023", f"unsupported format code: {fmt}")
-            encs.append(column_binary_encoder(c) if fmt == 1 else text_encoder(c.type, digits))
+            encs.append(column_binary_encoder(c) if fmt == 1 else text_encoder(c.type, digits, byteas))
         portal.extra["encoders"] = encs
     budget = max_rows - portal.sent if max_rows > 0 else None
     out: list[bytes] = []

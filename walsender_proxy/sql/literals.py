@@ -48,6 +48,7 @@ from decoding.pgvalues import decode_text_arrow
 from decoding.pgvalues.textin import Num, numeric_parse, numeric_typmod
 from decoding.pgvalues.typmod import round_times
 from walsender_proxy.sql import (
+    bytea_text,
     datetime_make,
     float_aggs,
     float_math,
@@ -55,6 +56,7 @@ from walsender_proxy.sql import (
     numeric_exprs,
     numeric_math,
     numeric_text,
+    regex_funcs,
 )
 from walsender_proxy.sql.nodes import (
     bool_const,
@@ -587,6 +589,10 @@ def needs_output_call(ctype: ColumnType) -> bool:
 #: then. 1 to 3 all print the shortest exact text, as 1.
 FLOAT_DIGITS: ContextVar[int] = ContextVar("float_digits", default=1)
 _DIGITS_SUFFIX = "_digits"
+#: The bytea_output of the session whose statement is being rewritten (set by ``rewrite``):
+#: a bytea's cast to text prints as byteaout prints it then.
+BYTEA_OUTPUT: ContextVar[str] = ContextVar("bytea_output", default="hex")
+_ESCAPE_SUFFIX = "_escape"
 
 
 def output_call(arg: ast.Node, ctype: ColumnType) -> ast.Node:
@@ -598,6 +604,8 @@ def output_call(arg: ast.Node, ctype: ColumnType) -> ast.Node:
     digits = FLOAT_DIGITS.get()
     if ctype.base.name in ("float4", "float8") and digits <= 0:
         return call(fn + _DIGITS_SUFFIX, arg, int_const(digits))
+    if ctype.base.name == "bytea" and BYTEA_OUTPUT.get() == "escape":
+        return call(fn + _ESCAPE_SUFFIX, arg)
     return call(fn, arg)
 
 
@@ -645,6 +653,13 @@ def output_udfs() -> list[tuple[str, Callable[..., pa.Array], list[str], str]]:
         fn.__name__ = f"output_{ct.base.name}{'_array' if ct.is_array else ''}{_DIGITS_SUFFIX}"
         return fn
 
+    def make_escape(ct: ColumnType) -> Callable[..., pa.Array]:
+        def fn(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+            return encode_text_arrow(ct, values, bytea_output="escape").cast(pa.string())
+
+        fn.__name__ = f"output_{ct.base.name}{'_array' if ct.is_array else ''}{_ESCAPE_SUFFIX}"
+        return fn
+
     out = []
     for base in _BASES.values():
         for is_array in (False, True):
@@ -654,6 +669,8 @@ def output_udfs() -> list[tuple[str, Callable[..., pa.Array], list[str], str]]:
             arg = _UDF_RESULT[base.name] + ("[]" if is_array else "")
             name = OUTPUT_PREFIX + base.name + ("_array" if is_array else "")
             out.append((name, make(ct), [arg], "VARCHAR"))
+            if base.name == "bytea":
+                out.append((name + _ESCAPE_SUFFIX, make_escape(ct), [arg], "VARCHAR"))
             if base.name in ("float4", "float8"):
                 out.append((name + _DIGITS_SUFFIX, make_digits(ct), [arg, "INTEGER"], "VARCHAR"))
                 if is_array:
@@ -679,6 +696,8 @@ def install(con: Any) -> None:
         if name not in have:
             con.create_function(name, keep_errors(fn), args, ret, type="arrow", null_handling="special")
     formatting_udfs.install(con, have)
+    bytea_text.install(con, have)
+    regex_funcs.install(con, have)
     from walsender_proxy.sql import json_exprs, jsonb_edit, jsonb_ops
 
     jsonb_ops.install(con)

@@ -60,6 +60,7 @@ from decoding.pgvalues.textin import numeric_text_in
 from walsender_proxy.backend.settings import shown_once_set
 from walsender_proxy.sql import (
     agg_levels,
+    bytea_text,
     datetime_make,
     datetime_parts,
     float_aggs,
@@ -78,6 +79,7 @@ from walsender_proxy.sql import (
     numeric_text,
     pgcatalog,
     recursive_cte,
+    regex_funcs,
     views,
     window_frames,
 )
@@ -657,27 +659,6 @@ def parse_array_literal(text: str) -> list[str | None] | None:
             i = j
         i += 1
     return out
-
-
-def similar_to_regex(pattern: str) -> str:
-    """A SQL ``SIMILAR TO`` pattern as a regular expression (PostgreSQL's similar_to_escape)."""
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\" and i + 1 < len(pattern):
-            i += 1
-            out.append(re.escape(pattern[i]))
-        elif ch == "%":
-            out.append(".*")
-        elif ch == "_":
-            out.append(".")
-        elif ch in ".^$":
-            out.append("\\" + ch)
-        else:
-            out.append(ch)
-        i += 1
-    return "".join(out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1918,6 +1899,18 @@ class _Rewriter:
                 rf.alias = ast.Alias(aliasname=alias)
             if not given:
                 rf.alias.colnames = (_s(alias),)
+        elif name in ("regexp_matches", "regexp_split_to_table"):  # a set: the UDF's list, unnested in a subquery
+            if rf.ordinality:
+                raise self.fail("0A000", f"{name}() WITH ORDINALITY is not supported by walsender-proxy", call)
+            done = self._regex_call(name, list(zip(args, types, strict=True)), call)
+            assert done is not None
+            colname = given[0] if given else alias
+            scope.add(alias, _Rel([(colname, done[1])]))
+            return ast.RangeSubselect(
+                lateral=rf.lateral,
+                subquery=ast.SelectStmt(targetList=(ast.ResTarget(name=colname, val=done[0]),), op=SetOperation.SETOP_NONE),
+                alias=ast.Alias(aliasname=alias, colnames=(_s(colname),)),
+            )
         elif name in SERVER_RECORDS and name in self.server_udfs:
             # a record of the server's, e.g. SELECT * FROM pg_create_logical_replication_slot(…):
             # its UDF's STRUCT, taken apart into columns. The call sits in a MATERIALIZED CTE:
@@ -2937,9 +2930,14 @@ class _Rewriter:
                     return _call("list_append", left, right), lt
                 return _call("list_prepend", left, right), rt
             node.lexpr, node.rexpr = left, right
-            if op in ("~*", "!~*"):
-                self.needs.add("pgc_icase_guard")
-                node.lexpr = _call("pgc_icase_guard", left, copy.deepcopy(right))
+            if op in ("~", "!~", "~*", "!~*") and left is not None:
+                # PostgreSQL's ARE, not RE2's syntax and matching (pg_regex)
+                if not all(t is None or t.name in TEXTISH for t in (lt, rt)):
+                    raise self.fail(
+                        "42883", f"operator does not exist: {_type_display(lt)} {op} {_type_display(rt)}", node,
+                        hint="No operator matches the given name and argument types. You might need to add explicit type casts.",
+                    )  # fmt: skip
+                return regex_funcs.match_call(left, right, op), BOOL
             if op in (
                 "=",
                 "<>",
@@ -3025,6 +3023,19 @@ class _Rewriter:
         left, lt = self.expr(node.lexpr, scope)
         if lt is not None and lt.text_numeric:
             self._no_text_numeric(f"operator {op}", node, lt)
+        if lt is not None and lt.name == "bytea" and op in ("~~", "!~~"):  # bytealike: byte by byte
+            explicit = isinstance(node.rexpr, ast.FuncCall) and node.rexpr.funcname[-1].sval == "like_escape"
+            (pat, pt), (esc_node, et) = self.expr(pattern, scope), self.expr(escape if explicit else _str("\\x5c"), scope)
+            if explicit and pt == UNKNOWN and et == UNKNOWN:  # (like_escape(text, text) wins: bytea ~~ text)
+                pt = TEXT
+            pat, pt = _unknown_as(pat, pt or UNKNOWN, "bytea") if pt in (None, UNKNOWN) else (pat, pt)
+            esc_node, et = _unknown_as(esc_node, et or UNKNOWN, "bytea") if et in (None, UNKNOWN) else (esc_node, et)
+            if pt.name != "bytea" or et.name != "bytea":
+                shown = _type_display(pt if pt.name != "bytea" else TEXT)
+                raise self.fail("42883", f"operator does not exist: bytea {op} {shown}", node,
+                                hint="No operator matches the given name and argument types. You might need to add explicit type casts.")  # fmt: skip
+            liked: ast.Node = _call(bytea_text.LIKE_UDF, left, pat, esc_node)
+            return ast.BoolExpr(boolop=BoolExprType.NOT_EXPR, args=(liked,)) if op == "!~~" else liked
         plain = _str_const(pattern)
         right = self.expr(pattern, scope)[0]
         if plain is not None and "\\" not in plain and escape is not node.rexpr and isinstance(node.rexpr, ast.A_Const):
@@ -3386,16 +3397,13 @@ class _Rewriter:
 
     def _similar(self, node: ast.A_Expr, op: str, scope: _Scope) -> ast.Node:
         """``x SIMILAR TO 'pat'``: DuckDB reads the pattern as a regex, PostgreSQL as SQL."""
-        pat = node.rexpr
+        pat, escape = node.rexpr, None
         if isinstance(pat, ast.FuncCall) and pat.funcname[-1].sval == "similar_to_escape":
-            if len(pat.args or ()) != 1:
-                raise self.fail("0A000", "SIMILAR TO ... ESCAPE is not supported", node)
-            pat = pat.args[0]
-        text = _str_const(pat)
-        if text is None:
-            raise self.fail("0A000", "SIMILAR TO needs a constant pattern here", node)
+            pat, escape = pat.args[0], (pat.args[1] if len(pat.args or ()) > 1 else None)
         left = self.expr(node.lexpr, scope)[0]
-        call = _call("regexp_full_match", left, _str(similar_to_regex(text)))
+        right = self.expr(pat, scope)[0]
+        esc = self.expr(escape, scope)[0] if escape is not None else None
+        call = regex_funcs.similar_call(left, right, esc)
         if op == "!~":
             return ast.BoolExpr(boolop=BoolExprType.NOT_EXPR, args=(call,))
         return call
@@ -3430,6 +3438,49 @@ class _Rewriter:
         if len(names) > 2 or (len(names) == 2 and names[0] != "pg_catalog"):
             raise self._no_function(".".join(names), [], node)
         return names[-1].lower()
+
+    def _regex_call(self, name: str, pairs: list[tuple[ast.Node, T | None]], node: Any) -> tuple[ast.Node, T] | None:
+        """A regular-expression function (regex_funcs): its UDF call, PostgreSQL's 42883 for a
+        signature it lacks; None for substring() that is not its pattern form."""
+        types = [t.name if t is not None else None for _, t in pairs]
+        consts = [_str_const(a) if t == UNKNOWN else None for a, t in pairs]
+        try:
+            done = regex_funcs.rewrite(name, [a for a, _ in pairs], types, consts)
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, node, hint=e.hint) from None
+        if done is None:
+            if name == "substring":
+                return None
+            raise self._no_function(name, [t for _, t in pairs], node)
+        return done[0], T(done[1])
+
+    def _fixed_signature(
+        self, name: str, sigs: list[tuple[tuple[str, ...], str, Any]], pairs: list[tuple[ast.Node, T | None]], node: Any
+    ) -> tuple[ast.Node, T]:
+        """A call of a function of bytea_text (its signatures, each a UDF): a quoted literal
+        read as its parameter's type, arguments of a type without an implicit cast to it
+        refused with PostgreSQL's 42883."""
+        types = [t for _, t in pairs]
+        widths = {"int4": ("int2", "int4"), "int8": ("int2", "int4", "int8")}
+        for params, result, fn in sigs:
+            if len(params) != len(pairs):
+                continue
+            args: list[ast.Node] = []
+            for (a, t), want in zip(pairs, params, strict=True):
+                lit = _str_const(a) if t == UNKNOWN else None
+                if t is None or (t != UNKNOWN and (t.name == want or (want == "text" and t.name in TEXTISH))):
+                    args.append(a)
+                elif want in widths and t.name in widths[want]:
+                    args.append(_cast(a, "bigint" if want == "int8" else "integer"))
+                elif want in widths and lit is not None and re.fullmatch(r"\s*[+-]?\d{1,18}\s*", lit):
+                    args.append(_int(int(lit)))
+                elif t == UNKNOWN and want in ("text", "bytea"):
+                    args.append(_unknown_as(a, t, want)[0] if want == "bytea" else a)
+                else:
+                    break
+            else:
+                return _call(bytea_text.udf_name(fn), *args), T(result)
+        raise self._no_function(name, types, node)
 
     def _no_function(self, name: str, types: Sequence[T | None], node: Any) -> SqlError:
         if isinstance(node, ast.FuncCall):
@@ -3593,6 +3644,15 @@ class _Rewriter:
             if fmt_call is None:
                 raise self._no_function(name, types, node)
             return fmt_call[0], NUMERIC_TEXT if fmt_call[1] == "numeric" else T(fmt_call[1])
+        if (
+            name in bytea_text.SIGNATURES and node.over is None
+            and (name not in bytea_text.SHARED or (pairs and pairs[0][1] is not None and pairs[0][1].name == "bytea"))
+        ):  # encode.c's, unistr and bytea's string functions
+            return self._fixed_signature(name, bytea_text.SIGNATURES[name], pairs, node)
+        if name in regex_funcs.FUNCTIONS and node.over is None:  # regexp.c's, through pg_regex
+            regex_call = self._regex_call(name, pairs, node)
+            if regex_call is not None:
+                return regex_call
         if node.over is not None or name == "count" or name in window_frames.WINDOW_FUNCTIONS:
             try:
                 window_frames.window_call(name, node, name in PG15_FUNCTIONS)
@@ -3646,12 +3706,6 @@ class _Rewriter:
         if name in ("lag", "lead") and len(types) == 3 and _wider_default(types[0], types[2]):
             # (PostgreSQL's anycompatible makes both the common type; DuckDB casts the default)
             raise self.fail("0A000", f"{name}() with a default of another type than its value is not supported by walsender-proxy", node)
-        if name in ("regexp_split_to_array", "regexp_split_to_table"):
-            if len(args) != 2:  # (flags are PostgreSQL's ARE options, not RE2's)
-                raise self.fail("0A000", f"{name}() with flags is not supported by walsender-proxy", node)
-            self.needs.add("pgc_split_guard")
-            args = [_call("pgc_split_guard", args[0], args[1]), args[1]]
-            node.args = tuple(args)
         if name == "string_to_array" and len(args) in (2, 3):
             target = f"pgc_string_to_array{len(args)}"
             self.needs.add(target)
@@ -4328,6 +4382,7 @@ def rewrite(
     date_order: str = "MDY",
     extra_float_digits: int = 1,
     literal_date_order: str | None = None,
+    bytea_output: str = "hex",
 ) -> Rewritten:
     """One PostgreSQL query (SELECT, VALUES, WITH …, or ``COPY (query) TO STDOUT``) for DuckDB.
 
@@ -4342,6 +4397,7 @@ def rewrite(
     ``param_types`` the lake types of the ``$n`` the server knows; ``date_order`` the
     session's DateStyle field order, in which date and timestamp literals are read;
     ``extra_float_digits`` the session's, which a float's cast to text follows;
+    ``bytea_output`` the session's, which a bytea's cast to text follows;
     ``literal_date_order`` the order literals are read in instead, for a prepared
     statement parsed under another DateStyle (:func:`literals.date_order`).
     Raises :class:`SqlError` (a PgError) with PostgreSQL's SQLSTATE, message and position.
@@ -4351,8 +4407,9 @@ def rewrite(
     udfs = server_udfs or {}
     digits = min(extra_float_digits, 1)  # (the session's: floats cast to text print so)
     literals.FLOAT_DIGITS.set(digits)
+    literals.BYTEA_OUTPUT.set(bytea_output)
     orders = date_order if literal_date_order in (None, date_order) else f"{literal_date_order}:{date_order}"
-    key = (sql, text_params, param_types, orders, digits) if not udfs else None
+    key = (sql, text_params, param_types, orders, digits, bytea_output) if not udfs else None
     if key is not None:
         with _CACHE_LOCK:
             hit = _CACHE.get(key)
