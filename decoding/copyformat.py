@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from decoding import pgtz
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType
 from decoding.pgvalues import (
@@ -353,7 +354,8 @@ def _chunks(rows: pa.Array, target: int = CHUNK_BYTES) -> Iterator[bytes]:
 
 
 def _format_batch(
-    batch: pa.RecordBatch, ctypes: Sequence[ColumnType], opts: CopyOptions, forced: set[int], extra_float_digits: int = 1
+    batch: pa.RecordBatch, ctypes: Sequence[ColumnType], opts: CopyOptions, forced: set[int], extra_float_digits: int = 1,
+    zone: pgtz.Zone | None = None,
 ) -> pa.Array:
     ncols = len(ctypes)
     if opts.format == "binary":
@@ -365,7 +367,7 @@ def _format_batch(
     nul = pa.scalar(opts.null_print.encode(), B)
     for i, ct in enumerate(ctypes):
         col = batch.column(i)
-        vals = encode_text_arrow(ct, col, extra_float_digits=extra_float_digits)
+        vals = encode_text_arrow(ct, col, extra_float_digits=extra_float_digits, zone=zone)
         alphabet = output_alphabet(ct, col.type)
         if opts.format == "text":
             vals = _escape_text_column(vals, opts.delim, alphabet)
@@ -395,9 +397,11 @@ def encode_copy(
     chunk_bytes: int = CHUNK_BYTES,
     batch_rows: int = BATCH_ROWS,
     extra_float_digits: int = 1,
+    zone: pgtz.Zone | None = None,
 ) -> Iterator[bytes]:
     """COPY TO STDOUT data, byte-identical to PostgreSQL's, in CopyData-sized chunks
-    (floats in text and CSV as the session's ``extra_float_digits`` prints them).
+    (floats in text and CSV as the session's ``extra_float_digits`` prints them,
+    timestamptz in its ``zone``).
 
     ``table`` may be a stream of record batches (then ``names`` names its columns): the
     output is produced as they arrive, so memory stays bounded whatever the row count.
@@ -436,7 +440,7 @@ def encode_copy(
     for batch in batches:
         if batch.num_rows == 0:
             continue
-        rows = _format_batch(batch, ctypes, opts, forced, extra_float_digits)
+        rows = _format_batch(batch, ctypes, opts, forced, extra_float_digits, zone)
         for chunk in _chunks(rows, chunk_bytes):
             if pending:
                 chunk = pending + chunk

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 
 import pyarrow as pa
 
+from decoding import pgtz
 from decoding.pgtypes import ColumnType
 from decoding.pgvalues._duck import pg_type_for_duckdb
 from decoding.pgvalues._types import column_type
@@ -57,14 +58,15 @@ def _chunks(arr: ArrayLike) -> list[pa.Array]:
     return [arr]
 
 
-def text_encoder(ctype: ColumnType, extra_float_digits: int = 1) -> Encoder:
+def text_encoder(ctype: ColumnType, extra_float_digits: int = 1, zone: pgtz.Zone | None = None) -> Encoder:
     """PostgreSQL's text output (typoutput) of every element; None for NULL. Floats as
-    float4out and float8out print them under the session's ``extra_float_digits``."""
+    float4out and float8out print them under the session's ``extra_float_digits``,
+    timestamptz in its ``zone`` (None: UTC)."""
 
     def encode(arr: ArrayLike) -> list[bytes | None]:
         out: list[bytes | None] = []
         for chunk in _chunks(arr):
-            out.extend(encode_text_arrow(ctype, chunk, extra_float_digits=extra_float_digits).to_pylist())
+            out.extend(encode_text_arrow(ctype, chunk, extra_float_digits=extra_float_digits, zone=zone).to_pylist())
         return out
 
     return encode

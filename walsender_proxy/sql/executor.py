@@ -53,6 +53,7 @@ from walsender_proxy.sql.engine import Engine, check_result_formats, param_recei
 from walsender_proxy.sql.param_context import FindTable, context_param_types
 from walsender_proxy.sql.portals import Portal, Prepared
 from walsender_proxy.sql.sequences import SessionSequences
+from walsender_proxy.sql.session_zone import timezone_interval
 from walsender_proxy.sql.udf_errors import udf_error
 
 USER_REQUEST = "user request"
@@ -442,7 +443,7 @@ class Executor:
         types = list(param_types)
         if (nparams and not all(types[:nparams])) or len(types) < nparams:
             types = context_param_types(node, types, nparams, self._table_finder())
-        self.statements[name] = Prepared(name, text, node, types, nparams, unused, date_order=self.settings.date_order())
+        self.statements[name] = Prepared(name, text, node, types, nparams, unused, date_order=self.settings.datetime_input())
 
     def _table_finder(self) -> FindTable:
         """User tables by (schema, name) as a statement parsed now resolves them."""
@@ -482,7 +483,7 @@ class Executor:
             # Describe reported a parameter it could not place as text (PostgreSQL's type
             # for an unknown one): a driver that sends it in binary sends text's bytes.
             oids = [o or (25 if (formats[0] if len(formats) == 1 else formats[i] if i < len(formats) else 0) == 1 else 0) for i, o in enumerate(oids)]
-        order = self.settings.date_order()
+        order = self.settings.datetime_input()
         values = self.engine.decode_params(st, formats, params, oids, order)
         if st.unused:
             values.unused = st.unused
@@ -594,7 +595,7 @@ class Executor:
         detail = None
         formats, raw = p.extra.get("log_parameters", ((), ()))
         if raw:
-            texts = statement_log.parameter_texts(p.stmt.param_types, formats, raw, self.settings.date_order())
+            texts = statement_log.parameter_texts(p.stmt.param_types, formats, raw, self.settings.datetime_input())
             detail = logs.parameters_detail(texts, self.settings.number("log_parameter_max_length"))
         logs.log_statement(log, self.log_session, f"{verb} {name}{portal}: {p.stmt.text}", detail)
 
@@ -1037,6 +1038,8 @@ class Executor:
             value = ", ".join(_arg_text(a) for a in s.args or ())
         if name.lower() == "timezone" and s.kind == K.VAR_SET_CURRENT:
             value = None
+        elif name.lower() == "timezone" and s.args and isinstance(s.args[0], ast.TypeCast):
+            value = timezone_interval(s.args[0])
         local = bool(s.is_local)
         if local and not self.explicit:
             yield Notice("WARNING", "25P01", "SET LOCAL can only be used in transaction blocks")

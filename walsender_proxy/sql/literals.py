@@ -41,6 +41,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pglast import ast
 
+from decoding import pgtz
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, base_types
 from decoding.pgvalues import _calendar as cal
@@ -55,6 +56,7 @@ from walsender_proxy.sql import (
     numeric_exprs,
     numeric_math,
     numeric_text,
+    session_zone,
 )
 from walsender_proxy.sql.nodes import (
     bool_const,
@@ -587,6 +589,8 @@ def needs_output_call(ctype: ColumnType) -> bool:
 #: then. 1 to 3 all print the shortest exact text, as 1.
 FLOAT_DIGITS: ContextVar[int] = ContextVar("float_digits", default=1)
 _DIGITS_SUFFIX = "_digits"
+#: timestamptz_out in a session zone other than UTC, named by the UDF's second argument.
+_ZONE_SUFFIX = "_zone"
 
 
 def output_call(arg: ast.Node, ctype: ColumnType) -> ast.Node:
@@ -596,6 +600,9 @@ def output_call(arg: ast.Node, ctype: ColumnType) -> ast.Node:
         return numeric_exprs.decimal_text(arg)  # (a DuckDB expression, no UDF)
     fn = OUTPUT_PREFIX + ctype.base.name + ("_array" if ctype.is_array else "")
     digits = FLOAT_DIGITS.get()
+    zone = session_zone.ZONE.get()
+    if ctype.base.name == "timestamptz" and zone:
+        return call(fn + _ZONE_SUFFIX, arg, str_const(zone))  # (the session's TimeZone, not UTC)
     if ctype.base.name in ("float4", "float8") and digits <= 0:
         return call(fn + _DIGITS_SUFFIX, arg, int_const(digits))
     return call(fn, arg)
@@ -645,6 +652,14 @@ def output_udfs() -> list[tuple[str, Callable[..., pa.Array], list[str], str]]:
         fn.__name__ = f"output_{ct.base.name}{'_array' if ct.is_array else ''}{_DIGITS_SUFFIX}"
         return fn
 
+    def make_zone(ct: ColumnType) -> Callable[..., pa.Array]:
+        def fn(values: pa.Array | pa.ChunkedArray, zone: pa.Array) -> pa.Array:
+            z = pgtz.zone_of(str(zone[0].as_py())) if len(zone) else pgtz.UTC_ZONE  # (a constant)
+            return encode_text_arrow(ct, values, zone=z).cast(pa.string())
+
+        fn.__name__ = f"output_{ct.base.name}{'_array' if ct.is_array else ''}{_ZONE_SUFFIX}"
+        return fn
+
     out = []
     for base in _BASES.values():
         for is_array in (False, True):
@@ -654,6 +669,8 @@ def output_udfs() -> list[tuple[str, Callable[..., pa.Array], list[str], str]]:
             arg = _UDF_RESULT[base.name] + ("[]" if is_array else "")
             name = OUTPUT_PREFIX + base.name + ("_array" if is_array else "")
             out.append((name, make(ct), [arg], "VARCHAR"))
+            if base.name == "timestamptz":
+                out.append((name + _ZONE_SUFFIX, make_zone(ct), [arg, "VARCHAR"], "VARCHAR"))
             if base.name in ("float4", "float8"):
                 out.append((name + _DIGITS_SUFFIX, make_digits(ct), [arg, "INTEGER"], "VARCHAR"))
                 if is_array:

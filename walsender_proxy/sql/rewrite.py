@@ -78,6 +78,7 @@ from walsender_proxy.sql import (
     numeric_text,
     pgcatalog,
     recursive_cte,
+    session_zone,
     window_frames,
 )
 from walsender_proxy.sql.nodes import bool_const as _bool
@@ -2331,6 +2332,10 @@ class _Rewriter:
         if op in (SQLValueFunctionOp.SVFOP_CURRENT_TIMESTAMP, SQLValueFunctionOp.SVFOP_CURRENT_TIMESTAMP_N):
             return clock, T("timestamptz")
         if op in as_type:
+            if as_type[op] == "timetz":
+                session_zone.refuse_outside_utc("CURRENT_TIME")
+            if as_type[op] == "time":  # (DuckDB's ICU has no cast from TIMESTAMPTZ to TIME)
+                clock = _cast(clock, "timestamp")
             return _cast(clock, as_type[op]), T(as_type[op])
         types = {
             SQLValueFunctionOp.SVFOP_CURRENT_DATE: "date",
@@ -2554,6 +2559,10 @@ class _Rewriter:
             )
             return out, T(target)
         duck = _duck_type(target, node.typeName, typmods)
+        if t is not None and t.name == "timestamptz" and target in ("time", "timetz"):
+            if target == "timetz":
+                session_zone.refuse_outside_utc("a cast to time with time zone")
+            arg = _cast(arg, "timestamp")  # (the wall clock; DuckDB's ICU has no TIMESTAMPTZ to TIME)
         if isinstance(duck, tuple):
             return _cast(arg, duck[0], typmods=duck[1]), T(target)
         if target in ("timestamp", "timestamptz", "time") and typmods and 0 <= typmods[0] < 6:
@@ -3785,7 +3794,7 @@ class _Rewriter:
             if key is not None:
                 self.set_configs.append((key, value, is_local))
                 if value is not None:
-                    return _str(shown_once_set(key, value, literals.current_date_order())), ret
+                    return _str(shown_once_set(key, value, literals.current_date_order().partition(" ")[0])), ret
             return _cast(args[1], "varchar"), ret
         if special == "false":
             return _bool(False), ret
@@ -4209,6 +4218,7 @@ def rewrite(
     udfs = server_udfs or {}
     digits = min(extra_float_digits, 1)  # (the session's: floats cast to text print so)
     literals.FLOAT_DIGITS.set(digits)
+    session_zone.ZONE.set(date_order.partition(" ")[2])
     orders = date_order if literal_date_order in (None, date_order) else f"{literal_date_order}:{date_order}"
     key = (sql, text_params, param_types, orders, digits) if not udfs else None
     if key is not None:

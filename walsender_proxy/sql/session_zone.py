@@ -1,0 +1,84 @@
+"""The session TimeZone where SQL meets it: ``SET TIME ZONE INTERVAL …`` as guc.c
+flattens it, and the zone DuckDB's ICU functions compute in for a session.
+
+DuckDB follows its own ``TimeZone`` per connection (each session has its own cursor):
+casts between timestamptz and timestamp or date, ``date_trunc``, ``+ interval`` and
+``generate_series`` over timestamptz run in it. A zone of the tz database is given by
+name; a fixed offset of whole hours as ``Etc/GMT∓h`` (whose sign is POSIX's, as
+PostgreSQL's ``UTC+3`` is); a fixed offset ICU has no zone for (``10.5``) has none, and
+the statements that need one are refused (:func:`duck_zone`).
+"""
+
+from __future__ import annotations
+
+import re
+from contextvars import ContextVar
+
+from pglast import ast
+
+from decoding import pgtz
+from decoding.errors import PgError
+from decoding.pgtypes import parse_type
+from decoding.pgvalues import encode_text_arrow
+from decoding.pgvalues._dtin import interval_in
+
+#: The TimeZone of the session whose statement is being rewritten, as SHOW gives it; ""
+#: for UTC (set by ``rewrite`` for each statement, as ``literals.FLOAT_DIGITS``).
+ZONE: ContextVar[str] = ContextVar("session_zone", default="")
+
+
+def refuse_outside_utc(what: str) -> None:
+    """0A000 for ``what`` when the session's TimeZone is not UTC: what the proxy computes
+    in UTC only."""
+    if ZONE.get():
+        raise PgError("0A000", f"{what} under TimeZone {ZONE.get()!r} is not supported by walsender-proxy")
+
+
+#: interval typmod range bits (datetime.h INTERVAL_MASK): HOUR, MINUTE, SECOND.
+_HOUR, _MINUTE, _SECOND = 1 << 10, 1 << 11, 1 << 12
+_FULL_RANGE = 0x7FFF
+
+
+def timezone_interval(tc: ast.TypeCast) -> str:
+    """``SET TIME ZONE INTERVAL '…' [HOUR [TO MINUTE|SECOND]]`` as flatten_set_variable_args
+    makes it: ``INTERVAL '<interval_out>'`` of the value read with its range. A range that
+    changes how the text is read (``INTERVAL '5' HOUR``, ``MINUTE TO SECOND``) is refused."""
+    arg = tc.arg
+    text = arg.val.sval if isinstance(arg, ast.A_Const) and hasattr(arg.val, "sval") else None
+    if text is None:
+        raise PgError("0A000", "SET TIME ZONE with this interval is not supported by walsender-proxy")
+    months, days, us = interval_in(text)
+    mods = [m.val.ival for m in tc.typeName.typmods or () if isinstance(m, ast.A_Const) and hasattr(m.val, "ival")]
+    rng = mods[0] if mods else _FULL_RANGE
+    if len(mods) > 1 and rng != _FULL_RANGE:
+        raise PgError("0A000", "SET TIME ZONE with an interval precision is not supported by walsender-proxy")
+    if rng != _FULL_RANGE:
+        if rng not in (_HOUR, _HOUR | _MINUTE, _HOUR | _MINUTE | _SECOND) or not re.search(r"[:a-zA-Z]", text):
+            raise PgError("0A000", "SET TIME ZONE with this interval range is not supported by walsender-proxy")
+        unit = {_HOUR: 3_600_000_000, _HOUR | _MINUTE: 60_000_000}.get(rng)
+        if unit is not None:
+            us = int(us / unit) * unit  # (AdjustIntervalForTypmod truncates toward zero)
+    shown = _interval_text(months, days, us)
+    return f"INTERVAL '{shown}'"
+
+
+def _interval_text(months: int, days: int, us: int) -> str:
+    import pyarrow as pa
+
+    ct = parse_type("interval")
+    arr = pa.array([{"months": months, "days": days, "microseconds": us}], ct.arrow)
+    out = encode_text_arrow(ct, arr).to_pylist()[0]
+    return out.decode() if isinstance(out, bytes) else str(out)
+
+
+def duck_zone(zone: pgtz.Zone) -> str | None:
+    """The name DuckDB's ICU knows ``zone`` by, or None when it has none."""
+    if zone.key is not None:
+        return zone.key
+    fixed = zone.fixed or 0
+    if fixed == 0:
+        return "UTC"
+    if fixed % 3600 == 0 and -12 <= fixed // 3600 <= 14:
+        h = fixed // 3600
+        return f"Etc/GMT{-h:+d}"
+    return None
