@@ -184,19 +184,32 @@ def parse_setting(value: str, interval_seconds: int | None = None) -> Zone:
         raise PgError(
             "22023", f'time zone "{value}" appears to use leap seconds', detail="PostgreSQL does not support leap seconds."
         )
-    p = _POSIX.fullmatch(upper)
-    if p is not None:
-        h, mi, s = int(p["h"]), int(p["m"] or 0), int(p["s"] or 0)
-        if h > 167 or mi > 59 or s > 60:
+    if _POSIX.fullmatch(upper) is not None:
+        posix = posix_zone(upper)
+        if posix is None:
             raise _invalid(value)
-        west = (h * 3600 + mi * 60 + s) * (-1 if p["sign"] == "-" else 1)
-        return Zone(upper, fixed=-west)
+        return posix
     if _POSIX_DST.match(upper):
         raise PgError(
             "0A000",
             f'time zone "{value}" (a POSIX time zone rule with daylight-saving time) is not supported by walsender-proxy',
         )
     raise _invalid(value)
+
+
+def posix_zone(name: str) -> Zone | None:
+    """A POSIX-style zone of a standard name and an offset in hours west (``GMT+8``,
+    ``UTC-3``, ``<+05>-5``) as a time zone name in date/time input reads it (pg_tzset's
+    tzparse), or None."""
+    upper = name.upper()
+    p = _POSIX.fullmatch(upper)
+    if p is None:
+        return None
+    h, mi, s = int(p["h"]), int(p["m"] or 0), int(p["s"] or 0)
+    if h > 167 or mi > 59 or s > 60:
+        return None
+    west = (h * 3600 + mi * 60 + s) * (-1 if p["sign"] == "-" else 1)
+    return Zone(upper, fixed=-west)
 
 
 def _fixed(name: str) -> int | None:

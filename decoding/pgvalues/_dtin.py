@@ -808,7 +808,7 @@ def decode_datetime(s: str, with_tz: bool, date_order: str = "MDY") -> _Decoded:
                     _, tmask = _decode_number_field(cp, f[:cp], fmask, tm, st)
                     tmask |= M(TZ)
                 else:
-                    if _zone(f) is None:
+                    if _zone(f) is None and pgtz.posix_zone(f) is None:
                         raise PgError("22023", f'time zone "{f}" not recognized')
                     named_tz = f
                     tmask = M(TZ)
@@ -935,7 +935,7 @@ def decode_datetime(s: str, with_tz: bool, date_order: str = "MDY") -> _Decoded:
                     raise _DtErr(BAD_FORMAT)
                 ptype = val
             elif typ == UNKNOWN_FIELD:
-                if _zone(f) is None:
+                if _zone(f) is None and pgtz.posix_zone(f) is None:
                     raise _DtErr(BAD_FORMAT)
                 named_tz = f
                 tmask = M(TZ)
@@ -968,7 +968,10 @@ def decode_datetime(s: str, with_tz: bool, date_order: str = "MDY") -> _Decoded:
 def _local_offset(local: int, zone_name: str) -> int:
     """Seconds east of UTC for a local time in a named zone (DetermineTimeZoneOffset)."""
     z = _zone(zone_name)
-    assert z is not None
+    if z is None:  # a POSIX-style name: GMT+8 is eight hours west
+        posix = pgtz.posix_zone(zone_name)
+        assert posix is not None
+        return posix.local_offset(local)
     return pgtz.Zone(z.key, key=z.key).local_offset(local)
 
 
@@ -1072,7 +1075,7 @@ def time_in(text: str, date_order: str = "MDY") -> int:
                     _, tmask = _decode_number_field(cp, f[:cp], fmask | DTK_DATE_M, tm, st)
                     tmask |= M(TZ)
                 else:
-                    named = _zone(f)
+                    named = _zone(f) or pgtz.posix_zone(f)
                     if named is None:
                         raise PgError("22023", f'time zone "{f}" not recognized')
                     tmask = M(TZ)
@@ -1135,7 +1138,7 @@ def time_in(text: str, date_order: str = "MDY") -> int:
                     tmask = 0
                     ptype = val
                 elif typ == UNKNOWN_FIELD:
-                    named = _zone(f)
+                    named = _zone(f) or pgtz.posix_zone(f)
                     if named is None:
                         raise _DtErr(BAD_FORMAT)
                     tmask = M(TZ)

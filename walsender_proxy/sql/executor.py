@@ -1137,7 +1137,8 @@ class Executor:
         if isinstance(node, ast.VariableShowStmt):
             from decoding.pgtypes import parse_type
 
-            return [Column(node.name, parse_type("text"))]
+            name = node.name if node.name.lower() not in ("timezone", "datestyle", "intervalstyle") else self.settings.canonical_name(node.name)
+            return [Column(name, parse_type("text"))]
         if isinstance(node, ast.ExplainStmt):
             return explain.columns()
         return None

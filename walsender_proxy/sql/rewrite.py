@@ -2563,6 +2563,8 @@ class _Rewriter:
             if target == "timetz":
                 session_zone.refuse_outside_utc("a cast to time with time zone")
             arg = _cast(arg, "timestamp")  # (the wall clock; DuckDB's ICU has no TIMESTAMPTZ to TIME)
+            if target == "time":  # (infinity has no time of day: NULL)
+                arg = ast.CaseExpr(args=(ast.CaseWhen(expr=_call("isinf", arg), result=_null()),), defresult=arg)
         if isinstance(duck, tuple):
             return _cast(arg, duck[0], typmods=duck[1]), T(target)
         if target in ("timestamp", "timestamptz", "time") and typmods and 0 <= typmods[0] < 6:
@@ -2570,6 +2572,8 @@ class _Rewriter:
             fn = "pgc_round_time" if target == "time" else "pgc_round_us"
             self.needs.add(fn)
             rounded = _call(fn, _cast(arg, duck), _int(10 ** (6 - typmods[0])))
+            if target == "timestamp":  # (pgc_round_us gives the instant of that UTC wall clock)
+                rounded = _call("timezone", _str("UTC"), rounded)
             return _cast(rounded, duck), T(target, typmod=typmods[0])
         return _cast(arg, duck), T(target)
 
@@ -2901,6 +2905,8 @@ class _Rewriter:
             if op in ("^", "|/", "||/"):  # float8's (numeric's ^ is handled above)
                 return node, T("float8")
             dated = _datetime_arith(op, lt, rt)
+            if dated is not None and dated.name == "interval" and op == "-" and "timestamptz" in (lt and lt.name, rt and rt.name):
+                node = session_zone.instant_difference(node)
             if dated is not None and dated.name == "interval":
                 # (a time part past Arrow's int64 nanoseconds would reach the client wrapped)
                 self.needs.add("pgc_interval_guard")

@@ -15,12 +15,14 @@ import re
 from contextvars import ContextVar
 
 from pglast import ast
+from pglast.enums import BoolExprType
 
 from decoding import pgtz
 from decoding.errors import PgError
 from decoding.pgtypes import parse_type
 from decoding.pgvalues import encode_text_arrow
 from decoding.pgvalues._dtin import interval_in
+from walsender_proxy.sql.nodes import call, cast, int_const, op, str_const
 
 #: The TimeZone of the session whose statement is being rewritten, as SHOW gives it; ""
 #: for UTC (set by ``rewrite`` for each statement, as ``literals.FLOAT_DIGITS``).
@@ -32,6 +34,22 @@ def refuse_outside_utc(what: str) -> None:
     in UTC only."""
     if ZONE.get():
         raise PgError("0A000", f"{what} under TimeZone {ZONE.get()!r} is not supported by walsender-proxy")
+
+
+def instant_difference(node: ast.A_Expr) -> ast.A_Expr | ast.Node:
+    """``a - b`` where a timestamptz is involved, outside UTC: timestamptz_mi's interval of
+    the instants' microseconds with whole days taken out (interval_justify_hours), not
+    DuckDB's calendar difference in its TimeZone (152 days, not 151 days 23:00, across a
+    spring-forward change). Infinite operands are PostgreSQL's 22008."""
+    if not ZONE.get():
+        return node
+    a, b = cast(node.lexpr, "timestamptz"), cast(node.rexpr, "timestamptz")
+    diff = cast(op("-", call("epoch_us", a), call("epoch_us", b)), "bigint")  # (CAST: parenthesised)
+    day = int_const(86_400_000_000)
+    value = op("+", call("to_days", cast(op("//", diff, day), "integer")), call("to_microseconds", op("%", diff, day)))
+    infinite = ast.BoolExpr(boolop=BoolExprType.OR_EXPR, args=(call("isinf", a), call("isinf", b)))
+    refused = call("error", str_const("PGERR[22008] cannot subtract infinite timestamps"))
+    return ast.CaseExpr(args=(ast.CaseWhen(expr=infinite, result=refused),), defresult=value)
 
 
 #: interval typmod range bits (datetime.h INTERVAL_MASK): HOUR, MINUTE, SECOND.
