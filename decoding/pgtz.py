@@ -152,6 +152,8 @@ _NUMBER = re.compile(r"\s*([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?
 _POSIX = re.compile(
     r"(?P<name>[A-Z]{3,}|<[A-Z0-9:+-]{3,}>)(?P<sign>[+-]?)(?P<h>[0-9]{1,3})(?::(?P<m>[0-9]{1,2})(?::(?P<s>[0-9]{1,2}))?)?"
 )
+#: An offset with no name (``+02:00``, ``2:00``): tzparse takes it, hours west.
+_BARE_OFFSET = re.compile(r"(?P<sign>[+-]?)(?P<h>[0-9]{1,3}):(?P<m>[0-9]{1,2})(?::(?P<s>[0-9]{1,2}))?")
 #: The same, followed by anything (a daylight-saving part): refused.
 _POSIX_DST = re.compile(r"(?:[A-Z]{3,}|<[A-Z0-9:+-]{3,}>)[+-]?[0-9].*[A-Z<,]")
 
@@ -184,6 +186,17 @@ def parse_setting(value: str, interval_seconds: int | None = None) -> Zone:
         raise PgError(
             "22023", f'time zone "{value}" appears to use leap seconds', detail="PostgreSQL does not support leap seconds."
         )
+    bare = _BARE_OFFSET.fullmatch(upper)
+    if bare is not None:  # tzparse of an offset without a name: hours west, as POSIX has them
+        if bare["s"] is not None:
+            raise PgError(
+                "22023", f'time zone "{value}" appears to use leap seconds', detail="PostgreSQL does not support leap seconds."
+            )
+        h, mi = int(bare["h"]), int(bare["m"])
+        if h > 167 or mi > 59:
+            raise _invalid(value)
+        west = (h * 3600 + mi * 60) * (-1 if bare["sign"] == "-" else 1)
+        return Zone(upper, fixed=-west)
     if _POSIX.fullmatch(upper) is not None:
         posix = posix_zone(upper)
         if posix is None:

@@ -151,8 +151,12 @@ def test_what_is_refused_outside_utc(proxy: ProxyServer) -> None:
         assert raw_outcome(px, "SELECT timestamptz '2020-06-01 08:00:00+00'")[2] == [(b"2020-06-01 08:00:00+00",)]
 
 
-def test_startup_parameter_psycopg(proxy: ProxyServer, pg15: PgCluster) -> None:
-    for kw in ({"options": "-c TimeZone=America/New_York"}, {"TimeZone": "Asia/Kolkata"}):
+def test_startup_parameter_psycopg(proxy: ProxyServer, pg15: PgCluster, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``options='-c TimeZone=…'``, and libpq's PGTZ, which it sends as the start-up
+    packet's ``timezone`` parameter."""
+    for kw in ({"options": "-c TimeZone=America/New_York"}, {"options": "-c timezone=-8"}, {}):
+        if not kw:
+            monkeypatch.setenv("PGTZ", "Asia/Kolkata")
         px, pg = _pair(proxy, pg15, **kw)
         with px, pg:
             assert px.info.parameter_status("TimeZone") == pg.info.parameter_status("TimeZone")

@@ -217,8 +217,13 @@ class Engine:
             raise PgError("0A000", f'TimeZone "{zone.name}" is not supported by walsender-proxy')
         try:
             self.con.execute(f"SET TimeZone = '{name}'")
+            agrees = session_zone.icu_agrees(self.con, zone)
         except duckdb.Error:
-            raise PgError("0A000", f'TimeZone "{zone.name}" is not supported by walsender-proxy') from None
+            agrees = False
+        if not agrees:
+            self.con.execute("SET TimeZone = 'UTC'")
+            self._zone = pgtz.UTC_ZONE
+            raise PgError("0A000", f'TimeZone "{zone.name}" is not supported by walsender-proxy')
         self._zone = zone
 
     def _set_clocks(self) -> None:

@@ -12,7 +12,9 @@ the statements that need one are refused (:func:`duck_zone`).
 from __future__ import annotations
 
 import re
+import threading
 from contextvars import ContextVar
+from typing import Any
 
 from pglast import ast
 from pglast.enums import BoolExprType
@@ -87,6 +89,31 @@ def _interval_text(months: int, days: int, us: int) -> str:
     arr = pa.array([{"months": months, "days": days, "microseconds": us}], ct.arrow)
     out = encode_text_arrow(ct, arr).to_pylist()[0]
     return out.decode() if isinstance(out, bytes) else str(out)
+
+
+#: Zones whose ICU offsets were compared with the tz files' (:func:`icu_agrees`).
+_AGREES: dict[str, bool] = {}
+_AGREES_LOCK = threading.Lock()
+
+
+def icu_agrees(con: Any, zone: pgtz.Zone) -> bool:
+    """Whether DuckDB's ICU, its TimeZone just set to ``zone`` on ``con``, gives the offsets
+    the system's tz files (PostgreSQL's, and the proxy's own text I/O) give, at instants
+    every 6 days 7 hours from 1850 to 2045: ICU carries its own copy of the tz database,
+    and a zone whose rules differ between the two would be computed two ways. Once per
+    zone and process."""
+    with _AGREES_LOCK:
+        known = _AGREES.get(zone.name)
+    if known is not None:
+        return known
+    rows = con.execute(
+        "SELECT epoch_us(t)::BIGINT, date_part('timezone', t) FROM (SELECT unnest(generate_series("
+        "timestamptz '1850-01-01 00:00:00+00', timestamptz '2045-01-01 00:00:00+00', interval '6 days 7 hours')) AS t)"
+    ).fetchall()
+    ok = all(zone.utc_offset(us) == off for us, off in rows)
+    with _AGREES_LOCK:
+        _AGREES[zone.name] = ok
+    return ok
 
 
 def duck_zone(zone: pgtz.Zone) -> str | None:
