@@ -225,6 +225,18 @@ def posix_zone(name: str) -> Zone | None:
     return Zone(upper, fixed=-west)
 
 
+def posix_offset(text: str) -> int | None:
+    """Seconds EAST of UTC of a POSIX-style zone as ``AT TIME ZONE`` and date/time input
+    read it (``UTC+3``, ``GMT-8``, ``+03:00``: hours west), or None for any other text."""
+    zone = posix_zone(text)
+    if zone is not None:
+        return zone.fixed
+    bare = _BARE_OFFSET.fullmatch(text)
+    if bare is None or bare["s"] is not None or int(bare["h"]) > 167 or int(bare["m"]) > 59:
+        return None
+    return (int(bare["h"]) * 3600 + int(bare["m"]) * 60) * (1 if bare["sign"] == "-" else -1)
+
+
 def _fixed(name: str) -> int | None:
     """The offset of a zone that has had one offset at every time (UTC, Etc/GMT+3), else
     None."""

@@ -56,6 +56,8 @@ SETTINGS = [
     "SET TIME ZONE INTERVAL '-08:00'", "SHOW TimeZone",
     "SET TimeZone = '<-08>+08'", "SHOW TimeZone",
     "SET TimeZone = 'Etc/GMT+3'", "SHOW TimeZone",
+    "SET TimeZone = '+02:00'", "SHOW TimeZone", "SELECT to_char(timestamptz '2020-06-01 08:00+00', 'OF TZH:TZM')",
+    "SET TimeZone = '-04:15'", "SHOW TimeZone", "SET TimeZone = '+02:00:30'",
     "SELECT set_config('TimeZone', 'Europe/London', false)", "SHOW TimeZone",
     "SELECT current_setting('TimeZone')",
     "SET TIME ZONE LOCAL", "SHOW TimeZone",
@@ -88,6 +90,7 @@ def _ZONE_STATEMENTS(zone: str) -> list[str]:
         " (7, 'infinity', '-infinity', 'infinity')",
         "SELECT id, ts, ts::text, t::timestamptz, d::timestamptz, ts::date, ts::time, ts::timestamp FROM tzt ORDER BY id",
         "SELECT id, ts AT TIME ZONE 'UTC', t AT TIME ZONE 'America/Chicago', timezone('Asia/Tokyo', ts) FROM tzt ORDER BY id",
+        "SELECT id, ts AT TIME ZONE 'UTC+3', t AT TIME ZONE '-04:30', timezone('GMT-8', ts), timezone('utc+3', t) FROM tzt ORDER BY id",
         "SELECT id, date_trunc('day', ts), date_trunc('month', ts), date_trunc('hour', ts), date_trunc('week', ts) FROM tzt ORDER BY id",
         "SELECT id, extract(hour FROM ts), extract(day FROM ts), extract(epoch FROM ts), extract(timezone FROM ts),"
         " extract(timezone_hour FROM ts), extract(timezone_minute FROM ts), date_part('dow', ts) FROM tzt WHERE id < 7 ORDER BY id",

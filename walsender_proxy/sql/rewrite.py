@@ -3526,6 +3526,9 @@ class _Rewriter:
             return _call(target, *args), TEXT
         if name == "timezone" and len(args) == 2 and types[0] is not None and types[0].name in TEXTISH | {"unknown"}:
             zone = _str_const(args[0])
+            fixed = session_zone.at_posix_zone(zone, args[1], types[1].name) if zone is not None and types[1] is not None else None
+            if fixed is not None:
+                return fixed[0], T(fixed[1])
             if zone is not None and _posix_zone(zone):
                 raise self.fail("0A000", f'time zone "{zone}" (a POSIX-style offset) is not supported by walsender-proxy', node)
             if zone is None:  # (checked row by row)

@@ -54,6 +54,20 @@ def instant_difference(node: ast.A_Expr) -> ast.A_Expr | ast.Node:
     return ast.CaseExpr(args=(ast.CaseWhen(expr=infinite, result=refused),), defresult=value)
 
 
+def at_posix_zone(zone: str, value: ast.Node, source: str) -> tuple[ast.Node, str] | None:
+    """``value AT TIME ZONE zone`` for a POSIX-style ``zone`` (``UTC+3``, ``+03:00``: hours
+    WEST, where ICU would read them east) as its fixed offset: a timestamptz's wall clock
+    there (timestamp), or a timestamp's instant there (timestamptz). None: not such a zone,
+    or a value of another type."""
+    east = pgtz.posix_offset(zone)
+    if east is None or source not in ("timestamp", "timestamptz"):
+        return None
+    shift = call("to_seconds", cast(int_const(east), "bigint"))
+    if source == "timestamptz":
+        return op("+", call("timezone", str_const("UTC"), value), shift), "timestamp"
+    return call("timezone", str_const("UTC"), op("-", value, shift)), "timestamptz"
+
+
 #: interval typmod range bits (datetime.h INTERVAL_MASK): HOUR, MINUTE, SECOND.
 _HOUR, _MINUTE, _SECOND = 1 << 10, 1 << 11, 1 << 12
 _FULL_RANGE = 0x7FFF
