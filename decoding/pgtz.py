@@ -111,6 +111,32 @@ def _zone_files() -> dict[str, str]:
     return {name.upper(): name for name in zoneinfo.available_timezones()}
 
 
+@functools.cache
+def transitions(key: str) -> tuple[int, ...]:
+    """The instants (seconds from 1970 UTC) where the tz file of ``key`` changes offset
+    (its TZif v2 64-bit transition list; empty for a file without one)."""
+    import struct
+    from pathlib import Path
+
+    for root in zoneinfo.TZPATH:
+        path = Path(root) / key
+        if path.is_file():
+            data = path.read_bytes()
+            break
+    else:
+        return ()
+    if data[:4] != b"TZif":
+        return ()
+    counts = struct.unpack(">6l", data[20:44])
+    isut, isstd, leap, timecnt, typecnt, charcnt = counts
+    if data[4:5] < b"2":
+        return tuple(struct.unpack(f">{timecnt}l", data[44 : 44 + 4 * timecnt]))
+    skip = 44 + timecnt * 5 + typecnt * 6 + charcnt + leap * 8 + isstd + isut
+    counts2 = struct.unpack(">6l", data[skip + 20 : skip + 44])
+    n = counts2[3]
+    return tuple(struct.unpack(f">{n}q", data[skip + 44 : skip + 44 + 8 * n]))
+
+
 def encode_offset(east: int) -> str:
     """EncodeTimezone (ISO): ``+05``, ``+05:30``, ``-04:56:02``."""
     sign = "-" if east < 0 else "+"

@@ -2575,6 +2575,8 @@ class _Rewriter:
             if target == "timestamp":  # (pgc_round_us gives the instant of that UTC wall clock)
                 rounded = _call("timezone", _str("UTC"), rounded)
             return _cast(rounded, duck), T(target, typmod=typmods[0])
+        if target == "timestamptz" and t is not None and t.name in ("date", "timestamp"):
+            return session_zone.before_first_instant(_cast(arg, duck), t.name), T(target)
         return _cast(arg, duck), T(target)
 
     def _numeric_constant(self, arg: ast.Node, ctype: ColumnType) -> tuple[ast.Node, T] | None:

@@ -68,6 +68,20 @@ def at_posix_zone(zone: str, value: ast.Node, source: str) -> tuple[ast.Node, st
     return call("timezone", str_const("UTC"), op("-", value, shift)), "timestamptz"
 
 
+def before_first_instant(value: ast.Node, source: str) -> ast.Node:
+    """A date's or timestamp's cast to timestamptz outside UTC: local midnight of
+    4714-11-24 BC east of Greenwich is before PostgreSQL's first instant (22008), as
+    date2timestamptz and timestamp2timestamptz find."""
+    if not ZONE.get():
+        return value
+    message = "date out of range for timestamp" if source == "date" else "timestamp out of range"
+    early = ast.BoolExpr(
+        boolop=BoolExprType.AND_EXPR,
+        args=(ast.BoolExpr(boolop=BoolExprType.NOT_EXPR, args=(call("isinf", value),)), op("<", call("epoch_us", value), int_const(-210866803200000000))),
+    )
+    return ast.CaseExpr(args=(ast.CaseWhen(expr=early, result=call("error", str_const(f"PGERR[22008] {message}"))),), defresult=value)
+
+
 #: interval typmod range bits (datetime.h INTERVAL_MASK): HOUR, MINUTE, SECOND.
 _HOUR, _MINUTE, _SECOND = 1 << 10, 1 << 11, 1 << 12
 _FULL_RANGE = 0x7FFF
@@ -125,6 +139,11 @@ def icu_agrees(con: Any, zone: pgtz.Zone) -> bool:
         "timestamptz '1850-01-01 00:00:00+00', timestamptz '2045-01-01 00:00:00+00', interval '6 days 7 hours')) AS t)"
     ).fetchall()
     ok = all(zone.utc_offset(us) == off for us, off in rows)
+    if ok and zone.key is not None:  # and either side of every change the tz file records
+        seconds = [s for t in pgtz.transitions(zone.key) for s in (t - 1, t) if -3_786_825_600 <= t <= 2_366_841_600]
+        if seconds:
+            got = con.execute("SELECT t, date_part('timezone', to_timestamp(t)) FROM unnest(?::BIGINT[]) AS u(t)", [seconds]).fetchall()
+            ok = all(zone.utc_offset(s * 1_000_000) == off for s, off in got)
     with _AGREES_LOCK:
         _AGREES[zone.name] = ok
     return ok
