@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from decoding import pgtz
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType
 from decoding.pgvalues import (
@@ -359,6 +360,7 @@ def _format_batch(
     forced: set[int],
     extra_float_digits: int = 1,
     bytea_output: str = "hex",
+    zone: pgtz.Zone | None = None,
 ) -> pa.Array:
     ncols = len(ctypes)
     if opts.format == "binary":
@@ -370,7 +372,7 @@ def _format_batch(
     nul = pa.scalar(opts.null_print.encode(), B)
     for i, ct in enumerate(ctypes):
         col = batch.column(i)
-        vals = encode_text_arrow(ct, col, extra_float_digits=extra_float_digits, bytea_output=bytea_output)
+        vals = encode_text_arrow(ct, col, extra_float_digits=extra_float_digits, bytea_output=bytea_output, zone=zone)
         # (bytea's alphabet is its hex form's: the escape form has backslashes anywhere)
         alphabet = None if ct.base.name == "bytea" and bytea_output != "hex" else output_alphabet(ct, col.type)
         if opts.format == "text":
@@ -402,10 +404,11 @@ def encode_copy(
     batch_rows: int = BATCH_ROWS,
     extra_float_digits: int = 1,
     bytea_output: str = "hex",
+    zone: pgtz.Zone | None = None,
 ) -> Iterator[bytes]:
     """COPY TO STDOUT data, byte-identical to PostgreSQL's, in CopyData-sized chunks
     (floats in text and CSV as the session's ``extra_float_digits`` prints them, bytea as its
-    ``bytea_output``).
+    ``bytea_output``, timestamptz in its ``zone``).
 
     ``table`` may be a stream of record batches (then ``names`` names its columns): the
     output is produced as they arrive, so memory stays bounded whatever the row count.
@@ -444,7 +447,7 @@ def encode_copy(
     for batch in batches:
         if batch.num_rows == 0:
             continue
-        rows = _format_batch(batch, ctypes, opts, forced, extra_float_digits, bytea_output)
+        rows = _format_batch(batch, ctypes, opts, forced, extra_float_digits, bytea_output, zone)
         for chunk in _chunks(rows, chunk_bytes):
             if pending:
                 chunk = pending + chunk

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 
 import pyarrow as pa
 
+from decoding import pgtz
 from decoding.pgtypes import ColumnType
 from decoding.pgvalues._duck import pg_type_for_duckdb
 from decoding.pgvalues._types import column_type
@@ -57,16 +58,20 @@ def _chunks(arr: ArrayLike) -> list[pa.Array]:
     return [arr]
 
 
-def text_encoder(ctype: ColumnType, extra_float_digits: int = 1, bytea_output: str = "hex") -> Encoder:
+def text_encoder(
+    ctype: ColumnType, extra_float_digits: int = 1, bytea_output: str = "hex", zone: pgtz.Zone | None = None
+) -> Encoder:
     """PostgreSQL's text output (typoutput) of every element; None for NULL. Floats as
     float4out and float8out print them under the session's ``extra_float_digits``, bytea
-    as byteaout under its ``bytea_output``."""
+    as byteaout under its ``bytea_output``, timestamptz in its ``zone`` (None: UTC)."""
 
     def encode(arr: ArrayLike) -> list[bytes | None]:
         out: list[bytes | None] = []
         for chunk in _chunks(arr):
             out.extend(
-                encode_text_arrow(ctype, chunk, extra_float_digits=extra_float_digits, bytea_output=bytea_output).to_pylist()
+                encode_text_arrow(
+                    ctype, chunk, extra_float_digits=extra_float_digits, bytea_output=bytea_output, zone=zone
+                ).to_pylist()
             )
         return out
 

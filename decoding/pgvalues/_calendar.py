@@ -137,7 +137,9 @@ def format_time_of_day(us: int) -> str:
     return out
 
 
-def format_timestamp(us: int, tz: bool) -> str:
+def format_timestamp(us: int, tz: bool, offset: str = "+00") -> str:
+    """timestamp_out / timestamptz_out (ISO) of ``us``, the wall clock; ``offset`` the
+    zone's offset then as EncodeTimezone prints it (``+00`` in UTC)."""
     if us >= TS_POS_INF:
         return "infinity"
     if us <= TS_NEG_INF:
@@ -146,5 +148,5 @@ def format_timestamp(us: int, tz: bool) -> str:
     y, m, d = civil(day)
     ys, bc = year_text(y)
     return (
-        f"{ys}-{m:02d}-{d:02d} {format_time_of_day(tod)}{'+00' if tz else ''}{' BC' if bc else ''}"
+        f"{ys}-{m:02d}-{d:02d} {format_time_of_day(tod)}{offset if tz else ''}{' BC' if bc else ''}"
     )

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from decoding import pgtz
 from decoding.errors import PgError
 from decoding.pgtime import unix_now_us
 from decoding.pgvalues import _calendar as cal
@@ -519,8 +519,23 @@ def _time_overflows(h: int, m: int, s: int, fsec: int) -> bool:
 DATE_ORDERS = ("MDY", "DMY", "YMD")
 
 
+def input_zone(date_order: str) -> pgtz.Zone:
+    """The session zone a ``date_order`` carries (``"MDY America/New_York"``; none: UTC):
+    text naming no zone is read in it, and 'now' and 'today' are its wall clock."""
+    _, _, name = date_order.partition(" ")
+    return pgtz.zone_of(name) if name else pgtz.UTC_ZONE
+
+
+def _local_now(zone: pgtz.Zone) -> tuple[int, int]:
+    """The wall clock now in ``zone`` (microseconds from 1970 local) and its offset."""
+    us = _now_usecs()
+    off = zone.utc_offset(us)
+    return us + off * cal.USECS_PER_SEC, off
+
+
 class _State:
     def __init__(self, date_order: str = "MDY") -> None:
+        date_order = date_order.partition(" ")[0]
         if date_order not in DATE_ORDERS:
             raise ValueError(f"date order {date_order!r} is not one of {DATE_ORDERS}")
         self.is2digits = False
@@ -793,7 +808,7 @@ def decode_datetime(s: str, with_tz: bool, date_order: str = "MDY") -> _Decoded:
                     _, tmask = _decode_number_field(cp, f[:cp], fmask, tm, st)
                     tmask |= M(TZ)
                 else:
-                    if _zone(f) is None:
+                    if _zone(f) is None and pgtz.posix_zone(f) is None:
                         raise PgError("22023", f'time zone "{f}" not recognized')
                     named_tz = f
                     tmask = M(TZ)
@@ -862,17 +877,16 @@ def decode_datetime(s: str, with_tz: bool, date_order: str = "MDY") -> _Decoded:
                 if val == DTK_NOW:
                     tmask = DTK_DATE_M | DTK_TIME_M | M(TZ)
                     dtype = DTK_DATE_TYPE
-                    us = _now_usecs()
+                    us, tz = _local_now(input_zone(date_order))
                     day, tod = divmod(us, cal.USECS_PER_DAY)
                     tm.year, tm.mon, tm.mday = cal.civil(day)
                     tm.hour, rem = divmod(tod, cal.USECS_PER_HOUR)
                     tm.min, rem = divmod(rem, cal.USECS_PER_MINUTE)
                     tm.sec, tm.fsec = divmod(rem, cal.USECS_PER_SEC)
-                    tz = 0
                 elif val in (DTK_TODAY, DTK_TOMORROW, DTK_YESTERDAY):
                     tmask = DTK_DATE_M
                     dtype = DTK_DATE_TYPE
-                    day = _now_usecs() // cal.USECS_PER_DAY
+                    day = _local_now(input_zone(date_order))[0] // cal.USECS_PER_DAY
                     day += {DTK_TODAY: 0, DTK_TOMORROW: 1, DTK_YESTERDAY: -1}[val]
                     tm.year, tm.mon, tm.mday = cal.civil(day)  # (a time given stays: '10:30 today')
                 elif val == DTK_ZULU:
@@ -921,7 +935,7 @@ def decode_datetime(s: str, with_tz: bool, date_order: str = "MDY") -> _Decoded:
                     raise _DtErr(BAD_FORMAT)
                 ptype = val
             elif typ == UNKNOWN_FIELD:
-                if _zone(f) is None:
+                if _zone(f) is None and pgtz.posix_zone(f) is None:
                     raise _DtErr(BAD_FORMAT)
                 named_tz = f
                 tmask = M(TZ)
@@ -951,17 +965,14 @@ def decode_datetime(s: str, with_tz: bool, date_order: str = "MDY") -> _Decoded:
     return _Decoded(dtype, tm, tz, named_tz)
 
 
-def _local_offset(tm: _Tm, zone_name: str) -> int:
+def _local_offset(local: int, zone_name: str) -> int:
     """Seconds east of UTC for a local time in a named zone (DetermineTimeZoneOffset)."""
     z = _zone(zone_name)
-    assert z is not None
-    y = min(max(tm.year, 1), 9999)
-    try:
-        dt = datetime(y, tm.mon, tm.mday, min(tm.hour, 23), tm.min, min(tm.sec, 59), tzinfo=z)
-    except ValueError:
-        return 0
-    off = dt.utcoffset()
-    return int(off.total_seconds()) if off is not None else 0
+    if z is None:  # a POSIX-style name: GMT+8 is eight hours west
+        posix = pgtz.posix_zone(zone_name)
+        assert posix is not None
+        return posix.local_offset(local)
+    return pgtz.Zone(z.key, key=z.key).local_offset(local)
 
 
 def _date_from_tm(tm: _Tm, text: str, typename: str) -> int:
@@ -1023,11 +1034,11 @@ def timestamp_in(text: str, with_tz: bool, date_order: str = "MDY") -> int:
     )
     if with_tz:
         if d.named_tz is not None:
-            off = _local_offset(tm, d.named_tz)
+            off = _local_offset(local, d.named_tz)
         elif d.tz is not None:
             off = d.tz
         else:
-            off = 0  # session TimeZone is UTC
+            off = input_zone(date_order).local_offset(local)
         local -= off * cal.USECS_PER_SEC
     if not cal.TS_MIN <= local < cal.PG_TS_END:
         raise PgError("22008", f'timestamp out of range: "{text}"')
@@ -1064,7 +1075,7 @@ def time_in(text: str, date_order: str = "MDY") -> int:
                     _, tmask = _decode_number_field(cp, f[:cp], fmask | DTK_DATE_M, tm, st)
                     tmask |= M(TZ)
                 else:
-                    named = _zone(f)
+                    named = _zone(f) or pgtz.posix_zone(f)
                     if named is None:
                         raise PgError("22023", f'time zone "{f}" not recognized')
                     tmask = M(TZ)
@@ -1105,7 +1116,7 @@ def time_in(text: str, date_order: str = "MDY") -> int:
                 tmask = M(typ)
                 if typ == RESERV:
                     if val == DTK_NOW:
-                        us = _now_usecs() % cal.USECS_PER_DAY
+                        us = _local_now(input_zone(date_order))[0] % cal.USECS_PER_DAY
                         tm.hour, rem = divmod(us, cal.USECS_PER_HOUR)
                         tm.min, rem = divmod(rem, cal.USECS_PER_MINUTE)
                         tm.sec, tm.fsec = divmod(rem, cal.USECS_PER_SEC)
@@ -1127,7 +1138,7 @@ def time_in(text: str, date_order: str = "MDY") -> int:
                     tmask = 0
                     ptype = val
                 elif typ == UNKNOWN_FIELD:
-                    named = _zone(f)
+                    named = _zone(f) or pgtz.posix_zone(f)
                     if named is None:
                         raise _DtErr(BAD_FORMAT)
                     tmask = M(TZ)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from decoding import pgtz
 from decoding.pgtypes import ColumnType
 from decoding.pgvalues._types import column_type
 
@@ -40,14 +41,18 @@ def _quoted(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '""') + '"'
 
 
-def record_text(arr: pa.StructArray, extra_float_digits: int = 1, bytea_output: str = "hex") -> pa.Array:
+def record_text(
+    arr: pa.StructArray, extra_float_digits: int = 1, bytea_output: str = "hex", zone: pgtz.Zone | None = None
+) -> pa.Array:
     """record_out of every row of ``arr`` (binary, NULL where the row is NULL); float fields
     as ``extra_float_digits`` has them printed."""
     from decoding.pgvalues.textout import encode_text_arrow
 
     fields = arr.flatten()  # (the row's NULL is each field's)
     texts = [
-        encode_text_arrow(_field_type(f.type), f, extra_float_digits=extra_float_digits, bytea_output=bytea_output).to_pylist()
+        encode_text_arrow(
+            _field_type(f.type), f, extra_float_digits=extra_float_digits, bytea_output=bytea_output, zone=zone
+        ).to_pylist()
         for f in fields
     ]
     valid = arr.is_valid().to_pylist()

@@ -1350,6 +1350,8 @@ def _dec_datetime(kind: str, date_order: str = "MDY") -> Callable[[pa.Array, Col
             t, okt = _clock(mat, 11, core - 11)
             vals = days * cal.USECS_PER_DAY + t
             done = okd & okt & (mat[:, 10] == 32)
+            if kind == "timestamptz" and " " in date_order:
+                done &= has_tz  # (no offset: the session zone's local time, read one by one)
         done &= valid
         slow = np.flatnonzero(valid & ~done)
         if kind == "date":
@@ -1523,6 +1525,14 @@ _DECODERS: dict[str, Callable[[pa.Array, ColumnType], pa.Array]] = {
 }
 
 
+@functools.lru_cache(maxsize=64)
+def _zoned_decoder(kind: str, date_order: str) -> Callable[[pa.Array, ColumnType], pa.Array]:
+    """The date/time decoder for a field order and a session zone other than UTC
+    (``"MDY America/New_York"``): 'now' and 'today' are the zone's, and timestamptz
+    text without an offset is the zone's local time."""
+    return _dec_datetime(kind, date_order)
+
+
 #: The date/time decoders for each DateStyle field order but MDY (in _DECODERS).
 _ORDERED_DECODERS: dict[tuple[str, str], Callable[[pa.Array, ColumnType], pa.Array]] = {
     (kind, order): _dec_datetime(kind, order)
@@ -1540,12 +1550,14 @@ def decode_text_arrow(
     """Parse text values (None = SQL NULL) into an Arrow array of ``ctype.arrow``.
     ``date_order`` is the session's DateStyle field order (``MDY``, ``DMY`` or ``YMD``):
     dates, times and timestamps read ``01/02/03`` by it, as PostgreSQL's input does."""
-    if date_order not in _dtin.DATE_ORDERS:
+    if date_order.partition(" ")[0] not in _dtin.DATE_ORDERS:
         raise ValueError(f"date order {date_order!r} is not one of {_dtin.DATE_ORDERS}")
     s = _strings(values)
     dec: Callable[[pa.Array, ColumnType], pa.Array]
     if ctype.is_array:
         dec = functools.partial(_dec_array, date_order=date_order)
+    elif " " in date_order and ctype.base.name in ("date", "time", "timestamp", "timestamptz"):
+        dec = _zoned_decoder(ctype.base.name, date_order)
     else:
         dec = _ORDERED_DECODERS.get((ctype.base.name, date_order)) or _DECODERS[ctype.base.name]
     if len(s) <= _SLICE:

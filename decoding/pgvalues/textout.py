@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from decoding import pgtz
 from decoding.pgtypes import ColumnType
 from decoding.pgvalues import _calendar as cal
 from decoding.pgvalues._arrow import (
@@ -733,7 +734,9 @@ def quote_array_elements(vals: pa.Array) -> pa.Array:
     return pc.replace_with_mask(vals, pa.array(mask), quoted)
 
 
-def _array(arr: pa.Array, elem: ColumnType, extra_float_digits: int = 1, bytea_output: str = "hex") -> pa.Array:
+def _array(
+    arr: pa.Array, elem: ColumnType, extra_float_digits: int = 1, bytea_output: str = "hex", zone: pgtz.Zone | None = None
+) -> pa.Array:
     t = arr.type
     if pa.types.is_fixed_size_list(t):
         arr = arr.cast(pa.list_(t.value_type))
@@ -745,10 +748,10 @@ def _array(arr: pa.Array, elem: ColumnType, extra_float_digits: int = 1, bytea_o
     values = arr.values
     vt = values.type
     if pa.types.is_list(vt) or pa.types.is_large_list(vt) or pa.types.is_fixed_size_list(vt):
-        enc = _array(values, elem, extra_float_digits, bytea_output)  # a multi-dimensional array: sub-arrays are never quoted
+        enc = _array(values, elem, extra_float_digits, bytea_output, zone)  # a multi-dimensional array: sub-arrays are never quoted
     else:
         enc = quote_array_elements(
-            encode_text_arrow(elem, values, extra_float_digits=extra_float_digits, bytea_output=bytea_output)
+            encode_text_arrow(elem, values, extra_float_digits=extra_float_digits, bytea_output=bytea_output, zone=zone)
         )
     enc = enc.fill_null(_s(b"NULL"))
     lists = pa.ListArray.from_arrays(
@@ -880,11 +883,17 @@ def _is_list(t: pa.DataType) -> bool:
 
 
 def encode_text_arrow(
-    ctype: ColumnType, arr: pa.Array | pa.ChunkedArray, *, extra_float_digits: int = 1, bytea_output: str = "hex"
+    ctype: ColumnType,
+    arr: pa.Array | pa.ChunkedArray,
+    *,
+    extra_float_digits: int = 1,
+    bytea_output: str = "hex",
+    zone: pgtz.Zone | None = None,
 ) -> pa.Array:
     """Text of every element as a binary array (null where the input is null); floats as
     the session's ``extra_float_digits`` has float4out and float8out print them, bytea as
-    its ``bytea_output`` (``hex`` or ``escape``) has byteaout print them."""
+    its ``bytea_output`` (``hex`` or ``escape``) has byteaout print them, timestamptz in
+    the session's ``zone`` (None: UTC, as a walsender prints it)."""
     arr = combine(arr)
     if pa.types.is_null(arr.type):
         return _empty_result(len(arr))
@@ -892,11 +901,11 @@ def encode_text_arrow(
     if name == "text" and pa.types.is_struct(arr.type) and not ctype.is_array:
         from decoding.pgvalues.record import record_text  # a row value: record_out
 
-        return record_text(arr, extra_float_digits, bytea_output)
+        return record_text(arr, extra_float_digits, bytea_output, zone)
     if ctype.is_array or _is_list(arr.type):
         if not _is_list(arr.type):
             raise TypeError(f"{ctype.sql_name()} needs a list array, got {arr.type}")
-        return _array(arr, ColumnType(ctype.base, ctype.typmod), extra_float_digits, bytea_output)
+        return _array(arr, ColumnType(ctype.base, ctype.typmod), extra_float_digits, bytea_output, zone)
     if name == "bool" and not pa.types.is_boolean(arr.type):
         return _integer(arr)
     if name in ("int2", "int4", "int8") and not (
@@ -913,4 +922,23 @@ def encode_text_arrow(
         return bytea_escape_text(arr)
     if name in ("float4", "float8") and extra_float_digits != 1:
         return _float(arr, name == "float4", extra_float_digits)
+    if name == "timestamptz" and zone is not None and not zone.is_utc:
+        return _timestamptz_in_zone(arr, zone)
     return _SCALAR[name](arr)
+
+
+def _timestamptz_in_zone(arr: pa.Array, zone: pgtz.Zone) -> pa.Array:
+    """timestamptz_out in a session zone other than UTC: the wall clock there and the
+    offset of that instant (``2020-06-01 04:00:00-04``, ``1883-11-18 12:03:57-04:56:02``)."""
+    us = _ts_usecs(arr)
+    valid = valid_mask(arr)
+    out: list[bytes | None] = []
+    for v, ok in zip(us.tolist(), valid.tolist(), strict=True):
+        if not ok:
+            out.append(None)
+        elif v >= cal.TS_POS_INF or v <= cal.TS_NEG_INF:
+            out.append(cal.format_timestamp(v, False).encode())
+        else:
+            off = zone.utc_offset(v)
+            out.append(cal.format_timestamp(v + off * cal.USECS_PER_SEC, True, pgtz.encode_offset(off)).encode())
+    return pa.array(out, B)

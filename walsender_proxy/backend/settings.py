@@ -3,8 +3,9 @@
 Clients set and read these (``SET``, ``SHOW``, ``current_setting``, start-up ``options``);
 the ones PostgreSQL reports (GUC_REPORT) are sent back as ParameterStatus when they change.
 Only values the proxy really honours are accepted: the text formats it produces are ISO dates
-in UTC, so DateStyle takes the ISO output style (with any field order, which date input
-follows: :meth:`Settings.date_order`) and TimeZone exactly what means UTC.
+in ISO style, so DateStyle takes the ISO output style (with any field order, which date
+input follows: :meth:`Settings.date_order`); TimeZone takes what PostgreSQL takes
+(:mod:`decoding.pgtz`, :meth:`Settings.zone`).
 
 Every value is read by one parser, PostgreSQL's (guc.c ``parse_int``, ``parse_bool``,
 ``config_enum_lookup_by_name``), with the setting's type, base unit and range from
@@ -22,8 +23,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from decoding import pgtz
 from decoding.errors import PgError
 from decoding.pgoutput.options import split_identifier_string
+from decoding.pgvalues._dtin import interval_in
 from walsender_proxy.backend import pgcatalog_data
 from walsender_proxy.backend.logs import DEFAULT_LINE_PREFIX, check_line_prefix
 
@@ -406,19 +409,21 @@ def _datestyle(v: str, current: str, reset: str) -> str:
 
 
 def _timezone(v: str) -> str:
-    if v.strip().strip("'").upper() in (
-        "UTC",
-        "GMT",
-        "ETC/UTC",
-        "Z",
-        "ZULU",
-        "UCT",
-        "+00",
-        "00:00",
-        "0",
-    ):
-        return "UTC"
-    raise _invalid("TimeZone", v, detail="The proxy serves timestamps in UTC only.")
+    """check_timezone: the zone as SHOW gives it (``pgtz.parse_setting``). ``INTERVAL '…'``
+    (how guc.c flattens ``SET TIME ZONE INTERVAL …``) takes an interval of hours, minutes
+    and seconds only, as PostgreSQL's errors say."""
+    interval = None
+    if v[:8].lower() == "interval":
+        m = re.fullmatch(r"(?is)interval\s*'([^']*)'", v)
+        if m is None:
+            raise _invalid("TimeZone", v)
+        months, days, usecs = interval_in(m.group(1))
+        if months:
+            raise _invalid("TimeZone", v, detail="Cannot specify months in time zone interval.")
+        if days:
+            raise _invalid("TimeZone", v, detail="Cannot specify days in time zone interval.")
+        interval = int(usecs / 1_000_000) if usecs < 0 else usecs // 1_000_000
+    return pgtz.parse_setting(v, interval).name
 
 
 def _c_locale(name: str) -> Callable[[str], str]:
@@ -608,6 +613,18 @@ class Settings:
         if self._tx_values is not None and key in self._tx_values:
             return self._tx_values[key]
         return self._values.get(key, self._base[key])
+
+    def zone(self) -> pgtz.Zone:
+        """The session's TimeZone: timestamptz text is printed, and read when it names
+        no zone, in it."""
+        return pgtz.zone_of(self.get("TimeZone"))
+
+    def datetime_input(self) -> str:
+        """How text becomes a date, time or timestamp in this session: DateStyle's field
+        order, then the TimeZone unless it is UTC (``"MDY America/New_York"``), the form
+        :mod:`decoding.pgvalues`' input functions take as their ``date_order``."""
+        order, zone = self.date_order(), self.zone()
+        return order if zone.is_utc else f"{order} {zone.name}"
 
     def date_order(self) -> str:
         """DateStyle's field order (``MDY``, ``DMY`` or ``YMD``): how text dates and

@@ -176,7 +176,7 @@ def rewrite_and_register(
         udf_args=(ex.backend_pid,) if udfs else (),
         text_params=text_params,
         param_types=param_types,
-        date_order=ex.settings.date_order(),
+        date_order=ex.settings.datetime_input(),
         literal_date_order=literal_date_order,
         extra_float_digits=int(ex.settings.get("extra_float_digits")),
         bytea_output=str(ex.settings.get("bytea_output")),

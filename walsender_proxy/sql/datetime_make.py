@@ -22,6 +22,7 @@ from pglast import ast
 
 from decoding.errors import PgError
 from decoding.pgvalues import _calendar as cal
+from walsender_proxy.sql import session_zone
 from walsender_proxy.sql.nodes import call, cast
 
 PREFIX = "wpx_"
@@ -72,6 +73,9 @@ def call_of(name: str, args: Sequence[ast.Node], types: Sequence[str | None]) ->
     if name == "make_timestamptz" and len(args) == 7:
         # the local timestamp in the given zone (make_timestamptz_at_timezone)
         return call("timezone", args[6], call(PREFIX + "make_timestamp", *args[:6]))
+    if name == "make_timestamptz" and session_zone.ZONE.get():
+        # the local timestamp in the session's zone: DuckDB's cast, in its TimeZone (the session's)
+        return cast(call(PREFIX + "make_timestamp", *args), "timestamptz")
     return call(PREFIX + name, *args)
 
 
@@ -232,7 +236,7 @@ def make_timestamp(y: pa.Array, m: pa.Array, d: pa.Array, h: pa.Array, mi: pa.Ar
 
 
 def make_timestamptz(y: pa.Array, m: pa.Array, d: pa.Array, h: pa.Array, mi: pa.Array, sec: pa.Array) -> pa.Array:
-    """The local time in the session's TimeZone, which is UTC."""
+    """The local time in UTC (the session's TimeZone; other zones cast make_timestamp)."""
     return _timestamp(y, m, d, h, mi, sec, pa.timestamp("us", tz="UTC"))
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pglast import ast
 
 from decoding.errors import PgError
+from walsender_proxy.sql import session_zone
 from walsender_proxy.sql.nodes import call, cast, int_const, null_const, op, str_const
 
 #: PostgreSQL's spellings of each field (datetktbl / deltatktbl), by canonical name.
@@ -67,8 +68,8 @@ def _fixed(micros: ast.Node, scale: int) -> ast.Node:
 
 def _plain(v: ast.Node, source: str) -> ast.Node:
     """``v`` where DuckDB's year() is astronomical: a TIMESTAMPTZ's year() before 1 AD is
-    the historical one (55 for 55 BC), a TIMESTAMP's (and a DATE's) is -54. (TimeZone is
-    UTC, so the cast moves nothing.)"""
+    the historical one (55 for 55 BC), a TIMESTAMP's (and a DATE's) is -54. (The cast
+    gives the wall clock in the session's zone, whose year it is.)"""
     return cast(v, "timestamp") if source == "timestamptz" else v
 
 
@@ -106,7 +107,8 @@ def extract(field_text: str, v: ast.Node, source: str | None, *, as_float: bool)
         raise PgError("0A000", f"EXTRACT(julian FROM {shown}) is not supported by walsender-proxy")
     micros_of_minute = call("date_part", str_const("microseconds"), v)
     if field in ("timezone", "timezone_hour", "timezone_minute"):
-        value: ast.Node = int_const(0)  # (TimeZone is UTC)
+        # the offset of the instant in the session's zone (DuckDB's ICU computes in it)
+        value: ast.Node = call("date_part", str_const(field), v) if session_zone.ZONE.get() else int_const(0)
     elif field == "microseconds":
         value = micros_of_minute
     elif field == "milliseconds":

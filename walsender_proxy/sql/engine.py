@@ -30,6 +30,7 @@ import pyarrow.compute as pc
 from pglast import ast, enums
 from pglast.stream import RawStream
 
+from decoding import pgtz
 from decoding.catalog import RID, Table
 from decoding.errors import PgError
 from decoding.pgtime import TRANSACTION_NOW
@@ -57,6 +58,7 @@ from walsender_proxy.sql import (
     numeric_math,
     prepared_datestyle,
     sequences,
+    session_zone,
     upsert,
     views,
 )
@@ -96,6 +98,8 @@ class Engine:
         #: Point-statement plans: SELECTs by text, UPDATE/DELETE by id(node) (see below).
         self._plans: dict[Any, Any] = {}
         self.binding = CatalogBinding(self.con)
+        #: The session zone DuckDB's TimeZone was last set to (:meth:`_sync_zone`).
+        self._zone: pgtz.Zone = pgtz.UTC_ZONE
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -105,7 +109,7 @@ class Engine:
     def date_order(self) -> str:
         """The session's DateStyle field order: text going into date and timestamp columns
         is read in it."""
-        return self.ex.settings.date_order()
+        return self.ex.settings.datetime_input()
 
     def interrupt(self) -> None:
         with contextlib.suppress(Exception):
@@ -167,6 +171,7 @@ class Engine:
     def rewritten(self, sql: str, tx: Transaction, overrides: dict[tuple[str | None, str], str | UserTable] | None = None, params: Sequence[Any] = ()) -> Rewritten:
         """The statement for DuckDB; ``params`` (the bound values) tell which ``$n`` are
         text, whose casts go through the target type's input function."""
+        self._sync_zone()
         token = TRANSACTION_NOW.set(self.ex.xact_start_us)
         try:
             return catalog_bridge.rewrite_and_register(
@@ -205,14 +210,35 @@ class Engine:
         except Exception as e:
             raise duck_error(e) from None
 
+    def _sync_zone(self) -> None:
+        """DuckDB's TimeZone on the session's cursor made the session's, before a statement
+        is translated: its ICU functions (casts between timestamptz and timestamp or date,
+        date_trunc, interval arithmetic, generate_series) then compute in it."""
+        zone = self.ex.settings.zone()
+        if zone == self._zone:
+            return
+        name = session_zone.duck_zone(zone)
+        if name is None:
+            raise PgError("0A000", f'TimeZone "{zone.name}" is not supported by walsender-proxy')
+        try:
+            self.con.execute(f"SET TimeZone = '{name}'")
+            agrees = session_zone.icu_agrees(self.con, zone)
+        except duckdb.Error:
+            agrees = False
+        if not agrees:
+            self.con.execute("SET TimeZone = 'UTC'")
+            self._zone = pgtz.UTC_ZONE
+            raise PgError("0A000", f'TimeZone "{zone.name}" is not supported by walsender-proxy')
+        self._zone = zone
+
     def _set_clocks(self) -> None:
         """The transaction's and the statement's timestamps, which the rewritten statement
         reads as DuckDB variables (DuckDB's own now() is its transaction's start)."""
         xact = self.ex.xact_start_us
         stmt = int(self.ex.query_start * 1_000_000) if self.ex.query_start is not None else xact
         self.con.execute(
-            f"SET VARIABLE {TRANSACTION_CLOCK} = make_timestamp({xact})::TIMESTAMPTZ;"
-            f" SET VARIABLE {STATEMENT_CLOCK} = make_timestamp({stmt})::TIMESTAMPTZ"
+            f"SET VARIABLE {TRANSACTION_CLOCK} = timezone('UTC', make_timestamp({xact}));"
+            f" SET VARIABLE {STATEMENT_CLOCK} = timezone('UTC', make_timestamp({stmt}))"
         )
 
     def tables_of(self, tx: Transaction, rw: Rewritten) -> list[Table]:
@@ -804,7 +830,7 @@ class Engine:
         chunks = ReadAhead(
             encode_copy(
                 counted(), ctypes, fmt, names=[c.name for c in columns], extra_float_digits=float_digits(self.ex),
-                bytea_output=bytea_output(self.ex), **opts,
+                bytea_output=bytea_output(self.ex), zone=self.ex.settings.zone(), **opts,
             )
         )
         return CopyOut(fmt == "binary", len(columns), chunks, lambda: counter["n"])
@@ -1149,9 +1175,10 @@ def encode_rows(rows: Rows, formats: list[int], ex: SessionState) -> Iterator[tu
 
     encoders = []
     digits, byteas = float_digits(ex), bytea_output(ex)
+    zone = ex.settings.zone()
     for i, c in enumerate(rows.columns):
         fmt = formats[0] if len(formats) == 1 else formats[i] if i < len(formats) else 0
-        encoders.append(column_binary_encoder(c) if fmt == 1 else text_encoder(c.type, digits, byteas))
+        encoders.append(column_binary_encoder(c) if fmt == 1 else text_encoder(c.type, digits, byteas, zone))
     for batch in rows.batches:
         if ex.cancelled.is_set():
             raise PgError("57014", "canceling statement due to user request")
@@ -1211,11 +1238,12 @@ def fetch_portal(ex: SessionState, portal: Portal, max_rows: int) -> tuple[str, 
         check_result_formats(f, len(rows.columns))
         encs = []
         digits, byteas = float_digits(ex), bytea_output(ex)
+        zone = ex.settings.zone()
         for i, c in enumerate(rows.columns):
             fmt = f[0] if len(f) == 1 else f[i] if i < len(f) else 0
             if fmt != 0 and fmt != 1:
                 raise PgError("22023", f"unsupported format code: {fmt}")
-            encs.append(column_binary_encoder(c) if fmt == 1 else text_encoder(c.type, digits, byteas))
+            encs.append(column_binary_encoder(c) if fmt == 1 else text_encoder(c.type, digits, byteas, zone))
         portal.extra["encoders"] = encs
     budget = max_rows - portal.sent if max_rows > 0 else None
     out: list[bytes] = []

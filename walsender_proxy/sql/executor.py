@@ -62,6 +62,7 @@ from walsender_proxy.sql.engine import Engine, check_result_formats, param_recei
 from walsender_proxy.sql.param_context import FindTable, context_param_types
 from walsender_proxy.sql.portals import Portal, Prepared
 from walsender_proxy.sql.sequences import SessionSequences
+from walsender_proxy.sql.session_zone import timezone_interval
 from walsender_proxy.sql.udf_errors import udf_error
 
 USER_REQUEST = "user request"
@@ -460,7 +461,7 @@ class Executor:
         types = list(param_types)
         if (nparams and not all(types[:nparams])) or len(types) < nparams:
             types = context_param_types(node, types, nparams, self._table_finder())
-        self.statements[name] = Prepared(name, text, node, types, nparams, unused, date_order=self.settings.date_order())
+        self.statements[name] = Prepared(name, text, node, types, nparams, unused, date_order=self.settings.datetime_input())
 
     def _table_finder(self) -> FindTable:
         """User tables by (schema, name) as a statement parsed now resolves them."""
@@ -500,7 +501,7 @@ class Executor:
             # Describe reported a parameter it could not place as text (PostgreSQL's type
             # for an unknown one): a driver that sends it in binary sends text's bytes.
             oids = [o or (25 if (formats[0] if len(formats) == 1 else formats[i] if i < len(formats) else 0) == 1 else 0) for i, o in enumerate(oids)]
-        order = self.settings.date_order()
+        order = self.settings.datetime_input()
         values = self.engine.decode_params(st, formats, params, oids, order)
         if st.unused:
             values.unused = st.unused
@@ -614,7 +615,7 @@ class Executor:
         detail = None
         formats, raw = p.extra.get("log_parameters", ((), ()))
         if raw:
-            texts = statement_log.parameter_texts(p.stmt.param_types, formats, raw, self.settings.date_order())
+            texts = statement_log.parameter_texts(p.stmt.param_types, formats, raw, self.settings.datetime_input())
             detail = logs.parameters_detail(texts, self.settings.number("log_parameter_max_length"))
         logs.log_statement(log, self.log_session, f"{verb} {name}{portal}: {p.stmt.text}", detail)
 
@@ -1139,6 +1140,8 @@ class Executor:
             value = ", ".join(_arg_text(a) for a in s.args or ())
         if name.lower() == "timezone" and s.kind == K.VAR_SET_CURRENT:
             value = None
+        elif name.lower() == "timezone" and s.args and isinstance(s.args[0], ast.TypeCast):
+            value = timezone_interval(s.args[0])
         local = bool(s.is_local)
         if local and not self.explicit:
             yield Notice("WARNING", "25P01", "SET LOCAL can only be used in transaction blocks")
@@ -1236,7 +1239,8 @@ class Executor:
         if isinstance(node, ast.VariableShowStmt):
             from decoding.pgtypes import parse_type
 
-            return [Column(node.name, parse_type("text"))]
+            name = node.name if node.name.lower() not in ("timezone", "datestyle", "intervalstyle") else self.settings.canonical_name(node.name)
+            return [Column(name, parse_type("text"))]
         if isinstance(node, ast.ExplainStmt):
             return explain.columns()
         return None

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
+from decoding import pgtz
 from decoding.errors import PgError
 from decoding.pgvalues import _calendar as cal
 from decoding.pgvalues.textin import numeric_text_in
@@ -731,11 +732,28 @@ def dch_to_char(nodes: Sequence[Node], tm: Tm, is_interval: bool) -> str:
     return "".join(out)
 
 
-def timestamp_to_char(us: int, fmt: str, *, tz: bool) -> str | None:
-    """to_char(timestamp[tz], text): NULL for an empty template or an infinite value."""
+def timestamp_to_char(us: int, fmt: str, *, tz: bool, zone: pgtz.Zone | None = None) -> str | None:
+    """to_char(timestamp[tz], text): NULL for an empty template or an infinite value; a
+    timestamptz in the session's ``zone`` (None: UTC), whose offset and abbreviation at
+    that instant OF, TZH, TZM and TZ print."""
     if not fmt or us >= cal.TS_POS_INF or us <= cal.TS_NEG_INF:
         return None
-    return dch_to_char(parse_datetime_template(fmt), timestamp_tm(us, tz=tz), False)
+    if zone is None or not tz:
+        return dch_to_char(parse_datetime_template(fmt), timestamp_tm(us, tz=tz), False)
+    off = zone.utc_offset(us)
+    tm = timestamp_tm(us + off * 1_000_000, tz=True)
+    tm.gmtoff, tm.tzn = off, zone.abbrev(us)
+    return dch_to_char(parse_datetime_template(fmt), tm, False)
+
+
+def date_to_char_in_zone(days: int, fmt: str, zone: pgtz.Zone) -> str | None:
+    """to_char(date, text) in a session zone other than UTC: the date's local midnight
+    as a timestamptz (DetermineTimeZoneOffset's reading of it)."""
+    if not fmt or days >= cal.DATE_POS_INF or days <= cal.DATE_NEG_INF:
+        return None
+    if days >= TIMESTAMP_END_JULIAN - UNIX_EPOCH_JDATE:
+        raise PgError("22008", "date out of range for timestamp")
+    return timestamp_to_char(zone.local_to_utc(days * USECS_PER_DAY), fmt, tz=True, zone=zone)
 
 
 def date_to_char(days: int, fmt: str) -> str | None:

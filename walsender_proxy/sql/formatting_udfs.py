@@ -21,10 +21,11 @@ from typing import Any
 import pyarrow as pa
 from pglast import ast
 
+from decoding import pgtz
 from decoding.errors import PgError
 from walsender_proxy.sql import formatting as fm
-from walsender_proxy.sql import numeric_math
-from walsender_proxy.sql.nodes import call, cast
+from walsender_proxy.sql import numeric_math, session_zone
+from walsender_proxy.sql.nodes import call, cast, str_const
 from walsender_proxy.sql.numeric_exprs import Operand, as_text
 from walsender_proxy.sql.udf_errors import keep_errors
 
@@ -71,6 +72,8 @@ def rewrite(name: str, args: Sequence[Operand]) -> tuple[ast.Node, str] | None:
         if value.type is not None and value.type not in _TEXT_TYPES:
             return None
         ret = {"to_number": "numeric", "to_date": "date", "to_timestamp": "timestamptz"}[name]
+        if name == "to_timestamp":
+            session_zone.refuse_outside_utc("to_timestamp(text, text)")  # (it reads in UTC)
         return call(PREFIX + name, cast(value.node, "varchar"), fmt), ret
     if value.type == "unknown" and (template.type or "unknown") in _SHOWN:
         raise _not_unique(name, template.type or "unknown")
@@ -81,6 +84,9 @@ def rewrite(name: str, args: Sequence[Operand]) -> tuple[ast.Node, str] | None:
         return None
     suffix, duck = spec
     node = as_text(value) if duck is None else cast(value.node, duck)
+    zone = session_zone.ZONE.get()
+    if suffix in ("timestamptz", "date") and zone:
+        return call(PREFIX + "to_char_" + suffix + "_zone", node, fmt, str_const(zone)), "text"
     return call(PREFIX + "to_char_" + suffix, node, fmt), "text"
 
 
@@ -117,6 +123,17 @@ def _to_char(read: Callable[[Any], list[Any]], fn: Callable[[Any, str], str | No
     return udf
 
 
+def _zoned(read: Callable[[Any], list[Any]], fn: Callable[[Any, str, pgtz.Zone], str | None]) -> Callable[..., pa.Array]:
+    """A to_char UDF whose third argument names the session's zone (a constant)."""
+
+    def udf(values: pa.Array | pa.ChunkedArray, fmts: pa.Array | pa.ChunkedArray, zones: pa.Array | pa.ChunkedArray) -> pa.Array:
+        names = _pylist(zones)
+        zone = pgtz.zone_of(names[0]) if names and names[0] else pgtz.UTC_ZONE
+        return pa.array(_map(read(values), _pylist(fmts), lambda v, f: fn(v, f, zone)), pa.string())
+
+    return udf
+
+
 def _numeric_to_char(v: str, f: str) -> str:
     return fm.numeric_to_char(numeric_math.parse(v), f)
 
@@ -148,6 +165,10 @@ def udfs() -> list[tuple[str, Callable[..., pa.Array], list[str], str]]:
         "time": (_to_char(_ints, lambda v, f: fm.interval_to_char(0, 0, v, f)), "TIME"),
     }
     out = [(PREFIX + "to_char_" + k, fn, [arg, "VARCHAR"], "VARCHAR") for k, (fn, arg) in to_char.items()]
+    out += [
+        (PREFIX + "to_char_timestamptz_zone", _zoned(_ints, lambda v, f, z: fm.timestamp_to_char(v, f, tz=True, zone=z)), ["TIMESTAMPTZ", "VARCHAR", "VARCHAR"], "VARCHAR"),
+        (PREFIX + "to_char_date_zone", _zoned(_ints, fm.date_to_char_in_zone), ["DATE", "VARCHAR", "VARCHAR"], "VARCHAR"),
+    ]  # fmt: skip
     out += [
         (PREFIX + "to_number", _to_number, ["VARCHAR", "VARCHAR"], "VARCHAR"),
         (PREFIX + "to_date", _to_date, ["VARCHAR", "VARCHAR"], "DATE"),

@@ -688,7 +688,7 @@ def jsonb_element(text: str, index: int, as_text: bool) -> str | None:
 #: (their text as it is), ``s`` anything else (its output text as a JSON string).
 KINDS = frozenset("nbdtzjs")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
-_ISO_STAMP = re.compile(r"(-?[0-9]{4,}-[0-9]{2}-[0-9]{2}) ([0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?)(\+00)?( BC)?")
+_ISO_STAMP = re.compile(r"(-?[0-9]{4,}-[0-9]{2}-[0-9]{2}) ([0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?)([+-][0-9]{2}(?::[0-9]{2}){0,2})?( BC)?")
 
 
 def value_json(printed: str, kind: str, key: bool = False) -> str:
@@ -705,7 +705,9 @@ def value_json(printed: str, kind: str, key: bool = False) -> str:
             date, clock, tz, bc = m.groups()
             if (tz is not None) != (kind == "z"):
                 raise PgError("XX000", f"unexpected timestamp text {printed!r}")
-            printed = f"{date}T{clock}{'+00:00' if tz else ''}{bc or ''}"
+            if tz is not None and len(tz) == 3:
+                tz += ":00"  # (XSD style: the minutes always, the seconds when there are any)
+            printed = f"{date}T{clock}{tz or ''}{bc or ''}"
         elif printed not in ("infinity", "-infinity"):
             raise PgError("XX000", f"unexpected timestamp text {printed!r}")
         return '"' + printed + '"'

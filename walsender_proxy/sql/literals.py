@@ -41,6 +41,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pglast import ast
 
+from decoding import pgtz
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, base_types
 from decoding.pgvalues import _calendar as cal
@@ -57,6 +58,7 @@ from walsender_proxy.sql import (
     numeric_math,
     numeric_text,
     regex_funcs,
+    session_zone,
 )
 from walsender_proxy.sql.nodes import (
     bool_const,
@@ -593,6 +595,8 @@ _DIGITS_SUFFIX = "_digits"
 #: a bytea's cast to text prints as byteaout prints it then.
 BYTEA_OUTPUT: ContextVar[str] = ContextVar("bytea_output", default="hex")
 _ESCAPE_SUFFIX = "_escape"
+#: timestamptz_out in a session zone other than UTC, named by the UDF's second argument.
+_ZONE_SUFFIX = "_zone"
 
 
 def output_call(arg: ast.Node, ctype: ColumnType) -> ast.Node:
@@ -602,6 +606,9 @@ def output_call(arg: ast.Node, ctype: ColumnType) -> ast.Node:
         return numeric_exprs.decimal_text(arg)  # (a DuckDB expression, no UDF)
     fn = OUTPUT_PREFIX + ctype.base.name + ("_array" if ctype.is_array else "")
     digits = FLOAT_DIGITS.get()
+    zone = session_zone.ZONE.get()
+    if ctype.base.name == "timestamptz" and zone:
+        return call(fn + _ZONE_SUFFIX, arg, str_const(zone))  # (the session's TimeZone, not UTC)
     if ctype.base.name in ("float4", "float8") and digits <= 0:
         return call(fn + _DIGITS_SUFFIX, arg, int_const(digits))
     if ctype.base.name == "bytea" and BYTEA_OUTPUT.get() == "escape":
@@ -660,6 +667,14 @@ def output_udfs() -> list[tuple[str, Callable[..., pa.Array], list[str], str]]:
         fn.__name__ = f"output_{ct.base.name}{'_array' if ct.is_array else ''}{_ESCAPE_SUFFIX}"
         return fn
 
+    def make_zone(ct: ColumnType) -> Callable[..., pa.Array]:
+        def fn(values: pa.Array | pa.ChunkedArray, zone: pa.Array) -> pa.Array:
+            z = pgtz.zone_of(str(zone[0].as_py())) if len(zone) else pgtz.UTC_ZONE  # (a constant)
+            return encode_text_arrow(ct, values, zone=z).cast(pa.string())
+
+        fn.__name__ = f"output_{ct.base.name}{'_array' if ct.is_array else ''}{_ZONE_SUFFIX}"
+        return fn
+
     out = []
     for base in _BASES.values():
         for is_array in (False, True):
@@ -671,6 +686,8 @@ def output_udfs() -> list[tuple[str, Callable[..., pa.Array], list[str], str]]:
             out.append((name, make(ct), [arg], "VARCHAR"))
             if base.name == "bytea":
                 out.append((name + _ESCAPE_SUFFIX, make_escape(ct), [arg], "VARCHAR"))
+            if base.name == "timestamptz":
+                out.append((name + _ZONE_SUFFIX, make_zone(ct), [arg, "VARCHAR"], "VARCHAR"))
             if base.name in ("float4", "float8"):
                 out.append((name + _DIGITS_SUFFIX, make_digits(ct), [arg, "INTEGER"], "VARCHAR"))
                 if is_array:

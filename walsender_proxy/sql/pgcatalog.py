@@ -2569,8 +2569,8 @@ _MACROS: dict[str, str] = {
     # (half away from zero counted from PostgreSQL's epoch, 2000-01-01)
     "pgc_round_us": """MACRO pgc_round_us(ts, scale) AS (CASE WHEN isinf(ts) THEN ts::TIMESTAMPTZ
         WHEN epoch_us(ts) >= 946684800000000
-            THEN make_timestamp(((epoch_us(ts) - 946684800000000 + scale // 2) // scale) * scale + 946684800000000)::TIMESTAMPTZ
-        ELSE make_timestamp(946684800000000 - ((946684800000000 - epoch_us(ts) + scale // 2) // scale) * scale)::TIMESTAMPTZ END)""",
+            THEN timezone('UTC', make_timestamp(((epoch_us(ts) - 946684800000000 + scale // 2) // scale) * scale + 946684800000000))
+        ELSE timezone('UTC', make_timestamp(946684800000000 - ((946684800000000 - epoch_us(ts) + scale // 2) // scale) * scale)) END)""",
     # time(p): rounded half up (a time is never negative; 23:59:59.99 may round to 24:00)
     "pgc_round_time": """MACRO pgc_round_time(t, scale) AS (
         make_time(0, 0, 0) + to_microseconds(((epoch_us(t) + scale // 2) // scale) * scale))""",

@@ -80,6 +80,7 @@ from walsender_proxy.sql import (
     pgcatalog,
     recursive_cte,
     regex_funcs,
+    session_zone,
     views,
     window_frames,
 )
@@ -2425,6 +2426,10 @@ class _Rewriter:
         if op in (SQLValueFunctionOp.SVFOP_CURRENT_TIMESTAMP, SQLValueFunctionOp.SVFOP_CURRENT_TIMESTAMP_N):
             return clock, T("timestamptz")
         if op in as_type:
+            if as_type[op] == "timetz":
+                session_zone.refuse_outside_utc("CURRENT_TIME")
+            if as_type[op] == "time":  # (DuckDB's ICU has no cast from TIMESTAMPTZ to TIME)
+                clock = _cast(clock, "timestamp")
             return _cast(clock, as_type[op]), T(as_type[op])
         types = {
             SQLValueFunctionOp.SVFOP_CURRENT_DATE: "date",
@@ -2650,6 +2655,12 @@ class _Rewriter:
             )
             return out, T(target)
         duck = _duck_type(target, node.typeName, typmods)
+        if t is not None and t.name == "timestamptz" and target in ("time", "timetz"):
+            if target == "timetz":
+                session_zone.refuse_outside_utc("a cast to time with time zone")
+            arg = _cast(arg, "timestamp")  # (the wall clock; DuckDB's ICU has no TIMESTAMPTZ to TIME)
+            if target == "time":  # (infinity has no time of day: NULL)
+                arg = ast.CaseExpr(args=(ast.CaseWhen(expr=_call("isinf", arg), result=_null()),), defresult=arg)
         if isinstance(duck, tuple):
             return _cast(arg, duck[0], typmods=duck[1]), T(target)
         if target in ("timestamp", "timestamptz", "time") and typmods and 0 <= typmods[0] < 6:
@@ -2657,7 +2668,11 @@ class _Rewriter:
             fn = "pgc_round_time" if target == "time" else "pgc_round_us"
             self.needs.add(fn)
             rounded = _call(fn, _cast(arg, duck), _int(10 ** (6 - typmods[0])))
+            if target == "timestamp":  # (pgc_round_us gives the instant of that UTC wall clock)
+                rounded = _call("timezone", _str("UTC"), rounded)
             return _cast(rounded, duck), T(target, typmod=typmods[0])
+        if target == "timestamptz" and t is not None and t.name in ("date", "timestamp"):
+            return session_zone.before_first_instant(_cast(arg, duck), t.name), T(target)
         return _cast(arg, duck), T(target)
 
     def _numeric_constant(self, arg: ast.Node, ctype: ColumnType) -> tuple[ast.Node, T] | None:
@@ -2993,6 +3008,8 @@ class _Rewriter:
             if op in ("^", "|/", "||/"):  # float8's (numeric's ^ is handled above)
                 return node, T("float8")
             dated = _datetime_arith(op, lt, rt)
+            if dated is not None and dated.name == "interval" and op == "-" and "timestamptz" in (lt and lt.name, rt and rt.name):
+                node = session_zone.instant_difference(node)
             if dated is not None and dated.name == "interval":
                 # (a time part past Arrow's int64 nanoseconds would reach the client wrapped)
                 self.needs.add("pgc_interval_guard")
@@ -3692,6 +3709,9 @@ class _Rewriter:
             return _call(target, *args), TEXT
         if name == "timezone" and len(args) == 2 and types[0] is not None and types[0].name in TEXTISH | {"unknown"}:
             zone = _str_const(args[0])
+            fixed = session_zone.at_posix_zone(zone, args[1], types[1].name) if zone is not None and types[1] is not None else None
+            if fixed is not None:
+                return fixed[0], T(fixed[1])
             if zone is not None and _posix_zone(zone):
                 raise self.fail("0A000", f'time zone "{zone}" (a POSIX-style offset) is not supported by walsender-proxy', node)
             if zone is None:  # (checked row by row)
@@ -3963,7 +3983,7 @@ class _Rewriter:
             if key is not None:
                 self.set_configs.append((key, value, is_local))
                 if value is not None:
-                    return _str(shown_once_set(key, value, literals.current_date_order())), ret
+                    return _str(shown_once_set(key, value, literals.current_date_order().partition(" ")[0])), ret
             return _cast(args[1], "varchar"), ret
         if special == "false":
             return _bool(False), ret
@@ -4408,6 +4428,7 @@ def rewrite(
     digits = min(extra_float_digits, 1)  # (the session's: floats cast to text print so)
     literals.FLOAT_DIGITS.set(digits)
     literals.BYTEA_OUTPUT.set(bytea_output)
+    session_zone.ZONE.set(date_order.partition(" ")[2])
     orders = date_order if literal_date_order in (None, date_order) else f"{literal_date_order}:{date_order}"
     key = (sql, text_params, param_types, orders, digits, bytea_output) if not udfs else None
     if key is not None:
