@@ -934,10 +934,11 @@ def test_greatest_scales_and_integer_overflow(proxy: ProxyServer, pg15: PgCluste
 
 
 def test_posix_style_zones_are_refused(proxy: ProxyServer, pg15: PgCluster) -> None:
-    """'UTC+3' is three hours west of Greenwich to PostgreSQL and east to ICU."""
+    """'UTC+3' is three hours west of Greenwich to PostgreSQL and east to ICU: a constant
+    one is read as PostgreSQL reads it, one from a column is refused row by row."""
     with _same_answers(proxy, pg15, ["CREATE TABLE tzz (z text)", "INSERT INTO tzz VALUES ('UTC'), ('Europe/Paris')",
-                                     "SELECT z, timestamp '2024-01-01 00:00' AT TIME ZONE z FROM tzz ORDER BY z"]) as got:
-        assert got("SELECT timestamp '2024-01-01 00:00' AT TIME ZONE 'UTC+3'")[:2] == ("error", "0A000")
+                                     "SELECT z, timestamp '2024-01-01 00:00' AT TIME ZONE z FROM tzz ORDER BY z",
+                                     "SELECT timestamp '2024-01-01 00:00' AT TIME ZONE 'UTC+3'"]) as got:
         got("INSERT INTO tzz VALUES ('+03:00')")
         assert got("SELECT timestamp '2024-01-01 00:00' AT TIME ZONE z FROM tzz")[:2] == ("error", "0A000")
 
