@@ -60,6 +60,7 @@ from decoding.pgvalues.textin import numeric_text_in
 from walsender_proxy.backend.settings import shown_once_set
 from walsender_proxy.sql import (
     agg_levels,
+    array_exprs,
     datetime_make,
     datetime_parts,
     float_aggs,
@@ -3435,6 +3436,8 @@ class _Rewriter:
         if name == "to_hex" and len(args) == 1 and types[0] is not None and types[0].name in ("int2", "int4"):
             self.needs.add("pgc_to_hex4")  # an int4's two's complement has 8 digits
             return _call("pgc_to_hex4", args[0]), TEXT
+        if name in array_exprs.FUNCTIONS and not any(t is not None and (t.zero_based or t.name in _VECTORS) for t in types):
+            return self._array_function(name, node, args, types)
         if any(t is not None and t.text_numeric for t in types):
             keyed = self._text_numeric_call(name, node, args, types)
         else:
@@ -3636,6 +3639,30 @@ class _Rewriter:
         except PgError as e:
             raise self.fail(e.sqlstate, e.message, node) from None
         return None if out is None else (out[0], T(out[1]))
+
+    def _array_function(self, name: str, node: ast.FuncCall, args: list[Any], types: list[T | None]) -> tuple[ast.Node, T | None]:
+        """An array function of array_exprs (PostgreSQL's shapes, errors and NULL rules)."""
+        if name == "array_fill" and len(args) > 1:
+            for i in range(1, len(args)):  # (a quoted dimension array: its length makes the type)
+                lit = _str_const(args[i])
+                if lit is not None and types[i] == UNKNOWN:
+                    args[i], types[i] = self._array_literal(lit, T("int4"), node), T("_int4")
+        if name in ("array_remove", "array_replace", "array_positions") and any(t is not None and t.text_numeric for t in types):
+            self._no_text_numeric(f"{name}()", node, *types)
+        try:
+            done = array_exprs.function(
+                name, args, [t.name if t is not None else None for t in types],
+                lambda: self._no_function(name, types, node), array_exprs.constant_length,
+            )  # fmt: skip
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, node) from None
+        if done is None:
+            raise self.fail("0A000", f"function {name}() of an argument of unknown type is not supported by walsender-proxy", node)
+        self.needs.update(done.needs)
+        t0 = types[0] if types else None
+        if t0 is not None and done.type == t0.name:
+            return done.node, t0
+        return done.node, T(done.type)
 
     def _text_numeric_call(self, name: str, node: ast.FuncCall, args: list[Any], types: list[T | None]) -> list[Any] | None:
         """A function of a text-held numeric value: min/max by the value's key (the value
@@ -3969,6 +3996,9 @@ _ELEMENT_ARGS: dict[str, tuple[int, tuple[int, ...]]] = {
 #: Expression kinds that compare their operands with an operator: an unknown operand takes
 #: the other's type (NULLIF(a, b) and a IS DISTINCT FROM b compare with =).
 _COMPARING = frozenset({A_Expr_Kind.AEXPR_OP, A_Expr_Kind.AEXPR_NULLIF, A_Expr_Kind.AEXPR_DISTINCT, A_Expr_Kind.AEXPR_NOT_DISTINCT})
+
+#: The 0-based array types (their bounds stay with pgcatalog's macros).
+_VECTORS = frozenset({"int2vector", "oidvector"})
 
 _NUMERIC_ORDER = ["int2", "int4", "int8", "numeric", "float4", "float8"]
 

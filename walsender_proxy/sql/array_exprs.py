@@ -1,0 +1,240 @@
+"""PostgreSQL's array functions over DuckDB lists, with PostgreSQL's answers and errors.
+
+A PostgreSQL array value has dimensions (up to 6) whatever its declared type; the proxy
+holds one as a DuckDB list nested once per dimension, so the rewriter knows an expression's
+number of dimensions from its inferred type (``__int4`` is a two-dimensional int4 array).
+An empty array has no dimensions in PostgreSQL (``array_ndims('{}')`` is NULL): here that
+is a list whose innermost levels hold no element. Lower bounds are always 1 (other bounds
+are refused where a value is read). The functions below answer from the list's shape:
+``array_length(a, d)`` is the length of level ``d``, NULL past the last level or for an
+empty array, where DuckDB's own ``array_length`` raised an internal error.
+
+The element functions (``array_positions``, ``array_remove``, ``array_replace``) compare
+with ``IS NOT DISTINCT FROM`` as PostgreSQL's do (a NULL element matches NULL), and refuse
+a multidimensional array with PostgreSQL's own 0A000 where PostgreSQL does; ``array_fill``
+builds the nested list for a dimension array whose length is known when the statement is
+rewritten (an ``ARRAY[…]`` or ``'{…}'`` constant), as its result type needs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from pglast import ast
+
+from decoding.errors import PgError
+from walsender_proxy.sql.nodes import call, cast
+
+#: PostgreSQL's MAXDIM.
+MAX_DIMS = 6
+#: PostgreSQL's MaxArraySize (MaxAllocSize / sizeof(Datum)).
+MAX_ARRAY_SIZE = 134217727
+
+
+def depth(type_name: str | None) -> int:
+    """How many list levels an array type name has (``__int4``: 2; not an array: 0)."""
+    if type_name is None:
+        return 0
+    return len(type_name) - len(type_name.lstrip("_"))
+
+
+def _flat(a: str, levels: int) -> str:
+    """``a`` flattened ``levels`` times (its elements, whatever the nesting)."""
+    for _ in range(levels):
+        a = f"flatten({a})"
+    return a
+
+
+def _empty(a: str, k: int) -> str:
+    return f"len({_flat(a, k - 1)}) = 0"
+
+
+def _level_len(a: str, d: int) -> str:
+    """The length of level ``d`` (1-based) of a rectangular nested list."""
+    return f"len({a}{'[1]' * (d - 1)})"
+
+
+def _shape_macros(k: int) -> dict[str, str]:
+    """The bound functions of a ``k``-level list (macro names end in ``k``)."""
+    lens = "[" + ", ".join(_level_len("a", d) for d in range(1, k + 1)) + "]"
+    empty = _empty("a", k)
+    dims = " || ".join(f"'[1:' || {_level_len('a', d)} || ']'" for d in range(1, k + 1))
+    return {
+        f"pgc_arr_length{k}": f"""MACRO pgc_arr_length{k}(a, d) AS (CASE
+            WHEN a IS NULL OR {empty} THEN NULL
+            WHEN d BETWEEN 1 AND {k} THEN list_extract({lens}, d)::INTEGER END)""",
+        f"pgc_arr_lower{k}": f"""MACRO pgc_arr_lower{k}(a, d) AS (CASE
+            WHEN a IS NULL OR {empty} THEN NULL
+            WHEN d BETWEEN 1 AND {k} THEN 1::INTEGER END)""",
+        f"pgc_arr_ndims{k}": f"""MACRO pgc_arr_ndims{k}(a) AS (CASE
+            WHEN a IS NULL OR {empty} THEN NULL ELSE {k}::INTEGER END)""",
+        f"pgc_arr_dims{k}": f"""MACRO pgc_arr_dims{k}(a) AS (CASE
+            WHEN a IS NULL OR {empty} THEN NULL ELSE {dims} END)""",
+        f"pgc_arr_cardinality{k}": f"""MACRO pgc_arr_cardinality{k}(a) AS (
+            len({_flat("a", k - 1)})::INTEGER)""",
+    }
+
+
+def _fill_macro(k: int) -> str:
+    """array_fill(v, dims) for ``k`` dimensions: the nested list, '{}' when a length is 0
+    (PostgreSQL has no empty dimension), PostgreSQL's errors for NULLs, a negative length
+    or more than MaxArraySize elements."""
+    body = "v"
+    for d in range(k, 0, -1):
+        body = f"list_transform(range(d[{d}]), lambda pgc_i{d}: {body})"
+    product = " * ".join(f"d[{d}]::HUGEINT" for d in range(1, k + 1))
+    negative = " OR ".join(f"d[{d}] < 0" for d in range(1, k + 1))
+    return f"""MACRO pgc_array_fill{k}(v, d) AS (CASE
+        WHEN d IS NULL THEN error('PGERR[22004] dimension array or low bound array cannot be null')
+        WHEN len(d) <> {k} THEN error('PGERR[0A000] array_fill() with a dimension array whose length varies is not supported by walsender-proxy')
+        WHEN list_position(d, NULL) IS NOT NULL THEN error('PGERR[22004] dimension values cannot be null')
+        WHEN {negative} OR {product} > {MAX_ARRAY_SIZE}
+            THEN error('PGERR[54000] array size exceeds the maximum allowed ({MAX_ARRAY_SIZE})')
+        WHEN {product} = 0 THEN list_filter({body}, lambda pgc_x: false)
+        ELSE {body} END)"""
+
+
+def _fill_bounds_macro() -> str:
+    """array_fill's lower-bound array: NULL, another length, NULL elements are
+    PostgreSQL's errors; bounds other than 1 are refused (the lake's arrays start at 1)."""
+    return """MACRO pgc_array_fill_lbounds(d, lb) AS (CASE
+        WHEN d IS NULL OR lb IS NULL THEN error('PGERR[22004] dimension array or low bound array cannot be null')
+        WHEN list_position(d, NULL) IS NOT NULL OR list_position(lb, NULL) IS NOT NULL
+            THEN error('PGERR[22004] dimension values cannot be null')
+        WHEN len(d) <> len(lb) THEN error('PGERR[2202E] wrong number of array subscripts')
+        WHEN len(d) > 0 AND list_bool_and(list_transform(d, lambda pgc_n: pgc_n > 0))
+            AND NOT list_bool_and(list_transform(lb, lambda pgc_b: pgc_b = 1))
+            THEN error('PGERR[0A000] array lower bounds other than 1 are not supported by walsender-proxy')
+        ELSE d END)"""
+
+
+MACROS: dict[str, str] = {
+    **{name: body for k in range(1, MAX_DIMS + 1) for name, body in _shape_macros(k).items()},
+    **{f"pgc_array_fill{k}": _fill_macro(k) for k in range(1, MAX_DIMS + 1)},
+    "pgc_array_fill_lbounds": _fill_bounds_macro(),
+    "pgc_array_fill0": """MACRO pgc_array_fill0(v, d) AS (CASE
+        WHEN d IS NULL THEN error('PGERR[22004] dimension array or low bound array cannot be null')
+        WHEN len(d) <> 0 THEN error('PGERR[0A000] array_fill() with a dimension array whose length varies is not supported by walsender-proxy')
+        ELSE list_filter([v], lambda pgc_x: false) END)""",
+    # the 1-based positions of the elements not distinct from x
+    "pgc_array_positions": """MACRO pgc_array_positions(a, x) AS (CASE WHEN a IS NULL THEN NULL
+        ELSE list_filter(range(1, len(a) + 1), lambda pgc_i: a[pgc_i] IS NOT DISTINCT FROM x)::INTEGER[] END)""",
+    "pgc_array_remove": """MACRO pgc_array_remove(a, x) AS (CASE WHEN a IS NULL THEN NULL
+        ELSE list_filter(a, lambda pgc_e: pgc_e IS DISTINCT FROM x) END)""",
+    "pgc_array_replace": """MACRO pgc_array_replace(a, x, y) AS (CASE WHEN a IS NULL THEN NULL
+        ELSE list_transform(a, lambda pgc_e: CASE WHEN pgc_e IS NOT DISTINCT FROM x THEN y ELSE pgc_e END) END)""",
+}
+
+
+@dataclass
+class Result:
+    """A rewritten call: its DuckDB node, its PostgreSQL type name, the macros it needs."""
+
+    node: ast.Node
+    type: str
+    needs: set[str] = field(default_factory=set)
+
+
+_SHAPE_FUNCTIONS = {
+    "array_length": ("pgc_arr_length", 2),
+    "array_upper": ("pgc_arr_length", 2),
+    "array_lower": ("pgc_arr_lower", 2),
+    "array_ndims": ("pgc_arr_ndims", 1),
+    "array_dims": ("pgc_arr_dims", 1),
+    "cardinality": ("pgc_arr_cardinality", 1),
+}
+_SHAPE_RESULT = {"array_dims": "text"}
+_INTEGERS = ("int2", "int4", "int8")
+
+#: Functions this module answers for (given a one-based array argument).
+FUNCTIONS = frozenset({*_SHAPE_FUNCTIONS, "array_positions", "array_remove", "array_replace", "array_fill"})
+
+
+def function(
+    name: str,
+    args: Sequence[ast.Node],
+    types: Sequence[str | None],
+    no_function: Callable[[], PgError],
+    dims_of: Callable[[ast.Node], int | None],
+) -> Result | None:
+    """``name(args)`` with PostgreSQL's answers, or None to leave it to the rewriter's
+    general path. ``types`` are the arguments' PostgreSQL type names (None when not
+    inferred, ``unknown`` for a quoted literal); ``no_function`` makes the 42883 of a call
+    no signature matches; ``dims_of`` the length of a constant dimension array."""
+    if name in _SHAPE_FUNCTIONS:
+        macro, arity = _SHAPE_FUNCTIONS[name]
+        k = depth(types[0]) if types else 0
+        if len(args) != arity or k == 0:
+            if len(args) == arity and types[0] in (None, "unknown"):
+                return None
+            raise no_function()
+        if arity == 2 and types[1] not in (*_INTEGERS, "unknown", None):
+            raise no_function()
+        rest = [cast(args[1], "integer")] if arity == 2 else []
+        return Result(call(f"{macro}{k}", args[0], *rest), _SHAPE_RESULT.get(name, "int4"), {f"{macro}{k}"})
+    if name == "array_fill":
+        return _array_fill(args, types, no_function, dims_of)
+    if name in ("array_positions", "array_remove", "array_replace"):
+        arity = 3 if name == "array_replace" else 2
+        if len(args) != arity:
+            raise no_function()
+        k = depth(types[0])
+        if k == 0:
+            if types[0] in (None, "unknown"):
+                return None
+            raise no_function()
+        elem = (types[0] or "")[k:]
+        for t in types[1:]:
+            if t not in (None, "unknown", elem):  # (anycompatible: another type promotes)
+                raise PgError("0A000", f"{name}() with a value of another type than the array's elements is not supported by walsender-proxy")
+        if k > 1:
+            if name == "array_positions":
+                raise PgError("0A000", "searching for elements in multidimensional arrays is not supported")
+            if name == "array_remove":
+                raise PgError("0A000", "removing elements from multidimensional arrays is not supported")
+            raise PgError("0A000", "array_replace() of a multidimensional array is not supported by walsender-proxy")
+        macro = f"pgc_{name}"
+        return Result(call(macro, *args), "_int4" if name == "array_positions" else types[0] or "", {macro})
+    return None
+
+
+def _array_fill(
+    args: Sequence[ast.Node],
+    types: Sequence[str | None],
+    no_function: Callable[[], PgError],
+    dims_of: Callable[[ast.Node], int | None],
+) -> Result:
+    if len(args) not in (2, 3):
+        raise no_function()
+    value_t = types[0]
+    if any(t not in ("_int4", "unknown", None) for t in types[1:]):
+        raise no_function()
+    if value_t == "unknown":
+        raise PgError("42804", "could not determine polymorphic type because input has type unknown")
+    if value_t is None or depth(value_t) > 0:
+        raise PgError("0A000", "array_fill() of an array value is not supported by walsender-proxy")
+    k = dims_of(args[1])
+    if k is None:
+        raise PgError("0A000", "array_fill() with a dimension array that is not a constant is not supported by walsender-proxy")
+    if k > MAX_DIMS:
+        raise PgError("54000", f"number of array dimensions ({k}) exceeds the maximum allowed ({MAX_DIMS})")
+    dims: ast.Node = cast(args[1], "integer", array=True)
+    needs = {f"pgc_array_fill{k}"}
+    if len(args) == 3:
+        dims = call("pgc_array_fill_lbounds", dims, cast(args[2], "integer", array=True))
+        needs.add("pgc_array_fill_lbounds")
+    return Result(call(f"pgc_array_fill{k}", args[0], dims), "_" * max(k, 1) + value_t, needs)
+
+
+def constant_length(node: ast.Node) -> int | None:
+    """The length of an ``ARRAY[…]`` constructor (as the rewriter leaves it: possibly
+    under casts); None for anything else."""
+    while isinstance(node, ast.TypeCast):
+        node = node.arg
+    if isinstance(node, ast.A_ArrayExpr):
+        return len(node.elements or ())
+    if isinstance(node, ast.A_Const) and node.isnull:
+        return 0
+    return None
+
