@@ -238,3 +238,15 @@ def constant_length(node: ast.Node) -> int | None:
         return 0
     return None
 
+
+
+#: Operators whose result is not boolean: ``x op ANY (array)`` is PostgreSQL's 42809.
+NON_BOOLEAN_OPERATORS = frozenset({"+", "-", "*", "/", "%", "^", "||", "&", "|", "#", "<<", ">>", "|/", "||/", "@"})
+
+
+def elements(node: ast.Node, k: int) -> ast.Node:
+    """A ``k``-level list as the list of its elements (``x = ANY(a)`` and ``unnest(a)`` see
+    a multidimensional array's elements in storage order)."""
+    for _ in range(k - 1):
+        node = call("flatten", node)
+    return node

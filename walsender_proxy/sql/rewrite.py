@@ -1769,7 +1769,14 @@ class _Rewriter:
                 relpersistence="p",
                 alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n in names)),
             )
-        elif name in ("generate_series", "unnest"):
+        elif name in ("generate_series", "unnest", "string_to_table"):
+            if name == "string_to_table":  # (string_to_array's elements)
+                if len(args) not in (2, 3) or not all(t is None or t.name in TEXTISH for t in types):
+                    raise self._no_function(name, types, call)
+                self.needs.add(f"pgc_string_to_array{len(args)}")
+                name, args, types = "unnest", [_call(f"pgc_string_to_array{len(args)}", *args)], [T("_text")]
+            elif name == "unnest" and len(args) == 1 and types[0] is not None and array_exprs.depth(types[0].name) > 1:
+                args, types = [array_exprs.elements(args[0], array_exprs.depth(types[0].name))], [T("_" + types[0].name.lstrip("_"))]
             if name == "unnest" and len(args) != 1:
                 raise self.fail("0A000", "unnest with several arrays is not supported", call)
             t = types[0] if name == "generate_series" else (types[0].elem if types[0] else None)
@@ -2548,6 +2555,8 @@ class _Rewriter:
             except PgError as e:
                 raise self.fail(e.sqlstate, e.message, node) from None
         if kind in (A_Expr_Kind.AEXPR_OP_ANY, A_Expr_Kind.AEXPR_OP_ALL):
+            if op in array_exprs.NON_BOOLEAN_OPERATORS:
+                raise self.fail("42809", "op ANY/ALL (array) requires operator to yield boolean", node)
             left, lt = self.expr(node.lexpr, scope)
             self._no_text_numeric(f"{op} ANY/ALL", node, lt)
             lit = _str_const(node.rexpr)
@@ -2573,6 +2582,7 @@ class _Rewriter:
                     # (float4 against numeric or float8 elements: PostgreSQL's float48
                     # operators compare in double precision, 1.1::float4 <> 1.1)
                     left, right = _cast(left, "double"), _cast(right, "double", array=True)
+                right = array_exprs.elements(right, array_exprs.depth(rt.name if rt is not None else None))
             if op in _LIKE_OPS:
                 fn = f"pgc_{_LIKE_NAMES[op]}_{'any' if kind == A_Expr_Kind.AEXPR_OP_ANY else 'all'}"
                 self.needs.add(fn)
@@ -3417,6 +3427,11 @@ class _Rewriter:
             self.needs.add("pgc_split_guard")
             args = [_call("pgc_split_guard", args[0], args[1]), args[1]]
             node.args = tuple(args)
+        if name == "string_to_table":  # (string_to_array's elements)
+            if len(args) not in (2, 3) or not all(t is None or t.name in TEXTISH for t in types):
+                raise self._no_function(name, types, node)
+            self.needs.add(f"pgc_string_to_array{len(args)}")
+            return _call("unnest", _call(f"pgc_string_to_array{len(args)}", *args)), TEXT
         if name == "string_to_array" and len(args) in (2, 3):
             target = f"pgc_string_to_array{len(args)}"
             self.needs.add(target)
@@ -3502,6 +3517,9 @@ class _Rewriter:
             node.agg_order = (ast.SortBy(node=copy.deepcopy(args[0]), sortby_dir=SortByDir.SORTBY_DEFAULT, sortby_nulls=0),)
         if name == "string_agg" and len(args) == 2:
             return self._string_agg(node, args, types)
+        if name == "unnest" and len(args) == 1 and types[0] is not None and array_exprs.depth(types[0].name) > 1:
+            node.args = (array_exprs.elements(args[0], array_exprs.depth(types[0].name)),)
+            return node, T(types[0].name.lstrip("_"))
         if name in ("unnest",):
             t = types[0].elem if types and types[0] is not None else None
             if t is not None and types[0] is not None and types[0].text_numeric:
