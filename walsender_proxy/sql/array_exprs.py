@@ -109,7 +109,12 @@ def _fill_bounds_macro() -> str:
         ELSE d END)"""
 
 
+#: A list of DECIMALs as numeric_out prints each (numeric_exprs.decimal_text's rule).
+DECIMAL_TEXTS = "pgc_decimal_texts"
+
 MACROS: dict[str, str] = {
+    DECIMAL_TEXTS: """MACRO pgc_decimal_texts(a) AS (
+        list_transform(a, lambda pgc_t: regexp_replace(pgc_t::VARCHAR, '^(-?)\\.', '\\10.')))""",
     **{name: body for k in range(1, MAX_DIMS + 1) for name, body in _shape_macros(k).items()},
     **{f"pgc_array_fill{k}": _fill_macro(k) for k in range(1, MAX_DIMS + 1)},
     "pgc_array_fill_lbounds": _fill_bounds_macro(),

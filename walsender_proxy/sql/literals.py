@@ -55,6 +55,7 @@ from walsender_proxy.sql import (
     numeric_exprs,
     numeric_math,
     numeric_text,
+    width_bucket,
 )
 from walsender_proxy.sql.nodes import (
     bool_const,
@@ -672,7 +673,7 @@ def install(con: Any) -> None:
     for name, fn, args, ret in [*input_udfs(), *output_udfs(), numeric_key, *datetime_make.udfs()]:
         if name not in have:
             con.create_function(name, keep_errors(fn), args, ret, type="arrow")
-    for name, fn, args, ret in [*numeric_math.udfs(), *float_math.udfs(), *float_aggs.udfs()]:  # (NULL handled by each)
+    for name, fn, args, ret in [*numeric_math.udfs(), *float_math.udfs(), *float_aggs.udfs(), *width_bucket.udfs()]:  # (NULL handled by each)
         if name not in have:
             con.create_function(name, keep_errors(fn), args, ret, type="arrow", null_handling="special")
     formatting_udfs.install(con, have)

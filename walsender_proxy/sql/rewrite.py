@@ -78,6 +78,7 @@ from walsender_proxy.sql import (
     numeric_text,
     pgcatalog,
     recursive_cte,
+    width_bucket,
     window_frames,
 )
 from walsender_proxy.sql.nodes import bool_const as _bool
@@ -3451,6 +3452,15 @@ class _Rewriter:
         if name == "to_hex" and len(args) == 1 and types[0] is not None and types[0].name in ("int2", "int4"):
             self.needs.add("pgc_to_hex4")  # an int4's two's complement has 8 digits
             return _call("pgc_to_hex4", args[0]), TEXT
+        if name == "width_bucket":
+            try:
+                bucket = width_bucket.rewrite([_operand(a, t) for a, t in zip(args, types, strict=True)], array_exprs.depth(types[1].name) if len(types) == 2 and types[1] is not None else 0)
+            except PgError as e:
+                raise self.fail(e.sqlstate, e.message, node) from None
+            if bucket is None:
+                raise self._no_function(name, types, node)
+            self.needs.update(bucket[2])
+            return bucket[0], T(bucket[1])
         if name in array_exprs.FUNCTIONS and not any(t is not None and (t.zero_based or t.name in _VECTORS) for t in types):
             return self._array_function(name, node, args, types)
         if any(t is not None and t.text_numeric for t in types):
