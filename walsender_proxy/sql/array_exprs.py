@@ -112,7 +112,75 @@ def _fill_bounds_macro() -> str:
 #: A list of DECIMALs as numeric_out prints each (numeric_exprs.decimal_text's rule).
 DECIMAL_TEXTS = "pgc_decimal_texts"
 
+def _nest_macro(k: int) -> str:
+    """ARRAY[…] of ``k - 1``-dimensional arrays (ExecEvalArrayExpr): NULL and empty
+    sub-arrays make '{}' when all are, 2202E beside a non-empty one; the others must have
+    one shape."""
+    m = k - 1
+    shape = "[" + ", ".join(_level_len("pgc_e", d) for d in range(1, m + 1)) + "]"
+    hollow = f"(pgc_e IS NULL OR {_empty('pgc_e', m)})"
+    mismatch = "error('PGERR[2202E] multidimensional arrays must have array expressions with matching dimensions')"
+    return f"""MACRO pgc_array_nest{k}(r) AS (CASE
+        WHEN len(r) = 0 THEN r
+        WHEN list_bool_and(list_transform(r, lambda pgc_e: {hollow})) THEN list_filter(r, lambda pgc_e: false)
+        WHEN list_bool_or(list_transform(r, lambda pgc_e: {hollow})) THEN {mismatch}
+        WHEN len(list_distinct(list_transform(r, lambda pgc_e: {shape}))) > 1 THEN {mismatch}
+        ELSE r END)"""
+
+
+def _shape(a: str, k: int) -> str:
+    return "[" + ", ".join(_level_len(a, d) for d in range(1, k + 1)) + "]"
+
+
+_INCOMPATIBLE = "error('PGERR[2202E] cannot concatenate incompatible arrays')"
+_OTHER_DIMS = (
+    "error('PGERR[0A000] array_cat() of a NULL or empty array and an array of fewer dimensions"
+    " is not supported by walsender-proxy')"
+)
+
+
+def _cat_macro(k: int, j: int, first_deeper: bool) -> str:
+    """array_cat of a ``k``-level and a ``j``-level list (k ≥ j; the deeper one first when
+    ``first_deeper``), as array_cat does: a NULL or empty operand gives the other one —
+    refused when that one has fewer dimensions than the result type —, equal dimensions
+    join along the first (the others must match), one fewer becomes one more element."""
+    a, b = ("a", "b") if first_deeper else ("b", "a")  # a: the deeper one
+    deep_empty = f"({a} IS NULL OR {_empty(a, k)})"
+    shallow_empty = f"({b} IS NULL OR {_empty(b, j)})"
+    if k == j:
+        joined = "list_concat(a, b)"
+        check = f"{_shape('a[1]', k - 1)} <> {_shape('b[1]', k - 1)}" if k > 1 else "false"
+        return f"""MACRO pgc_array_cat{k}_{j}(a, b) AS (CASE
+            WHEN a IS NULL AND b IS NULL THEN NULL
+            WHEN a IS NULL OR {_empty('a', k)} THEN b
+            WHEN b IS NULL OR {_empty('b', k)} THEN a
+            WHEN {check} THEN {_INCOMPATIBLE}
+            ELSE {joined} END)"""
+    if k == j + 1:
+        joined = "list_append(a, b)" if first_deeper else "list_prepend(a, b)"
+        check = f"{_shape(a + '[1]', j)} <> {_shape(b, j)}"
+    else:
+        joined, check = "NULL", "true"
+    name = f"pgc_array_cat{k}_{j}" if first_deeper else f"pgc_array_cat{j}_{k}"
+    return f"""MACRO {name}(a, b) AS (CASE
+        WHEN a IS NULL AND b IS NULL THEN NULL
+        WHEN {shallow_empty} THEN {a}
+        WHEN {deep_empty} THEN {_OTHER_DIMS}
+        WHEN {check} THEN {_INCOMPATIBLE}
+        ELSE {joined} END)"""
+
+
 MACROS: dict[str, str] = {
+    **{
+        (f"pgc_array_cat{k}_{j}" if first else f"pgc_array_cat{j}_{k}"): _cat_macro(k, j, first)
+        for k in range(1, MAX_DIMS + 1)
+        for j in range(1, k + 1)
+        for first in (True, False)
+    },
+    "pgc_array_append_nested": """MACRO pgc_array_append_nested(a) AS (CASE
+        WHEN a IS NULL OR len(a) = 0 THEN error('PGERR[0A000] array_append() of a NULL or empty multidimensional array is not supported by walsender-proxy')
+        ELSE error('PGERR[22000] argument must be empty or one-dimensional array') END)""",
+    **{f"pgc_array_nest{k}": _nest_macro(k) for k in range(2, MAX_DIMS + 1)},
     DECIMAL_TEXTS: """MACRO pgc_decimal_texts(a) AS (
         list_transform(a, lambda pgc_t: regexp_replace(pgc_t::VARCHAR, '^(-?)\\.', '\\10.')))""",
     **{name: body for k in range(1, MAX_DIMS + 1) for name, body in _shape_macros(k).items()},
@@ -153,7 +221,10 @@ _SHAPE_RESULT = {"array_dims": "text"}
 _INTEGERS = ("int2", "int4", "int8")
 
 #: Functions this module answers for (given a one-based array argument).
-FUNCTIONS = frozenset({*_SHAPE_FUNCTIONS, "array_positions", "array_remove", "array_replace", "array_fill"})
+FUNCTIONS = frozenset({
+    *_SHAPE_FUNCTIONS, "array_positions", "array_remove", "array_replace", "array_fill", "array_position",
+    "array_append", "array_prepend", "array_cat",
+})  # fmt: skip
 
 
 def function(
@@ -178,6 +249,20 @@ def function(
             raise no_function()
         rest = [cast(args[1], "integer")] if arity == 2 else []
         return Result(call(f"{macro}{k}", args[0], *rest), _SHAPE_RESULT.get(name, "int4"), {f"{macro}{k}"})
+    if name in ("array_position", "array_append", "array_prepend", "array_cat"):
+        at = 1 if name == "array_prepend" else 0
+        if len(args) < 2 or (depth(types[at]) < 2 and name != "array_cat"):
+            return None  # (DuckDB's list functions, as before)
+        if name == "array_position":
+            raise PgError("0A000", "searching for elements in multidimensional arrays is not supported")
+        if name == "array_cat":
+            ka, kb = depth(types[0]), depth(types[1])
+            if len(args) != 2 or not ka or not kb or (types[0] or "").lstrip("_") != (types[1] or "").lstrip("_"):
+                return None
+            node, macro = concat(args[0], args[1], ka, kb)
+            return Result(node, types[0] if ka >= kb else types[1] or "", {macro})
+        node, macro = append_nested(args[at])
+        return Result(node, types[at] or "", {macro})
     if name == "array_fill":
         return _array_fill(args, types, no_function, dims_of)
     if name in ("array_positions", "array_remove", "array_replace"):
@@ -255,3 +340,24 @@ def elements(node: ast.Node, k: int) -> ast.Node:
     for _ in range(k - 1):
         node = call("flatten", node)
     return node
+
+
+def nested(node: ast.Node, k: int) -> tuple[ast.Node, str | None]:
+    """An ``ARRAY[…]`` of ``k`` levels with PostgreSQL's checks of its sub-arrays (and the
+    macro it needs); a one-level one as it is."""
+    if k < 2:
+        return node, None
+    if k > MAX_DIMS:
+        raise PgError("54000", f"number of array dimensions ({k}) exceeds the maximum allowed ({MAX_DIMS})")
+    return call(f"pgc_array_nest{k}", node), f"pgc_array_nest{k}"
+
+
+def concat(left: ast.Node, right: ast.Node, ka: int, kb: int) -> tuple[ast.Node, str]:
+    """``left || right`` of two arrays (array_cat): its node and the macro it needs."""
+    macro = f"pgc_array_cat{ka}_{kb}"
+    return call(macro, left, right), macro
+
+
+def append_nested(array: ast.Node) -> tuple[ast.Node, str]:
+    """array_append/array_prepend of a multidimensional array: PostgreSQL's 22000."""
+    return call("pgc_array_append_nested", array), "pgc_array_append_nested"

@@ -2161,9 +2161,19 @@ class _Rewriter:
             # (each element's exact text: printed as PostgreSQL prints it, compared nowhere)
             return node, T("_numeric", text_numeric=True)
         if cast_to is not None and cast_to != "numeric":
-            return node, T("_" + ("text" if elem == UNKNOWN else elem.name))
+            return self._nested_array(node, T("_" + ("text" if elem == UNKNOWN else elem.name)))
         scale = self._one_numeric_scale(node, [p[1] for p in pairs])
-        return node, T("_" + ("text" if elem == UNKNOWN else elem.name), scale=scale)
+        return self._nested_array(node, T("_" + ("text" if elem == UNKNOWN else elem.name), scale=scale))
+
+    def _nested_array(self, node: ast.Node, t: T) -> tuple[ast.Node, T]:
+        """ARRAY[…] of arrays: PostgreSQL's checks that the sub-arrays match (array_exprs)."""
+        try:
+            out, need = array_exprs.nested(node, array_exprs.depth(t.name))
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, node) from None
+        if need is not None:
+            self.needs.add(need)
+        return out, t
 
     def _one_numeric_scale(self, node: ast.Node, elems: Sequence[T | None], arrays: Sequence[T | None] = ()) -> int | None:
         """The one display scale of numeric array elements: a DuckDB list of DECIMALs has one
@@ -2720,13 +2730,24 @@ class _Rewriter:
                 # a '{…}' literal compared with an array is an array
                 if lt is not None and lt.is_array and _str_const(right) is not None:
                     right = self._array_literal(_str_const(right) or "", lt, right, whole=True)
+                    rt = lt if op == "||" else rt  # (array || '{…}' is array_cat)
                 elif rt is not None and rt.is_array and _str_const(left) is not None:
                     left = self._array_literal(_str_const(left) or "", rt, left, whole=True)
+                    lt = rt if op == "||" else lt
             if op == "||" and ((lt and lt.is_array) or (rt and rt.is_array)):
                 self._one_numeric_scale(node, [lt.elem if lt and lt.is_array else lt, rt.elem if rt and rt.is_array else rt], (lt, rt))
+                ka, kb = array_exprs.depth(lt.name if lt else None), array_exprs.depth(rt.name if rt else None)
                 if lt and lt.is_array and rt and rt.is_array:
-                    self.needs.add("pgc_array_cat")
-                    return _call("pgc_array_cat", left, right), lt
+                    if lt.zero_based or rt.zero_based or lt.name in _VECTORS or rt.name in _VECTORS:
+                        self.needs.add("pgc_array_cat")
+                        return _call("pgc_array_cat", left, right), lt
+                    joined, macro = array_exprs.concat(left, right, ka, kb)
+                    self.needs.add(macro)
+                    return joined, lt if ka >= kb else rt
+                if ka > 1 or kb > 1:  # (array_append/array_prepend of a multidimensional array)
+                    refused, macro = array_exprs.append_nested(left if ka > 1 else right)
+                    self.needs.add(macro)
+                    return refused, lt if ka > 1 else rt
                 if lt and lt.is_array:
                     return _call("list_append", left, right), lt
                 return _call("list_prepend", left, right), rt
@@ -3462,7 +3483,9 @@ class _Rewriter:
             self.needs.update(bucket[2])
             return bucket[0], T(bucket[1])
         if name in array_exprs.FUNCTIONS and not any(t is not None and (t.zero_based or t.name in _VECTORS) for t in types):
-            return self._array_function(name, node, args, types)
+            arrays = self._array_function(name, node, args, types)
+            if arrays is not None:
+                return arrays
         if any(t is not None and t.text_numeric for t in types):
             keyed = self._text_numeric_call(name, node, args, types)
         else:
@@ -3668,7 +3691,7 @@ class _Rewriter:
             raise self.fail(e.sqlstate, e.message, node) from None
         return None if out is None else (out[0], T(out[1]))
 
-    def _array_function(self, name: str, node: ast.FuncCall, args: list[Any], types: list[T | None]) -> tuple[ast.Node, T | None]:
+    def _array_function(self, name: str, node: ast.FuncCall, args: list[Any], types: list[T | None]) -> tuple[ast.Node, T | None] | None:
         """An array function of array_exprs (PostgreSQL's shapes, errors and NULL rules)."""
         if name == "array_fill" and len(args) > 1:
             for i in range(1, len(args)):  # (a quoted dimension array: its length makes the type)
@@ -3685,7 +3708,7 @@ class _Rewriter:
         except PgError as e:
             raise self.fail(e.sqlstate, e.message, node) from None
         if done is None:
-            raise self.fail("0A000", f"function {name}() of an argument of unknown type is not supported by walsender-proxy", node)
+            return None
         self.needs.update(done.needs)
         t0 = types[0] if types else None
         if t0 is not None and done.type == t0.name:
