@@ -361,3 +361,45 @@ def concat(left: ast.Node, right: ast.Node, ka: int, kb: int) -> tuple[ast.Node,
 def append_nested(array: ast.Node) -> tuple[ast.Node, str]:
     """array_append/array_prepend of a multidimensional array: PostgreSQL's 22000."""
     return call("pgc_array_append_nested", array), "pgc_array_append_nested"
+
+
+def is_multidimensional_literal(text: str) -> bool:
+    """``'{{…}}'``: an array literal whose first element is a sub-array."""
+    s = text.lstrip(" \t\n\r\v\f")
+    return s.startswith("{") and s[1:].lstrip(" \t\n\r\v\f").startswith("{")
+
+
+def _quoted(v: object) -> str:
+    if v is None:
+        return "NULL"
+    return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def literal_rows(text: str) -> tuple[object, int, list[str | None]]:
+    """A multidimensional array literal as nested lists whose leaves are one-dimensional
+    literals (``'{"1","2"}'``, each read by the element type's input), and its number of
+    dimensions and its elements; array_in's 22P02 for a malformed one, 54000 past six
+    dimensions."""
+    from walsender_proxy.sql.json_text import parse_array_in
+
+    items = parse_array_in(text)
+
+    def levels(node: object) -> int:
+        return 1 + levels(node[0]) if isinstance(node, list) and node and isinstance(node[0], list) else 1
+
+    k = levels(items)
+    if k > MAX_DIMS:
+        raise PgError("54000", f"number of array dimensions ({k}) exceeds the maximum allowed ({MAX_DIMS})")
+
+    flat: list[str | None] = []
+
+    def rows(node: object, level: int) -> object:
+        assert isinstance(node, list)
+        if not node:
+            raise PgError("22P02", f'malformed array literal: "{text}"', detail='Unexpected "}" character.')
+        if level == k:
+            flat.extend(None if v is None else str(v) for v in node)
+            return "{" + ",".join(_quoted(v) for v in node) + "}"
+        return [rows(child, level + 1) for child in node]
+
+    return rows(items, 1), k, flat

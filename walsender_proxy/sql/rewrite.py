@@ -2165,6 +2165,28 @@ class _Rewriter:
         scale = self._one_numeric_scale(node, [p[1] for p in pairs])
         return self._nested_array(node, T("_" + ("text" if elem == UNKNOWN else elem.name), scale=scale))
 
+    def _multidimensional_literal(self, lit: str, ctype: ColumnType, at: ast.Node) -> tuple[ast.Node, T]:
+        """``'{{1,2},{3,4}}'::int[]``: nested lists, each innermost row read by the lake's
+        input of the one-dimensional type (its element input, errors and typmod)."""
+        try:
+            rows, k, flat = array_exprs.literal_rows(lit)
+            if ctype.base.name == "numeric" and ctype.typmod < 0:  # (one DECIMAL scale for all)
+                scales = {numeric_math.parse(v.strip()) for v in flat if v is not None}
+                if len({(n.special is not None, n.dscale) for n in scales}) > 1:
+                    raise PgError("0A000", "an array of numeric values of different display scales is not supported by walsender-proxy")
+
+            def build(node: object) -> ast.Node:
+                if isinstance(node, str):
+                    return literals.unknown_literal(node, ctype)
+                assert isinstance(node, list)
+                return ast.A_ArrayExpr(elements=tuple(build(child) for child in node))
+
+            out = build(rows)
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, at, detail=e.detail, hint=e.hint) from None
+        t = _lake_t(ctype)
+        return out, T("_" * (k - 1) + t.name, typmod=t.typmod, scale=t.scale)
+
     def _nested_array(self, node: ast.Node, t: T) -> tuple[ast.Node, T]:
         """ARRAY[…] of arrays: PostgreSQL's checks that the sub-arrays match (array_exprs)."""
         try:
@@ -2336,6 +2358,8 @@ class _Rewriter:
             exact = self._numeric_constant(node.arg, ctype)
             if exact is not None:
                 return exact
+        if is_array and ctype is not None and array_exprs.is_multidimensional_literal(_str_const(node.arg) or ""):
+            return self._multidimensional_literal(_str_const(node.arg) or "", ctype, node.arg)
         if ctype is not None and isinstance(node.arg, ast.A_Const) and not node.arg.isnull:
             # a quoted literal goes through the type's input function, a number through the
             # cast from its own type (sql/literals.py)
@@ -3214,7 +3238,9 @@ class _Rewriter:
         self, lit: str, other: T | None, at: ast.Node, whole: bool = False
     ) -> ast.Node:
         elem = (other.elem if whole and other is not None else other) or TEXT
-        lake = literals.target_type(elem.name, [], True) if elem != UNKNOWN else None
+        lake = literals.target_type(elem.name.lstrip("_"), [], True) if elem != UNKNOWN else None
+        if lake is not None and array_exprs.is_multidimensional_literal(lit):
+            return self._multidimensional_literal(lit, lake, at)[0]
         if lake is not None:
             # the other side's element type reads the literal, as PostgreSQL resolves it
             try:
