@@ -170,7 +170,25 @@ def _cat_macro(k: int, j: int, first_deeper: bool) -> str:
         ELSE {joined} END)"""
 
 
+def _sortkey_macro(k: int) -> str:
+    """array_cmp's order as a DuckDB struct: the elements in storage order (a NULL element
+    above the others, a shorter list below a longer one it starts), then the dimensions."""
+    return f"""MACRO pgc_arr_sortkey{k}(a) AS (CASE WHEN a IS NULL THEN NULL
+        ELSE {{'e': {_flat('a', k - 1)}, 'd': {_shape('a', k)}}} END)"""
+
+
+def _agg_shapes_macro(k: int) -> str:
+    """array_agg of ``k - 1``-dimensional arrays: one shape for all (after
+    pgc_array_agg_arrays's checks of NULL and empty inputs)."""
+    return f"""MACRO pgc_array_agg_shapes{k}(r) AS (CASE
+        WHEN len(list_distinct(list_transform(r, lambda pgc_e: {_shape('pgc_e', k - 1)}))) > 1
+            THEN error('PGERR[2202E] cannot accumulate arrays of different dimensionality')
+        ELSE r END)"""
+
+
 MACROS: dict[str, str] = {
+    **{f"pgc_arr_sortkey{k}": _sortkey_macro(k) for k in range(2, MAX_DIMS + 1)},
+    **{f"pgc_array_agg_shapes{k}": _agg_shapes_macro(k) for k in range(3, MAX_DIMS + 1)},
     **{
         (f"pgc_array_cat{k}_{j}" if first else f"pgc_array_cat{j}_{k}"): _cat_macro(k, j, first)
         for k in range(1, MAX_DIMS + 1)
@@ -403,3 +421,8 @@ def literal_rows(text: str) -> tuple[object, int, list[str | None]]:
         return [rows(child, level + 1) for child in node]
 
     return rows(items, 1), k, flat
+
+
+def sort_key(node: ast.Node, k: int) -> ast.Node:
+    """A ``k``-level list's key in PostgreSQL's array order (pgc_arr_sortkey)."""
+    return call(f"pgc_arr_sortkey{k}", node)

@@ -2165,6 +2165,20 @@ class _Rewriter:
         scale = self._one_numeric_scale(node, [p[1] for p in pairs])
         return self._nested_array(node, T("_" + ("text" if elem == UNKNOWN else elem.name), scale=scale))
 
+    def _array_order(self, op: str, node: ast.Node, left: Any, lt: T, right: Any, rt: T) -> tuple[Any, Any] | None:
+        """Arrays of more than one dimension compare as array_cmp does: their elements in
+        storage order, then their dimensions (array_exprs.sort_key); None for one dimension,
+        where DuckDB's list order is PostgreSQL's."""
+        ka, kb = array_exprs.depth(lt.name), array_exprs.depth(rt.name)
+        if ka < 2 and kb < 2:
+            return None
+        if ka != kb:
+            raise self.fail("0A000", "a comparison of arrays of different dimensions is not supported by walsender-proxy", node)
+        if op in ("=", "<>", "!="):
+            return None  # (equal nested lists are equal arrays: their shapes are checked)
+        self.needs.add(f"pgc_arr_sortkey{ka}")
+        return array_exprs.sort_key(left, ka), array_exprs.sort_key(right, ka)
+
     def _multidimensional_literal(self, lit: str, ctype: ColumnType, at: ast.Node) -> tuple[ast.Node, T]:
         """``'{{1,2},{3,4}}'::int[]``: nested lists, each innermost row read by the lake's
         input of the one-dimensional type (its element input, errors and typmod)."""
@@ -2479,6 +2493,8 @@ class _Rewriter:
             elem = "smallint" if target == "int2vector" else "uinteger"
             return _cast(arg, elem, array=True), T(target, zero_based=True)
         if target in ("text", "varchar", "bpchar", "name") and t is not None and t.is_array:
+            if array_exprs.depth(t.name) > 1:  # (DuckDB prints a nested list its own way)
+                raise self.fail("0A000", f"a cast of a multidimensional array to {_type_display(T(target))} is not supported by walsender-proxy", node)
             out = _op(
                 "||", _op("||", _str("{"), _call("array_to_string", arg, _str(","))), _str("}")
             )
@@ -2775,6 +2791,10 @@ class _Rewriter:
                 if lt and lt.is_array:
                     return _call("list_append", left, right), lt
                 return _call("list_prepend", left, right), rt
+            if op in ("<", ">", "<=", ">=", "=", "<>", "!=") and lt is not None and rt is not None and lt.is_array and rt.is_array:
+                keyed = self._array_order(op, node, left, lt, right, rt)
+                if keyed is not None:
+                    left, right = keyed
             node.lexpr, node.rexpr = left, right
             if op in ("~*", "!~*"):
                 self.needs.add("pgc_icase_guard")
@@ -3514,6 +3534,10 @@ class _Rewriter:
                 return arrays
         if any(t is not None and t.text_numeric for t in types):
             keyed = self._text_numeric_call(name, node, args, types)
+        elif name in ("min", "max") and len(args) == 1 and types[0] is not None and array_exprs.depth(types[0].name) > 1:
+            k = array_exprs.depth(types[0].name)  # (array_cmp's order: elements, then dimensions)
+            self.needs.add(f"pgc_arr_sortkey{k}")
+            keyed = [args[0], array_exprs.sort_key(copy.deepcopy(args[0]), k)]
         else:
             keyed = None
         if keyed is not None:  # min/max: arg_min/arg_max by the key, the value as it is
@@ -3588,7 +3612,11 @@ class _Rewriter:
             t = types[0] if types else None
             if t is not None and t.is_array and node.over is None:
                 self.needs.add("pgc_array_agg_arrays")  # (one dimension more, PostgreSQL's checks)
-                return _call("pgc_array_agg_arrays", node), T("_" + t.name, text_numeric=t.text_numeric)
+                out: ast.Node = _call("pgc_array_agg_arrays", node)
+                if array_exprs.depth(t.name) > 1:  # (and sub-arrays of one shape)
+                    self.needs.add(f"pgc_array_agg_shapes{array_exprs.depth(t.name) + 1}")
+                    out = _call(f"pgc_array_agg_shapes{array_exprs.depth(t.name) + 1}", out)
+                return out, T("_" + t.name, text_numeric=t.text_numeric)
             return node, (
                 T("_" + ("text" if t == UNKNOWN else t.name), text_numeric=t.text_numeric)
                 if t is not None and not t.is_array
