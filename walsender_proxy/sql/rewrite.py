@@ -1358,6 +1358,8 @@ class _Rewriter:
                     self._set_operation_sort(s.node, cols)
                 (t,) = self._positional([s.node], cols) or (None,)
                 self._no_json_compare("ORDER BY a position", s, t)
+                if t is not None and array_exprs.depth(t.name) > 1:
+                    raise self.fail("0A000", "ORDER BY a position of a multidimensional array is not supported by walsender-proxy", s)
                 if t is not None and (t.text_numeric or t.name == "jsonb"):
                     # ORDER BY n of a text-held numeric or of jsonb: by its order key
                     key = jsonb_ops.UDF_SORT_KEY if t.name == "jsonb" else numeric_text.KEY_UDF
@@ -1890,6 +1892,9 @@ class _Rewriter:
         node.node = self._numeric_key(new, t) if t is not None and t.text_numeric else new
         if self._is_jsonb(new, t, scope):  # (jsonb's order, not its text's)
             node.node = _call(jsonb_ops.UDF_SORT_KEY, new)
+        if t is not None and array_exprs.depth(t.name) > 1:  # (array_cmp's order)
+            self.needs.add(f"pgc_arr_sortkey{array_exprs.depth(t.name)}")
+            node.node = array_exprs.sort_key(new, array_exprs.depth(t.name))
         return node, t
 
     def _window_def(self, node: ast.WindowDef, scope: _Scope, *, in_clause: bool = False) -> ast.WindowDef:
