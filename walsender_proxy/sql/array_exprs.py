@@ -187,6 +187,10 @@ def _agg_shapes_macro(k: int) -> str:
 
 
 MACROS: dict[str, str] = {
+    # subscripts with PostgreSQL's bounds (DuckDB counts negative ones from the end)
+    "pgc_sub_index": "MACRO pgc_sub_index(i) AS (CASE WHEN i < 1 THEN NULL ELSE i END)",
+    "pgc_sub_lower": "MACRO pgc_sub_lower(i) AS (CASE WHEN i < 1 THEN 1 ELSE i END)",
+    "pgc_sub_upper": "MACRO pgc_sub_upper(i) AS (CASE WHEN i < 0 THEN 0 ELSE i END)",
     **{f"pgc_arr_sortkey{k}": _sortkey_macro(k) for k in range(2, MAX_DIMS + 1)},
     **{f"pgc_array_agg_shapes{k}": _agg_shapes_macro(k) for k in range(3, MAX_DIMS + 1)},
     **{

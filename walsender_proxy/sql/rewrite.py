@@ -2295,6 +2295,10 @@ class _Rewriter:
         node.arg, t = self.expr(node.arg, scope)
         if self._is_jsonb(node.arg, t, scope) and all(isinstance(i, ast.A_Indices) for i in node.indirection):
             return self._jsonb_subscripts(original, node.indirection, scope)
+        if t is not None and t.name.startswith("_") and not t.zero_based and node.indirection and isinstance(node.indirection[0], ast.A_Indices):
+            subscripted = self._array_subscripts(node, t, scope)
+            if subscripted is not None:
+                return subscripted
         out_t = t
         new_ind = []
         for ind in node.indirection:
@@ -2314,6 +2318,32 @@ class _Rewriter:
             new_ind.append(ind)
         node.indirection = tuple(new_ind)
         return node, out_t
+
+    def _array_subscripts(self, node: ast.A_Indirection, t: T, scope: _Scope) -> tuple[ast.Node, T | None] | None:
+        """``a[i][j]``, ``a[i:j]`` of an array with PostgreSQL's bounds: a subscript below 1
+        or past the end gives NULL (DuckDB counts a negative one from the end), a slice
+        keeps what lies within the array; a number of subscripts other than the array's
+        dimensions gives NULL. Slices of a multidimensional array are refused. None when the
+        indirection goes on past the subscripts (a field)."""
+        if not all(isinstance(i, ast.A_Indices) for i in node.indirection):
+            return None
+        k = array_exprs.depth(t.name)
+        indices = list(node.indirection)
+        slices = any(i.is_slice for i in indices)
+        if slices and k > 1:
+            raise self.fail("0A000", "a slice of a multidimensional array is not supported by walsender-proxy", node)
+        for ind in indices:
+            for attr in ("lidx", "uidx"):
+                sub = getattr(ind, attr)
+                if sub is not None:
+                    macro = "pgc_sub_index" if not ind.is_slice else "pgc_sub_lower" if attr == "lidx" else "pgc_sub_upper"
+                    self.needs.add(macro)
+                    setattr(ind, attr, _call(macro, self.expr(sub, scope)[0]))
+        base = T(t.name.lstrip("_"), typmod=t.typmod, scale=t.scale, text_numeric=t.text_numeric)
+        if not slices and len(indices) != k:  # (array_get_element: NULL)
+            return _call("list_extract", array_exprs.elements(node.arg, k), _cast(_null(), "integer")), base
+        node.indirection = tuple(indices)
+        return node, t if slices else base
 
     def _jsonb_subscripts(self, arg: ast.Node, indices: Sequence[ast.A_Indices], scope: _Scope) -> tuple[ast.Node, T | None]:
         """``j[0]['a']``: PostgreSQL's jsonb subscripting reads the path of its subscripts'
