@@ -270,3 +270,28 @@ def test_lake_keeps_refusing_multidimensional_storage(clients: tuple[Client, Cli
     assert got("update arr_md2 set a = array[[1,2]]")[:2] == ("error", "0A000")
     assert got("insert into arr_md2 select array_fill(1, array[2,2])")[:2] == ("error", "0A000")
     assert got("select a from arr_md2")[2] == [([1],)]
+
+
+def test_regression_corners(clients: tuple[Client, Client]) -> None:
+    """Cases from arrays.sql: NULL arrays typed by the other argument, a subquery argument,
+    anycompatible's promotion to the array's type, quoted thresholds, a cast's element type
+    reading ARRAY[…]'s quoted elements, more subscripts than MAXDIM."""
+    _same(clients, [
+        "SELECT array_positions(NULL, 10)",
+        "SELECT array_positions(NULL, NULL::int)",
+        "SELECT array_remove(NULL, 10), array_replace(NULL, 'a'::text, 'b')",
+        "SELECT array_length(array_positions(ARRAY(SELECT 'AAAAAAAAAAAAAAAAAAAAAAAAA'::text || i % 10"
+        " FROM generate_series(1,100) g(i)), 'AAAAAAAAAAAAAAAAAAAAAAAAA5'), 1)",
+        "select array_remove(array[1.0, 2.1, 3.3], 1)",
+        "select array_remove(array[1,2]::int8[], 1)",
+        "select array_fill(1, array[[1,2],[3,4]])",
+        "select array_remove(array[1,2,3], (select 2))",
+        "select array_fill((select 3), array[2,2])",
+        "select ARRAY[1, 3, 9, 'NaN', 'NaN']::float8[]",
+        "select width_bucket(op, ARRAY[1, 3, 9, 'NaN', 'NaN']::float8[]) from (values (-5.2::float8), (4), (77), ('NaN')) v(op)",
+        "SELECT width_bucket(5, '{}')",
+        "SELECT width_bucket('5'::text, ARRAY[3, 4]::integer[])",
+        "SELECT ('{}'::int[])[1][2][3][4][5][6][7]",
+        "SELECT ('{{{1},{2},{3}},{{4},{5},{6}}}'::int[])[1][NULL][1]",
+    ])  # fmt: skip
+    _refused(clients, ["select array_remove(array[1,2], 1::int8)", "SELECT width_bucket(now(), array['yesterday', 'today', 'tomorrow']::timestamptz[])"])

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pglast import ast
 
 from decoding.errors import PgError
-from walsender_proxy.sql.nodes import call, cast
+from walsender_proxy.sql.nodes import call, cast, null_const
 
 #: PostgreSQL's MAXDIM.
 MAX_DIMS = 6
@@ -80,9 +80,9 @@ def _fill_macro(k: int) -> str:
     """array_fill(v, dims) for ``k`` dimensions: the nested list, '{}' when a length is 0
     (PostgreSQL has no empty dimension), PostgreSQL's errors for NULLs, a negative length
     or more than MaxArraySize elements."""
-    body = "v"
+    body = "v"  # (list_resize copies: a lambda may not capture v, which can be a subquery)
     for d in range(k, 0, -1):
-        body = f"list_transform(range(d[{d}]), lambda pgc_i{d}: {body})"
+        body = f"list_resize(list_filter([{body}], lambda pgc_q: false), d[{d}], {body})"
     product = " * ".join(f"d[{d}]::HUGEINT" for d in range(1, k + 1))
     negative = " OR ".join(f"d[{d}] < 0" for d in range(1, k + 1))
     return f"""MACRO pgc_array_fill{k}(v, d) AS (CASE
@@ -214,11 +214,14 @@ MACROS: dict[str, str] = {
         ELSE list_filter([v], lambda pgc_x: false) END)""",
     # the 1-based positions of the elements not distinct from x
     "pgc_array_positions": """MACRO pgc_array_positions(a, x) AS (CASE WHEN a IS NULL THEN NULL
-        ELSE list_filter(range(1, len(a) + 1), lambda pgc_i: a[pgc_i] IS NOT DISTINCT FROM x)::INTEGER[] END)""",
+        ELSE list_transform(list_filter(list_zip(a, list_resize([x], len(a), x), range(1, len(a) + 1)),
+            lambda pgc_p: pgc_p[1] IS NOT DISTINCT FROM pgc_p[2]), lambda pgc_p: pgc_p[3]::INTEGER) END)""",
     "pgc_array_remove": """MACRO pgc_array_remove(a, x) AS (CASE WHEN a IS NULL THEN NULL
-        ELSE list_filter(a, lambda pgc_e: pgc_e IS DISTINCT FROM x) END)""",
+        ELSE list_transform(list_filter(list_zip(a, list_resize([x], len(a), x)),
+            lambda pgc_p: pgc_p[1] IS DISTINCT FROM pgc_p[2]), lambda pgc_p: pgc_p[1]) END)""",
     "pgc_array_replace": """MACRO pgc_array_replace(a, x, y) AS (CASE WHEN a IS NULL THEN NULL
-        ELSE list_transform(a, lambda pgc_e: CASE WHEN pgc_e IS NOT DISTINCT FROM x THEN y ELSE pgc_e END) END)""",
+        ELSE list_transform(list_zip(a, list_resize([x], len(a), x), list_resize([y], len(a), y)),
+            lambda pgc_p: CASE WHEN pgc_p[1] IS NOT DISTINCT FROM pgc_p[2] THEN pgc_p[3] ELSE pgc_p[1] END) END)""",
 }
 
 
@@ -293,12 +296,14 @@ def function(
             raise no_function()
         k = depth(types[0])
         if k == 0:
+            if types[0] in (None, "unknown") and isinstance(args[0], ast.A_Const) and args[0].isnull:
+                return _null_array(name, types)
             if types[0] in (None, "unknown"):
                 return None
             raise no_function()
         elem = (types[0] or "")[k:]
         for t in types[1:]:
-            if t not in (None, "unknown", elem):  # (anycompatible: another type promotes)
+            if t not in (None, "unknown", elem) and not _widens(t, elem):  # (anycompatible: another type promotes)
                 raise PgError("0A000", f"{name}() with a value of another type than the array's elements is not supported by walsender-proxy")
         if k > 1:
             if name == "array_positions":
@@ -311,6 +316,31 @@ def function(
     return None
 
 
+#: Types whose values convert to a later one implicitly (anycompatible's common type is
+#: the array's own element type when the other value's comes before it).
+_LADDER = ("int2", "int4", "int8", "numeric", "float4", "float8")
+
+
+def _widens(value_type: str, elem: str) -> bool:
+    """Whether anycompatible's common type of ``value_type`` and ``elem`` is ``elem``."""
+    if value_type not in _LADDER or elem not in _LADDER:
+        return False
+    if elem == "float4":  # (DuckDB would compare a numeric with a float4 in double)
+        return False
+    return _LADDER.index(value_type) <= _LADDER.index(elem)
+
+
+def _null_array(name: str, types: Sequence[str | None]) -> Result | None:
+    """``array_positions(NULL, 1)``: PostgreSQL types the NULL as the value's array type;
+    the answer is NULL."""
+    if name == "array_positions":
+        return Result(cast(null_const(), "integer", array=True), "_int4")
+    elem = next((t for t in types[1:] if t not in (None, "unknown")), None)
+    if elem is None or depth(elem) > 0:
+        return None
+    return Result(cast(null_const(), "varchar", array=True) if elem == "text" else null_const(), "_" + elem)
+
+
 def _array_fill(
     args: Sequence[ast.Node],
     types: Sequence[str | None],
@@ -320,6 +350,8 @@ def _array_fill(
     if len(args) not in (2, 3):
         raise no_function()
     value_t = types[0]
+    if any(depth(t) > 1 and t.lstrip("_") == "int4" for t in types[1:] if t is not None):
+        raise PgError("2202E", "wrong number of array subscripts")
     if any(t not in ("_int4", "unknown", None) for t in types[1:]):
         raise no_function()
     if value_t == "unknown":

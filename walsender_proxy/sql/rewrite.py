@@ -2155,6 +2155,17 @@ class _Rewriter:
         pairs = [self.expr(a, scope) for a in node.elements or ()]
         elem = _common([p[1] for p in pairs])
         # (ARRAY['…']::date[]: the cast's element type is the elements' type)
+        floats = outer_cast in ("float4", "float8") and elem is not None and elem.name in numeric_exprs.INTEGERS
+        # (ARRAY[1, 'NaN']::float8[]: a cast's element type reads the quoted elements)
+        if floats and outer_cast is not None:
+            ctype = literals.target_type(outer_cast, [], False)
+            try:
+                pairs = [
+                    (literals.unknown_literal(_str_const(a) or "", ctype), T(outer_cast)) if t == UNKNOWN and _str_const(a) is not None and ctype is not None else (a, t)
+                    for a, t in pairs
+                ]  # fmt: skip
+            except PgError as e:
+                raise self.fail(e.sqlstate, e.message, node, detail=e.detail, hint=e.hint) from None
         pairs = self._unknowns_as(pairs, T(outer_cast) if outer_cast is not None and elem == UNKNOWN else elem)
         node.elements = tuple(p[0] for p in pairs)
         elem = _common([p[1] for p in pairs])
@@ -2329,6 +2340,8 @@ class _Rewriter:
             return None
         k = array_exprs.depth(t.name)
         indices = list(node.indirection)
+        if len(indices) > array_exprs.MAX_DIMS:
+            raise self.fail("54000", f"number of array dimensions ({len(indices)}) exceeds the maximum allowed ({array_exprs.MAX_DIMS})", node)
         slices = any(i.is_slice for i in indices)
         if slices and k > 1:
             raise self.fail("0A000", "a slice of a multidimensional array is not supported by walsender-proxy", node)
@@ -3555,6 +3568,10 @@ class _Rewriter:
             self.needs.add("pgc_to_hex4")  # an int4's two's complement has 8 digits
             return _call("pgc_to_hex4", args[0]), TEXT
         if name == "width_bucket":
+            if len(args) == 2 and types[1] == UNKNOWN and _str_const(args[1]) is not None and types[0] is not None and not types[0].is_array:
+                # (a quoted thresholds array takes the operand's type)
+                args[1] = self._array_literal(_str_const(args[1]) or "", TEXT if types[0] == UNKNOWN else types[0], node)
+                types[1] = T("_" + ("text" if types[0] == UNKNOWN else types[0].name))
             try:
                 bucket = width_bucket.rewrite([_operand(a, t) for a, t in zip(args, types, strict=True)], array_exprs.depth(types[1].name) if len(types) == 2 and types[1] is not None else 0)
             except PgError as e:

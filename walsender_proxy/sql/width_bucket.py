@@ -130,6 +130,8 @@ def rewrite(args: Sequence[Operand], depth: int) -> tuple[ast.Node, str, set[str
     elem = (arr.type or "")[1:] if depth == 1 else None
     if depth > 1:
         raise PgError("2202E", "thresholds must be one-dimensional array")
+    if elem in _NUMBERS and operand.type not in (*_NUMBERS, "unknown", None):
+        return None  # (no common type: 42883)
     if elem not in _NUMBERS or operand.type not in (*_NUMBERS, "unknown"):
         what = f"{arr.type}" if arr.type else "an untyped array"
         raise PgError("0A000", f"width_bucket() over {what} thresholds is not supported by walsender-proxy")
