@@ -293,5 +293,12 @@ def test_regression_corners(clients: tuple[Client, Client]) -> None:
         "SELECT width_bucket('5'::text, ARRAY[3, 4]::integer[])",
         "SELECT ('{}'::int[])[1][2][3][4][5][6][7]",
         "SELECT ('{{{1},{2},{3}},{{4},{5},{6}}}'::int[])[1][NULL][1]",
+        "SELECT ARRAY[[[[[['hello'],['world']]]]]]",
+        "select array[[1]]||array[[2]]||array[[3]]||array[[4]]||array[[5]]||array[[6]]||array[[7]]||array[[8]]||array[[9]]||array[[10]]",
+        "select array_remove(array_remove(array_remove(array_remove(array_remove(array[1,2,3,4,5,6], 1), 2), 3), 4), 5)",
+        "select * from unnest(array_remove(array[1,2,3], 2)) with ordinality as u(a, b)",
+        "select * from unnest(array[1,2] || array[3]) with ordinality",
+        "select * from (values (array[1,2]), (array[3])) v(a), lateral unnest(array_remove(a, 2)) with ordinality",
+        "select * from generate_series(1, array_length(array[1,2,3], 1))",
     ])  # fmt: skip
     _refused(clients, ["select array_remove(array[1,2], 1::int8)", "SELECT width_bucket(now(), array['yesterday', 'today', 'tomorrow']::timestamptz[])"])

@@ -18,6 +18,7 @@ rewritten (an ``ARRAY[…]`` or ``'{…}'`` constant), as its result type needs 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -113,18 +114,19 @@ def _fill_bounds_macro() -> str:
 DECIMAL_TEXTS = "pgc_decimal_texts"
 
 def _nest_macro(k: int) -> str:
-    """ARRAY[…] of ``k - 1``-dimensional arrays (ExecEvalArrayExpr): NULL and empty
-    sub-arrays make '{}' when all are, 2202E beside a non-empty one; the others must have
-    one shape."""
-    m = k - 1
-    shape = "[" + ", ".join(_level_len("pgc_e", d) for d in range(1, m + 1)) + "]"
-    hollow = f"(pgc_e IS NULL OR {_empty('pgc_e', m)})"
+    """ARRAY[…] of arrays, ``k`` levels in all (ExecEvalArrayExpr, applied to the outermost
+    constructor only: the inner ones are checked with it): no element at all gives '{}'
+    (NULL and empty sub-arrays only); otherwise every sub-array at each level is there and
+    has one length, else 2202E."""
     mismatch = "error('PGERR[2202E] multidimensional arrays must have array expressions with matching dimensions')"
+    checks = []
+    for d in range(2, k + 1):
+        level = _flat("r", d - 2)
+        checks.append(f"list_position({level}, NULL) IS NOT NULL")
+        checks.append(f"len(list_distinct(list_transform({level}, lambda pgc_e: len(pgc_e)))) > 1")
     return f"""MACRO pgc_array_nest{k}(r) AS (CASE
-        WHEN len(r) = 0 THEN r
-        WHEN list_bool_and(list_transform(r, lambda pgc_e: {hollow})) THEN list_filter(r, lambda pgc_e: false)
-        WHEN list_bool_or(list_transform(r, lambda pgc_e: {hollow})) THEN {mismatch}
-        WHEN len(list_distinct(list_transform(r, lambda pgc_e: {shape}))) > 1 THEN {mismatch}
+        WHEN len({_flat("r", k - 1)}) = 0 THEN list_filter(r, lambda pgc_e: false)
+        WHEN {" OR ".join(checks)} THEN {mismatch}
         ELSE r END)"""
 
 
@@ -186,7 +188,30 @@ def _agg_shapes_macro(k: int) -> str:
         ELSE r END)"""
 
 
-MACROS: dict[str, str] = {
+_HEADER = re.compile(r"MACRO (\w+)\(([^)]*)\) AS \((.*)\)\s*$", re.S)
+_QUOTED = re.compile(r"('(?:[^']|'')*')")
+
+
+def _once(body: str) -> str:
+    """A macro whose parameters its expression reads once each: DuckDB expands a macro's
+    text, so a parameter named five times in a macro applied to itself six deep (ARRAY of
+    ARRAY…, a || b || c…) would bind 5^6 copies. The parameters go into one struct, read
+    in a lambda (which may capture its own variable but not a subquery)."""
+    m = _HEADER.match(body)
+    assert m is not None, body
+    name, params, expr = m.group(1), [p.strip() for p in m.group(2).split(",")], m.group(3)
+    parts = _QUOTED.split(expr)
+    code = " ".join(parts[::2])
+    if all(len(re.findall(rf"\b{p}\b", code)) <= 1 for p in params):
+        return body
+    for i in range(0, len(parts), 2):
+        for p in params:
+            parts[i] = re.sub(rf"\b{p}\b", f"pgc_s.{p}", parts[i])
+    packed = ", ".join(f"'{p}': {p}" for p in params)
+    return f"MACRO {name}({', '.join(params)}) AS (list_transform([{{{packed}}}], lambda pgc_s: {''.join(parts)})[1])"
+
+
+_RAW_MACROS: dict[str, str] = {
     # subscripts with PostgreSQL's bounds (DuckDB counts negative ones from the end)
     "pgc_sub_index": "MACRO pgc_sub_index(i) AS (CASE WHEN i < 1 THEN NULL ELSE i END)",
     "pgc_sub_lower": "MACRO pgc_sub_lower(i) AS (CASE WHEN i < 1 THEN 1 ELSE i END)",
@@ -223,6 +248,9 @@ MACROS: dict[str, str] = {
         ELSE list_transform(list_zip(a, list_resize([x], len(a), x), list_resize([y], len(a), y)),
             lambda pgc_p: CASE WHEN pgc_p[1] IS NOT DISTINCT FROM pgc_p[2] THEN pgc_p[3] ELSE pgc_p[1] END) END)""",
 }
+#: The macros whose result can be their own argument (a || b || c…): their parameters bound once.
+_CHAINED = re.compile(r"pgc_array_(cat|remove|replace|positions)")
+MACROS: dict[str, str] = {name: _once(body) if _CHAINED.match(name) else body for name, body in _RAW_MACROS.items()}
 
 
 @dataclass
@@ -398,17 +426,21 @@ def elements(node: ast.Node, k: int) -> ast.Node:
 
 def nested(node: ast.Node, k: int) -> tuple[ast.Node, str | None]:
     """An ``ARRAY[…]`` of ``k`` levels with PostgreSQL's checks of its sub-arrays (and the
-    macro it needs); a one-level one as it is."""
+    macro it needs); a one-level one as it is. Elements that are ARRAY[…] constructors lose
+    their own check: this one covers every level."""
     if k < 2:
         return node, None
+    if isinstance(node, ast.A_ArrayExpr):
+        node.elements = tuple(unchecked(e) for e in node.elements or ())
     if k > MAX_DIMS:
         raise PgError("54000", f"number of array dimensions ({k}) exceeds the maximum allowed ({MAX_DIMS})")
     return call(f"pgc_array_nest{k}", node), f"pgc_array_nest{k}"
 
 
 def concat(left: ast.Node, right: ast.Node, ka: int, kb: int) -> tuple[ast.Node, str]:
-    """``left || right`` of two arrays (array_cat): its node and the macro it needs."""
-    macro = f"pgc_array_cat{ka}_{kb}"
+    """``left || right`` of two arrays (array_cat): its node and the macro it needs
+    (pgcatalog's for one dimension: it binds no lambda)."""
+    macro = "pgc_array_cat" if ka == kb == 1 else f"pgc_array_cat{ka}_{kb}"
     return call(macro, left, right), macro
 
 
@@ -462,3 +494,10 @@ def literal_rows(text: str) -> tuple[object, int, list[str | None]]:
 def sort_key(node: ast.Node, k: int) -> ast.Node:
     """A ``k``-level list's key in PostgreSQL's array order (pgc_arr_sortkey)."""
     return call(f"pgc_arr_sortkey{k}", node)
+
+
+def unchecked(node: ast.Node) -> ast.Node:
+    """An inner ARRAY[…] without its pgc_array_nest check."""
+    if isinstance(node, ast.FuncCall) and node.funcname[-1].sval.startswith("pgc_array_nest") and node.args:
+        return node.args[0]
+    return node

@@ -1787,6 +1787,27 @@ class _Rewriter:
                 t = T("int4")
             call = _call(name, *args)
             cols = [(given[0] if given else alias, t)]
+            if rf.ordinality and any(_has_subquery(a) for a in args):
+                # (the same, numbered: DuckDB binds no lambda of a macro in a table function's argument)
+                colname, ordname = cols[0][0], given[1] if len(given) > 1 else "ordinality"
+                listed = call if name == "unnest" else _call(name, *args)
+                if name == "unnest":
+                    listed = args[0]
+                inner = ast.RangeSubselect(
+                    subquery=ast.SelectStmt(targetList=(ast.ResTarget(name="pgc_v", val=listed),), op=SetOperation.SETOP_NONE),
+                    alias=ast.Alias(aliasname="pgc_u"),
+                )
+                numbers = _cast(_call("unnest", _call("range", _int(1), _op("+", _call("len", _colref("pgc_v")), _int(1)))), "bigint")
+                scope.add(alias, _Rel([(colname, t), (ordname, T("int8"))]))
+                return ast.RangeSubselect(
+                    lateral=rf.lateral,
+                    subquery=ast.SelectStmt(
+                        targetList=(ast.ResTarget(name=colname, val=_call("unnest", _colref("pgc_v"))), ast.ResTarget(name=ordname, val=numbers)),
+                        fromClause=(inner,),
+                        op=SetOperation.SETOP_NONE,
+                    ),
+                    alias=ast.Alias(aliasname=alias, colnames=(_s(colname), _s(ordname))),
+                )
             if not rf.ordinality and any(_has_subquery(a) for a in args):
                 # DuckDB's table functions take no subqueries (emulation macros such as
                 # current_schemas() are subqueries): the scalar form, unnested, is the same set.
