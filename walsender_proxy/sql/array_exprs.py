@@ -351,6 +351,8 @@ _LADDER = ("int2", "int4", "int8", "numeric", "float4", "float8")
 
 def _widens(value_type: str, elem: str) -> bool:
     """Whether anycompatible's common type of ``value_type`` and ``elem`` is ``elem``."""
+    if elem == "text" and value_type == "varchar":
+        return True
     if value_type not in _LADDER or elem not in _LADDER:
         return False
     if elem == "float4":  # (DuckDB would compare a numeric with a float4 in double)
