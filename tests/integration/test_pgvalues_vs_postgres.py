@@ -1199,12 +1199,13 @@ def test_typed_literal_syntax_and_lake_refusals(sql_pair: tuple[psycopg.Connecti
         "SELECT 'abcd'::varchar(3), 'abcd'::char(2), 'a'::char(3), 'a'::char, 'abc'::bpchar",
         "SELECT '2024-01-01 12:00:00.123456'::timestamp(2), '12:00:00.5'::time(0), '1999-12-31 23:59:59.5+00'::timestamptz(0)",
         "SELECT '{abcd,ab}'::varchar(3)[], '{1.005,NULL}'::numeric(5,2)[]",
+        "SELECT '{{1,2},{3,4}}'::int[]",  # (an expression's value: the lake stores none)
     ):
         same_outcome(sql_pair, sql)
     ours, _ = sql_pair
     from tests.pgcompare import raw_outcome
 
-    for sql in ("SELECT '{{1,2},{3,4}}'::int[]", "SELECT '[0:1]={1,2}'::int[]"):
+    for sql in ("SELECT '[0:1]={1,2}'::int[]",):
         assert raw_outcome(ours, sql)[:2] == ("error", "0A000"), sql
 
 

@@ -1494,6 +1494,8 @@ def conform(arr: pa.Array | pa.ChunkedArray, c: Column) -> pa.Array | pa.Chunked
     """Cast a column to its storage type, including the SQL forms DuckDB computes in
     (INTERVAL as month-day-nano → the lake's interval struct; UUID text)."""
     target = c.type.arrow
+    if _is_list(arr.type) and _is_list(arr.type.value_type):  # (a SQL value of nested lists)
+        raise LakeError("0A000", "multidimensional arrays are not supported by the lake")
     if pa.types.is_interval(arr.type) and pa.types.is_struct(target):
         vals = [
             None
@@ -1522,6 +1524,10 @@ def conform(arr: pa.Array | pa.ChunkedArray, c: Column) -> pa.Array | pa.Chunked
 
         return decode_text_arrow(c.type, encode_text_arrow(ColumnType(c.type.base), arr))
     return _round_times(arr.cast(target), c.type)
+
+
+def _is_list(t: pa.DataType) -> bool:
+    return pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)
 
 
 def _round_times(arr: pa.Array | pa.ChunkedArray, ctype: ColumnType) -> pa.Array | pa.ChunkedArray:

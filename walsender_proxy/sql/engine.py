@@ -455,6 +455,8 @@ class Engine:
     # -- INSERT --------------------------------------------------------------------------
     def insert(self, tx: Transaction, node: ast.InsertStmt, params: list[Any]) -> Iterator[Outcome]:
         self._release()
+        if any(c.indirection for c in node.cols or ()):  # (INSERT INTO t (a[1]) would store the whole value)
+            raise unsupported("INSERT into array elements or fields")
         if getattr(params, "literal_date_order", None) is not None:
             prepared_datestyle.check_write(node, params, [c.type for c in tx.table(qualified(node.relation)).columns])
         if node.onConflictClause is not None:

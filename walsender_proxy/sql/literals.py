@@ -59,6 +59,7 @@ from walsender_proxy.sql import (
     numeric_text,
     regex_funcs,
     session_zone,
+    width_bucket,
 )
 from walsender_proxy.sql.nodes import (
     bool_const,
@@ -709,7 +710,7 @@ def install(con: Any) -> None:
             con.create_function(name, keep_errors(fn), args, ret, type="arrow")
     if numeric_text.GROUPED_KEY_UDF not in have:  # (volatile: DuckDB moves a pure key past GROUP BY)
         con.create_function(numeric_text.GROUPED_KEY_UDF, keep_errors(numeric_text.grouped_udf), ["VARCHAR"], "VARCHAR", type="arrow", side_effects=True)
-    for name, fn, args, ret in [*numeric_math.udfs(), *float_math.udfs(), *float_aggs.udfs()]:  # (NULL handled by each)
+    for name, fn, args, ret in [*numeric_math.udfs(), *float_math.udfs(), *float_aggs.udfs(), *width_bucket.udfs()]:  # (NULL handled by each)
         if name not in have:
             con.create_function(name, keep_errors(fn), args, ret, type="arrow", null_handling="special")
     formatting_udfs.install(con, have)

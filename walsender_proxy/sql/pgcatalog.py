@@ -43,6 +43,7 @@ from decoding.errors import PgError, disk_full_error
 from decoding.pgtypes import ColumnType, UnknownTypeError, type_by_oid
 from walsender_proxy.backend import pgcatalog_data as data
 from walsender_proxy.backend.settings import PG_SETTINGS, SERVER_DEFAULTS, shown_setting
+from walsender_proxy.sql import array_exprs
 from walsender_proxy.sql.pgcatalog_expr import deparse_row_filter
 from walsender_proxy.sql.views import view_updatability
 
@@ -2664,6 +2665,7 @@ _MACROS: dict[str, str] = {
         WHEN abs(b >> 29) < 20479 THEN (((b >> 29) + CASE WHEN b < 0 THEN -1 ELSE 1 END) // 2) || ' GB'
         WHEN abs(b >> 39) < 20479 THEN (((b >> 39) + CASE WHEN b < 0 THEN -1 ELSE 1 END) // 2) || ' TB'
         ELSE (((b >> 49) + CASE WHEN b < 0 THEN -1 ELSE 1 END) // 2) || ' PB' END)""",
+    **array_exprs.MACROS,
 }
 
 

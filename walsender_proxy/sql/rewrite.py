@@ -60,6 +60,7 @@ from decoding.pgvalues.textin import numeric_text_in
 from walsender_proxy.backend.settings import shown_once_set
 from walsender_proxy.sql import (
     agg_levels,
+    array_exprs,
     bytea_text,
     datetime_make,
     datetime_parts,
@@ -82,6 +83,7 @@ from walsender_proxy.sql import (
     regex_funcs,
     session_zone,
     views,
+    width_bucket,
     window_frames,
 )
 from walsender_proxy.sql.nodes import bool_const as _bool
@@ -1383,6 +1385,8 @@ class _Rewriter:
                     self._set_operation_sort(s.node, cols)
                 (t,) = self._positional([s.node], cols) or (None,)
                 self._no_json_compare("ORDER BY a position", s, t)
+                if t is not None and array_exprs.depth(t.name) > 1:
+                    raise self.fail("0A000", "ORDER BY a position of a multidimensional array is not supported by walsender-proxy", s)
                 if t is not None and (t.text_numeric or t.name == "jsonb"):
                     # ORDER BY n of a text-held numeric or of jsonb: by its order key
                     key = jsonb_ops.UDF_SORT_KEY if t.name == "jsonb" else numeric_text.KEY_UDF
@@ -1875,7 +1879,14 @@ class _Rewriter:
                 ),
                 alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n in names)),
             )
-        elif name in ("generate_series", "unnest"):
+        elif name in ("generate_series", "unnest", "string_to_table"):
+            if name == "string_to_table":  # (string_to_array's elements)
+                if len(args) not in (2, 3) or not all(t is None or t.name in TEXTISH for t in types):
+                    raise self._no_function(name, types, call)
+                self.needs.add(f"pgc_string_to_array{len(args)}")
+                name, args, types = "unnest", [_call(f"pgc_string_to_array{len(args)}", *args)], [T("_text")]
+            elif name == "unnest" and len(args) == 1 and types[0] is not None and array_exprs.depth(types[0].name) > 1:
+                args, types = [array_exprs.elements(args[0], array_exprs.depth(types[0].name))], [T("_" + types[0].name.lstrip("_"))]
             if name == "unnest" and len(args) != 1:
                 raise self.fail("0A000", "unnest with several arrays is not supported", call)
             t = types[0] if name == "generate_series" else (types[0].elem if types[0] else None)
@@ -1883,6 +1894,27 @@ class _Rewriter:
                 t = T("int4")
             call = _call(name, *args)
             cols = [(given[0] if given else alias, t)]
+            if rf.ordinality and any(_has_subquery(a) for a in args):
+                # (the same, numbered: DuckDB binds no lambda of a macro in a table function's argument)
+                colname, ordname = cols[0][0], given[1] if len(given) > 1 else "ordinality"
+                listed = call if name == "unnest" else _call(name, *args)
+                if name == "unnest":
+                    listed = args[0]
+                inner = ast.RangeSubselect(
+                    subquery=ast.SelectStmt(targetList=(ast.ResTarget(name="pgc_v", val=listed),), op=SetOperation.SETOP_NONE),
+                    alias=ast.Alias(aliasname="pgc_u"),
+                )
+                numbers = _cast(_call("unnest", _call("range", _int(1), _op("+", _call("len", _colref("pgc_v")), _int(1)))), "bigint")
+                scope.add(alias, _Rel([(colname, t), (ordname, T("int8"))]))
+                return ast.RangeSubselect(
+                    lateral=rf.lateral,
+                    subquery=ast.SelectStmt(
+                        targetList=(ast.ResTarget(name=colname, val=_call("unnest", _colref("pgc_v"))), ast.ResTarget(name=ordname, val=numbers)),
+                        fromClause=(inner,),
+                        op=SetOperation.SETOP_NONE,
+                    ),
+                    alias=ast.Alias(aliasname=alias, colnames=(_s(colname), _s(ordname))),
+                )
             if not rf.ordinality and any(_has_subquery(a) for a in args):
                 # DuckDB's table functions take no subqueries (emulation macros such as
                 # current_schemas() are subqueries): the scalar form, unnested, is the same set.
@@ -2066,6 +2098,9 @@ class _Rewriter:
         node.node = self._numeric_key(new, t) if t is not None and t.text_numeric else new
         if self._is_jsonb(new, t, scope):  # (jsonb's order, not its text's)
             node.node = _call(jsonb_ops.UDF_SORT_KEY, new)
+        if t is not None and array_exprs.depth(t.name) > 1:  # (array_cmp's order)
+            self.needs.add(f"pgc_arr_sortkey{array_exprs.depth(t.name)}")
+            node.node = array_exprs.sort_key(new, array_exprs.depth(t.name))
         return node, t
 
     def _window_def(self, node: ast.WindowDef, scope: _Scope, *, in_clause: bool = False) -> ast.WindowDef:
@@ -2349,6 +2384,17 @@ class _Rewriter:
         pairs = [self.expr(a, scope) for a in node.elements or ()]
         elem = _common([p[1] for p in pairs])
         # (ARRAY['…']::date[]: the cast's element type is the elements' type)
+        floats = outer_cast in ("float4", "float8") and elem is not None and elem.name in numeric_exprs.INTEGERS
+        # (ARRAY[1, 'NaN']::float8[]: a cast's element type reads the quoted elements)
+        if floats and outer_cast is not None:
+            ctype = literals.target_type(outer_cast, [], False)
+            try:
+                pairs = [
+                    (literals.unknown_literal(_str_const(a) or "", ctype), T(outer_cast)) if t == UNKNOWN and _str_const(a) is not None and ctype is not None else (a, t)
+                    for a, t in pairs
+                ]  # fmt: skip
+            except PgError as e:
+                raise self.fail(e.sqlstate, e.message, node, detail=e.detail, hint=e.hint) from None
         pairs = self._unknowns_as(pairs, T(outer_cast) if outer_cast is not None and elem == UNKNOWN else elem)
         node.elements = tuple(p[0] for p in pairs)
         elem = _common([p[1] for p in pairs])
@@ -2360,9 +2406,55 @@ class _Rewriter:
             # (each element's exact text: printed as PostgreSQL prints it, compared nowhere)
             return node, T("_numeric", text_numeric=True)
         if cast_to is not None and cast_to != "numeric":
-            return node, T("_" + ("text" if elem == UNKNOWN else elem.name))
+            return self._nested_array(node, T("_" + ("text" if elem == UNKNOWN else elem.name)))
         scale = self._one_numeric_scale(node, [p[1] for p in pairs])
-        return node, T("_" + ("text" if elem == UNKNOWN else elem.name), scale=scale)
+        return self._nested_array(node, T("_" + ("text" if elem == UNKNOWN else elem.name), scale=scale))
+
+    def _array_order(self, op: str, node: ast.Node, left: Any, lt: T, right: Any, rt: T) -> tuple[Any, Any] | None:
+        """Arrays of more than one dimension compare as array_cmp does: their elements in
+        storage order, then their dimensions (array_exprs.sort_key); None for one dimension,
+        where DuckDB's list order is PostgreSQL's."""
+        ka, kb = array_exprs.depth(lt.name), array_exprs.depth(rt.name)
+        if ka < 2 and kb < 2:
+            return None
+        if ka != kb:
+            raise self.fail("0A000", "a comparison of arrays of different dimensions is not supported by walsender-proxy", node)
+        if op in ("=", "<>", "!="):
+            return None  # (equal nested lists are equal arrays: their shapes are checked)
+        self.needs.add(f"pgc_arr_sortkey{ka}")
+        return array_exprs.sort_key(left, ka), array_exprs.sort_key(right, ka)
+
+    def _multidimensional_literal(self, lit: str, ctype: ColumnType, at: ast.Node) -> tuple[ast.Node, T]:
+        """``'{{1,2},{3,4}}'::int[]``: nested lists, each innermost row read by the lake's
+        input of the one-dimensional type (its element input, errors and typmod)."""
+        try:
+            rows, k, flat = array_exprs.literal_rows(lit)
+            if ctype.base.name == "numeric" and ctype.typmod < 0:  # (one DECIMAL scale for all)
+                scales = {numeric_math.parse(v.strip()) for v in flat if v is not None}
+                if len({(n.special is not None, n.dscale) for n in scales}) > 1:
+                    raise PgError("0A000", "an array of numeric values of different display scales is not supported by walsender-proxy")
+
+            def build(node: object) -> ast.Node:
+                if isinstance(node, str):
+                    return literals.unknown_literal(node, ctype)
+                assert isinstance(node, list)
+                return ast.A_ArrayExpr(elements=tuple(build(child) for child in node))
+
+            out = build(rows)
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, at, detail=e.detail, hint=e.hint) from None
+        t = _lake_t(ctype)
+        return out, T("_" * (k - 1) + t.name, typmod=t.typmod, scale=t.scale)
+
+    def _nested_array(self, node: ast.Node, t: T) -> tuple[ast.Node, T]:
+        """ARRAY[…] of arrays: PostgreSQL's checks that the sub-arrays match (array_exprs)."""
+        try:
+            out, need = array_exprs.nested(node, array_exprs.depth(t.name))
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, node) from None
+        if need is not None:
+            self.needs.add(need)
+        return out, t
 
     def _one_numeric_scale(self, node: ast.Node, elems: Sequence[T | None], arrays: Sequence[T | None] = ()) -> int | None:
         """The one display scale of numeric array elements: a DuckDB list of DECIMALs has one
@@ -2447,6 +2539,10 @@ class _Rewriter:
         node.arg, t = self.expr(node.arg, scope)
         if self._is_jsonb(node.arg, t, scope) and all(isinstance(i, ast.A_Indices) for i in node.indirection):
             return self._jsonb_subscripts(original, node.indirection, scope)
+        if t is not None and t.name.startswith("_") and not t.zero_based and node.indirection and isinstance(node.indirection[0], ast.A_Indices):
+            subscripted = self._array_subscripts(node, t, scope)
+            if subscripted is not None:
+                return subscripted
         out_t = t
         new_ind = []
         for ind in node.indirection:
@@ -2466,6 +2562,34 @@ class _Rewriter:
             new_ind.append(ind)
         node.indirection = tuple(new_ind)
         return node, out_t
+
+    def _array_subscripts(self, node: ast.A_Indirection, t: T, scope: _Scope) -> tuple[ast.Node, T | None] | None:
+        """``a[i][j]``, ``a[i:j]`` of an array with PostgreSQL's bounds: a subscript below 1
+        or past the end gives NULL (DuckDB counts a negative one from the end), a slice
+        keeps what lies within the array; a number of subscripts other than the array's
+        dimensions gives NULL. Slices of a multidimensional array are refused. None when the
+        indirection goes on past the subscripts (a field)."""
+        if not all(isinstance(i, ast.A_Indices) for i in node.indirection):
+            return None
+        k = array_exprs.depth(t.name)
+        indices = list(node.indirection)
+        if len(indices) > array_exprs.MAX_DIMS:
+            raise self.fail("54000", f"number of array dimensions ({len(indices)}) exceeds the maximum allowed ({array_exprs.MAX_DIMS})", node)
+        slices = any(i.is_slice for i in indices)
+        if slices and k > 1:
+            raise self.fail("0A000", "a slice of a multidimensional array is not supported by walsender-proxy", node)
+        for ind in indices:
+            for attr in ("lidx", "uidx"):
+                sub = getattr(ind, attr)
+                if sub is not None:
+                    macro = "pgc_sub_index" if not ind.is_slice else "pgc_sub_lower" if attr == "lidx" else "pgc_sub_upper"
+                    self.needs.add(macro)
+                    setattr(ind, attr, _call(macro, self.expr(sub, scope)[0]))
+        base = T(t.name.lstrip("_"), typmod=t.typmod, scale=t.scale, text_numeric=t.text_numeric)
+        if not slices and len(indices) != k:  # (array_get_element: NULL)
+            return _call("list_extract", array_exprs.elements(node.arg, k), _cast(_null(), "integer")), base
+        node.indirection = tuple(indices)
+        return node, t if slices else base
 
     def _jsonb_subscripts(self, arg: ast.Node, indices: Sequence[ast.A_Indices], scope: _Scope) -> tuple[ast.Node, T | None]:
         """``j[0]['a']``: PostgreSQL's jsonb subscripting reads the path of its subscripts'
@@ -2531,6 +2655,8 @@ class _Rewriter:
             exact = self._numeric_constant(node.arg, ctype)
             if exact is not None:
                 return exact
+        if is_array and ctype is not None and array_exprs.is_multidimensional_literal(_str_const(node.arg) or ""):
+            return self._multidimensional_literal(_str_const(node.arg) or "", ctype, node.arg)
         if ctype is not None and isinstance(node.arg, ast.A_Const) and not node.arg.isnull:
             # a quoted literal goes through the type's input function, a number through the
             # cast from its own type (sql/literals.py)
@@ -2650,6 +2776,8 @@ class _Rewriter:
             elem = "smallint" if target == "int2vector" else "uinteger"
             return _cast(arg, elem, array=True), T(target, zero_based=True)
         if target in ("text", "varchar", "bpchar", "name") and t is not None and t.is_array:
+            if array_exprs.depth(t.name) > 1:  # (DuckDB prints a nested list its own way)
+                raise self.fail("0A000", f"a cast of a multidimensional array to {_type_display(T(target))} is not supported by walsender-proxy", node)
             out = _op(
                 "||", _op("||", _str("{"), _call("array_to_string", arg, _str(","))), _str("}")
             )
@@ -2773,6 +2901,8 @@ class _Rewriter:
             except PgError as e:
                 raise self.fail(e.sqlstate, e.message, node) from None
         if kind in (A_Expr_Kind.AEXPR_OP_ANY, A_Expr_Kind.AEXPR_OP_ALL):
+            if op in array_exprs.NON_BOOLEAN_OPERATORS:
+                raise self.fail("42809", "op ANY/ALL (array) requires operator to yield boolean", node)
             left, lt = self.expr(node.lexpr, scope)
             self._no_text_numeric(f"{op} ANY/ALL", node, lt)
             lit = _str_const(node.rexpr)
@@ -2798,6 +2928,7 @@ class _Rewriter:
                     # (float4 against numeric or float8 elements: PostgreSQL's float48
                     # operators compare in double precision, 1.1::float4 <> 1.1)
                     left, right = _cast(left, "double"), _cast(right, "double", array=True)
+                right = array_exprs.elements(right, array_exprs.depth(rt.name if rt is not None else None))
             if op in _LIKE_OPS:
                 fn = f"pgc_{_LIKE_NAMES[op]}_{'any' if kind == A_Expr_Kind.AEXPR_OP_ANY else 'all'}"
                 self.needs.add(fn)
@@ -2934,16 +3065,31 @@ class _Rewriter:
                 # a '{…}' literal compared with an array is an array
                 if lt is not None and lt.is_array and _str_const(right) is not None:
                     right = self._array_literal(_str_const(right) or "", lt, right, whole=True)
+                    rt = lt if op == "||" else rt  # (array || '{…}' is array_cat)
                 elif rt is not None and rt.is_array and _str_const(left) is not None:
                     left = self._array_literal(_str_const(left) or "", rt, left, whole=True)
+                    lt = rt if op == "||" else lt
             if op == "||" and ((lt and lt.is_array) or (rt and rt.is_array)):
                 self._one_numeric_scale(node, [lt.elem if lt and lt.is_array else lt, rt.elem if rt and rt.is_array else rt], (lt, rt))
+                ka, kb = array_exprs.depth(lt.name if lt else None), array_exprs.depth(rt.name if rt else None)
                 if lt and lt.is_array and rt and rt.is_array:
-                    self.needs.add("pgc_array_cat")
-                    return _call("pgc_array_cat", left, right), lt
+                    if lt.zero_based or rt.zero_based or lt.name in _VECTORS or rt.name in _VECTORS:
+                        self.needs.add("pgc_array_cat")
+                        return _call("pgc_array_cat", left, right), lt
+                    joined, macro = array_exprs.concat(left, right, ka, kb)
+                    self.needs.add(macro)
+                    return joined, lt if ka >= kb else rt
+                if ka > 1 or kb > 1:  # (array_append/array_prepend of a multidimensional array)
+                    refused, macro = array_exprs.append_nested(left if ka > 1 else right)
+                    self.needs.add(macro)
+                    return refused, lt if ka > 1 else rt
                 if lt and lt.is_array:
                     return _call("list_append", left, right), lt
                 return _call("list_prepend", left, right), rt
+            if op in ("<", ">", "<=", ">=", "=", "<>", "!=") and lt is not None and rt is not None and lt.is_array and rt.is_array:
+                keyed = self._array_order(op, node, left, lt, right, rt)
+                if keyed is not None:
+                    left, right = keyed
             node.lexpr, node.rexpr = left, right
             if op in ("~", "!~", "~*", "!~*") and left is not None:
                 # PostgreSQL's ARE, not RE2's syntax and matching (pg_regex)
@@ -3429,7 +3575,9 @@ class _Rewriter:
         self, lit: str, other: T | None, at: ast.Node, whole: bool = False
     ) -> ast.Node:
         elem = (other.elem if whole and other is not None else other) or TEXT
-        lake = literals.target_type(elem.name, [], True) if elem != UNKNOWN else None
+        lake = literals.target_type(elem.name.lstrip("_"), [], True) if elem != UNKNOWN else None
+        if lake is not None and array_exprs.is_multidimensional_literal(lit):
+            return self._multidimensional_literal(lit, lake, at)[0]
         if lake is not None:
             # the other side's element type reads the literal, as PostgreSQL resolves it
             try:
@@ -3726,6 +3874,11 @@ class _Rewriter:
         if name in ("lag", "lead") and len(types) == 3 and _wider_default(types[0], types[2]):
             # (PostgreSQL's anycompatible makes both the common type; DuckDB casts the default)
             raise self.fail("0A000", f"{name}() with a default of another type than its value is not supported by walsender-proxy", node)
+        if name == "string_to_table":  # (string_to_array's elements)
+            if len(args) not in (2, 3) or not all(t is None or t.name in TEXTISH for t in types):
+                raise self._no_function(name, types, node)
+            self.needs.add(f"pgc_string_to_array{len(args)}")
+            return _call("unnest", _call(f"pgc_string_to_array{len(args)}", *args)), TEXT
         if name == "string_to_array" and len(args) in (2, 3):
             target = f"pgc_string_to_array{len(args)}"
             self.needs.add(target)
@@ -3745,8 +3898,29 @@ class _Rewriter:
         if name == "to_hex" and len(args) == 1 and types[0] is not None and types[0].name in ("int2", "int4"):
             self.needs.add("pgc_to_hex4")  # an int4's two's complement has 8 digits
             return _call("pgc_to_hex4", args[0]), TEXT
+        if name == "width_bucket":
+            if len(args) == 2 and types[1] == UNKNOWN and _str_const(args[1]) is not None and types[0] is not None and not types[0].is_array:
+                # (a quoted thresholds array takes the operand's type)
+                args[1] = self._array_literal(_str_const(args[1]) or "", TEXT if types[0] == UNKNOWN else types[0], node)
+                types[1] = T("_" + ("text" if types[0] == UNKNOWN else types[0].name))
+            try:
+                bucket = width_bucket.rewrite([_operand(a, t) for a, t in zip(args, types, strict=True)], array_exprs.depth(types[1].name) if len(types) == 2 and types[1] is not None else 0)
+            except PgError as e:
+                raise self.fail(e.sqlstate, e.message, node) from None
+            if bucket is None:
+                raise self._no_function(name, types, node)
+            self.needs.update(bucket[2])
+            return bucket[0], T(bucket[1])
+        if name in array_exprs.FUNCTIONS and not any(t is not None and (t.zero_based or t.name in _VECTORS) for t in types):
+            arrays = self._array_function(name, node, args, types)
+            if arrays is not None:
+                return arrays
         if any(t is not None and t.text_numeric for t in types):
             keyed = self._text_numeric_call(name, node, args, types)
+        elif name in ("min", "max") and len(args) == 1 and types[0] is not None and array_exprs.depth(types[0].name) > 1:
+            k = array_exprs.depth(types[0].name)  # (array_cmp's order: elements, then dimensions)
+            self.needs.add(f"pgc_arr_sortkey{k}")
+            keyed = [args[0], array_exprs.sort_key(copy.deepcopy(args[0]), k)]
         else:
             keyed = None
         if keyed is not None:  # min/max: arg_min/arg_max by the key, the value as it is
@@ -3809,6 +3983,9 @@ class _Rewriter:
             node.agg_order = (ast.SortBy(node=copy.deepcopy(args[0]), sortby_dir=SortByDir.SORTBY_DEFAULT, sortby_nulls=0),)
         if name == "string_agg" and len(args) == 2:
             return self._string_agg(node, args, types)
+        if name == "unnest" and len(args) == 1 and types[0] is not None and array_exprs.depth(types[0].name) > 1:
+            node.args = (array_exprs.elements(args[0], array_exprs.depth(types[0].name)),)
+            return node, T(types[0].name.lstrip("_"))
         if name in ("unnest",):
             t = types[0].elem if types and types[0] is not None else None
             if t is not None and types[0] is not None and types[0].text_numeric:
@@ -3818,7 +3995,11 @@ class _Rewriter:
             t = types[0] if types else None
             if t is not None and t.is_array and node.over is None:
                 self.needs.add("pgc_array_agg_arrays")  # (one dimension more, PostgreSQL's checks)
-                return _call("pgc_array_agg_arrays", node), T("_" + t.name, text_numeric=t.text_numeric)
+                out: ast.Node = _call("pgc_array_agg_arrays", node)
+                if array_exprs.depth(t.name) > 1:  # (and sub-arrays of one shape)
+                    self.needs.add(f"pgc_array_agg_shapes{array_exprs.depth(t.name) + 1}")
+                    out = _call(f"pgc_array_agg_shapes{array_exprs.depth(t.name) + 1}", out)
+                return out, T("_" + t.name, text_numeric=t.text_numeric)
             return node, (
                 T("_" + ("text" if t == UNKNOWN else t.name), text_numeric=t.text_numeric)
                 if t is not None and not t.is_array
@@ -3946,6 +4127,30 @@ class _Rewriter:
         except PgError as e:
             raise self.fail(e.sqlstate, e.message, node) from None
         return None if out is None else (out[0], T(out[1]))
+
+    def _array_function(self, name: str, node: ast.FuncCall, args: list[Any], types: list[T | None]) -> tuple[ast.Node, T | None] | None:
+        """An array function of array_exprs (PostgreSQL's shapes, errors and NULL rules)."""
+        if name == "array_fill" and len(args) > 1:
+            for i in range(1, len(args)):  # (a quoted dimension array: its length makes the type)
+                lit = _str_const(args[i])
+                if lit is not None and types[i] == UNKNOWN:
+                    args[i], types[i] = self._array_literal(lit, T("int4"), node), T("_int4")
+        if name in ("array_remove", "array_replace", "array_positions") and any(t is not None and t.text_numeric for t in types):
+            self._no_text_numeric(f"{name}()", node, *types)
+        try:
+            done = array_exprs.function(
+                name, args, [t.name if t is not None else None for t in types],
+                lambda: self._no_function(name, types, node), array_exprs.constant_length,
+            )  # fmt: skip
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, node) from None
+        if done is None:
+            return None
+        self.needs.update(done.needs)
+        t0 = types[0] if types else None
+        if t0 is not None and done.type == t0.name:
+            return done.node, t0
+        return done.node, T(done.type)
 
     def _text_numeric_call(self, name: str, node: ast.FuncCall, args: list[Any], types: list[T | None]) -> list[Any] | None:
         """A function of a text-held numeric value: min/max by the value's key (the value
@@ -4300,6 +4505,9 @@ _ELEMENT_ARGS: dict[str, tuple[int, tuple[int, ...]]] = {
 #: Expression kinds that compare their operands with an operator: an unknown operand takes
 #: the other's type (NULLIF(a, b) and a IS DISTINCT FROM b compare with =).
 _COMPARING = frozenset({A_Expr_Kind.AEXPR_OP, A_Expr_Kind.AEXPR_NULLIF, A_Expr_Kind.AEXPR_DISTINCT, A_Expr_Kind.AEXPR_NOT_DISTINCT})
+
+#: The 0-based array types (their bounds stay with pgcatalog's macros).
+_VECTORS = frozenset({"int2vector", "oidvector"})
 
 _NUMERIC_ORDER = ["int2", "int4", "int8", "numeric", "float4", "float8"]
 
