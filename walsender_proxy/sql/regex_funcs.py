@@ -307,7 +307,9 @@ def similar_parts(pattern: str, escape: str | None) -> list[str]:
 def similar_to(s: str, pattern: str, escape: str | None) -> bool:
     """``s SIMILAR TO pattern ESCAPE escape``: the parts joined, anchored at both ends."""
     parts = similar_parts(pattern, escape)
-    whole = "^(?:" + "".join(f"(?:{p})" for p in parts) + ")$"
+    # (one part: similar_escape's own ^(?:…)$, so that a malformed pattern fails where
+    # PostgreSQL's parser fails on it)
+    whole = "^(?:" + (parts[0] if len(parts) == 1 else "".join(f"(?:{p})" for p in parts)) + ")$"
     return pg_regex.compile_pattern(whole, False, False).found_in(s)
 
 
