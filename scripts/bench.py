@@ -68,6 +68,7 @@ def meta(args: argparse.Namespace, sizes: Sizes) -> dict[str, Any]:
         "proxy_source": f"git archive {args.proxy_rev} ({out('git', 'rev-parse', args.proxy_rev)})"
         if args.proxy_rev else "working tree (.venv/bin/walsender-proxy)",
         "quick": args.quick,
+        "smoke": args.smoke,
         "repeat": args.repeat,
         "sizes": sizes.__dict__,
         "settings": "PostgreSQL defaults (fsync, synchronous_commit, full_page_writes on; "
@@ -98,6 +99,9 @@ def brief(scn: report.Scenario, m: dict[str, Any]) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small sizes for a smoke run (~1.5 minutes)")
+    ap.add_argument("--smoke", action="store_true",
+                    help="--quick at the least sizes that still run every step (the test suite's check; "
+                         "the figures mean little)")
     ap.add_argument("--repeat", type=int, default=None, help="runs per scenario and side (default 3; 1 with --quick)")
     ap.add_argument("--scenarios", default="1,2,3,4,5,6", help="comma-separated scenario numbers")
     ap.add_argument("--json", default="bench-results.json", help="where to write the results")
@@ -111,7 +115,11 @@ def main() -> int:
     ap.add_argument("--rss-limit-mb", type=float, default=8192,
                     help="scenario 6: fail a run whose publisher process grows beyond this (default 8192)")
     args = ap.parse_args()
+    args.quick = args.quick or args.smoke
     sizes = Sizes.quick() if args.quick else Sizes()
+    if args.smoke:  # every step of every scenario still runs, on the least data
+        sizes = Sizes(s1_rows=5_000, s2_rows=5_000, s3_txns=200, s3_max_seconds=1.0,
+                      s4_rows=5_000, s5_commits=10, s6_rows=15_000)
     sizes.rss_limit_mb = args.rss_limit_mb
     if args.s3_max_seconds:
         sizes.s3_max_seconds = args.s3_max_seconds

@@ -13,8 +13,11 @@ from tests.proxy import ProxyProcess, ProxyServer
 
 @pytest.fixture(scope="session")
 def pg15() -> Iterator[PgCluster]:
-    with PgCluster() as pg:
+    pg = PgCluster().start()
+    try:
         yield pg
+    finally:
+        pg.stop(remove_later=True)
 
 
 @pytest.fixture(scope="module")

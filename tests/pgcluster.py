@@ -216,7 +216,10 @@ class PgCluster:
             time.sleep(0.2)
         raise TimeoutError(f"{sql!r} gave {last!r}, expected {expected!r}")
 
-    def stop(self) -> None:
+    def stop(self, *, remove_later: bool = False) -> None:
+        """Stop the server and remove its directory; ``remove_later``: by an ``rm`` of its
+        own that outlives this process (the session's cluster holds gigabytes of databases
+        by then, and nothing waits for their removal)."""
         with contextlib.suppress(subprocess.CalledProcessError):
             self._run(
                 [
@@ -229,6 +232,10 @@ class PgCluster:
                     "stop",
                 ]
             )
+        if remove_later:
+            subprocess.Popen(["rm", "-rf", "--", str(self.root)], stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+            return
         shutil.rmtree(self.root, ignore_errors=True)
 
     def __enter__(self) -> PgCluster:

@@ -1,4 +1,4 @@
-"""The benchmark harness itself, at its ``--quick`` size: every scenario runs to its end on
+"""The benchmark harness itself, at its ``--smoke`` size: every scenario runs to its end on
 both sides and reports every metric. No time is asserted (the figures are for people to
 read, on a quiet machine); what this catches is a harness that no longer runs — a
 scenario failing against the proxy, a metric gone missing — which would otherwise be
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_quick_benchmark_runs_every_scenario_on_both_sides(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
     r = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "bench.py"), "--quick", "--json", str(out)],
+        [sys.executable, str(ROOT / "scripts" / "bench.py"), "--smoke", "--json", str(out)],
         capture_output=True,
         text=True,
         timeout=840,

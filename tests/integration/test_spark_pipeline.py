@@ -476,22 +476,32 @@ def tempfile_dir() -> Path:
 
 
 @pytest.mark.slow
-def test_cli_prints_summary_and_fails_cleanly(proxy: ProxyServer, tmp_path: Path) -> None:
+def test_cli_prints_summary_and_fails_cleanly(
+    spark: Any, proxy: ProxyServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The installed ``walsender-proxy ingest`` prints its summary; a source it cannot read
+    ends the command with status 1 and PostgreSQL's FATAL wording on standard error. The
+    failing run goes through the same ``main`` in this process, on the module's Spark
+    session (a second JVM of its own would only add its start-up)."""
     import os
     import subprocess
     import sys
+
+    from walsender_proxy import cli
+    from walsender_proxy.backend import logs
 
     src = tmp_path / "cli.csv"
     src.write_text("id,name\n1,a\n2,b\n")
     exe = Path(sys.executable).parent / "walsender-proxy"
     env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1")
-    base = [str(exe), "ingest", "--dsn", proxy.dsn(), "--master", "local[1]"]
-    out = subprocess.run([*base, str(src), "-t", "cli_t", "--create", "--key", "id", "-m", "mirror"],
+    args = ["ingest", "--dsn", proxy.dsn(), "--master", "local[1]"]
+    out = subprocess.run([str(exe), *args, str(src), "-t", "cli_t", "--create", "--key", "id", "-m", "mirror"],
                          capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     for word in ("rows read", "inserted", "updated", "deleted", "CSN", "commit LSN", "seconds"):
         assert word in out.stdout, out.stdout
-    bad = subprocess.run([*base, str(tmp_path / "missing.csv"), "-t", "cli_t"],
-                         capture_output=True, text=True, env=env, timeout=300)
-    assert bad.returncode == 1
-    assert "FATAL:  could not read source" in bad.stderr and "PATH_NOT_FOUND" in bad.stderr
+    monkeypatch.setattr(logs, "configure", lambda *a, **k: None)  # (pytest's logging stays)
+    capsys.readouterr()
+    assert cli.main([*args, str(tmp_path / "missing.csv"), "-t", "cli_t"]) == 1
+    err = capsys.readouterr().err
+    assert "FATAL:  could not read source" in err and "PATH_NOT_FOUND" in err, err

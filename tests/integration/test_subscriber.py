@@ -311,10 +311,11 @@ def test_pg_recvlogical_streams_pgoutput(proxy: ProxyServer, tmp_path) -> None:
 
 @pytest.mark.slow
 def test_idle_subscriber_stays_connected(pg15: PgCluster) -> None:
-    """Three times wal_sender_timeout (6 s, below the subscriber's 10 s status interval)
-    idle: the connection survives on the walsender's keepalives asking for a reply and the
-    subscriber's answers, and changes still flow after."""
-    with ProxyServer(wal_sender_timeout=6.0) as p:
+    """Three times wal_sender_timeout (3 s; the 9 s idle stay below the subscriber's 10 s
+    status interval, so only its answers to keepalives can keep it) idle: the connection
+    survives on the walsender's keepalives asking for a reply and the subscriber's answers,
+    and changes still flow after."""
+    with ProxyServer(wal_sender_timeout=3.0) as p:
         sub = new_sub_db(pg15)
         with psycopg.connect(p.dsn(), autocommit=True) as c:
             c.execute("CREATE TABLE idle_t (id int PRIMARY KEY)")
@@ -325,7 +326,7 @@ def test_idle_subscriber_stays_connected(pg15: PgCluster) -> None:
         wait_ready(sub)
         with psycopg.connect(p.dsn()) as c:
             before = c.execute("SELECT pid FROM pg_stat_replication").fetchall()
-        time.sleep(18)
+        time.sleep(9)
         with psycopg.connect(p.dsn()) as c:
             after = c.execute("SELECT pid FROM pg_stat_replication").fetchall()
         assert before == after and before, (before, after)

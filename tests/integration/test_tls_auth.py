@@ -17,7 +17,6 @@ import shutil
 import socket
 import ssl
 import subprocess
-import sys
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -372,6 +371,20 @@ def test_ssl_min_protocol_version_refuses_an_older_client(servers: Servers, tmp_
         pg.psql("SELECT pg_reload_conf()", host=str(pg.root))
 
 
+def serve_fails(data_dir: Path, conf: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> str:
+    """What ``walsender-proxy serve -D data_dir -c conf`` writes to standard error, run
+    through the command's ``main`` in this process (as ``python -m walsender_proxy.cli`` does, less
+    an interpreter's start-up), asserting it ends with status 1. ``data_dir`` does not
+    exist: a server that got past its settings stops there instead of serving."""
+    from walsender_proxy import cli
+    from walsender_proxy.backend import logs
+
+    monkeypatch.setattr(logs, "configure", lambda *a, **k: None)  # (pytest's logging stays)
+    capsys.readouterr()
+    assert cli.main(["serve", "-D", str(data_dir), "-c", str(conf)]) == 1
+    return capsys.readouterr().err
+
+
 def _postgres_refuses(pg: PgCluster, name: str, value: str) -> str:
     """What ``postgres -C`` says of a bad value for setting ``name`` (the check PostgreSQL
     makes of its configuration at start-up), without starting a server."""
@@ -387,21 +400,20 @@ def _postgres_refuses(pg: PgCluster, name: str, value: str) -> str:
     ("name", "value"),
     [("ssl_min_protocol_version", "TLSv1.4"), ("ssl_max_protocol_version", "SSLv3"), ("ssl_min_protocol_version", "")],
 )
-def test_bad_tls_settings_are_refused_at_start_up(servers: Servers, tmp_path: Path, name: str, value: str) -> None:
+def test_bad_tls_settings_are_refused_at_start_up(
+    servers: Servers, tmp_path: Path, name: str, value: str, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """``walsender-proxy serve`` with a value PostgreSQL refuses stops with PostgreSQL's
     message and HINT."""
     conf = tmp_path / "proxy.toml"
     conf.write_text(f'[server]\n{name} = "{value}"\n')
-    out = subprocess.run(
-        [sys.executable, "-m", "walsender_proxy.cli", "serve", "-D", str(tmp_path / "d"), "-c", str(conf)],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert out.returncode == 1
+    out = serve_fails(tmp_path / "d", conf, capsys, monkeypatch)
     pg_says = _postgres_refuses(servers.pg, name, value)
     message = f'invalid value for parameter "{name}": "{value}"'
-    assert message in pg_says and message in out.stderr
+    assert message in pg_says and message in out
     hint = re.search(r"HINT:\s+(.*)", pg_says)
-    assert hint is not None and f"HINT:  {hint.group(1)}" in out.stderr
+    assert hint is not None and f"HINT:  {hint.group(1)}" in out
 
 
 @pytest.mark.parametrize(
@@ -457,7 +469,8 @@ def fresh_datadir(servers: Servers) -> Iterator[tuple[PgCluster, Path, Path]]:
     ids=["ciphers", "range"],
 )
 def test_tls_settings_postgresql_refuses_when_it_starts(
-    fresh_datadir: tuple[PgCluster, Path, Path], tmp_path: Path, settings: dict[str, str]
+    fresh_datadir: tuple[PgCluster, Path, Path], tmp_path: Path, settings: dict[str, str],
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A cipher list with no cipher, or a minimum TLS version above the maximum: PostgreSQL
     does not start (FATAL, with its DETAIL), and neither does ``walsender-proxy serve``."""
@@ -482,17 +495,13 @@ def test_tls_settings_postgresql_refuses_when_it_starts(
         f"[server]\nssl_cert_file = '{cert}'\nssl_key_file = '{key}'\n"
         + "".join(f"{k} = '{v}'\n" for k, v in settings.items())
     )
-    out = subprocess.run(
-        [sys.executable, "-m", "walsender_proxy.cli", "serve", "-D", str(tmp_path / "d"), "-c", str(conf)],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert out.returncode == 1
+    out = serve_fails(tmp_path / "d", conf, capsys, monkeypatch)
     fatal = re.search(r"FATAL:\s+(.*)", pg_out)
     assert fatal is not None, pg_out
-    assert f"FATAL:  {fatal.group(1)}" in out.stderr
+    assert f"FATAL:  {fatal.group(1)}" in out
     detail = re.search(r"DETAIL:\s+(.*)", pg_out)
     if detail is not None:
-        assert f"DETAIL:  {detail.group(1)}" in out.stderr
+        assert f"DETAIL:  {detail.group(1)}" in out
 
 
 @pytest.mark.parametrize(
