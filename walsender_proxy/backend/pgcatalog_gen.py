@@ -44,6 +44,7 @@ CATALOG_RELATIONS = (
     "pg_inherits",
     "pg_init_privs",
     "pg_language",
+    "pg_largeobject_metadata",
     "pg_namespace",
     "pg_opclass",
     "pg_operator",
@@ -305,6 +306,14 @@ def generate(dsn: str) -> str:
         emit(
             "PREDEFINED_AUTH_MEMBERS",
             _fetch(cur, "SELECT roleid::int8, member::int8, admin_option FROM pg_auth_members"),
+        )
+        emit(
+            "PG_INIT_PRIVS_ROWS",
+            _fetch(
+                cur,
+                "SELECT objoid::int8, classoid::int8, objsubid, privtype::text, initprivs::text[]"
+                " FROM pg_init_privs ORDER BY classoid, objoid, objsubid",
+            ),
         )
         emit(
             "PG_AM_ROWS",

@@ -891,11 +891,19 @@ def _typname_oid(typname: str) -> int:
 @_rows("pgc_pg_attribute")
 def _pg_attribute(s: CatalogSnapshot) -> list[dict[str, Any]]:
     out = []
+    owner = quote_ident(next(iter(s.role_oids), "postgres"))
+    column_acls = {  # (the catalogs' column privileges, as initdb grants them)
+        (o, sub): [re.sub(r"\bpostgres\b", owner, a) for a in acl]
+        for o, c, sub, _, acl in data.PG_INIT_PRIVS_ROWS if c == PG_CLASS_OID and sub > 0
+    }
     for d in PG_CATALOG.values():
         notnull = set(data.CATALOG_NOT_NULL.get(d.name, ()))
         for i, (name, typ) in enumerate(d.columns, start=1):
             toid = _typname_oid(typ)
-            out.append(_attr_row(d.oid, name, i, toid, -1, attnotnull=name in notnull))
+            row = _attr_row(d.oid, name, i, toid, -1, attnotnull=name in notnull)
+            if (d.oid, i) in column_acls:
+                row["attacl"] = column_acls[d.oid, i]
+            out.append(row)
     for t in s.user_tables:
         for name, num, toid in _SYSTEM_COLUMNS:
             out.append(
@@ -1277,6 +1285,18 @@ def _pg_tablespace(s: CatalogSnapshot) -> list[dict[str, Any]]:
         {"oid": 1663, "spcname": "pg_default", "spcowner": s.owner_oid},
         {"oid": 1664, "spcname": "pg_global", "spcowner": s.owner_oid},
     ]
+
+
+@_rows("pgc_pg_init_privs")
+def _pg_init_privs(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    """The initial privileges of PostgreSQL 15's own objects (pg_dump leaves an object out
+    whose ACL is still these), the bootstrap superuser as the session's owner role."""
+    owner = quote_ident(next(iter(s.role_oids), "postgres"))
+    return [
+        {"objoid": o, "classoid": c, "objsubid": sub, "privtype": kind,
+         "initprivs": [re.sub(r"\bpostgres\b", owner, a) for a in acl]}
+        for o, c, sub, kind, acl in data.PG_INIT_PRIVS_ROWS
+    ]  # fmt: skip
 
 
 @_rows("pgc_pg_am")

@@ -2539,6 +2539,17 @@ class _Rewriter:
         node.arg, t = self.expr(node.arg, scope)
         if self._is_jsonb(node.arg, t, scope) and all(isinstance(i, ast.A_Indices) for i in node.indirection):
             return self._jsonb_subscripts(original, node.indirection, scope)
+        if t is not None and not t.name.startswith("_") and node.indirection and isinstance(node.indirection[0], ast.A_Indices):
+            if t.name == "name" and len(node.indirection) == 1 and not node.indirection[0].is_slice:
+                # name is a char[64] to subscripting: its byte at the 0-based subscript, a "char"
+                i = self.expr(node.indirection[0].uidx, scope)[0]
+                inside = ast.BoolExpr(boolop=BoolExprType.AND_EXPR, args=(_op(">=", i, _int(0)), _op("<=", copy.deepcopy(i), _int(63))))
+                byte = _call("substr", _cast(node.arg, "varchar"), _op("+", copy.deepcopy(i), _int(1)), _int(1))
+                return ast.CaseExpr(args=(ast.CaseWhen(expr=inside, result=byte),)), T("char")
+            if t.name in TEXTISH or t.name == "name":
+                raise self.fail("0A000" if t.name == "name" else "42804",
+                                "a slice of a name value is not supported by walsender-proxy" if t.name == "name"
+                                else f"cannot subscript type {_type_display(t)} because it does not support subscripting", node)  # fmt: skip
         if t is not None and t.name.startswith("_") and not t.zero_based and node.indirection and isinstance(node.indirection[0], ast.A_Indices):
             subscripted = self._array_subscripts(node, t, scope)
             if subscripted is not None:
