@@ -1041,6 +1041,13 @@ PREPARE_AND_LOCK = [
     "ALTER TABLE pc DROP COLUMN q3",
     "EXECUTE pcs",
     "COPY pc (q1, q2, q1) FROM STDIN",
+    # a read-only transaction refuses DML on a table before reading a row
+    "BEGIN READ ONLY",
+    "UPDATE pt SET a = 0 WHERE false",
+    "ROLLBACK",
+    "BEGIN READ ONLY",
+    "EXECUTE q3(9, 'x')",
+    "ROLLBACK",
 ]
 
 

@@ -27,7 +27,7 @@ from pglast import ast, enums, parse_sql
 from pglast.parser import ParseError, scan
 from pglast.stream import RawStream
 
-from decoding.catalog import RID, TEMP_SCHEMA_PREFIX, Table
+from decoding.catalog import RID, TEMP_SCHEMA_PREFIX, Table, is_temp_schema
 from decoding.errors import PgError, disk_full_error
 from decoding.lsn import format_lsn
 from decoding.pgtime import TRANSACTION_NOW
@@ -619,6 +619,20 @@ class Executor:
             detail = logs.parameters_detail(texts, self.settings.number("log_parameter_max_length"))
         logs.log_statement(log, self.log_session, f"{verb} {name}{portal}: {p.stmt.text}", detail)
 
+    def _writing_tx(self, node: Any, command: str) -> Transaction:
+        """The statement's transaction for a DML statement: in a read-only transaction
+        PostgreSQL refuses one whose target is not a temporary table before it reads a row
+        (ExecCheckXactReadOnly), whether or not any row would change."""
+        tx = self._statement_tx()
+        if tx.read_only and node.relation is not None:
+            try:
+                target = tx.table(ddl_sql.qualified(node.relation))
+            except PgError:
+                return tx  # (the statement's own error follows)
+            if not is_temp_schema(target.schema):
+                raise PgError("25006", f"cannot execute {command} in a read-only transaction")
+        return tx
+
     # -- SQL-level PREPARE / EXECUTE -------------------------------------------------------
     def _prepare(self, node: ast.PrepareStmt) -> Done:
         """``PREPARE name [(types)] AS statement``: a prepared statement in the namespace
@@ -748,11 +762,11 @@ class Executor:
                 raise ddl_sql.unsupported("CREATE TABLE AS EXECUTE")
             yield from self._create_table_as(node.into, node.query, params, if_not_exists=bool(node.if_not_exists))
         elif isinstance(node, ast.InsertStmt):
-            yield from self.engine.insert(self._statement_tx(), node, params)
+            yield from self.engine.insert(self._writing_tx(node, "INSERT"), node, params)
         elif isinstance(node, ast.UpdateStmt):
-            yield from self.engine.update(self._statement_tx(), node, params)
+            yield from self.engine.update(self._writing_tx(node, "UPDATE"), node, params)
         elif isinstance(node, ast.DeleteStmt):
-            yield from self.engine.delete(self._statement_tx(), node, params)
+            yield from self.engine.delete(self._writing_tx(node, "DELETE"), node, params)
         elif isinstance(node, ast.TruncateStmt):
             tx = self._statement_tx()
             for r in node.relations:
