@@ -118,8 +118,9 @@ def main() -> int:
     args.quick = args.quick or args.smoke
     sizes = Sizes.quick() if args.quick else Sizes()
     if args.smoke:  # every step of every scenario still runs, on the least data
+        # (scenario 6 keeps --quick's rows: its stream phase must last long enough for an RSS sample)
         sizes = Sizes(s1_rows=5_000, s2_rows=5_000, s3_txns=200, s3_max_seconds=1.0,
-                      s4_rows=5_000, s5_commits=10, s6_rows=15_000)
+                      s4_rows=5_000, s5_commits=10, s6_rows=150_000)
     sizes.rss_limit_mb = args.rss_limit_mb
     if args.s3_max_seconds:
         sizes.s3_max_seconds = args.s3_max_seconds
