@@ -1092,3 +1092,8 @@ def test_renamed_table_rows_keep_their_field_names(proxy: ProxyServer, pg15: PgC
     with _same_answers(proxy, pg15, ROW_NAMES) as got:
         # DuckDB's TIMETZ keeps six fractional digits: a narrower timetz(p) is refused
         assert got("SELECT '12:34:56.123456+02'::timetz(4)")[:2] == ("error", "0A000")
+
+
+def test_a_parameter_with_trailing_junk_is_a_syntax_error(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """PostgreSQL 15 reads ``$1a`` as one bad token; the parser here as ``$1 AS a``."""
+    _same_answers(proxy, pg15, ["PREPARE pj AS SELECT $1a", "SELECT $1a", "PREPARE pk AS SELECT $1 a"]).close()

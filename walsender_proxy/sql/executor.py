@@ -107,8 +107,9 @@ def parse(sql: str) -> list[tuple[Any, str]]:
 
 
 #: Numeric literals PostgreSQL 16 reads and 15 does not: ``1_000``, ``0x1f``, ``0o17``, ``0b1``
-#: (the parser here is 16's; 15 sees a number with trailing junk).
-_NEWER_NUMBERS = re.compile(r"[0-9]_[0-9]|\b0[xXoObB][0-9a-fA-F]")
+#: (the parser here is 16's; 15 sees a number with trailing junk); and ``$1a``, which the
+#: parser here reads as ``$1 AS a``.
+_NEWER_NUMBERS = re.compile(r"[0-9]_[0-9]|\b0[xXoObB][0-9a-fA-F]|\$[0-9]+[A-Za-z_\u0080-\uffff]")
 
 
 _JUNK = re.compile(r"[0-9]*(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?[A-Za-z_\u0080-\uffff][A-Za-z0-9_$\u0080-\uffff]*")
@@ -119,11 +120,14 @@ def _no_newer_numbers(sql: str) -> None:
         tokens = scan(sql)
     except ParseError:  # (the parser took it: nothing to refuse here)
         return
-    for tok in tokens:
+    for i, tok in enumerate(tokens):
         text = sql[tok.start : tok.end + 1]
         if tok.name in ("ICONST", "FCONST") and ("_" in text or text[:2].lower() in ("0x", "0o", "0b")):
             m = _JUNK.match(sql, tok.start)  # (15's token: the number and the name after it)
             raise SyntaxErr(f'trailing junk after numeric literal at or near "{m.group() if m else text}"', tok.start)
+        if tok.name == "PARAM" and i + 1 < len(tokens) and tokens[i + 1].start == tok.end + 1 and tokens[i + 1].name == "IDENT":
+            junk = sql[tok.start : tokens[i + 1].end + 1]  # (15's param_junk: $1a)
+            raise SyntaxErr(f'trailing junk after parameter at or near "{junk}"', tok.start)
 
 
 class SyntaxErr(PgError):
