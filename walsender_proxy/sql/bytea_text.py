@@ -10,7 +10,6 @@ byte, with its SQLSTATEs and messages."""
 from __future__ import annotations
 
 import hashlib
-import inspect
 import re
 from collections.abc import Callable
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 import pyarrow as pa
 
 from decoding.errors import PgError
-from walsender_proxy.sql.udf_errors import keep_errors
+from walsender_proxy.sql.udf_errors import keep_errors, strict_rows
 
 PREFIX = "wpx_str_"
 
@@ -389,22 +388,6 @@ def initcap(s: str) -> str:
     return "".join(out)
 
 
-def _strict(fn: Callable[..., Any], out_type: pa.DataType, nargs: int) -> Callable[..., pa.Array]:
-    """An Arrow UDF applying ``fn`` to each row; NULL where an argument is NULL."""
-
-    def apply(*cols: pa.Array | pa.ChunkedArray) -> pa.Array:
-        rows = zip(*(c.to_pylist() for c in cols), strict=True)
-        return pa.array([None if any(v is None for v in row) else fn(*row) for row in rows], out_type)
-
-    def udf(*cols: pa.Array | pa.ChunkedArray) -> pa.Array:
-        return apply(*cols)
-
-    # (DuckDB counts the function's parameters: one per argument)
-    udf.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [inspect.Parameter(f"a{i}", inspect.Parameter.POSITIONAL_ONLY) for i in range(nargs)]
-    )
-    udf.__name__ = fn.__name__
-    return udf
 
 
 _DUCK = {"bytea": "BLOB", "text": "VARCHAR", "int4": "INTEGER", "int8": "BIGINT", "bool": "BOOLEAN"}
@@ -455,4 +438,4 @@ def install(con: Any, have: frozenset[str] | set[str] = frozenset()) -> None:
     """Create the UDFs in ``con``'s database (those not in ``have`` already)."""
     for name, (fn, args, ret, arrow) in _udfs().items():
         if name not in have:
-            con.create_function(name, keep_errors(_strict(fn, arrow, len(args))), args, ret, type="arrow", null_handling="special")
+            con.create_function(name, keep_errors(strict_rows(fn, arrow, len(args))), args, ret, type="arrow", null_handling="special")

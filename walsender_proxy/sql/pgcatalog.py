@@ -2599,13 +2599,6 @@ _MACROS: dict[str, str] = {
     # (DuckDB's map é to É and ß to ẞ); ILIKE compares what lower gives
     "pgc_upper_c": """MACRO pgc_upper_c(s) AS translate(s, 'abcdefghijklmnopqrstuvwxyz', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ')""",
     "pgc_lower_c": """MACRO pgc_lower_c(s) AS translate(s, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')""",
-    # ~* / !~*: RE2 folds the case of every letter, the C locale only ASCII's. The answers
-    # differ where the pattern holds a non-ASCII letter that has a case, or the subject a
-    # letter RE2 folds to an ASCII one (KELVIN SIGN to k, LONG S to s): refused there
-    "pgc_icase_guard": """MACRO pgc_icase_guard(s, p) AS (CASE WHEN upper(p) <> pgc_upper_c(p)
-        OR lower(p) <> pgc_lower_c(p) OR contains(s, chr(8490)) OR contains(s, chr(383))
-        THEN error('PGERR[0A000] case-insensitive regular expressions over non-ASCII letters are not supported by walsender-proxy')
-        ELSE s END)""",
     # AT TIME ZONE / timezone(z, x): a POSIX-style zone ('UTC+3', '+03:00') counts hours west
     # of Greenwich in PostgreSQL and east in ICU; the tz database's own such names
     # (Etc/GMT+3, EST5EDT …) mean the same to both
@@ -2613,12 +2606,6 @@ _MACROS: dict[str, str] = {
         AND NOT regexp_matches(lower(z), '^(etc/.*|est5edt|cst6cdt|mst7mdt|pst8pdt|gmt0|gmt[+-]0)$')
         THEN error('PGERR[0A000] time zone "' || z || '" (a POSIX-style offset) is not supported by walsender-proxy')
         ELSE z END)""",
-    # regexp_split_*: PostgreSQL skips zero-length matches at the start, the end and right
-    # after a match; DuckDB splits at each of them. A pattern that can match the empty string
-    # is refused (its string is replaced by the error).
-    "pgc_split_guard": """MACRO pgc_split_guard(s, p) AS (CASE WHEN p <> '' AND regexp_matches('', p)
-        THEN error('PGERR[0A000] regexp_split with a pattern that can match an empty string is not supported by walsender-proxy')
-        ELSE s END)""",
     # x LIKE ANY/ALL (array): each element a pattern with the backslash escape, the
     # answer three-valued as ANY/ALL's
     "pgc_like_any": """MACRO pgc_like_any(x, a) AS (CASE WHEN a IS NULL THEN NULL WHEN len(a) = 0 THEN false

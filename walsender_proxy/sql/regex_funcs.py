@@ -10,7 +10,6 @@ regexp.c's order, with its SQLSTATEs and messages."""
 
 from __future__ import annotations
 
-import inspect
 import re
 from collections.abc import Callable
 from typing import Any
@@ -22,7 +21,7 @@ from pglast.enums import BoolExprType
 from decoding.errors import PgError
 from walsender_proxy.sql import pg_regex
 from walsender_proxy.sql.nodes import call, cast, int_const, str_const
-from walsender_proxy.sql.udf_errors import keep_errors
+from walsender_proxy.sql.udf_errors import keep_errors, strict_rows
 
 PREFIX = "wpx_re_"
 
@@ -377,27 +376,13 @@ _UDFS: dict[str, tuple[Callable[..., Any], list[str], str, pa.DataType]] = {
     "similar_substring": (similar_substring, ["VARCHAR", "VARCHAR", "VARCHAR"], "VARCHAR", _T),
     "substring": (regex_substring, ["VARCHAR", "VARCHAR"], "VARCHAR", _T),
 }
-def _udf(fn: Callable[..., Any], arrow: pa.DataType, nargs: int) -> Callable[..., pa.Array]:
-    def apply(*cols: pa.Array | pa.ChunkedArray) -> pa.Array:
-        rows = zip(*(c.to_pylist() for c in cols), strict=True)
-        return pa.array([None if any(v is None for v in row) else fn(*row) for row in rows], arrow)
-
-    def udf(*cols: pa.Array | pa.ChunkedArray) -> pa.Array:
-        return apply(*cols)
-
-    # (DuckDB counts the function's parameters: one per argument)
-    udf.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [inspect.Parameter(f"a{i}", inspect.Parameter.POSITIONAL_ONLY) for i in range(nargs)]
-    )
-    udf.__name__ = fn.__name__
-    return udf
 
 
 def install(con: Any, have: frozenset[str] | set[str] = frozenset()) -> None:
     """Create the UDFs in ``con``'s database (those not in ``have`` already)."""
     for name, (fn, args, ret, arrow) in _UDFS.items():
         if PREFIX + name not in have:
-            con.create_function(PREFIX + name, keep_errors(_udf(fn, arrow, len(args))), args, ret, type="arrow", null_handling="special")
+            con.create_function(PREFIX + name, keep_errors(strict_rows(fn, arrow, len(args))), args, ret, type="arrow", null_handling="special")
 
 
 def udf_name(name: str) -> str:

@@ -8,8 +8,11 @@ translates DuckDB's exception (the executor, the engine, the literal casts)."""
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
+
+import pyarrow as pa
 
 from decoding.errors import PgError
 
@@ -38,3 +41,19 @@ def keep_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             raise
 
     return call
+
+
+def strict_rows(fn: Callable[..., Any], out_type: pa.DataType, nargs: int) -> Callable[..., pa.Array]:
+    """An Arrow UDF applying ``fn`` to each row of its ``nargs`` arguments; NULL where an
+    argument is NULL (a strict function's rule)."""
+
+    def udf(*cols: pa.Array | pa.ChunkedArray) -> pa.Array:
+        rows = zip(*(c.to_pylist() for c in cols), strict=True)
+        return pa.array([None if any(v is None for v in row) else fn(*row) for row in rows], out_type)
+
+    # (DuckDB counts the function's parameters: one per argument)
+    udf.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter(f"a{i}", inspect.Parameter.POSITIONAL_ONLY) for i in range(nargs)]
+    )
+    udf.__name__ = fn.__name__
+    return udf
