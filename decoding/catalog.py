@@ -314,6 +314,92 @@ class View:
 
 
 @dataclass(frozen=True, slots=True)
+class FunctionArg:
+    """One parameter of a function (a ``pg_proc`` array slot): ``name`` '' when unnamed;
+    ``mode`` as ``proargmodes`` (``i`` in, ``o`` out, ``b`` inout, ``v`` variadic, ``t``
+    a RETURNS TABLE column); ``default`` the default's text as ``pg_get_expr`` prints it
+    (also what runs for an omitted argument)."""
+
+    name: str
+    type_oid: int
+    mode: str = "i"
+    default: str | None = None
+
+    @property
+    def is_input(self) -> bool:
+        return self.mode in ("i", "b", "v")
+
+
+@dataclass(frozen=True, slots=True)
+class Function:
+    """A user function (``pg_proc``), LANGUAGE sql only. The catalog keeps its text: ``body``
+    is ``prosrc`` (an ``AS '…'`` body, analysed when called, with the search path then);
+    ``standard`` marks an SQL-standard body (``RETURN …`` / ``BEGIN ATOMIC … END``), kept in
+    ``query`` as its statements with the names they read bound at creation, ``;``-separated,
+    ``RETURN x`` as ``SELECT x``. The SQL layer parses both. ``depends``: the relations and
+    functions an SQL-standard body uses (what DROP … RESTRICT checks; PostgreSQL tracks no
+    dependencies of a quoted body)."""
+
+    oid: int
+    schema: str
+    name: str
+    args: tuple[FunctionArg, ...]
+    rettype: int
+    retset: bool = False
+    volatility: str = "v"
+    strict: bool = False
+    body: str = ""
+    standard: bool = False
+    query: str = ""
+    leakproof: bool = False
+    cost: float = 100.0
+    rows: float = 0.0
+    parallel: str = "u"
+    depends: tuple[int, ...] = ()
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.schema}.{self.name}"
+
+    @property
+    def input_args(self) -> tuple[FunctionArg, ...]:
+        return tuple(a for a in self.args if a.is_input)
+
+    @property
+    def input_types(self) -> tuple[int, ...]:
+        """``proargtypes``: what identifies the function beside its name."""
+        return tuple(a.type_oid for a in self.args if a.is_input)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "oid": self.oid,
+            "schema": self.schema,
+            "name": self.name,
+            "args": [[a.name, a.type_oid, a.mode, a.default] for a in self.args],
+            "rettype": self.rettype,
+            "retset": self.retset,
+            "volatility": self.volatility,
+            "strict": self.strict,
+            "body": self.body,
+            "standard": self.standard,
+            "query": self.query,
+            "leakproof": self.leakproof,
+            "cost": self.cost,
+            "rows": self.rows,
+            "parallel": self.parallel,
+            "depends": list(self.depends),
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Function:
+        return cls(
+            d["oid"], d["schema"], d["name"], tuple(FunctionArg(n, t, m, df) for n, t, m, df in d["args"]),
+            d["rettype"], d["retset"], d["volatility"], d["strict"], d["body"], d["standard"], d["query"],
+            d["leakproof"], d["cost"], d["rows"], d["parallel"], tuple(d["depends"]),
+        )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
 class PublicationTable:
     table_oid: int
     columns: tuple[str, ...] | None = None
@@ -410,6 +496,7 @@ class Catalog:
     next_oid: int = FIRST_USER_OID
     sequences: Mapping[int, Sequence] = field(default_factory=lambda: _frozen({}))
     views: Mapping[int, View] = field(default_factory=lambda: _frozen({}))
+    functions: Mapping[int, Function] = field(default_factory=lambda: _frozen({}))
 
     # -- lookups -------------------------------------------------------------------------
     def find_table(self, schema: str, name: str) -> Table | None:
@@ -531,6 +618,15 @@ class Catalog:
             views = dict(self.views)
             views.pop(op["oid"], None)
             return replace(self, views=_frozen(views))
+        if kind == "put_function":
+            fn = Function.from_json(op["function"])
+            fns = dict(self.functions)
+            fns[fn.oid] = fn
+            return replace(self, functions=_frozen(fns), next_oid=max(self.next_oid, fn.oid + 1))
+        if kind == "drop_function":
+            fns = dict(self.functions)
+            fns.pop(op["oid"], None)
+            return replace(self, functions=_frozen(fns))
         raise ValueError(f"unknown catalog op {kind!r}")
 
     def to_json(self) -> dict[str, Any]:
@@ -541,6 +637,7 @@ class Catalog:
             "next_oid": self.next_oid,
             "sequences": [sq.to_json() for sq in self.sequences.values()],
             "views": [v.to_json() for v in self.views.values()],
+            "functions": [fn.to_json() for fn in self.functions.values()],
         }
 
     @classmethod
@@ -549,6 +646,7 @@ class Catalog:
         pubs = (Publication.from_json(p) for p in d["publications"])
         seqs = (Sequence.from_json(sq) for sq in d.get("sequences", ()))
         views = (View.from_json(v) for v in d.get("views", ()))
+        fns = (Function.from_json(fn) for fn in d.get("functions", ()))
         return cls(
             _frozen(d["schemas"]),
             _frozen({t.oid: t for t in tables}),
@@ -556,6 +654,7 @@ class Catalog:
             d["next_oid"],
             _frozen({sq.oid: sq for sq in seqs}),
             _frozen({v.oid: v for v in views}),
+            _frozen({fn.oid: fn for fn in fns}),
         )
 
 

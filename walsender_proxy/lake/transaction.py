@@ -29,6 +29,7 @@ from decoding.catalog import (
     CatalogOp,
     Column,
     ColumnDefault,
+    Function,
     Table,
     View,
     ViewColumn,
@@ -39,7 +40,7 @@ from decoding.errors import PgError
 from decoding.pgoutput import rowfilter
 from decoding.pgtypes import ColumnType, parse_type
 from decoding.pgvalues.typmod import SUBSECOND_TYPES, round_times
-from walsender_proxy.lake import ddl, sequence_ddl, view_ddl
+from walsender_proxy.lake import ddl, function_ddl, sequence_ddl, view_ddl
 from walsender_proxy.lake.errors import (
     LakeError,
     no_active_transaction,
@@ -935,6 +936,15 @@ class Transaction:
 
     def rename_view_column(self, name: str, column: str, new_name: str) -> None:
         self._run_ddl(view_ddl.rename_view_column, self._named(name), column, new_name, self._path())
+
+    # -- functions -----------------------------------------------------------------------
+    def create_function(self, fn: Function, *, or_replace: bool, describe: function_ddl.Describe) -> Function:
+        """CREATE [OR REPLACE] FUNCTION of ``fn`` (its OID given here)."""
+        return self._run_ddl(function_ddl.create_function, fn, or_replace, describe)
+
+    def drop_functions(self, oids: Sequence[int], *, cascade: bool, describe: function_ddl.Describe, what: str) -> list[str]:
+        """DROP FUNCTION; returns the functions CASCADE dropped besides (for the NOTICE)."""
+        return self._run_ddl(function_ddl.drop_functions, tuple(oids), cascade, describe, what) or []
 
     def add_column(
         self,

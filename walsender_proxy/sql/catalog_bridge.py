@@ -14,7 +14,7 @@ import pyarrow as pa
 from decoding.lsn import format_lsn
 from decoding.pgtypes import ColumnType
 from walsender_proxy.lake import Transaction
-from walsender_proxy.sql import pgcatalog
+from walsender_proxy.sql import pgcatalog, sql_function_calls
 from walsender_proxy.sql.functions import PREFIX, SERVER_FUNCTIONS
 from walsender_proxy.sql.rewrite import ResolveUserTable, Rewritten, rewrite
 
@@ -169,18 +169,19 @@ def rewrite_and_register(
 ) -> Rewritten:
     low = sql.lower()
     udfs = {n: PREFIX + n for n in SERVER_FUNCTIONS if n in low}
-    rw = rewrite(
-        sql,
-        resolve_user_table=resolve,
-        server_udfs=udfs or None,
-        udf_args=(ex.backend_pid,) if udfs else (),
-        text_params=text_params,
-        param_types=param_types,
-        date_order=ex.settings.datetime_input(),
-        literal_date_order=literal_date_order,
-        extra_float_digits=int(ex.settings.get("extra_float_digits")),
-        bytea_output=str(ex.settings.get("bytea_output")),
-    )
+    with sql_function_calls.looking_up(tx.catalog(), ex.search_path()):  # (user functions' calls)
+        rw = rewrite(
+            sql,
+            resolve_user_table=resolve,
+            server_udfs=udfs or None,
+            udf_args=(ex.backend_pid,) if udfs else (),
+            text_params=text_params,
+            param_types=param_types,
+            date_order=ex.settings.datetime_input(),
+            literal_date_order=literal_date_order,
+            extra_float_digits=int(ex.settings.get("extra_float_digits")),
+            bytea_output=str(ex.settings.get("bytea_output")),
+        )
     # set_config takes effect at once: current_setting() in the same statement sees it.
     for name, value, is_local in rw.set_configs:
         if value is not None:

@@ -285,6 +285,10 @@ def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None = None) 
         from walsender_proxy.sql import views
 
         return views.drop(tx, s, notices if notices is not None else [])
+    if kind == enums.ObjectType.OBJECT_FUNCTION:
+        from walsender_proxy.sql import sql_functions
+
+        return sql_functions.drop(tx, s, tx.search_path, notices if notices is not None else [])
     if kind not in _DROP_TAGS:  # (before reading the names: a type's is a TypeName)
         raise unsupported(f"DROP {kind.name.removeprefix('OBJECT_').replace('_', ' ')}")
     for obj in s.objects:

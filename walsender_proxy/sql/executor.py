@@ -53,6 +53,7 @@ from walsender_proxy.sql import (
     pgcatalog,
     reloptions,
     sequences,
+    sql_functions,
     statement_log,
     views,
     window_frames,
@@ -821,6 +822,8 @@ class Executor:
             finally:
                 yield from notices  # (PostgreSQL's NOTICEs come before its error too)
             yield Done(tag)
+        elif isinstance(node, ast.CreateFunctionStmt):
+            yield Done(sql_functions.create(self._statement_tx(), node, text, self.engine))
         elif isinstance(node, ast.CreateSeqStmt):
             notices = []
             tag = sequences.create(self._statement_tx(), node, self.temp_schema, notices)

@@ -82,6 +82,7 @@ from walsender_proxy.sql import (
     recursive_cte,
     regex_funcs,
     session_zone,
+    sql_function_calls,
     views,
     width_bucket,
     window_frames,
@@ -1802,6 +1803,8 @@ class _Rewriter:
         if rf.is_rowsfrom or len(rf.functions) != 1:
             raise self.fail("0A000", "ROWS FROM (...) is not supported", rf)
         call, coldefs = rf.functions[0]
+        if isinstance(call, ast.FuncCall) and sql_function_calls.is_user_call(call):
+            return sql_function_calls.from_call(self, rf, call, scope)
         name = self._func_name(call) if isinstance(call, ast.FuncCall) else ""
         if name in json_records.FUNCTIONS and (coldefs or rf.coldeflist or not json_records.FUNCTIONS[name][2]):
             return self._json_record_function(rf, call, name, coldefs or rf.coldeflist, scope)
@@ -2153,6 +2156,9 @@ class _Rewriter:
         return node, None
 
     def e_ColumnRef(self, node: ast.ColumnRef, scope: _Scope) -> tuple[ast.Node, T | None]:
+        param = sql_function_calls.column_ref(self, node, scope)  # (a parameter, in a function's body)
+        if param is not None:
+            return param
         names = [f.sval for f in node.fields if isinstance(f, ast.String)]
         if len(node.fields) == 3 and scope.rel(names[1]) is not None:
             node.fields = node.fields[1:]
@@ -2262,6 +2268,9 @@ class _Rewriter:
         return node, UNKNOWN
 
     def e_ParamRef(self, node: ast.ParamRef, scope: _Scope) -> tuple[ast.Node, T | None]:
+        param = sql_function_calls.param_ref(self, node)
+        if param is not None:
+            return param
         self.max_param = max(self.max_param, node.number)
         self.param_uses[node.number] = self.param_uses.get(node.number, 0) + 1
         ctype = self.param_types.get(node.number)
@@ -3724,6 +3733,8 @@ class _Rewriter:
         return out
 
     def func_call(self, node: ast.FuncCall, scope: _Scope) -> tuple[ast.Node, T | None]:
+        if sql_function_calls.is_user_call(node):  # (a user's SQL function: its body inlined)
+            return sql_function_calls.scalar_call(self, node, scope)
         name = self._func_name(node)
         if node.agg_distinct and node.agg_order:
             written = {RawStream()(a) for a in node.args or ()}
