@@ -7,7 +7,7 @@ tree — including the full PostgreSQL 15 publication grammar — and says "not 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pglast import ast, enums
@@ -305,12 +305,15 @@ def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None = None) 
             if notices is not None:
                 cascaded(notices, dropped)
         elif kind == enums.ObjectType.OBJECT_SCHEMA:
+            from walsender_proxy.sql import sql_functions
+
             cat = tx.catalog()
             if s.missing_ok and name not in cat.schemas:
                 _skipping(notices, "00000", f'schema "{name}" does not exist')
+            functions = sql_functions.drop_schema_functions(tx, name, cascade, tx.search_path)
             tx.drop_schema(name, if_exists=bool(s.missing_ok), cascade=cascade)
             if cascade and notices is not None and name in cat.schemas:
-                cascaded(notices, _schema_members(cat, name))
+                cascaded(notices, _schema_members(cat, name, functions))
         else:
             if s.missing_ok and name not in tx.catalog().publications:
                 _skipping(notices, "00000", f'publication "{name}" does not exist')
@@ -318,7 +321,7 @@ def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None = None) 
     return _DROP_TAGS[kind]
 
 
-def _schema_members(cat: Any, schema: str) -> list[str]:
+def _schema_members(cat: Any, schema: str, functions: Sequence[tuple[int, str]] = ()) -> list[str]:
     """What DROP SCHEMA … CASCADE drops, as its NOTICE names them (a sequence owned by a
     table of the schema goes with the table, unnamed), in PostgreSQL's order (creation)."""
     tables = {t.oid for t in cat.tables.values() if t.schema == schema}
@@ -331,7 +334,7 @@ def _schema_members(cat: Any, schema: str) -> list[str]:
     found += [(v.oid, f"view {v.qualified_name}") for v in cat.views.values() if v.schema == schema]
     inside = tables | {v.oid for v in cat.views.values() if v.schema == schema}
     found += [(v.oid, f"view {v.qualified_name}") for v in cat.views.values() if v.schema != schema and v.oid not in inside and any(o in inside for o in _reads(cat, v))]
-    return [what for _, what in sorted(found)]
+    return [what for _, what in sorted([*found, *functions])]
 
 
 def _reads(cat: Any, v: Any) -> set[int]:

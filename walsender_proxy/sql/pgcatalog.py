@@ -43,7 +43,7 @@ from decoding.errors import PgError, disk_full_error
 from decoding.pgtypes import ColumnType, UnknownTypeError, type_by_oid
 from walsender_proxy.backend import pgcatalog_data as data
 from walsender_proxy.backend.settings import PG_SETTINGS, SERVER_DEFAULTS, shown_setting
-from walsender_proxy.sql import array_exprs
+from walsender_proxy.sql import array_exprs, sql_functions
 from walsender_proxy.sql.pgcatalog_expr import deparse_row_filter
 from walsender_proxy.sql.views import view_updatability
 
@@ -574,6 +574,7 @@ class CatalogSnapshot:
         self.user_tables = sorted(catalog.tables.values(), key=lambda t: t.oid)
         self.sequences = sorted(catalog.sequences.values(), key=lambda sq: sq.oid)
         self.views = sorted(catalog.views.values(), key=lambda v: v.oid)
+        self.functions = sorted(catalog.functions.values(), key=lambda fn: fn.oid)
         self.indexes = [ix for t in self.user_tables for ix in _table_indexes(t)]
         self.namespaces: list[tuple[int, str]] = [
             *data.SYSTEM_NAMESPACES,
@@ -1370,7 +1371,8 @@ def _pg_opclass(s: CatalogSnapshot) -> list[dict[str, Any]]:
 @_rows("pgc_pg_proc")
 def _pg_proc(s: CatalogSnapshot) -> list[dict[str, Any]]:
     n = len(data.PG_PROC_COLUMNS)
-    return [dict(zip(data.PG_PROC_COLUMNS, r[:n], strict=True)) for r in data.PG_PROC_ROWS]
+    rows = [dict(zip(data.PG_PROC_COLUMNS, r[:n], strict=True)) for r in data.PG_PROC_ROWS]
+    return rows + [sql_functions.pg_proc_row(fn, s.ns_oid[fn.schema], s.owner_oid) for fn in s.functions]
 
 
 #: plpgsql is installed in every PostgreSQL database (psql \dx lists it).
@@ -2135,6 +2137,8 @@ def _pg_get_keywords(s: CatalogSnapshot) -> list[dict[str, Any]]:
             ("result", pa.string()),
             ("args", pa.string()),
             ("identity_args", pa.string()),
+            ("functiondef", pa.string()),
+            ("standard", pa.bool_()),
         ]
     ),
 )
@@ -2143,6 +2147,16 @@ def _procdefs(s: CatalogSnapshot) -> list[dict[str, Any]]:
     return [
         {"oid": r[0], "result": r[n], "args": r[n + 1], "identity_args": r[n + 2]}
         for r in data.PG_PROC_ROWS
+    ] + [
+        {
+            "oid": fn.oid,
+            "result": sql_functions.result_text(fn),
+            "args": sql_functions.arguments_text(fn),
+            "identity_args": sql_functions.identity_arguments_text(fn),
+            "functiondef": sql_functions.functiondef(fn),
+            "standard": fn.standard,
+        }
+        for fn in s.functions
     ]
 
 
@@ -2430,6 +2444,12 @@ _MACROS: dict[str, str] = {
         WHEN regexp_full_match(s, '[a-z_][a-z0-9_]*')
              AND s NOT IN (SELECT pgc_k.word FROM pgc_keywords pgc_k) THEN s
         ELSE '"' || replace(s, '"', '""') || '"' END)""",
+    # a user function's CREATE statement; none is kept of an SQL-standard body's analysed
+    # tree, nor of the built-in functions' definitions (NULL, as before)
+    "pgc_functiondef": """MACRO pgc_functiondef(f) AS (CASE
+        WHEN (SELECT pgc_p.standard FROM pgc_procdefs pgc_p WHERE pgc_p.oid = f)
+        THEN error('PGERR[0A000] pg_get_functiondef() of a function with an SQL-standard body is not supported by walsender-proxy')
+        ELSE (SELECT pgc_p.functiondef FROM pgc_procdefs pgc_p WHERE pgc_p.oid = f) END)""",
     "pgc_procdef": """MACRO pgc_procdef(f, what) AS (
         SELECT CASE what WHEN 'result' THEN pgc_p.result WHEN 'args' THEN pgc_p.args
                          ELSE pgc_p.identity_args END
@@ -2496,11 +2516,20 @@ _MACROS: dict[str, str] = {
     "pgc_regrole_out": """MACRO pgc_regrole_out(o) AS (CASE WHEN o IS NULL THEN NULL::VARCHAR WHEN o = 0 THEN '-'
         ELSE coalesce((SELECT pgc_quote_ident(pgc_a.rolname) FROM pgc_pg_authid pgc_a WHERE pgc_a.oid = o),
                       o::VARCHAR) END)""",
+    # regprocin: the one function of that name (in the schema named, else on the search
+    # path); to_regproc gives NULL where regproc input fails
+    "pgc_regproc_match": """MACRO pgc_regproc_match(x) AS (
+        SELECT {'n': count(*), 'oid': min(pgc_f.oid)} FROM pgc_pg_proc pgc_f
+        JOIN pgc_pg_namespace pgc_n ON pgc_n.oid = pgc_f.pronamespace
+        WHERE pgc_f.proname = pgc_ident_parts(x)[-1]
+          AND CASE WHEN len(pgc_ident_parts(x)) > 1 THEN pgc_n.nspname = pgc_ident_parts(x)[-2]
+                   ELSE pgc_f.pronamespace IN (SELECT pgc_s.nspoid FROM pgc_search_path pgc_s) END)""",
     "pgc_to_regproc": """MACRO pgc_to_regproc(x) AS (CASE WHEN x IS NULL THEN NULL::UINTEGER
         WHEN regexp_full_match(x::VARCHAR, '\\s*[0-9]+\\s*') THEN CAST(trim(x::VARCHAR) AS UINTEGER)
-        ELSE (SELECT min(pgc_f.oid) FROM pgc_pg_proc pgc_f WHERE pgc_f.proname = pgc_ident_parts(x)[-1]) END)""",
+        WHEN pgc_regproc_match(x).n = 1 THEN pgc_regproc_match(x).oid END)""",
     "pgc_regproc_in": """MACRO pgc_regproc_in(x) AS (CASE WHEN x IS NULL THEN NULL::UINTEGER
         WHEN pgc_to_regproc(x) IS NOT NULL THEN pgc_to_regproc(x)
+        WHEN pgc_regproc_match(x).n > 1 THEN error('PGERR[42725] more than one function named "' || x || '"')
         ELSE error('PGERR[42883] function "' || x || '" does not exist') END)""",
     "pgc_regproc_out": """MACRO pgc_regproc_out(o) AS (CASE WHEN o IS NULL THEN NULL::VARCHAR WHEN o = 0 THEN '-'
         ELSE coalesce((SELECT pgc_quote_ident(pgc_f.proname) FROM pgc_pg_proc pgc_f WHERE pgc_f.oid = o),

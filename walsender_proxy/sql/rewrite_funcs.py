@@ -84,6 +84,7 @@ EMULATED: Mapping[str, Fn] = MappingProxyType(
         "pg_get_function_identity_arguments": _f(
             "pgc_procdef", "text", 1, special="procdef:identity"
         ),
+        "pg_get_functiondef": _f("pgc_functiondef", "text", 1),
         "pg_size_pretty": _f("pgc_pg_size_pretty", "text", 1),
         "to_hex": _f("pgc_to_hex", "text", 1),
         "sha256": _f("pgc_sha256", "bytea", 1),
@@ -118,7 +119,6 @@ EMULATED: Mapping[str, Fn] = MappingProxyType(
                 "pg_get_statisticsobjdef",
                 "pg_get_statisticsobjdef_columns",
                 "pg_get_partition_constraintdef",
-                "pg_get_functiondef",
             )
         },
         **{

@@ -112,6 +112,8 @@ class Probe:
     #: A refusal found while the body was analysed that DuckDB's own check of the body
     #: comes before (a result type the rewriter could not tell: DuckDB may find an error).
     pending: list[PgError] = field(default_factory=list)
+    #: Whether the probe's own call was met (it resolves to the new function alone).
+    called: list[bool] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -831,6 +833,10 @@ def _with_args(inl: _Inlined) -> ast.SelectStmt:
 
 def _bind(rw: _Rewriter, node: ast.FuncCall, scope: _Scope) -> _Bound:
     fns = visible(_names(node))
+    lk = LOOKUP.get()
+    if lk is not None and lk.probe is not None and not lk.probe.called and any(f.oid == lk.probe.oid for f in fns):
+        lk.probe.called.append(True)  # (CREATE FUNCTION's call of the new function, whatever its overloads)
+        fns = [f for f in fns if f.oid == lk.probe.oid]
     rw.used_udfs = True  # (never cached by text: the catalog decides what it means)
     return _resolve(rw, node, scope, fns)
 

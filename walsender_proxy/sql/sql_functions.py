@@ -194,6 +194,48 @@ def functiondef(fn: Function) -> str | None:
     )
 
 
+def pg_proc_row(fn: Function, namespace: int, owner: int) -> dict[str, Any]:
+    """The function's ``pg_proc`` row. ``proargdefaults`` and ``prosqlbody`` hold
+    PostgreSQL's node trees, which the proxy does not build: an opaque text stands there
+    (as for ``pg_attrdef.adbin``); what clients print of them comes from
+    ``pg_get_function_arguments`` and ``pg_get_functiondef``."""
+    inputs = fn.input_args
+    plain = all(a.mode == "i" for a in fn.args)
+    defaults = [a for a in inputs if a.default is not None]
+    return {
+        "oid": fn.oid,
+        "proname": fn.name,
+        "pronamespace": namespace,
+        "proowner": owner,
+        "prolang": SQL_LANGUAGE_OID,
+        "procost": fn.cost,
+        "prorows": fn.rows,
+        "provariadic": 0,
+        "prosupport": "-",
+        "prokind": "f",
+        "prosecdef": False,
+        "proleakproof": fn.leakproof,
+        "proisstrict": fn.strict,
+        "proretset": fn.retset,
+        "provolatile": fn.volatility,
+        "proparallel": fn.parallel,
+        "pronargs": len(inputs),
+        "pronargdefaults": len(defaults),
+        "prorettype": fn.rettype,
+        "proargtypes": list(fn.input_types),
+        "proallargtypes": None if plain else [a.type_oid for a in fn.args],
+        "proargmodes": None if plain else [a.mode for a in fn.args],
+        "proargnames": [a.name for a in fn.args] if any(a.name for a in fn.args) else None,
+        "proargdefaults": f"({' '.join(f'{{DEFAULT :proc {fn.oid} :arg {i}}}' for i in range(len(defaults)))})" if defaults else None,
+        "protrftypes": None,
+        "prosrc": fn.body,
+        "probin": None,
+        "prosqlbody": f"{{SQLBODY :proc {fn.oid}}}" if fn.standard else None,
+        "proconfig": None,
+        "proacl": None,
+    }
+
+
 # ---------------------------------------------------------------------------------------------
 # CREATE FUNCTION
 
@@ -606,3 +648,33 @@ def drop(tx: Transaction, s: ast.DropStmt, search_path: Sequence[str], notices: 
         dropped = tx.drop_functions(oids, cascade=s.behavior == enums.DropBehavior.DROP_CASCADE, describe=fmt, what=what)
         cascaded(notices, dropped)
     return "DROP FUNCTION"
+
+
+def drop_schema_functions(tx: Transaction, schema: str, cascade: bool, search_path: Sequence[str]) -> list[tuple[int, str]]:
+    """DROP SCHEMA's part for the functions in the schema: without CASCADE, PostgreSQL's
+    2BP01 naming them among the schema's other members; with it, they are dropped (with
+    the functions whose bodies use them) before the schema. Returns (OID, description) of
+    each dropped, for the NOTICE."""
+    cat = tx.catalog()
+    fns = [fn for fn in sorted(cat.functions.values(), key=lambda f: f.oid) if fn.schema == schema]
+    if schema not in cat.schemas or not fns:
+        return []
+    fmt = describe(cat, search_path)
+    if not cascade:
+        found = [(t.oid, f"table {t.qualified_name}") for t in cat.tables.values() if t.schema == schema]
+        found += [(sq.oid, f"sequence {sq.qualified_name}") for sq in cat.sequences.values() if sq.schema == schema]
+        found += [(v.oid, f"view {v.qualified_name}") for v in cat.views.values() if v.schema == schema]
+        found += [(fn.oid, f"function {fmt(fn)}") for fn in fns]
+        raise PgError(
+            "2BP01",
+            f"cannot drop schema {schema} because other objects depend on it",
+            detail="\n".join(f"{what} depends on schema {schema}" for _, what in sorted(found)),
+            hint="Use DROP ... CASCADE to drop the dependent objects too.",
+        )
+    gone = {fn.oid for fn in fns}
+    others = [fn for fn in sorted(cat.functions.values(), key=lambda f: f.oid) if fn.oid not in gone]
+    out = [(fn.oid, f"function {fmt(fn)}") for fn in fns]
+    tx.drop_functions([fn.oid for fn in fns], cascade=True, describe=fmt, what=f"schema {schema}")
+    after = tx.catalog()
+    out += [(fn.oid, f"function {fmt(fn)}") for fn in others if fn.oid not in after.functions]
+    return out
