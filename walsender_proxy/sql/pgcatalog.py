@@ -43,7 +43,7 @@ from decoding.errors import PgError, disk_full_error
 from decoding.pgtypes import ColumnType, UnknownTypeError, type_by_oid
 from walsender_proxy.backend import pgcatalog_data as data
 from walsender_proxy.backend.settings import PG_SETTINGS, SERVER_DEFAULTS, shown_setting
-from walsender_proxy.sql import array_exprs, sql_functions
+from walsender_proxy.sql import array_exprs
 from walsender_proxy.sql.pgcatalog_expr import deparse_row_filter
 from walsender_proxy.sql.views import view_updatability
 
@@ -1371,6 +1371,8 @@ def _pg_opclass(s: CatalogSnapshot) -> list[dict[str, Any]]:
 @_rows("pgc_pg_proc")
 def _pg_proc(s: CatalogSnapshot) -> list[dict[str, Any]]:
     n = len(data.PG_PROC_COLUMNS)
+    from walsender_proxy.sql import sql_functions
+
     rows = [dict(zip(data.PG_PROC_COLUMNS, r[:n], strict=True)) for r in data.PG_PROC_ROWS]
     return rows + [sql_functions.pg_proc_row(fn, s.ns_oid[fn.schema], s.owner_oid) for fn in s.functions]
 
@@ -2143,6 +2145,8 @@ def _pg_get_keywords(s: CatalogSnapshot) -> list[dict[str, Any]]:
     ),
 )
 def _procdefs(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    from walsender_proxy.sql import sql_functions
+
     n = len(data.PG_PROC_COLUMNS)
     return [
         {"oid": r[0], "result": r[n], "args": r[n + 1], "identity_args": r[n + 2]}

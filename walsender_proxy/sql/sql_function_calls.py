@@ -528,6 +528,76 @@ def _constant_arg(raw: Any) -> bool:
     return all(_constant_arg(getattr(raw, a, None)) for a in type(raw).__slots__ if a != "location")
 
 
+def _duplicable(raw: Any) -> bool:
+    """An argument PostgreSQL's inlining may put in several places or drop (no volatile
+    function, no subquery): constants, columns, operators over them."""
+    allowed = (ast.ColumnRef, ast.A_Indirection, ast.A_Indices)
+    if isinstance(raw, tuple | list):
+        return all(_duplicable(n) for n in raw)
+    if raw is None or not isinstance(raw, ast.Node):
+        return True
+    if isinstance(raw, allowed):
+        return all(_duplicable(getattr(raw, a, None)) for a in type(raw).__slots__ if a != "location")
+    return _constant_arg(raw) and all(_duplicable(getattr(raw, a, None)) for a in type(raw).__slots__ if a != "location")
+
+
+def _simple_body(fn: Function, stmts: list[ast.Node]) -> ast.Node | None:
+    """The one expression of a body PostgreSQL's ``inline_function`` puts in the call's
+    place (``SELECT expr`` alone: no FROM, WHERE, GROUP BY, …, no subquery, aggregate,
+    window or set-returning function); None for another body."""
+    if len(stmts) != 1 or fn.retset or fn.rettype in (VOID_OID, RECORD_OID) or len(result_columns(fn)) != 1:
+        return None
+    s = stmts[0]
+    if not isinstance(s, ast.SelectStmt) or s.op != SetOperation.SETOP_NONE or len(s.targetList or ()) != 1:
+        return None
+    if any(getattr(s, a) for a in ("valuesLists", "fromClause", "whereClause", "groupClause", "havingClause", "windowClause",
+                                   "sortClause", "limitCount", "limitOffset", "distinctClause", "withClause", "intoClause", "lockingClause")):
+        return None  # fmt: skip
+    expr = s.targetList[0].val
+    if isinstance(expr, ast.ColumnRef) and isinstance(expr.fields[-1], ast.A_Star):
+        return None
+    if _has(expr, lambda n: isinstance(n, ast.SubLink) or _is_aggregate(n) or _is_srf(n) or (isinstance(n, ast.FuncCall) and n.over is not None)):
+        return None
+    return expr
+
+
+def _uses(fn: Function, expr: ast.Node) -> list[int] | None:
+    """How many times a simple body names each parameter; None when it names anything
+    else (a column: PostgreSQL reports it, the subquery form lets DuckDB do so)."""
+    params = [a.name for a in fn.input_args]
+    uses = [0] * len(params)
+    other = False
+
+    def visit(n: Any) -> None:
+        nonlocal other
+        if isinstance(n, tuple | list):
+            for x in n:
+                visit(x)
+            return
+        if not isinstance(n, ast.Node):
+            return
+        if isinstance(n, ast.ParamRef):
+            if 1 <= n.number <= len(uses):
+                uses[n.number - 1] += 1
+            else:
+                other = True
+            return
+        if isinstance(n, ast.ColumnRef):
+            names = [f.sval if isinstance(f, ast.String) else None for f in n.fields]
+            if len(names) == 1 and names[0] in params and names[0]:
+                uses[params.index(names[0])] += 1
+            elif len(names) == 2 and names[0] == fn.name and names[1] in params and names[1]:
+                uses[params.index(names[1])] += 1
+            else:
+                other = True
+            return
+        for a in type(n).__slots__:
+            visit(getattr(n, a, None))
+
+    visit(expr)
+    return None if other else uses
+
+
 def _null_arg(raw: Any) -> bool:
     while isinstance(raw, ast.TypeCast):
         raw = raw.arg
@@ -795,6 +865,62 @@ def _inline(rw: _Rewriter, node: ast.FuncCall, scope: _Scope, fn: Function, boun
     return _Inlined(query, columns, True, args, alias, strict)
 
 
+def _direct(rw: _Rewriter, node: ast.FuncCall, scope: _Scope, fn: Function, bound: _Bound) -> tuple[ast.Node, T | None] | None:
+    """PostgreSQL's ``inline_function`` for a body that is one expression: the expression in
+    the call's place, each parameter replaced by its argument (coerced), when no argument
+    that is used more than once, or not at all, could change by being so (a volatile
+    function, a subquery); a STRICT function's NULL arguments give NULL first. None when
+    the body is not of that form (the subquery forms do the rest)."""
+    from walsender_proxy.sql.rewrite import _Rel, _Scope
+
+    stmts = statements(fn)
+    expr = _simple_body(fn, stmts)
+    if expr is None:
+        return None
+    uses = _uses(fn, expr)
+    if uses is None:
+        return None
+    if any(n != 1 and not _duplicable(raw) for n, raw in zip(uses, bound.args, strict=True)):
+        return None
+    if fn.strict and not all(_duplicable(raw) for raw in bound.args):
+        return None
+    params = fn.input_args
+    values: list[tuple[ast.Node, T | None]] = []
+    for raw, p in zip(bound.args, params, strict=True):
+        given = _probe_type(rw, raw, scope) if not (isinstance(raw, ast.A_Const) and raw.isnull) else "unknown"
+        arg = raw if _base(given) == _base(typname(p.type_oid)) else ast.TypeCast(arg=raw, typeName=_typename(p.type_oid))
+        values.append(rw.expr(arg, scope))
+    rel = _Rel([(p.name, t) for p, (_, t) in zip(params, values, strict=True) if p.name])
+    params_scope = _Scope(None)
+    params_scope.add(fn.name, rel)
+    frame = _Frame(fn, rel, values, [0] * len(values))
+    frames = _frames(rw)
+    frames.append(frame)
+    try:
+        uses_before, tables = dict(rw.param_uses), list(rw.user_tables)
+        _, t = rw.expr(copy.deepcopy(expr), params_scope)
+        rw.param_uses, rw.user_tables = uses_before, tables
+        lk = LOOKUP.get()
+        probe = lk.probe if lk is not None and lk.probe is not None and lk.probe.oid == fn.oid else None
+        checked = _check_result(fn, [("?column?", t)], probe)
+        frame.uses = [0] * len(values)
+        same = not checked or (t is not None and _base("numeric" if t.text_numeric else t.name) == typname(fn.rettype))
+        out, t_out = rw.expr(expr if same else ast.TypeCast(arg=expr, typeName=_typename(fn.rettype)), params_scope)
+    finally:
+        frames.pop()
+    for (val, _), used in zip(values, frame.uses, strict=True):
+        for n in _params_in(val):
+            rw.param_uses[n] = rw.param_uses.get(n, 0) + used - 1
+    if fn.strict and values:
+        tests = [ast.NullTest(arg=copy.deepcopy(v), nulltesttype=NullTestType.IS_NULL) for v, _ in values]
+        for v, _ in values:
+            for n in _params_in(v):
+                rw.param_uses[n] = rw.param_uses.get(n, 0) + 1
+        test = tests[0] if len(tests) == 1 else ast.BoolExpr(boolop=BoolExprType.OR_EXPR, args=tuple(tests))
+        out = ast.CaseExpr(args=(ast.CaseWhen(expr=test, result=_null()),), defresult=out)
+    return out, t_out
+
+
 def _params_in(node: Any) -> list[int]:
     out: list[int] = []
     if isinstance(node, ast.ParamRef):
@@ -863,6 +989,10 @@ def scalar_call(rw: _Rewriter, node: ast.FuncCall, scope: _Scope) -> tuple[ast.N
             targetList=(ast.ResTarget(val=_call("list", q.targetList[0].val)),), fromClause=q.fromClause, op=SetOperation.SETOP_NONE
         )
         return _call("unnest", ast.SubLink(subLinkType=SubLinkType.EXPR_SUBLINK, subLinkId=0, subselect=listed)), inl.columns[0][1]
+    if not (fn.strict and any(_null_arg(raw) for raw in bound.args)):
+        direct = _direct(rw, node, scope, fn, bound)
+        if direct is not None:
+            return direct
     inl = _inline(rw, node, scope, fn, bound, rows="one")
     if inl.null:
         return rw.expr(ast.TypeCast(arg=_null(), typeName=_typename(fn.rettype)), scope) if fn.rettype != VOID_OID else (_null(), t_decl)

@@ -39,8 +39,8 @@ if TYPE_CHECKING:
     from walsender_proxy.sql.engine import Engine
 
 SQL_LANGUAGE_OID = 14
-VOID_OID = sql_function_calls.VOID_OID
-RECORD_OID = sql_function_calls.RECORD_OID
+VOID_OID = 2278
+RECORD_OID = 2249
 _POLYMORPHIC = frozenset({
     "anyelement", "anyarray", "anynonarray", "anyenum", "anyrange", "anymultirange", "anycompatible",
     "anycompatiblearray", "anycompatiblenonarray", "anycompatiblerange", "anycompatiblemultirange",

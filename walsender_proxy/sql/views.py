@@ -161,6 +161,10 @@ class _Binder:
                 self.bare_refs.add(node.fields[0].sval)
         if isinstance(node, ast.FuncCall) and node.funcname[-1].sval.lower() in _REGCLASS_FUNCTIONS:
             raise unsupported(f"a view calling {node.funcname[-1].sval.lower()}()")
+        if isinstance(node, ast.FuncCall) and any(f.name == node.funcname[-1].sval for f in self.cat.functions.values()):
+            # (PostgreSQL binds it by OID: DROP FUNCTION would have to refuse, a later
+            # function of the name earlier on the search path would not be called)
+            raise unsupported("a view calling a user-defined function")
         if isinstance(node, ast.CollateClause):  # (a view column's collation is not kept)
             raise unsupported("COLLATE in a view")
         if isinstance(node, ast.TypeCast) and node.typeName.names[-1].sval.lower() == "regclass":
