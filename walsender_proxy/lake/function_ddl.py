@@ -70,6 +70,12 @@ def create_function(
     return [{"op": "put_function", "function": fn.to_json()}], fn
 
 
+def alter_function(cat: Catalog, alloc: Alloc, fn: Function) -> tuple[list[CatalogOp], None]:
+    if fn.oid not in cat.functions:
+        raise LakeError("42883", f"function with OID {fn.oid} does not exist")
+    return [{"op": "put_function", "function": fn.to_json()}], None
+
+
 def dependents(cat: Catalog, oids: Sequence[int], dropped: set[int] | None = None) -> list[Function]:
     """The functions whose SQL-standard bodies use any of ``oids`` (relations or functions),
     transitively, not themselves among ``dropped``; each after what it uses."""

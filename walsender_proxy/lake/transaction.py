@@ -942,6 +942,10 @@ class Transaction:
         """CREATE [OR REPLACE] FUNCTION of ``fn`` (its OID given here)."""
         return self._run_ddl(function_ddl.create_function, fn, or_replace, describe)
 
+    def replace_function(self, fn: Function) -> None:
+        """ALTER FUNCTION of its attributes: the same function, OID and body."""
+        self._run_ddl(function_ddl.alter_function, fn)
+
     def drop_functions(self, oids: Sequence[int], *, cascade: bool, describe: function_ddl.Describe, what: str) -> list[str]:
         """DROP FUNCTION; returns the functions CASCADE dropped besides (for the NOTICE)."""
         return self._run_ddl(function_ddl.drop_functions, tuple(oids), cascade, describe, what) or []

@@ -824,6 +824,8 @@ class Executor:
             yield Done(tag)
         elif isinstance(node, ast.CreateFunctionStmt):
             yield Done(sql_functions.create(self._statement_tx(), node, text, self.engine))
+        elif isinstance(node, ast.AlterFunctionStmt):
+            yield Done(sql_functions.alter(self._statement_tx(), node, self.engine))
         elif isinstance(node, ast.CreateSeqStmt):
             notices = []
             tag = sequences.create(self._statement_tx(), node, self.temp_schema, notices)

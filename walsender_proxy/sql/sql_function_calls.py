@@ -339,6 +339,11 @@ def _resolve(rw: _Rewriter, node: ast.FuncCall, scope: _Scope, fns: list[Functio
         raise unsupported("VARIADIC in a call of a user function", node)
     raw = list(node.args or ())
     names = [a.name if isinstance(a, ast.NamedArgExpr) else None for a in raw]
+    for i, a in enumerate(raw):
+        if names[i] is None and any(n is not None for n in names[:i]):
+            raise rw.fail("42601", "positional argument cannot follow named argument", a)
+        if names[i] is not None and names[i] in names[:i]:
+            raise rw.fail("42601", f'argument name "{names[i]}" used more than once', a)
     values = [a.arg if isinstance(a, ast.NamedArgExpr) else a for a in raw]
     given = [_probe_type(rw, v, scope) for v in values]
     cands = [c for c in (_match_arity(fn, len(values), names) for fn in fns) if c is not None]
@@ -705,6 +710,8 @@ def result_columns(fn: Function) -> list[tuple[str, int]]:
     """The declared result's columns: OUT/INOUT/TABLE parameters, else one of the result
     type (named ``""``: the caller names it)."""
     outs = [(a.name, a.type_oid) for a in fn.args if a.mode in ("o", "b", "t")]
+    if len(outs) > 1:  # (a row's unnamed column is columnN, as the record type names it)
+        outs = [(n or f"column{i}", t) for i, (n, t) in enumerate(outs, start=1)]
     return outs if outs else [("", fn.rettype)]
 
 
@@ -831,12 +838,11 @@ def _inline(rw: _Rewriter, node: ast.FuncCall, scope: _Scope, fn: Function, boun
     targets: list[ast.ResTarget] = []
     columns: list[tuple[str, T | None]] = []
     if fn.rettype == VOID_OID:
-        if rows == "one":  # (every row computed, as PostgreSQL runs a void function's statement to its end)
-            check = _call("hash", *(_colref(body_ref, n) for n in inner_names)) if inner_names else _int(0)
-            seen = ast.A_Expr(kind=A_Expr_Kind.AEXPR_OP, name=(_s(">="),), lexpr=_call("count", check), rexpr=_int(0))
-            val: ast.Node = ast.CaseExpr(args=(ast.CaseWhen(expr=seen, result=_null()),))
-        else:
-            val = _null()
+        # every row computed, as PostgreSQL runs a void function's statement to its end;
+        # one row of NULL (SETOF void: the caller keeps none of it)
+        # (NULLIF(m, m): a NULL DuckDB does not fold away with the aggregate under it)
+        check = _call("max", _call("hash", *(_colref(body_ref, n) for n in inner_names) if inner_names else [_int(0)]))
+        val: ast.Node = ast.A_Expr(kind=A_Expr_Kind.AEXPR_NULLIF, name=(_s("="),), lexpr=check, rexpr=copy.deepcopy(check))
         targets.append(ast.ResTarget(name="wpx_r1", val=val))
         columns.append(("", T("void")))
     else:
@@ -985,6 +991,9 @@ def scalar_call(rw: _Rewriter, node: ast.FuncCall, scope: _Scope) -> tuple[ast.N
         if inl.correlated:
             raise unsupported(f"set-returning SQL function {fn.name}() in a SELECT list with arguments from the query's rows", node)
         q = inl.query
+        if fn.rettype == VOID_OID:  # (SETOF void: no row, PostgreSQL keeps none of a void function's)
+            ran = ast.NullTest(arg=ast.SubLink(subLinkType=SubLinkType.EXPR_SUBLINK, subLinkId=0, subselect=q), nulltesttype=NullTestType.IS_NULL)
+            return _call("unnest", ast.CaseExpr(args=(ast.CaseWhen(expr=ran, result=ast.A_ArrayExpr(elements=())),))), t_decl
         listed = ast.SelectStmt(
             targetList=(ast.ResTarget(val=_call("list", q.targetList[0].val)),), fromClause=q.fromClause, op=SetOperation.SETOP_NONE
         )
@@ -1003,7 +1012,7 @@ def scalar_call(rw: _Rewriter, node: ast.FuncCall, scope: _Scope) -> tuple[ast.N
 def from_call(rw: _Rewriter, rf: ast.RangeFunction, call: ast.FuncCall, scope: _Scope) -> ast.Node:
     """A call in FROM: its rows as a LATERAL subquery, named as PostgreSQL names a
     function's columns (the OUT/TABLE parameters; else the alias, else the function)."""
-    from walsender_proxy.sql.rewrite import T, _Rel
+    from walsender_proxy.sql.rewrite import T, _colref, _Rel
 
     if rf.ordinality:
         raise unsupported("WITH ORDINALITY over an SQL function", rf)
@@ -1030,6 +1039,14 @@ def from_call(rw: _Rewriter, rf: ast.RangeFunction, call: ast.FuncCall, scope: _
         q = ast.SelectStmt(targetList=nulls, op=SetOperation.SETOP_NONE)
         if fn.retset:
             q.whereClause = ast.A_Const(isnull=False, val=ast.Boolean(boolval=False))
+    elif fn.retset and fn.rettype == VOID_OID:  # (run, no row kept)
+        ran = ast.NullTest(arg=_colref("wpx_v", "wpx_r1"), nulltesttype=NullTestType.IS_NOT_NULL)
+        q = ast.SelectStmt(
+            targetList=(ast.ResTarget(val=_colref("wpx_v", "wpx_r1")),),
+            fromClause=(ast.RangeSubselect(lateral=False, subquery=_with_args(inl), alias=ast.Alias(aliasname="wpx_v")),),
+            whereClause=ran,
+            op=SetOperation.SETOP_NONE,
+        )
     elif fn.retset:
         q = _with_args(inl)
     else:  # (one row whatever the body returns: NULLs when it returns none)

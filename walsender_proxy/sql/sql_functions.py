@@ -420,6 +420,8 @@ def create(tx: Transaction, s: ast.CreateFunctionStmt, text: str, engine: Engine
     volatility = {"immutable": "i", "stable": "s", "volatile": "v"}[opts["volatility"].arg.sval] if "volatility" in opts else "v"
     strict = bool(opts["strict"].arg.boolval) if "strict" in opts else False
     leakproof = bool(opts["leakproof"].arg.boolval) if "leakproof" in opts else False
+    if leakproof:
+        _superuser_for_leakproof(engine)
     parallel = "u"
     if "parallel" in opts:
         word = opts["parallel"].arg.sval.lower()
@@ -525,6 +527,65 @@ def create(tx: Transaction, s: ast.CreateFunctionStmt, text: str, engine: Engine
                 sql_function_calls.clear_locations(probe_stmts)
         _check_body(tx, fn, probe_stmts, engine)
     return "CREATE FUNCTION"
+
+
+def _superuser_for_leakproof(engine: Engine) -> None:
+    role = engine.ex.services.roles.get(engine.ex.user)
+    if role is None or not role.superuser:
+        raise PgError("42501", "only superuser can define a leakproof function")
+
+
+def alter(tx: Transaction, s: ast.AlterFunctionStmt, engine: Engine) -> str:
+    """ALTER FUNCTION … [IMMUTABLE | STABLE | VOLATILE] [[NOT] LEAKPROOF] [STRICT | CALLED
+    ON NULL INPUT] [COST n] [ROWS n] [PARALLEL …] (PostgreSQL's AlterFunction)."""
+    from dataclasses import replace
+
+    if s.objtype != enums.ObjectType.OBJECT_FUNCTION:
+        raise unsupported(f"ALTER {s.objtype.name.removeprefix('OBJECT_')}")
+    search_path = engine.ex.search_path()
+    token = sql_function_calls.LOOKUP.set(None)
+    try:
+        fn = _lookup(tx, s.func, search_path, False, [])
+    finally:
+        sql_function_calls.LOOKUP.reset(token)
+    assert fn is not None
+    seen: dict[str, ast.DefElem] = {}
+    for d in s.actions or ():
+        if d.defname in seen:
+            raise _error("42601", "conflicting or redundant options", d.location)
+        seen[d.defname] = d
+    changes: dict[str, Any] = {}
+    if "volatility" in seen:
+        changes["volatility"] = {"immutable": "i", "stable": "s", "volatile": "v"}[seen["volatility"].arg.sval]
+    if "strict" in seen:
+        changes["strict"] = bool(seen["strict"].arg.boolval)
+    if "security" in seen and bool(seen["security"].arg.boolval):
+        raise unsupported("SECURITY DEFINER")
+    if "leakproof" in seen:
+        changes["leakproof"] = bool(seen["leakproof"].arg.boolval)
+        if changes["leakproof"]:
+            _superuser_for_leakproof(engine)
+    if "cost" in seen:
+        changes["cost"] = _number(seen["cost"])
+        if changes["cost"] <= 0:
+            raise PgError("22023", "COST must be positive")
+    if "rows" in seen:
+        changes["rows"] = _number(seen["rows"])
+        if changes["rows"] <= 0:
+            raise PgError("22023", "ROWS must be positive")
+        if not fn.retset:
+            raise PgError("22023", "ROWS is not applicable when function does not return a set")
+    if "support" in seen:
+        raise unsupported("SUPPORT in ALTER FUNCTION")
+    if "parallel" in seen:
+        word = seen["parallel"].arg.sval.lower()
+        if word not in ("safe", "restricted", "unsafe"):
+            raise PgError("42601", 'parameter "parallel" must be SAFE, RESTRICTED, or UNSAFE')
+        changes["parallel"] = word[0]
+    if "set" in seen:
+        raise unsupported("SET in ALTER FUNCTION")
+    tx.replace_function(replace(fn, **changes))
+    return "ALTER FUNCTION"
 
 
 def _default(raw: ast.Node, oid: int, tx: Transaction) -> str:
