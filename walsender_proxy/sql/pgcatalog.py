@@ -2454,6 +2454,11 @@ _MACROS: dict[str, str] = {
         WHEN (SELECT pgc_p.standard FROM pgc_procdefs pgc_p WHERE pgc_p.oid = f)
         THEN error('PGERR[0A000] pg_get_functiondef() of a function with an SQL-standard body is not supported by walsender-proxy')
         ELSE (SELECT pgc_p.functiondef FROM pgc_procdefs pgc_p WHERE pgc_p.oid = f) END)""",
+    # pg_get_function_sqlbody: NULL but for an SQL-standard body (not kept as a tree)
+    "pgc_function_sqlbody": """MACRO pgc_function_sqlbody(f) AS (CASE
+        WHEN (SELECT pgc_p.standard FROM pgc_procdefs pgc_p WHERE pgc_p.oid = f)
+        THEN error('PGERR[0A000] pg_get_function_sqlbody() of a function with an SQL-standard body is not supported by walsender-proxy')
+        ELSE NULL::VARCHAR END)""",
     "pgc_procdef": """MACRO pgc_procdef(f, what) AS (
         SELECT CASE what WHEN 'result' THEN pgc_p.result WHEN 'args' THEN pgc_p.args
                          ELSE pgc_p.identity_args END

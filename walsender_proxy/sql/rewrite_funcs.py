@@ -85,6 +85,7 @@ EMULATED: Mapping[str, Fn] = MappingProxyType(
             "pgc_procdef", "text", 1, special="procdef:identity"
         ),
         "pg_get_functiondef": _f("pgc_functiondef", "text", 1),
+        "pg_get_function_sqlbody": _f("pgc_function_sqlbody", "text", 1),
         "pg_size_pretty": _f("pgc_pg_size_pretty", "text", 1),
         "to_hex": _f("pgc_to_hex", "text", 1),
         "sha256": _f("pgc_sha256", "bytea", 1),
