@@ -514,36 +514,35 @@ def at_most_one_row(s: ast.SelectStmt) -> bool:
     return not s.groupClause and not windows and _has(targets, _is_aggregate)
 
 
+#: Expression nodes that neither read a row nor call a function.
+_CONSTANT_NODES = (
+    ast.A_Const, ast.TypeCast, ast.TypeName, ast.ParamRef, ast.A_Expr, ast.BoolExpr, ast.NullTest,
+    ast.BooleanTest, ast.CaseExpr, ast.CaseWhen, ast.CoalesceExpr, ast.A_ArrayExpr, ast.SQLValueFunction,
+    ast.String, ast.Integer, ast.Float, ast.Boolean, ast.BitString, ast.MinMaxExpr, ast.NamedArgExpr,
+)  # fmt: skip
+_OPERATOR_KINDS = (A_Expr_Kind.AEXPR_OP, A_Expr_Kind.AEXPR_DISTINCT, A_Expr_Kind.AEXPR_NOT_DISTINCT, A_Expr_Kind.AEXPR_NULLIF)
+
+
+def _made_of(raw: Any, nodes: tuple[type, ...]) -> bool:
+    if isinstance(raw, tuple | list):
+        return all(_made_of(n, nodes) for n in raw)
+    if raw is None or not isinstance(raw, ast.Node):
+        return True
+    if not isinstance(raw, nodes) or (isinstance(raw, ast.A_Expr) and raw.kind not in _OPERATOR_KINDS):
+        return False
+    return all(_made_of(getattr(raw, a, None), nodes) for a in type(raw).__slots__ if a != "location")
+
+
 def _constant_arg(raw: Any) -> bool:
     """An argument that is the same value wherever it is put: constants, ``$n``, casts and
     operators over them (no column, subquery or function call)."""
-    allowed = (
-        ast.A_Const, ast.TypeCast, ast.TypeName, ast.ParamRef, ast.A_Expr, ast.BoolExpr, ast.NullTest,
-        ast.BooleanTest, ast.CaseExpr, ast.CaseWhen, ast.CoalesceExpr, ast.A_ArrayExpr, ast.SQLValueFunction,
-        ast.String, ast.Integer, ast.Float, ast.Boolean, ast.BitString, ast.MinMaxExpr, ast.NamedArgExpr,
-    )  # fmt: skip
-    if isinstance(raw, tuple | list):
-        return all(_constant_arg(n) for n in raw)
-    if raw is None or not isinstance(raw, ast.Node):
-        return True
-    if not isinstance(raw, allowed):
-        return False
-    if isinstance(raw, ast.A_Expr) and raw.kind not in (A_Expr_Kind.AEXPR_OP, A_Expr_Kind.AEXPR_DISTINCT, A_Expr_Kind.AEXPR_NOT_DISTINCT, A_Expr_Kind.AEXPR_NULLIF):
-        return False
-    return all(_constant_arg(getattr(raw, a, None)) for a in type(raw).__slots__ if a != "location")
+    return _made_of(raw, _CONSTANT_NODES)
 
 
 def _duplicable(raw: Any) -> bool:
     """An argument PostgreSQL's inlining may put in several places or drop (no volatile
     function, no subquery): constants, columns, operators over them."""
-    allowed = (ast.ColumnRef, ast.A_Indirection, ast.A_Indices)
-    if isinstance(raw, tuple | list):
-        return all(_duplicable(n) for n in raw)
-    if raw is None or not isinstance(raw, ast.Node):
-        return True
-    if isinstance(raw, allowed):
-        return all(_duplicable(getattr(raw, a, None)) for a in type(raw).__slots__ if a != "location")
-    return _constant_arg(raw) and all(_duplicable(getattr(raw, a, None)) for a in type(raw).__slots__ if a != "location")
+    return _made_of(raw, (*_CONSTANT_NODES, ast.ColumnRef, ast.A_Indirection, ast.A_Indices, ast.A_Star))
 
 
 def _simple_body(fn: Function, stmts: list[ast.Node]) -> ast.Node | None:
