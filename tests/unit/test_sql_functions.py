@@ -90,13 +90,13 @@ def test_drop_refuses_for_a_dependent_body_and_cascades() -> None:
     cat, base = _create(Catalog(), _fn("base", args=()))
     cat, _ = _create(cat, _fn("user", args=(), standard=True, depends=(base.oid,)), alloc=iter(range(17000, 17010)).__next__)
     with pytest.raises(LakeError) as e:
-        function_ddl.drop_functions(cat, _alloc(), [base.oid], False, _describe, "function base()")  # type: ignore[arg-type]
+        function_ddl.drop_functions(cat, _alloc(), [base.oid], False, ("public",))  # type: ignore[arg-type]
     assert (e.value.sqlstate, e.value.message, e.value.detail) == (
         "2BP01",
         "cannot drop function base() because other objects depend on it",
         "function user() depends on function base()",
     )
-    ops, dropped = function_ddl.drop_functions(cat, _alloc(), [base.oid], True, _describe, "function base()")  # type: ignore[arg-type]
+    ops, dropped = function_ddl.drop_functions(cat, _alloc(), [base.oid], True, ("public",))  # type: ignore[arg-type]
     assert dropped == ["function user()"]
     for op in ops:
         cat = cat.apply(op)

@@ -27,6 +27,8 @@ from walsender_proxy.lake.sequence_ddl import owned_sequences
 from walsender_proxy.lake.view_ddl import (
     dependency_lines,
     dependents_error,
+    described,
+    drop_op,
     no_dependent_views,
     shown,
 )
@@ -96,7 +98,7 @@ def drop_schema(
         )
     inside = {t.oid for t in members} | {v.oid for v in views}
     outside, _ = dependency_lines(cat, sorted(inside), (), inside)
-    ops: list[CatalogOp] = [{"op": "drop_view", "oid": v.oid} for v in reversed(outside)]
+    ops: list[CatalogOp] = [drop_op(v) for v in reversed(outside)]
     ops += [{"op": "drop_view", "oid": v.oid} for v in sorted(views, key=lambda v: -v.oid)]
     ops += [{"op": "drop_table", "oid": t.oid} for t in members]
     ops += [{"op": "drop_sequence", "oid": sq.oid} for sq in seqs]
@@ -174,10 +176,10 @@ def drop_table(
     views, lines = dependency_lines(cat, [t.oid], search_path)
     if views and not cascade:
         raise dependents_error(f"table {shown(t.schema, t.name, search_path)}", lines)
-    ops: list[CatalogOp] = [{"op": "drop_view", "oid": v.oid} for v in reversed(views)]
+    ops: list[CatalogOp] = [drop_op(v) for v in reversed(views)]
     ops.append({"op": "drop_table", "oid": t.oid})
     ops += [{"op": "drop_sequence", "oid": sq.oid} for sq in owned_sequences(cat, t.oid)]
-    return ops, [f"view {shown(v.schema, v.name, search_path)}" for v in views]
+    return ops, [described(v, search_path) for v in views]
 
 
 #: PostgreSQL's system columns: every table has them, so no column may take their names.

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from decoding.catalog import Catalog, CatalogOp, Function
+from walsender_proxy.lake import view_ddl
 from walsender_proxy.lake.errors import LakeError
 
 Alloc = Callable[[], int]
@@ -78,43 +79,30 @@ def alter_function(cat: Catalog, alloc: Alloc, fn: Function) -> tuple[list[Catal
 
 def dependents(cat: Catalog, oids: Sequence[int], dropped: set[int] | None = None) -> list[Function]:
     """The functions whose SQL-standard bodies use any of ``oids`` (relations or functions),
-    transitively, not themselves among ``dropped``; each after what it uses."""
-    out: list[Function] = []
-    seen = set(dropped or ()) | set(oids)
-    todo = list(oids)
-    while todo:
-        o = todo.pop(0)
-        for fn in sorted(cat.functions.values(), key=lambda f: f.oid):
-            if o in fn.depends and fn.oid not in seen:
-                seen.add(fn.oid)
-                out.append(fn)
-                todo.append(fn.oid)
-    return out
+    transitively, not themselves among ``dropped``."""
+    found, _ = view_ddl.dependency_lines(cat, oids, (), dropped)
+    return [f for f in found if isinstance(f, Function)]
 
 
 def drop_functions(
-    cat: Catalog, alloc: Alloc, oids: Sequence[int], cascade: bool, describe: Describe, what: str
+    cat: Catalog, alloc: Alloc, oids: Sequence[int], cascade: bool, search_path: Sequence[str]
 ) -> tuple[list[CatalogOp], list[str]]:
-    """DROP FUNCTION of ``oids`` (resolved by the caller); 2BP01 while another function's
-    SQL-standard body uses one, unless CASCADE (returned: the NOTICE's lines). ``what``
-    names the dropped object in that error (``function f(integer)``)."""
-    deps = dependents(cat, oids)
+    """DROP FUNCTION of ``oids`` (resolved by the caller, all dropped together); 2BP01 while
+    another function's SQL-standard body uses one, unless CASCADE (returned: the NOTICE's
+    lines)."""
+    deps, lines = view_ddl.dependency_lines(cat, oids, search_path)
     if deps and not cascade:
-        lines = []
-        for d in deps:
-            used = next(o for o in d.depends if o in oids or any(o == x.oid for x in deps))
-            target = cat.functions.get(used)
-            lines.append(f"function {describe(d)} depends on function {describe(target) if target else used}")
+        what = view_ddl.described(cat.functions[oids[0]], search_path)
         raise LakeError(
             "2BP01",
             f"cannot drop {what} because other objects depend on it" if len(oids) == 1
             else "cannot drop desired object(s) because other objects depend on them",
             detail="\n".join(lines),
             hint="Use DROP ... CASCADE to drop the dependent objects too.",
-        )
-    ops: list[CatalogOp] = [{"op": "drop_function", "oid": d.oid} for d in reversed(deps)]
+        )  # fmt: skip
+    ops: list[CatalogOp] = [view_ddl.drop_op(d) for d in reversed(deps)]
     ops += [{"op": "drop_function", "oid": o} for o in oids]
-    return ops, [f"function {describe(d)}" for d in deps]
+    return ops, [view_ddl.described(d, search_path) for d in deps]
 
 
 def schema_functions(cat: Catalog, schema: str) -> list[Function]:

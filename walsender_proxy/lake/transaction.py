@@ -946,9 +946,9 @@ class Transaction:
         """ALTER FUNCTION of its attributes: the same function, OID and body."""
         self._run_ddl(function_ddl.alter_function, fn)
 
-    def drop_functions(self, oids: Sequence[int], *, cascade: bool, describe: function_ddl.Describe, what: str) -> list[str]:
-        """DROP FUNCTION; returns the functions CASCADE dropped besides (for the NOTICE)."""
-        return self._run_ddl(function_ddl.drop_functions, tuple(oids), cascade, describe, what) or []
+    def drop_functions(self, oids: Sequence[int], *, cascade: bool) -> list[str]:
+        """DROP FUNCTION; returns what CASCADE dropped besides (for the NOTICE)."""
+        return self._run_ddl(function_ddl.drop_functions, tuple(oids), cascade, self._path()) or []
 
     def add_column(
         self,

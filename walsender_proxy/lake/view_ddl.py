@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from decoding.catalog import Catalog, CatalogOp, Table, View, ViewColumn, is_temp_schema
+from decoding.catalog import Catalog, CatalogOp, Function, Table, View, ViewColumn, is_temp_schema
+from decoding.pgtypes import UnknownTypeError, type_by_oid
 from walsender_proxy.lake.errors import LakeError
 
 Alloc = Callable[[], int]
@@ -103,27 +104,56 @@ def _kind(cat: Catalog, oid: int) -> str:
 
 
 def _named(cat: Catalog, oid: int, search_path: Sequence[str]) -> str:
+    fn = cat.functions.get(oid)
+    if fn is not None:
+        return described(fn, search_path)
     obj = cat.views.get(oid) or cat.tables.get(oid)
     assert obj is not None
     return f"{_kind(cat, oid)} {shown(obj.schema, obj.name, search_path)}"
 
 
-def dependency_lines(cat: Catalog, oids: Sequence[int], search_path: Sequence[str], dropped: set[int] | None = None) -> tuple[list[View], list[str]]:
-    """The views that read any of ``oids`` (transitively), not themselves among what is
-    dropped anyway, and PostgreSQL's DETAIL lines ("view v depends on table t")."""
-    views: list[View] = []
+def described(obj: View | Function, search_path: Sequence[str]) -> str:
+    """A dependent as PostgreSQL's messages name it: ``view v``, ``function f(integer)``
+    (format_procedure; a function's parameters are of types the lake stores)."""
+    if isinstance(obj, View):
+        return f"view {shown(obj.schema, obj.name, search_path)}"
+    types = []
+    for oid in obj.input_types:
+        try:
+            types.append(type_by_oid(oid).sql_name())
+        except UnknownTypeError:
+            types.append(str(oid))
+    return f"function {shown(obj.schema, obj.name, search_path)}({','.join(types)})"
+
+
+def drop_op(obj: View | Function) -> CatalogOp:
+    return {"op": "drop_view" if isinstance(obj, View) else "drop_function", "oid": obj.oid}
+
+
+def dependency_lines(
+    cat: Catalog, oids: Sequence[int], search_path: Sequence[str], dropped: set[int] | None = None
+) -> tuple[list[View | Function], list[str]]:
+    """The views that read any of ``oids`` and the functions whose SQL-standard bodies use
+    them (transitively), not themselves among what is dropped anyway, and PostgreSQL's
+    DETAIL lines ("view v depends on table t", "function f() depends on view v")."""
+    found: list[View | Function] = []
     lines: list[str] = []
     dropped = set(dropped or ()) | set(oids)
-    todo = list(oids)
-    while todo:
-        o = todo.pop(0)
-        for v in sorted(cat.views.values(), key=lambda v: v.oid):
-            if o in v.depends and v.oid not in dropped:
+    users: list[View | Function] = sorted([*cat.views.values(), *cat.functions.values()], key=lambda u: u.oid)
+
+    def visit(o: int, above: tuple[int, ...]) -> None:
+        # depth first, each object's dependents by OID, as PostgreSQL reports them; a
+        # dependent that also uses an object further up is reached from there
+        for v in users:
+            if o in v.depends and v.oid not in dropped and not any(a in v.depends for a in above):
                 dropped.add(v.oid)
-                views.append(v)
-                lines.append(f"view {shown(v.schema, v.name, search_path)} depends on {_named(cat, o, search_path)}")
-                todo.append(v.oid)
-    return views, lines
+                found.append(v)
+                lines.append(f"{described(v, search_path)} depends on {_named(cat, o, search_path)}")
+                visit(v.oid, (*above, o))
+
+    for o in oids:
+        visit(o, ())
+    return found, lines
 
 
 def dependents_error(what: str, lines: Sequence[str]) -> LakeError:
@@ -149,9 +179,9 @@ def drop_view(
     deps, lines = dependency_lines(cat, [v.oid], search_path, set(also))
     if deps and not cascade:
         raise dependents_error(f"view {shown(v.schema, v.name, search_path)}", lines)
-    ops: list[CatalogOp] = [{"op": "drop_view", "oid": d.oid} for d in reversed(deps)]
+    ops: list[CatalogOp] = [drop_op(d) for d in reversed(deps)]
     ops.append({"op": "drop_view", "oid": v.oid})
-    return ops, [f"view {shown(d.schema, d.name, search_path)}" for d in deps]
+    return ops, [described(d, search_path) for d in deps]
 
 
 def no_dependent_views(cat: Catalog, t: Table, what: str, adding: bool = False) -> None:
@@ -160,6 +190,8 @@ def no_dependent_views(cat: Catalog, t: Table, what: str, adding: bool = False) 
     column changes only a view that expands the table's rows (``adding``)."""
     if any(t.oid in v.depends and (v.expands or not adding) for v in cat.views.values()):
         raise LakeError("0A000", f"{what} of a table a view depends on is not supported by walsender-proxy")
+    if any(t.oid in fn.depends for fn in cat.functions.values()):  # (PostgreSQL's body is bound by OID and attnum)
+        raise LakeError("0A000", f"{what} of a table an SQL-standard function body reads is not supported by walsender-proxy")
 
 
 def rename_view(
@@ -173,6 +205,8 @@ def rename_view(
         raise LakeError("42P07", f'relation "{new_name}" already exists')
     if cat.dependent_views(v.oid):
         raise LakeError("0A000", "renaming a view another view depends on is not supported by walsender-proxy")
+    if any(v.oid in fn.depends for fn in cat.functions.values()):
+        raise LakeError("0A000", "renaming a view an SQL-standard function body reads is not supported by walsender-proxy")
     return [{"op": "put_view", "view": replace(v, name=new_name).to_json()}], None
 
 
@@ -190,6 +224,8 @@ def rename_view_column(
         raise LakeError("42701", f'column "{new_name}" of relation "{v.name}" already exists')
     if cat.dependent_views(v.oid):
         raise LakeError("0A000", "renaming a column of a view another view depends on is not supported by walsender-proxy")
+    if any(v.oid in fn.depends for fn in cat.functions.values()):
+        raise LakeError("0A000", "renaming a column of a view an SQL-standard function body reads is not supported by walsender-proxy")
     cols = tuple(replace(c, name=new_name) if c.name == column else c for c in v.columns)
     return [{"op": "put_view", "view": replace(v, columns=cols).to_json()}], None
 

@@ -31,6 +31,7 @@ from decoding.catalog import Catalog, Function, FunctionArg, is_temp_schema
 from decoding.errors import PgError
 from decoding.pgtypes import UnknownTypeError, parse_type
 from walsender_proxy.backend.outcomes import Notice
+from walsender_proxy.lake import function_ddl, view_ddl
 from walsender_proxy.sql import pgcatalog, sql_function_calls
 from walsender_proxy.sql.pg_functions import PG15_FUNCTIONS
 
@@ -341,14 +342,11 @@ def _bind_standard(stmts: list[ast.Node], cat: Catalog, search_path: Sequence[st
                 return
             if not isinstance(node, ast.Node):
                 return
-            if isinstance(node, ast.RangeVar) or (isinstance(node, ast.FuncCall) and [n.sval for n in node.funcname][-1] in _REGCLASS_FUNCTIONS):
-                from walsender_proxy.sql import pgcatalog as pc
-
-                if isinstance(node, ast.RangeVar) and pc.relation(node.schemaname, node.relname) is not None:
-                    return
-                if isinstance(node, ast.RangeVar) and node.schemaname is None and node.relname in ctes:
-                    return
-                raise unsupported("an SQL-standard function body (RETURN or BEGIN ATOMIC) reading a table, a view or a sequence")
+            if isinstance(node, ast.FuncCall) and [n.sval for n in node.funcname][-1] in _REGCLASS_FUNCTIONS:
+                raise unsupported("an SQL-standard function body (RETURN or BEGIN ATOMIC) naming a sequence")
+            if isinstance(node, ast.RangeVar):
+                _bind_relation(node, cat, search_path, ctes, depends)
+                return
             if isinstance(node, ast.TypeCast) and [n.sval for n in node.typeName.names][-1] in ("regclass", "regproc", "regprocedure", "regtype"):
                 raise unsupported("a reg* constant in an SQL-standard function body")
             if isinstance(node, ast.WithClause):
@@ -372,6 +370,27 @@ def _bind_standard(stmts: list[ast.Node], cat: Catalog, search_path: Sequence[st
 
 
 _REGCLASS_FUNCTIONS = frozenset({"nextval", "currval", "setval"})
+
+
+def _bind_relation(rv: ast.RangeVar, cat: Catalog, search_path: Sequence[str], ctes: set[str], depends: list[int]) -> None:
+    """A relation an SQL-standard body reads, qualified by the schema it resolves to now
+    (PostgreSQL keeps its OID), and recorded among what the function depends on."""
+    if rv.schemaname is None and rv.relname in ctes:
+        return
+    if pgcatalog.relation(rv.schemaname, rv.relname) is not None:
+        rv.schemaname = rv.schemaname or ("pg_catalog" if rv.relname in pgcatalog.PG_CATALOG else "information_schema")
+        return
+    for s in [rv.schemaname] if rv.schemaname is not None else search_path:
+        t, v = cat.find_table(s, rv.relname), cat.find_view(s, rv.relname)
+        if t is not None or v is not None:
+            if is_temp_schema(s):
+                raise unsupported("an SQL-standard function body reading a temporary table")
+            rv.schemaname = s
+            depends.append(t.oid if t is not None else v.oid)  # type: ignore[union-attr]
+            return
+        if cat.find_sequence(s, rv.relname) is not None:
+            raise unsupported("an SQL-standard function body (RETURN or BEGIN ATOMIC) reading a sequence")
+    # (not found: the body's analysis reports it)
 
 
 def create(tx: Transaction, s: ast.CreateFunctionStmt, text: str, engine: Engine) -> str:
@@ -703,10 +722,7 @@ def drop(tx: Transaction, s: ast.DropStmt, search_path: Sequence[str], notices: 
         sql_function_calls.LOOKUP.reset(token)
     oids = list(dict.fromkeys(fn.oid for fn in found if fn is not None))
     if oids:
-        cat = tx.catalog()
-        fmt = describe(cat, search_path)
-        what = f"function {fmt(cat.functions[oids[0]])}"
-        dropped = tx.drop_functions(oids, cascade=s.behavior == enums.DropBehavior.DROP_CASCADE, describe=fmt, what=what)
+        dropped = tx.drop_functions(oids, cascade=s.behavior == enums.DropBehavior.DROP_CASCADE)
         cascaded(notices, dropped)
     return "DROP FUNCTION"
 
@@ -718,10 +734,12 @@ def drop_schema_functions(tx: Transaction, schema: str, cascade: bool, search_pa
     each dropped, for the NOTICE."""
     cat = tx.catalog()
     fns = [fn for fn in sorted(cat.functions.values(), key=lambda f: f.oid) if fn.schema == schema]
-    if schema not in cat.schemas or not fns:
+    if schema not in cat.schemas or not cat.functions:
         return []
     fmt = describe(cat, search_path)
-    if not cascade:
+    inside = sorted(o for o, r in (*cat.tables.items(), *cat.views.items()) if r.schema == schema)
+    outside, lines = view_ddl.dependency_lines(cat, inside, search_path, set(inside))
+    if not cascade and (fns or any(isinstance(o, Function) for o in outside)):
         found = [(t.oid, f"table {t.qualified_name}") for t in cat.tables.values() if t.schema == schema]
         found += [(sq.oid, f"sequence {sq.qualified_name}") for sq in cat.sequences.values() if sq.schema == schema]
         found += [(v.oid, f"view {v.qualified_name}") for v in cat.views.values() if v.schema == schema]
@@ -729,13 +747,19 @@ def drop_schema_functions(tx: Transaction, schema: str, cascade: bool, search_pa
         raise PgError(
             "2BP01",
             f"cannot drop schema {schema} because other objects depend on it",
-            detail="\n".join(f"{what} depends on schema {schema}" for _, what in sorted(found)),
+            detail="\n".join([*(f"{what} depends on schema {schema}" for _, what in sorted(found)), *lines]),
             hint="Use DROP ... CASCADE to drop the dependent objects too.",
         )
+    if not cascade:
+        return []
     gone = {fn.oid for fn in fns}
     others = [fn for fn in sorted(cat.functions.values(), key=lambda f: f.oid) if fn.oid not in gone]
     out = [(fn.oid, f"function {fmt(fn)}") for fn in fns]
-    tx.drop_functions([fn.oid for fn in fns], cascade=True, describe=fmt, what=f"schema {schema}")
+    if fns:
+        tx.drop_functions([fn.oid for fn in fns], cascade=True)
     after = tx.catalog()
     out += [(fn.oid, f"function {fmt(fn)}") for fn in others if fn.oid not in after.functions]
+    inside = [o for o, r in (*after.tables.items(), *after.views.items()) if r.schema == schema]
+    readers = function_ddl.dependents(after, inside)  # (the lake drops them with what they read)
+    out += [(fn.oid, f"function {fmt(fn)}") for fn in readers if fn.schema != schema]
     return out
