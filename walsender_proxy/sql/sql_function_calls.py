@@ -602,6 +602,51 @@ def _uses(fn: Function, expr: ast.Node) -> list[int] | None:
     return None if other else uses
 
 
+def _params_named(rw: _Rewriter, raw: Any) -> list[int] | None:
+    """The parameters of the body being analysed that an argument names (``$n``, a
+    parameter's name or ``fname.name``); None outside a body."""
+    frames = _frames(rw)
+    if not frames:
+        return None
+    frame = frames[-1]
+    names = [a.name for a in frame.fn.input_args]
+    out: list[int] = []
+
+    def visit(n: Any) -> None:
+        if isinstance(n, tuple | list):
+            for x in n:
+                visit(x)
+        elif isinstance(n, ast.ParamRef):
+            if 1 <= n.number <= len(names):
+                out.append(n.number - 1)
+        elif isinstance(n, ast.ColumnRef):
+            parts = [f.sval for f in n.fields if isinstance(f, ast.String)]
+            if len(parts) == 1 and parts[0] and parts[0] in names:
+                out.append(names.index(parts[0]))
+            elif len(parts) == 2 and parts[0] == frame.fn.name and parts[1] in names:
+                out.append(names.index(parts[1]))
+        elif isinstance(n, ast.Node):
+            for a in type(n).__slots__:
+                visit(getattr(n, a, None))
+
+    visit(raw)
+    return out
+
+
+def _is_constant(rw: _Rewriter, raw: Any) -> bool:
+    """_constant_arg, for an argument of a call inside a body: a parameter it names is a
+    constant only if what the parameter stands for is."""
+    named = _params_named(rw, raw)
+    return _constant_arg(raw) and (named is None or all(_frames(rw)[-1].constant[i] for i in named))
+
+
+def _is_duplicable(rw: _Rewriter, raw: Any) -> bool:
+    """_duplicable, for an argument of a call inside a body: a parameter it names stands
+    for an argument that may itself be repeated (not a volatile call put in once)."""
+    named = _params_named(rw, raw)
+    return _duplicable(raw) and (named is None or all(_frames(rw)[-1].duplicable[i] for i in named))
+
+
 def _null_arg(raw: Any) -> bool:
     while isinstance(raw, ast.TypeCast):
         raw = raw.arg
@@ -621,6 +666,10 @@ class _Frame:
     values: list[tuple[ast.Node, T | None]]
     #: Per input parameter: how many times it was put in.
     uses: list[int] = field(default_factory=list)
+    #: Per input parameter: what it stands for is a constant / may be put in several places
+    #: (what an argument naming it, in a call inside the body, is).
+    constant: list[bool] = field(default_factory=list)
+    duplicable: list[bool] = field(default_factory=list)
 
 
 def _frames(rw: _Rewriter) -> list[_Frame]:
@@ -778,7 +827,7 @@ def _inline(rw: _Rewriter, node: ast.FuncCall, scope: _Scope, fn: Function, boun
             raise unsupported(f"a window function in an argument of SQL function {fn.name}()", raw)
         if _has(raw, _is_srf):
             raise unsupported(f"a set-returning function in an argument of SQL function {fn.name}()", raw)
-    constant = all(_constant_arg(raw) for raw in bound.args)
+    constant = all(_is_constant(rw, raw) for raw in bound.args)
     if fn.strict and not probe and any(_null_arg(raw) for raw in bound.args):
         return _Inlined(ast.SelectStmt(op=SetOperation.SETOP_NONE), [], False, null=True)
     if fn.strict and not probe and not all(isinstance(raw, ast.A_Const) or _null_arg(raw) for raw in bound.args):
@@ -806,7 +855,11 @@ def _inline(rw: _Rewriter, node: ast.FuncCall, scope: _Scope, fn: Function, boun
     rel = _Rel([(p.name, t) for p, (_, t) in zip(params, subst, strict=True) if p.name])
     params_scope = _Scope(None)
     params_scope.add(fn.name, rel)
-    frame = _Frame(fn, rel, subst, [0] * len(subst))
+    frame = _Frame(
+        fn, rel, subst, [0] * len(subst),
+        [constant and _is_constant(rw, raw) for raw in bound.args],
+        [not constant or _is_duplicable(rw, raw) for raw in bound.args],
+    )  # fmt: skip
     if last is None:  # (a void function whose body has no SELECT: nothing to run)
         last = ast.SelectStmt(targetList=(ast.ResTarget(val=_null()),), op=SetOperation.SETOP_NONE)
     if rows == "one" and fn.rettype != VOID_OID:
@@ -885,9 +938,9 @@ def _direct(rw: _Rewriter, node: ast.FuncCall, scope: _Scope, fn: Function, boun
     uses = _uses(fn, expr)
     if uses is None:
         return None
-    if any(n != 1 and not _duplicable(raw) for n, raw in zip(uses, bound.args, strict=True)):
+    if any(n != 1 and not _is_duplicable(rw, raw) for n, raw in zip(uses, bound.args, strict=True)):
         return None
-    if fn.strict and not all(_duplicable(raw) for raw in bound.args):
+    if fn.strict and not all(_is_duplicable(rw, raw) for raw in bound.args):
         return None
     params = fn.input_args
     values: list[tuple[ast.Node, T | None]] = []
@@ -898,7 +951,10 @@ def _direct(rw: _Rewriter, node: ast.FuncCall, scope: _Scope, fn: Function, boun
     rel = _Rel([(p.name, t) for p, (_, t) in zip(params, values, strict=True) if p.name])
     params_scope = _Scope(None)
     params_scope.add(fn.name, rel)
-    frame = _Frame(fn, rel, values, [0] * len(values))
+    frame = _Frame(
+        fn, rel, values, [0] * len(values),
+        [_is_constant(rw, raw) for raw in bound.args], [_is_duplicable(rw, raw) for raw in bound.args],
+    )  # fmt: skip
     frames = _frames(rw)
     frames.append(frame)
     try:
