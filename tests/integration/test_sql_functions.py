@@ -306,3 +306,25 @@ def test_psql_lists_and_shows_functions(proxy: ProxyServer, pg15: PgCluster) -> 
         got = psql(proxy.port, "-c", cmd)
         assert got.stdout == ref.stdout, cmd
     psql(proxy.port, "-c", "DROP SCHEMA pfs CASCADE")
+
+
+def test_parameters_take_the_function_s_types(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """``f($1)`` with ``$1`` unspecified at Parse: the parameter is the function's parameter
+    type (a text value read as that type), as PostgreSQL's resolution makes it; a volatile
+    argument put into a nested call is evaluated once."""
+    answers = []
+    for dsn in (proxy.dsn(), pg15.dsn(dbname=pg15.new_database("fparams"))):
+        with psycopg.connect(dsn, autocommit=True) as c:
+            c.execute("CREATE FUNCTION pd(x int) RETURNS int LANGUAGE sql AS 'SELECT x * 2'")
+            c.execute("CREATE FUNCTION g2(x float8) RETURNS float8 LANGUAGE sql AS 'SELECT x - x'")
+            c.execute("CREATE FUNCTION f2(y float8) RETURNS float8 LANGUAGE sql AS 'SELECT g2(y) + g2($1)'")
+            out: list[object] = []
+            for q, p in [("SELECT pd(%s)", (5,)), ("SELECT pd(%s)", (50000000000,)), ("SELECT pd(%s)", ("7",)), ("SELECT pd(%s)", (None,)), ("SELECT pd(%s::text)", ("7",))]:
+                for prepare in (False, True):
+                    try:
+                        out.append(c.execute(q, p, prepare=prepare).fetchall())
+                    except psycopg.Error as e:
+                        out.append((e.sqlstate, e.diag.message_primary))
+            out.append(c.execute("SELECT f2(random()) FROM generate_series(1, 3)").fetchall())
+            answers.append(out)
+    assert answers[0] == answers[1]

@@ -53,6 +53,7 @@ from walsender_proxy.sql import (
     pgcatalog,
     reloptions,
     sequences,
+    sql_function_calls,
     sql_functions,
     statement_log,
     views,
@@ -465,8 +466,14 @@ class Executor:
         unused = frozenset(range(1, nparams + 1)) - used
         types = list(param_types)
         if (nparams and not all(types[:nparams])) or len(types) < nparams:
-            types = context_param_types(node, types, nparams, self._table_finder())
+            types = context_param_types(node, types, nparams, self._table_finder(), self._function_finder())
         self.statements[name] = Prepared(name, text, node, types, nparams, unused, date_order=self.settings.datetime_input())
+
+    def _function_finder(self) -> Any:
+        """User functions by name as a statement parsed now resolves them (sql_function_calls)."""
+        tx = self.tx
+        cat = tx.catalog() if tx is not None and tx.state in (State.ACTIVE, State.FAILED) else self.lake.catalog_at(self.lake.frontier)
+        return sql_function_calls.finder(cat, self.search_path())
 
     def _table_finder(self) -> FindTable:
         """User tables by (schema, name) as a statement parsed now resolves them."""

@@ -20,7 +20,7 @@ from typing import Any
 from pglast import ast
 from pglast.enums import A_Expr_Kind
 
-from decoding.catalog import Table
+from decoding.catalog import Function, Table
 from decoding.pgtypes import ColumnType
 
 #: (schema or None, name) → the user table, or None.
@@ -32,12 +32,22 @@ _COMPARISONS = frozenset({"=", "<>", "!=", "<", ">", "<=", ">=", "@>", "<@", "&&
 _SCALAR_COMPARISONS = frozenset({"=", "<>", "!=", "<", ">", "<=", ">="})
 
 
-def context_param_types(node: Any, declared: Sequence[int], nparams: int, find: FindTable) -> list[int]:
+#: (function name parts) → the user functions a call of it can mean.
+FindFunctions = Callable[[Sequence[str]], Sequence[Function]]
+
+
+def context_param_types(
+    node: Any, declared: Sequence[int], nparams: int, find: FindTable, functions: FindFunctions | None = None
+) -> list[int]:
     """``declared`` (Parse's types) completed to ``nparams``, each 0 replaced by the OID
     of the type its context gives, where there is one."""
     oids = [declared[i] if i < len(declared) else 0 for i in range(nparams)]
     if all(oids) or node is None:
         return oids
+    if functions is not None:
+        _function_arguments(node, oids, functions)
+        if all(oids):
+            return oids
     tables: dict[str, Table] = {}  # alias or name → table
     ctes: set[str] = set()
     opaque = False  # subqueries, CTEs or functions in FROM: their columns are not known here
@@ -136,3 +146,35 @@ def context_param_types(node: Any, declared: Sequence[int], nparams: int, find: 
 
     visit(node)
     return oids
+
+
+def _function_arguments(node: Any, oids: list[int], functions: FindFunctions) -> None:
+    """``f($1)`` of a user function: ``$1`` takes the parameter's type when every function
+    the call can mean (by name and argument count) has the same type there, as
+    PostgreSQL's resolution gives an unknown parameter the chosen function's type."""
+    if isinstance(node, tuple | list):
+        for x in node:
+            _function_arguments(x, oids, functions)
+        return
+    if not isinstance(node, ast.Node):
+        return
+    if isinstance(node, ast.FuncCall) and node.args and not node.func_variadic:
+        fns = functions([n.sval for n in node.funcname])
+        args = list(node.args)
+        for i, a in enumerate(args):
+            named = a.name if isinstance(a, ast.NamedArgExpr) else None
+            p = a.arg if isinstance(a, ast.NamedArgExpr) else a
+            if not isinstance(p, ast.ParamRef) or not 0 < p.number <= len(oids) or oids[p.number - 1]:
+                continue
+            types = set()
+            for fn in fns:
+                params = fn.input_args
+                if len(args) > len(params) or sum(1 for x in params if x.default is None) > len(args):
+                    continue
+                at = next((j for j, x in enumerate(params) if x.name == named), -1) if named else i
+                if at >= 0:
+                    types.add(params[at].type_oid)
+            if len(types) == 1:
+                oids[p.number - 1] = types.pop()
+    for name in node:
+        _function_arguments(getattr(node, name), oids, functions)

@@ -33,7 +33,7 @@ import contextlib
 import contextvars
 import copy
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -160,6 +160,18 @@ def visible(names: Sequence[str]) -> list[Function]:
                 out.append(f)
         seen |= {f.input_types for f in out}
     return out
+
+
+def finder(catalog: Catalog, search_path: Sequence[str]) -> Callable[[Sequence[str]], list[Function]]:
+    """:func:`visible` over a given catalog and path (Parse's inference of ``$n`` types)."""
+
+    def find(names: Sequence[str]) -> list[Function]:
+        if not catalog.functions:
+            return []
+        with looking_up(catalog, search_path):
+            return visible(names)
+
+    return find
 
 
 def _names(call: ast.FuncCall) -> list[str]:
