@@ -195,6 +195,13 @@ SESSION = [
     "DROP SCHEMA fs",
     "DROP SCHEMA fs CASCADE",
     "RESET search_path",
+    # a publication's row filter takes no user function
+    "CREATE TABLE fpt (a int PRIMARY KEY)",
+    "CREATE PUBLICATION fpp FOR TABLE fpt WHERE (f_strict(a) > 1)",
+    "CREATE PUBLICATION fpp FOR TABLE fpt",
+    "ALTER PUBLICATION fpp SET TABLE fpt WHERE (a > f_strict(1))",
+    "DROP PUBLICATION fpp",
+    "DROP TABLE fpt",
     # DROP FUNCTION
     "DROP FUNCTION f_nosuch",
     "DROP FUNCTION IF EXISTS f_nosuch, f_nosuch(int, varchar(3), text[])",

@@ -557,7 +557,10 @@ def _pub_objects(objs: Any) -> tuple[list[PubTable], list[str]]:
 
 
 def create_publication(tx: Transaction, s: ast.CreatePublicationStmt) -> str:
+    from walsender_proxy.sql import sql_functions
+
     publish, via_root = _pub_options(s.options)
+    sql_functions.no_user_functions_in_row_filters(tx, s.pubobjects)
     tables, schemas = _pub_objects(s.pubobjects)
     tx.create_publication(
         s.pubname,
@@ -571,7 +574,10 @@ def create_publication(tx: Transaction, s: ast.CreatePublicationStmt) -> str:
 
 
 def alter_publication(tx: Transaction, s: ast.AlterPublicationStmt) -> str:
+    from walsender_proxy.sql import sql_functions
+
     publish, via_root = _pub_options(s.options)
+    sql_functions.no_user_functions_in_row_filters(tx, s.pubobjects)
     tables, schemas = _pub_objects(s.pubobjects)
     action = s.action
     kw: dict[str, Any] = {"publish": publish, "publish_via_partition_root": via_root}

@@ -763,3 +763,34 @@ def drop_schema_functions(tx: Transaction, schema: str, cascade: bool, search_pa
     readers = function_ddl.dependents(after, inside)  # (the lake drops them with what they read)
     out += [(fn.oid, f"function {fmt(fn)}") for fn in readers if fn.schema != schema]
     return out
+
+
+def no_user_functions_in_row_filters(tx: Transaction, objects: Any) -> None:
+    """A publication's row filter calling a user function is PostgreSQL's 0A000 (it allows
+    only immutable built-in functions there)."""
+    cat = tx.catalog()
+    if not cat.functions:
+        return
+    token = sql_function_calls.LOOKUP.set(sql_function_calls.Lookup(cat, tuple(s for s in tx.search_path if not is_temp_schema(s))))
+    try:
+
+        def visit(node: Any) -> None:
+            if isinstance(node, tuple | list):
+                for n in node:
+                    visit(n)
+                return
+            if not isinstance(node, ast.Node):
+                return
+            if isinstance(node, ast.FuncCall) and sql_function_calls.visible([n.sval for n in node.funcname]):
+                raise _error(
+                    "0A000", "invalid publication WHERE expression", node.location,
+                    detail="User-defined or built-in mutable functions are not allowed.",
+                )  # fmt: skip
+            for attr in type(node).__slots__:
+                visit(getattr(node, attr, None))
+
+        for o in objects or ():
+            if o.pubtable is not None and o.pubtable.whereClause is not None:
+                visit(o.pubtable.whereClause)
+    finally:
+        sql_function_calls.LOOKUP.reset(token)
