@@ -22,6 +22,10 @@ SCHEMA = [
     "CREATE TABLE items (order_id bigint, sku varchar(12), qty int DEFAULT 1, price numeric, ok boolean)",
     "CREATE SEQUENCE item_seq START 5 INCREMENT 2",
     "CREATE TABLE counters (id serial PRIMARY KEY, n int GENERATED ALWAYS AS IDENTITY)",
+    "CREATE INDEX items_sku ON items (sku DESC NULLS LAST) INCLUDE (qty)",
+    "CREATE UNIQUE INDEX ON app.orders (customer, placed) NULLS NOT DISTINCT",
+    "ALTER TABLE items ADD CONSTRAINT items_order_sku UNIQUE (order_id, sku)",
+    "CREATE INDEX ON items USING hash (ok)",
     "INSERT INTO app.orders VALUES (1, 'ann', 12.50, '2024-01-02 03:04:05+00', '{a,\"b c\"}', '{\"k\": [1, 2]}'), "
     "(2, 'bob', NULL, NULL, NULL, NULL)",
     "INSERT INTO items VALUES (1, 'X-1', 3, 1.005, true), (2, NULL, NULL, NULL, NULL)",

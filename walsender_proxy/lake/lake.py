@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from decoding import records as R
-from decoding.catalog import RID, Catalog, CatalogHistory, Table
+from decoding.catalog import RID, Catalog, CatalogHistory, Index, Table
 from decoding.changelog import ChangeLog, LogFailedError
 from decoding.errors import PgError, disk_full_error
 from decoding.lsn import format_lsn
@@ -707,8 +707,41 @@ class Lake:
                 if hit is not None:
                     break
         if hit is not None:
-            raise _duplicate_key(t, list(hit) if len(idx.cols) > 1 else [hit])
+            raise _duplicate_key(t, None, list(hit) if len(idx.cols) > 1 else [hit])
         return True
+
+    def _unique_keys(self, tx: Transaction, t: Table) -> list[_Unique]:
+        """The unique keys a write to ``t`` is checked against: those of ``tx``'s own view
+        of the table, of the newest committed catalog (an index made since its snapshot
+        binds it too, as PostgreSQL's relcache sees it) and of the catalog an open CREATE
+        INDEX is making (PostgreSQL's writer would wait on that index's lock; here the
+        index binds at once). By physical column names, which renames do not change."""
+        versions = [t]
+        newest = self.catalog_at(self.clock.last_assigned).tables.get(t.oid)
+        if newest is not None and newest is not t and newest.indexes:
+            versions.append(newest)
+        owner = self._catalog_owner
+        if owner is not None and owner is not tx:
+            making = owner._ddl_catalog().tables.get(t.oid)
+            if making is not None and making.indexes:
+                versions.append(making)
+        if len(versions) == 1 and not t.indexes:  # (the usual case: the primary key alone)
+            if not t.primary_key:
+                return []
+            phys = tuple(t.column(k).physical for k in t.primary_key)  # type: ignore[union-attr]
+            return [_Unique(t.pkey_name, t.primary_key, phys, True, True)]
+        out: dict[tuple[str, ...], _Unique] = {}
+        for v in versions:
+            by_name = {c.name: c.physical for c in v.columns}
+            for k in v.unique_keys():
+                phys = tuple(by_name[c] for c in k.columns)
+                if phys not in out or k.name == t.pkey_name:
+                    out[phys] = _Unique(k.name, k.columns, phys, k.nulls_not_distinct, k.name == t.pkey_name and bool(t.primary_key))
+        return list(out.values())
+
+    def unique_key_columns(self, tx: Transaction, t: Table) -> list[str]:
+        """Physical names of every column some unique key of ``t`` has."""
+        return list(dict.fromkeys(c for k in self._unique_keys(tx, t) for c in k.physical))
 
     def _check_unique(
         self,
@@ -716,14 +749,69 @@ class Lake:
         t: Table,
         new: pa.Table,
         exclude: pa.Array | pa.ChunkedArray | None,
+        changed: frozenset[str] | None = None,
     ) -> None:
         """Refuse keys that another live row holds: committed (newest state, not just this
         snapshot's, as a unique index would), this transaction's own, or another open
-        transaction's pending rows. Only rows that ever had one of the new keys are merged."""
+        transaction's pending rows. Only rows that ever had one of the new keys are merged.
+        Each unique key in turn: the primary key, then the unique indexes (rows with a null
+        in one are not checked unless the index has NULLS NOT DISTINCT)."""
         with self._dml_lock:
-            if self._check_unique_indexed(tx, t, new, exclude):
-                return
-            self._check_unique_duckdb(tx, t, new, exclude)
+            for key in self._unique_keys(tx, t):
+                if changed is not None and not changed & set(key.columns):
+                    continue
+                rows = new if key.nulls_not_distinct else _with_no_null(new, key.physical)
+                if rows.num_rows == 0:
+                    continue
+                if key.primary and self._check_unique_indexed(tx, t, rows, exclude):
+                    continue
+                self._check_unique_duckdb(tx, t, rows, exclude, key)
+
+    def _check_unique_build(self, tx: Transaction, t: Table, ix: Index) -> None:
+        """CREATE UNIQUE INDEX over rows already there: the newest committed state with
+        ``tx``'s own changes, and other transactions' pending rows (PostgreSQL's build
+        waits for their writers to end; here their rows count as if they will commit).
+        23505 ``could not create unique index`` with the first duplicated key."""
+        by_name = {c.name: c.physical for c in t.columns}
+        phys = [by_name[c] for c in ix.columns]
+        key_list = ", ".join(f'"{k}"' for k in phys)
+        not_null = "" if ix.nulls_not_distinct else " AND ".join(f'"{k}" IS NOT NULL' for k in phys)
+        with self._dml_lock:
+            latest = self.store.snapshot_query(t, OWN_CSN - 1, own=tx.own_parts(t.oid), with_rid=True, physical=True)
+            pool = f"SELECT _rid, {key_list} FROM ({latest.sql})"
+            others: list[pa.Table] = []
+            other_files: list[str] = []
+            for o in self._others(tx):
+                rp = o.pending_by_table().get(t.oid)
+                for c in rp.chunks if rp is not None else ():
+                    if isinstance(c, FileRows):
+                        if set(phys) <= set(c.columns):
+                            other_files.append(f"SELECT _rid, {key_list} FROM ({c.sql(OWN_CSN, phys)})")
+                    elif c.num_rows and set(phys) <= set(c.column_names):
+                        others.append(c.select([RID, *phys]))
+            cur = self.store.cursor()
+            try:
+                latest.register(cur)
+                for i, o in enumerate(others):
+                    cur.register(f"_oth{i}", o)
+                    pool += f" UNION SELECT _rid, {key_list} FROM _oth{i}"
+                for f in other_files:
+                    pool += f" UNION {f}"
+                where = f"WHERE {not_null}" if not_null else ""
+                sql = (
+                    f"SELECT {key_list} FROM (SELECT DISTINCT * FROM ({pool})) {where} "
+                    f"GROUP BY ALL HAVING count(*) > 1 LIMIT 1"
+                )
+                hit = [tuple(r.values()) for r in cur.sql(sql).to_arrow_table().to_pylist()]
+            finally:
+                cur.close()
+        if hit:
+            vals = ", ".join("null" if v is None else str(v) for v in hit[0])
+            raise LakeError(
+                "23505",
+                f'could not create unique index "{ix.name}"',
+                detail=f"Key ({', '.join(ix.columns)})=({vals}) is duplicated.",
+            ).about(schema=t.schema, table=t.name, constraint=ix.name)
 
     def _check_unique_duckdb(
         self,
@@ -731,10 +819,13 @@ class Lake:
         t: Table,
         new: pa.Table,
         exclude: pa.Array | pa.ChunkedArray | None,
+        key: _Unique,
     ) -> None:
-        keys = [t.column(k).physical for k in t.primary_key]  # type: ignore[union-attr]
+        keys = list(key.physical)
         key_list = ", ".join(f'"{k}"' for k in keys)
-        in_new = f"({key_list}) IN (SELECT {key_list} FROM _new)"
+        nnd = key.nulls_not_distinct and not key.primary  # (NULL keys compare equal)
+        eq = "IS NOT DISTINCT FROM" if nnd else "="
+        in_new = "TRUE" if nnd else f"({key_list}) IN (SELECT {key_list} FROM _new)"
         params: list[Any] = []
         # A single integer key (a bulk load's usual case) is checked against itself in
         # numpy (a sort: 8 bytes a row, where DuckDB's GROUP BY built a hash table), and
@@ -745,12 +836,13 @@ class Lake:
             len(keys) == 1
             and new.num_rows > 256
             and pa.types.is_integer(new.schema.field(keys[0]).type)
+            and not new.column(keys[0]).null_count
         )
         if one_int:
             ordered = np.sort(new.column(keys[0]).to_numpy())
             same = np.flatnonzero(ordered[1:] == ordered[:-1])
             if same.size:
-                raise _duplicate_key(t, [int(ordered[same[0]])])
+                raise _duplicate_key(t, key, [int(ordered[same[0]])])
             params += [int(ordered[0]), int(ordered[-1])]
             in_new = f'"{keys[0]}" BETWEEN $1 AND $2 AND {in_new}'
             del ordered, same
@@ -762,7 +854,7 @@ class Lake:
                 conj = []
                 for k, v in zip(keys, row, strict=True):
                     params.append(v)
-                    conj.append(f'"{k}" = ${len(params)}')
+                    conj.append(f'"{k}" {eq} ${len(params)}')
                 terms.append("(" + " AND ".join(conj) + ")")
             in_new = "(" + " OR ".join(terms) + ")"
         with self._dml_lock:
@@ -805,7 +897,8 @@ class Lake:
                     pool += f" UNION ALL SELECT {key_list} FROM _oth{i}"
                 for f in other_files:
                     pool += f" UNION ALL {f}"
-                sql = f"SELECT {key_list} FROM _new SEMI JOIN ({pool}) p USING ({key_list}) LIMIT 1"
+                on = " AND ".join(f'_new."{k}" {eq} p."{k}"' for k in keys)
+                sql = f"SELECT {key_list} FROM _new SEMI JOIN ({pool}) p ON {on} LIMIT 1"
                 if not one_int:  # (else checked above)
                     sql = (
                         f"SELECT {key_list} FROM _new GROUP BY ALL HAVING count(*) > 1 "
@@ -818,7 +911,7 @@ class Lake:
             finally:
                 cur.close()
         if hit:
-            raise _duplicate_key(t, list(hit[0]))
+            raise _duplicate_key(t, key, list(hit[0]))
 
     # -- ending transactions -------------------------------------------------------------
     def _commit(self, tx: Transaction, csn: int | None) -> CommitInfo:
@@ -1343,7 +1436,32 @@ def load_change(
     return new, old
 
 
-def _duplicate_key(t: Table, key_vals: list[Any]) -> LakeError:
-    """23505 for a key that a live row of ``t`` holds, worded as PostgreSQL's
-    ``<table>_pkey`` index reports it (every unique check ends here)."""
-    return unique_violation(f"{t.name}_pkey", list(t.primary_key or ()), key_vals, t.schema, t.name)
+@dataclass(frozen=True, slots=True)
+class _Unique:
+    """A unique key as the lake checks it: the index's name and SQL column names (for the
+    23505), the columns' physical names (for the rows)."""
+
+    name: str
+    columns: tuple[str, ...]
+    physical: tuple[str, ...]
+    nulls_not_distinct: bool
+    primary: bool
+
+
+def _with_no_null(rows: pa.Table, cols: Sequence[str]) -> pa.Table:
+    """The rows with a value in every one of ``cols`` (a unique index does not compare a
+    null with anything)."""
+    if not any(rows.column(c).null_count for c in cols):
+        return rows
+    mask = pc.is_valid(rows.column(cols[0]))
+    for c in cols[1:]:
+        mask = pc.and_(mask, pc.is_valid(rows.column(c)))
+    return rows.filter(mask)
+
+
+def _duplicate_key(t: Table, key: _Unique | None, key_vals: list[Any]) -> LakeError:
+    """23505 for a key that a live row of ``t`` holds, worded as PostgreSQL's index
+    reports it (every unique check ends here; None: the primary key)."""
+    if key is None:
+        return unique_violation(t.pkey_name, list(t.primary_key or ()), key_vals, t.schema, t.name)
+    return unique_violation(key.name, list(key.columns), key_vals, t.schema, t.name)

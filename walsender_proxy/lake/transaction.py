@@ -39,7 +39,7 @@ from decoding.errors import PgError
 from decoding.pgoutput import rowfilter
 from decoding.pgtypes import ColumnType, parse_type
 from decoding.pgvalues.typmod import SUBSECOND_TYPES, round_times
-from walsender_proxy.lake import ddl, sequence_ddl, view_ddl
+from walsender_proxy.lake import ddl, index_ddl, sequence_ddl, view_ddl
 from walsender_proxy.lake.errors import (
     LakeError,
     no_active_transaction,
@@ -433,9 +433,7 @@ class Transaction:
             if src in old.column_names:
                 new = new.set_column(new.column_names.index(dst), dst, old.column(src))
         old = old.select([RID] + [c.physical for c in t.columns])
-        return self._apply_update(
-            t, old, new, key_changed=any(k in assignments for k in t.primary_key)
-        )
+        return self._apply_update(t, old, new, frozenset(assignments))
 
     def apply_insert(self, table: str | Table, rows: pa.Table) -> int:
         """Insert as part of the caller's current statement (no new snapshot)."""
@@ -503,9 +501,9 @@ class Transaction:
             # The keys are read back from the file: kept from the batches, each would hold
             # its whole batch (DuckDB hands a batch over as one allocation).
             keys = None
-            if t.primary_key:
-                want = [RID, *(t.column(k).physical for k in t.primary_key)]  # type: ignore[union-attr]
-                keys = pq.read_table(tmp, columns=want, use_threads=False)
+            key_names = self.lake.unique_key_columns(self, t)
+            if key_names:
+                keys = pq.read_table(tmp, columns=[RID, *key_names], use_threads=False)
             with lake._dml_lock:
                 lake._check_not_truncated(self, t)
                 if keys is not None:
@@ -533,10 +531,10 @@ class Transaction:
         ``changed``: the columns the statement assigns (None: any may have changed)."""
         self._check_writable()
         t = self.table(table)
-        key_changed = changed is None or bool(set(changed) & set(t.primary_key))
-        return self._guard(self._apply_update, t, old, new, key_changed)
+        return self._guard(self._apply_update, t, old, new, None if changed is None else frozenset(changed))
 
-    def _apply_update(self, t: Table, old: pa.Table, new: pa.Table, key_changed: bool) -> int:
+    def _apply_update(self, t: Table, old: pa.Table, new: pa.Table, changed: frozenset[str] | None) -> int:
+        """``changed``: the columns the statement assigns (None: any)."""
         if old.num_rows == 0:
             return 0
         check_replica_identity(self.catalog(), t, "update")
@@ -548,8 +546,7 @@ class Transaction:
         old = _conform_table(t, old)
         with self.lake._dml_lock:
             self._lock_rows(t, new.column(RID))
-            if key_changed and t.primary_key:
-                self._check_unique(t, new, exclude=new.column(RID))
+            self._check_unique(t, new, exclude=new.column(RID), changed=changed)
             p = self._add_pending(t, "U", new, old)
         self._log_change(t, "U", new, old, p)
         self._maybe_spill()
@@ -811,11 +808,14 @@ class Transaction:
         self.lake._lock_rows(self, t, arr, self.statement_csn())
 
     def _check_unique(
-        self, t: Table, new: pa.Table, exclude: pa.Array | pa.ChunkedArray | None = None
+        self,
+        t: Table,
+        new: pa.Table,
+        exclude: pa.Array | pa.ChunkedArray | None = None,
+        changed: frozenset[str] | None = None,
     ) -> None:
-        if not t.primary_key:
-            return
-        self.lake._check_unique(self, t, new, exclude)
+        """``changed``: an UPDATE's assigned columns (a key none of them is in is kept)."""
+        self.lake._check_unique(self, t, new, exclude, changed)
 
     # -- messages ------------------------------------------------------------------------
     def message(self, prefix: str, payload: bytes | str, *, transactional: bool = True) -> int:
@@ -884,8 +884,10 @@ class Transaction:
         primary_key: Sequence[str] = (),
         replica_identity: str = "d",
         if_not_exists: bool = False,
+        pkey_name: str | None = None,
     ) -> Table | None:
-        """``columns``: ``(name, type)`` or ``(name, type, not_null)``; types are SQL names."""
+        """``columns``: ``(name, type)`` or ``(name, type, not_null)``; types are SQL names.
+        ``pkey_name``: the primary key's name when not ``<name>_pkey``."""
         return self._run_ddl(
             ddl.create_table,
             name,
@@ -894,6 +896,7 @@ class Transaction:
             replica_identity,
             if_not_exists,
             self.lake.search_path,
+            pkey_name,
         )
 
     def drop_table(self, name: str, *, if_exists: bool = False, cascade: bool = False) -> list[str]:
@@ -1045,12 +1048,62 @@ class Transaction:
         self._run_ddl(ddl.set_table_schema, table, schema, self._path())
 
     def set_replica_identity(
-        self, table: str, identity: str, index_columns: Sequence[str] = ()
+        self, table: str, identity: str, index_columns: Sequence[str] = (), index_name: str = ""
     ) -> None:
-        """``identity``: 'default', 'full', 'nothing' or 'index' (with ``index_columns``)."""
+        """``identity``: 'default', 'full', 'nothing' or 'index' (with ``index_columns``,
+        and the index's name: the primary key's when not given)."""
         self._run_ddl(
-            ddl.set_replica_identity, table, identity, tuple(index_columns), self._path()
+            ddl.set_replica_identity, table, identity, tuple(index_columns), self._path(), index_name
         )
+
+    def create_index(
+        self,
+        table: str,
+        name: str | None,
+        columns: Sequence[str],
+        *,
+        unique: bool = False,
+        options: Sequence[int] = (),
+        include: Sequence[str] = (),
+        method: str = "btree",
+        nulls_not_distinct: bool = False,
+        if_not_exists: bool = False,
+        constraint: bool = False,
+    ) -> str | None:
+        """CREATE [UNIQUE] INDEX (or a UNIQUE constraint's index, ``constraint``); returns
+        the index's name, None when IF NOT EXISTS found one. A unique index is first
+        checked against the rows every transaction can see or still commit (23505
+        "could not create unique index")."""
+        args = (
+            table, name, tuple(columns), unique, tuple(options or (0,) * len(columns)), tuple(include),
+            method, nulls_not_distinct, if_not_exists, constraint, self._path(),
+        )  # fmt: skip
+        self._check_writable()
+
+        def go() -> str | None:
+            ops, made = index_ddl.create_index(self._ddl_catalog(), self.lake._allocate_oid, *args)
+            if not ops:
+                return None
+            self.lake._take_catalog_lock(self)
+            ops, made = index_ddl.create_index(self._ddl_catalog(), self.lake._allocate_oid, *args)
+            if not ops:
+                return None
+            t, ix = made
+            if ix.unique:
+                self.lake._check_unique_build(self, t, ix)
+            self._ddl(ops)
+            return ix.name
+
+        return self._guard(go)
+
+    def drop_index(self, name: str, *, if_exists: bool = False) -> None:
+        self._run_ddl(index_ddl.drop_index, self._named(name), if_exists, self._path())
+
+    def drop_constraint(self, table: str, name: str, *, if_exists: bool = False) -> None:
+        self._run_ddl(index_ddl.drop_constraint, table, name, if_exists, self._path())
+
+    def rename_index(self, name: str, new_name: str) -> None:
+        self._run_ddl(index_ddl.rename_index, self._named(name), new_name, self._path())
 
     def set_reloptions(self, table: str, options: Sequence[str]) -> None:
         """The table's storage parameters (``fillfactor=70``, …), as checked by the SQL layer."""

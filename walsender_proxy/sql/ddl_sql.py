@@ -18,7 +18,7 @@ from decoding.errors import PgError
 from decoding.pgtypes import UnknownTypeError, parse_type
 from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import Lake, PubTable, Transaction
-from walsender_proxy.sql import column_defs, reloptions
+from walsender_proxy.sql import column_defs, index_sql, reloptions
 
 
 def unsupported(what: str) -> PgError:
@@ -146,13 +146,16 @@ def create_table(
         raise unsupported("table inheritance and partitioning")
     plans: list[column_defs.ColumnPlan] = []
     pk: list[str] = []
+    pk_name: str | None = None
+    uniques: list[dict[str, Any]] = []
     for el in s.tableElts or ():
         if isinstance(el, ast.ColumnDef):
             p = column_defs.plan(el, s.relation.relname, type_text, unsupported, _constraint_name)
             if p.primary:
                 if pk:
                     raise PgError("42P16", f'multiple primary keys for table "{s.relation.relname}" are not allowed')
-                pk = [el.colname]
+                pk, pk_name = [el.colname], p.pkey_name
+            uniques += [index_sql.unique_constraint(c, el.colname) for c in p.unique]
             plans.append(p)
         elif isinstance(el, ast.Constraint):
             if el.contype == enums.ConstrType.CONSTR_PRIMARY:
@@ -161,7 +164,11 @@ def create_table(
                         "42P16",
                         f'multiple primary keys for table "{s.relation.relname}" are not allowed',
                     )
-                pk = _constraint_keys(el)
+                if el.including or el.options or el.indexname or el.deferrable:
+                    raise unsupported("PRIMARY KEY with INCLUDE, WITH, USING INDEX or DEFERRABLE")
+                pk, pk_name = _constraint_keys(el), el.conname
+            elif el.contype == enums.ConstrType.CONSTR_UNIQUE:
+                uniques.append(index_sql.unique_constraint(el))
             else:
                 raise unsupported(f"table constraint {_constraint_name(el.contype)}")
         else:
@@ -181,10 +188,18 @@ def create_table(
             default = cook_default(p.raw_default, p.type_text, p.name, tx) if p.raw_default is not None else None
             identity = ""
         columns.append((p.name, p.type_text, p.not_null, default, identity))
-    tx.create_table(name, columns, primary_key=pk, if_not_exists=bool(s.if_not_exists))
+    tx.create_table(name, columns, primary_key=pk, if_not_exists=bool(s.if_not_exists), pkey_name=pk_name)
     if options:
         tx.set_reloptions(name, options)
     column_defs.own_sequences(tx, schema, rel, owned)
+    # (PostgreSQL's transformIndexConstraints: the primary key first, then each UNIQUE not
+    # the same as one before it)
+    made: list[tuple[Any, ...]] = [(tuple(pk), (), False)] if pk else []
+    for u in uniques:
+        same = (u["columns"], u["include"], u["nulls_not_distinct"])
+        if same not in made:
+            made.append(same)
+            index_sql.add_unique(tx, name, u)
     return "CREATE TABLE"
 
 
@@ -270,7 +285,7 @@ def create_schema(tx: Transaction, s: ast.CreateSchemaStmt, notices: list[Notice
     return "CREATE SCHEMA"
 
 
-def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None = None) -> str:
+def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None = None, in_block: bool = False) -> str:
     cascade = s.behavior == enums.DropBehavior.DROP_CASCADE
     kind = s.removeType
     if kind == enums.ObjectType.OBJECT_SEQUENCE:
@@ -285,6 +300,8 @@ def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None = None) 
         from walsender_proxy.sql import views
 
         return views.drop(tx, s, notices if notices is not None else [])
+    if kind == enums.ObjectType.OBJECT_INDEX:
+        return index_sql.drop(tx, s, in_block, notices if notices is not None else [])
     if kind not in _DROP_TAGS:  # (before reading the names: a type's is a TypeName)
         raise unsupported(f"DROP {kind.name.removeprefix('OBJECT_').replace('_', ' ')}")
     for obj in s.objects:
@@ -439,15 +456,19 @@ def alter_table(
                 else reloptions.reset_options(current, cmd.def_)
             )
             tx.set_reloptions(table, options)
+        elif t == enums.AlterTableType.AT_AddConstraint and cmd.def_.contype == enums.ConstrType.CONSTR_UNIQUE:
+            index_sql.add_unique(tx, table, index_sql.unique_constraint(cmd.def_))
+        elif t == enums.AlterTableType.AT_DropConstraint:
+            tbl = tx.table(table)
+            if cmd.missing_ok and tbl.index(cmd.name) is None and not (tbl.primary_key and tbl.pkey_name == cmd.name):
+                _skipping(notices, "00000", f'constraint "{cmd.name}" of relation "{tbl.name}" does not exist')
+                continue
+            tx.drop_constraint(table, cmd.name)
         elif t == enums.AlterTableType.AT_ReplicaIdentity:
             ri: ast.ReplicaIdentityStmt = cmd.def_
             if ri.identity_type == "i":
                 tbl = tx.table(table)
-                if ri.name != f"{tbl.name}_pkey" or not tbl.primary_key:
-                    raise PgError(
-                        "42704", f'index "{ri.name}" for table "{tbl.name}" does not exist'
-                    )
-                tx.set_replica_identity(table, "index", tbl.primary_key)
+                tx.set_replica_identity(table, "index", index_sql.identity_columns(tx, tbl, ri.name), index_name=ri.name)
             else:
                 tx.set_replica_identity(
                     table, {"d": "default", "f": "full", "n": "nothing"}[ri.identity_type]
@@ -465,6 +486,8 @@ def rename(tx: Transaction, s: ast.RenameStmt, notices: list[Notice] | None = No
     viewed = views.rename(tx, s, notices if notices is not None else [])
     if viewed is not None:
         return viewed
+    if s.renameType == enums.ObjectType.OBJECT_INDEX:
+        return index_sql.rename(tx, s, notices if notices is not None else [])
     table = s.renameType == enums.ObjectType.OBJECT_TABLE
     column = s.renameType == enums.ObjectType.OBJECT_COLUMN and s.relationType == enums.ObjectType.OBJECT_TABLE
     if s.renameType == enums.ObjectType.OBJECT_SEQUENCE or (table and _is_sequence(tx, qualified(s.relation))):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import logging
 import re
 import threading
@@ -50,6 +51,7 @@ from walsender_proxy.lake.transaction import State
 from walsender_proxy.sql import (
     ddl_sql,
     explain,
+    index_sql,
     pgcatalog,
     reloptions,
     sequences,
@@ -413,7 +415,7 @@ class Executor:
             self._end_tx(commit=False)
         if self._has_temp_tables():  # (a temporary table ends with its session)
             try:
-                self._ensure_tx()
+                self._ensure_tx().read_only = False  # (default_transaction_read_only spares them)
                 self._drop_temp_tables(self._statement_tx())
                 self._end_tx(commit=True)
             except Exception:
@@ -795,7 +797,7 @@ class Executor:
             else:
                 run = {
                     ast.CreateSchemaStmt: ddl_sql.create_schema,
-                    ast.DropStmt: ddl_sql.drop,
+                    ast.DropStmt: functools.partial(ddl_sql.drop, in_block=self.explicit or self.implicit_block),
                     ast.AlterObjectSchemaStmt: ddl_sql.set_schema,
                 }[type(node)]
                 try:
@@ -804,6 +806,11 @@ class Executor:
                     yield from notices  # (PostgreSQL's NOTICEs come before its error too)
                 yield Done(tag)
                 return
+            yield from notices
+            yield Done(tag)
+        elif isinstance(node, ast.IndexStmt):
+            notices = []
+            tag = index_sql.create_index(self._statement_tx(), node, self.explicit or self.implicit_block, notices)
             yield from notices
             yield Done(tag)
         elif isinstance(node, ast.RenameStmt):

@@ -224,7 +224,12 @@ def _regproc_name(node: ast.Node, needs: set[str]) -> ast.Node:
     return _call("pgc_regproc_out", node)
 
 
+#: Emulated catalog functions whose first argument is a regclass (a literal names a relation).
+_REGCLASS_FIRST = frozenset({"pg_get_replica_identity_index", "pg_relation_is_publishable"})
+
+
 @dataclass(frozen=True, slots=True)
+
 class UserTable:
     """What ``resolve_user_table`` may return instead of bare SQL: the SQL and the declared
     type of each column (casts of a column follow its type's input and output rules)."""
@@ -4267,6 +4272,9 @@ class _Rewriter:
         for dropped in args[keep:]:  # pg_get_constraintdef(oid, $1): $1 goes nowhere
             self._forget_params(dropped)
         call_args = list(args[:keep])
+        if name in _REGCLASS_FIRST and call_args and (types[0] == UNKNOWN or (types[0] is not None and types[0].name in TEXTISH)):
+            self.needs.add("pgc_regclass_in")  # ('t' is regclass input: a missing one is 42P01)
+            call_args[0] = _call("pgc_regclass_in", call_args[0])
         missing = max(0, (fn.keep or fn.arity[1]) - len(call_args))
         for lit in fn.pad[len(fn.pad) - missing :] if missing else ():
             call_args.append(_bool(lit == "true") if lit in ("true", "false") else _int(int(lit)))
