@@ -150,6 +150,9 @@ class Column:
     #: ``a`` GENERATED ALWAYS / ``d`` BY DEFAULT AS IDENTITY (``pg_attribute.attidentity``);
     #: ``default`` is then its sequence's nextval, which PostgreSQL keeps out of pg_attrdef.
     identity: str = ""
+    #: ``pg_attribute.attstorage`` set by ALTER COLUMN … SET STORAGE ("": the type's own).
+    #: The lake stores every value the same way; the setting is kept for clients.
+    storage: str = ""
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -165,6 +168,8 @@ class Column:
             d["has_missing"] = True
         if self.identity:
             d["identity"] = self.identity
+        if self.storage:
+            d["storage"] = self.storage
         return d
 
     @classmethod
@@ -179,6 +184,7 @@ class Column:
             ColumnDefault.from_json(dflt) if dflt is not None else None,
             d.get("has_missing", False),
             d.get("identity", ""),
+            d.get("storage", ""),
         )
 
 

@@ -110,3 +110,35 @@ def test_storage_parameters_are_checked_and_kept(proxy: ProxyServer, pg15: PgClu
     with got:
         # a TOAST table's parameters: the proxy has no TOAST tables
         assert got("CREATE TABLE rt (a int) WITH (toast.autovacuum_enabled = false)")[:2] == ("error", "0A000")
+
+
+#: The proxy makes no types: DROP TYPE / DROP DOMAIN meet PostgreSQL's own, a table's row
+#: type or nothing; SET STORAGE is kept for pg_attribute (the lake stores values one way).
+STORAGE_AND_TYPES = [
+    'DROP TYPE IF EXISTS xyz',
+    'DROP TYPE IF EXISTS xyz, abc',
+    'DROP TYPE xyz',
+    'DROP TYPE integer',
+    'DROP TYPE int4',
+    'DROP TYPE pg_catalog.text',
+    'DROP TYPE varchar',
+    'create table st (a int, b text, c numeric(5,2), d int[])',
+    'DROP TYPE st',
+    'DROP DOMAIN IF EXISTS dd',
+    'DROP DOMAIN st',
+    'DROP DOMAIN int4',
+    'create view stv as select 1 as x',
+    'DROP TYPE stv',
+    'alter table st alter column b set storage external',
+    'alter table st alter column a set storage external',
+    'alter table st alter column a set storage plain',
+    'alter table st alter column c set storage main',
+    'alter table st alter column d set storage bogus',
+    'alter table st alter column zz set storage plain',
+    'alter table st alter column xmin set storage plain',
+    "select attname, attstorage from pg_attribute where attrelid = 'st'::regclass and attnum > 0 order by attnum",
+]
+
+
+def test_drop_type_and_set_storage_as_in_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("ddl")), STORAGE_AND_TYPES).close()

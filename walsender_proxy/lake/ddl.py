@@ -242,6 +242,20 @@ def add_column(
     return [{"op": "put_table", "table": t2.to_json()}]
 
 
+def set_column_storage(
+    cat: Catalog, alloc: Alloc, table: str, name: str, storage: str, search_path: Sequence[str]
+) -> tuple[list[CatalogOp], None]:
+    """``ALTER COLUMN … SET STORAGE`` (``storage``: attstorage's letter, checked by the SQL
+    layer against the type): only the catalog changes."""
+    t = cat.resolve_table(table, search_path)
+    col = t.column(name)
+    if col is None:
+        raise LakeError("42703", f'column "{name}" of relation "{t.name}" does not exist')
+    new = replace(col, storage=storage)
+    t2 = replace(t, columns=tuple(new if c is col else c for c in t.columns))
+    return [{"op": "put_table", "table": t2.to_json()}], None
+
+
 def set_column_default(
     cat: Catalog,
     alloc: Alloc,

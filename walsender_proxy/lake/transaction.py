@@ -1007,6 +1007,10 @@ class Transaction:
     def rename_sequence(self, name: str, new_name: str) -> None:
         self._run_ddl(sequence_ddl.rename_sequence, self._named(name), new_name, self._path())
 
+    def set_column_storage(self, table: str, name: str, storage: str) -> None:
+        """``ALTER COLUMN … SET STORAGE`` (``p``, ``e``, ``x`` or ``m``)."""
+        self._run_ddl(ddl.set_column_storage, table, name, storage, self._path())
+
     def set_column_default(self, table: str, name: str, default: ColumnDefault | None) -> None:
         """``ALTER COLUMN … SET DEFAULT`` / ``DROP DEFAULT`` (None)."""
         self._run_ddl(ddl.set_column_default, table, name, default, self._path())

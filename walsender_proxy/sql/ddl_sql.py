@@ -302,6 +302,8 @@ def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None = None, 
         return views.drop(tx, s, notices if notices is not None else [])
     if kind == enums.ObjectType.OBJECT_INDEX:
         return index_sql.drop(tx, s, in_block, notices if notices is not None else [])
+    if kind in (enums.ObjectType.OBJECT_TYPE, enums.ObjectType.OBJECT_DOMAIN):
+        return _drop_type(tx, s, notices)
     if kind not in _DROP_TAGS:  # (before reading the names: a type's is a TypeName)
         raise unsupported(f"DROP {kind.name.removeprefix('OBJECT_').replace('_', ' ')}")
     for obj in s.objects:
@@ -329,6 +331,46 @@ def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None = None, 
                 _skipping(notices, "00000", f'publication "{name}" does not exist')
             tx.drop_publication(name, if_exists=bool(s.missing_ok))
     return _DROP_TAGS[kind]
+
+
+def _drop_type(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None) -> str:
+    """DROP TYPE / DROP DOMAIN: the proxy makes no types, so each name is PostgreSQL's own
+    (2BP01: the system requires it), a table's or view's row type (2BP01, its hint), or
+    none (42704, or the IF EXISTS notice)."""
+    from walsender_proxy.sql import pgcatalog
+    from walsender_proxy.sql.literals import TYPE_ALIASES
+
+    what = "type" if s.removeType == enums.ObjectType.OBJECT_TYPE else "domain"
+    for tn in s.objects:
+        names = [n.sval for n in tn.names]
+        shown = ".".join(names)
+        base = TYPE_ALIASES.get(names[-1], names[-1])
+        if len(names) == 1 or names[0] == "pg_catalog":
+            oid = pgcatalog.TYPE_OIDS.get(base)
+            if oid is not None:
+                if what == "domain":
+                    raise PgError("42809", f'"{shown}" is not a domain')
+                raise PgError(
+                    "2BP01",
+                    f"cannot drop type {pgcatalog.format_type(oid, None)} because it is required by the database system",
+                )
+        cat = tx.catalog()
+        schema = names[-2] if len(names) > 1 else None
+        for sch in [schema] if schema else tx.search_path or tx.lake.search_path:
+            rel = cat.find_table(sch, names[-1]) or cat.find_view(sch, names[-1])
+            if rel is not None:
+                if what == "domain":
+                    raise PgError("42809", f'"{names[-1]}" is not a domain')
+                kind = "table" if cat.find_table(sch, names[-1]) is not None else "view"
+                raise PgError(
+                    "2BP01",
+                    f"cannot drop type {shown} because {kind} {shown} requires it",
+                    hint=f"You can drop {kind} {shown} instead.",
+                )
+        if not s.missing_ok:
+            raise PgError("42704", f'type "{shown}" does not exist')
+        _skipping(notices, "00000", f'type "{shown}" does not exist')
+    return "DROP TYPE" if what == "type" else "DROP DOMAIN"
 
 
 def _schema_members(cat: Any, schema: str) -> list[str]:
@@ -456,6 +498,8 @@ def alter_table(
                 else reloptions.reset_options(current, cmd.def_)
             )
             tx.set_reloptions(table, options)
+        elif t == enums.AlterTableType.AT_SetStorage:
+            _set_storage(tx, table, cmd.name, cmd.def_.sval)
         elif t == enums.AlterTableType.AT_AddConstraint and cmd.def_.contype == enums.ConstrType.CONSTR_UNIQUE:
             index_sql.add_unique(tx, table, index_sql.unique_constraint(cmd.def_))
         elif t == enums.AlterTableType.AT_DropConstraint:
@@ -476,6 +520,28 @@ def alter_table(
         else:
             raise unsupported(f"ALTER TABLE {t.name.removeprefix('AT_')}")
     return "ALTER TABLE"
+
+
+_STORAGE = {"plain": "p", "external": "e", "extended": "x", "main": "m"}
+
+
+def _set_storage(tx: Transaction, table: str, column: str, mode: str) -> None:
+    r"""ALTER COLUMN … SET STORAGE as PostgreSQL 15 checks it (a type that cannot be TOASTed
+    takes PLAIN only); the lake keeps the setting for pg_attribute and psql's ``\d+``."""
+    from walsender_proxy.sql import pgcatalog
+
+    letter = _STORAGE.get(mode.lower())
+    if letter is None:
+        raise PgError("22023", f'invalid storage type "{mode}"')
+    tbl = tx.table(table)
+    col = tbl.column(column)
+    if col is None:
+        if column in ("tableoid", "cmax", "xmax", "cmin", "xmin", "ctid"):
+            raise PgError("0A000", f'cannot alter system column "{column}"')
+        raise PgError("42703", f'column "{column}" of relation "{tbl.name}" does not exist')
+    if letter != "p" and pgcatalog.type_storage(col.type.oid) == "p":
+        raise PgError("0A000", f"column data type {pgcatalog.format_type(col.type.oid, None)} can only have storage PLAIN")
+    tx.set_column_storage(table, column, letter)
 
 
 def rename(tx: Transaction, s: ast.RenameStmt, notices: list[Notice] | None = None) -> str:

@@ -973,6 +973,7 @@ def _pg_attribute(s: CatalogSnapshot) -> list[dict[str, Any]]:
                     atthasdef=c.default is not None and not c.identity,
                     attidentity=c.identity,
                     atthasmissing=c.has_missing,
+                    **({"attstorage": c.storage} if c.storage else {}),
                 )
             )
     for v in s.views:
@@ -1060,6 +1061,11 @@ def _pg_type(s: CatalogSnapshot) -> list[dict[str, Any]]:
             )
         )
     return out
+
+
+def type_storage(type_oid: int) -> str:
+    """A type's typstorage (``p`` for a type that cannot be TOASTed)."""
+    return str(TYPES.rows.get(type_oid, {}).get("typstorage", "p"))
 
 
 def _opclass(opclasses: dict[int, int], ct: Any) -> int:
