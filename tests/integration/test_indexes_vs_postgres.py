@@ -176,10 +176,43 @@ REPLICA_IDENTITY = [
 ]
 
 
+#: Keys of each stored type: equality as PostgreSQL's (char padding, NaN = NaN, -0 = 0,
+#: uuid spellings) and the DETAIL printing the key as the type's output function does.
+KEY_TYPES = [
+    "create table k1 (c char(3) primary key)",
+    "insert into k1 values ('a')",
+    "insert into k1 values ('a  ')",
+    "insert into k1 values ('a ')",
+    "select c, length(c), c = 'a' from k1",
+    "create table k2 (f float8 primary key)",
+    "insert into k2 values ('NaN')",
+    "insert into k2 values ('NaN')",
+    "insert into k2 values (0.0)",
+    "insert into k2 values (-0.0)",
+    "create table k3 (u uuid primary key)",
+    "insert into k3 values ('A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11')",
+    "insert into k3 values ('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11')",
+    "insert into k3 values ('{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}')",
+    "select * from k3 where u = 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11'",
+    "create table k4 (t text primary key, v int)",
+    "insert into k4 values ('x', 1)",
+    "update k4 set v = 2 where t = 'x'",
+    "select * from k4 where t = 'x'",
+    "create table k5 (a int[] primary key)",
+    "insert into k5 values ('{1,2}')",
+    "insert into k5 values (array[1,2])",
+    "create table k6 (b bytea primary key)",
+    "insert into k6 values ('\\x00')",
+    "insert into k6 values ('\\000'::bytea)",
+    "create table k7 (f float4 primary key)",
+    "insert into k7 values ('NaN'), ('nan')",
+]
+
+
 @pytest.mark.parametrize(
     "statements",
-    [INDEXES, UNIQUE_CONSTRAINTS, BUILDS_AND_CONFLICTS, REPLICA_IDENTITY],
-    ids=["indexes", "unique-constraints", "builds-and-conflicts", "replica-identity"],
+    [INDEXES, UNIQUE_CONSTRAINTS, BUILDS_AND_CONFLICTS, REPLICA_IDENTITY, KEY_TYPES],
+    ids=["indexes", "unique-constraints", "builds-and-conflicts", "replica-identity", "key-types"],
 )
 def test_indexes_as_in_postgresql(
     proxy: ProxyServer, pg15: PgCluster, statements: list[str]

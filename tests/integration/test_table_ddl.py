@@ -74,68 +74,75 @@ SYSTEM_COLUMN_NAMES = [
 
 
 def test_columns_cannot_take_system_column_names(proxy: ProxyServer, pg15: PgCluster) -> None:
-    same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("syscol")), SYSTEM_COLUMN_NAMES).close()
+    same_answers(
+        proxy.dsn(), pg15.dsn(dbname=pg15.new_database("syscol")), SYSTEM_COLUMN_NAMES
+    ).close()
 
 
 #: Storage parameters: checked by PostgreSQL's rules, kept in pg_class.reloptions.
 STORAGE_PARAMETERS = [
-    'create table sp1 (a int) with (fillfactor = 70, autovacuum_enabled = off, autovacuum_vacuum_scale_factor = 0.5, vacuum_index_cleanup = auto, user_catalog_table)',
+    "create table sp1 (a int) with (fillfactor = 70, autovacuum_enabled = off, autovacuum_vacuum_scale_factor = 0.5, vacuum_index_cleanup = auto, user_catalog_table)",
     "select reloptions from pg_class where relname = 'sp1'",
     "create table sp2 (a int) with (fillfactor = '70', autovacuum_enabled = 'OFF', parallel_workers = 1e1)",
     "select reloptions from pg_class where relname = 'sp2'",
-    'create table sp3 (a int) with (fillfactor = 70.5)',
-    'create table sp4 (a int) with (autovacuum_enabled = maybe)',
-    'create table sp5 (a int) with (vacuum_index_cleanup = sometimes)',
-    'create table sp6 (a int) with (autovacuum_vacuum_scale_factor = 200)',
-    'create table sp7 (a int) with (fillfactor = 70, fillfactor = 80)',
-    'create table sp8 (a int) with (foo.bar = 1)',
-    'create table sp9 (a int) with (fillfactor)',
-    'alter table sp1 set (fillfactor = 50, parallel_workers = 2)',
+    "create table sp3 (a int) with (fillfactor = 70.5)",
+    "create table sp4 (a int) with (autovacuum_enabled = maybe)",
+    "create table sp5 (a int) with (vacuum_index_cleanup = sometimes)",
+    "create table sp6 (a int) with (autovacuum_vacuum_scale_factor = 200)",
+    "create table sp7 (a int) with (fillfactor = 70, fillfactor = 80)",
+    "create table sp8 (a int) with (foo.bar = 1)",
+    "create table sp9 (a int) with (fillfactor)",
+    "alter table sp1 set (fillfactor = 50, parallel_workers = 2)",
     "select reloptions from pg_class where relname = 'sp1'",
-    'alter table sp1 reset (fillfactor, nonsense)',
+    "alter table sp1 reset (fillfactor, nonsense)",
     "select reloptions from pg_class where relname = 'sp1'",
-    'alter table sp1 reset (autovacuum_enabled)',
+    "alter table sp1 reset (autovacuum_enabled)",
     "select reloptions from pg_class where relname = 'sp1'",
-    'alter table sp1 set (nonsense = 1)',
-    'create table sp11 with (fillfactor = 60) as select 1 a',
+    "alter table sp1 set (nonsense = 1)",
+    "create table sp11 with (fillfactor = 60) as select 1 a",
     "select reloptions from pg_class where relname = 'sp11'",
-    'create table sp12 (a int) with (oids = true)',
-    'create table sp13 (a int) with (autovacuum_freeze_max_age = 5)',
+    "create table sp12 (a int) with (oids = true)",
+    "create table sp13 (a int) with (autovacuum_freeze_max_age = 5)",
     "SELECT relname, reloptions FROM pg_class WHERE relname ~ '^sp[0-9]+$' ORDER BY 1",
 ]
 
 
 def test_storage_parameters_are_checked_and_kept(proxy: ProxyServer, pg15: PgCluster) -> None:
-    got = same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("relopt")), STORAGE_PARAMETERS)
+    got = same_answers(
+        proxy.dsn(), pg15.dsn(dbname=pg15.new_database("relopt")), STORAGE_PARAMETERS
+    )
     with got:
         # a TOAST table's parameters: the proxy has no TOAST tables
-        assert got("CREATE TABLE rt (a int) WITH (toast.autovacuum_enabled = false)")[:2] == ("error", "0A000")
+        assert got("CREATE TABLE rt (a int) WITH (toast.autovacuum_enabled = false)")[:2] == (
+            "error",
+            "0A000",
+        )
 
 
 #: The proxy makes no types: DROP TYPE / DROP DOMAIN meet PostgreSQL's own, a table's row
 #: type or nothing; SET STORAGE is kept for pg_attribute (the lake stores values one way).
 STORAGE_AND_TYPES = [
-    'DROP TYPE IF EXISTS xyz',
-    'DROP TYPE IF EXISTS xyz, abc',
-    'DROP TYPE xyz',
-    'DROP TYPE integer',
-    'DROP TYPE int4',
-    'DROP TYPE pg_catalog.text',
-    'DROP TYPE varchar',
-    'create table st (a int, b text, c numeric(5,2), d int[])',
-    'DROP TYPE st',
-    'DROP DOMAIN IF EXISTS dd',
-    'DROP DOMAIN st',
-    'DROP DOMAIN int4',
-    'create view stv as select 1 as x',
-    'DROP TYPE stv',
-    'alter table st alter column b set storage external',
-    'alter table st alter column a set storage external',
-    'alter table st alter column a set storage plain',
-    'alter table st alter column c set storage main',
-    'alter table st alter column d set storage bogus',
-    'alter table st alter column zz set storage plain',
-    'alter table st alter column xmin set storage plain',
+    "DROP TYPE IF EXISTS xyz",
+    "DROP TYPE IF EXISTS xyz, abc",
+    "DROP TYPE xyz",
+    "DROP TYPE integer",
+    "DROP TYPE int4",
+    "DROP TYPE pg_catalog.text",
+    "DROP TYPE varchar",
+    "create table st (a int, b text, c numeric(5,2), d int[])",
+    "DROP TYPE st",
+    "DROP DOMAIN IF EXISTS dd",
+    "DROP DOMAIN st",
+    "DROP DOMAIN int4",
+    "create view stv as select 1 as x",
+    "DROP TYPE stv",
+    "alter table st alter column b set storage external",
+    "alter table st alter column a set storage external",
+    "alter table st alter column a set storage plain",
+    "alter table st alter column c set storage main",
+    "alter table st alter column d set storage bogus",
+    "alter table st alter column zz set storage plain",
+    "alter table st alter column xmin set storage plain",
     "select attname, attstorage from pg_attribute where attrelid = 'st'::regclass and attnum > 0 order by attnum",
 ]
 

@@ -30,6 +30,7 @@ from decoding.changelog import ChangeLog, LogFailedError
 from decoding.errors import PgError, disk_full_error
 from decoding.lsn import format_lsn
 from decoding.pgtime import pg_now
+from decoding.pgvalues import text_encoder
 from walsender_proxy.lake.catalog_horizon import CatalogHorizon
 from walsender_proxy.lake.csn import CsnClock
 from walsender_proxy.lake.errors import (
@@ -806,7 +807,7 @@ class Lake:
             finally:
                 cur.close()
         if hit:
-            vals = ", ".join("null" if v is None else str(v) for v in hit[0])
+            vals = ", ".join("null" if v is None else v for v in key_texts(t, ix.columns, hit[0]))
             raise LakeError(
                 "23505",
                 f'could not create unique index "{ix.name}"',
@@ -1459,9 +1460,24 @@ def _with_no_null(rows: pa.Table, cols: Sequence[str]) -> pa.Table:
     return rows.filter(mask)
 
 
+def key_texts(t: Table, columns: Sequence[str], values: Sequence[Any]) -> list[str | None]:
+    """Key values as their type's output function prints them (the DETAIL of a 23505)."""
+    out: list[str | None] = []
+    for name, v in zip(columns, values, strict=True):
+        col = t.column(name)
+        if v is None or col is None:
+            out.append(None if v is None else str(v))
+            continue
+        try:
+            raw = text_encoder(col.type)(pa.array([v], col.type.arrow))[0]
+        except (pa.ArrowException, ValueError, TypeError):
+            raw = str(v).encode()
+        out.append(None if raw is None else raw.decode())
+    return out
+
+
 def _duplicate_key(t: Table, key: _Unique | None, key_vals: list[Any]) -> LakeError:
     """23505 for a key that a live row of ``t`` holds, worded as PostgreSQL's index
     reports it (every unique check ends here; None: the primary key)."""
-    if key is None:
-        return unique_violation(t.pkey_name, list(t.primary_key or ()), key_vals, t.schema, t.name)
-    return unique_violation(key.name, list(key.columns), key_vals, t.schema, t.name)
+    name, cols = (t.pkey_name, list(t.primary_key or ())) if key is None else (key.name, list(key.columns))
+    return unique_violation(name, cols, key_texts(t, cols, key_vals), t.schema, t.name)
