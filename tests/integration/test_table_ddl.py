@@ -149,3 +149,52 @@ STORAGE_AND_TYPES = [
 
 def test_drop_type_and_set_storage_as_in_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
     same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("ddl")), STORAGE_AND_TYPES).close()
+
+
+#: SET NOT NULL checks the rows; DROP NOT NULL of a key, replica identity or identity
+#: column is refused; RENAME CONSTRAINT renames a key's or UNIQUE constraint's index too.
+NOT_NULL_AND_CONSTRAINT_RENAMES = [
+    "create table nn (id int primary key, a int, b text, c int generated always as identity)",
+    "insert into nn (id, a, b) values (1, 1, null), (2, null, 'x')",
+    "alter table nn alter column a set not null",
+    "alter table nn alter column b set not null",
+    "delete from nn where id = 2",
+    "alter table nn alter column a set not null",
+    "insert into nn (id, a, b) values (3, null, 'y')",
+    "alter table nn alter column a set not null",
+    "alter table nn alter column a drop not null",
+    "alter table nn alter column id drop not null",
+    "alter table nn alter column c drop not null",
+    "alter table nn alter column zz set not null",
+    "alter table nn alter column xmin drop not null",
+    "select attname, attnotnull from pg_attribute where attrelid = 'nn'::regclass and attnum > 0 order by attnum",
+    "create unique index nn_b on nn (b)",
+    "alter table nn alter column b set not null",
+    "update nn set b = 'z' where id = 1",
+    "alter table nn alter column b set not null",
+    "alter table nn replica identity using index nn_b",
+    "alter table nn alter column b drop not null",
+    "insert into nn (id, a, b) values (4, 4, null)",
+    "create table rc (id int primary key, a int unique, b int)",
+    "alter table rc rename constraint rc_a_key to rc_a_uq",
+    "alter table rc rename constraint rc_pkey to rc_pk",
+    "alter table rc rename constraint nope to nope2",
+    "alter table rc rename constraint rc_pk to rc_a_uq",
+    "alter table if exists nope rename constraint a to b",
+    "select conname, conindid::regclass from pg_constraint where conrelid = 'rc'::regclass order by 1",
+    "select indexname from pg_indexes where tablename = 'rc' order by 1",
+    "insert into rc values (1, 1, 1), (1, 2, 2)",
+    "insert into rc values (2, 1, 2)",
+    "alter index rc_pk rename to rc_pk2",
+    "select conname from pg_constraint where conrelid = 'rc'::regclass order by 1",
+    "alter table rc rename to rc2",
+    "insert into rc2 values (5, 5, 5), (5, 6, 6)",
+]
+
+
+def test_not_null_and_constraint_renames_as_in_postgresql(
+    proxy: ProxyServer, pg15: PgCluster
+) -> None:
+    same_answers(
+        proxy.dsn(), pg15.dsn(dbname=pg15.new_database("ddl")), NOT_NULL_AND_CONSTRAINT_RENAMES
+    ).close()

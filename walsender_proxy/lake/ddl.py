@@ -242,6 +242,31 @@ def add_column(
     return [{"op": "put_table", "table": t2.to_json()}]
 
 
+def set_not_null(
+    cat: Catalog, alloc: Alloc, table: str, name: str, not_null: bool, search_path: Sequence[str]
+) -> tuple[list[CatalogOp], Table]:
+    """ALTER COLUMN … SET / DROP NOT NULL (the rows are the caller's to check); DROP of a
+    key, replica identity or identity column is PostgreSQL's 42P16."""
+    t = cat.resolve_table(table, search_path)
+    col = t.column(name)
+    if col is None:
+        if name in SYSTEM_COLUMNS:
+            raise LakeError("0A000", f'cannot alter system column "{name}"')
+        raise LakeError("42703", f'column "{name}" of relation "{t.name}" does not exist')
+    if not not_null:
+        if name in t.primary_key:
+            raise LakeError("42P16", f'column "{name}" is in a primary key')
+        if t.replica_identity == "i" and name in t.identity_index:
+            raise LakeError("42P16", f'column "{name}" is in index used as replica identity')
+        if col.identity:
+            raise LakeError("42601", f'column "{name}" of relation "{t.name}" is an identity column')
+    if col.not_null == not_null:
+        return [], t
+    new = replace(col, not_null=not_null)
+    t2 = replace(t, columns=tuple(new if c is col else c for c in t.columns))
+    return [{"op": "put_table", "table": t2.to_json()}], t2
+
+
 def set_column_storage(
     cat: Catalog, alloc: Alloc, table: str, name: str, storage: str, search_path: Sequence[str]
 ) -> tuple[list[CatalogOp], None]:

@@ -208,19 +208,34 @@ def rename_index(
         if found is None:
             continue
         t, ix = found
-        if ix is None:
-            raise LakeError(
-                "0A000", "renaming a primary key's index is not supported by walsender-proxy"
-            )
-        if cat.relation_exists(t.schema, new_name):
-            raise LakeError("42P07", f'relation "{new_name}" already exists')
-        moved = replace(ix, name=new_name)
-        t2 = replace(
-            t,
-            indexes=tuple(moved if x is ix else x for x in t.indexes),
-            identity_index_name=new_name
-            if t.identity_index_name == ix.name
-            else t.identity_index_name,
-        )
-        return [{"op": "put_table", "table": t2.to_json()}], None
+        return [{"op": "put_table", "table": _renamed(cat, t, ix, new_name).to_json()}], None
     raise LakeError("42P01", f'relation "{name}" does not exist')
+
+
+def _renamed(cat: Catalog, t: Table, ix: Index | None, new_name: str) -> Table:
+    """``t`` with its index ``ix`` (None: the primary key's) named ``new_name``, with the
+    constraint it backs and a replica identity naming it."""
+    if cat.relation_exists(t.schema, new_name):
+        raise LakeError("42P07", f'relation "{new_name}" already exists')
+    old = t.pkey_name if ix is None else ix.name
+    ident = new_name if t.identity_index_name == old else t.identity_index_name
+    if ix is None:
+        return replace(t, pkey_index=new_name, identity_index_name=ident)
+    moved = replace(ix, name=new_name)
+    return replace(
+        t, indexes=tuple(moved if x is ix else x for x in t.indexes), identity_index_name=ident
+    )
+
+
+def rename_constraint(
+    cat: Catalog, alloc: Alloc, table: str, name: str, new_name: str, search_path: Sequence[str]
+) -> tuple[list[CatalogOp], None]:
+    """ALTER TABLE … RENAME CONSTRAINT of the primary key or a UNIQUE constraint (its
+    index is renamed with it, as in PostgreSQL)."""
+    t = cat.resolve_table(table, search_path)
+    if t.primary_key and t.pkey_name == name:
+        return [{"op": "put_table", "table": _renamed(cat, t, None, new_name).to_json()}], None
+    ix = t.index(name)
+    if ix is None or not ix.constraint:
+        raise LakeError("42704", f'constraint "{name}" for table "{t.name}" does not exist')
+    return [{"op": "put_table", "table": _renamed(cat, t, ix, new_name).to_json()}], None

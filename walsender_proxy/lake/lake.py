@@ -814,6 +814,35 @@ class Lake:
                 detail=f"Key ({', '.join(ix.columns)})=({vals}) is duplicated.",
             ).about(schema=t.schema, table=t.name, constraint=ix.name)
 
+    def _check_no_nulls(self, tx: Transaction, t: Table, column: str) -> None:
+        """SET NOT NULL over rows already there (newest committed, own, others' pending:
+        PostgreSQL's ALTER waits for their writers): 23502 if one has a NULL."""
+        col = t.column(column)
+        assert col is not None
+        phys = col.physical
+        with self._dml_lock:
+            latest = self.store.snapshot_query(t, OWN_CSN - 1, own=tx.own_parts(t.oid), with_rid=True, physical=True)
+            found = False
+            queries = [f"SELECT 1 FROM ({latest.sql}) WHERE \"{phys}\" IS NULL LIMIT 1"]
+            for o in self._others(tx):
+                rp = o.pending_by_table().get(t.oid)
+                for c in rp.chunks if rp is not None else ():
+                    if isinstance(c, FileRows):
+                        if phys in c.columns:
+                            queries.append(f"SELECT 1 FROM ({c.sql(OWN_CSN, [phys])}) WHERE \"{phys}\" IS NULL LIMIT 1")
+                    elif phys in c.column_names and c.column(phys).null_count:
+                        found = True
+            cur = self.store.cursor()
+            try:
+                latest.register(cur)
+                found = found or any(cur.sql(q).fetchall() for q in queries)
+            finally:
+                cur.close()
+        if found:
+            raise LakeError("23502", f'column "{column}" of relation "{t.name}" contains null values').about(
+                schema=t.schema, table=t.name, column=column
+            )
+
     def _check_unique_duckdb(
         self,
         tx: Transaction,

@@ -371,7 +371,7 @@ class Transaction:
         n = data.num_rows
         if n == 0:
             return 0
-        _check_not_null(t, data)
+        self._check_not_null(t, data)
         # Check and register atomically: two inserts of one key cannot both pass. One
         # section for all of it: with many sessions, each entry into the statement lock is
         # a chance to queue behind another session's GIL slice.
@@ -479,7 +479,7 @@ class Transaction:
                 data = _to_arrow(t, b)
                 if not data.num_rows:
                     continue
-                _check_not_null(t, data)
+                self._check_not_null(t, data)
                 rids = lake._allocate_rids(data.num_rows)
                 contiguous = contiguous and (n == 0 or int(rids[0]) == hi + 1)
                 lo, hi = (int(rids[0]) if n == 0 else lo), int(rids[-1])
@@ -538,7 +538,7 @@ class Transaction:
         if old.num_rows == 0:
             return 0
         check_replica_identity(self.catalog(), t, "update")
-        _check_not_null(t, new)
+        self._check_not_null(t, new)
         try:
             new = _conform_table(t, new)
         except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as e:
@@ -806,6 +806,33 @@ class Transaction:
     def _lock_rows(self, t: Table, rids: pa.ChunkedArray | pa.Array) -> None:
         arr = rids.combine_chunks() if isinstance(rids, pa.ChunkedArray) else rids
         self.lake._lock_rows(self, t, arr, self.statement_csn())
+
+    def _check_not_null(self, t: Table, data: pa.Table) -> None:
+        """NOT NULL of the transaction's own view of the table and of the newest committed
+        one (a SET NOT NULL made since its snapshot binds it, as PostgreSQL's relcache)."""
+        _check_not_null(t, data)
+        newest = self.lake.catalog_at(self.lake.clock.last_assigned).tables.get(t.oid)
+        if newest is not None and newest is not t and layout(newest).not_null != layout(t).not_null:
+            _check_not_null(newest, data)
+
+    def set_not_null(self, table: str, column: str, not_null: bool) -> None:
+        """ALTER COLUMN … SET / DROP NOT NULL; SET first checks the rows every transaction
+        can see or still commit (23502 ``contains null values``)."""
+        args = (table, column, not_null, self._path())
+        self._check_writable()
+
+        def go() -> None:
+            ops, t = ddl.set_not_null(self._ddl_catalog(), self.lake._allocate_oid, *args)
+            if not ops:
+                return
+            self.lake._take_catalog_lock(self)
+            ops, t = ddl.set_not_null(self._ddl_catalog(), self.lake._allocate_oid, *args)
+            if ops and not_null:
+                self.lake._check_no_nulls(self, t, column)
+            if ops:
+                self._ddl(ops)
+
+        self._guard(go)
 
     def _check_unique(
         self,
@@ -1105,6 +1132,9 @@ class Transaction:
 
     def drop_constraint(self, table: str, name: str, *, if_exists: bool = False) -> None:
         self._run_ddl(index_ddl.drop_constraint, table, name, if_exists, self._path())
+
+    def rename_constraint(self, table: str, name: str, new_name: str) -> None:
+        self._run_ddl(index_ddl.rename_constraint, table, name, new_name, self._path())
 
     def rename_index(self, name: str, new_name: str) -> None:
         self._run_ddl(index_ddl.rename_index, self._named(name), new_name, self._path())

@@ -498,6 +498,8 @@ def alter_table(
                 else reloptions.reset_options(current, cmd.def_)
             )
             tx.set_reloptions(table, options)
+        elif t in (enums.AlterTableType.AT_SetNotNull, enums.AlterTableType.AT_DropNotNull):
+            tx.set_not_null(table, cmd.name, t == enums.AlterTableType.AT_SetNotNull)
         elif t == enums.AlterTableType.AT_SetStorage:
             _set_storage(tx, table, cmd.name, cmd.def_.sval)
         elif t == enums.AlterTableType.AT_AddConstraint and cmd.def_.contype == enums.ConstrType.CONSTR_UNIQUE:
@@ -554,6 +556,12 @@ def rename(tx: Transaction, s: ast.RenameStmt, notices: list[Notice] | None = No
         return viewed
     if s.renameType == enums.ObjectType.OBJECT_INDEX:
         return index_sql.rename(tx, s, notices if notices is not None else [])
+    if s.renameType == enums.ObjectType.OBJECT_TABCONSTRAINT:
+        if s.missing_ok and _missing(tx, s.relation):
+            _skipping(notices, "00000", f'relation "{s.relation.relname}" does not exist')
+        else:
+            tx.rename_constraint(qualified(s.relation), s.subname, s.newname)
+        return "ALTER TABLE"
     table = s.renameType == enums.ObjectType.OBJECT_TABLE
     column = s.renameType == enums.ObjectType.OBJECT_COLUMN and s.relationType == enums.ObjectType.OBJECT_TABLE
     if s.renameType == enums.ObjectType.OBJECT_SEQUENCE or (table and _is_sequence(tx, qualified(s.relation))):
