@@ -512,6 +512,8 @@ class Catalog:
     next_oid: int = FIRST_USER_OID
     sequences: Mapping[int, Sequence] = field(default_factory=lambda: _frozen({}))
     views: Mapping[int, View] = field(default_factory=lambda: _frozen({}))
+    #: COMMENT ON texts (``pg_description``) by ``"classoid:objoid:objsubid"``.
+    comments: Mapping[str, str] = field(default_factory=lambda: _frozen({}))
 
     # -- lookups -------------------------------------------------------------------------
     def find_table(self, schema: str, name: str) -> Table | None:
@@ -647,6 +649,13 @@ class Catalog:
             views = dict(self.views)
             views.pop(op["oid"], None)
             return replace(self, views=_frozen(views))
+        if kind == "put_comment":
+            comments = dict(self.comments)
+            if op["text"] is None:
+                comments.pop(op["key"], None)
+            else:
+                comments[op["key"]] = op["text"]
+            return replace(self, comments=_frozen(comments))
         raise ValueError(f"unknown catalog op {kind!r}")
 
     def to_json(self) -> dict[str, Any]:
@@ -657,6 +666,7 @@ class Catalog:
             "next_oid": self.next_oid,
             "sequences": [sq.to_json() for sq in self.sequences.values()],
             "views": [v.to_json() for v in self.views.values()],
+            **({"comments": dict(self.comments)} if self.comments else {}),
         }
 
     @classmethod
@@ -672,6 +682,7 @@ class Catalog:
             d["next_oid"],
             _frozen({sq.oid: sq for sq in seqs}),
             _frozen({v.oid: v for v in views}),
+            _frozen(d.get("comments", {})),
         )
 
 

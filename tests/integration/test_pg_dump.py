@@ -26,6 +26,11 @@ SCHEMA = [
     "CREATE UNIQUE INDEX ON app.orders (customer, placed) NULLS NOT DISTINCT",
     "ALTER TABLE items ADD CONSTRAINT items_order_sku UNIQUE (order_id, sku)",
     "CREATE INDEX ON items USING hash (ok)",
+    "COMMENT ON TABLE items IS 'what was ordered'",
+    "COMMENT ON COLUMN app.orders.doc IS 'the order''s document'",
+    "COMMENT ON SCHEMA app IS 'the application'",
+    "COMMENT ON INDEX items_sku IS 'by sku'",
+    "COMMENT ON CONSTRAINT items_order_sku ON items IS 'one line a sku'",
     "INSERT INTO app.orders VALUES (1, 'ann', 12.50, '2024-01-02 03:04:05+00', '{a,\"b c\"}', '{\"k\": [1, 2]}'), "
     "(2, 'bob', NULL, NULL, NULL, NULL)",
     "INSERT INTO items VALUES (1, 'X-1', 3, 1.005, true), (2, NULL, NULL, NULL, NULL)",

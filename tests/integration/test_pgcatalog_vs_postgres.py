@@ -62,6 +62,8 @@ CREATE TABLE s1.t_multi (a integer NOT NULL, b text NOT NULL, c date, PRIMARY KE
 CREATE INDEX t_multi_c ON s1.t_multi (c DESC NULLS LAST) INCLUDE (b);
 ALTER TABLE s1.t_multi ADD CONSTRAINT t_multi_c_key UNIQUE NULLS NOT DISTINCT (c);
 CREATE INDEX ON public.t_nokey USING hash (v);
+COMMENT ON TABLE s1.t_multi IS 'two keys';
+COMMENT ON COLUMN s1.t_multi.c IS 'a date';
 CREATE PUBLICATION pub_main FOR TABLE public.t_pk, public.t_nokey, public.t_full, public.t_uidx,
   public.t_dropped, TABLES IN SCHEMA s1;
 CREATE PUBLICATION pub_filter FOR TABLE public.t_filtered (id, region, amount)
@@ -140,6 +142,9 @@ def build_lake(root: Path) -> Lake:
             primary_key=["a", "b"],
         )
         tx.create_index("s1.t_multi", "t_multi_c", ["c"], options=[1], include=["b"])
+        multi = tx.table("s1.t_multi").oid
+        tx.set_comment(1259, multi, 0, "two keys")
+        tx.set_comment(1259, multi, 3, "a date")
         tx.create_index("s1.t_multi", "t_multi_c_key", ["c"], unique=True, nulls_not_distinct=True, constraint=True)
         tx.create_publication(
             "pub_main",

@@ -198,3 +198,46 @@ def test_not_null_and_constraint_renames_as_in_postgresql(
     same_answers(
         proxy.dsn(), pg15.dsn(dbname=pg15.new_database("ddl")), NOT_NULL_AND_CONSTRAINT_RENAMES
     ).close()
+
+
+#: COMMENT ON: pg_description rows, obj_description/col_description, transactional,
+#: following their object through a rename.
+COMMENTS = [
+    "create schema cs",
+    "create table cs.ct (id int primary key, a text, constraint ct_a unique (a))",
+    "create view cv as select 1 as one, 2 as two",
+    "create sequence csq",
+    "create index ct_idx on cs.ct (a)",
+    "comment on table cs.ct is 'a table'",
+    "comment on column cs.ct.a is 'a column'",
+    "comment on view cv is 'a view'",
+    "comment on column cv.two is 'view col'",
+    "comment on sequence csq is 'a seq'",
+    "comment on index cs.ct_idx is 'an index'",
+    "comment on schema cs is 'a schema'",
+    "comment on schema public is 'mine'",
+    "comment on constraint ct_a on cs.ct is 'uq'",
+    "comment on constraint ct_pkey on cs.ct is 'pk'",
+    "comment on table cv is 'x'",
+    "comment on view cs.ct is 'x'",
+    "comment on table nope is 'x'",
+    "comment on column cs.ct.zz is 'x'",
+    "comment on schema nope is 'x'",
+    "comment on constraint nope on cs.ct is 'x'",
+    "select obj_description('cs.ct'::regclass, 'pg_class'), col_description('cs.ct'::regclass, 2), obj_description('cv'::regclass), col_description('cv'::regclass, 2)",
+    "select obj_description('cs'::regnamespace, 'pg_namespace'), obj_description('public'::regnamespace, 'pg_namespace')",
+    "select c.relname, d.objsubid, d.description from pg_description d join pg_class c on c.oid = d.objoid where d.classoid = 'pg_class'::regclass order by 1, 2",
+    "select conname, d.description from pg_description d join pg_constraint c on c.oid = d.objoid order by 1",
+    "comment on column cs.ct.a is null",
+    "comment on table cs.ct is ''",
+    "alter table cs.ct rename to ct2",
+    "select c.relname, d.objsubid, d.description from pg_description d join pg_class c on c.oid = d.objoid where d.classoid = 'pg_class'::regclass order by 1, 2",
+    "begin",
+    "comment on table csq is 'rolled back'",
+    "rollback",
+    "select obj_description('csq'::regclass, 'pg_class')",
+]
+
+
+def test_comments_as_in_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("ddl")), COMMENTS).close()

@@ -1133,6 +1133,17 @@ class Transaction:
     def drop_constraint(self, table: str, name: str, *, if_exists: bool = False) -> None:
         self._run_ddl(index_ddl.drop_constraint, table, name, if_exists, self._path())
 
+    def set_comment(self, classoid: int, objoid: int, subid: int, text: str | None) -> None:
+        """COMMENT ON: the object's ``pg_description`` text (None or "": removed)."""
+
+        def build(cat: Catalog, alloc: Any) -> tuple[list[CatalogOp], None]:
+            key = f"{classoid}:{objoid}:{subid}"
+            if cat.comments.get(key) == (text or None):
+                return [], None
+            return [{"op": "put_comment", "key": key, "text": text or None}], None
+
+        self._run_ddl(build)
+
     def rename_constraint(self, table: str, name: str, new_name: str) -> None:
         self._run_ddl(index_ddl.rename_constraint, table, name, new_name, self._path())
 

@@ -49,6 +49,7 @@ from walsender_proxy.backend.settings import Settings
 from walsender_proxy.lake import Isolation, Transaction
 from walsender_proxy.lake.transaction import State
 from walsender_proxy.sql import (
+    comment_sql,
     ddl_sql,
     explain,
     index_sql,
@@ -808,6 +809,8 @@ class Executor:
                 return
             yield from notices
             yield Done(tag)
+        elif isinstance(node, ast.CommentStmt):
+            yield Done(comment_sql.comment(self._statement_tx(), node))
         elif isinstance(node, ast.IndexStmt):
             notices = []
             tag = index_sql.create_index(self._statement_tx(), node, self.explicit or self.implicit_block, notices)

@@ -1447,6 +1447,17 @@ _NAMESPACE_DESCRIPTIONS = {
 }
 
 
+def _commentable(s: CatalogSnapshot) -> set[tuple[int, int]]:
+    """(classoid, objoid) of the user objects a comment may be on (a dropped one's stays
+    in the catalog but shows nowhere)."""
+    pg_class = PG_CATALOG["pg_class"].oid
+    out = {(pg_class, r.oid) for r in (*s.user_tables, *s.views, *s.sequences)}
+    out |= {(pg_class, ix.oid) for ix in s.indexes}
+    out |= {(PG_CATALOG["pg_constraint"].oid, ix.constraint) for ix in s.indexes if ix.constraint}
+    out |= {(PG_CATALOG["pg_namespace"].oid, oid) for oid, _ in s.namespaces}
+    return out
+
+
 @_rows("pgc_pg_description")
 def _pg_description(s: CatalogSnapshot) -> list[dict[str, Any]]:
     nsp_class = PG_CATALOG["pg_namespace"].oid
@@ -1458,7 +1469,15 @@ def _pg_description(s: CatalogSnapshot) -> list[dict[str, Any]]:
             "description": "PL/pgSQL procedural language",
         }
     ]
+    comments = s.catalog.comments
+    live = _commentable(s)
+    for key, text in sorted(comments.items()):
+        classoid, objoid, subid = (int(x) for x in key.split(":"))
+        if (classoid, objoid) in live:
+            out.append({"objoid": objoid, "classoid": classoid, "objsubid": subid, "description": text})
     for oid, name in s.namespaces:
+        if f"{nsp_class}:{oid}:0" in comments:
+            continue  # (COMMENT ON SCHEMA replaced its built-in text)
         if name in _NAMESPACE_DESCRIPTIONS:
             out.append(
                 {
