@@ -209,10 +209,26 @@ KEY_TYPES = [
 ]
 
 
+#: int2vector/oidvector columns print and cast as PostgreSQL's (``1 2``, zero-based).
+VECTORS = [
+    "create table iv (a int, b int, c int)",
+    "create unique index iv_ab on iv (b desc, a)",
+    "select indkey::text, indoption::text, indclass::text = '', indcollation::text from pg_index where indexrelid = 'iv_ab'::regclass",
+    "select indkey, indkey[0], indkey::int2[] from pg_index where indexrelid = 'iv_ab'::regclass",
+]
+
+
 @pytest.mark.parametrize(
     "statements",
-    [INDEXES, UNIQUE_CONSTRAINTS, BUILDS_AND_CONFLICTS, REPLICA_IDENTITY, KEY_TYPES],
-    ids=["indexes", "unique-constraints", "builds-and-conflicts", "replica-identity", "key-types"],
+    [INDEXES, UNIQUE_CONSTRAINTS, BUILDS_AND_CONFLICTS, REPLICA_IDENTITY, KEY_TYPES, VECTORS],
+    ids=[
+        "indexes",
+        "unique-constraints",
+        "builds-and-conflicts",
+        "replica-identity",
+        "key-types",
+        "vectors",
+    ],
 )
 def test_indexes_as_in_postgresql(
     proxy: ProxyServer, pg15: PgCluster, statements: list[str]

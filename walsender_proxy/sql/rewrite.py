@@ -2791,6 +2791,8 @@ class _Rewriter:
         if target in ("int2vector", "oidvector"):
             elem = "smallint" if target == "int2vector" else "uinteger"
             return _cast(arg, elem, array=True), T(target, zero_based=True)
+        if target in ("text", "varchar", "bpchar", "name") and t is not None and t.name in _VECTORS:
+            return _call("array_to_string", arg, _str(" ")), T(target)  # (int2vectorout: ``1 2``)
         if target in ("text", "varchar", "bpchar", "name") and t is not None and t.is_array:
             if array_exprs.depth(t.name) > 1:  # (DuckDB prints a nested list its own way)
                 raise self.fail("0A000", f"a cast of a multidimensional array to {_type_display(T(target))} is not supported by walsender-proxy", node)
