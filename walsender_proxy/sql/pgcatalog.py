@@ -2993,6 +2993,8 @@ def translate_error(exc: BaseException) -> PgError:
         return PgError("42703", f'column "{m.group(1)}" does not exist')
     if "Division by zero" in text or "division by zero" in text:
         return PgError("22012", "division by zero")
+    if first.endswith("interval cannot be 0!"):  # (generate_series' step)
+        return PgError("22023", "step size cannot equal zero")
     m = re.search(r"Values were not provided for the following parameters: (\d+)", text)
     if m:
         return PgError("42P02", f"there is no parameter ${m.group(1)}")
