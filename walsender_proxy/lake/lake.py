@@ -780,16 +780,7 @@ class Lake:
         with self._dml_lock:
             latest = self.store.snapshot_query(t, OWN_CSN - 1, own=tx.own_parts(t.oid), with_rid=True, physical=True)
             pool = f"SELECT _rid, {key_list} FROM ({latest.sql})"
-            others: list[pa.Table] = []
-            other_files: list[str] = []
-            for o in self._others(tx):
-                rp = o.pending_by_table().get(t.oid)
-                for c in rp.chunks if rp is not None else ():
-                    if isinstance(c, FileRows):
-                        if set(phys) <= set(c.columns):
-                            other_files.append(f"SELECT _rid, {key_list} FROM ({c.sql(OWN_CSN, phys)})")
-                    elif c.num_rows and set(phys) <= set(c.column_names):
-                        others.append(c.select([RID, *phys]))
+            others, other_files = self._others_pending(tx, t, phys, with_rid=True)
             cur = self.store.cursor()
             try:
                 latest.register(cur)
@@ -814,6 +805,25 @@ class Lake:
                 detail=f"Key ({', '.join(ix.columns)})=({vals}) is duplicated.",
             ).about(schema=t.schema, table=t.name, constraint=ix.name)
 
+    def _others_pending(
+        self, tx: Transaction, t: Table, cols: Sequence[str], *, with_rid: bool = False, where: str = ""
+    ) -> tuple[list[pa.Table], list[str]]:
+        """Other open transactions' pending row versions of ``t`` with all of ``cols`` (a
+        delete's chunk, ``_rid`` alone, has none): those in memory as tables of ``cols``
+        (and ``_rid``), those in files as queries over them (rows matching ``where``)."""
+        chunks: list[pa.Table] = []
+        files: list[str] = []
+        picked = ", ".join(f'"{c}"' for c in ([RID, *cols] if with_rid else cols))
+        for o in self._others(tx):
+            rp = o.pending_by_table().get(t.oid)
+            for c in rp.chunks if rp is not None else ():
+                if isinstance(c, FileRows):
+                    if set(cols) <= set(c.columns):
+                        files.append(f"SELECT {picked} FROM ({c.sql(OWN_CSN, list(cols))})" + (f" WHERE {where}" if where else ""))
+                elif c.num_rows and set(cols) <= set(c.column_names):
+                    chunks.append(c.select([RID, *cols] if with_rid else list(cols)))
+        return chunks, files
+
     def _check_no_nulls(self, tx: Transaction, t: Table, column: str) -> None:
         """SET NOT NULL over rows already there (newest committed, own, others' pending:
         PostgreSQL's ALTER waits for their writers): 23502 if one has a NULL."""
@@ -822,16 +832,10 @@ class Lake:
         phys = col.physical
         with self._dml_lock:
             latest = self.store.snapshot_query(t, OWN_CSN - 1, own=tx.own_parts(t.oid), with_rid=True, physical=True)
-            found = False
-            queries = [f"SELECT 1 FROM ({latest.sql}) WHERE \"{phys}\" IS NULL LIMIT 1"]
-            for o in self._others(tx):
-                rp = o.pending_by_table().get(t.oid)
-                for c in rp.chunks if rp is not None else ():
-                    if isinstance(c, FileRows):
-                        if phys in c.columns:
-                            queries.append(f"SELECT 1 FROM ({c.sql(OWN_CSN, [phys])}) WHERE \"{phys}\" IS NULL LIMIT 1")
-                    elif phys in c.column_names and c.column(phys).null_count:
-                        found = True
+            chunks, files = self._others_pending(tx, t, [phys], where=f'"{phys}" IS NULL')
+            found = any(c.column(phys).null_count for c in chunks)
+            queries = [f'SELECT 1 FROM ({latest.sql}) WHERE "{phys}" IS NULL', *files]
+            queries = [f"{q} LIMIT 1" for q in queries]
             cur = self.store.cursor()
             try:
                 latest.register(cur)
@@ -898,18 +902,7 @@ class Lake:
             )
             # Other transactions' pending row versions (their write chunks: deletes carry
             # just _rid); the keys only, and from files only the rows with the new keys.
-            others: list[pa.Table] = []
-            other_files: list[str] = []
-            for o in self._others(tx):
-                rp = o.pending_by_table().get(t.oid)
-                for c in rp.chunks if rp is not None else ():
-                    if isinstance(c, FileRows):
-                        if set(keys) <= set(c.columns):
-                            other_files.append(
-                                f"SELECT {key_list} FROM ({c.sql(OWN_CSN, keys)}) WHERE {in_new}"
-                            )
-                    elif c.num_rows and set(keys) <= set(c.column_names):
-                        others.append(c.select(keys))
+            others, other_files = self._others_pending(tx, t, keys, where=in_new)
             cur = self.store.cursor()
             try:
                 latest.register(cur)
