@@ -122,6 +122,16 @@ UNIQUE_CONSTRAINTS = [
     "CREATE TABLE uq_pk3_pkey (a int)",
     "CREATE TABLE uq_pk3 (a int PRIMARY KEY)",
     CONSTRAINTS.format(t="uq_pk3"),
+    "CREATE TABLE ac (id int PRIMARY KEY)",
+    'create table ac (id int primary key)',
+    'insert into ac values (1), (2)',
+    'alter table ac add column e int unique',
+    'alter table ac add column f int default 5 unique',
+    'alter table ac add column g int default 5',
+    'alter table ac add column h serial unique',
+    "select indexname, indexdef from pg_indexes where tablename = 'ac' order by 1",
+    'insert into ac (id, e) values (3, null), (4, null)',
+    'insert into ac (id, e) values (5, 1), (6, 1)',
 ]
 
 BUILDS_AND_CONFLICTS = [

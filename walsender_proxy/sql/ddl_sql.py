@@ -455,7 +455,8 @@ def alter_table(
                 continue
             p = column_defs.plan(d, s.relation.relname, type_text, unsupported, _constraint_name)
             if p.primary:
-                raise unsupported("constraints in ADD COLUMN")
+                raise unsupported("PRIMARY KEY in ADD COLUMN")
+            uniques = [index_sql.unique_constraint(c, d.colname) for c in p.unique]
             tbl = tx.table(table)
             if tbl.column(d.colname) is not None:  # (before the default: PostgreSQL's order)
                 raise PgError("42701", f'column "{d.colname}" of relation "{s.relation.relname}" already exists')
@@ -471,6 +472,8 @@ def alter_table(
                 if fill is None:
                     raise unsupported("ADD COLUMN … DEFAULT here")
                 fill(tx, table, d.colname)
+            for u in uniques:  # (after the rows have the column's values, as PostgreSQL builds it)
+                index_sql.add_unique(tx, table, u)
         elif t == enums.AlterTableType.AT_ColumnDefault:
             tbl = tx.table(table)
             col = tbl.column(cmd.name)
