@@ -1101,6 +1101,11 @@ def test_a_parameter_with_trailing_junk_is_a_syntax_error(proxy: ProxyServer, pg
 
 #: Errors DuckDB raises in its own words for what PostgreSQL words otherwise.
 DUCKDB_WORDED = [
+    'create table ci (a bigint, b text)',
+    "insert into ci values (1, '1')",
+    'select * from ci where a in (select b from ci)',
+    'select * from ci where b in (select a from ci)',
+    'select * from ci where a = any (select b from ci)',
     'SELECT CAST(4567890123456789::int8 AS oid)',
     'SELECT CAST(-1::int8 AS oid)',
     'SELECT * FROM generate_series(1::int8, 10::int8, 0)',

@@ -2973,6 +2973,15 @@ def no_such_function(message: str) -> PgError | None:
 _INT_NAMES = {"INT16": "smallint", "INT32": "integer", "INT64": "bigint"}
 
 
+#: DuckDB's type names as PostgreSQL's messages print the types they stand for.
+_DUCK_DISPLAY = {
+    "SMALLINT": "smallint", "INTEGER": "integer", "BIGINT": "bigint", "DOUBLE": "double precision",
+    "FLOAT": "real", "BOOLEAN": "boolean", "DATE": "date", "VARCHAR": "text", "BLOB": "bytea",
+    "UUID": "uuid", "INTERVAL": "interval", "TIME": "time without time zone",
+    "TIMESTAMP": "timestamp without time zone", "TIMESTAMP WITH TIME ZONE": "timestamp with time zone",
+}  # fmt: skip
+
+
 def translate_error(exc: BaseException) -> PgError:
     """A DuckDB exception raised while running rewritten SQL, as PostgreSQL would report it."""
     if isinstance(exc, PgError):
@@ -2995,6 +3004,13 @@ def translate_error(exc: BaseException) -> PgError:
         return PgError("22012", "division by zero")
     if first.endswith("interval cannot be 0!"):  # (generate_series' step)
         return PgError("22023", "step size cannot equal zero")
+    m = re.search(r"Cannot compare values of type (\w+) and (\w+) in IN/ANY/ALL clause", first)
+    if m and m.group(1) in _DUCK_DISPLAY and m.group(2) in _DUCK_DISPLAY:  # (IN (SELECT …) of another type)
+        return PgError(
+            "42883",
+            f"operator does not exist: {_DUCK_DISPLAY[m.group(1)]} = {_DUCK_DISPLAY[m.group(2)]}",
+            hint="No operator matches the given name and argument types. You might need to add explicit type casts.",
+        )
     m = re.search(r"Values were not provided for the following parameters: (\d+)", text)
     if m:
         return PgError("42P02", f"there is no parameter ${m.group(1)}")
