@@ -1045,7 +1045,7 @@ class Executor:
                 tx.abort()
                 raise PgError("0A000", "cannot PREPARE a transaction that has operated on temporary objects")
             if tx.xid is None:
-                tx._ensure_xid()
+                tx.ensure_xid()
             tx.prepare(s.gid)
             yield Done("PREPARE TRANSACTION")
             return
