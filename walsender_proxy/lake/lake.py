@@ -1051,7 +1051,7 @@ class Lake:
                 "53200", "maximum number of prepared transactions reached",
                 hint=f"Increase max_prepared_transactions (currently {MAX_PREPARED_TRANSACTIONS}).",
             )  # fmt: skip
-        xid = tx._ensure_xid()
+        xid = tx.ensure_xid()
         _, end = self.log.append(R.Prepare(xid, gid, pg_now()))
         tx.gid = gid
         self.log.flush(end)

@@ -306,7 +306,9 @@ class Transaction:
         if not self._in_section:
             self._guard(self._maybe_spill)
 
-    def _ensure_xid(self) -> int:
+    def ensure_xid(self) -> int:
+        """The transaction's xid, assigned now if it has none yet (PostgreSQL assigns one at
+        the first write, or when txid_current() or PREPARE TRANSACTION asks)."""
         if self.xid is None:
             self.xid = self.lake._register_xid(self)
         return self.xid
@@ -469,7 +471,7 @@ class Transaction:
         lock section, the file is logged and becomes the statement's pending rows (as a big
         INSERT's changeset does in :meth:`_log_change`)."""
         lake = self.lake
-        xid = self._ensure_xid()
+        xid = self.ensure_xid()
         tmp = lake.changeset_tmp(xid)
         cols = key_columns(t)
         writer: pq.ParquetWriter | None = None
@@ -619,7 +621,7 @@ class Transaction:
         ts = [self.table(x) for x in tables]
         for t in ts:
             self.lake._lock_table(self, t)
-        xid = self._ensure_xid()
+        xid = self.ensure_xid()
         self._log(
             R.Truncate(xid, self._subxid, tuple(t.oid for t in ts), cascade, restart_identity)
         )
@@ -714,7 +716,7 @@ class Transaction:
         """Log the statement. A statement logged as a changeset has its rows in Parquet
         beside the log from now on: its pending part reads them there (spill.py) and lets
         the memory go."""
-        xid = self._ensure_xid()
+        xid = self.ensure_xid()
         rec = self.lake._change_record(xid, self._subxid, t.oid, op, new, old)
         self._log(rec)
         written = getattr(rec, "written", None)
@@ -849,7 +851,7 @@ class Transaction:
         """``pg_logical_emit_message``; returns the message's LSN."""
         self._check_active()
         data = payload.encode() if isinstance(payload, str) else bytes(payload)
-        xid = self._ensure_xid()
+        xid = self.ensure_xid()
         lsn, _ = self._log(R.Message(xid, self._subxid, transactional, prefix, data))
         return lsn
 
@@ -862,7 +864,7 @@ class Transaction:
         return cat
 
     def _ddl(self, ops: list[CatalogOp]) -> None:
-        xid = self._ensure_xid()
+        xid = self.ensure_xid()
         self._log(R.CatalogChange(xid, self._subxid, tuple(ops)))
         self._ops.extend((self._subxid, o) for o in ops)
 
@@ -1206,6 +1208,11 @@ class Transaction:
         self._run_ddl(ddl.drop_publication, name, if_exists)
 
     # -- savepoints ----------------------------------------------------------------------
+    @property
+    def in_subtransaction(self) -> bool:
+        """A savepoint is open (PostgreSQL's IsSubTransaction)."""
+        return bool(self._savepoints)
+
     def savepoint(self, name: str) -> None:
         self._check_active()
         sub = self._next_subxid

@@ -61,11 +61,14 @@ from walsender_proxy.sql import (
     window_frames,
 )
 from walsender_proxy.sql.cursors import SqlCursor
-from walsender_proxy.sql.engine import Engine, check_result_formats, param_receivable, returning
+from walsender_proxy.sql.engine import Engine
 from walsender_proxy.sql.param_context import FindTable, context_param_types
+from walsender_proxy.sql.param_recv import param_receivable
 from walsender_proxy.sql.portals import Portal, Prepared
+from walsender_proxy.sql.result_rows import check_result_formats
 from walsender_proxy.sql.sequences import SessionSequences
 from walsender_proxy.sql.session_zone import timezone_interval
+from walsender_proxy.sql.statement_nodes import returning
 from walsender_proxy.sql.udf_errors import udf_error
 
 USER_REQUEST = "user request"
@@ -1045,7 +1048,7 @@ class Executor:
                 tx.abort()
                 raise PgError("0A000", "cannot PREPARE a transaction that has operated on temporary objects")
             if tx.xid is None:
-                tx._ensure_xid()
+                tx.ensure_xid()
             tx.prepare(s.gid)
             yield Done("PREPARE TRANSACTION")
             return

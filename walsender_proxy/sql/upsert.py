@@ -12,7 +12,8 @@ constraint, 42704 for an unknown constraint name, 42601 for DO UPDATE without a 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -26,12 +27,17 @@ from walsender_proxy.sql.identity import check_update
 
 if TYPE_CHECKING:
     from walsender_proxy.lake import Transaction
-    from walsender_proxy.sql.engine import Engine
 
 __all__ = ["POS", "arbiter", "positions", "split"]
 
 #: The column that carries each proposed row's position through the split.
 POS = "__wp_pos"
+
+
+class KeyLookup(Protocol):
+    """What the split needs of the engine: the proposed keys the table already holds."""
+
+    def existing_keys(self, tx: Transaction, t: Table, key: Sequence[str], proposed: pa.Table) -> list[tuple[Any, ...]]: ...
 
 
 def positions(rows: pa.Table) -> np.ndarray:
@@ -97,7 +103,7 @@ def _keys(data: pa.Table, t: Table, key: tuple[str, ...]) -> list[tuple[Any, ...
 
 
 def split(
-    engine: Engine, tx: Transaction, t: Table, key: tuple[str, ...], proposed: pa.Table, update: bool
+    engine: KeyLookup, tx: Transaction, t: Table, key: tuple[str, ...], proposed: pa.Table, update: bool
 ) -> tuple[pa.Table, pa.Table]:
     """(rows to insert, proposed rows that conflict with a row in the table), the proposed
     rows in storage form under the table's column names."""
