@@ -27,6 +27,7 @@ import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -81,8 +82,6 @@ from walsender_proxy.sql.statement_nodes import (
 )
 
 if TYPE_CHECKING:
-    import duckdb
-
     from walsender_proxy.sql.services import SessionState
 
 #: Rows per batch of an INSERT … SELECT's result (a changeset row group).
