@@ -150,6 +150,9 @@ class Column:
     #: ``a`` GENERATED ALWAYS / ``d`` BY DEFAULT AS IDENTITY (``pg_attribute.attidentity``);
     #: ``default`` is then its sequence's nextval, which PostgreSQL keeps out of pg_attrdef.
     identity: str = ""
+    #: ``pg_attribute.attstorage`` set by ALTER COLUMN … SET STORAGE ("": the type's own).
+    #: The lake stores every value the same way; the setting is kept for clients.
+    storage: str = ""
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -165,6 +168,8 @@ class Column:
             d["has_missing"] = True
         if self.identity:
             d["identity"] = self.identity
+        if self.storage:
+            d["storage"] = self.storage
         return d
 
     @classmethod
@@ -179,7 +184,58 @@ class Column:
             ColumnDefault.from_json(dflt) if dflt is not None else None,
             d.get("has_missing", False),
             d.get("identity", ""),
+            d.get("storage", ""),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Index:
+    """An index other than the primary key's (``pg_class`` relkind ``i`` and its
+    ``pg_index`` row): btree or hash over plain columns, kept by their names (renamed with
+    them). ``unique`` ones are enforced by the lake (23505 naming the index);
+    ``constraint`` is the OID of the UNIQUE constraint it was made for (``pg_constraint``
+    contype ``u``), 0 for a plain CREATE INDEX. ``options`` holds PostgreSQL's ``indoption``
+    bits per key column (1 DESC, 2 NULLS FIRST); ``include`` the INCLUDE columns."""
+
+    oid: int
+    name: str
+    columns: tuple[str, ...]
+    unique: bool = False
+    nulls_not_distinct: bool = False
+    method: str = "btree"
+    options: tuple[int, ...] = ()
+    include: tuple[str, ...] = ()
+    constraint: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "oid": self.oid,
+            "name": self.name,
+            "columns": list(self.columns),
+            "unique": self.unique,
+            "nulls_not_distinct": self.nulls_not_distinct,
+            "method": self.method,
+            "options": list(self.options),
+            "include": list(self.include),
+            "constraint": self.constraint,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Index:
+        return cls(
+            d["oid"], d["name"], tuple(d["columns"]), d["unique"], d["nulls_not_distinct"],
+            d["method"], tuple(d["options"]), tuple(d["include"]), d["constraint"],
+        )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class UniqueKey:
+    """A set of columns no two live rows of a table may share (the primary key or a unique
+    index), as the lake checks it: ``name`` is the index 23505 names."""
+
+    name: str
+    columns: tuple[str, ...]
+    nulls_not_distinct: bool = True  # (a primary key's columns are never null)
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +252,13 @@ class Table:
     next_attnum: int = 1
     #: Storage parameters (``fillfactor=70``) as pg_class.reloptions shows them.
     reloptions: tuple[str, ...] = ()
+    #: Indexes besides the primary key's, in creation order.
+    indexes: tuple[Index, ...] = ()
+    #: The index REPLICA IDENTITY USING INDEX names (its columns: ``identity_index``).
+    identity_index_name: str = ""
+    #: The primary key's index name once it is no longer ``<name>_pkey`` (a RENAME of the
+    #: table keeps it, as in PostgreSQL); "" while it is.
+    pkey_index: str = ""
 
     @property
     def qualified_name(self) -> str:
@@ -210,6 +273,20 @@ class Table:
     @property
     def column_names(self) -> list[str]:
         return [c.name for c in self.columns]
+
+    @property
+    def pkey_name(self) -> str:
+        """The primary key's index (and constraint) name, as PostgreSQL chooses it."""
+        return self.pkey_index or pkey_name(self.name)
+
+    def unique_keys(self) -> list[UniqueKey]:
+        """What the lake checks on every write: the primary key, then each unique index."""
+        out = [UniqueKey(self.pkey_name, self.primary_key)] if self.primary_key else []
+        out += [UniqueKey(ix.name, ix.columns, ix.nulls_not_distinct) for ix in self.indexes if ix.unique]
+        return out
+
+    def index(self, name: str) -> Index | None:
+        return next((ix for ix in self.indexes if ix.name == name), None)
 
     def identity_columns(self) -> tuple[str, ...]:
         """Columns that identify a row to a subscriber (the old-key of Update/Delete)."""
@@ -239,6 +316,9 @@ class Table:
             "used_physical": sorted(self.used_physical),
             "next_attnum": self.next_attnum,
             **({"reloptions": list(self.reloptions)} if self.reloptions else {}),
+            **({"indexes": [ix.to_json() for ix in self.indexes]} if self.indexes else {}),
+            **({"identity_index_name": self.identity_index_name} if self.identity_index_name else {}),
+            **({"pkey_index": self.pkey_index} if self.pkey_index else {}),
         }
 
     @classmethod
@@ -254,7 +334,29 @@ class Table:
             frozenset(d["used_physical"]),
             d["next_attnum"],
             tuple(d.get("reloptions", ())),
+            tuple(Index.from_json(ix) for ix in d.get("indexes", ())),
+            d.get("identity_index_name", ""),
+            d.get("pkey_index", ""),
         )
+
+
+def pkey_name(table: str) -> str:
+    """``<table>_pkey``, cut to 63 bytes as PostgreSQL's ChooseRelationName cuts it."""
+    return choose_name(table, "", "pkey")
+
+
+def choose_name(name1: str, name2: str, label: str) -> str:
+    """PostgreSQL's makeObjectName: ``name1_name2_label`` within NAMEDATALEN-1 bytes, the
+    longer of the two names cut first."""
+    overhead = len(label.encode()) + 1 + (1 if name2 else 0)
+    n1, n2 = name1.encode(), name2.encode()
+    while len(n1) + len(n2) + overhead > 63:
+        if len(n1) > len(n2):
+            n1 = n1[:-1]
+        else:
+            n2 = n2[:-1]
+    a, b = n1.decode(errors="ignore"), n2.decode(errors="ignore")
+    return "_".join(x for x in (a, b, label) if x)
 
 
 @dataclass(frozen=True, slots=True)
@@ -497,6 +599,8 @@ class Catalog:
     sequences: Mapping[int, Sequence] = field(default_factory=lambda: _frozen({}))
     views: Mapping[int, View] = field(default_factory=lambda: _frozen({}))
     functions: Mapping[int, Function] = field(default_factory=lambda: _frozen({}))
+    #: COMMENT ON texts (``pg_description``) by ``"classoid:objoid:objsubid"``.
+    comments: Mapping[str, str] = field(default_factory=lambda: _frozen({}))
 
     # -- lookups -------------------------------------------------------------------------
     def find_table(self, schema: str, name: str) -> Table | None:
@@ -517,12 +621,26 @@ class Catalog:
                 return v
         return None
 
+    def find_index(self, schema: str, name: str) -> tuple[Table, Index | None] | None:
+        """The table whose index is ``name`` and that index (None for the primary key's)."""
+        for t in self.tables.values():
+            if t.schema != schema:
+                continue
+            if t.primary_key and t.pkey_name == name:
+                return t, None
+            ix = t.index(name)
+            if ix is not None:
+                return t, ix
+        return None
+
     def relation_exists(self, schema: str, name: str) -> bool:
-        """A table, a sequence or a view of that name (they share pg_class's names)."""
+        """A table, a sequence, a view or an index of that name (they share pg_class's
+        names)."""
         return (
             self.find_table(schema, name) is not None
             or self.find_sequence(schema, name) is not None
             or self.find_view(schema, name) is not None
+            or self.find_index(schema, name) is not None
         )
 
     def dependent_views(self, oid: int) -> list[View]:
@@ -627,6 +745,13 @@ class Catalog:
             fns = dict(self.functions)
             fns.pop(op["oid"], None)
             return replace(self, functions=_frozen(fns))
+        if kind == "put_comment":
+            comments = dict(self.comments)
+            if op["text"] is None:
+                comments.pop(op["key"], None)
+            else:
+                comments[op["key"]] = op["text"]
+            return replace(self, comments=_frozen(comments))
         raise ValueError(f"unknown catalog op {kind!r}")
 
     def to_json(self) -> dict[str, Any]:
@@ -638,6 +763,7 @@ class Catalog:
             "sequences": [sq.to_json() for sq in self.sequences.values()],
             "views": [v.to_json() for v in self.views.values()],
             "functions": [fn.to_json() for fn in self.functions.values()],
+            **({"comments": dict(self.comments)} if self.comments else {}),
         }
 
     @classmethod
@@ -655,6 +781,7 @@ class Catalog:
             _frozen({sq.oid: sq for sq in seqs}),
             _frozen({v.oid: v for v in views}),
             _frozen({fn.oid: fn for fn in fns}),
+            _frozen(d.get("comments", {})),
         )
 
 

@@ -136,6 +136,17 @@ def test_string_to_table(clients: tuple[Client, Client]) -> None:
     ])  # fmt: skip
 
 
+def test_trim_array(clients: tuple[Client, Client]) -> None:
+    _same(clients, [
+        'SELECT trim_array(ARRAY[1, 2, 3], 1), trim_array(ARRAY[1, 2, 3], 0), trim_array(ARRAY[1, 2, 3], 3)',
+        "SELECT trim_array(ARRAY['a', 'b'], 1), trim_array(NULL::int[], 1), trim_array(ARRAY[1, 2], NULL)",
+        'SELECT trim_array(ARRAY[1, 2, 3], -1)',
+        'SELECT trim_array(ARRAY[1, 2, 3], 10)',
+        "SELECT trim_array('{}'::int[], 1)",
+        'SELECT trim_array(trim_array(ARRAY[1, 2, 3, 4], 1), 1)',
+    ])  # fmt: skip
+
+
 def test_shape_functions(clients: tuple[Client, Client]) -> None:
     values = [
         "array[1,2,3]", "'{}'::int[]", "null::int[]", "array[[1,2,3],[4,5,6]]", "'{{{1},{2}}}'::int[]",

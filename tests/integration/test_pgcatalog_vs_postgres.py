@@ -59,6 +59,11 @@ CREATE TABLE public.t_dropped (id integer PRIMARY KEY, gone text, kept text);
 ALTER TABLE public.t_dropped DROP COLUMN gone;
 CREATE TABLE s1.t_schema (id bigint PRIMARY KEY, v text, ts timestamptz);
 CREATE TABLE s1.t_multi (a integer NOT NULL, b text NOT NULL, c date, PRIMARY KEY (a, b));
+CREATE INDEX t_multi_c ON s1.t_multi (c DESC NULLS LAST) INCLUDE (b);
+ALTER TABLE s1.t_multi ADD CONSTRAINT t_multi_c_key UNIQUE NULLS NOT DISTINCT (c);
+CREATE INDEX ON public.t_nokey USING hash (v);
+COMMENT ON TABLE s1.t_multi IS 'two keys';
+COMMENT ON COLUMN s1.t_multi.c IS 'a date';
 CREATE PUBLICATION pub_main FOR TABLE public.t_pk, public.t_nokey, public.t_full, public.t_uidx,
   public.t_dropped, TABLES IN SCHEMA s1;
 CREATE PUBLICATION pub_filter FOR TABLE public.t_filtered (id, region, amount)
@@ -109,7 +114,9 @@ def build_lake(root: Path) -> Lake:
         tx.create_table(
             "public.t_uidx", [("id", "integer", True), ("code", "text", True), ("v", "text")]
         )
-        tx.set_replica_identity("public.t_uidx", "index", ["id", "code"])
+        tx.create_index("public.t_uidx", None, ["id", "code"], unique=True)
+        tx.set_replica_identity("public.t_uidx", "index", ["id", "code"], index_name="t_uidx_id_code_idx")
+        tx.create_index("public.t_nokey", None, ["v"], method="hash")
         tx.create_table(
             "public.t_filtered",
             [("id", "integer"), ("region", "text"), ("secret", "text"), ("amount", "numeric")],
@@ -134,6 +141,11 @@ def build_lake(root: Path) -> Lake:
             [("a", "integer", True), ("b", "text", True), ("c", "date")],
             primary_key=["a", "b"],
         )
+        tx.create_index("s1.t_multi", "t_multi_c", ["c"], options=[1], include=["b"])
+        multi = tx.table("s1.t_multi").oid
+        tx.set_comment(1259, multi, 0, "two keys")
+        tx.set_comment(1259, multi, 3, "a date")
+        tx.create_index("s1.t_multi", "t_multi_c_key", ["c"], unique=True, nulls_not_distinct=True, constraint=True)
         tx.create_publication(
             "pub_main",
             tables=[
@@ -511,6 +523,8 @@ PSQL_COMMANDS = [
     "\\d t_nothing",
     "\\d t_dropped",
     "\\d s1.t_multi",
+    "\\d t_nokey",
+    "\\d+ s1.t_multi",
     "\\d+ t_filtered",
     "\\dt s1.*",
     "\\d+ t_pk",

@@ -258,7 +258,9 @@ def _sa_reflection(conn: Any, t: str) -> list[Any]:
 
 def _sa_create(conn: Any, t: str) -> None:
     conn.exec_driver_sql(f"CREATE TABLE {t}_a (id int PRIMARY KEY, name varchar(20) NOT NULL, score numeric(8,2), at timestamptz)")
-    conn.exec_driver_sql(f"CREATE TABLE {t}_b (k1 int, k2 text, v jsonb, d date, PRIMARY KEY (k1, k2))")
+    conn.exec_driver_sql(f"CREATE TABLE {t}_b (k1 int, k2 text, v jsonb, d date, PRIMARY KEY (k1, k2), UNIQUE (d, k1))")
+    conn.exec_driver_sql(f"CREATE UNIQUE INDEX {t}_a_name ON {t}_a (name) INCLUDE (score)")
+    conn.exec_driver_sql(f"CREATE INDEX {t}_a_at ON {t}_a (at DESC, score)")
 
 
 def _sa_sync(url: str, t: str) -> list[Any]:
@@ -404,6 +406,10 @@ def _pandas_tour(url: str, t: str) -> list[Any]:
         out.append(df.to_sql(t, eng, index=False, if_exists="replace"))
         out.append(_records(pd.read_sql_table(t, eng, columns=["id", "flag"]).sort_values("id")))
         out.append([(c, str(d)) for c, d in pd.read_sql_table(t, eng).dtypes.items()])
+        # with its index (pandas makes ix_<table>_index) and read back by it
+        out.append(df.set_index("id").to_sql(f"{t}_i", eng))
+        out.append(sa.inspect(eng).get_indexes(f"{t}_i"))
+        out.append(_records(pd.read_sql_table(f"{t}_i", eng, index_col="id").reset_index()))
     finally:
         eng.dispose()
     return out
@@ -423,7 +429,6 @@ def _refusal(action: str, dsn: str, t: str) -> object:
     """One driver action the proxy cannot do as PostgreSQL does: None when it worked, else
     (SQLSTATE, message) of the error the driver raised."""
     import asyncpg
-    import pandas as pd
     import psycopg
     import sqlalchemy as sa
 
@@ -445,12 +450,6 @@ def _refusal(action: str, dsn: str, t: str) -> object:
                 md.create_all(eng)
             finally:
                 eng.dispose()
-        elif action == "pandas to_sql with its index":
-            eng = sa.create_engine(url)
-            try:
-                pd.DataFrame({"v": [1, 2]}).to_sql(t, eng)
-            finally:
-                eng.dispose()
         elif action == "asyncpg add_listener (LISTEN)":
 
             async def listen() -> None:
@@ -470,7 +469,6 @@ def _refusal(action: str, dsn: str, t: str) -> object:
 
 REFUSALS = {
     "core foreign key": ("0A000", "table constraint FOREIGN KEY (REFERENCES) is not supported by walsender-proxy"),
-    "pandas to_sql with its index": ("0A000", "CREATE INDEX is not supported by walsender-proxy"),
     "asyncpg add_listener (LISTEN)": ("0A000", "LISTEN/NOTIFY is not supported by walsender-proxy"),
 }
 

@@ -316,7 +316,8 @@ def _slot_functions(dsn: str) -> list[tuple[object, ...]]:
             seen += [other(s) for s in SLOT_OTHER_SESSION]
     with Client(dsn) as after:  # the temporary slot went with its session
         deadline = time.monotonic() + 10
-        while after.conn.execute(SLOT_LISTING).fetchall() != [] and time.monotonic() < deadline:
+        temporary = SLOT_LISTING.replace("WHERE", "WHERE temporary AND")
+        while after.conn.execute(temporary).fetchall() != [] and time.monotonic() < deadline:
             time.sleep(0.05)
         seen.append(after("SELECT pg_drop_replication_slot('sqlfn_e')"))
         seen.append(after(SLOT_LISTING))

@@ -1097,3 +1097,21 @@ def test_renamed_table_rows_keep_their_field_names(proxy: ProxyServer, pg15: PgC
 def test_a_parameter_with_trailing_junk_is_a_syntax_error(proxy: ProxyServer, pg15: PgCluster) -> None:
     """PostgreSQL 15 reads ``$1a`` as one bad token; the parser here as ``$1 AS a``."""
     _same_answers(proxy, pg15, ["PREPARE pj AS SELECT $1a", "SELECT $1a", "PREPARE pk AS SELECT $1 a"]).close()
+
+
+#: Errors DuckDB raises in its own words for what PostgreSQL words otherwise.
+DUCKDB_WORDED = [
+    'create table ci (a bigint, b text)',
+    "insert into ci values (1, '1')",
+    'select * from ci where a in (select b from ci)',
+    'select * from ci where b in (select a from ci)',
+    'select * from ci where a = any (select b from ci)',
+    'SELECT CAST(4567890123456789::int8 AS oid)',
+    'SELECT CAST(-1::int8 AS oid)',
+    'SELECT * FROM generate_series(1::int8, 10::int8, 0)',
+    "select * from generate_series('2020-01-01 00:00'::timestamp, '2020-01-02 03:00'::timestamp, '0 hour'::interval)",
+]
+
+
+def test_errors_duckdb_words_its_own_way_are_postgresqls(proxy: ProxyServer, pg15: PgCluster) -> None:
+    _same_answers(proxy, pg15, DUCKDB_WORDED).close()

@@ -74,39 +74,170 @@ SYSTEM_COLUMN_NAMES = [
 
 
 def test_columns_cannot_take_system_column_names(proxy: ProxyServer, pg15: PgCluster) -> None:
-    same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("syscol")), SYSTEM_COLUMN_NAMES).close()
+    same_answers(
+        proxy.dsn(), pg15.dsn(dbname=pg15.new_database("syscol")), SYSTEM_COLUMN_NAMES
+    ).close()
 
 
 #: Storage parameters: checked by PostgreSQL's rules, kept in pg_class.reloptions.
 STORAGE_PARAMETERS = [
-    'create table sp1 (a int) with (fillfactor = 70, autovacuum_enabled = off, autovacuum_vacuum_scale_factor = 0.5, vacuum_index_cleanup = auto, user_catalog_table)',
+    "create table sp1 (a int) with (fillfactor = 70, autovacuum_enabled = off, autovacuum_vacuum_scale_factor = 0.5, vacuum_index_cleanup = auto, user_catalog_table)",
     "select reloptions from pg_class where relname = 'sp1'",
     "create table sp2 (a int) with (fillfactor = '70', autovacuum_enabled = 'OFF', parallel_workers = 1e1)",
     "select reloptions from pg_class where relname = 'sp2'",
-    'create table sp3 (a int) with (fillfactor = 70.5)',
-    'create table sp4 (a int) with (autovacuum_enabled = maybe)',
-    'create table sp5 (a int) with (vacuum_index_cleanup = sometimes)',
-    'create table sp6 (a int) with (autovacuum_vacuum_scale_factor = 200)',
-    'create table sp7 (a int) with (fillfactor = 70, fillfactor = 80)',
-    'create table sp8 (a int) with (foo.bar = 1)',
-    'create table sp9 (a int) with (fillfactor)',
-    'alter table sp1 set (fillfactor = 50, parallel_workers = 2)',
+    "create table sp3 (a int) with (fillfactor = 70.5)",
+    "create table sp4 (a int) with (autovacuum_enabled = maybe)",
+    "create table sp5 (a int) with (vacuum_index_cleanup = sometimes)",
+    "create table sp6 (a int) with (autovacuum_vacuum_scale_factor = 200)",
+    "create table sp7 (a int) with (fillfactor = 70, fillfactor = 80)",
+    "create table sp8 (a int) with (foo.bar = 1)",
+    "create table sp9 (a int) with (fillfactor)",
+    "alter table sp1 set (fillfactor = 50, parallel_workers = 2)",
     "select reloptions from pg_class where relname = 'sp1'",
-    'alter table sp1 reset (fillfactor, nonsense)',
+    "alter table sp1 reset (fillfactor, nonsense)",
     "select reloptions from pg_class where relname = 'sp1'",
-    'alter table sp1 reset (autovacuum_enabled)',
+    "alter table sp1 reset (autovacuum_enabled)",
     "select reloptions from pg_class where relname = 'sp1'",
-    'alter table sp1 set (nonsense = 1)',
-    'create table sp11 with (fillfactor = 60) as select 1 a',
+    "alter table sp1 set (nonsense = 1)",
+    "create table sp11 with (fillfactor = 60) as select 1 a",
     "select reloptions from pg_class where relname = 'sp11'",
-    'create table sp12 (a int) with (oids = true)',
-    'create table sp13 (a int) with (autovacuum_freeze_max_age = 5)',
+    "create table sp12 (a int) with (oids = true)",
+    "create table sp13 (a int) with (autovacuum_freeze_max_age = 5)",
     "SELECT relname, reloptions FROM pg_class WHERE relname ~ '^sp[0-9]+$' ORDER BY 1",
 ]
 
 
 def test_storage_parameters_are_checked_and_kept(proxy: ProxyServer, pg15: PgCluster) -> None:
-    got = same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("relopt")), STORAGE_PARAMETERS)
+    got = same_answers(
+        proxy.dsn(), pg15.dsn(dbname=pg15.new_database("relopt")), STORAGE_PARAMETERS
+    )
     with got:
         # a TOAST table's parameters: the proxy has no TOAST tables
-        assert got("CREATE TABLE rt (a int) WITH (toast.autovacuum_enabled = false)")[:2] == ("error", "0A000")
+        assert got("CREATE TABLE rt (a int) WITH (toast.autovacuum_enabled = false)")[:2] == (
+            "error",
+            "0A000",
+        )
+
+
+#: The proxy makes no types: DROP TYPE / DROP DOMAIN meet PostgreSQL's own, a table's row
+#: type or nothing; SET STORAGE is kept for pg_attribute (the lake stores values one way).
+STORAGE_AND_TYPES = [
+    "DROP TYPE IF EXISTS xyz",
+    "DROP TYPE IF EXISTS xyz, abc",
+    "DROP TYPE xyz",
+    "DROP TYPE integer",
+    "DROP TYPE int4",
+    "DROP TYPE pg_catalog.text",
+    "DROP TYPE varchar",
+    "create table st (a int, b text, c numeric(5,2), d int[])",
+    "DROP TYPE st",
+    "DROP DOMAIN IF EXISTS dd",
+    "DROP DOMAIN st",
+    "DROP DOMAIN int4",
+    "create view stv as select 1 as x",
+    "DROP TYPE stv",
+    "alter table st alter column b set storage external",
+    "alter table st alter column a set storage external",
+    "alter table st alter column a set storage plain",
+    "alter table st alter column c set storage main",
+    "alter table st alter column d set storage bogus",
+    "alter table st alter column zz set storage plain",
+    "alter table st alter column xmin set storage plain",
+    "select attname, attstorage from pg_attribute where attrelid = 'st'::regclass and attnum > 0 order by attnum",
+]
+
+
+def test_drop_type_and_set_storage_as_in_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("ddl")), STORAGE_AND_TYPES).close()
+
+
+#: SET NOT NULL checks the rows; DROP NOT NULL of a key, replica identity or identity
+#: column is refused; RENAME CONSTRAINT renames a key's or UNIQUE constraint's index too.
+NOT_NULL_AND_CONSTRAINT_RENAMES = [
+    "create table nn (id int primary key, a int, b text, c int generated always as identity)",
+    "insert into nn (id, a, b) values (1, 1, null), (2, null, 'x')",
+    "alter table nn alter column a set not null",
+    "alter table nn alter column b set not null",
+    "delete from nn where id = 2",
+    "alter table nn alter column a set not null",
+    "insert into nn (id, a, b) values (3, null, 'y')",
+    "alter table nn alter column a set not null",
+    "alter table nn alter column a drop not null",
+    "alter table nn alter column id drop not null",
+    "alter table nn alter column c drop not null",
+    "alter table nn alter column zz set not null",
+    "alter table nn alter column xmin drop not null",
+    "select attname, attnotnull from pg_attribute where attrelid = 'nn'::regclass and attnum > 0 order by attnum",
+    "create unique index nn_b on nn (b)",
+    "alter table nn alter column b set not null",
+    "update nn set b = 'z' where id = 1",
+    "alter table nn alter column b set not null",
+    "alter table nn replica identity using index nn_b",
+    "alter table nn alter column b drop not null",
+    "insert into nn (id, a, b) values (4, 4, null)",
+    "create table rc (id int primary key, a int unique, b int)",
+    "alter table rc rename constraint rc_a_key to rc_a_uq",
+    "alter table rc rename constraint rc_pkey to rc_pk",
+    "alter table rc rename constraint nope to nope2",
+    "alter table rc rename constraint rc_pk to rc_a_uq",
+    "alter table if exists nope rename constraint a to b",
+    "select conname, conindid::regclass from pg_constraint where conrelid = 'rc'::regclass order by 1",
+    "select indexname from pg_indexes where tablename = 'rc' order by 1",
+    "insert into rc values (1, 1, 1), (1, 2, 2)",
+    "insert into rc values (2, 1, 2)",
+    "alter index rc_pk rename to rc_pk2",
+    "select conname from pg_constraint where conrelid = 'rc'::regclass order by 1",
+    "alter table rc rename to rc2",
+    "insert into rc2 values (5, 5, 5), (5, 6, 6)",
+]
+
+
+def test_not_null_and_constraint_renames_as_in_postgresql(
+    proxy: ProxyServer, pg15: PgCluster
+) -> None:
+    same_answers(
+        proxy.dsn(), pg15.dsn(dbname=pg15.new_database("ddl")), NOT_NULL_AND_CONSTRAINT_RENAMES
+    ).close()
+
+
+#: COMMENT ON: pg_description rows, obj_description/col_description, transactional,
+#: following their object through a rename.
+COMMENTS = [
+    "create schema cs",
+    "create table cs.ct (id int primary key, a text, constraint ct_a unique (a))",
+    "create view cv as select 1 as one, 2 as two",
+    "create sequence csq",
+    "create index ct_idx on cs.ct (a)",
+    "comment on table cs.ct is 'a table'",
+    "comment on column cs.ct.a is 'a column'",
+    "comment on view cv is 'a view'",
+    "comment on column cv.two is 'view col'",
+    "comment on sequence csq is 'a seq'",
+    "comment on index cs.ct_idx is 'an index'",
+    "comment on schema cs is 'a schema'",
+    "comment on schema public is 'mine'",
+    "comment on constraint ct_a on cs.ct is 'uq'",
+    "comment on constraint ct_pkey on cs.ct is 'pk'",
+    "comment on table cv is 'x'",
+    "comment on view cs.ct is 'x'",
+    "comment on table nope is 'x'",
+    "comment on column cs.ct.zz is 'x'",
+    "comment on schema nope is 'x'",
+    "comment on constraint nope on cs.ct is 'x'",
+    "select obj_description('cs.ct'::regclass, 'pg_class'), col_description('cs.ct'::regclass, 2), obj_description('cv'::regclass), col_description('cv'::regclass, 2)",
+    "select obj_description('cs'::regnamespace, 'pg_namespace'), obj_description('public'::regnamespace, 'pg_namespace')",
+    "select c.relname, d.objsubid, d.description from pg_description d join pg_class c on c.oid = d.objoid where d.classoid = 'pg_class'::regclass order by 1, 2",
+    "select conname, d.description from pg_description d join pg_constraint c on c.oid = d.objoid order by 1",
+    "comment on column cs.ct.a is null",
+    "comment on table cs.ct is ''",
+    "alter table cs.ct rename to ct2",
+    "select c.relname, d.objsubid, d.description from pg_description d join pg_class c on c.oid = d.objoid where d.classoid = 'pg_class'::regclass order by 1, 2",
+    "begin",
+    "comment on table csq is 'rolled back'",
+    "rollback",
+    "select obj_description('csq'::regclass, 'pg_class')",
+]
+
+
+def test_comments_as_in_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("ddl")), COMMENTS).close()

@@ -195,3 +195,16 @@ def test_a_crash_leaves_no_temporary_table(tmp_path: Path) -> None:
         p.restart()
         with psycopg.connect(p.dsn(), autocommit=True) as c:
             assert c.execute("SELECT relname FROM pg_class WHERE relname IN ('lost', 'kept')").fetchall() == [("kept",)]
+
+
+def test_a_read_only_session_s_temporary_tables_end_with_it(proxy: ProxyServer) -> None:
+    """A session that turned default_transaction_read_only on still drops its temporary
+    tables when it ends, as PostgreSQL does (they were left in the catalog)."""
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute("CREATE TEMP TABLE ro_tmp (a int)")
+        c.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        deadline = time.monotonic() + 10
+        while c.execute("SELECT count(*) FROM pg_class WHERE relname = 'ro_tmp'").fetchone()[0]:  # type: ignore[index]
+            assert time.monotonic() < deadline, "the temporary table outlived its session"
+            time.sleep(0.05)

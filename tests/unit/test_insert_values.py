@@ -1,4 +1,4 @@
-"""One bound value into a column (the single-row INSERT path, engine._ColumnInput): the
+"""One bound value into a column (the single-row INSERT path, insert_fast.ColumnInput): the
 array laid out from the value's bytes is the array pa.array builds, and a value pa.array
 refuses (out of range) still leaves the row to the DuckDB path, which raises PostgreSQL's
 error."""
@@ -16,21 +16,21 @@ from hypothesis import strategies as st
 
 from decoding.catalog import Column
 from decoding.pgtypes import parse_type
-from walsender_proxy.sql.engine import _ColumnInput
+from walsender_proxy.sql.insert_fast import ColumnInput
 
 
-def column_input(type_text: str) -> _ColumnInput:
-    return _ColumnInput(Column(1, "c", parse_type(type_text)))
+def column_input(type_text: str) -> ColumnInput:
+    return ColumnInput(Column(1, "c", parse_type(type_text)))
 
 
-def arrow_says(inp: _ColumnInput, v: Any) -> pa.Array | None:
+def arrow_says(inp: ColumnInput, v: Any) -> pa.Array | None:
     try:
         return pa.array([v], inp.target)
     except (pa.ArrowException, OverflowError, TypeError, ValueError):
         return None
 
 
-def assert_same(inp: _ColumnInput, v: Any) -> None:
+def assert_same(inp: ColumnInput, v: Any) -> None:
     got = inp.array([v])
     want = arrow_says(inp, v)
     if want is None:

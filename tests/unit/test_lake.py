@@ -348,7 +348,7 @@ def test_replica_identity_and_publications(lake: Lake) -> None:
     assert sqlstate(lake.begin().alter_publication, "p2", add_tables=["t"]) == "55000"
     assert sqlstate(lake.begin().alter_publication, "p1", add_tables=["t"]) == "42710"
     assert sqlstate(lake.begin().alter_publication, "nope", publish="insert") == "42704"
-    assert sqlstate(lake.begin().set_replica_identity, "u", "index", ["b"]) == "55000"
+    assert sqlstate(lake.begin().set_replica_identity, "u", "index", ["b"]) == "42809"
     with lake.begin() as tx:
         tx.alter_publication("p1", drop_tables=["t"], publish="insert, update, delete, truncate")
         tx.set_replica_identity("u", "index", ["a"])

@@ -1,4 +1,4 @@
-"""Bind parameters to Python values (Engine.decode_params): the receive functions cached per
+"""Bind parameters to Python values (param_recv.decode_params): the receive functions cached per
 statement give what the Arrow decoders give, NULLs stay NULL, and the cache follows
 changes of Bind's formats and parameter count."""
 
@@ -13,12 +13,12 @@ import pytest
 from decoding.errors import PgError
 from decoding.pgtypes import type_by_oid
 from decoding.pgvalues import binary_decoder, text_decoder
-from walsender_proxy.sql.engine import Engine
 from walsender_proxy.sql.executor import Prepared
+from walsender_proxy.sql.param_recv import decode_params
 
 
 def decode(st: Prepared, formats: tuple[int, ...], params: tuple[bytes | None, ...]) -> list[Any]:
-    return Engine.decode_params(None, st, formats, params)  # type: ignore[arg-type]  # uses no engine state
+    return decode_params(st, formats, params)
 
 
 def arrow(oid: int, fmt: int, raw: bytes) -> Any:

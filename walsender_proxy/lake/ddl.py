@@ -19,9 +19,11 @@ from decoding.catalog import (
     PublicationTable,
     Table,
     is_temp_schema,
+    pkey_name,
 )
 from decoding.pgoutput import rowfilter
 from decoding.pgtypes import ColumnType, parse_type
+from walsender_proxy.lake import index_ddl
 from walsender_proxy.lake.errors import LakeError
 from walsender_proxy.lake.sequence_ddl import owned_sequences
 from walsender_proxy.lake.view_ddl import (
@@ -115,9 +117,10 @@ def create_table(
     replica_identity: str,
     if_not_exists: bool,
     search_path: Sequence[str],
+    pkey: str | None = None,
 ) -> tuple[list[CatalogOp], Table | None]:
     """``columns``: ``(name, type[, not_null[, default]])``; a default's pg_attrdef OID is
-    allocated here."""
+    allocated here. ``pkey``: the primary key's name (None: PostgreSQL's choice)."""
     schema, rel = _split(name, search_path)
     if schema not in cat.schemas:
         raise LakeError("3F000", f'schema "{schema}" does not exist')
@@ -144,6 +147,7 @@ def create_table(
     for k in primary_key:
         if k not in seen:
             raise LakeError("42703", f'column "{k}" named in key does not exist')
+        index_ddl.check_key_column(next(c for c in cols if c.name == k), unique=True)
     if replica_identity not in REPLICA_IDENTITIES:
         raise LakeError("22023", f"invalid replica identity {replica_identity!r}")
     t = Table(
@@ -157,6 +161,12 @@ def create_table(
         frozenset(c.physical for c in cols),
         len(cols) + 1,
     )
+    if primary_key:
+        name = pkey if pkey is not None else index_ddl.choose_index_name(cat, t, (), "pkey")
+        if pkey is not None and cat.relation_exists(schema, pkey):
+            raise LakeError("42P07", f'relation "{pkey}" already exists')
+        if name != t.pkey_name:
+            t = replace(t, pkey_index=name)
     return [{"op": "put_table", "table": t.to_json()}], t
 
 
@@ -234,6 +244,45 @@ def add_column(
     return [{"op": "put_table", "table": t2.to_json()}]
 
 
+def set_not_null(
+    cat: Catalog, alloc: Alloc, table: str, name: str, not_null: bool, search_path: Sequence[str]
+) -> tuple[list[CatalogOp], Table]:
+    """ALTER COLUMN … SET / DROP NOT NULL (the rows are the caller's to check); DROP of a
+    key, replica identity or identity column is PostgreSQL's 42P16."""
+    t = cat.resolve_table(table, search_path)
+    col = t.column(name)
+    if col is None:
+        if name in SYSTEM_COLUMNS:
+            raise LakeError("0A000", f'cannot alter system column "{name}"')
+        raise LakeError("42703", f'column "{name}" of relation "{t.name}" does not exist')
+    if not not_null:
+        if name in t.primary_key:
+            raise LakeError("42P16", f'column "{name}" is in a primary key')
+        if t.replica_identity == "i" and name in t.identity_index:
+            raise LakeError("42P16", f'column "{name}" is in index used as replica identity')
+        if col.identity:
+            raise LakeError("42601", f'column "{name}" of relation "{t.name}" is an identity column')
+    if col.not_null == not_null:
+        return [], t
+    new = replace(col, not_null=not_null)
+    t2 = replace(t, columns=tuple(new if c is col else c for c in t.columns))
+    return [{"op": "put_table", "table": t2.to_json()}], t2
+
+
+def set_column_storage(
+    cat: Catalog, alloc: Alloc, table: str, name: str, storage: str, search_path: Sequence[str]
+) -> tuple[list[CatalogOp], None]:
+    """``ALTER COLUMN … SET STORAGE`` (``storage``: attstorage's letter, checked by the SQL
+    layer against the type): only the catalog changes."""
+    t = cat.resolve_table(table, search_path)
+    col = t.column(name)
+    if col is None:
+        raise LakeError("42703", f'column "{name}" of relation "{t.name}" does not exist')
+    new = replace(col, storage=storage)
+    t2 = replace(t, columns=tuple(new if c is col else c for c in t.columns))
+    return [{"op": "put_table", "table": t2.to_json()}], None
+
+
 def set_column_default(
     cat: Catalog,
     alloc: Alloc,
@@ -268,14 +317,14 @@ def drop_column(
         raise LakeError(
             "2BP01",
             f"cannot drop column {name} of table {t.name} because other objects depend on it",
-            detail=f"constraint {t.name}_pkey on table {t.name} depends on column {name}",
+            detail=f"constraint {t.pkey_name} on table {t.name} depends on column {name}",
         )
     t2 = replace(
-        t,
+        index_ddl.after_drop_column(t, name),
         columns=tuple(c for c in t.columns if c.name != name),
-        identity_index=tuple(c for c in t.identity_index if c != name),
-        replica_identity="d" if name in t.identity_index else t.replica_identity,
     )
+    if name in t.identity_index:
+        t2 = replace(t2, identity_index=(), identity_index_name="")
     ops: list[CatalogOp] = [{"op": "put_table", "table": t2.to_json()}]
     col = t.column(name)
     assert col is not None
@@ -330,6 +379,7 @@ def rename_column(
         columns=tuple(replace(c, name=new_name) if c.name == name else c for c in t.columns),
         primary_key=renamed(t.primary_key),
         identity_index=renamed(t.identity_index),
+        indexes=index_ddl.after_rename_column(t, name, new_name),
     )
     return [{"op": "put_table", "table": t2.to_json()}, *ops], None
 
@@ -343,7 +393,8 @@ def rename_table(
     no_dependent_views(cat, t, "ALTER TABLE … RENAME")
     if cat.relation_exists(t.schema, new_name):
         raise LakeError("42P07", f'relation "{new_name}" already exists')
-    return [{"op": "put_table", "table": replace(t, name=new_name).to_json()}], None
+    kept = t.pkey_name if t.primary_key and not t.pkey_index and t.pkey_name != pkey_name(new_name) else t.pkey_index
+    return [{"op": "put_table", "table": replace(t, name=new_name, pkey_index=kept).to_json()}], None
 
 
 def set_table_schema(
@@ -371,6 +422,7 @@ def set_replica_identity(
     identity: str,
     index_columns: tuple[str, ...],
     search_path: Sequence[str],
+    index_name: str = "",
 ) -> tuple[list[CatalogOp], None]:
     t = cat.resolve_table(table, search_path)
     code = {"default": "d", "full": "f", "nothing": "n", "index": "i"}.get(identity.lower())
@@ -385,10 +437,15 @@ def set_replica_identity(
                 raise LakeError("42703", f'column "{c}" does not exist')
             if not col.not_null:
                 raise LakeError(
-                    "55000",
-                    f'index for table "{t.name}" cannot be used as replica identity because column "{c}" is nullable',
+                    "42809",
+                    f'index "{index_name or (t.pkey_name if index_columns == t.primary_key else "")}" cannot be used as replica identity because column "{c}" is nullable',
                 )
-    t2 = replace(t, replica_identity=code, identity_index=index_columns if code == "i" else ())
+    t2 = replace(
+        t,
+        replica_identity=code,
+        identity_index=index_columns if code == "i" else (),
+        identity_index_name=(index_name or (t.pkey_name if index_columns == t.primary_key else "")) if code == "i" else "",
+    )
     return [{"op": "put_table", "table": t2.to_json()}], None
 
 

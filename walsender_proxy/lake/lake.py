@@ -25,11 +25,12 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from decoding import records as R
-from decoding.catalog import RID, Catalog, CatalogHistory, Table
+from decoding.catalog import RID, Catalog, CatalogHistory, Index, Table
 from decoding.changelog import ChangeLog, LogFailedError
 from decoding.errors import PgError, disk_full_error
 from decoding.lsn import format_lsn
 from decoding.pgtime import pg_now
+from decoding.pgvalues import text_encoder
 from walsender_proxy.lake.catalog_horizon import CatalogHorizon
 from walsender_proxy.lake.csn import CsnClock
 from walsender_proxy.lake.errors import (
@@ -707,8 +708,41 @@ class Lake:
                 if hit is not None:
                     break
         if hit is not None:
-            raise _duplicate_key(t, list(hit) if len(idx.cols) > 1 else [hit])
+            raise _duplicate_key(t, None, list(hit) if len(idx.cols) > 1 else [hit])
         return True
+
+    def _unique_keys(self, tx: Transaction, t: Table) -> list[_Unique]:
+        """The unique keys a write to ``t`` is checked against: those of ``tx``'s own view
+        of the table, of the newest committed catalog (an index made since its snapshot
+        binds it too, as PostgreSQL's relcache sees it) and of the catalog an open CREATE
+        INDEX is making (PostgreSQL's writer would wait on that index's lock; here the
+        index binds at once). By physical column names, which renames do not change."""
+        versions = [t]
+        newest = self.catalog_at(self.clock.last_assigned).tables.get(t.oid)
+        if newest is not None and newest is not t and newest.indexes:
+            versions.append(newest)
+        owner = self._catalog_owner
+        if owner is not None and owner is not tx:
+            making = owner._ddl_catalog().tables.get(t.oid)
+            if making is not None and making.indexes:
+                versions.append(making)
+        if len(versions) == 1 and not t.indexes:  # (the usual case: the primary key alone)
+            if not t.primary_key:
+                return []
+            phys = tuple(t.column(k).physical for k in t.primary_key)  # type: ignore[union-attr]
+            return [_Unique(t.pkey_name, t.primary_key, phys, True, True)]
+        out: dict[tuple[str, ...], _Unique] = {}
+        for v in versions:
+            by_name = {c.name: c.physical for c in v.columns}
+            for k in v.unique_keys():
+                phys = tuple(by_name[c] for c in k.columns)
+                if phys not in out or k.name == t.pkey_name:
+                    out[phys] = _Unique(k.name, k.columns, phys, k.nulls_not_distinct, k.name == t.pkey_name and bool(t.primary_key))
+        return list(out.values())
+
+    def unique_key_columns(self, tx: Transaction, t: Table) -> list[str]:
+        """Physical names of every column some unique key of ``t`` has."""
+        return list(dict.fromkeys(c for k in self._unique_keys(tx, t) for c in k.physical))
 
     def _check_unique(
         self,
@@ -716,14 +750,102 @@ class Lake:
         t: Table,
         new: pa.Table,
         exclude: pa.Array | pa.ChunkedArray | None,
+        changed: frozenset[str] | None = None,
     ) -> None:
         """Refuse keys that another live row holds: committed (newest state, not just this
         snapshot's, as a unique index would), this transaction's own, or another open
-        transaction's pending rows. Only rows that ever had one of the new keys are merged."""
+        transaction's pending rows. Only rows that ever had one of the new keys are merged.
+        Each unique key in turn: the primary key, then the unique indexes (rows with a null
+        in one are not checked unless the index has NULLS NOT DISTINCT)."""
         with self._dml_lock:
-            if self._check_unique_indexed(tx, t, new, exclude):
-                return
-            self._check_unique_duckdb(tx, t, new, exclude)
+            for key in self._unique_keys(tx, t):
+                if changed is not None and not changed & set(key.columns):
+                    continue
+                rows = new if key.nulls_not_distinct else _with_no_null(new, key.physical)
+                if rows.num_rows == 0:
+                    continue
+                if key.primary and self._check_unique_indexed(tx, t, rows, exclude):
+                    continue
+                self._check_unique_duckdb(tx, t, rows, exclude, key)
+
+    def _check_unique_build(self, tx: Transaction, t: Table, ix: Index) -> None:
+        """CREATE UNIQUE INDEX over rows already there: the newest committed state with
+        ``tx``'s own changes, and other transactions' pending rows (PostgreSQL's build
+        waits for their writers to end; here their rows count as if they will commit).
+        23505 ``could not create unique index`` with the first duplicated key."""
+        by_name = {c.name: c.physical for c in t.columns}
+        phys = [by_name[c] for c in ix.columns]
+        key_list = ", ".join(f'"{k}"' for k in phys)
+        not_null = "" if ix.nulls_not_distinct else " AND ".join(f'"{k}" IS NOT NULL' for k in phys)
+        with self._dml_lock:
+            latest = self.store.snapshot_query(t, OWN_CSN - 1, own=tx.own_parts(t.oid), with_rid=True, physical=True)
+            pool = f"SELECT _rid, {key_list} FROM ({latest.sql})"
+            others, other_files = self._others_pending(tx, t, phys, with_rid=True)
+            cur = self.store.cursor()
+            try:
+                latest.register(cur)
+                for i, o in enumerate(others):
+                    cur.register(f"_oth{i}", o)
+                    pool += f" UNION SELECT _rid, {key_list} FROM _oth{i}"
+                for f in other_files:
+                    pool += f" UNION {f}"
+                where = f"WHERE {not_null}" if not_null else ""
+                sql = (
+                    f"SELECT {key_list} FROM (SELECT DISTINCT * FROM ({pool})) {where} "
+                    f"GROUP BY ALL HAVING count(*) > 1 LIMIT 1"
+                )
+                hit = [tuple(r.values()) for r in cur.sql(sql).to_arrow_table().to_pylist()]
+            finally:
+                cur.close()
+        if hit:
+            vals = ", ".join("null" if v is None else v for v in key_texts(t, ix.columns, hit[0]))
+            raise LakeError(
+                "23505",
+                f'could not create unique index "{ix.name}"',
+                detail=f"Key ({', '.join(ix.columns)})=({vals}) is duplicated.",
+            ).about(schema=t.schema, table=t.name, constraint=ix.name)
+
+    def _others_pending(
+        self, tx: Transaction, t: Table, cols: Sequence[str], *, with_rid: bool = False, where: str = ""
+    ) -> tuple[list[pa.Table], list[str]]:
+        """Other open transactions' pending row versions of ``t`` with all of ``cols`` (a
+        delete's chunk, ``_rid`` alone, has none): those in memory as tables of ``cols``
+        (and ``_rid``), those in files as queries over them (rows matching ``where``)."""
+        chunks: list[pa.Table] = []
+        files: list[str] = []
+        picked = ", ".join(f'"{c}"' for c in ([RID, *cols] if with_rid else cols))
+        for o in self._others(tx):
+            rp = o.pending_by_table().get(t.oid)
+            for c in rp.chunks if rp is not None else ():
+                if isinstance(c, FileRows):
+                    if set(cols) <= set(c.columns):
+                        files.append(f"SELECT {picked} FROM ({c.sql(OWN_CSN, list(cols))})" + (f" WHERE {where}" if where else ""))
+                elif c.num_rows and set(cols) <= set(c.column_names):
+                    chunks.append(c.select([RID, *cols] if with_rid else list(cols)))
+        return chunks, files
+
+    def _check_no_nulls(self, tx: Transaction, t: Table, column: str) -> None:
+        """SET NOT NULL over rows already there (newest committed, own, others' pending:
+        PostgreSQL's ALTER waits for their writers): 23502 if one has a NULL."""
+        col = t.column(column)
+        assert col is not None
+        phys = col.physical
+        with self._dml_lock:
+            latest = self.store.snapshot_query(t, OWN_CSN - 1, own=tx.own_parts(t.oid), with_rid=True, physical=True)
+            chunks, files = self._others_pending(tx, t, [phys], where=f'"{phys}" IS NULL')
+            found = any(c.column(phys).null_count for c in chunks)
+            queries = [f'SELECT 1 FROM ({latest.sql}) WHERE "{phys}" IS NULL', *files]
+            queries = [f"{q} LIMIT 1" for q in queries]
+            cur = self.store.cursor()
+            try:
+                latest.register(cur)
+                found = found or any(cur.sql(q).fetchall() for q in queries)
+            finally:
+                cur.close()
+        if found:
+            raise LakeError("23502", f'column "{column}" of relation "{t.name}" contains null values').about(
+                schema=t.schema, table=t.name, column=column
+            )
 
     def _check_unique_duckdb(
         self,
@@ -731,10 +853,13 @@ class Lake:
         t: Table,
         new: pa.Table,
         exclude: pa.Array | pa.ChunkedArray | None,
+        key: _Unique,
     ) -> None:
-        keys = [t.column(k).physical for k in t.primary_key]  # type: ignore[union-attr]
+        keys = list(key.physical)
         key_list = ", ".join(f'"{k}"' for k in keys)
-        in_new = f"({key_list}) IN (SELECT {key_list} FROM _new)"
+        nnd = key.nulls_not_distinct and not key.primary  # (NULL keys compare equal)
+        eq = "IS NOT DISTINCT FROM" if nnd else "="
+        in_new = "TRUE" if nnd else f"({key_list}) IN (SELECT {key_list} FROM _new)"
         params: list[Any] = []
         # A single integer key (a bulk load's usual case) is checked against itself in
         # numpy (a sort: 8 bytes a row, where DuckDB's GROUP BY built a hash table), and
@@ -745,12 +870,13 @@ class Lake:
             len(keys) == 1
             and new.num_rows > 256
             and pa.types.is_integer(new.schema.field(keys[0]).type)
+            and not new.column(keys[0]).null_count
         )
         if one_int:
             ordered = np.sort(new.column(keys[0]).to_numpy())
             same = np.flatnonzero(ordered[1:] == ordered[:-1])
             if same.size:
-                raise _duplicate_key(t, [int(ordered[same[0]])])
+                raise _duplicate_key(t, key, [int(ordered[same[0]])])
             params += [int(ordered[0]), int(ordered[-1])]
             in_new = f'"{keys[0]}" BETWEEN $1 AND $2 AND {in_new}'
             del ordered, same
@@ -762,7 +888,7 @@ class Lake:
                 conj = []
                 for k, v in zip(keys, row, strict=True):
                     params.append(v)
-                    conj.append(f'"{k}" = ${len(params)}')
+                    conj.append(f'"{k}" {eq} ${len(params)}')
                 terms.append("(" + " AND ".join(conj) + ")")
             in_new = "(" + " OR ".join(terms) + ")"
         with self._dml_lock:
@@ -776,18 +902,7 @@ class Lake:
             )
             # Other transactions' pending row versions (their write chunks: deletes carry
             # just _rid); the keys only, and from files only the rows with the new keys.
-            others: list[pa.Table] = []
-            other_files: list[str] = []
-            for o in self._others(tx):
-                rp = o.pending_by_table().get(t.oid)
-                for c in rp.chunks if rp is not None else ():
-                    if isinstance(c, FileRows):
-                        if set(keys) <= set(c.columns):
-                            other_files.append(
-                                f"SELECT {key_list} FROM ({c.sql(OWN_CSN, keys)}) WHERE {in_new}"
-                            )
-                    elif c.num_rows and set(keys) <= set(c.column_names):
-                        others.append(c.select(keys))
+            others, other_files = self._others_pending(tx, t, keys, where=in_new)
             cur = self.store.cursor()
             try:
                 latest.register(cur)
@@ -805,7 +920,8 @@ class Lake:
                     pool += f" UNION ALL SELECT {key_list} FROM _oth{i}"
                 for f in other_files:
                     pool += f" UNION ALL {f}"
-                sql = f"SELECT {key_list} FROM _new SEMI JOIN ({pool}) p USING ({key_list}) LIMIT 1"
+                on = " AND ".join(f'_new."{k}" {eq} p."{k}"' for k in keys)
+                sql = f"SELECT {key_list} FROM _new SEMI JOIN ({pool}) p ON {on} LIMIT 1"
                 if not one_int:  # (else checked above)
                     sql = (
                         f"SELECT {key_list} FROM _new GROUP BY ALL HAVING count(*) > 1 "
@@ -818,7 +934,7 @@ class Lake:
             finally:
                 cur.close()
         if hit:
-            raise _duplicate_key(t, list(hit[0]))
+            raise _duplicate_key(t, key, list(hit[0]))
 
     # -- ending transactions -------------------------------------------------------------
     def _commit(self, tx: Transaction, csn: int | None) -> CommitInfo:
@@ -935,7 +1051,7 @@ class Lake:
                 "53200", "maximum number of prepared transactions reached",
                 hint=f"Increase max_prepared_transactions (currently {MAX_PREPARED_TRANSACTIONS}).",
             )  # fmt: skip
-        xid = tx._ensure_xid()
+        xid = tx.ensure_xid()
         _, end = self.log.append(R.Prepare(xid, gid, pg_now()))
         tx.gid = gid
         self.log.flush(end)
@@ -1343,7 +1459,47 @@ def load_change(
     return new, old
 
 
-def _duplicate_key(t: Table, key_vals: list[Any]) -> LakeError:
-    """23505 for a key that a live row of ``t`` holds, worded as PostgreSQL's
-    ``<table>_pkey`` index reports it (every unique check ends here)."""
-    return unique_violation(f"{t.name}_pkey", list(t.primary_key or ()), key_vals, t.schema, t.name)
+@dataclass(frozen=True, slots=True)
+class _Unique:
+    """A unique key as the lake checks it: the index's name and SQL column names (for the
+    23505), the columns' physical names (for the rows)."""
+
+    name: str
+    columns: tuple[str, ...]
+    physical: tuple[str, ...]
+    nulls_not_distinct: bool
+    primary: bool
+
+
+def _with_no_null(rows: pa.Table, cols: Sequence[str]) -> pa.Table:
+    """The rows with a value in every one of ``cols`` (a unique index does not compare a
+    null with anything)."""
+    if not any(rows.column(c).null_count for c in cols):
+        return rows
+    mask = pc.is_valid(rows.column(cols[0]))
+    for c in cols[1:]:
+        mask = pc.and_(mask, pc.is_valid(rows.column(c)))
+    return rows.filter(mask)
+
+
+def key_texts(t: Table, columns: Sequence[str], values: Sequence[Any]) -> list[str | None]:
+    """Key values as their type's output function prints them (the DETAIL of a 23505)."""
+    out: list[str | None] = []
+    for name, v in zip(columns, values, strict=True):
+        col = t.column(name)
+        if v is None or col is None:
+            out.append(None if v is None else str(v))
+            continue
+        try:
+            raw = text_encoder(col.type)(pa.array([v], col.type.arrow))[0]
+        except (pa.ArrowException, ValueError, TypeError):
+            raw = str(v).encode()
+        out.append(None if raw is None else raw.decode())
+    return out
+
+
+def _duplicate_key(t: Table, key: _Unique | None, key_vals: list[Any]) -> LakeError:
+    """23505 for a key that a live row of ``t`` holds, worded as PostgreSQL's index
+    reports it (every unique check ends here; None: the primary key)."""
+    name, cols = (t.pkey_name, list(t.primary_key or ())) if key is None else (key.name, list(key.columns))
+    return unique_violation(name, cols, key_texts(t, cols, key_vals), t.schema, t.name)

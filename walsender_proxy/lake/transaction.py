@@ -40,7 +40,7 @@ from decoding.errors import PgError
 from decoding.pgoutput import rowfilter
 from decoding.pgtypes import ColumnType, parse_type
 from decoding.pgvalues.typmod import SUBSECOND_TYPES, round_times
-from walsender_proxy.lake import ddl, function_ddl, sequence_ddl, view_ddl
+from walsender_proxy.lake import ddl, function_ddl, index_ddl, sequence_ddl, view_ddl
 from walsender_proxy.lake.errors import (
     LakeError,
     no_active_transaction,
@@ -307,7 +307,9 @@ class Transaction:
         if not self._in_section:
             self._guard(self._maybe_spill)
 
-    def _ensure_xid(self) -> int:
+    def ensure_xid(self) -> int:
+        """The transaction's xid, assigned now if it has none yet (PostgreSQL assigns one at
+        the first write, or when txid_current() or PREPARE TRANSACTION asks)."""
         if self.xid is None:
             self.xid = self.lake._register_xid(self)
         return self.xid
@@ -372,7 +374,7 @@ class Transaction:
         n = data.num_rows
         if n == 0:
             return 0
-        _check_not_null(t, data)
+        self._check_not_null(t, data)
         # Check and register atomically: two inserts of one key cannot both pass. One
         # section for all of it: with many sessions, each entry into the statement lock is
         # a chance to queue behind another session's GIL slice.
@@ -434,9 +436,7 @@ class Transaction:
             if src in old.column_names:
                 new = new.set_column(new.column_names.index(dst), dst, old.column(src))
         old = old.select([RID] + [c.physical for c in t.columns])
-        return self._apply_update(
-            t, old, new, key_changed=any(k in assignments for k in t.primary_key)
-        )
+        return self._apply_update(t, old, new, frozenset(assignments))
 
     def apply_insert(self, table: str | Table, rows: pa.Table) -> int:
         """Insert as part of the caller's current statement (no new snapshot)."""
@@ -472,7 +472,7 @@ class Transaction:
         lock section, the file is logged and becomes the statement's pending rows (as a big
         INSERT's changeset does in :meth:`_log_change`)."""
         lake = self.lake
-        xid = self._ensure_xid()
+        xid = self.ensure_xid()
         tmp = lake.changeset_tmp(xid)
         cols = key_columns(t)
         writer: pq.ParquetWriter | None = None
@@ -482,7 +482,7 @@ class Transaction:
                 data = _to_arrow(t, b)
                 if not data.num_rows:
                     continue
-                _check_not_null(t, data)
+                self._check_not_null(t, data)
                 rids = lake._allocate_rids(data.num_rows)
                 contiguous = contiguous and (n == 0 or int(rids[0]) == hi + 1)
                 lo, hi = (int(rids[0]) if n == 0 else lo), int(rids[-1])
@@ -504,9 +504,9 @@ class Transaction:
             # The keys are read back from the file: kept from the batches, each would hold
             # its whole batch (DuckDB hands a batch over as one allocation).
             keys = None
-            if t.primary_key:
-                want = [RID, *(t.column(k).physical for k in t.primary_key)]  # type: ignore[union-attr]
-                keys = pq.read_table(tmp, columns=want, use_threads=False)
+            key_names = self.lake.unique_key_columns(self, t)
+            if key_names:
+                keys = pq.read_table(tmp, columns=[RID, *key_names], use_threads=False)
             with lake._dml_lock:
                 lake._check_not_truncated(self, t)
                 if keys is not None:
@@ -534,14 +534,14 @@ class Transaction:
         ``changed``: the columns the statement assigns (None: any may have changed)."""
         self._check_writable()
         t = self.table(table)
-        key_changed = changed is None or bool(set(changed) & set(t.primary_key))
-        return self._guard(self._apply_update, t, old, new, key_changed)
+        return self._guard(self._apply_update, t, old, new, None if changed is None else frozenset(changed))
 
-    def _apply_update(self, t: Table, old: pa.Table, new: pa.Table, key_changed: bool) -> int:
+    def _apply_update(self, t: Table, old: pa.Table, new: pa.Table, changed: frozenset[str] | None) -> int:
+        """``changed``: the columns the statement assigns (None: any)."""
         if old.num_rows == 0:
             return 0
         check_replica_identity(self.catalog(), t, "update")
-        _check_not_null(t, new)
+        self._check_not_null(t, new)
         try:
             new = _conform_table(t, new)
         except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as e:
@@ -549,8 +549,7 @@ class Transaction:
         old = _conform_table(t, old)
         with self.lake._dml_lock:
             self._lock_rows(t, new.column(RID))
-            if key_changed and t.primary_key:
-                self._check_unique(t, new, exclude=new.column(RID))
+            self._check_unique(t, new, exclude=new.column(RID), changed=changed)
             p = self._add_pending(t, "U", new, old)
         self._log_change(t, "U", new, old, p)
         self._maybe_spill()
@@ -623,7 +622,7 @@ class Transaction:
         ts = [self.table(x) for x in tables]
         for t in ts:
             self.lake._lock_table(self, t)
-        xid = self._ensure_xid()
+        xid = self.ensure_xid()
         self._log(
             R.Truncate(xid, self._subxid, tuple(t.oid for t in ts), cascade, restart_identity)
         )
@@ -718,7 +717,7 @@ class Transaction:
         """Log the statement. A statement logged as a changeset has its rows in Parquet
         beside the log from now on: its pending part reads them there (spill.py) and lets
         the memory go."""
-        xid = self._ensure_xid()
+        xid = self.ensure_xid()
         rec = self.lake._change_record(xid, self._subxid, t.oid, op, new, old)
         self._log(rec)
         written = getattr(rec, "written", None)
@@ -811,19 +810,49 @@ class Transaction:
         arr = rids.combine_chunks() if isinstance(rids, pa.ChunkedArray) else rids
         self.lake._lock_rows(self, t, arr, self.statement_csn())
 
+    def _check_not_null(self, t: Table, data: pa.Table) -> None:
+        """NOT NULL of the transaction's own view of the table and of the newest committed
+        one (a SET NOT NULL made since its snapshot binds it, as PostgreSQL's relcache)."""
+        _check_not_null(t, data)
+        newest = self.lake.catalog_at(self.lake.clock.last_assigned).tables.get(t.oid)
+        if newest is not None and newest is not t and layout(newest).not_null != layout(t).not_null:
+            _check_not_null(newest, data)
+
+    def set_not_null(self, table: str, column: str, not_null: bool) -> None:
+        """ALTER COLUMN … SET / DROP NOT NULL; SET first checks the rows every transaction
+        can see or still commit (23502 ``contains null values``)."""
+        args = (table, column, not_null, self._path())
+        self._check_writable()
+
+        def go() -> None:
+            ops, t = ddl.set_not_null(self._ddl_catalog(), self.lake._allocate_oid, *args)
+            if not ops:
+                return
+            self.lake._take_catalog_lock(self)
+            ops, t = ddl.set_not_null(self._ddl_catalog(), self.lake._allocate_oid, *args)
+            if ops and not_null:
+                self.lake._check_no_nulls(self, t, column)
+            if ops:
+                self._ddl(ops)
+
+        self._guard(go)
+
     def _check_unique(
-        self, t: Table, new: pa.Table, exclude: pa.Array | pa.ChunkedArray | None = None
+        self,
+        t: Table,
+        new: pa.Table,
+        exclude: pa.Array | pa.ChunkedArray | None = None,
+        changed: frozenset[str] | None = None,
     ) -> None:
-        if not t.primary_key:
-            return
-        self.lake._check_unique(self, t, new, exclude)
+        """``changed``: an UPDATE's assigned columns (a key none of them is in is kept)."""
+        self.lake._check_unique(self, t, new, exclude, changed)
 
     # -- messages ------------------------------------------------------------------------
     def message(self, prefix: str, payload: bytes | str, *, transactional: bool = True) -> int:
         """``pg_logical_emit_message``; returns the message's LSN."""
         self._check_active()
         data = payload.encode() if isinstance(payload, str) else bytes(payload)
-        xid = self._ensure_xid()
+        xid = self.ensure_xid()
         lsn, _ = self._log(R.Message(xid, self._subxid, transactional, prefix, data))
         return lsn
 
@@ -836,7 +865,7 @@ class Transaction:
         return cat
 
     def _ddl(self, ops: list[CatalogOp]) -> None:
-        xid = self._ensure_xid()
+        xid = self.ensure_xid()
         self._log(R.CatalogChange(xid, self._subxid, tuple(ops)))
         self._ops.extend((self._subxid, o) for o in ops)
 
@@ -885,8 +914,10 @@ class Transaction:
         primary_key: Sequence[str] = (),
         replica_identity: str = "d",
         if_not_exists: bool = False,
+        pkey_name: str | None = None,
     ) -> Table | None:
-        """``columns``: ``(name, type)`` or ``(name, type, not_null)``; types are SQL names."""
+        """``columns``: ``(name, type)`` or ``(name, type, not_null)``; types are SQL names.
+        ``pkey_name``: the primary key's name when not ``<name>_pkey``."""
         return self._run_ddl(
             ddl.create_table,
             name,
@@ -895,6 +926,7 @@ class Transaction:
             replica_identity,
             if_not_exists,
             self.lake.search_path,
+            pkey_name,
         )
 
     def drop_table(self, name: str, *, if_exists: bool = False, cascade: bool = False) -> list[str]:
@@ -1018,6 +1050,10 @@ class Transaction:
     def rename_sequence(self, name: str, new_name: str) -> None:
         self._run_ddl(sequence_ddl.rename_sequence, self._named(name), new_name, self._path())
 
+    def set_column_storage(self, table: str, name: str, storage: str) -> None:
+        """``ALTER COLUMN … SET STORAGE`` (``p``, ``e``, ``x`` or ``m``)."""
+        self._run_ddl(ddl.set_column_storage, table, name, storage, self._path())
+
     def set_column_default(self, table: str, name: str, default: ColumnDefault | None) -> None:
         """``ALTER COLUMN … SET DEFAULT`` / ``DROP DEFAULT`` (None)."""
         self._run_ddl(ddl.set_column_default, table, name, default, self._path())
@@ -1059,12 +1095,76 @@ class Transaction:
         self._run_ddl(ddl.set_table_schema, table, schema, self._path())
 
     def set_replica_identity(
-        self, table: str, identity: str, index_columns: Sequence[str] = ()
+        self, table: str, identity: str, index_columns: Sequence[str] = (), index_name: str = ""
     ) -> None:
-        """``identity``: 'default', 'full', 'nothing' or 'index' (with ``index_columns``)."""
+        """``identity``: 'default', 'full', 'nothing' or 'index' (with ``index_columns``,
+        and the index's name: the primary key's when not given)."""
         self._run_ddl(
-            ddl.set_replica_identity, table, identity, tuple(index_columns), self._path()
+            ddl.set_replica_identity, table, identity, tuple(index_columns), self._path(), index_name
         )
+
+    def create_index(
+        self,
+        table: str,
+        name: str | None,
+        columns: Sequence[str],
+        *,
+        unique: bool = False,
+        options: Sequence[int] = (),
+        include: Sequence[str] = (),
+        method: str = "btree",
+        nulls_not_distinct: bool = False,
+        if_not_exists: bool = False,
+        constraint: bool = False,
+    ) -> str | None:
+        """CREATE [UNIQUE] INDEX (or a UNIQUE constraint's index, ``constraint``); returns
+        the index's name, None when IF NOT EXISTS found one. A unique index is first
+        checked against the rows every transaction can see or still commit (23505
+        "could not create unique index")."""
+        args = (
+            table, name, tuple(columns), unique, tuple(options or (0,) * len(columns)), tuple(include),
+            method, nulls_not_distinct, if_not_exists, constraint, self._path(),
+        )  # fmt: skip
+        self._check_writable()
+
+        def go() -> str | None:
+            ops, made = index_ddl.create_index(self._ddl_catalog(), self.lake._allocate_oid, *args)
+            if not ops:
+                return None
+            self.lake._take_catalog_lock(self)
+            ops, made = index_ddl.create_index(self._ddl_catalog(), self.lake._allocate_oid, *args)
+            if not ops:
+                return None
+            t, ix = made
+            if ix.unique:
+                self.lake._check_unique_build(self, t, ix)
+            self._ddl(ops)
+            return ix.name
+
+        return self._guard(go)
+
+    def drop_index(self, name: str, *, if_exists: bool = False) -> None:
+        self._run_ddl(index_ddl.drop_index, self._named(name), if_exists, self._path())
+
+    def drop_constraint(self, table: str, name: str, *, if_exists: bool = False) -> None:
+        self._run_ddl(index_ddl.drop_constraint, table, name, if_exists, self._path())
+
+    def set_comment(self, classoid: int, objoid: int, subid: int, text: str | None) -> None:
+        """COMMENT ON: the object's ``pg_description`` text (None or "": removed)."""
+
+        def build(cat: Catalog, alloc: Any) -> tuple[list[CatalogOp], None]:
+            key = f"{classoid}:{objoid}:{subid}"
+            if cat.comments.get(key) == (text or None):
+                return [], None
+            return [{"op": "put_comment", "key": key, "text": text or None}], None
+
+        self._run_ddl(build)
+
+    def rename_constraint(self, table: str, name: str, new_name: str) -> None:
+        self._run_ddl(index_ddl.rename_constraint, table, name, new_name, self._path())
+
+    def rename_index(self, name: str, new_name: str) -> None:
+        self._run_ddl(index_ddl.rename_index, self._named(name), new_name, self._path())
 
     def set_reloptions(self, table: str, options: Sequence[str]) -> None:
         """The table's storage parameters (``fillfactor=70``, …), as checked by the SQL layer."""
@@ -1122,6 +1222,11 @@ class Transaction:
         self._run_ddl(ddl.drop_publication, name, if_exists)
 
     # -- savepoints ----------------------------------------------------------------------
+    @property
+    def in_subtransaction(self) -> bool:
+        """A savepoint is open (PostgreSQL's IsSubTransaction)."""
+        return bool(self._savepoints)
+
     def savepoint(self, name: str) -> None:
         self._check_active()
         sub = self._next_subxid

@@ -179,7 +179,7 @@ class WalSender:
                 raise PgError("0A000", f"{what} must be called in a read-only transaction")
             if tx.snapshot_csn is not None or tx.xid is not None:
                 raise PgError("0A000", f"{what} must be called before any query")
-            if tx._savepoints:
+            if tx.in_subtransaction:
                 raise PgError("0A000", f"{what} must not be called in a subtransaction")
         elif in_block:
             raise PgError("25001", f"{what} must not be called inside a transaction")

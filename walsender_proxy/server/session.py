@@ -51,8 +51,8 @@ from walsender_proxy.server import tls
 from walsender_proxy.server.context import ServerContext
 from walsender_proxy.server.hba import choose_method, replication_mode
 from walsender_proxy.server.scram import SCRAM_SHA_256, SCRAM_SHA_256_PLUS, ScramError, ScramServer
-from walsender_proxy.sql.engine import encode_rows, fetch_portal
 from walsender_proxy.sql.executor import USER_REQUEST, Executor, SyntaxErr
+from walsender_proxy.sql.result_rows import encode_rows, fetch_portal
 
 log = logging.getLogger("walsender_proxy.session")
 T = TypeVar("T")

@@ -172,7 +172,7 @@ def _check(src: DataFrame, keys: list[str], t: Table, mode: str) -> int:
         detail = f"Key ({', '.join(keys)})=({vals}) appears {row['_n']} times in the source."
         if mode == "append":
             raise PgError(
-                "23505", f'duplicate key value violates unique constraint "{t.name}_pkey"',
+                "23505", f'duplicate key value violates unique constraint "{t.pkey_name}"',
                 detail=detail,
             )
         raise PgError(
@@ -298,7 +298,7 @@ def run_ingest(
                     vals = ", ".join(str(hit[0][k]) for k in keys)
                     raise PgError(
                         "23505",
-                        f'duplicate key value violates unique constraint "{t.name}_pkey"',
+                        f'duplicate key value violates unique constraint "{t.pkey_name}"',
                         detail=f"Key ({', '.join(keys)})=({vals}) already exists.",
                     )
             progress.phase("computing changes")

@@ -244,12 +244,17 @@ _RAW_MACROS: dict[str, str] = {
     "pgc_array_remove": """MACRO pgc_array_remove(a, x) AS (CASE WHEN a IS NULL THEN NULL
         ELSE list_transform(list_filter(list_zip(a, list_resize([x], len(a), x)),
             lambda pgc_p: pgc_p[1] IS DISTINCT FROM pgc_p[2]), lambda pgc_p: pgc_p[1]) END)""",
+    # trim_array: the last n elements gone (2202E beyond the length, as array_trim's check)
+    "pgc_array_trim": """MACRO pgc_array_trim(a, n) AS (CASE WHEN a IS NULL OR n IS NULL THEN NULL
+        WHEN n < 0 OR n > len(a)
+            THEN error('PGERR[2202E] number of elements to trim must be between 0 and ' || len(a))
+        ELSE a[1:len(a) - n] END)""",
     "pgc_array_replace": """MACRO pgc_array_replace(a, x, y) AS (CASE WHEN a IS NULL THEN NULL
         ELSE list_transform(list_zip(a, list_resize([x], len(a), x), list_resize([y], len(a), y)),
             lambda pgc_p: CASE WHEN pgc_p[1] IS NOT DISTINCT FROM pgc_p[2] THEN pgc_p[3] ELSE pgc_p[1] END) END)""",
 }
 #: The macros whose result can be their own argument (a || b || c…): their parameters bound once.
-_CHAINED = re.compile(r"pgc_array_(cat|remove|replace|positions)")
+_CHAINED = re.compile(r"pgc_array_(cat|remove|replace|positions|trim)")
 MACROS: dict[str, str] = {name: _once(body) if _CHAINED.match(name) else body for name, body in _RAW_MACROS.items()}
 
 
@@ -276,7 +281,7 @@ _INTEGERS = ("int2", "int4", "int8")
 #: Functions this module answers for (given a one-based array argument).
 FUNCTIONS = frozenset({
     *_SHAPE_FUNCTIONS, "array_positions", "array_remove", "array_replace", "array_fill", "array_position",
-    "array_append", "array_prepend", "array_cat",
+    "array_append", "array_prepend", "array_cat", "trim_array",
 })  # fmt: skip
 
 
@@ -318,6 +323,15 @@ def function(
         return Result(node, types[at] or "", {macro})
     if name == "array_fill":
         return _array_fill(args, types, no_function, dims_of)
+    if name == "trim_array":
+        k = depth(types[0]) if args else 0
+        if len(args) != 2 or (k == 0 and types[0] not in (None, "unknown")) or types[1] not in (*_INTEGERS, "unknown", None):
+            raise no_function()
+        if k == 0:
+            return None
+        if k > 1:
+            raise PgError("0A000", "trim_array() of a multidimensional array is not supported by walsender-proxy")
+        return Result(call("pgc_array_trim", args[0], cast(args[1], "integer")), types[0] or "", {"pgc_array_trim"})
     if name in ("array_positions", "array_remove", "array_replace"):
         arity = 3 if name == "array_replace" else 2
         if len(args) != arity:

@@ -33,6 +33,10 @@ class ColumnPlan:
     owns: str = ""
     #: an identity's sequence options (its own sequence_name among them)
     options: list[Any] = field(default_factory=list)
+    #: UNIQUE column constraints (made as indexes once the table exists)
+    unique: list[ast.Constraint] = field(default_factory=list)
+    #: CONSTRAINT name PRIMARY KEY: the key's index name
+    pkey_name: str | None = None
 
 
 def plan(el: ast.ColumnDef, table: str, type_text: Any, unsupported: Any, constraint_name: Any) -> ColumnPlan:
@@ -70,7 +74,9 @@ def plan(el: ast.ColumnDef, table: str, type_text: Any, unsupported: Any, constr
                 raise PgError("42601", f"conflicting NULL/NOT NULL declarations for {where}")
             p.not_null, saw_nullable = True, True
         elif kind == _C.CONSTR_PRIMARY:
-            p.primary = True
+            p.primary, p.pkey_name = True, c.conname
+        elif kind == _C.CONSTR_UNIQUE:
+            p.unique.append(c)
         else:
             raise unsupported(f"column constraint {constraint_name(kind)}")
         if saw_default and saw_identity:

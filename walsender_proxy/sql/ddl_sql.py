@@ -18,7 +18,7 @@ from decoding.errors import PgError
 from decoding.pgtypes import UnknownTypeError, parse_type
 from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import Lake, PubTable, Transaction
-from walsender_proxy.sql import column_defs, reloptions
+from walsender_proxy.sql import column_defs, index_sql, reloptions
 
 
 def unsupported(what: str) -> PgError:
@@ -146,13 +146,16 @@ def create_table(
         raise unsupported("table inheritance and partitioning")
     plans: list[column_defs.ColumnPlan] = []
     pk: list[str] = []
+    pk_name: str | None = None
+    uniques: list[dict[str, Any]] = []
     for el in s.tableElts or ():
         if isinstance(el, ast.ColumnDef):
             p = column_defs.plan(el, s.relation.relname, type_text, unsupported, _constraint_name)
             if p.primary:
                 if pk:
                     raise PgError("42P16", f'multiple primary keys for table "{s.relation.relname}" are not allowed')
-                pk = [el.colname]
+                pk, pk_name = [el.colname], p.pkey_name
+            uniques += [index_sql.unique_constraint(c, el.colname) for c in p.unique]
             plans.append(p)
         elif isinstance(el, ast.Constraint):
             if el.contype == enums.ConstrType.CONSTR_PRIMARY:
@@ -161,7 +164,11 @@ def create_table(
                         "42P16",
                         f'multiple primary keys for table "{s.relation.relname}" are not allowed',
                     )
-                pk = _constraint_keys(el)
+                if el.including or el.options or el.indexname or el.deferrable:
+                    raise unsupported("PRIMARY KEY with INCLUDE, WITH, USING INDEX or DEFERRABLE")
+                pk, pk_name = _constraint_keys(el), el.conname
+            elif el.contype == enums.ConstrType.CONSTR_UNIQUE:
+                uniques.append(index_sql.unique_constraint(el))
             else:
                 raise unsupported(f"table constraint {_constraint_name(el.contype)}")
         else:
@@ -181,10 +188,18 @@ def create_table(
             default = cook_default(p.raw_default, p.type_text, p.name, tx) if p.raw_default is not None else None
             identity = ""
         columns.append((p.name, p.type_text, p.not_null, default, identity))
-    tx.create_table(name, columns, primary_key=pk, if_not_exists=bool(s.if_not_exists))
+    tx.create_table(name, columns, primary_key=pk, if_not_exists=bool(s.if_not_exists), pkey_name=pk_name)
     if options:
         tx.set_reloptions(name, options)
     column_defs.own_sequences(tx, schema, rel, owned)
+    # (PostgreSQL's transformIndexConstraints: the primary key first, then each UNIQUE not
+    # the same as one before it)
+    made: list[tuple[Any, ...]] = [(tuple(pk), (), False)] if pk else []
+    for u in uniques:
+        same = (u["columns"], u["include"], u["nulls_not_distinct"])
+        if same not in made:
+            made.append(same)
+            index_sql.add_unique(tx, name, u)
     return "CREATE TABLE"
 
 
@@ -270,7 +285,7 @@ def create_schema(tx: Transaction, s: ast.CreateSchemaStmt, notices: list[Notice
     return "CREATE SCHEMA"
 
 
-def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None = None) -> str:
+def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None = None, in_block: bool = False) -> str:
     cascade = s.behavior == enums.DropBehavior.DROP_CASCADE
     kind = s.removeType
     if kind == enums.ObjectType.OBJECT_SEQUENCE:
@@ -289,6 +304,10 @@ def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None = None) 
         from walsender_proxy.sql import sql_functions
 
         return sql_functions.drop(tx, s, tx.search_path, notices if notices is not None else [])
+    if kind == enums.ObjectType.OBJECT_INDEX:
+        return index_sql.drop(tx, s, in_block, notices if notices is not None else [])
+    if kind in (enums.ObjectType.OBJECT_TYPE, enums.ObjectType.OBJECT_DOMAIN):
+        return _drop_type(tx, s, notices)
     if kind not in _DROP_TAGS:  # (before reading the names: a type's is a TypeName)
         raise unsupported(f"DROP {kind.name.removeprefix('OBJECT_').replace('_', ' ')}")
     for obj in s.objects:
@@ -319,6 +338,46 @@ def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None = None) 
                 _skipping(notices, "00000", f'publication "{name}" does not exist')
             tx.drop_publication(name, if_exists=bool(s.missing_ok))
     return _DROP_TAGS[kind]
+
+
+def _drop_type(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None) -> str:
+    """DROP TYPE / DROP DOMAIN: the proxy makes no types, so each name is PostgreSQL's own
+    (2BP01: the system requires it), a table's or view's row type (2BP01, its hint), or
+    none (42704, or the IF EXISTS notice)."""
+    from walsender_proxy.sql import pgcatalog
+    from walsender_proxy.sql.literals import TYPE_ALIASES
+
+    what = "type" if s.removeType == enums.ObjectType.OBJECT_TYPE else "domain"
+    for tn in s.objects:
+        names = [n.sval for n in tn.names]
+        shown = ".".join(names)
+        base = TYPE_ALIASES.get(names[-1], names[-1])
+        if len(names) == 1 or names[0] == "pg_catalog":
+            oid = pgcatalog.TYPE_OIDS.get(base)
+            if oid is not None:
+                if what == "domain":
+                    raise PgError("42809", f'"{shown}" is not a domain')
+                raise PgError(
+                    "2BP01",
+                    f"cannot drop type {pgcatalog.format_type(oid, None)} because it is required by the database system",
+                )
+        cat = tx.catalog()
+        schema = names[-2] if len(names) > 1 else None
+        for sch in [schema] if schema else tx.search_path or tx.lake.search_path:
+            rel = cat.find_table(sch, names[-1]) or cat.find_view(sch, names[-1])
+            if rel is not None:
+                if what == "domain":
+                    raise PgError("42809", f'"{names[-1]}" is not a domain')
+                kind = "table" if cat.find_table(sch, names[-1]) is not None else "view"
+                raise PgError(
+                    "2BP01",
+                    f"cannot drop type {shown} because {kind} {shown} requires it",
+                    hint=f"You can drop {kind} {shown} instead.",
+                )
+        if not s.missing_ok:
+            raise PgError("42704", f'type "{shown}" does not exist')
+        _skipping(notices, "00000", f'type "{shown}" does not exist')
+    return "DROP TYPE" if what == "type" else "DROP DOMAIN"
 
 
 def _schema_members(cat: Any, schema: str, functions: Sequence[tuple[int, str]] = ()) -> list[str]:
@@ -403,7 +462,8 @@ def alter_table(
                 continue
             p = column_defs.plan(d, s.relation.relname, type_text, unsupported, _constraint_name)
             if p.primary:
-                raise unsupported("constraints in ADD COLUMN")
+                raise unsupported("PRIMARY KEY in ADD COLUMN")
+            uniques = [index_sql.unique_constraint(c, d.colname) for c in p.unique]
             tbl = tx.table(table)
             if tbl.column(d.colname) is not None:  # (before the default: PostgreSQL's order)
                 raise PgError("42701", f'column "{d.colname}" of relation "{s.relation.relname}" already exists')
@@ -419,6 +479,8 @@ def alter_table(
                 if fill is None:
                     raise unsupported("ADD COLUMN … DEFAULT here")
                 fill(tx, table, d.colname)
+            for u in uniques:  # (after the rows have the column's values, as PostgreSQL builds it)
+                index_sql.add_unique(tx, table, u)
         elif t == enums.AlterTableType.AT_ColumnDefault:
             tbl = tx.table(table)
             col = tbl.column(cmd.name)
@@ -446,15 +508,23 @@ def alter_table(
                 else reloptions.reset_options(current, cmd.def_)
             )
             tx.set_reloptions(table, options)
+        elif t in (enums.AlterTableType.AT_SetNotNull, enums.AlterTableType.AT_DropNotNull):
+            tx.set_not_null(table, cmd.name, t == enums.AlterTableType.AT_SetNotNull)
+        elif t == enums.AlterTableType.AT_SetStorage:
+            _set_storage(tx, table, cmd.name, cmd.def_.sval)
+        elif t == enums.AlterTableType.AT_AddConstraint and cmd.def_.contype == enums.ConstrType.CONSTR_UNIQUE:
+            index_sql.add_unique(tx, table, index_sql.unique_constraint(cmd.def_))
+        elif t == enums.AlterTableType.AT_DropConstraint:
+            tbl = tx.table(table)
+            if cmd.missing_ok and tbl.index(cmd.name) is None and not (tbl.primary_key and tbl.pkey_name == cmd.name):
+                _skipping(notices, "00000", f'constraint "{cmd.name}" of relation "{tbl.name}" does not exist')
+                continue
+            tx.drop_constraint(table, cmd.name)
         elif t == enums.AlterTableType.AT_ReplicaIdentity:
             ri: ast.ReplicaIdentityStmt = cmd.def_
             if ri.identity_type == "i":
                 tbl = tx.table(table)
-                if ri.name != f"{tbl.name}_pkey" or not tbl.primary_key:
-                    raise PgError(
-                        "42704", f'index "{ri.name}" for table "{tbl.name}" does not exist'
-                    )
-                tx.set_replica_identity(table, "index", tbl.primary_key)
+                tx.set_replica_identity(table, "index", index_sql.identity_columns(tx, tbl, ri.name), index_name=ri.name)
             else:
                 tx.set_replica_identity(
                     table, {"d": "default", "f": "full", "n": "nothing"}[ri.identity_type]
@@ -462,6 +532,28 @@ def alter_table(
         else:
             raise unsupported(f"ALTER TABLE {t.name.removeprefix('AT_')}")
     return "ALTER TABLE"
+
+
+_STORAGE = {"plain": "p", "external": "e", "extended": "x", "main": "m"}
+
+
+def _set_storage(tx: Transaction, table: str, column: str, mode: str) -> None:
+    r"""ALTER COLUMN … SET STORAGE as PostgreSQL 15 checks it (a type that cannot be TOASTed
+    takes PLAIN only); the lake keeps the setting for pg_attribute and psql's ``\d+``."""
+    from walsender_proxy.sql import pgcatalog
+
+    letter = _STORAGE.get(mode.lower())
+    if letter is None:
+        raise PgError("22023", f'invalid storage type "{mode}"')
+    tbl = tx.table(table)
+    col = tbl.column(column)
+    if col is None:
+        if column in ("tableoid", "cmax", "xmax", "cmin", "xmin", "ctid"):
+            raise PgError("0A000", f'cannot alter system column "{column}"')
+        raise PgError("42703", f'column "{column}" of relation "{tbl.name}" does not exist')
+    if letter != "p" and pgcatalog.type_storage(col.type.oid) == "p":
+        raise PgError("0A000", f"column data type {pgcatalog.format_type(col.type.oid, None)} can only have storage PLAIN")
+    tx.set_column_storage(table, column, letter)
 
 
 def rename(tx: Transaction, s: ast.RenameStmt, notices: list[Notice] | None = None) -> str:
@@ -472,6 +564,14 @@ def rename(tx: Transaction, s: ast.RenameStmt, notices: list[Notice] | None = No
     viewed = views.rename(tx, s, notices if notices is not None else [])
     if viewed is not None:
         return viewed
+    if s.renameType == enums.ObjectType.OBJECT_INDEX:
+        return index_sql.rename(tx, s, notices if notices is not None else [])
+    if s.renameType == enums.ObjectType.OBJECT_TABCONSTRAINT:
+        if s.missing_ok and _missing(tx, s.relation):
+            _skipping(notices, "00000", f'relation "{s.relation.relname}" does not exist')
+        else:
+            tx.rename_constraint(qualified(s.relation), s.subname, s.newname)
+        return "ALTER TABLE"
     table = s.renameType == enums.ObjectType.OBJECT_TABLE
     column = s.renameType == enums.ObjectType.OBJECT_COLUMN and s.relationType == enums.ObjectType.OBJECT_TABLE
     if s.renameType == enums.ObjectType.OBJECT_SEQUENCE or (table and _is_sequence(tx, qualified(s.relation))):

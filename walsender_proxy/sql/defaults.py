@@ -266,7 +266,7 @@ def _evaluate(ev: Evaluator, tx: Transaction, t: Table, cols: list[Column], n: i
     """The columns' defaults for ``n`` rows (``n`` evaluations: volatile ones differ per
     row), in the columns' storage types, through the assignment rules of an INSERT."""
     from walsender_proxy.lake.transaction import conform
-    from walsender_proxy.sql.engine import coerce_text_columns
+    from walsender_proxy.sql.column_coercion import coerce_text_columns
 
     cat = tx.catalog()
     out: dict[str, pa.Array] = {}
@@ -285,7 +285,7 @@ def _evaluate(ev: Evaluator, tx: Transaction, t: Table, cols: list[Column], n: i
         except PgError:
             raise
         except Exception as e:  # (raised while DuckDB runs it: a UDF's PGERR, an overflow)
-            from walsender_proxy.sql.engine import duck_error
+            from walsender_proxy.sql.duck_errors import duck_error
 
             raise duck_error(e) from None
         data = data.rename_columns([c.name for c in queried])

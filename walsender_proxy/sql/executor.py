@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import logging
 import re
 import threading
@@ -48,8 +49,10 @@ from walsender_proxy.backend.settings import Settings
 from walsender_proxy.lake import Isolation, Transaction
 from walsender_proxy.lake.transaction import State
 from walsender_proxy.sql import (
+    comment_sql,
     ddl_sql,
     explain,
+    index_sql,
     pgcatalog,
     reloptions,
     sequences,
@@ -60,11 +63,14 @@ from walsender_proxy.sql import (
     window_frames,
 )
 from walsender_proxy.sql.cursors import SqlCursor
-from walsender_proxy.sql.engine import Engine, check_result_formats, param_receivable, returning
+from walsender_proxy.sql.engine import Engine
 from walsender_proxy.sql.param_context import FindTable, context_param_types
+from walsender_proxy.sql.param_recv import param_receivable
 from walsender_proxy.sql.portals import Portal, Prepared
+from walsender_proxy.sql.result_rows import check_result_formats
 from walsender_proxy.sql.sequences import SessionSequences
 from walsender_proxy.sql.session_zone import timezone_interval
+from walsender_proxy.sql.statement_nodes import returning
 from walsender_proxy.sql.udf_errors import udf_error
 
 USER_REQUEST = "user request"
@@ -415,7 +421,7 @@ class Executor:
             self._end_tx(commit=False)
         if self._has_temp_tables():  # (a temporary table ends with its session)
             try:
-                self._ensure_tx()
+                self._ensure_tx().read_only = False  # (default_transaction_read_only spares them)
                 self._drop_temp_tables(self._statement_tx())
                 self._end_tx(commit=True)
             except Exception:
@@ -803,7 +809,7 @@ class Executor:
             else:
                 run = {
                     ast.CreateSchemaStmt: ddl_sql.create_schema,
-                    ast.DropStmt: ddl_sql.drop,
+                    ast.DropStmt: functools.partial(ddl_sql.drop, in_block=self.explicit or self.implicit_block),
                     ast.AlterObjectSchemaStmt: ddl_sql.set_schema,
                 }[type(node)]
                 try:
@@ -812,6 +818,13 @@ class Executor:
                     yield from notices  # (PostgreSQL's NOTICEs come before its error too)
                 yield Done(tag)
                 return
+            yield from notices
+            yield Done(tag)
+        elif isinstance(node, ast.CommentStmt):
+            yield Done(comment_sql.comment(self._statement_tx(), node))
+        elif isinstance(node, ast.IndexStmt):
+            notices = []
+            tag = index_sql.create_index(self._statement_tx(), node, self.explicit or self.implicit_block, notices)
             yield from notices
             yield Done(tag)
         elif isinstance(node, ast.RenameStmt):
@@ -1047,7 +1060,7 @@ class Executor:
                 tx.abort()
                 raise PgError("0A000", "cannot PREPARE a transaction that has operated on temporary objects")
             if tx.xid is None:
-                tx._ensure_xid()
+                tx.ensure_xid()
             tx.prepare(s.gid)
             yield Done("PREPARE TRANSACTION")
             return

@@ -79,7 +79,7 @@ def install(con: duckdb.DuckDBPyConnection, services: SqlServices) -> None:
         tx = session(pid).tx
         if tx is None:
             raise PgError("25P01", "no transaction")
-        return tx._ensure_xid()
+        return tx.ensure_xid()
 
     def pipeline_role(pid: int, fn: str) -> SessionState:
         ex = session(pid)

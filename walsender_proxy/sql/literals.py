@@ -464,7 +464,7 @@ _DUCK_FORMATS = {"date": "date", "timestamp": "timestamp", "time": "time"}
 _CONVERT = re.compile(r"""Could not convert string ['"](.*)['"] to ([A-Z0-9]+)(?:\((\d+),(\d+)\))?$""", re.S)
 _FIELD = re.compile(r'invalid (date|timestamp) field format: "(.*)", expected format', re.S)
 _TIME = re.compile(r'time field value out of range: "(.*)", expected format', re.S)
-_RANGE = re.compile(r"can't be cast because the value is out of range for the destination type (INT16|INT32|INT64)")
+_RANGE = re.compile(r"can't be cast because the value is out of range for the destination type (INT16|INT32|INT64|UINT32)")
 _DECIMAL_RANGE = re.compile(r'Casting value "(.*)" to type DECIMAL\((\d+),(\d+)\) failed: value is out of range')
 
 
@@ -476,6 +476,8 @@ def duckdb_cast_error(text: str) -> PgError | None:
     first = re.sub(r"^[A-Za-z ]+ Error: ", "", first)
     m = _RANGE.search(first)
     if m:
+        if m.group(1) == "UINT32":  # (int8 → oid: i8tooid)
+            return PgError("22003", "OID out of range")
         return PgError("22003", f"{_INT_NAMES[_DUCK_NAMES[m.group(1)]]} out of range")
     m = _DECIMAL_RANGE.search(first)
     if m:

@@ -53,6 +53,7 @@ BOOTSTRAP_SUPERUSER_OID = 10
 FIRST_NORMAL_OID = 16384
 HEAP_AM_OID = 2
 BTREE_AM_OID = 403
+HASH_AM_OID = 405
 DEFAULT_COLLATION_OID = 100
 PG_CLASS_OID = 1259
 PG_NAMESPACE_OID = 2615
@@ -504,9 +505,12 @@ def synthetic_oid(table_oid: int, kind: int) -> int:
 
 
 def index_name(t: Table, cols: Sequence[str], primary: bool) -> str:
-    """PostgreSQL's default index name (ChooseRelationName), truncated to 63 bytes."""
-    tail = "pkey" if primary else "idx"
-    stem = t.name if primary else "_".join([t.name, *cols])
+    """The primary key's index name (kept by the table), or PostgreSQL's default name of
+    an index over ``cols`` (ChooseRelationName), cut to 63 bytes."""
+    if primary:
+        return t.pkey_name
+    tail = "idx"
+    stem = "_".join([t.name, *cols])
     name = f"{stem}_{tail}"
     while len(name.encode()) > 63:
         stem = stem[:-1]
@@ -522,11 +526,23 @@ class _Index:
     columns: tuple[str, ...]
     primary: bool
     replident: bool
+    unique: bool = True
+    nulls_not_distinct: bool = False
+    method: str = "btree"
+    options: tuple[int, ...] = ()
+    include: tuple[str, ...] = ()
+    #: The pg_constraint row's OID (primary key, UNIQUE constraint), 0 for none.
+    constraint: int = 0
+
+    @property
+    def all_columns(self) -> tuple[str, ...]:
+        return (*self.columns, *self.include)
 
 
 def _table_indexes(t: Table) -> list[_Index]:
     out: list[_Index] = []
     ident = t.identity_index if t.replica_identity == "i" else ()
+    ident_name = t.identity_index_name or (t.pkey_name if ident and tuple(ident) == tuple(t.primary_key) else "")
     if t.primary_key:
         out.append(
             _Index(
@@ -535,24 +551,40 @@ def _table_indexes(t: Table) -> list[_Index]:
                 t,
                 t.primary_key,
                 True,
-                bool(ident) and tuple(ident) == tuple(t.primary_key),
+                bool(ident) and ident_name == t.pkey_name,
+                constraint=synthetic_oid(t.oid, PKEY_CONSTRAINT),
             )
         )
-    if ident and tuple(ident) != tuple(t.primary_key):
+    if ident and not ident_name:  # (the lake API's identity by columns, with no index named)
+        out.append(
+            _Index(synthetic_oid(t.oid, IDENTITY_INDEX), index_name(t, ident, False), t, ident, False, True)
+        )
+    for ix in t.indexes:
         out.append(
             _Index(
-                synthetic_oid(t.oid, IDENTITY_INDEX),
-                index_name(t, ident, False),
+                ix.oid,
+                ix.name,
                 t,
-                ident,
+                ix.columns,
                 False,
-                True,
+                bool(ident) and ident_name == ix.name,
+                ix.unique,
+                ix.nulls_not_distinct,
+                ix.method,
+                ix.options,
+                ix.include,
+                ix.constraint,
             )
         )
     return out
 
 
 _BTREE_OPCLASS = {intype: oid for oid, _n, intype, _f in data.BTREE_OPCLASSES}
+#: hash's default operator classes (pg_opclass, PostgreSQL 15) of the types the lake stores
+#: (varchar indexes with text's)
+_HASH_OPCLASS = {2277: 10001, 16: 10048, 17: 10049, 20: 10021, 21: 10019, 23: 10020, 25: 10037, 700: 10013,
+                 701: 10014, 1042: 10005, 1043: 10037, 1082: 10011, 1083: 10039, 1114: 10046,
+                 1184: 10040, 1186: 10023, 1700: 10030, 2950: 10066, 3802: 10089}  # fmt: skip
 
 
 def _collation_of(type_oid: int) -> int:
@@ -832,11 +864,11 @@ def _pg_class(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 relname=ix.name,
                 relnamespace=s.ns_oid[ix.table.schema],
                 relowner=s.owner_oid,
-                relam=BTREE_AM_OID,
+                relam=HASH_AM_OID if ix.method == "hash" else BTREE_AM_OID,
                 relpages=1,
                 reltuples=0.0,
                 relkind="i",
-                relnatts=len(ix.columns),
+                relnatts=len(ix.all_columns),
                 relpersistence="t" if is_temp_schema(ix.table.schema) else "p",
             )
         )
@@ -942,6 +974,7 @@ def _pg_attribute(s: CatalogSnapshot) -> list[dict[str, Any]]:
                     atthasdef=c.default is not None and not c.identity,
                     attidentity=c.identity,
                     atthasmissing=c.has_missing,
+                    **({"attstorage": c.storage} if c.storage else {}),
                 )
             )
     for v in s.views:
@@ -954,10 +987,14 @@ def _pg_attribute(s: CatalogSnapshot) -> list[dict[str, Any]]:
             out.append(_attr_row(sq.oid, name, num, toid, -1, attnotnull=True))
     for ix in s.indexes:
         cols = {c.name: c for c in ix.table.columns}
-        for i, name in enumerate(ix.columns, start=1):
+        for i, name in enumerate(ix.all_columns, start=1):
             c = cols.get(name)
             toid = c.type.oid if c else 25
-            out.append(_attr_row(ix.oid, name, i, toid, c.type.typmod if c else -1))
+            extra = {"attcollation": 0} if i > len(ix.columns) else {}  # (INCLUDE columns: none)
+            typmod = c.type.typmod if c else -1
+            if ix.method == "hash":  # (a hash index stores int4 hash codes: its opclass's opckeytype)
+                extra, toid, typmod = {"attcollation": _collation_of(toid)}, 23, -1
+            out.append(_attr_row(ix.oid, name, i, toid, typmod, **extra))
     return out
 
 
@@ -1027,20 +1064,32 @@ def _pg_type(s: CatalogSnapshot) -> list[dict[str, Any]]:
     return out
 
 
+def type_storage(type_oid: int) -> str:
+    """A type's typstorage (``p`` for a type that cannot be TOASTed)."""
+    return str(TYPES.rows.get(type_oid, {}).get("typstorage", "p"))
+
+
+def _opclass(opclasses: dict[int, int], ct: Any) -> int:
+    """A key column's default operator class (varchar uses text's; an array, array_ops)."""
+    return opclasses.get(2277 if ct.is_array else 25 if ct.oid == 1043 else ct.oid, 0)
+
+
 @_rows("pgc_pg_index")
 def _pg_index(s: CatalogSnapshot) -> list[dict[str, Any]]:
     out = []
     for ix in s.indexes:
         cols = {c.name: c for c in ix.table.columns}
         keys = [cols[n] for n in ix.columns if n in cols]
+        every = [cols[n] for n in ix.all_columns if n in cols]
+        opclasses = _HASH_OPCLASS if ix.method == "hash" else _BTREE_OPCLASS
         out.append(
             {
                 "indexrelid": ix.oid,
                 "indrelid": ix.table.oid,
-                "indnatts": len(keys),
+                "indnatts": len(every),
                 "indnkeyatts": len(keys),
-                "indisunique": True,
-                "indnullsnotdistinct": False,
+                "indisunique": ix.unique,
+                "indnullsnotdistinct": ix.nulls_not_distinct,
                 "indisprimary": ix.primary,
                 "indisexclusion": False,
                 "indimmediate": True,
@@ -1050,10 +1099,10 @@ def _pg_index(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 "indisready": True,
                 "indislive": True,
                 "indisreplident": ix.replident,
-                "indkey": [c.attnum for c in keys],
+                "indkey": [c.attnum for c in every],
                 "indcollation": [_collation_of(c.type.oid) for c in keys],
-                "indclass": [_BTREE_OPCLASS.get(c.type.oid, 0) for c in keys],
-                "indoption": [0 for _ in keys],
+                "indclass": [_opclass(opclasses, c.type) for c in keys],
+                "indoption": list(ix.options) or [0 for _ in keys],
             }
         )
     return out
@@ -1063,15 +1112,15 @@ def _pg_index(s: CatalogSnapshot) -> list[dict[str, Any]]:
 def _pg_constraint(s: CatalogSnapshot) -> list[dict[str, Any]]:
     out = []
     for ix in s.indexes:
-        if not ix.primary:
+        if not ix.constraint:
             continue
         cols = {c.name: c.attnum for c in ix.table.columns}
         out.append(
             {
-                "oid": synthetic_oid(ix.table.oid, PKEY_CONSTRAINT),
+                "oid": ix.constraint,
                 "conname": ix.name,
                 "connamespace": s.ns_oid[ix.table.schema],
-                "contype": "p",
+                "contype": "p" if ix.primary else "u",
                 "condeferrable": False,
                 "condeferred": False,
                 "convalidated": True,
@@ -1402,6 +1451,17 @@ _NAMESPACE_DESCRIPTIONS = {
 }
 
 
+def _commentable(s: CatalogSnapshot) -> set[tuple[int, int]]:
+    """(classoid, objoid) of the user objects a comment may be on (a dropped one's stays
+    in the catalog but shows nowhere)."""
+    pg_class = PG_CATALOG["pg_class"].oid
+    out = {(pg_class, r.oid) for r in (*s.user_tables, *s.views, *s.sequences)}
+    out |= {(pg_class, ix.oid) for ix in s.indexes}
+    out |= {(PG_CATALOG["pg_constraint"].oid, ix.constraint) for ix in s.indexes if ix.constraint}
+    out |= {(PG_CATALOG["pg_namespace"].oid, oid) for oid, _ in s.namespaces}
+    return out
+
+
 @_rows("pgc_pg_description")
 def _pg_description(s: CatalogSnapshot) -> list[dict[str, Any]]:
     nsp_class = PG_CATALOG["pg_namespace"].oid
@@ -1413,7 +1473,15 @@ def _pg_description(s: CatalogSnapshot) -> list[dict[str, Any]]:
             "description": "PL/pgSQL procedural language",
         }
     ]
+    comments = s.catalog.comments
+    live = _commentable(s)
+    for key, text in sorted(comments.items()):
+        classoid, objoid, subid = (int(x) for x in key.split(":"))
+        if (classoid, objoid) in live:
+            out.append({"objoid": objoid, "classoid": classoid, "objsubid": subid, "description": text})
     for oid, name in s.namespaces:
+        if f"{nsp_class}:{oid}:0" in comments:
+            continue  # (COMMENT ON SCHEMA replaced its built-in text)
         if name in _NAMESPACE_DESCRIPTIONS:
             out.append(
                 {
@@ -1473,15 +1541,36 @@ def _pg_tables(s: CatalogSnapshot) -> list[dict[str, Any]]:
     return out
 
 
+_ORDERING = {0: "", 1: " DESC NULLS LAST", 2: " NULLS FIRST", 3: " DESC"}
+
+
 def indexdef(ix: _Index, column: int = 0, *, qualify: bool = True) -> str:
-    """``pg_get_indexdef(oid, column, pretty)``: pretty output qualifies only invisible tables."""
+    """``pg_get_indexdef(oid, column, pretty)``: pretty output qualifies only invisible
+    tables; a column's own text carries no ordering, as PostgreSQL's."""
     if column > 0:
-        return quote_ident(ix.columns[column - 1]) if column <= len(ix.columns) else ""
-    cols = ", ".join(quote_ident(c) for c in ix.columns)
+        return quote_ident(ix.all_columns[column - 1]) if column <= len(ix.all_columns) else ""
+    options = ix.options or (0,) * len(ix.columns)
+    cols = ", ".join(quote_ident(c) + _ORDERING[o & 3] for c, o in zip(ix.columns, options, strict=True))
     rel = quote_ident(ix.table.name)
     if qualify:
         rel = f"{quote_ident(ix.table.schema)}.{rel}"
-    return f"CREATE UNIQUE INDEX {quote_ident(ix.name)} ON {rel} USING btree ({cols})"
+    text = f"CREATE {'UNIQUE ' if ix.unique else ''}INDEX {quote_ident(ix.name)} ON {rel} USING {ix.method} ({cols})"
+    if ix.include:
+        text += " INCLUDE (" + ", ".join(quote_ident(c) for c in ix.include) + ")"
+    if ix.nulls_not_distinct:
+        text += " NULLS NOT DISTINCT"
+    return text
+
+
+def constraintdef(ix: _Index) -> str:
+    """``pg_get_constraintdef`` of a primary key or UNIQUE constraint."""
+    text = "PRIMARY KEY" if ix.primary else "UNIQUE"
+    if ix.nulls_not_distinct:
+        text += " NULLS NOT DISTINCT"
+    text += " (" + ", ".join(quote_ident(c) for c in ix.columns) + ")"
+    if ix.include:
+        text += " INCLUDE (" + ", ".join(quote_ident(c) for c in ix.include) + ")"
+    return text
 
 
 @_rows("pgc_pg_indexes")
@@ -1710,7 +1799,7 @@ def _is_columns(s: CatalogSnapshot) -> list[dict[str, Any]]:
 def _is_table_constraints(s: CatalogSnapshot) -> list[dict[str, Any]]:
     out = []
     for ix in s.indexes:
-        if ix.primary:
+        if ix.constraint:
             t = ix.table
             out.append(
                 {
@@ -1720,11 +1809,11 @@ def _is_table_constraints(s: CatalogSnapshot) -> list[dict[str, Any]]:
                     "table_catalog": s.server.database,
                     "table_schema": t.schema,
                     "table_name": t.name,
-                    "constraint_type": "PRIMARY KEY",
+                    "constraint_type": "PRIMARY KEY" if ix.primary else "UNIQUE",
                     "is_deferrable": "NO",
                     "initially_deferred": "NO",
                     "enforced": "YES",
-                    "nulls_distinct": "YES",
+                    "nulls_distinct": "NO" if ix.nulls_not_distinct else "YES",
                 }
             )
     return out
@@ -1734,7 +1823,7 @@ def _is_table_constraints(s: CatalogSnapshot) -> list[dict[str, Any]]:
 def _is_key_column_usage(s: CatalogSnapshot) -> list[dict[str, Any]]:
     out = []
     for ix in s.indexes:
-        if ix.primary:
+        if ix.constraint:
             t = ix.table
             for pos, col in enumerate(ix.columns, start=1):
                 out.append(
@@ -2050,7 +2139,7 @@ def _typenames(s: CatalogSnapshot) -> list[dict[str, Any]]:
 def _indexdefs(s: CatalogSnapshot) -> list[dict[str, Any]]:
     out = []
     for ix in s.indexes:
-        for col in range(len(ix.columns) + 1):
+        for col in range(len(ix.all_columns) + 1):
             out.append(
                 {
                     "indexrelid": ix.oid,
@@ -2065,14 +2154,7 @@ def _indexdefs(s: CatalogSnapshot) -> list[dict[str, Any]]:
 
 @_helper("pgc_constraintdefs", pa.schema([("oid", pa.uint32()), ("def", pa.string())]))
 def _constraintdefs(s: CatalogSnapshot) -> list[dict[str, Any]]:
-    return [
-        {
-            "oid": synthetic_oid(ix.table.oid, PKEY_CONSTRAINT),
-            "def": "PRIMARY KEY (" + ", ".join(quote_ident(c) for c in ix.columns) + ")",
-        }
-        for ix in s.indexes
-        if ix.primary
-    ]
+    return [{"oid": ix.constraint, "def": constraintdef(ix)} for ix in s.indexes if ix.constraint]
 
 
 @_helper("pgc_replident", pa.schema([("relid", pa.uint32()), ("indexrelid", pa.uint32())]))
@@ -2080,9 +2162,7 @@ def _replident(s: CatalogSnapshot) -> list[dict[str, Any]]:
     out = []
     for ix in s.indexes:
         t = ix.table
-        if (t.replica_identity == "i" and ix.replident) or (
-            t.replica_identity == "d" and ix.primary
-        ):
+        if (t.replica_identity == "i" and ix.replident) or (t.replica_identity == "d" and ix.primary):
             out.append({"relid": t.oid, "indexrelid": ix.oid})
     return out
 
@@ -2931,6 +3011,15 @@ def no_such_function(message: str) -> PgError | None:
 _INT_NAMES = {"INT16": "smallint", "INT32": "integer", "INT64": "bigint"}
 
 
+#: DuckDB's type names as PostgreSQL's messages print the types they stand for.
+_DUCK_DISPLAY = {
+    "SMALLINT": "smallint", "INTEGER": "integer", "BIGINT": "bigint", "DOUBLE": "double precision",
+    "FLOAT": "real", "BOOLEAN": "boolean", "DATE": "date", "VARCHAR": "text", "BLOB": "bytea",
+    "UUID": "uuid", "INTERVAL": "interval", "TIME": "time without time zone",
+    "TIMESTAMP": "timestamp without time zone", "TIMESTAMP WITH TIME ZONE": "timestamp with time zone",
+}  # fmt: skip
+
+
 def translate_error(exc: BaseException) -> PgError:
     """A DuckDB exception raised while running rewritten SQL, as PostgreSQL would report it."""
     if isinstance(exc, PgError):
@@ -2951,6 +3040,15 @@ def translate_error(exc: BaseException) -> PgError:
         return PgError("42703", f'column "{m.group(1)}" does not exist')
     if "Division by zero" in text or "division by zero" in text:
         return PgError("22012", "division by zero")
+    if first.endswith("interval cannot be 0!"):  # (generate_series' step)
+        return PgError("22023", "step size cannot equal zero")
+    m = re.search(r"Cannot compare values of type (\w+) and (\w+) in IN/ANY/ALL clause", first)
+    if m and m.group(1) in _DUCK_DISPLAY and m.group(2) in _DUCK_DISPLAY:  # (IN (SELECT …) of another type)
+        return PgError(
+            "42883",
+            f"operator does not exist: {_DUCK_DISPLAY[m.group(1)]} = {_DUCK_DISPLAY[m.group(2)]}",
+            hint="No operator matches the given name and argument types. You might need to add explicit type casts.",
+        )
     m = re.search(r"Values were not provided for the following parameters: (\d+)", text)
     if m:
         return PgError("42P02", f"there is no parameter ${m.group(1)}")

@@ -225,7 +225,12 @@ def _regproc_name(node: ast.Node, needs: set[str]) -> ast.Node:
     return _call("pgc_regproc_out", node)
 
 
+#: Emulated catalog functions whose first argument is a regclass (a literal names a relation).
+_REGCLASS_FIRST = frozenset({"pg_get_replica_identity_index", "pg_relation_is_publishable"})
+
+
 @dataclass(frozen=True, slots=True)
+
 class UserTable:
     """What ``resolve_user_table`` may return instead of bare SQL: the SQL and the declared
     type of each column (casts of a column follow its type's input and output rules)."""
@@ -2795,6 +2800,8 @@ class _Rewriter:
         if target in ("int2vector", "oidvector"):
             elem = "smallint" if target == "int2vector" else "uinteger"
             return _cast(arg, elem, array=True), T(target, zero_based=True)
+        if target in ("text", "varchar", "bpchar", "name") and t is not None and t.name in _VECTORS:
+            return _call("array_to_string", arg, _str(" ")), T(target)  # (int2vectorout: ``1 2``)
         if target in ("text", "varchar", "bpchar", "name") and t is not None and t.is_array:
             if array_exprs.depth(t.name) > 1:  # (DuckDB prints a nested list its own way)
                 raise self.fail("0A000", f"a cast of a multidimensional array to {_type_display(T(target))} is not supported by walsender-proxy", node)
@@ -4278,6 +4285,9 @@ class _Rewriter:
         for dropped in args[keep:]:  # pg_get_constraintdef(oid, $1): $1 goes nowhere
             self._forget_params(dropped)
         call_args = list(args[:keep])
+        if name in _REGCLASS_FIRST and call_args and (types[0] == UNKNOWN or (types[0] is not None and types[0].name in TEXTISH)):
+            self.needs.add("pgc_regclass_in")  # ('t' is regclass input: a missing one is 42P01)
+            call_args[0] = _call("pgc_regclass_in", call_args[0])
         missing = max(0, (fn.keep or fn.arity[1]) - len(call_args))
         for lit in fn.pad[len(fn.pad) - missing :] if missing else ():
             call_args.append(_bool(lit == "true") if lit in ("true", "false") else _int(int(lit)))

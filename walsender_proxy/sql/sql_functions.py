@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pglast
 from pglast import ast, enums
@@ -37,7 +37,23 @@ from walsender_proxy.sql.pg_functions import PG15_FUNCTIONS
 
 if TYPE_CHECKING:
     from walsender_proxy.lake import Transaction
-    from walsender_proxy.sql.engine import Engine
+
+
+class _Session(Protocol):
+    user: str
+    services: Any
+    settings: Any
+
+    def search_path(self) -> list[str]: ...
+
+
+class Engine(Protocol):
+    """What CREATE/ALTER FUNCTION need of the engine (a narrow view, as views.Describer):
+    the session, and the result columns of a query given as text."""
+
+    ex: _Session
+
+    def describe_text(self, tx: Transaction, sql: str) -> list[Any]: ...
 
 SQL_LANGUAGE_OID = 14
 VOID_OID = 2278

@@ -1,9 +1,8 @@
-"""INSERT … ON CONFLICT: PostgreSQL's upsert over the lake's one unique constraint, the
-primary key.
+"""INSERT … ON CONFLICT: PostgreSQL's upsert over one unique key of the table.
 
-The proposed rows are computed as for a plain INSERT; the arbiter is the primary key (named
-by its columns, by ``ON CONSTRAINT <table>_pkey``, or implied by a DO NOTHING without a
-target); each proposed row whose key is already in the table conflicts. DO NOTHING inserts
+The proposed rows are computed as for a plain INSERT; the arbiter is the primary key or a
+unique index (named by its columns, by ``ON CONSTRAINT <name>``, or the primary key implied
+by a DO NOTHING without a target); each proposed row whose key is already in the table conflicts. DO NOTHING inserts
 the others (a key proposed twice is inserted once, as the second then conflicts with the
 first); DO UPDATE evaluates its SET list and WHERE over the existing row and the proposed
 one (``EXCLUDED``) in DuckDB and updates the rows it selects; a row it would touch twice is
@@ -13,7 +12,8 @@ constraint, 42704 for an unknown constraint name, 42601 for DO UPDATE without a 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -27,12 +27,17 @@ from walsender_proxy.sql.identity import check_update
 
 if TYPE_CHECKING:
     from walsender_proxy.lake import Transaction
-    from walsender_proxy.sql.engine import Engine
 
 __all__ = ["POS", "arbiter", "positions", "split"]
 
 #: The column that carries each proposed row's position through the split.
 POS = "__wp_pos"
+
+
+class KeyLookup(Protocol):
+    """What the split needs of the engine: the proposed keys the table already holds."""
+
+    def existing_keys(self, tx: Transaction, t: Table, key: Sequence[str], proposed: pa.Table) -> list[tuple[Any, ...]]: ...
 
 
 def positions(rows: pa.Table) -> np.ndarray:
@@ -42,9 +47,10 @@ _NO_MATCH = PgError("42P10", "there is no unique or exclusion constraint matchin
 
 
 def arbiter(t: Table, clause: ast.OnConflictClause) -> tuple[str, ...]:
-    """The key columns the conflict is decided on (the primary key), or () when nothing
-    can conflict (DO NOTHING on a table without one)."""
+    """The key columns the conflict is decided on (the primary key or a unique index), or
+    () when nothing can conflict (DO NOTHING on a table without one)."""
     pk = tuple(t.primary_key or ())
+    uniques = [(ix.name, ix.columns, ix) for ix in t.indexes if ix.unique]
     infer = clause.infer
     update = clause.action == enums.OnConflictAction.ONCONFLICT_UPDATE
     if infer is None:
@@ -54,11 +60,20 @@ def arbiter(t: Table, clause: ast.OnConflictClause) -> tuple[str, ...]:
                 "ON CONFLICT DO UPDATE requires inference specification or constraint name",
                 hint="For example, ON CONFLICT (column_name).",
             )
+        if uniques:  # (PostgreSQL's arbiters are then every unique index)
+            raise PgError(
+                "0A000",
+                "ON CONFLICT DO NOTHING without a conflict target on a table with unique indexes besides its primary key is not supported by walsender-proxy",
+                hint="Name the conflict target, as ON CONFLICT (column_name).",
+            )
         return pk
     if infer.conname is not None:
-        if not pk or infer.conname != f"{t.name}_pkey":
+        if pk and infer.conname == t.pkey_name:
+            return pk
+        ix = t.index(infer.conname)
+        if ix is None or not ix.constraint:
             raise PgError("42704", f'constraint "{infer.conname}" for table "{t.name}" does not exist')
-        return pk
+        return _usable(ix)
     names = []
     for elem in infer.indexElems or ():
         if not isinstance(elem, ast.IndexElem) or elem.name is None:
@@ -66,9 +81,20 @@ def arbiter(t: Table, clause: ast.OnConflictClause) -> tuple[str, ...]:
         if t.column(elem.name) is None:
             raise PgError("42703", f'column "{elem.name}" does not exist')
         names.append(elem.name)
-    if not pk or set(names) != set(pk):
-        raise _NO_MATCH
-    return pk
+    if pk and set(names) == set(pk):
+        return pk
+    for _name, cols, ix in uniques:
+        if set(names) == set(cols):
+            return _usable(ix)
+    raise _NO_MATCH
+
+
+def _usable(ix: Any) -> tuple[str, ...]:
+    """A unique index as the arbiter (one whose NULLs conflict is refused: the split below
+    lets a NULL key conflict with nothing)."""
+    if ix.nulls_not_distinct:
+        raise PgError("0A000", "ON CONFLICT on a unique index with NULLS NOT DISTINCT is not supported by walsender-proxy")
+    return tuple(ix.columns)
 
 
 def _keys(data: pa.Table, t: Table, key: tuple[str, ...]) -> list[tuple[Any, ...]]:
@@ -77,7 +103,7 @@ def _keys(data: pa.Table, t: Table, key: tuple[str, ...]) -> list[tuple[Any, ...
 
 
 def split(
-    engine: Engine, tx: Transaction, t: Table, key: tuple[str, ...], proposed: pa.Table, update: bool
+    engine: KeyLookup, tx: Transaction, t: Table, key: tuple[str, ...], proposed: pa.Table, update: bool
 ) -> tuple[pa.Table, pa.Table]:
     """(rows to insert, proposed rows that conflict with a row in the table), the proposed
     rows in storage form under the table's column names."""

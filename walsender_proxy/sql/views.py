@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pglast
 from pglast import ast, enums
@@ -32,7 +32,20 @@ from walsender_proxy.lake import view_ddl
 
 if TYPE_CHECKING:
     from walsender_proxy.lake import Transaction
-    from walsender_proxy.sql.engine import Engine
+
+
+class _SearchPath(Protocol):
+    def search_path(self) -> list[str]: ...
+
+
+class Describer(Protocol):
+    """What CREATE VIEW needs of the engine: the result columns of the view's query, and
+    the session whose search_path the query's names are bound in."""
+
+    ex: _SearchPath
+
+    def describe_text(self, tx: Transaction, sql: str) -> list[Any]: ...
+
 
 #: PostgreSQL's type of an untyped literal; a view's column of it is text (PostgreSQL 10+).
 UNKNOWN_OID = 705
@@ -263,7 +276,7 @@ def _check_options(s: ast.ViewStmt, text: str) -> None:
 
 
 def create(
-    tx: Transaction, s: ast.ViewStmt, text: str, engine: Engine, temp_schema: str | None, notices: list[Notice]
+    tx: Transaction, s: ast.ViewStmt, text: str, engine: Describer, temp_schema: str | None, notices: list[Notice]
 ) -> str:
     """CREATE [OR REPLACE] [TEMP] VIEW: the query is analysed as PostgreSQL's DefineView
     does (its errors first), then the view is made; a view reading a temporary relation is

@@ -1,0 +1,241 @@
+"""Index DDL as pure functions over the catalog: CREATE INDEX (its name chosen as
+PostgreSQL's ChooseIndexName chooses it), DROP INDEX, UNIQUE constraints, and what
+DROP COLUMN and RENAME COLUMN do to the indexes over a column.
+
+An index is part of its table's definition (:attr:`decoding.catalog.Table.indexes`): a
+unique one is a rule every write is checked against (lake.py), a plain one is metadata
+only: the lake's scans gain nothing from a B-tree, so none is built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+import pyarrow as pa
+
+from decoding.catalog import Catalog, CatalogOp, Column, Index, Table, choose_name
+from walsender_proxy.lake.errors import LakeError
+
+Alloc = Callable[[], int]
+
+
+def _split(name: str, search_path: Sequence[str]) -> tuple[str | None, str]:
+    schema, dot, rel = name.rpartition(".")
+    return (schema if dot else None), rel
+
+
+def choose_index_name(cat: Catalog, t: Table, columns: Sequence[str], label: str) -> str:
+    """ChooseIndexName: ``<table>_<col>_<col>_<label>``, then ``…_<label>1``, ``2``… until no
+    relation of the table's schema has it (``label``: ``idx``, ``key`` for a UNIQUE
+    constraint)."""
+    addition = ""
+    for c in columns:
+        part = c if not addition else f"_{c}"
+        if len((addition + part).encode()) >= 63:
+            break
+        addition += part
+    n = 0
+    while True:
+        name = choose_name(t.name, addition, label if n == 0 else f"{label}{n}")
+        if not cat.relation_exists(t.schema, name):
+            return name
+        n += 1
+
+
+def check_key_column(col: Column, unique: bool) -> None:
+    """A column an index may have: json has no B-tree operator class (PostgreSQL's 42704);
+    a unique key is compared by the stored value, so a type whose stored form is not its
+    equality (numeric without a scale kept as its text, ``1.0`` vs ``1.00``; interval's
+    ``1 day`` = ``24 hours``; jsonb's numbers) is refused rather than checked wrongly."""
+    base = col.type.base.name
+    if base == "json":
+        raise LakeError(
+            "42704",
+            f'data type {"json[]" if col.type.is_array else "json"} has no default operator class for access method "btree"',
+            hint="You must specify an operator class for the index or define a default operator class for the data type.",
+        )
+    if not unique:
+        return
+    scalar = col.type.arrow.value_type if col.type.is_array else col.type.arrow
+    if (base == "numeric" and pa.types.is_string(scalar)) or base in ("interval", "jsonb"):
+        what = "numeric without a precision and scale" if base == "numeric" else base
+        raise LakeError(
+            "0A000",
+            f'a unique key over a column of type {what} ("{col.name}") is not supported by walsender-proxy',
+            hint="The lake compares keys by their stored form, which for this type differs from PostgreSQL's equality."
+            + (
+                " Give the column a precision and scale, as numeric(30,6)."
+                if base == "numeric"
+                else ""
+            ),
+        )
+
+
+def create_index(
+    cat: Catalog,
+    alloc: Alloc,
+    table: str,
+    name: str | None,
+    columns: tuple[str, ...],
+    unique: bool,
+    options: tuple[int, ...],
+    include: tuple[str, ...],
+    method: str,
+    nulls_not_distinct: bool,
+    if_not_exists: bool,
+    constraint: bool,
+    search_path: Sequence[str],
+) -> tuple[list[CatalogOp], tuple[Table, Index] | None]:
+    """The table with its new index (None: IF NOT EXISTS found one of that name).
+    ``constraint``: made by a UNIQUE constraint (named ``…_key`` and given a
+    pg_constraint row)."""
+    t = cat.resolve_table(table, search_path)
+    for c in (*columns, *include):
+        col = t.column(c)
+        if col is None:
+            raise LakeError("42703", f'column "{c}" does not exist')
+        if c in columns:
+            check_key_column(col, unique)
+    if name is None:
+        name = choose_index_name(cat, t, (*columns, *include), "key" if constraint else "idx")
+    elif cat.relation_exists(t.schema, name):
+        if if_not_exists:
+            return [], None
+        raise LakeError("42P07", f'relation "{name}" already exists')
+    ix = Index(
+        oid=alloc(),
+        name=name,
+        columns=columns,
+        unique=unique,
+        nulls_not_distinct=nulls_not_distinct,
+        method=method,
+        options=options,
+        include=include,
+        constraint=alloc() if constraint else 0,
+    )
+    t2 = replace(t, indexes=(*t.indexes, ix))
+    return [{"op": "put_table", "table": t2.to_json()}], (t2, ix)
+
+
+def drop_index(
+    cat: Catalog, alloc: Alloc, name: str, if_exists: bool, search_path: Sequence[str]
+) -> tuple[list[CatalogOp], None]:
+    """DROP INDEX; an index behind a constraint (the primary key, a UNIQUE constraint) is
+    2BP01 with PostgreSQL's hint."""
+    schema, rel = _split(name, search_path)
+    found = None
+    for s in [schema] if schema else search_path:
+        found = cat.find_index(s, rel)
+        if found is not None:
+            break
+        kind = (
+            "TABLE" if cat.find_table(s, rel) else "VIEW" if cat.find_view(s, rel)
+            else "SEQUENCE" if cat.find_sequence(s, rel) else None
+        )  # fmt: skip
+        if kind is not None:
+            raise LakeError(
+                "42809",
+                f'"{rel}" is not an index',
+                hint=f"Use DROP {kind} to remove a {kind.lower()}.",
+            )
+    if found is None:
+        if if_exists:
+            return [], None
+        raise LakeError("42704", f'index "{rel}" does not exist')
+    t, ix = found
+    if ix is None or ix.constraint:
+        raise LakeError(
+            "2BP01",
+            f"cannot drop index {rel} because constraint {rel} on table {t.name} requires it",
+            hint=f"You can drop constraint {rel} on table {t.name} instead.",
+        )
+    return [{"op": "put_table", "table": without_index(t, ix).to_json()}], None
+
+
+def drop_constraint(
+    cat: Catalog, alloc: Alloc, table: str, name: str, if_exists: bool, search_path: Sequence[str]
+) -> tuple[list[CatalogOp], None]:
+    """ALTER TABLE … DROP CONSTRAINT of a UNIQUE constraint (its index goes with it)."""
+    t = cat.resolve_table(table, search_path)
+    ix = t.index(name)
+    if ix is None or not ix.constraint:
+        if t.primary_key and t.pkey_name == name:
+            raise LakeError(
+                "0A000",
+                "ALTER TABLE … DROP CONSTRAINT of a primary key is not supported by walsender-proxy",
+            )
+        if if_exists:
+            return [], None
+        raise LakeError("42704", f'constraint "{name}" of relation "{t.name}" does not exist')
+    return [{"op": "put_table", "table": without_index(t, ix).to_json()}], None
+
+
+def without_index(t: Table, ix: Index) -> Table:
+    """The table without ``ix``; a replica identity using it then identifies no row
+    (PostgreSQL: "the same as NOTHING")."""
+    ident = t.identity_index
+    if t.replica_identity == "i" and t.identity_index_name == ix.name:
+        ident = ()
+    return replace(t, indexes=tuple(x for x in t.indexes if x is not ix), identity_index=ident)
+
+
+def after_drop_column(t: Table, name: str) -> Table:
+    """DROP COLUMN drops every index over the column (and a UNIQUE constraint's with it)."""
+    out = t
+    for ix in t.indexes:
+        if name in ix.columns or name in ix.include:
+            out = without_index(out, out.index(ix.name))  # type: ignore[arg-type]
+    return out
+
+
+def after_rename_column(t: Table, name: str, new_name: str) -> tuple[Index, ...]:
+    def renamed(names: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(new_name if n == name else n for n in names)
+
+    return tuple(
+        replace(ix, columns=renamed(ix.columns), include=renamed(ix.include)) for ix in t.indexes
+    )
+
+
+def rename_index(
+    cat: Catalog, alloc: Alloc, name: str, new_name: str, search_path: Sequence[str]
+) -> tuple[list[CatalogOp], None]:
+    """ALTER INDEX … RENAME TO (a UNIQUE constraint's index renames its constraint too)."""
+    schema, rel = _split(name, search_path)
+    for s in [schema] if schema else search_path:
+        found = cat.find_index(s, rel)
+        if found is None:
+            continue
+        t, ix = found
+        return [{"op": "put_table", "table": _renamed(cat, t, ix, new_name).to_json()}], None
+    raise LakeError("42P01", f'relation "{name}" does not exist')
+
+
+def _renamed(cat: Catalog, t: Table, ix: Index | None, new_name: str) -> Table:
+    """``t`` with its index ``ix`` (None: the primary key's) named ``new_name``, with the
+    constraint it backs and a replica identity naming it."""
+    if cat.relation_exists(t.schema, new_name):
+        raise LakeError("42P07", f'relation "{new_name}" already exists')
+    old = t.pkey_name if ix is None else ix.name
+    ident = new_name if t.identity_index_name == old else t.identity_index_name
+    if ix is None:
+        return replace(t, pkey_index=new_name, identity_index_name=ident)
+    moved = replace(ix, name=new_name)
+    return replace(
+        t, indexes=tuple(moved if x is ix else x for x in t.indexes), identity_index_name=ident
+    )
+
+
+def rename_constraint(
+    cat: Catalog, alloc: Alloc, table: str, name: str, new_name: str, search_path: Sequence[str]
+) -> tuple[list[CatalogOp], None]:
+    """ALTER TABLE … RENAME CONSTRAINT of the primary key or a UNIQUE constraint (its
+    index is renamed with it, as in PostgreSQL)."""
+    t = cat.resolve_table(table, search_path)
+    if t.primary_key and t.pkey_name == name:
+        return [{"op": "put_table", "table": _renamed(cat, t, None, new_name).to_json()}], None
+    ix = t.index(name)
+    if ix is None or not ix.constraint:
+        raise LakeError("42704", f'constraint "{name}" for table "{t.name}" does not exist')
+    return [{"op": "put_table", "table": _renamed(cat, t, ix, new_name).to_json()}], None

@@ -1,0 +1,211 @@
+"""Indexes and UNIQUE constraints from SQL: CREATE [UNIQUE] INDEX, DROP INDEX, ALTER INDEX …
+RENAME, UNIQUE in CREATE TABLE and ALTER TABLE … ADD/DROP CONSTRAINT, read as PostgreSQL
+15's ``transformIndexStmt``/``DefineIndex`` read them, with its errors.
+
+What the lake keeps is an index over plain columns (btree, or hash over one column), in
+any order, with INCLUDE columns and NULLS NOT DISTINCT: unique ones are enforced, others are
+metadata (see lake/index_ddl.py). Expression and partial indexes, operator classes,
+collations, storage parameters and tablespaces are refused (0A000): their catalog text and
+their meaning would differ from PostgreSQL's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pglast import ast, enums
+
+from decoding.errors import PgError
+from walsender_proxy.backend.outcomes import Notice
+from walsender_proxy.lake import Transaction
+
+_DESC, _NULLS_FIRST = 1, 2  # PostgreSQL's INDOPTION_DESC, INDOPTION_NULLS_FIRST
+
+
+def unsupported(what: str) -> PgError:
+    return PgError("0A000", f"{what} is not supported by walsender-proxy")
+
+
+def _qualified(rv: ast.RangeVar) -> str:
+    return f"{rv.schemaname}.{rv.relname}" if rv.schemaname else rv.relname
+
+
+def _option(el: ast.IndexElem) -> int:
+    """indoption bits of one key column: DESC implies NULLS FIRST unless told otherwise."""
+    desc = el.ordering == enums.SortByDir.SORTBY_DESC
+    if el.ordering == enums.SortByDir.SORTBY_USING:
+        raise unsupported("an index column ordered with USING")
+    nulls = el.nulls_ordering
+    first = (
+        desc
+        if nulls == enums.SortByNulls.SORTBY_NULLS_DEFAULT
+        else nulls == enums.SortByNulls.SORTBY_NULLS_FIRST
+    )
+    return (_DESC if desc else 0) | (_NULLS_FIRST if first else 0)
+
+
+def _plain(el: Any, what: str = "index") -> str:
+    if not isinstance(el, ast.IndexElem) or el.name is None:
+        raise unsupported("an index on an expression (expression indexes)")
+    if el.collation:
+        raise unsupported(f"COLLATE in an {what} column")
+    if el.opclass:
+        raise unsupported("an operator class in an index column")
+    return el.name
+
+
+def create_index(tx: Transaction, s: ast.IndexStmt, in_block: bool, notices: list[Notice]) -> str:
+    """CREATE [UNIQUE] INDEX [CONCURRENTLY] [IF NOT EXISTS] [name] ON table …"""
+    if s.concurrent and in_block:
+        raise PgError("25001", "CREATE INDEX CONCURRENTLY cannot run inside a transaction block")
+    if s.whereClause is not None:
+        raise unsupported("a partial index (CREATE INDEX … WHERE)")
+    if s.options:
+        raise unsupported("storage parameters of an index (CREATE INDEX … WITH)")
+    if s.tableSpace is not None:
+        raise unsupported("CREATE INDEX … TABLESPACE")
+    if s.relation.schemaname is None and s.relation.relname and _is_view(tx, s.relation):
+        raise PgError(
+            "42809",
+            f'cannot create index on relation "{s.relation.relname}"',
+            detail="This operation is not supported for views.",
+        )
+    method = (s.accessMethod or "btree").lower()
+    if method not in ("btree", "hash"):
+        known = method in ("gin", "gist", "spgist", "brin")
+        if not known:
+            raise PgError("42704", f'access method "{method}" does not exist')
+        raise unsupported(f"{method} indexes")
+    columns = tuple(_plain(el) for el in s.indexParams or ())
+    options = tuple(_option(el) for el in s.indexParams or ())
+    include = tuple(_plain(el) for el in s.indexIncludingParams or ())
+    if method == "hash":
+        if s.unique:
+            raise PgError("0A000", 'access method "hash" does not support unique indexes')
+        if len(columns) > 1:
+            raise PgError("0A000", 'access method "hash" does not support multicolumn indexes')
+        if include:
+            raise PgError("0A000", 'access method "hash" does not support included columns')
+        if any(options):
+            raise PgError("0A000", 'access method "hash" does not support ASC/DESC options')
+    if len(columns) + len(include) > 32:
+        raise PgError("54011", "cannot use more than 32 columns in an index")
+    made = tx.create_index(
+        _qualified(s.relation),
+        s.idxname,
+        columns,
+        unique=bool(s.unique),
+        options=options,
+        include=include,
+        method=method,
+        nulls_not_distinct=bool(s.nulls_not_distinct),
+        if_not_exists=bool(s.if_not_exists),
+    )
+    if made is None:
+        notices.append(
+            Notice("NOTICE", "42P07", f'relation "{s.idxname}" already exists, skipping')
+        )
+    return "CREATE INDEX"
+
+
+def _is_view(tx: Transaction, rel: ast.RangeVar) -> bool:
+    cat = tx.catalog()
+    for schema in [rel.schemaname] if rel.schemaname else tx.search_path or tx.lake.search_path:
+        if cat.find_table(schema, rel.relname) is not None:
+            return False
+        if cat.find_view(schema, rel.relname) is not None:
+            return True
+    return False
+
+
+def unique_constraint(c: ast.Constraint, column: str | None = None) -> dict[str, Any]:
+    """A UNIQUE constraint as :meth:`Transaction.create_index` arguments (``column``: a
+    column constraint's own column)."""
+    if c.deferrable or c.initdeferred:
+        raise unsupported("a DEFERRABLE unique constraint")
+    if c.options:
+        raise unsupported("storage parameters of a unique constraint (WITH)")
+    if c.indexname:
+        raise unsupported("ADD CONSTRAINT … UNIQUE USING INDEX")
+    if c.indexspace:
+        raise unsupported("USING INDEX TABLESPACE")
+    keys = (column,) if column is not None else tuple(k.sval for k in c.keys or ())
+    return {
+        "name": c.conname,
+        "columns": keys,
+        "include": tuple(k.sval for k in c.including or ()),
+        "nulls_not_distinct": bool(c.nulls_not_distinct),
+    }
+
+
+def add_unique(tx: Transaction, table: str, spec: dict[str, Any]) -> None:
+    t = tx.table(table)
+    if spec["name"] is not None and t.index(spec["name"]) is not None:
+        raise PgError("42P07", f'relation "{spec["name"]}" already exists')
+    tx.create_index(
+        table,
+        spec["name"],
+        spec["columns"],
+        unique=True,
+        include=spec["include"],
+        nulls_not_distinct=spec["nulls_not_distinct"],
+        constraint=True,
+    )
+
+
+def drop(tx: Transaction, s: ast.DropStmt, in_block: bool, notices: list[Notice]) -> str:
+    """DROP INDEX [CONCURRENTLY] [IF EXISTS] name [, …] [CASCADE | RESTRICT]."""
+    if s.concurrent:
+        if in_block:
+            raise PgError("25001", "DROP INDEX CONCURRENTLY cannot run inside a transaction block")
+        if len(s.objects) > 1:
+            raise PgError(
+                "0A000", "DROP INDEX CONCURRENTLY does not support dropping multiple objects"
+            )
+        if s.behavior == enums.DropBehavior.DROP_CASCADE:
+            raise PgError("0A000", "DROP INDEX CONCURRENTLY does not support CASCADE")
+    for obj in s.objects:
+        names = [n.sval for n in obj]
+        if s.missing_ok and _find(tx, names) is None:
+            notices.append(
+                Notice("NOTICE", "00000", f'index "{names[-1]}" does not exist, skipping')
+            )
+            continue
+        tx.drop_index(".".join(names))
+    return "DROP INDEX"
+
+
+def _find(tx: Transaction, names: list[str]) -> Any:
+    cat = tx.catalog()
+    for schema in names[:-1] or tx.search_path or tx.lake.search_path:
+        if cat.relation_exists(schema, names[-1]):
+            return schema
+    return None
+
+
+def rename(tx: Transaction, s: ast.RenameStmt, notices: list[Notice]) -> str:
+    """ALTER INDEX [IF EXISTS] name RENAME TO new."""
+    names = [x for x in (s.relation.schemaname, s.relation.relname) if x]
+    if s.missing_ok and _find(tx, names) is None:
+        notices.append(
+            Notice("NOTICE", "00000", f'relation "{names[-1]}" does not exist, skipping')
+        )
+        return "ALTER INDEX"
+    tx.rename_index(_qualified(s.relation), s.newname)
+    return "ALTER INDEX"
+
+
+def identity_columns(tx: Transaction, t: Any, name: str) -> tuple[str, ...]:
+    """The columns of the index REPLICA IDENTITY USING INDEX names, checked as
+    PostgreSQL's ATExecReplicaIdentity checks it (NOT NULL columns are the lake's check)."""
+    if t.primary_key and name == t.pkey_name:
+        return tuple(t.primary_key)
+    ix = t.index(name)
+    if ix is None:
+        found = tx.catalog().find_index(t.schema, name)
+        if found is not None:
+            raise PgError("42809", f'"{name}" is not an index for table "{t.name}"')
+        raise PgError("42704", f'index "{name}" for table "{t.name}" does not exist')
+    if not ix.unique:
+        raise PgError("42809", f'cannot use non-unique index "{name}" as replica identity')
+    return tuple(ix.columns)

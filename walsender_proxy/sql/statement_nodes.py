@@ -1,0 +1,229 @@
+"""The engine's statements as pglast trees: what it reads from them and how it reshapes
+them before DuckDB runs them.
+
+Read: an INSERT/UPDATE/DELETE's RETURNING list, one column's item of ``SET (a, b) = (…)``.
+Refused: a LATERAL subquery beside an UPDATE's or DELETE's target. Reshaped: an INSERT's
+WITH moved into its rows' query, its VALUES list typed as PostgreSQL types it (by the target
+column), and for Describe, the statement with each ``$n`` a typed NULL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any
+
+import pyarrow as pa
+from pglast import ast, enums
+
+from decoding.errors import PgError
+from decoding.pgtypes import type_by_oid
+from walsender_proxy.sql.ddl_sql import unsupported
+
+
+def returning(node: Any) -> tuple[Any, ...] | None:
+    """RETURNING targets (pglast follows PostgreSQL 18's ReturningClause node)."""
+    rc = getattr(node, "returningClause", None)
+    if rc is not None:
+        return rc.exprs
+    return getattr(node, "returningList", None)
+
+
+def assigned(val: ast.Node) -> ast.Node:
+    """One column's value in ``SET (a, b) = (x, y)``: its item of the row (a subquery's
+    row is refused: its columns are not one expression each)."""
+    if not isinstance(val, ast.MultiAssignRef):
+        return val
+    if isinstance(val.source, ast.RowExpr) and len(val.source.args or ()) == val.ncolumns:
+        return val.source.args[val.colno - 1]
+    if isinstance(val.source, ast.RowExpr):
+        raise PgError("42601", "number of columns does not match number of values")
+    raise PgError("0A000", "UPDATE … SET (…) = (SELECT …) is not supported by walsender-proxy")
+
+
+def no_lateral(items: Sequence[ast.Node] | None, where: str) -> None:
+    """0A000 for a LATERAL subquery beside the target table: the statement's query would
+    let it see the target, which PostgreSQL hides from it (42P10)."""
+    if any(isinstance(i, ast.RangeSubselect) and i.lateral for i in items or ()):
+        raise PgError("0A000", f"LATERAL in {where} is not supported by walsender-proxy")
+
+
+def attach_with(node: ast.InsertStmt) -> None:
+    """``WITH c AS (…) INSERT INTO t SELECT … FROM c``: the CTEs belong to the rows'
+    query, which is run on its own (a CTE named as the target table hides the table)."""
+    if node.withClause is None:
+        return
+    src = node.selectStmt
+    if src is None or not isinstance(src, ast.SelectStmt) or src.withClause is not None:
+        raise unsupported("WITH … INSERT with this query")
+    src.withClause, node.withClause = node.withClause, None
+
+
+def keeps_literal_scale(col: Any) -> bool:
+    """A column stored as the text of its values whose numeric literals must keep how they
+    were written (an unconstrained numeric, which keeps each value's scale)."""
+    ctype = col.type if col is not None else None
+    return (
+        ctype is not None
+        and ctype.base.name == "numeric"
+        and not ctype.is_array
+        and pa.types.is_string(ctype.arrow)
+    )
+
+
+def defaults_to_null(
+    node: Any, as_text: Collection[int] = (), numeric: Collection[int] = ()
+) -> None:
+    """DEFAULT → NULL (what is left of it after :func:`defaults.with_defaults`: columns
+    without a default), and literals of a VALUES column that mixes
+    quoted and bare literals all become text: PostgreSQL resolves a quoted literal by the
+    target column's input function ('NaN' into real next to 1.5), which
+    :func:`coerce_text_columns` does — DuckDB would force the column to the bare literal's
+    type and fail. The numeric literals of the ``as_text`` columns become text too: a
+    numeric keeps the scale it was written with (1.50 next to 7 stays 7), where DuckDB
+    gives the VALUES column one DECIMAL type (7.00). A float cast bound for a ``numeric``
+    column of a multi-row VALUES becomes numeric in its own row, as PostgreSQL coerces each
+    row's value to the column (DuckDB would widen 0.1::float4 next to a float8 to DOUBLE,
+    whose numeric is 0.100000001490116, not 0.1)."""
+    if not (isinstance(node, ast.SelectStmt) and node.valuesLists):
+        return
+    rows = [
+        [ast.A_Const(isnull=True) if isinstance(v, ast.SetToDefault) else v for v in row]
+        for row in node.valuesLists
+    ]
+    width = max(len(r) for r in rows)
+    for col in range(width):
+        vals = [r[col] for r in rows if col < len(r)]
+        if col in as_text or any(
+            isinstance(v, ast.A_Const) and isinstance(v.val, ast.String) for v in vals
+        ):
+            for r in rows:
+                v = r[col] if col < len(r) else None
+                if isinstance(v, ast.A_Const) and isinstance(v.val, (ast.Integer, ast.Float)):
+                    text = str(v.val.ival) if isinstance(v.val, ast.Integer) else v.val.fval
+                    r[col] = ast.A_Const(isnull=False, val=ast.String(sval=text))
+    if len(rows) > 1:
+        for col in numeric:
+            for r in rows:
+                if col < len(r) and _float_cast(r[col]):
+                    r[col] = ast.TypeCast(
+                        arg=r[col],
+                        typeName=ast.TypeName(names=(ast.String(sval="numeric"),), typemod=-1),
+                    )
+    node.valuesLists = tuple(tuple(r) for r in rows)
+
+
+_FLOAT_TYPE_NAMES = frozenset({"float4", "float8", "real", "double precision"})
+
+
+def _float_cast(node: Any) -> bool:
+    """An explicit cast to float4 or float8 (``0.1::float4``, ``real '0.1'``)."""
+    if not isinstance(node, ast.TypeCast) or node.typeName is None:
+        return False
+    names = node.typeName.names or ()
+    return bool(names) and not node.typeName.arrayBounds and names[-1].sval in _FLOAT_TYPE_NAMES
+
+
+def numeric_columns(t: Any, cols: Sequence[str]) -> list[int]:
+    """The positions of the (non-array) numeric columns among ``cols``."""
+    out = []
+    for i, c in enumerate(cols):
+        col = t.column(c)
+        if col is not None and col.type.base.name == "numeric" and not col.type.is_array:
+            out.append(i)
+    return out
+
+
+_COMPARISON_OPS = frozenset({"=", "<>", "!=", "<", ">", "<=", ">="})
+
+
+def _compared_params(node: Any) -> set[int]:
+    """The ids of the ``$n`` nodes that are an operand of a comparison (``x > $1``,
+    ``x = ANY($1)``) whose other operand is not a parameter."""
+    out: set[int] = set()
+
+    def visit(n: Any) -> None:
+        if (
+            isinstance(n, ast.A_Expr)
+            and n.kind
+            in (
+                enums.A_Expr_Kind.AEXPR_OP,
+                enums.A_Expr_Kind.AEXPR_OP_ANY,
+                enums.A_Expr_Kind.AEXPR_OP_ALL,
+            )
+            and n.name
+            and n.name[-1].sval in _COMPARISON_OPS
+        ):
+            left, right = n.lexpr, n.rexpr
+            if (
+                isinstance(right, ast.ParamRef)
+                and left is not None
+                and not isinstance(left, ast.ParamRef)
+            ):
+                out.add(id(right))
+            if (
+                isinstance(left, ast.ParamRef)
+                and right is not None
+                and not isinstance(right, ast.ParamRef | tuple | list)
+                and n.kind == enums.A_Expr_Kind.AEXPR_OP
+            ):
+                out.add(id(left))
+        if isinstance(n, ast.Node):
+            for name in n:
+                visit(getattr(n, name))
+        elif isinstance(n, tuple | list):
+            for x in n:
+                visit(x)
+
+    visit(node)
+    return out
+
+
+def typed_nulls(node: Any, param_types: list[int]) -> Any:
+    """A copy of the statement with ``$n`` replaced by ``NULL::type`` (for Describe); a
+    cast parameter (``$2::numeric(5,2)``) by ``NULL::text``, so the cast alone decides the
+    column (its typmod included) whatever type the parameter was given."""
+    import copy
+
+    node = copy.deepcopy(node)
+    compared = _compared_params(node)
+
+    def visit(n: Any) -> Any:
+        if (
+            isinstance(n, ast.ParamRef)
+            and id(n) in compared
+            and (param_types[n.number - 1] if n.number - 1 < len(param_types) else 25) in (0, 25)
+        ):
+            # an untyped $n compared with a value takes that value's type (the rewriter's
+            # _param_as at Execute): an untyped NULL here, which DuckDB compares with anything
+            return ast.A_Const(isnull=True)
+        if isinstance(n, ast.TypeCast) and isinstance(n.arg, ast.ParamRef):
+            n.arg = typed_nulls(n.arg, [])
+            return n
+        if isinstance(n, ast.ParamRef):
+            oid = param_types[n.number - 1] if n.number - 1 < len(param_types) else 25
+            try:
+                ct = type_by_oid(oid or 25)
+                name, is_array = ct.base.name, ct.is_array
+            except PgError:  # a catalog type (oid, name, regclass…): PostgreSQL's name
+                from walsender_proxy.sql.paramtypes import type_name_of
+
+                name, is_array = type_name_of(oid)
+            return ast.TypeCast(
+                arg=ast.A_Const(isnull=True),
+                typeName=ast.TypeName(
+                    names=(ast.String(sval=name),),
+                    arrayBounds=(ast.Integer(ival=-1),) if is_array else None,
+                ),
+            )
+        if isinstance(n, ast.Node):
+            for name in n:
+                v = getattr(n, name)
+                nv = visit(v)
+                if nv is not v:
+                    setattr(n, name, nv)
+            return n
+        if isinstance(n, tuple):
+            return tuple(visit(x) for x in n)
+        return n
+
+    return visit(node)
