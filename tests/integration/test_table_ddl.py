@@ -241,3 +241,40 @@ COMMENTS = [
 
 def test_comments_as_in_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
     same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("ddl")), COMMENTS).close()
+
+
+#: An unqualified CREATE makes its object in the first schema of search_path that exists
+#: (it went to public whatever search_path said).
+CREATION_SCHEMA = [
+    'create schema s1',
+    'set search_path = s1, public',
+    'create table x1 (a int)',
+    'create view v1 as select 1 as one',
+    'create sequence q1',
+    'create index on x1 (a)',
+    "select relname, relnamespace::regnamespace from pg_class where relname in ('x1', 'v1', 'q1', 'x1_a_idx') order by 1",
+    'set search_path = nope, s1',
+    'create table x2 (a int)',
+    "select relname, relnamespace::regnamespace from pg_class where relname = 'x2'",
+    'set search_path = nope',
+    'create table x3 (a int)',
+    'reset search_path',
+    'create schema s2',
+    'set search_path = s2, public',
+    'create table c1 as select 1 as a',
+    'select 2 as b into c2',
+    "create function f1() returns int as 'select 1' language sql",
+    'create table c3 (id serial primary key)',
+    "select relname, relnamespace::regnamespace from pg_class where relname in ('c1', 'c2', 'c3', 'c3_id_seq', 'c3_pkey') order by 1",
+    "select proname, pronamespace::regnamespace from pg_proc where proname = 'f1'",
+    'set search_path = "$user", public',
+    'create table c4 (a int)',
+    "select relnamespace::regnamespace from pg_class where relname = 'c4'",
+    'set search_path = pg_catalog, public',
+    'create table c5 (a int)',
+    'reset search_path',
+]
+
+
+def test_unqualified_creates_follow_search_path(proxy: ProxyServer, pg15: PgCluster) -> None:
+    same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("ddl")), CREATION_SCHEMA).close()

@@ -122,6 +122,10 @@ def create_table(
     """``columns``: ``(name, type[, not_null[, default]])``; a default's pg_attrdef OID is
     allocated here. ``pkey``: the primary key's name (None: PostgreSQL's choice)."""
     schema, rel = _split(name, search_path)
+    if schema == "pg_catalog":
+        raise LakeError(
+            "42501", f'permission denied to create "{schema}.{rel}"', detail="System catalog modifications are currently disallowed."
+        )
     if schema not in cat.schemas:
         raise LakeError("3F000", f'schema "{schema}" does not exist')
     if cat.relation_exists(schema, rel):

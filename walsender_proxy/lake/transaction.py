@@ -192,6 +192,10 @@ class Transaction:
         #: The schemas an unqualified table name is looked up in (the session's search_path,
         #: its temporary schema first); None: the lake's.
         self.search_path: tuple[str, ...] | None = None
+        #: The schemas of search_path as set, in order (``$user`` and ``pg_temp`` resolved,
+        #: the implicit temporary schema not added): the first that exists is where an
+        #: unqualified CREATE makes its object. None: the lake's search path.
+        self.creation_path: tuple[str, ...] | None = None
 
     # -- snapshots -----------------------------------------------------------------------
     def begin_statement(self) -> None:
@@ -925,7 +929,7 @@ class Transaction:
             tuple(primary_key),
             replica_identity,
             if_not_exists,
-            self.lake.search_path,
+            (self.creation_schema(),) if "." not in name else self.lake.search_path,
             pkey_name,
         )
 
@@ -1010,8 +1014,17 @@ class Transaction:
         return self.catalog().resolve_sequence(self._named(name), self._path())
 
     def creation_schema(self) -> str:
-        """Where an unqualified CREATE puts its object."""
-        return self.lake.search_path[0]
+        """Where an unqualified CREATE puts its object: as PostgreSQL's namespace search,
+        the first schema of search_path that exists (3F000 when none does). A temporary
+        schema named first (``pg_temp``) would make a temporary object there: refused."""
+        path = self.creation_path if self.creation_path is not None else self.lake.search_path
+        schemas = self.catalog().schemas
+        for schema in path:
+            if is_temp_schema(schema):
+                raise LakeError("0A000", "an unqualified CREATE with pg_temp first in search_path is not supported by walsender-proxy")
+            if schema in schemas or schema in ("pg_catalog", "information_schema"):
+                return schema
+        raise LakeError("3F000", "no schema has been selected to create in")
 
     def create_sequence(
         self,

@@ -219,6 +219,7 @@ class Executor:
             ro = self._tx_read_only if self._tx_read_only is not None else self.settings.get("default_transaction_read_only") == "on"
             self.tx = self.lake.begin(iso, read_only=ro, snapshot_csn=self._imported_csn)
             self.tx.search_path = tuple(self.search_path())
+            self.tx.creation_path = tuple(self.creation_path())
             # (PostgreSQL's transaction timestamp is its first statement's start)
             self.xact_start_us = int(self.query_start * 1_000_000) if self.query_start is not None else time.time_ns() // 1000
             self.settings.begin()
@@ -231,6 +232,7 @@ class Executor:
         tx = self._ensure_tx()
         tx.statement_csn()
         tx.search_path = tuple(self.search_path())  # (a SET in the transaction moves it)
+        tx.creation_path = tuple(self.creation_path())
         return tx
 
     def _end_tx(self, commit: bool) -> list[Outcome]:
@@ -1293,6 +1295,17 @@ class Executor:
     def temp_schema(self) -> str:
         """This session's schema of temporary tables (PostgreSQL's ``pg_temp_N``)."""
         return f"{TEMP_SCHEMA_PREFIX}{self.backend_pid}"
+
+    def creation_path(self) -> list[str]:
+        """search_path's schemas as set (``$user`` and ``pg_temp`` resolved), without the
+        temporary schema PostgreSQL searches first implicitly: where CREATE looks."""
+        out = []
+        for part in self.settings.get("search_path").split(","):
+            p = part.strip().strip('"')
+            p = self.user if p == "$user" else self.temp_schema if p == "pg_temp" else p
+            if p:
+                out.append(p)
+        return out
 
     def search_path(self) -> list[str]:
         """The schemas an unqualified table name is looked up in: the temporary schema
