@@ -82,3 +82,21 @@ def cast(
 
 def op(operator: str, left: ast.Node | None, right: ast.Node) -> ast.A_Expr:
     return ast.A_Expr(kind=A_Expr_Kind.AEXPR_OP, name=(name(operator),), lexpr=left, rexpr=right)
+
+
+def clear_locations(node: object) -> None:
+    """Every ``location`` in the tree set to -1: a statement made from stored text (a
+    view's query, a function's body) reports no position in the query that uses it, as
+    PostgreSQL reports none there."""
+    if isinstance(node, tuple | list):
+        for n in node:
+            clear_locations(n)
+        return
+    if not isinstance(node, ast.Node):
+        return
+    for attr in type(node).__slots__:
+        value = getattr(node, attr, None)
+        if attr == "location" and isinstance(value, int):
+            setattr(node, attr, -1)
+        elif isinstance(value, ast.Node | tuple | list):
+            clear_locations(value)

@@ -54,6 +54,7 @@ from decoding.errors import PgError
 from walsender_proxy.backend import coercion_data
 from walsender_proxy.sql import pgcatalog
 from walsender_proxy.sql.nodes import call as _call
+from walsender_proxy.sql.nodes import clear_locations
 from walsender_proxy.sql.nodes import int_const as _int
 from walsender_proxy.sql.nodes import name as _s
 from walsender_proxy.sql.nodes import null_const as _null
@@ -417,22 +418,6 @@ def _probe_type(rw: _Rewriter, raw: ast.Node, scope: _Scope) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # the body
-
-
-def clear_locations(node: Any) -> None:
-    """PostgreSQL reports no position inside a function's body at call time."""
-    if isinstance(node, tuple | list):
-        for n in node:
-            clear_locations(n)
-        return
-    if not isinstance(node, ast.Node):
-        return
-    for attr in type(node).__slots__:
-        value = getattr(node, attr, None)
-        if attr == "location" and isinstance(value, int):
-            setattr(node, attr, -1)
-        elif isinstance(value, ast.Node | tuple | list):
-            clear_locations(value)
 
 
 def statements(fn: Function) -> list[ast.Node]:

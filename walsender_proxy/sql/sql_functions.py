@@ -33,6 +33,7 @@ from decoding.pgtypes import UnknownTypeError, parse_type
 from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import function_ddl, view_ddl
 from walsender_proxy.sql import pgcatalog, sql_function_calls
+from walsender_proxy.sql.nodes import clear_locations
 from walsender_proxy.sql.pg_functions import PG15_FUNCTIONS
 
 if TYPE_CHECKING:
@@ -559,7 +560,7 @@ def create(tx: Transaction, s: ast.CreateFunctionStmt, text: str, engine: Engine
             if where is not None:
                 _shift(probe_stmts, where)
             else:
-                sql_function_calls.clear_locations(probe_stmts)
+                clear_locations(probe_stmts)
         _check_body(tx, fn, probe_stmts, engine)
     return "CREATE FUNCTION"
 

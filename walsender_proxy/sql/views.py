@@ -29,6 +29,7 @@ from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, UnknownTypeError, type_by_oid
 from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import view_ddl
+from walsender_proxy.sql.nodes import clear_locations
 
 if TYPE_CHECKING:
     from walsender_proxy.lake import Transaction
@@ -106,23 +107,8 @@ def parse_query(sql: str) -> ast.SelectStmt:
     a view's query (it is not the statement's text)."""
     stmt = pglast.parse_sql(sql)[0].stmt
     assert isinstance(stmt, ast.SelectStmt)
-    _no_locations(stmt)
+    clear_locations(stmt)
     return stmt
-
-
-def _no_locations(node: Any) -> None:
-    if isinstance(node, tuple | list):
-        for n in node:
-            _no_locations(n)
-        return
-    if not isinstance(node, ast.Node):
-        return
-    for attr in type(node).__slots__:
-        value = getattr(node, attr, None)
-        if attr == "location" and isinstance(value, int):
-            setattr(node, attr, -1)
-        elif isinstance(value, ast.Node | tuple | list):
-            _no_locations(value)
 
 
 # ---------------------------------------------------------------------------------------------
