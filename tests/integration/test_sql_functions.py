@@ -335,3 +335,31 @@ def test_parameters_take_the_function_s_types(proxy: ProxyServer, pg15: PgCluste
             out.append(c.execute("SELECT f2(random()) FROM generate_series(1, 3)").fetchall())
             answers.append(out)
     assert answers[0] == answers[1]
+
+
+WRITES = [
+    "CREATE TABLE fw (a smallint, b real)",
+    "INSERT INTO fw VALUES (777, 7.8), (0, 0.09561), (42, 324.78), (56, 99.097), (787, 777.777)",
+    "CREATE FUNCTION fw_max() RETURNS smallint LANGUAGE sql STABLE AS 'SELECT max(a) FROM fw'",
+    "BEGIN",
+    "UPDATE fw SET a = fw_max() + 10 WHERE a > 0",
+    "SELECT * FROM fw ORDER BY b",
+    "ROLLBACK",
+    "CREATE TABLE fw_other (v int)",
+    "INSERT INTO fw_other VALUES (5)",
+    "CREATE FUNCTION fw_other_max() RETURNS int LANGUAGE sql AS 'SELECT max(v) FROM fw_other'",
+    "INSERT INTO fw SELECT fw_other_max(), 2",
+    "UPDATE fw SET a = fw_other_max() + 1 WHERE b = 2",
+    "SELECT * FROM fw ORDER BY b",
+]
+
+
+def test_a_function_reading_the_table_a_statement_writes(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """A STABLE function sees the statement's snapshot, as here; a VOLATILE one reading the
+    table the statement writes would see the rows changed before it in PostgreSQL: that is
+    refused (0A000), one reading another table is not."""
+    with same_answers(proxy.dsn(), pg15.dsn(dbname=fresh_pg_db(pg15)), WRITES) as got:
+        got("CREATE OR REPLACE FUNCTION fw_max() RETURNS smallint LANGUAGE sql VOLATILE AS 'SELECT max(a) FROM fw'")
+        for sql in ("UPDATE fw SET a = fw_max() + 10 WHERE a > 0", "INSERT INTO fw SELECT fw_max(), 3", "DELETE FROM fw WHERE a = fw_max()"):
+            outcome = got(sql)
+            assert outcome[:2] == ("error", "0A000") and "VOLATILE SQL function fw_max()" in str(outcome[2]), outcome

@@ -52,6 +52,7 @@ from walsender_proxy.sql import (
     prepared_datestyle,
     sequences,
     session_zone,
+    sql_function_calls,
     upsert,
     views,
 )
@@ -165,20 +166,28 @@ class Engine:
 
         return resolve
 
-    def rewrite(self, sql: str, tx: Transaction, overrides: dict[tuple[str | None, str], str | UserTable] | None = None, params: Sequence[Any] = ()) -> str:
-        return self.rewritten(sql, tx, overrides, params).sql
+    def rewrite(
+        self, sql: str, tx: Transaction, overrides: dict[tuple[str | None, str], str | UserTable] | None = None, params: Sequence[Any] = (), *, writing: str | None = None
+    ) -> str:
+        return self.rewritten(sql, tx, overrides, params, writing=writing).sql
 
-    def rewritten(self, sql: str, tx: Transaction, overrides: dict[tuple[str | None, str], str | UserTable] | None = None, params: Sequence[Any] = ()) -> Rewritten:
+    def rewritten(
+        self, sql: str, tx: Transaction, overrides: dict[tuple[str | None, str], str | UserTable] | None = None, params: Sequence[Any] = (), *, writing: str | None = None
+    ) -> Rewritten:
         """The statement for DuckDB; ``params`` (the bound values) tell which ``$n`` are
-        text, whose casts go through the target type's input function."""
+        text, whose casts go through the target type's input function. ``writing``: the
+        table whose INSERT, UPDATE or DELETE rows the query computes (a user function
+        reading it there would see the statement's own changes in PostgreSQL)."""
         self._sync_zone()
         token = TRANSACTION_NOW.set(self.ex.xact_start_us)
+        writes = sql_function_calls.WRITING.set(writing)
         try:
             return catalog_bridge.rewrite_and_register(
                 self.ex, self.binding, sql, self.resolver(tx, overrides), tx, text_params(params), getattr(params, "types", ()),
                 getattr(params, "literal_date_order", None),
             )
         finally:
+            sql_function_calls.WRITING.reset(writes)
             TRANSACTION_NOW.reset(token)
 
     def _args(self, params: Sequence[Any], dropped: frozenset[int] = frozenset()) -> list[Any] | dict[str, Any] | None:
@@ -367,7 +376,7 @@ class Engine:
             ignored = identity.ignored_on_insert(node, t, cols)
             src = defaults.with_defaults(node.selectStmt, t, cols, tx.catalog())
             defaults_to_null(src, [i for i, c in enumerate(cols) if keeps_literal_scale(t.column(c))], numeric_columns(t, cols))
-            sql = self.rewrite(RawStream()(src), tx, params=params)
+            sql = self.rewrite(RawStream()(src), tx, params=params, writing=t.name)
             rel = self.relation(sql, params)
             if len(rel.columns) > len(cols):
                 raise PgError("42601", "INSERT has more expressions than target columns")
@@ -415,7 +424,7 @@ class Engine:
         ignored = identity.ignored_on_insert(node, t, cols)
         src = defaults.with_defaults(node.selectStmt, t, cols, tx.catalog())
         defaults_to_null(src, [i for i, c in enumerate(cols) if keeps_literal_scale(t.column(c))], numeric_columns(t, cols))
-        sql = self.rewrite(RawStream()(src), tx, params=params)
+        sql = self.rewrite(RawStream()(src), tx, params=params, writing=t.name)
         rel = self.relation(sql, params)
         if len(rel.columns) > len(cols):
             raise PgError("42601", "INSERT has more expressions than target columns")
@@ -571,7 +580,7 @@ class Engine:
         q = tx.snapshot_query(t, with_rid=True, sql_types=True)
         for n, tbl in q.arrow.items():
             self._register(n, tbl)
-        sql = self.rewrite(pg_sql, tx, {(None, TARGET): _typed(q.sql, t), **(extra or {})}, params)
+        sql = self.rewrite(pg_sql, tx, {(None, TARGET): _typed(q.sql, t), **(extra or {})}, params, writing=t.name)
         data = self.relation(sql, params).to_arrow_table()
         # A row joined to several FROM rows is updated once, as in PostgreSQL.
         if data.num_rows and pc.count_distinct(data.column(RID)).as_py() != data.num_rows:

@@ -62,6 +62,10 @@ from walsender_proxy.sql.nodes import null_const as _null
 if TYPE_CHECKING:
     from walsender_proxy.sql.rewrite import T, _Rel, _Rewriter, _Scope
 
+#: The table whose INSERT, UPDATE or DELETE rows the query being translated computes (the
+#: engine sets it); None for a query that writes nothing.
+WRITING: contextvars.ContextVar[str | None] = contextvars.ContextVar("wpx_sql_function_writing", default=None)
+
 VOID_OID = 2278
 RECORD_OID = 2249
 
@@ -837,6 +841,13 @@ def _inline(rw: _Rewriter, node: ast.FuncCall, scope: _Scope, fn: Function, boun
         arg = raw if _base(t_given) == _base(want) else ast.TypeCast(arg=raw, typeName=_typename(p.type_oid))
         values.append(rw.expr(arg, scope))
     stmts = statements(fn)
+    written = WRITING.get()
+    if written is not None and fn.volatility == "v" and _has(stmts, lambda n: isinstance(n, ast.RangeVar) and n.relname == written):
+        raise unsupported(
+            f'a call of VOLATILE SQL function {fn.name}(), which reads table "{written}", in an INSERT, UPDATE or'
+            " DELETE of it (PostgreSQL's call sees the rows the statement changed before it)",
+            node,
+        )
     last = check_statements(fn, stmts)
     if last is not None and rows == "one" and not probe and not constant and fn.rettype != VOID_OID and not at_most_one_row(last):
         raise unsupported(
