@@ -13,7 +13,12 @@ from walsender_proxy.lake import Transaction
 from walsender_proxy.sql import pgcatalog
 
 _O = enums.ObjectType
-_KINDS = {_O.OBJECT_TABLE: "table", _O.OBJECT_VIEW: "view", _O.OBJECT_SEQUENCE: "sequence", _O.OBJECT_INDEX: "index"}
+_KINDS = {
+    _O.OBJECT_TABLE: "table",
+    _O.OBJECT_VIEW: "view",
+    _O.OBJECT_SEQUENCE: "sequence",
+    _O.OBJECT_INDEX: "index",
+}
 
 
 def comment(tx: Transaction, s: ast.CommentStmt) -> str:
@@ -53,7 +58,10 @@ def _address(tx: Transaction, s: ast.CommentStmt) -> tuple[int, int, int]:
         names = _names(s.object)
         what, oid, _ = _relation(tx, names)
         if what != _KINDS[kind]:
-            raise PgError("42809", f'"{names[-1]}" is not {"an" if _KINDS[kind] == "index" else "a"} {_KINDS[kind]}')
+            raise PgError(
+                "42809",
+                f'"{names[-1]}" is not {"an" if _KINDS[kind] == "index" else "a"} {_KINDS[kind]}',
+            )
         return pg_class, oid, 0
     if kind == _O.OBJECT_COLUMN:
         names = _names(s.object)
@@ -66,11 +74,17 @@ def _address(tx: Transaction, s: ast.CommentStmt) -> tuple[int, int, int]:
             col = rel.column(names[-1])  # type: ignore[union-attr]
             attnum = col.attnum if col is not None else None
         elif what == "view":
-            attnum = next((i for i, c in enumerate(cols or (), start=1) if c.name == names[-1]), None)
+            attnum = next(
+                (i for i, c in enumerate(cols or (), start=1) if c.name == names[-1]), None
+            )
         else:
-            raise PgError("0A000", f"COMMENT ON COLUMN of a {what} is not supported by walsender-proxy")
+            raise PgError(
+                "0A000", f"COMMENT ON COLUMN of a {what} is not supported by walsender-proxy"
+            )
         if attnum is None:
-            raise PgError("42703", f'column "{names[-1]}" of relation "{".".join(names[:-1])}" does not exist')
+            raise PgError(
+                "42703", f'column "{names[-1]}" of relation "{".".join(names[:-1])}" does not exist'
+            )
         return pg_class, oid, attnum
     if kind == _O.OBJECT_SCHEMA:
         name = _names(s.object)[0]
@@ -84,9 +98,16 @@ def _address(tx: Transaction, s: ast.CommentStmt) -> tuple[int, int, int]:
         con = names[-1]
         if what == "table":
             if rel.primary_key and rel.pkey_name == con:  # type: ignore[union-attr]
-                return pgcatalog.PG_CATALOG["pg_constraint"].oid, pgcatalog.synthetic_oid(rel.oid, pgcatalog.PKEY_CONSTRAINT), 0  # type: ignore[union-attr]
+                return (
+                    pgcatalog.PG_CATALOG["pg_constraint"].oid,
+                    pgcatalog.synthetic_oid(rel.oid, pgcatalog.PKEY_CONSTRAINT),
+                    0,
+                )  # type: ignore[union-attr]
             ix = rel.index(con)  # type: ignore[union-attr]
             if ix is not None and ix.constraint:
                 return pgcatalog.PG_CATALOG["pg_constraint"].oid, ix.constraint, 0
         raise PgError("42704", f'constraint "{con}" for table "{names[-2]}" does not exist')
-    raise PgError("0A000", f"COMMENT ON {kind.name.removeprefix('OBJECT_').replace('_', ' ')} is not supported by walsender-proxy")
+    raise PgError(
+        "0A000",
+        f"COMMENT ON {kind.name.removeprefix('OBJECT_').replace('_', ' ')} is not supported by walsender-proxy",
+    )
