@@ -195,6 +195,8 @@ class Lake:
 
         self._catalog_mutex = threading.Lock()
         self._dml_lock = threading.RLock()  # statement-level: checks + row locks + writes
+        #: Each table's unique keys for the (own, newest) versions they were found for.
+        self._unique_cache: dict[int, tuple[Table, Table | None, list[_Unique]]] = {}
         self._commit_lock = threading.Lock()  # commit record append vs. fold boundary
         self._catalog_owner: Transaction | None = None
         self._catalog_cond = threading.Condition(self._catalog_mutex)
@@ -722,10 +724,20 @@ class Lake:
         if newest is not None and newest is not t and newest.indexes:
             versions.append(newest)
         owner = self._catalog_owner
-        if owner is not None and owner is not tx:
-            making = owner._ddl_catalog().tables.get(t.oid)
+        settled = owner is None or owner is tx  # (no other transaction's DDL in the making)
+        if not settled:
+            making = owner._ddl_catalog().tables.get(t.oid)  # type: ignore[union-attr]
             if making is not None and making.indexes:
                 versions.append(making)
+        elif (hit := self._unique_cache.get(t.oid)) is not None and hit[0] is t and hit[1] is newest:
+            return hit[2]  # (the same table versions as last time: the same keys)
+        keys = self._unique_keys_of(t, versions)
+        if settled:
+            self._unique_cache[t.oid] = (t, newest, keys)
+        return keys
+
+    @staticmethod
+    def _unique_keys_of(t: Table, versions: list[Table]) -> list[_Unique]:
         if len(versions) == 1 and not t.indexes:  # (the usual case: the primary key alone)
             if not t.primary_key:
                 return []
