@@ -228,6 +228,62 @@ class Index:
         )  # fmt: skip
 
 
+#: ``pg_constraint.confupdtype``/``confdeltype`` letters and the SQL they stand for.
+FK_ACTIONS = {"a": "NO ACTION", "r": "RESTRICT", "c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT"}
+
+
+@dataclass(frozen=True, slots=True)
+class ForeignKey:
+    """A FOREIGN KEY constraint, kept by its referencing table (``pg_constraint`` contype
+    ``f``). The referencing ``columns`` are names (renamed with them, as indexes' are);
+    the referenced side is the table's OID and its columns' attnums, so renaming the
+    referenced table or its columns changes nothing here. ``ref_index`` is the referenced
+    unique index the constraint was made against (``conindid``; 0: the primary key's).
+    ``on_update``/``on_delete`` are :data:`FK_ACTIONS` letters; ``set_columns`` the
+    column list of ``ON DELETE SET NULL/SET DEFAULT (…)`` (empty: all of ``columns``).
+    ``validated`` is False after ``ADD CONSTRAINT … NOT VALID`` until VALIDATE."""
+
+    oid: int
+    name: str
+    columns: tuple[str, ...]
+    ref_oid: int
+    ref_attnums: tuple[int, ...]
+    ref_index: int = 0
+    on_update: str = "a"
+    on_delete: str = "a"
+    match_full: bool = False
+    set_columns: tuple[str, ...] = ()
+    validated: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "oid": self.oid,
+            "name": self.name,
+            "columns": list(self.columns),
+            "ref_oid": self.ref_oid,
+            "ref_attnums": list(self.ref_attnums),
+            "ref_index": self.ref_index,
+            "on_update": self.on_update,
+            "on_delete": self.on_delete,
+            "match_full": self.match_full,
+            "set_columns": list(self.set_columns),
+            "validated": self.validated,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> ForeignKey:
+        return cls(
+            d["oid"], d["name"], tuple(d["columns"]), d["ref_oid"], tuple(d["ref_attnums"]),
+            d["ref_index"], d["on_update"], d["on_delete"], d["match_full"],
+            tuple(d["set_columns"]), d["validated"],
+        )  # fmt: skip
+
+    def ref_columns(self, ref: Table) -> tuple[str, ...]:
+        """The referenced columns' current names in ``ref`` (the referenced table)."""
+        by_num = {c.attnum: c.name for c in ref.columns}
+        return tuple(by_num[n] for n in self.ref_attnums)
+
+
 @dataclass(frozen=True, slots=True)
 class UniqueKey:
     """A set of columns no two live rows of a table may share (the primary key or a unique
@@ -259,6 +315,8 @@ class Table:
     #: The primary key's index name once it is no longer ``<name>_pkey`` (a RENAME of the
     #: table keeps it, as in PostgreSQL); "" while it is.
     pkey_index: str = ""
+    #: FOREIGN KEY constraints of this table (as the referencing side), in creation order.
+    foreign_keys: tuple[ForeignKey, ...] = ()
 
     @property
     def qualified_name(self) -> str:
@@ -319,6 +377,7 @@ class Table:
             **({"indexes": [ix.to_json() for ix in self.indexes]} if self.indexes else {}),
             **({"identity_index_name": self.identity_index_name} if self.identity_index_name else {}),
             **({"pkey_index": self.pkey_index} if self.pkey_index else {}),
+            **({"foreign_keys": [fk.to_json() for fk in self.foreign_keys]} if self.foreign_keys else {}),
         }
 
     @classmethod
@@ -337,6 +396,7 @@ class Table:
             tuple(Index.from_json(ix) for ix in d.get("indexes", ())),
             d.get("identity_index_name", ""),
             d.get("pkey_index", ""),
+            tuple(ForeignKey.from_json(fk) for fk in d.get("foreign_keys", ())),
         )
 
 
@@ -655,6 +715,16 @@ class Catalog:
                     out.append(v)
                     todo.append(v.oid)
         return out
+
+    def referencing(self, oid: int) -> list[tuple[Table, ForeignKey]]:
+        """The foreign keys that reference table ``oid`` (its own self-references too),
+        with their tables, in OID order."""
+        return [
+            (t, fk)
+            for t in sorted(self.tables.values(), key=lambda t: t.oid)
+            for fk in t.foreign_keys
+            if fk.ref_oid == oid
+        ]
 
     def resolve_sequence(self, name: str, search_path: Iterable[str] = ("public",)) -> Sequence:
         schema, dot, rel = name.rpartition(".")

@@ -23,7 +23,7 @@ from decoding.catalog import (
 )
 from decoding.pgoutput import rowfilter
 from decoding.pgtypes import ColumnType, parse_type
-from walsender_proxy.lake import index_ddl
+from walsender_proxy.lake import foreign_key_ddl, index_ddl
 from walsender_proxy.lake.errors import LakeError
 from walsender_proxy.lake.sequence_ddl import owned_sequences
 from walsender_proxy.lake.view_ddl import (
@@ -101,6 +101,8 @@ def drop_schema(
     inside = {t.oid for t in members} | {v.oid for v in views}
     outside, _ = dependency_lines(cat, sorted(inside), (), inside)
     ops: list[CatalogOp] = [drop_op(v) for v in reversed(outside)]
+    keys = [(c, fk) for t in members for c, fk in cat.referencing(t.oid) if c.oid not in inside]
+    ops += foreign_key_ddl.drop_referencing(cat, keys, f"schema {name}", True, foreign_key_ddl.described)[0]
     ops += [{"op": "drop_view", "oid": v.oid} for v in sorted(views, key=lambda v: -v.oid)]
     ops += [{"op": "drop_table", "oid": t.oid} for t in members]
     ops += [{"op": "drop_sequence", "oid": sq.oid} for sq in seqs]
@@ -175,10 +177,17 @@ def create_table(
 
 
 def drop_table(
-    cat: Catalog, alloc: Alloc, name: str, if_exists: bool, search_path: Sequence[str], cascade: bool = False
+    cat: Catalog,
+    alloc: Alloc,
+    name: str,
+    if_exists: bool,
+    search_path: Sequence[str],
+    cascade: bool = False,
+    also: Sequence[int] = (),
 ) -> tuple[list[CatalogOp], list[str]]:
-    """DROP TABLE; 2BP01 while a view reads it (CASCADE drops the views: returned, for the
-    NOTICE)."""
+    """DROP TABLE; 2BP01 while a view reads it or another table's foreign key references
+    it (CASCADE drops the views and those keys: returned, for the NOTICE). ``also``: the
+    tables the same statement drops (their keys do not hold it)."""
     try:
         t = cat.resolve_table(name, search_path)
     except LakeError as e:
@@ -188,12 +197,17 @@ def drop_table(
             return [], []
         raise LakeError("42P01", f'table "{name}" does not exist') from None
     views, lines = dependency_lines(cat, [t.oid], search_path)
-    if views and not cascade:
-        raise dependents_error(f"table {shown(t.schema, t.name, search_path)}", lines)
+    keys = [(c, fk) for c, fk in cat.referencing(t.oid) if c.oid != t.oid and c.oid not in also]
+    what = f"table {shown(t.schema, t.name, search_path)}"
+    lines += [f"{foreign_key_ddl.described(c, fk)} depends on {what}" for c, fk in keys]
+    if (views or keys) and not cascade:
+        raise dependents_error(what, lines)
     ops: list[CatalogOp] = [drop_op(v) for v in reversed(views)]
+    key_ops, key_lines = foreign_key_ddl.drop_referencing(cat, keys, what, True, foreign_key_ddl.described)
+    ops += key_ops
     ops.append({"op": "drop_table", "oid": t.oid})
     ops += [{"op": "drop_sequence", "oid": sq.oid} for sq in owned_sequences(cat, t.oid)]
-    return ops, [described(v, search_path) for v in views]
+    return ops, [described(v, search_path) for v in views] + key_lines
 
 
 #: PostgreSQL's system columns: every table has them, so no column may take their names.
@@ -323,15 +337,25 @@ def drop_column(
             f"cannot drop column {name} of table {t.name} because other objects depend on it",
             detail=f"constraint {t.pkey_name} on table {t.name} depends on column {name}",
         )
+    col = t.column(name)
+    assert col is not None
+    for c, fk in cat.referencing(t.oid):
+        if col.attnum in fk.ref_attnums and not (c.oid == t.oid and name in fk.columns):
+            raise LakeError(
+                "2BP01",
+                f"cannot drop column {name} of table {t.name} because other objects depend on it",
+                detail=f"{foreign_key_ddl.described(c, fk)} depends on column {name} of table {t.name}",
+                hint="Use DROP ... CASCADE to drop the dependent objects too.",
+            )
     t2 = replace(
         index_ddl.after_drop_column(t, name),
         columns=tuple(c for c in t.columns if c.name != name),
+        # (a foreign key over the column goes with it, as its pg_depend entry is AUTO)
+        foreign_keys=tuple(fk for fk in t.foreign_keys if name not in fk.columns),
     )
     if name in t.identity_index:
         t2 = replace(t2, identity_index=(), identity_index_name="")
     ops: list[CatalogOp] = [{"op": "put_table", "table": t2.to_json()}]
-    col = t.column(name)
-    assert col is not None
     ops += [{"op": "drop_sequence", "oid": sq.oid} for sq in owned_sequences(cat, t.oid, col.attnum)]
     for p in cat.publications.values():
         pt = p.entry(t.oid)
@@ -384,6 +408,7 @@ def rename_column(
         primary_key=renamed(t.primary_key),
         identity_index=renamed(t.identity_index),
         indexes=index_ddl.after_rename_column(t, name, new_name),
+        foreign_keys=foreign_key_ddl.after_rename_column(t.foreign_keys, name, new_name),
     )
     return [{"op": "put_table", "table": t2.to_json()}, *ops], None
 

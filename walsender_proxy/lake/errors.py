@@ -3,7 +3,14 @@ SQL server can pass them to clients unchanged."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from decoding.catalog import Table
 from decoding.errors import PgError
+from decoding.pgvalues import text_encoder
 
 #: Errors of the lake are the project's :class:`~decoding.errors.PgError`.
 LakeError = PgError
@@ -62,3 +69,19 @@ def snapshot_too_old(csn: int, oldest: int) -> LakeError:
         "snapshot too old",
         detail=f"CSN {csn} is older than the oldest retained snapshot {oldest}.",
     )
+
+
+def key_texts(t: Table, columns: Sequence[str], values: Sequence[Any]) -> list[str | None]:
+    """Key values as their type's output function prints them (the DETAIL of a 23505)."""
+    out: list[str | None] = []
+    for name, v in zip(columns, values, strict=True):
+        col = t.column(name)
+        if v is None or col is None:
+            out.append(None if v is None else str(v))
+            continue
+        try:
+            raw = text_encoder(col.type)(pa.array([v], col.type.arrow))[0]
+        except (pa.ArrowException, ValueError, TypeError):
+            raw = str(v).encode()
+        out.append(None if raw is None else raw.decode())
+    return out

@@ -15,6 +15,7 @@ from dataclasses import replace
 import pyarrow as pa
 
 from decoding.catalog import Catalog, CatalogOp, Column, Index, Table, choose_name
+from walsender_proxy.lake import foreign_key_ddl
 from walsender_proxy.lake.errors import LakeError
 
 Alloc = Callable[[], int]
@@ -119,8 +120,8 @@ def create_index(
 
 
 def drop_index(
-    cat: Catalog, alloc: Alloc, name: str, if_exists: bool, search_path: Sequence[str]
-) -> tuple[list[CatalogOp], None]:
+    cat: Catalog, alloc: Alloc, name: str, if_exists: bool, search_path: Sequence[str], cascade: bool = False
+) -> tuple[list[CatalogOp], list[str]]:
     """DROP INDEX; an index behind a constraint (the primary key, a UNIQUE constraint) is
     2BP01 with PostgreSQL's hint."""
     schema, rel = _split(name, search_path)
@@ -141,7 +142,7 @@ def drop_index(
             )
     if found is None:
         if if_exists:
-            return [], None
+            return [], []
         raise LakeError("42704", f'index "{rel}" does not exist')
     t, ix = found
     if ix is None or ix.constraint:
@@ -150,14 +151,35 @@ def drop_index(
             f"cannot drop index {rel} because constraint {rel} on table {t.name} requires it",
             hint=f"You can drop constraint {rel} on table {t.name} instead.",
         )
-    return [{"op": "put_table", "table": without_index(t, ix).to_json()}], None
+    keys, lines = _dependent_keys(cat, t, ix, f"index {rel}", cascade)
+    return [*keys, {"op": "put_table", "table": without_index(_latest(keys, t), ix).to_json()}], lines
+
+
+def _dependent_keys(cat: Catalog, t: Table, ix: Index, what: str, cascade: bool) -> tuple[list[CatalogOp], list[str]]:
+    """The foreign keys made against ``ix``: 2BP01, or (CASCADE) the ops dropping them."""
+    found = foreign_key_ddl.referencing_index(cat, t, ix.oid)
+    return foreign_key_ddl.drop_referencing(
+        cat, found, what, cascade, lambda c, fk: f"{foreign_key_ddl.described(c, fk)} depends on index {ix.name}"
+    )
+
+
+def _latest(ops: list[CatalogOp], t: Table) -> Table:
+    """``t`` as ``ops`` leave it (a self-referencing key dropped with its index)."""
+    for op in ops:
+        if op["table"]["oid"] == t.oid:
+            return Table.from_json(op["table"])
+    return t
 
 
 def drop_constraint(
-    cat: Catalog, alloc: Alloc, table: str, name: str, if_exists: bool, search_path: Sequence[str]
-) -> tuple[list[CatalogOp], None]:
-    """ALTER TABLE … DROP CONSTRAINT of a UNIQUE constraint (its index goes with it)."""
+    cat: Catalog, alloc: Alloc, table: str, name: str, if_exists: bool, search_path: Sequence[str], cascade: bool = False
+) -> tuple[list[CatalogOp], list[str]]:
+    """ALTER TABLE … DROP CONSTRAINT of a UNIQUE constraint (its index goes with it) or a
+    FOREIGN KEY."""
     t = cat.resolve_table(table, search_path)
+    fk = next((f for f in t.foreign_keys if f.name == name), None)
+    if fk is not None:
+        return [{"op": "put_table", "table": foreign_key_ddl.without(t, fk).to_json()}], []
     ix = t.index(name)
     if ix is None or not ix.constraint:
         if t.primary_key and t.pkey_name == name:
@@ -166,9 +188,10 @@ def drop_constraint(
                 "ALTER TABLE … DROP CONSTRAINT of a primary key is not supported by walsender-proxy",
             )
         if if_exists:
-            return [], None
+            return [], []
         raise LakeError("42704", f'constraint "{name}" of relation "{t.name}" does not exist')
-    return [{"op": "put_table", "table": without_index(t, ix).to_json()}], None
+    keys, lines = _dependent_keys(cat, t, ix, f"constraint {name} on table {t.name}", cascade)
+    return [*keys, {"op": "put_table", "table": without_index(_latest(keys, t), ix).to_json()}], lines
 
 
 def without_index(t: Table, ix: Index) -> Table:

@@ -30,11 +30,11 @@ from decoding.changelog import ChangeLog, LogFailedError
 from decoding.errors import PgError, disk_full_error
 from decoding.lsn import format_lsn
 from decoding.pgtime import pg_now
-from decoding.pgvalues import text_encoder
 from walsender_proxy.lake.catalog_horizon import CatalogHorizon
 from walsender_proxy.lake.csn import CsnClock
 from walsender_proxy.lake.errors import (
     LakeError,
+    key_texts,
     serialization_failure,
     snapshot_too_old,
     unique_violation,
@@ -1492,22 +1492,6 @@ def _with_no_null(rows: pa.Table, cols: Sequence[str]) -> pa.Table:
     for c in cols[1:]:
         mask = pc.and_(mask, pc.is_valid(rows.column(c)))
     return rows.filter(mask)
-
-
-def key_texts(t: Table, columns: Sequence[str], values: Sequence[Any]) -> list[str | None]:
-    """Key values as their type's output function prints them (the DETAIL of a 23505)."""
-    out: list[str | None] = []
-    for name, v in zip(columns, values, strict=True):
-        col = t.column(name)
-        if v is None or col is None:
-            out.append(None if v is None else str(v))
-            continue
-        try:
-            raw = text_encoder(col.type)(pa.array([v], col.type.arrow))[0]
-        except (pa.ArrowException, ValueError, TypeError):
-            raw = str(v).encode()
-        out.append(None if raw is None else raw.decode())
-    return out
 
 
 def _duplicate_key(t: Table, key: _Unique | None, key_vals: list[Any]) -> LakeError:

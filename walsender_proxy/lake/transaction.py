@@ -40,7 +40,15 @@ from decoding.errors import PgError
 from decoding.pgoutput import rowfilter
 from decoding.pgtypes import ColumnType, parse_type
 from decoding.pgvalues.typmod import SUBSECOND_TYPES, round_times
-from walsender_proxy.lake import ddl, function_ddl, index_ddl, sequence_ddl, view_ddl
+from walsender_proxy.lake import (
+    ddl,
+    foreign_key_ddl,
+    foreign_keys,
+    function_ddl,
+    index_ddl,
+    sequence_ddl,
+    view_ddl,
+)
 from walsender_proxy.lake.errors import (
     LakeError,
     no_active_transaction,
@@ -395,6 +403,7 @@ class Transaction:
                 self._log_change(t, "I", new, None, p)
         if not small:
             self._log_change(t, "I", new, None, p)
+        foreign_keys.after_write(self, t, new)
         self._maybe_spill()
         return n
 
@@ -511,6 +520,10 @@ class Transaction:
             key_names = self.lake.unique_key_columns(self, t)
             if key_names:
                 keys = pq.read_table(tmp, columns=[RID, *key_names], use_threads=False)
+            refs = None  # (the referencing columns, for the foreign keys' check once logged)
+            ref_names = [c for link in foreign_keys.referencing_links(self, t) for c in link.child_cols]
+            if ref_names:
+                refs = pq.read_table(tmp, columns=[RID, *dict.fromkeys(ref_names)], use_threads=False)
             with lake._dml_lock:
                 lake._check_not_truncated(self, t)
                 if keys is not None:
@@ -526,6 +539,8 @@ class Transaction:
                 if cols is not None:
                     self._key_inexact.setdefault(t.oid, []).append(self._subxid)
             self._release_due = True
+            if refs is not None:
+                foreign_keys.after_write(self, t, refs)
             return n
         finally:
             if writer is not None:
@@ -556,6 +571,9 @@ class Transaction:
             self._check_unique(t, new, exclude=new.column(RID), changed=changed)
             p = self._add_pending(t, "U", new, old)
         self._log_change(t, "U", new, old, p)
+        # (PostgreSQL fires the referenced side's action triggers before the checks)
+        foreign_keys.after_change(self, t, old, new, changed)
+        foreign_keys.after_write(self, t, new, old, changed)
         self._maybe_spill()
         return new.num_rows
 
@@ -574,6 +592,7 @@ class Transaction:
             self._lock_rows(t, old.column(RID))
             p = self._add_pending(t, "D", None, old)
         self._log_change(t, "D", None, old, p)
+        foreign_keys.after_change(self, t, old)
         self._maybe_spill()
         return old.num_rows
 
@@ -615,15 +634,18 @@ class Transaction:
         *,
         cascade: bool = False,
         restart_identity: bool = False,
-    ) -> None:
+    ) -> list[str]:
+        """TRUNCATE; returns the tables CASCADE truncated besides (referencing ones)."""
         self._check_writable()
         self.begin_statement()
-        self._guard(self._truncate, tables, cascade, restart_identity)
+        return self._guard(self._truncate, tables, cascade, restart_identity)
 
-    def _truncate(self, tables: Any, cascade: bool, restart_identity: bool) -> None:
+    def _truncate(self, tables: Any, cascade: bool, restart_identity: bool) -> list[str]:
         if isinstance(tables, (str, Table)):
             tables = [tables]
         ts = [self.table(x) for x in tables]
+        added = foreign_keys.truncate_targets(self, ts, cascade)
+        ts += added
         for t in ts:
             self.lake._lock_table(self, t)
         xid = self.ensure_xid()
@@ -636,6 +658,7 @@ class Transaction:
                 self._pending.append(
                     _Pending(self._subxid, t.oid, delta_rows(OP_TRUNCATE, None, seq), OP_TRUNCATE)
                 )
+        return [t.name for t in added]
 
     def _select_targets(
         self, t: Table, where_sql: str, args: list[Any], extra: list[str] | None = None
@@ -933,9 +956,12 @@ class Transaction:
             pkey_name,
         )
 
-    def drop_table(self, name: str, *, if_exists: bool = False, cascade: bool = False) -> list[str]:
-        """DROP TABLE; returns the views CASCADE dropped besides (for the NOTICE)."""
-        return self._run_ddl(ddl.drop_table, self._named(name), if_exists, self._path(), cascade) or []
+    def drop_table(
+        self, name: str, *, if_exists: bool = False, cascade: bool = False, also: Sequence[int] = ()
+    ) -> list[str]:
+        """DROP TABLE; returns the views and foreign keys CASCADE dropped besides (for the
+        NOTICE). ``also``: the OIDs of the other tables the same statement drops."""
+        return self._run_ddl(ddl.drop_table, self._named(name), if_exists, self._path(), cascade, tuple(also)) or []
 
     # -- views ---------------------------------------------------------------------------
     def view(self, name: str) -> View | None:
@@ -1156,11 +1182,54 @@ class Transaction:
 
         return self._guard(go)
 
-    def drop_index(self, name: str, *, if_exists: bool = False) -> None:
-        self._run_ddl(index_ddl.drop_index, self._named(name), if_exists, self._path())
+    def drop_index(self, name: str, *, if_exists: bool = False, cascade: bool = False) -> list[str]:
+        """DROP INDEX; returns the foreign keys CASCADE dropped with it (for the NOTICE)."""
+        return self._run_ddl(index_ddl.drop_index, self._named(name), if_exists, self._path(), cascade) or []
 
-    def drop_constraint(self, table: str, name: str, *, if_exists: bool = False) -> None:
-        self._run_ddl(index_ddl.drop_constraint, table, name, if_exists, self._path())
+    def drop_constraint(self, table: str, name: str, *, if_exists: bool = False, cascade: bool = False) -> list[str]:
+        """ALTER TABLE … DROP CONSTRAINT; returns the foreign keys CASCADE dropped besides."""
+        return self._run_ddl(index_ddl.drop_constraint, table, name, if_exists, self._path(), cascade) or []
+
+    def add_foreign_key(self, table: str, spec: foreign_key_ddl.ForeignKeySpec) -> str:
+        """ALTER TABLE … ADD FOREIGN KEY (and a CREATE TABLE's REFERENCES): the rows already
+        there are checked first unless NOT VALID (23503 naming the first that has no
+        referenced row); writers of either table in other open transactions would have
+        to end first in PostgreSQL (ShareRowExclusiveLock), so they make it 40001 here.
+        Returns the constraint's name."""
+        self._check_writable()
+
+        def go() -> str:
+            cat, alloc, path = self._ddl_catalog(), self.lake._allocate_oid, self._path()
+            foreign_key_ddl.add_foreign_key(cat, alloc, table, spec, path)
+            self.lake._take_catalog_lock(self)
+            ops, (t, fk) = foreign_key_ddl.add_foreign_key(self._ddl_catalog(), alloc, table, spec, path)
+            ref = t if fk.ref_oid == t.oid else self._ddl_catalog().tables[fk.ref_oid]
+            self.lake._lock_table(self, t)
+            self.lake._lock_table(self, ref)
+            self._ddl(ops)
+            if fk.validated:
+                foreign_keys.validate(self, t, fk)
+            return fk.name
+
+        return self._guard(go)
+
+    def validate_constraint(self, table: str, name: str) -> None:
+        """ALTER TABLE … VALIDATE CONSTRAINT of a NOT VALID foreign key."""
+        self._check_writable()
+
+        def go() -> None:
+            cat, alloc, path = self._ddl_catalog(), self.lake._allocate_oid, self._path()
+            ops, made = foreign_key_ddl.validate_foreign_key(cat, alloc, table, name, path)
+            if not ops:
+                return
+            self.lake._take_catalog_lock(self)
+            ops, made = foreign_key_ddl.validate_foreign_key(self._ddl_catalog(), alloc, table, name, path)
+            if made is None:
+                return
+            foreign_keys.validate(self, *made)
+            self._ddl(ops)
+
+        self._guard(go)
 
     def set_comment(self, classoid: int, objoid: int, subid: int, text: str | None) -> None:
         """COMMENT ON: the object's ``pg_description`` text (None or "": removed)."""

@@ -17,7 +17,7 @@ from pglast import ast, enums
 from decoding.catalog import SEQUENCE_MARK, ColumnDefault
 from decoding.errors import PgError
 from walsender_proxy.lake import Transaction
-from walsender_proxy.sql import sequences
+from walsender_proxy.sql import foreign_key_sql, sequences
 
 _C = enums.ConstrType
 
@@ -37,6 +37,8 @@ class ColumnPlan:
     unique: list[ast.Constraint] = field(default_factory=list)
     #: CONSTRAINT name PRIMARY KEY: the key's index name
     pkey_name: str | None = None
+    #: REFERENCES column constraints (made once the table exists)
+    foreign: list[ast.Constraint] = field(default_factory=list)
 
 
 def plan(el: ast.ColumnDef, table: str, type_text: Any, unsupported: Any, constraint_name: Any) -> ColumnPlan:
@@ -77,6 +79,10 @@ def plan(el: ast.ColumnDef, table: str, type_text: Any, unsupported: Any, constr
             p.primary, p.pkey_name = True, c.conname
         elif kind == _C.CONSTR_UNIQUE:
             p.unique.append(c)
+        elif kind == _C.CONSTR_FOREIGN:
+            p.foreign.append(c)
+        elif foreign_key_sql.attribute(kind):
+            pass
         else:
             raise unsupported(f"column constraint {constraint_name(kind)}")
         if saw_default and saw_identity:

@@ -18,7 +18,8 @@ from decoding.errors import PgError
 from decoding.pgtypes import UnknownTypeError, parse_type
 from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import Lake, PubTable, Transaction
-from walsender_proxy.sql import column_defs, index_sql, reloptions
+from walsender_proxy.lake.foreign_key_ddl import ForeignKeySpec
+from walsender_proxy.sql import column_defs, foreign_key_sql, index_sql, reloptions
 
 
 def unsupported(what: str) -> PgError:
@@ -148,6 +149,7 @@ def create_table(
     pk: list[str] = []
     pk_name: str | None = None
     uniques: list[dict[str, Any]] = []
+    foreign: list[ForeignKeySpec] = []
     for el in s.tableElts or ():
         if isinstance(el, ast.ColumnDef):
             p = column_defs.plan(el, s.relation.relname, type_text, unsupported, _constraint_name)
@@ -156,6 +158,7 @@ def create_table(
                     raise PgError("42P16", f'multiple primary keys for table "{s.relation.relname}" are not allowed')
                 pk, pk_name = [el.colname], p.pkey_name
             uniques += [index_sql.unique_constraint(c, el.colname) for c in p.unique]
+            foreign += [foreign_key_sql.spec(c, el.colname, new_table=True) for c in p.foreign]
             plans.append(p)
         elif isinstance(el, ast.Constraint):
             if el.contype == enums.ConstrType.CONSTR_PRIMARY:
@@ -169,6 +172,8 @@ def create_table(
                 pk, pk_name = _constraint_keys(el), el.conname
             elif el.contype == enums.ConstrType.CONSTR_UNIQUE:
                 uniques.append(index_sql.unique_constraint(el))
+            elif el.contype == enums.ConstrType.CONSTR_FOREIGN:
+                foreign.append(foreign_key_sql.spec(el, new_table=True))
             else:
                 raise unsupported(f"table constraint {_constraint_name(el.contype)}")
         else:
@@ -200,6 +205,8 @@ def create_table(
         if same not in made:
             made.append(same)
             index_sql.add_unique(tx, name, u)
+    for fk in foreign:  # (transformFKConstraints: after the table and its indexes)
+        tx.add_foreign_key(name, fk)
     return "CREATE TABLE"
 
 
@@ -310,6 +317,7 @@ def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None = None, 
         return _drop_type(tx, s, notices)
     if kind not in _DROP_TAGS:  # (before reading the names: a type's is a TypeName)
         raise unsupported(f"DROP {kind.name.removeprefix('OBJECT_').replace('_', ' ')}")
+    also = _dropped_tables(tx, s) if kind == enums.ObjectType.OBJECT_TABLE else []
     for obj in s.objects:
         names = [n.sval for n in obj] if isinstance(obj, tuple) else [obj.sval]
         name = ".".join(names)
@@ -320,7 +328,7 @@ def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None = None, 
                 raise PgError("42809", f'"{names[-1]}" is not a table', hint="Use DROP VIEW to remove a view.")
             if s.missing_ok and _missing(tx, ast.RangeVar(relname=names[-1], schemaname=names[-2] if len(names) > 1 else None)):
                 _skipping(notices, "00000", f'table "{names[-1]}" does not exist')
-            dropped = tx.drop_table(name, if_exists=bool(s.missing_ok), cascade=cascade)
+            dropped = tx.drop_table(name, if_exists=bool(s.missing_ok), cascade=cascade, also=also)
             if notices is not None:
                 cascaded(notices, dropped)
         elif kind == enums.ObjectType.OBJECT_SCHEMA:
@@ -338,6 +346,18 @@ def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None = None, 
                 _skipping(notices, "00000", f'publication "{name}" does not exist')
             tx.drop_publication(name, if_exists=bool(s.missing_ok))
     return _DROP_TAGS[kind]
+
+
+def _dropped_tables(tx: Transaction, s: ast.DropStmt) -> list[int]:
+    """The OIDs of the tables a DROP TABLE names (their foreign keys to one another do
+    not hold the drop)."""
+    out = []
+    for obj in s.objects:
+        try:
+            out.append(tx.table(".".join(n.sval for n in obj)).oid)
+        except PgError:
+            continue
+    return out
 
 
 def _drop_type(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None) -> str:
@@ -481,6 +501,8 @@ def alter_table(
                 fill(tx, table, d.colname)
             for u in uniques:  # (after the rows have the column's values, as PostgreSQL builds it)
                 index_sql.add_unique(tx, table, u)
+            for c in p.foreign:
+                tx.add_foreign_key(table, foreign_key_sql.spec(c, d.colname))
         elif t == enums.AlterTableType.AT_ColumnDefault:
             tbl = tx.table(table)
             col = tbl.column(cmd.name)
@@ -514,12 +536,19 @@ def alter_table(
             _set_storage(tx, table, cmd.name, cmd.def_.sval)
         elif t == enums.AlterTableType.AT_AddConstraint and cmd.def_.contype == enums.ConstrType.CONSTR_UNIQUE:
             index_sql.add_unique(tx, table, index_sql.unique_constraint(cmd.def_))
+        elif t == enums.AlterTableType.AT_AddConstraint and cmd.def_.contype == enums.ConstrType.CONSTR_FOREIGN:
+            tx.add_foreign_key(table, foreign_key_sql.spec(cmd.def_))
+        elif t == enums.AlterTableType.AT_ValidateConstraint:
+            tx.validate_constraint(table, cmd.name)
         elif t == enums.AlterTableType.AT_DropConstraint:
             tbl = tx.table(table)
-            if cmd.missing_ok and tbl.index(cmd.name) is None and not (tbl.primary_key and tbl.pkey_name == cmd.name):
+            known = tbl.index(cmd.name) is not None or any(fk.name == cmd.name for fk in tbl.foreign_keys)
+            if cmd.missing_ok and not known and not (tbl.primary_key and tbl.pkey_name == cmd.name):
                 _skipping(notices, "00000", f'constraint "{cmd.name}" of relation "{tbl.name}" does not exist')
                 continue
-            tx.drop_constraint(table, cmd.name)
+            dropped = tx.drop_constraint(table, cmd.name, cascade=cmd.behavior == enums.DropBehavior.DROP_CASCADE)
+            if notices is not None:
+                cascaded(notices, dropped)
         elif t == enums.AlterTableType.AT_ReplicaIdentity:
             ri: ast.ReplicaIdentityStmt = cmd.def_
             if ri.identity_type == "i":

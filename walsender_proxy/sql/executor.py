@@ -791,9 +791,11 @@ class Executor:
             tx = self._statement_tx()
             for r in node.relations:
                 sequences.write_target(tx, r, '"{}" is not a table')
-            tx.truncate([ddl_sql.qualified(r) for r in node.relations], cascade=node.behavior == enums.DropBehavior.DROP_CASCADE, restart_identity=bool(node.restart_seqs))
+            added = tx.truncate([ddl_sql.qualified(r) for r in node.relations], cascade=node.behavior == enums.DropBehavior.DROP_CASCADE, restart_identity=bool(node.restart_seqs))
+            for name in added:
+                yield Notice("NOTICE", "00000", f'truncate cascades to table "{name}"')
             if node.restart_seqs:  # the sequences the tables' columns own start again
-                sequences.restart_owned(tx, [tx.table(ddl_sql.qualified(r)).oid for r in node.relations], self.sequences)
+                sequences.restart_owned(tx, [tx.table(n).oid for n in [*(ddl_sql.qualified(r) for r in node.relations), *added]], self.sequences)
             yield Done("TRUNCATE TABLE")
         elif isinstance(node, ast.CopyStmt):
             yield self.engine.copy(self._statement_tx(), node, params)

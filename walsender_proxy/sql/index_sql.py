@@ -171,7 +171,11 @@ def drop(tx: Transaction, s: ast.DropStmt, in_block: bool, notices: list[Notice]
                 Notice("NOTICE", "00000", f'index "{names[-1]}" does not exist, skipping')
             )
             continue
-        tx.drop_index(".".join(names))
+        dropped = tx.drop_index(".".join(names), cascade=s.behavior == enums.DropBehavior.DROP_CASCADE)
+        if dropped:
+            from walsender_proxy.sql.ddl_sql import cascaded
+
+            cascaded(notices, dropped)
     return "DROP INDEX"
 
 
