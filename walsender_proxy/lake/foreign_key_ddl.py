@@ -102,8 +102,8 @@ def check_types(name: str, fk: Column, pk: Column) -> None:
     date/time types compared across time zones, arrays of two types) are refused rather
     than compared differently."""
     a, b = fk.type, pk.type
-    if a == b or (a.base.name == b.base.name and a.is_array == b.is_array):
-        return
+    if a == b or (a.base.name == b.base.name and a.is_array == b.is_array and a.base.name != "bpchar"):
+        return  # (character(n) keeps its padding: only the same length compares as PostgreSQL)
     fa, fb = a.base.name, b.base.name
     if not a.is_array and not b.is_array:
         if (fa in _INTEGERS and fb in _INTEGERS) or (fa in _FLOATS and fb in _FLOATS):
@@ -139,6 +139,8 @@ def _pg_accepts(a: object, b: object) -> bool:
         # takes ints and numeric; nothing casts implicitly down to an integer
         return fb == "float8" or (fb == "float4" and fa != "numeric") or (fb == "numeric" and fa in _INTEGERS)
     strings = _STRINGS | {"bpchar", "name"}
+    if fa == fb:
+        return True
     if fa in strings and fb in strings:
         return True
     datetimes = {"date", "timestamp", "timestamptz"}
@@ -176,7 +178,7 @@ def _ref_key(ref: Table, spec: ForeignKeySpec) -> tuple[list[Column], int]:
         return _columns(ref, ref.primary_key), 0
     cols = _columns(ref, spec.ref_columns)
     if len(set(spec.ref_columns)) != len(spec.ref_columns):
-        raise LakeError("42P10", "foreign key referenced-columns list must not contain duplicates")
+        raise LakeError("42830", "foreign key referenced-columns list must not contain duplicates")
     want = set(spec.ref_columns)
     if ref.primary_key and set(ref.primary_key) == want and len(ref.primary_key) == len(want):
         return cols, 0

@@ -144,8 +144,18 @@ _GRAMMAR_WINDOWING = frozenset({
 })  # fmt: skip
 
 
+#: What PostgreSQL's grammar refuses with ERRCODE_FEATURE_NOT_SUPPORTED.
+_GRAMMAR_UNSUPPORTED = frozenset({
+    "MATCH PARTIAL not yet implemented",
+    "a column list with SET NULL is only supported for ON DELETE actions",
+    "a column list with SET DEFAULT is only supported for ON DELETE actions",
+})  # fmt: skip
+
+
 def parse_error_sqlstate(message: str) -> str:
     """The SQLSTATE of a parse error PostgreSQL's grammar raises with this message."""
+    if message in _GRAMMAR_UNSUPPORTED:
+        return "0A000"
     return "42P20" if message in _GRAMMAR_WINDOWING else "42601"
 
 
