@@ -28,6 +28,7 @@ import pyarrow.compute as pc
 from decoding.catalog import RID, Catalog, ForeignKey, Table
 from walsender_proxy.lake.errors import LakeError, key_texts, serialization_failure
 from walsender_proxy.lake.files import OWN_CSN
+from walsender_proxy.lake.keyindex import SMALL, key_columns
 from walsender_proxy.lake.spill import FileRows
 
 if TYPE_CHECKING:
@@ -227,11 +228,62 @@ def _matches(
         cur.close()
 
 
+def _holders(tx: Transaction, t: Table, cols: Sequence[str], values: list[tuple[Any, ...]]) -> list[int | None] | None:
+    """The ``_rid`` holding each key (``cols`` of ``t``, its primary key's in any order)
+    in the newest committed state with the transaction's own changes, by the key index
+    (keyindex.py); under REPEATABLE READ the holder must have held it at the snapshot
+    too. None when the index cannot tell (no index, too many keys, float keys whose NaN
+    a dict does not find, a mapping changed since the snapshot). Caller holds the
+    statement lock."""
+    if len(values) > SMALL or tx.has_truncated(t.oid):
+        return None
+    kcols = key_columns(t)
+    if kcols is None or sorted(kcols) != sorted(cols):
+        return None
+    if any(c.physical in kcols and c.type.base.name in ("float4", "float8") for c in t.columns):
+        return None
+    own = tx.own_keys(t.oid)
+    if own is None:
+        return None
+    idx = tx.lake._key_index(t)
+    if idx is None:
+        return None
+    order = [list(cols).index(c) for c in idx.cols]
+    snap = tx.snapshot_csn
+    out: list[int | None] = []
+    for row in values:
+        k: Any = tuple(row[i] for i in order)
+        if len(k) == 1:
+            k = k[0]
+        mine = own.live.get(k)
+        if mine:
+            out.append(next(iter(mine)))
+            continue
+        r = idx.map.get(k)
+        if r is not None and r in own.newest:
+            r = None  # (deleted or re-keyed by this transaction)
+        if snap is not None and r is not None:
+            known, at = idx.lookup(k, snap)
+            if not known or at != r:
+                return None
+        out.append(r)
+    return out
+
+
 def _check_present(tx: Transaction, link: _Link, keys: pa.Table) -> None:
     """Each key must be a referenced row's: in the newest committed state (as the RI
     trigger's query sees it) and, under REPEATABLE READ, in the transaction's snapshot
-    too; and no other open transaction may be deleting that row or changing its key."""
+    too; and no other open transaction may be deleting that row or changing its key.
+    The key index answers for a primary key when it can; DuckDB otherwise (and for the
+    error, which it words)."""
     lake = tx.lake
+    with lake._dml_lock:
+        values = list(zip(*(keys.column(c).to_pylist() for c in link.child_cols), strict=True))
+        rids = _holders(tx, link.parent, link.parent_cols, values)
+        if rids is not None and None not in rids:
+            cols = {c: [v[i] for v in values] for i, c in enumerate(link.parent_cols)}
+            _check_not_taken(tx, link, pa.table({RID: pa.array(rids, pa.int64()), **cols}))
+            return
     wanted = _distinct(keys)
     names = [f"k{i}" for i in range(len(link.child_cols))]
     wanted = wanted.rename_columns([*names, "_i_min"])
@@ -399,6 +451,10 @@ def _act(tx: Transaction, link: _Link, olds: pa.Table, news: pa.Table | None) ->
 
 def _still_gone(tx: Transaction, link: _Link, keys: pa.Table, names: list[str]) -> pa.Table:
     """NO ACTION's ri_Check_Pk_Match: the old keys no row of the referenced table has now."""
+    values = list(zip(*(keys.column(n).to_pylist() for n in names), strict=True))
+    held = _holders(tx, link.parent, link.parent_cols, values)
+    if held is not None and tx.snapshot_csn is None:
+        return keys.filter(pa.array([r is None for r in held]))
     wanted = keys.select(names).append_column("_i_min", pa.array(range(keys.num_rows), pa.int64()))
     still = _matches(tx, link.parent, OWN_CSN - 1, link.parent_cols, wanted, names)
     there = set(still.column("_i").to_pylist())
