@@ -2894,6 +2894,15 @@ _MACROS: dict[str, str] = {
                       AND pgc_x.refrel IN (SELECT pgc_v.oid FROM pgc_visible_rels pgc_v)
                     THEN pgc_x.def_short ELSE pgc_x.def END
         FROM pgc_constraintdefs pgc_x WHERE pgc_x.oid = c)""",
+    # the relation's partition ancestors, itself first: only a partition or partitioned
+    # table or index has any (check_rel_can_be_partition), and the lake has none; a list,
+    # unnested where the call stands (NULL: the empty set)
+    # (the CASE first reads the argument as regclass: a missing relation is 42P01)
+    "pgc_pg_partition_ancestors": """MACRO pgc_pg_partition_ancestors(r) AS (
+        CASE WHEN pgc_regclass_in(r) IS NULL THEN NULL ELSE (
+            SELECT list(pgc_c.oid) FROM pgc_pg_class pgc_c
+            WHERE pgc_c.oid = pgc_regclass_in(r) AND (pgc_c.relispartition OR pgc_c.relkind IN ('p', 'I')))
+        END)""",
     "pgc_pg_get_publication_tables": """MACRO pgc_pg_get_publication_tables(p) AS TABLE
         SELECT pgc_g.relid, pgc_g.attrs, pgc_g.qual FROM pgc_gpt pgc_g WHERE pgc_g.pubname = p""",
     "pgc_pg_get_replica_identity_index": """MACRO pgc_pg_get_replica_identity_index(r) AS (
