@@ -31,9 +31,15 @@ SCHEMA = [
     "COMMENT ON SCHEMA app IS 'the application'",
     "COMMENT ON INDEX items_sku IS 'by sku'",
     "COMMENT ON CONSTRAINT items_order_sku ON items IS 'one line a sku'",
+    "CREATE TABLE app.lines (id int PRIMARY KEY, order_id bigint REFERENCES app.orders ON DELETE CASCADE, sku varchar(12), "
+    "CONSTRAINT lines_item FOREIGN KEY (order_id, sku) REFERENCES items (order_id, sku) MATCH FULL ON UPDATE CASCADE "
+    "ON DELETE SET NULL (sku))",
+    "ALTER TABLE items ADD CONSTRAINT items_order FOREIGN KEY (order_id) REFERENCES app.orders NOT VALID",
+    "COMMENT ON CONSTRAINT lines_item ON app.lines IS 'the line''s item'",
     "INSERT INTO app.orders VALUES (1, 'ann', 12.50, '2024-01-02 03:04:05+00', '{a,\"b c\"}', '{\"k\": [1, 2]}'), "
     "(2, 'bob', NULL, NULL, NULL, NULL)",
     "INSERT INTO items VALUES (1, 'X-1', 3, 1.005, true), (2, NULL, NULL, NULL, NULL)",
+    "INSERT INTO app.lines VALUES (1, 1, 'X-1'), (2, NULL, NULL)",
 ]
 
 

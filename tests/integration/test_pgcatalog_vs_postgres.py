@@ -795,3 +795,80 @@ def test_errors_match(ref: Reference, emu: Emulation, sql: str) -> None:
     position = getattr(err, "position", None)
     if position is not None:
         assert str(position) == diag.statement_position
+
+
+# -- foreign keys, through a proxy: pg_constraint, constraintdef, information_schema, \d ------
+
+FK_SCHEMA = [
+    "CREATE SCHEMA fko",
+    "CREATE TABLE fk_p (id int PRIMARY KEY, k int, name text, UNIQUE (k, name))",
+    "CREATE TABLE fk_c (id int PRIMARY KEY, pid int REFERENCES fk_p, k int, name text, "
+    "CONSTRAINT fk_c_kn FOREIGN KEY (k, name) REFERENCES fk_p (k, name) MATCH FULL ON UPDATE CASCADE "
+    "ON DELETE SET NULL (k))",
+    'CREATE TABLE "Fk T" ("Col A" bigint REFERENCES fk_p (id) ON DELETE CASCADE ON UPDATE RESTRICT, f float8, s smallint)',
+    'ALTER TABLE "Fk T" ADD CONSTRAINT fk_t_s FOREIGN KEY (s) REFERENCES fk_p NOT VALID',
+    "CREATE TABLE fk_self (id int PRIMARY KEY, parent int REFERENCES fk_self ON DELETE SET NULL)",
+    "CREATE TABLE fko.q (id numeric(20,2) PRIMARY KEY, t varchar(10) UNIQUE, d double precision UNIQUE)",
+    "CREATE UNIQUE INDEX q_bare ON fko.q (t, d)",
+    "CREATE TABLE fk_r (a int REFERENCES fko.q, b text REFERENCES fko.q (t), c int REFERENCES fko.q (d), "
+    "e real REFERENCES fko.q (d), g int8 REFERENCES fko.q (id), h varchar(10), i float8, "
+    "FOREIGN KEY (h, i) REFERENCES fko.q (t, d))",
+    "COMMENT ON CONSTRAINT fk_c_kn ON fk_c IS 'k and name'",
+]
+
+_FK_NAMES = "('fk_p', 'fk_c', 'Fk T', 'fk_self', 'q', 'fk_r')"
+FK_QUERIES = [
+    "SELECT conname, connamespace::regnamespace, contype, condeferrable, condeferred, convalidated, "
+    "conrelid::regclass, contypid, conindid::regclass, conparentid, confrelid::regclass, confupdtype, confdeltype, "
+    "confmatchtype, conislocal, coninhcount, connoinherit, conkey, confkey, conpfeqop, conppeqop, conffeqop, "
+    "confdelsetcols, conexclop, conbin, pg_get_constraintdef(oid), pg_get_constraintdef(oid, true), "
+    "obj_description(oid, 'pg_constraint') "
+    "FROM pg_constraint WHERE conrelid IN (SELECT oid FROM pg_class WHERE relname IN "
+    f"{_FK_NAMES} AND relnamespace::regnamespace::text IN ('public', 'fko')) "
+    "ORDER BY conrelid::regclass::text, conname",
+    "SELECT relname, relhastriggers FROM pg_class WHERE relname IN "
+    f"{_FK_NAMES} AND relnamespace::regnamespace::text IN ('public', 'fko') ORDER BY 1",
+    "SET search_path = fko",
+    "SELECT conname, pg_get_constraintdef(oid, true) FROM pg_catalog.pg_constraint WHERE contype = 'f' "
+    "AND conname LIKE 'fk%' ORDER BY 1",
+    "RESET search_path",
+    "SELECT constraint_schema, constraint_name, table_name, constraint_type, is_deferrable, initially_deferred, "
+    f"enforced, nulls_distinct FROM information_schema.table_constraints WHERE table_name IN {_FK_NAMES} "
+    "AND table_schema IN ('public', 'fko') AND constraint_type <> 'CHECK' ORDER BY 1, 2",
+    "SELECT constraint_schema, constraint_name, table_schema, table_name, column_name, ordinal_position, "
+    "position_in_unique_constraint FROM information_schema.key_column_usage "
+    f"WHERE table_name IN {_FK_NAMES} AND table_schema IN ('public', 'fko') ORDER BY 2, 6",
+    "SELECT constraint_schema, constraint_name, unique_constraint_catalog IS NULL, unique_constraint_schema, "
+    "unique_constraint_name, match_option, update_rule, delete_rule FROM information_schema.referential_constraints "
+    "WHERE constraint_name LIKE 'fk%' ORDER BY 2",
+    "SELECT table_schema, table_name, column_name, constraint_schema, constraint_name "
+    f"FROM information_schema.constraint_column_usage WHERE table_name IN {_FK_NAMES} "
+    "AND table_schema IN ('public', 'fko') ORDER BY 5, 3",
+    "SELECT table_schema, table_name, constraint_schema, constraint_name FROM information_schema.constraint_table_usage "
+    f"WHERE table_name IN {_FK_NAMES} AND table_schema IN ('public', 'fko') ORDER BY 4",
+]
+
+
+def test_foreign_keys_in_the_catalog_and_psql(proxy: Any, pg15: PgCluster) -> None:
+    """Foreign keys as PostgreSQL 15 shows them: pg_constraint (the equality operators of
+    mixed types), pg_get_constraintdef with and without the schema, comments, the
+    information_schema views, and psql's \\d and \\d+ of each table."""
+    from tests.pgcompare import Client, same_answers
+
+    db = pg15.new_database("fkcat")
+    ref_dsn = pg15.dsn(dbname=db)
+    for dsn in (proxy.dsn(), ref_dsn):
+        with Client(dsn) as c:
+            for sql in FK_SCHEMA:
+                assert c(sql)[0] != "error", sql
+    same_answers(proxy.dsn(), ref_dsn, FK_QUERIES).close()
+    for table in ("fk_p", "fk_c", '"Fk T"', "fk_self", "fko.q", "fk_r"):
+        for command in (f"\\d {table}", f"\\d+ {table}"):
+            outs = [
+                subprocess.run(
+                    [str(pg15.bindir / "psql"), "-X", "-d", dsn, "-c", command],
+                    capture_output=True, text=True, timeout=60,
+                )
+                for dsn in (proxy.dsn(), ref_dsn)
+            ]
+            assert (outs[0].stdout, outs[0].stderr) == (outs[1].stdout, outs[1].stderr), command

@@ -108,6 +108,9 @@ INFORMATION_SCHEMA_RELATIONS = (
     "views",
     "table_constraints",
     "key_column_usage",
+    "referential_constraints",
+    "constraint_column_usage",
+    "constraint_table_usage",
     "routines",
     "sequences",
 )

@@ -106,6 +106,9 @@ def _address(tx: Transaction, s: ast.CommentStmt) -> tuple[int, int, int]:
             ix = rel.index(con)  # type: ignore[union-attr]
             if ix is not None and ix.constraint:
                 return pgcatalog.PG_CATALOG["pg_constraint"].oid, ix.constraint, 0
+            for fk in rel.foreign_keys:  # type: ignore[union-attr]
+                if fk.name == con:
+                    return pgcatalog.PG_CATALOG["pg_constraint"].oid, fk.oid, 0
         raise PgError("42704", f'constraint "{con}" for table "{names[-2]}" does not exist')
     raise PgError(
         "0A000",

@@ -38,7 +38,16 @@ from typing import Any, ClassVar
 
 import pyarrow as pa
 
-from decoding.catalog import SEQUENCE_MARK, Catalog, Column, Table, View, ViewColumn, is_temp_schema
+from decoding.catalog import (
+    SEQUENCE_MARK,
+    Catalog,
+    Column,
+    ForeignKey,
+    Table,
+    View,
+    ViewColumn,
+    is_temp_schema,
+)
 from decoding.errors import PgError, disk_full_error
 from decoding.pgtypes import ColumnType, UnknownTypeError, type_by_oid
 from walsender_proxy.backend import pgcatalog_data as data
@@ -454,6 +463,7 @@ def split_search_path(text: str) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 # settings
 
+
 def server_settings(server: ServerInfo) -> dict[str, tuple[str, str]]:
     """Lower-cased name → (value, source) after the server's own overrides."""
     out: dict[str, tuple[str, str]] = {
@@ -542,7 +552,9 @@ class _Index:
 def _table_indexes(t: Table) -> list[_Index]:
     out: list[_Index] = []
     ident = t.identity_index if t.replica_identity == "i" else ()
-    ident_name = t.identity_index_name or (t.pkey_name if ident and tuple(ident) == tuple(t.primary_key) else "")
+    ident_name = t.identity_index_name or (
+        t.pkey_name if ident and tuple(ident) == tuple(t.primary_key) else ""
+    )
     if t.primary_key:
         out.append(
             _Index(
@@ -557,7 +569,14 @@ def _table_indexes(t: Table) -> list[_Index]:
         )
     if ident and not ident_name:  # (the lake API's identity by columns, with no index named)
         out.append(
-            _Index(synthetic_oid(t.oid, IDENTITY_INDEX), index_name(t, ident, False), t, ident, False, True)
+            _Index(
+                synthetic_oid(t.oid, IDENTITY_INDEX),
+                index_name(t, ident, False),
+                t,
+                ident,
+                False,
+                True,
+            )
         )
     for ix in t.indexes:
         out.append(
@@ -587,6 +606,125 @@ _HASH_OPCLASS = {2277: 10001, 16: 10048, 17: 10049, 20: 10021, 21: 10019, 23: 10
                  1184: 10040, 1186: 10023, 1700: 10030, 2950: 10066, 3802: 10089}  # fmt: skip
 
 
+#: (opclass OID) → (opcintype, opcfamily) of btree's default operator classes.
+_BTREE_OPCLASS_INFO = {oid: (intype, family) for oid, _n, intype, family in data.BTREE_OPCLASSES}
+#: btree's equality operators (strategy 3) of the default operator classes' families, by
+#: (family, left type, right type), as PostgreSQL 15's pg_amop lists them: what
+#: ATAddForeignKeyConstraint picks a foreign key's conpfeqop/conppeqop/conffeqop from.
+_BTREE_EQ = {
+    (397, 2277, 2277): 1070, (423, 1560, 1560): 1784, (424, 16, 16): 91, (426, 1042, 1042): 1054,
+    (428, 17, 17): 1955, (429, 18, 18): 92, (434, 1082, 1082): 1093, (434, 1082, 1114): 2347,
+    (434, 1082, 1184): 2360, (434, 1114, 1082): 2373, (434, 1114, 1114): 2060,
+    (434, 1114, 1184): 2536, (434, 1184, 1082): 2386, (434, 1184, 1114): 2542,
+    (434, 1184, 1184): 1320, (1970, 700, 700): 620, (1970, 700, 701): 1120,
+    (1970, 701, 700): 1130, (1970, 701, 701): 670, (1974, 869, 869): 1201, (1976, 20, 20): 410,
+    (1976, 20, 21): 1868, (1976, 20, 23): 416, (1976, 21, 20): 1862, (1976, 21, 21): 94,
+    (1976, 21, 23): 532, (1976, 23, 20): 15, (1976, 23, 21): 533, (1976, 23, 23): 96,
+    (1982, 1186, 1186): 1330, (1984, 829, 829): 1220, (1988, 1700, 1700): 1752,
+    (1989, 26, 26): 607, (1994, 19, 19): 93, (1994, 19, 25): 254, (1994, 25, 19): 260,
+    (1994, 25, 25): 98, (1996, 1083, 1083): 1108, (2000, 1266, 1266): 1550,
+    (2002, 1562, 1562): 1804, (2099, 790, 790): 900, (2968, 2950, 2950): 2972,
+    (2994, 2249, 2249): 2988, (3253, 3220, 3220): 3222, (3371, 774, 774): 3362,
+    (3626, 3614, 3614): 3629, (3683, 3615, 3615): 3676, (4033, 3802, 3802): 3240,
+}  # fmt: skip
+
+
+def _fk_operators(pk: ColumnType, fk: ColumnType) -> tuple[int, int, int]:
+    """(pfeqop, ppeqop, ffeqop) of one column pair, chosen as PostgreSQL 15's
+    ATAddForeignKeyConstraint chooses them: in the family of the referenced index's operator
+    class, the PK = FK and FK = FK operators if the family has both (int4 = int8, float8 =
+    float4), else the PK = PK operator for all three (the FK side is cast: int4 → numeric,
+    varchar → text)."""
+    intype, family = _BTREE_OPCLASS_INFO.get(_opclass(_BTREE_OPCLASS, pk), (0, 0))
+    pp = _BTREE_EQ.get((family, intype, intype), 0)
+    fk_oid = -1 if fk.is_array else fk.oid
+    pf = _BTREE_EQ.get((family, intype, fk_oid), 0)
+    ff = _BTREE_EQ.get((family, fk_oid, fk_oid), 0)
+    return (pf, pp, ff) if pf and ff else (pp, pp, pp)
+
+
+_FK_ACTIONS = {"a": "", "r": "RESTRICT", "c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT"}
+
+
+@dataclass(frozen=True, slots=True)
+class _ForeignKey:
+    """A FOREIGN KEY resolved against its two tables: what its pg_constraint row shows."""
+
+    fk: ForeignKey
+    table: Table
+    ref: Table
+    #: conindid: the referenced unique index (the primary key's when ``fk.ref_index`` is 0)
+    index: int
+    conkey: tuple[int, ...]
+    ref_columns: tuple[str, ...]
+    pfeqop: tuple[int, ...]
+    ppeqop: tuple[int, ...]
+    ffeqop: tuple[int, ...]
+    #: confdelsetcols: None unless ``ON DELETE SET NULL (cols)`` named columns
+    delsetcols: tuple[int, ...] | None
+
+    def definition(self, *, qualify: bool) -> str:
+        """``pg_get_constraintdef``'s text (ruleutils.c, CONSTRAINT_FOREIGN): the referenced
+        table schema-qualified when ``qualify`` (generate_relation_name qualifies a table
+        not visible on the search_path, whatever the pretty flag)."""
+        fk = self.fk
+        rel = quote_ident(self.ref.name)
+        if qualify:
+            rel = f"{quote_ident(self.ref.schema)}.{rel}"
+        text = (
+            f"FOREIGN KEY ({', '.join(quote_ident(c) for c in fk.columns)}) REFERENCES {rel}("
+            + ", ".join(quote_ident(c) for c in self.ref_columns)
+            + ")"
+        )
+        if fk.match_full:
+            text += " MATCH FULL"
+        if _FK_ACTIONS[fk.on_update]:
+            text += " ON UPDATE " + _FK_ACTIONS[fk.on_update]
+        if _FK_ACTIONS[fk.on_delete]:
+            text += " ON DELETE " + _FK_ACTIONS[fk.on_delete]
+        if fk.set_columns:
+            text += " (" + ", ".join(quote_ident(c) for c in fk.set_columns) + ")"
+        if not fk.validated:
+            text += " NOT VALID"
+        return text
+
+
+def _foreign_keys(catalog: Catalog, tables: Sequence[Table]) -> list[_ForeignKey]:
+    """Every table's foreign keys, in OID order (a key whose referenced table is missing,
+    which the lake does not allow, is left out rather than shown wrong)."""
+    out = []
+    for t in tables:
+        attnum = {c.name: c.attnum for c in t.columns}
+        types = {c.name: c.type for c in t.columns}
+        for fk in t.foreign_keys:
+            ref = catalog.tables.get(fk.ref_oid)
+            if ref is None or any(c not in attnum for c in fk.columns):
+                continue
+            ref_cols = {c.attnum: c for c in ref.columns}
+            ops = [
+                _fk_operators(ref_cols[n].type, types[c])
+                for n, c in zip(fk.ref_attnums, fk.columns, strict=True)
+            ]
+            out.append(
+                _ForeignKey(
+                    fk,
+                    t,
+                    ref,
+                    fk.ref_index or synthetic_oid(ref.oid, PKEY_INDEX),
+                    tuple(attnum[c] for c in fk.columns),
+                    fk.ref_columns(ref),
+                    tuple(o[0] for o in ops),
+                    tuple(o[1] for o in ops),
+                    tuple(o[2] for o in ops),
+                    tuple(attnum[c] for c in fk.set_columns if c in attnum)
+                    if fk.set_columns
+                    else None,
+                )
+            )
+    out.sort(key=lambda f: f.fk.oid)
+    return out
+
+
 def _collation_of(type_oid: int) -> int:
     row = TYPES.rows.get(type_oid)
     return int(row["typcollation"]) if row else 0
@@ -608,6 +746,11 @@ class CatalogSnapshot:
         self.views = sorted(catalog.views.values(), key=lambda v: v.oid)
         self.functions = sorted(catalog.functions.values(), key=lambda fn: fn.oid)
         self.indexes = [ix for t in self.user_tables for ix in _table_indexes(t)]
+        self.foreign_keys = _foreign_keys(catalog, self.user_tables)
+        #: relhastriggers: a foreign key's RI triggers are on both of its tables (PostgreSQL
+        #: leaves the flag set after the constraint is dropped, until a VACUUM; the lake
+        #: does not remember that)
+        self.triggered = {t.oid for f in self.foreign_keys for t in (f.table, f.ref)}
         self.namespaces: list[tuple[int, str]] = [
             *data.SYSTEM_NAMESPACES,
             *sorted((oid, name) for name, oid in catalog.schemas.items()),
@@ -819,6 +962,7 @@ def _pg_class(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 relowner=s.owner_oid,
                 relam=HEAP_AM_OID,
                 relhasindex=t.oid in has_index,
+                relhastriggers=t.oid in s.triggered,
                 relkind="r",
                 relnatts=s.relnatts(t),
                 relreplident=t.replica_identity,
@@ -927,7 +1071,8 @@ def _pg_attribute(s: CatalogSnapshot) -> list[dict[str, Any]]:
     owner = quote_ident(next(iter(s.role_oids), "postgres"))
     column_acls = {  # (the catalogs' column privileges, as initdb grants them)
         (o, sub): [re.sub(r"\bpostgres\b", owner, a) for a in acl]
-        for o, c, sub, _, acl in data.PG_INIT_PRIVS_ROWS if c == PG_CLASS_OID and sub > 0
+        for o, c, sub, _, acl in data.PG_INIT_PRIVS_ROWS
+        if c == PG_CLASS_OID and sub > 0
     }
     for d in PG_CATALOG.values():
         notnull = set(data.CATALOG_NOT_NULL.get(d.name, ()))
@@ -979,11 +1124,26 @@ def _pg_attribute(s: CatalogSnapshot) -> list[dict[str, Any]]:
             )
     for v in s.views:
         for num, vc in enumerate(v.columns, start=1):
-            out.append(_attr_row(v.oid, vc.name, num, vc.type_oid, vc.typmod, attndims=1 if _is_array_oid(vc.type_oid) else 0))
+            out.append(
+                _attr_row(
+                    v.oid,
+                    vc.name,
+                    num,
+                    vc.type_oid,
+                    vc.typmod,
+                    attndims=1 if _is_array_oid(vc.type_oid) else 0,
+                )
+            )
     for sq in s.sequences:
         for name, num, toid in _SYSTEM_COLUMNS:
-            out.append(_attr_row(sq.oid, name, num, toid, -1, attstattarget=0, attnotnull=True, attcollation=0))
-        for num, (name, toid) in enumerate((("last_value", 20), ("log_cnt", 20), ("is_called", 16)), start=1):
+            out.append(
+                _attr_row(
+                    sq.oid, name, num, toid, -1, attstattarget=0, attnotnull=True, attcollation=0
+                )
+            )
+        for num, (name, toid) in enumerate(
+            (("last_value", 20), ("log_cnt", 20), ("is_called", 16)), start=1
+        ):
             out.append(_attr_row(sq.oid, name, num, toid, -1, attnotnull=True))
     for ix in s.indexes:
         cols = {c.name: c for c in ix.table.columns}
@@ -992,7 +1152,9 @@ def _pg_attribute(s: CatalogSnapshot) -> list[dict[str, Any]]:
             toid = c.type.oid if c else 25
             extra = {"attcollation": 0} if i > len(ix.columns) else {}  # (INCLUDE columns: none)
             typmod = c.type.typmod if c else -1
-            if ix.method == "hash":  # (a hash index stores int4 hash codes: its opclass's opckeytype)
+            if (
+                ix.method == "hash"
+            ):  # (a hash index stores int4 hash codes: its opclass's opckeytype)
                 extra, toid, typmod = {"attcollation": _collation_of(toid)}, 23, -1
             out.append(_attr_row(ix.oid, name, i, toid, typmod, **extra))
     return out
@@ -1136,6 +1298,36 @@ def _pg_constraint(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 "coninhcount": 0,
                 "connoinherit": True,
                 "conkey": [cols[n] for n in ix.columns if n in cols],
+            }
+        )
+    for f in s.foreign_keys:
+        fk = f.fk
+        out.append(
+            {
+                "oid": fk.oid,
+                "conname": fk.name,
+                "connamespace": s.ns_oid[f.table.schema],
+                "contype": "f",
+                "condeferrable": False,
+                "condeferred": False,
+                "convalidated": fk.validated,
+                "conrelid": f.table.oid,
+                "contypid": 0,
+                "conindid": f.index,
+                "conparentid": 0,
+                "confrelid": f.ref.oid,
+                "confupdtype": fk.on_update,
+                "confdeltype": fk.on_delete,
+                "confmatchtype": "f" if fk.match_full else "s",
+                "conislocal": True,
+                "coninhcount": 0,
+                "connoinherit": True,
+                "conkey": list(f.conkey),
+                "confkey": list(fk.ref_attnums),
+                "conpfeqop": list(f.pfeqop),
+                "conppeqop": list(f.ppeqop),
+                "conffeqop": list(f.ffeqop),
+                "confdelsetcols": None if f.delsetcols is None else list(f.delsetcols),
             }
         )
     return out
@@ -1423,7 +1615,9 @@ def _pg_proc(s: CatalogSnapshot) -> list[dict[str, Any]]:
     from walsender_proxy.sql import sql_functions
 
     rows = [dict(zip(data.PG_PROC_COLUMNS, r[:n], strict=True)) for r in data.PG_PROC_ROWS]
-    return rows + [sql_functions.pg_proc_row(fn, s.ns_oid[fn.schema], s.owner_oid) for fn in s.functions]
+    return rows + [
+        sql_functions.pg_proc_row(fn, s.ns_oid[fn.schema], s.owner_oid) for fn in s.functions
+    ]
 
 
 #: plpgsql is installed in every PostgreSQL database (psql \dx lists it).
@@ -1458,6 +1652,7 @@ def _commentable(s: CatalogSnapshot) -> set[tuple[int, int]]:
     out = {(pg_class, r.oid) for r in (*s.user_tables, *s.views, *s.sequences)}
     out |= {(pg_class, ix.oid) for ix in s.indexes}
     out |= {(PG_CATALOG["pg_constraint"].oid, ix.constraint) for ix in s.indexes if ix.constraint}
+    out |= {(PG_CATALOG["pg_constraint"].oid, f.fk.oid) for f in s.foreign_keys}
     out |= {(PG_CATALOG["pg_namespace"].oid, oid) for oid, _ in s.namespaces}
     return out
 
@@ -1478,7 +1673,9 @@ def _pg_description(s: CatalogSnapshot) -> list[dict[str, Any]]:
     for key, text in sorted(comments.items()):
         classoid, objoid, subid = (int(x) for x in key.split(":"))
         if (classoid, objoid) in live:
-            out.append({"objoid": objoid, "classoid": classoid, "objsubid": subid, "description": text})
+            out.append(
+                {"objoid": objoid, "classoid": classoid, "objsubid": subid, "description": text}
+            )
     for oid, name in s.namespaces:
         if f"{nsp_class}:{oid}:0" in comments:
             continue  # (COMMENT ON SCHEMA replaced its built-in text)
@@ -1534,7 +1731,7 @@ def _pg_tables(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 "tablespace": None,
                 "hasindexes": t.oid in has_index,
                 "hasrules": False,
-                "hastriggers": False,
+                "hastriggers": t.oid in s.triggered,
                 "rowsecurity": False,
             }
         )
@@ -1550,7 +1747,9 @@ def indexdef(ix: _Index, column: int = 0, *, qualify: bool = True) -> str:
     if column > 0:
         return quote_ident(ix.all_columns[column - 1]) if column <= len(ix.all_columns) else ""
     options = ix.options or (0,) * len(ix.columns)
-    cols = ", ".join(quote_ident(c) + _ORDERING[o & 3] for c, o in zip(ix.columns, options, strict=True))
+    cols = ", ".join(
+        quote_ident(c) + _ORDERING[o & 3] for c, o in zip(ix.columns, options, strict=True)
+    )
     rel = quote_ident(ix.table.name)
     if qualify:
         rel = f"{quote_ident(ix.table.schema)}.{rel}"
@@ -1696,7 +1895,10 @@ def _is_views(s: CatalogSnapshot) -> list[dict[str, Any]]:
 @_rows("pgc_pg_views")
 def _pg_views(s: CatalogSnapshot) -> list[dict[str, Any]]:
     owner = next(iter(s.role_oids), "postgres")
-    return [{"schemaname": v.schema, "viewname": v.name, "viewowner": owner, "definition": v.definition} for v in s.views]
+    return [
+        {"schemaname": v.schema, "viewname": v.name, "viewowner": owner, "definition": v.definition}
+        for v in s.views
+    ]
 
 
 def _is_data_type(ct: ColumnType) -> str:
@@ -1724,7 +1926,9 @@ def _is_columns(s: CatalogSnapshot) -> list[dict[str, Any]]:
     ]
     for v in s.views:
         cols = [_view_column(i, vc) for i, vc in enumerate(v.columns, start=1)]
-        members.append((v, [c for c in cols if c is not None], view_updatability(s.catalog, v).columns))
+        members.append(
+            (v, [c for c in cols if c is not None], view_updatability(s.catalog, v).columns)
+        )
     for t, tcols, updatable in members:
         for c in tcols:
             ct = c.type
@@ -1797,6 +2001,7 @@ def _is_columns(s: CatalogSnapshot) -> list[dict[str, Any]]:
 
 @_rows("pgc_is_table_constraints")
 def _is_table_constraints(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    """PostgreSQL 15's view: keys, NOT NULL columns (as CHECK) and foreign keys."""
     out = []
     for ix in s.indexes:
         if ix.constraint:
@@ -1813,9 +2018,48 @@ def _is_table_constraints(s: CatalogSnapshot) -> list[dict[str, Any]]:
                     "is_deferrable": "NO",
                     "initially_deferred": "NO",
                     "enforced": "YES",
-                    "nulls_distinct": "NO" if ix.nulls_not_distinct else "YES",
+                    # (the view's CASE has no branch for a primary key)
+                    "nulls_distinct": None
+                    if ix.primary
+                    else "NO"
+                    if ix.nulls_not_distinct
+                    else "YES",
                 }
             )
+    for t in s.user_tables:  # every NOT NULL column is a CHECK row named by OIDs
+        for c in t.columns:
+            if c.not_null:
+                out.append(
+                    {
+                        "constraint_catalog": s.server.database,
+                        "constraint_schema": t.schema,
+                        "constraint_name": f"{s.ns_oid[t.schema]}_{t.oid}_{c.attnum}_not_null",
+                        "table_catalog": s.server.database,
+                        "table_schema": t.schema,
+                        "table_name": t.name,
+                        "constraint_type": "CHECK",
+                        "is_deferrable": "NO",
+                        "initially_deferred": "NO",
+                        "enforced": "YES",
+                        "nulls_distinct": None,
+                    }
+                )
+    for f in s.foreign_keys:
+        out.append(
+            {
+                "constraint_catalog": s.server.database,
+                "constraint_schema": f.table.schema,
+                "constraint_name": f.fk.name,
+                "table_catalog": s.server.database,
+                "table_schema": f.table.schema,
+                "table_name": f.table.name,
+                "constraint_type": "FOREIGN KEY",
+                "is_deferrable": "NO",
+                "initially_deferred": "NO",
+                "enforced": "YES",
+                "nulls_distinct": None,
+            }
+        )
     return out
 
 
@@ -1838,7 +2082,102 @@ def _is_key_column_usage(s: CatalogSnapshot) -> list[dict[str, Any]]:
                         "ordinal_position": pos,
                     }
                 )
+    index_columns = {ix.oid: ix.all_columns for ix in s.indexes}
+    for f in s.foreign_keys:
+        keyed = index_columns.get(f.index, ())
+        for pos, (col, ref_col) in enumerate(
+            zip(f.fk.columns, f.ref_columns, strict=True), start=1
+        ):
+            out.append(
+                {
+                    "constraint_catalog": s.server.database,
+                    "constraint_schema": f.table.schema,
+                    "constraint_name": f.fk.name,
+                    "table_catalog": s.server.database,
+                    "table_schema": f.table.schema,
+                    "table_name": f.table.name,
+                    "column_name": col,
+                    "ordinal_position": pos,
+                    # _pg_index_position(conindid, confkey[n])
+                    "position_in_unique_constraint": keyed.index(ref_col) + 1
+                    if ref_col in keyed
+                    else None,
+                }
+            )
     return out
+
+
+@_rows("pgc_is_referential_constraints")
+def _is_referential_constraints(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    """One row per foreign key; the unique constraint is the one owning the referenced
+    index (none for a bare unique index: the view's pg_depend join finds nothing)."""
+    owner = {ix.oid: ix for ix in s.indexes if ix.constraint}
+    out = []
+    for f in s.foreign_keys:
+        unique = owner.get(f.index)
+        out.append(
+            {
+                "constraint_catalog": s.server.database,
+                "constraint_schema": f.table.schema,
+                "constraint_name": f.fk.name,
+                "unique_constraint_catalog": s.server.database if unique else None,
+                "unique_constraint_schema": unique.table.schema if unique else None,
+                "unique_constraint_name": unique.name if unique else None,
+                "match_option": "FULL" if f.fk.match_full else "NONE",
+                "update_rule": _FK_RULES[f.fk.on_update],
+                "delete_rule": _FK_RULES[f.fk.on_delete],
+            }
+        )
+    return out
+
+
+_FK_RULES = {"a": "NO ACTION", "r": "RESTRICT", "c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT"}
+
+
+@_rows("pgc_is_constraint_column_usage")
+def _is_constraint_column_usage(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    """The columns a constraint uses: a key's own, a foreign key's referenced ones."""
+    out = []
+    for ix in s.indexes:
+        if ix.constraint:
+            for col in ix.columns:
+                out.append(_column_usage(s, ix.table, col, ix.table.schema, ix.name))
+    for f in s.foreign_keys:
+        for col in f.ref_columns:
+            out.append(_column_usage(s, f.ref, col, f.table.schema, f.fk.name))
+    return out
+
+
+def _column_usage(
+    s: CatalogSnapshot, t: Table, col: str, con_schema: str, con: str
+) -> dict[str, Any]:
+    return {
+        "table_catalog": s.server.database,
+        "table_schema": t.schema,
+        "table_name": t.name,
+        "column_name": col,
+        "constraint_catalog": s.server.database,
+        "constraint_schema": con_schema,
+        "constraint_name": con,
+    }
+
+
+@_rows("pgc_is_constraint_table_usage")
+def _is_constraint_table_usage(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    """The table a constraint uses: a key's own, a foreign key's referenced one."""
+    uses = [(ix.table, ix.table.schema, ix.name) for ix in s.indexes if ix.constraint]
+    uses += [(f.ref, f.table.schema, f.fk.name) for f in s.foreign_keys]
+    return [
+        {
+            "table_catalog": s.server.database,
+            "table_schema": t.schema,
+            "table_name": t.name,
+            "constraint_catalog": s.server.database,
+            "constraint_schema": con_schema,
+            "constraint_name": con,
+        }
+        for t, con_schema, con in uses
+    ]
 
 
 _SEQ_TYPE_OIDS = {"int2": 21, "int4": 23, "int8": 20}
@@ -1870,15 +2209,29 @@ def _pg_depend(s: CatalogSnapshot) -> list[dict[str, Any]]:
         out.append(_depend(PG_CLASS_OID, sq.oid, 0, PG_NAMESPACE_OID, s.ns_oid[sq.schema], 0, "n"))
         if sq.owned_by is not None:
             kind = "i" if sq.identity else "a"
-            out.append(_depend(PG_CLASS_OID, sq.oid, 0, PG_CLASS_OID, sq.owned_by[0], sq.owned_by[1], kind))
+            out.append(
+                _depend(PG_CLASS_OID, sq.oid, 0, PG_CLASS_OID, sq.owned_by[0], sq.owned_by[1], kind)
+            )
     for t in s.user_tables:
         for c in t.columns:
             if c.default is not None and c.default.sequence and not c.identity:
-                out.append(_depend(PG_ATTRDEF_OID, c.default.oid, 0, PG_CLASS_OID, c.default.sequence, 0, "n"))
+                out.append(
+                    _depend(
+                        PG_ATTRDEF_OID, c.default.oid, 0, PG_CLASS_OID, c.default.sequence, 0, "n"
+                    )
+                )
     return out
 
 
-def _depend(classid: int, objid: int, objsubid: int, refclassid: int, refobjid: int, refobjsubid: int, deptype: str) -> dict[str, Any]:
+def _depend(
+    classid: int,
+    objid: int,
+    objsubid: int,
+    refclassid: int,
+    refobjid: int,
+    refobjsubid: int,
+    deptype: str,
+) -> dict[str, Any]:
     return {
         "classid": classid, "objid": objid, "objsubid": objsubid, "refclassid": refclassid,
         "refobjid": refobjid, "refobjsubid": refobjsubid, "deptype": deptype,
@@ -1910,7 +2263,9 @@ def _is_sequences(s: CatalogSnapshot) -> list[dict[str, Any]]:
     ]
 
 
-def sequences_view(snap: CatalogSnapshot, counters: Callable[[Any], tuple[int, int, bool]]) -> list[dict[str, Any]]:
+def sequences_view(
+    snap: CatalogSnapshot, counters: Callable[[Any], tuple[int, int, bool]]
+) -> list[dict[str, Any]]:
     """``pg_sequences``: the definitions with each counter's last value (NULL before the
     first nextval), read when the statement runs."""
     owner = next(iter(snap.role_oids), "postgres")
@@ -1943,7 +2298,11 @@ def _shown_default(s: CatalogSnapshot, text: str, seq: int) -> str:
     sq = s.catalog.sequences.get(seq)
     if sq is None:
         return text
-    name = quote_ident(sq.name) if sq.schema == "public" else f"{quote_ident(sq.schema)}.{quote_ident(sq.name)}"
+    name = (
+        quote_ident(sq.name)
+        if sq.schema == "public"
+        else f"{quote_ident(sq.schema)}.{quote_ident(sq.name)}"
+    )
     return text.replace(SEQUENCE_MARK, name.replace("'", "''"))
 
 
@@ -1960,7 +2319,14 @@ def _pg_attrdef(s: CatalogSnapshot) -> list[dict[str, Any]]:
     for t in s.user_tables:
         for c in t.columns:
             if c.default is not None and not c.identity:
-                out.append({"oid": c.default.oid, "adrelid": t.oid, "adnum": c.attnum, "adbin": attrdef_bin(c.default.oid)})
+                out.append(
+                    {
+                        "oid": c.default.oid,
+                        "adrelid": t.oid,
+                        "adnum": c.attnum,
+                        "adbin": attrdef_bin(c.default.oid),
+                    }
+                )
     return out
 
 
@@ -1986,7 +2352,13 @@ def _viewdefs(s: CatalogSnapshot) -> list[dict[str, Any]]:
 @_helper(
     "pgc_exprs",
     pa.schema(
-        [("e_bin", pa.string()), ("e_plain", pa.string()), ("e_pretty", pa.string()), ("e_styled", pa.bool_()), ("e_seq", pa.uint32())]
+        [
+            ("e_bin", pa.string()),
+            ("e_plain", pa.string()),
+            ("e_pretty", pa.string()),
+            ("e_styled", pa.bool_()),
+            ("e_seq", pa.uint32()),
+        ]
     ),
 )
 def _exprs(s: CatalogSnapshot) -> list[dict[str, Any]]:
@@ -1998,7 +2370,13 @@ def _exprs(s: CatalogSnapshot) -> list[dict[str, Any]]:
             d = c.default
             if d is not None and not c.identity:
                 out.append(
-                    {"e_bin": attrdef_bin(d.oid), "e_plain": d.expr, "e_pretty": d.pretty, "e_styled": d.styled, "e_seq": d.sequence}
+                    {
+                        "e_bin": attrdef_bin(d.oid),
+                        "e_plain": d.expr,
+                        "e_pretty": d.pretty,
+                        "e_styled": d.styled,
+                        "e_seq": d.sequence,
+                    }
                 )
     return out
 
@@ -2152,9 +2530,35 @@ def _indexdefs(s: CatalogSnapshot) -> list[dict[str, Any]]:
     return out
 
 
-@_helper("pgc_constraintdefs", pa.schema([("oid", pa.uint32()), ("def", pa.string())]))
+@_helper(
+    "pgc_constraintdefs",
+    pa.schema(
+        [
+            ("oid", pa.uint32()),
+            ("def", pa.string()),
+            ("def_short", pa.string()),
+            ("refrel", pa.uint32()),
+        ]
+    ),
+)
 def _constraintdefs(s: CatalogSnapshot) -> list[dict[str, Any]]:
-    return [{"oid": ix.constraint, "def": constraintdef(ix)} for ix in s.indexes if ix.constraint]
+    """Each constraint's ``pg_get_constraintdef`` text; a foreign key's twice, with its
+    referenced table qualified and not, as the session's search_path decides (``refrel``)."""
+    out = [
+        {"oid": ix.constraint, "def": constraintdef(ix), "def_short": None, "refrel": 0}
+        for ix in s.indexes
+        if ix.constraint
+    ]
+    out += [
+        {
+            "oid": f.fk.oid,
+            "def": f.definition(qualify=True),
+            "def_short": f.definition(qualify=False),
+            "refrel": f.ref.oid,
+        }
+        for f in s.foreign_keys
+    ]
+    return out
 
 
 @_helper("pgc_replident", pa.schema([("relid", pa.uint32()), ("indexrelid", pa.uint32())]))
@@ -2162,7 +2566,9 @@ def _replident(s: CatalogSnapshot) -> list[dict[str, Any]]:
     out = []
     for ix in s.indexes:
         t = ix.table
-        if (t.replica_identity == "i" and ix.replident) or (t.replica_identity == "d" and ix.primary):
+        if (t.replica_identity == "i" and ix.replident) or (
+            t.replica_identity == "d" and ix.primary
+        ):
             out.append({"relid": t.oid, "indexrelid": ix.oid})
     return out
 
@@ -2320,7 +2726,9 @@ def build_session_table(name: str, snap: CatalogSnapshot, session: SessionInfo) 
         rows = []
         for low, meta in PG_SETTINGS.items():
             value, src = settings[low]
-            reset = session.sources[low][1] if low in session.sources else snap.base_settings[low][0]
+            reset = (
+                session.sources[low][1] if low in session.sources else snap.base_settings[low][0]
+            )
             rows.append(
                 {
                     "name": meta.name,
@@ -2482,7 +2890,19 @@ _MACROS: dict[str, str] = {
          FROM pgc_exprs pgc_e WHERE pgc_e.e_bin = x::VARCHAR),
         x::VARCHAR)""",
     "pgc_pg_get_constraintdef": """MACRO pgc_pg_get_constraintdef(c) AS (
-        SELECT pgc_x.def FROM pgc_constraintdefs pgc_x WHERE pgc_x.oid = c)""",
+        SELECT CASE WHEN pgc_x.refrel <> 0
+                      AND pgc_x.refrel IN (SELECT pgc_v.oid FROM pgc_visible_rels pgc_v)
+                    THEN pgc_x.def_short ELSE pgc_x.def END
+        FROM pgc_constraintdefs pgc_x WHERE pgc_x.oid = c)""",
+    # the relation's partition ancestors, itself first: only a partition or partitioned
+    # table or index has any (check_rel_can_be_partition), and the lake has none; a list,
+    # unnested where the call stands (NULL: the empty set)
+    # (the CASE first reads the argument as regclass: a missing relation is 42P01)
+    "pgc_pg_partition_ancestors": """MACRO pgc_pg_partition_ancestors(r) AS (
+        CASE WHEN pgc_regclass_in(r) IS NULL THEN NULL ELSE (
+            SELECT list(pgc_c.oid) FROM pgc_pg_class pgc_c
+            WHERE pgc_c.oid = pgc_regclass_in(r) AND (pgc_c.relispartition OR pgc_c.relkind IN ('p', 'I')))
+        END)""",
     "pgc_pg_get_publication_tables": """MACRO pgc_pg_get_publication_tables(p) AS TABLE
         SELECT pgc_g.relid, pgc_g.attrs, pgc_g.qual FROM pgc_gpt pgc_g WHERE pgc_g.pubname = p""",
     "pgc_pg_get_replica_identity_index": """MACRO pgc_pg_get_replica_identity_index(r) AS (
@@ -2997,15 +3417,36 @@ def no_such_function(message: str) -> PgError | None:
     types = [_pg_type_name(a) for a in args]
     ambiguous = m.group(1).startswith("Could not")
     if not name.replace("_", "").isalnum():  # an operator
-        shown = f"{types[0]} {name} {types[1]}" if len(types) == 2 else f"{name} {types[0]}" if types else name
+        shown = (
+            f"{types[0]} {name} {types[1]}"
+            if len(types) == 2
+            else f"{name} {types[0]}"
+            if types
+            else name
+        )
         if ambiguous:
-            return PgError("42725", f"operator is not unique: {shown}", hint="Could not choose a best candidate operator. You might need to add explicit type casts.")
-        return PgError("42883", f"operator does not exist: {shown}", hint="No operator matches the given name and argument types. You might need to add explicit type casts.")
+            return PgError(
+                "42725",
+                f"operator is not unique: {shown}",
+                hint="Could not choose a best candidate operator. You might need to add explicit type casts.",
+            )
+        return PgError(
+            "42883",
+            f"operator does not exist: {shown}",
+            hint="No operator matches the given name and argument types. You might need to add explicit type casts.",
+        )
     shown = f"{name}({', '.join(types)})"
     if ambiguous:
-        return PgError("42725", f"function {shown} is not unique", hint="Could not choose a best candidate function. You might need to add explicit type casts.")
-    return PgError("42883", f"function {shown} does not exist", hint="No function matches the given name and argument types. You might need to add explicit type casts.")
-
+        return PgError(
+            "42725",
+            f"function {shown} is not unique",
+            hint="Could not choose a best candidate function. You might need to add explicit type casts.",
+        )
+    return PgError(
+        "42883",
+        f"function {shown} does not exist",
+        hint="No function matches the given name and argument types. You might need to add explicit type casts.",
+    )
 
 
 _INT_NAMES = {"INT16": "smallint", "INT32": "integer", "INT64": "bigint"}
@@ -3043,7 +3484,9 @@ def translate_error(exc: BaseException) -> PgError:
     if first.endswith("interval cannot be 0!"):  # (generate_series' step)
         return PgError("22023", "step size cannot equal zero")
     m = re.search(r"Cannot compare values of type (\w+) and (\w+) in IN/ANY/ALL clause", first)
-    if m and m.group(1) in _DUCK_DISPLAY and m.group(2) in _DUCK_DISPLAY:  # (IN (SELECT …) of another type)
+    if (
+        m and m.group(1) in _DUCK_DISPLAY and m.group(2) in _DUCK_DISPLAY
+    ):  # (IN (SELECT …) of another type)
         return PgError(
             "42883",
             f"operator does not exist: {_DUCK_DISPLAY[m.group(1)]} = {_DUCK_DISPLAY[m.group(2)]}",
@@ -3054,25 +3497,42 @@ def translate_error(exc: BaseException) -> PgError:
         return PgError("42P02", f"there is no parameter ${m.group(1)}")
     if "More than one row returned by a subquery used as an expression" in text:
         return PgError("21000", "more than one row returned by a subquery used as an expression")
-    m = re.search(r'column "([^"]+)" must appear in the GROUP BY clause or must be part of an aggregate', text)
+    m = re.search(
+        r'column "([^"]+)" must appear in the GROUP BY clause or must be part of an aggregate', text
+    )
     if m:  # (PostgreSQL names the column with its table: DuckDB's binder gives the name only)
-        return PgError("42803", f'column "{m.group(1)}" must appear in the GROUP BY clause or be used in an aggregate function')
+        return PgError(
+            "42803",
+            f'column "{m.group(1)}" must appear in the GROUP BY clause or be used in an aggregate function',
+        )
     if "Like pattern must not end with escape character" in text:
         return PgError("22025", "LIKE pattern must not end with escape character")
     if "Invalid escape string" in text:
-        return PgError("22025", "invalid escape string", hint="Escape string must be empty or one character.")
-    if name == "ConversionException" and re.search(r"not in timestamp range|overflows timestamp range", first):
+        return PgError(
+            "22025", "invalid escape string", hint="Escape string must be empty or one character."
+        )
+    if name == "ConversionException" and re.search(
+        r"not in timestamp range|overflows timestamp range", first
+    ):
         # a result past DuckDB's timestamps, which end where the lake's do: PostgreSQL's may
         # go on to 294276 (or raise 22008 sooner than that), so it is refused
-        return PgError("0A000", "timestamps after 294247-01-10 04:00:54.775806 are not supported by walsender-proxy")
+        return PgError(
+            "0A000",
+            "timestamps after 294247-01-10 04:00:54.775806 are not supported by walsender-proxy",
+        )
     if name == "ConversionException":
         return PgError("22P02", first)
     if name == "OutOfRangeException" and re.match(r"Overflow in \w+ of INTERVAL", first):
-        return PgError("22008", "interval out of range")  # (its 64-bit microseconds, as PostgreSQL's)
+        return PgError(
+            "22008", "interval out of range"
+        )  # (its 64-bit microseconds, as PostgreSQL's)
     m = re.search(r"Unknown TimeZone '(.*)'!", first)
     if m:
         return PgError("22023", f'time zone "{m.group(1)}" not recognized')
-    m = re.search(r"Overflow in \w+ of (INT16|INT32|INT64)\b|out of range for the destination type (INT16|INT32|INT64)\b", first)
+    m = re.search(
+        r"Overflow in \w+ of (INT16|INT32|INT64)\b|out of range for the destination type (INT16|INT32|INT64)\b",
+        first,
+    )
     if name == "OutOfRangeException" and m:  # (an integer operator's or cast's overflow)
         return PgError("22003", f"{_INT_NAMES[m.group(1) or m.group(2)]} out of range")
     if name == "OutOfRangeException":

@@ -1824,6 +1824,8 @@ class _Rewriter:
         for na, t in self._unknown_args(name, [self.expr(a, scope) for a in call.args or ()]):
             args.append(na)
             types.append(t)
+        if name == "pg_partition_ancestors":
+            return self._partition_ancestors(rf, args, types, given, alias, call, scope)
         if name == "pg_get_publication_tables":
             if len(args) != 1:
                 raise self._no_function(name, types, call)
@@ -2019,6 +2021,36 @@ class _Rewriter:
         scope.add(alias, _Rel(cols))
         rf.functions = ((call, None),)
         return rf
+
+    def _partition_ancestors(
+        self,
+        rf: ast.RangeFunction,
+        args: list[ast.Node],
+        types: list[T | None],
+        given: list[str],
+        alias: str,
+        call: ast.FuncCall,
+        scope: _Scope,
+    ) -> ast.Node:
+        """``pg_partition_ancestors(rel) [WITH ORDINALITY]`` in FROM (psql's ``\\d`` has it):
+        the relation itself at depth 1 if it is a partition or partitioned (which no lake
+        relation is), else no row, as PostgreSQL's check_rel_can_be_partition decides."""
+        if len(args) != 1:
+            raise self._no_function("pg_partition_ancestors", types, call)
+        self.needs.add("pgc_pg_partition_ancestors")
+        names = [given[0] if given else "relid"]
+        targets = [ast.ResTarget(name=names[0], val=_call("unnest", _call("pgc_pg_partition_ancestors", args[0])))]
+        cols: list[tuple[str, T | None]] = [(names[0], T("regclass"))]
+        if rf.ordinality:  # (a set of at most the relation itself)
+            names.append(given[1] if len(given) > 1 else "ordinality")
+            targets.append(ast.ResTarget(name=names[1], val=_cast(_int(1), "bigint")))
+            cols.append((names[1], T("int8")))
+        scope.add(alias, _Rel(cols))
+        return ast.RangeSubselect(
+            lateral=True,
+            subquery=ast.SelectStmt(targetList=tuple(targets), op=SetOperation.SETOP_NONE),
+            alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n in names)),
+        )
 
     def _json_record_function(
         self, rf: ast.RangeFunction, call: ast.FuncCall, name: str, coldefs: Sequence[Any] | None, scope: _Scope
@@ -4262,6 +4294,9 @@ class _Rewriter:
             if t is not None and t.name in ("int2", "unknown"):
                 t = T("int4")
             return _call("unnest", _call("generate_series", *args)), t
+        if special == "list_set":  # a set-returning function whose macro gives its set as a list
+            self.needs.add(fn.target)
+            return _call("unnest", _call(fn.target, *args)), ret
         if special == "expandarray":
             # information_schema._pg_expandarray(a): a set of (x, n) records, one per element
             self.needs.add(fn.target)

@@ -80,6 +80,10 @@ public class JdbcDriver {
             try (Statement s = c.createStatement()) {
                 s.execute("CREATE TABLE " + t + "_k (a int, b varchar(10), c numeric, d text NOT NULL, PRIMARY KEY (b, a))");
             }
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE " + t + "_f (id int PRIMARY KEY REFERENCES " + t + " ON DELETE CASCADE, a int,"
+                    + " b varchar(10), FOREIGN KEY (b, a) REFERENCES " + t + "_k ON UPDATE SET NULL)");
+            }
             DatabaseMetaData md = c.getMetaData();
             System.out.println("product=" + md.getDatabaseProductName() + " major=" + md.getDatabaseMajorVersion());
             step(c, "getTables", () -> dump("getTables", md.getTables(null, "public", t, null)));
@@ -93,6 +97,10 @@ public class JdbcDriver {
             step(c, "getPrimaryKeys key", () -> dump("getPrimaryKeys key", md.getPrimaryKeys(null, null, t + "_k")));
             step(c, "getIndexInfo key", () -> dump("getIndexInfo key", md.getIndexInfo(null, null, t + "_k", false, true)));
             step(c, "getBestRowIdentifier", () -> dump("getBestRowIdentifier", md.getBestRowIdentifier(null, "public", t + "_k", DatabaseMetaData.bestRowSession, true)));
+            step(c, "getImportedKeys", () -> dump("getImportedKeys", md.getImportedKeys(null, "public", t + "_f")));
+            step(c, "getExportedKeys", () -> dump("getExportedKeys", md.getExportedKeys(null, null, t)));
+            step(c, "getExportedKeys key", () -> dump("getExportedKeys key", md.getExportedKeys(null, "public", t + "_k")));
+            step(c, "getCrossReference", () -> dump("getCrossReference", md.getCrossReference(null, null, t + "_k", null, null, t + "_f")));
             step(c, "getTables VIEW", () -> dump("getTables VIEW", md.getTables(null, null, "%", new String[] {"VIEW"})));
             step(c, "getTableTypes", () -> dump("getTableTypes", md.getTableTypes()));
             step(c, "getSQLKeywords", () -> System.out.println("keywords=" + md.getSQLKeywords()));
