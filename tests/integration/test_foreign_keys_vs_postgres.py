@@ -162,6 +162,13 @@ VALIDATION = [
     "drop table r1b",
     "drop table r1b cascade",
     "insert into r2 values (5, 5, 5)",
+    "create schema s9",
+    "create table s9.p (id int primary key)",
+    "create table out9 (a int references s9.p)",
+    "create table s9.c (a int references s9.p)",
+    "drop schema s9",
+    "drop schema s9 cascade",
+    "insert into out9 values (5)",
 ]
 
 DDL_ERRORS = [

@@ -413,7 +413,16 @@ def _schema_members(cat: Any, schema: str, functions: Sequence[tuple[int, str]] 
     found += [(v.oid, f"view {v.qualified_name}") for v in cat.views.values() if v.schema == schema]
     inside = tables | {v.oid for v in cat.views.values() if v.schema == schema}
     found += [(v.oid, f"view {v.qualified_name}") for v in cat.views.values() if v.schema != schema and v.oid not in inside and any(o in inside for o in _reads(cat, v))]
-    return [what for _, what in sorted([*found, *functions])]
+    # (a foreign key of a table outside, right after the table it references)
+    keys = [
+        ((t.oid, fk.oid), f"constraint {fk.name} on table {c.name}")
+        for t in cat.tables.values()
+        if t.schema == schema
+        for c, fk in cat.referencing(t.oid)
+        if c.oid not in tables
+    ]
+    ordered = [((oid, 0), what) for oid, what in [*found, *functions]] + keys
+    return [what for _, what in sorted(ordered)]
 
 
 def _reads(cat: Any, v: Any) -> set[int]:
