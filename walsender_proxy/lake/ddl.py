@@ -88,14 +88,20 @@ def drop_schema(
     views = [v for v in cat.views.values() if v.schema == name]
     if (members or seqs or views) and not cascade:
         kinds = sorted(
-            [(t.oid, f"table {t.qualified_name}") for t in members]
-            + [(sq.oid, f"sequence {sq.qualified_name}") for sq in seqs]
-            + [(v.oid, f"view {v.qualified_name}") for v in views]
+            [((t.oid, 0), f"table {t.qualified_name} depends on schema {name}") for t in members]
+            + [((sq.oid, 0), f"sequence {sq.qualified_name} depends on schema {name}") for sq in seqs]
+            + [((v.oid, 0), f"view {v.qualified_name} depends on schema {name}") for v in views]
+            + [
+                ((t.oid, fk.oid), f"{foreign_key_ddl.described(c, fk)} depends on table {t.qualified_name}")
+                for t in members
+                for c, fk in cat.referencing(t.oid)
+                if c.schema != name
+            ]
         )
         raise LakeError(
             "2BP01",
             f"cannot drop schema {name} because other objects depend on it",
-            detail="\n".join(f"{what} depends on schema {name}" for _, what in kinds),
+            detail="\n".join(what for _, what in kinds),
             hint="Use DROP ... CASCADE to drop the dependent objects too.",
         )
     inside = {t.oid for t in members} | {v.oid for v in views}
