@@ -419,6 +419,18 @@ def choose_name(name1: str, name2: str, label: str) -> str:
     return "_".join(x for x in (a, b, label) if x)
 
 
+def name_addition(columns: Iterable[str]) -> str:
+    """ChooseIndexNameAddition / ChooseForeignKeyConstraintNameAddition: the column names
+    joined by ``_``, stopping before the text reaches NAMEDATALEN-1 bytes."""
+    addition = ""
+    for c in columns:
+        part = c if not addition else f"_{c}"
+        if len((addition + part).encode()) >= 63:
+            break
+        addition += part
+    return addition
+
+
 @dataclass(frozen=True, slots=True)
 class ViewColumn:
     """A view's output column as ``pg_attribute`` shows it: any PostgreSQL type (a view's

@@ -21,6 +21,7 @@ from decoding.catalog import (
     Table,
     choose_name,
     is_temp_schema,
+    name_addition,
 )
 from walsender_proxy.lake.errors import LakeError
 
@@ -64,12 +65,7 @@ def constraint_names(cat: Catalog, schema: str) -> set[str]:
 def _constraint_name(cat: Catalog, t: Table, columns: Sequence[str]) -> str:
     """ChooseForeignKeyConstraintNameAddition + ChooseConstraintName: ``<table>_<cols>_fkey``,
     then ``…_fkey1``, ``2``… until no constraint of the schema has it."""
-    addition = ""
-    for c in columns:
-        part = c if not addition else f"_{c}"
-        if len((addition + part).encode()) >= 63:
-            break
-        addition += part
+    addition = name_addition(columns)
     taken = constraint_names(cat, t.schema)
     n = 0
     while True:

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 import pyarrow as pa
 
-from decoding.catalog import Catalog, CatalogOp, Column, Index, Table, choose_name
+from decoding.catalog import Catalog, CatalogOp, Column, Index, Table, choose_name, name_addition
 from walsender_proxy.lake import foreign_key_ddl
 from walsender_proxy.lake.errors import LakeError
 
@@ -30,12 +30,7 @@ def choose_index_name(cat: Catalog, t: Table, columns: Sequence[str], label: str
     """ChooseIndexName: ``<table>_<col>_<col>_<label>``, then ``…_<label>1``, ``2``… until no
     relation of the table's schema has it (``label``: ``idx``, ``key`` for a UNIQUE
     constraint)."""
-    addition = ""
-    for c in columns:
-        part = c if not addition else f"_{c}"
-        if len((addition + part).encode()) >= 63:
-            break
-        addition += part
+    addition = name_addition(columns)
     n = 0
     while True:
         name = choose_name(t.name, addition, label if n == 0 else f"{label}{n}")
