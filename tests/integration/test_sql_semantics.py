@@ -418,6 +418,24 @@ def test_set_operations_type_and_order_as_postgresql(proxy: ProxyServer, pg15: P
     _same_answers(proxy, pg15, SET_OPERATIONS).close()
 
 
+#: An INSERT's single VALUES row reads as a SELECT list (set-returning functions allowed,
+#: zipped); in any other VALUES they are 0A000 with the cursor on the call.
+VALUES_SETS = [
+    "VALUES (generate_series(1, 2))",
+    "CREATE TABLE vs (a int, b int)",
+    "INSERT INTO vs VALUES (generate_series(1, 3), 7)",
+    "INSERT INTO vs VALUES (generate_series(1, 3), 7), (1, 2)",
+    "INSERT INTO vs VALUES (generate_series(1, 2), generate_series(1, 3))",
+    "INSERT INTO vs VALUES ((SELECT 5), unnest(ARRAY[8, 9]))",
+    "INSERT INTO vs VALUES (generate_series(10, 11), 3) RETURNING *",
+    "SELECT * FROM vs ORDER BY a NULLS FIRST, b",
+]
+
+
+def test_set_returning_functions_in_values_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    _same_answers(proxy, pg15, VALUES_SETS).close()
+
+
 #: now(), CURRENT_TIMESTAMP and 'now' are the transaction's start; timestamp(p) columns
 #: and casts round to p digits; date - date is an integer.
 CLOCK_AND_PRECISION = [

@@ -79,6 +79,7 @@ from walsender_proxy.sql.statement_nodes import (
     no_lateral,
     numeric_columns,
     returning,
+    single_values_as_select,
     typed_nulls,
 )
 
@@ -374,7 +375,7 @@ class Engine:
                 data = pa.table({c: pa.nulls(1, t.column(c).type.arrow) for c in cols[:1]})  # type: ignore[union-attr]
         elif data is None:
             ignored = identity.ignored_on_insert(node, t, cols)
-            src = defaults.with_defaults(node.selectStmt, t, cols, tx.catalog())
+            src = defaults.with_defaults(single_values_as_select(node.selectStmt), t, cols, tx.catalog())
             defaults_to_null(src, [i for i, c in enumerate(cols) if keeps_literal_scale(t.column(c))], numeric_columns(t, cols))
             sql = self.rewrite(RawStream()(src), tx, params=params, writing=t.name)
             rel = self.relation(sql, params)

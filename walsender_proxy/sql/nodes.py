@@ -9,10 +9,12 @@ one way.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from pglast import ast
 from pglast.enums import A_Expr_Kind, CoercionForm
 from pglast.stream import RawStream
+from pglast.visitors import Skip, Visitor
 
 #: Words DuckDB's parser reserves that PostgreSQL's does not (``duckdb_keywords()``'s
 #: reserved and type_function categories less PostgreSQL's): a table or column named
@@ -100,3 +102,40 @@ def clear_locations(node: object) -> None:
             setattr(node, attr, -1)
         elif isinstance(value, ast.Node | tuple | list):
             clear_locations(value)
+
+
+#: PostgreSQL's set-returning functions the proxy runs (in a target list or FROM).
+SET_RETURNING = frozenset({
+    "generate_series", "generate_subscripts", "unnest", "regexp_matches", "regexp_split_to_table",
+    "string_to_table", "json_array_elements", "jsonb_array_elements", "json_array_elements_text",
+    "jsonb_array_elements_text", "json_each", "jsonb_each", "json_each_text", "jsonb_each_text",
+    "json_object_keys", "jsonb_object_keys", "jsonb_path_query", "json_populate_recordset",
+    "jsonb_populate_recordset", "json_to_recordset", "jsonb_to_recordset", "pg_get_keywords",
+})  # fmt: skip
+
+
+class _SetReturning(Visitor):  # type: ignore[misc]
+    """Finds the first call of a set-returning function, not looking into subqueries."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: ast.FuncCall | None = None
+
+    def visit_SubLink(self, ancestors: Any, node: ast.SubLink) -> Any:
+        return Skip
+
+    def visit_FuncCall(self, ancestors: Any, node: ast.FuncCall) -> Any:
+        if self.found is None and node.funcname[-1].sval.lower() in SET_RETURNING:
+            self.found = node
+        return None
+
+
+def set_returning_call(nodes: Sequence[Any]) -> ast.FuncCall | None:
+    """The first set-returning function call among ``nodes`` (outside subqueries)."""
+    v = _SetReturning()
+    for n in nodes:
+        if n is not None and not isinstance(n, ast.SetToDefault):
+            v(n)
+        if v.found is not None:
+            return v.found
+    return None

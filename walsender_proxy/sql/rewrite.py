@@ -94,6 +94,7 @@ from walsender_proxy.sql.nodes import int_const as _int
 from walsender_proxy.sql.nodes import name as _s
 from walsender_proxy.sql.nodes import null_const as _null
 from walsender_proxy.sql.nodes import op as _op
+from walsender_proxy.sql.nodes import set_returning_call
 from walsender_proxy.sql.nodes import str_const as _str
 from walsender_proxy.sql.numeric_exprs import Operand
 from walsender_proxy.sql.pg_functions import PG15_FUNCTIONS
@@ -1231,6 +1232,10 @@ class _Rewriter:
             self._tail(stmt, outer)
             return stmt, cols
         if stmt.valuesLists:
+            for row in stmt.valuesLists:
+                srf = set_returning_call(row)
+                if srf is not None:
+                    raise self.fail("0A000", "set-returning functions are not allowed in VALUES", srf)
             typed = [[self.expr(e, scope) for e in row] for row in stmt.valuesLists]
             first: list[T | None] = [t for _, t in typed[0]]
             for c in range(len(first)):

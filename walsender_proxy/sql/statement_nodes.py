@@ -18,6 +18,7 @@ from pglast import ast, enums
 from decoding.errors import PgError
 from decoding.pgtypes import type_by_oid
 from walsender_proxy.sql.ddl_sql import unsupported
+from walsender_proxy.sql.nodes import set_returning_call
 
 
 def returning(node: Any) -> tuple[Any, ...] | None:
@@ -227,3 +228,28 @@ def typed_nulls(node: Any, param_types: list[int]) -> Any:
         return n
 
     return visit(node)
+
+
+def single_values_as_select(src: Any) -> Any:
+    """An INSERT's single VALUES row that calls a set-returning function read as a SELECT
+    list, as PostgreSQL's transformInsertStmt reads it (EXPR_KIND_VALUES_SINGLE): one row
+    per value the function returns, several such functions zipped. Other VALUES lists are
+    left as they are (a set-returning function there is refused as in PostgreSQL)."""
+    if not (isinstance(src, ast.SelectStmt) and src.valuesLists):
+        return src
+    if len(src.valuesLists) > 1:
+        for r in src.valuesLists:  # (refused here: the statement's own text places the cursor)
+            srf = set_returning_call(r)
+            if srf is not None:
+                err = PgError("0A000", "set-returning functions are not allowed in VALUES")
+                err.position = srf.location + 1 if srf.location is not None and srf.location >= 0 else None  # type: ignore[attr-defined]
+                raise err
+        return src
+    row = src.valuesLists[0]
+    if any(isinstance(v, ast.SetToDefault) for v in row) or set_returning_call(row) is None:
+        return src
+    return ast.SelectStmt(
+        targetList=tuple(ast.ResTarget(val=v) for v in row),
+        withClause=src.withClause,
+        op=enums.SetOperation.SETOP_NONE,
+    )
