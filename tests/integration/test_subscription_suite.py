@@ -217,3 +217,113 @@ def test_025_rep_changes_for_schema(proxy: ProxyServer, pg15: PgCluster) -> None
     wait_for_catchup(proxy, "tap_sub_schema")
     assert _one(sub, count.format("sch1.tab1")) == (21, 1, 21)
     _run(sub, "DROP SUBSCRIPTION tap_sub_schema")
+
+
+def _sender_pid(proxy: ProxyServer, app: str) -> object:
+    row = _one(proxy.dsn(), f"SELECT max(pid) FROM pg_stat_replication WHERE application_name = '{app}'")
+    return row[0]
+
+
+def _restarted(proxy: ProxyServer, app: str, old: object) -> None:
+    _wait(lambda: _sender_pid(proxy, app) not in (None, old))
+
+
+def test_001_rep_changes(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """001_rep_changes: initial copy, INSERT/UPDATE/DELETE of a keyed table, an
+    insert-only publication, a subscriber table of another column order, REPLICA
+    IDENTITY FULL with duplicate rows and text values, the apply worker restarting on a
+    new connection string and publication list, ALTER PUBLICATION and REFRESH, RENAME
+    of the subscription, and everything dropped with it (slot included)."""
+    pub = proxy.dsn()
+    sub = new_sub_db(pg15)
+    _run(
+        pub,
+        "CREATE TABLE tab_notrep AS SELECT generate_series(1, 10) AS a",
+        "CREATE TABLE tab_ins AS SELECT generate_series(1, 1002) AS a",
+        "CREATE TABLE tab_full AS SELECT generate_series(1, 10) AS a",
+        "CREATE TABLE tab_full2 (x text)",
+        "INSERT INTO tab_full2 VALUES ('a'), ('b'), ('b')",
+        "CREATE TABLE tab_rep (a int PRIMARY KEY)",
+        "CREATE TABLE tab_mixed (a int PRIMARY KEY, b text)",
+        "INSERT INTO tab_mixed (a, b) VALUES (1, 'foo')",
+        "CREATE PUBLICATION tap_pub",
+        "CREATE PUBLICATION tap_pub_ins_only WITH (publish = insert)",
+        "ALTER PUBLICATION tap_pub ADD TABLE tab_rep, tab_full, tab_full2, tab_mixed",
+        "ALTER PUBLICATION tap_pub_ins_only ADD TABLE tab_ins",
+    )
+    _run(
+        sub,
+        "CREATE TABLE tab_notrep (a int)",
+        "CREATE TABLE tab_ins (a int)",
+        "CREATE TABLE tab_full (a int)",
+        "CREATE TABLE tab_full2 (x text)",
+        "CREATE TABLE tab_rep (a int PRIMARY KEY)",
+        "CREATE TABLE tab_mixed (c text, b text, a int PRIMARY KEY)",  # (other columns, other order)
+    )
+    conn = f"host=127.0.0.1 port={proxy.port} user=postgres dbname=postgres"
+    _run(sub, f"CREATE SUBSCRIPTION tap_sub CONNECTION '{conn} application_name=tap_sub' PUBLICATION tap_pub, tap_pub_ins_only")
+    wait_ready(sub)
+    wait_for_catchup(proxy, "tap_sub")
+    count = "SELECT count(*), min(a), max(a) FROM {}"
+    assert _one(sub, "SELECT count(*) FROM tab_notrep") == (0,)
+    assert _one(sub, "SELECT count(*) FROM tab_ins") == (1002,)
+
+    _run(
+        pub,
+        "INSERT INTO tab_ins SELECT generate_series(1, 50)",
+        "DELETE FROM tab_ins WHERE a > 20",
+        "UPDATE tab_ins SET a = -a",
+        "INSERT INTO tab_rep SELECT generate_series(1, 50)",
+        "DELETE FROM tab_rep WHERE a > 20",
+        "UPDATE tab_rep SET a = -a",
+        "INSERT INTO tab_mixed VALUES (2, 'bar')",
+    )
+    wait_for_catchup(proxy, "tap_sub")
+    assert _one(sub, count.format("tab_ins")) == (1052, 1, 1002)
+    assert _one(sub, count.format("tab_rep")) == (20, -20, -1)
+    with psycopg.connect(sub) as c:
+        assert c.execute("SELECT c, b, a FROM tab_mixed ORDER BY a").fetchall() == [(None, "foo", 1), (None, "bar", 2)]
+
+    _run(pub, "INSERT INTO tab_full SELECT generate_series(1, 10)")
+    for t in ("tab_full", "tab_full2", "tab_ins"):
+        _run(pub, f"ALTER TABLE {t} REPLICA IDENTITY FULL")
+        _run(sub, f"ALTER TABLE {t} REPLICA IDENTITY FULL")
+    _run(pub, "UPDATE tab_full SET a = a * a", "UPDATE tab_full2 SET x = 'bb' WHERE x = 'b'")
+    wait_for_catchup(proxy, "tap_sub")
+    assert _one(sub, count.format("tab_full")) == (20, 1, 100)  # duplicate rows, identity FULL
+    with psycopg.connect(sub) as c:
+        assert c.execute("SELECT x FROM tab_full2 ORDER BY 1").fetchall() == [("a",), ("bb",), ("bb",)]
+
+    old = _sender_pid(proxy, "tap_sub")
+    _run(sub, f"ALTER SUBSCRIPTION tap_sub CONNECTION 'application_name=tap_sub {conn}'")
+    _restarted(proxy, "tap_sub", old)
+    old = _sender_pid(proxy, "tap_sub")
+    _run(sub, "ALTER SUBSCRIPTION tap_sub SET PUBLICATION tap_pub_ins_only WITH (copy_data = false)")
+    _restarted(proxy, "tap_sub", old)
+    _run(pub, "INSERT INTO tab_ins SELECT generate_series(1001, 1100)", "DELETE FROM tab_rep")
+    wait_for_catchup(proxy, "tap_sub")
+    assert _one(sub, count.format("tab_ins")) == (1152, 1, 1100)
+    assert _one(sub, count.format("tab_rep")) == (20, -20, -1)  # (no longer subscribed)
+
+    _run(
+        pub,
+        "ALTER PUBLICATION tap_pub_ins_only SET (publish = 'insert, delete')",
+        "ALTER PUBLICATION tap_pub_ins_only ADD TABLE tab_full",
+        "DELETE FROM tab_ins WHERE a > 0",
+    )
+    _run(sub, "ALTER SUBSCRIPTION tap_sub REFRESH PUBLICATION WITH (copy_data = false)")
+    _run(pub, "INSERT INTO tab_full VALUES (0)")
+    wait_for_catchup(proxy, "tap_sub")
+    assert _one(sub, count.format("tab_ins")) == (1052, 1, 1002)  # (the publisher's differ)
+    assert _one(sub, count.format("tab_full")) == (21, 0, 100)
+
+    old = _sender_pid(proxy, "tap_sub")
+    _run(sub, "ALTER SUBSCRIPTION tap_sub RENAME TO tap_sub_renamed")
+    _restarted(proxy, "tap_sub", old)
+    suboid = _one(sub, "SELECT oid FROM pg_subscription WHERE subname = 'tap_sub_renamed'")[0]
+    _run(sub, "DROP SUBSCRIPTION tap_sub_renamed")
+    # (pg_subscription and pg_replication_origin are shared by the cluster's databases)
+    assert _one(sub, f"SELECT count(*) FROM pg_subscription WHERE oid = {suboid}") == (0,)
+    assert _one(sub, "SELECT count(*) FROM pg_subscription_rel") == (0,)
+    assert _one(sub, f"SELECT count(*) FROM pg_replication_origin WHERE roname = 'pg_{suboid}'") == (0,)
+    _wait(lambda: _one(pub, "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'tap_sub'") == (0,))
