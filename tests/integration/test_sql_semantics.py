@@ -1133,3 +1133,18 @@ DUCKDB_WORDED = [
 
 def test_errors_duckdb_words_its_own_way_are_postgresqls(proxy: ProxyServer, pg15: PgCluster) -> None:
     _same_answers(proxy, pg15, DUCKDB_WORDED).close()
+
+
+#: Integer shifts as C's on PostgreSQL's types: the count modulo the width, a left shift
+#: wrapping around (DuckDB refuses a negative value or a count past the width).
+SHIFTS = [
+    "SELECT -1 << 2, (-8) >> 1, 1 << 31, 1::int8 << 63, (-1)::int2 << 3",
+    "SELECT 1 << 32, 1 << -1, 5 >> 33, (-5) >> 1, 32767::int2 << 1, (-32768)::int2 >> 15, 1::int8 << 64, (-9)::int8 >> 2",
+    "SELECT pg_typeof(1::int2 << 1), pg_typeof(1 << 1), pg_typeof(1::int8 >> 1)",
+    "SELECT 1 << 2::int8",
+    "SELECT x << 3, x >> 1 FROM (VALUES (7), (-7), (NULL::int)) v(x) ORDER BY x NULLS FIRST",
+]
+
+
+def test_integer_shifts_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    _same_answers(proxy, pg15, SHIFTS).close()

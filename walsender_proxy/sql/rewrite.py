@@ -3104,6 +3104,13 @@ class _Rewriter:
             if rt is None or rt.name not in numeric_exprs.INTEGERS:
                 raise self.fail("0A000", "operator ~ of this type is not supported by walsender-proxy", node)
             return _cast(_call("xor", right, _int(-1)), _duck_type(rt.name, None)), rt  # (bitwise NOT)
+        if kind == A_Expr_Kind.AEXPR_OP and op in ("<<", ">>") and lt is not None and rt is not None and lt.name in ("int2", "int4", "int8") and rt.name in ("int2", "int4", "int8"):
+            if rt.name == "int8":  # (the count is int4; bigint does not cast to it implicitly)
+                raise self.fail(
+                    "42883", f"operator does not exist: {_type_display(lt)} {op} {_type_display(rt)}", node,
+                    hint="No operator matches the given name and argument types. You might need to add explicit type casts.",
+                )
+            return _shift(op, left, lt.name, right), lt
         if kind == A_Expr_Kind.AEXPR_OP and op == "#" and lt is not None and rt is not None and lt.name in numeric_exprs.INTEGERS and rt.name in numeric_exprs.INTEGERS:
             return _call("xor", left, right), _arith(lt, rt)  # (integer XOR; DuckDB has no #)
         if kind == A_Expr_Kind.AEXPR_OP and op in ("-", "@") and node.lexpr is None and rt is not None and rt.name in ("int2", "int4", "int8"):
@@ -4790,3 +4797,25 @@ def statements(sql: str) -> list[str]:
     except pglast.parser.ParseError as e:
         msg, loc = (*e.args, None)[:2]
         raise SqlError("42601", str(msg), loc + 1 if isinstance(loc, int) else None) from None
+
+
+def _shift(op: str, value: ast.Node, type_name: str, count: ast.Node) -> ast.Node:
+    """PostgreSQL's int2/int4/int8 ``<<`` and ``>>``: C's shift, the count taken modulo
+    the promoted width (32 bits for int2 and int4, 64 for int8) and a left shift wrapping
+    around the type's width (``1 << 31`` is -2147483648, ``-1 << 2`` is -4), where DuckDB
+    refuses a negative value or a count past the width."""
+    mask = 63 if type_name == "int8" else 31
+    bits = {"int2": 16, "int4": 32, "int8": 64}[type_name]
+    duck = {"int2": "smallint", "int4": "integer", "int8": "bigint"}[type_name]
+    m = _op("&", _cast(count, "integer"), _int(mask))
+    if op == ">>":
+        return _cast(_op(">>", _cast(value, "bigint"), m), duck)
+    full = _op("*", _cast(value, "hugeint"), _op("<<", _cast(_int(1), "hugeint"), m))
+    span = _op("<<", _cast(_int(1), "hugeint"), _int(bits))
+    wrapped = _op("%", _op("+", _op("%", full, span), copy.deepcopy(span)), copy.deepcopy(span))
+    half = _op("<<", _cast(_int(1), "hugeint"), _int(bits - 1))
+    signed = ast.CaseExpr(
+        args=(ast.CaseWhen(expr=_op(">=", wrapped, half), result=_op("-", copy.deepcopy(wrapped), copy.deepcopy(span))),),
+        defresult=copy.deepcopy(wrapped),
+    )
+    return _cast(signed, duck)
