@@ -1148,3 +1148,39 @@ SHIFTS = [
 
 def test_integer_shifts_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
     _same_answers(proxy, pg15, SHIFTS).close()
+
+
+#: A value of another type assigned to a text, varchar or character column goes through
+#: its output function (the session's TimeZone and extra_float_digits; boolean's own
+#: cast) and is then held to the column's length: 12345 into varchar(3) is 22001, as
+#: 'abcd' is (both were stored, the first silently; a timestamp was stored as Arrow
+#: printed it).
+ASSIGNED_TEXT = [
+    "CREATE TABLE at1 (b varchar(3), c char(2), t text, v varchar(40))",
+    "INSERT INTO at1 (b) VALUES (12345)",
+    "INSERT INTO at1 (b) SELECT 12345",
+    "INSERT INTO at1 (c) VALUES (123)",
+    "INSERT INTO at1 (b) SELECT true",
+    "INSERT INTO at1 (b) VALUES (1.5)",
+    "INSERT INTO at1 (b) SELECT 1.5::float8",
+    "INSERT INTO at1 (c) SELECT 7",
+    "INSERT INTO at1 (t, v) VALUES (date '2020-01-02', timestamp '2020-01-02 03:04:05')",
+    "INSERT INTO at1 (t, v) SELECT timestamptz '2020-01-02 03:04:05+00', time '01:02:03'",
+    "INSERT INTO at1 (t, v) SELECT 'Infinity'::float8, 'NaN'::float8",
+    "INSERT INTO at1 (t, v) SELECT 1e20::float8, 0.1::float4",
+    "INSERT INTO at1 (t, v) SELECT 1.50::numeric, false",
+    "INSERT INTO at1 (t, v) SELECT interval '1 day 02:00', '{1,2}'::int[]",
+    "INSERT INTO at1 (t, v) SELECT '\\x0001'::bytea, ARRAY[1.5, NULL]::float8[]",
+    "SET TimeZone = 'Europe/Berlin'",
+    "INSERT INTO at1 (t) SELECT timestamptz '2020-07-02 03:04:05+00'",
+    "SET extra_float_digits = 3",
+    "INSERT INTO at1 (t) SELECT 0.1::float8 + 0.2",
+    "RESET ALL",
+    "UPDATE at1 SET b = 12345 WHERE t = '1 day 02:00:00'",
+    "UPDATE at1 SET c = 9 WHERE t = '1 day 02:00:00'",
+    "SELECT * FROM at1 ORDER BY t, v, b, c",
+]
+
+
+def test_values_of_other_types_assigned_to_text_columns_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    _same_answers(proxy, pg15, ASSIGNED_TEXT).close()

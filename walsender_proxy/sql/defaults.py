@@ -47,6 +47,9 @@ class Evaluator(Protocol):
     @property
     def date_order(self) -> str: ...
 
+    @property
+    def text_out(self) -> Any: ...
+
     def rewrite(self, sql: str, tx: Transaction) -> str: ...
 
     def relation(self, sql: str, params: Any) -> Any: ...
@@ -289,7 +292,7 @@ def _evaluate(ev: Evaluator, tx: Transaction, t: Table, cols: list[Column], n: i
 
             raise duck_error(e) from None
         data = data.rename_columns([c.name for c in queried])
-        data = coerce_text_columns(t, data, ev.date_order)
+        data = coerce_text_columns(t, data, ev.date_order, ev.text_out)
         for c in queried:
             out[c.name] = conform(data.column(c.name), c)
     return {name: arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr for name, arr in out.items()}

@@ -56,14 +56,21 @@ from walsender_proxy.sql import (
     upsert,
     views,
 )
-from walsender_proxy.sql.column_coercion import coerce_text, coerce_text_columns
+from walsender_proxy.sql.column_coercion import TextOut, coerce_text, coerce_text_columns
 from walsender_proxy.sql.ddl_sql import qualified, unsupported
 from walsender_proxy.sql.duck_errors import duck_error, locate_missing_column
 from walsender_proxy.sql.insert_fast import ColumnInput, values_from_plan
 from walsender_proxy.sql.param_recv import text_params
 from walsender_proxy.sql.pgcatalog import CatalogBinding
 from walsender_proxy.sql.point_path import PointStatements
-from walsender_proxy.sql.result_rows import BATCH_ROWS, no_columns, result_batches, result_columns
+from walsender_proxy.sql.result_rows import (
+    BATCH_ROWS,
+    bytea_output,
+    float_digits,
+    no_columns,
+    result_batches,
+    result_columns,
+)
 from walsender_proxy.sql.rewrite import (
     CLOCK_VARIABLE_PREFIX,
     STATEMENT_CLOCK,
@@ -112,6 +119,12 @@ class Engine:
         """The session's DateStyle field order: text going into date and timestamp columns
         is read in it."""
         return self.ex.settings.datetime_input()
+
+    @property
+    def text_out(self) -> TextOut:
+        """The session's settings a value's output function reads when it goes into a
+        text column (extra_float_digits, bytea_output, TimeZone)."""
+        return TextOut(float_digits(self.ex), bytea_output(self.ex), self.ex.settings.zone())
 
     def interrupt(self) -> None:
         with contextlib.suppress(Exception):
@@ -388,11 +401,12 @@ class Engine:
             omitted.prepare()
             if not returning(node) and not omitted.queried_per_batch:  # the result streams into the table, a batch at a time
                 source = result_batches(rel, self.ex, INSERT_BATCH_ROWS)
+                out = self.text_out
                 try:  # (closed even when a batch is refused: the connection's result must go)
                     n = tx.apply_insert_batches(
                         t,
                         (
-                            omitted.add(coerce_text_columns(t, identity.without(pa.Table.from_batches([b]).rename_columns(names), ignored), self.date_order))
+                            omitted.add(coerce_text_columns(t, identity.without(pa.Table.from_batches([b]).rename_columns(names), ignored), self.date_order, out))
                             for b in source
                         ),
                     )
@@ -402,7 +416,7 @@ class Engine:
                 return
             data = rel.to_arrow_table()
             data = identity.without(data.rename_columns(names), ignored)
-            data = omitted.add(coerce_text_columns(t, data, self.date_order))
+            data = omitted.add(coerce_text_columns(t, data, self.date_order, self.text_out))
         n = tx.apply_insert(t, data) if data.num_rows else 0
         if returning(node):
             yield self._returning(tx, t, node.relation, returning(node), tx_rows_since(tx, t, n), params, f"INSERT 0 {n}")
@@ -434,7 +448,7 @@ class Engine:
         data = rel.to_arrow_table()
         names = cols[: data.num_columns]
         omitted = defaults.OmittedDefaults(self, tx, t, [n for n in names if n not in ignored])
-        return omitted.add(coerce_text_columns(t, identity.without(data.rename_columns(names), ignored)))
+        return omitted.add(coerce_text_columns(t, identity.without(data.rename_columns(names), ignored), self.date_order, self.text_out))
 
     def existing_keys(self, tx: Transaction, t: Table, key: Sequence[str], proposed: pa.Table) -> list[tuple[Any, ...]]:
         """The keys of ``proposed`` (physical column names) already in ``t`` at the
@@ -480,7 +494,7 @@ class Engine:
             for cname in changed:
                 c = t.column(cname)
                 assert c is not None
-                new = new.set_column(new.column_names.index(c.physical), c.physical, coerce_text(c, old.column(f"__new_{cname}")))
+                new = new.set_column(new.column_names.index(c.physical), c.physical, coerce_text(c, old.column(f"__new_{cname}"), self.date_order, self.text_out))
             keep = upsert.keep_columns(t)
             n_upd = tx.apply_update(t, old.select(keep), new.select(keep), changed=changed) if old.num_rows else 0
             updated = _named(t, new.select(keep)) if returning(node) else None
@@ -539,7 +553,7 @@ class Engine:
         for name in sets:
             c = t.column(name)
             assert c is not None
-            new = new.set_column(new.column_names.index(c.physical), c.physical, coerce_text(c, old.column(f"__new_{name}"), self.date_order))
+            new = new.set_column(new.column_names.index(c.physical), c.physical, coerce_text(c, old.column(f"__new_{name}"), self.date_order, self.text_out))
         keep = [RID] + [c.physical for c in t.columns]
         n = tx.apply_update(t, old.select(keep), new.select(keep), changed=list(sets)) if old.num_rows else 0
         if returning(node):
