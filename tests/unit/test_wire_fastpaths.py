@@ -102,7 +102,7 @@ def _bind_payloads() -> st.SearchStrategy[bytes]:
     return st.one_of(good, mutated, st.binary(max_size=40))
 
 
-@settings(max_examples=3000)
+@settings(max_examples=1000)
 @given(_bind_payloads())
 def test_bind_fast_path_agrees_with_reference(payload: bytes) -> None:
     assert _outcome(Bind.decode, payload) == _outcome(Bind.decode_checked, payload)
