@@ -1184,3 +1184,24 @@ ASSIGNED_TEXT = [
 
 def test_values_of_other_types_assigned_to_text_columns_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
     _same_answers(proxy, pg15, ASSIGNED_TEXT).close()
+
+
+#: A multi-row VALUES of an INSERT converts each item to its column (no common type of
+#: the VALUES column first): 2.5 (numeric) into an integer is 3, 2.5::float8 is 2 (the
+#: rows were unified as float8 and both became 2).
+VALUES_ITEMS = [
+    "CREATE TABLE vi (i int, s int2, n numeric(5,1), u numeric, f float8, t text)",
+    "INSERT INTO vi (i) VALUES (2.5::float8), (3.5::float8), (-2.5::float8), (2.5), (-2.5), (0.5::float4)",
+    "INSERT INTO vi (i) VALUES ('5'), ('6')",
+    "INSERT INTO vi (i) VALUES (1e10), (1)",
+    "INSERT INTO vi (s) VALUES (40000.0::float8), (1)",
+    "INSERT INTO vi (n, u) VALUES (2.25, 1.50), (1, 2.000), (2.25::float8, 0.1::float4)",
+    "INSERT INTO vi (f, t) VALUES (1, 'a'), (2.5, 'b')",
+    "INSERT INTO vi (i, t) VALUES (DEFAULT, 'd'), (NULL, 'e')",
+    "INSERT INTO vi (i) VALUES (1), (2) RETURNING *",
+    "SELECT * FROM vi ORDER BY i NULLS FIRST, s, n, u, f, t",
+]
+
+
+def test_values_items_convert_to_their_columns_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    _same_answers(proxy, pg15, VALUES_ITEMS).close()

@@ -88,6 +88,7 @@ from walsender_proxy.sql.statement_nodes import (
     returning,
     single_values_as_select,
     typed_nulls,
+    values_cast_to_columns,
 )
 
 if TYPE_CHECKING:
@@ -389,6 +390,7 @@ class Engine:
         elif data is None:
             ignored = identity.ignored_on_insert(node, t, cols)
             src = defaults.with_defaults(single_values_as_select(node.selectStmt), t, cols, tx.catalog())
+            src = values_cast_to_columns(src, t, cols)
             defaults_to_null(src, [i for i, c in enumerate(cols) if keeps_literal_scale(t.column(c))], numeric_columns(t, cols))
             sql = self.rewrite(RawStream()(src), tx, params=params, writing=t.name)
             rel = self.relation(sql, params)

@@ -9,6 +9,7 @@ column), and for Describe, the statement with each ``$n`` a typed NULL.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Collection, Sequence
 from typing import Any
 
@@ -253,3 +254,48 @@ def single_values_as_select(src: Any) -> Any:
         withClause=src.withClause,
         op=enums.SetOperation.SETOP_NONE,
     )
+
+
+#: Column types whose rows a multi-row VALUES must convert item by item: a VALUES column
+#: unified first (2.5::float8 and 2.5 become float8) would round 2.5 as float8 → int4
+#: does (to even), where PostgreSQL converts the numeric 2.5 to the column (away from 0).
+_ITEM_CAST_TYPES = {"int2": "int2", "int4": "int4", "int8": "int8", "float4": "float4", "float8": "float8"}
+
+
+def values_cast_to_columns(src: Any, t: Any, cols: Sequence[str]) -> Any:
+    """An INSERT's multi-row VALUES with each item of a number column cast to the column's
+    type, as PostgreSQL's transformInsertStmt coerces every row's items to the target
+    columns before anything else (there is no common type of the VALUES column). Numbers
+    only: an unconstrained numeric column keeps its literals' scale, and text columns take
+    their values as they are."""
+    if not (isinstance(src, ast.SelectStmt) and src.valuesLists and len(src.valuesLists) > 1):
+        return src
+    targets: dict[int, ast.TypeName] = {}
+    for i, name in enumerate(cols):
+        col = t.column(name)
+        if col is None or col.type.is_array:
+            continue
+        base = col.type.base.name
+        if base in _ITEM_CAST_TYPES:
+            targets[i] = ast.TypeName(names=(ast.String(sval="pg_catalog"), ast.String(sval=_ITEM_CAST_TYPES[base])), typemod=-1)
+        elif base == "numeric" and col.type.numeric_precision_scale is not None:
+            p, sc = col.type.numeric_precision_scale
+            targets[i] = ast.TypeName(
+                names=(ast.String(sval="pg_catalog"), ast.String(sval="numeric")),
+                typmods=(ast.A_Const(val=ast.Integer(ival=p)), ast.A_Const(val=ast.Integer(ival=sc))),
+                typemod=-1,
+            )
+    if not targets:
+        return src
+
+    def item(i: int, v: Any) -> Any:
+        tn = targets.get(i)
+        if tn is None or isinstance(v, ast.SetToDefault):
+            return v
+        if isinstance(v, ast.A_Const) and getattr(v, "isnull", False):
+            return v
+        return ast.TypeCast(arg=v, typeName=tn, location=-1)
+
+    out = copy.copy(src)
+    out.valuesLists = tuple(tuple(item(i, v) for i, v in enumerate(row)) for row in src.valuesLists)
+    return out
