@@ -319,6 +319,9 @@ STREAM = [
     "INSERT INTO sn VALUES (100, 10), (200, 30)",
     "UPDATE sp SET id = 3 WHERE id = 2",
     "DELETE FROM sp WHERE id = 1",
+    "INSERT INTO sp VALUES (5, 'e'), (6, 'f')",
+    "INSERT INTO sc VALUES (60, 6), (50, 5), (40, 5), (45, 6)",
+    "DELETE FROM sp WHERE id IN (6, 5)",
     "TRUNCATE sp CASCADE",
 ]
 

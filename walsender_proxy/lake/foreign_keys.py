@@ -442,6 +442,9 @@ def _act(tx: Transaction, link: _Link, olds: pa.Table, news: pa.Table | None) ->
         _check_others_referencing(tx, link, wanted, names)
         if not referencing.num_rows:
             return
+        # PostgreSQL fires the action per referenced row, in the statement's order, and
+        # its query finds the referencing rows in heap order: by key, then by _rid.
+        referencing = referencing.sort_by([("_i", "ascending"), (RID, "ascending")])
         if action in ("a", "r"):
             first = min(referencing.column("_i").to_pylist())
             values = [keys.column(n)[first].as_py() for n in names]
