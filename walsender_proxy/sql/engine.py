@@ -604,6 +604,8 @@ class Engine:
             first = pa.table({"r": data.column(RID), "i": pa.array(np.arange(data.num_rows))}).group_by("r").aggregate([("i", "min")])
             data = data.take(np.sort(first.column("i_min").to_numpy()))
         names = {c.name: c.physical for c in t.columns}
+        if data.num_rows > 1:  # (a sequential scan's order, as PostgreSQL writes and streams the rows)
+            data = data.take(pc.sort_indices(data.column(RID)))
         return data.rename_columns([names.get(c, c) if not c.startswith("__new_") else c for c in data.column_names])
 
     def _returning(self, tx: Transaction, t: Table, rv: ast.RangeVar, targets: Any, rows: pa.Table, params: list[Any], tag: str) -> Rows:
