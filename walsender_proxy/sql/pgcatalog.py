@@ -1356,8 +1356,7 @@ def _pg_constraint(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 "coninhcount": 0,
                 "connoinherit": c.no_inherit,
                 "conkey": list(c.attnums) or None,
-                # (opaque, as pg_attrdef's adbin: PostgreSQL's node tree is internal)
-                "conbin": f"{{CHECK :conoid {c.oid}}}",
+                "conbin": check_bin(c.oid),
             }
         )
     return out
@@ -2464,7 +2463,24 @@ def _exprs(s: CatalogSnapshot) -> list[dict[str, Any]]:
                         "e_seq": d.sequence,
                     }
                 )
+    for t, ck in s.checks:  # (pg_get_expr(conbin, conrelid): the expression alone)
+        names = {c.attnum: quote_ident(c.name) for c in t.columns}
+        out.append(
+            {
+                "e_bin": check_bin(ck.oid),
+                "e_plain": Check.fill(ck.expr, names),
+                "e_pretty": Check.fill(ck.pretty, names),
+                "e_styled": False,
+                "e_seq": 0,
+            }
+        )
     return out
+
+
+def check_bin(oid: int) -> str:
+    """A CHECK constraint's ``conbin``: opaque, as ``adbin`` (PostgreSQL's node tree is
+    internal); ``pg_get_expr`` prints the expression."""
+    return f"{{CHECK :conoid {oid}}}"
 
 
 @_helper(
