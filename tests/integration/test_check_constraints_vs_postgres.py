@@ -143,6 +143,8 @@ ERRORS = [
     "create table x (a int check (a = 'x'))",
     "create table x (a int check (xmin > 0))",
     "create table x (a int check (a > 0) deferrable)",
+    "create table x (a int not null deferrable)",
+    "create table x (a int check (a > true))",
     "alter table o add check (zz > 0)",
     "alter table o add constraint c check (x > 0)",
     "alter table o add constraint c check (x > 1)",
@@ -173,6 +175,20 @@ WRITES = [
     "insert into w2 values (2, -0.1, 'A')",
     "insert into w2 values (2, 5, 'D')",
     "select * from w2",
+    "create table w3 (id int, a text, b varchar(5), ts timestamptz, j jsonb, check (a < b), check (a >= 'M'),"
+    " check (ts is not null or j is null))",
+    _DEFS.format(t="w3"),
+    "insert into w3 (id, a, b) values (1, 'a', 'B')",
+    "insert into w3 (id, a, b) values (1, 'B', 'a')",
+    "insert into w3 (id, a, b) values (1, 'M', 'N')",
+    "insert into w3 (id, a, b, j) values (1, 'M', 'N', '{}')",
+    "insert into w3 (id, a, b, ts, j) values (1, 'M', 'N', now(), '{}')",
+    "create table w4 (i int8 check (i < 5000000000 and i > -2), s int2 check (s > -5 and s < 100000), f float4 check (f < 1e10))",
+    "insert into w4 values (4999999999, 1, 1)",
+    "insert into w4 values (5000000000, 1, 1)",
+    "insert into w4 values (1, -5, 1)",
+    "insert into w4 values (1, 1, 'Infinity')",
+    "insert into w4 values (1, 1, 'NaN')",
 ]
 
 
@@ -211,6 +227,7 @@ def test_copy_is_checked_as_in_postgresql(proxy: ProxyServer, pg15: PgCluster) -
 REFUSED = [
     ("create table rf (a int check (a + 1 > 0))", "CHECK constraint"),
     ("create table rf (a int check (a / 2 > 0))", "CHECK constraint"),
+    ("create table rf (a text, b text check (b <> a || 'x'))", "operator ||"),
     ("create table rf (a numeric check (a > 0))", "numeric"),
     ("create table rf (a char(3) check (a = 'x'))", "character"),
     ("create table rf (a timestamptz check (a > '2020-01-01'))", "timestamp with time zone"),
@@ -224,6 +241,8 @@ REFUSED = [
     ("create table rf (a bool check (a is true))", "CHECK constraint"),
     ("create table rf (a int check (a is distinct from 1))", "CHECK constraint"),
     ("create table rf (a text check (a like 'x\\'))", "LIKE"),
+    ("create table rf (a text check (a like 'x!%' escape '!'))", "like_escape"),
+    ("create table rf (a int check (a between symmetric 1 and 5))", "BETWEEN SYM"),
 ]
 
 
