@@ -183,6 +183,11 @@ WRITES = [
     "insert into w3 (id, a, b) values (1, 'M', 'N')",
     "insert into w3 (id, a, b, j) values (1, 'M', 'N', '{}')",
     "insert into w3 (id, a, b, ts, j) values (1, 'M', 'N', now(), '{}')",
+    "create table w5 (a numeric(38,2) check (a > 0), b numeric(20,0) check (b < 9.5), c int8 check (c in (1, 2.5)))",
+    "insert into w5 values (123456789012345678901234567890123456.78, 1, 1)",
+    "insert into w5 values (0, 1, 1)",
+    "insert into w5 values (1, 10, 1)",
+    "insert into w5 values (1, 9, 2)",
     "create table w4 (i int8 check (i < 5000000000 and i > -2), s int2 check (s > -5 and s < 100000), f float4 check (f < 1e10))",
     "insert into w4 values (4999999999, 1, 1)",
     "insert into w4 values (5000000000, 1, 1)",
@@ -243,6 +248,8 @@ REFUSED = [
     ("create table rf (a text check (a like 'x\\'))", "LIKE"),
     ("create table rf (a text check (a like 'x!%' escape '!'))", "like_escape"),
     ("create table rf (a int check (a between symmetric 1 and 5))", "BETWEEN SYM"),
+    ("create table rf (a numeric(38,2) check (a > 0.125))", "38 digits"),
+    ("create table rf (a numeric(30,0), b numeric(20,10) check (a < b))", "38 digits"),
 ]
 
 

@@ -475,6 +475,36 @@ def _duck_const(c: Const, target: str | None = None) -> str:
     raise _Unsupported(f"with a constant of type {dx._shown(name)}")
 
 
+_INT_DIGITS = {"int2": 5, "int4": 10, "int8": 19}
+
+
+def _decimal_shape(n: Any) -> tuple[int, int] | None:
+    """(integer digits, scale) of a value DuckDB compares as a DECIMAL or an integer."""
+    while isinstance(n, Cast) and n.ty.name == "numeric":
+        n = n.arg
+    name = n.ty.name
+    if name in _INT_DIGITS:
+        return _INT_DIGITS[name], 0
+    if name != "numeric":
+        return None
+    if isinstance(n, Var):
+        p, s = (n.ty.typmod - 4) >> 16, (n.ty.typmod - 4) & 0xFFFF
+        return p - s, s
+    if isinstance(n, Const) and n.text is not None and _NUMBER.fullmatch(n.text):
+        whole, _, frac = n.text.lstrip("-").partition(".")
+        return len(whole), len(frac)
+    return None
+
+
+def _fits(*nodes: Any) -> None:
+    """DuckDB compares a DECIMAL with another (or an integer) at their common type, which
+    must hold both: past 38 digits the comparison is an error PostgreSQL does not raise."""
+    shapes = [s for s in map(_decimal_shape, nodes) if s is not None]
+    numeric = any(n.ty.name == "numeric" for n in nodes)
+    if numeric and shapes and max(w for w, _ in shapes) + max(s for _, s in shapes) > 38:
+        raise _Unsupported("comparing numerics of more than 38 digits together")
+
+
 def _duck_var(v: Var) -> str:
     return _mark(v)
 
@@ -505,9 +535,11 @@ def _duck(n: Any) -> str:
                 raise _Unsupported("with a LIKE pattern ending in an escape character")
             word = "LIKE" if n.op == "~~" else "NOT LIKE"
             return f"({left} {word} {_duck_literal(body)} ESCAPE '\\')"
+        _fits(n.left, n.right)
         return f"({left} {n.op} {right})"
     if isinstance(n, SAOp):
         arr = n.right.arg if isinstance(n.right, Cast) else n.right
+        _fits(n.left, *arr.elems)
         items = ", ".join(_duck(e) for e in arr.elems)
         word = "IN" if n.use_or else "NOT IN"
         return f"({_duck(n.left)} {word} ({items}))"
