@@ -69,9 +69,9 @@ def binding(t: Table, check: Check) -> None:
         con.close()
 
 
-def held_to(tx: Transaction, t: Table) -> list[tuple[Check, dict[int, str]]]:
-    """The checks a write to ``t`` is held to, each with its table version's attnum →
-    physical name, in name order (a name once: the newest version's)."""
+def held_to(tx: Transaction, t: Table) -> list[tuple[Check, Table]]:
+    """The checks a write to ``t`` is held to, each with the table version it is of, in
+    name order (a constraint once: the newest version's)."""
     lake = tx.lake
     newest = tx._ddl_catalog() if tx._ops else lake.catalog_at(lake.clock.last_assigned)
     versions = [newest.tables.get(t.oid, t)]
@@ -80,12 +80,10 @@ def held_to(tx: Transaction, t: Table) -> list[tuple[Check, dict[int, str]]]:
         making = owner._ddl_catalog().tables.get(t.oid)
         if making is not None and making.checks:
             versions.append(making)
-    found: dict[int, tuple[Check, dict[int, str]]] = {}
+    found: dict[int, tuple[Check, Table]] = {}
     for v in versions:
-        if v.checks:
-            physical = {c.attnum: c.physical for c in v.columns}
-            for c in v.checks:
-                found.setdefault(c.oid, (c, physical))
+        for c in v.checks:
+            found.setdefault(c.oid, (c, v))
     return sorted(found.values(), key=lambda x: x[0].name)
 
 
@@ -96,13 +94,19 @@ def first_violation(tx: Transaction, t: Table, data: pa.Table) -> tuple[int, Che
         return None
     checks = held_to(tx, t) if any_held(tx, t) else []
     exprs: list[tuple[Check, str]] = []
-    for c, physical in checks:
+    rows = data
+    for c, v in checks:
+        physical = {col.attnum: col.physical for col in v.columns}
         sql = duck_sql(c, physical)
-        if sql is not None and all(physical[n] in data.column_names for n in c.attnums):
-            exprs.append((c, sql))
+        if sql is None:
+            continue
+        for col in v.columns:  # (a column added since the writer's snapshot: NULL in its rows)
+            if col.attnum in c.attnums and col.physical not in rows.column_names:
+                rows = rows.append_column(col.physical, pa.nulls(rows.num_rows, col.type.arrow))
+        exprs.append((c, sql))
     if not exprs:
         return None
-    rows = data.append_column(_INDEX, pa.array(np.arange(data.num_rows, dtype=np.int64)))
+    rows = rows.append_column(_INDEX, pa.array(np.arange(data.num_rows, dtype=np.int64)))
     cols = ", ".join(f"min(CASE WHEN {_failing(sql)} THEN {_INDEX} END)" for _, sql in exprs)
     cur = tx.lake.store.cursor()
     try:
