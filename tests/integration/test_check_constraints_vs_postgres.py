@@ -72,6 +72,24 @@ FORMS = [
     "insert into t (id, a, b, name) values (51, 1, 2, 'x' || repeat('é', 100))",
 ]
 
+PRINTING = [
+    "create table pp (a int, b int, c int, s varchar(4), n text, f4 real, nn numeric(5,2), d date,"
+    " check ((a > 0 and b > 0) or c is null), check (not a is null), check (not (a in (1,2))), check (a > 0 or (b > 0 or c > 0)),"
+    " check (a not between 1 and 5), check (n not like 'a%'), check (a > -5), check (b > 1.5), check (s in ('a')), check (f4 = 1),"
+    " check (nn in (1, 2.5, -3)), check (d <> '2021-02-03' and d between '2000-01-01' and '2100-01-01'),"
+    " check (a <> b and b <> c and c <> a), check (s = n), check (n = s), check (s < 'zz'), check (length(s) = char_length(n)),"
+    " check ((a = 1) = false), check (f4 > a), check (nn > f4), check (b in (1, 2.5)), check (not (not (c > 0))),"
+    " check ((a > 0) = (b > 0)))",
+    _DEFS.format(t="pp"),
+    "insert into pp (a, b, c, s, n, f4, nn, d) values (6, 3, 7, 'a', 'a', 1, 2.5, '2020-01-01')",
+    "insert into pp (a, b, c, s, n, f4, nn, d) values (6, 1, 7, 'a', 'a', 7, 2.5, '2020-01-01')",
+    "insert into pp (a, b, c, s, n, f4, nn, d) values (6, 1, 7, 'a', 'a', 1, 2.5, '2020-01-01')",
+    "insert into pp (a, b, c, s, n, f4, nn, d) values (6, 1, 7, 'a', 'a', 1, -3, '2020-01-01')",
+    "insert into pp (a, b, c, s, n, f4, nn, d) values (6, 1, 7, 'a', 'a', 1, -3, '2021-02-03')",
+    "insert into pp (a, b, c, s, n, f4, nn, d) values (0, 1, 7, 'a', 'a', 1, -3, '2020-01-01')",
+    "select * from pp",
+]
+
 DDL = [
     "create table e (a int check (e.a > 0), b int constraint bc check (b > 0))",
     _DEFS.format(t="e"),
@@ -198,7 +216,7 @@ WRITES = [
 
 
 @pytest.mark.parametrize(
-    "statements", [FORMS, DDL, ERRORS, WRITES], ids=["forms", "ddl", "errors", "writes"]
+    "statements", [FORMS, PRINTING, DDL, ERRORS, WRITES], ids=["forms", "printing", "ddl", "errors", "writes"]
 )
 def test_check_constraints_as_in_postgresql(proxy: ProxyServer, pg15: PgCluster, statements: list[str]) -> None:
     same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("ck")), statements).close()
