@@ -284,6 +284,57 @@ class ForeignKey:
         return tuple(by_num[n] for n in self.ref_attnums)
 
 
+#: Where a CHECK constraint's texts name a column: ``CHECK_MARK + attnum + CHECK_MARK``
+#: (PostgreSQL keeps a Var by attnum, so a renamed column prints under its new name).
+CHECK_MARK = "\x02"
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """A CHECK constraint (``pg_constraint`` contype ``c``), kept by its table. ``expr`` and
+    ``pretty`` are what ``pg_get_constraintdef`` prints inside ``CHECK (…)`` (plain and
+    pretty, PostgreSQL's cooked and deparsed form); ``duck`` the same condition as a DuckDB
+    expression the lake evaluates over written rows. All three name columns by
+    :data:`CHECK_MARK`-delimited attnums, filled in with the current (quoted) names or
+    physical names when used. ``attnums`` is ``conkey`` (first appearance order);
+    ``validated`` is False after ``ADD … NOT VALID`` until VALIDATE; ``no_inherit`` is
+    ``connoinherit``."""
+
+    oid: int
+    name: str
+    expr: str
+    pretty: str
+    duck: str
+    attnums: tuple[int, ...]
+    validated: bool = True
+    no_inherit: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "oid": self.oid,
+            "name": self.name,
+            "expr": self.expr,
+            "pretty": self.pretty,
+            "duck": self.duck,
+            "attnums": list(self.attnums),
+            "validated": self.validated,
+            "no_inherit": self.no_inherit,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Check:
+        return cls(
+            d["oid"], d["name"], d["expr"], d["pretty"], d["duck"], tuple(d["attnums"]),
+            d["validated"], d["no_inherit"],
+        )  # fmt: skip
+
+    @staticmethod
+    def fill(text: str, names: Mapping[int, str]) -> str:
+        """``text`` with each column mark replaced by ``names[attnum]``."""
+        parts = text.split(CHECK_MARK)
+        return "".join(names[int(p)] if i % 2 else p for i, p in enumerate(parts))
+
+
 @dataclass(frozen=True, slots=True)
 class UniqueKey:
     """A set of columns no two live rows of a table may share (the primary key or a unique
@@ -317,6 +368,8 @@ class Table:
     pkey_index: str = ""
     #: FOREIGN KEY constraints of this table (as the referencing side), in creation order.
     foreign_keys: tuple[ForeignKey, ...] = ()
+    #: CHECK constraints, in creation order.
+    checks: tuple[Check, ...] = ()
 
     @property
     def qualified_name(self) -> str:
@@ -378,6 +431,7 @@ class Table:
             **({"identity_index_name": self.identity_index_name} if self.identity_index_name else {}),
             **({"pkey_index": self.pkey_index} if self.pkey_index else {}),
             **({"foreign_keys": [fk.to_json() for fk in self.foreign_keys]} if self.foreign_keys else {}),
+            **({"checks": [c.to_json() for c in self.checks]} if self.checks else {}),
         }
 
     @classmethod
@@ -397,6 +451,7 @@ class Table:
             d.get("identity_index_name", ""),
             d.get("pkey_index", ""),
             tuple(ForeignKey.from_json(fk) for fk in d.get("foreign_keys", ())),
+            tuple(Check.from_json(c) for c in d.get("checks", ())),
         )
 
 

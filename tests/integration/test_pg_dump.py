@@ -40,6 +40,12 @@ SCHEMA = [
     "(2, 'bob', NULL, NULL, NULL, NULL)",
     "INSERT INTO items VALUES (1, 'X-1', 3, 1.005, true), (2, NULL, NULL, NULL, NULL)",
     "INSERT INTO app.lines VALUES (1, 1, 'X-1'), (2, NULL, NULL)",
+    "CREATE TABLE app.checked (id int PRIMARY KEY, qty int CHECK (qty > 0), status varchar(8) "
+    "CHECK (status IN ('new', 'done')), lo int, hi int, \"Odd\" numeric(6,2) CHECK (\"Odd\" BETWEEN 0 AND 9.5), "
+    "CONSTRAINT ordered CHECK (lo <= hi OR lo IS NULL) NO INHERIT)",
+    "ALTER TABLE app.checked ADD CONSTRAINT late CHECK (id <> 13) NOT VALID",
+    "COMMENT ON CONSTRAINT ordered ON app.checked IS 'low first'",
+    "INSERT INTO app.checked VALUES (1, 2, 'new', 1, 2, 9.5), (2, NULL, NULL, NULL, NULL, NULL)",
 ]
 
 
@@ -56,7 +62,7 @@ def test_pg_dump_writes_what_postgresql_writes(proxy: ProxyServer, pg15: PgClust
     db = pg15.new_database("dump")
     px = proxy.dsn()
     with Client(px) as c:
-        if c("SELECT to_regclass('app.orders')")[2] == [(None,)]:
+        if c("SELECT to_regclass('app.checked')")[2] == [(None,)]:
             for sql in SCHEMA:
                 assert c(sql)[0] != "error", sql
     with Client(pg15.dsn(dbname=db)) as c:

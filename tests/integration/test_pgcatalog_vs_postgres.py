@@ -872,3 +872,62 @@ def test_foreign_keys_in_the_catalog_and_psql(proxy: Any, pg15: PgCluster) -> No
                 for dsn in (proxy.dsn(), ref_dsn)
             ]
             assert (outs[0].stdout, outs[0].stderr) == (outs[1].stdout, outs[1].stderr), command
+
+
+# -- CHECK constraints, through a proxy: pg_constraint, constraintdef, information_schema, \d --
+
+CK_SCHEMA = [
+    "CREATE SCHEMA cko",
+    "CREATE TABLE ck_a (id int PRIMARY KEY, qty int CHECK (qty > 0), status varchar(8) CHECK (status IN ('new', 'done')), "
+    "lo int, hi int, CONSTRAINT ordered CHECK (lo <= hi OR lo IS NULL) NO INHERIT, f real CHECK (f <> 0.5), "
+    "d date CHECK (d BETWEEN '2020-01-01' AND '2030-12-31'), n text CHECK (length(n) < 10 AND n NOT LIKE '%x%'))",
+    "ALTER TABLE ck_a ADD CONSTRAINT late CHECK (id NOT IN (13, 14)) NOT VALID",
+    'CREATE TABLE cko."Ck T" ("Col A" bigint CHECK ("Col A" >= -5), b bool CHECK (NOT b), c numeric(8,3) CHECK (c < 1e3))',
+    "COMMENT ON CONSTRAINT ordered ON ck_a IS 'low first'",
+]
+
+_CK_NAMES = "('ck_a', 'Ck T')"
+CK_QUERIES = [
+    "SELECT conname, connamespace::regnamespace, contype, condeferrable, condeferred, convalidated, "
+    "conrelid::regclass, contypid, conindid::regclass, conparentid, confrelid, confupdtype, confdeltype, "
+    "confmatchtype, conislocal, coninhcount, connoinherit, conkey, confkey, conpfeqop, conppeqop, conffeqop, "
+    "confdelsetcols, conexclop, pg_get_constraintdef(oid), pg_get_constraintdef(oid, true), "
+    "pg_get_expr(conbin, conrelid), pg_get_expr(conbin, conrelid, true), obj_description(oid, 'pg_constraint') "
+    f"FROM pg_constraint WHERE conrelid IN (SELECT oid FROM pg_class WHERE relname IN {_CK_NAMES}) "
+    "ORDER BY conrelid::regclass::text, conname",
+    f"SELECT relname, relchecks FROM pg_class WHERE relname IN {_CK_NAMES} ORDER BY 1",
+    "SELECT constraint_schema, constraint_name, table_name, constraint_type, is_deferrable, initially_deferred, "
+    f"enforced FROM information_schema.table_constraints WHERE table_name IN {_CK_NAMES} "
+    "AND constraint_name NOT LIKE '%not_null' ORDER BY 1, 2",
+    "SELECT constraint_schema, constraint_name, check_clause FROM information_schema.check_constraints "
+    "WHERE constraint_schema IN ('public', 'cko') AND (constraint_name LIKE 'ck%' OR constraint_name IN ('ordered', 'late')) "
+    "ORDER BY 1, 2",
+    "ALTER TABLE ck_a RENAME COLUMN lo TO \"Low\"",
+    "SELECT conname, pg_get_constraintdef(oid, true) FROM pg_constraint WHERE conname = 'ordered'",
+    "ALTER TABLE ck_a RENAME COLUMN \"Low\" TO lo",
+]
+
+
+def test_checks_in_the_catalog_and_psql(proxy: Any, pg15: PgCluster) -> None:
+    """CHECK constraints as PostgreSQL 15 shows them: pg_constraint, pg_get_constraintdef
+    plain and pretty, pg_get_expr of conbin, comments, the information_schema views, and
+    psql's \\d and \\d+ of each table ("Check constraints:")."""
+    from tests.pgcompare import Client, same_answers
+
+    db = pg15.new_database("ckcat")
+    ref_dsn = pg15.dsn(dbname=db)
+    for dsn in (proxy.dsn(), ref_dsn):
+        with Client(dsn) as c:
+            for sql in CK_SCHEMA:
+                assert c(sql)[0] != "error", sql
+    same_answers(proxy.dsn(), ref_dsn, CK_QUERIES).close()
+    for table in ("ck_a", 'cko."Ck T"'):
+        for command in (f"\\d {table}", f"\\d+ {table}"):
+            outs = [
+                subprocess.run(
+                    [str(pg15.bindir / "psql"), "-X", "-d", dsn, "-c", command],
+                    capture_output=True, text=True, timeout=60,
+                )
+                for dsn in (proxy.dsn(), ref_dsn)
+            ]
+            assert (outs[0].stdout, outs[0].stderr) == (outs[1].stdout, outs[1].stderr), command

@@ -40,6 +40,8 @@ TYPES = (
     "jsonb",
 )
 OPERATORS = ("+", "-", "*", "/", "%", "||")
+#: Comparison and pattern operators (a CHECK constraint's): dumped as ``COMPARISONS``.
+COMPARISONS = ("=", "<>", "<", ">", "<=", ">=", "~~", "!~~")
 #: Types whose values can be written with a type modifier, and so get a length coercion.
 TYPMOD_TYPES = ("varchar", "bpchar", "numeric", "time", "timestamp", "timestamptz", "interval")
 
@@ -52,7 +54,7 @@ def generate(dsn: str) -> str:
     with psycopg.connect(dsn, autocommit=True) as conn:
         ver = conn.execute("SHOW server_version").fetchone()
         out.insert(1, f"# source: PostgreSQL {ver[0] if ver else '?'}")
-        for op in OPERATORS:
+        for op in (*OPERATORS, *COMPARISONS):
             for left in (*TYPES, "unknown"):
                 for right in (*TYPES, "unknown"):
                     lhs = "NULL" if left == "unknown" else f"NULL::{left}"
@@ -87,7 +89,12 @@ def generate(dsn: str) -> str:
     out.append("#: (operator, left type, right type) → (oprleft, oprright, oprresult) of the operator")
     out.append("#: PostgreSQL 15 resolves it to; ('error', sqlstate, message, hint) when it refuses.")
     out.append("OPERATORS = {")
-    out.extend(f"    {k!r}: {v!r}," for k, v in operators.items())
+    out.extend(f"    {k!r}: {v!r}," for k, v in operators.items() if k[0] in OPERATORS)
+    out.append("}")
+    out.append("")
+    out.append("#: The same for the comparison and LIKE operators (``~~``, ``!~~``).")
+    out.append("COMPARISONS = {")
+    out.extend(f"    {k!r}: {v!r}," for k, v in operators.items() if k[0] in COMPARISONS)
     out.append("}")
     out.append("")
     out.append("#: (source, target) → (castcontext, how: func | relabel | io), from pg_cast.")

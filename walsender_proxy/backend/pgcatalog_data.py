@@ -1828,6 +1828,12 @@ INFORMATION_SCHEMA_COLUMNS = {
         ("increment", "varchar"),
         ("cycle_option", "varchar"),
     ),
+    "check_constraints": (
+        ("constraint_catalog", "name"),
+        ("constraint_schema", "name"),
+        ("constraint_name", "name"),
+        ("check_clause", "varchar"),
+    ),
     "table_constraints": (
         ("constraint_catalog", "name"),
         ("constraint_schema", "name"),

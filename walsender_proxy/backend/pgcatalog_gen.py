@@ -107,6 +107,7 @@ INFORMATION_SCHEMA_RELATIONS = (
     "columns",
     "views",
     "table_constraints",
+    "check_constraints",
     "key_column_usage",
     "referential_constraints",
     "constraint_column_usage",

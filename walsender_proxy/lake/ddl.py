@@ -23,7 +23,7 @@ from decoding.catalog import (
 )
 from decoding.pgoutput import rowfilter
 from decoding.pgtypes import ColumnType, parse_type
-from walsender_proxy.lake import foreign_key_ddl, index_ddl
+from walsender_proxy.lake import check_ddl, foreign_key_ddl, index_ddl
 from walsender_proxy.lake.errors import LakeError
 from walsender_proxy.lake.sequence_ddl import owned_sequences
 from walsender_proxy.lake.view_ddl import (
@@ -358,6 +358,7 @@ def drop_column(
         columns=tuple(c for c in t.columns if c.name != name),
         # (a foreign key over the column goes with it, as its pg_depend entry is AUTO)
         foreign_keys=tuple(fk for fk in t.foreign_keys if name not in fk.columns),
+        checks=check_ddl.after_drop_column(t, col.attnum),  # (AUTO too, whatever else it names)
     )
     if name in t.identity_index:
         t2 = replace(t2, identity_index=(), identity_index_name="")

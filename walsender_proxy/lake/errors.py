@@ -35,14 +35,17 @@ def unique_violation(
 def not_null_violation(column: str, table: str, schema: str | None = None, row: list[str | None] | None = None) -> LakeError:
     """23502; ``row`` is the failing row's values as their output texts (PostgreSQL's
     DETAIL ``Failing row contains (…)``, each value cut at 64 bytes)."""
-    detail = None
-    if row is not None:
-        detail = "Failing row contains (" + ", ".join("null" if v is None else _clip(v) for v in row) + ")."
+    detail = failing_row(row) if row is not None else None
     return LakeError(
         "23502",
         f'null value in column "{column}" of relation "{table}" violates not-null constraint',
         detail=detail,
     ).about(schema=schema, table=table, column=column)
+
+
+def failing_row(row: Sequence[str | None]) -> str:
+    """ExecBuildSlotValueDescription's DETAIL: ``Failing row contains (…).``"""
+    return "Failing row contains (" + ", ".join("null" if v is None else _clip(v) for v in row) + ")."
 
 
 def _clip(value: str, limit: int = 64) -> str:

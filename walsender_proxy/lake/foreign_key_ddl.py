@@ -59,6 +59,7 @@ def constraint_names(cat: Catalog, schema: str) -> set[str]:
             out.add(t.pkey_name)
         out.update(ix.name for ix in t.indexes if ix.constraint)
         out.update(fk.name for fk in t.foreign_keys)
+        out.update(c.name for c in t.checks)
     return out
 
 
@@ -204,7 +205,7 @@ def add_foreign_key(
     if len(fk_cols) != len(pk_cols):
         raise LakeError("42830", "number of referencing and referenced columns for foreign key disagree")
     taken = {fk.name for fk in t.foreign_keys} | ({t.pkey_name} if t.primary_key else set())
-    taken |= {ix.name for ix in t.indexes if ix.constraint}
+    taken |= {ix.name for ix in t.indexes if ix.constraint} | {c.name for c in t.checks}
     if spec.name is not None and spec.name in taken:
         raise LakeError("42710", f'constraint "{spec.name}" for relation "{t.name}" already exists')
     name = spec.name if spec.name is not None else _constraint_name(cat, t, spec.columns)

@@ -41,6 +41,8 @@ from decoding.pgoutput import rowfilter
 from decoding.pgtypes import ColumnType, parse_type
 from decoding.pgvalues.typmod import SUBSECOND_TYPES, round_times
 from walsender_proxy.lake import (
+    check_ddl,
+    checks,
     ddl,
     foreign_key_ddl,
     foreign_keys,
@@ -386,7 +388,7 @@ class Transaction:
         n = data.num_rows
         if n == 0:
             return 0
-        self._check_not_null(t, data)
+        self._check_new_rows(t, data)
         # Check and register atomically: two inserts of one key cannot both pass. One
         # section for all of it: with many sessions, each entry into the statement lock is
         # a chance to queue behind another session's GIL slice.
@@ -495,7 +497,7 @@ class Transaction:
                 data = _to_arrow(t, b)
                 if not data.num_rows:
                     continue
-                self._check_not_null(t, data)
+                self._check_new_rows(t, data)
                 rids = lake._allocate_rids(data.num_rows)
                 contiguous = contiguous and (n == 0 or int(rids[0]) == hi + 1)
                 lo, hi = (int(rids[0]) if n == 0 else lo), int(rids[-1])
@@ -560,11 +562,15 @@ class Transaction:
         if old.num_rows == 0:
             return 0
         check_replica_identity(self.catalog(), t, "update")
-        self._check_not_null(t, new)
+        held = checks.any_held(self, t)
+        if not held:
+            self._check_not_null(t, new)
         try:
             new = _conform_table(t, new)
         except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as e:
             raise LakeError("22P02", f"invalid input value: {e}") from None
+        if held:  # (the CHECKs evaluate the values as stored)
+            self._check_new_rows(t, new.sort_by(RID))  # (the first failing row in rid order, as a heap scan)
         old = _conform_table(t, old)
         with self.lake._dml_lock:
             self._lock_rows(t, new.column(RID))
@@ -836,6 +842,17 @@ class Transaction:
     def _lock_rows(self, t: Table, rids: pa.ChunkedArray | pa.Array) -> None:
         arr = rids.combine_chunks() if isinstance(rids, pa.ChunkedArray) else rids
         self.lake._lock_rows(self, t, arr, self.statement_csn())
+
+    def _check_new_rows(self, t: Table, data: pa.Table) -> None:
+        """NOT NULL and CHECK constraints of new row versions, as ExecConstraints checks
+        each row in turn: NOT NULL then the checks of one row before the next row's."""
+        bad = checks.first_violation(self, t, data)
+        if bad is None:
+            self._check_not_null(t, data)
+            return
+        i, check = bad
+        self._check_not_null(t, data.slice(0, i + 1))
+        raise checks.violation(t, check, _row_texts(t, data.slice(i, 1)))
 
     def _check_not_null(self, t: Table, data: pa.Table) -> None:
         """NOT NULL of the transaction's own view of the table and of the newest committed
@@ -1188,7 +1205,32 @@ class Transaction:
 
     def drop_constraint(self, table: str, name: str, *, if_exists: bool = False, cascade: bool = False) -> list[str]:
         """ALTER TABLE … DROP CONSTRAINT; returns the foreign keys CASCADE dropped besides."""
-        return self._run_ddl(index_ddl.drop_constraint, table, name, if_exists, self._path(), cascade) or []
+        return self._run_ddl(check_ddl.drop_constraint, table, name, if_exists, self._path(), cascade) or []
+
+    def add_checks(self, table: str, specs: Sequence[check_ddl.CheckSpec], *, in_create: bool = False) -> list[str]:
+        """CHECK constraints of CREATE TABLE, ADD COLUMN or ADD CONSTRAINT, in order; the
+        rows already there are checked unless NOT VALID (23514 ``… is violated by some
+        row``). Writers of the table in other open transactions would have to end first in
+        PostgreSQL (AccessExclusiveLock), so they make it 40001 here. Returns the names."""
+        self._check_writable()
+
+        def go() -> list[str]:
+            cat, alloc, path = self._ddl_catalog(), self.lake._allocate_oid, self._path()
+            ops, _ = check_ddl.add_checks(cat, alloc, table, specs, path, in_create=in_create)
+            if not ops:
+                return []
+            self.lake._take_catalog_lock(self)
+            ops, (t, made) = check_ddl.add_checks(self._ddl_catalog(), alloc, table, specs, path, in_create=in_create)
+            for c in made:
+                checks.binding(t, c)
+            self.lake._lock_table(self, t)
+            self._ddl(ops)
+            due = [c for c in made if c.validated]
+            if due:
+                checks.validate(self, t, due)
+            return [c.name for c in made]
+
+        return self._guard(go)
 
     def add_foreign_key(self, table: str, spec: foreign_key_ddl.ForeignKeySpec) -> str:
         """ALTER TABLE … ADD FOREIGN KEY (and a CREATE TABLE's REFERENCES): the rows already
@@ -1214,11 +1256,23 @@ class Transaction:
         return self._guard(go)
 
     def validate_constraint(self, table: str, name: str) -> None:
-        """ALTER TABLE … VALIDATE CONSTRAINT of a NOT VALID foreign key."""
+        """ALTER TABLE … VALIDATE CONSTRAINT of a NOT VALID foreign key or check."""
         self._check_writable()
 
         def go() -> None:
             cat, alloc, path = self._ddl_catalog(), self.lake._allocate_oid, self._path()
+            if check_ddl.find_check(cat.resolve_table(table, path), name) is not None:
+                ops, made_check = check_ddl.validate_check(cat, alloc, table, name, path)
+                if not ops:
+                    return
+                self.lake._take_catalog_lock(self)
+                ops, made_check = check_ddl.validate_check(self._ddl_catalog(), alloc, table, name, path)
+                if made_check is None:
+                    return
+                self.lake._lock_table(self, made_check[0])
+                checks.validate(self, made_check[0], [made_check[1]])
+                self._ddl(ops)
+                return
             ops, made = foreign_key_ddl.validate_foreign_key(cat, alloc, table, name, path)
             if not ops:
                 return
@@ -1243,7 +1297,7 @@ class Transaction:
         self._run_ddl(build)
 
     def rename_constraint(self, table: str, name: str, new_name: str) -> None:
-        self._run_ddl(index_ddl.rename_constraint, table, name, new_name, self._path())
+        self._run_ddl(check_ddl.rename_constraint, table, name, new_name, self._path())
 
     def rename_index(self, name: str, new_name: str) -> None:
         self._run_ddl(index_ddl.rename_index, self._named(name), new_name, self._path())

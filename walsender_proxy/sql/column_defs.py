@@ -20,6 +20,12 @@ from walsender_proxy.lake import Transaction
 from walsender_proxy.sql import foreign_key_sql, sequences
 
 _C = enums.ConstrType
+_ATTRIBUTES = {
+    _C.CONSTR_ATTR_DEFERRABLE: "DEFERRABLE",
+    _C.CONSTR_ATTR_NOT_DEFERRABLE: "NOT DEFERRABLE",
+    _C.CONSTR_ATTR_DEFERRED: "INITIALLY DEFERRED",
+    _C.CONSTR_ATTR_IMMEDIATE: "INITIALLY IMMEDIATE",
+}
 
 
 @dataclass(slots=True)
@@ -39,6 +45,8 @@ class ColumnPlan:
     pkey_name: str | None = None
     #: REFERENCES column constraints (made once the table exists)
     foreign: list[ast.Constraint] = field(default_factory=list)
+    #: CHECK column constraints (cooked once the table exists)
+    checks: list[ast.Constraint] = field(default_factory=list)
 
 
 def plan(el: ast.ColumnDef, table: str, type_text: Any, unsupported: Any, constraint_name: Any) -> ColumnPlan:
@@ -52,8 +60,13 @@ def plan(el: ast.ColumnDef, table: str, type_text: Any, unsupported: Any, constr
         constraints += [ast.Constraint(contype=_C.CONSTR_DEFAULT), ast.Constraint(contype=_C.CONSTR_NOTNULL)]
     saw_nullable = saw_default = saw_identity = False
     where = f'column "{el.colname}" of table "{table}"'
+    last = None  # (the constraint a DEFERRABLE-style attribute applies to)
     for c in constraints:
         kind = c.contype
+        if kind in _ATTRIBUTES and last not in (_C.CONSTR_PRIMARY, _C.CONSTR_UNIQUE, _C.CONSTR_FOREIGN):
+            raise PgError("42601", f"misplaced {_ATTRIBUTES[kind]} clause")  # (transformConstraintAttrs)
+        if kind not in _ATTRIBUTES:
+            last = kind
         if kind == _C.CONSTR_NULL:
             if saw_nullable and p.not_null:
                 raise PgError("42601", f"conflicting NULL/NOT NULL declarations for {where}")
@@ -81,6 +94,8 @@ def plan(el: ast.ColumnDef, table: str, type_text: Any, unsupported: Any, constr
             p.unique.append(c)
         elif kind == _C.CONSTR_FOREIGN:
             p.foreign.append(c)
+        elif kind == _C.CONSTR_CHECK:
+            p.checks.append(c)
         elif foreign_key_sql.attribute(kind):
             pass
         else:

@@ -109,6 +109,9 @@ def _address(tx: Transaction, s: ast.CommentStmt) -> tuple[int, int, int]:
             for fk in rel.foreign_keys:  # type: ignore[union-attr]
                 if fk.name == con:
                     return pgcatalog.PG_CATALOG["pg_constraint"].oid, fk.oid, 0
+            for ck in rel.checks:  # type: ignore[union-attr]
+                if ck.name == con:
+                    return pgcatalog.PG_CATALOG["pg_constraint"].oid, ck.oid, 0
         raise PgError("42704", f'constraint "{con}" for table "{names[-2]}" does not exist')
     raise PgError(
         "0A000",

@@ -19,7 +19,7 @@ from decoding.pgtypes import UnknownTypeError, parse_type
 from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import Lake, PubTable, Transaction
 from walsender_proxy.lake.foreign_key_ddl import ForeignKeySpec
-from walsender_proxy.sql import column_defs, foreign_key_sql, index_sql, reloptions
+from walsender_proxy.sql import check_sql, column_defs, foreign_key_sql, index_sql, reloptions
 
 
 def unsupported(what: str) -> PgError:
@@ -150,6 +150,7 @@ def create_table(
     pk_name: str | None = None
     uniques: list[dict[str, Any]] = []
     foreign: list[ForeignKeySpec] = []
+    checks: list[ast.Constraint] = []  # (in the order written: transformCreateStmt's ckconstraints)
     for el in s.tableElts or ():
         if isinstance(el, ast.ColumnDef):
             p = column_defs.plan(el, s.relation.relname, type_text, unsupported, _constraint_name)
@@ -159,6 +160,7 @@ def create_table(
                 pk, pk_name = [el.colname], p.pkey_name
             uniques += [index_sql.unique_constraint(c, el.colname) for c in p.unique]
             foreign += [foreign_key_sql.spec(c, el.colname, new_table=True) for c in p.foreign]
+            checks += p.checks
             plans.append(p)
         elif isinstance(el, ast.Constraint):
             if el.contype == enums.ConstrType.CONSTR_PRIMARY:
@@ -174,6 +176,8 @@ def create_table(
                 uniques.append(index_sql.unique_constraint(el))
             elif el.contype == enums.ConstrType.CONSTR_FOREIGN:
                 foreign.append(foreign_key_sql.spec(el, new_table=True))
+            elif el.contype == enums.ConstrType.CONSTR_CHECK:
+                checks.append(el)
             else:
                 raise unsupported(f"table constraint {_constraint_name(el.contype)}")
         else:
@@ -197,6 +201,9 @@ def create_table(
     if options:
         tx.set_reloptions(name, options)
     column_defs.own_sequences(tx, schema, rel, owned)
+    if checks:  # (AddRelationNewConstraints, as the table is made)
+        made = tx.table(name)
+        tx.add_checks(name, [check_sql.cook(c, made, new_table=True) for c in checks], in_create=True)
     # (PostgreSQL's transformIndexConstraints: the primary key first, then each UNIQUE not
     # the same as one before it)
     made: list[tuple[Any, ...]] = [(tuple(pk), (), False)] if pk else []
@@ -510,6 +517,8 @@ def alter_table(
                 fill(tx, table, d.colname)
             for u in uniques:  # (after the rows have the column's values, as PostgreSQL builds it)
                 index_sql.add_unique(tx, table, u)
+            if p.checks:
+                tx.add_checks(table, [check_sql.cook(c, tx.table(table)) for c in p.checks])
             for c in p.foreign:
                 tx.add_foreign_key(table, foreign_key_sql.spec(c, d.colname))
         elif t == enums.AlterTableType.AT_ColumnDefault:
@@ -547,11 +556,14 @@ def alter_table(
             index_sql.add_unique(tx, table, index_sql.unique_constraint(cmd.def_))
         elif t == enums.AlterTableType.AT_AddConstraint and cmd.def_.contype == enums.ConstrType.CONSTR_FOREIGN:
             tx.add_foreign_key(table, foreign_key_sql.spec(cmd.def_))
+        elif t == enums.AlterTableType.AT_AddConstraint and check_sql.is_check(cmd.def_):
+            tx.add_checks(table, [check_sql.cook(cmd.def_, tx.table(table))])
         elif t == enums.AlterTableType.AT_ValidateConstraint:
             tx.validate_constraint(table, cmd.name)
         elif t == enums.AlterTableType.AT_DropConstraint:
             tbl = tx.table(table)
             known = tbl.index(cmd.name) is not None or any(fk.name == cmd.name for fk in tbl.foreign_keys)
+            known = known or any(c.name == cmd.name for c in tbl.checks)
             if cmd.missing_ok and not known and not (tbl.primary_key and tbl.pkey_name == cmd.name):
                 _skipping(notices, "00000", f'constraint "{cmd.name}" of relation "{tbl.name}" does not exist')
                 continue

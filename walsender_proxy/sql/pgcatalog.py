@@ -41,6 +41,7 @@ import pyarrow as pa
 from decoding.catalog import (
     SEQUENCE_MARK,
     Catalog,
+    Check,
     Column,
     ForeignKey,
     Table,
@@ -747,6 +748,8 @@ class CatalogSnapshot:
         self.functions = sorted(catalog.functions.values(), key=lambda fn: fn.oid)
         self.indexes = [ix for t in self.user_tables for ix in _table_indexes(t)]
         self.foreign_keys = _foreign_keys(catalog, self.user_tables)
+        #: every table's CHECK constraints, in OID order
+        self.checks = sorted(((t, c) for t in self.user_tables for c in t.checks), key=lambda x: x[1].oid)
         #: relhastriggers: a foreign key's RI triggers are on both of its tables (PostgreSQL
         #: leaves the flag set after the constraint is dropped, until a VACUUM; the lake
         #: does not remember that)
@@ -963,6 +966,7 @@ def _pg_class(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 relam=HEAP_AM_OID,
                 relhasindex=t.oid in has_index,
                 relhastriggers=t.oid in s.triggered,
+                relchecks=len(t.checks),
                 relkind="r",
                 relnatts=s.relnatts(t),
                 relreplident=t.replica_identity,
@@ -1330,7 +1334,44 @@ def _pg_constraint(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 "confdelsetcols": None if f.delsetcols is None else list(f.delsetcols),
             }
         )
+    for t, c in s.checks:
+        out.append(
+            {
+                "oid": c.oid,
+                "conname": c.name,
+                "connamespace": s.ns_oid[t.schema],
+                "contype": "c",
+                "condeferrable": False,
+                "condeferred": False,
+                "convalidated": c.validated,
+                "conrelid": t.oid,
+                "contypid": 0,
+                "conindid": 0,
+                "conparentid": 0,
+                "confrelid": 0,
+                "confupdtype": " ",
+                "confdeltype": " ",
+                "confmatchtype": " ",
+                "conislocal": True,
+                "coninhcount": 0,
+                "connoinherit": c.no_inherit,
+                "conkey": list(c.attnums) or None,
+                "conbin": check_bin(c.oid),
+            }
+        )
     return out
+
+
+def check_definition(t: Table, c: Check, *, pretty: bool) -> str:
+    """``pg_get_constraintdef`` of a CHECK constraint (ruleutils.c, CONSTRAINT_CHECK):
+    ``CHECK (expr)`` with the table's current column names."""
+    names = {col.attnum: quote_ident(col.name) for col in t.columns}
+    text = f"CHECK ({Check.fill(c.pretty if pretty else c.expr, names)})"
+    if c.no_inherit:
+        text += " NO INHERIT"
+    if not c.validated:
+        text += " NOT VALID"
+    return text
 
 
 @_rows("pgc_pg_publication")
@@ -1653,6 +1694,7 @@ def _commentable(s: CatalogSnapshot) -> set[tuple[int, int]]:
     out |= {(pg_class, ix.oid) for ix in s.indexes}
     out |= {(PG_CATALOG["pg_constraint"].oid, ix.constraint) for ix in s.indexes if ix.constraint}
     out |= {(PG_CATALOG["pg_constraint"].oid, f.fk.oid) for f in s.foreign_keys}
+    out |= {(PG_CATALOG["pg_constraint"].oid, c.oid) for _, c in s.checks}
     out |= {(PG_CATALOG["pg_namespace"].oid, oid) for oid, _ in s.namespaces}
     return out
 
@@ -2060,6 +2102,49 @@ def _is_table_constraints(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 "nulls_distinct": None,
             }
         )
+    for t, c in s.checks:
+        out.append(
+            {
+                "constraint_catalog": s.server.database,
+                "constraint_schema": t.schema,
+                "constraint_name": c.name,
+                "table_catalog": s.server.database,
+                "table_schema": t.schema,
+                "table_name": t.name,
+                "constraint_type": "CHECK",
+                "is_deferrable": "NO",
+                "initially_deferred": "NO",
+                "enforced": "YES",
+                "nulls_distinct": None,
+            }
+        )
+    return out
+
+
+@_rows("pgc_is_check_constraints")
+def _is_check_constraints(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    """PostgreSQL 15's view: each CHECK constraint's ``pg_get_constraintdef`` from its
+    seventh character, and every NOT NULL column as ``col IS NOT NULL`` named by OIDs."""
+    out = [
+        {
+            "constraint_catalog": s.server.database,
+            "constraint_schema": t.schema,
+            "constraint_name": c.name,
+            "check_clause": check_definition(t, c, pretty=False)[6:],
+        }
+        for t, c in s.checks
+    ]
+    for t in s.user_tables:
+        for col in t.columns:
+            if col.not_null:
+                out.append(
+                    {
+                        "constraint_catalog": s.server.database,
+                        "constraint_schema": t.schema,
+                        "constraint_name": f"{s.ns_oid[t.schema]}_{t.oid}_{col.attnum}_not_null",
+                        "check_clause": f"{col.name} IS NOT NULL",
+                    }
+                )
     return out
 
 
@@ -2378,7 +2463,24 @@ def _exprs(s: CatalogSnapshot) -> list[dict[str, Any]]:
                         "e_seq": d.sequence,
                     }
                 )
+    for t, ck in s.checks:  # (pg_get_expr(conbin, conrelid): the expression alone)
+        names = {c.attnum: quote_ident(c.name) for c in t.columns}
+        out.append(
+            {
+                "e_bin": check_bin(ck.oid),
+                "e_plain": Check.fill(ck.expr, names),
+                "e_pretty": Check.fill(ck.pretty, names),
+                "e_styled": False,
+                "e_seq": 0,
+            }
+        )
     return out
+
+
+def check_bin(oid: int) -> str:
+    """A CHECK constraint's ``conbin``: opaque, as ``adbin`` (PostgreSQL's node tree is
+    internal); ``pg_get_expr`` prints the expression."""
+    return f"{{CHECK :conoid {oid}}}"
 
 
 @_helper(
@@ -2538,6 +2640,7 @@ def _indexdefs(s: CatalogSnapshot) -> list[dict[str, Any]]:
             ("def", pa.string()),
             ("def_short", pa.string()),
             ("refrel", pa.uint32()),
+            ("def_pretty", pa.string()),
         ]
     ),
 )
@@ -2557,6 +2660,16 @@ def _constraintdefs(s: CatalogSnapshot) -> list[dict[str, Any]]:
             "refrel": f.ref.oid,
         }
         for f in s.foreign_keys
+    ]
+    out += [
+        {
+            "oid": c.oid,
+            "def": check_definition(t, c, pretty=False),
+            "def_short": None,
+            "refrel": 0,
+            "def_pretty": check_definition(t, c, pretty=True),
+        }
+        for t, c in s.checks
     ]
     return out
 
@@ -2889,10 +3002,12 @@ _MACROS: dict[str, str] = {
                 WHEN coalesce(pretty, false) THEN pgc_e.e_pretty ELSE pgc_e.e_plain END
          FROM pgc_exprs pgc_e WHERE pgc_e.e_bin = x::VARCHAR),
         x::VARCHAR)""",
-    "pgc_pg_get_constraintdef": """MACRO pgc_pg_get_constraintdef(c) AS (
+    "pgc_pg_get_constraintdef": """MACRO pgc_pg_get_constraintdef(c, pretty) AS (
         SELECT CASE WHEN pgc_x.refrel <> 0
                       AND pgc_x.refrel IN (SELECT pgc_v.oid FROM pgc_visible_rels pgc_v)
-                    THEN pgc_x.def_short ELSE pgc_x.def END
+                    THEN pgc_x.def_short
+                    WHEN coalesce(pretty, false) AND pgc_x.def_pretty IS NOT NULL THEN pgc_x.def_pretty
+                    ELSE pgc_x.def END
         FROM pgc_constraintdefs pgc_x WHERE pgc_x.oid = c)""",
     # the relation's partition ancestors, itself first: only a partition or partitioned
     # table or index has any (check_rel_can_be_partition), and the lake has none; a list,
