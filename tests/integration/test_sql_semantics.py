@@ -1205,3 +1205,30 @@ VALUES_ITEMS = [
 
 def test_values_items_convert_to_their_columns_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
     _same_answers(proxy, pg15, VALUES_ITEMS).close()
+
+
+#: Date/time values assigned to a column of another date/time type convert in the
+#: session's TimeZone, as PostgreSQL's casts (a timestamptz was stored as its UTC wall
+#: time in a timestamp column, a timestamp read as UTC into a timestamptz one); numbers,
+#: booleans and dates do not turn into one another (42804).
+ASSIGNED_CLOCKS = [
+    "SET TimeZone = 'America/New_York'",
+    "CREATE TABLE ac1 (d date, ts timestamp, tz timestamptz, tm time, b bool, i interval)",
+    "INSERT INTO ac1 (d, ts, tz) SELECT timestamptz '2020-01-02 03:04:05+00', timestamptz '2020-01-02 03:04:05+00', timestamp '2020-01-02 03:04:05'",
+    "INSERT INTO ac1 (d, ts, tz) VALUES (timestamptz '2020-01-02 03:04:05+00', date '2020-05-06', date '2020-05-06')",
+    "INSERT INTO ac1 (tm) SELECT timestamptz '2020-01-02 03:04:05+00'",
+    "INSERT INTO ac1 (b) SELECT 1",
+    "INSERT INTO ac1 (b) VALUES ('yes'), ('0')",
+    "INSERT INTO ac1 (i) SELECT time '01:02:03'",
+    "SET TimeZone = 'Europe/Berlin'",
+    "INSERT INTO ac1 (tz) VALUES (timestamp '2021-03-28 02:30:00'), (timestamp '2021-10-31 02:30:00')",
+    "INSERT INTO ac1 (ts, d) SELECT timestamptz '2021-03-28 00:30:00+00', timestamptz '1969-12-31 23:30:00+00'",
+    "UPDATE ac1 SET d = 5 WHERE false",
+    "INSERT INTO ac1 (d) SELECT 1.5",
+    "UPDATE ac1 SET ts = tz WHERE tz IS NOT NULL",
+    "SELECT * FROM ac1 ORDER BY d, ts, tz, tm, b, i",
+]
+
+
+def test_date_time_values_assigned_across_types_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    _same_answers(proxy, pg15, ASSIGNED_CLOCKS).close()

@@ -105,6 +105,10 @@ def coerce_text(
                 hint="Cast the value to text.",
             )
         arr = texts
+    elif not col.type.is_array:
+        _check_assignable(col, arr)
+        if col.type.base.name in _CLOCK_TYPES:
+            arr = _clock_value(col.type.base.name, arr, (out or TextOut()).zone)
 
     if (
         pa.types.is_decimal(arr.type)
@@ -142,3 +146,64 @@ def coerce_text_columns(t: Table, data: pa.Table, date_order: str = "MDY", out: 
         if col is not None:
             data = data.set_column(i, name, coerce_text(col, data.column(i), date_order, out))
     return data
+
+
+_CATEGORIES = {"int2": "N", "int4": "N", "int8": "N", "float4": "N", "float8": "N", "numeric": "N",
+               "bool": "B", "date": "D", "time": "D", "timestamp": "D", "timestamptz": "D"}  # fmt: skip
+
+
+def _check_assignable(col: Any, arr: pa.Array | pa.ChunkedArray) -> None:
+    """42804 where PostgreSQL has no assignment cast from the value's type to the column's:
+    numbers, booleans and date/time values do not turn into one another (``1`` into a
+    boolean column, ``true`` into an integer one)."""
+    src = _source_type(arr.type) if not pa.types.is_boolean(arr.type) else parse_type("bool")
+    if src is None or src.is_array:
+        return
+    a, b = _CATEGORIES.get(src.base.name), _CATEGORIES.get(col.type.base.name)
+    if a is None or b is None or a == b:
+        return
+    from decoding.errors import PgError
+
+    raise PgError(
+        "42804",
+        f'column "{col.name}" is of type {replace(col.type, typmod=-1).sql_name()} '
+        f"but expression is of type {src.sql_name()}",
+        hint="You will need to rewrite or cast the expression.",
+    )
+
+
+_CLOCK_TYPES = ("timestamp", "timestamptz", "date", "time", "interval")
+_USECS_PER_DAY = 86_400_000_000
+
+
+def _clock_value(target: str, arr: pa.Array | pa.ChunkedArray, zone: Any) -> pa.Array | pa.ChunkedArray:
+    """A date/time value of another date/time type for a ``target`` column, converted as
+    PostgreSQL's casts do in the session's TimeZone: a timestamptz is the local time there
+    when it goes into a timestamp, date or time column; a timestamp or a date going into a
+    timestamptz column is read as a local time (Arrow would take UTC for both); a time into
+    an interval column is its time of day."""
+    from decoding import pgtz
+
+    zone = zone or pgtz.UTC_ZONE
+    t = arr.type
+    aware = pa.types.is_timestamp(t) and t.tz is not None
+    naive = pa.types.is_timestamp(t) and t.tz is None
+    if target == "interval" and pa.types.is_time(t):
+        us = arr.cast(pa.time64("us")).cast(pa.int64()).to_pylist()
+        return pa.array([None if v is None else (0, 0, v * 1000) for v in us], pa.month_day_nano_interval())
+    if aware and target in ("timestamp", "date", "time"):
+        us = arr.cast(pa.timestamp("us", tz="UTC")).cast(pa.int64()).to_pylist()
+        local = [None if v is None else v + zone.utc_offset(v) * 1_000_000 for v in us]
+        if target == "timestamp":
+            return pa.array(local, pa.int64()).cast(pa.timestamp("us"))
+        if target == "date":
+            return pa.array([None if v is None else v // _USECS_PER_DAY for v in local], pa.int32()).cast(pa.date32())
+        return pa.array([None if v is None else v % _USECS_PER_DAY for v in local], pa.int64()).cast(pa.time64("us"))
+    if target == "timestamptz" and (naive or pa.types.is_date(t)):
+        if naive:
+            local = arr.cast(pa.timestamp("us")).cast(pa.int64()).to_pylist()
+        else:
+            local = [None if v is None else v * _USECS_PER_DAY for v in arr.cast(pa.int32()).to_pylist()]
+        utc = [None if v is None else zone.local_to_utc(v) for v in local]
+        return pa.array(utc, pa.int64()).cast(pa.timestamp("us", tz="UTC"))
+    return arr
