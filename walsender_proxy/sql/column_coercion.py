@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 
 from decoding.catalog import Table
 from decoding.pgtypes import ColumnType, parse_type
+from walsender_proxy.backend import coercion_data
 from walsender_proxy.sql import numeric_math
 
 
@@ -105,9 +106,9 @@ def coerce_text(
                 hint="Cast the value to text.",
             )
         arr = texts
-    elif not col.type.is_array:
+    else:
         _check_assignable(col, arr)
-        if col.type.base.name in _CLOCK_TYPES:
+        if col.type.base.name in _CLOCK_TYPES and not col.type.is_array:
             arr = _clock_value(col.type.base.name, arr, (out or TextOut()).zone)
 
     if (
@@ -118,6 +119,9 @@ def coerce_text(
         # numeric → float through its text (float8in), as PostgreSQL's cast does: Arrow's
         # decimal → double is m·10^-s in double arithmetic (10.1 would be 10.100000000000001)
         return decode_text_arrow(col.type, arr.cast(pa.string()))
+    if pa.types.is_integer(arr.type) and col.type.base.name in ("float4", "float8") and not col.type.is_array:
+        # int → float rounds to the nearest float (Arrow's checked cast refuses the loss)
+        return arr.cast(col.type.arrow, safe=False)
     if pa.types.is_floating(arr.type) and col.type.base.name == "numeric" and not col.type.is_array:
         # float → numeric through float4_numeric's / float8_numeric's text (6 or 15
         # significant digits), not the binary value's longer decimal expansion
@@ -148,25 +152,30 @@ def coerce_text_columns(t: Table, data: pa.Table, date_order: str = "MDY", out: 
     return data
 
 
-_CATEGORIES = {"int2": "N", "int4": "N", "int8": "N", "float4": "N", "float8": "N", "numeric": "N",
-               "bool": "B", "date": "D", "time": "D", "timestamp": "D", "timestamptz": "D"}  # fmt: skip
-
-
 def _check_assignable(col: Any, arr: pa.Array | pa.ChunkedArray) -> None:
-    """42804 where PostgreSQL has no assignment cast from the value's type to the column's:
-    numbers, booleans and date/time values do not turn into one another (``1`` into a
-    boolean column, ``true`` into an integer one)."""
-    src = _source_type(arr.type) if not pa.types.is_boolean(arr.type) else parse_type("bool")
-    if src is None or src.is_array:
+    """42804 where PostgreSQL has no assignment cast from the value's type to the column's
+    (pg_cast: an implicit or assignment cast, or the same type; any type into a string
+    type is an I/O cast): ``1`` into a boolean, uuid or jsonb column, a date into an
+    integer one, a scalar into an array column. Text values are left to the column's input
+    function: a string here may be an untyped literal, which PostgreSQL reads that way."""
+    if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type) or pa.types.is_null(arr.type):
         return
-    a, b = _CATEGORIES.get(src.base.name), _CATEGORIES.get(col.type.base.name)
-    if a is None or b is None or a == b:
+    src = parse_type("bool") if pa.types.is_boolean(arr.type) else _source_type(arr.type)
+    if src is None:
+        return
+    tgt = col.type
+    if tgt.is_array:
+        if src.is_array:
+            return  # (element by element: the array's own conversion refuses what it must)
+    elif src.is_array:
+        pass
+    elif src.base.name == tgt.base.name or coercion_data.CASTS.get((src.base.name, tgt.base.name), ("e",))[0] in ("a", "i"):
         return
     from decoding.errors import PgError
 
     raise PgError(
         "42804",
-        f'column "{col.name}" is of type {replace(col.type, typmod=-1).sql_name()} '
+        f'column "{col.name}" is of type {replace(tgt, typmod=-1).sql_name()} '
         f"but expression is of type {src.sql_name()}",
         hint="You will need to rewrite or cast the expression.",
     )
@@ -188,6 +197,11 @@ def _clock_value(target: str, arr: pa.Array | pa.ChunkedArray, zone: Any) -> pa.
     t = arr.type
     aware = pa.types.is_timestamp(t) and t.tz is not None
     naive = pa.types.is_timestamp(t) and t.tz is None
+    if target == "time" and pa.types.is_interval(t):  # (interval_time: the time part, within a day)
+        parts = arr.cast(pa.month_day_nano_interval()).to_pylist()
+        return pa.array(
+            [None if v is None else (v.nanoseconds // 1000) % _USECS_PER_DAY for v in parts], pa.int64()
+        ).cast(pa.time64("us"))
     if target == "interval" and pa.types.is_time(t):
         us = arr.cast(pa.time64("us")).cast(pa.int64()).to_pylist()
         return pa.array([None if v is None else (0, 0, v * 1000) for v in us], pa.month_day_nano_interval())
