@@ -2044,80 +2044,36 @@ def _is_columns(s: CatalogSnapshot) -> list[dict[str, Any]]:
 @_rows("pgc_is_table_constraints")
 def _is_table_constraints(s: CatalogSnapshot) -> list[dict[str, Any]]:
     """PostgreSQL 15's view: keys, NOT NULL columns (as CHECK) and foreign keys."""
+
+    def row(t: Table, name: str, kind: str, nulls_distinct: str | None = None) -> dict[str, Any]:
+        return {
+            "constraint_catalog": s.server.database,
+            "constraint_schema": t.schema,
+            "constraint_name": name,
+            "table_catalog": s.server.database,
+            "table_schema": t.schema,
+            "table_name": t.name,
+            "constraint_type": kind,
+            "is_deferrable": "NO",
+            "initially_deferred": "NO",
+            "enforced": "YES",
+            "nulls_distinct": nulls_distinct,
+        }
+
     out = []
     for ix in s.indexes:
         if ix.constraint:
-            t = ix.table
-            out.append(
-                {
-                    "constraint_catalog": s.server.database,
-                    "constraint_schema": t.schema,
-                    "constraint_name": ix.name,
-                    "table_catalog": s.server.database,
-                    "table_schema": t.schema,
-                    "table_name": t.name,
-                    "constraint_type": "PRIMARY KEY" if ix.primary else "UNIQUE",
-                    "is_deferrable": "NO",
-                    "initially_deferred": "NO",
-                    "enforced": "YES",
-                    # (the view's CASE has no branch for a primary key)
-                    "nulls_distinct": None
-                    if ix.primary
-                    else "NO"
-                    if ix.nulls_not_distinct
-                    else "YES",
-                }
-            )
+            # (the view's CASE has no branch for a primary key)
+            distinct = None if ix.primary else "NO" if ix.nulls_not_distinct else "YES"
+            out.append(row(ix.table, ix.name, "PRIMARY KEY" if ix.primary else "UNIQUE", distinct))
     for t in s.user_tables:  # every NOT NULL column is a CHECK row named by OIDs
-        for c in t.columns:
-            if c.not_null:
-                out.append(
-                    {
-                        "constraint_catalog": s.server.database,
-                        "constraint_schema": t.schema,
-                        "constraint_name": f"{s.ns_oid[t.schema]}_{t.oid}_{c.attnum}_not_null",
-                        "table_catalog": s.server.database,
-                        "table_schema": t.schema,
-                        "table_name": t.name,
-                        "constraint_type": "CHECK",
-                        "is_deferrable": "NO",
-                        "initially_deferred": "NO",
-                        "enforced": "YES",
-                        "nulls_distinct": None,
-                    }
-                )
-    for f in s.foreign_keys:
-        out.append(
-            {
-                "constraint_catalog": s.server.database,
-                "constraint_schema": f.table.schema,
-                "constraint_name": f.fk.name,
-                "table_catalog": s.server.database,
-                "table_schema": f.table.schema,
-                "table_name": f.table.name,
-                "constraint_type": "FOREIGN KEY",
-                "is_deferrable": "NO",
-                "initially_deferred": "NO",
-                "enforced": "YES",
-                "nulls_distinct": None,
-            }
-        )
-    for t, c in s.checks:
-        out.append(
-            {
-                "constraint_catalog": s.server.database,
-                "constraint_schema": t.schema,
-                "constraint_name": c.name,
-                "table_catalog": s.server.database,
-                "table_schema": t.schema,
-                "table_name": t.name,
-                "constraint_type": "CHECK",
-                "is_deferrable": "NO",
-                "initially_deferred": "NO",
-                "enforced": "YES",
-                "nulls_distinct": None,
-            }
-        )
+        out += [
+            row(t, f"{s.ns_oid[t.schema]}_{t.oid}_{c.attnum}_not_null", "CHECK")
+            for c in t.columns
+            if c.not_null
+        ]
+    out += [row(f.table, f.fk.name, "FOREIGN KEY") for f in s.foreign_keys]
+    out += [row(t, c.name, "CHECK") for t, c in s.checks]
     return out
 
 
