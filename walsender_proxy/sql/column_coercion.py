@@ -206,8 +206,11 @@ def _clock_value(target: str, arr: pa.Array | pa.ChunkedArray, zone: Any) -> pa.
         us = arr.cast(pa.time64("us")).cast(pa.int64()).to_pylist()
         return pa.array([None if v is None else (0, 0, v * 1000) for v in us], pa.month_day_nano_interval())
     if aware and target in ("timestamp", "date", "time"):
-        us = arr.cast(pa.timestamp("us", tz="UTC")).cast(pa.int64()).to_pylist()
-        local = [None if v is None else v + zone.utc_offset(v) * 1_000_000 for v in us]
+        raw = arr.cast(pa.timestamp("us", tz="UTC")).cast(pa.int64())
+        if zone.fixed is not None:  # (one offset: no per-value lookup)
+            local = pc.add(raw, zone.fixed * 1_000_000).to_pylist()
+        else:
+            local = [None if v is None else v + zone.utc_offset(v) * 1_000_000 for v in raw.to_pylist()]
         if target == "timestamp":
             return pa.array(local, pa.int64()).cast(pa.timestamp("us"))
         if target == "date":
@@ -218,6 +221,9 @@ def _clock_value(target: str, arr: pa.Array | pa.ChunkedArray, zone: Any) -> pa.
             local = arr.cast(pa.timestamp("us")).cast(pa.int64()).to_pylist()
         else:
             local = [None if v is None else v * _USECS_PER_DAY for v in arr.cast(pa.int32()).to_pylist()]
-        utc = [None if v is None else zone.local_to_utc(v) for v in local]
+        if zone.fixed is not None:
+            utc = [None if v is None else v - zone.fixed * 1_000_000 for v in local]
+        else:
+            utc = [None if v is None else zone.local_to_utc(v) for v in local]
         return pa.array(utc, pa.int64()).cast(pa.timestamp("us", tz="UTC"))
     return arr
