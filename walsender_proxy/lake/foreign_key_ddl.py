@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from decoding.catalog import (
-    FK_ACTIONS,
     Catalog,
     CatalogOp,
     Column,
@@ -295,7 +294,3 @@ def after_rename_column(fks: Sequence[ForeignKey], name: str, new_name: str) -> 
         return tuple(new_name if n == name else n for n in names)
 
     return tuple(replace(fk, columns=renamed(fk.columns), set_columns=renamed(fk.set_columns)) for fk in fks)
-
-
-def action_sql(letter: str) -> str:
-    return FK_ACTIONS[letter]

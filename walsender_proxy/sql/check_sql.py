@@ -228,14 +228,10 @@ class _Cooker:
                 _comparable(side)
             _date_input(left, right)
             _date_input(right, left)
-        resolved = table.get((op, left.ty.name, right.ty.name))
-        if resolved is None:
-            raise _Unsupported(f"with {dx._shown(left.ty.name)} {op} {dx._shown(right.ty.name)}")
-        if resolved[0] == "error":
-            _, sqlstate, message, hint = resolved
-            raise PgError(sqlstate, message, hint=hint)
-        lparam, rparam, result = resolved
-        return Op(op, _argument(left, lparam), _argument(right, rparam), Ty(result))
+        try:
+            return dx.make_op(op, left, right, table)
+        except dx._Unsupported as e:
+            raise _Unsupported(str(e)) from None
 
     def in_list(self, op: str, e: ast.A_Expr) -> Any:
         """transformAExprIn: more than one constant is ``op ANY|ALL (ARRAY[…])`` over their

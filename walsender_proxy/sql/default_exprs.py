@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import pyarrow as pa
 from pglast import ast, enums
@@ -395,10 +396,16 @@ def _operator(e: ast.A_Expr) -> Node:
     op = e.name[-1].sval if e.name else ""
     if e.kind != enums.A_Expr_Kind.AEXPR_OP or len(e.name) != 1 or e.lexpr is None or e.rexpr is None:
         raise _Unsupported(f"with operator {op}" if op else "with this operator form")
-    left, right = _transform(e.lexpr), _transform(e.rexpr)
-    resolved = coercion_data.OPERATORS.get((op, left_ty := _typname(left), right_ty := _typname(right)))
+    return make_op(op, _transform(e.lexpr), _transform(e.rexpr))
+
+
+def make_op(op: str, left: Node, right: Node, table: dict[Any, Any] | None = None) -> Op:
+    """make_op: PostgreSQL's operator for the two argument types (``table``: a dump of
+    PostgreSQL's resolutions, its arithmetic by default), the arguments coerced to its
+    parameter types; its error where PostgreSQL has one, 0A000 for a pair not dumped."""
+    resolved = (table or coercion_data.OPERATORS).get((op, left.ty.name, right.ty.name))
     if resolved is None:
-        raise _Unsupported(f"with {_shown(left_ty)} {op} {_shown(right_ty)}")
+        raise _Unsupported(f"with {_shown(left.ty.name)} {op} {_shown(right.ty.name)}")
     if resolved[0] == "error":
         _, sqlstate, message, hint = resolved
         raise PgError(sqlstate, message, hint=hint)
