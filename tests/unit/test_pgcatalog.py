@@ -257,9 +257,9 @@ def test_set_config_reports_its_side_effect(s: Session) -> None:
 def test_column_names_follow_postgres() -> None:
     rw = rewrite(
         "SELECT 1, 'a'::text, 1::int, CASE WHEN true THEN 1 END, CASE WHEN true THEN 1 ELSE "
-        "c.relname END, ARRAY[1], COALESCE(1, 2), EXISTS (SELECT 1), (SELECT relname FROM "
+        "c.relnatts END, ARRAY[1], COALESCE(1, 2), EXISTS (SELECT 1), (SELECT relname FROM "
         "pg_class LIMIT 1), c.oid::regclass, count(*), NULLIF(1, 2), current_user, "
-        "c.relname AS x, GREATEST(1, 2) FROM pg_class c GROUP BY c.relname, c.oid",
+        "c.relname AS x, GREATEST(1, 2) FROM pg_class c GROUP BY c.relname, c.oid, c.relnatts",
         resolve_user_table=_resolve,
     )
     assert rw.columns is not None
@@ -268,7 +268,7 @@ def test_column_names_follow_postgres() -> None:
         "text",
         "int4",
         "case",
-        "relname",
+        "relnatts",
         "array",
         "coalesce",
         "exists",

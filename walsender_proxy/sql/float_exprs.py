@@ -226,6 +226,11 @@ def as_float8(o: Operand) -> ast.Node:
     return _as_float(o, False)
 
 
+def as_float(o: Operand, target: str) -> ast.Node:
+    """An operand converted as PostgreSQL's implicit cast to ``target`` (float4 or float8)."""
+    return _as_float(o, target == "float4")
+
+
 def _typed(operands: Sequence[Operand]) -> bool:
     return all(o.type in _NUMBERS for o in operands)
 

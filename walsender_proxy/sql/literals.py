@@ -212,6 +212,22 @@ def reads_datestyle(ctype: ColumnType | None) -> bool:
     return ctype is not None and not ctype.is_array and ctype.base.name in ("date", "time", "timestamp", "timestamptz")
 
 
+def reads_by_input(ctype: ColumnType | None) -> bool:
+    """Whether a quoted literal resolved to ``ctype`` (the common type of CASE branches, a
+    VALUES column, set operation arms) must go through the type's input function, as
+    PostgreSQL coerces it at parse analysis, rather than DuckDB's cast from VARCHAR, which
+    reads other text ('1.5' is 2 as an integer there, '1' an hour as an interval) and
+    raises nothing where PostgreSQL refuses: every type but the string types (the literal
+    is their value), json and jsonb (their own paths) and unconstrained numeric (held as
+    its text)."""
+    if ctype is None:
+        return False
+    name = ctype.base.name
+    if name in ("text", "varchar", "bpchar", "name", "json", "jsonb"):
+        return False
+    return not (name == "numeric" and ctype.numeric_precision_scale is None)
+
+
 def input_values(
     values: pa.Array | pa.ChunkedArray | Sequence[str | None],
     ctype: ColumnType,

@@ -57,11 +57,13 @@ from pglast.stream import RawStream
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, parse_type
 from decoding.pgvalues.textin import numeric_text_in
+from walsender_proxy.backend import coercion_data
 from walsender_proxy.backend.settings import shown_once_set
 from walsender_proxy.sql import (
     agg_levels,
     array_exprs,
     bytea_text,
+    common_type,
     datetime_make,
     datetime_parts,
     float_aggs,
@@ -1201,9 +1203,17 @@ class _Rewriter:
         if stmt.withClause is not None:
             self.with_clause(stmt.withClause, scope)
         if stmt.op != SetOperation.SETOP_NONE:
+            right_written = [rt.val for rt in stmt.rarg.targetList or ()] if stmt.rarg.op == SetOperation.SETOP_NONE else []
+            left_written = [rt.val for rt in stmt.larg.targetList or ()] if stmt.larg.op == SetOperation.SETOP_NONE else []
             larg, lcols = self.select(stmt.larg, scope)
             rarg, rcols = self.select(stmt.rarg, scope)
             stmt.larg, stmt.rarg = larg, rarg
+            if lcols is not None and rcols is not None and len(lcols) == len(rcols):
+                setop = {SetOperation.SETOP_UNION: "UNION", SetOperation.SETOP_INTERSECT: "INTERSECT"}.get(stmt.op, "EXCEPT")
+                for i, ((_, lt), (_, rt)) in enumerate(zip(lcols, rcols, strict=True)):
+                    where = right_written[i] if i < len(right_written) else stmt.rarg
+                    first = left_written[i] if i < len(left_written) else None
+                    self._select_common(setop, [(first, lt), (where, rt)])
             if not (stmt.op == SetOperation.SETOP_UNION and stmt.all):  # (these compare rows)
                 setop = {SetOperation.SETOP_UNION: "UNION", SetOperation.SETOP_INTERSECT: "INTERSECT"}.get(stmt.op, "EXCEPT")
                 self._no_json_compare(setop, stmt, *(t for _, t in (lcols or ())), *(t for _, t in (rcols or ())))
@@ -1236,16 +1246,28 @@ class _Rewriter:
                 srf = set_returning_call(row)
                 if srf is not None:
                     raise self.fail("0A000", "set-returning functions are not allowed in VALUES", srf)
+            written = [list(row) for row in stmt.valuesLists]
             typed = [[self.expr(e, scope) for e in row] for row in stmt.valuesLists]
             first: list[T | None] = [t for _, t in typed[0]]
             for c in range(len(first)):
-                column = self._unknowns_as([row[c] for row in typed if c < len(row)], _common([row[c][1] for row in typed if c < len(row)]))
+                column, resolved = self._common_branches(
+                    "VALUES", [r[c] for r in written if c < len(r)], [row[c] for row in typed if c < len(row)]
+                )
+                column = self._unknowns_as(column, resolved or _common([t for _, t in column]))
                 for row, pair in zip((r for r in typed if c < len(r)), column, strict=True):
                     row[c] = pair
                 common, own = _common([t for _, t in column]), column[0][1]
                 if own == UNKNOWN or (own is not None and common is not None and common.name != own.name and common.name in _DATETIME_ORDER):
                     own = common  # (a date among timestamps is a timestamp)
+                if resolved is not None and (own is None or resolved.name != own.name):
+                    own = resolved
                 first[c] = own
+                floats = _float_branches(column)
+                if floats is not None:
+                    for row, node in zip((r for r in typed if c < len(r)), floats[0], strict=True):
+                        row[c] = (node, floats[1])
+                    first[c] = floats[1]
+                    continue
                 unified = _numeric_branches(column)
                 if unified is not None:
                     for row, node in zip(typed, unified, strict=False):
@@ -1580,6 +1602,11 @@ class _Rewriter:
             types = [t for _, t in pairs] if known else [t for a in arm_cols if a and i < len(a) for t in [a[i][1]]]
             if not any(t is not None and t.name == "numeric" for t in types):
                 continue
+            floats = _float_branches(pairs) if known else None
+            if floats is not None:  # (numeric among floats: each value as the float type)
+                self._set_arm_values(floats[0], places)
+                out[i] = (name, floats[1])
+                continue
             if not known and _one_scale([(None, t) for t in types]):
                 continue  # (arms of `*`: DECIMAL columns of one scale)
             unified = _numeric_branches(pairs) if known else None
@@ -1598,15 +1625,21 @@ class _Rewriter:
                 unified = [node for node, _ in pairs]
             if distinct:  # rows compared by the values' texts: numeric_text.grouped
                 unified = [_call(numeric_text.GROUPED_UDF, node) for node in unified]
-            for node, (arm, c, r) in zip(unified, places, strict=True):
-                if r < 0:
-                    arm.targetList[c].val = node
-                else:
-                    row = list(arm.valuesLists[r])
-                    row[c] = node
-                    arm.valuesLists = (*arm.valuesLists[:r], tuple(row), *arm.valuesLists[r + 1 :])
+            self._set_arm_values(unified, places)
             out[i] = (name, NUMERIC_TEXT)
         return out
+
+    @staticmethod
+    def _set_arm_values(nodes: Sequence[ast.Node], places: Sequence[tuple[Any, int, int]]) -> None:
+        """Put ``nodes`` back where a set operation's values came from: (arm, column, row
+        of its VALUES or -1 for its target list)."""
+        for node, (arm, c, r) in zip(nodes, places, strict=True):
+            if r < 0:
+                arm.targetList[c].val = node
+            else:
+                row = list(arm.valuesLists[r])
+                row[c] = node
+                arm.valuesLists = (*arm.valuesLists[:r], tuple(row), *arm.valuesLists[r + 1 :])
 
     def _unambiguous_sort(self, s: ast.SortBy, stmt: ast.SelectStmt, cols: Sequence[tuple[str, T | None]] | None) -> None:
         """``ORDER BY n`` names an output column first (SQL92); two different output
@@ -2360,6 +2393,7 @@ class _Rewriter:
             node.arg = unpadded(node.arg, at)[0]
         types: list[T | None] = []
         whens = []
+        written: list[Any] = []
         for w in node.args:
             cond = _const_condition(w.expr, arg_value, node.arg is not None)
             self._unfolded = folded or reached_true or cond is False
@@ -2373,23 +2407,35 @@ class _Rewriter:
             if node.arg is not None and (is_bpchar(at) or is_bpchar(wt)):
                 # CASE x WHEN v is x = v (x was unpadded above if it is character(n))
                 w.expr = unpadded_pair(node.arg, at, w.expr, wt, "=")[2]
+            written.append(w.result)
             w.result, t = self.expr(w.result, scope)
             types.append(t)
             whens.append(w)
         node.args = tuple(whens)
         self._unfolded = folded or reached_true
         if node.defresult is not None:
+            written.append(node.defresult)
             node.defresult, t = self.expr(node.defresult, scope)
             types.append(t)
         self._unfolded = folded
         results = [(w.result, t) for w, t in zip(whens, types, strict=False)]
         if node.defresult is not None:
             results.append((node.defresult, types[-1]))
-        results = self._unknowns_as(results, _common(types))
+        # (PostgreSQL resolves the ELSE first, a missing one as an untyped NULL)
+        order = [len(whens) if node.defresult is not None else -1, *range(len(whens))]
+        results, common = self._common_branches("CASE", written, results, order)
+        results = self._unknowns_as(results, common or _common(types))
         for w, (n, _) in zip(whens, results, strict=False):
             w.result = n
         if node.defresult is not None:
             node.defresult = results[-1][0]
+        floats = _float_branches(results)
+        if floats is not None:
+            for w, n in zip(whens, floats[0], strict=False):
+                w.result = n
+            if node.defresult is not None:
+                node.defresult = floats[0][-1]
+            return node, floats[1]
         unified = _numeric_branches(results)
         if unified is not None:
             for w, n in zip(whens, unified, strict=False):
@@ -2397,21 +2443,32 @@ class _Rewriter:
             if node.defresult is not None:
                 node.defresult = unified[-1]
             return node, NUMERIC_TEXT
-        return node, _common(types)
+        return node, common or _common(types)
 
     def e_CoalesceExpr(self, node: ast.CoalesceExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
-        pairs = [self.expr(a, scope) for a in node.args]
-        pairs = self._unknowns_as(pairs, _common([p[1] for p in pairs]))
+        written = list(node.args)
+        pairs, common = self._common_branches("COALESCE", written, [self.expr(a, scope) for a in node.args])
+        pairs = self._unknowns_as(pairs, common or _common([p[1] for p in pairs]))
+        floats = _float_branches(pairs)
+        if floats is not None:
+            node.args = tuple(floats[0])
+            return node, floats[1]
         unified = _numeric_branches(pairs)
         if unified is not None:
             node.args = tuple(unified)
             return node, NUMERIC_TEXT
         node.args = tuple(p[0] for p in pairs)
-        return node, _common([p[1] for p in pairs])
+        return node, common or _common([p[1] for p in pairs])
 
     def e_MinMaxExpr(self, node: ast.MinMaxExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
-        pairs = [self.expr(a, scope) for a in node.args]
-        pairs = self._unknowns_as(pairs, _common([p[1] for p in pairs]))
+        written = list(node.args)
+        context = "GREATEST" if node.op == MinMaxOp.IS_GREATEST else "LEAST"
+        pairs, common = self._common_branches(context, written, [self.expr(a, scope) for a in node.args])
+        pairs = self._unknowns_as(pairs, common or _common([p[1] for p in pairs]))
+        floats = _float_branches(pairs)
+        if floats is not None:
+            node.args = tuple(floats[0])
+            return node, floats[1]
         self._no_text_numeric("GREATEST/LEAST", node, *(t for _, t in pairs))
         node.args = tuple(p[0] for p in pairs)
         texts = _numeric_branches(pairs)
@@ -2422,7 +2479,7 @@ class _Rewriter:
             values = ast.A_ArrayExpr(elements=tuple(copy.deepcopy(a) for a in node.args))
             at = _call("list_position", values, node)
             return _call("list_extract", ast.A_ArrayExpr(elements=tuple(texts)), at), NUMERIC_TEXT
-        return node, _common([p[1] for p in pairs])
+        return node, common or _common([p[1] for p in pairs])
 
     def e_A_ArrayExpr(self, node: ast.A_ArrayExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
         if not node.elements and not self._typed_empty_array:
@@ -2432,7 +2489,9 @@ class _Rewriter:
             )
         self._typed_empty_array = False
         outer_cast = self._array_cast_target
+        written = list(node.elements or ())
         pairs = [self.expr(a, scope) for a in node.elements or ()]
+        self._select_common("ARRAY", list(zip(written, [p[1] for p in pairs], strict=True)))
         elem = _common([p[1] for p in pairs])
         # (ARRAY['…']::date[]: the cast's element type is the elements' type)
         floats = outer_cast in ("float4", "float8") and elem is not None and elem.name in numeric_exprs.INTEGERS
@@ -2992,6 +3051,8 @@ class _Rewriter:
                     # (float4 against numeric or float8 elements: PostgreSQL's float48
                     # operators compare in double precision, 1.1::float4 <> 1.1)
                     left, right = _cast(left, "double"), _cast(right, "double", array=True)
+                if rt is not None and rt.is_array and not rt.zero_based:
+                    self._operator_exists(op, node, lt, T(rt.name.lstrip("_")))
                 right = array_exprs.elements(right, array_exprs.depth(rt.name if rt is not None else None))
             if op in _LIKE_OPS:
                 fn = f"pgc_{_LIKE_NAMES[op]}_{'any' if kind == A_Expr_Kind.AEXPR_OP_ANY else 'all'}"
@@ -3020,7 +3081,13 @@ class _Rewriter:
             left, lt = self.expr(node.lexpr, scope)
             items = [self.expr(x, scope) for x in node.rexpr]
             items = [(x, t) if (typed := self._param_as(x, left, lt, scope)) is None else (typed, lt) for x, t in items]
+            if lt == UNKNOWN and _str_const(left) is not None:  # ('7' IN (a, b): read as their type)
+                known = next(((x, t) for x, t in items if t is not None and t != UNKNOWN), None)
+                if known is not None and (typed_pair := self._literal_typed(left, known[0], known[1], scope)) is not None:
+                    left, lt = typed_pair
             compared = op if kind == A_Expr_Kind.AEXPR_IN else ("<" if "NOT" in kind.name else ">=")
+            for _, t in items:  # (x IN (a, b) is x = a OR x = b when a and b share no type)
+                self._operator_exists(compared if kind == A_Expr_Kind.AEXPR_IN else ">=", node, lt, t)
             self._no_json_compare(f"operator {compared}", node, lt, *(t for _, t in items[:1]))
             if is_bpchar(lt) or any(is_bpchar(t) for _, t in items):
                 # each item compared on its own (x IN (a, b) is x = a OR x = b); the left
@@ -3059,13 +3126,16 @@ class _Rewriter:
             if typed is not None:
                 left, lt = typed, rt
             left, right = _regproc_pair(left, lt, right, rt, self.needs)
-        if kind == A_Expr_Kind.AEXPR_OP and op == "-" and left is not None:
-            # date, time or timestamp minus a quoted literal (or the reverse) is PostgreSQL's
-            # operator between two of that type: the literal is read as one
-            if (typed := self._literal_as(right, left, lt, scope) if _str_const(right) is not None else None) is not None:
-                right, rt = typed, lt
-            elif (typed := self._literal_as(left, right, rt, scope) if _str_const(left) is not None else None) is not None:
-                left, lt = typed, rt
+        if left is not None and (kind in _COMPARING or (kind == A_Expr_Kind.AEXPR_OP and op in _ARITHMETIC)):
+            self._operator_exists(op if kind == A_Expr_Kind.AEXPR_OP else "=", node, lt, rt)
+        if kind == A_Expr_Kind.AEXPR_OP and left is not None and (reads := _unknown_operand_type(op, lt if rt == UNKNOWN else rt)):
+            # a quoted literal beside a number (a date, time or timestamp minus one) is
+            # PostgreSQL's operator between two of that type: the literal is read as one;
+            # beside a time or timestamp plus, an interval times, the other operand's type
+            if rt == UNKNOWN and _str_const(right) is not None and (typed_pair := self._literal_read(right, reads, left, lt, scope)) is not None:
+                right, rt = typed_pair
+            elif lt == UNKNOWN and _str_const(left) is not None and (typed_pair := self._literal_read(left, reads, right, rt, scope)) is not None:
+                left, lt = typed_pair
         if op in _COMPARISONS:  # (IS DISTINCT FROM and NULLIF compare with = too)
             self._no_json_compare(f"operator {op}", node, lt, rt)
             if kind == A_Expr_Kind.AEXPR_OP and left is not None and (
@@ -3149,14 +3219,14 @@ class _Rewriter:
                         return _call("pgc_array_cat", left, right), lt
                     joined, macro = array_exprs.concat(left, right, ka, kb)
                     self.needs.add(macro)
-                    return joined, lt if ka >= kb else rt
+                    return joined, _array_of_common(lt, rt) if ka >= kb else _array_of_common(rt, lt, array_first=False)
                 if ka > 1 or kb > 1:  # (array_append/array_prepend of a multidimensional array)
                     refused, macro = array_exprs.append_nested(left if ka > 1 else right)
                     self.needs.add(macro)
                     return refused, lt if ka > 1 else rt
                 if lt and lt.is_array:
-                    return _call("list_append", left, right), lt
-                return _call("list_prepend", left, right), rt
+                    return _call("list_append", left, right), _array_of_common(lt, rt)
+                return _call("list_prepend", left, right), _array_of_common(rt, lt, array_first=False)
             if op in ("<", ">", "<=", ">=", "=", "<>", "!=") and lt is not None and rt is not None and lt.is_array and rt.is_array:
                 keyed = self._array_order(op, node, left, lt, right, rt)
                 if keyed is not None:
@@ -3387,24 +3457,121 @@ class _Rewriter:
         return row
 
     def _literal_as(self, lit: ast.Node, other: ast.Node, other_t: T | None, scope: _Scope) -> ast.Node | None:
-        """A quoted literal compared with a date, time or timestamp (``d = '01/02/03'``,
-        ``d IN (…)``) read by that type's input function, in the session's DateStyle order
-        (literals.reads_datestyle); None for other types, whose literals DuckDB casts."""
+        """A quoted literal compared with a value of a known type (``d = '01/02/03'``,
+        ``id IN ('7', '8')``) read as PostgreSQL reads it, by that type's input function
+        (:meth:`_literal_typed`); None where the literal stays as it is."""
+        typed = self._literal_typed(lit, other, other_t, scope)
+        return None if typed is None else typed[0]
+
+    def _literal_read(self, lit: ast.Node, as_type: str, other: ast.Node, other_t: T | None, scope: _Scope) -> tuple[ast.Node, T | None] | None:
+        """A quoted literal read as ``as_type``: the other operand's own type (without its
+        modifier, :meth:`_literal_typed`) or another one its operator takes."""
+        if other_t is not None and as_type == other_t.name:
+            return self._literal_typed(lit, other, other_t, scope)
+        name = ast.TypeName(names=(_s("pg_catalog"), _s(as_type)), typemod=-1)
+        return self.expr(ast.TypeCast(arg=lit, typeName=name), scope)
+
+    def _literal_typed(self, lit: ast.Node, other: ast.Node, other_t: T | None, scope: _Scope) -> tuple[ast.Node, T | None] | None:
+        """A quoted literal meeting a value of a known type in an operator PostgreSQL
+        resolves to that type on both sides: the literal read by the type's input function
+        without the other's type modifier (``n = '1.555'`` compares 1.555 with a
+        numeric(10,2) column, where DuckDB's cast would round it to the column's scale; '1.5'
+        is no integer; dates in the DateStyle order). None for string types, json and
+        arrays, whose literals stay as they are."""
         src = self._lake_source(other, other_t, scope)
-        if src is None or not literals.reads_datestyle(src):
+        if src is None or src.is_array:
+            return None
+        bare = ColumnType(src.base)
+        if not (literals.reads_by_input(bare) or bare.base.name == "numeric"):
             return None
         name = ast.TypeName(names=(_s("pg_catalog"), _s(src.base.name)), typemod=-1)
-        return self.expr(ast.TypeCast(arg=lit, typeName=name), scope)[0]
+        return self.expr(ast.TypeCast(arg=lit, typeName=name), scope)
+
+    def _operator_exists(self, op: str, node: Any, lt: T | None, rt: T | None) -> None:
+        """PostgreSQL's refusal of an operator between two typed values it has none for
+        (``1 = 'a'::text`` is 42883, where DuckDB would cast one side), from the dump of
+        its resolutions; pairs outside the dump are left to the translation."""
+        if lt is None or rt is None:
+            return
+        if lt.is_array or rt.is_array:
+            self._array_operator_exists(op, node, lt, rt)
+            return
+        key = ("<>" if op == "!=" else op, lt.name, rt.name)
+        resolved = coercion_data.COMPARISONS.get(key) or coercion_data.OPERATORS.get(key)
+        if resolved is not None and resolved[0] == "error":
+            _, sqlstate, message, hint = resolved
+            raise self.fail(sqlstate, message, node, hint=hint)
+
+    def _array_operator_exists(self, op: str, node: Any, lt: T, rt: T) -> None:
+        """The same for arrays (pg_operator's anyarray and anycompatible operators):
+        comparisons need one array type on both sides, ``||`` elements of one common type,
+        arithmetic has none; only pairs of types common_type knows are judged."""
+        if op in _ARITHMETIC:  # (no arithmetic on arrays, whatever the other side)
+            pass
+        elif UNKNOWN in (lt, rt) or op not in (*_COMPARISONS, "||"):
+            return
+        elems = [t.name.lstrip("_") for t in (lt, rt)]  # (an array of any dimension: its element type)
+        if op in _ARITHMETIC and any(e in ("json", "jsonb") for e in elems):
+            return  # (jsonb - text[] deletes keys)
+        if op not in _ARITHMETIC and (lt.zero_based or rt.zero_based or any(common_type.category(e) is None for e in elems)):
+            return
+        if op == "||":
+            try:
+                common_type.select_common(elems)
+                return
+            except (common_type.Mismatch, common_type.NoConversion):
+                pass
+        elif op in _COMPARISONS and lt.is_array and rt.is_array and elems[0] == elems[1]:
+            return
+        raise self.fail(
+            "42883", f"operator does not exist: {_type_display(lt)} {'<>' if op == '!=' else op} {_type_display(rt)}", node,
+            hint="No operator matches the given name and argument types. You might need to add explicit type casts.",
+        )
+
+    def _select_common(self, context: str, items: Sequence[tuple[Any, T | None]]) -> T | None:
+        """PostgreSQL's common type of ``items`` ((the branch as written, its type), in
+        PostgreSQL's order) with its errors (42804, 42846), or None when a type is not one
+        common_type knows. The type modifier stays when every branch has the same one."""
+        # (a $n is resolved by its context, as PostgreSQL infers it at Parse)
+        names = ["unknown" if isinstance(w, ast.ParamRef) else None if t is None else t.name for w, t in items]
+        try:
+            name = common_type.select_common(names)
+        except common_type.Mismatch as m:
+            raise self.fail(
+                "42804", f"{context} types {_type_display(T(m.first))} and {_type_display(T(m.second))} cannot be matched", items[m.index][0]
+            ) from None
+        except common_type.NoConversion as m:
+            raise self.fail(
+                "42846", f"{context} could not convert type {_type_display(T(m.source))} to {_type_display(T(m.target))}", items[m.index][0]
+            ) from None
+        if name is None:
+            return None
+        typmods = {-1 if t is None or t.name != name else t.typmod for _, t in items}
+        return T(name, typmod=typmods.pop() if len(typmods) == 1 else -1)
+
+    def _common_branches(
+        self, context: str, written: Sequence[Any], pairs: Sequence[tuple[ast.Node, T | None]], order: Sequence[int] | None = None
+    ) -> tuple[list[tuple[ast.Node, T | None]], T | None]:
+        """The branches of one result resolved as PostgreSQL resolves them: their common
+        type (``order``: the branches' indexes in PostgreSQL's order, CASE's ELSE first),
+        character(n) values losing their padding when it is another string type. The
+        type is None when common_type does not know one of the branches' types."""
+        idx = list(order) if order is not None else list(range(len(pairs)))
+        common = self._select_common(context, [(written[i], pairs[i][1]) if i >= 0 else (None, UNKNOWN) for i in idx])
+        if common is None or common.name not in ("text", "varchar", "name"):
+            return list(pairs), common
+        return [unpadded(n, t) if is_bpchar(t) else (n, t) for n, t in pairs], common
 
     def _unknowns_as(self, pairs: Sequence[tuple[ast.Node, T | None]], to: T | None) -> list[tuple[ast.Node, T | None]]:
         """Quoted literals among values resolved to one type ``to`` (CASE arms, COALESCE,
         GREATEST/LEAST, ARRAY[…] elements, a VALUES column, set operation arms) read by that
-        type's input function when it is a date, time or timestamp: PostgreSQL coerces each
-        unknown constant to the common type at parse analysis, in the session's DateStyle
-        order, where DuckDB's implicit cast from VARCHAR reads its own order ('01/02/03' is
-        0001-02-03 there). Others are returned as they are."""
+        type's input function (literals.reads_by_input): PostgreSQL coerces each unknown
+        constant to the common type at parse analysis, with the type's own errors and, for
+        dates and times, in the session's DateStyle order, where DuckDB's implicit cast from
+        VARCHAR reads its own way ('01/02/03' is 0001-02-03 there, '1.5' an integer 2).
+        Others are returned as they are."""
         ctype = self._lake_source(_null(), to, _Scope(None)) if to is not None and to != UNKNOWN else None
-        if not literals.reads_datestyle(ctype):
+        if not literals.reads_by_input(ctype):
             return list(pairs)
         assert ctype is not None
         out: list[tuple[ast.Node, T | None]] = []
@@ -3941,6 +4108,10 @@ class _Rewriter:
                 node.args = tuple(args)
         if name in ("now", "transaction_timestamp", "statement_timestamp") and not args:
             return _clock(STATEMENT_CLOCK if name == "statement_timestamp" else TRANSACTION_CLOCK), T("timestamptz")
+        if name == "octet_length" and len(args) == 1 and (types[0] is None or types[0].name in TEXTISH):
+            # (textoctetlen counts UTF-8 bytes, character(n)'s padding included; DuckDB's
+            # octet_length takes only BLOB and BIT)
+            return _cast(_call("strlen", args[0]), "integer"), T("int4")
         if name == "abs" and len(args) == 1 and types[0] is not None and types[0].name in ("int2", "int4", "int8"):
             self.needs.add(f"pgc_abs_{types[0].name}")
             return _call(f"pgc_abs_{types[0].name}", args[0]), types[0]
@@ -4525,6 +4696,56 @@ def _numeric_branches(pairs: Sequence[tuple[Any, T | None]]) -> list[ast.Node] |
     return [numeric_exprs.as_text(_operand(n, t)) for n, t in pairs]
 
 
+def _unknown_operand_type(op: str, known: T | None) -> str | None:
+    """The type an untyped operand of ``known op unknown`` is read as: ``known``'s own where
+    that operator exists (PostgreSQL's first guess), else the one operator of that name
+    taking ``known`` (a time or timestamp plus an interval, an interval times a float8);
+    None where PostgreSQL's choice is not one of these."""
+    if known is None or known == UNKNOWN or known.is_array:
+        return None
+    name = known.name
+    if name in _NUMERIC_ORDER:
+        ok = op in _ARITHMETIC and not (op == "%" and name in ("float4", "float8"))
+        return name if ok else None
+    if name in ("date", "time", "timestamp", "timestamptz", "timetz") and op == "-":
+        return name
+    if name in ("time", "timestamp", "timestamptz", "timetz") and op == "+":
+        return "interval"
+    if name == "interval":
+        return name if op in ("+", "-") else "float8" if op in ("*", "/") else None
+    return None
+
+
+def _array_of_common(array: T, other: T | None, *, array_first: bool = True) -> T:
+    """The type of ``array || other`` (anycompatiblearray): ``array``'s, its elements
+    becoming the common type of both sides' elements where common_type knows them
+    (``int[] || float8`` is float8[])."""
+    if other is None or other == UNKNOWN or array.zero_based or other.zero_based:
+        return array
+    elem, o = array.name.lstrip("_"), other.name.lstrip("_")  # (of any dimension)
+    try:
+        common = common_type.select_common([elem, o] if array_first else [o, elem])
+    except (common_type.Mismatch, common_type.NoConversion):
+        return array
+    if common is None or common == elem:
+        return array
+    return T(array.name[: len(array.name) - len(elem)] + common)
+
+
+def _float_branches(pairs: Sequence[tuple[Any, T | None]]) -> tuple[list[ast.Node], T] | None:
+    """The branches of one result (CASE, COALESCE, GREATEST/LEAST) converted to float4 or
+    float8 when that is PostgreSQL's common type of them and some branch is numeric
+    (DuckDB would refuse text and DOUBLE, or keep a DECIMAL). None otherwise."""
+    types = [t for _, t in pairs]
+    names = {t.name for t in types if t is not None and t != UNKNOWN and not t.is_array}
+    if not names & {"float4", "float8"} or "numeric" not in names or not names <= set(_NUMERIC_ORDER):
+        return None
+    if any(t is None or t.is_array for t in types):
+        return None
+    target = "float8" if "float8" in names else "float4"
+    return [float_exprs.as_float(_operand(n, t), target) for n, t in pairs], T(target)
+
+
 def _one_scale(pairs: Sequence[tuple[Any, T | None]]) -> bool:
     """Whether every value is a DECIMAL or an integer of one known display scale (NULLs
     aside), so that DuckDB's common DECIMAL type prints each as PostgreSQL does."""
@@ -4565,6 +4786,9 @@ def _common(types: Sequence[T | None]) -> T | None:
     names = {t.name for t in concrete}
     if len(names) > 1 and names <= set(_DATETIME_ORDER):
         return T(max(names, key=_DATETIME_ORDER.index))
+    if len(names) > 1 and names <= set(_NUMERIC_ORDER):
+        # (numeric category: each implicitly casts to the next, never back)
+        return T(max(names, key=_NUMERIC_ORDER.index))
     if concrete:
         return concrete[0]
     if len(known) == len(types) and known:
@@ -4589,6 +4813,7 @@ _COMPARING = frozenset({A_Expr_Kind.AEXPR_OP, A_Expr_Kind.AEXPR_NULLIF, A_Expr_K
 _VECTORS = frozenset({"int2vector", "oidvector"})
 
 _NUMERIC_ORDER = ["int2", "int4", "int8", "numeric", "float4", "float8"]
+_ARITHMETIC = frozenset({"+", "-", "*", "/", "%"})
 
 
 def _arith(a: T | None, b: T | None) -> T | None:
@@ -4617,6 +4842,10 @@ def _datetime_arith(op: str, a: T | None, b: T | None) -> T | None:
         ("interval", "+", "date"): "timestamp",
         ("date", "+", "time"): "timestamp", ("time", "+", "date"): "timestamp",
         ("timestamp", "-", "timestamp"): "interval", ("timestamptz", "-", "timestamptz"): "interval",
+        # (a date or timestamp meeting a later one of date < timestamp < timestamptz casts to it)
+        ("date", "-", "timestamp"): "interval", ("timestamp", "-", "date"): "interval",
+        ("date", "-", "timestamptz"): "interval", ("timestamptz", "-", "date"): "interval",
+        ("timestamp", "-", "timestamptz"): "interval", ("timestamptz", "-", "timestamp"): "interval",
         ("time", "-", "time"): "interval",
         ("interval", "+", "interval"): "interval", ("interval", "-", "interval"): "interval",
         ("interval", "*", "num"): "interval", ("num", "*", "interval"): "interval",

@@ -180,6 +180,45 @@ def _compared_params(node: Any) -> set[int]:
     return out
 
 
+def _branch_params(node: Any) -> set[int]:
+    """The ids of the ``$n`` nodes that are one branch of a result resolved to a common
+    type (CASE, COALESCE, GREATEST/LEAST, ARRAY[…], set operation arms) beside a branch
+    that is not a parameter: PostgreSQL gives them that type at Parse."""
+    out: set[int] = set()
+
+    def mark(branches: Any) -> None:
+        items = [b for b in branches or () if b is not None]
+        if any(not isinstance(b, ast.ParamRef) for b in items):
+            out.update(id(b) for b in items if isinstance(b, ast.ParamRef))
+
+    def arm_items(stmt: Any) -> list[Any] | None:
+        if not isinstance(stmt, ast.SelectStmt) or stmt.op != enums.SetOperation.SETOP_NONE or not stmt.targetList:
+            return None
+        return [rt.val for rt in stmt.targetList]
+
+    def visit(n: Any) -> None:
+        if isinstance(n, ast.CaseExpr):
+            mark([w.result for w in n.args or ()] + [n.defresult])
+        elif isinstance(n, ast.CoalesceExpr | ast.MinMaxExpr):
+            mark(n.args)
+        elif isinstance(n, ast.A_ArrayExpr):
+            mark(n.elements)
+        elif isinstance(n, ast.SelectStmt) and n.op != enums.SetOperation.SETOP_NONE:
+            left, right = arm_items(n.larg), arm_items(n.rarg)
+            if left is not None and right is not None and len(left) == len(right):
+                for pair in zip(left, right, strict=True):
+                    mark(pair)
+        if isinstance(n, ast.Node):
+            for name in n:
+                visit(getattr(n, name))
+        elif isinstance(n, tuple | list):
+            for x in n:
+                visit(x)
+
+    visit(node)
+    return out
+
+
 def typed_nulls(node: Any, param_types: list[int]) -> Any:
     """A copy of the statement with ``$n`` replaced by ``NULL::type`` (for Describe); a
     cast parameter (``$2::numeric(5,2)``) by ``NULL::text``, so the cast alone decides the
@@ -187,7 +226,7 @@ def typed_nulls(node: Any, param_types: list[int]) -> Any:
     import copy
 
     node = copy.deepcopy(node)
-    compared = _compared_params(node)
+    compared = _compared_params(node) | _branch_params(node)
 
     def visit(n: Any) -> Any:
         if (
@@ -195,8 +234,9 @@ def typed_nulls(node: Any, param_types: list[int]) -> Any:
             and id(n) in compared
             and (param_types[n.number - 1] if n.number - 1 < len(param_types) else 25) in (0, 25)
         ):
-            # an untyped $n compared with a value takes that value's type (the rewriter's
-            # _param_as at Execute): an untyped NULL here, which DuckDB compares with anything
+            # an untyped $n compared with a value, or a branch beside one, takes that value's
+            # type (the rewriter's _param_as at Execute): an untyped NULL here, which DuckDB
+            # compares with anything and unifies with any branch
             return ast.A_Const(isnull=True)
         if isinstance(n, ast.TypeCast) and isinstance(n.arg, ast.ParamRef):
             n.arg = typed_nulls(n.arg, [])

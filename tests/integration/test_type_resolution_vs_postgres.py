@@ -1,0 +1,154 @@
+"""Operators and branches between values of different types resolve as PostgreSQL's parse
+analysis resolves them (make_op, select_common_type, the coercion of untyped literals),
+never as DuckDB's binder would: ``1 = '1'::text`` is 42883, ``COALESCE(1, true)`` 42804,
+``VALUES (1), ('1.5')`` reads '1.5' as an integer (22P02) rather than rounding it, and the
+type a client is told (RowDescription) is the one PostgreSQL reports.
+
+Each statement runs on a real PostgreSQL 15 and on the proxy. The matrices pair a value of
+every common type with every other: the proxy must answer exactly as PostgreSQL does, or
+refuse — an answer PostgreSQL would not give is the failure this file exists for. The
+curated list below must match exactly (errors by SQLSTATE and message)."""
+
+from __future__ import annotations
+
+import itertools
+
+import psycopg
+import pytest
+
+from tests.pgcluster import PgCluster
+from tests.pgcompare import Client, same_answers
+from tests.proxy import ProxyServer
+
+#: One value of each type (a quoted literal is PostgreSQL's unknown).
+VALUES = {
+    "int2": "1::int2", "int4": "1", "int8": "1::int8", "numeric": "1.5", "float4": "1.5::float4",
+    "float8": "1.5::float8", "text": "'1'::text", "varchar": "'1'::varchar", "bpchar": "'1 '::char(2)",
+    "bool": "true", "date": "'2020-01-01'::date", "time": "'10:00'::time",
+    "timestamp": "'2020-01-01 10:00'::timestamp", "timestamptz": "'2020-01-01 10:00+00'::timestamptz",
+    "interval": "'1 day'::interval", "bytea": "'\\x01'::bytea",
+    "uuid": "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid", "jsonb": "'1'::jsonb", "int4[]": "ARRAY[1]",
+}  # fmt: skip
+#: Untyped literals that read differently as each type (or not at all).
+LITERALS = ["'1'", "'1.5'", "'x'", "'2020-01-01'", "'1 day'", "'{1}'", "'99999'"]
+
+
+def _operators() -> list[str]:
+    pairs = itertools.product(VALUES.values(), repeat=2)
+    return [f"SELECT {a} {op} {b}" for a, b in pairs for op in ("=", "<", "+", "||")]
+
+
+def _branches() -> list[str]:
+    out = []
+    for a, b in itertools.product([*VALUES.values(), "'1'", "NULL"], repeat=2):
+        out += [
+            f"SELECT COALESCE({a}, {b})",
+            f"SELECT CASE WHEN false THEN {a} ELSE {b} END",
+            f"SELECT x FROM (VALUES ({a}), ({b})) v(x)",
+            f"SELECT {a} UNION ALL SELECT {b}",
+        ]
+    return out
+
+
+def _literals() -> list[str]:
+    out = []
+    for v, lit in itertools.product(VALUES.values(), LITERALS):
+        out += [f"SELECT {v} = {lit}", f"SELECT {lit} < {v}", f"SELECT {v} + {lit}", f"SELECT {v} IN ({lit}, {lit})"]
+    return out
+
+
+def _silent_differences(proxy: ProxyServer, pg15: PgCluster, statements: list[str]) -> list[str]:
+    """The statements the proxy answers (or refuses with another SQLSTATE) where
+    PostgreSQL answers otherwise; a refusal where PostgreSQL answers is allowed."""
+    ref = Client(pg15.dsn(dbname=pg15.new_database("types")))
+    got = Client(proxy.dsn())
+    out = []
+    try:
+        for sql in statements:
+            want, have = ref(sql), got(sql)
+            if have == want or (have[0] == "error" and want[0] == "rows"):
+                continue
+            if have[0] == want[0] == "error" and have[1] == want[1]:
+                continue
+            out.append(f"{sql}\n    PostgreSQL: {want!r}\n    proxy:      {have!r}")
+    finally:
+        ref.close()
+        got.close()
+    return out
+
+
+@pytest.mark.parametrize("statements", [_operators, _branches, _literals], ids=["operators", "branches", "literals"])
+def test_no_answer_postgresql_would_not_give(proxy: ProxyServer, pg15: PgCluster, statements: object) -> None:
+    assert callable(statements)
+    silent = _silent_differences(proxy, pg15, statements())
+    assert not silent, f"{len(silent)} statements differ silently:\n" + "\n".join(silent[:40])
+
+
+#: Exact answers: errors by SQLSTATE and message, results by column type and value.
+CURATED = [
+    # make_op: no operator between the categories
+    "SELECT 1 = '1'::text",
+    "SELECT '1'::varchar < 2",
+    "SELECT true = 1",
+    "SELECT 1.5 = 'a'::text",
+    "SELECT '1 day'::interval = 'a'::text",
+    "SELECT 1 IN (1, 'a'::text)",
+    "SELECT 1 = ANY (ARRAY['1'::text])",
+    "SELECT NULLIF(1, 'a'::text)",
+    "SELECT ARRAY[1] = ARRAY[1::int8]",
+    "SELECT ARRAY[1] || ARRAY['a'::text]",
+    "SELECT ARRAY[1] + ARRAY[1]",
+    "SELECT ARRAY[1] + '{1}'",
+    "SELECT true || ARRAY[1]",
+    # select_common_type: the categories, the type chosen, the conversion
+    "SELECT CASE WHEN true THEN 1 ELSE 'a'::text END",
+    "SELECT COALESCE(1, true)",
+    "SELECT GREATEST(1, 'a'::text)",
+    "SELECT ARRAY[1, 'a'::text]",
+    "SELECT 1 UNION SELECT 'a'::text",
+    "SELECT x FROM (VALUES (1), ('a'::text)) v(x)",
+    "SELECT COALESCE('10:00'::time, current_date)",
+    "SELECT COALESCE(ARRAY[1], ARRAY['a'::text])",
+    "SELECT CASE WHEN true THEN 'a'::char(3) ELSE 'b'::text END || '|'",
+    "SELECT CASE WHEN true THEN 'a'::char(3) ELSE 'b'::varchar END || '|'",
+    "SELECT CASE WHEN true THEN 'a'::text ELSE 'b'::char(2) END",
+    "SELECT CASE WHEN true THEN 'x' END",
+    "SELECT COALESCE(NULL, NULL)",
+    "SELECT CASE WHEN true THEN 1.5 ELSE 2::float8 END, COALESCE(1, 2.5::float8), GREATEST(1.5, 2::float4)",
+    "SELECT x FROM (VALUES (1), (2.5::float8)) v(x)",
+    "SELECT x FROM (VALUES ('a'::char(3)), ('b'::text)) v(x)",
+    "SELECT x FROM (SELECT 1 AS x UNION ALL SELECT 2.5 UNION ALL SELECT 3::float8) s ORDER BY 1",
+    "SELECT 1::int8 || ARRAY[1], ARRAY[1] || 1.5::float8, 1.5::float4 || ARRAY[1]",
+    # untyped literals read by the type they meet
+    "SELECT COALESCE(1, '1.5')",
+    "SELECT x FROM (VALUES (1), ('1.5')) v(x)",
+    "SELECT 1 UNION ALL SELECT '2.5'",
+    "SELECT true UNION ALL SELECT '1'",
+    "SELECT '1 day'::interval UNION ALL SELECT '1'",
+    "SELECT COALESCE(1::int2, '99999')",
+    "SELECT 1 = '1.5'",
+    "SELECT 1::int8 + '1.5'",
+    "SELECT 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid = 'x'",
+    "SELECT '1' IN ('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid)",
+    "CREATE TABLE lit (n numeric(10,2), ts timestamp(0), i int)",
+    "INSERT INTO lit VALUES (1.56, '2020-01-01 10:00:00', 1)",
+    "SELECT n = '1.555', n < '1.555', ts = '2020-01-01 10:00:00.4', i = '1', n IN ('1.555', '1.56') FROM lit",
+    "SELECT n + '1.555', i + '1' FROM lit",
+    # date and timestamp meeting each other
+    "SELECT '2020-01-01'::date - '2020-01-01 10:00'::timestamp, '2020-01-01 10:00+00'::timestamptz - '2020-01-01 10:00'::timestamp",
+    "SELECT octet_length('abc'::text), octet_length('ab '::char(5)), octet_length('é'), octet_length('ab '::varchar)",
+]
+
+
+def test_types_resolve_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("types")), CURATED).close()
+
+
+def test_untyped_parameters_take_the_type_they_meet(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """A psycopg ``str`` parameter is sent untyped, as a literal is written: it takes the
+    type of the value it meets, with that type's errors."""
+    for dsn in (proxy.dsn(), pg15.dsn()):
+        with psycopg.connect(dsn, autocommit=True) as c:
+            assert c.execute("SELECT 1 = %s, %s = 'a'::text, COALESCE(%s, 2)", ("1", "a", "3")).fetchone() == (True, True, 3)
+            with pytest.raises(psycopg.errors.InvalidTextRepresentation):
+                c.execute("SELECT 1 = %s", ("1.5",))
