@@ -5,7 +5,8 @@ binary operator ``a + b`` resolves to, which implicit casts its arguments get, a
 result is coerced to the column (a cast function, a binary relabel, or I/O). Those choices
 decide what ``pg_get_expr`` prints, down to its parentheses, so they are dumped from the
 real server rather than re-derived: the operator each pair of argument types resolves to
-(or the error PostgreSQL raises), and the cast pathways between the types the lake stores::
+(or the error PostgreSQL raises), the cast pathways between the types the lake stores, and
+the signatures of pg_catalog's functions (which calls exist at all)::
 
     python -m walsender_proxy.backend.coercion_gen "host=... port=... user=postgres" \\
         > walsender_proxy/backend/coercion_data.py
@@ -86,6 +87,23 @@ def generate(dsn: str) -> str:
         categories = dict(
             conn.execute(f"SELECT typname, typcategory FROM pg_type WHERE typname IN ('{names}')").fetchall()
         )
+        implicit_out = sorted(
+            conn.execute(
+                f"""SELECT s.typname, t.typname FROM pg_cast c
+                    JOIN pg_type s ON s.oid = c.castsource JOIN pg_type t ON t.oid = c.casttarget
+                    WHERE s.typname IN ('{names}') AND t.typname NOT IN ('{names}') AND c.castcontext = 'i'"""
+            ).fetchall()
+        )
+        functions: dict[str, list[tuple[tuple[str, ...], str | None, int]]] = {}
+        for name, args, variadic, defaults in conn.execute(
+            """SELECT p.proname,
+                      ARRAY(SELECT t.typname FROM unnest(p.proargtypes::oid[]) WITH ORDINALITY a(oid, n)
+                            JOIN pg_type t ON t.oid = a.oid ORDER BY a.n),
+                      (SELECT typname FROM pg_type WHERE oid = p.provariadic), p.pronargdefaults
+               FROM pg_proc p WHERE p.pronamespace = 'pg_catalog'::regnamespace AND p.prokind <> 'p'
+               ORDER BY p.proname, p.oid"""
+        ).fetchall():
+            functions.setdefault(name, []).append((tuple(args), variadic, defaults))
     out.append("#: (operator, left type, right type) → (oprleft, oprright, oprresult) of the operator")
     out.append("#: PostgreSQL 15 resolves it to; ('error', sqlstate, message, hint) when it refuses.")
     out.append("OPERATORS = {")
@@ -106,6 +124,15 @@ def generate(dsn: str) -> str:
     out.append(f"CATEGORIES = {categories!r}")
     out.append("")
     out.append(f"TYPMOD_TYPES = {TYPMOD_TYPES!r}")
+    out.append("")
+    out.append("#: Implicit casts (pg_cast) from those types to types outside them: (source, target).")
+    out.append(f"IMPLICIT_OUT = frozenset({[tuple(r) for r in implicit_out]!r})")
+    out.append("")
+    out.append("#: pg_catalog's functions (pg_proc, procedures aside): name → its overloads, each")
+    out.append("#: (argument type names, the VARIADIC element type or None, how many have defaults).")
+    out.append("FUNCTIONS = {")
+    out.extend(f"    {k!r}: {tuple(v)!r}," for k, v in functions.items())
+    out.append("}")
     out.append("")
     return "\n".join(out)
 

@@ -41,7 +41,7 @@ from decoding.pgtime import TRANSACTION_NOW
 from walsender_proxy.backend.outcomes import Column, Done, Outcome, Rows
 from walsender_proxy.lake import Transaction
 from walsender_proxy.lake.files import CHANGESET_ROW_GROUP
-from walsender_proxy.lake.transaction import layout
+from walsender_proxy.lake.transaction import conform, layout
 from walsender_proxy.sql import (
     catalog_bridge,
     copy_statement,
@@ -499,7 +499,7 @@ class Engine:
                 new = new.set_column(new.column_names.index(c.physical), c.physical, coerce_text(c, old.column(f"__new_{cname}"), self.date_order, self.text_out))
             keep = upsert.keep_columns(t)
             n_upd = tx.apply_update(t, old.select(keep), new.select(keep), changed=changed) if old.num_rows else 0
-            updated = _named(t, new.select(keep)) if returning(node) else None
+            updated = _named(t, _stored(t, new, keep)) if returning(node) else None
             upd_pos = old.column(upsert.POS).to_numpy() if returning(node) else None
         tag = f"INSERT 0 {n_ins + n_upd}"
         if returning(node):
@@ -559,7 +559,7 @@ class Engine:
         keep = [RID] + [c.physical for c in t.columns]
         n = tx.apply_update(t, old.select(keep), new.select(keep), changed=list(sets)) if old.num_rows else 0
         if returning(node):
-            yield self._returning(tx, t, node.relation, returning(node), _named(t, new.select(keep)), params, f"UPDATE {n}")
+            yield self._returning(tx, t, node.relation, returning(node), _named(t, _stored(t, new, keep)), params, f"UPDATE {n}")
         else:
             yield Done(f"UPDATE {n}")
 
@@ -681,11 +681,17 @@ def tx_rows_since(tx: Transaction, t: Table, n: int) -> pa.Table:
     return _named(t, rows.select([RID] + [c.physical for c in t.columns]))
 
 
+def _stored(t: Table, rows: pa.Table, keep: list[str]) -> pa.Table:
+    """Updated rows (``keep``: ``_rid`` and the columns' physical names) with each value as
+    the lake stores it, which is what RETURNING shows: a float8 result assigned to a float4
+    column is that float4."""
+    cols = {c.physical: c for c in t.columns}
+    return pa.table([conform(rows.column(k), cols[k]) if k in cols else rows.column(k) for k in keep], names=keep)
+
+
 def _conformed(t: Table, data: pa.Table) -> pa.Table:
     """Proposed rows in the table's storage form (missing columns NULL), under the columns'
     names, as the lake would store them: keys compare as stored."""
-    from walsender_proxy.lake.transaction import conform
-
     arrays = []
     for c in t.columns:
         if c.name in data.column_names:

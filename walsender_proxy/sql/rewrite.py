@@ -69,6 +69,7 @@ from walsender_proxy.sql import (
     float_aggs,
     float_exprs,
     formatting_udfs,
+    function_exists,
     join_star,
     json_exprs,
     json_records,
@@ -3885,6 +3886,25 @@ class _Rewriter:
                 return _call(bytea_text.udf_name(fn), *args), T(result)
         raise self._no_function(name, types, node)
 
+    def _function_exists(self, name: str, node: ast.FuncCall, types: Sequence[T | None]) -> None:
+        """PostgreSQL's 42883 for a call of a pg_catalog function none of whose overloads
+        takes these argument types (function_exists); calls it cannot judge pass."""
+        if node.func_variadic or node.agg_star or any(isinstance(a, ast.NamedArgExpr) for a in node.args or ()):
+            return
+        names = [None if t is None or t.zero_based else "_" + t.name.lstrip("_") if t.is_array else t.name for t in types]
+        if not all(function_exists.judged(n) for n in names):
+            return
+        if function_exists.exists(name, names) is False:  # type: ignore[arg-type]
+            raise self._no_function(name, types, node)
+        if function_exists.ambiguous(name, names):  # type: ignore[arg-type]
+            shown = ", ".join(_type_display(t) for t in types)
+            raise self.fail(
+                "42725", f"function {'.'.join(n.sval for n in node.funcname)}({shown}) is not unique", node,
+                hint="Could not choose a best candidate function. You might need to add explicit type casts.",
+            )
+        if function_exists.polymorphic_unknown(name, names):  # type: ignore[arg-type]
+            raise self.fail("42804", "could not determine polymorphic type because input has type unknown", node)
+
     def _no_function(self, name: str, types: Sequence[T | None], node: Any) -> SqlError:
         if isinstance(node, ast.FuncCall):
             name = ".".join(n.sval for n in node.funcname)
@@ -4017,6 +4037,7 @@ class _Rewriter:
         if name in ("quote_literal", "quote_nullable"):
             raise self._no_function(name, [self.expr(a, scope)[1] for a in node.args or ()], node)
         pairs = self._unknown_args(name, [self.expr(a, scope) for a in node.args or ()])
+        self._function_exists(name, node, [t for _, t in pairs])
         if name == "format":
             # %s prints a value by its type's output function and NULL as nothing
             # (PostgreSQL's text_format); printf would print DuckDB's forms and give NULL.
@@ -4112,6 +4133,8 @@ class _Rewriter:
             # (textoctetlen counts UTF-8 bytes, character(n)'s padding included; DuckDB's
             # octet_length takes only BLOB and BIT)
             return _cast(_call("strlen", args[0]), "integer"), T("int4")
+        if name in ("length", "octet_length") and len(args) == 1 and types[0] is not None and types[0].name == "bytea":
+            return _cast(_call("octet_length", args[0]), "integer"), T("int4")  # (byteaoctetlen)
         if name == "abs" and len(args) == 1 and types[0] is not None and types[0].name in ("int2", "int4", "int8"):
             self.needs.add(f"pgc_abs_{types[0].name}")
             return _call(f"pgc_abs_{types[0].name}", args[0]), types[0]

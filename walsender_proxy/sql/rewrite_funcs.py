@@ -275,6 +275,7 @@ RETURNS: Mapping[str, str] = MappingProxyType(
         "char_length": "int4",
         "character_length": "int4",
         "octet_length": "int4",
+        "bit_length": "int4",
         "strpos": "int4",
         "position": "int4",
         "concat": "text",

@@ -300,14 +300,18 @@ def single_values_as_select(src: Any) -> Any:
 #: unified first (2.5::float8 and 2.5 become float8) would round 2.5 as float8 → int4
 #: does (to even), where PostgreSQL converts the numeric 2.5 to the column (away from 0).
 _ITEM_CAST_TYPES = {"int2": "int2", "int4": "int4", "int8": "int8", "float4": "float4", "float8": "float8"}
+_STRING_TYPES = frozenset({"text", "varchar", "bpchar", "name"})
 
 
 def values_cast_to_columns(src: Any, t: Any, cols: Sequence[str]) -> Any:
     """An INSERT's multi-row VALUES with each item of a number column cast to the column's
     type, as PostgreSQL's transformInsertStmt coerces every row's items to the target
-    columns before anything else (there is no common type of the VALUES column). Numbers
-    only: an unconstrained numeric column keeps its literals' scale, and text columns take
-    their values as they are."""
+    columns before anything else (there is no common type of the VALUES column). Number
+    columns take the cast to their type (an unconstrained numeric column keeps its
+    literals' scale); string columns take each typed item's text (its output function, as
+    the assignment I/O cast prints it; the column's length is checked on the way in), so
+    ``(12345), ('x')`` or ``(1.5), (true)`` never meet in one VALUES type; untyped literals,
+    parameters and NULLs stay as they are."""
     if not (isinstance(src, ast.SelectStmt) and src.valuesLists and len(src.valuesLists) > 1):
         return src
     targets: dict[int, ast.TypeName] = {}
@@ -318,6 +322,8 @@ def values_cast_to_columns(src: Any, t: Any, cols: Sequence[str]) -> Any:
         base = col.type.base.name
         if base in _ITEM_CAST_TYPES:
             targets[i] = ast.TypeName(names=(ast.String(sval="pg_catalog"), ast.String(sval=_ITEM_CAST_TYPES[base])), typemod=-1)
+        elif base in _STRING_TYPES:
+            targets[i] = ast.TypeName(names=(ast.String(sval="pg_catalog"), ast.String(sval="text")), typemod=-1)
         elif base == "numeric" and col.type.numeric_precision_scale is not None:
             p, sc = col.type.numeric_precision_scale
             targets[i] = ast.TypeName(
@@ -334,6 +340,8 @@ def values_cast_to_columns(src: Any, t: Any, cols: Sequence[str]) -> Any:
             return v
         if isinstance(v, ast.A_Const) and getattr(v, "isnull", False):
             return v
+        if tn.names[-1].sval == "text" and (isinstance(v, ast.ParamRef) or (isinstance(v, ast.A_Const) and isinstance(v.val, ast.String))):
+            return v  # (an untyped literal or parameter is the column's value as written)
         return ast.TypeCast(arg=v, typeName=tn, location=-1)
 
     out = copy.copy(src)
