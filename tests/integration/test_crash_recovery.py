@@ -74,4 +74,4 @@ def test_sigkill_loop_quick(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_sigkill_loop_many(tmp_path: Path) -> None:
-    crash_loop(tmp_path, rounds=16, seed=2)
+    crash_loop(tmp_path, rounds=10, seed=2)

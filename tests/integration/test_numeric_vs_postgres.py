@@ -42,7 +42,7 @@ def clients(proxy: ProxyServer, pg15: PgCluster) -> Iterator[tuple[Client, Clien
         yield ref, got
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(numerics, numerics), min_size=1, max_size=8))
 def test_numeric_operators_print_postgresqls_digits(clients: tuple[Client, Client], rows: list[tuple[str, str]]) -> None:
     ref, got = clients

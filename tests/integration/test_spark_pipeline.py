@@ -479,29 +479,23 @@ def tempfile_dir() -> Path:
 def test_cli_prints_summary_and_fails_cleanly(
     spark: Any, proxy: ProxyServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The installed ``walsender-proxy ingest`` prints its summary; a source it cannot read
-    ends the command with status 1 and PostgreSQL's FATAL wording on standard error. The
-    failing run goes through the same ``main`` in this process, on the module's Spark
-    session (a second JVM of its own would only add its start-up)."""
-    import os
-    import subprocess
-    import sys
-
+    """``walsender-proxy ingest`` prints its summary; a source it cannot read ends the
+    command with status 1 and PostgreSQL's FATAL wording on standard error. Both run the
+    console script's ``main`` in this process, on the module's Spark session (a JVM of
+    their own would only add its start-up; the installed script is run by
+    test_cli_serve)."""
     from walsender_proxy import cli
     from walsender_proxy.backend import logs
 
     src = tmp_path / "cli.csv"
     src.write_text("id,name\n1,a\n2,b\n")
-    exe = Path(sys.executable).parent / "walsender-proxy"
-    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1")
-    args = ["ingest", "--dsn", proxy.dsn(), "--master", "local[1]"]
-    out = subprocess.run([str(exe), *args, str(src), "-t", "cli_t", "--create", "--key", "id", "-m", "mirror"],
-                         capture_output=True, text=True, env=env, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
-    for word in ("rows read", "inserted", "updated", "deleted", "CSN", "commit LSN", "seconds"):
-        assert word in out.stdout, out.stdout
+    args = ["ingest", "--dsn", proxy.dsn(), "--master", "local[1]", "--no-progress"]
     monkeypatch.setattr(logs, "configure", lambda *a, **k: None)  # (pytest's logging stays)
     capsys.readouterr()
+    assert cli.main([*args, str(src), "-t", "cli_t", "--create", "--key", "id", "-m", "mirror"]) == 0
+    out = capsys.readouterr().out
+    for word in ("rows read", "inserted", "updated", "deleted", "CSN", "commit LSN", "seconds"):
+        assert word in out, out
     assert cli.main([*args, str(tmp_path / "missing.csv"), "-t", "cli_t"]) == 1
     err = capsys.readouterr().err
     assert "FATAL:  could not read source" in err and "PATH_NOT_FOUND" in err, err

@@ -35,25 +35,21 @@ LITERALS = ["'1'", "'1.5'", "'x'", "'2020-01-01'", "'1 day'", "'{1}'", "'99999'"
 
 def _operators() -> list[str]:
     pairs = itertools.product(VALUES.values(), repeat=2)
-    return [f"SELECT {a} {op} {b}" for a, b in pairs for op in ("=", "<", "+", "||")]
+    return [f"SELECT {a} {op} {b}" for a, b in pairs for op in ("=", "+")]
 
 
 def _branches() -> list[str]:
     out = []
     for a, b in itertools.product([*VALUES.values(), "'1'", "NULL"], repeat=2):
-        out += [
-            f"SELECT COALESCE({a}, {b})",
-            f"SELECT CASE WHEN false THEN {a} ELSE {b} END",
-            f"SELECT x FROM (VALUES ({a}), ({b})) v(x)",
-            f"SELECT {a} UNION ALL SELECT {b}",
-        ]
+        # (CASE and GREATEST share COALESCE's resolution, set operations VALUES')
+        out += [f"SELECT COALESCE({a}, {b})", f"SELECT x FROM (VALUES ({a}), ({b})) v(x)"]
     return out
 
 
 def _literals() -> list[str]:
     out = []
     for v, lit in itertools.product(VALUES.values(), LITERALS):
-        out += [f"SELECT {v} = {lit}", f"SELECT {lit} < {v}", f"SELECT {v} + {lit}", f"SELECT {v} IN ({lit}, {lit})"]
+        out += [f"SELECT {v} = {lit}", f"SELECT {lit} + {v}", f"SELECT {v} IN ({lit}, {lit})"]
     return out
 
 
@@ -67,7 +63,7 @@ FUNCTIONS = ["length", "upper", "abs", "round", "sqrt", "md5", "reverse", "ascii
 def _functions() -> list[str]:
     out = []
     for f, v in itertools.product(FUNCTIONS, [*VALUES.values(), "'a'"]):
-        out += [f"SELECT {f}({v})", f"SELECT {f}({v}, 1)", f"SELECT {f}({v}, 'a'::text)"]
+        out += [f"SELECT {f}({v})", f"SELECT {f}({v}, 1)"]
     return out
 
 

@@ -138,7 +138,7 @@ class Run:
 
 
 @settings(
-    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(ops=st.lists(op, max_size=40))
 def test_a_slot_keeps_the_catalog_of_every_transaction_it_may_still_send(

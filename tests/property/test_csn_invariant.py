@@ -166,7 +166,7 @@ def check_invariant(lake: Lake, clean: list[tuple[int, int]]) -> None:
 
 
 @settings(
-    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(ops=st.lists(op, max_size=40))
 def test_copy_plus_stream_is_exact_under_any_interleaving(

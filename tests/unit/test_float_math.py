@@ -117,7 +117,7 @@ _ONE = ["sqrt", "cbrt", "exp", "ln", "log10", "sin", "cos", "tan", "cot", "asin"
 _TWO = ["add", "sub", "mul", "div", "pow", "atan2"]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(_interesting, _interesting)
 def test_expressions_and_udfs_compute_the_same(con: duckdb.DuckDBPyConnection, a: float, b: float) -> None:
     for name in _ONE + _TWO:

@@ -53,7 +53,7 @@ from decoding.pgvalues.textin import (
 )
 
 T = column_type
-FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def enc(typ: str, values: list, arrow: pa.DataType | None = None) -> list[bytes | None]:  # type: ignore[type-arg]

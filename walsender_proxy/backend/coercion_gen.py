@@ -94,6 +94,12 @@ def generate(dsn: str) -> str:
                     WHERE s.typname IN ('{names}') AND t.typname NOT IN ('{names}') AND c.castcontext = 'i'"""
             ).fetchall()
         )
+        type_functions = sorted(
+            r[0] for r in conn.execute(
+                """SELECT DISTINCT t.typname FROM pg_type t JOIN pg_proc p ON p.proname = t.typname
+                   WHERE t.typnamespace = 'pg_catalog'::regnamespace"""
+            ).fetchall()
+        )
         functions: dict[str, list[tuple[tuple[str, ...], str | None, int]]] = {}
         for name, args, variadic, defaults in conn.execute(
             """SELECT p.proname,
@@ -127,6 +133,9 @@ def generate(dsn: str) -> str:
     out.append("")
     out.append("#: Implicit casts (pg_cast) from those types to types outside them: (source, target).")
     out.append(f"IMPLICIT_OUT = frozenset({[tuple(r) for r in implicit_out]!r})")
+    out.append("")
+    out.append("#: Type names that are also function names: a one-argument call of one may be a cast.")
+    out.append(f"TYPE_FUNCTIONS = frozenset({type_functions!r})")
     out.append("")
     out.append("#: pg_catalog's functions (pg_proc, procedures aside): name → its overloads, each")
     out.append("#: (argument type names, the VARIADIC element type or None, how many have defaults).")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from walsender_proxy.backend.coercion_data import FUNCTIONS, IMPLICIT_OUT
+from walsender_proxy.backend.coercion_data import FUNCTIONS, IMPLICIT_OUT, TYPE_FUNCTIONS
 from walsender_proxy.sql import common_type
 
 _ANY = frozenset({"any", "anyelement", "anycompatible"})
@@ -46,8 +46,8 @@ def exists(name: str, args: Sequence[str]) -> bool | None:
     (type names, multidimensional arrays as one ``_elem``); None when pg_catalog has no
     function of that name."""
     overloads = FUNCTIONS.get(name)
-    if overloads is None:
-        return None
+    if overloads is None or (len(args) == 1 and name in TYPE_FUNCTIONS):
+        return None  # (float8('1.5') is a cast when no overload matches exactly: func_get_detail)
     for params, variadic, defaults in overloads:
         if variadic is not None:
             fixed, elem = params[:-1], variadic
@@ -107,6 +107,8 @@ def ambiguous(name: str, args: Sequence[str]) -> bool:
     preferred types where a cast is needed, then the categories of untyped literals.
     False whenever a surviving overload has a parameter type this module cannot place in
     a category (the choice is then left undecided, never refused)."""
+    if len(args) == 1 and name in TYPE_FUNCTIONS:
+        return False
     cands = _candidates(name, args)
     if len(cands) < 2 or any(tuple(args) == c for c in cands):
         return False
