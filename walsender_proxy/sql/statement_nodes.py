@@ -10,7 +10,7 @@ column), and for Describe, the statement with each ``$n`` a typed NULL.
 from __future__ import annotations
 
 import copy
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -138,45 +138,35 @@ def numeric_columns(t: Any, cols: Sequence[str]) -> list[int]:
 _COMPARISON_OPS = frozenset({"=", "<>", "!=", "<", ">", "<=", ">="})
 
 
+def _nodes(node: Any) -> Iterator[Any]:
+    """Every pglast node in ``node`` (a node, or a tuple or list of them), depth first."""
+    if isinstance(node, ast.Node):
+        yield node
+        for name in node:
+            yield from _nodes(getattr(node, name))
+    elif isinstance(node, tuple | list):
+        for x in node:
+            yield from _nodes(x)
+
+
 def _compared_params(node: Any) -> set[int]:
     """The ids of the ``$n`` nodes that are an operand of a comparison (``x > $1``,
     ``x = ANY($1)``) whose other operand is not a parameter."""
     out: set[int] = set()
-
-    def visit(n: Any) -> None:
+    kinds = (enums.A_Expr_Kind.AEXPR_OP, enums.A_Expr_Kind.AEXPR_OP_ANY, enums.A_Expr_Kind.AEXPR_OP_ALL)
+    for n in _nodes(node):
+        if not (isinstance(n, ast.A_Expr) and n.kind in kinds and n.name and n.name[-1].sval in _COMPARISON_OPS):
+            continue
+        left, right = n.lexpr, n.rexpr
+        if isinstance(right, ast.ParamRef) and left is not None and not isinstance(left, ast.ParamRef):
+            out.add(id(right))
         if (
-            isinstance(n, ast.A_Expr)
-            and n.kind
-            in (
-                enums.A_Expr_Kind.AEXPR_OP,
-                enums.A_Expr_Kind.AEXPR_OP_ANY,
-                enums.A_Expr_Kind.AEXPR_OP_ALL,
-            )
-            and n.name
-            and n.name[-1].sval in _COMPARISON_OPS
+            isinstance(left, ast.ParamRef)
+            and right is not None
+            and not isinstance(right, ast.ParamRef | tuple | list)
+            and n.kind == enums.A_Expr_Kind.AEXPR_OP
         ):
-            left, right = n.lexpr, n.rexpr
-            if (
-                isinstance(right, ast.ParamRef)
-                and left is not None
-                and not isinstance(left, ast.ParamRef)
-            ):
-                out.add(id(right))
-            if (
-                isinstance(left, ast.ParamRef)
-                and right is not None
-                and not isinstance(right, ast.ParamRef | tuple | list)
-                and n.kind == enums.A_Expr_Kind.AEXPR_OP
-            ):
-                out.add(id(left))
-        if isinstance(n, ast.Node):
-            for name in n:
-                visit(getattr(n, name))
-        elif isinstance(n, tuple | list):
-            for x in n:
-                visit(x)
-
-    visit(node)
+            out.add(id(left))
     return out
 
 
@@ -196,7 +186,7 @@ def _branch_params(node: Any) -> set[int]:
             return None
         return [rt.val for rt in stmt.targetList]
 
-    def visit(n: Any) -> None:
+    for n in _nodes(node):
         if isinstance(n, ast.CaseExpr):
             mark([w.result for w in n.args or ()] + [n.defresult])
         elif isinstance(n, ast.CoalesceExpr | ast.MinMaxExpr):
@@ -208,14 +198,6 @@ def _branch_params(node: Any) -> set[int]:
             if left is not None and right is not None and len(left) == len(right):
                 for pair in zip(left, right, strict=True):
                     mark(pair)
-        if isinstance(n, ast.Node):
-            for name in n:
-                visit(getattr(n, name))
-        elif isinstance(n, tuple | list):
-            for x in n:
-                visit(x)
-
-    visit(node)
     return out
 
 
