@@ -152,6 +152,13 @@ CURATED = [
     "UPDATE ret SET f = 1.1::float4 * 2 WHERE id = 1 RETURNING f",
     "INSERT INTO ret (id, f) VALUES (2, 1) ON CONFLICT (id) DO UPDATE SET f = excluded.f * 1.1::float8 RETURNING f",
     "SELECT * FROM ret ORDER BY id",
+    # literals beside a uuid column and an unconstrained numeric one (held as text)
+    "CREATE TABLE gu (u uuid, n numeric)",
+    "INSERT INTO gu VALUES ('11111111-1111-1111-1111-111111111111', 0.0), ('33333333-3333-3333-3333-333333333333', 2.50)",
+    "SELECT count(*) FROM gu WHERE u < '22222222-2222-2222-2222-222222222222'",
+    "SELECT count(*) FROM gu WHERE u = '{11111111-1111-1111-1111-111111111111}' OR u = 'X'",
+    "SELECT n FROM gu WHERE n != '0.0' AND n = '2.5'",
+    "SELECT 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11'::uuid = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'",
     # date and timestamp meeting each other
     "SELECT '2020-01-01'::date - '2020-01-01 10:00'::timestamp, '2020-01-01 10:00+00'::timestamptz - '2020-01-01 10:00'::timestamp",
     "SELECT octet_length('abc'::text), octet_length('ab '::char(5)), octet_length('é'), octet_length('ab '::varchar)",

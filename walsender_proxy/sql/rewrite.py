@@ -3480,11 +3480,20 @@ class _Rewriter:
         is no integer; dates in the DateStyle order). None for string types, json and
         arrays, whose literals stay as they are."""
         src = self._lake_source(other, other_t, scope)
-        if src is None or src.is_array:
-            return None
+        if src is None or src.is_array or (other_t is not None and other_t.text_numeric):
+            return None  # (an unconstrained numeric held as text compares by its own key)
         bare = ColumnType(src.base)
         if not (literals.reads_by_input(bare) or bare.base.name == "numeric"):
             return None
+        text = _str_const(lit)
+        if bare.base.name == "uuid" and text is not None:
+            # uuid's input (its errors, its canonical text) as a plain string constant, which
+            # DuckDB takes as a UUID beside a column and as text beside a cast value
+            try:
+                canonical = literals.unknown_literal(text, bare)
+            except PgError as e:
+                raise self.fail(e.sqlstate, e.message, lit) from None
+            return (canonical.arg if isinstance(canonical, ast.TypeCast) else canonical), T("uuid")
         name = ast.TypeName(names=(_s("pg_catalog"), _s(src.base.name)), typemod=-1)
         return self.expr(ast.TypeCast(arg=lit, typeName=name), scope)
 
@@ -3507,10 +3516,8 @@ class _Rewriter:
         """The same for arrays (pg_operator's anyarray and anycompatible operators):
         comparisons need one array type on both sides, ``||`` elements of one common type,
         arithmetic has none; only pairs of types common_type knows are judged."""
-        if op in _ARITHMETIC:  # (no arithmetic on arrays, whatever the other side)
-            pass
-        elif UNKNOWN in (lt, rt) or op not in (*_COMPARISONS, "||"):
-            return
+        if op not in _ARITHMETIC and (UNKNOWN in (lt, rt) or op not in (*_COMPARISONS, "||")):
+            return  # (arithmetic on an array is refused whatever the other side)
         elems = [t.name.lstrip("_") for t in (lt, rt)]  # (an array of any dimension: its element type)
         if op in _ARITHMETIC and any(e in ("json", "jsonb") for e in elems):
             return  # (jsonb - text[] deletes keys)
