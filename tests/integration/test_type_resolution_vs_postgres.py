@@ -18,7 +18,7 @@ import pytest
 
 from tests.pgcluster import PgCluster
 from tests.pgcompare import Client, same_answers
-from tests.proxy import ProxyServer
+from tests.proxy import ProxyProcess, ProxyServer
 
 #: One value of each type (a quoted literal is PostgreSQL's unknown).
 VALUES = {
@@ -173,6 +173,37 @@ CURATED = [
     "SELECT to_hex(1::int2)",
     "SELECT isfinite('a')",
     "SELECT length('a'::varchar), upper('a'::char(2)), to_hex(1::int2), round(1::int2), abs(1.5::float4)",
+    # fields of an anonymous record (f1…fn), of a table's row, and of values that have none
+    "SELECT (ROW(1, 'a'::text)).f1, (ROW(1, 'a'::text)).f2, (ROW(ARRAY[1], 2)).f1[1]",
+    "SELECT (ROW(1, 2)).f3",
+    "SELECT (ROW(NULL, 1)).f1",
+    "SELECT ((ROW(ROW(1, 2), 3)).f1).f2",
+    "SELECT (1).f1",
+    "SELECT (ARRAY[1]).f1",
+    "CREATE TABLE rowf (a int, b text)",
+    "INSERT INTO rowf VALUES (1, 'x')",
+    "SELECT (rowf).a, (r.*).b FROM rowf, rowf r",
+    # time meeting interval: compared as intervals
+    "SELECT '10:00'::time = '10 hours'::interval, '1 day'::interval > '23:00'::time, '10:00'::time IN ('10 hours'::interval)",
+    # a recursive CTE typed by its non-recursive term
+    "WITH RECURSIVE t(n) AS (SELECT '7' UNION ALL SELECT n + 1 FROM t WHERE n < 10) SELECT n FROM t",
+    "WITH RECURSIVE t(i) AS (SELECT 1 UNION ALL SELECT (i + 1)::bigint FROM t WHERE i < 3) SELECT i FROM t",
+    "WITH RECURSIVE t(n, s) AS (SELECT 1, 'a' UNION ALL SELECT n + 1, s || 'b' FROM t WHERE n < 4) SELECT * FROM t",
+    "WITH RECURSIVE t(j) AS (WITH RECURSIVE s(i) AS (VALUES (1) UNION ALL SELECT i + 1 FROM s WHERE i < 3) "
+    "SELECT i FROM s UNION ALL SELECT j + 1 FROM t WHERE j < 5) SELECT * FROM t",
+    # interval_div, format()'s numbering, a literal AT TIME ZONE, generate_series' types
+    "SELECT interval '41 mon 12 days 360:00' / 10, interval '1 mon 1 day' / 7.0, interval '-1 day 2 hours' / -3, interval '1 day' / 2::int8",
+    "SELECT interval '1 day' / 0",
+    "SELECT format('Hello %s %1$s %s', 'World', 'Hello again'), format('%2$s %s|%-3s|', 'a', 'b', 'c')",
+    "SELECT '19970210 173201' AT TIME ZONE 'America/New_York'",
+    "SELECT x, g FROM generate_series(1, 3) x, generate_series(1, 2) WITH ORDINALITY AS o(g, n) WHERE n = 1",
+    "SELECT generate_series(1, 2), generate_series(1::int8, 2)",
+    "SELECT * FROM generate_series(1::int2, 2::int2)",
+    # errors DuckDB's binder finds, as PostgreSQL words them
+    "SELECT b FROM rowf, rowf r",
+    "SELECT 1 FROM rowf WHERE row_number() OVER () < 10",
+    "SELECT x.a FROM rowf",
+    "UPDATE rowf SET a = v.* FROM (VALUES (1, 2)) v(i, j)",
 ]
 
 
@@ -188,3 +219,67 @@ def test_untyped_parameters_take_the_type_they_meet(proxy: ProxyServer, pg15: Pg
             assert c.execute("SELECT 1 = %s, %s = 'a'::text, COALESCE(%s, 2)", ("1", "a", "3")).fetchone() == (True, True, 3)
             with pytest.raises(psycopg.errors.InvalidTextRepresentation):
                 c.execute("SELECT 1 = %s", ("1.5",))
+
+
+#: Statements a driver prepares with unspecified parameters, each typed by its context as
+#: PostgreSQL's parse analysis types it (ParameterDescription and RowDescription compared).
+DESCRIBED = [
+    "SELECT $1::int", "SELECT $1", "SELECT $1 + 1", "SELECT $1 || 'a'", "SELECT $1 = 1.5",
+    "SELECT $1 UNION SELECT '2020-01-01'::date", "SELECT COALESCE($1, now())", "SELECT CASE WHEN $1 THEN 1 END",
+    "SELECT 1 = ANY($1)", "SELECT 'a' = ANY($1)", "SELECT $1 = ANY(ARRAY[1, 2])", "SELECT $1 IN (1, 2)",
+    "SELECT $1 BETWEEN 1 AND 2", "SELECT 'a' LIKE $1", "SELECT length($1)", "SELECT abs($1)", "SELECT round($1, 2)",
+    "SELECT now() - $1", "SELECT now() + $1", "SELECT $1::date + 1", "SELECT NOT $1", "SELECT $1 AND true",
+    "SELECT $1 LIMIT $2", "SELECT ARRAY[$1, 2]", "SELECT $1 @> ARRAY[1]", "SELECT generate_series(1, $1)",
+    "SELECT x FROM generate_series(1, $1) x", "SELECT substr('abc', $1)", "SELECT greatest($1, 5)", "SELECT nullif($1, 5)",
+    "SELECT x FROM (VALUES (1), ($1)) v(x)", "SELECT $1 * interval '1 day'", "SELECT 2 ^ $1", "SELECT encode($1, 'hex')",
+    "SELECT ($1, 2) = (1, 2)", "SELECT 1 WHERE $1", "SELECT count(*) FILTER (WHERE $1)", "SELECT $1 || ARRAY[1]",
+    "SELECT $1 IS TRUE", "SELECT date_trunc('day', $1::timestamp)", "SELECT to_char(now(), $1)",
+]
+
+
+def _described(dsn: str, sql: str) -> object:
+    pg = psycopg.pq.PGconn.connect(dsn.encode())  # (libpq in blocking mode: Parse, then Describe)
+    try:
+        r = pg.prepare(b"", sql.encode())
+        if r.status == psycopg.pq.ExecStatus.FATAL_ERROR:
+            return ("error", r.error_field(psycopg.pq.DiagnosticField.SQLSTATE))
+        d = pg.describe_prepared(b"")
+        if d.status == psycopg.pq.ExecStatus.FATAL_ERROR:
+            return ("error", d.error_field(psycopg.pq.DiagnosticField.SQLSTATE))
+        return [d.param_type(i) for i in range(d.nparams)], [d.ftype(i) for i in range(d.nfields)]
+    finally:
+        pg.finish()
+
+
+@pytest.mark.parametrize("sql", DESCRIBED)
+def test_unspecified_parameters_are_typed_by_their_context(proxy_process: ProxyProcess, pg15: PgCluster, sql: str) -> None:
+    """Parse with no parameter types, then Describe: each ``$n`` has the type PostgreSQL
+    infers from where it stands (``$1 = ANY(ARRAY[1, 2])``: int4, ``now() + $1``:
+    interval, ``WHERE $1``: bool), as drivers such as asyncpg and pgjdbc read it. (libpq's
+    blocking calls hold the GIL: the proxy runs in a process of its own.)"""
+    assert _described(proxy_process.dsn(), sql) == _described(pg15.dsn(), sql)
+
+
+def test_asyncpg_binds_parameters_of_the_inferred_types(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """asyncpg encodes each argument by the type Describe reported: a Python int for
+    ``generate_series(1, $1)``, a bool for ``WHERE $1``, bytes for ``encode($1, …)``."""
+    import asyncio
+
+    import asyncpg
+
+    cases = [
+        ("SELECT $1 = ANY(ARRAY[1, 2])", 1), ("SELECT x FROM generate_series(1, $1) x", 3), ("SELECT abs($1)", -1.5),
+        ("SELECT $1 || ARRAY[1]", [2]), ("SELECT round($1, 2)", 1.234), ("SELECT encode($1, 'hex')", b"ab"),
+        ("SELECT 2 ^ $1", 2.0), ("SELECT x FROM (VALUES (1), ($1)) v(x)", 5), ("SELECT 1 WHERE $1", True),
+        ("SELECT now() - $1 > interval '0'", None),
+    ]
+
+    async def run(dsn: str) -> list[object]:
+        info = psycopg.conninfo.conninfo_to_dict(dsn)
+        c = await asyncpg.connect(host=info["host"], port=int(info["port"]), user=info["user"], database=info.get("dbname", "postgres"))
+        try:
+            return [[tuple(r) for r in await c.fetch(q, a)] for q, a in cases]
+        finally:
+            await c.close()
+
+    assert asyncio.run(run(proxy.dsn())) == asyncio.run(run(pg15.dsn()))

@@ -166,6 +166,7 @@ def rewrite_and_register(
     text_params: frozenset[int] = frozenset(),
     param_types: tuple[tuple[int, ColumnType], ...] = (),
     literal_date_order: str | None = None,
+    infer_params: bool = False,
 ) -> Rewritten:
     low = sql.lower()
     udfs = {n: PREFIX + n for n in SERVER_FUNCTIONS if n in low}
@@ -181,6 +182,7 @@ def rewrite_and_register(
             literal_date_order=literal_date_order,
             extra_float_digits=int(ex.settings.get("extra_float_digits")),
             bytea_output=str(ex.settings.get("bytea_output")),
+            infer_params=infer_params,
         )
     # set_config takes effect at once: current_setting() in the same statement sees it.
     for name, value, is_local in rw.set_configs:

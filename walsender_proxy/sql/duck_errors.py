@@ -38,10 +38,14 @@ def duck_error(e: Exception) -> PgError:
         m = _DUCK_QUALIFIED_COLUMN.search(str(e))
         if m:  # (PostgreSQL words a qualified one without quotes: column p.zz does not exist)
             return PgError("42703", f"column {m.group(1)}.{m.group(2)} does not exist")
+        m = _DUCK_FIELD.search(str(e))
+        if m:  # (a field of a record whose fields the analysis did not know)
+            return PgError("0A000", f"selecting field {m.group(1)} of a record of unknown fields is not supported by walsender-proxy")
     return translate_error(e)
 
 
 _DUCK_COLUMN = re.compile(r'(?:Referenced column|Column) "([^"]+)" (?:not found|referenced)')
+_DUCK_FIELD = re.compile(r"Cannot extract field '([^']+)' from expression")
 _DUCK_QUALIFIED_COLUMN = re.compile(
     r'(?:Table|Values list) "([^"]+)" does not have a column named "([^"]+)"'
 )

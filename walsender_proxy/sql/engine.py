@@ -38,6 +38,7 @@ from decoding import pgtz
 from decoding.catalog import RID, Table
 from decoding.errors import PgError
 from decoding.pgtime import TRANSACTION_NOW
+from decoding.pgtypes import ColumnType, type_by_oid
 from walsender_proxy.backend.outcomes import Column, Done, Outcome, Rows
 from walsender_proxy.lake import Transaction
 from walsender_proxy.lake.files import CHANGESET_ROW_GROUP
@@ -187,7 +188,8 @@ class Engine:
         return self.rewritten(sql, tx, overrides, params, writing=writing).sql
 
     def rewritten(
-        self, sql: str, tx: Transaction, overrides: dict[tuple[str | None, str], str | UserTable] | None = None, params: Sequence[Any] = (), *, writing: str | None = None
+        self, sql: str, tx: Transaction, overrides: dict[tuple[str | None, str], str | UserTable] | None = None, params: Sequence[Any] = (), *,
+        writing: str | None = None, param_types: tuple[tuple[int, ColumnType], ...] | None = None, infer_params: bool = False,
     ) -> Rewritten:
         """The statement for DuckDB; ``params`` (the bound values) tell which ``$n`` are
         text, whose casts go through the target type's input function. ``writing``: the
@@ -198,8 +200,8 @@ class Engine:
         writes = sql_function_calls.WRITING.set(writing)
         try:
             return catalog_bridge.rewrite_and_register(
-                self.ex, self.binding, sql, self.resolver(tx, overrides), tx, text_params(params), getattr(params, "types", ()),
-                getattr(params, "literal_date_order", None),
+                self.ex, self.binding, sql, self.resolver(tx, overrides), tx, text_params(params),
+                getattr(params, "types", ()) if param_types is None else param_types, getattr(params, "literal_date_order", None), infer_params,
             )
         finally:
             sql_function_calls.WRITING.reset(writes)
@@ -325,6 +327,24 @@ class Engine:
         if plan is not None:
             self.points.remember_columns(tx, plan, cols)
         return cols
+
+    def analyzed_param_oids(self, tx: Transaction, sql: str, known: Sequence[int]) -> dict[int, int]:
+        """The types parse analysis gives a query's (``sql``) unspecified ``$n`` (``known``: the
+        OIDs of the parameters, 0 where unspecified), as PostgreSQL fixes them at Parse:
+        the type of the first context that coerces each (``generate_series(1, $1)``:
+        int4, ``$1 = ANY(ints)``: int4, ``WHERE $1``: bool). {} where the analysis fails:
+        the statement's own error comes from Describe or Execute as before."""
+        self._release()
+        lake_types = []
+        for i, oid in enumerate(known):
+            if oid:
+                with contextlib.suppress(PgError):
+                    lake_types.append((i + 1, type_by_oid(oid)))
+        try:
+            rw = self.rewritten(sql, tx, param_types=tuple(lake_types), infer_params=True)
+        except Exception:
+            return {}
+        return dict(rw.param_oids)
 
     def describe_text(self, tx: Transaction, sql: str) -> list[Column]:
         """The result columns of a query given as text (CREATE VIEW's, whose positions
@@ -541,6 +561,10 @@ class Engine:
                 raise PgError("42601", f'multiple assignments to same column "{col.name}"')
             if isinstance(target.val, ast.SetToDefault):
                 expr = defaults.value_sql(col, tx.catalog())
+            elif isinstance(target.val, ast.ColumnRef) and isinstance(target.val.fields[-1], ast.A_Star):
+                # (v.* is a whole row, a record: a column takes no record)
+                raise PgError("42804", f'column "{col.name}" is of type {col.type.sql_name()} but expression is of type record',
+                              hint="You will need to rewrite or cast the expression.")
             else:
                 expr = RawStream()(assigned(target.val))
             sets[col.name] = expr

@@ -555,7 +555,13 @@ class Executor:
                     t = self._ensure_tx().table(ddl_sql.qualified(rv))
                     return {c.name: c.type.oid for c in t.columns}
 
-                oids = infer_param_types(st.node, declared, st.nparams, columns_of)
+                known = [declared[i] if i < len(declared) else 0 for i in range(st.nparams)]
+                if isinstance(st.node, ast.SelectStmt):
+                    # a query's parameters as the analysis types them; what it cannot place,
+                    # by the statement's shape (sql.paramtypes)
+                    analyzed = self.engine.analyzed_param_oids(self._ensure_tx(), st.text, known)
+                    known = [o or analyzed.get(i + 1, 0) for i, o in enumerate(known)]
+                oids = infer_param_types(st.node, known, st.nparams, columns_of)
                 st.inferred = [
                     o if (i < len(declared) and declared[i]) or param_receivable(o) else 0
                     for i, o in enumerate(oids)

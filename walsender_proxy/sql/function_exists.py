@@ -107,11 +107,27 @@ def ambiguous(name: str, args: Sequence[str]) -> bool:
     preferred types where a cast is needed, then the categories of untyped literals.
     False whenever a surviving overload has a parameter type this module cannot place in
     a category (the choice is then left undecided, never refused)."""
+    cands = _selected(name, args)
+    if cands is None or len(cands) < 2:
+        return False
+    return all(common_type.category(p) is not None for c in cands for p in c)
+
+
+def chosen(name: str, args: Sequence[str]) -> tuple[str, ...] | None:
+    """The one overload PostgreSQL's resolution picks for these argument types, as its
+    parameter types (one per argument), or None when there is not exactly one."""
+    cands = _selected(name, args)
+    return cands[0] if cands is not None and len(cands) == 1 else None
+
+
+def _selected(name: str, args: Sequence[str]) -> list[tuple[str, ...]] | None:
+    """func_select_candidate's survivors, or None when left undecided here."""
     if len(args) == 1 and name in TYPE_FUNCTIONS:
-        return False
+        return None
     cands = _candidates(name, args)
-    if len(cands) < 2 or any(tuple(args) == c for c in cands):
-        return False
+    exact = [c for c in cands if tuple(args) == c]
+    if len(cands) < 2 or exact:
+        return exact or cands
     known = [i for i, a in enumerate(args) if a != "unknown"]
     cands = _keep_most(cands, lambda c: sum(c[i] == args[i] for i in known))
     if len(cands) > 1:
@@ -121,19 +137,41 @@ def ambiguous(name: str, args: Sequence[str]) -> bool:
         for i in unknowns:
             cats = {common_type.category(c[i]) for c in cands if c[i] not in _ANY | _NONARRAY | _ARRAY}
             if None in cats:
-                return False
+                return None
             cat = "S" if "S" in cats else cats.pop() if len(cats) == 1 else None
             if cat is None:  # (categories conflict: PostgreSQL resolves nothing from them)
                 if known:
-                    return False  # (its last step may still pick by the typed arguments: undecided)
+                    return None  # (its last step may still pick by the typed arguments: undecided)
                 break
             kept = [c for c in cands if common_type.category(c[i]) == cat]
             if any(c[i] in common_type.PREFERRED for c in kept):
                 kept = [c for c in kept if c[i] in common_type.PREFERRED]
             cands = kept or cands
-    if len(cands) < 2:
-        return False
-    return all(common_type.category(p) is not None for c in cands for p in c)
+    return cands
+
+
+def resolved_unknowns(name: str, args: Sequence[str]) -> dict[int, str]:
+    """The types the chosen overload gives the untyped arguments (by position): its
+    parameter's type, or for a polymorphic one the type the typed arguments fix
+    (``array_append($1, 1)``: int4[]); positions it leaves open are absent."""
+    picked = chosen(name, args)
+    if picked is None:
+        return {}
+    elem: str | None = None
+    for p, a in zip(picked, args, strict=True):
+        if a == "unknown" or p not in _POLYMORPHIC:
+            continue
+        elem = a.lstrip("_") if p in _ARRAY else a
+    out = {}
+    for i, (p, a) in enumerate(zip(picked, args, strict=True)):
+        if a != "unknown" or p == "any":
+            continue
+        if p in _POLYMORPHIC:
+            if elem is not None:
+                out[i] = "_" + elem if p in _ARRAY else elem
+        elif common_type.category(p) is not None or p in ("bytea",):
+            out[i] = p
+    return out
 
 
 def _preferred_in(param: str, category: str | None) -> bool:

@@ -3185,6 +3185,10 @@ _MACROS: dict[str, str] = {
         WHEN x = -9223372036854775808 THEN error('PGERR[22003] bigint out of range') ELSE abs(x)::BIGINT END)""",
     # an interval computed in DuckDB (int64 microseconds, as PostgreSQL's) whose time part
     # Arrow's nanoseconds cannot hold: it would come out wrapped, so it is refused
+    # interval_div: PostgreSQL's cascade of fractional months into days (30 a month) and of
+    # fractional days into time, each rounded to microseconds (DuckDB's integer division
+    # setting leaves it no interval / number)
+    "pgc_interval_div": """MACRO pgc_interval_div(i, f) AS (CASE WHEN f = 0 THEN error('PGERR[22012] division by zero') WHEN isnan(f) THEN error('PGERR[22008] interval out of range') ELSE to_months(trunc((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f)::INTEGER) + to_days((trunc(datepart('day', i)::DOUBLE / f) + (CASE WHEN abs((round_even((datepart('day', i)::DOUBLE / f - trunc(datepart('day', i)::DOUBLE / f) + (round_even(((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f - trunc((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f)) * 30 * 1000000, 0) / 1000000) - trunc((round_even(((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f - trunc((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f)) * 30 * 1000000, 0) / 1000000))) * 86400 * 1000000, 0) / 1000000)) >= 86400 THEN trunc((round_even((datepart('day', i)::DOUBLE / f - trunc(datepart('day', i)::DOUBLE / f) + (round_even(((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f - trunc((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f)) * 30 * 1000000, 0) / 1000000) - trunc((round_even(((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f - trunc((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f)) * 30 * 1000000, 0) / 1000000))) * 86400 * 1000000, 0) / 1000000) / 86400) ELSE 0 END) + trunc((round_even(((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f - trunc((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f)) * 30 * 1000000, 0) / 1000000)))::INTEGER) + to_microseconds(round_even((datepart('hour', i)::BIGINT * 3600000000 + datepart('minute', i)::BIGINT * 60000000 + datepart('microseconds', i))::DOUBLE / f + ((round_even((datepart('day', i)::DOUBLE / f - trunc(datepart('day', i)::DOUBLE / f) + (round_even(((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f - trunc((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f)) * 30 * 1000000, 0) / 1000000) - trunc((round_even(((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f - trunc((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f)) * 30 * 1000000, 0) / 1000000))) * 86400 * 1000000, 0) / 1000000) - (CASE WHEN abs((round_even((datepart('day', i)::DOUBLE / f - trunc(datepart('day', i)::DOUBLE / f) + (round_even(((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f - trunc((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f)) * 30 * 1000000, 0) / 1000000) - trunc((round_even(((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f - trunc((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f)) * 30 * 1000000, 0) / 1000000))) * 86400 * 1000000, 0) / 1000000)) >= 86400 THEN trunc((round_even((datepart('day', i)::DOUBLE / f - trunc(datepart('day', i)::DOUBLE / f) + (round_even(((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f - trunc((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f)) * 30 * 1000000, 0) / 1000000) - trunc((round_even(((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f - trunc((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f)) * 30 * 1000000, 0) / 1000000))) * 86400 * 1000000, 0) / 1000000) / 86400) ELSE 0 END) * 86400) * 1000000, 0)::BIGINT) END)""",
     "pgc_interval_guard": """MACRO pgc_interval_guard(i) AS (CASE WHEN abs(datepart('hour', i)::HUGEINT * 3600000000
             + datepart('minute', i)::HUGEINT * 60000000 + datepart('microseconds', i)) > 9223372036854775
         THEN error('PGERR[0A000] intervals with more than 2562047 hours are not supported by walsender-proxy') ELSE i END)""",
@@ -3532,6 +3536,37 @@ _DUCK_DISPLAY = {
 }  # fmt: skip
 
 
+#: DuckDB binder errors of statements PostgreSQL refuses too, as PostgreSQL words them:
+#: (pattern, SQLSTATE, message with ``{0}`` for the pattern's group, detail).
+_BINDER_ERRORS: tuple[tuple[re.Pattern[str], str, str, str | None], ...] = tuple(
+    (re.compile(p), code, msg, detail)
+    for p, code, msg, detail in (
+        (r'^Referenced table "([^"]+)" not found', "42P01", 'missing FROM-clause entry for table "{0}"', None),
+        (r'^Ambiguous reference to column name "([^"]+)"', "42702", 'column reference "{0}" is ambiguous', None),
+        (r"^(WHERE|HAVING) clause cannot contain window functions", "42P20", "window functions are not allowed in {0}", None),
+        (r"^GROUP BY clause cannot contain window functions", "42P20", "window functions are not allowed in GROUP BY", None),
+        (r"^LATERAL join cannot contain aggregates", "42803", "aggregate functions are not allowed in FROM clause of their own query level", None),
+        (r"^The combining JOIN type must be INNER or LEFT for a LATERAL reference", "42P10",
+         "invalid reference to FROM-clause entry in a LATERAL item", "The combining JOIN type must be INNER or LEFT for a LATERAL reference."),
+        (r"^(aggregate functions are not allowed in FILTER)", "42803", "{0}", None),
+        (r"^aggregate function calls cannot be nested", "42803", "aggregate function calls cannot be nested", None),
+        (r'^table "[^"]+" has \d+ columns available but \d+ columns specified', "42P10", "{0}", None),
+        (r'^(column "[^"]+" must appear in the GROUP BY clause or be used in an aggregate function)', "42803", "{0}", None),
+        (r'^Circular reference to CTE "([^"]+)"', "42P19", 'recursive reference to query "{0}" must not appear within a subquery', None),
+        (r"^SELECT clause cannot contain DEFAULT clause", "0A000", "DEFAULT in UPDATE … SET (…) = (…) is not supported by walsender-proxy", None),
+        (r'^Unknown ordered aggregate "([^"]+)"', "0A000", "{0}() WITHIN GROUP (a hypothetical-set aggregate) is not supported by walsender-proxy", None),
+    )
+)
+
+
+def _binder_error(first: str) -> PgError | None:
+    for pattern, code, message, detail in _BINDER_ERRORS:
+        m = pattern.search(first)
+        if m:
+            return PgError(code, message.format(m.group(1) if m.groups() else m.group(0)), detail=detail)
+    return None
+
+
 def translate_error(exc: BaseException) -> PgError:
     """A DuckDB exception raised while running rewritten SQL, as PostgreSQL would report it."""
     if isinstance(exc, PgError):
@@ -3609,12 +3644,16 @@ def translate_error(exc: BaseException) -> PgError:
     if name == "OutOfRangeException":
         return PgError("22003", first)
     if name in ("BinderException", "CatalogException"):
-        worded = no_such_function(text)
+        worded = no_such_function(text) or _binder_error(first)
         if worded is not None:
             return worded
+        if name == "BinderException" and "Function" not in first:
+            # (a statement the translation let through and DuckDB's binder would not take:
+            # refused, DuckDB's words kept for a report)
+            return PgError("0A000", "this statement is not supported by walsender-proxy", detail=first)
         return PgError("42883" if "Function" in first else "42P01", first)
     if name == "ParserException":
-        return PgError("42601", first)
+        return _binder_error(first) or PgError("42601", first)
     # An interrupt that stops DuckDB inside an Arrow stream (a result read batch by batch)
     # reaches Python as pyarrow's OSError carrying DuckDB's text, not as InterruptException.
     if name == "InterruptException" or text.startswith("INTERRUPT Error"):

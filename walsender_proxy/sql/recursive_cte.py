@@ -57,6 +57,12 @@ def _names_self(node: Any, name: str) -> bool:
     return any(_names_self(getattr(node, a, None), name) for a in type(node).__slots__)
 
 
+def is_recursive(cte: ast.CommonTableExpr) -> bool:
+    """Whether a CTE of ``WITH RECURSIVE`` names itself (and has the form checked above)."""
+    query = cte.ctequery
+    return isinstance(query, ast.SelectStmt) and query.op == SetOperation.SETOP_UNION and _names_self(query, cte.ctename)
+
+
 def check(cte: ast.CommonTableExpr) -> Violation | None:
     """The first rule a CTE of ``WITH RECURSIVE`` breaks, or None."""
     name, query = cte.ctename, cte.ctequery

@@ -328,6 +328,9 @@ class Rewritten:
     #: Per output column, the user table column it is as selected (RowDescription's table
     #: OID and attribute number), or None; None when not known for the statement.
     origins: tuple[Origin | None, ...] | None = None
+    #: With ``infer_params``: the type OID parse analysis gave each unspecified ``$n``
+    #: it could place, by number.
+    param_oids: tuple[tuple[int, int], ...] = ()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -514,6 +517,30 @@ def format_arguments(fmt: str) -> int:
         i = m.end()
 
 
+def positional_format(fmt: str) -> str:
+    """``fmt`` (already checked by :func:`format_arguments`) with every specifier numbered
+    (``%s %1$s %s`` is ``%1$s %1$s %2$s``): PostgreSQL's format() lets them mix, a
+    specifier without a number taking the one after the last used; printf would not."""
+    out, nxt, i = [], 0, 0
+    while True:
+        j = fmt.find("%", i)
+        if j < 0:
+            out.append(fmt[i:])
+            return "".join(out)
+        out.append(fmt[i:j])
+        if fmt.startswith("%%", j):
+            out.append("%%")
+            i = j + 2
+            continue
+        m = _FORMAT_SPEC.match(fmt, j)
+        assert m is not None
+        pos = m.group(1)
+        nxt = int(pos) if pos is not None else nxt + 1
+        spec = fmt[j : m.end()]
+        out.append(f"%{nxt}$" + (spec[len(pos) + 2 :] if pos is not None else spec[1:]))
+        i = m.end()
+
+
 def _select_unpadded(sub: ast.Node) -> ast.SelectStmt:
     """``SELECT rtrim(v) FROM (sub) AS s(v)``: a one-column subquery of character(n) values
     as they are compared."""
@@ -591,6 +618,14 @@ def _type_oid(t: T | None) -> int | None:
     if t.name.startswith("__"):  # (a nested list: one array type whatever its dimensions)
         return pgcatalog.TYPE_OIDS.get("_" + t.name.lstrip("_"))
     return pgcatalog.TYPE_OIDS.get(t.name)
+
+
+def _time_as_interval(node: ast.Node, t: T | None) -> tuple[ast.Node, T | None]:
+    """A time value as the interval pg_cast's implicit time → interval makes of it (where a
+    time meets an interval in a comparison); any other value as it is."""
+    if t is not None and t.name == "time":
+        return _call("to_microseconds", _call("epoch_us", node)), T("interval")
+    return node, t
 
 
 def _type_display(t: T | None) -> str:
@@ -1123,8 +1158,14 @@ class _Rewriter:
         udf_args: Sequence[Any],
         text_params: frozenset[int] = frozenset(),
         param_types: Mapping[int, ColumnType] | None = None,
+        infer_params: bool = False,
     ) -> None:
         self.sql = sql
+        #: Parse analysis of a statement whose ``$n`` the client left unspecified: each such
+        #: parameter is an unknown value until a context coerces it, and the type it is
+        #: first coerced to is its type (parse_param.c's variable parameters).
+        self.infer_params = infer_params
+        self.param_inferred: dict[int, T] = {}
         #: Lake types of the ``$n`` (declared at Parse or inferred from a cast), if known.
         self.param_types: Mapping[int, ColumnType] = param_types or {}
         #: ``$n`` bound as text (unknown or text-typed parameters): a cast of one is an I/O
@@ -1328,7 +1369,7 @@ class _Rewriter:
             targets.append(rt)
         stmt.targetList = tuple(targets) if targets else stmt.targetList
         if stmt.whereClause is not None:
-            stmt.whereClause = self.expr(stmt.whereClause, scope)[0]
+            stmt.whereClause = self.condition(stmt.whereClause, scope)
         if stmt.groupClause:
             for g in stmt.groupClause:
                 self._position_in_list("GROUP BY", g, cols)
@@ -1336,7 +1377,7 @@ class _Rewriter:
             self._no_json_compare("GROUP BY", stmt, *(t for _, t in groups), *self._positional(stmt.groupClause, cols))
             stmt.groupClause = tuple(g for g, _ in groups) + self._jsonb_group_guards(stmt, groups, cols, scope)
         if stmt.havingClause is not None:
-            stmt.havingClause = self.expr(stmt.havingClause, scope)[0]
+            stmt.havingClause = self.condition(stmt.havingClause, scope)
         if stmt.windowClause:
             stmt.windowClause = tuple(self._window_def(w, scope, in_clause=True) for w in stmt.windowClause)
         if stmt.distinctClause:
@@ -1700,13 +1741,26 @@ class _Rewriter:
                 # (VALUES names its columns column1…; DuckDB's would be col0…)
                 names = [f"column{i}" for i in range(1, len(first.valuesLists[0]) + 1)]
                 cte.aliascolnames = tuple(ast.String(sval=n) for n in names)
+            nonrecursive: list[tuple[str, T | None]] | None = None
             if w.recursive:
                 scope.ctes[cte.ctename] = _Rel([(n, None) for n in names] if names else None)
                 bad = recursive_cte.check(cte)
                 if bad is not None:
                     raise self.fail(bad.sqlstate, bad.message, bad.node)
+                if recursive_cte.is_recursive(cte):
+                    nonrecursive = self._nonrecursive_columns(cte, names, scope)
+                    if nonrecursive is not None:  # (the recursive term sees the CTE so typed)
+                        scope.ctes[cte.ctename] = _Rel(nonrecursive)
             query, cols = self.select(cte.ctequery, scope)
             cte.ctequery = query
+            if nonrecursive is not None and cols is not None:
+                for i, ((_, first), (_, overall)) in enumerate(zip(nonrecursive, cols, strict=False)):
+                    if first is not None and overall is not None and overall != UNKNOWN and first.name != overall.name:
+                        raise self.fail(
+                            "42804", f'recursive query "{cte.ctename}" column {i + 1} has type {_type_display(first)} '
+                            f"in non-recursive term but type {_type_display(overall)} overall", cte.ctequery.larg,
+                            hint="Cast the output of the non-recursive term to the correct type.",
+                        )
             if cols is not None and len(names) > len(cols):
                 raise self.fail(
                     "42P10",
@@ -1718,6 +1772,43 @@ class _Rewriter:
             scope.ctes[cte.ctename] = _Rel(cols)
             ctes.append(cte)
         w.ctes = tuple(ctes)
+
+    def _int4_series(self, rf: ast.RangeFunction, call: ast.Node, colname: str, given: Sequence[str], alias: str, scope: _Scope) -> ast.Node:
+        """generate_series(int4, int4 [, int4]) in FROM: DuckDB's table function gives
+        BIGINT, PostgreSQL's values are int4; the function streams, its values cast above it."""
+        inner_cols = [_s("pgc_g")] + ([_s("pgc_o")] if rf.ordinality else [])
+        targets = [ast.ResTarget(name=colname, val=_cast(_colref("pgc_series", "pgc_g"), "INTEGER"))]
+        rel: list[tuple[str, T | None]] = [(colname, T("int4"))]
+        if rf.ordinality:
+            ordname = given[1] if len(given) > 1 else "ordinality"
+            targets.append(ast.ResTarget(name=ordname, val=_colref("pgc_series", "pgc_o")))
+            rel.append((ordname, T("int8")))
+        inner = ast.RangeFunction(
+            lateral=rf.lateral, ordinality=rf.ordinality, is_rowsfrom=False, functions=((call, None),),
+            alias=ast.Alias(aliasname="pgc_series", colnames=tuple(inner_cols)),
+        )
+        scope.add(alias, _Rel(rel))
+        return ast.RangeSubselect(
+            lateral=rf.lateral,
+            subquery=ast.SelectStmt(targetList=tuple(targets), fromClause=(inner,), op=SetOperation.SETOP_NONE),
+            alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n, _ in rel)),
+        )
+
+    def _nonrecursive_columns(self, cte: ast.CommonTableExpr, names: Sequence[str], scope: _Scope) -> list[tuple[str, T | None]] | None:
+        """The columns of a recursive CTE as its non-recursive term types them (an untyped
+        literal there is text), analysed on a copy: PostgreSQL types the CTE by that term
+        before it analyses the recursive one. None when they are not known."""
+        saved = (dict(self.param_uses), list(self.set_configs), self._unfolded)
+        try:
+            first = copy.deepcopy(cte.ctequery.larg)
+            if cte.ctequery.withClause is not None and first.withClause is None:  # (the union's WITH is the term's too)
+                first.withClause = copy.deepcopy(cte.ctequery.withClause)
+            _, cols = self.select(first, scope)
+        finally:
+            self.param_uses, self.set_configs, self._unfolded = dict(saved[0]), list(saved[1]), saved[2]
+        if cols is None:
+            return None
+        return [(names[i] if i < len(names) else n, TEXT if t == UNKNOWN else t) for i, (n, t) in enumerate(cols)]
 
     # -- FROM ------------------------------------------------------------------------------
     def from_item(self, item: ast.Node, scope: _Scope) -> ast.Node:
@@ -1741,7 +1832,7 @@ class _Rewriter:
                         if item.isNatural or name in names:
                             self._no_text_numeric("JOIN USING" if names else "NATURAL JOIN", item, t)
             if item.quals is not None:
-                item.quals = self.expr(item.quals, scope)[0]
+                item.quals = self.condition(item.quals, scope)
             if item.alias is not None:  # (its alias hides the names of the items it joins)
                 scope.hide(scope.order[members:], item.alias.aliasname)
                 scope.add(item.alias.aliasname, _Rel(None))
@@ -1863,6 +1954,7 @@ class _Rewriter:
         for na, t in self._unknown_args(name, [self.expr(a, scope) for a in call.args or ()]):
             args.append(na)
             types.append(t)
+        self._function_exists(name, call, types, args)
         if name == "pg_partition_ancestors":
             return self._partition_ancestors(rf, args, types, given, alias, call, scope)
         if name == "pg_get_publication_tables":
@@ -1943,6 +2035,9 @@ class _Rewriter:
                 t = T("int4")
             call = _call(name, *args)
             cols = [(given[0] if given else alias, t)]
+            int4_series = name == "generate_series" and t is not None and t.name == "int4"
+            if int4_series and not any(_has_subquery(a) for a in args):
+                return self._int4_series(rf, call, cols[0][0], given, alias, scope)
             if rf.ordinality and any(_has_subquery(a) for a in args):
                 # (the same, numbered: DuckDB binds no lambda of a macro in a table function's argument)
                 colname, ordname = cols[0][0], given[1] if len(given) > 1 else "ordinality"
@@ -1958,7 +2053,10 @@ class _Rewriter:
                 return ast.RangeSubselect(
                     lateral=rf.lateral,
                     subquery=ast.SelectStmt(
-                        targetList=(ast.ResTarget(name=colname, val=_call("unnest", _colref("pgc_v"))), ast.ResTarget(name=ordname, val=numbers)),
+                        targetList=(
+                            ast.ResTarget(name=colname, val=_cast(_call("unnest", _colref("pgc_v")), "INTEGER") if int4_series else _call("unnest", _colref("pgc_v"))),
+                            ast.ResTarget(name=ordname, val=numbers),
+                        ),
                         fromClause=(inner,),
                         op=SetOperation.SETOP_NONE,
                     ),
@@ -1966,9 +2064,12 @@ class _Rewriter:
                 )
             if not rf.ordinality and any(_has_subquery(a) for a in args):
                 # DuckDB's table functions take no subqueries (emulation macros such as
-                # current_schemas() are subqueries): the scalar form, unnested, is the same set.
+                # current_schemas() are subqueries): the scalar form, unnested, is the same set;
+                # so is it for generate_series(int4, int4), whose values are int4 (DuckDB's BIGINT)
                 colname = cols[0][0]
                 val = call if name == "unnest" else _call("unnest", call)
+                if int4_series:
+                    val = _cast(val, "INTEGER")
                 scope.add(alias, _Rel([(colname, t)]))
                 return ast.RangeSubselect(
                     lateral=rf.lateral,
@@ -2350,13 +2451,66 @@ class _Rewriter:
         self.max_param = max(self.max_param, node.number)
         self.param_uses[node.number] = self.param_uses.get(node.number, 0) + 1
         ctype = self.param_types.get(node.number)
+        if ctype is None and self.infer_params:
+            return node, self.param_inferred.get(node.number, UNKNOWN)
+        if ctype is not None and not ctype.is_array and ctype.base.name in _DATETIME_PARAMS and node.number not in self.text_params:
+            # (a NULL bound for it has no type of its own: DuckDB would choose the operator)
+            return _cast(node, literals.duck_type(ctype)[0]), _lake_t(ctype)
         return node, _lake_t(ctype) if ctype is not None else None
+
+    def _coerced_param(self, node: Any, t: T | None) -> None:
+        """An unknown ``$n`` coerced to ``t`` by its context takes that type (the first
+        such coercion counts); anything else is left alone."""
+        if (
+            self.infer_params
+            and isinstance(node, ast.ParamRef)
+            and node.number not in self.param_types
+            and node.number not in self.param_inferred
+            and t is not None
+            and t.name not in ("unknown", "record")
+            and not t.zero_based
+        ):
+            self.param_inferred[node.number] = T(t.name)
+
+    def _operator_params(self, op: str, left: Any, lt: T | None, right: Any, rt: T | None, *, array: bool = False) -> None:
+        """The operand types PostgreSQL's operator resolution gives an unknown ``$n`` beside
+        a typed value (``now() - $1``: timestamptz, ``now() + $1``: interval), from the
+        dump of its resolutions; an array beside one makes it that array type."""
+        if not self.infer_params:
+            return
+        if lt == UNKNOWN and rt == UNKNOWN and isinstance(right, ast.ParamRef) and op in _COMPARISONS and array:
+            self._coerced_param(right, T("_text"))  # ('a' = ANY($1): text[])
+            return
+        if (lt == UNKNOWN) == (rt == UNKNOWN):
+            return
+        known = rt if lt == UNKNOWN else lt
+        if known is None:
+            return
+        if known.is_array:
+            self._coerced_param(left if lt == UNKNOWN else right, known)
+            return
+        key = ("<>" if op == "!=" else op, lt.name if lt is not None else "", rt.name if rt is not None else "")
+        resolved = coercion_data.COMPARISONS.get(key) or coercion_data.OPERATORS.get(key)
+        if resolved is not None and resolved[0] != "error":
+            self._coerced_param(left, T(resolved[0]))
+            self._coerced_param(right, T(resolved[1]))
+        elif resolved is None and op in _COMPARISONS:
+            self._coerced_param(left if lt == UNKNOWN else right, known)
+        elif resolved is None and op == "^" and common_type.category(known.name) == "N":
+            # (float8 ^ float8 and numeric ^ numeric: numeric stays, the rest is float8's)
+            self._coerced_param(left if lt == UNKNOWN else right, T("numeric" if known.name == "numeric" else "float8"))
+
+    def condition(self, node: Any, scope: _Scope) -> ast.Node:
+        """A WHERE, HAVING, ON, WHEN or FILTER condition: an unknown ``$n`` there is boolean."""
+        out = self.expr(node, scope)[0]
+        self._coerced_param(out, BOOL)
+        return out
 
     def e_CollateClause(self, node: ast.CollateClause, scope: _Scope) -> tuple[ast.Node, T | None]:
         return self.expr(node.arg, scope)
 
     def e_BoolExpr(self, node: ast.BoolExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
-        node.args = tuple(self.expr(a, scope)[0] for a in node.args)
+        node.args = tuple(self.condition(a, scope) for a in node.args)
         return node, BOOL
 
     def e_NullTest(self, node: ast.NullTest, scope: _Scope) -> tuple[ast.Node, T | None]:
@@ -2378,7 +2532,7 @@ class _Rewriter:
         return _cast(node, "INTEGER"), T("int4")
 
     def e_BooleanTest(self, node: ast.BooleanTest, scope: _Scope) -> tuple[ast.Node, T | None]:
-        node.arg = self.expr(node.arg, scope)[0]
+        node.arg = self.condition(node.arg, scope)
         return node, BOOL
 
     def e_CaseExpr(self, node: ast.CaseExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
@@ -2400,6 +2554,7 @@ class _Rewriter:
             self._unfolded = folded or reached_true or cond is False
             reached_true = reached_true or cond is True
             w.expr, wt = self.expr(w.expr, scope)
+            self._coerced_param(w.expr, BOOL if node.arg is None else at)
             if node.arg is not None:
                 typed = self._param_as(w.expr, node.arg, at, scope)  # (CASE x WHEN v is x = v)
                 if typed is not None:
@@ -2646,8 +2801,22 @@ class _Rewriter:
         return node, T(types.get(op, "timestamptz"))
 
     def e_A_Indirection(self, node: ast.A_Indirection, scope: _Scope) -> tuple[ast.Node, T | None]:
+        field = bool(node.indirection) and isinstance(node.indirection[0], ast.String)
+        inner = node.arg
+        if field and isinstance(inner, ast.A_Indirection) and isinstance(inner.arg, ast.RowExpr) and all(isinstance(i, ast.String) for i in inner.indirection or ()):
+            node = ast.A_Indirection(arg=inner.arg, indirection=(*inner.indirection, *node.indirection))  # ((ROW(…)).f1).f2 is (ROW(…)).f1.f2
+        if field and isinstance(node.arg, ast.RowExpr):
+            return self._row_field(node, node.arg, node.indirection[0].sval, scope)
+        if field and isinstance(node.arg, ast.ColumnRef) and node.arg.fields and isinstance(node.arg.fields[-1], ast.A_Star):
+            # (t.*).a is t.a
+            ref = ast.ColumnRef(fields=(*node.arg.fields[:-1], node.indirection[0]), location=node.arg.location)
+            rest = tuple(node.indirection[1:])
+            return self.expr(ast.A_Indirection(arg=ref, indirection=rest) if rest else ref, scope)
         original = copy.deepcopy(node.arg)
         node.arg, t = self.expr(node.arg, scope)
+        if field and t is not None and t.name != "unknown":
+            # (a value of a scalar type has no fields; DuckDB's binder would say it its way)
+            raise self.fail("42809", f"column notation .{node.indirection[0].sval} applied to type {_type_display(t)}, which is not a composite type", original)
         if self._is_jsonb(node.arg, t, scope) and all(isinstance(i, ast.A_Indices) for i in node.indirection):
             return self._jsonb_subscripts(original, node.indirection, scope)
         if t is not None and not t.name.startswith("_") and node.indirection and isinstance(node.indirection[0], ast.A_Indices):
@@ -2684,6 +2853,24 @@ class _Rewriter:
             new_ind.append(ind)
         node.indirection = tuple(new_ind)
         return node, out_t
+
+    def _row_field(self, node: ast.A_Indirection, row: ast.RowExpr, name: str, scope: _Scope) -> tuple[ast.Node, T | None]:
+        """``(ROW(a, b)).f2``: an anonymous record's fields are ``f1``…``fn`` (PostgreSQL's
+        ParseFuncOrColumn over a RowExpr), so the selection is the field's own expression."""
+        args = list(row.args or ())
+        m = re.fullmatch(r"f([1-9][0-9]*)", name)
+        if m is None or int(m.group(1)) > len(args):
+            raise self.fail("42703", f'could not identify column "{name}" in record data type', row)
+        chosen = args[int(m.group(1)) - 1]
+        if isinstance(chosen, ast.A_Const) and (chosen.isnull or isinstance(chosen.val, ast.String)):
+            # (an untyped literal field has no type to take)
+            raise self.fail("XX000", "failed to find conversion function from unknown to text")
+        rest = tuple(node.indirection[1:])
+        if not rest:
+            return self.expr(chosen, scope)
+        if isinstance(rest[0], ast.String) and isinstance(chosen, ast.RowExpr):  # (a field's record is not looked into)
+            raise self.fail("42703", f'could not identify column "{rest[0].sval}" in record data type', row)
+        return self.e_A_Indirection(ast.A_Indirection(arg=chosen, indirection=rest), scope)
 
     def _array_subscripts(self, node: ast.A_Indirection, t: T, scope: _Scope) -> tuple[ast.Node, T | None] | None:
         """``a[i][j]``, ``a[i:j]`` of an array with PostgreSQL's bounds: a subscript below 1
@@ -2762,6 +2949,7 @@ class _Rewriter:
 
     def e_TypeCast(self, node: ast.TypeCast, scope: _Scope) -> tuple[ast.Node, T | None]:
         target, is_array, typmods = self._type_name(node.typeName)
+        self._coerced_param(node.arg, T(("_" if is_array else "") + target))
         if target in UNMODELED_TYPES:  # (a varchar of the input text would print it unchecked)
             shown = pgcatalog.format_type(pgcatalog.TYPE_OIDS[target], None) or target
             raise self.fail("0A000", f"type {shown} is not supported by walsender-proxy", node)
@@ -3045,6 +3233,13 @@ class _Rewriter:
             else:
                 right, rt = self.expr(node.rexpr, scope)
                 right = self._param_as(right, left, lt, scope, array=True) or right
+                if self.infer_params:  # ($1 = ANY(ints): int4; x = ANY($1): an array of x's type)
+                    if rt is not None and rt.is_array and lt == UNKNOWN:
+                        self._coerced_param(left, rt.elem)
+                    elif rt == UNKNOWN and lt is not None and lt != UNKNOWN and not lt.is_array:
+                        self._coerced_param(right, T("_" + lt.name))
+                    else:
+                        self._operator_params(op, left, lt, right, rt, array=True)
                 if (lt == UNKNOWN or (lt is None and self._untyped_param(left))) and rt is not None and rt.is_array:
                     # ('…' = ANY(dates))
                     left, lt = self._unknowns_as([(left, lt)], rt.elem)[0]
@@ -3087,9 +3282,16 @@ class _Rewriter:
                 if known is not None and (typed_pair := self._literal_typed(left, known[0], known[1], scope)) is not None:
                     left, lt = typed_pair
             compared = op if kind == A_Expr_Kind.AEXPR_IN else ("<" if "NOT" in kind.name else ">=")
+            if self.infer_params:  # (x IN ($1, $2), $1 BETWEEN a AND b: of the others' type)
+                known_t = lt if lt not in (None, UNKNOWN) else next((t for _, t in items if t not in (None, UNKNOWN)), None)
+                for x in (left, *(x for x, _ in items)):
+                    self._coerced_param(x, known_t)
             for _, t in items:  # (x IN (a, b) is x = a OR x = b when a and b share no type)
                 self._operator_exists(compared if kind == A_Expr_Kind.AEXPR_IN else ">=", node, lt, t)
             self._no_json_compare(f"operator {compared}", node, lt, *(t for _, t in items[:1]))
+            if lt is not None and {lt.name} | {t.name for _, t in items if t is not None} == {"time", "interval"}:
+                left, lt = _time_as_interval(left, lt)  # (time IN (interval, …): as intervals)
+                items = [_time_as_interval(x, t) for x, t in items]
             if is_bpchar(lt) or any(is_bpchar(t) for _, t in items):
                 # each item compared on its own (x IN (a, b) is x = a OR x = b); the left
                 # side once, as the first comparison that needs it unpadded has it
@@ -3129,6 +3331,13 @@ class _Rewriter:
             left, right = _regproc_pair(left, lt, right, rt, self.needs)
         if left is not None and (kind in _COMPARING or (kind == A_Expr_Kind.AEXPR_OP and op in _ARITHMETIC)):
             self._operator_exists(op if kind == A_Expr_Kind.AEXPR_OP else "=", node, lt, rt)
+            self._operator_params(op if kind == A_Expr_Kind.AEXPR_OP else "=", left, lt, right, rt)
+            lt = self.param_inferred.get(left.number, lt) if isinstance(left, ast.ParamRef) and lt == UNKNOWN else lt
+            rt = self.param_inferred.get(right.number, rt) if isinstance(right, ast.ParamRef) and rt == UNKNOWN else rt
+        if kind in _COMPARING and op in _COMPARISONS and {lt and lt.name, rt and rt.name} == {"time", "interval"}:
+            # time = interval compares as intervals (pg_cast's implicit time → interval)
+            left, lt = _time_as_interval(left, lt)
+            right, rt = _time_as_interval(right, rt)
         if kind == A_Expr_Kind.AEXPR_OP and left is not None and (reads := _unknown_operand_type(op, lt if rt == UNKNOWN else rt)):
             # a quoted literal beside a number (a date, time or timestamp minus one) is
             # PostgreSQL's operator between two of that type: the literal is read as one;
@@ -3298,6 +3507,11 @@ class _Rewriter:
             dated = _datetime_arith(op, lt, rt)
             if dated is not None and dated.name == "interval" and op == "-" and "timestamptz" in (lt and lt.name, rt and rt.name):
                 node = session_zone.instant_difference(node)
+            if dated is not None and dated.name == "interval" and op == "/" and rt is not None and rt.name != "interval":
+                # interval_div by a double (DuckDB's integer division has no interval form);
+                # its cascade of fractional months and days is PostgreSQL's
+                self.needs.add("pgc_interval_div")
+                node = _call("pgc_interval_div", node.lexpr, _cast(node.rexpr, "DOUBLE"))
             if dated is not None and dated.name == "interval":
                 # (a time part past Arrow's int64 nanoseconds would reach the client wrapped)
                 self.needs.add("pgc_interval_guard")
@@ -3554,6 +3768,8 @@ class _Rewriter:
             ) from None
         if name is None:
             return None
+        for w, _ in items:  # (an unknown $n among the branches takes their common type)
+            self._coerced_param(w, T(name))
         typmods = {-1 if t is None or t.name != name else t.typmod for _, t in items}
         return T(name, typmod=typmods.pop() if len(typmods) == 1 else -1)
 
@@ -3893,9 +4109,10 @@ class _Rewriter:
                 return _call(bytea_text.udf_name(fn), *args), T(result)
         raise self._no_function(name, types, node)
 
-    def _function_exists(self, name: str, node: ast.FuncCall, types: Sequence[T | None]) -> None:
+    def _function_exists(self, name: str, node: ast.FuncCall, types: Sequence[T | None], args: Sequence[Any] = ()) -> None:
         """PostgreSQL's 42883 for a call of a pg_catalog function none of whose overloads
-        takes these argument types (function_exists); calls it cannot judge pass."""
+        takes these argument types (function_exists); calls it cannot judge pass. An
+        unknown ``$n`` among ``args`` takes the type the chosen overload gives it."""
         if node.func_variadic or node.agg_star or any(isinstance(a, ast.NamedArgExpr) for a in node.args or ()):
             return
         names = [None if t is None or t.zero_based else "_" + t.name.lstrip("_") if t.is_array else t.name for t in types]
@@ -3911,6 +4128,19 @@ class _Rewriter:
             )
         if function_exists.polymorphic_unknown(name, names):  # type: ignore[arg-type]
             raise self.fail("42804", "could not determine polymorphic type because input has type unknown", node)
+        self._call_params(name, node, types, args)
+
+    def _call_params(self, name: str, node: ast.FuncCall, types: Sequence[T | None], args: Sequence[Any]) -> None:
+        """Each unknown ``$n`` argument of a pg_catalog function takes the type of the
+        overload's parameter PostgreSQL's resolution picks (``generate_series(1, $1)``: int4)."""
+        if not self.infer_params or not any(isinstance(a, ast.ParamRef) for a in args):
+            return
+        if node.func_variadic or node.agg_star or any(isinstance(a, ast.NamedArgExpr) for a in node.args or ()):
+            return
+        names = [None if t is None or t.zero_based else "_" + t.name.lstrip("_") if t.is_array else t.name for t in types]
+        if all(function_exists.judged(n) for n in names):
+            for i, type_name in function_exists.resolved_unknowns(name, names).items():  # type: ignore[arg-type]
+                self._coerced_param(args[i], T(type_name))
 
     def _no_function(self, name: str, types: Sequence[T | None], node: Any) -> SqlError:
         if isinstance(node, ast.FuncCall):
@@ -4044,7 +4274,7 @@ class _Rewriter:
         if name in ("quote_literal", "quote_nullable"):
             raise self._no_function(name, [self.expr(a, scope)[1] for a in node.args or ()], node)
         pairs = self._unknown_args(name, [self.expr(a, scope) for a in node.args or ()])
-        self._function_exists(name, node, [t for _, t in pairs])
+        self._function_exists(name, node, [t for _, t in pairs], [a for a, _ in pairs])
         if name == "format":
             # %s prints a value by its type's output function and NULL as nothing
             # (PostgreSQL's text_format); printf would print DuckDB's forms and give NULL.
@@ -4096,7 +4326,7 @@ class _Rewriter:
         for attr in ("agg_order", "agg_filter", "over"):
             v = getattr(node, attr, None)
             if v is not None:
-                setattr(node, attr, self.generic(v, scope))
+                setattr(node, attr, self.condition(v, scope) if attr == "agg_filter" else self.generic(v, scope))
         if node.agg_distinct or name in ("min", "max"):  # (json has no equality nor ordering)
             self._no_json_compare("DISTINCT" if node.agg_distinct else f"{name}()", node, *types)
             if node.agg_distinct and any(self._is_jsonb(a, t, scope) for a, t in zip(args, types, strict=True)):
@@ -4123,6 +4353,11 @@ class _Rewriter:
             target = f"pgc_substr{len(args)}"
             self.needs.add(target)
             return _call(target, *args), TEXT
+        if name == "timezone" and len(args) == 2 and types[1] == UNKNOWN and _str_const(args[1]) is not None:
+            # ('…' AT TIME ZONE z: the literal is a timestamptz, timezone(text, timestamptz)'s)
+            stamp = ast.TypeCast(arg=args[1], typeName=ast.TypeName(names=(_s("timestamptz"),), typemod=-1))
+            args[1], types[1] = self.expr(stamp, scope)
+            node.args = tuple(args)
         if name == "timezone" and len(args) == 2 and types[0] is not None and types[0].name in TEXTISH | {"unknown"}:
             zone = _str_const(args[0])
             fixed = session_zone.at_posix_zone(zone, args[1], types[1].name) if zone is not None and types[1] is not None else None
@@ -4501,12 +4736,13 @@ class _Rewriter:
                 raise self.fail(e.sqlstate, e.message, node) from None
             if needed > len(args) - 1:
                 raise self.fail("22023", "too few arguments for format()", node)
-            return _call("printf", *args), ret
+            return _call("printf", _str(positional_format(fmt)), *args[1:]), ret
         if special == "srf_in_select":
             t = types[0] if types else None
             if t is not None and t.name in ("int2", "unknown"):
                 t = T("int4")
-            return _call("unnest", _call("generate_series", *args)), t
+            series = _call("unnest", _call("generate_series", *args))
+            return (_cast(series, "INTEGER") if t is not None and t.name == "int4" else series), t  # (DuckDB's are BIGINT)
         if special == "list_set":  # a set-returning function whose macro gives its set as a list
             self.needs.add(fn.target)
             return _call("unnest", _call(fn.target, *args)), ret
@@ -4795,6 +5031,11 @@ def _operand(node: Any, t: T | None) -> Operand:
     return Operand(node, None if t is None else t.name, t is not None and t.text_numeric)
 
 
+#: Parameter types whose ``$n`` is cast to its DuckDB type: a date/time operator between a
+#: value and NULL is chosen by the operand types.
+_DATETIME_PARAMS = frozenset({"date", "time", "timestamp", "timestamptz", "interval"})
+
+
 def _lake_t(ctype: ColumnType, *, stored: bool = False) -> T:
     """The rewriter's type of a value of lake type ``ctype``; ``stored``: a value as the
     lake stores it (an unconstrained numeric column's is its text)."""
@@ -4949,6 +5190,7 @@ def rewrite(
     extra_float_digits: int = 1,
     literal_date_order: str | None = None,
     bytea_output: str = "hex",
+    infer_params: bool = False,
 ) -> Rewritten:
     """One PostgreSQL query (SELECT, VALUES, WITH …, or ``COPY (query) TO STDOUT``) for DuckDB.
 
@@ -4966,6 +5208,8 @@ def rewrite(
     ``bytea_output`` the session's, which a bytea's cast to text follows;
     ``literal_date_order`` the order literals are read in instead, for a prepared
     statement parsed under another DateStyle (:func:`literals.date_order`).
+    ``infer_params``: the ``$n`` not in ``param_types`` are unknown values whose types the
+    analysis infers from their context (``Rewritten.param_oids``), as at Parse.
     Raises :class:`SqlError` (a PgError) with PostgreSQL's SQLSTATE, message and position.
     Results of statements that read no user table and call no UDF are cached by text
     (subscribers and psql repeat the same catalog queries): a repeat costs a dict lookup.
@@ -4976,7 +5220,7 @@ def rewrite(
     literals.BYTEA_OUTPUT.set(bytea_output)
     session_zone.ZONE.set(date_order.partition(" ")[2])
     orders = date_order if literal_date_order in (None, date_order) else f"{literal_date_order}:{date_order}"
-    key = (sql, text_params, param_types, orders, digits, bytea_output) if not udfs else None
+    key = (sql, text_params, param_types, orders, digits, bytea_output) if not udfs and not infer_params else None
     if key is not None:
         with _CACHE_LOCK:
             hit = _CACHE.get(key)
@@ -4984,7 +5228,7 @@ def rewrite(
                 _CACHE.move_to_end(key)
                 return hit
     stmt = _parse_one(sql)
-    rw = _Rewriter(sql, resolve_user_table, udfs, udf_args, text_params, dict(param_types))
+    rw = _Rewriter(sql, resolve_user_table, udfs, udf_args, text_params, dict(param_types), infer_params)
     copy: CopyTo | None = None
     if isinstance(stmt, ast.CopyStmt):
         stmt, copy = _copy_query(stmt)
@@ -5006,6 +5250,7 @@ def rewrite(
         dropped_params=frozenset(n for n, uses in rw.param_uses.items() if uses <= 0),
         copy=copy,
         origins=rw.origins if copy is None else None,
+        param_oids=tuple((n, oid) for n, t in sorted(rw.param_inferred.items()) if (oid := _type_oid(t))),
     )
     if key is not None and not rw.user_tables and not rw.set_configs and not rw.used_udfs and not _CLOCK_WORDS.search(sql):
         with _CACHE_LOCK:
