@@ -12,6 +12,9 @@ Scenarios (psycopg 3, autocommit, parameters, one connection per client process)
   among the clients; each client count gets a fresh table.
 - ``mix``: ``--mix`` autocommit statements, half ``UPDATE t SET a = a + 1 WHERE id = $1``,
   half ``SELECT a, txt FROM t WHERE id = $1``, random keys among the inserted rows.
+  ``--untyped-keys``: the keys go as ``str`` (psycopg sends them with no type, so the server
+  infers it at each Parse) and nothing is prepared: every statement is parsed and analysed,
+  as for a driver that never prepares (pgbouncer's transaction mode, ``prepare_threshold=None``).
 
 Each phase stops early after ``--seconds`` (then the rate is what was done in that time).
 Both servers run with fsync on, side by side, and take turns phase by phase (``--rounds``
@@ -123,17 +126,23 @@ def _insert_client(dsn: str, keys: range, until: float, start: float, q: mp.Queu
     q.put((lat, errors, time.monotonic()))
 
 
-def _mix_client(dsn: str, n: int, nkeys: int, until: float, start: float, seed: int, q: mp.Queue) -> None:
+def _mix_client(
+    dsn: str, n: int, nkeys: int, until: float, start: float, seed: int, untyped: bool, q: mp.Queue
+) -> None:
     import psycopg
 
     rnd = random.Random(seed)
     lat: list[float] = []
     errors: dict[str, int] = {}
     with psycopg.connect(dsn, autocommit=True) as conn:
+        if untyped:
+            conn.prepare_threshold = None
         _wait_until(start)
         cur = conn.cursor()
         for i in range(n):
-            k = rnd.randrange(nkeys)
+            k: int | str = rnd.randrange(nkeys)
+            if untyped:
+                k = str(k)
             t0 = time.perf_counter()
             try:
                 if i % 2:
@@ -168,7 +177,10 @@ def _run_clients(targets: list[tuple]) -> dict[str, object]:
     return results
 
 
-def phase(kind: str, dsn: str, clients: int, n: int, seconds: float, nkeys: int = 0, base: int = 0) -> dict[str, object]:
+def phase(
+    kind: str, dsn: str, clients: int, n: int, seconds: float, nkeys: int = 0, base: int = 0,
+    untyped: bool = False,
+) -> dict[str, object]:
     start = time.monotonic() + 1.5  # every client connected before the clock starts
     until = start + seconds
     if kind == "insert":
@@ -179,7 +191,8 @@ def phase(kind: str, dsn: str, clients: int, n: int, seconds: float, nkeys: int 
         ]
     else:
         targets = [
-            (_mix_client, (dsn, n // clients, nkeys, until, start, 1000 + i)) for i in range(clients)
+            (_mix_client, (dsn, n // clients, nkeys, until, start, 1000 + i, untyped))
+            for i in range(clients)
         ]
     res = _run_clients(targets)
     lat = sorted(x for r in res for x in r[0])
@@ -225,7 +238,7 @@ def run_phase(name: str, dsn: str, kind: str, c: int, args: argparse.Namespace, 
             nkeys = conn.execute("SELECT count(*) FROM t").fetchone()[0]  # type: ignore[index]
     cpu = cpu_seconds(pid)
     n = args.rows if kind == "insert" else args.mix
-    r = phase(kind, dsn, c, n, args.seconds, nkeys=max(nkeys, 1))
+    r = phase(kind, dsn, c, n, args.seconds, nkeys=max(nkeys, 1), untyped=args.untyped_keys)
     if pid is not None:
         r["server_cpu_us_per_tx"] = round((cpu_seconds(pid) - cpu) / max(r["done"], 1) * 1e6)  # type: ignore[operator]
     print(f"{name:8} {kind:6} clients={c}: {r}", flush=True)
@@ -243,6 +256,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=1, help="repeat, alternating the servers")
     ap.add_argument("--seconds", type=float, default=300)
     ap.add_argument("--only", choices=["proxy", "native"])
+    ap.add_argument("--untyped-keys", action="store_true",
+                    help="mix phase: keys as str, nothing prepared (every statement analysed)")
     ap.add_argument("--profile", help="py-spy the proxy; write its raw stacks here")
     ap.add_argument("--json")
     args = ap.parse_args()

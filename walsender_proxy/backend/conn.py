@@ -11,7 +11,7 @@ import asyncio
 from typing import Any
 
 from walsender_proxy.protocol import messages as m
-from walsender_proxy.protocol.machine import ConnectionMachine
+from walsender_proxy.protocol.machine import ConnectionClosed, ConnectionMachine, Phase
 
 #: Queued output is written once it passes this (see :meth:`Conn.maybe_flush`).
 FLUSH_AT = 1 << 16
@@ -66,6 +66,8 @@ class Conn:
             ev = self.machine.next_event()
             if ev is not None:
                 return ev
+            if self.machine.phase is Phase.CLOSED:  # (a FATAL went out: no more events)
+                return ConnectionClosed()
             if flush:
                 await self.flush()
             try:

@@ -44,6 +44,7 @@ from walsender_proxy.protocol.machine import (
     ConnectionClosed,
     ConnectionMachine,
     MessageReceived,
+    Phase,
     ProtocolError,
 )
 from walsender_proxy.replication.walsender import WalSender
@@ -588,6 +589,8 @@ class Session(Conn):
             ev = self.machine.next_event()
             if ev is not None:
                 return ev
+            if self.machine.phase is Phase.CLOSED:  # (a FATAL went out: no more events)
+                return ConnectionClosed()
             if self._fd is None:
                 self._await(self._exchange())
             else:

@@ -33,7 +33,7 @@ import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pglast
@@ -44,6 +44,7 @@ from pglast.enums import (
     BoolExprType,
     CoercionForm,
     CTEMaterialize,
+    JoinType,
     LimitOption,
     MinMaxOp,
     NullTestType,
@@ -86,6 +87,7 @@ from walsender_proxy.sql import (
     regex_funcs,
     session_zone,
     sql_function_calls,
+    using_columns,
     views,
     width_bucket,
     window_frames,
@@ -886,6 +888,8 @@ class _Scope:
         self.hidden: dict[str, _Rel] | None = None
         #: The alias each (rewritten) FROM item was added under, by the item's id.
         self.item_alias: dict[int, str] = {}
+        #: JOIN … USING columns whose sides' types differ, as PostgreSQL merges them.
+        self.merged: dict[str, using_columns.Merged] = {}
 
     def windows_in_reach(self) -> dict[str, ast.WindowDef]:
         """The nearest WINDOW clause (a SELECT's ORDER BY sees its SELECT's windows from
@@ -970,6 +974,18 @@ class _Scope:
                 local = False
             s = s.parent
         return "unknown"
+
+    def merged_column(self, name: str) -> using_columns.Merged | None:
+        """The merged USING column an unqualified ``name`` refers to, when its join's sides
+        have different types (using_columns.merged)."""
+        s: _Scope | None = self
+        while s is not None:
+            if name in s.merged:
+                return s.merged[name]
+            if any(s.rels[a].columns is None or any(n == name for n, _ in s.rels[a].columns or ()) for a in s.order):
+                return None
+            s = s.parent
+        return None
 
     def find(self, name: str) -> tuple[str, T | None] | None:
         """(alias, type) of the relation an unqualified column name belongs to."""
@@ -1338,6 +1354,11 @@ class _Rewriter:
             raise self.fail(
                 "0A000", "nextval()/setval() in a SELECT list with ORDER BY, LIMIT, OFFSET or DISTINCT is not supported by walsender-proxy", stmt
             )
+        if scope.merged and stmt.groupClause:
+            ungrouped = using_columns.ungrouped_reference(stmt, scope.merged)
+            if ungrouped is not None:  # (PostgreSQL groups by the merged, coerced value)
+                shown = ".".join(f.sval for f in ungrouped.fields[-2:])
+                raise self.fail("42803", f'column "{shown}" must appear in the GROUP BY clause or be used in an aggregate function', ungrouped)
         if _has_star(stmt.targetList, qualified=False) and join_star.has_using(stmt.fromClause):
             stmt.targetList = self._using_star(stmt, scope)
         if not stmt.targetList:  # (``SELECT FROM t``: rows of no columns, which DuckDB has not)
@@ -1824,7 +1845,16 @@ class _Rewriter:
         if isinstance(item, ast.JoinExpr):
             members = len(scope.order)
             item.larg = self.from_item(item.larg, scope)
+            middle = len(scope.order)
             item.rarg = self.from_item(item.rarg, scope)
+            if item.usingClause:
+                def side(aliases: Sequence[str]) -> dict[str, list[tuple[str, str | None, int]]]:
+                    return {
+                        a: [(n, t.name if t is not None else None, t.typmod if t is not None else -1) for n, t in _rel_types(scope.rels[a])]
+                        for a in aliases if a in scope.rels
+                    }  # fmt: skip
+
+                scope.merged.update(using_columns.merged(item, side(scope.order[members:middle]), side(scope.order[middle:])))
             if item.usingClause or item.isNatural:  # (they compare the columns as stored)
                 names = {n.sval for n in item.usingClause or ()}
                 for rel in scope.rels.values():
@@ -2354,6 +2384,9 @@ class _Rewriter:
             if system is not None:
                 return system
         if len(names) == 1:
+            merged = scope.merged_column(names[0])
+            if merged is not None:  # (a USING column whose sides' types differ)
+                return _merged_column(node, names[0], merged), T(merged.common)
             t = scope.column(names[0])
             rel = scope.rel(names[0]) if t is None and scope.find(names[0]) is None else None
             if rel is not None and rel.scalar_column is not None:  # (a function's scalar)
@@ -2599,7 +2632,7 @@ class _Rewriter:
             if node.defresult is not None:
                 node.defresult = unified[-1]
             return node, NUMERIC_TEXT
-        return node, common or _common(types)
+        return node, _held_as_text(common or _common(types), types)
 
     def e_CoalesceExpr(self, node: ast.CoalesceExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
         written = list(node.args)
@@ -2614,7 +2647,7 @@ class _Rewriter:
             node.args = tuple(unified)
             return node, NUMERIC_TEXT
         node.args = tuple(p[0] for p in pairs)
-        return node, common or _common([p[1] for p in pairs])
+        return node, _held_as_text(common or _common([p[1] for p in pairs]), [p[1] for p in pairs])
 
     def e_MinMaxExpr(self, node: ast.MinMaxExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
         written = list(node.args)
@@ -4113,8 +4146,8 @@ class _Rewriter:
         """PostgreSQL's 42883 for a call of a pg_catalog function none of whose overloads
         takes these argument types (function_exists); calls it cannot judge pass. An
         unknown ``$n`` among ``args`` takes the type the chosen overload gives it."""
-        if node.func_variadic or node.agg_star or any(isinstance(a, ast.NamedArgExpr) for a in node.args or ()):
-            return
+        if node.func_variadic or node.agg_star or node.agg_within_group or any(isinstance(a, ast.NamedArgExpr) for a in node.args or ()):
+            return  # (an ordered-set aggregate's overloads take its WITHIN GROUP arguments too)
         names = [None if t is None or t.zero_based else "_" + t.name.lstrip("_") if t.is_array else t.name for t in types]
         if not all(function_exists.judged(n) for n in names):
             return
@@ -4135,7 +4168,7 @@ class _Rewriter:
         overload's parameter PostgreSQL's resolution picks (``generate_series(1, $1)``: int4)."""
         if not self.infer_params or not any(isinstance(a, ast.ParamRef) for a in args):
             return
-        if node.func_variadic or node.agg_star or any(isinstance(a, ast.NamedArgExpr) for a in node.args or ()):
+        if node.func_variadic or node.agg_star or node.agg_within_group or any(isinstance(a, ast.NamedArgExpr) for a in node.args or ()):
             return
         names = [None if t is None or t.zero_based else "_" + t.name.lstrip("_") if t.is_array else t.name for t in types]
         if all(function_exists.judged(n) for n in names):
@@ -4221,6 +4254,15 @@ class _Rewriter:
                 f"aggregate {name}() whose outer query level is set by a subquery in its arguments"
                 " is not supported by walsender-proxy",
                 node,
+            )
+        if node.agg_filter is not None and node.args and not node.agg_within_group and not (node.agg_distinct and node.agg_order):
+            # PostgreSQL computes an aggregate's arguments only for the rows FILTER lets in
+            # (``sum(x / y) FILTER (WHERE y <> 0)``); DuckDB for every row first.
+            # (not an object aggregate's key: a NULL one is an error wherever it is computed)
+            keys = 1 if name in ("json_object_agg", "jsonb_object_agg") else 0
+            node.args = tuple(
+                a if i < keys or isinstance(a, ast.A_Const | ast.ParamRef) else _only_when(node.agg_filter, a)
+                for i, a in enumerate(node.args)
             )
         if name == "date_trunc" and len(node.args or ()) == 2 and _str_const(node.args[0]) is not None:
             value, t = self.expr(node.args[1], scope)
@@ -5258,6 +5300,41 @@ def rewrite(
             while len(_CACHE) > _CACHE_SIZE:
                 _CACHE.popitem(last=False)
     return result
+
+
+def _merged_column(node: ast.ColumnRef, name: str, m: using_columns.Merged) -> ast.Node:
+    """PostgreSQL's merged USING column of sides of different types: the kept side's
+    column (cast to the common type where it is not of it), both sides' COALESCE for a
+    full join; the bare name cast where a side's member cannot be named."""
+    duck = literals.DUCK_TYPES[m.common]
+
+    def side(alias: str | None) -> ast.Node:
+        return _cast(_colref(alias, name) if alias is not None else copy.deepcopy(node), duck)
+
+    if m.jointype == JoinType.JOIN_FULL:
+        if m.left is None or m.right is None:
+            return _cast(node, duck)
+        return ast.CoalesceExpr(args=(side(m.left), side(m.right)))
+    alias = m.right if m.jointype == JoinType.JOIN_RIGHT else m.left
+    if alias is None:
+        return _cast(node, duck)
+    return _colref(alias, name) if not m.coerced else side(alias)
+
+
+def _held_as_text(result: T | None, branches: Sequence[T | None]) -> T | None:
+    """A numeric result of branches whose numeric values DuckDB holds as text (the others
+    NULL; a mix is unified before) is held as text too: its aggregates and comparisons
+    must go through numeric_text as the branches' would."""
+    if result is None or result.name != "numeric" or result.text_numeric:
+        return result
+    if any(t is not None and t.text_numeric for t in branches):
+        return replace(result, text_numeric=True, scale=None)
+    return result
+
+
+def _only_when(cond: ast.Node, value: ast.Node) -> ast.CaseExpr:
+    """``CASE WHEN cond THEN value END``: ``value`` computed only where ``cond`` holds."""
+    return ast.CaseExpr(args=(ast.CaseWhen(expr=copy.deepcopy(cond), result=value),))
 
 
 def _copy_query(stmt: ast.CopyStmt) -> tuple[ast.SelectStmt, CopyTo]:
