@@ -3188,6 +3188,32 @@ _MACROS: dict[str, str] = {
     # interval_div: PostgreSQL's cascade of fractional months into days (30 a month) and of
     # fractional days into time, each rounded to microseconds (DuckDB's integer division
     # setting leaves it no interval / number)
+    # ordered-set aggregates over the group's sorted non-NULL values (``l``), as
+    # orderedsetaggs.c computes them: percentile_cont's interpolation in float8,
+    # percentile_disc's ceil(p * n)-th value; p outside [0, 1] is 22003 (even in an
+    # empty group), a NULL p a NULL result; list() of no row is NULL, not []
+    "pgc_percentile_bad": """MACRO pgc_percentile_bad(p) AS (error('PGERR[22003] percentile value '
+        || CASE WHEN isnan(p) THEN 'NaN' ELSE printf('%g', p) END || ' is not between 0 and 1'))""",
+    "pgc_percentile_cont": """MACRO pgc_percentile_cont(p, l) AS (CASE WHEN p IS NULL THEN NULL
+        WHEN p < 0 OR p > 1 OR isnan(p) THEN pgc_percentile_bad(p)::DOUBLE
+        WHEN l IS NULL OR len(l) = 0 THEN NULL
+        WHEN floor(p * (len(l) - 1)) = ceil(p * (len(l) - 1)) THEN l[floor(p * (len(l) - 1))::BIGINT + 1]
+        ELSE l[floor(p * (len(l) - 1))::BIGINT + 1] + (l[ceil(p * (len(l) - 1))::BIGINT + 1]
+            - l[floor(p * (len(l) - 1))::BIGINT + 1]) * (p * (len(l) - 1) - floor(p * (len(l) - 1))) END)""",
+    "pgc_percentile_disc": """MACRO pgc_percentile_disc(p, l) AS (CASE WHEN p IS NULL THEN NULL
+        WHEN p < 0 OR p > 1 OR isnan(p) THEN pgc_percentile_bad(p)
+        WHEN l IS NULL OR len(l) = 0 THEN NULL
+        ELSE l[greatest(ceil(p * len(l)), 1)::BIGINT] END)""",
+    "pgc_percentiles_cont": """MACRO pgc_percentiles_cont(ps, l) AS (CASE WHEN ps IS NULL THEN NULL
+        WHEN list_bool_or(list_transform(ps, lambda q: q < 0 OR q > 1 OR isnan(q)))
+            THEN pgc_percentile_bad(list_filter(ps, lambda q: q < 0 OR q > 1 OR isnan(q))[1])::DOUBLE[]
+        WHEN l IS NULL OR len(l) = 0 THEN NULL
+        ELSE list_transform(ps, lambda q: pgc_percentile_cont(q, l)) END)""",
+    "pgc_percentiles_disc": """MACRO pgc_percentiles_disc(ps, l) AS (CASE WHEN ps IS NULL THEN NULL
+        WHEN list_bool_or(list_transform(ps, lambda q: q < 0 OR q > 1 OR isnan(q)))
+            THEN pgc_percentile_bad(list_filter(ps, lambda q: q < 0 OR q > 1 OR isnan(q))[1])
+        WHEN l IS NULL OR len(l) = 0 THEN NULL
+        ELSE list_transform(ps, lambda q: pgc_percentile_disc(q, l)) END)""",
     "pgc_interval_div": """MACRO pgc_interval_div(i, f) AS (CASE WHEN f = 0 THEN error('PGERR[22012] division by zero') WHEN isnan(f) THEN error('PGERR[22008] interval out of range') ELSE to_months(trunc((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f)::INTEGER) + to_days((trunc(datepart('day', i)::DOUBLE / f) + (CASE WHEN abs((round_even((datepart('day', i)::DOUBLE / f - trunc(datepart('day', i)::DOUBLE / f) + (round_even(((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f - trunc((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f)) * 30 * 1000000, 0) / 1000000) - trunc((round_even(((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f - trunc((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f)) * 30 * 1000000, 0) / 1000000))) * 86400 * 1000000, 0) / 1000000)) >= 86400 THEN trunc((round_even((datepart('day', i)::DOUBLE / f - trunc(datepart('day', i)::DOUBLE / f) + (round_even(((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f - trunc((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f)) * 30 * 1000000, 0) / 1000000) - trunc((round_even(((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f - trunc((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f)) * 30 * 1000000, 0) / 1000000))) * 86400 * 1000000, 0) / 1000000) / 86400) ELSE 0 END) + trunc((round_even(((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f - trunc((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f)) * 30 * 1000000, 0) / 1000000)))::INTEGER) + to_microseconds(round_even((datepart('hour', i)::BIGINT * 3600000000 + datepart('minute', i)::BIGINT * 60000000 + datepart('microseconds', i))::DOUBLE / f + ((round_even((datepart('day', i)::DOUBLE / f - trunc(datepart('day', i)::DOUBLE / f) + (round_even(((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f - trunc((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f)) * 30 * 1000000, 0) / 1000000) - trunc((round_even(((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f - trunc((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f)) * 30 * 1000000, 0) / 1000000))) * 86400 * 1000000, 0) / 1000000) - (CASE WHEN abs((round_even((datepart('day', i)::DOUBLE / f - trunc(datepart('day', i)::DOUBLE / f) + (round_even(((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f - trunc((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f)) * 30 * 1000000, 0) / 1000000) - trunc((round_even(((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f - trunc((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f)) * 30 * 1000000, 0) / 1000000))) * 86400 * 1000000, 0) / 1000000)) >= 86400 THEN trunc((round_even((datepart('day', i)::DOUBLE / f - trunc(datepart('day', i)::DOUBLE / f) + (round_even(((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f - trunc((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f)) * 30 * 1000000, 0) / 1000000) - trunc((round_even(((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f - trunc((datepart('year', i) * 12 + datepart('month', i))::DOUBLE / f)) * 30 * 1000000, 0) / 1000000))) * 86400 * 1000000, 0) / 1000000) / 86400) ELSE 0 END) * 86400) * 1000000, 0)::BIGINT) END)""",
     "pgc_interval_guard": """MACRO pgc_interval_guard(i) AS (CASE WHEN abs(datepart('hour', i)::HUGEINT * 3600000000
             + datepart('minute', i)::HUGEINT * 60000000 + datepart('microseconds', i)) > 9223372036854775

@@ -4175,6 +4175,66 @@ class _Rewriter:
             for i, type_name in function_exists.resolved_unknowns(name, names).items():  # type: ignore[arg-type]
                 self._coerced_param(args[i], T(type_name))
 
+    def _ordered_set(self, name: str, node: ast.FuncCall, scope: _Scope) -> tuple[ast.Node, T | None]:
+        """percentile_cont, percentile_disc and mode() WITHIN GROUP as orderedsetaggs.c
+        computes them, over the group's values sorted in PostgreSQL's order (NULLs left
+        out): the percentiles from a list (pgc_percentile_*), mode by DuckDB's mode fed in
+        that order (its ties go to the first value, as PostgreSQL's)."""
+        if node.over is not None:
+            raise self.fail("0A000", f"OVER is not supported for ordered-set aggregate {name}", node)
+        raw_sorts = list(node.agg_order or ())
+        if name != "mode" and node.args and isinstance(node.args[0], ast.A_ArrayExpr):
+            # ARRAY[0.25, 0.5] is float8[] here: each element cast as PostgreSQL's coercion
+            # of the numeric[] to the parameter's type casts it
+            float8 = ast.TypeName(names=(_s("pg_catalog"), _s("float8")), typemod=-1)
+            elements = tuple(ast.TypeCast(arg=e, typeName=copy.deepcopy(float8)) for e in node.args[0].elements or ())
+            node.args = (ast.A_ArrayExpr(elements=elements, location=node.args[0].location), *node.args[1:])
+        direct = [self.expr(a, scope) for a in node.args or ()]
+        values = [self.expr(copy.deepcopy(sb.node), scope) for sb in raw_sorts]
+        shown = [t for _, t in direct] + [t for _, t in values]
+        want_direct = 0 if name == "mode" else 1
+        if len(direct) != want_direct or len(values) != 1 or any(sb.sortby_dir == SortByDir.SORTBY_USING for sb in raw_sorts):
+            raise self._no_function(name, shown, node)
+        value, vt = values[0]
+        numbers = ("int2", "int4", "int8", "float4", "float8", "numeric")
+        many = False
+        p: ast.Node | None = None
+        if direct:
+            p, pt = direct[0]
+            many = pt is not None and pt.is_array
+            base = pt.elem if many and pt is not None else pt
+            if base is None or (base != UNKNOWN and base.name not in numbers) or (many and base == UNKNOWN):
+                raise self._no_function(name, shown, node)
+            p = _cast(p, "DOUBLE", array=many)
+        if name == "percentile_cont":
+            if vt is not None and vt.name == "interval":
+                raise self.fail("0A000", "percentile_cont() of interval values is not supported by walsender-proxy", node)
+            if vt is None or (vt != UNKNOWN and vt.name not in numbers):
+                raise self._no_function(name, shown, node)
+            value = _cast(value, "DOUBLE")
+            key = ast.SortBy(node=copy.deepcopy(value), sortby_dir=raw_sorts[0].sortby_dir, sortby_nulls=0)
+            result = T("_float8") if many else T("float8")
+        else:
+            if vt is None or vt == UNKNOWN or vt.is_array:
+                raise self.fail("0A000", f"{name}() of values of this type is not supported by walsender-proxy", node)
+            if name == "mode":
+                self._no_text_numeric("mode()", node, vt)  # (its equality is the text's)
+            key = self._sort_key(copy.deepcopy(raw_sorts[0]), scope)[0]
+            key.sortby_nulls = 0
+            result = T("_" + vt.name) if many else vt
+        present = ast.NullTest(arg=copy.deepcopy(value), nulltesttype=NullTestType.IS_NOT_NULL)
+        keep = present if node.agg_filter is None else ast.BoolExpr(boolop=BoolExprType.AND_EXPR, args=(present, self.condition(node.agg_filter, scope)))
+        gathered = ast.FuncCall(
+            funcname=(_s("mode" if name == "mode" else "list"),), args=(value,), agg_order=(key,), agg_filter=keep,
+            funcformat=CoercionForm.COERCE_EXPLICIT_CALL,
+        )  # fmt: skip
+        if name == "mode":
+            return gathered, result
+        macro = f"pgc_percentile{'s' if many else ''}_{name.rsplit('_', 1)[1]}"
+        self.needs.add(macro)
+        assert p is not None
+        return _call(macro, p, gathered), result
+
     def _no_function(self, name: str, types: Sequence[T | None], node: Any) -> SqlError:
         if isinstance(node, ast.FuncCall):
             name = ".".join(n.sval for n in node.funcname)
@@ -4264,6 +4324,8 @@ class _Rewriter:
                 a if i < keys or isinstance(a, ast.A_Const | ast.ParamRef) else _only_when(node.agg_filter, a)
                 for i, a in enumerate(node.args)
             )
+        if node.agg_within_group and name in _ORDERED_SET and len(node.funcname) <= 2:
+            return self._ordered_set(name, node, scope)
         if name == "date_trunc" and len(node.args or ()) == 2 and _str_const(node.args[0]) is not None:
             value, t = self.expr(node.args[1], scope)
             if t is not None and t != UNKNOWN:
@@ -5319,6 +5381,11 @@ def _merged_column(node: ast.ColumnRef, name: str, m: using_columns.Merged) -> a
     if alias is None:
         return _cast(node, duck)
     return _colref(alias, name) if not m.coerced else side(alias)
+
+
+#: The ordered-set aggregates the rewriter computes (_ordered_set); the hypothetical-set
+#: ones (rank(x) WITHIN GROUP …) are refused.
+_ORDERED_SET = frozenset({"percentile_cont", "percentile_disc", "mode"})
 
 
 def _held_as_text(result: T | None, branches: Sequence[T | None]) -> T | None:
