@@ -96,6 +96,9 @@ def _ZONE_STATEMENTS(zone: str) -> list[str]:
         " extract(timezone_hour FROM ts), extract(timezone_minute FROM ts), date_part('dow', ts) FROM tzt WHERE id < 7 ORDER BY id",
         "SELECT id, to_char(ts, 'YYYY-MM-DD HH24:MI:SS TZ tz OF TZH TZM'), to_char(d, 'YYYY-MM-DD HH24 OF') FROM tzt ORDER BY id",
         "SELECT id, ts + interval '1 day', ts + interval '1 month', ts - interval '1 day', ts + interval '24 hours' FROM tzt ORDER BY id",
+        # the interval's months, then its days, then its time (timestamptz_pl_interval's order)
+        "SELECT id, ts + interval '1 month -1 second', ts - interval '-1 month 1 second', ts + interval '1 month 2 days -30 hours',"
+        " interval '1 mon -1 sec' + ts, ts + i FROM tzt, (VALUES (interval '-2 years 5 days -4 hours')) v(i) ORDER BY id",
         "SELECT * FROM generate_series(timestamptz '2020-03-07', timestamptz '2020-03-10', interval '1 day')",
         "SELECT * FROM generate_series(timestamptz '2020-10-03', timestamptz '2020-10-06', interval '1 day')",
         "SELECT * FROM generate_series(timestamptz '2020-01-31', timestamptz '2020-06-01', interval '1 month')",

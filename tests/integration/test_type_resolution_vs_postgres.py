@@ -239,6 +239,13 @@ CURATED = [
     "SELECT using1.f1 FROM using1 JOIN using2 USING (f1) GROUP BY f1, using1.f1",
     "SELECT k, pg_typeof(k) FROM using3 JOIN using4 USING (k)",
     "SELECT using3.k FROM using3 JOIN using4 USING (k) GROUP BY k",
+    # row locks PostgreSQL cannot take (CheckSelectLocking)
+    "SELECT min(f1) FROM using1 FOR UPDATE",
+    "SELECT count(*) OVER () FROM using1 FOR SHARE",
+    "SELECT count(*) FROM using1 FOR NO KEY UPDATE",
+    "SELECT (SELECT min(f1) FROM using1) FROM using1 FOR UPDATE",
+    # timestamptz + interval: the months, then the days, then the time
+    "SELECT timestamptz '1999-12-01 00:00+00' + interval '1 month -1 second', timestamptz '2000-01-31 12:00+00' + interval '1 month 2 days -30 hours'",
 ]
 
 

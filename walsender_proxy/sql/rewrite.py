@@ -1337,6 +1337,11 @@ class _Rewriter:
             return stmt, values_cols
         if stmt.distinctClause and stmt.sortClause and not _distinct_on_matches(stmt):
             raise self.fail("42P10", "SELECT DISTINCT ON expressions must match initial ORDER BY expressions", stmt.sortClause[0])
+        if stmt.lockingClause and stmt.op == SetOperation.SETOP_NONE:
+            found = _aggregate_or_window(stmt)
+            if found is not None:  # (CheckSelectLocking's; the other clauses are checked below)
+                strength = _LOCK_STRENGTH.get(stmt.lockingClause[0].strength, "FOR UPDATE")
+                raise self.fail("0A000", f"{strength} is not allowed with {found}", stmt)
         scope.rows_in_order = _rows_in_order(stmt)
         if stmt.windowClause:
             try:
@@ -3549,6 +3554,13 @@ class _Rewriter:
                 # (a time part past Arrow's int64 nanoseconds would reach the client wrapped)
                 self.needs.add("pgc_interval_guard")
                 return _call("pgc_interval_guard", node), dated
+            if dated is not None and dated.name == "timestamptz" and op in ("+", "-") and "interval" in (lt and lt.name, rt and rt.name):
+                # (PostgreSQL's order of the interval's parts, not ICU's)
+                self.needs.add("pgc_tstz_pl_interval")
+                stamp, span = (node.lexpr, node.rexpr) if rt is not None and rt.name == "interval" else (node.rexpr, node.lexpr)
+                if op == "-":
+                    span = ast.A_Expr(kind=A_Expr_Kind.AEXPR_OP, name=(_s("-"),), rexpr=span)
+                node = _call("pgc_tstz_pl_interval", stamp, span)
             if dated is not None and dated.name in ("date", "timestamp", "timestamptz"):
                 # (date ± integer, ± interval: DuckDB's go before PostgreSQL's first)
                 guard = "pgc_date_guard" if dated.name == "date" else "pgc_timestamp_guard"
@@ -5386,6 +5398,34 @@ def _merged_column(node: ast.ColumnRef, name: str, m: using_columns.Merged) -> a
 #: The ordered-set aggregates the rewriter computes (_ordered_set); the hypothetical-set
 #: ones (rank(x) WITHIN GROUP …) are refused.
 _ORDERED_SET = frozenset({"percentile_cont", "percentile_disc", "mode"})
+
+
+def _aggregate_or_window(stmt: ast.SelectStmt) -> str | None:
+    """"aggregate functions" or "window functions" when the query level of ``stmt`` (its
+    SELECT list, HAVING and ORDER BY, not its subqueries) calls one; None otherwise."""
+    found: list[str] = []
+
+    def visit(node: Any) -> None:
+        if node is None or isinstance(node, ast.SubLink | ast.SelectStmt | ast.RangeSubselect):
+            return
+        if isinstance(node, ast.FuncCall):
+            if node.over is not None:
+                found.append("window functions")
+            elif node.agg_star or node.agg_within_group or node.funcname[-1].sval in agg_levels.AGGREGATES:
+                found.append("aggregate functions")
+        if isinstance(node, tuple | list):
+            for x in node:
+                visit(x)
+        elif isinstance(node, ast.Node):
+            for attr in node:
+                visit(getattr(node, attr))
+
+    visit([rt.val for rt in stmt.targetList or ()])
+    visit(stmt.havingClause)
+    visit([s.node for s in stmt.sortClause or ()])
+    if "aggregate functions" in found:
+        return "aggregate functions"
+    return found[0] if found else None
 
 
 def _held_as_text(result: T | None, branches: Sequence[T | None]) -> T | None:
