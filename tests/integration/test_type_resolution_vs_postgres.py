@@ -246,6 +246,7 @@ CURATED = [
     "SELECT (SELECT min(f1) FROM using1) FROM using1 FOR UPDATE",
     # timestamptz + interval: the months, then the days, then the time
     "SELECT timestamptz '1999-12-01 00:00+00' + interval '1 month -1 second', timestamptz '2000-01-31 12:00+00' + interval '1 month 2 days -30 hours'",
+    "SELECT timestamptz '2000-01-01 00:00+00' + NULL::interval, NULL::timestamptz - interval '1 day', NULL::interval + now()",
 ]
 
 

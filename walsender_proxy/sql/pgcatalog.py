@@ -3191,11 +3191,12 @@ _MACROS: dict[str, str] = {
     # timestamptz + interval as timestamptz_pl_interval adds it: the months in local time,
     # then the days in local time, then the time part as elapsed microseconds (DuckDB's
     # ICU adds the time part first: 1999-12-01 + '1 month -1 second' was 1999-12-30 23:59:59)
+    # (the parts cast: a NULL folded by DuckDB has lost its interval type)
     "pgc_tstz_pl_interval": """MACRO pgc_tstz_pl_interval(t, i) AS (((t
-        + to_months(datepart('year', i) * 12 + datepart('month', i)))
-        + to_days(datepart('day', i)))
-        + to_microseconds(datepart('hour', i)::BIGINT * 3600000000 + datepart('minute', i)::BIGINT * 60000000
-            + datepart('microseconds', i)))""",
+        + to_months((datepart('year', i) * 12 + datepart('month', i))::INTEGER))
+        + to_days(datepart('day', i)::INTEGER))
+        + to_microseconds((datepart('hour', i)::BIGINT * 3600000000 + datepart('minute', i)::BIGINT * 60000000
+            + datepart('microseconds', i))::BIGINT))""",
     # ordered-set aggregates over the group's sorted non-NULL values (``l``), as
     # orderedsetaggs.c computes them: percentile_cont's interpolation in float8,
     # percentile_disc's ceil(p * n)-th value; p outside [0, 1] is 22003 (even in an

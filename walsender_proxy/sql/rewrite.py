@@ -3558,9 +3558,10 @@ class _Rewriter:
                 # (PostgreSQL's order of the interval's parts, not ICU's)
                 self.needs.add("pgc_tstz_pl_interval")
                 stamp, span = (node.lexpr, node.rexpr) if rt is not None and rt.name == "interval" else (node.rexpr, node.lexpr)
+                span = _cast(span, "INTERVAL")  # (a parameter's NULL at Describe has no type of its own)
                 if op == "-":
                     span = ast.A_Expr(kind=A_Expr_Kind.AEXPR_OP, name=(_s("-"),), rexpr=span)
-                node = _call("pgc_tstz_pl_interval", stamp, span)
+                node = _call("pgc_tstz_pl_interval", _cast(stamp, "TIMESTAMPTZ"), span)
             if dated is not None and dated.name in ("date", "timestamp", "timestamptz"):
                 # (date ± integer, ± interval: DuckDB's go before PostgreSQL's first)
                 guard = "pgc_date_guard" if dated.name == "date" else "pgc_timestamp_guard"
