@@ -29,6 +29,14 @@ AGGREGATES = frozenset({
     "variance", "xmlagg",
 })  # fmt: skip
 
+def is_aggregate_or_window(node: Any) -> bool:
+    """A call of an aggregate (PostgreSQL's, ``count(*)``, or WITHIN GROUP) or of any
+    function OVER a window."""
+    return isinstance(node, ast.FuncCall) and (
+        node.over is not None or node.agg_star or node.agg_within_group or node.funcname[-1].sval in AGGREGATES
+    )
+
+
 #: Where a column reference resolves: in the aggregate's own query, in an outer one, or
 #: not known (a relation whose columns the rewriter does not know).
 Level = Literal["local", "outer", "unknown"]

@@ -8,7 +8,7 @@ one way.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from pglast import ast
@@ -102,6 +102,24 @@ def clear_locations(node: object) -> None:
             setattr(node, attr, -1)
         elif isinstance(value, ast.Node | tuple | list):
             clear_locations(value)
+
+
+def level_nodes(node: Any, prune: Callable[[Any], bool] | None = None) -> Iterator[Any]:
+    """Every node of ``node``'s query level, ``node`` included: subqueries are not entered,
+    nor the nodes ``prune`` picks (they are yielded, their insides are not)."""
+    if node is None or isinstance(node, ast.SubLink | ast.SelectStmt | ast.RangeSubselect):
+        return
+    if isinstance(node, tuple | list):
+        for x in node:
+            yield from level_nodes(x, prune)
+        return
+    if not isinstance(node, ast.Node):
+        return
+    yield node
+    if prune is not None and prune(node):
+        return
+    for attr in node:
+        yield from level_nodes(getattr(node, attr), prune)
 
 
 #: PostgreSQL's set-returning functions the proxy runs (in a target list or FROM).

@@ -5404,29 +5404,11 @@ _ORDERED_SET = frozenset({"percentile_cont", "percentile_disc", "mode"})
 def _aggregate_or_window(stmt: ast.SelectStmt) -> str | None:
     """"aggregate functions" or "window functions" when the query level of ``stmt`` (its
     SELECT list, HAVING and ORDER BY, not its subqueries) calls one; None otherwise."""
-    found: list[str] = []
-
-    def visit(node: Any) -> None:
-        if node is None or isinstance(node, ast.SubLink | ast.SelectStmt | ast.RangeSubselect):
-            return
-        if isinstance(node, ast.FuncCall):
-            if node.over is not None:
-                found.append("window functions")
-            elif node.agg_star or node.agg_within_group or node.funcname[-1].sval in agg_levels.AGGREGATES:
-                found.append("aggregate functions")
-        if isinstance(node, tuple | list):
-            for x in node:
-                visit(x)
-        elif isinstance(node, ast.Node):
-            for attr in node:
-                visit(getattr(node, attr))
-
-    visit([rt.val for rt in stmt.targetList or ()])
-    visit(stmt.havingClause)
-    visit([s.node for s in stmt.sortClause or ()])
-    if "aggregate functions" in found:
+    places = [[rt.val for rt in stmt.targetList or ()], stmt.havingClause, [s.node for s in stmt.sortClause or ()]]
+    calls = [n for n in nodes.level_nodes(places) if agg_levels.is_aggregate_or_window(n)]
+    if any(c.over is None for c in calls):
         return "aggregate functions"
-    return found[0] if found else None
+    return "window functions" if calls else None
 
 
 def _held_as_text(result: T | None, branches: Sequence[T | None]) -> T | None:

@@ -19,8 +19,9 @@ from typing import Any
 from pglast import ast
 from pglast.enums import JoinType
 
-from walsender_proxy.sql.agg_levels import AGGREGATES
+from walsender_proxy.sql.agg_levels import is_aggregate_or_window
 from walsender_proxy.sql.common_type import Mismatch, NoConversion, select_common
+from walsender_proxy.sql.nodes import level_nodes
 
 #: Join types whose merged column is the left side's (when no coercion is needed).
 _LEFT_MERGED = (JoinType.JOIN_INNER, JoinType.JOIN_LEFT)
@@ -126,21 +127,6 @@ def _names(node: Any) -> list[str] | None:
 def _refs_outside_aggregates(node: Any) -> Iterator[ast.ColumnRef]:
     """Column references of ``node`` at its own query level, not inside an aggregate's
     arguments or a window function's (subqueries are not entered)."""
-    if node is None:
-        return
-    if isinstance(node, ast.ColumnRef):
-        yield node
-        return
-    if isinstance(node, ast.SubLink | ast.SelectStmt):
-        return
-    if isinstance(node, ast.FuncCall):
-        name = node.funcname[-1].sval if node.funcname else ""
-        if node.over is not None or name in AGGREGATES or node.agg_star:
-            return
-    if isinstance(node, tuple | list):
-        for x in node:
-            yield from _refs_outside_aggregates(x)
-        return
-    if isinstance(node, ast.Node):
-        for attr in node:
-            yield from _refs_outside_aggregates(getattr(node, attr))
+    for n in level_nodes(node, is_aggregate_or_window):
+        if isinstance(n, ast.ColumnRef):
+            yield n
