@@ -102,6 +102,15 @@ def _ZONE_STATEMENTS(zone: str) -> list[str]:
         "SELECT * FROM generate_series(timestamptz '2020-03-07', timestamptz '2020-03-10', interval '1 day')",
         "SELECT * FROM generate_series(timestamptz '2020-10-03', timestamptz '2020-10-06', interval '1 day')",
         "SELECT * FROM generate_series(timestamptz '2020-01-31', timestamptz '2020-06-01', interval '1 month')",
+        # a wall time a fall-back change repeats, reached by days or months: the later instant
+        "SELECT timestamptz '2020-10-31 01:30' + interval '1 day', timestamptz '2020-10-01 01:30' + interval '1 month',"
+        " timestamptz '2020-10-24 01:30' + interval '1 day', timestamptz '2020-11-02 01:30' - interval '1 day'",
+        "SELECT * FROM generate_series(timestamptz '2020-10-31 01:30', timestamptz '2020-11-03', interval '1 day')",
+        "SELECT generate_series(timestamptz '2020-11-03 01:30', timestamptz '2020-11-01 01:30-05', interval '-1 day')",
+        "SELECT generate_series(timestamptz '2020-10-30 01:30', timestamptz '2020-11-01 01:30-04', interval '1 day')",
+        "SELECT x, n FROM generate_series(timestamptz '2020-10-24 01:30', timestamptz '2020-10-26', interval '1 day') WITH ORDINALITY g(x, n)",
+        "SELECT generate_series('2020-03-07 02:30', '2020-03-10', interval '1 day')",
+        "SELECT generate_series(timestamptz '2020-03-07', timestamptz '2020-03-08', interval '0 days')",
         "SELECT make_timestamptz(2020, 3, 8, 2, 30, 0), make_timestamptz(2020, 11, 1, 1, 30, 0), make_timestamptz(2020, 10, 4, 2, 15, 0)",
         "SELECT make_timestamptz(2020, 6, 1, 12, 0, 0, 'UTC')",
         "SELECT to_json(ts), json_build_object('a', ts), row_to_json(row(ts)) FROM tzt ORDER BY id",
@@ -140,6 +149,7 @@ REFUSED = [
     "SELECT to_timestamp('2020-06-01 12:00', 'YYYY-MM-DD HH24:MI')",
     "SELECT now()::timetz IS NOT NULL",
     "SELECT current_time IS NOT NULL",
+    "SELECT generate_series(timestamptz '2020-10-31 01:30', timestamptz '2020-11-03', interval '1 day 1 hour')",
     "SET TIME ZONE 10.5",  # (ICU has no zone of a fixed +10:30: the next statement is refused)
 ]
 
@@ -271,7 +281,10 @@ def test_instants_near_dst_changes(hypo_pair: tuple[psycopg.Connection, psycopg.
     sql = (
         f"SELECT '{utc}'::timestamptz, '{wall}'::timestamptz, '{utc}'::timestamptz::timestamp,"
         f" timestamp '{wall}'::timestamptz, date_trunc('day', '{utc}'::timestamptz),"
-        f" '{utc}'::timestamptz + interval '1 day', to_char('{utc}'::timestamptz, 'HH24:MI:SS TZ OF')"
+        f" '{utc}'::timestamptz + interval '1 day', to_char('{utc}'::timestamptz, 'HH24:MI:SS TZ OF'),"
+        # (the wall clock of a day and of a month before, carried back: a repeated hour's later instant)
+        f" '{utc}'::timestamptz - interval '1 day' + interval '1 day', '{utc}'::timestamptz - interval '1 month' + interval '1 month',"
+        f" (SELECT array_agg(x) FROM generate_series('{utc}'::timestamptz - interval '2 days', '{utc}'::timestamptz + interval '1 day', interval '1 day') x)"
     )
     px, pg = hypo_pair
     for c in (px, pg):

@@ -199,6 +199,11 @@ CURATED = [
     "SELECT x, g FROM generate_series(1, 3) x, generate_series(1, 2) WITH ORDINALITY AS o(g, n) WHERE n = 1",
     "SELECT generate_series(1, 2), generate_series(1::int8, 2)",
     "SELECT * FROM generate_series(1::int2, 2::int2)",
+    # a zero step is 22023 in the select list as in FROM (DuckDB's list form was empty)
+    "SELECT generate_series(1, 3, 0)", "SELECT * FROM generate_series(1, 3, 0)",
+    "SELECT generate_series(timestamp '2020-01-01', timestamp '2020-01-02', interval '0 days')",
+    "SELECT generate_series(timestamptz '2020-01-01', timestamptz '2020-01-02', interval '1 month -30 days')",
+    "SELECT generate_series('2020-01-01', '2020-01-03', interval '1 day')",
     # errors DuckDB's binder finds, as PostgreSQL words them
     "SELECT b FROM rowf, rowf r",
     "SELECT 1 FROM rowf WHERE row_number() OVER () < 10",

@@ -3189,11 +3189,38 @@ _MACROS: dict[str, str] = {
     # then the days in local time, then the time part as elapsed microseconds (DuckDB's
     # ICU adds the time part first: 1999-12-01 + '1 month -1 second' was 1999-12-30 23:59:59)
     # (the parts cast: a NULL folded by DuckDB has lost its interval type)
-    "pgc_tstz_pl_interval": """MACRO pgc_tstz_pl_interval(t, i) AS (((t
-        + to_months((datepart('year', i) * 12 + datepart('month', i))::INTEGER))
-        + to_days(datepart('day', i)::INTEGER))
+    "pgc_tstz_pl_interval": """MACRO pgc_tstz_pl_interval(t, i) AS (pgc_tstz_pl_local(pgc_tstz_pl_local(t,
+            (datepart('year', i) * 12 + datepart('month', i))::INTEGER, 0),
+            0, datepart('day', i)::INTEGER)
         + to_microseconds((datepart('hour', i)::BIGINT * 3600000000 + datepart('minute', i)::BIGINT * 60000000
             + datepart('microseconds', i))::BIGINT))""",
+    # months or days added to a timestamptz's wall clock, the result's offset chosen as
+    # DetermineTimeZoneOffset chooses it: the cast from timestamp (an ambiguous wall time of a
+    # fall-back change is the later instant; ICU's own addition kept the earlier offset)
+    "pgc_tstz_pl_local": """MACRO pgc_tstz_pl_local(t, m, d) AS (CASE WHEN m = 0 AND d = 0 THEN t
+        ELSE (t::TIMESTAMP + to_months(m) + to_days(d))::TIMESTAMPTZ END)""",
+    # generate_series' step in the scalar form (DuckDB's gives no value for a zero step)
+    "pgc_series_step": """MACRO pgc_series_step(s) AS (CASE WHEN s = 0
+        THEN error('PGERR[22023] step size cannot equal zero') ELSE s END)""",
+    "pgc_series_step_iv": """MACRO pgc_series_step_iv(s) AS (CASE WHEN s = INTERVAL 0 DAY
+        THEN error('PGERR[22023] step size cannot equal zero') ELSE s END)""",
+    # generate_series(timestamptz, timestamptz, interval) outside UTC, as
+    # generate_series_timestamptz steps: each value the last plus the step. ICU's series
+    # keeps PostgreSQL's wall clocks for a step of months or days, but not its offset for a
+    # wall time a fall-back change repeats: each value after the first is recast from its
+    # wall clock, the series run a day past the end for a descending step (ICU's earlier
+    # instant could end it a value early) and cut where PostgreSQL's ends. A step with a
+    # time part as well is added in another order by ICU: refused.
+    "pgc_tstz_series": """MACRO pgc_tstz_series(a, b, s) AS (CASE
+        WHEN datepart('month', s) = 0 AND datepart('year', s) = 0 AND datepart('day', s) = 0
+            THEN generate_series(a, b, s)
+        WHEN datepart('hour', s) <> 0 OR datepart('minute', s) <> 0 OR datepart('microseconds', s) <> 0
+            THEN error('PGERR[0A000] generate_series(timestamptz) by a step of days or months with a time part '
+                || 'under a TimeZone other than UTC is not supported by walsender-proxy')::TIMESTAMPTZ[]
+        ELSE list_filter(
+            list_transform(generate_series(a, CASE WHEN s < INTERVAL 0 DAY THEN b - INTERVAL 1 DAY ELSE b END, s),
+                lambda v, n: CASE WHEN n = 1 THEN v ELSE v::TIMESTAMP::TIMESTAMPTZ END),
+            lambda v: CASE WHEN s < INTERVAL 0 DAY THEN v >= b ELSE v <= b END) END)""",
     # ordered-set aggregates over the group's sorted non-NULL values (``l``), as
     # orderedsetaggs.c computes them: percentile_cont's interpolation in float8,
     # percentile_disc's ceil(p * n)-th value; p outside [0, 1] is 22003 (even in an

@@ -2071,14 +2071,14 @@ class _Rewriter:
             call = _call(name, *args)
             cols = [(given[0] if given else alias, t)]
             int4_series = name == "generate_series" and t is not None and t.name == "int4"
-            if int4_series and not any(_has_subquery(a) for a in args):
+            # (a macro's list, unnested: DuckDB takes no subquery in a table function's argument)
+            scalar = any(_has_subquery(a) for a in args) or (name == "generate_series" and self._zoned_series(types))
+            if int4_series and not scalar:
                 return self._int4_series(rf, call, cols[0][0], given, alias, scope)
-            if rf.ordinality and any(_has_subquery(a) for a in args):
+            if rf.ordinality and scalar:
                 # (the same, numbered: DuckDB binds no lambda of a macro in a table function's argument)
                 colname, ordname = cols[0][0], given[1] if len(given) > 1 else "ordinality"
-                listed = call if name == "unnest" else _call(name, *args)
-                if name == "unnest":
-                    listed = args[0]
+                listed = args[0] if name == "unnest" else self._series_list(args, types)
                 inner = ast.RangeSubselect(
                     subquery=ast.SelectStmt(targetList=(ast.ResTarget(name="pgc_v", val=listed),), op=SetOperation.SETOP_NONE),
                     alias=ast.Alias(aliasname="pgc_u"),
@@ -2097,12 +2097,12 @@ class _Rewriter:
                     ),
                     alias=ast.Alias(aliasname=alias, colnames=(_s(colname), _s(ordname))),
                 )
-            if not rf.ordinality and any(_has_subquery(a) for a in args):
+            if not rf.ordinality and scalar:
                 # DuckDB's table functions take no subqueries (emulation macros such as
                 # current_schemas() are subqueries): the scalar form, unnested, is the same set;
                 # so is it for generate_series(int4, int4), whose values are int4 (DuckDB's BIGINT)
                 colname = cols[0][0]
-                val = call if name == "unnest" else _call("unnest", call)
+                val = call if name == "unnest" else _call("unnest", self._series_list(args, types))
                 if int4_series:
                     val = _cast(val, "INTEGER")
                 scope.add(alias, _Rel([(colname, t)]))
@@ -3686,6 +3686,9 @@ class _Rewriter:
         element type of an array argument (``array_position(dates, '…')``), read as that
         type when it is a date, time or timestamp (:meth:`_unknowns_as`)."""
         same = _SAME_TYPE_ARGS.get(name)
+        if name == "generate_series" and len(pairs) == 3 and pairs[0][1] == UNKNOWN and pairs[1][1] == UNKNOWN and pairs[2][1] is not None and pairs[2][1].name == "interval":
+            # (two unknowns and an interval: the timestamptz form, the preferred type's)
+            pairs[:2] = self._unknowns_as(pairs[:2], T("timestamptz"))
         if same is not None and len(pairs) > max(same):
             typed = self._unknowns_as([pairs[i] for i in same], _common([pairs[i][1] for i in same]))
             for i, pair in zip(same, typed, strict=True):
@@ -4247,6 +4250,24 @@ class _Rewriter:
         self.needs.add(macro)
         assert p is not None
         return _call(macro, p, gathered), result
+
+    @staticmethod
+    def _zoned_series(types: Sequence[T | None]) -> bool:
+        """A generate_series(timestamptz, timestamptz, interval) under a TimeZone other than
+        UTC: ICU's steps are not PostgreSQL's there (``pgc_tstz_series``)."""
+        return len(types) == 3 and bool(session_zone.ZONE.get()) and any(t is not None and t.name == "timestamptz" for t in types[:2])
+
+    def _series_list(self, args: Sequence[ast.Node], types: Sequence[T | None]) -> ast.Node:
+        """generate_series(…) as a list of its values (DuckDB's scalar form, whose zero step
+        gives an empty list where PostgreSQL's is 22023)."""
+        if len(args) == 3:
+            guard = "pgc_series_step_iv" if types[2] is not None and types[2].name == "interval" else "pgc_series_step"
+            self.needs.add(guard)
+            args = [*args[:2], _call(guard, args[2])]
+        if self._zoned_series(types):
+            self.needs.add("pgc_tstz_series")
+            return _call("pgc_tstz_series", _cast(args[0], "TIMESTAMPTZ"), _cast(args[1], "TIMESTAMPTZ"), _cast(args[2], "INTERVAL"))
+        return _call("generate_series", *args)
 
     def _no_function(self, name: str, types: Sequence[T | None], node: Any) -> SqlError:
         if isinstance(node, ast.FuncCall):
@@ -4858,7 +4879,7 @@ class _Rewriter:
             t = types[0] if types else None
             if t is not None and t.name in ("int2", "unknown"):
                 t = T("int4")
-            series = _call("unnest", _call("generate_series", *args))
+            series = _call("unnest", self._series_list(args, types))
             return (_cast(series, "INTEGER") if t is not None and t.name == "int4" else series), t  # (DuckDB's are BIGINT)
         if special == "list_set":  # a set-returning function whose macro gives its set as a list
             self.needs.add(fn.target)
