@@ -27,7 +27,7 @@ from psycopg.adapt import Loader
 
 from tests.pgcluster import PgCluster
 from walsender_proxy.lake import Lake, LakeSettings, PubTable
-from walsender_proxy.sql import literals, pgcatalog
+from walsender_proxy.sql import literals, pgcatalog, pgcatalog_defs
 from walsender_proxy.sql.pgcatalog import (
     CatalogBinding,
     CatalogSnapshot,
@@ -239,7 +239,7 @@ _DUCK_TO_OID = {
 def _duck_oid(type_name: str) -> int | None:
     if type_name.endswith("[]"):
         elem = _duck_oid(type_name[:-2])
-        arrays = {r["oid"]: r["typarray"] for r in pgcatalog.TYPES.rows.values()}
+        arrays = {r["oid"]: r["typarray"] for r in pgcatalog_defs.TYPES.rows.values()}
         return arrays.get(elem) if elem else None
     if type_name.startswith("DECIMAL"):
         return 1700

@@ -21,7 +21,7 @@ from decoding.catalog import Catalog, Column, Publication, PublicationTable, Tab
 from decoding.errors import PgError
 from decoding.pgtypes import parse_type
 from walsender_proxy.backend.settings import show_value
-from walsender_proxy.sql import literals, pgcatalog
+from walsender_proxy.sql import literals, pgcatalog, pgcatalog_defs
 from walsender_proxy.sql.pgcatalog import (
     CatalogBinding,
     CatalogSnapshot,
@@ -499,7 +499,7 @@ def test_replica_identity_and_dropped_columns(s: Session) -> None:
         "SELECT attnum, attisdropped FROM pg_attribute WHERE attrelid = 16393 AND attnum > 0 "
         "ORDER BY attnum"
     ) == [(1, False), (2, True), (3, False)]
-    idx = synthetic_oid(16392, pgcatalog.IDENTITY_INDEX)
+    idx = synthetic_oid(16392, pgcatalog_defs.IDENTITY_INDEX)
     assert s.query(f"SELECT relname, pg_get_indexdef(oid) FROM pg_class WHERE oid = {idx}") == [
         ("t_ri_a_b_idx", "CREATE UNIQUE INDEX t_ri_a_b_idx ON s1.t_ri USING btree (a, b)")
     ]
@@ -560,7 +560,7 @@ def test_register_everything() -> None:
     con = duckdb.connect()
     pgcatalog.register(con, CatalogSnapshot.build(CATALOG, SERVER), SESSION)
     assert con.execute("SELECT count(*) FROM pgc_pg_type").fetchone() == (
-        len(pgcatalog.TYPES.rows) + 2 * 4,
+        len(pgcatalog_defs.TYPES.rows) + 2 * 4,
     )
 
 

@@ -10,7 +10,7 @@ from pglast import ast, enums
 
 from decoding.errors import PgError
 from walsender_proxy.lake import Transaction
-from walsender_proxy.sql import pgcatalog
+from walsender_proxy.sql import pgcatalog, pgcatalog_defs
 
 _O = enums.ObjectType
 _KINDS = {
@@ -46,13 +46,13 @@ def _relation(tx: Transaction, names: list[str]) -> tuple[str, int, object]:
             return "sequence", sq.oid, sq
         if (found := cat.find_index(schema, rel)) is not None:
             t, ix = found
-            oid = ix.oid if ix is not None else pgcatalog.synthetic_oid(t.oid, pgcatalog.PKEY_INDEX)
+            oid = ix.oid if ix is not None else pgcatalog.synthetic_oid(t.oid, pgcatalog_defs.PKEY_INDEX)
             return "index", oid, None
     raise PgError("42P01", f'relation "{".".join(names)}" does not exist')
 
 
 def _address(tx: Transaction, s: ast.CommentStmt) -> tuple[int, int, int]:
-    pg_class = pgcatalog.PG_CATALOG["pg_class"].oid
+    pg_class = pgcatalog_defs.PG_CATALOG["pg_class"].oid
     kind = s.objtype
     if kind in _KINDS:
         names = _names(s.object)
@@ -91,7 +91,7 @@ def _address(tx: Transaction, s: ast.CommentStmt) -> tuple[int, int, int]:
         ns = tx.catalog().schemas.get(name)
         if ns is None:
             raise PgError("3F000", f'schema "{name}" does not exist')
-        return pgcatalog.PG_CATALOG["pg_namespace"].oid, ns, 0
+        return pgcatalog_defs.PG_CATALOG["pg_namespace"].oid, ns, 0
     if kind == _O.OBJECT_TABCONSTRAINT:
         names = _names(s.object)
         what, _oid, rel = _relation(tx, names[:-1])
@@ -99,19 +99,19 @@ def _address(tx: Transaction, s: ast.CommentStmt) -> tuple[int, int, int]:
         if what == "table":
             if rel.primary_key and rel.pkey_name == con:  # type: ignore[union-attr]
                 return (
-                    pgcatalog.PG_CATALOG["pg_constraint"].oid,
-                    pgcatalog.synthetic_oid(rel.oid, pgcatalog.PKEY_CONSTRAINT),
+                    pgcatalog_defs.PG_CATALOG["pg_constraint"].oid,
+                    pgcatalog.synthetic_oid(rel.oid, pgcatalog_defs.PKEY_CONSTRAINT),
                     0,
                 )  # type: ignore[union-attr]
             ix = rel.index(con)  # type: ignore[union-attr]
             if ix is not None and ix.constraint:
-                return pgcatalog.PG_CATALOG["pg_constraint"].oid, ix.constraint, 0
+                return pgcatalog_defs.PG_CATALOG["pg_constraint"].oid, ix.constraint, 0
             for fk in rel.foreign_keys:  # type: ignore[union-attr]
                 if fk.name == con:
-                    return pgcatalog.PG_CATALOG["pg_constraint"].oid, fk.oid, 0
+                    return pgcatalog_defs.PG_CATALOG["pg_constraint"].oid, fk.oid, 0
             for ck in rel.checks:  # type: ignore[union-attr]
                 if ck.name == con:
-                    return pgcatalog.PG_CATALOG["pg_constraint"].oid, ck.oid, 0
+                    return pgcatalog_defs.PG_CATALOG["pg_constraint"].oid, ck.oid, 0
         raise PgError("42704", f'constraint "{con}" for table "{names[-2]}" does not exist')
     raise PgError(
         "0A000",

@@ -15,59 +15,25 @@ from pglast.stream import RawStream
 
 from decoding.catalog import ColumnDefault, is_temp_schema
 from decoding.errors import PgError
-from decoding.pgtypes import UnknownTypeError, parse_type
+from decoding.pgtypes import parse_type
 from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import Lake, PubTable, Transaction
 from walsender_proxy.lake.foreign_key_ddl import ForeignKeySpec
-from walsender_proxy.sql import check_sql, column_defs, foreign_key_sql, index_sql, reloptions
-
-
-def unsupported(what: str) -> PgError:
-    return PgError("0A000", f"{what} is not supported by walsender-proxy")
-
-
-def qualified(rv: ast.RangeVar) -> str:
-    return f"{rv.schemaname}.{rv.relname}" if rv.schemaname else rv.relname
-
-
-def type_text(tn: ast.TypeName) -> str:
-    """A TypeName as the lake's type parser reads it (``varchar(10)[]``, ``int4``)."""
-    names = [n.sval for n in tn.names]
-    if len(names) == 2 and names[0] == "pg_catalog":
-        names = names[1:]
-    if len(names) != 1:
-        raise PgError("42704", f'type "{".".join(names)}" does not exist')
-    name = names[0]
-    if len(tn.names) == 1 and name == "char":  # ("char", one byte; char is bpchar(1))
-        raise unsupported('a column of type "char"')
-    if len(tn.names) == 1 and name in ("serial", "serial4", "bigserial", "serial8", "smallserial", "serial2"):
-        raise unsupported(f"{name} (a column owning a sequence)")
-    mods = []
-    for m in tn.typmods or ():
-        if isinstance(m, ast.A_Const) and isinstance(m.val, ast.Integer):
-            mods.append(str(m.val.ival))
-        else:
-            raise PgError("42601", f'invalid type modifier for type "{name}"')
-    if name == "interval" and mods:
-        raise unsupported("interval type modifiers (fields and precision)")
-    bounds = len(tn.arrayBounds or ())
-    if name.startswith("_") and not bounds:
-        from walsender_proxy.sql.pgcatalog import TYPE_OIDS
-
-        if name in TYPE_OIDS and name[1:] in TYPE_OIDS:  # (``_int4`` is int4[] by its catalog name)
-            name, bounds = name[1:], 1
-    text = name + (f"({','.join(mods)})" if mods else "")
-    text += "[]" * bounds
-    try:
-        parse_type(text)
-    except UnknownTypeError:
-        from walsender_proxy.sql.literals import TYPE_ALIASES
-        from walsender_proxy.sql.pgcatalog import TYPE_OIDS
-
-        if TYPE_ALIASES.get(name, name) in TYPE_OIDS:  # PostgreSQL's type, not the lake's
-            raise unsupported(f"a column of type {name}") from None
-        raise
-    return text
+from walsender_proxy.sql import (
+    check_sql,
+    column_defs,
+    foreign_key_sql,
+    index_sql,
+    pgcatalog_defs,
+    reloptions,
+)
+from walsender_proxy.sql.ddl_names import (
+    cascaded,
+    qualified,
+    relation_oid,
+    type_text,
+    unsupported,
+)
 
 
 def _skipping(notices: list[Notice] | None, sqlstate: str, message: str) -> None:
@@ -225,51 +191,6 @@ def cook_default(raw: Any, ctype: str, colname: str, tx: Transaction) -> ColumnD
     return None if cooked is None else cooked.column_default()
 
 
-def ident_parts(text: str) -> list[str]:
-    """A qualified name as regclass input reads it (stringToQualifiedNameList): dots
-    between parts, double quotes keep case, other letters are lowered."""
-    parts: list[str] = []
-    cur, i, n = "", 0, len(text)
-    quoted = False
-    while i < n:
-        ch = text[i]
-        if ch == '"':
-            if quoted and i + 1 < n and text[i + 1] == '"':
-                cur += '"'
-                i += 1
-            else:
-                quoted = not quoted
-        elif ch == "." and not quoted:
-            parts.append(cur)
-            cur = ""
-        else:
-            cur += ch if quoted else ch.lower()
-        i += 1
-    parts.append(cur.strip() if not text.endswith('"') else cur)
-    if quoted or any(not p for p in parts):
-        raise PgError("42602", 'invalid name syntax')
-    return parts
-
-
-def relation_oid(tx: Transaction, text: str) -> tuple[int, bool]:
-    """regclass input of ``text``: the relation's OID and whether it is a sequence."""
-    name = ".".join(ident_parts(text))
-    try:
-        return tx.sequence(name).oid, True
-    except PgError as e:
-        if e.sqlstate != "42809":
-            if e.sqlstate == "42P01":
-                raise PgError("42P01", f'relation "{text}" does not exist') from None
-            raise
-    try:
-        v = tx.view(name)
-    except PgError:
-        v = None
-    if v is not None:
-        return v.oid, False
-    return tx.table(name).oid, False
-
-
 def drop_orphan_temp_tables(lake: Lake) -> int:
     """The temporary tables of sessions that ended with a crash of the server (a session
     that ends drops its own): dropped at start-up, as PostgreSQL removes them; how many."""
@@ -371,7 +292,6 @@ def _drop_type(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None) -
     """DROP TYPE / DROP DOMAIN: the proxy makes no types, so each name is PostgreSQL's own
     (2BP01: the system requires it), a table's or view's row type (2BP01, its hint), or
     none (42704, or the IF EXISTS notice)."""
-    from walsender_proxy.sql import pgcatalog
     from walsender_proxy.sql.literals import TYPE_ALIASES
 
     what = "type" if s.removeType == enums.ObjectType.OBJECT_TYPE else "domain"
@@ -380,13 +300,13 @@ def _drop_type(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None) -
         shown = ".".join(names)
         base = TYPE_ALIASES.get(names[-1], names[-1])
         if len(names) == 1 or names[0] == "pg_catalog":
-            oid = pgcatalog.TYPE_OIDS.get(base)
+            oid = pgcatalog_defs.TYPE_OIDS.get(base)
             if oid is not None:
                 if what == "domain":
                     raise PgError("42809", f'"{shown}" is not a domain')
                 raise PgError(
                     "2BP01",
-                    f"cannot drop type {pgcatalog.format_type(oid, None)} because it is required by the database system",
+                    f"cannot drop type {pgcatalog_defs.format_type(oid, None)} because it is required by the database system",
                 )
         cat = tx.catalog()
         schema = names[-2] if len(names) > 1 else None
@@ -443,15 +363,6 @@ def _reads(cat: Any, v: Any) -> set[int]:
             if o in cat.views:
                 todo.extend(cat.views[o].depends)
     return out
-
-
-def cascaded(notices: list[Notice], dropped: list[str]) -> None:
-    """PostgreSQL's NOTICE of what a CASCADE dropped besides."""
-    if len(dropped) == 1:
-        notices.append(Notice("NOTICE", "00000", f"drop cascades to {dropped[0]}"))
-    elif dropped:
-        detail = "\n".join(f"drop cascades to {d}" for d in dropped)
-        notices.append(Notice("NOTICE", "00000", f"drop cascades to {len(dropped)} other objects", detail=detail))
 
 
 _DROP_TAGS = {
@@ -602,7 +513,7 @@ def _set_storage(tx: Transaction, table: str, column: str, mode: str) -> None:
             raise PgError("0A000", f'cannot alter system column "{column}"')
         raise PgError("42703", f'column "{column}" of relation "{tbl.name}" does not exist')
     if letter != "p" and pgcatalog.type_storage(col.type.oid) == "p":
-        raise PgError("0A000", f"column data type {pgcatalog.format_type(col.type.oid, None)} can only have storage PLAIN")
+        raise PgError("0A000", f"column data type {pgcatalog_defs.format_type(col.type.oid, None)} can only have storage PLAIN")
     tx.set_column_storage(table, column, letter)
 
 

@@ -333,7 +333,7 @@ def _output(ty: Ty, text: str) -> str:
 
 
 def _type_cast(tc: ast.TypeCast) -> Node:
-    from walsender_proxy.sql.ddl_sql import type_text
+    from walsender_proxy.sql.ddl_names import type_text
 
     try:
         target = _ty(parse_type(type_text(tc.typeName)))

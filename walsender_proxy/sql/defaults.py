@@ -28,7 +28,7 @@ from pglast import ast, parse_sql
 from decoding.catalog import RID, SEQUENCE_MARK, Catalog, Column, Table
 from decoding.errors import PgError
 from walsender_proxy.lake import Transaction
-from walsender_proxy.sql.pgcatalog import quote_ident
+from walsender_proxy.sql.pgcatalog_defs import quote_ident
 
 
 class Clocks(Protocol):

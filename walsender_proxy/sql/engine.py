@@ -58,7 +58,7 @@ from walsender_proxy.sql import (
     views,
 )
 from walsender_proxy.sql.column_coercion import TextOut, coerce_text, coerce_text_columns
-from walsender_proxy.sql.ddl_sql import qualified, unsupported
+from walsender_proxy.sql.ddl_names import qualified, unsupported
 from walsender_proxy.sql.duck_errors import duck_error, locate_missing_column
 from walsender_proxy.sql.insert_fast import ColumnInput, values_from_plan
 from walsender_proxy.sql.param_recv import text_params

@@ -50,10 +50,12 @@ from walsender_proxy.lake import Isolation, Transaction
 from walsender_proxy.lake.transaction import State
 from walsender_proxy.sql import (
     comment_sql,
+    ddl_names,
     ddl_sql,
     explain,
     index_sql,
     pgcatalog,
+    pgcatalog_defs,
     reloptions,
     sequences,
     sql_function_calls,
@@ -322,7 +324,7 @@ class Executor:
                 try:
                     ctype = type_by_oid(col.pg_oid)
                 except PgError:
-                    raise ddl_sql.unsupported(f"a column of type {pgcatalog.format_type(col.pg_oid, None) or col.pg_oid}") from None
+                    raise ddl_names.unsupported(f"a column of type {pgcatalog_defs.format_type(col.pg_oid, None) or col.pg_oid}") from None
             if col.pg_typmod is not None and col.pg_typmod >= 0 and ctype.typmod < 0:
                 ctype = dataclasses.replace(ctype, typmod=col.pg_typmod)
             columns.append((col_name, ctype.type_text(), False))
@@ -552,7 +554,7 @@ class Executor:
                 from walsender_proxy.sql.paramtypes import infer_param_types
 
                 def columns_of(rv: ast.RangeVar) -> dict[str, int]:
-                    t = self._ensure_tx().table(ddl_sql.qualified(rv))
+                    t = self._ensure_tx().table(ddl_names.qualified(rv))
                     return {c.name: c.type.oid for c in t.columns}
 
                 known = [declared[i] if i < len(declared) else 0 for i in range(st.nparams)]
@@ -652,7 +654,7 @@ class Executor:
         tx = self._statement_tx()
         if tx.read_only and node.relation is not None:
             try:
-                target = tx.table(ddl_sql.qualified(node.relation))
+                target = tx.table(ddl_names.qualified(node.relation))
             except PgError:
                 return tx  # (the statement's own error follows)
             if not is_temp_schema(target.schema):
@@ -718,9 +720,9 @@ class Executor:
             raise PgError("25P01", "LOCK TABLE can only be used in transaction blocks")
         tx = self._statement_tx()
         for rv in node.relations:
-            tx.table(ddl_sql.qualified(rv))
+            tx.table(ddl_names.qualified(rv))
         if node.mode not in (1, 2):  # AccessShareLock, RowShareLock
-            raise ddl_sql.unsupported("LOCK TABLE in a mode other than ACCESS SHARE or ROW SHARE")
+            raise ddl_names.unsupported("LOCK TABLE in a mode other than ACCESS SHARE or ROW SHARE")
         return Done("LOCK TABLE")
 
     def sync(self) -> list[Outcome]:
@@ -783,9 +785,9 @@ class Executor:
             yield self.engine.select(tx, node, text, params)
         elif isinstance(node, ast.CreateTableAsStmt):
             if node.objtype != enums.ObjectType.OBJECT_TABLE:
-                raise ddl_sql.unsupported("CREATE MATERIALIZED VIEW")
+                raise ddl_names.unsupported("CREATE MATERIALIZED VIEW")
             if not isinstance(node.query, ast.SelectStmt):
-                raise ddl_sql.unsupported("CREATE TABLE AS EXECUTE")
+                raise ddl_names.unsupported("CREATE TABLE AS EXECUTE")
             yield from self._create_table_as(node.into, node.query, params, if_not_exists=bool(node.if_not_exists))
         elif isinstance(node, ast.InsertStmt):
             yield from self.engine.insert(self._writing_tx(node, "INSERT"), node, params)
@@ -797,11 +799,11 @@ class Executor:
             tx = self._statement_tx()
             for r in node.relations:
                 sequences.write_target(tx, r, '"{}" is not a table')
-            added = tx.truncate([ddl_sql.qualified(r) for r in node.relations], cascade=node.behavior == enums.DropBehavior.DROP_CASCADE, restart_identity=bool(node.restart_seqs))
+            added = tx.truncate([ddl_names.qualified(r) for r in node.relations], cascade=node.behavior == enums.DropBehavior.DROP_CASCADE, restart_identity=bool(node.restart_seqs))
             for name in added:
                 yield Notice("NOTICE", "00000", f'truncate cascades to table "{name}"')
             if node.restart_seqs:  # the sequences the tables' columns own start again
-                sequences.restart_owned(tx, [tx.table(n).oid for n in [*(ddl_sql.qualified(r) for r in node.relations), *added]], self.sequences)
+                sequences.restart_owned(tx, [tx.table(n).oid for n in [*(ddl_names.qualified(r) for r in node.relations), *added]], self.sequences)
             yield Done("TRUNCATE TABLE")
         elif isinstance(node, ast.CopyStmt):
             yield self.engine.copy(self._statement_tx(), node, params)
@@ -910,9 +912,9 @@ class Executor:
             # never listened. Connection pools (asyncpg's reset) send UNLISTEN *.
             yield Done("UNLISTEN")
         elif isinstance(node, (ast.ListenStmt, ast.NotifyStmt)):
-            raise ddl_sql.unsupported("LISTEN/NOTIFY")
+            raise ddl_names.unsupported("LISTEN/NOTIFY")
         else:
-            raise ddl_sql.unsupported(_command_name(node))
+            raise ddl_names.unsupported(_command_name(node))
 
     def _vacuum(self, node: ast.VacuumStmt) -> Outcome:
         """VACUUM and ANALYZE, checked as PostgreSQL checks them. The lake has no dead
@@ -938,7 +940,7 @@ class Executor:
                 return cat.resolve_table(name, self.lake.search_path)
 
         for rel in node.rels or ():
-            t = resolve(ddl_sql.qualified(rel.relation))  # 42P01 as PostgreSQL words it
+            t = resolve(ddl_names.qualified(rel.relation))  # 42P01 as PostgreSQL words it
             for col in rel.va_cols or ():
                 if t.column(col.sval) is None:
                     raise PgError("42703", f'column "{col.sval}" of relation "{t.name}" does not exist')
@@ -951,14 +953,14 @@ class Executor:
     def _declare(self, node: ast.DeclareCursorStmt, text: str, params: list[Any]) -> Outcome:
         hold = bool(node.options & _CURSOR_HOLD)
         if node.options & _CURSOR_BINARY:
-            raise ddl_sql.unsupported("DECLARE … BINARY CURSOR")
+            raise ddl_names.unsupported("DECLARE … BINARY CURSOR")
         scroll = "scroll" if node.options & _CURSOR_SCROLL else "no scroll" if node.options & _CURSOR_NO_SCROLL else "default"
         if not self.explicit and not hold:
             raise PgError("25P01", "DECLARE CURSOR can only be used in transaction blocks")
         if node.portalname in self.cursors:
             raise PgError("42P03", f'cursor "{node.portalname}" already exists')
         if not isinstance(node.query, ast.SelectStmt):
-            raise ddl_sql.unsupported("DECLARE CURSOR for this statement")
+            raise ddl_names.unsupported("DECLARE CURSOR for this statement")
         rows = self.engine.select(self._statement_tx(), node.query, RawStream()(node.query), params)
         if hold:
             batches = list(rows.batches)
@@ -1083,7 +1085,7 @@ class Executor:
                 self.lake.rollback_prepared(s.gid)
             yield Done(what)
             return
-        raise ddl_sql.unsupported(f"transaction statement {kind.name}")
+        raise ddl_names.unsupported(f"transaction statement {kind.name}")
 
     def _end_and_chain(self, what: str, commit: bool) -> Iterator[Outcome]:
         """COMMIT/ROLLBACK AND CHAIN: the block ends and a new one starts at once with the
@@ -1138,7 +1140,7 @@ class Executor:
             elif o.defname == "transaction_deferrable":
                 self._tx_deferrable = bool(v)
             else:
-                raise ddl_sql.unsupported(f"transaction option {o.defname}")
+                raise ddl_names.unsupported(f"transaction option {o.defname}")
 
     def _set_isolation(self, level: str) -> None:
         iso = _ISOLATION.get(level.lower())
@@ -1172,7 +1174,7 @@ class Executor:
                 yield from self._import_snapshot(s.args[0].val.sval)
                 return
             else:
-                raise ddl_sql.unsupported(f"SET {s.name}")
+                raise ddl_names.unsupported(f"SET {s.name}")
             yield Done("SET")
             return
         if s.kind == K.VAR_RESET_ALL:
@@ -1186,7 +1188,7 @@ class Executor:
             yield Done("SET")
             return
         if name == "session_authorization" or name == "role":
-            raise ddl_sql.unsupported(f"SET {name}")
+            raise ddl_names.unsupported(f"SET {name}")
         if s.kind in (K.VAR_RESET, K.VAR_SET_DEFAULT):
             value = None
         else:
@@ -1268,7 +1270,7 @@ class Executor:
                 flag = getattr(o.arg, "boolval", None)
                 attrs[name] = bool(o.arg.ival if flag is None else flag)
             else:
-                raise ddl_sql.unsupported(f"role option {o.defname}")
+                raise ddl_names.unsupported(f"role option {o.defname}")
         if isinstance(s, ast.CreateRoleStmt):
             if s.stmt_type == enums.RoleStmtType.ROLESTMT_ROLE:
                 attrs.setdefault("login", False)

@@ -173,7 +173,7 @@ def drop(tx: Transaction, s: ast.DropStmt, in_block: bool, notices: list[Notice]
             continue
         dropped = tx.drop_index(".".join(names), cascade=s.behavior == enums.DropBehavior.DROP_CASCADE)
         if dropped:
-            from walsender_proxy.sql.ddl_sql import cascaded
+            from walsender_proxy.sql.ddl_names import cascaded
 
             cascaded(notices, dropped)
     return "DROP INDEX"

@@ -49,6 +49,10 @@ def call(fn: str, *args: ast.Node) -> ast.FuncCall:
     )
 
 
+def colref(*names: str) -> ast.ColumnRef:
+    return ast.ColumnRef(fields=tuple(name(n) for n in names))
+
+
 def int_const(v: int) -> ast.A_Const:
     """An integer constant. pglast's Integer holds a C int: wider values print from a Float
     node, which deparses to the same digits."""

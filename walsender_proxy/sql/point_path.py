@@ -22,7 +22,7 @@ from decoding.errors import PgError
 from walsender_proxy.backend.outcomes import Column, Done, Rows
 from walsender_proxy.lake.transaction import layout
 from walsender_proxy.sql import insert_fast
-from walsender_proxy.sql.ddl_sql import qualified
+from walsender_proxy.sql.ddl_names import qualified
 from walsender_proxy.sql.insert_fast import NOT_SIMPLE, InsertPlan, const_value, direct_array
 from walsender_proxy.sql.statement_nodes import returning
 

@@ -22,7 +22,8 @@ from decoding.pgtypes import ColumnType, type_by_oid
 from walsender_proxy.backend.outcomes import BINARY_AS_PG, OID_LIKE, Column, Done, Rows
 from walsender_proxy.protocol.messages import encode_data_rows
 from walsender_proxy.sql.duck_errors import duck_error
-from walsender_proxy.sql.rewrite import NO_COLUMNS, Origin, Rewritten
+from walsender_proxy.sql.rewrite import Origin, Rewritten
+from walsender_proxy.sql.scopes import NO_COLUMNS
 
 if TYPE_CHECKING:
     import duckdb
@@ -58,7 +59,7 @@ def result_columns(
     (name, oid, regclass …); a user table's column keeps its declared type (jsonb,
     varchar(10), uuid) where DuckDB only says VARCHAR or JSON; else DuckDB's type maps."""
     from decoding.pgvalues import pg_type_for_duckdb
-    from walsender_proxy.sql.pgcatalog import TYPES
+    from walsender_proxy.sql.pgcatalog_defs import TYPES
 
     declared: dict[str, ColumnType] = {}
     for t in tables or ():

@@ -83,6 +83,7 @@ from walsender_proxy.sql import (
     numeric_math,
     numeric_text,
     pgcatalog,
+    pgcatalog_defs,
     recursive_cte,
     regex_funcs,
     session_zone,
@@ -92,9 +93,19 @@ from walsender_proxy.sql import (
     width_bucket,
     window_frames,
 )
+from walsender_proxy.sql.expr_types import (
+    BOOL,
+    INTEGERISH,
+    NUMERIC_TEXT,
+    TEXT,
+    TEXTISH,
+    UNKNOWN,
+    T,
+)
 from walsender_proxy.sql.nodes import bool_const as _bool
 from walsender_proxy.sql.nodes import call as _call
 from walsender_proxy.sql.nodes import cast as _cast
+from walsender_proxy.sql.nodes import colref as _colref
 from walsender_proxy.sql.nodes import int_const as _int
 from walsender_proxy.sql.nodes import name as _s
 from walsender_proxy.sql.nodes import null_const as _null
@@ -120,6 +131,10 @@ from walsender_proxy.sql.rewrite_funcs import (
     SERVER_VALUES,
     duckdb_functions,
 )
+from walsender_proxy.sql.scopes import NO_COLUMNS
+from walsender_proxy.sql.scopes import Rel as _Rel
+from walsender_proxy.sql.scopes import Scope as _Scope
+from walsender_proxy.sql.sql_errors import NotAQueryError, ServerFunctionError, SqlError
 
 
 def _rows_in_order(stmt: ast.SelectStmt, ctes: Mapping[str, ast.Node] | None = None) -> bool:
@@ -248,34 +263,6 @@ class UserTable:
 ResolveUserTable = Callable[[str | None, str], "str | UserTable | views.ViewQuery | None"]
 
 
-class SqlError(PgError):
-    """A PgError with the 1-based character position PostgreSQL reports (``P`` field)."""
-
-    def __init__(
-        self,
-        sqlstate: str,
-        message: str,
-        position: int | None = None,
-        *,
-        detail: str | None = None,
-        hint: str | None = None,
-    ) -> None:
-        super().__init__(sqlstate, message, detail=detail, hint=hint)
-        self.position = position
-
-
-class ServerFunctionError(SqlError):
-    """The statement calls a function with server-side effects (slots, backends…)."""
-
-    def __init__(self, function: str, position: int | None) -> None:
-        super().__init__("0A000", f"function {function}() must be executed by the server", position)
-        self.function = function
-
-
-class NotAQueryError(SqlError):
-    """Only SELECT, VALUES and COPY (…) TO STDOUT are rewritten; the server does the rest."""
-
-
 @dataclass(frozen=True, slots=True)
 class OutputColumn:
     name: str
@@ -294,12 +281,6 @@ class CopyTo:
 
     format: str
     options: dict[str, Any] = field(default_factory=dict)
-
-
-#: The one column of a SELECT that has none (``SELECT FROM t``, ``EXISTS (SELECT FROM …)``):
-#: DuckDB needs a column, so the rewriter puts this one there and the engine drops it from
-#: the rows a client sees.
-NO_COLUMNS = "?no columns?"
 
 
 def _no_columns(cols: list[tuple[str, T | None]] | None) -> bool:
@@ -338,61 +319,6 @@ class Rewritten:
 # ---------------------------------------------------------------------------------------------
 # types
 
-
-@dataclass(frozen=True, slots=True)
-class T:
-    """An inferred PostgreSQL type (pg_type.typname; arrays as ``_elem``)."""
-
-    name: str
-    #: int2vector/oidvector (and casts of them to arrays) index from 0, DuckDB lists from 1.
-    zero_based: bool = False
-    #: The type modifier a cast gave (``varchar(3)``: 7), as RowDescription reports it.
-    typmod: int = -1
-    #: A numeric value DuckDB holds as its exact text (an unconstrained numeric column):
-    #: compared and ordered through numeric_text's key, refused where that cannot serve.
-    text_numeric: bool = field(default=False, compare=False)
-    #: The display scale of every value of a numeric DuckDB holds as a DECIMAL, when known
-    #: (a literal, a numeric(p,s) column): branches of one result that share it need no
-    #: conversion to text to keep it.
-    scale: int | None = field(default=None, compare=False)
-
-    @property
-    def is_array(self) -> bool:
-        return self.name.startswith("_") or self.name in ("int2vector", "oidvector")
-
-    @property
-    def elem(self) -> T | None:
-        if self.name.startswith("_"):
-            return T(self.name[1:])
-        if self.name == "int2vector":
-            return T("int2")
-        if self.name == "oidvector":
-            return T("oid")
-        return None
-
-
-UNKNOWN = T("unknown")
-BOOL = T("bool")
-TEXT = T("text")
-JSONB = T("jsonb")
-#: A numeric value DuckDB holds as its exact text (numeric_math computes with it).
-NUMERIC_TEXT = T("numeric", text_numeric=True)
-INTEGERISH = frozenset(
-    {
-        "int2",
-        "int4",
-        "int8",
-        "oid",
-        "regclass",
-        "regtype",
-        "regproc",
-        "regnamespace",
-        "regrole",
-        "xid",
-        "cid",
-    }
-)
-TEXTISH = frozenset({"text", "varchar", "bpchar", "name", "char", "unknown"})
 
 #: Functions that take a character(n) value as it is, padding included (their own bpchar
 #: overload or a polymorphic/"any" argument); every other function and operator gets it
@@ -618,8 +544,8 @@ def _type_oid(t: T | None) -> int | None:
     if t.name == "regproc_text":
         return 24
     if t.name.startswith("__"):  # (a nested list: one array type whatever its dimensions)
-        return pgcatalog.TYPE_OIDS.get("_" + t.name.lstrip("_"))
-    return pgcatalog.TYPE_OIDS.get(t.name)
+        return pgcatalog_defs.TYPE_OIDS.get("_" + t.name.lstrip("_"))
+    return pgcatalog_defs.TYPE_OIDS.get(t.name)
 
 
 def _time_as_interval(node: ast.Node, t: T | None) -> tuple[ast.Node, T | None]:
@@ -634,7 +560,7 @@ def _type_display(t: T | None) -> str:
     if t is None or t.name == "unknown":
         return "unknown"
     oid = _type_oid(t)
-    return pgcatalog.format_type(oid, None) or t.name if oid else t.name
+    return pgcatalog_defs.format_type(oid, None) or t.name if oid else t.name
 
 
 def _column_t(typname: str) -> T:
@@ -647,10 +573,6 @@ def _column_t(typname: str) -> T:
 
 # ---------------------------------------------------------------------------------------------
 # node helpers
-
-
-def _colref(*names: str) -> ast.ColumnRef:
-    return ast.ColumnRef(fields=tuple(_s(n) for n in names))
 
 
 def _str_const(node: ast.Node | None) -> str | None:
@@ -840,170 +762,6 @@ def figure_colname(node: ast.Node | None) -> tuple[str, int]:
 # scopes
 
 
-@dataclass
-class _Rel:
-    #: (name, type) per column, None when unknown (a user table: the server knows them).
-    columns: list[tuple[str, T | None]] | None
-    #: A user table's declared column types, when the server gave them (casts use them).
-    declared: Mapping[str, ColumnType] | None = None
-    #: The user table (schema as written, name) whose columns these are, under their own
-    #: names: RowDescription names it for a column selected as it is.
-    source: tuple[str | None, str] | None = None
-    #: A function in FROM returning a scalar under its own column name (json_array_elements'
-    #: "value"): the relation's bare name stands for that column, not for a row.
-    scalar_column: str | None = None
-    #: An emulated catalog's own pg_class oid: its ``tableoid`` system column.
-    tableoid: int | None = None
-    #: A table's own column names where FROM renamed them (``t(x, y)``): its row type's
-    #: field names, which ``row_to_json(t)`` prints.
-    row_names: list[str] | None = None
-    #: A view's columns (under ``source``): RowDescription names the view for a column
-    #: selected as it is, though no declared type is known for it.
-    view: bool = False
-
-    def origin_names(self) -> Sequence[str] | None:
-        """The columns RowDescription can name the source of (None: none)."""
-        if self.source is None:
-            return None
-        if self.declared is not None:
-            return list(self.declared)
-        if self.view and self.columns is not None:
-            return [n for n, _ in self.columns]
-        return None
-
-
-class _Scope:
-    def __init__(self, parent: _Scope | None) -> None:
-        self.parent = parent
-        self.rels: dict[str, _Rel] = {}
-        self.order: list[str] = []
-        self.ctes: dict[str, _Rel] = {}
-        #: The scope of a query level's FROM list (the scopes inside it add output columns).
-        self.query = False
-        #: The SELECT's aggregates see its rows in PostgreSQL's order (see _rows_in_order).
-        self.rows_in_order = False
-        #: The SELECT's WINDOW clause by name (what OVER w and OVER (w …) refer to).
-        self.windows: dict[str, ast.WindowDef] = {}
-        #: A barrier's FROM items beside the subquery it encloses (see lateral_refs).
-        self.hidden: dict[str, _Rel] | None = None
-        #: The alias each (rewritten) FROM item was added under, by the item's id.
-        self.item_alias: dict[int, str] = {}
-        #: JOIN … USING columns whose sides' types differ, as PostgreSQL merges them.
-        self.merged: dict[str, using_columns.Merged] = {}
-
-    def windows_in_reach(self) -> dict[str, ast.WindowDef]:
-        """The nearest WINDOW clause (a SELECT's ORDER BY sees its SELECT's windows from
-        a scope of its own)."""
-        s: _Scope | None = self
-        while s is not None and not s.windows:
-            s = s.parent
-        return s.windows if s is not None else {}
-
-    def add(self, alias: str, rel: _Rel) -> None:
-        if alias in self.rels and not alias.startswith("*"):
-            raise PgError("42712", f'table name "{alias}" specified more than once')
-        self.rels[alias] = rel
-        self.order.append(alias)
-
-    def hide(self, aliases: Sequence[str], by: str) -> None:
-        """Take the names of a join's items out of reach (their columns stay visible)."""
-        for alias in aliases:
-            if not alias.startswith("*"):
-                hidden = f"*{by}*{alias}"
-                self.rels[hidden] = self.rels.pop(alias)
-                self.order[self.order.index(alias)] = hidden
-
-    def cte(self, name: str) -> _Rel | None:
-        s: _Scope | None = self
-        while s is not None:
-            if name in s.ctes:
-                return s.ctes[name]
-            s = s.parent
-        return None
-
-    def rel(self, alias: str) -> _Rel | None:
-        s: _Scope | None = self
-        while s is not None:
-            if alias in s.rels:
-                return s.rels[alias]
-            s = s.parent
-        return None
-
-    def column(self, name: str) -> T | None:
-        found = self.find(name)
-        return found[1] if found else None
-
-    def declared(self, names: Sequence[str]) -> ColumnType | None:
-        """A user table column's declared type, by ``col`` or ``alias.col`` (None when the
-        name is not one, or is ambiguous at its level)."""
-        if len(names) == 2:
-            rel = self.rel(names[0])
-            return rel.declared.get(names[1]) if rel is not None and rel.declared else None
-        s: _Scope | None = self
-        while s is not None:
-            hits = []
-            for alias in s.order:
-                rel = s.rels[alias]
-                if rel.declared is not None and names[0] in rel.declared:
-                    hits.append(rel.declared[names[0]])
-                elif rel.columns is not None and any(n == names[0] for n, _ in rel.columns):
-                    return None
-            if hits:
-                return hits[0] if len(hits) == 1 else None
-            s = s.parent
-        return None
-
-    def level(self, names: list[str]) -> agg_levels.Level:
-        """Whether a column reference resolves in this query level or an outer one."""
-        local = True
-        s: _Scope | None = self
-        while s is not None:
-            for alias in s.order:
-                rel = s.rels[alias]
-                if len(names) > 1:
-                    hit = alias == names[-2]
-                elif rel.declared is not None:
-                    hit = names[0] in rel.declared
-                elif rel.columns is not None:
-                    hit = any(n == names[0] for n, _ in rel.columns)
-                else:
-                    return "unknown"
-                if hit:
-                    return "local" if local else "outer"
-            if s.query:
-                local = False
-            s = s.parent
-        return "unknown"
-
-    def merged_column(self, name: str) -> using_columns.Merged | None:
-        """The merged USING column an unqualified ``name`` refers to, when its join's sides
-        have different types (using_columns.merged)."""
-        s: _Scope | None = self
-        while s is not None:
-            if name in s.merged:
-                return s.merged[name]
-            if any(s.rels[a].columns is None or any(n == name for n, _ in s.rels[a].columns or ()) for a in s.order):
-                return None
-            s = s.parent
-        return None
-
-    def find(self, name: str) -> tuple[str, T | None] | None:
-        """(alias, type) of the relation an unqualified column name belongs to."""
-        s: _Scope | None = self
-        while s is not None:
-            for alias in s.order:
-                cols = s.rels[alias].columns
-                if cols is None:
-                    continue
-                for n, t in cols:
-                    if n == name:
-                        return alias, t
-            if any(s.rels[a].columns is None for a in s.order):
-                return None
-            s = s.parent
-        return None
-
-
 def _row_comparison(op: str, left: Sequence[ast.Node], right: Sequence[ast.Node]) -> ast.Node:
     """``(a1, a2) op (b1, b2)`` as PostgreSQL's row comparison (RowCompareExpr): = and <>
     pair by pair; <, <=, >, >= decided by the first pair that is not equal, NULL when that
@@ -1191,6 +949,8 @@ class _Rewriter:
         self.server_udfs = server_udfs
         self.udf_args = udf_args
         self.used_udfs = False
+        #: The SQL functions being inlined, innermost last (sql_function_calls).
+        self.sql_fn_frames: list[sql_function_calls.Frame] = []
         self.needs: set[str] = set()
         #: set by a cast of ``ARRAY[]`` just before its operand is rewritten (its type is the cast's)
         self._typed_empty_array = False
@@ -1910,7 +1670,7 @@ class _Rewriter:
                     cols = [(given[i] if i < len(given) else n, t) for i, (n, t) in enumerate(cols)]
                 scope.add(alias, _Rel(cols))
                 return rv
-        d = pgcatalog.relation(rv.schemaname, rv.relname)
+        d = pgcatalog_defs.relation(rv.schemaname, rv.relname)
         if d is not None:
             self.needs.add(d.registered)
             cols = [(n, _column_t(t)) for n, t in d.columns]
@@ -2262,7 +2022,7 @@ class _Rewriter:
             target, is_array, typmods = self._type_name(cd.typeName)
             ctype = None if target in UNMODELED_TYPES else self._lake_type(target, typmods, is_array, cd.typeName)
             if ctype is None:
-                shown = pgcatalog.format_type(pgcatalog.TYPE_OIDS[target], None) or target
+                shown = pgcatalog_defs.format_type(pgcatalog_defs.TYPE_OIDS[target], None) or target
                 raise self.fail("0A000", f"{name}() of a column of type {shown} is not supported by walsender-proxy", cd)
             names.append(cd.colname)
             kinds += json_records.ARRAY if is_array else json_records.JSON if target in ("json", "jsonb") else json_records.SCALAR
@@ -2989,7 +2749,7 @@ class _Rewriter:
         target, is_array, typmods = self._type_name(node.typeName)
         self._coerced_param(node.arg, T(("_" if is_array else "") + target))
         if target in UNMODELED_TYPES:  # (a varchar of the input text would print it unchecked)
-            shown = pgcatalog.format_type(pgcatalog.TYPE_OIDS[target], None) or target
+            shown = pgcatalog_defs.format_type(pgcatalog_defs.TYPE_OIDS[target], None) or target
             raise self.fail("0A000", f"type {shown} is not supported by walsender-proxy", node)
         if target == "timetz" and typmods and typmods[0] < 6:  # (DuckDB's TIMETZ keeps six digits)
             raise self.fail("0A000", f"a cast to time({typmods[0]}) with time zone is not supported by walsender-proxy", node)
@@ -3228,13 +2988,13 @@ class _Rewriter:
         if len(names) > 2 or (len(names) == 2 and names[0] != "pg_catalog"):
             raise self.fail("42704", f'type "{".".join(names)}" does not exist', tn)
         name = literals.TYPE_ALIASES.get(name, name)
-        if name not in pgcatalog.TYPE_OIDS:
+        if name not in pgcatalog_defs.TYPE_OIDS:
             raise self.fail("42704", f'type "{".".join(names)}" does not exist', tn)
         typmods = []
         for m in tn.typmods or ():
             if isinstance(m, ast.A_Const) and isinstance(m.val, ast.Integer):
                 typmods.append(m.val.ival)
-        if name.startswith("_") and name[1:] in pgcatalog.TYPE_OIDS and pgcatalog.TYPE_OIDS.get(name) is not None:
+        if name.startswith("_") and name[1:] in pgcatalog_defs.TYPE_OIDS and pgcatalog_defs.TYPE_OIDS.get(name) is not None:
             return name[1:], True, typmods  # (``_int4`` is int4[] by its catalog name)
         return name, bool(tn.arrayBounds), typmods
 

@@ -24,6 +24,7 @@ from decoding.errors import PgError
 from decoding.pgtypes import UnknownTypeError, parse_type
 from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import Lake, Transaction
+from walsender_proxy.sql import pgcatalog_defs
 
 _INT_TYPES = {"int2", "int4", "int8"}
 
@@ -62,7 +63,7 @@ def _type_of(tn: ast.TypeName) -> str:
         ct = parse_type(name)
     except UnknownTypeError:
         from walsender_proxy.sql.literals import TYPE_ALIASES
-        from walsender_proxy.sql.pgcatalog import TYPE_OIDS
+        from walsender_proxy.sql.pgcatalog_defs import TYPE_OIDS
 
         if TYPE_ALIASES.get(name, name) not in TYPE_OIDS:
             raise PgError("42704", f'type "{name}" does not exist') from None
@@ -100,12 +101,11 @@ def options(defs: Seq[ast.DefElem] | None) -> tuple[dict[str, Any], list[str] | 
 
 def _owned_by_catalog_relation(owned: list[str] | None) -> None:
     """OWNED BY a relation of pg_catalog: PostgreSQL's refusals (not the proxy's table)."""
-    from walsender_proxy.sql import pgcatalog
 
     if not owned or len(owned) < 2:
         return
     schema = owned[-3] if len(owned) > 2 else None
-    rel = pgcatalog.relation(schema, owned[-2])
+    rel = pgcatalog_defs.relation(schema, owned[-2])
     if rel is None:
         if schema is None and owned[-2].endswith("_index") and owned[-2].startswith("pg_"):
             raise PgError(
@@ -118,7 +118,7 @@ def _owned_by_catalog_relation(owned: list[str] | None) -> None:
 
 
 def create(tx: Transaction, s: ast.CreateSeqStmt, temp_schema: str | None, notices: list[Notice]) -> str:
-    from walsender_proxy.sql.ddl_sql import qualified
+    from walsender_proxy.sql.ddl_names import qualified
 
     rv = s.sequence
     if rv.relpersistence == "u":
@@ -147,7 +147,7 @@ def _exists(tx: Transaction, cat: Catalog, schema: str | None, name: str) -> boo
 
 
 def alter(tx: Transaction, s: ast.AlterSeqStmt, session: SessionSequences, notices: list[Notice]) -> str:
-    from walsender_proxy.sql.ddl_sql import qualified
+    from walsender_proxy.sql.ddl_names import qualified
 
     name = qualified(s.sequence)
     if s.missing_ok:
@@ -181,7 +181,7 @@ def drop(tx: Transaction, names: list[list[str]], if_exists: bool, cascade: bool
                 raise PgError("42809", f'"{parts[-1]}" is not a sequence', hint="Use DROP TABLE to remove a table.") from None
             raise
         dropped += tx.drop_sequence(name, cascade=cascade)
-    from walsender_proxy.sql.ddl_sql import cascaded
+    from walsender_proxy.sql.ddl_names import cascaded
 
     cascaded(notices, dropped)
     return "DROP SEQUENCE"
@@ -330,9 +330,8 @@ def sequence_for(cat: Catalog, oid: int) -> Sequence:
     t = cat.tables.get(oid)
     if t is not None:
         raise PgError("42809", f'"{t.name}" is not a sequence')
-    from walsender_proxy.sql import pgcatalog
 
-    for d in pgcatalog.PG_CATALOG.values():
+    for d in pgcatalog_defs.PG_CATALOG.values():
         if d.oid == oid:
             raise PgError("42809", f'"{d.name}" is not a sequence')
     raise PgError("XX000", f"could not open relation with OID {oid}")
@@ -362,7 +361,7 @@ COPY_FROM = 'cannot copy from sequence "{}"'
 def write_target(tx: Transaction, rv: ast.RangeVar, message: str) -> Table:
     """The table a DML statement or COPY names; 42809 in PostgreSQL's words when it names
     a sequence (a relation of the same namespace: else it would be 42P01)."""
-    from walsender_proxy.sql.ddl_sql import qualified
+    from walsender_proxy.sql.ddl_names import qualified
 
     try:
         return tx.table(qualified(rv))
@@ -395,14 +394,13 @@ _SYSTEM_COLUMNS = frozenset({"tableoid", "cmax", "xmax", "cmin", "xmin", "ctid"}
 
 def owned_sequence_name(tx: Transaction, table: str, column: str) -> str | None:
     """pg_get_serial_sequence(table, column)."""
-    from walsender_proxy.sql import pgcatalog
-    from walsender_proxy.sql.ddl_sql import ident_parts
+    from walsender_proxy.sql.ddl_names import ident_parts
 
     parts = ident_parts(table)
     try:
         t = tx.table(".".join(parts))
     except PgError:
-        if pgcatalog.relation(parts[-2] if len(parts) > 1 else None, parts[-1]) is not None:
+        if pgcatalog_defs.relation(parts[-2] if len(parts) > 1 else None, parts[-1]) is not None:
             return None  # (a catalog relation: no column of it owns a sequence)
         try:
             tx.sequence(".".join(parts))
@@ -416,7 +414,7 @@ def owned_sequence_name(tx: Transaction, table: str, column: str) -> str | None:
         raise PgError("42703", f'column "{column}" of relation "{t.name}" does not exist')
     for sq in tx.catalog().sequences.values():
         if sq.owned_by == (t.oid, col.attnum):
-            return f"{pgcatalog.quote_ident(sq.schema)}.{pgcatalog.quote_ident(sq.name)}"
+            return f"{pgcatalog_defs.quote_ident(sq.schema)}.{pgcatalog_defs.quote_ident(sq.name)}"
     return None
 
 

@@ -35,7 +35,7 @@ import copy
 import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import pglast
 from pglast import ast
@@ -52,15 +52,18 @@ from pglast.enums import (
 from decoding.catalog import Catalog, Function, is_temp_schema
 from decoding.errors import PgError
 from walsender_proxy.backend import coercion_data
-from walsender_proxy.sql import pgcatalog
+from walsender_proxy.sql import pgcatalog_defs
+from walsender_proxy.sql.expr_types import TEXT, UNKNOWN, T
 from walsender_proxy.sql.nodes import call as _call
 from walsender_proxy.sql.nodes import clear_locations
+from walsender_proxy.sql.nodes import colref as _colref
 from walsender_proxy.sql.nodes import int_const as _int
 from walsender_proxy.sql.nodes import name as _s
 from walsender_proxy.sql.nodes import null_const as _null
-
-if TYPE_CHECKING:
-    from walsender_proxy.sql.rewrite import T, _Rel, _Rewriter, _Scope
+from walsender_proxy.sql.scopes import NO_COLUMNS
+from walsender_proxy.sql.scopes import Rel as _Rel
+from walsender_proxy.sql.scopes import Scope as _Scope
+from walsender_proxy.sql.sql_errors import SqlError
 
 #: The table whose INSERT, UPDATE or DELETE rows the query being translated computes (the
 #: engine sets it); None for a query that writes nothing.
@@ -95,8 +98,26 @@ AGGREGATES = frozenset({
 })  # fmt: skip
 
 
+class _Rewriter(Protocol):
+    """What inlining a call asks of the rewriter translating the statement around it: to
+    translate an argument or the body's query in a scope, to word an error at a node, and
+    the statement's state a call adds to (its parameters' uses, the user tables it reads,
+    the frames of the SQL functions being inlined)."""
+
+    nonce: str
+    param_uses: dict[int, int]
+    user_tables: list[tuple[str | None, str]]
+    used_udfs: bool
+    sql_fn_frames: list[Frame]
+
+    def expr(self, node: Any, scope: _Scope) -> tuple[Any, T | None]: ...
+
+    def select(self, stmt: ast.SelectStmt, parent: _Scope | None) -> tuple[ast.SelectStmt, list[tuple[str, T | None]] | None]: ...
+
+    def fail(self, sqlstate: str, message: str, node: Any = None, **kw: Any) -> SqlError: ...
+
+
 def unsupported(what: str, node: Any = None) -> PgError:
-    from walsender_proxy.sql.rewrite import SqlError
 
     loc = getattr(node, "location", None)
     return SqlError("0A000", f"{what} is not supported by walsender-proxy", loc + 1 if isinstance(loc, int) and loc >= 0 else None)
@@ -193,17 +214,16 @@ def is_user_call(call: ast.FuncCall) -> bool:
 
 
 def typname(oid: int) -> str:
-    row = pgcatalog.TYPES.rows.get(oid)
+    row = pgcatalog_defs.TYPES.rows.get(oid)
     return str(row["typname"]) if row else str(oid)
 
 
 def shown(oid: int) -> str:
     """``format_type_be``."""
-    return pgcatalog.format_type(oid, None) or str(oid)
+    return pgcatalog_defs.format_type(oid, None) or str(oid)
 
 
 def _t(oid: int) -> T:
-    from walsender_proxy.sql.rewrite import T
 
     return T(typname(oid))
 
@@ -333,7 +353,7 @@ class _Bound:
 def _display(given: list[str], names: list[str | None]) -> str:
     parts = []
     for t, nm in zip(given, names, strict=True):
-        shown_t = "unknown" if t == "unknown" else (pgcatalog.format_type(pgcatalog.TYPE_OIDS.get(_base(t)), None) or t)
+        shown_t = "unknown" if t == "unknown" else (pgcatalog_defs.format_type(pgcatalog_defs.TYPE_OIDS.get(_base(t)), None) or t)
         parts.append(f"{nm} => {shown_t}" if nm is not None else shown_t)
     return ", ".join(parts)
 
@@ -606,7 +626,7 @@ def _uses(fn: Function, expr: ast.Node) -> list[int] | None:
 def _params_named(rw: _Rewriter, raw: Any) -> list[int] | None:
     """The parameters of the body being analysed that an argument names (``$n``, a
     parameter's name or ``fname.name``); None outside a body."""
-    frames = _frames(rw)
+    frames = rw.sql_fn_frames
     if not frames:
         return None
     frame = frames[-1]
@@ -638,14 +658,14 @@ def _is_constant(rw: _Rewriter, raw: Any) -> bool:
     """_constant_arg, for an argument of a call inside a body: a parameter it names is a
     constant only if what the parameter stands for is."""
     named = _params_named(rw, raw)
-    return _constant_arg(raw) and (named is None or all(_frames(rw)[-1].constant[i] for i in named))
+    return _constant_arg(raw) and (named is None or all(rw.sql_fn_frames[-1].constant[i] for i in named))
 
 
 def _is_duplicable(rw: _Rewriter, raw: Any) -> bool:
     """_duplicable, for an argument of a call inside a body: a parameter it names stands
     for an argument that may itself be repeated (not a volatile call put in once)."""
     named = _params_named(rw, raw)
-    return _duplicable(raw) and (named is None or all(_frames(rw)[-1].duplicable[i] for i in named))
+    return _duplicable(raw) and (named is None or all(rw.sql_fn_frames[-1].duplicable[i] for i in named))
 
 
 def _null_arg(raw: Any) -> bool:
@@ -659,7 +679,7 @@ def _null_arg(raw: Any) -> bool:
 
 
 @dataclass(slots=True)
-class _Frame:
+class Frame:
     fn: Function
     #: The named parameters, as a relation of the scope the body is analysed in.
     rel: _Rel
@@ -673,15 +693,9 @@ class _Frame:
     duplicable: list[bool] = field(default_factory=list)
 
 
-def _frames(rw: _Rewriter) -> list[_Frame]:
-    frames: list[_Frame] | None = getattr(rw, "_sql_fn_frames", None)
-    if frames is None:
-        frames = []
-        rw._sql_fn_frames = frames  # type: ignore[attr-defined]
-    return frames
 
 
-def _value(frame: _Frame, i: int) -> tuple[ast.Node, T | None]:
+def _value(frame: Frame, i: int) -> tuple[ast.Node, T | None]:
     frame.uses[i] += 1
     node, t = frame.values[i]
     return copy.deepcopy(node), t
@@ -690,7 +704,7 @@ def _value(frame: _Frame, i: int) -> tuple[ast.Node, T | None]:
 def column_ref(rw: _Rewriter, node: ast.ColumnRef, scope: _Scope) -> tuple[ast.Node, T | None] | None:
     """A name in a body that is one of its parameters (``a`` when no column of the body's
     FROM is so named, or ``fname.a``): what the parameter stands for; None otherwise."""
-    frames = _frames(rw)
+    frames = rw.sql_fn_frames
     if not frames or not all(isinstance(f, ast.String) for f in node.fields):
         return None
     frame = frames[-1]
@@ -716,7 +730,7 @@ def column_ref(rw: _Rewriter, node: ast.ColumnRef, scope: _Scope) -> tuple[ast.N
 
 def param_ref(rw: _Rewriter, node: ast.ParamRef) -> tuple[ast.Node, T | None] | None:
     """``$n`` in a body: its parameter (42P02 past the last)."""
-    frames = _frames(rw)
+    frames = rw.sql_fn_frames
     if not frames:
         return None
     frame = frames[-1]
@@ -783,7 +797,6 @@ class _Undetermined(PgError):
 
 
 def _check_columns(fn: Function, cols: list[tuple[str, T | None]] | None) -> None:
-    from walsender_proxy.sql.rewrite import NO_COLUMNS
 
     if fn.rettype == VOID_OID:
         return
@@ -805,9 +818,9 @@ def _check_columns(fn: Function, cols: list[tuple[str, T | None]] | None) -> Non
         source = "text" if t.name == "unknown" else ("numeric" if t.text_numeric else t.name)
         ok = coercible(source, typname(oid), "a")
         if ok is None:
-            raise unsupported(f'SQL function "{fn.name}" returning {shown(pgcatalog.TYPE_OIDS.get(_base(source), 0)) if _base(source) in pgcatalog.TYPE_OIDS else source} as {shown(oid)}')
+            raise unsupported(f'SQL function "{fn.name}" returning {shown(pgcatalog_defs.TYPE_OIDS.get(_base(source), 0)) if _base(source) in pgcatalog_defs.TYPE_OIDS else source} as {shown(oid)}')
         if not ok:
-            actual = shown(pgcatalog.TYPE_OIDS[_base(source)])
+            actual = shown(pgcatalog_defs.TYPE_OIDS[_base(source)])
             if record:
                 raise retval_error(fn, f"Final statement returns {actual} instead of {shown(oid)} at column {i}.")
             raise retval_error(fn, f"Actual return type is {actual}.")
@@ -815,11 +828,10 @@ def _check_columns(fn: Function, cols: list[tuple[str, T | None]] | None) -> Non
 
 def _inline(rw: _Rewriter, node: ast.FuncCall, scope: _Scope, fn: Function, bound: _Bound, *, rows: str) -> _Inlined:
     """``rows``: ``one`` (the first row: a scalar or a row in FROM), ``all`` (SETOF)."""
-    from walsender_proxy.sql.rewrite import TEXT, UNKNOWN, T, _colref, _Rel, _Scope
 
     lk = LOOKUP.get()
     probe = lk is not None and lk.probe is not None and lk.probe.oid == fn.oid
-    frames = _frames(rw)
+    frames = rw.sql_fn_frames
     if any(f.fn.oid == fn.oid for f in frames):
         raise unsupported(f'recursive SQL function "{fn.name}"', node)
     params = fn.input_args
@@ -863,7 +875,7 @@ def _inline(rw: _Rewriter, node: ast.FuncCall, scope: _Scope, fn: Function, boun
     rel = _Rel([(p.name, t) for p, (_, t) in zip(params, subst, strict=True) if p.name])
     params_scope = _Scope(None)
     params_scope.add(fn.name, rel)
-    frame = _Frame(
+    frame = Frame(
         fn, rel, subst, [0] * len(subst),
         [constant and _is_constant(rw, raw) for raw in bound.args],
         [not constant or _is_duplicable(rw, raw) for raw in bound.args],
@@ -937,7 +949,6 @@ def _direct(rw: _Rewriter, node: ast.FuncCall, scope: _Scope, fn: Function, boun
     that is used more than once, or not at all, could change by being so (a volatile
     function, a subquery); a STRICT function's NULL arguments give NULL first. None when
     the body is not of that form (the subquery forms do the rest)."""
-    from walsender_proxy.sql.rewrite import _Rel, _Scope
 
     stmts = statements(fn)
     expr = _simple_body(fn, stmts)
@@ -959,11 +970,11 @@ def _direct(rw: _Rewriter, node: ast.FuncCall, scope: _Scope, fn: Function, boun
     rel = _Rel([(p.name, t) for p, (_, t) in zip(params, values, strict=True) if p.name])
     params_scope = _Scope(None)
     params_scope.add(fn.name, rel)
-    frame = _Frame(
+    frame = Frame(
         fn, rel, values, [0] * len(values),
         [_is_constant(rw, raw) for raw in bound.args], [_is_duplicable(rw, raw) for raw in bound.args],
     )  # fmt: skip
-    frames = _frames(rw)
+    frames = rw.sql_fn_frames
     frames.append(frame)
     try:
         uses_before, tables = dict(rw.param_uses), list(rw.user_tables)
@@ -1039,7 +1050,6 @@ def _bind(rw: _Rewriter, node: ast.FuncCall, scope: _Scope) -> _Bound:
 def scalar_call(rw: _Rewriter, node: ast.FuncCall, scope: _Scope) -> tuple[ast.Node, T | None]:
     """A call in an expression: a scalar subquery (SETOF: its rows unnested, as a
     set-returning function in a SELECT list gives them)."""
-    from walsender_proxy.sql.rewrite import T
 
     bound = _bind(rw, node, scope)
     fn = bound.fn
@@ -1075,7 +1085,6 @@ def scalar_call(rw: _Rewriter, node: ast.FuncCall, scope: _Scope) -> tuple[ast.N
 def from_call(rw: _Rewriter, rf: ast.RangeFunction, call: ast.FuncCall, scope: _Scope) -> ast.Node:
     """A call in FROM: its rows as a LATERAL subquery, named as PostgreSQL names a
     function's columns (the OUT/TABLE parameters; else the alias, else the function)."""
-    from walsender_proxy.sql.rewrite import T, _colref, _Rel
 
     if rf.ordinality:
         raise unsupported("WITH ORDINALITY over an SQL function", rf)

@@ -32,9 +32,10 @@ from decoding.errors import PgError
 from decoding.pgtypes import UnknownTypeError, parse_type
 from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import function_ddl, view_ddl
-from walsender_proxy.sql import pgcatalog, sql_function_calls
+from walsender_proxy.sql import pgcatalog_defs, sql_function_calls
 from walsender_proxy.sql.nodes import clear_locations
 from walsender_proxy.sql.pg_functions import PG15_FUNCTIONS
+from walsender_proxy.sql.sql_errors import SqlError
 
 if TYPE_CHECKING:
     from walsender_proxy.lake import Transaction
@@ -72,8 +73,6 @@ def unsupported(what: str) -> PgError:
 
 
 def _error(sqlstate: str, message: str, location: int | None = None, **kw: Any) -> PgError:
-    from walsender_proxy.sql.rewrite import SqlError
-
     return SqlError(sqlstate, message, location + 1 if isinstance(location, int) and location >= 0 else None, **kw)
 
 
@@ -104,7 +103,7 @@ def type_oid(tn: ast.TypeName, cat: Catalog, search_path: Sequence[str], *, quot
         missing = type_name_text(tn)
         raise PgError("42704", f'type "{missing}" does not exist' if quoted else f"type {missing} does not exist")
     base = _ALIASES.get(name, name)
-    if base.startswith("_") and base[1:] in pgcatalog.TYPE_OIDS and not tn.arrayBounds:
+    if base.startswith("_") and base[1:] in pgcatalog_defs.TYPE_OIDS and not tn.arrayBounds:
         base, arrays = base[1:], 1
     else:
         arrays = len(tn.arrayBounds or ())
@@ -121,8 +120,8 @@ def type_oid(tn: ast.TypeName, cat: Catalog, search_path: Sequence[str], *, quot
     except (UnknownTypeError, PgError):
         if schema is None and any(r.name == name and r.schema in search_path for r in (*cat.tables.values(), *cat.views.values())):
             raise unsupported("a function taking or returning a table's row type") from None
-        if base in pgcatalog.TYPE_OIDS:
-            raise unsupported(f"type {pgcatalog.format_type(pgcatalog.TYPE_OIDS[base], None)} in an SQL function") from None
+        if base in pgcatalog_defs.TYPE_OIDS:
+            raise unsupported(f"type {pgcatalog_defs.format_type(pgcatalog_defs.TYPE_OIDS[base], None)} in an SQL function") from None
         missing = type_name_text(tn)
         raise PgError("42704", f'type "{missing}" does not exist' if quoted else f"type {missing} does not exist") from None
     return ct.oid
@@ -141,7 +140,7 @@ def _visible(fn: Function, cat: Catalog, search_path: Sequence[str]) -> bool:
 
 
 def _ident(name: str) -> str:
-    return pgcatalog.quote_ident(name)
+    return pgcatalog_defs.quote_ident(name)
 
 
 def describe(cat: Catalog, search_path: Sequence[str]) -> Callable[[Function], str]:
@@ -394,8 +393,8 @@ def _bind_relation(rv: ast.RangeVar, cat: Catalog, search_path: Sequence[str], c
     (PostgreSQL keeps its OID), and recorded among what the function depends on."""
     if rv.schemaname is None and rv.relname in ctes:
         return
-    if pgcatalog.relation(rv.schemaname, rv.relname) is not None:
-        rv.schemaname = rv.schemaname or ("pg_catalog" if rv.relname in pgcatalog.PG_CATALOG else "information_schema")
+    if pgcatalog_defs.relation(rv.schemaname, rv.relname) is not None:
+        rv.schemaname = rv.schemaname or ("pg_catalog" if rv.relname in pgcatalog_defs.PG_CATALOG else "information_schema")
         return
     for s in [rv.schemaname] if rv.schemaname is not None else search_path:
         t, v = cat.find_table(s, rv.relname), cat.find_view(s, rv.relname)
@@ -628,7 +627,7 @@ def _default(raw: ast.Node, oid: int, tx: Transaction) -> str:
     """A parameter's DEFAULT cooked as PostgreSQL cooks it (coerce_to_specific_type) and
     printed as ``pg_get_function_arguments`` prints it."""
     from walsender_proxy.sql import default_exprs
-    from walsender_proxy.sql.ddl_sql import relation_oid
+    from walsender_proxy.sql.ddl_names import relation_oid
 
     shown_type = sql_function_calls.shown(oid)
     if isinstance(raw, ast.A_Const) and raw.isnull:
@@ -730,7 +729,7 @@ def _lookup(tx: Transaction, obj: ast.ObjectWithArgs, search_path: Sequence[str]
 def drop(tx: Transaction, s: ast.DropStmt, search_path: Sequence[str], notices: list[Notice]) -> str:
     """DROP FUNCTION [IF EXISTS] name[(argtypes)], … [CASCADE | RESTRICT]: every name
     resolved first, then all dropped together."""
-    from walsender_proxy.sql.ddl_sql import cascaded
+    from walsender_proxy.sql.ddl_names import cascaded
 
     token = sql_function_calls.LOOKUP.set(None)
     try:

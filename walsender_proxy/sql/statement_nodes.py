@@ -18,7 +18,7 @@ from pglast import ast, enums
 
 from decoding.errors import PgError
 from decoding.pgtypes import type_by_oid
-from walsender_proxy.sql.ddl_sql import unsupported
+from walsender_proxy.sql.ddl_names import unsupported
 from walsender_proxy.sql.nodes import set_returning_call
 
 

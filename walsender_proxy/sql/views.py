@@ -29,6 +29,7 @@ from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, UnknownTypeError, type_by_oid
 from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import view_ddl
+from walsender_proxy.sql import pgcatalog_defs
 from walsender_proxy.sql.nodes import clear_locations
 
 if TYPE_CHECKING:
@@ -185,11 +186,10 @@ class _Binder:
                 self.visit(getattr(s, attr, None), ctes)
 
     def _range_var(self, rv: ast.RangeVar, ctes: frozenset[str]) -> None:
-        from walsender_proxy.sql import pgcatalog
 
         if rv.schemaname is None and rv.relname in ctes:
             return
-        d = pgcatalog.relation(rv.schemaname, rv.relname)
+        d = pgcatalog_defs.relation(rv.schemaname, rv.relname)
         if d is not None:
             rv.schemaname = d.schema
             return
@@ -267,7 +267,7 @@ def create(
     """CREATE [OR REPLACE] [TEMP] VIEW: the query is analysed as PostgreSQL's DefineView
     does (its errors first), then the view is made; a view reading a temporary relation is
     temporary itself (with PostgreSQL's NOTICE)."""
-    from walsender_proxy.sql.ddl_sql import qualified
+    from walsender_proxy.sql.ddl_names import qualified
 
     _check_options(s, text)
     rel: ast.RangeVar = s.view
@@ -303,7 +303,7 @@ def create(
 
 def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice]) -> str:
     """DROP VIEW [IF EXISTS] name, … [CASCADE | RESTRICT]."""
-    from walsender_proxy.sql.ddl_sql import cascaded
+    from walsender_proxy.sql.ddl_names import cascaded
 
     cascade = s.behavior == enums.DropBehavior.DROP_CASCADE
     named = [[n.sval for n in obj] for obj in s.objects]
@@ -334,7 +334,7 @@ def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice]) -> str:
 def rename(tx: Transaction, s: ast.RenameStmt, notices: list[Notice]) -> str | None:
     """``ALTER VIEW|TABLE v RENAME TO w`` and ``ALTER VIEW v RENAME COLUMN a TO b`` of a
     view; None when ``s`` does not name a view."""
-    from walsender_proxy.sql.ddl_sql import qualified
+    from walsender_proxy.sql.ddl_names import qualified
 
     rel = s.relation
     if rel is None:
@@ -366,7 +366,7 @@ def rename(tx: Transaction, s: ast.RenameStmt, notices: list[Notice]) -> str | N
 
 
 def type_formatter() -> Callable[[int, int], str]:
-    from walsender_proxy.sql.pgcatalog import format_type
+    from walsender_proxy.sql.pgcatalog_defs import format_type
 
     return lambda oid, typmod: format_type(oid, typmod) or str(oid)
 

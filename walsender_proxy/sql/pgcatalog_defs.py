@@ -1,0 +1,259 @@
+"""The emulated catalog's fixed definitions, below everything that builds its rows: the
+well-known OIDs, the built-in types by name (``TYPE_OIDS``, ``format_type``), the relations
+clients find in pg_catalog and information_schema (``relation``), and ``quote_ident``.
+
+Kept apart from :mod:`walsender_proxy.sql.pgcatalog` so that the DDL modules (views,
+sequences, SQL functions) can name types and relations without importing the module that
+builds pg_class, pg_proc and the views' rows from them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+import pyarrow as pa
+
+from walsender_proxy.backend import pgcatalog_data as data
+
+PG_CATALOG_OID = 11
+PG_TOAST_OID = 99
+BOOTSTRAP_SUPERUSER_OID = 10
+FIRST_NORMAL_OID = 16384
+HEAP_AM_OID = 2
+BTREE_AM_OID = 403
+HASH_AM_OID = 405
+DEFAULT_COLLATION_OID = 100
+PG_CLASS_OID = 1259
+PG_NAMESPACE_OID = 2615
+PG_ATTRDEF_OID = 2604
+INFORMATION_SCHEMA_OID = next(o for o, n in data.SYSTEM_NAMESPACES if n == "information_schema")
+SYSTEM_NAMESPACE_OIDS = frozenset(o for o, _ in data.SYSTEM_NAMESPACES)
+
+#: Synthetic OIDs: table-derived objects at 2^31 + 8·relid + k, publication rows from 0xF0000000.
+SYNTH_TABLE_BASE = 0x8000_0000
+SYNTH_SEQ_BASE = 0xF000_0000
+SYNTH_ROLE_BASE = 0xF800_0000
+ROWTYPE, PKEY_INDEX, PKEY_CONSTRAINT, IDENTITY_INDEX, ROWTYPE_ARRAY = range(5)
+
+# ---------------------------------------------------------------------------------------------
+# types
+
+
+def _build_type_oids() -> dict[str, int]:
+    cols = data.PG_TYPE_COLUMNS
+    i_oid, i_name = cols.index("oid"), cols.index("typname")
+    return {r[i_name]: r[i_oid] for r in data.PG_TYPE_ROWS}
+
+
+#: pg_type.typname → oid for every built-in type (arrays as ``_elem``).
+TYPE_OIDS: Mapping[str, int] = MappingProxyType(_build_type_oids())
+
+_SCALAR_ARROW: Mapping[str, pa.DataType] = MappingProxyType(
+    {
+        "bool": pa.bool_(),
+        "int2": pa.int16(),
+        "int4": pa.int32(),
+        "int8": pa.int64(),
+        "float4": pa.float32(),
+        "float8": pa.float64(),
+        "numeric": pa.float64(),
+        "oid": pa.uint32(),
+        "regclass": pa.uint32(),
+        "regtype": pa.uint32(),
+        "regnamespace": pa.uint32(),
+        "regrole": pa.uint32(),
+        "regprocedure": pa.uint32(),
+        "regoper": pa.uint32(),
+        "xid": pa.uint32(),
+        "cid": pa.uint32(),
+        "xid8": pa.uint64(),
+        "bytea": pa.binary(),
+        "timestamptz": pa.timestamp("us", tz="UTC"),
+        "timestamp": pa.timestamp("us"),
+        "date": pa.date32(),
+        "interval": pa.month_day_nano_interval(),
+        "int2vector": pa.list_(pa.int16()),
+        "oidvector": pa.list_(pa.uint32()),
+    }
+)
+
+
+def arrow_type(typname: str) -> pa.DataType:
+    """How a catalog column of PostgreSQL type ``typname`` is stored (text-like → string).
+
+    ``regproc`` columns hold the function *name*: the functions they point at are not all
+    in the emulated pg_proc, and the name is what every client prints.
+    """
+    if typname.startswith("_"):
+        return pa.list_(arrow_type(typname[1:]))
+    return _SCALAR_ARROW.get(typname, pa.string())
+
+
+@dataclass(frozen=True, slots=True)
+class RelDef:
+    """One emulated relation: where clients look for it and what columns it has."""
+
+    schema: str  # pg_catalog | information_schema
+    name: str
+    oid: int
+    relkind: str
+    columns: tuple[tuple[str, str], ...]  # (attname, typname)
+    #: Rows come from the server (slots, walsenders, backends…) via ``injected=``.
+    injectable: bool = False
+
+    @property
+    def registered(self) -> str:
+        prefix = "pgc_" if self.schema == "pg_catalog" else "pgc_is_"
+        return prefix + self.name
+
+    @property
+    def arrow_schema(self) -> pa.Schema:
+        return pa.schema([(n, arrow_type(t)) for n, t in self.columns])
+
+
+INJECTABLE = frozenset(
+    {
+        "pg_replication_slots",
+        "pg_stat_replication",
+        "pg_stat_activity",
+        "pg_stat_ssl",
+        "pg_stat_replication_slots",
+        "pg_prepared_xacts",
+        "pg_locks",
+        "pg_stat_wal_receiver",
+        "pg_stat_subscription",
+        "pg_replication_origin_status",
+        "pg_sequences",
+    }
+)
+
+
+def _build_reldefs() -> dict[str, RelDef]:
+    out: dict[str, RelDef] = {}
+    for name, (oid, kind, cols) in data.CATALOG_COLUMNS.items():
+        out[name] = RelDef("pg_catalog", name, oid, kind, tuple(cols), name in INJECTABLE)
+    return out
+
+
+#: pg_catalog relation name → definition.
+PG_CATALOG: Mapping[str, RelDef] = MappingProxyType(_build_reldefs())
+#: information_schema view name → definition (domains reported as their base types).
+INFORMATION_SCHEMA: Mapping[str, RelDef] = MappingProxyType(
+    {
+        name: RelDef("information_schema", name, 0, "v", tuple(cols))
+        for name, cols in data.INFORMATION_SCHEMA_COLUMNS.items()
+    }
+)
+BY_REGISTERED: Mapping[str, RelDef] = MappingProxyType(
+    {d.registered: d for d in (*PG_CATALOG.values(), *INFORMATION_SCHEMA.values())}
+)
+
+
+def relation(schema: str | None, name: str) -> RelDef | None:
+    """The emulated relation a (schema, name) reference means, if any.
+
+    Unqualified ``pg_*`` names resolve to pg_catalog because PostgreSQL searches pg_catalog
+    before the search_path (unless the path names it explicitly, which nobody does).
+    """
+    if schema is None or schema == "pg_catalog":
+        return PG_CATALOG.get(name)
+    if schema == "information_schema":
+        return INFORMATION_SCHEMA.get(name)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# type names
+
+
+class _TypeInfo:
+    """The built-in pg_type rows, indexed for format_type and regtype input/output."""
+
+    def __init__(self) -> None:
+        cols = data.PG_TYPE_COLUMNS
+        self.columns = cols
+        n = len(cols)
+        self.rows: dict[int, dict[str, Any]] = {}
+        self.name_null: dict[int, str] = {}
+        self.name_m1: dict[int, str] = {}
+        for r in data.PG_TYPE_ROWS:
+            row = dict(zip(cols, r[:n], strict=True))
+            self.rows[row["oid"]] = row
+            self.name_null[row["oid"]] = r[n]
+            self.name_m1[row["oid"]] = r[n + 1]
+
+
+TYPES = _TypeInfo()
+
+_INTERVAL_FIELDS = {
+    1 << 2: "year",
+    1 << 1: "month",
+    1 << 3: "day",
+    1 << 10: "hour",
+    1 << 11: "minute",
+    1 << 12: "second",
+    (1 << 2) | (1 << 1): "year to month",
+    (1 << 3) | (1 << 10): "day to hour",
+    (1 << 3) | (1 << 10) | (1 << 11): "day to minute",
+    (1 << 3) | (1 << 10) | (1 << 11) | (1 << 12): "day to second",
+    (1 << 10) | (1 << 11): "hour to minute",
+    (1 << 10) | (1 << 11) | (1 << 12): "hour to second",
+    (1 << 11) | (1 << 12): "minute to second",
+}
+
+
+def format_type(type_oid: int | None, typmod: int | None) -> str | None:
+    """PostgreSQL's ``format_type(oid, typmod)`` for the built-in types."""
+    if type_oid is None:
+        return None
+    row = TYPES.rows.get(type_oid)
+    if row is None:
+        return "???"
+    if typmod is None:
+        return TYPES.name_null[type_oid]
+    if typmod < 0:
+        return TYPES.name_m1[type_oid]
+    suffix = ""
+    if row["typelem"] and row["typlen"] == -1 and row["typsubscript"] == "array_subscript_handler":
+        suffix = "[]"
+        row = TYPES.rows.get(row["typelem"], row)
+    name = row["typname"]
+    if name in ("bpchar", "varchar"):
+        pretty = "character" if name == "bpchar" else "character varying"
+        text = f"{pretty}({typmod - 4})"
+    elif name == "numeric":
+        m = typmod - 4
+        text = f"numeric({(m >> 16) & 0xFFFF},{m & 0xFFFF})"
+    elif name in ("time", "timetz", "timestamp", "timestamptz"):
+        head = (
+            "time" if name.startswith("time") and not name.startswith("timestamp") else "timestamp"
+        )
+        tail = "with time zone" if name.endswith("tz") else "without time zone"
+        text = f"{head}({typmod}) {tail}"
+    elif name == "interval":
+        prec, rng = typmod & 0xFFFF, (typmod >> 16) & 0x7FFF
+        text = "interval"
+        if rng != 0x7FFF and rng in _INTERVAL_FIELDS:
+            text += " " + _INTERVAL_FIELDS[rng]
+        if prec != 0xFFFF:
+            text += f"({prec})"
+    elif name in ("bit", "varbit"):
+        text = f"{'bit' if name == 'bit' else 'bit varying'}({typmod})"
+    else:
+        text = f"{TYPES.name_m1[row['oid']]}({typmod})"
+    return text + suffix
+
+
+_KEYWORDS = frozenset(data.QUOTED_KEYWORDS)
+_PLAIN_IDENT = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+def quote_ident(name: str) -> str:
+    """PostgreSQL's quote_ident: quote unless lower-case, plain and not a reserved word."""
+    if _PLAIN_IDENT.fullmatch(name) and name not in _KEYWORDS:
+        return name
+    return '"' + name.replace('"', '""') + '"'
