@@ -204,6 +204,10 @@ CURATED = [
     "SELECT generate_series(timestamp '2020-01-01', timestamp '2020-01-02', interval '0 days')",
     "SELECT generate_series(timestamptz '2020-01-01', timestamptz '2020-01-02', interval '1 month -30 days')",
     "SELECT generate_series('2020-01-01', '2020-01-03', interval '1 day')",
+    # an unknown step takes the series' type; numeric series in the select list
+    "SELECT count(*) FROM generate_series(timestamptz '2020-01-01', '2020-01-05', '1 day')",
+    "SELECT generate_series(1, 5, '2'), generate_series(1::int8, 5, '2')", "SELECT generate_series(1, 5, '2.5')",
+    "SELECT generate_series(1.5, 5, 1.5), generate_series(1.5, 4)", "SELECT generate_series(1.0, 2.0, 0.0)",
     # errors DuckDB's binder finds, as PostgreSQL words them
     "SELECT b FROM rowf, rowf r",
     "SELECT 1 FROM rowf WHERE row_number() OVER () < 10",

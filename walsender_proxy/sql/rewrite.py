@@ -1777,15 +1777,11 @@ class _Rewriter:
             )
         elif name == "generate_series" and len(args) in (2, 3) and any(t is not None and t.name == "numeric" for t in types):
             # generate_series(numeric, numeric [, numeric]): numeric_math.series, exact
-            ops = [numeric_exprs.Operand(a, t.name if t is not None else None, t is not None and t.text_numeric) for a, t in zip(args, types, strict=True)]
-            if not numeric_exprs.is_numeric_operation(ops):
-                raise self._no_function(name, types, call)
             if rf.ordinality:
                 raise self.fail("0A000", "generate_series(numeric) WITH ORDINALITY is not supported by walsender-proxy", rf)
-            texts = [numeric_exprs.as_text(o) for o in ops] + ([] if len(ops) == 3 else [_str("1")])
+            series = _call("unnest", self._numeric_series(args, types, call))
             colname = given[0] if given else alias
             scope.add(alias, _Rel([(colname, NUMERIC_TEXT)]))
-            series = _call("unnest", _call(numeric_math.udf_name("series"), *texts))
             return ast.RangeSubselect(
                 lateral=True,
                 subquery=ast.SelectStmt(targetList=(ast.ResTarget(name=colname, val=series),), op=SetOperation.SETOP_NONE),
@@ -3449,6 +3445,14 @@ class _Rewriter:
         if name == "generate_series" and len(pairs) == 3 and pairs[0][1] == UNKNOWN and pairs[1][1] == UNKNOWN and pairs[2][1] is not None and pairs[2][1].name == "interval":
             # (two unknowns and an interval: the timestamptz form, the preferred type's)
             pairs[:2] = self._unknowns_as(pairs[:2], T("timestamptz"))
+        if name == "generate_series" and len(pairs) == 3 and pairs[2][1] == UNKNOWN and isinstance(pairs[2][0], ast.A_Const):
+            # an unknown step takes the type of the form the bounds chose (its input function's errors)
+            bound = next((t for _, t in pairs[:2] if t is not None and t != UNKNOWN), None)
+            step = "interval" if bound is not None and bound.name in ("timestamp", "timestamptz") else (
+                "int4" if bound is not None and bound.name == "int2" else bound.name if bound is not None and bound.name in ("int4", "int8", "numeric") else None)
+            if step is not None:
+                typed = ast.TypeCast(arg=pairs[2][0], typeName=ast.TypeName(names=(_s("pg_catalog"), _s(step)), typemod=-1), location=getattr(pairs[2][0], "location", None))
+                pairs[2] = self.expr(typed, _Scope(None))
         if same is not None and len(pairs) > max(same):
             typed = self._unknowns_as([pairs[i] for i in same], _common([pairs[i][1] for i in same]))
             for i, pair in zip(same, typed, strict=True):
@@ -4010,6 +4014,15 @@ class _Rewriter:
         self.needs.add(macro)
         assert p is not None
         return _call(macro, p, gathered), result
+
+    def _numeric_series(self, args: Sequence[ast.Node], types: Sequence[T | None], node: ast.Node) -> ast.Node:
+        """generate_series(numeric, numeric [, numeric]) as the list numeric_math.series
+        computes, exactly."""
+        ops = [numeric_exprs.Operand(a, t.name if t is not None else None, t is not None and t.text_numeric) for a, t in zip(args, types, strict=True)]
+        if not numeric_exprs.is_numeric_operation(ops):
+            raise self._no_function("generate_series", types, node)
+        texts = [numeric_exprs.as_text(o) for o in ops] + ([] if len(ops) == 3 else [_str("1")])
+        return _call(numeric_math.udf_name("series"), *texts)
 
     @staticmethod
     def _zoned_series(types: Sequence[T | None]) -> bool:
@@ -4636,6 +4649,8 @@ class _Rewriter:
                 raise self.fail("22023", "too few arguments for format()", node)
             return _call("printf", _str(positional_format(fmt)), *args[1:]), ret
         if special == "srf_in_select":
+            if len(args) in (2, 3) and any(t is not None and t.name == "numeric" for t in types):
+                return _call("unnest", self._numeric_series(args, types, node)), NUMERIC_TEXT
             t = types[0] if types else None
             if t is not None and t.name in ("int2", "unknown"):
                 t = T("int4")
