@@ -9,7 +9,7 @@ import psycopg
 from psycopg.types.string import TextLoader
 
 from tests.pgcluster import PgCluster
-from tests.pgcompare import Client, same_answers
+from tests.pgcompare import Client, raw_outcome, same_answers
 from tests.proxy import ProxyServer
 
 
@@ -635,6 +635,33 @@ def test_cursors_scroll_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> No
         assert got("BEGIN") == ("done", "BEGIN")
         assert got("DECLARE b BINARY CURSOR FOR SELECT 1")[:2] == ("error", "0A000")
         got("ROLLBACK")
+
+
+def test_cursor_rows_that_postgresql_makes_at_fetch_are_refused(proxy: ProxyServer) -> None:
+    """A cursor's rows are computed at DECLARE; PostgreSQL computes them as FETCH reads
+    them. Where that shows — a sequence advanced for rows never fetched, a FOR UPDATE
+    cursor read after the transaction changed its rows — the proxy refuses (0A000) rather
+    than answer otherwise."""
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute("CREATE SEQUENCE cur_seq")
+        c.execute("CREATE TABLE cur_rows (a int PRIMARY KEY, b text)")
+        c.execute("INSERT INTO cur_rows VALUES (1, 'x'), (2, 'y')")
+        for query in ("SELECT nextval('cur_seq') FROM generate_series(1, 10)", "SELECT a, (SELECT setval('cur_seq', 5)) FROM cur_rows"):
+            c.execute("BEGIN")
+            assert raw_outcome(c, f"DECLARE c CURSOR FOR {query}")[:2] == ("error", "0A000"), query
+            c.execute("ROLLBACK")
+        assert c.execute("SELECT nextval('cur_seq')").fetchone() == (1,)  # (none advanced it)
+        c.execute("BEGIN")
+        c.execute("DECLARE c CURSOR FOR SELECT * FROM cur_rows ORDER BY a FOR UPDATE")
+        assert c.execute("FETCH 1 FROM c").fetchall() == [(1, "x")]  # (no write yet: as PostgreSQL)
+        c.execute("UPDATE cur_rows SET b = 'z' WHERE a = 2")
+        assert raw_outcome(c, "FETCH 1 FROM c")[:2] == ("error", "0A000")
+        c.execute("ROLLBACK")
+        c.execute("BEGIN")  # (a cursor without FOR UPDATE sees its snapshot, as PostgreSQL's)
+        c.execute("DECLARE c CURSOR FOR SELECT * FROM cur_rows ORDER BY a")
+        c.execute("INSERT INTO cur_rows VALUES (3, 'w')")
+        assert c.execute("FETCH ALL FROM c").fetchall() == [(1, "x"), (2, "y")]
+        c.execute("ROLLBACK")
 
 
 #: CREATE TABLE AS and SELECT INTO: the query's column types (typmods kept), names given

@@ -56,6 +56,11 @@ class SqlCursor:
     #: position is past the last row.
     carry: pa.RecordBatch | None = None
     past_end: bool = False
+    #: Declared FOR UPDATE/SHARE: PostgreSQL's FETCH reads the rows' latest versions (and
+    #: skips those the transaction changed since), where this cursor's rows were computed
+    #: at DECLARE. ``written``: the transaction has changed rows since.
+    locking: bool = False
+    written: bool = False
 
     def __post_init__(self) -> None:
         self.keeping = self.scroll != "no scroll"

@@ -72,7 +72,7 @@ from walsender_proxy.sql.portals import Portal, Prepared
 from walsender_proxy.sql.result_rows import check_result_formats
 from walsender_proxy.sql.sequences import SessionSequences
 from walsender_proxy.sql.session_zone import timezone_interval
-from walsender_proxy.sql.statement_nodes import returning
+from walsender_proxy.sql.statement_nodes import lasting_effect_call, returning, writes_rows
 from walsender_proxy.sql.udf_errors import udf_error
 
 USER_REQUEST = "user request"
@@ -769,8 +769,10 @@ class Executor:
         if self.tx is not None:
             self.tx.begin_statement()
         if self.cursors and not isinstance(node, (ast.FetchStmt, ast.ClosePortalStmt)):
+            written = writes_rows(node)
             for cur in self.cursors.values():  # (their DuckDB results would block this one)
                 cur.detach()
+                cur.written = cur.written or written
         if isinstance(node, ast.VariableSetStmt):
             yield from self._set(node)
         elif isinstance(node, ast.VariableShowStmt):
@@ -961,11 +963,16 @@ class Executor:
             raise PgError("42P03", f'cursor "{node.portalname}" already exists')
         if not isinstance(node.query, ast.SelectStmt):
             raise ddl_names.unsupported("DECLARE CURSOR for this statement")
+        effect = lasting_effect_call(node.query)
+        if effect is not None:
+            # (computed whole here: PostgreSQL calls it only for the rows FETCH reads)
+            raise ddl_names.unsupported(f"DECLARE CURSOR over a query that calls {effect}()")
         rows = self.engine.select(self._statement_tx(), node.query, RawStream()(node.query), params)
         if hold:
             batches = list(rows.batches)
             rows = Rows(rows.columns, iter(batches))
-        self.cursors[node.portalname] = SqlCursor(rows, hold, scroll=scroll, depth=len(self._savepoint_read_only))
+        locking = bool(node.query.lockingClause)
+        self.cursors[node.portalname] = SqlCursor(rows, hold, scroll=scroll, depth=len(self._savepoint_read_only), locking=locking)
         return Done("DECLARE CURSOR")
 
     def _fetch(self, node: ast.FetchStmt) -> Outcome:
@@ -974,6 +981,8 @@ class Executor:
             raise PgError("34000", f'cursor "{node.portalname}" does not exist')
         if cur.failed:
             raise PgError("55000", f'portal "{node.portalname}" cannot be run')
+        if cur.locking and cur.written:
+            raise ddl_names.unsupported("FETCH from a cursor declared FOR UPDATE or FOR SHARE after the transaction changed rows")
         try:
             batches, n = cur.fetch(node)
         except PgError as e:

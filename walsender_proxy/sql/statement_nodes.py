@@ -329,3 +329,40 @@ def values_cast_to_columns(src: Any, t: Any, cols: Sequence[str]) -> Any:
     out = copy.copy(src)
     out.valuesLists = tuple(tuple(item(i, v) for i, v in enumerate(row)) for row in src.valuesLists)
     return out
+
+
+#: The built-in functions whose effect outlasts the statement (a sequence advances).
+_SEQUENCE_EFFECTS = frozenset({"nextval", "setval"})
+
+
+def _all_nodes(node: Any) -> Iterator[ast.Node]:
+    """Every node of a tree, subqueries included."""
+    if isinstance(node, tuple | list):
+        for x in node:
+            yield from _all_nodes(x)
+    elif isinstance(node, ast.Node):
+        yield node
+        for attr in node:
+            yield from _all_nodes(getattr(node, attr))
+
+
+def lasting_effect_call(query: ast.Node) -> str | None:
+    """The first call in ``query`` whose effect outlasts the statement and which
+    PostgreSQL's executor makes row by row, as the rows are fetched: nextval or setval (an
+    SQL function can call neither here). None when there is none. A cursor over such a query
+    is computed whole at DECLARE here; PostgreSQL makes only the calls of the rows FETCH
+    reads."""
+    for node in _all_nodes(query):
+        if isinstance(node, ast.FuncCall):
+            names = [n.sval for n in node.funcname]
+            if names[-1] in _SEQUENCE_EFFECTS and (len(names) == 1 or names[0] == "pg_catalog"):
+                return names[-1]
+    return None
+
+
+def writes_rows(node: ast.Node) -> bool:
+    """Whether a statement changes rows of tables (what a cursor declared FOR UPDATE or
+    FOR SHARE would see at its next FETCH in PostgreSQL)."""
+    if isinstance(node, ast.CopyStmt):
+        return bool(node.is_from)
+    return isinstance(node, ast.InsertStmt | ast.UpdateStmt | ast.DeleteStmt | ast.MergeStmt | ast.TruncateStmt)
