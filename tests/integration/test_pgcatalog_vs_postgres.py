@@ -26,6 +26,7 @@ import pytest
 from psycopg.adapt import Loader
 
 from tests.pgcluster import PgCluster
+from tests.pgcompare import raw_outcome
 from walsender_proxy.lake import Lake, LakeSettings, PubTable
 from walsender_proxy.sql import literals, pgcatalog, pgcatalog_defs
 from walsender_proxy.sql.pgcatalog import (
@@ -672,6 +673,13 @@ OTHER_QUERIES = {
     "pg_is_in_recovery(), pg_encoding_to_char(6), pg_char_to_encoding('utf8'), "
     "pg_char_to_encoding('nope'), has_table_privilege('pg_class', 'SELECT'), "
     "has_schema_privilege('public', 'USAGE'), has_database_privilege(current_database(), 'CONNECT')",
+    # a superuser's privileges, named, by role name or OID, checked (PostgreSQL's 22023, 42P01,
+    # 42704, 42809: ERROR_QUERIES); another role's are refused (test_privileges_of_other_roles_are_refused)
+    "privileges": "SELECT has_table_privilege('t_pk', 'INSERT, update WITH GRANT OPTION'), "
+    "has_table_privilege('postgres', 't_pk', 'select'), has_table_privilege(10::oid, 't_pk', 'delete'), "
+    "has_column_privilege('t_pk', 'id', 'select'), has_column_privilege('postgres', 't_pk', 'id', 'update'), "
+    "has_any_column_privilege('t_pk', 'insert'), has_function_privilege('now()', 'execute'), "
+    "pg_has_role('postgres', 'member'), has_table_privilege(NULL, 'select'), has_table_privilege('t_pk', NULL)",
     "quote_ident": "SELECT quote_ident('abc'), quote_ident('Abc'), quote_ident('select'), "
     "quote_ident('a b'), quote_ident('a\"b'), quote_ident('user'), quote_ident('_x1$')",
     "settings_meta": "SELECT name, unit, category, short_desc, extra_desc, context, vartype, "
@@ -777,6 +785,10 @@ ERROR_QUERIES = [
     "SELECT 'nope'::regtype",
     "SELECT current_setting('nope')",
     "SELECT pg_catalog.format_type(1)",
+    "SELECT has_table_privilege('t_pk', 'select, selec')",
+    "SELECT has_table_privilege('t_nope', 'select')",
+    "SELECT has_table_privilege('nobody', 't_pk', 'select')",
+    "SELECT has_sequence_privilege('t_pk', 'usage')",
 ]
 
 
@@ -931,3 +943,15 @@ def test_checks_in_the_catalog_and_psql(proxy: Any, pg15: PgCluster) -> None:
                 for dsn in (proxy.dsn(), ref_dsn)
             ]
             assert (outs[0].stdout, outs[0].stderr) == (outs[1].stdout, outs[1].stderr), command
+
+
+def test_privileges_of_other_roles_are_refused(proxy: Any) -> None:
+    """The proxy keeps no owners or grants: has_*_privilege for a role that is not a
+    superuser (named, or the session's own) is 0A000, not a guess."""
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute("CREATE ROLE priv_plain LOGIN")
+        for sql in ("SELECT has_table_privilege('priv_plain', 'pg_class', 'select')",
+                    "SELECT pg_has_role('priv_plain', 'postgres', 'member')"):
+            assert raw_outcome(c, sql)[:2] == ("error", "0A000"), sql
+    with psycopg.connect(proxy.dsn(user="priv_plain"), autocommit=True) as c:
+        assert raw_outcome(c, "SELECT has_schema_privilege('public', 'usage')")[:2] == ("error", "0A000")

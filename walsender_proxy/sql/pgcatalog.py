@@ -2665,10 +2665,29 @@ _MACROS: dict[str, str] = {
              THEN (SELECT pgc_l.setting FROM pgc_settings_lookup pgc_l WHERE pgc_l.name = lower(n))
              WHEN ok THEN NULL::VARCHAR
              ELSE error('PGERR[42704] unrecognized configuration parameter "' || n || '"') END)""",
-    "pgc_has_privilege": """MACRO pgc_has_privilege(p) AS (
-        SELECT pgc_s.user_is_superuser OR list_bool_or(list_transform(string_split(upper(p), ','),
-            lambda x: split_part(trim(x), ' ', 1) IN ('SELECT', 'USAGE', 'CONNECT', 'TEMPORARY', 'TEMP')))
-        FROM pgc_session pgc_s)""",
+    # has_*_privilege for a superuser (``su``): true once each privilege named is one the
+    # function knows (``known``, comma-separated; WITH GRANT/ADMIN OPTION allowed), as
+    # convert_any_priv_string checks them; for another role the proxy has no grants to
+    # answer from (0A000)
+    "pgc_has_privilege": """MACRO pgc_has_privilege(su, p, known) AS (CASE WHEN su IS NULL OR p IS NULL THEN NULL
+        WHEN len(pgc_privileges_unknown(p, known)) > 0
+            THEN error('PGERR[22023] unrecognized privilege type: "' || pgc_privileges_unknown(p, known)[1] || '"')::BOOLEAN
+        WHEN su THEN true
+        ELSE error('PGERR[0A000] the privileges of a role that is not a superuser are not modelled by walsender-proxy')::BOOLEAN END)""",
+    "pgc_privileges_unknown": """MACRO pgc_privileges_unknown(p, known) AS (list_transform(list_filter(string_split(p, ','),
+        lambda x: NOT list_contains(string_split(known, ','), regexp_replace(upper(trim(x)), '\\s+WITH\\s+(GRANT|ADMIN)\\s+OPTION$', ''))),
+        lambda x: trim(x)))""",
+    # a sequence named by regclass input (has_sequence_privilege): 42809 for another relation
+    "pgc_sequence_in": """MACRO pgc_sequence_in(x) AS (CASE WHEN x IS NULL THEN NULL::UINTEGER
+        WHEN (SELECT pgc_c.relkind FROM pgc_pg_class pgc_c WHERE pgc_c.oid = pgc_regclass_in(x)) = 'S' THEN pgc_regclass_in(x)
+        ELSE error('PGERR[42809] "' || x || '" is not a sequence') END)""",
+    "pgc_session_is_super": "MACRO pgc_session_is_super() AS (SELECT pgc_s.user_is_superuser FROM pgc_session pgc_s)",
+    "pgc_role_is_super": """MACRO pgc_role_is_super(r) AS (CASE WHEN r IS NULL THEN NULL
+        WHEN lower(r) = 'public' THEN false
+        ELSE coalesce((SELECT pgc_a.rolsuper FROM pgc_pg_authid pgc_a WHERE pgc_a.rolname = r),
+            error('PGERR[42704] role "' || r || '" does not exist')::BOOLEAN) END)""",
+    "pgc_role_is_super_oid": """MACRO pgc_role_is_super_oid(r) AS (CASE WHEN r IS NULL THEN NULL
+        ELSE coalesce((SELECT pgc_a.rolsuper FROM pgc_pg_authid pgc_a WHERE pgc_a.oid = r), false) END)""",
     # catalog lookups
     "pgc_pg_get_userbyid": """MACRO pgc_pg_get_userbyid(r) AS coalesce(
         (SELECT pgc_a.rolname FROM pgc_pg_authid pgc_a WHERE pgc_a.oid = r),

@@ -4015,6 +4015,31 @@ class _Rewriter:
         assert p is not None
         return _call(macro, p, gathered), result
 
+    def _privilege(self, name: str, node: ast.FuncCall, args: list[ast.Node], types: list[T | None]) -> ast.Node:
+        """has_*_privilege and pg_has_role as PostgreSQL answers them for a superuser (true,
+        once the privilege names and the relation are checked); for another role — the one
+        named, or the session's — 0A000: the proxy keeps no owners or grants to answer
+        from."""
+        with_role = len(args) == (4 if name == "has_column_privilege" else 3)
+        if (name == "has_column_privilege" and len(args) == 2) or len(args) < 2:
+            raise self._no_function(name, types, node)
+        if with_role:
+            role, rt = args[0], types[0]
+            by_oid = rt is not None and rt.name in ("oid", "regrole", "int2", "int4", "int8")
+            self.needs.add("pgc_role_is_super_oid" if by_oid else "pgc_role_is_super")
+            superuser = _call("pgc_role_is_super_oid" if by_oid else "pgc_role_is_super", role)
+        else:
+            self.needs.add("pgc_session_is_super")
+            superuser = _call("pgc_session_is_super")
+        held = args[1] if with_role else args[0]
+        held_t = types[1] if with_role else types[0]
+        if name in _RELATION_PRIVILEGES and (held_t is None or held_t == UNKNOWN or held_t.name in TEXTISH):
+            check = "pgc_sequence_in" if name == "has_sequence_privilege" else "pgc_regclass_in"
+            self.needs.add(check)  # (42P01 for a relation that does not exist)
+            superuser = ast.CaseExpr(args=(ast.CaseWhen(expr=ast.NullTest(arg=_call(check, held), nulltesttype=NullTestType.IS_NULL), result=_null()),), defresult=superuser)
+        self.needs.add("pgc_has_privilege")
+        return _call("pgc_has_privilege", superuser, args[-1], _str(",".join(_PRIVILEGE_NAMES[name])))
+
     def _numeric_series(self, args: Sequence[ast.Node], types: Sequence[T | None], node: ast.Node) -> ast.Node:
         """generate_series(numeric, numeric [, numeric]) as the list numeric_math.series
         computes, exactly."""
@@ -4672,8 +4697,7 @@ class _Rewriter:
             self.needs.add("pgc_procdef")
             return _call("pgc_procdef", args[0], _str(special.split(":")[1])), ret
         if special == "privilege":
-            self.needs.add("pgc_has_privilege")
-            return _call("pgc_has_privilege", args[-1]), ret
+            return self._privilege(name, node, args, types), ret
         if special == "obj_description":
             target = "pgc_obj_description" if len(args) == 2 else "pgc_obj_description1"
             self.needs.add(target)
@@ -4982,6 +5006,26 @@ def _common(types: Sequence[T | None]) -> T | None:
 
 #: Functions whose arguments at these positions PostgreSQL resolves to one common type
 #: (anycompatible, anyelement, or one signature per type): an unknown literal takes it.
+#: The privileges each has_*_privilege function knows (convert_*_priv_string), and
+#: pg_has_role's modes.
+_PRIVILEGE_NAMES: Mapping[str, tuple[str, ...]] = {
+    "has_table_privilege": ("SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER"),
+    "has_sequence_privilege": ("USAGE", "SELECT", "UPDATE"),
+    "has_column_privilege": ("SELECT", "INSERT", "UPDATE", "REFERENCES"),
+    "has_any_column_privilege": ("SELECT", "INSERT", "UPDATE", "REFERENCES"),
+    "has_schema_privilege": ("CREATE", "USAGE"),
+    "has_database_privilege": ("CREATE", "CONNECT", "TEMPORARY", "TEMP"),
+    "has_function_privilege": ("EXECUTE",),
+    "has_tablespace_privilege": ("CREATE",),
+    "has_type_privilege": ("USAGE",),
+    "has_language_privilege": ("USAGE",),
+    "has_server_privilege": ("USAGE",),
+    "has_foreign_data_wrapper_privilege": ("USAGE",),
+    "pg_has_role": ("MEMBER", "USAGE"),
+}
+#: The has_*_privilege functions of a relation, named by regclass input.
+_RELATION_PRIVILEGES = frozenset({"has_table_privilege", "has_sequence_privilege", "has_column_privilege", "has_any_column_privilege"})
+
 _SAME_TYPE_ARGS: dict[str, tuple[int, ...]] = {"generate_series": (0, 1), "lag": (0, 2), "lead": (0, 2)}
 #: Array functions: (the array's position, positions of arguments of its element type).
 _ELEMENT_ARGS: dict[str, tuple[int, tuple[int, ...]]] = {
