@@ -208,6 +208,14 @@ CURATED = [
     "SELECT count(*) FROM generate_series(timestamptz '2020-01-01', '2020-01-05', '1 day')",
     "SELECT generate_series(1, 5, '2'), generate_series(1::int8, 5, '2')", "SELECT generate_series(1, 5, '2.5')",
     "SELECT generate_series(1.5, 5, 1.5), generate_series(1.5, 4)", "SELECT generate_series(1.0, 2.0, 0.0)",
+    # casts between time and interval, a date's range on its way to a timestamp, to_timestamp(float8)
+    "SELECT time '10:30:15.5'::interval, time '00:00'::interval, time '23:59:59.999999'::interval",
+    "SELECT interval '1 day 02:00'::time, interval '-3 hours'::time, interval '27:30'::time, interval '1 mon'::time",
+    "SELECT '2202020-10-05'::date::timestamp", "SELECT '294277-01-01'::date::timestamptz",
+    "SELECT 'infinity'::date::timestamp::text, '-infinity'::date::timestamptz::text, '2020-02-29'::date::timestamp",
+    "SELECT to_timestamp('Infinity'::float8)::text, to_timestamp('-Infinity'::float8)::text, to_timestamp(0), to_timestamp(1284352323.5)",
+    "SELECT to_timestamp(-1.000001), to_timestamp(1.5::numeric), to_timestamp(-210866803200)::text",
+    "SELECT to_timestamp(1e20)", "SELECT to_timestamp('NaN'::float8)",
     # errors DuckDB's binder finds, as PostgreSQL words them
     "SELECT b FROM rowf, rowf r",
     "SELECT 1 FROM rowf WHERE row_number() OVER () < 10",

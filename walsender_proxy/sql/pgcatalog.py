@@ -3002,6 +3002,28 @@ _MACROS: dict[str, str] = {
     # fall-back change is the later instant; ICU's own addition kept the earlier offset)
     "pgc_tstz_pl_local": """MACRO pgc_tstz_pl_local(t, m, d) AS (CASE WHEN m = 0 AND d = 0 THEN t
         ELSE (t::TIMESTAMP + to_months(m) + to_days(d))::TIMESTAMPTZ END)""",
+    # time_interval: the time of day as an interval; interval_time: the interval's time part
+    # modulo a day (its days and months dropped), as PostgreSQL's casts make them
+    "pgc_time_interval": "MACRO pgc_time_interval(t) AS (to_microseconds(epoch_us(t)))",
+    "pgc_interval_time": """MACRO pgc_interval_time(i) AS (TIME '00:00:00' + to_microseconds(((
+        (datepart('hour', i)::BIGINT * 3600000000 + datepart('minute', i)::BIGINT * 60000000
+            + datepart('microseconds', i)) % 86400000000) + 86400000000) % 86400000000))""",
+    # date2timestamp's range check: a date from 294277-01-01 on has no timestamp
+    # (and from 294247-01-11 on, past DuckDB's timestamps, 0A000 as for any such timestamp)
+    "pgc_date_ts_guard": """MACRO pgc_date_ts_guard(d) AS (CASE WHEN isinf(d) THEN d
+        WHEN d >= DATE '294277-01-01' THEN error('PGERR[22008] date out of range for timestamp')::DATE
+        WHEN d > DATE '294247-01-10'
+            THEN error('PGERR[0A000] timestamps after 294247-01-10 04:00:54.775806 are not supported by walsender-proxy')::DATE
+        ELSE d END)""",
+    # float8_timestamptz (to_timestamp(double precision))
+    "pgc_to_timestamp": """MACRO pgc_to_timestamp(x) AS (CASE WHEN x = 'Infinity'::DOUBLE THEN 'infinity'::TIMESTAMPTZ
+        WHEN x = '-Infinity'::DOUBLE THEN '-infinity'::TIMESTAMPTZ
+        WHEN isnan(x) THEN error('PGERR[22008] timestamp cannot be NaN')::TIMESTAMPTZ
+        WHEN x < -210866803200 OR x >= 9224318016000
+            THEN error('PGERR[22008] timestamp out of range: "' || printf('%g', x) || '"')::TIMESTAMPTZ
+        WHEN x > 9223372036854.775
+            THEN error('PGERR[0A000] timestamps after 294247-01-10 04:00:54.775806 are not supported by walsender-proxy')::TIMESTAMPTZ
+        ELSE make_timestamptz(round(x * 1000000)::BIGINT) END)""",
     # generate_series' step in the scalar form (DuckDB's gives no value for a zero step)
     "pgc_series_step": """MACRO pgc_series_step(s) AS (CASE WHEN s = 0
         THEN error('PGERR[22023] step size cannot equal zero') ELSE s END)""",
@@ -3482,9 +3504,9 @@ def translate_error(exc: BaseException) -> PgError:
         return PgError(
             "22025", "invalid escape string", hint="Escape string must be empty or one character."
         )
-    if name == "ConversionException" and re.search(
+    if (name == "ConversionException" and re.search(
         r"not in timestamp range|overflows timestamp range", first
-    ):
+    )) or first == "Timestamp out of range":
         # a result past DuckDB's timestamps, which end where the lake's do: PostgreSQL's may
         # go on to 294276 (or raise 22008 sooner than that), so it is refused
         return PgError(

@@ -1608,6 +1608,8 @@ class _Rewriter:
         if isinstance(item, ast.RangeVar):
             return self.range_var(item, scope)
         if isinstance(item, ast.JoinExpr):
+            if item.join_using_alias is not None:
+                raise self.fail("0A000", "JOIN … USING (…) AS alias is not supported by walsender-proxy", item)
             members = len(scope.order)
             item.larg = self.from_item(item.larg, scope)
             middle = len(scope.order)
@@ -2788,6 +2790,14 @@ class _Rewriter:
         self._typed_empty_array = isinstance(node.arg, ast.A_ArrayExpr) and not node.arg.elements
         self._array_cast_target = target if isinstance(node.arg, ast.A_ArrayExpr) and is_array else None
         arg, t = self.expr(node.arg, scope)
+        if not is_array and t is not None and (t.name, target) in _DATETIME_CASTS and not typmods:
+            # pg_cast's time → interval, interval → time (DuckDB has neither), and a date's
+            # range check on its way to a timestamp (22008 past 294276 AD)
+            macro = _DATETIME_CASTS[(t.name, target)]
+            self.needs.add(macro)
+            arg = _call(macro, arg)
+            if target in ("interval", "time"):
+                return arg, T(target)
         if _JsonHost(self, scope).json_type(node.arg, t) == "json":  # json casts to text and jsonb only
             if is_array or target not in ("json", "jsonb", "text", "varchar", "bpchar", "name"):
                 shown = _type_display(T(("_" if is_array else "") + target))
@@ -4423,6 +4433,11 @@ class _Rewriter:
             self.needs.add(f"pgc_{name}_c")
             node.funcname = (_s(f"pgc_{name}_c"),)
         node.args = tuple(args)
+        if name == "to_timestamp" and len(args) == 1 and types[0] is not None and types[0].name in (*numeric_exprs.INTEGERS, *numeric_exprs.FLOATS, "numeric"):
+            # float8_timestamptz: ±Infinity are the infinite timestamps, NaN and values
+            # outside the timestamp range 22008 (DuckDB's epoch conversion has neither)
+            self.needs.add("pgc_to_timestamp")
+            return _call("pgc_to_timestamp", _cast(args[0], "DOUBLE")), T("timestamptz")
         if node.agg_distinct and not node.agg_order and args and name in ("array_agg", "string_agg"):
             # PostgreSQL sorts a DISTINCT aggregate's input: the values come out in order
             node.agg_order = (ast.SortBy(node=copy.deepcopy(args[0]), sortby_dir=SortByDir.SORTBY_DEFAULT, sortby_nulls=0),)
@@ -5006,6 +5021,14 @@ def _common(types: Sequence[T | None]) -> T | None:
 
 #: Functions whose arguments at these positions PostgreSQL resolves to one common type
 #: (anycompatible, anyelement, or one signature per type): an unknown literal takes it.
+#: Casts between date/time types that go through a macro: (source, target) → macro.
+_DATETIME_CASTS: Mapping[tuple[str, str], str] = {
+    ("time", "interval"): "pgc_time_interval",
+    ("interval", "time"): "pgc_interval_time",
+    ("date", "timestamp"): "pgc_date_ts_guard",
+    ("date", "timestamptz"): "pgc_date_ts_guard",
+}
+
 #: The privileges each has_*_privilege function knows (convert_*_priv_string), and
 #: pg_has_role's modes.
 _PRIVILEGE_NAMES: Mapping[str, tuple[str, ...]] = {
