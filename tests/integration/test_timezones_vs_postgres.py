@@ -228,7 +228,7 @@ def test_pgjdbc_sends_its_jvm_zone(proxy: ProxyServer, pg15: PgCluster, tmp_path
 
 # -- instants near DST changes -------------------------------------------------------------------
 
-_HYPO_ZONES = ["America/New_York", "Australia/Lord_Howe", "Europe/London", "Australia/Sydney"]
+_HYPO_ZONES = ["America/New_York", "Australia/Lord_Howe", "Europe/London", "Australia/Sydney", "America/Santiago", "Asia/Beirut"]
 
 
 def _transitions(zone: str) -> list[datetime.datetime]:
@@ -280,7 +280,7 @@ def test_instants_near_dst_changes(hypo_pair: tuple[psycopg.Connection, psycopg.
     wall = (at + (at.astimezone(zoneinfo.ZoneInfo(zone)).utcoffset() or datetime.timedelta())).strftime("%Y-%m-%d %H:%M:%S")
     sql = (
         f"SELECT '{utc}'::timestamptz, '{wall}'::timestamptz, '{utc}'::timestamptz::timestamp,"
-        f" timestamp '{wall}'::timestamptz, date_trunc('day', '{utc}'::timestamptz),"
+        f" timestamp '{wall}'::timestamptz, date_trunc('day', '{utc}'::timestamptz), date_trunc('hour', '{utc}'::timestamptz),"
         f" '{utc}'::timestamptz + interval '1 day', to_char('{utc}'::timestamptz, 'HH24:MI:SS TZ OF'),"
         # (the wall clock of a day and of a month before, carried back: a repeated hour's later instant)
         f" '{utc}'::timestamptz - interval '1 day' + interval '1 day', '{utc}'::timestamptz - interval '1 month' + interval '1 month',"

@@ -150,6 +150,10 @@ def extract(field_text: str, v: ast.Node, source: str | None, *, as_float: bool)
 _TRUNC_AS_IS = frozenset({"microseconds", "milliseconds", "second", "minute", "hour", "day", "week", "month", "quarter", "year"})
 
 
+#: The fields below a day, whose truncation keeps a timestamptz's UTC offset.
+_SUB_DAY = frozenset({"microseconds", "milliseconds", "second", "minute", "hour"})
+
+
 def date_trunc(field_text: str, v: ast.Node, source: str | None) -> tuple[ast.Node, str]:
     """date_trunc(field, v): a date is truncated as a timestamp with time zone (its
     implicit cast), decades, centuries and millennia start as PostgreSQL's do (1901, 2001),
@@ -164,7 +168,13 @@ def date_trunc(field_text: str, v: ast.Node, source: str | None) -> tuple[ast.No
     if field is None or field not in _TRUNC_AS_IS | {"decade", "century", "millennium"}:
         shown = _TYPE_NAMES[result]
         raise PgError("0A000" if field is not None else "22023", f'unit "{field_text.lower()}" not {"supported" if field else "recognized"} for type {shown}')
-    if field in _TRUNC_AS_IS:
+    if field in _TRUNC_AS_IS and field in _SUB_DAY and source == "timestamptz" and session_zone.ZONE.get():
+        # timestamptz_trunc keeps the value's own UTC offset below a day (it recomputes the
+        # offset only from the day up): the wall clock's excess taken off the instant, where
+        # ICU's truncation picks the offset anew (the other one, in a fall-back's repeated hour)
+        wall = cast(v, "timestamp")
+        out = op("-", v, op("-", wall, call("date_trunc", str_const(field), wall)))
+    elif field in _TRUNC_AS_IS:
         out: ast.Node = call("date_trunc", str_const(field), v)
     else:
         # the first year of v's decade (a multiple of 10), century or millennium (…01)
