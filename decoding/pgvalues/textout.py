@@ -38,6 +38,7 @@ from decoding.pgvalues._arrow import (
     rows_with_bytes,
     valid_mask,
 )
+from decoding.pgvalues.record import field_type, quote_field
 
 B = pa.binary()
 ArrowEncoder = Callable[[pa.Array], pa.Array]
@@ -899,9 +900,7 @@ def encode_text_arrow(
         return _empty_result(len(arr))
     name = ctype.base.name
     if name == "text" and pa.types.is_struct(arr.type) and not ctype.is_array:
-        from decoding.pgvalues.record import record_text  # a row value: record_out
-
-        return record_text(arr, extra_float_digits, bytea_output, zone)
+        return record_text(arr, extra_float_digits, bytea_output, zone)  # a row value: record_out
     if ctype.is_array or _is_list(arr.type):
         if not _is_list(arr.type):
             raise TypeError(f"{ctype.sql_name()} needs a list array, got {arr.type}")
@@ -925,6 +924,29 @@ def encode_text_arrow(
     if name == "timestamptz" and zone is not None and not zone.is_utc:
         return _timestamptz_in_zone(arr, zone)
     return _SCALAR[name](arr)
+
+
+def record_text(
+    arr: pa.StructArray, extra_float_digits: int = 1, bytea_output: str = "hex", zone: pgtz.Zone | None = None
+) -> pa.Array:
+    """record_out of every row of ``arr`` (binary, NULL where the row is NULL); float fields
+    as ``extra_float_digits`` has them printed."""
+    fields = arr.flatten()  # (the row's NULL is each field's)
+    texts = [
+        encode_text_arrow(
+            field_type(f.type), f, extra_float_digits=extra_float_digits, bytea_output=bytea_output, zone=zone
+        ).to_pylist()
+        for f in fields
+    ]
+    valid = arr.is_valid().to_pylist()
+    out: list[bytes | None] = []
+    for i, ok in enumerate(valid):
+        if not ok:
+            out.append(None)
+            continue
+        parts = ["" if col[i] is None else quote_field(col[i].decode()) for col in texts]
+        out.append(("(" + ",".join(parts) + ")").encode())
+    return pa.array(out, pa.binary())
 
 
 def _timestamptz_in_zone(arr: pa.Array, zone: pgtz.Zone) -> pa.Array:

@@ -14,8 +14,10 @@ Start here::
 
 from walsender_proxy.lake.ddl import PubTable
 from walsender_proxy.lake.errors import LakeError
-from walsender_proxy.lake.lake import ConsistentPoint, Lake, LakeSettings
-from walsender_proxy.lake.transaction import CommitInfo, Isolation, PendingCommit, Sql, Transaction
+from walsender_proxy.lake.lake import ConsistentPoint, Lake
+from walsender_proxy.lake.settings import LakeSettings
+from walsender_proxy.lake.transaction import Isolation, PendingCommit, Sql, Transaction
+from walsender_proxy.lake.tx_services import CommitInfo
 
 __all__ = [
     "CommitInfo",

@@ -1,7 +1,7 @@
 """CHECK constraints enforced on every write, as PostgreSQL's ``ExecConstraints`` does for
 each new row version (INSERT, UPDATE, COPY, ON CONFLICT, a streamed insert, a Spark
 changeset: whatever reaches ``Transaction._insert``, ``_insert_streamed`` or
-``_apply_update``), and the rows already there checked by ADD and VALIDATE
+``update_rows``), and the rows already there checked by ADD and VALIDATE
 (``validateCheckConstraint``).
 
 A check is kept with a DuckDB expression the SQL layer translated from PostgreSQL's at DDL
@@ -28,7 +28,7 @@ from walsender_proxy.lake.errors import LakeError
 from walsender_proxy.lake.files import OWN_CSN
 
 if TYPE_CHECKING:
-    from walsender_proxy.lake.transaction import Transaction
+    from walsender_proxy.lake.tx_services import OpenTransaction
 
 _INDEX = "__wpx_check_row"
 
@@ -69,15 +69,15 @@ def binding(t: Table, check: Check) -> None:
         con.close()
 
 
-def held_to(tx: Transaction, t: Table) -> list[tuple[Check, Table]]:
+def held_to(tx: OpenTransaction, t: Table) -> list[tuple[Check, Table]]:
     """The checks a write to ``t`` is held to, each with the table version it is of, in
     name order (a constraint once: the newest version's)."""
     lake = tx.lake
-    newest = tx._ddl_catalog() if tx._ops else lake.catalog_at(lake.clock.last_assigned)
+    newest = tx.ddl_catalog() if tx.changes_catalog else lake.catalog_at(lake.clock.last_assigned)
     versions = [newest.tables.get(t.oid, t)]
-    owner = lake._catalog_owner
+    owner = lake.catalog_owner
     if owner is not None and owner is not tx:
-        making = owner._ddl_catalog().tables.get(t.oid)
+        making = owner.ddl_catalog().tables.get(t.oid)
         if making is not None and making.checks:
             versions.append(making)
     found: dict[int, tuple[Check, Table]] = {}
@@ -87,7 +87,7 @@ def held_to(tx: Transaction, t: Table) -> list[tuple[Check, Table]]:
     return sorted(found.values(), key=lambda x: x[0].name)
 
 
-def first_violation(tx: Transaction, t: Table, data: pa.Table) -> tuple[int, Check] | None:
+def first_violation(tx: OpenTransaction, t: Table, data: pa.Table) -> tuple[int, Check] | None:
     """The first row of ``data`` (physical names) that fails a check, and the check it
     fails first (by name); None when every row passes."""
     if not data.num_rows:
@@ -124,7 +124,7 @@ def first_violation(tx: Transaction, t: Table, data: pa.Table) -> tuple[int, Che
     return best
 
 
-def any_held(tx: Transaction, t: Table) -> bool:
+def any_held(tx: OpenTransaction, t: Table) -> bool:
     """Whether a write to ``t`` may be held to a check: ``t`` has one, or a newer catalog
     may give it one (the usual write has none anywhere and costs nothing more)."""
     if t.checks:
@@ -133,9 +133,9 @@ def any_held(tx: Transaction, t: Table) -> bool:
     newest = lake.catalog_at(lake.clock.last_assigned).tables.get(t.oid)
     if newest is not None and newest is not t and newest.checks:
         return True
-    if tx._ops:
+    if tx.changes_catalog:
         return True
-    owner = lake._catalog_owner
+    owner = lake.catalog_owner
     return owner is not None and owner is not tx
 
 
@@ -150,7 +150,7 @@ def violation(t: Table, check: Check, row: Sequence[str | None]) -> LakeError:
     ).about(schema=t.schema, table=t.name, constraint=check.name)
 
 
-def validate(tx: Transaction, t: Table, checks: Sequence[Check]) -> None:
+def validate(tx: OpenTransaction, t: Table, checks: Sequence[Check]) -> None:
     """ADD CONSTRAINT / VALIDATE CONSTRAINT over the rows already there: the newest
     committed state with the transaction's own changes (other writers were refused by the
     caller's table lock). 23514 naming the first check (in ``checks``' order) some row

@@ -32,7 +32,7 @@ from walsender_proxy.lake.keyindex import SMALL, key_columns
 from walsender_proxy.lake.spill import FileRows
 
 if TYPE_CHECKING:
-    from walsender_proxy.lake.transaction import Transaction
+    from walsender_proxy.lake.tx_services import OpenTransaction
 
 #: Keys spelled out in the scan's prefilter up to this many (row groups pruned by their
 #: statistics); more are joined.
@@ -52,16 +52,16 @@ class _Link:
     parent_names: tuple[str, ...]
 
 
-def _versions(tx: Transaction) -> list[Catalog]:
+def _versions(tx: OpenTransaction) -> list[Catalog]:
     """The catalogs a write is held to: the newest committed one (PostgreSQL's triggers
     are the relcache's, current at each statement, whatever the snapshot), the
     transaction's own view when it changed the catalog, and the one another
     transaction's DDL is making (its table locks would keep the writer waiting)."""
     lake = tx.lake
-    out = [tx._ddl_catalog()]
-    owner = lake._catalog_owner
+    out = [tx.ddl_catalog()]
+    owner = lake.catalog_owner
     if owner is not None and owner is not tx:
-        out.append(owner._ddl_catalog())
+        out.append(owner.ddl_catalog())
     return out
 
 
@@ -83,7 +83,7 @@ def _link(cat: Catalog, child: Table, fk: ForeignKey) -> _Link | None:
     )
 
 
-def referencing_links(tx: Transaction, t: Table) -> list[_Link]:
+def referencing_links(tx: OpenTransaction, t: Table) -> list[_Link]:
     """The foreign keys of ``t`` (as the referencing table), one per constraint."""
     out: dict[int, _Link] = {}
     for cat in _versions(tx):
@@ -94,7 +94,7 @@ def referencing_links(tx: Transaction, t: Table) -> list[_Link]:
     return list(out.values())
 
 
-def referenced_links(tx: Transaction, t: Table) -> list[_Link]:
+def referenced_links(tx: OpenTransaction, t: Table) -> list[_Link]:
     """The foreign keys that reference ``t``, one per constraint."""
     out: dict[int, _Link] = {}
     for cat in _versions(tx):
@@ -106,7 +106,7 @@ def referenced_links(tx: Transaction, t: Table) -> list[_Link]:
     return list(out.values())
 
 
-def _has_keys(tx: Transaction) -> bool:
+def _has_keys(tx: OpenTransaction) -> bool:
     """Whether any table of the catalogs a write is held to has a foreign key (the usual
     answer, no, costs a scan of the table list once per catalog version)."""
     return any(_catalog_has_keys(cat) for cat in _versions(tx))
@@ -130,7 +130,7 @@ def _catalog_has_keys(cat: Catalog) -> bool:
 
 
 def after_write(
-    tx: Transaction, t: Table, new: pa.Table, old: pa.Table | None = None, changed: frozenset[str] | None = None
+    tx: OpenTransaction, t: Table, new: pa.Table, old: pa.Table | None = None, changed: frozenset[str] | None = None
 ) -> None:
     """RI_FKey_check for the rows a statement wrote to ``t`` (``new``: ``_rid`` and
     physical columns; ``old``: an UPDATE's rows before, row for row; ``changed``: the
@@ -159,7 +159,7 @@ def after_write(
             _check_present(tx, link, keys)
 
 
-def _check_few(tx: Transaction, link: _Link, new: pa.Table, old: pa.Table | None) -> bool:
+def _check_few(tx: OpenTransaction, link: _Link, new: pa.Table, old: pa.Table | None) -> bool:
     """:func:`after_write` for a few rows in Python values (a single-row INSERT's usual
     case): True when the key index found every key's row; False leaves the rows to the
     Arrow path (it words the errors)."""
@@ -172,7 +172,7 @@ def _check_few(tx: Transaction, link: _Link, new: pa.Table, old: pa.Table | None
     values = [v for v in values if None not in v]
     if not values:
         return True
-    with tx.lake._dml_lock:
+    with tx.lake.dml_lock:
         rids = _holders(tx, link.parent, link.parent_cols, values)
         if rids is None or None in rids:
             return False
@@ -220,7 +220,7 @@ def _distinct(keys: pa.Table) -> pa.Table:
 
 
 def _matches(
-    tx: Transaction, t: Table, csn: int, cols: Sequence[str], keys: pa.Table, key_cols: Sequence[str], extra: str = ""
+    tx: OpenTransaction, t: Table, csn: int, cols: Sequence[str], keys: pa.Table, key_cols: Sequence[str], extra: str = ""
 ) -> pa.Table:
     """The rows of ``t`` (at ``csn``, with the transaction's own changes) whose ``cols``
     equal one of ``keys`` (columns ``key_cols``, in order): ``_rid``, ``cols`` and the
@@ -252,7 +252,7 @@ def _matches(
         cur.close()
 
 
-def _holders(tx: Transaction, t: Table, cols: Sequence[str], values: list[tuple[Any, ...]]) -> list[int | None] | None:
+def _holders(tx: OpenTransaction, t: Table, cols: Sequence[str], values: list[tuple[Any, ...]]) -> list[int | None] | None:
     """The ``_rid`` holding each key (``cols`` of ``t``, its primary key's in any order)
     in the newest committed state with the transaction's own changes, by the key index
     (keyindex.py); under REPEATABLE READ the holder must have held it at the snapshot
@@ -269,7 +269,7 @@ def _holders(tx: Transaction, t: Table, cols: Sequence[str], values: list[tuple[
     own = tx.own_keys(t.oid)
     if own is None:
         return None
-    idx = tx.lake._key_index(t)
+    idx = tx.lake.key_index(t)
     if idx is None:
         return None
     order = [list(cols).index(c) for c in idx.cols]
@@ -294,14 +294,14 @@ def _holders(tx: Transaction, t: Table, cols: Sequence[str], values: list[tuple[
     return out
 
 
-def _check_present(tx: Transaction, link: _Link, keys: pa.Table) -> None:
+def _check_present(tx: OpenTransaction, link: _Link, keys: pa.Table) -> None:
     """Each key must be a referenced row's: in the newest committed state (as the RI
     trigger's query sees it) and, under REPEATABLE READ, in the transaction's snapshot
     too; and no other open transaction may be deleting that row or changing its key.
     The key index answers for a primary key when it can; DuckDB otherwise (and for the
     error, which it words)."""
     lake = tx.lake
-    with lake._dml_lock:
+    with lake.dml_lock:
         values = list(zip(*(keys.column(c).to_pylist() for c in link.child_cols), strict=True))
         rids = _holders(tx, link.parent, link.parent_cols, values)
         if rids is not None and None not in rids:
@@ -311,7 +311,7 @@ def _check_present(tx: Transaction, link: _Link, keys: pa.Table) -> None:
     wanted = _distinct(keys)
     names = [f"k{i}" for i in range(len(link.child_cols))]
     wanted = wanted.rename_columns([*names, "_i_min"])
-    with lake._dml_lock:
+    with lake.dml_lock:
         newest = _matches(tx, link.parent, OWN_CSN - 1, link.parent_cols, wanted, names)
         found = set(newest.column("_i").to_pylist())
         snap = tx.snapshot_csn
@@ -329,12 +329,12 @@ def _check_present(tx: Transaction, link: _Link, keys: pa.Table) -> None:
         _check_not_taken(tx, link, newest)
 
 
-def _check_not_taken(tx: Transaction, link: _Link, rows: pa.Table) -> None:
+def _check_not_taken(tx: OpenTransaction, link: _Link, rows: pa.Table) -> None:
     """40001 when another open transaction truncated the referenced table, deleted one of
     ``rows`` or changed its key (PostgreSQL's check would wait on the row lock it holds);
     its update of other columns does not conflict (FOR KEY SHARE)."""
     rids = rows.column(RID).combine_chunks()
-    for other in tx.lake._others(tx):
+    for other in tx.lake.other_transactions(tx):
         if other.has_truncated(link.parent.oid):
             raise serialization_failure()
         held, big = other.locked_rids(link.parent.oid)
@@ -348,7 +348,7 @@ def _check_not_taken(tx: Transaction, link: _Link, rows: pa.Table) -> None:
             raise serialization_failure()
 
 
-def _same_keys_pending(other: Any, link: _Link, rows: pa.Table) -> bool:
+def _same_keys_pending(other: OpenTransaction, link: _Link, rows: pa.Table) -> bool:
     """Whether ``other``'s newest pending versions of ``rows`` (by ``_rid``) keep their
     keys (an update of other columns); a delete, a changed key or versions in files: no."""
     rp = other.pending_by_table().get(link.parent.oid)
@@ -367,11 +367,11 @@ def _same_keys_pending(other: Any, link: _Link, rows: pa.Table) -> bool:
     return True
 
 
-def validate(tx: Transaction, t: Table, fk: ForeignKey) -> None:
+def validate(tx: OpenTransaction, t: Table, fk: ForeignKey) -> None:
     """ADD FOREIGN KEY / VALIDATE CONSTRAINT over the rows already there (RI_Initial_Check):
     the newest committed state with the transaction's own changes (other writers were
     refused by the caller's table locks)."""
-    cat = tx._ddl_catalog()
+    cat = tx.ddl_catalog()
     child = cat.tables.get(t.oid, t)
     link = _link(cat, child, fk)
     if link is None:
@@ -394,7 +394,7 @@ def validate(tx: Transaction, t: Table, fk: ForeignKey) -> None:
 
 
 def after_change(
-    tx: Transaction, t: Table, old: pa.Table, new: pa.Table | None = None, changed: frozenset[str] | None = None
+    tx: OpenTransaction, t: Table, old: pa.Table, new: pa.Table | None = None, changed: frozenset[str] | None = None
 ) -> None:
     """The actions of the foreign keys referencing ``t`` for rows a statement deleted
     (``new`` None) or updated (``old``/``new`` row for row; ``changed``: the columns it
@@ -426,13 +426,13 @@ def after_change(
             _act(tx, link, olds, news)
 
 
-def _act(tx: Transaction, link: _Link, olds: pa.Table, news: pa.Table | None) -> None:
+def _act(tx: OpenTransaction, link: _Link, olds: pa.Table, news: pa.Table | None) -> None:
     fk = link.fk
     action = fk.on_delete if news is None else fk.on_update
     names = [f"k{i}" for i in range(len(link.parent_cols))]
     keys = olds.rename_columns(names)
     lake = tx.lake
-    with lake._dml_lock:
+    with lake.dml_lock:
         if action == "a":  # NO ACTION: a key another row now has is still there
             keys = _still_gone(tx, link, keys, names)
             if not keys.num_rows:
@@ -458,7 +458,7 @@ def _act(tx: Transaction, link: _Link, olds: pa.Table, news: pa.Table | None) ->
             ).about(schema=link.child.schema, table=link.child.name, constraint=fk.name)
     rows = referencing.drop_columns(["_i"])
     if action == "c" and news is None:
-        tx._apply_delete(link.child, rows)
+        tx.delete_rows(link.child, rows)
         return
     child_names = [c.name for c in link.child.columns]
     if action == "c":  # ON UPDATE CASCADE: the referencing columns take the new key
@@ -473,10 +473,10 @@ def _act(tx: Transaction, link: _Link, olds: pa.Table, news: pa.Table | None) ->
     for c, arr in values.items():
         out = out.set_column(out.column_names.index(c), rows.schema.field(c), arr.cast(rows.schema.field(c).type))
     assert set(assigned) <= set(child_names)
-    tx._apply_update(link.child, rows, out, frozenset(assigned))
+    tx.update_rows(link.child, rows, out, frozenset(assigned))
 
 
-def _still_gone(tx: Transaction, link: _Link, keys: pa.Table, names: list[str]) -> pa.Table:
+def _still_gone(tx: OpenTransaction, link: _Link, keys: pa.Table, names: list[str]) -> pa.Table:
     """NO ACTION's ri_Check_Pk_Match: the old keys no row of the referenced table has now."""
     values = list(zip(*(keys.column(n).to_pylist() for n in names), strict=True))
     held = _holders(tx, link.parent, link.parent_cols, values)
@@ -490,10 +490,10 @@ def _still_gone(tx: Transaction, link: _Link, keys: pa.Table, names: list[str]) 
     return keys.filter(pa.array([i not in there for i in range(keys.num_rows)]))
 
 
-def _check_others_referencing(tx: Transaction, link: _Link, keys: pa.Table, names: list[str]) -> None:
+def _check_others_referencing(tx: OpenTransaction, link: _Link, keys: pa.Table, names: list[str]) -> None:
     """40001 when another open transaction has pending rows referencing one of ``keys``
     (PostgreSQL's delete would wait on their FOR KEY SHARE lock)."""
-    chunks, files = tx.lake._others_pending(tx, link.child, list(link.child_cols))
+    chunks, files = tx.lake.others_pending(tx, link.child, list(link.child_cols))
     if not chunks and not files:
         return
     on = " AND ".join(f'p."{c}" = k."{n}"' for c, n in zip(link.child_cols, names, strict=True))
@@ -512,7 +512,7 @@ def _check_others_referencing(tx: Transaction, link: _Link, keys: pa.Table, name
         cur.close()
 
 
-def truncate_targets(tx: Transaction, tables: Sequence[Table], cascade: bool) -> list[Table]:
+def truncate_targets(tx: OpenTransaction, tables: Sequence[Table], cascade: bool) -> list[Table]:
     """TRUNCATE of tables others reference: 0A000 (PostgreSQL's heap_truncate_check_FKs)
     unless they are truncated too; CASCADE adds them (returned, for the NOTICE)."""
     if not _has_keys(tx):

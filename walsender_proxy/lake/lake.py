@@ -4,7 +4,10 @@
 open — the log's torn tail is cut, commits that were not yet folded into Parquet are replayed
 from the redo position, prepared transactions come back prepared — and runs the background
 work: folding the memory tail into files, checkpointing tables, and removing what no holder
-needs. Reads at a CSN and the transaction API both start here.
+needs. Reads at a CSN and the transaction API both start here: each transaction it begins
+is given the lake as its :class:`~walsender_proxy.lake.tx_services.TransactionServices`
+(ids, row and table locks, key checks over every open transaction's rows, the records of
+its statements, its commit), the one surface through which a transaction reaches it.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ from walsender_proxy.lake.files import (
 from walsender_proxy.lake.keyindex import SMALL, KeyIndex, PointIndexes, keys_of
 from walsender_proxy.lake.retention import Hold, HoldRegistry, hold_saved_slots
 from walsender_proxy.lake.sequences import SequenceStore
+from walsender_proxy.lake.settings import LakeSettings
 from walsender_proxy.lake.spill import (
     FileRows,
     SpillDir,
@@ -59,13 +63,9 @@ from walsender_proxy.lake.spill import (
     spill_grouped,
     tune_allocator,
 )
-from walsender_proxy.lake.store import TableStore, delta_rows, fsync_path, with_csn
-from walsender_proxy.lake.transaction import (
-    CommitInfo,
-    Isolation,
-    State,
-    Transaction,
-)
+from walsender_proxy.lake.store import OwnRows, TableStore, delta_rows, fsync_path, with_csn
+from walsender_proxy.lake.transaction import Isolation, State, Transaction
+from walsender_proxy.lake.tx_services import CommitInfo
 
 log = logging.getLogger(__name__)
 #: Seconds a file dropped from the manifest stays on disk at least (see collect_garbage).
@@ -106,37 +106,6 @@ class ConsistentPoint:
     csn: int
     #: Where decoding must start to see every transaction still open at ``lsn`` whole.
     restart_lsn: int
-
-
-@dataclass(frozen=True, slots=True)
-class LakeSettings:
-    fsync: bool = True
-    segment_size: int = 64 << 20
-    #: A statement whose rows exceed this many bytes goes to a Parquet changeset file (and
-    #: the transaction then reads its rows there instead of keeping them in memory).
-    changeset_bytes: int = 64 << 20
-    #: A transaction's pending rows held in memory beyond this many bytes are written to
-    #: spill files (DATA/lake-spill), so a huge transaction of smaller statements stays bounded.
-    spill_bytes: int = 64 << 20
-    #: Memory DuckDB may use for background work (a checkpoint's merge and sort), beyond
-    #: which it spills to DATA/lake-spill; it runs on one thread beside the serving.
-    #: PostgreSQL's default; at least store.MIN_MAINTENANCE_MB.
-    maintenance_work_mem: int = 64 << 20
-    #: Fold the memory tail when it holds this many rows or commits (or every interval).
-    fold_rows: int = 1_000_000
-    fold_commits: int = 20_000
-    fold_interval: float = 5.0
-    #: Checkpoint a table when this many delta rows lie past its newest checkpoint.
-    checkpoint_rows: int = 2_000_000
-    checkpoint_files: int = 32
-    lock_timeout: float = 10.0
-    background: bool = True
-    #: Tables with a primary key of up to this many rows get an in-memory key index
-    #: (about 100 bytes a row), so point writes check keys without DuckDB.
-    key_index_rows: int = 1_000_000
-    #: ... and up to this many rows also a cache of their newest row values (about
-    #: 100 bytes plus the values a row), for UPDATE/DELETE/SELECT by key without DuckDB.
-    row_cache_rows: int = 200_000
 
 
 class Lake:
@@ -218,7 +187,7 @@ class Lake:
         self.sequences = SequenceStore(self.dir / "sequences.json", s.fsync)
         live = {(sq.oid, sq.generation) for sq in self.history.latest.sequences.values()}
         for ptx in self.prepared.values():
-            for _, op in ptx._ops:
+            for op in ptx.catalog_ops:
                 if op.get("op") == "put_sequence":
                     live.add((int(op["sequence"]["oid"]), int(op["sequence"].get("generation", 0))))
         self.sequences.forget(live)
@@ -297,26 +266,10 @@ class Lake:
         return max_csn
 
     def _restore_prepared(self, xid: int, rp: _Replay) -> None:
-        tx = Transaction(self)
-        tx.xid = xid
-        tx.first_lsn = rp.first_lsn
-        tx.gid = rp.gid
-        tx.state = State.PREPARED
-        tx._seq = rp.seq
-        from walsender_proxy.lake.transaction import _Pending
-
-        for relid, rows in rp.pending:
-            if isinstance(rows, FileRows):
-                tx._pending.append(_Pending(0, relid, rows, rows.op))
-                tx._rid_locks.setdefault(relid, []).append((0, pa.array(rows.rids())))
-                continue
-            op = rows.column(OP)[0].as_py() if rows.num_rows else OP_DELETE
-            tx._pending.append(_Pending(0, relid, rows, op, None, rows.get_total_buffer_size()))
-            if rows.num_rows and RID in rows.column_names:
-                tx._rid_locks.setdefault(relid, []).append((0, rows.column(RID).combine_chunks()))
-        tx._ops = [(0, o) for o in rp.ops]
-        self._active[xid] = tx
         assert rp.gid is not None
+        tx = Transaction(self)
+        tx.restore_prepared(xid, rp.first_lsn, rp.gid, rp.seq, rp.pending, rp.ops)
+        self._active[xid] = tx
         self.prepared[rp.gid] = tx
         if rp.ops:
             self._catalog_owner = tx
@@ -402,14 +355,14 @@ class Lake:
             if isinstance(table, Table)
             else self.catalog_at(csn).resolve_table(table, self.search_path)
         )
-        return self._read_at(t, csn, where=where, params=list(params or []), with_rid=with_rid)
+        return self.read_at(t, csn, where=where, params=list(params or []), with_rid=with_rid)
 
-    def _read_at(
+    def read_at(
         self,
         t: Table,
         csn: int,
         *,
-        own: pa.Table | None = None,
+        own: OwnRows | None = None,
         with_rid: bool = False,
         where: str | None = None,
         params: list[Any] | None = None,
@@ -447,8 +400,20 @@ class Lake:
         self.log.flush(end)
         return lsn
 
-    # -- services for transactions -------------------------------------------------------
-    def _register_xid(self, tx: Transaction) -> int:
+    # -- services for transactions (tx_services.TransactionServices) ---------------------
+    @property
+    def dml_lock(self) -> threading.RLock:
+        """The statement lock: a statement's checks, row locks and writes are one step
+        among all transactions' (reentrant: a cascade runs inside its statement's)."""
+        return self._dml_lock
+
+    @property
+    def catalog_owner(self) -> Transaction | None:
+        """The transaction holding the catalog lock (its DDL in the making binds other
+        transactions' writes: keys, checks, foreign keys); None when no DDL is open."""
+        return self._catalog_owner
+
+    def register_xid(self, tx: Transaction) -> int:
         with self._commit_lock:
             xid = self._next_xid
             self._next_xid += 1
@@ -457,7 +422,7 @@ class Lake:
             self._active[xid] = tx
             return xid
 
-    def _forget(self, tx: Transaction) -> None:
+    def forget_transaction(self, tx: Transaction) -> None:
         with self._commit_lock:
             if tx.xid is not None:
                 self._active.pop(tx.xid, None)
@@ -468,24 +433,24 @@ class Lake:
                 self._catalog_owner = None
                 self._catalog_cond.notify_all()
 
-    def _others(self, tx: Transaction) -> list[Transaction]:
+    def other_transactions(self, tx: Transaction) -> list[Transaction]:
         """The other live transactions (a copy: writers come and go concurrently)."""
         with self._commit_lock:
             return [t for t in self._active.values() if t is not tx]
 
-    def _allocate_rids(self, n: int) -> np.ndarray:
+    def allocate_rids(self, n: int) -> np.ndarray:
         with self._commit_lock:
             start = self._next_rid
             self._next_rid += n
         return np.arange(start, start + n, dtype=np.int64)
 
-    def _allocate_oid(self) -> int:
+    def allocate_oid(self) -> int:
         with self._commit_lock:
             oid = self._next_oid
             self._next_oid += 1
             return oid
 
-    def _take_catalog_lock(self, tx: Transaction) -> None:
+    def take_catalog_lock(self, tx: Transaction) -> None:
         """One transaction at a time changes the catalog, so catalog versions are made in
         CSN order. Others wait, up to lock_timeout (then 55P03, as with lock_timeout)."""
         with self._catalog_cond:
@@ -498,7 +463,7 @@ class Lake:
                 raise LakeError("55P03", "canceling statement due to lock timeout")
             self._catalog_owner = tx
 
-    def _change_record(
+    def change_record(
         self, xid: int, subxid: int, relid: int, op: str, new: pa.Table | None, old: pa.Table | None
     ) -> R.Record | Callable[[int], R.Record]:
         # The total buffer size bounds nbytes from above and costs nothing; nbytes (exact
@@ -529,7 +494,7 @@ class Lake:
         assert rows is not None
         return _ChangesetAt(self, xid, subxid, relid, op, tmps, rows.num_rows, rows.column_names)
 
-    def _changeset_file_record(
+    def changeset_file_record(
         self, xid: int, subxid: int, relid: int, tmp: Path, num_rows: int, columns: list[str]
     ) -> _ChangesetAt:
         """The Changeset record of an INSERT whose rows were written to ``tmp`` as they
@@ -541,12 +506,12 @@ class Lake:
         record's LSN once logged; leftovers are removed when the lake opens)."""
         return self.changesets / f"{xid}-{time.time_ns()}-{kind}.parquet.tmp"
 
-    def _lock_rows(self, tx: Transaction, t: Table, rids: pa.Array, snapshot_csn: int) -> None:
+    def lock_rows(self, tx: Transaction, t: Table, rids: pa.Array, snapshot_csn: int) -> None:
         """First updater wins: a row written by another open transaction, or committed
         after this statement's snapshot, is a serialization failure (40001)."""
         with self._dml_lock:
             small = rids.to_pylist() if len(rids) <= SMALL else None
-            for other in self._others(tx):
+            for other in self.other_transactions(tx):
                 if other.has_truncated(t.oid):
                     raise serialization_failure()
                 held, big = other.locked_rids(t.oid)
@@ -561,18 +526,17 @@ class Lake:
                         raise serialization_failure()
             if self._changed_since(t, snapshot_csn, rids, small):
                 raise serialization_failure()
-            tx._rid_locks.setdefault(t.oid, []).append((tx._subxid, rids))
 
-    def _lock_table(self, tx: Transaction, t: Table) -> None:
+    def lock_table(self, tx: Transaction, t: Table) -> None:
         with self._dml_lock:
-            for other in self._others(tx):
+            for other in self.other_transactions(tx):
                 if other is not tx and other.touches(t.oid):
                     raise serialization_failure()
 
-    def _check_not_truncated(self, tx: Transaction, t: Table) -> None:
+    def check_not_truncated(self, tx: Transaction, t: Table) -> None:
         """TRUNCATE holds the table exclusively until it ends (AccessExclusiveLock)."""
         with self._dml_lock:
-            for other in self._others(tx):
+            for other in self.other_transactions(tx):
                 if other is not tx and other.has_truncated(t.oid):
                     raise serialization_failure()
 
@@ -599,7 +563,7 @@ class Lake:
         finally:
             cur.close()
 
-    def _key_index(self, t: Table) -> KeyIndex | None:
+    def key_index(self, t: Table) -> KeyIndex | None:
         """The table's key index (keyindex.py), built from the newest applied state the
         first time (caller holds the statement lock)."""
 
@@ -634,7 +598,7 @@ class Lake:
         csn = tx.statement_csn()
         k = key if len(key) > 1 else key[0]
         with self._dml_lock:
-            idx = self._key_index(t)
+            idx = self.key_index(t)
             if idx is None or idx.rows is None:
                 return _UNKNOWN
             mine = tx.pending_by_table().get(t.oid)
@@ -667,13 +631,13 @@ class Lake:
         exclude: pa.Array | pa.ChunkedArray | None,
     ) -> bool:
         """The key check by the key index; False when it cannot decide (then DuckDB does).
-        Same rules as :meth:`_check_unique`."""
+        Same rules as :meth:`check_unique`."""
         if new.num_rows > SMALL or tx.has_truncated(t.oid):
             return False  # (after its own TRUNCATE the committed keys are not its business)
         own = tx.own_keys(t.oid)
         if own is None:
             return False
-        idx = self._key_index(t)
+        idx = self.key_index(t)
         if idx is None:
             return False
         keys = keys_of(new, idx.cols)
@@ -697,7 +661,7 @@ class Lake:
                     hit = k
                     break
         if hit is None:
-            for other in self._others(tx):
+            for other in self.other_transactions(tx):
                 rp = other.pending_by_table().get(t.oid)
                 if rp is None or not rp.chunks:
                     continue
@@ -726,7 +690,7 @@ class Lake:
         owner = self._catalog_owner
         settled = owner is None or owner is tx  # (no other transaction's DDL in the making)
         if not settled:
-            making = owner._ddl_catalog().tables.get(t.oid)  # type: ignore[union-attr]
+            making = owner.ddl_catalog().tables.get(t.oid)  # type: ignore[union-attr]
             if making is not None and making.indexes:
                 versions.append(making)
         elif (hit := self._unique_cache.get(t.oid)) is not None and hit[0] is t and hit[1] is newest:
@@ -756,7 +720,7 @@ class Lake:
         """Physical names of every column some unique key of ``t`` has."""
         return list(dict.fromkeys(c for k in self._unique_keys(tx, t) for c in k.physical))
 
-    def _check_unique(
+    def check_unique(
         self,
         tx: Transaction,
         t: Table,
@@ -780,7 +744,7 @@ class Lake:
                     continue
                 self._check_unique_duckdb(tx, t, rows, exclude, key)
 
-    def _check_unique_build(self, tx: Transaction, t: Table, ix: Index) -> None:
+    def check_unique_build(self, tx: Transaction, t: Table, ix: Index) -> None:
         """CREATE UNIQUE INDEX over rows already there: the newest committed state with
         ``tx``'s own changes, and other transactions' pending rows (PostgreSQL's build
         waits for their writers to end; here their rows count as if they will commit).
@@ -792,7 +756,7 @@ class Lake:
         with self._dml_lock:
             latest = self.store.snapshot_query(t, OWN_CSN - 1, own=tx.own_parts(t.oid), with_rid=True, physical=True)
             pool = f"SELECT _rid, {key_list} FROM ({latest.sql})"
-            others, other_files = self._others_pending(tx, t, phys, with_rid=True)
+            others, other_files = self.others_pending(tx, t, phys, with_rid=True)
             cur = self.store.cursor()
             try:
                 latest.register(cur)
@@ -817,7 +781,7 @@ class Lake:
                 detail=f"Key ({', '.join(ix.columns)})=({vals}) is duplicated.",
             ).about(schema=t.schema, table=t.name, constraint=ix.name)
 
-    def _others_pending(
+    def others_pending(
         self, tx: Transaction, t: Table, cols: Sequence[str], *, with_rid: bool = False, where: str = ""
     ) -> tuple[list[pa.Table], list[str]]:
         """Other open transactions' pending row versions of ``t`` with all of ``cols`` (a
@@ -826,7 +790,7 @@ class Lake:
         chunks: list[pa.Table] = []
         files: list[str] = []
         picked = ", ".join(f'"{c}"' for c in ([RID, *cols] if with_rid else cols))
-        for o in self._others(tx):
+        for o in self.other_transactions(tx):
             rp = o.pending_by_table().get(t.oid)
             for c in rp.chunks if rp is not None else ():
                 if isinstance(c, FileRows):
@@ -836,7 +800,7 @@ class Lake:
                     chunks.append(c.select([RID, *cols] if with_rid else list(cols)))
         return chunks, files
 
-    def _check_no_nulls(self, tx: Transaction, t: Table, column: str) -> None:
+    def check_no_nulls(self, tx: Transaction, t: Table, column: str) -> None:
         """SET NOT NULL over rows already there (newest committed, own, others' pending:
         PostgreSQL's ALTER waits for their writers): 23502 if one has a NULL."""
         col = t.column(column)
@@ -844,7 +808,7 @@ class Lake:
         phys = col.physical
         with self._dml_lock:
             latest = self.store.snapshot_query(t, OWN_CSN - 1, own=tx.own_parts(t.oid), with_rid=True, physical=True)
-            chunks, files = self._others_pending(tx, t, [phys], where=f'"{phys}" IS NULL')
+            chunks, files = self.others_pending(tx, t, [phys], where=f'"{phys}" IS NULL')
             found = any(c.column(phys).null_count for c in chunks)
             queries = [f'SELECT 1 FROM ({latest.sql}) WHERE "{phys}" IS NULL', *files]
             queries = [f"{q} LIMIT 1" for q in queries]
@@ -914,7 +878,7 @@ class Lake:
             )
             # Other transactions' pending row versions (their write chunks: deletes carry
             # just _rid); the keys only, and from files only the rows with the new keys.
-            others, other_files = self._others_pending(tx, t, keys, where=in_new)
+            others, other_files = self.others_pending(tx, t, keys, where=in_new)
             cur = self.store.cursor()
             try:
                 latest.register(cur)
@@ -949,9 +913,9 @@ class Lake:
             raise _duplicate_key(t, key, list(hit[0]))
 
     # -- ending transactions -------------------------------------------------------------
-    def _commit(self, tx: Transaction, csn: int | None) -> CommitInfo:
+    def commit_transaction(self, tx: Transaction, csn: int | None) -> CommitInfo:
         if csn is None:  # nothing written: nothing to log
-            tx._finish(State.COMMITTED)
+            tx.end(State.COMMITTED)
             return CommitInfo(None, None, None, None)
         assert tx.xid is not None
         resolve = True
@@ -974,7 +938,7 @@ class Lake:
                 tx.state = State.PREPARED
             else:
                 self.log_abort(tx.xid)
-                tx._finish(State.ABORTED)
+                tx.end(State.ABORTED)
             raise
         finally:
             if resolve:
@@ -1034,7 +998,7 @@ class Lake:
                 self.store.add_commit(lsn, csn, rows, files)
                 self._points.on_commit(csn, rows, tx.key_events, tx.key_inexact, files)
             xid = tx.xid
-            tx._finish(State.COMMITTED)
+            tx.end(State.COMMITTED)
             self._commits_since_prune += 1
             if self._commits_since_prune >= 4096:
                 self._prune_points()
@@ -1049,13 +1013,13 @@ class Lake:
         the statement lock)."""
         self._commits_since_prune = 0
         horizon = self.frontier
-        for tx in self._others(None):  # type: ignore[arg-type]
-            for c in (tx._snapshot_csn, tx._stmt_csn):
+        for tx in self.other_transactions(None):  # type: ignore[arg-type]
+            for c in tx.snapshot_csns:
                 if c is not None:
                     horizon = min(horizon, c)
         self._points.prune(horizon, live)
 
-    def _prepare(self, tx: Transaction, gid: str) -> None:
+    def prepare_transaction(self, tx: Transaction, gid: str) -> None:
         if gid in self.prepared:
             raise LakeError("42710", f'transaction identifier "{gid}" is already in use')
         if len(self.prepared) >= MAX_PREPARED_TRANSACTIONS:
@@ -1074,14 +1038,14 @@ class Lake:
     def commit_prepared(self, gid: str) -> CommitInfo:
         tx = self._prepared(gid)
         tx.state = State.COMMITTING
-        return self._commit(tx, self.clock.assign())
+        return self.commit_transaction(tx, self.clock.assign())
 
     def rollback_prepared(self, gid: str) -> None:
         tx = self._prepared(gid)
         assert tx.xid is not None
         _, end = self.log.append(R.RollbackPrepared(tx.xid, gid, pg_now()), release=True)
         self.log.flush(end)
-        tx._finish(State.ABORTED)
+        tx.end(State.ABORTED)
 
     def _prepared(self, gid: str) -> Transaction:
         tx = self.prepared.get(gid)

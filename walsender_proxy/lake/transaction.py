@@ -14,7 +14,7 @@ import enum
 import itertools
 import struct
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -68,12 +68,12 @@ from walsender_proxy.lake.files import (
     PARQUET_OPTIONS,
     SEQ,
 )
-from walsender_proxy.lake.keyindex import SMALL, OwnKeys, PendingWrites, key_columns, keys_of
+from walsender_proxy.lake.keyindex import SMALL, OwnKeys, key_columns, keys_of
 from walsender_proxy.lake.spill import ROW_NUMBER, FileRows, SpillDir, release_memory, spill_grouped
 from walsender_proxy.lake.store import SnapshotQuery, concat_rows, delta_rows, fsync_path, with_csn
+from walsender_proxy.lake.tx_services import CommitInfo, PendingTable, TransactionServices
 
 if TYPE_CHECKING:
-    from walsender_proxy.lake.lake import Lake
     from walsender_proxy.lake.retention import Hold
 
 class Isolation(enum.Enum):
@@ -101,16 +101,6 @@ class Sql(str):
     """A SQL expression (evaluated by DuckDB over the row) rather than a literal value."""
 
 
-@dataclass(frozen=True, slots=True)
-class CommitInfo:
-    """What a commit produced; ``csn``/``lsn`` are None when there was nothing to write."""
-
-    xid: int | None
-    csn: int | None
-    lsn: int | None
-    end_lsn: int | None
-
-
 @dataclass(slots=True)
 class _Pending:
     """One statement's delta rows (``_csn`` = OWN_CSN) — or, once spilled, several
@@ -125,36 +115,10 @@ class _Pending:
     nbytes: int = 0  # memory held (0 once in a file)
 
 
-@dataclass(slots=True)
-class _RelPending:
-    """What a transaction has pending for one table, for other transactions' checks."""
-
-    truncated: bool = False
-    chunks: list[pa.Table | FileRows] = field(default_factory=list)
-    #: Some write chunks are in files: checks that want keys in memory take DuckDB's path.
-    files: bool = False
-    cols: tuple[str, ...] | None = None
-    writes: PendingWrites | None = None
-    done: int = 0  # chunks already in ``writes``
-
-    def pending_writes(self, cols: tuple[str, ...]) -> PendingWrites:
-        if self.writes is None or self.cols != cols:
-            self.writes, self.cols, self.done = PendingWrites(set(), []), cols, 0
-        for rows in self.chunks[self.done :]:  # write chunks (inserts, updates)
-            if isinstance(rows, FileRows):
-                continue  # (``files`` is set: the caller does not ask for these)
-            if rows.num_rows <= SMALL:
-                self.writes.keys.update(keys_of(rows, cols))
-            else:
-                self.writes.big.append(rows.select(list(cols)))
-        self.done = len(self.chunks)
-        return self.writes
-
-
 class Transaction:
     def __init__(
         self,
-        lake: Lake,
+        lake: TransactionServices,
         isolation: Isolation = Isolation.READ_COMMITTED,
         *,
         read_only: bool = False,
@@ -197,7 +161,7 @@ class Transaction:
         # (reset when the lists are replaced: rollback to savepoint, end).
         self._scan_src: list[_Pending] | None = None
         self._scan_pos = 0
-        self._scan: dict[int, _RelPending] = {}
+        self._scan: dict[int, PendingTable] = {}
         self._lock_digest: dict[int, tuple[list[Any], int, set[int], list[pa.Array]]] = {}
         #: The schemas an unqualified table name is looked up in (the session's search_path,
         #: its temporary schema first); None: the lake's.
@@ -232,6 +196,12 @@ class Transaction:
     @property
     def snapshot_csn(self) -> int | None:
         return self._snapshot_csn
+
+    @property
+    def snapshot_csns(self) -> tuple[int | None, int | None]:
+        """The CSNs this transaction may still read at: its fixed snapshot and its
+        statement's (None where not taken); the lake's version maps keep answering for them."""
+        return self._snapshot_csn, self._stmt_csn
 
     def catalog(self) -> Catalog:
         cat = self.lake.catalog_at(self.statement_csn())
@@ -312,7 +282,7 @@ class Transaction:
         Nothing run inside may wait for another transaction (conflicts raise at once).
         Spilling pending rows to files, which writes Parquet, waits for the section's end
         so other sessions are not held up by it."""
-        with self.lake._dml_lock:
+        with self.lake.dml_lock:
             self._in_section += 1
             try:
                 yield
@@ -325,7 +295,7 @@ class Transaction:
         """The transaction's xid, assigned now if it has none yet (PostgreSQL assigns one at
         the first write, or when txid_current() or PREPARE TRANSACTION asks)."""
         if self.xid is None:
-            self.xid = self.lake._register_xid(self)
+            self.xid = self.lake.register_xid(self)
         return self.xid
 
     def _log(self, record: R.Record | Callable[[int], R.Record], *, release: bool = False) -> tuple[int, int]:
@@ -363,7 +333,7 @@ class Transaction:
     ) -> pa.Table:
         t = self.table(table)
         csn = self.statement_csn()
-        return self.lake._read_at(
+        return self.lake.read_at(
             t,
             csn,
             own=self.own_parts(t.oid),
@@ -392,9 +362,9 @@ class Transaction:
         # Check and register atomically: two inserts of one key cannot both pass. One
         # section for all of it: with many sessions, each entry into the statement lock is
         # a chance to queue behind another session's GIL slice.
-        with self.lake._dml_lock:
-            self.lake._check_not_truncated(self, t)
-            rids = self.lake._allocate_rids(n)
+        with self.lake.dml_lock:
+            self.lake.check_not_truncated(self, t)
+            rids = self.lake.allocate_rids(n)
             new = data.add_column(0, _RID_FIELD, one_int64(int(rids[0])) if n == 1 else pa.array(rids))
             self._check_unique(t, new)
             p = self._add_pending(t, "I", new, None, (int(rids[0]), int(rids[-1])))
@@ -451,7 +421,7 @@ class Transaction:
             if src in old.column_names:
                 new = new.set_column(new.column_names.index(dst), dst, old.column(src))
         old = old.select([RID] + [c.physical for c in t.columns])
-        return self._apply_update(t, old, new, frozenset(assignments))
+        return self.update_rows(t, old, new, frozenset(assignments))
 
     def apply_insert(self, table: str | Table, rows: pa.Table) -> int:
         """Insert as part of the caller's current statement (no new snapshot)."""
@@ -498,7 +468,7 @@ class Transaction:
                 if not data.num_rows:
                     continue
                 self._check_new_rows(t, data)
-                rids = lake._allocate_rids(data.num_rows)
+                rids = lake.allocate_rids(data.num_rows)
                 contiguous = contiguous and (n == 0 or int(rids[0]) == hi + 1)
                 lo, hi = (int(rids[0]) if n == 0 else lo), int(rids[-1])
                 new = data.add_column(0, _RID_FIELD, pa.array(rids)).replace_schema_metadata(None)
@@ -526,13 +496,13 @@ class Transaction:
             ref_names = [c for link in foreign_keys.referencing_links(self, t) for c in link.child_cols]
             if ref_names:
                 refs = pq.read_table(tmp, columns=[RID, *dict.fromkeys(ref_names)], use_threads=False)
-            with lake._dml_lock:
-                lake._check_not_truncated(self, t)
+            with lake.dml_lock:
+                lake.check_not_truncated(self, t)
                 if keys is not None:
                     self._check_unique(t, keys)
                     del keys
                 seq = self._next_seq(n)
-                rec = lake._changeset_file_record(xid, self._subxid, t.oid, tmp, n, columns)
+                rec = lake.changeset_file_record(xid, self._subxid, t.oid, tmp, n, columns)
                 self._log(rec)
                 assert rec.written is not None
                 part = FileRows.changeset(rec.written[0], OP_WRITE, seq, n, columns, rid_range)
@@ -555,10 +525,13 @@ class Transaction:
         ``changed``: the columns the statement assigns (None: any may have changed)."""
         self._check_writable()
         t = self.table(table)
-        return self._guard(self._apply_update, t, old, new, None if changed is None else frozenset(changed))
+        return self._guard(self.update_rows, t, old, new, None if changed is None else frozenset(changed))
 
-    def _apply_update(self, t: Table, old: pa.Table, new: pa.Table, changed: frozenset[str] | None) -> int:
-        """``changed``: the columns the statement assigns (None: any)."""
+    def update_rows(self, t: Table, old: pa.Table, new: pa.Table, changed: frozenset[str] | None) -> int:
+        """Write an UPDATE's rows to the table version ``t`` inside the running statement
+        (the caller checked the transaction is writable and guards the statement), as
+        :meth:`apply_update` and a cascading foreign key do. ``changed``: the columns the
+        statement assigns (None: any)."""
         if old.num_rows == 0:
             return 0
         check_replica_identity(self.catalog(), t, "update")
@@ -572,7 +545,7 @@ class Transaction:
         if held:  # (the CHECKs evaluate the values as stored)
             self._check_new_rows(t, new.sort_by(RID))  # (the first failing row in rid order, as a heap scan)
         old = _conform_table(t, old)
-        with self.lake._dml_lock:
+        with self.lake.dml_lock:
             self._lock_rows(t, new.column(RID))
             self._check_unique(t, new, exclude=new.column(RID), changed=changed)
             p = self._add_pending(t, "U", new, old)
@@ -587,14 +560,17 @@ class Transaction:
         """Delete rows already chosen by the caller (``_rid`` plus physical columns)."""
         self._check_writable()
         t = self.table(table)
-        return self._guard(self._apply_delete, t, old)
+        return self._guard(self.delete_rows, t, old)
 
-    def _apply_delete(self, t: Table, old: pa.Table) -> int:
+    def delete_rows(self, t: Table, old: pa.Table) -> int:
+        """Delete rows of the table version ``t`` inside the running statement (the caller
+        checked the transaction is writable and guards the statement), as
+        :meth:`apply_delete` and a cascading foreign key do."""
         if old.num_rows == 0:
             return 0
         check_replica_identity(self.catalog(), t, "delete")
         old = _conform_table(t, old)
-        with self.lake._dml_lock:
+        with self.lake.dml_lock:
             self._lock_rows(t, old.column(RID))
             p = self._add_pending(t, "D", None, old)
         self._log_change(t, "D", None, old, p)
@@ -632,7 +608,7 @@ class Transaction:
         t = self.table(table)
         where_sql, args = _where(where, list(params or []), t)
         old = self._select_targets(t, where_sql, args)
-        return self._apply_delete(t, old)
+        return self.delete_rows(t, old)
 
     def truncate(
         self,
@@ -653,12 +629,12 @@ class Transaction:
         added = foreign_keys.truncate_targets(self, ts, cascade)
         ts += added
         for t in ts:
-            self.lake._lock_table(self, t)
+            self.lake.lock_table(self, t)
         xid = self.ensure_xid()
         self._log(
             R.Truncate(xid, self._subxid, tuple(t.oid for t in ts), cascade, restart_identity)
         )
-        with self.lake._dml_lock:
+        with self.lake.dml_lock:
             for t in ts:
                 seq = self._next_seq(1)
                 self._pending.append(
@@ -751,7 +727,7 @@ class Transaction:
         beside the log from now on: its pending part reads them there (spill.py) and lets
         the memory go."""
         xid = self.ensure_xid()
-        rec = self.lake._change_record(xid, self._subxid, t.oid, op, new, old)
+        rec = self.lake.change_record(xid, self._subxid, t.oid, op, new, old)
         self._log(rec)
         written = getattr(rec, "written", None)
         if written is None:
@@ -775,7 +751,7 @@ class Transaction:
             f = done[id(p)]
             if f is not None:
                 out.append(_Pending(p.subxid, p.relid, f, p.op, f.rid_range, 0))
-        with self.lake._dml_lock:
+        with self.lake.dml_lock:
             self._pending = out
             self._pending_bytes = sum(p.nbytes for p in out)
 
@@ -797,7 +773,7 @@ class Transaction:
         self._release_due = True
 
     # -- digests for the lake's checks (called under the lake's statement lock) ----------
-    def pending_by_table(self) -> dict[int, _RelPending]:
+    def pending_by_table(self) -> dict[int, PendingTable]:
         """Per table: truncated or not, and the delta-row chunks pending (incremental)."""
         if self._scan_src is not self._pending:
             self._scan_src, self._scan_pos, self._scan = self._pending, 0, {}
@@ -806,7 +782,7 @@ class Transaction:
             for p in pending[self._scan_pos :]:
                 rp = self._scan.get(p.relid)
                 if rp is None:
-                    rp = self._scan[p.relid] = _RelPending()
+                    rp = self._scan[p.relid] = PendingTable()
                 if p.op == OP_TRUNCATE:
                     rp.truncated = True
                 elif p.op == OP_WRITE:  # a statement's chunk is all writes or all deletes
@@ -840,8 +816,12 @@ class Transaction:
         return small, big
 
     def _lock_rows(self, t: Table, rids: pa.ChunkedArray | pa.Array) -> None:
+        """The lake refuses rows another transaction holds or a commit since the snapshot
+        wrote (40001); then they are this transaction's. The caller holds the statement
+        lock, so the check and the lock are one step."""
         arr = rids.combine_chunks() if isinstance(rids, pa.ChunkedArray) else rids
-        self.lake._lock_rows(self, t, arr, self.statement_csn())
+        self.lake.lock_rows(self, t, arr, self.statement_csn())
+        self._rid_locks.setdefault(t.oid, []).append((self._subxid, arr))
 
     def _check_new_rows(self, t: Table, data: pa.Table) -> None:
         """NOT NULL and CHECK constraints of new row versions, as ExecConstraints checks
@@ -869,13 +849,13 @@ class Transaction:
         self._check_writable()
 
         def go() -> None:
-            ops, t = ddl.set_not_null(self._ddl_catalog(), self.lake._allocate_oid, *args)
+            ops, t = ddl.set_not_null(self.ddl_catalog(), self.lake.allocate_oid, *args)
             if not ops:
                 return
-            self.lake._take_catalog_lock(self)
-            ops, t = ddl.set_not_null(self._ddl_catalog(), self.lake._allocate_oid, *args)
+            self.lake.take_catalog_lock(self)
+            ops, t = ddl.set_not_null(self.ddl_catalog(), self.lake.allocate_oid, *args)
             if ops and not_null:
-                self.lake._check_no_nulls(self, t, column)
+                self.lake.check_no_nulls(self, t, column)
             if ops:
                 self._ddl(ops)
 
@@ -889,7 +869,7 @@ class Transaction:
         changed: frozenset[str] | None = None,
     ) -> None:
         """``changed``: an UPDATE's assigned columns (a key none of them is in is kept)."""
-        self.lake._check_unique(self, t, new, exclude, changed)
+        self.lake.check_unique(self, t, new, exclude, changed)
 
     # -- messages ------------------------------------------------------------------------
     def message(self, prefix: str, payload: bytes | str, *, transactional: bool = True) -> int:
@@ -901,7 +881,7 @@ class Transaction:
         return lsn
 
     # -- DDL -----------------------------------------------------------------------------
-    def _ddl_catalog(self) -> Catalog:
+    def ddl_catalog(self) -> Catalog:
         """The newest committed catalog plus this transaction's own DDL."""
         cat = self.lake.catalog_at(self.lake.clock.last_assigned)
         for _, op in self._ops:
@@ -919,11 +899,11 @@ class Transaction:
         def go() -> Any:
             # Validate first, so a refused statement takes no lock; then again under the
             # catalog lock, against the newest catalog, which is what the change applies to.
-            ops, result = build(self._ddl_catalog(), self.lake._allocate_oid, *args, **kw)
+            ops, result = build(self.ddl_catalog(), self.lake.allocate_oid, *args, **kw)
             if not ops:
                 return result
-            self.lake._take_catalog_lock(self)
-            ops, result = build(self._ddl_catalog(), self.lake._allocate_oid, *args, **kw)
+            self.lake.take_catalog_lock(self)
+            ops, result = build(self.ddl_catalog(), self.lake.allocate_oid, *args, **kw)
             if ops:
                 self._ddl(ops)
             return result
@@ -1131,7 +1111,7 @@ class Transaction:
         except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as e:
             raise LakeError("22P02", f"invalid input value: {e}") from None
         old = _conform_table(t, old)
-        with self.lake._dml_lock:
+        with self.lake.dml_lock:
             self._lock_rows(t, new.column(RID))
             p = self._add_pending(t, "R", new, old)
         self._log_change(t, "R", new, old, p)
@@ -1184,16 +1164,16 @@ class Transaction:
         self._check_writable()
 
         def go() -> str | None:
-            ops, made = index_ddl.create_index(self._ddl_catalog(), self.lake._allocate_oid, *args)
+            ops, made = index_ddl.create_index(self.ddl_catalog(), self.lake.allocate_oid, *args)
             if not ops:
                 return None
-            self.lake._take_catalog_lock(self)
-            ops, made = index_ddl.create_index(self._ddl_catalog(), self.lake._allocate_oid, *args)
+            self.lake.take_catalog_lock(self)
+            ops, made = index_ddl.create_index(self.ddl_catalog(), self.lake.allocate_oid, *args)
             if not ops:
                 return None
             t, ix = made
             if ix.unique:
-                self.lake._check_unique_build(self, t, ix)
+                self.lake.check_unique_build(self, t, ix)
             self._ddl(ops)
             return ix.name
 
@@ -1215,15 +1195,15 @@ class Transaction:
         self._check_writable()
 
         def go() -> list[str]:
-            cat, alloc, path = self._ddl_catalog(), self.lake._allocate_oid, self._path()
+            cat, alloc, path = self.ddl_catalog(), self.lake.allocate_oid, self._path()
             ops, _ = check_ddl.add_checks(cat, alloc, table, specs, path, in_create=in_create)
             if not ops:
                 return []
-            self.lake._take_catalog_lock(self)
-            ops, (t, made) = check_ddl.add_checks(self._ddl_catalog(), alloc, table, specs, path, in_create=in_create)
+            self.lake.take_catalog_lock(self)
+            ops, (t, made) = check_ddl.add_checks(self.ddl_catalog(), alloc, table, specs, path, in_create=in_create)
             for c in made:
                 checks.binding(t, c)
-            self.lake._lock_table(self, t)
+            self.lake.lock_table(self, t)
             self._ddl(ops)
             due = [c for c in made if c.validated]
             if due:
@@ -1241,13 +1221,13 @@ class Transaction:
         self._check_writable()
 
         def go() -> str:
-            cat, alloc, path = self._ddl_catalog(), self.lake._allocate_oid, self._path()
+            cat, alloc, path = self.ddl_catalog(), self.lake.allocate_oid, self._path()
             foreign_key_ddl.add_foreign_key(cat, alloc, table, spec, path)
-            self.lake._take_catalog_lock(self)
-            ops, (t, fk) = foreign_key_ddl.add_foreign_key(self._ddl_catalog(), alloc, table, spec, path)
-            ref = t if fk.ref_oid == t.oid else self._ddl_catalog().tables[fk.ref_oid]
-            self.lake._lock_table(self, t)
-            self.lake._lock_table(self, ref)
+            self.lake.take_catalog_lock(self)
+            ops, (t, fk) = foreign_key_ddl.add_foreign_key(self.ddl_catalog(), alloc, table, spec, path)
+            ref = t if fk.ref_oid == t.oid else self.ddl_catalog().tables[fk.ref_oid]
+            self.lake.lock_table(self, t)
+            self.lake.lock_table(self, ref)
             self._ddl(ops)
             if fk.validated:
                 foreign_keys.validate(self, t, fk)
@@ -1260,24 +1240,24 @@ class Transaction:
         self._check_writable()
 
         def go() -> None:
-            cat, alloc, path = self._ddl_catalog(), self.lake._allocate_oid, self._path()
+            cat, alloc, path = self.ddl_catalog(), self.lake.allocate_oid, self._path()
             if check_ddl.find_check(cat.resolve_table(table, path), name) is not None:
                 ops, made_check = check_ddl.validate_check(cat, alloc, table, name, path)
                 if not ops:
                     return
-                self.lake._take_catalog_lock(self)
-                ops, made_check = check_ddl.validate_check(self._ddl_catalog(), alloc, table, name, path)
+                self.lake.take_catalog_lock(self)
+                ops, made_check = check_ddl.validate_check(self.ddl_catalog(), alloc, table, name, path)
                 if made_check is None:
                     return
-                self.lake._lock_table(self, made_check[0])
+                self.lake.lock_table(self, made_check[0])
                 checks.validate(self, made_check[0], [made_check[1]])
                 self._ddl(ops)
                 return
             ops, made = foreign_key_ddl.validate_foreign_key(cat, alloc, table, name, path)
             if not ops:
                 return
-            self.lake._take_catalog_lock(self)
-            ops, made = foreign_key_ddl.validate_foreign_key(self._ddl_catalog(), alloc, table, name, path)
+            self.lake.take_catalog_lock(self)
+            ops, made = foreign_key_ddl.validate_foreign_key(self.ddl_catalog(), alloc, table, name, path)
             if made is None:
                 return
             foreign_keys.validate(self, *made)
@@ -1385,7 +1365,7 @@ class Transaction:
         dead = tuple(range(first, self._next_subxid))
         if self.xid is not None:
             self._log(R.SubAbort(self.xid, dead), release=True)
-        with self.lake._dml_lock:
+        with self.lake.dml_lock:
             dropped = [p.rows for p in self._pending if p.subxid >= first]
             SpillDir.remove([f for f in dropped if isinstance(f, FileRows)])
             self._pending = [p for p in self._pending if p.subxid < first]
@@ -1436,7 +1416,7 @@ class Transaction:
             raise LakeError("25000", "cannot abort a prepared transaction; use rollback_prepared")
         if self.xid is not None:  # (no commit record: aborted; the record tells decoders)
             self.lake.log_abort(self.xid)
-        self._finish(State.ABORTED)
+        self.end(State.ABORTED)
 
     rollback = abort
 
@@ -1453,14 +1433,16 @@ class Transaction:
             raise transaction_aborted()
         self._check_active()
         try:
-            self.lake._prepare(self, gid)
+            self.lake.prepare_transaction(self, gid)
         except PgError:
             if self.state is State.ACTIVE:  # (its record never reached the log: PREPARE
                 self.abort()  # fails, and the transaction is rolled back as in PostgreSQL)
             raise
 
-    def _finish(self, state: State) -> None:
-        with self.lake._dml_lock:
+    def end(self, state: State) -> None:
+        """The transaction is over (the lake's commit, its abort or rollback of a prepared
+        one): its pending rows, locks and hold go, and the lake forgets it."""
+        with self.lake.dml_lock:
             self.state = state
             files = [p.rows for p in self._pending if isinstance(p.rows, FileRows)]
             big = bool(files) or self._pending_bytes >= self.lake.settings.spill_bytes // 4
@@ -1473,12 +1455,39 @@ class Transaction:
             self._key_events = {}
             self._key_inexact = {}
             self._own_keys = {}
-        self.lake._forget(self)
+        self.lake.forget_transaction(self)
         if self._hold is not None:
             self._hold.release()
             self._hold = None
         if big:
             release_memory()
+
+    def restore_prepared(
+        self,
+        xid: int,
+        first_lsn: int,
+        gid: str,
+        seq: int,
+        pending: Sequence[tuple[int, pa.Table | FileRows]],
+        ops: Sequence[CatalogOp],
+    ) -> None:
+        """Recovery: become the prepared transaction ``gid`` the log holds, with its delta
+        rows (``pending``, per table, in memory or in files) locked again and its DDL."""
+        self.xid = xid
+        self.first_lsn = first_lsn
+        self.gid = gid
+        self.state = State.PREPARED
+        self._seq = seq
+        for relid, rows in pending:
+            if isinstance(rows, FileRows):
+                self._pending.append(_Pending(0, relid, rows, rows.op))
+                self._rid_locks.setdefault(relid, []).append((0, pa.array(rows.rids())))
+                continue
+            op = rows.column(OP)[0].as_py() if rows.num_rows else OP_DELETE
+            self._pending.append(_Pending(0, relid, rows, op, None, rows.get_total_buffer_size()))
+            if rows.num_rows and RID in rows.column_names:
+                self._rid_locks.setdefault(relid, []).append((0, rows.column(RID).combine_chunks()))
+        self._ops = [(0, o) for o in ops]
 
     # -- what the lake needs at commit ---------------------------------------------------
     def committed_rows(self, csn: int) -> tuple[dict[int, pa.Table], dict[int, list[FileRows]]]:
@@ -1513,6 +1522,11 @@ class Transaction:
     @property
     def catalog_ops(self) -> list[CatalogOp]:
         return [o for _, o in self._ops]
+
+    @property
+    def changes_catalog(self) -> bool:
+        """Whether the transaction has made DDL (its writes are held to its own catalog)."""
+        return bool(self._ops)
 
     def touches(self, relid: int) -> bool:
         return relid in self.pending_by_table()
@@ -1556,7 +1570,7 @@ class PendingCommit:
         self.csn = csn
 
     def finish(self) -> CommitInfo:
-        return self.tx.lake._commit(self.tx, self.csn)
+        return self.tx.lake.commit_transaction(self.tx, self.csn)
 
 
 # -- helpers ---------------------------------------------------------------------------
