@@ -693,7 +693,11 @@ OTHER_QUERIES = {
     "pg_tablespace": "SELECT oid, spcname, spcowner::regrole FROM pg_tablespace ORDER BY oid",
     "size_pretty": "SELECT pg_size_pretty(0::bigint), pg_size_pretty(10239::bigint), "
     "pg_size_pretty(10240::bigint), pg_size_pretty(123456789::bigint), "
-    "pg_size_pretty(-5000000::bigint), pg_size_pretty(99999999999999::bigint)",
+    "pg_size_pretty(-5000000::bigint), pg_size_pretty(99999999999999::bigint), "
+    "pg_size_pretty(-15871::bigint), pg_size_pretty(-10485247::bigint), pg_size_pretty(-1000000000000::bigint), "
+    "pg_size_pretty(-9223372036854775807::bigint), pg_size_pretty(9223372036854775807::bigint)",
+    "size_pretty_numeric": "SELECT x, pg_size_pretty(x), CASE WHEN x < 1e35 AND x > -1e35 THEN pg_size_pretty(x::numeric(38,2)) END FROM (VALUES (0::numeric), (10239.99), "
+    "(10240.5), (-10240.5), (10485247.7), (-1e30), (123.450), ('NaN'), ('-Infinity'), (NULL)) v(x) ORDER BY x",
     "info_schema_columns": "SELECT table_schema, table_name, column_name, ordinal_position, is_nullable, "
     "data_type, character_maximum_length, numeric_precision, numeric_scale, udt_name "
     "FROM information_schema.columns WHERE table_schema IN ('public', 's1') ORDER BY 1, 2, 4",

@@ -786,6 +786,32 @@ def series(start: N, stop: N, step: N) -> list[N]:
     return out
 
 
+#: pg_size_pretty's units after bytes: (name, bits of its divisor from the bytes).
+_SIZE_UNITS = (("kB", 9), ("MB", 19), ("GB", 29), ("TB", 39), ("PB", 49))
+
+
+def size_pretty(v: N) -> str:
+    """pg_size_pretty(numeric): below 10240 the bytes as they are; then each unit's
+    truncated division of the value, half-rounded away from zero, the first below 20479
+    (the last, PB, whatever its size). NaN and infinities end in PB, as their comparisons
+    with the limits send them there."""
+    if v.special is not None:
+        return f"{text(v)} PB"
+    if abs(v.m) < 10240 * 10**v.dscale:
+        return f"{text(v)} bytes"
+    whole = abs(v.m) // 10**v.dscale
+    sign = -1 if v.m < 0 else 1
+    for unit, bits in _SIZE_UNITS:
+        size = whole >> bits
+        if size < 20479 or unit == "PB":
+            return f"{sign * ((size + 1) // 2)} {unit}"
+    raise AssertionError("PB takes every size")
+
+
+def _size_pretty_udf(values: pa.Array) -> pa.Array:
+    return pa.array([None if x is None else size_pretty(parse(x)) for x in values.to_pylist()], pa.string())
+
+
 def _series_udf(starts: pa.Array, stops: pa.Array, steps: pa.Array) -> pa.Array:
     out: list[list[str] | None] = []
     for a, b, c in zip(starts.to_pylist(), stops.to_pylist(), steps.to_pylist(), strict=True):
@@ -795,7 +821,7 @@ def _series_udf(starts: pa.Array, stops: pa.Array, steps: pa.Array) -> pa.Array:
 
 def udfs() -> list[tuple[str, Callable[..., pa.Array], list[str], str]]:
     """(name, Arrow function, DuckDB argument types, DuckDB result type) of every UDF."""
-    out = [(udf_name("series"), _series_udf, ["VARCHAR"] * 3, "VARCHAR[]")]
+    out = [(udf_name("series"), _series_udf, ["VARCHAR"] * 3, "VARCHAR[]"), (udf_name("size_pretty"), _size_pretty_udf, ["VARCHAR"], "VARCHAR")]
     for name, (fn, kinds) in _SCALAR.items():
         ret = "BIGINT" if name in _INT_RESULTS else "VARCHAR"
         out.append((udf_name(name), _scalar_udf(fn, kinds), [_DUCK_ARG[k] for k in kinds], ret))

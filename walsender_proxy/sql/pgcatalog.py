@@ -3164,14 +3164,17 @@ _MACROS: dict[str, str] = {
         WHEN n = 0 THEN error('PGERR[22023] field position must not be zero')
         WHEN d = '' THEN CASE WHEN n IN (1, -1) THEN s ELSE '' END
         ELSE coalesce(list_extract(string_split(s, d), n), '') END)""",
+    # pg_size_pretty(bigint): each unit's size a division (toward zero, as C's) of the bytes,
+    # half-rounded away from zero (half_rounded); a shift would round negatives down
     "pgc_pg_size_pretty": """MACRO pgc_pg_size_pretty(b) AS (CASE
         WHEN b IS NULL THEN NULL::VARCHAR
         WHEN abs(b) < 10240 THEN b || ' bytes'
-        WHEN abs(b >> 9) < 20479 THEN (((b >> 9) + CASE WHEN b < 0 THEN -1 ELSE 1 END) // 2) || ' kB'
-        WHEN abs(b >> 19) < 20479 THEN (((b >> 19) + CASE WHEN b < 0 THEN -1 ELSE 1 END) // 2) || ' MB'
-        WHEN abs(b >> 29) < 20479 THEN (((b >> 29) + CASE WHEN b < 0 THEN -1 ELSE 1 END) // 2) || ' GB'
-        WHEN abs(b >> 39) < 20479 THEN (((b >> 39) + CASE WHEN b < 0 THEN -1 ELSE 1 END) // 2) || ' TB'
-        ELSE (((b >> 49) + CASE WHEN b < 0 THEN -1 ELSE 1 END) // 2) || ' PB' END)""",
+        WHEN abs(b // 512) < 20479 THEN pgc_half_rounded(b // 512) || ' kB'
+        WHEN abs(b // 524288) < 20479 THEN pgc_half_rounded(b // 524288) || ' MB'
+        WHEN abs(b // 536870912) < 20479 THEN pgc_half_rounded(b // 536870912) || ' GB'
+        WHEN abs(b // 549755813888) < 20479 THEN pgc_half_rounded(b // 549755813888) || ' TB'
+        ELSE pgc_half_rounded(b // 562949953421312) || ' PB' END)""",
+    "pgc_half_rounded": "MACRO pgc_half_rounded(x) AS ((x + CASE WHEN x < 0 THEN -1 ELSE 1 END) // 2)",
     **array_exprs.MACROS,
 }
 

@@ -4638,6 +4638,9 @@ class _Rewriter:
             raise self._no_function(name, types, node)
         ret = T(fn.ret) if fn.ret else None
         special = fn.special or ""
+        if name == "pg_size_pretty" and types[0] is not None and types[0].name == "numeric":
+            # pg_size_pretty(numeric), exactly over the value's text (numeric_math)
+            return _call(numeric_math.udf_name("size_pretty"), numeric_exprs.as_text(_operand(args[0], types[0]))), ret
         if special == "set_config":
             key, value, local = (_str_const(args[0]), _str_const(args[1]), args[2])
             is_local = (
@@ -4857,7 +4860,7 @@ def _rel_types(rel: _Rel) -> list[tuple[str, T | None]]:
 #: Functions that take a value's text as PostgreSQL's output function prints it.
 _TAKES_TEXT = frozenset({
     "count", "format", "concat", "concat_ws", "quote_literal", "quote_nullable", "pg_typeof", "num_nulls",
-    "num_nonnulls",
+    "num_nonnulls", "pg_size_pretty",
 })  # fmt: skip
 
 
