@@ -216,6 +216,11 @@ CURATED = [
     "SELECT to_timestamp('Infinity'::float8)::text, to_timestamp('-Infinity'::float8)::text, to_timestamp(0), to_timestamp(1284352323.5)",
     "SELECT to_timestamp(-1.000001), to_timestamp(1.5::numeric), to_timestamp(-210866803200)::text",
     "SELECT to_timestamp(1e20)", "SELECT to_timestamp('NaN'::float8)",
+    # xid input as PostgreSQL 15's strtoul reads it; xid has = and <> only; name's 63 bytes
+    "SELECT '010'::xid, '010'::xid8, '0x10'::xid, ' 12'::xid, '4294967296'::xid, '-1'::xid, 'abc'::xid, '-1'::xid8",
+    "SELECT '1'::xid = 1, '1'::xid <> '2'::xid, '1'::xid = '1'::xid", "SELECT '1'::xid < '2'::xid", "SELECT '1'::xid + 1",
+    "SELECT max(x) FROM (VALUES ('1'::xid)) v(x)", "SELECT x FROM (VALUES ('1'::xid)) v(x) ORDER BY x",
+    "SELECT length(repeat('x', 70)::name), length(repeat('é', 40)::name), repeat('ab', 40)::name, 'abc'::name",
     # errors DuckDB's binder finds, as PostgreSQL words them
     "SELECT b FROM rowf, rowf r",
     "SELECT 1 FROM rowf WHERE row_number() OVER () < 10",

@@ -269,6 +269,31 @@ def _apply_typmod(arr: pa.Array, ctype: ColumnType) -> pa.Array:
 # ------------------------------------------------------------------- DuckDB expressions
 
 
+def xid_in(text: str, bits: int) -> int:
+    """xidin and xid8in as PostgreSQL 15 has them: C's strtoul with base 0 and no error
+    (leading spaces and a sign; ``0x`` hexadecimal, a leading ``0`` octal; digits up to
+    the first that is not one; none is 0; past 2^64 it saturates; a minus negates modulo
+    2^64), then the low ``bits`` bits (xid: 32)."""
+    s = text.lstrip(" \t\n\r\f\v")
+    negative = s[:1] == "-"
+    if s[:1] in "+-" and s:
+        s = s[1:]
+    if s[:2].lower() == "0x" and s[2:3] and s[2].lower() in "0123456789abcdef":
+        base, s = 16, s[2:]
+    elif s[:1] == "0":
+        base = 8
+    else:
+        base = 10
+    digits = "0123456789abcdef"[:base]
+    n = 0
+    while n < len(s) and s[n].lower() in digits:
+        n += 1
+    value = min(int(s[:n], base), 2**64 - 1) if n else 0
+    if negative:
+        value = -value % 2**64
+    return value & (2**bits - 1)
+
+
 def unknown_literal(text: str, ctype: ColumnType, *, explicit: bool = True) -> ast.Node:
     """The DuckDB expression of the quoted literal ``text`` coerced to ``ctype``; raises
     PostgreSQL's error for input the type refuses."""

@@ -3174,6 +3174,10 @@ _MACROS: dict[str, str] = {
         WHEN abs(b // 536870912) < 20479 THEN pgc_half_rounded(b // 536870912) || ' GB'
         WHEN abs(b // 549755813888) < 20479 THEN pgc_half_rounded(b // 549755813888) || ' TB'
         ELSE pgc_half_rounded(b // 562949953421312) || ' PB' END)""",
+    # namein's length: a value of more than 63 bytes cut to the longest prefix of whole
+    # characters that fits
+    "pgc_name_in": """MACRO pgc_name_in(s) AS (CASE WHEN strlen(s) <= 63 THEN s
+        ELSE left(s, list_max(list_filter(range(0, 64), lambda k: strlen(left(s, k)) <= 63))) END)""",
     "pgc_half_rounded": "MACRO pgc_half_rounded(x) AS ((x + CASE WHEN x < 0 THEN -1 ELSE 1 END) // 2)",
     **array_exprs.MACROS,
 }

@@ -2192,10 +2192,16 @@ class _Rewriter:
         return _call(numeric_text.KEY_UDF, _cast(node, "VARCHAR"))
 
     def _no_json_compare(self, what: str, node: Any, *types: T | None) -> None:
-        """PostgreSQL's 42883 for a use that would compare, sort or group a json value."""
+        """PostgreSQL's 42883 for a use that would compare, sort or group a json value, or
+        sort an xid (which has equality only)."""
         err = json_exprs.incomparable(what, types)
         if err is not None:
             raise self.fail(err.sqlstate, err.message, node, hint=err.hint)
+        if any(t is not None and t.name == "xid" for t in types):
+            if what.startswith("ORDER BY"):
+                raise self.fail("42883", "could not identify an ordering operator for type xid", node, hint="Use an explicit ordering operator or modify the query.")
+            if what in ("min()", "max()"):
+                raise self.fail("42883", f"function {what[:-2]}(xid) does not exist", node, hint=json_exprs.NO_FUNCTION_HINT)
         if any(t is not None and t.name == "jsonb" for t in types):
             if what in ("min()", "max()"):
                 raise self.fail("42883", f"function {what[:-2]}(jsonb) does not exist", node, hint=json_exprs.NO_FUNCTION_HINT)
@@ -2756,6 +2762,17 @@ class _Rewriter:
             raise self.fail("0A000", f"a cast of a row to {_type_display(T(target))} is not supported by walsender-proxy", node)
         if target == "char" and not is_array and _str_const(node.arg) is not None:
             return _cast(_str(_char_in(_str_const(node.arg) or "")), "VARCHAR"), T("char")
+        if target in ("xid", "xid8") and not is_array and _str_const(node.arg) is not None:
+            # (PostgreSQL 15's input: strtoul, octal and hexadecimal, no error)
+            value = literals.xid_in(_str_const(node.arg) or "", 32 if target == "xid" else 64)
+            return _cast(_int(value), "UINTEGER" if target == "xid" else "UBIGINT"), T(target)
+        if target == "name" and not is_array:
+            # namein: at most NAMEDATALEN - 1 (63) bytes, cut at a character's end
+            self.needs.add("pgc_name_in")
+            value, vt = self.expr(node.arg, scope)
+            if vt is not None and vt.name not in TEXTISH:
+                value = self.expr(ast.TypeCast(arg=node.arg, typeName=ast.TypeName(names=(_s("pg_catalog"), _s("text")), typemod=-1)), scope)[0]
+            return _call("pgc_name_in", _cast(value, "VARCHAR")), T("name")
         ctype = self._lake_type(target, typmods, is_array, node.typeName)
         if target == "numeric" and ctype is not None and not is_array:
             exact = self._numeric_constant(node.arg, ctype)
@@ -3544,6 +3561,9 @@ class _Rewriter:
             self._array_operator_exists(op, node, lt, rt)
             return
         key = ("<>" if op == "!=" else op, lt.name, rt.name)
+        if "xid" in key[1:] and not (key[0] in ("=", "<>") and lt.name == "xid" and rt.name in ("xid", "int4", "int2", "unknown")):
+            # (xid has = and <> with xid and int4 only: no ordering, no arithmetic)
+            raise self.fail("42883", f"operator does not exist: {_type_display(lt)} {key[0]} {_type_display(rt)}", node, hint="No operator matches the given name and argument types. You might need to add explicit type casts.")
         resolved = coercion_data.COMPARISONS.get(key) or coercion_data.OPERATORS.get(key)
         if resolved is not None and resolved[0] == "error":
             _, sqlstate, message, hint = resolved
