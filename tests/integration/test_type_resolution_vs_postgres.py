@@ -221,6 +221,13 @@ CURATED = [
     "SELECT '1'::xid = 1, '1'::xid <> '2'::xid, '1'::xid = '1'::xid", "SELECT '1'::xid < '2'::xid", "SELECT '1'::xid + 1",
     "SELECT max(x) FROM (VALUES ('1'::xid)) v(x)", "SELECT x FROM (VALUES ('1'::xid)) v(x) ORDER BY x",
     "SELECT length(repeat('x', 70)::name), length(repeat('é', 40)::name), repeat('ab', 40)::name, 'abc'::name",
+    # pg_lsn compares, sorts, and takes min/max as the number it is; its input is checked and normalised
+    "SELECT f FROM (VALUES ('0/10'::pg_lsn), ('0/9'::pg_lsn), ('A/1'::pg_lsn), ('1/0'::pg_lsn)) v(f) ORDER BY f",
+    "SELECT '0/10'::pg_lsn > '0/9'::pg_lsn, max(x), min(x) FROM (VALUES ('0/10'::pg_lsn), ('0/9'::pg_lsn)) v(x)",
+    "SELECT '0/0A'::pg_lsn = '0/A'::pg_lsn, '0/0a'::pg_lsn, 'ab/cd'::pg_lsn, '0/10'::pg_lsn >= '0/9', '0/9' < '0/10'::pg_lsn",
+    "SELECT DISTINCT x FROM (VALUES ('0/a'::pg_lsn), ('0/A'::pg_lsn)) v(x)", "SELECT ('0/' || 'ff')::pg_lsn",
+    "SELECT 'G/0'::pg_lsn", "SELECT ('x' || 'y')::pg_lsn", "SELECT '123456789/0'::pg_lsn",
+    "SELECT pg_current_wal_lsn() > '0/0', pg_current_wal_lsn() >= pg_current_wal_lsn()",
     # errors DuckDB's binder finds, as PostgreSQL words them
     "SELECT b FROM rowf, rowf r",
     "SELECT 1 FROM rowf WHERE row_number() OVER () < 10",

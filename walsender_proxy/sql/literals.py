@@ -269,6 +269,18 @@ def _apply_typmod(arr: pa.Array, ctype: ColumnType) -> pa.Array:
 # ------------------------------------------------------------------- DuckDB expressions
 
 
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def pg_lsn_in(text: str) -> str:
+    """pg_lsn's input and output: one to eight hex digits, ``/``, one to eight more, nothing
+    else (22P02); written back as PostgreSQL writes an LSN (``%X/%X``)."""
+    hi, slash, lo = text.partition("/")
+    if not slash or not 1 <= len(hi) <= 8 or not 1 <= len(lo) <= 8 or not set(hi) <= _HEX or not set(lo) <= _HEX:
+        raise PgError("22P02", f'invalid input syntax for type pg_lsn: "{text}"')
+    return f"{int(hi, 16):X}/{int(lo, 16):X}"
+
+
 def xid_in(text: str, bits: int) -> int:
     """xidin and xid8in as PostgreSQL 15 has them: C's strtoul with base 0 and no error
     (leading spaces and a sign; ``0x`` hexadecimal, a leading ``0`` octal; digits up to

@@ -3178,6 +3178,11 @@ _MACROS: dict[str, str] = {
     # characters that fits
     "pgc_name_in": """MACRO pgc_name_in(s) AS (CASE WHEN strlen(s) <= 63 THEN s
         ELSE left(s, list_max(list_filter(range(0, 64), lambda k: strlen(left(s, k)) <= 63))) END)""",
+    # pg_lsn_in of a computed text (a constant is read by literals.pg_lsn_in)
+    "pgc_pg_lsn_in": """MACRO pgc_pg_lsn_in(s) AS (CASE WHEN s IS NULL THEN NULL
+        WHEN NOT regexp_full_match(s, '[0-9a-fA-F]{1,8}/[0-9a-fA-F]{1,8}')
+            THEN error('PGERR[22P02] invalid input syntax for type pg_lsn: "' || s || '"')
+        ELSE printf('%X/%X', ('0x' || split_part(s, '/', 1))::UBIGINT, ('0x' || split_part(s, '/', 2))::UBIGINT) END)""",
     "pgc_half_rounded": "MACRO pgc_half_rounded(x) AS ((x + CASE WHEN x < 0 THEN -1 ELSE 1 END) // 2)",
     **array_exprs.MACROS,
 }

@@ -2069,6 +2069,8 @@ class _Rewriter:
         new, t = self.expr(node.node, scope)
         self._no_json_compare("ORDER BY", node, t)
         node.node = self._numeric_key(new, t) if t is not None and t.text_numeric else new
+        if t is not None and t.name == "pg_lsn":  # (the LSN's number, not its text)
+            node.node = _lsn_int(new)
         if self._is_jsonb(new, t, scope):  # (jsonb's order, not its text's)
             node.node = _call(jsonb_ops.UDF_SORT_KEY, new)
         if t is not None and array_exprs.depth(t.name) > 1:  # (array_cmp's order)
@@ -2762,6 +2764,14 @@ class _Rewriter:
             raise self.fail("0A000", f"a cast of a row to {_type_display(T(target))} is not supported by walsender-proxy", node)
         if target == "char" and not is_array and _str_const(node.arg) is not None:
             return _cast(_str(_char_in(_str_const(node.arg) or "")), "VARCHAR"), T("char")
+        if target == "pg_lsn" and not is_array and _str_const(node.arg) is not None:
+            return self._pg_lsn_const(node.arg, node), T("pg_lsn")
+        if target == "pg_lsn" and not is_array:
+            value, vt = self.expr(node.arg, scope)
+            if vt is None or vt.name != "pg_lsn":
+                self.needs.add("pgc_pg_lsn_in")
+                value = _call("pgc_pg_lsn_in", _cast(value, "VARCHAR"))
+            return value, T("pg_lsn")
         if target in ("xid", "xid8") and not is_array and _str_const(node.arg) is not None:
             # (PostgreSQL 15's input: strtoul, octal and hexadecimal, no error)
             value = literals.xid_in(_str_const(node.arg) or "", 32 if target == "xid" else 64)
@@ -3159,6 +3169,15 @@ class _Rewriter:
             # time = interval compares as intervals (pg_cast's implicit time → interval)
             left, lt = _time_as_interval(left, lt)
             right, rt = _time_as_interval(right, rt)
+        if kind in _COMPARING and op in _COMPARISONS and left is not None and "pg_lsn" in (lt and lt.name, rt and rt.name):
+            # pg_lsn compares as the number it is (its text would put 0/10 before 0/9); a
+            # quoted literal beside one is read by pg_lsn's input
+            if rt == UNKNOWN and _str_const(right) is not None:
+                right, rt = self._pg_lsn_const(right), T("pg_lsn")
+            if lt == UNKNOWN and _str_const(left) is not None:
+                left, lt = self._pg_lsn_const(left), T("pg_lsn")
+            if lt is not None and rt is not None and lt.name == rt.name == "pg_lsn":
+                left, right = _lsn_int(left), _lsn_int(right)
         if kind == A_Expr_Kind.AEXPR_OP and left is not None and (reads := _unknown_operand_type(op, lt if rt == UNKNOWN else rt)):
             # a quoted literal beside a number (a date, time or timestamp minus one) is
             # PostgreSQL's operator between two of that type: the literal is read as one;
@@ -4079,6 +4098,14 @@ class _Rewriter:
         texts = [numeric_exprs.as_text(o) for o in ops] + ([] if len(ops) == 3 else [_str("1")])
         return _call(numeric_math.udf_name("series"), *texts)
 
+    def _pg_lsn_const(self, lit: ast.Node, at: ast.Node | None = None) -> ast.Node:
+        """A quoted pg_lsn as pg_lsn_in reads it and pg_lsn_out writes it back (errors
+        placed at ``at``, the cast, when given)."""
+        try:
+            return _cast(_str(literals.pg_lsn_in(_str_const(lit) or "")), "VARCHAR")
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, at if at is not None else lit) from None
+
     @staticmethod
     def _zoned_series(types: Sequence[T | None]) -> bool:
         """A generate_series(timestamptz, timestamptz, interval) under a TimeZone other than
@@ -4392,6 +4419,8 @@ class _Rewriter:
                 return arrays
         if any(t is not None and t.text_numeric for t in types):
             keyed = self._text_numeric_call(name, node, args, types)
+        elif name in ("min", "max") and len(args) == 1 and types[0] is not None and types[0].name == "pg_lsn":
+            keyed = [args[0], _lsn_int(copy.deepcopy(args[0]))]  # (the LSN's number, not its text)
         elif name in ("min", "max") and len(args) == 1 and types[0] is not None and array_exprs.depth(types[0].name) > 1:
             k = array_exprs.depth(types[0].name)  # (array_cmp's order: elements, then dimensions)
             self.needs.add(f"pgc_arr_sortkey{k}")
