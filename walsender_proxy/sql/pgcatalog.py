@@ -2085,6 +2085,7 @@ def _is_sequences(s: CatalogSnapshot) -> list[dict[str, Any]]:
             "cycle_option": "YES" if sq.cycle else "NO",
         }
         for sq in s.sequences
+        if not sq.identity  # (PostgreSQL's view leaves out an identity column's sequence)
     ]
 
 

@@ -160,6 +160,13 @@ def alter(tx: Transaction, s: ast.AlterSeqStmt, session: SessionSequences, notic
             return "ALTER SEQUENCE"
     opts, owned = options(s.options)
     _owned_by_catalog_relation(owned)
+    current = tx.sequence(name)
+    if owned is not None and current.identity and current.owned_by is not None:
+        table = tx.catalog().tables.get(current.owned_by[0])
+        raise PgError(
+            "0A000", "cannot change ownership of identity sequence",
+            detail=f'Sequence "{current.name}" is linked to table "{table.name if table else current.owned_by[0]}".',
+        )
     sq = tx.alter_sequence(name, opts, owned_by=owned)
     session.altered(sq)
     return "ALTER SEQUENCE"
