@@ -228,6 +228,11 @@ CURATED = [
     "SELECT DISTINCT x FROM (VALUES ('0/a'::pg_lsn), ('0/A'::pg_lsn)) v(x)", "SELECT ('0/' || 'ff')::pg_lsn",
     "SELECT 'G/0'::pg_lsn", "SELECT ('x' || 'y')::pg_lsn", "SELECT '123456789/0'::pg_lsn",
     "SELECT pg_current_wal_lsn() > '0/0', pg_current_wal_lsn() >= pg_current_wal_lsn()",
+    "SELECT '0/10'::pg_lsn - '0/9'::pg_lsn, '0/9'::pg_lsn - '0/10', 'FFFFFFFF/FFFFFFFF'::pg_lsn - '0/0'::pg_lsn",
+    "SELECT pg_wal_lsn_diff('FFFFFFFF/FFFFFFFF', '0/0'), pg_wal_lsn_diff('0/9', '0/10')",
+    "SELECT '0/10'::pg_lsn + 16, '0/10'::pg_lsn - 16, 16 + '0/10'::pg_lsn, '0/10'::pg_lsn + 1.5, '0/10'::pg_lsn - 1.5",
+    "SELECT '0/10'::pg_lsn - 17", "SELECT 'FFFFFFFF/FFFFFFFF'::pg_lsn + 1", "SELECT 16 - '0/10'::pg_lsn",
+    "SELECT '0/10'::pg_lsn + 1.5::float8", "SELECT pg_typeof('0/10'::pg_lsn - '0/9'::pg_lsn), pg_typeof('0/10'::pg_lsn + 1)",
     # errors DuckDB's binder finds, as PostgreSQL words them
     "SELECT b FROM rowf, rowf r",
     "SELECT 1 FROM rowf WHERE row_number() OVER () < 10",

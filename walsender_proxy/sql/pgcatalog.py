@@ -3184,6 +3184,13 @@ _MACROS: dict[str, str] = {
         WHEN NOT regexp_full_match(s, '[0-9a-fA-F]{1,8}/[0-9a-fA-F]{1,8}')
             THEN error('PGERR[22P02] invalid input syntax for type pg_lsn: "' || s || '"')
         ELSE printf('%X/%X', ('0x' || split_part(s, '/', 1))::UBIGINT, ('0x' || split_part(s, '/', 2))::UBIGINT) END)""",
+    # pg_lsn_pli / pg_lsn_mii: an LSN moved by a number of bytes, the sum rounded half away
+    # from zero (numeric → uint64), 22023 outside the LSNs
+    "pgc_lsn_move": """MACRO pgc_lsn_move(l, n) AS (CASE WHEN l IS NULL OR n IS NULL THEN NULL
+        WHEN pgc_lsn_moved(l, n) < 0 OR pgc_lsn_moved(l, n) > 18446744073709551615
+            THEN error('PGERR[22023] pg_lsn out of range')
+        ELSE printf('%X/%X', pgc_lsn_moved(l, n) >> 32, pgc_lsn_moved(l, n) & 4294967295) END)""",
+    "pgc_lsn_moved": "MACRO pgc_lsn_moved(l, n) AS (round(l::DECIMAL(38, 6) + n::DECIMAL(38, 6))::HUGEINT)",
     "pgc_half_rounded": "MACRO pgc_half_rounded(x) AS ((x + CASE WHEN x < 0 THEN -1 ELSE 1 END) // 2)",
     **array_exprs.MACROS,
 }

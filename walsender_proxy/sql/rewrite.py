@@ -3344,6 +3344,8 @@ class _Rewriter:
                 return node, TEXT
             if op in ("^", "|/", "||/"):  # float8's (numeric's ^ is handled above)
                 return node, T("float8")
+            if op in ("+", "-") and "pg_lsn" in (lt and lt.name, rt and rt.name):
+                return self._lsn_arith(node, op, left, lt, right, rt)
             dated = _datetime_arith(op, lt, rt)
             if dated is not None and dated.name == "interval" and op == "-" and "timestamptz" in (lt and lt.name, rt and rt.name):
                 node = session_zone.instant_difference(node)
@@ -4098,6 +4100,39 @@ class _Rewriter:
         texts = [numeric_exprs.as_text(o) for o in ops] + ([] if len(ops) == 3 else [_str("1")])
         return _call(numeric_math.udf_name("series"), *texts)
 
+    def _lsn_arith(self, node: ast.A_Expr, op: str, left: ast.Node, lt: T | None, right: ast.Node, rt: T | None) -> tuple[ast.Node, T | None]:
+        """pg_lsn - pg_lsn (numeric: the bytes between), pg_lsn ± numeric and numeric +
+        pg_lsn (pg_lsn: the byte position moved, rounded as numeric → bigint rounds;
+        22023 outside 0 … 2^64 - 1)."""
+        if rt == UNKNOWN and _str_const(right) is not None and op == "-" and lt is not None and lt.name == "pg_lsn":
+            right, rt = self._pg_lsn_const(right), T("pg_lsn")
+        if lt == UNKNOWN and _str_const(left) is not None and rt is not None and rt.name == "pg_lsn":
+            left, lt = self._pg_lsn_const(left), T("pg_lsn")
+        names = (lt.name if lt is not None else None, rt.name if rt is not None else None)
+        if op == "-" and names == ("pg_lsn", "pg_lsn"):
+            return _lsn_difference(left, right), T("numeric")
+        lsn, other, other_t = (left, right, rt) if names[0] == "pg_lsn" else (right, left, lt)
+        if op == "-" and names[1] == "pg_lsn":  # (numeric - pg_lsn: none)
+            raise self._no_operator(node, lt, rt)
+        if other_t is None or other_t.name not in (*numeric_exprs.INTEGERS, "numeric", "unknown") or other_t.text_numeric:
+            if other_t is not None and other_t.text_numeric:
+                raise self.fail("0A000", "pg_lsn arithmetic with an unconstrained numeric value is not supported by walsender-proxy", node)
+            raise self._no_operator(node, lt, rt)
+        if other_t.name == "unknown":
+            other = self.expr(ast.TypeCast(arg=other, typeName=ast.TypeName(names=(_s("pg_catalog"), _s("numeric")), typemod=-1)), _Scope(None))[0]
+        self.needs.add("pgc_lsn_move")
+        amount = _cast(other, "DECIMAL", typmods=(38, 6)) if other_t.name != "unknown" else other
+        if op == "-":
+            amount = ast.A_Expr(kind=A_Expr_Kind.AEXPR_OP, name=(_s("-"),), rexpr=amount)
+        return _call("pgc_lsn_move", _lsn_int(lsn), amount), T("pg_lsn")
+
+    def _no_operator(self, node: ast.Node, lt: T | None, rt: T | None) -> SqlError:
+        op = node.name[-1].sval if isinstance(node, ast.A_Expr) else "?"
+        return self.fail(
+            "42883", f"operator does not exist: {_type_display(lt)} {op} {_type_display(rt)}", node,
+            hint="No operator matches the given name and argument types. You might need to add explicit type casts.",
+        )
+
     def _pg_lsn_const(self, lit: ast.Node, at: ast.Node | None = None) -> ast.Node:
         """A quoted pg_lsn as pg_lsn_in reads it and pg_lsn_out writes it back (errors
         placed at ``at``, the cast, when given)."""
@@ -4727,8 +4762,7 @@ class _Rewriter:
                 out = ast.CaseExpr(args=(ast.CaseWhen(expr=ast.NullTest(arg=args[0], nulltesttype=NullTestType.IS_NULL), result=out),), defresult=copy.deepcopy(out))
             return out, T("regtype")
         if special == "lsn_diff":
-            a, b = (_lsn_int(x) for x in args)
-            return _cast(_op("-", _cast(a, "hugeint"), _cast(b, "hugeint")), "double"), ret
+            return _lsn_difference(*args), ret
         if special == "format":
             fmt = _str_const(args[0])
             if fmt is None:
@@ -4887,6 +4921,11 @@ def _one_column(refs: Sequence[Any]) -> bool:
     if len({p[-1] for p in paths}) != 1:
         return False
     return len({p[:-1] for p in paths if len(p) > 1}) <= 1
+
+
+def _lsn_difference(a: ast.Node, b: ast.Node) -> ast.Node:
+    """The bytes between two LSNs, exactly (pg_lsn_mi, pg_wal_lsn_diff: a numeric)."""
+    return _cast(_op("-", _cast(_lsn_int(a), "hugeint"), _cast(_lsn_int(b), "hugeint")), "DECIMAL", typmods=(38, 0))
 
 
 def _lsn_int(node: ast.Node) -> ast.Node:
