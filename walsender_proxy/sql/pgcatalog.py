@@ -3169,7 +3169,7 @@ _MACROS: dict[str, str] = {
     # half-rounded away from zero (half_rounded); a shift would round negatives down
     "pgc_pg_size_pretty": """MACRO pgc_pg_size_pretty(b) AS (CASE
         WHEN b IS NULL THEN NULL::VARCHAR
-        WHEN abs(b) < 10240 THEN b || ' bytes'
+        WHEN abs(b::HUGEINT) < 10240 THEN b || ' bytes'
         WHEN abs(b // 512) < 20479 THEN pgc_half_rounded(b // 512) || ' kB'
         WHEN abs(b // 524288) < 20479 THEN pgc_half_rounded(b // 524288) || ' MB'
         WHEN abs(b // 536870912) < 20479 THEN pgc_half_rounded(b // 536870912) || ' GB'
@@ -3496,6 +3496,8 @@ def translate_error(exc: BaseException) -> PgError:
         return PgError("22012", "division by zero")
     if first.endswith("interval cannot be 0!"):  # (generate_series' step)
         return PgError("22023", "step size cannot equal zero")
+    if first == "Interval infinite bounds not supported":  # (a series to ±infinity, endless)
+        return PgError("0A000", "generate_series to an infinite bound is not supported by walsender-proxy")
     m = re.search(r"Cannot compare values of type (\w+) and (\w+) in IN/ANY/ALL clause", first)
     if (
         m and m.group(1) in _DUCK_DISPLAY and m.group(2) in _DUCK_DISPLAY

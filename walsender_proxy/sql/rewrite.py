@@ -4228,6 +4228,9 @@ class _Rewriter:
         if sql_function_calls.is_user_call(node):  # (a user's SQL function: its body inlined)
             return sql_function_calls.scalar_call(self, node, scope)
         name = self._func_name(node)
+        if node.func_variadic and not sql_function_calls.is_user_call(node):
+            # (DuckDB's parser has no VARIADIC: an array spread over a variadic parameter)
+            raise self.fail("0A000", f"VARIADIC in a call of {name}() is not supported by walsender-proxy", node)
         if node.agg_distinct and node.agg_order:
             written = {RawStream()(a) for a in node.args or ()}
             if any(RawStream()(sb.node) not in written for sb in node.agg_order):
