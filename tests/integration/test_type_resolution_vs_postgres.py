@@ -233,6 +233,8 @@ CURATED = [
     "SELECT '0/10'::pg_lsn + 16, '0/10'::pg_lsn - 16, 16 + '0/10'::pg_lsn, '0/10'::pg_lsn + 1.5, '0/10'::pg_lsn - 1.5",
     "SELECT '0/10'::pg_lsn - 17", "SELECT 'FFFFFFFF/FFFFFFFF'::pg_lsn + 1", "SELECT 16 - '0/10'::pg_lsn",
     "SELECT '0/10'::pg_lsn + 1.5::float8", "SELECT pg_typeof('0/10'::pg_lsn - '0/9'::pg_lsn), pg_typeof('0/10'::pg_lsn + 1)",
+    # c.f of a row-valued column c is a table c's column for PostgreSQL (42P01); (c).f its field
+    "SELECT t.a FROM (SELECT t FROM rowf t) s", "SELECT (t).a FROM (SELECT t FROM rowf t) s",
     # errors DuckDB's binder finds, as PostgreSQL words them
     "SELECT b FROM rowf, rowf r",
     "SELECT 1 FROM rowf WHERE row_number() OVER () < 10",

@@ -2158,6 +2158,10 @@ class _Rewriter:
                 return _colref(names[0], rel.scalar_column), dict(rel.columns or ()).get(rel.scalar_column)
         else:
             rel = scope.rel(names[-2])
+            if rel is None and len(names) == 2 and scope.cte(names[0]) is None and scope.find(names[0]) is not None:
+                # (a column's field is (c).f: PostgreSQL reads c.f as a table's column, where
+                # DuckDB would take the field of a row-valued column)
+                raise self.fail("42P01", f'missing FROM-clause entry for table "{names[0]}"', node)
             t = None
             for n, ct in rel.columns if rel is not None and rel.columns is not None else ():
                 if n == names[-1]:
