@@ -15,6 +15,7 @@ from contextlib import suppress
 
 from walsender_proxy.backend import logs
 from walsender_proxy.backend.settings import Settings
+from walsender_proxy.server import handover
 from walsender_proxy.server.context import ServerContext
 from walsender_proxy.server.session import Session
 from walsender_proxy.server.tls import make_ssl_context
@@ -63,7 +64,7 @@ class Server:
         hosts = [h.strip() for h in s.listen_addresses.split(",") if h.strip()]
         hosts = ["0.0.0.0" if h == "*" else "127.0.0.1" if h == "localhost" else h for h in hosts]
         for host in hosts:
-            srv = await asyncio.start_server(self._accept, host, s.port, limit=1 << 20)
+            srv = await handover.start_server(self._accept, host, s.port, limit=1 << 20)
             self._servers.append(srv)
             for sock in srv.sockets:
                 addr = sock.getsockname()

@@ -50,6 +50,7 @@ from walsender_proxy.protocol.machine import (
 from walsender_proxy.replication.walsender import WalSender
 from walsender_proxy.server import tls
 from walsender_proxy.server.context import ServerContext
+from walsender_proxy.server.handover import HandoverReader
 from walsender_proxy.server.hba import choose_method, replication_mode
 from walsender_proxy.server.scram import SCRAM_SHA_256, SCRAM_SHA_256_PLUS, ScramError, ScramServer
 from walsender_proxy.sql.executor import USER_REQUEST, Executor, SyntaxErr
@@ -493,7 +494,7 @@ class Session(Conn):
         await self.flush()
         transport = self.writer.transport
         sock = self.writer.get_extra_info("socket")
-        if self.ssl or sock is None or not isinstance(transport, asyncio.Transport):
+        if self.ssl or sock is None or not isinstance(transport, asyncio.Transport) or not isinstance(self.reader, HandoverReader):
             return None
         transport.pause_reading()
         # A read the selector already reported may still be queued in this loop iteration:
@@ -502,13 +503,19 @@ class Session(Conn):
         await asyncio.sleep(0)
         while transport.get_write_buffer_size():
             await asyncio.sleep(0.001)
-        buffered = getattr(self.reader, "_buffer", None)  # read by the transport, not by us
+        buffered = self._take_buffered()  # (read by the transport before it paused)
         if buffered:
-            self.machine.receive_data(bytes(buffered))
-            buffered.clear()
+            self.machine.receive_data(buffered)
         if self.reader.at_eof():
             self.machine.receive_data(b"")
         return int(sock.fileno())
+
+    def _take_buffered(self) -> bytes:
+        """What the transport read and nobody consumed (only a HandoverReader's session
+        hands its socket over)."""
+        reader = self.reader
+        assert isinstance(reader, HandoverReader)
+        return reader.take_buffered()
 
     def _recv_direct(self) -> bytes:
         fd = self._fd
@@ -532,11 +539,9 @@ class Session(Conn):
         transport = self.writer.transport
         if transport.is_reading():
             transport.pause_reading()
-        buffered = getattr(self.reader, "_buffer", None)
-        if not buffered:
+        data = self._take_buffered()
+        if not data:
             return b""
-        data = bytes(buffered)
-        buffered.clear()
         log.warning("session %d: %d bytes reached the transport after the hand-over", self.pid, len(data))
         return data
 
