@@ -90,6 +90,21 @@ SESSION = [
     "CREATE TEMP TABLE t10 (x int)",
     "PREPARE TRANSACTION 'tmp_create'",
     "SELECT count(*), sum(x) FROM t9",
+    # ON COMMIT DELETE ROWS of a table another references: the COMMIT fails (and rolls back)
+    "BEGIN",
+    "CREATE TEMP TABLE t11 (x int PRIMARY KEY) ON COMMIT DELETE ROWS",
+    "CREATE TEMP TABLE t12 (x int REFERENCES t11)",
+    "INSERT INTO t11 VALUES (1)",
+    "COMMIT",
+    "SELECT count(*) FROM pg_class WHERE relname IN ('t11', 't12')",
+    # both emptied at commit: together, as PostgreSQL truncates them
+    "BEGIN",
+    "CREATE TEMP TABLE t13 (x int PRIMARY KEY) ON COMMIT DELETE ROWS",
+    "CREATE TEMP TABLE t14 (x int REFERENCES t13) ON COMMIT DELETE ROWS",
+    "INSERT INTO t13 VALUES (1)",
+    "INSERT INTO t14 VALUES (1)",
+    "COMMIT",
+    "SELECT (SELECT count(*) FROM t13), (SELECT count(*) FROM t14)",
 ]
 COPY_ROWS = [b"1\tone\n", b"2\ttwo\n"]
 
@@ -112,6 +127,9 @@ def test_temporary_tables_answer_as_postgresql(proxy: ProxyServer, pg15: PgClust
         with Client(proxy.dsn()) as other:
             assert other("SELECT * FROM t9")[:2] == ("error", "42P01")
             assert other("CREATE TEMP TABLE t9 (z int)") == ("done", "CREATE TABLE")
+            # (the failed COMMIT above held no lock past its end: DDL goes on)
+            other("SET lock_timeout = '5s'")
+            assert other("CREATE TABLE after_failed_commit (z int)") == ("done", "CREATE TABLE")
     finally:
         ref.close()
         got.close()

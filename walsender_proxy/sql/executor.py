@@ -255,8 +255,14 @@ class Executor:
         try:
             if tx is not None:
                 if commit and tx.state is State.ACTIVE:
-                    self._temp_tables_at_commit(tx)
-                    tx.commit()
+                    try:
+                        self._temp_tables_at_commit(tx)
+                        tx.commit()
+                    except BaseException:
+                        # (a COMMIT that fails rolls back: the transaction's locks go with it)
+                        if tx.state in (State.ACTIVE, State.FAILED):
+                            tx.abort()
+                        raise
                     committed = True
                 elif tx.state in (State.ACTIVE, State.FAILED):
                     tx.abort()
@@ -370,6 +376,7 @@ class Executor:
             return
         tables = tx.catalog().tables.values()
         live = {t.qualified_name for t in tables if t.schema == self.temp_schema}
+        emptied: list[str] = []
         for name, action in list(self._on_commit.items()):
             if name not in live:
                 del self._on_commit[name]  # (dropped, or its creation rolled back)
@@ -377,7 +384,17 @@ class Executor:
                 tx.drop_table(name, cascade=True)
                 del self._on_commit[name]
             elif tx.xid is not None:
-                tx.truncate(name)
+                emptied.append(name)
+        if emptied:  # (together, as PreCommit_on_commit_actions truncates them)
+            try:
+                tx.truncate(emptied)
+            except PgError as e:
+                if e.sqlstate != "0A000" or e.detail is None:
+                    raise
+                raise PgError(
+                    "0A000", "unsupported ON COMMIT and foreign key combination",
+                    detail=f"{e.detail[:-1]}, but they do not have the same ON COMMIT setting.",
+                ) from None
 
     def _drop_temp_tables(self, tx: Transaction) -> None:
         """Every temporary table of this session (DISCARD TEMP, the session's end)."""
