@@ -4232,9 +4232,6 @@ class _Rewriter:
         if sql_function_calls.is_user_call(node):  # (a user's SQL function: its body inlined)
             return sql_function_calls.scalar_call(self, node, scope)
         name = self._func_name(node)
-        if node.func_variadic and not sql_function_calls.is_user_call(node):
-            # (DuckDB's parser has no VARIADIC: an array spread over a variadic parameter)
-            raise self.fail("0A000", f"VARIADIC in a call of {name}() is not supported by walsender-proxy", node)
         if node.agg_distinct and node.agg_order:
             written = {RawStream()(a) for a in node.args or ()}
             if any(RawStream()(sb.node) not in written for sb in node.agg_order):
@@ -4517,6 +4514,10 @@ class _Rewriter:
                 # PostgreSQL has it; DuckDB has none or one that answers differently
                 raise self.fail("0A000", f"function {name}() is not supported by walsender-proxy", node)
             raise self._no_function(name, types, node)
+        if node.func_variadic:
+            # (DuckDB's parser has no VARIADIC: an array spread over a variadic parameter is
+            # taken apart only by the functions that handle it above)
+            raise self.fail("0A000", f"VARIADIC in a call of {name}() is not supported by walsender-proxy", node)
         node.funcname = (_s(_DUCKDB_NAMES.get(name, name)),)
         if name in ("upper", "lower"):  # (the C locale's: ASCII letters only)
             if len(types) != 1 or (types[0] is not None and types[0] != UNKNOWN and types[0].name not in TEXTISH):
@@ -4724,6 +4725,8 @@ class _Rewriter:
     def _emulated(
         self, name: str, fn: Any, node: ast.FuncCall, args: list[ast.Node], types: list[T | None]
     ) -> tuple[ast.Node, T | None]:
+        if node.func_variadic:  # (none of these spreads an array over its parameters)
+            raise self.fail("0A000", f"VARIADIC in a call of {name}() is not supported by walsender-proxy", node)
         lo, hi = fn.arity
         if not lo <= len(args) <= hi:
             raise self._no_function(name, types, node)
