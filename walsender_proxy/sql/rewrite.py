@@ -504,7 +504,7 @@ _OUT_FORMAT = {
 #: it would otherwise yield the input text unchecked and unnormalised (``'1'::money`` is
 #: ``$1.00``, ``'1.2.3.4/32'::inet`` is ``1.2.3.4``).
 UNMODELED_TYPES = frozenset(
-    ["money", "bit", "varbit", "tsvector", "tsquery", "gtsvector", "xml", "inet", "cidr", "macaddr", "macaddr8", "point", "line", "lseg", "box", "path", "polygon", "circle", "int4range", "int8range", "numrange", "tsrange", "tstzrange", "daterange", "int4multirange", "int8multirange", "nummultirange", "tsmultirange", "tstzmultirange", "datemultirange", "txid_snapshot", "pg_snapshot", "aclitem"]
+    ["money", "bit", "varbit", "tsvector", "tsquery", "gtsvector", "xml", "inet", "cidr", "macaddr", "macaddr8", "point", "line", "lseg", "box", "path", "polygon", "circle", "int4range", "int8range", "numrange", "tsrange", "tstzrange", "daterange", "int4multirange", "int8multirange", "nummultirange", "tsmultirange", "tstzmultirange", "datemultirange", "txid_snapshot", "pg_snapshot", "aclitem", "jsonpath"]
 )
 
 #: DuckDB variables the engine sets before a statement that reads them: PostgreSQL's
