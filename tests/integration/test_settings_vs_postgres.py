@@ -204,6 +204,13 @@ SET_SCRIPTS = [
     ["SELECT set_config('lock_timeout', '3000', false), current_setting('lock_timeout')", "SHOW lock_timeout"],
     ["SELECT set_config('logical_decoding_work_mem', '1MB', false)", "SELECT set_config('DateStyle', 'iso,dmy', false)"],
     ["SELECT set_config('lock_timeout', '5 parsecs', false)"],
+    # custom settings (placeholders): any dotted name, any text, transactional, out of pg_settings
+    ["SET app.user_id = '42'", "SHOW app.user_id", "SELECT current_setting('app.user_id'), current_setting('app.nope', true)",
+     "SELECT set_config('app.role', 'reader', false), current_setting('app.role')", "SHOW app.nope",
+     "SELECT count(*) FROM pg_settings WHERE name LIKE 'app.%'"],
+    ["BEGIN", "SET app.t = 'in tx'", "ROLLBACK", "SHOW app.t", "BEGIN", "SET LOCAL app.t = 'local'", "SHOW app.t", "COMMIT",
+     "SHOW app.t", "SET app.t = 'x'", "RESET ALL", "SHOW app.t", "SET a.b.c = 'deep'", "SHOW a.b.c"],
+    ["SET \"bad name.x\" = 1", "SET app.\"9x\" = 1", "SELECT current_setting('App.User_Id', true)"],
 ]
 
 

@@ -445,6 +445,23 @@ def _pg_setting(name: str) -> PgSetting:
     return meta
 
 
+_PLACEHOLDER_PART = re.compile(r"[A-Za-z_\x80-\U0010ffff][A-Za-z0-9_$\x80-\U0010ffff]*")
+
+
+def placeholder_name(name: str) -> bool:
+    """Whether ``name`` may be a custom setting (a placeholder, ``app.user_id``): two or
+    more simple identifiers joined by dots, as guc.c's valid_custom_variable_name checks;
+    42602 for a dotted name that is not one."""
+    if "." not in name:
+        return False
+    if not all(_PLACEHOLDER_PART.fullmatch(part) for part in name.split(".")):
+        raise PgError(
+            "42602", f'invalid configuration parameter name "{name}"',
+            detail="Custom parameter names must be two or more simple identifiers separated by dots.",
+        )
+    return True
+
+
 def _context(key: str) -> str:
     meta = PG_SETTINGS.get(key)
     return meta.context if meta is not None else "user"
@@ -598,16 +615,27 @@ class Settings:
         #: The session values at the transaction's start and at each savepoint (name,
         #: values, SET LOCAL values), to undo SETs of what is rolled back.
         self._saved: list[tuple[str | None, dict[str, str], dict[str, str]]] = []
+        #: Custom settings (placeholders) this session defined, by lower-case name → the
+        #: name as first given; one stays defined, its reset value empty, once set (even
+        #: by a transaction that rolled back), as guc.c's placeholders do.
+        self._placeholders: dict[str, str] = {}
 
     def canonical_name(self, name: str) -> str:
         g = GUCS.get(name.lower())
         if g is not None:
             return g.name
+        if name.lower() in self._placeholders:
+            return self._placeholders[name.lower()]
         return _pg_setting(name).name
+
+    def placeholders(self) -> dict[str, str]:
+        """The custom settings defined in this session: name → value (SHOW and
+        current_setting read them; pg_settings and SHOW ALL leave them out)."""
+        return {name: self.get(key) for key, name in self._placeholders.items()}
 
     def get(self, name: str) -> str:
         key = name.lower()
-        if key not in GUCS:
+        if key not in GUCS and key not in self._placeholders:
             meta = _pg_setting(name)
             return self._base.get(key, _SERVER_DEFAULTS.get(key, meta.boot_val or ""))
         if self._tx_values is not None and key in self._tx_values:
@@ -645,6 +673,8 @@ class Settings:
         the server as it starts the session. Returns True when a reported value changed."""
         key = name.lower()
         g = GUCS.get(key)
+        if g is None and key not in PG_SETTINGS and (key in self._placeholders or placeholder_name(name)):
+            return self._set_placeholder(key, name, value, local=local)
         if g is None:
             meta = _pg_setting(name)
             if meta.context in ("user", "superuser"):
@@ -677,6 +707,23 @@ class Settings:
                 self._tx_values.pop(key, None)
         return g.report and self.get(key) != before
 
+    def _set_placeholder(self, key: str, name: str, value: str | None, *, local: bool) -> bool:
+        """SET/RESET of a custom setting: any text, transactional as every SET is."""
+        self._placeholders.setdefault(key, name)
+        self._base.setdefault(key, "")
+        self.changes += 1
+        if local:
+            if self._tx_values is not None:
+                self._tx_values[key] = "" if value is None else value
+        else:
+            if value is None:
+                self._values.pop(key, None)
+            else:
+                self._values[key] = value
+            if self._tx_values is not None:
+                self._tx_values.pop(key, None)
+        return False
+
     def reset_all(self) -> list[str]:
         """RESET ALL (guc.c's ResetAllOptions): every user and superuser setting back to its
         reset value, whoever asks (no permission check, as in PostgreSQL); backend and
@@ -692,6 +739,10 @@ class Settings:
                 self._tx_values.pop(key, None)
             if g.report and self.get(key) != before:
                 changed.append(g.name)
+        for key in self._placeholders:
+            self._values.pop(key, None)
+            if self._tx_values is not None:
+                self._tx_values.pop(key, None)
         return changed
 
     def sources(self) -> dict[str, tuple[str, str]]:

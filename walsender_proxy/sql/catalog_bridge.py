@@ -46,6 +46,7 @@ def server_info(ex: SessionState) -> pgcatalog.ServerInfo:
 
 def session_info(ex: SessionState) -> pgcatalog.SessionInfo:
     settings = {name: value for name, value, _ in ex.settings.all()}
+    settings.update(ex.settings.placeholders())  # (current_setting reads them too)
     tx = ex.tx
     if tx is not None:
         # the running transaction's own characteristics, as SHOW gives them (BEGIN
