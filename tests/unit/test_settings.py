@@ -93,7 +93,7 @@ def test_settings_the_proxy_would_ignore_are_refused(name: str, value: str) -> N
     ignored."""
     with pytest.raises(PgError) as e:
         Settings().set(name, value)
-    assert e.value.sqlstate == "22023"
+    assert e.value.sqlstate == "0A000"
 
 
 def test_datestyle_in_either_order_and_more_float_digits_are_kept() -> None:

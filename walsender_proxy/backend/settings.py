@@ -403,8 +403,8 @@ def _datestyle(v: str, current: str, reset: str) -> str:
     """DateStyle as PostgreSQL canonicalises it (``'dmy'`` after ``ISO, MDY`` is ``ISO,
     DMY``); output styles other than ISO are refused, the proxy printing ISO only."""
     style, order = _datestyle_parts(v, current, reset)
-    if style != "ISO":
-        raise _invalid("DateStyle", v, detail="The proxy formats dates in ISO style only.")
+    if style != "ISO":  # (a feature the proxy lacks, not a bad value: 0A000)
+        raise PgError("0A000", f'DateStyle "{_DATE_STYLE_SHOWN[style]}" is not supported by walsender-proxy', detail="The proxy formats dates in ISO style only.")
     return f"{_DATE_STYLE_SHOWN[style]}, {order}"
 
 
