@@ -220,6 +220,8 @@ CURATED = [
     "SELECT '010'::xid, '010'::xid8, '0x10'::xid, ' 12'::xid, '4294967296'::xid, '-1'::xid, 'abc'::xid, '-1'::xid8",
     "SELECT '1'::xid = 1, '1'::xid <> '2'::xid, '1'::xid = '1'::xid", "SELECT '1'::xid < '2'::xid", "SELECT '1'::xid + 1",
     "SELECT max(x) FROM (VALUES ('1'::xid)) v(x)", "SELECT x FROM (VALUES ('1'::xid)) v(x) ORDER BY x",
+    "SELECT count(DISTINCT x) FROM (VALUES ('1'::xid), ('1'::xid)) v(x)", "SELECT '1'::xid::bigint", "SELECT '1'::xid8::bigint",
+    "SELECT '1'::xid::text::bigint, '1'::xid8::xid, count(DISTINCT '1'::xid::text)",
     "SELECT length(repeat('x', 70)::name), length(repeat('é', 40)::name), repeat('ab', 40)::name, 'abc'::name",
     # pg_lsn compares, sorts, and takes min/max as the number it is; its input is checked and normalised
     "SELECT f FROM (VALUES ('0/10'::pg_lsn), ('0/9'::pg_lsn), ('A/1'::pg_lsn), ('1/0'::pg_lsn)) v(f) ORDER BY f",

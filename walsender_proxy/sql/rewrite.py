@@ -2208,6 +2208,8 @@ class _Rewriter:
                 raise self.fail("42883", "could not identify an ordering operator for type xid", node, hint="Use an explicit ordering operator or modify the query.")
             if what in ("min()", "max()"):
                 raise self.fail("42883", f"function {what[:-2]}(xid) does not exist", node, hint=json_exprs.NO_FUNCTION_HINT)
+            if what == "DISTINCT":  # (an aggregate's)
+                raise self.fail("42883", "could not identify an ordering operator for type xid", node, detail="Aggregates with DISTINCT must be able to sort their inputs.")
         if any(t is not None and t.name == "jsonb" for t in types):
             if what in ("min()", "max()"):
                 raise self.fail("42883", f"function {what[:-2]}(jsonb) does not exist", node, hint=json_exprs.NO_FUNCTION_HINT)
@@ -2821,6 +2823,9 @@ class _Rewriter:
         self._typed_empty_array = isinstance(node.arg, ast.A_ArrayExpr) and not node.arg.elements
         self._array_cast_target = target if isinstance(node.arg, ast.A_ArrayExpr) and is_array else None
         arg, t = self.expr(node.arg, scope)
+        if not is_array and t is not None and t.name in ("xid", "xid8") and target in ("int2", "int4", "int8", "numeric", "oid"):
+            # (pg_cast has no cast from xid or xid8 to a number; text is the way)
+            raise self.fail("42846", f"cannot cast type {t.name} to {_type_display(T(target))}", node)
         if not is_array and t is not None and (t.name, target) in _DATETIME_CASTS and not typmods:
             # pg_cast's time → interval, interval → time (DuckDB has neither), and a date's
             # range check on its way to a timestamp (22008 past 294276 AD)
