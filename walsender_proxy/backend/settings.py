@@ -695,16 +695,8 @@ class Settings:
             self._base[key] = value
             if startup:
                 self._client.add(key)
-        elif local:
-            if self._tx_values is not None:
-                self._tx_values[key] = self._base[key] if value is None else value
         else:
-            if value is None:
-                self._values.pop(key, None)
-            else:
-                self._values[key] = value
-            if self._tx_values is not None:
-                self._tx_values.pop(key, None)
+            self._store(key, value, local)
         return g.report and self.get(key) != before
 
     def _set_placeholder(self, key: str, name: str, value: str | None, *, local: bool) -> bool:
@@ -712,17 +704,21 @@ class Settings:
         self._placeholders.setdefault(key, name)
         self._base.setdefault(key, "")
         self.changes += 1
+        self._store(key, value, local)
+        return False
+
+    def _store(self, key: str, value: str | None, local: bool) -> None:
+        """A SET (``None``: RESET) for the session, or with ``local`` for the transaction."""
         if local:
             if self._tx_values is not None:
-                self._tx_values[key] = "" if value is None else value
+                self._tx_values[key] = self._base[key] if value is None else value
+            return
+        if value is None:
+            self._values.pop(key, None)
         else:
-            if value is None:
-                self._values.pop(key, None)
-            else:
-                self._values[key] = value
-            if self._tx_values is not None:
-                self._tx_values.pop(key, None)
-        return False
+            self._values[key] = value
+        if self._tx_values is not None:
+            self._tx_values.pop(key, None)
 
     def reset_all(self) -> list[str]:
         """RESET ALL (guc.c's ResetAllOptions): every user and superuser setting back to its
