@@ -330,9 +330,13 @@ class Check:
 
     @staticmethod
     def fill(text: str, names: Mapping[int, str]) -> str:
-        """``text`` with each column mark replaced by ``names[attnum]``."""
-        parts = text.split(CHECK_MARK)
-        return "".join(names[int(p)] if i % 2 else p for i, p in enumerate(parts))
+        return fill_marks(text, names)
+
+
+def fill_marks(text: str, names: Mapping[int, str]) -> str:
+    """``text`` with each :data:`CHECK_MARK` column mark replaced by ``names[attnum]``."""
+    parts = text.split(CHECK_MARK)
+    return "".join(names[int(p)] if i % 2 else p for i, p in enumerate(parts))
 
 
 @dataclass(frozen=True, slots=True)
@@ -629,10 +633,37 @@ class Function:
 
 
 @dataclass(frozen=True, slots=True)
+class RowFilterExpr:
+    """A publication's row filter for one table (``pg_publication_rel.prqual``) as the SQL
+    layer cooked it: ``expr`` is what ``pg_get_expr`` prints, ``duck`` the same condition
+    as a DuckDB expression the decoder evaluates over a change's rows, both naming columns
+    by :data:`CHECK_MARK`-delimited attnums (so a renamed column follows); ``attnums`` the
+    columns it reads. A filter kept before filters were cooked (a bare text in the catalog)
+    has that text in ``expr`` and no ``duck``: decoding refuses it rather than guess."""
+
+    expr: str
+    duck: str
+    attnums: tuple[int, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"expr": self.expr, "duck": self.duck, "attnums": list(self.attnums)}
+
+    @classmethod
+    def from_json(cls, d: str | Mapping[str, Any]) -> RowFilterExpr:
+        if isinstance(d, str):
+            return cls(d, "", ())
+        return cls(d["expr"], d["duck"], tuple(d["attnums"]))
+
+    def columns(self, t: Table) -> set[str]:
+        """The names in ``t`` of the columns the filter reads."""
+        return {c.name for c in t.columns if c.attnum in self.attnums}
+
+
+@dataclass(frozen=True, slots=True)
 class PublicationTable:
     table_oid: int
     columns: tuple[str, ...] | None = None
-    row_filter: str | None = None  # SQL expression text, as pg_get_expr would print it
+    row_filter: RowFilterExpr | None = None
 
 
 #: A session's temporary tables live in a schema of this prefix (``pg_temp_<pid>``).
@@ -680,7 +711,11 @@ class Publication:
             "ops": [self.insert, self.update, self.delete, self.truncate],
             "via_root": self.via_root,
             "tables": [
-                [pt.table_oid, list(pt.columns) if pt.columns is not None else None, pt.row_filter]
+                [
+                    pt.table_oid,
+                    list(pt.columns) if pt.columns is not None else None,
+                    pt.row_filter.to_json() if pt.row_filter is not None else None,
+                ]
                 for pt in self.tables
             ],
             "schemas": list(self.schemas),
@@ -700,7 +735,11 @@ class Publication:
             trunc,
             d["via_root"],
             tuple(
-                PublicationTable(oid, tuple(cols) if cols is not None else None, flt)
+                PublicationTable(
+                    oid,
+                    tuple(cols) if cols is not None else None,
+                    RowFilterExpr.from_json(flt) if flt is not None else None,
+                )
                 for oid, cols, flt in d["tables"]
             ),
             tuple(d["schemas"]),

@@ -11,7 +11,7 @@ import pyarrow as pa
 from decoding import records as R
 from decoding.catalog import RID
 from decoding.reorder import DecodedTxn
-from walsender_proxy.lake import Lake, LakeSettings
+from walsender_proxy.lake import Lake, LakeSettings, PubTable, Transaction
 from walsender_proxy.lake.lake import load_change
 
 #: No fsync, no background thread: what most lake tests run under.
@@ -63,3 +63,18 @@ def commit_points(lake: Lake) -> list[tuple[int, int]]:
         for e in lake.log.read()
         if isinstance(e.record, (R.Commit, R.CommitPrepared))
     ]
+
+
+def cooked(tx: Transaction, tables: Sequence[str | PubTable]) -> list[str | PubTable]:
+    """``tables`` with each row filter written as SQL text cooked for its table, as
+    ``CREATE PUBLICATION … WHERE (…)`` cooks it (the tables must exist in ``tx``)."""
+    from dataclasses import replace
+
+    from walsender_proxy.sql import rowfilter_sql
+
+    out: list[str | PubTable] = []
+    for pt in tables:
+        if isinstance(pt, PubTable) and isinstance(pt.row_filter, str):
+            pt = replace(pt, row_filter=rowfilter_sql.from_text(pt.row_filter, tx.table(pt.name)))
+        out.append(pt)
+    return out

@@ -61,7 +61,15 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from decoding import records as R
-from decoding.catalog import FIRST_USER_OID, Catalog, CatalogOp, Column, Publication, Table
+from decoding.catalog import (
+    FIRST_USER_OID,
+    Catalog,
+    CatalogOp,
+    Column,
+    Publication,
+    RowFilterExpr,
+    Table,
+)
 from decoding.errors import PgError
 from decoding.pgoutput import rowfilter
 from decoding.pgoutput.options import PgOutputOptions
@@ -474,14 +482,14 @@ class PgOutput:
     @staticmethod
     def _row_filters(t: Table, pubs: list[Publication]) -> dict[str, RowFilter]:
         no_filter = {"I": False, "U": False, "D": False}
-        found: dict[str, list[str]] = {"I": [], "U": [], "D": []}
+        found: dict[str, list[RowFilterExpr]] = {"I": [], "U": [], "D": []}
         for p in pubs:
-            text = None
+            flt = None
             if not p.all_tables and t.schema not in p.schemas:
                 pt = p.entry(t.oid)
-                text = pt.row_filter if pt is not None else None
+                flt = pt.row_filter if pt is not None else None
             acts = {"I": p.insert, "U": p.update, "D": p.delete}
-            if text is None:
+            if flt is None:
                 for a, on in acts.items():
                     no_filter[a] |= on
                 if all(no_filter.values()):
@@ -489,7 +497,7 @@ class PgOutput:
                 continue
             for a, on in acts.items():
                 if on and not no_filter[a]:
-                    found[a].append(text)
+                    found[a].append(flt)
         return {a: RowFilter(t, f) for a, f in found.items() if f and not no_filter[a]}
 
     @staticmethod

@@ -25,6 +25,7 @@ import psycopg
 import pytest
 from psycopg.adapt import Loader
 
+from tests.lakeutil import cooked
 from tests.pgcluster import PgCluster
 from tests.pgcompare import raw_outcome
 from walsender_proxy.lake import Lake, LakeSettings, PubTable
@@ -53,7 +54,7 @@ ALTER TABLE public.t_full REPLICA IDENTITY FULL;
 CREATE TABLE public.t_uidx (id integer NOT NULL, code text NOT NULL, v text);
 CREATE UNIQUE INDEX ON public.t_uidx (id, code);
 ALTER TABLE public.t_uidx REPLICA IDENTITY USING INDEX t_uidx_id_code_idx;
-CREATE TABLE public.t_filtered (id integer PRIMARY KEY, region text, secret text, amount numeric);
+CREATE TABLE public.t_filtered (id integer PRIMARY KEY, region text, secret text, amount numeric(12,2));
 CREATE TABLE public.t_nothing (id bigint, v varchar);
 ALTER TABLE public.t_nothing REPLICA IDENTITY NOTHING;
 CREATE TABLE public.t_dropped (id integer PRIMARY KEY, gone text, kept text);
@@ -120,7 +121,7 @@ def build_lake(root: Path) -> Lake:
         tx.create_index("public.t_nokey", None, ["v"], method="hash")
         tx.create_table(
             "public.t_filtered",
-            [("id", "integer"), ("region", "text"), ("secret", "text"), ("amount", "numeric")],
+            [("id", "integer"), ("region", "text"), ("secret", "text"), ("amount", "numeric(12,2)")],
             primary_key=["id"],
         )
         tx.create_table(
@@ -160,12 +161,10 @@ def build_lake(root: Path) -> Lake:
         )
         tx.create_publication(
             "pub_filter",
-            tables=[
-                PubTable(
-                    "public.t_filtered", ("id", "region", "amount"), "region = 'eu' AND amount > 10"
-                ),
+            tables=cooked(tx, [
+                PubTable("public.t_filtered", ("id", "region", "amount"), "region = 'eu' AND amount > 10"),
                 "public.t_nothing",
-            ],
+            ]),
             publish="insert",
         )
         tx.create_publication("pub_all", all_tables=True, publish="insert, update")

@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from decoding.catalog import RowFilterExpr
 from decoding.errors import PgError
 from decoding.pgoutput import (
     UNCHANGED,
@@ -43,11 +44,10 @@ from decoding.pgoutput import (
 )
 from decoding.pgoutput.options import PgOutputOptions, split_identifier_string
 from decoding.pgoutput.plugin import PgOutput
-from decoding.pgoutput.rowfilter import duckdb_expression
 from decoding.pgtypes import parse_type
 from decoding.pgvalues import text_encoder
 from decoding.reorder import DecodedTxn, Ended, ReorderBuffer, committed_after
-from tests.lakeutil import MakeLake
+from tests.lakeutil import MakeLake, cooked
 from tests.unit.pgoutput_fixtures import CAPTURES_DIR, load_connection
 from walsender_proxy.lake import Lake, LakeSettings, PubTable, Sql
 
@@ -117,6 +117,8 @@ def setup_t(lake: Lake, *, identity: str = "d", **pub: Any) -> None:
             tx.set_replica_identity("t", "index", ["id", "region"])
         elif identity != "d":
             tx.set_replica_identity("t", {"f": "full", "n": "nothing"}[identity])
+        if "tables" in pub:
+            pub["tables"] = cooked(tx, pub["tables"])
         tx.create_publication("p", **pub)
 
 
@@ -480,15 +482,9 @@ def test_row_filter_null_is_false_and_casts(lake):
     assert [m.new.values[0] for m in s.decoded() if isinstance(m, Insert)] == [b"2", b"3"]
 
 
-def test_duckdb_expression_rewrites_outside_literals():
-    assert duckdb_expression("(amount > (10)::numeric)") == "(amount > (10)::DOUBLE)"
-    assert duckdb_expression("(x::numeric(5,2) > 1)") == "(x::numeric(5,2) > 1)"
-    assert duckdb_expression("(v = '::numeric'::text)") == "(v = '::numeric'::text)"
-    assert duckdb_expression('("::jsonb" = CAST(j AS jsonb))') == '("::jsonb" = CAST(j AS VARCHAR))'
-
-
-def test_unrunnable_row_filter_is_an_error_not_a_leak(lake):
-    setup_t(lake, tables=[PubTable("t", None, "no_such_function(region)")])
+def test_uncooked_row_filter_is_refused_not_guessed(lake):
+    # (a catalog written before filters were cooked keeps only the text)
+    setup_t(lake, tables=[PubTable("t", None, RowFilterExpr("(region = 'eu')", "", ()))])
     s = Stream(lake, opts("p"))
     with lake.begin() as tx:
         tx.insert("t", [{"id": 1, "region": "eu"}])
@@ -497,13 +493,27 @@ def test_unrunnable_row_filter_is_an_error_not_a_leak(lake):
     assert ei.value.sqlstate == "0A000"
 
 
+@pytest.mark.parametrize(
+    ("flt", "n", "error"),
+    [("100 / n > 1", 0, ("22012", "division by zero")), ("n * 1000000 > 0", 3000, ("22003", "integer out of range"))],
+)
+def test_row_filter_errors_as_the_executor_raises_them(lake, flt, n, error):
+    setup_t(lake, tables=[PubTable("t", None, flt)])
+    s = Stream(lake, opts("p"))
+    with lake.begin() as tx:
+        tx.insert("t", [{"id": 1, "region": "eu", "n": n}])
+    with pytest.raises(PgError) as ei:
+        s.messages()
+    assert (ei.value.sqlstate, ei.value.message) == error
+
+
 def test_row_filters_combine_per_action(lake):
     with lake.begin() as tx:
         tx.create_table("t", [("id", "integer", True), ("region", "text", True)],
                         primary_key=["id"])  # fmt: skip
         tx.set_replica_identity("t", "index", ["id", "region"])
-        tx.create_publication("eu", tables=[PubTable("t", None, "region = 'eu'")])
-        tx.create_publication("us", tables=[PubTable("t", None, "region = 'us'")])
+        tx.create_publication("eu", tables=cooked(tx, [PubTable("t", None, "region = 'eu'")]))
+        tx.create_publication("us", tables=cooked(tx, [PubTable("t", None, "region = 'us'")]))
         tx.create_publication("ins", tables=["t"], publish="insert")
     # two filters: OR
     s = Stream(lake, opts("eu", "us"))
@@ -592,7 +602,7 @@ def test_schema_and_all_tables_publications(lake):
         tx.create_table("s1.a", [("id", "bigint", True)], primary_key=["id"])
         tx.create_table("b", [("id", "bigint", True)], primary_key=["id"])
         tx.create_publication("sch", schemas=["s1"])
-        tx.create_publication("flt", tables=[PubTable("s1.a", None, "id > 100")])
+        tx.create_publication("flt", tables=cooked(tx, [PubTable("s1.a", None, "id > 100")]))
     s = Stream(lake, opts("sch", "flt"))  # the schema publication lifts the filter
     with lake.begin() as tx:
         tx.insert("s1.a", [{"id": 1}])
@@ -954,7 +964,7 @@ def scenario_schema(lake: Lake) -> None:
         )
         tx.create_publication(
             "pub_filter",
-            tables=[PubTable("t_filtered", ("id", "region", "amount"), "region = 'eu'")],
+            tables=cooked(tx, [PubTable("t_filtered", ("id", "region", "amount"), "region = 'eu'")]),
         )
 
 

@@ -15,7 +15,7 @@ from decoding.pgoutput import decode_message
 from decoding.pgoutput.options import PgOutputOptions
 from decoding.pgoutput.plugin import PgOutput, RowBatch, _rebatch
 from decoding.reorder import ChangeList, DecodedTxn, committed_after
-from tests.lakeutil import MakeLake
+from tests.lakeutil import MakeLake, cooked
 from walsender_proxy.lake import Lake, LakeSettings, PubTable, Sql
 from walsender_proxy.protocol.replication import encode_xlogdata_message
 from walsender_proxy.replication import stream as W
@@ -44,7 +44,7 @@ def mixed_workload(lake: Lake, n: int = 300) -> tuple[int, int]:
         )
         tx.set_replica_identity("t", "full")
         tx.create_table("u", [("id", "int", True), ("v", "text")], primary_key=["id"])
-        tx.create_publication("p", tables=[PubTable("t", None, "region <> 'xx'"), "u"])
+        tx.create_publication("p", tables=cooked(tx, [PubTable("t", None, "region <> 'xx'"), "u"]))
     start, csn = lake.log.insert_lsn, lake.frontier
     rows = [
         {"id": i, "region": None if i % 11 == 0 else ("eu" if i % 3 else "xx"), "n": i,

@@ -110,6 +110,15 @@ def generate(dsn: str) -> str:
                ORDER BY p.proname, p.oid"""
         ).fetchall():
             functions.setdefault(name, []).append((tuple(args), variadic, defaults))
+        kinds: dict[str, str] = {}
+        for name, kind in conn.execute(
+            """SELECT proname, string_agg(DISTINCT k, '' ORDER BY k)
+               FROM (SELECT proname, CASE WHEN prokind IN ('a', 'w') THEN prokind::text
+                                          WHEN proretset THEN 'r' ELSE provolatile::text END AS k
+                     FROM pg_proc WHERE pronamespace = 'pg_catalog'::regnamespace AND prokind <> 'p') p
+               GROUP BY proname ORDER BY proname"""
+        ).fetchall():
+            kinds[name] = kind
     out.append("#: (operator, left type, right type) → (oprleft, oprright, oprresult) of the operator")
     out.append("#: PostgreSQL 15 resolves it to; ('error', sqlstate, message, hint) when it refuses.")
     out.append("OPERATORS = {")
@@ -141,6 +150,13 @@ def generate(dsn: str) -> str:
     out.append("#: (argument type names, the VARIADIC element type or None, how many have defaults).")
     out.append("FUNCTIONS = {")
     out.extend(f"    {k!r}: {tuple(v)!r}," for k, v in functions.items())
+    out.append("}")
+    out.append("")
+    out.append("#: What the overloads of each pg_catalog function name are, one letter per kind present:")
+    out.append("#: a aggregate, w window, r set-returning, else provolatile (i immutable, s stable,")
+    out.append("#: v volatile).")
+    out.append("FUNCTION_KINDS = {")
+    out.extend(f"    {k!r}: {v!r}," for k, v in kinds.items())
     out.append("}")
     out.append("")
     return "\n".join(out)

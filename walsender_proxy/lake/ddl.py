@@ -17,11 +17,11 @@ from decoding.catalog import (
     ColumnDefault,
     Publication,
     PublicationTable,
+    RowFilterExpr,
     Table,
     is_temp_schema,
     pkey_name,
 )
-from decoding.pgoutput import rowfilter
 from decoding.pgtypes import ColumnType, parse_type
 from walsender_proxy.lake import check_ddl, foreign_key_ddl, index_ddl
 from walsender_proxy.lake.errors import LakeError
@@ -52,7 +52,7 @@ class PubTable:
 
     name: str
     columns: tuple[str, ...] | None = None
-    row_filter: str | None = None
+    row_filter: RowFilterExpr | None = None
 
 
 def _split(name: str, search_path: Sequence[str]) -> tuple[str, str]:
@@ -366,11 +366,13 @@ def drop_column(
     ops += [{"op": "drop_sequence", "oid": sq.oid} for sq in owned_sequences(cat, t.oid, col.attnum)]
     for p in cat.publications.values():
         pt = p.entry(t.oid)
-        if pt is not None and pt.columns and name in pt.columns:
+        in_filter = pt is not None and pt.row_filter is not None and col.attnum in pt.row_filter.attnums
+        if pt is not None and (in_filter or (pt.columns and name in pt.columns)):
             raise LakeError(
                 "2BP01",
                 f"cannot drop column {name} of table {t.name} because other objects depend on it",
                 detail=f"publication of table {t.name} in publication {p.name} depends on column {name} of table {t.name}",
+                hint="Use DROP ... CASCADE to drop the dependent objects too.",
             )
     return ops, None
 
@@ -398,13 +400,6 @@ def rename_column(
         pt = p.entry(t.oid)
         if pt is None:
             continue
-        if pt.row_filter is not None and name in rowfilter.filter_columns(pt.row_filter):
-            # PostgreSQL keeps the filter as a tree of attnums; the lake keeps its text.
-            raise LakeError(
-                "0A000",
-                f'renaming column "{name}" used in the row filter of publication "{p.name}" '
-                "is not supported by walsender-proxy",
-            )
         if pt.columns is not None and name in pt.columns:
             moved = replace(pt, columns=renamed(pt.columns))
             entries = tuple(moved if x is pt else x for x in p.tables)
@@ -537,8 +532,24 @@ def _pub_tables(
                 )
         if any(x.table_oid == t.oid for x in out):
             raise LakeError("42710", f'relation "{t.name}" is already member of publication')
+        if pt.row_filter is not None and not isinstance(pt.row_filter, RowFilterExpr):
+            raise TypeError(
+                "a row filter is given cooked: walsender_proxy.sql.rowfilter_sql.from_text(text, table)"
+            )
         out.append(PublicationTable(t.oid, pt.columns, pt.row_filter))
     return out
+
+
+def _no_column_lists_with_schemas(cat: Catalog, name: str, entries: Sequence[PublicationTable], schemas: bool) -> None:
+    """CheckPubRelationColumnList: a publication with TABLES IN SCHEMA takes no column list."""
+    for e in entries:
+        if schemas and e.columns is not None:
+            t = cat.tables[e.table_oid]
+            raise LakeError(
+                "22023",
+                f'cannot use column list for relation "{t.schema}.{t.name}" in publication "{name}"',
+                detail="Column lists cannot be specified in publications containing FOR TABLES IN SCHEMA elements.",
+            )
 
 
 def create_publication(
@@ -558,6 +569,8 @@ def create_publication(
         if s not in cat.schemas:
             raise LakeError("3F000", f'schema "{s}" does not exist')
     ops = parse_publish(publish)
+    entries = _pub_tables(cat, tables, search_path)
+    _no_column_lists_with_schemas(cat, name, entries, bool(schemas))
     p = Publication(
         alloc(),
         name,
@@ -567,7 +580,7 @@ def create_publication(
         ops["delete"],
         ops["truncate"],
         via_root,
-        tuple(_pub_tables(cat, tables, search_path)),
+        tuple(entries),
         tuple(schemas),
     )
     return [{"op": "put_publication", "publication": p.to_json()}], None
@@ -578,7 +591,7 @@ def alter_publication(
     alloc: Alloc,
     name: str,
     add_tables: Sequence[str | PubTable],
-    drop_tables: Sequence[str],
+    drop_tables: Sequence[str | PubTable],
     set_tables: Sequence[str | PubTable] | None,
     add_schemas: Sequence[str],
     drop_schemas: Sequence[str],
@@ -606,22 +619,36 @@ def alter_publication(
     tables = list(p.tables)
     if set_tables is not None:
         tables = _pub_tables(cat, set_tables, search_path)
-    for e in _pub_tables(cat, add_tables, search_path):
+        _no_column_lists_with_schemas(cat, name, tables, bool(set_schemas))
+    added = _pub_tables(cat, add_tables, search_path)
+    _no_column_lists_with_schemas(cat, name, added, bool(add_schemas or p.schemas))
+    for e in added:
         if any(x.table_oid == e.table_oid for x in tables):
             t = cat.tables[e.table_oid]
             raise LakeError(
                 "42710", f'relation "{t.name}" is already member of publication "{name}"'
             )
         tables.append(e)
-    for dname in drop_tables:
-        t = cat.resolve_table(dname, search_path)
+    for d in drop_tables:
+        entry = d if isinstance(d, PubTable) else PubTable(d)
+        if entry.columns is not None:
+            raise LakeError("42601", "column list must not be specified in ALTER PUBLICATION ... DROP")
+        t = cat.resolve_table(entry.name, search_path)
         if not any(x.table_oid == t.oid for x in tables):
             raise LakeError("42704", f'relation "{t.name}" is not part of the publication')
+        if entry.row_filter is not None:
+            raise LakeError("42601", "cannot use a WHERE clause when removing a table from a publication")
         tables = [x for x in tables if x.table_oid != t.oid]
     schemas = list(p.schemas) if set_schemas is None else list(set_schemas)
     for s in [*add_schemas, *(set_schemas or [])]:
         if s not in cat.schemas:
             raise LakeError("3F000", f'schema "{s}" does not exist')
+    if add_schemas and any(x.columns is not None for x in tables):
+        raise LakeError(
+            "22023",
+            f'cannot add schema to publication "{name}"',
+            detail="Schemas cannot be added if any tables that specify a column list are already part of the publication.",
+        )
     for s in add_schemas:
         if s in schemas:
             raise LakeError("42710", f'schema "{s}" is already member of publication "{name}"')

@@ -37,7 +37,6 @@ from decoding.catalog import (
 )
 from decoding.catalog import Sequence as CatalogSequence
 from decoding.errors import PgError
-from decoding.pgoutput import rowfilter
 from decoding.pgtypes import ColumnType, parse_type
 from decoding.pgvalues.typmod import SUBSECOND_TYPES, round_times
 from walsender_proxy.lake import (
@@ -527,14 +526,19 @@ class Transaction:
         t = self.table(table)
         return self._guard(self.update_rows, t, old, new, None if changed is None else frozenset(changed))
 
+    def check_publishable(self, table: str | Table, op: str) -> None:
+        """PostgreSQL's check at executor start of an UPDATE or DELETE (``op``) of a
+        published table, whether or not a row is then touched."""
+        check_replica_identity(self.catalog(), self.table(table), op)
+
     def update_rows(self, t: Table, old: pa.Table, new: pa.Table, changed: frozenset[str] | None) -> int:
         """Write an UPDATE's rows to the table version ``t`` inside the running statement
         (the caller checked the transaction is writable and guards the statement), as
         :meth:`apply_update` and a cascading foreign key do. ``changed``: the columns the
         statement assigns (None: any)."""
+        check_replica_identity(self.catalog(), t, "update")  # (at executor start: rows or none)
         if old.num_rows == 0:
             return 0
-        check_replica_identity(self.catalog(), t, "update")
         held = checks.any_held(self, t)
         if not held:
             self._check_not_null(t, new)
@@ -566,9 +570,9 @@ class Transaction:
         """Delete rows of the table version ``t`` inside the running statement (the caller
         checked the transaction is writable and guards the statement), as
         :meth:`apply_delete` and a cascading foreign key do."""
+        check_replica_identity(self.catalog(), t, "delete")
         if old.num_rows == 0:
             return 0
-        check_replica_identity(self.catalog(), t, "delete")
         old = _conform_table(t, old)
         with self.lake.dml_lock:
             self._lock_rows(t, old.column(RID))
@@ -1728,35 +1732,34 @@ def _to_arrow_schema(t: Table, rows: Any) -> pa.Table:
 
 
 def check_replica_identity(cat: Catalog, t: Table, op: str) -> None:
-    """What PostgreSQL checks before an UPDATE/DELETE of a published table: the change
-    must be publishable — a replica identity exists, row-filter columns are part of it, and
-    a column list covers it."""
+    """What PostgreSQL checks before an UPDATE/DELETE of a published table
+    (``CheckCmdReplicaIdentity``): first, over every publication publishing the action,
+    that row-filter columns are part of the replica identity (any under FULL) and a column
+    list covers it; then that a replica identity exists."""
     verb = "update" if op == "update" else "delete from"
     ident = set(t.identity_columns())
-    for p in cat.publications_for(t):
-        if not (p.update if op == "update" else p.delete):
-            continue
-        if not ident:
-            raise LakeError(
-                "55000",
-                f'cannot {verb} table "{t.name}" because it does not have a replica identity and publishes {op}s',
-                hint=f"To enable {'updating' if op == 'update' else 'deleting from'} the table, set REPLICA IDENTITY using ALTER TABLE.",
-            )
-        entry = p.entry(t.oid)
-        if entry is None:
-            continue
-        if entry.row_filter and t.replica_identity != "f" and not rowfilter.filter_columns(entry.row_filter) <= ident:
+    pubs = [p for p in cat.publications_for(t) if (p.update if op == "update" else p.delete)]
+    entries = [e for e in (p.entry(t.oid) for p in pubs) if e is not None]
+    for e in entries:
+        if e.row_filter is not None and t.replica_identity != "f" and not e.row_filter.columns(t) <= ident:
             raise LakeError(
                 "42P10",
                 f'cannot {verb} table "{t.name}"',
                 detail="Column used in the publication WHERE expression is not part of the replica identity.",
             )
-        if entry.columns is not None and not ident <= set(entry.columns):
+    for e in entries:
+        if e.columns is not None and not ident <= set(e.columns):
             raise LakeError(
                 "42P10",
                 f'cannot {verb} table "{t.name}"',
                 detail="Column list used by the publication does not cover the replica identity.",
             )
+    if pubs and not ident:
+        raise LakeError(
+            "55000",
+            f'cannot {verb} table "{t.name}" because it does not have a replica identity and publishes {op}s',
+            hint=f"To enable {'updating' if op == 'update' else 'deleting from'} the table, set REPLICA IDENTITY using ALTER TABLE.",
+        )
 
 
 def conform(arr: pa.Array | pa.ChunkedArray, c: Column) -> pa.Array | pa.ChunkedArray:

@@ -8,12 +8,13 @@ tree — including the full PostgreSQL 15 publication grammar — and says "not 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pglast import ast, enums
 from pglast.stream import RawStream
 
-from decoding.catalog import ColumnDefault, is_temp_schema
+from decoding.catalog import ColumnDefault, RowFilterExpr, is_temp_schema
 from decoding.errors import PgError
 from decoding.pgtypes import parse_type
 from walsender_proxy.backend.outcomes import Notice
@@ -26,6 +27,7 @@ from walsender_proxy.sql import (
     index_sql,
     pgcatalog_defs,
     reloptions,
+    rowfilter_sql,
 )
 from walsender_proxy.sql.ddl_names import (
     cascaded,
@@ -592,8 +594,11 @@ def _pub_options(options: Any) -> tuple[str | None, bool | None]:
     return publish, via_root
 
 
-def _pub_objects(objs: Any) -> tuple[list[PubTable], list[str]]:
+def _pub_objects(tx: Transaction, objs: Any, *, cook: bool = True) -> tuple[list[PubTable], list[str]]:
+    """The tables (their row filters cooked, once every table named exists: PostgreSQL
+    opens them all first) and schemas of a publication's object list."""
     tables: list[PubTable] = []
+    wheres: list[Any] = []
     schemas: list[str] = []
     last_kind = None
     for o in objs or ():
@@ -606,15 +611,36 @@ def _pub_objects(objs: Any) -> tuple[list[PubTable], list[str]]:
         ):
             pt = o.pubtable
             cols = tuple(c.sval for c in pt.columns) if pt.columns else None
-            flt = expr_text(pt.whereClause) if pt.whereClause is not None else None
-            tables.append(PubTable(qualified(pt.relation), cols, flt))
+            tables.append(PubTable(qualified(pt.relation), cols))
+            wheres.append(pt.whereClause)
         elif kind == enums.PublicationObjSpecType.PUBLICATIONOBJ_TABLES_IN_SCHEMA:
             schemas.append(o.name)
         elif kind == enums.PublicationObjSpecType.PUBLICATIONOBJ_TABLES_IN_CUR_SCHEMA:
-            schemas.append("public")
+            schemas.append(_current_schema(tx))
         else:
             raise unsupported("this publication object")
+    if any(w is not None for w in wheres):
+        try:
+            found = [tx.table(t.name) for t in tables]
+        except PgError:  # (the lake raises its error for the missing one)
+            found = []
+        if found:
+            tables = [
+                replace(t, row_filter=rowfilter_sql.cook(w, f) if cook else RowFilterExpr("", "", ()))
+                if w is not None else t
+                for t, w, f in zip(tables, wheres, found, strict=True)
+            ]  # fmt: skip
     return tables, schemas
+
+
+def _current_schema(tx: Transaction) -> str:
+    """``TABLES IN SCHEMA CURRENT_SCHEMA``: the first schema of search_path that exists."""
+    try:
+        return tx.creation_schema()
+    except PgError as e:
+        if e.sqlstate == "3F000":
+            raise PgError("3F000", "no schema has been selected for CURRENT_SCHEMA") from None
+        raise
 
 
 def create_publication(tx: Transaction, s: ast.CreatePublicationStmt) -> str:
@@ -622,7 +648,7 @@ def create_publication(tx: Transaction, s: ast.CreatePublicationStmt) -> str:
 
     publish, via_root = _pub_options(s.options)
     sql_functions.no_user_functions_in_row_filters(tx, s.pubobjects)
-    tables, schemas = _pub_objects(s.pubobjects)
+    tables, schemas = _pub_objects(tx, s.pubobjects)
     tx.create_publication(
         s.pubname,
         all_tables=bool(s.for_all_tables),
@@ -638,15 +664,18 @@ def alter_publication(tx: Transaction, s: ast.AlterPublicationStmt) -> str:
     from walsender_proxy.sql import sql_functions
 
     publish, via_root = _pub_options(s.options)
-    sql_functions.no_user_functions_in_row_filters(tx, s.pubobjects)
-    tables, schemas = _pub_objects(s.pubobjects)
     action = s.action
+    dropping = action == enums.AlterPublicationAction.AP_DropObjects
+    if not dropping:
+        sql_functions.no_user_functions_in_row_filters(tx, s.pubobjects)
+    # (a WHERE on a table being dropped is only PostgreSQL's 42601, never analysed)
+    tables, schemas = _pub_objects(tx, s.pubobjects, cook=not dropping)
     kw: dict[str, Any] = {"publish": publish, "publish_via_partition_root": via_root}
     if s.pubobjects:
         if action == enums.AlterPublicationAction.AP_AddObjects:
             kw.update(add_tables=tables, add_schemas=schemas)
         elif action == enums.AlterPublicationAction.AP_DropObjects:
-            kw.update(drop_tables=[t.name for t in tables], drop_schemas=schemas)
+            kw.update(drop_tables=tables, drop_schemas=schemas)
         else:
             kw.update(set_tables=tables, set_schemas=schemas)
     tx.alter_publication(s.pubname, **kw)

@@ -542,7 +542,9 @@ class Engine:
             raise unsupported("UPDATE … FROM … RETURNING")
         if getattr(params, "literal_date_order", None) is not None:
             prepared_datestyle.check_write(node, params, [c.type for c in tx.table(qualified(node.relation)).columns])
-        identity.check_update(sequences.write_target(tx, node.relation, sequences.CHANGE), node.targetList)
+        target = sequences.write_target(tx, node.relation, sequences.CHANGE)
+        identity.check_update(target, node.targetList)
+        tx.check_publishable(target, "update")
         done = self.points.write(tx, node, params, "UPDATE")
         if done is not None:
             yield done
@@ -593,7 +595,7 @@ class Engine:
             raise unsupported("WITH … DELETE")
         if node.usingClause and returning(node):  # (RETURNING * includes the USING list's columns)
             raise unsupported("DELETE … USING … RETURNING")
-        sequences.write_target(tx, node.relation, sequences.CHANGE)
+        tx.check_publishable(sequences.write_target(tx, node.relation, sequences.CHANGE), "delete")
         if getattr(params, "literal_date_order", None) is not None:
             prepared_datestyle.check_write(node, params, [c.type for c in tx.table(qualified(node.relation)).columns])
         done = self.points.write(tx, node, params, "DELETE")

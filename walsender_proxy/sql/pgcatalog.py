@@ -47,6 +47,7 @@ from decoding.catalog import (
     Table,
     View,
     ViewColumn,
+    fill_marks,
     is_temp_schema,
 )
 from decoding.errors import PgError, disk_full_error
@@ -78,7 +79,6 @@ from walsender_proxy.sql.pgcatalog_defs import (
     format_type,
     quote_ident,
 )
-from walsender_proxy.sql.pgcatalog_expr import deparse_row_filter
 from walsender_proxy.sql.views import view_updatability
 
 # ---------------------------------------------------------------------------------------------
@@ -597,8 +597,8 @@ class CatalogSnapshot:
                 if t is None or pt.row_filter is None:
                     out[(p.oid, pt.table_oid)] = None
                     continue
-                cols = {c.name: c.type for c in t.columns}
-                out[(p.oid, pt.table_oid)] = deparse_row_filter(pt.row_filter, cols, quote_ident)
+                names = {c.attnum: quote_ident(c.name) for c in t.columns}
+                out[(p.oid, pt.table_oid)] = fill_marks(pt.row_filter.expr, names)
         return out
 
     def publication_tables(self) -> list[tuple[str, Table, list[int] | None, str | None]]:
