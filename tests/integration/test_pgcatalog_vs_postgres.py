@@ -923,6 +923,17 @@ CK_QUERIES = [
 ]
 
 
+def test_timezone_names_as_postgresql(proxy: Any, pg15: PgCluster) -> None:
+    """Every zone PostgreSQL 15 knows, with its abbreviation, offset and DST flag now."""
+    from tests.pgcompare import same_answers
+
+    queries = [
+        "SELECT name, abbrev, utc_offset, is_dst FROM pg_timezone_names ORDER BY name",
+        "SELECT count(*), count(DISTINCT abbrev), min(utc_offset), max(utc_offset) FROM pg_timezone_names",
+    ]
+    same_answers(proxy.dsn(), pg15.dsn(), queries).close()
+
+
 def test_checks_in_the_catalog_and_psql(proxy: Any, pg15: PgCluster) -> None:
     """CHECK constraints as PostgreSQL 15 shows them: pg_constraint, pg_get_constraintdef
     plain and pretty, pg_get_expr of conbin, comments, the information_schema views, and

@@ -389,14 +389,8 @@ def generate(dsn: str) -> str:
             "PG_KEYWORDS",
             _fetch(cur, "SELECT word, catcode::text, barelabel FROM pg_get_keywords() ORDER BY word"),
         )
-        emit(
-            "TIMEZONE_NAMES",
-            _fetch(
-                cur,
-                "SELECT name, abbrev, utc_offset::text, is_dst FROM pg_timezone_names"
-                " WHERE name IN ('UTC', 'GMT', 'Etc/UTC') ORDER BY name",
-            ),
-        )
+        # (the names only: abbreviation, offset and DST are the zone's at the time asked)
+        emit("TIMEZONE_NAMES", tuple(r[0] for r in _fetch(cur, "SELECT name FROM pg_timezone_names ORDER BY name")))
     return "\n".join(out)
 
 

@@ -1652,7 +1652,27 @@ def _pg_statio_user_tables(s: CatalogSnapshot) -> list[dict[str, Any]]:
 
 @_rows("pgc_pg_timezone_names")
 def _pg_timezone_names(s: CatalogSnapshot) -> list[dict[str, Any]]:
-    return [{"name": n, "abbrev": a, "is_dst": d} for n, a, _off, d in data.TIMEZONE_NAMES]
+    """PostgreSQL 15's zone names, each with its abbreviation, offset and DST flag now
+    (from the same system tz database PostgreSQL reads)."""
+    import datetime
+    import zoneinfo
+
+    now = datetime.datetime.now(datetime.UTC)
+    out = []
+    for name in data.TIMEZONE_NAMES:
+        try:
+            zone = zoneinfo.ZoneInfo(name)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):  # (not in this machine's tz database)
+            continue
+        local = now.astimezone(zone)
+        offset = local.utcoffset() or datetime.timedelta()
+        out.append({
+            "name": name,
+            "abbrev": local.tzname(),
+            "utc_offset": (0, 0, offset // datetime.timedelta(microseconds=1) * 1000),
+            "is_dst": bool(local.dst()),
+        })  # fmt: skip
+    return out
 
 
 # -- information_schema ------------------------------------------------------------------------
