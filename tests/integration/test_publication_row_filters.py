@@ -86,3 +86,39 @@ def test_filters_the_proxy_cannot_evaluate_exactly_are_refused(proxy: ProxyServe
         with pytest.raises(psycopg.errors.FeatureNotSupported) as ei:
             conn.execute(f"CREATE PUBLICATION rfx FOR TABLE rfx WHERE {flt}")
         assert "not supported by walsender-proxy" in str(ei.value)
+
+
+#: The objects of a publication: duplicates, schemas that are not there or are the system's.
+OBJECTS = [
+    "CREATE SCHEMA rfs",
+    "CREATE TABLE rfs.t1 (a int)",
+    "CREATE TABLE rfk (id int PRIMARY KEY, b int)",
+    "INSERT INTO rfs.t1 VALUES (1)",
+    "CREATE PUBLICATION rfo WITH (publish = 'cluster, vacuum')",
+    "CREATE PUBLICATION rfo FOR TABLES IN SCHEMA rfs, rfs",
+    "SELECT count(*) FROM pg_publication_namespace pn JOIN pg_publication p ON p.oid = pn.pnpubid WHERE p.pubname = 'rfo'",
+    "UPDATE rfs.t1 SET a = 2",
+    "ALTER PUBLICATION rfo DROP TABLES IN SCHEMA rfs",
+    "UPDATE rfs.t1 SET a = 2",
+    "ALTER PUBLICATION rfo SET TABLES IN SCHEMA rfs, rfs",
+    "ALTER PUBLICATION rfo DROP TABLES IN SCHEMA rfs",
+    "UPDATE rfs.t1 SET a = 3",
+    "ALTER PUBLICATION rfo DROP TABLES IN SCHEMA nope",
+    "ALTER PUBLICATION rfo ADD TABLES IN SCHEMA nope",
+    "CREATE PUBLICATION rfo2 FOR TABLES IN SCHEMA pg_catalog",
+    "ALTER PUBLICATION rfo ADD TABLES IN SCHEMA pg_catalog",
+    "CREATE PUBLICATION rfo3 FOR TABLE rfk, rfk",
+    "SELECT tablename, rowfilter FROM pg_publication_tables WHERE pubname = 'rfo3'",
+    "CREATE PUBLICATION rfo4 FOR TABLE rfk WHERE (id > 1), rfk",
+    "CREATE PUBLICATION rfo4 FOR TABLE rfk, rfk WHERE (id > 1)",
+    "CREATE PUBLICATION rfo4 FOR TABLE rfk (id), rfk",
+    "CREATE PUBLICATION rfo4 FOR TABLE rfk (id, b, id)",
+    "CREATE PUBLICATION rfo4 FOR TABLE rfk (id, nope)",
+    "DROP PUBLICATION IF EXISTS rfo, rfo2, rfo3, rfo4",
+    "DROP TABLE rfs.t1, rfk",
+    "DROP SCHEMA rfs",
+]
+
+
+def test_publication_objects_as_postgresql_takes_them(proxy: ProxyServer, pg15: PgCluster) -> None:
+    same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("pubobjects")), OBJECTS).close()

@@ -14,10 +14,12 @@ import pytest
 from tests.pgcluster import PgCluster
 from tests.proxy import ProxyProcess, ProxyServer
 
-_LINE = re.compile(r"^\S+ \S+ UTC \[\d+\] (ERROR|DETAIL|HINT|STATEMENT):  (.*)$")
+_LINE = re.compile(r"^\S+ \S+ UTC \[(\d+)\] (ERROR|DETAIL|HINT|STATEMENT):  (.*)$")
 
 
-def _failing(dsn: str) -> None:
+def _failing(dsn: str) -> int:
+    """The session's failing statements; its backend PID (the log has other processes' lines
+    too: a subscription worker of another test retrying its publisher)."""
     with psycopg.connect(dsn, autocommit=True) as c:
         for sql, params in [
             ("select 1/0", None),
@@ -28,31 +30,37 @@ def _failing(dsn: str) -> None:
         ]:
             with pytest.raises(psycopg.Error):
                 c.execute(sql, params)
+        return c.info.backend_pid
 
 
-def _errors(log: str) -> list[tuple[str, str]]:
-    return [m.groups() for m in map(_LINE.match, log.splitlines()) if m is not None]  # type: ignore[misc]
+def _errors(log: str, pid: int | None = None) -> list[tuple[str, str]]:
+    """(level, text) of the error lines of ``log``, of process ``pid`` only if given."""
+    found = [m.groups() for m in map(_LINE.match, log.splitlines()) if m is not None]
+    return [(level, text) for p, level, text in found if pid is None or int(p) == pid]
 
 
 def test_errors_are_logged_with_their_statement_as_postgresql_logs_them(proxy_process: ProxyProcess, pg15: PgCluster) -> None:
     before = len(pg15.log_text)
-    _failing(pg15.dsn())
+    pid = _failing(pg15.dsn())
     _failing(proxy_process.dsn())
     proxy_process.stop()
-    want = [e for e in _errors(pg15.log_text[before:]) if e[0] != "DETAIL"]
-    got = [e for e in _errors(proxy_process.output) if e[0] != "DETAIL"]
-    assert got == want
-    proxy_process.start()
+    try:
+        want = [e for e in _errors(pg15.log_text[before:], pid) if e[0] != "DETAIL"]
+        got = [e for e in _errors(proxy_process.output) if e[0] != "DETAIL"]
+        assert got == want
+    finally:
+        proxy_process.start()
 
 
-_LOGGED = re.compile(r"^\S+ \S+ UTC \[\d+\] (LOG|DETAIL):  ((?:statement|execute|parameters)\b.*)$")
+_LOGGED = re.compile(r"^\S+ \S+ UTC \[(\d+)\] (LOG|DETAIL):  ((?:statement|execute|parameters)\b.*)$")
 
 
-def _logged(log: str) -> list[tuple[str, str]]:
-    return [m.groups() for m in map(_LOGGED.match, log.splitlines()) if m is not None]  # type: ignore[misc]
+def _logged(log: str, pid: int | None = None) -> list[tuple[str, str]]:
+    found = [m.groups() for m in map(_LOGGED.match, log.splitlines()) if m is not None]
+    return [(level, text) for p, level, text in found if pid is None or int(p) == pid]
 
 
-def _statements(dsn: str, level: str) -> None:
+def _statements(dsn: str, level: str) -> int:
     """One session's statements of each kind, simple and extended, under log_statement."""
     t = f"logt_{level}"
     with psycopg.connect(dsn, autocommit=True) as c:
@@ -72,6 +80,7 @@ def _statements(dsn: str, level: str) -> None:
         c.execute(f"TRUNCATE {t}")
         c.execute(f"DROP TABLE {t}")
         c.execute("RESET log_statement")
+        return c.info.backend_pid
 
 
 @pytest.mark.parametrize("level", ["none", "ddl", "mod", "all"])
@@ -80,11 +89,11 @@ def test_log_statement_logs_what_postgresql_logs(proxy_process: ProxyProcess, pg
     (``statement: …``), extended ones at Execute (``execute <unnamed>: …``) with their
     parameters as each type prints them."""
     before, out_before = len(pg15.log_text), len(proxy_process.output)
-    _statements(pg15.dsn(), level)
+    pid = _statements(pg15.dsn(), level)
     _statements(proxy_process.dsn(), level)
     proxy_process.stop()
     try:
-        want = _logged(pg15.log_text[before:])
+        want = _logged(pg15.log_text[before:], pid)
         assert _logged(proxy_process.output[out_before:]) == want
         assert bool(want) == (level != "none")
     finally:

@@ -349,7 +349,7 @@ def test_replica_identity_and_publications(lake: Lake) -> None:
     assert p1.entry(u.oid).columns == ("a",) and p1.entry(u.oid).row_filter.columns(u) == {"a"}
     assert [p.name for p in cat.publications_for(u)] == ["p1", "p2", "p3"]
     assert sqlstate(lake.begin().create_publication, "p1") == "42710"
-    assert sqlstate(lake.begin().create_publication, "px", publish="insert, upsert") == "22023"
+    assert sqlstate(lake.begin().create_publication, "px", publish="insert, upsert") == "42601"
     assert sqlstate(lake.begin().alter_publication, "p2", add_tables=["t"]) == "55000"
     assert sqlstate(lake.begin().alter_publication, "p1", add_tables=["t"]) == "42710"
     assert sqlstate(lake.begin().alter_publication, "nope", publish="insert") == "42704"

@@ -495,7 +495,7 @@ def parse_publish(publish: str) -> dict[str, bool]:
         if not p:
             continue
         if p not in chosen:
-            raise LakeError("22023", f'unrecognized "publish" value: "{part.strip()}"')
+            raise LakeError("42601", f'unrecognized value for publication option "publish": "{part.strip()}"')
         chosen[p] = True
     return chosen
 
@@ -522,21 +522,43 @@ def _pub_tables(
                 f'cannot add relation "{t.name}" to publication',
                 detail="This operation is not supported for temporary tables.",
             )
+        same = next((x for x in out if x.table_oid == t.oid), None)
+        if same is not None:  # (OpenTableList: a table named twice counts once, unless qualified)
+            if pt.row_filter is not None or same.row_filter is not None:
+                raise LakeError("42710", f'conflicting or redundant WHERE clauses for table "{t.name}"')
+            if pt.columns is not None or same.columns is not None:
+                raise LakeError("42710", f'conflicting or redundant column lists for table "{t.name}"')
+            continue
         if pt.columns is not None:
             for c in pt.columns:
                 if t.column(c) is None:
                     raise LakeError("42703", f'column "{c}" of relation "{t.name}" does not exist')
-            if len(set(pt.columns)) != len(pt.columns):
-                raise LakeError(
-                    "42701", f'duplicate column "{pt.columns[0]}" in publication column list'
-                )
-        if any(x.table_oid == t.oid for x in out):
-            raise LakeError("42710", f'relation "{t.name}" is already member of publication')
+            twice = next((c for i, c in enumerate(pt.columns) if c in pt.columns[:i]), None)
+            if twice is not None:
+                raise LakeError("42710", f'duplicate column "{twice}" in publication column list')
         if pt.row_filter is not None and not isinstance(pt.row_filter, RowFilterExpr):
             raise TypeError(
                 "a row filter is given cooked: walsender_proxy.sql.rowfilter_sql.from_text(text, table)"
             )
         out.append(PublicationTable(t.oid, pt.columns, pt.row_filter))
+    return out
+
+
+def _schemas(cat: Catalog, names: Sequence[str], *, dropping: bool = False) -> list[str]:
+    """A TABLES IN SCHEMA list as PostgreSQL takes it: each named once, each existing
+    (3F000), none a system schema (22023)."""
+    out: list[str] = []
+    for s in names:
+        if s in ("pg_catalog", "pg_toast") and not dropping:
+            raise LakeError(
+                "22023",
+                f'cannot add schema "{s}" to publication',
+                detail="This operation is not supported for system schemas.",
+            )
+        if s not in cat.schemas and s not in ("pg_catalog", "pg_toast", "information_schema"):
+            raise LakeError("3F000", f'schema "{s}" does not exist')
+        if s not in out:
+            out.append(s)
     return out
 
 
@@ -565,9 +587,7 @@ def create_publication(
 ) -> tuple[list[CatalogOp], None]:
     if name in cat.publications:
         raise LakeError("42710", f'publication "{name}" already exists')
-    for s in schemas:
-        if s not in cat.schemas:
-            raise LakeError("3F000", f'schema "{s}" does not exist')
+    schemas = _schemas(cat, schemas)
     ops = parse_publish(publish)
     entries = _pub_tables(cat, tables, search_path)
     _no_column_lists_with_schemas(cat, name, entries, bool(schemas))
@@ -639,10 +659,10 @@ def alter_publication(
         if entry.row_filter is not None:
             raise LakeError("42601", "cannot use a WHERE clause when removing a table from a publication")
         tables = [x for x in tables if x.table_oid != t.oid]
+    add_schemas = _schemas(cat, add_schemas)
+    drop_schemas = _schemas(cat, drop_schemas, dropping=True)
+    set_schemas = None if set_schemas is None else _schemas(cat, set_schemas)
     schemas = list(p.schemas) if set_schemas is None else list(set_schemas)
-    for s in [*add_schemas, *(set_schemas or [])]:
-        if s not in cat.schemas:
-            raise LakeError("3F000", f'schema "{s}" does not exist')
     if add_schemas and any(x.columns is not None for x in tables):
         raise LakeError(
             "22023",
