@@ -1747,8 +1747,8 @@ def check_replica_identity(cat: Catalog, t: Table, op: str) -> None:
                 f'cannot {verb} table "{t.name}"',
                 detail="Column used in the publication WHERE expression is not part of the replica identity.",
             )
-    for e in entries:
-        if e.columns is not None and not ident <= set(e.columns):
+    for e in entries:  # (under FULL no column list is allowed, even one naming every column)
+        if e.columns is not None and (t.replica_identity == "f" or not ident <= set(e.columns)):
             raise LakeError(
                 "42P10",
                 f'cannot {verb} table "{t.name}"',
