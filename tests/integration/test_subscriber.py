@@ -265,6 +265,40 @@ def test_filters_identities_truncate_and_two_subscriptions(proxy: ProxyServer, p
             c.execute(f"DROP SUBSCRIPTION sf{i}")
 
 
+def test_row_filter_arithmetic_is_postgresqls(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """A filter with integer division, modulo and IS DISTINCT FROM: the subscriber ends
+    with the rows PostgreSQL's own WHERE selects from the same rows (DuckDB's ``/`` divides
+    exactly, its rewriter may move constants: neither may decide what is published)."""
+    flt = "(n / 2 = 1 OR n % 4 = -1 OR (n * 3 > 20 AND n IS DISTINCT FROM 9))"
+    table = "CREATE TABLE f_div (id int PRIMARY KEY, n int)"
+    first = "INSERT INTO f_div VALUES (1, 1), (2, 2), (3, 3), (4, -5), (5, 7), (6, NULL)"
+    later = "INSERT INTO f_div VALUES (7, 9), (8, -1), (9, 10), (10, -4), (11, 0), (12, -9), (13, 3), (14, 2)"
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute(table)
+        c.execute(first)
+        c.execute(f"CREATE PUBLICATION pdiv FOR TABLE f_div WHERE {flt}")
+    sub = new_sub_db(pg15)
+    with psycopg.connect(sub, autocommit=True) as c:
+        c.execute(table)
+    subscribe(sub, proxy, "sdiv", "pdiv")
+    wait_ready(sub)
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute(later)
+    oracle = new_sub_db(pg15)  # (PostgreSQL's own WHERE over the same rows)
+    with psycopg.connect(oracle, autocommit=True) as c:
+        c.execute(table)
+        c.execute(first)
+        c.execute(later)
+        expected = c.execute(f"SELECT * FROM f_div WHERE {flt} ORDER BY id").fetchall()
+    assert [r[0] for r in expected] == [2, 3, 4, 5, 8, 9, 12, 13, 14]
+    deadline = time.monotonic() + 60
+    while rows(sub, "f_div") != expected and time.monotonic() < deadline:
+        time.sleep(0.3)
+    assert rows(sub, "f_div") == expected
+    with psycopg.connect(sub, autocommit=True) as c:
+        c.execute("DROP SUBSCRIPTION sdiv")
+
+
 def test_pg_recvlogical_streams_pgoutput(proxy: ProxyServer, tmp_path) -> None:
     import subprocess
 
