@@ -57,6 +57,17 @@ def printed(text: str, t: Table) -> str:
         ("null", "NULL::boolean"),
         ("'t'", "true"),
         ("big::int > 1", "((big)::integer > 1)"),
+        ("id = any('{1,2,NULL}')", "(id = ANY ('{1,2,NULL}'::integer[]))"),
+        ("a <> all('{x,\"y z\"}')", "(a <> ALL ('{x,\"y z\"}'::text[]))"),
+        ("s = any(array[1,2])", "(s = ANY (ARRAY[1, 2]))"),
+        ("b = any('{a,b}')", "((b)::text = ANY ('{a,b}'::text[]))"),
+        ("big = any('{}')", "(big = ANY ('{}'::bigint[]))"),
+        ("f = any('{t}')", "(f = ANY ('{t}'::boolean[]))"),
+        ("coalesce(s, 0) > 1", "(COALESCE((s)::integer, 0) > 1)"),
+        ("coalesce(s, big) > 1", "(COALESCE((s)::bigint, big) > 1)"),
+        ("coalesce(a, b) = 'x'", "(COALESCE(a, (b)::text) = 'x'::text)"),
+        ("a || 'x' = 'yx'", "((a || 'x'::text) = 'yx'::text)"),
+        ("b || a = 'yx'", "(((b)::text || a) = 'yx'::text)"),
     ],
 )
 def test_printed_as_pg_get_expr(table: Table, text: str, pg: str) -> None:
@@ -80,6 +91,8 @@ def test_printed_as_pg_get_expr(table: Table, text: str, pg: str) -> None:
         ("ctid > '(0,1)'", "0A000", "invalid publication WHERE expression"),
         ("id > $1", "42P02", "there is no parameter $1"),
         ("nope(a)", "42883", "function nope(text) does not exist"),
+        ("coalesce(id, 'x') > 1", "22P02", 'invalid input syntax for type integer: "x"'),
+        ("a || id = 'x1'", "0A000", "invalid publication WHERE expression"),
     ],
 )
 def test_refused_as_postgresql_refuses(table: Table, text: str, sqlstate: str, message: str) -> None:
@@ -92,7 +105,8 @@ def test_refused_as_postgresql_refuses(table: Table, text: str, sqlstate: str, m
 # never an approximation (unconstrained numeric, collation-dependent functions, …)
 @pytest.mark.parametrize(
     "text",
-    ["n > 10", "upper(a) = 'X'", "coalesce(id, 0) > 1", "ts > '2020-01-01'", "c = 'ab'", "a || 'x' = 'yx'",
+    ["n > 10", "upper(a) = 'X'", "coalesce(n, 0) > 1", "ts > '2020-01-01'", "c = 'ab'", "a::varchar(3) = 'x'",
+     "id < any('{1,2}')", "id = any(array[id, 2])", "d = any('{2020-01-01}')",
      "case when id > 1 then true end", "a collate \"C\" > 'x'"],
 )  # fmt: skip
 def test_refused_where_not_exact(table: Table, text: str) -> None:

@@ -10,10 +10,11 @@ be printed byte for byte as PostgreSQL prints them *and* evaluated in plain Duck
 PostgreSQL evaluates them are taken: columns of boolean, integer, floating-point,
 ``numeric(p,s)``, ``text``, ``varchar`` and ``date`` types compared (``= <> < > <= >=``,
 ``IS [NOT] DISTINCT FROM``) with one another or with constants, integer arithmetic
-(``+ - * / %``), ``AND``/``OR``/``NOT``, ``IS [NOT] NULL`` (of a column of any type),
-``[NOT] IN (constants)``, ``[NOT] BETWEEN``, ``[NOT] LIKE`` with a constant pattern,
+(``+ - * / %``), text ``||``, ``COALESCE``, ``AND``/``OR``/``NOT``, ``IS [NOT] NULL`` (of a
+column of any type), ``[NOT] IN (constants)``, ``= ANY``/``<> ALL`` of an array literal or
+``ARRAY[…]`` of constants, ``[NOT] BETWEEN``, ``[NOT] LIKE`` with a constant pattern,
 ``length()``/``char_length()``/``character_length()`` of a string column, and casts
-between those types that DuckDB computes exactly. Another form is refused with 0A000 by the
+between those types that DuckDB computes exactly (never a length coercion). Another form is refused with 0A000 by the
 caller; PostgreSQL's own errors (another table, a subquery, an aggregate, a window
 function, a set-returning function, a non-boolean expression, an unknown column) are
 raised with its SQLSTATE, text and position. What differs between the two uses (the
@@ -153,6 +154,14 @@ class Distinct:
 
 
 @dataclass(slots=True)
+class Coalesce:
+    """``COALESCE(args)`` (CoalesceExpr: the arguments coerced to their common type)."""
+
+    args: list[Any]
+    ty: Ty
+
+
+@dataclass(slots=True)
 class SAOp:
     """``left op ANY|ALL (array)`` (ScalarArrayOpExpr)."""
 
@@ -236,6 +245,8 @@ class Cooker:
             return NullT(arg, raw.nulltesttype == enums.NullTestType.IS_NULL)
         if isinstance(raw, ast.A_Expr):
             return self.a_expr(raw)
+        if isinstance(raw, ast.CoalesceExpr):
+            return self.coalesce(raw)
         if isinstance(raw, ast.SubLink):
             raise self.kind.subquery(raw.location)
         if isinstance(raw, ast.FuncCall):
@@ -332,6 +343,8 @@ class Cooker:
             return distinct if kind == K.AEXPR_DISTINCT else BoolX("NOT", [distinct])
         if kind == K.AEXPR_IN:
             return self.in_list(op, e)
+        if kind in (K.AEXPR_OP_ANY, K.AEXPR_OP_ALL):
+            return self.any_all(op, e, kind == K.AEXPR_OP_ANY)
         if kind in (K.AEXPR_BETWEEN, K.AEXPR_NOT_BETWEEN):
             lo, hi = e.rexpr
             if kind == K.AEXPR_BETWEEN:
@@ -351,6 +364,10 @@ class Cooker:
                 _comparable(side)
             _date_input(left, right)
             _date_input(right, left)
+        if op == "||" and self.kind.row_filter:
+            resolved = table.get((op, left.ty.name, right.ty.name))
+            if resolved is not None and "anynonarray" in resolved[:2]:
+                raise invalid_row_filter(None, MUTABLE)  # (textanycat and anytextcat are stable)
         try:
             return dx.make_op(op, left, right, table)
         except dx._Unsupported as e:
@@ -388,6 +405,59 @@ class Cooker:
         return SAOp(op, use_or, _argument(left, lparam), array)
 
 
+    def any_all(self, op: str, e: ast.A_Expr, use_or: bool) -> Any:
+        """make_scalar_array_op: ``= ANY`` and ``<> ALL`` of a quoted array literal (read as
+        an array of the operator's right type) or of an ARRAY[…] of constants."""
+        which = "ANY" if use_or else "ALL"
+        if (op, use_or) not in (("=", True), ("<>", False)):
+            raise _Unsupported(f"with {op} {which}")
+        left = self.expr(e.lexpr)
+        _comparable(left)
+        raw = e.rexpr
+        if isinstance(raw, ast.A_Const) and isinstance(raw.val, ast.String):
+            resolved = coercion_data.COMPARISONS.get((op, left.ty.name, "unknown"))
+            if resolved is None or resolved[0] == "error" or resolved[1] not in _ARRAY_ELEMENTS:
+                raise _Unsupported(f"with {dx._shown(left.ty.name)} {op} {which} of an array literal")
+            lparam, rparam, _ = resolved
+            right = Const(Ty("_" + rparam), dx._output(Ty("_" + rparam), raw.val.sval))
+            return SAOp(op, use_or, _argument(left, lparam), right)
+        if not isinstance(raw, ast.A_ArrayExpr):
+            raise _Unsupported(f"with {op} {which} of an expression")
+        items = [self.expr(x) for x in raw.elements or ()]
+        if not items or any(not _constant(x) for x in items):
+            raise _Unsupported(f"with {op} {which} of an array that is empty or names a column")
+        for x in items:
+            _comparable(x)
+            _date_input(x, left)
+        common = _common_type(items)
+        resolved = None if common is None else coercion_data.COMPARISONS.get((op, left.ty.name, common))
+        if common is None or resolved is None or resolved[0] == "error":
+            raise _Unsupported(f"with {dx._shown(left.ty.name)} {op} {which} of this array")
+        lparam, rparam, _ = resolved
+        array: Any = ArrayE([_element(x, common) for x in items], Ty("_" + common))
+        if rparam != common:
+            if dx._pathway(common, rparam, False, True) is None:
+                raise _Unsupported(f"with {dx._shown(left.ty.name)} {op} {which} of this array")
+            array = Cast(array, Ty("_" + rparam), "relabel", False)
+        return SAOp(op, use_or, _argument(left, lparam), array)
+
+    def coalesce(self, c: ast.CoalesceExpr) -> Coalesce:
+        """transformCoalesceExpr: the arguments' common type (42804 when none), each
+        coerced to it."""
+        args = [self.expr(a) for a in c.args]
+        for a in args:
+            _comparable(a)
+        common = _common_type(args)
+        if common is None:
+            known = [a.ty.name for a in args if a.ty.name != "unknown"]
+            raise SqlError(
+                "42804", f"COALESCE types {dx._shown(known[0])} and {dx._shown(known[1])} cannot be matched", _at(c.location)
+            )
+        return Coalesce([_element(a, common) for a in args], Ty(common))
+
+
+#: Element types of an array literal an ``= ANY`` reads (DuckDB compares them as PostgreSQL).
+_ARRAY_ELEMENTS = frozenset({"int2", "int4", "int8", "text", "varchar", "bool"})
 _ARITHMETIC = frozenset({"+", "-", "*", "/", "%", "||"})
 _SYSTEM_COLUMNS = frozenset({"ctid", "xmin", "xmax", "cmin", "cmax", "tableoid"})
 
@@ -523,6 +593,8 @@ class _Printer(dx._Printer):
             return inner if pretty else f"({inner})"
         if isinstance(n, ArrayE):
             return "ARRAY[" + ", ".join(self.expr(e, True) for e in n.elems) + "]"
+        if isinstance(n, Coalesce):
+            return "COALESCE(" + ", ".join(self.expr(a, True) for a in n.args) + ")"
         return super().expr(n, showimplicit)
 
     def paren(self, n: Any, showimplicit: bool, parent: Any) -> str:
@@ -534,7 +606,7 @@ class _Printer(dx._Printer):
 
 def _simple(n: Any, parent: Any) -> bool:
     """isSimpleNode (PRETTYFLAG_PAREN) for the node kinds above."""
-    if isinstance(n, Var | Const | Func | ArrayE):
+    if isinstance(n, Var | Const | Func | ArrayE | Coalesce):
         return True
     if isinstance(n, Cast):
         return True if n.kind == "func" else _simple(n.arg, n)
@@ -679,13 +751,37 @@ def duck(n: Any) -> str:
         return f"({left} {n.op} {right})"
     if isinstance(n, SAOp):
         arr = n.right.arg if isinstance(n.right, Cast) else n.right
-        _fits(n.left, *arr.elems)
-        items = ", ".join(duck(e) for e in arr.elems)
+        elems = _array_elements(arr) if isinstance(arr, Const) else arr.elems
+        if not elems:  # (= ANY of no element is false, <> ALL true, whatever the left)
+            return "FALSE" if n.use_or else "TRUE"
+        _fits(n.left, *elems)
+        items = ", ".join(duck(e) for e in elems)
         word = "IN" if n.use_or else "NOT IN"
         return f"({duck(n.left)} {word} ({items}))"
+    if isinstance(n, Coalesce):
+        return "COALESCE(" + ", ".join(duck(a) for a in n.args) + ")"
     if isinstance(n, Cast):
         return _duck_cast(n)
     raise _Unsupported(f"with {type(n).__name__}")
+
+
+def _array_elements(c: Const) -> list[Const]:
+    """The elements of an array constant, each a constant of the element type."""
+    import pyarrow as pa
+
+    from decoding.pgvalues import decode_text_arrow
+
+    elem = c.ty.name[1:]
+    if c.text is None:
+        raise _Unsupported("with a NULL array")
+    values = decode_text_arrow(dx._lake_type(c.ty), pa.array([c.text])).to_pylist()[0]
+    out = []
+    for v in values:
+        if isinstance(v, list):
+            raise _Unsupported("with a multidimensional array")
+        text = None if v is None else ("t" if v else "f") if elem == "bool" else str(v)
+        out.append(Const(Ty(elem), text))
+    return out
 
 
 def _duck_arithmetic(n: Op, left: str, right: str) -> str:
@@ -693,6 +789,8 @@ def _duck_arithmetic(n: Op, left: str, right: str) -> str:
     truncates integer division toward zero and signs ``mod`` by the dividend as PostgreSQL does, and
     raises on overflow and division by zero where PostgreSQL raises (22003, 22012)."""
     ints = ("int2", "int4", "int8")
+    if n.op == "||" and all(x.ty.name in _STRINGS for x in (n.left, n.right)):
+        return f"({left} || {right})"  # (textcat: NULL if either is)
     if n.op == "||" or not all(x.ty.name in ints for x in (n.left, n.right, n)):
         raise _Unsupported(f"with {dx._shown(n.left.ty.name)} {n.op} {dx._shown(n.right.ty.name)}")
     # (as function calls: DuckDB's rewriter moves a constant across a comparison written
@@ -707,6 +805,9 @@ _DUCK_ARITHMETIC = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide",
 def _duck_cast(n: Cast) -> str:
     target, arg = n.ty.name, n.arg
     source = arg.ty.name
+    if n.ty.typmod >= 0 and n.ty.typmod != arg.ty.typmod:
+        # (a length coercion rounds a numeric and cuts a string: DuckDB's CAST would not)
+        raise _Unsupported(f"with a cast to {dx.format_type(n.ty)}")
     if isinstance(arg, Const):
         return _duck_const(arg, target)
     if target == source or (target in _STRINGS and source in _STRINGS):
@@ -733,8 +834,8 @@ def attnums(n: Any, out: list[int]) -> list[int]:
     if isinstance(n, Var):
         if n.attnum not in out:
             out.append(n.attnum)
-    elif isinstance(n, BoolX | ArrayE):
-        for a in n.args if isinstance(n, BoolX) else n.elems:
+    elif isinstance(n, BoolX | ArrayE | Coalesce):
+        for a in n.elems if isinstance(n, ArrayE) else n.args:
             attnums(a, out)
     elif isinstance(n, NullT | Cast):
         attnums(n.arg, out)
