@@ -37,6 +37,15 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def _lazy_or(args: list[str]) -> str:
+    """The publications' filters OR-ed as pgoutput evaluates them: in order, each only
+    while none is true yet (a CASE: DuckDB's OR evaluates every argument)."""
+    if len(args) == 1:
+        return args[0]
+    whens = " ".join(f"WHEN {a} IS TRUE THEN TRUE" for a in args)
+    return f"(CASE {whens} WHEN {' OR '.join(f'{a} IS NULL' for a in args)} THEN NULL ELSE FALSE END)"
+
+
 class RowFilter:
     """The OR of one or more row filters of a table, for one publication action."""
 
@@ -54,7 +63,7 @@ class RowFilter:
                     hint="Set the table's row filter again with ALTER PUBLICATION … SET TABLE.",
                 )
         names = {c.attnum: _quote(c.physical) for c in table.columns}
-        self.sql_expression = " OR ".join(f"({fill_marks(f.duck, names)})" for f in self.filters)
+        self.sql_expression = _lazy_or([f"({fill_marks(f.duck, names)})" for f in self.filters])
 
     def matches(self, con: duckdb.DuckDBPyConnection, data: pa.Table) -> np.ndarray:
         """Boolean mask over ``data``'s rows (physical column names, as in change records):

@@ -9,8 +9,9 @@ PostgreSQL keeps a Var, so a renamed column prints under its new name. Only form
 be printed byte for byte as PostgreSQL prints them *and* evaluated in plain DuckDB as
 PostgreSQL evaluates them are taken: columns of boolean, integer, floating-point,
 ``numeric(p,s)``, ``text``, ``varchar`` and ``date`` types compared (``= <> < > <= >=``,
-``IS [NOT] DISTINCT FROM``) with one another or with constants, integer arithmetic
-(``+ - * / %``), text ``||``, ``COALESCE``, ``AND``/``OR``/``NOT``, ``IS [NOT] NULL`` (of a
+``IS [NOT] DISTINCT FROM``) with one another or with constants, integer ``/`` and ``%`` by
+a constant other than 0 and -1 (no form that can raise an error: see ``_duck_arithmetic``),
+text ``||``, ``COALESCE``, ``AND``/``OR``/``NOT``, ``IS [NOT] NULL`` (of a
 column of any type), ``[NOT] IN (constants)``, ``= ANY``/``<> ALL`` of an array literal or
 ``ARRAY[…]`` of constants, ``[NOT] BETWEEN``, ``[NOT] LIKE`` with a constant pattern,
 ``length()``/``char_length()``/``character_length()`` of a string column, and casts
@@ -272,7 +273,7 @@ class Cooker:
             raise
         source = arg.ty.name
         if source == target.name and target.typmod < 0:
-            return Cast(arg, target, "relabel", True)
+            return arg  # (coerce_type: nothing to do, nothing printed)
         how = None if source.startswith("_") or target.name.startswith("_") else dx._pathway(source, target.name, True)
         if how is None:
             raise SqlError("42846", f"cannot cast type {dx._shown(source)} to {dx.format_type(target)}", _at(tc.location))
@@ -726,7 +727,7 @@ def duck(n: Any) -> str:
     if isinstance(n, BoolX):
         if n.op == "NOT":
             return f"(NOT {duck(n.args[0])})"
-        return "(" + f" {n.op} ".join(duck(a) for a in n.args) + ")"
+        return lazy_bool(n.op, [duck(a) for a in n.args])
     if isinstance(n, NullT):
         return f"({duck(n.arg)} IS {'' if n.is_null else 'NOT '}NULL)"
     if isinstance(n, Func):
@@ -765,6 +766,20 @@ def duck(n: Any) -> str:
     raise _Unsupported(f"with {type(n).__name__}")
 
 
+def lazy_bool(op: str, args: list[str]) -> str:
+    """AND / OR as PostgreSQL evaluates them: left to right, an argument evaluated only
+    while the result is still open (``ExecEvalBoolExpr``), so an error an argument would
+    raise (a division by zero, an overflow) is raised only where PostgreSQL reaches it.
+    DuckDB evaluates AND and OR eagerly but a CASE's branches lazily."""
+    if len(args) == 1:
+        return args[0]
+    stop, value = ("FALSE", "FALSE") if op == "AND" else ("TRUE", "TRUE")
+    whens = " ".join(f"WHEN ({a}) IS {stop} THEN {value}" for a in args)
+    unknown = " OR ".join(f"({a}) IS NULL" for a in args)
+    other = "TRUE" if op == "AND" else "FALSE"
+    return f"(CASE {whens} WHEN {unknown} THEN NULL ELSE {other} END)"
+
+
 def _array_elements(c: Const) -> list[Const]:
     """The elements of an array constant, each a constant of the element type."""
     import pyarrow as pa
@@ -785,17 +800,28 @@ def _array_elements(c: Const) -> list[Const]:
 
 
 def _duck_arithmetic(n: Op, left: str, right: str) -> str:
-    """Integer arithmetic: DuckDB keeps PostgreSQL's result types (int2 op int4 is int4),
-    truncates integer division toward zero and signs ``mod`` by the dividend as PostgreSQL does, and
-    raises on overflow and division by zero where PostgreSQL raises (22003, 22012)."""
+    """Text ``||``, and integer ``/`` and ``%`` by a constant other than 0 and -1: forms
+    that cannot raise. DuckDB keeps PostgreSQL's result types (int2 op int4 is int4),
+    truncates integer division toward zero and signs ``mod`` by the dividend as PostgreSQL
+    does. An operation that can raise (``+ - *`` overflow, a division by a column) is
+    refused: PostgreSQL raises its error wherever it evaluates it, and DuckDB does not
+    evaluate an argument next to a NULL the same way, so the same row could pass or be
+    published where PostgreSQL raises. Arithmetic of constants alone is refused too
+    (PostgreSQL folds it when the expression is prepared)."""
     ints = ("int2", "int4", "int8")
     if n.op == "||" and all(x.ty.name in _STRINGS for x in (n.left, n.right)):
         return f"({left} || {right})"  # (textcat: NULL if either is)
     if n.op == "||" or not all(x.ty.name in ints for x in (n.left, n.right, n)):
         raise _Unsupported(f"with {dx._shown(n.left.ty.name)} {n.op} {dx._shown(n.right.ty.name)}")
+    if _constant(n.left) and _constant(n.right):
+        raise _Unsupported(f"with arithmetic of constants ({n.op})")
+    divisor = n.right
+    while isinstance(divisor, Cast):
+        divisor = divisor.arg
+    if n.op not in ("/", "%") or not isinstance(divisor, Const) or divisor.text in (None, "0", "-1"):
+        raise _Unsupported(f"with {n.op} of a column (PostgreSQL raises on overflow or division by zero)")
     # (as function calls: DuckDB's rewriter moves a constant across a comparison written
-    # with the operators, ``n * 1000000 > 0`` → ``n > 0``, so an overflow PostgreSQL raises
-    # would pass)
+    # with the operators)
     return f"{_DUCK_ARITHMETIC[n.op]}({left}, {right})"
 
 
@@ -814,8 +840,10 @@ def _duck_cast(n: Cast) -> str:
         return duck(arg)
     if target == "numeric" and source in ("int2", "int4", "int8", "numeric"):
         return duck(arg)  # (DuckDB compares integers and DECIMALs exactly)
-    if target in ("int2", "int4", "int8") and source in ("int2", "int4", "int8"):
-        return f"CAST({duck(arg)} AS {_DUCK_TYPES[target]})"  # (out of range: an error, as in PostgreSQL)
+    if target in ("int2", "int4", "int8") and source in ("int2", "int4", "int8") and _INT_DIGITS[target] >= _INT_DIGITS[source]:
+        # (a narrowing cast raises out of range in PostgreSQL; DuckDB's optimizer may move
+        # or drop the cast next to a NULL, so the error would not be raised where it is)
+        return f"CAST({duck(arg)} AS {_DUCK_TYPES[target]})"
     if target == "float8" and source in ("int2", "int4", "int8", "float4"):
         return f"CAST({duck(arg)} AS DOUBLE)"
     if target == "float8" and source == "numeric" and isinstance(arg, Var) and ((arg.ty.typmod - 4) >> 16) <= 15:
