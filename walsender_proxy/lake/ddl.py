@@ -584,6 +584,7 @@ def create_publication(
     publish: str,
     via_root: bool,
     search_path: Sequence[str],
+    owner: str = "postgres",
 ) -> tuple[list[CatalogOp], None]:
     if name in cat.publications:
         raise LakeError("42710", f'publication "{name}" already exists')
@@ -602,6 +603,7 @@ def create_publication(
         via_root,
         tuple(entries),
         tuple(schemas),
+        owner,
     )
     return [{"op": "put_publication", "publication": p.to_json()}], None
 

@@ -1299,7 +1299,9 @@ class Transaction:
         schemas: Sequence[str] = (),
         publish: str = "insert, update, delete, truncate",
         publish_via_partition_root: bool = False,
+        owner: str = "postgres",
     ) -> None:
+        """``owner``: the role that creates it (``pg_publication.pubowner``)."""
         self._run_ddl(
             ddl.create_publication,
             name,
@@ -1309,6 +1311,7 @@ class Transaction:
             publish,
             publish_via_partition_root,
             self._path(),
+            owner,
         )
 
     def alter_publication(

@@ -8,7 +8,7 @@ tree — including the full PostgreSQL 15 publication grammar — and says "not 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pglast import ast, enums
@@ -643,7 +643,55 @@ def _current_schema(tx: Transaction) -> str:
         raise
 
 
-def create_publication(tx: Transaction, s: ast.CreatePublicationStmt) -> str:
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who runs a statement, as PostgreSQL's privilege checks see them: the role, whether it
+    is a superuser, and the database's owner (the only role holding CREATE on it: the proxy
+    keeps no grants, so PostgreSQL's defaults hold)."""
+
+    user: str
+    superuser: bool
+    database: str
+    database_owner: str
+
+
+def _schema_objects(objs: Any) -> bool:
+    kinds = (
+        enums.PublicationObjSpecType.PUBLICATIONOBJ_TABLES_IN_SCHEMA,
+        enums.PublicationObjSpecType.PUBLICATIONOBJ_TABLES_IN_CUR_SCHEMA,
+    )
+    return any(o.pubobjtype in kinds for o in objs or ())
+
+
+def check_publication_access(tx: Transaction, s: Any, who: Actor) -> None:
+    """PostgreSQL 15's checks of CREATE, ALTER and DROP PUBLICATION (42501): CREATE on the
+    database to create one, a superuser for FOR ALL TABLES and TABLES IN SCHEMA, the owner
+    to alter or drop one."""
+    if who.superuser:
+        return
+    if isinstance(s, ast.CreatePublicationStmt):
+        if who.user != who.database_owner:
+            raise PgError("42501", f"permission denied for database {who.database}")
+        if s.for_all_tables:
+            raise PgError("42501", "must be superuser to create FOR ALL TABLES publication")
+        if _schema_objects(s.pubobjects):
+            raise PgError("42501", "must be superuser to create FOR TABLES IN SCHEMA publication")
+        return
+    names = [s.pubname] if isinstance(s, ast.AlterPublicationStmt) else [n.sval for n in s.objects]  # (or DROP)
+    pubs = tx.catalog().publications
+    for name in names:
+        p = pubs.get(name)
+        if p is not None and p.owner != who.user:
+            raise PgError("42501", f"must be owner of publication {name}")
+    if (
+        isinstance(s, ast.AlterPublicationStmt)
+        and s.action != enums.AlterPublicationAction.AP_DropObjects
+        and _schema_objects(s.pubobjects)
+    ):
+        raise PgError("42501", "must be superuser to add or set schemas")
+
+
+def create_publication(tx: Transaction, s: ast.CreatePublicationStmt, owner: str = "postgres") -> str:
     from walsender_proxy.sql import sql_functions
 
     publish, via_root = _pub_options(s.options)
@@ -656,6 +704,7 @@ def create_publication(tx: Transaction, s: ast.CreatePublicationStmt) -> str:
         schemas=schemas,
         publish=publish if publish is not None else "insert, update, delete, truncate",
         publish_via_partition_root=bool(via_root),
+        owner=owner,
     )
     return "CREATE PUBLICATION"
 

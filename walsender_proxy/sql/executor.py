@@ -834,6 +834,8 @@ class Executor:
             yield from notices
             yield Done(tag)
         elif isinstance(node, (ast.CreateSchemaStmt, ast.DropStmt, ast.AlterTableStmt, ast.AlterObjectSchemaStmt)):
+            if isinstance(node, ast.DropStmt) and node.removeType == enums.ObjectType.OBJECT_PUBLICATION:
+                ddl_sql.check_publication_access(self._statement_tx(), node, self._actor())
             notices = []
             if isinstance(node, ast.AlterTableStmt):
                 tag = ddl_sql.alter_table(self._statement_tx(), node, notices, self.engine.fill_added_column)
@@ -888,8 +890,10 @@ class Executor:
             yield from notices
             yield Done(tag)
         elif isinstance(node, ast.CreatePublicationStmt):
-            yield Done(ddl_sql.create_publication(self._statement_tx(), node))
+            ddl_sql.check_publication_access(self._statement_tx(), node, self._actor())
+            yield Done(ddl_sql.create_publication(self._statement_tx(), node, owner=self.user))
         elif isinstance(node, ast.AlterPublicationStmt):
+            ddl_sql.check_publication_access(self._statement_tx(), node, self._actor())
             yield Done(ddl_sql.alter_publication(self._statement_tx(), node))
         elif isinstance(node, (ast.CreateRoleStmt, ast.AlterRoleStmt, ast.DropRoleStmt)):
             yield Done(self._role(node))
@@ -1270,6 +1274,14 @@ class Executor:
         yield Done("SET")
 
     # -- roles ---------------------------------------------------------------------------
+    def _actor(self) -> ddl_sql.Actor:
+        """The session's role as privilege checks see it (the first role is the database's
+        owner, as ``pg_database.datdba`` shows it)."""
+        me = self.services.roles.get(self.user)
+        roles = self.services.roles.all()
+        owner = roles[0].name if roles else self.user
+        return ddl_sql.Actor(self.user, me is None or me.superuser, self.database, owner)
+
     def _role(self, s: Any) -> str:
         me = self.services.roles.get(self.user)
         if me is None or not me.superuser:

@@ -1,0 +1,59 @@
+"""Who may create, alter and drop publications, as PostgreSQL 15 decides it (42501): CREATE
+on the database to create one (its owner's by default; the proxy keeps no grants), a
+superuser for FOR ALL TABLES and TABLES IN SCHEMA, the owner to alter or drop one. Each
+statement by a plain login role on a real PostgreSQL 15 and on the proxy, same outcome."""
+
+from __future__ import annotations
+
+import psycopg
+
+from tests.pgcluster import PgCluster
+from tests.proxy import ProxyServer
+
+SETUP = [
+    "CREATE ROLE pa_plain LOGIN",
+    "CREATE TABLE pat (id int PRIMARY KEY)",
+    "CREATE PUBLICATION pa_by_su FOR TABLE pat",
+]
+AS_PLAIN = [
+    "CREATE PUBLICATION pa_mine",
+    "CREATE PUBLICATION pa_mine FOR ALL TABLES",
+    "CREATE PUBLICATION pa_mine FOR TABLES IN SCHEMA public",
+    "CREATE PUBLICATION pa_mine FOR TABLE pat",
+    "ALTER PUBLICATION pa_by_su ADD TABLE pat",
+    "ALTER PUBLICATION pa_by_su SET (publish = 'insert')",
+    "ALTER PUBLICATION pa_by_su DROP TABLE pat",
+    "DROP PUBLICATION pa_by_su",
+    "DROP PUBLICATION IF EXISTS pa_nope",
+    "DROP PUBLICATION pa_nope",
+]
+CLEANUP = ["DROP PUBLICATION IF EXISTS pa_by_su, pa_mine", "DROP TABLE IF EXISTS pat", "DROP ROLE IF EXISTS pa_plain"]
+
+
+def _fate(c: psycopg.Connection, sql: str) -> tuple[str, str]:
+    try:
+        c.execute(sql)
+    except psycopg.Error as e:
+        return str(e.sqlstate), str(e.diag.message_primary)
+    return "ok", ""
+
+
+def _outcomes(su_dsn: str, plain_dsn: str) -> list[tuple[str, str]]:
+    with psycopg.connect(su_dsn, autocommit=True) as su:
+        for sql in SETUP:
+            assert _fate(su, sql)[0] == "ok", sql
+        try:
+            with psycopg.connect(plain_dsn, autocommit=True) as me:
+                return [_fate(me, sql) for sql in AS_PLAIN]
+        finally:
+            for sql in CLEANUP:
+                _fate(su, sql)
+
+
+def test_publication_privileges_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    db = pg15.new_database("pubaccess")
+    want = _outcomes(pg15.dsn(dbname=db), pg15.dsn(dbname=db, user="pa_plain"))
+    got = _outcomes(proxy.dsn(), proxy.dsn(user="pa_plain"))
+    assert [w[0] for w in want][:5] == ["42501"] * 5
+    # (the database's name differs: PostgreSQL's is the test's own)
+    assert got == [(c, m.replace(f"database {db}", "database postgres")) for c, m in want]
