@@ -31,7 +31,7 @@ def cook(c: ast.Constraint, t: Table, *, new_table: bool = False) -> CheckSpec:
     if c.deferrable or c.initdeferred:
         raise PgError("0A000", "CHECK constraints cannot be marked DEFERRABLE")
     try:
-        tree = cx.Cooker(t, cx.CHECK).boolean(c.raw_expr, "CHECK")
+        tree = cx.Cooker(t, cx.CHECK).boolean(c.raw_expr)
         duck = cx.duck(tree)
     except (cx.Unsupported, dx._Unsupported) as e:
         raise PgError("0A000", f"CHECK constraint {e} is not supported by walsender-proxy") from None

@@ -45,9 +45,6 @@ class Unsupported(Exception):
     """A form the proxy does not take (the caller's 0A000 names it)."""
 
 
-_Unsupported = Unsupported
-
-
 @dataclass(frozen=True, slots=True)
 class ExprKind:
     """What differs between a CHECK constraint and a publication row filter: the clause
@@ -202,20 +199,20 @@ class Cooker:
         fields = list(ref.fields)
         at = _at(ref.location)
         if any(isinstance(f, ast.A_Star) for f in fields):
-            raise _Unsupported("with a whole-row reference")
+            raise Unsupported("with a whole-row reference")
         names = [f.sval for f in fields]
         if len(names) > 1:
             qual = names[:-1]
             ok = qual[-1] == self.t.name and (len(qual) == 1 or (len(qual) == 2 and qual[0] == self.t.schema))
             if len(qual) > 2:
-                raise _Unsupported("with a column named by database")
+                raise Unsupported("with a column named by database")
             if not ok:
                 raise SqlError("42P01", f'missing FROM-clause entry for table "{qual[-1]}"', at)
         col = self.t.column(names[-1])
         if col is None:
             if names[-1] in _SYSTEM_COLUMNS:
                 if names[-1] == "tableoid" and not self.kind.row_filter:
-                    raise _Unsupported("naming tableoid")
+                    raise Unsupported("naming tableoid")
                 raise self.kind.system_column(names[-1], ref.location)
             shown = ".".join(names) if len(names) > 1 else f'"{names[-1]}"'
             raise SqlError("42703", f"column {shown} does not exist", at)
@@ -235,13 +232,13 @@ class Cooker:
             try:
                 return dx._type_cast(raw)
             except dx._Unsupported as e:
-                raise _Unsupported(str(e)) from None
+                raise Unsupported(str(e)) from None
         if isinstance(raw, ast.BoolExpr):
             op = {enums.BoolExprType.AND_EXPR: "AND", enums.BoolExprType.OR_EXPR: "OR", enums.BoolExprType.NOT_EXPR: "NOT"}[raw.boolop]
             return BoolX(op, [self.boolean(a, op) for a in raw.args])
         if isinstance(raw, ast.NullTest):
             if raw.argisrow:
-                raise _Unsupported("with a row IS NULL test")
+                raise Unsupported("with a row IS NULL test")
             arg = self.expr(raw.arg)
             return NullT(arg, raw.nulltesttype == enums.NullTestType.IS_NULL)
         if isinstance(raw, ast.A_Expr):
@@ -254,7 +251,7 @@ class Cooker:
             return self.func(raw)
         if isinstance(raw, ast.ParamRef):
             raise SqlError("42P02", f"there is no parameter ${raw.number}", _at(raw.location))
-        raise _Unsupported(f"with {type(raw).__name__}")
+        raise Unsupported(f"with {type(raw).__name__}")
 
     def cast(self, tc: ast.TypeCast) -> Any:
         """An explicit cast of an expression: PostgreSQL's pathway (42846 if none); a row
@@ -269,7 +266,7 @@ class Cooker:
             target = dx._ty(parse_type(type_text(tc.typeName)))
         except PgError as e:
             if e.sqlstate == "0A000":
-                raise _Unsupported(f"with a cast to {'.'.join(n.sval for n in tc.typeName.names)}") from None
+                raise Unsupported(f"with a cast to {'.'.join(n.sval for n in tc.typeName.names)}") from None
             raise
         source = arg.ty.name
         if source == target.name and target.typmod < 0:
@@ -282,12 +279,13 @@ class Cooker:
         try:
             return dx._coerce(arg, target, explicit=True)
         except dx._Unsupported as e:
-            raise _Unsupported(str(e)) from None
+            raise Unsupported(str(e)) from None
 
-    def boolean(self, raw: Any, context: str) -> Any:
-        """coerce_to_boolean of an argument of AND/OR/NOT (or of the whole expression)."""
+    def boolean(self, raw: Any, context: str | None = None) -> Any:
+        """coerce_to_boolean of an argument of AND/OR/NOT (``context``), or of the whole
+        expression (the kind's construct: ``CHECK``, ``PUBLICATION WHERE``)."""
         n = self.expr(raw)
-        return _to_boolean(n, context, expr_location(raw))
+        return _to_boolean(n, context or self.kind.construct, expr_location(raw))
 
     def func(self, fc: ast.FuncCall) -> Any:
         names = [n.sval for n in fc.funcname]
@@ -306,11 +304,11 @@ class Cooker:
         if kinds == "r":
             raise SqlError("0A000", f"set-returning functions are not allowed in {clause}", at)
         if fc.agg_star or fc.agg_distinct or fc.agg_filter is not None or fc.agg_order or fc.func_variadic:
-            raise _Unsupported(f"calling {name}() so")
+            raise Unsupported(f"calling {name}() so")
         if len(names) == 1 and name in ("length", "char_length", "character_length") and len(fc.args or ()) == 1:
             arg = self.expr(fc.args[0])
             if not (isinstance(arg, Var) and arg.ty.name in _STRINGS):
-                raise _Unsupported(f"calling {name}() of anything but a text or varchar column")
+                raise Unsupported(f"calling {name}() of anything but a text or varchar column")
             if arg.ty.name != "text":
                 arg = Cast(arg, Ty("text"), "relabel", False)
             return Func(name, [arg], Ty("int4"), False)
@@ -324,17 +322,17 @@ class Cooker:
                 at,
                 hint="No function matches the given name and argument types. You might need to add explicit type casts.",
             )
-        raise _Unsupported(f"calling {'.'.join(names)}()")
+        raise Unsupported(f"calling {'.'.join(names)}()")
 
     def a_expr(self, e: ast.A_Expr) -> Any:
         kind = e.kind
         K = enums.A_Expr_Kind
         op = e.name[-1].sval if e.name else ""
         if len(e.name or ()) != 1:
-            raise _Unsupported("with a qualified operator")
+            raise Unsupported("with a qualified operator")
         if kind == K.AEXPR_OP:
             if e.lexpr is None or e.rexpr is None:
-                raise _Unsupported(f"with prefix operator {op}")
+                raise Unsupported(f"with prefix operator {op}")
             return self.operator(op, self.expr(e.lexpr), self.expr(e.rexpr))
         if kind == K.AEXPR_LIKE:
             return self.operator(op, self.expr(e.lexpr), self.expr(e.rexpr))
@@ -351,7 +349,7 @@ class Cooker:
             if kind == K.AEXPR_BETWEEN:
                 return BoolX("AND", [self.operator(">=", self.expr(e.lexpr), self.expr(lo)), self.operator("<=", self.expr(e.lexpr), self.expr(hi))])
             return BoolX("OR", [self.operator("<", self.expr(e.lexpr), self.expr(lo)), self.operator(">", self.expr(e.lexpr), self.expr(hi))])
-        raise _Unsupported(f"with {kind.name.removeprefix('AEXPR_').replace('_', ' ')}")
+        raise Unsupported(f"with {kind.name.removeprefix('AEXPR_').replace('_', ' ')}")
 
     def operator(self, op: str, left: Any, right: Any) -> Op:
         """make_op for a comparison or LIKE: PostgreSQL's operator for the two types, its
@@ -359,7 +357,7 @@ class Cooker:
         # (arithmetic is typed, so a non-boolean check is PostgreSQL's 42804, never run)
         table = coercion_data.OPERATORS if op in _ARITHMETIC else coercion_data.COMPARISONS
         if op not in _ARITHMETIC and op not in ("=", "<>", "<", ">", "<=", ">=", "~~", "!~~"):
-            raise _Unsupported(f"with operator {op}")
+            raise Unsupported(f"with operator {op}")
         if op not in _ARITHMETIC:
             for side in (left, right):
                 _comparable(side)
@@ -372,18 +370,18 @@ class Cooker:
         try:
             return dx.make_op(op, left, right, table)
         except dx._Unsupported as e:
-            raise _Unsupported(str(e)) from None
+            raise Unsupported(str(e)) from None
 
     def in_list(self, op: str, e: ast.A_Expr) -> Any:
         """transformAExprIn: more than one constant is ``op ANY|ALL (ARRAY[…])`` over their
         common type; a single one is a plain comparison."""
         use_or = op == "="
         if op not in ("=", "<>"):
-            raise _Unsupported(f"with {op} IN")
+            raise Unsupported(f"with {op} IN")
         left = self.expr(e.lexpr)
         items = [self.expr(x) for x in e.rexpr]
         if any(not _constant(x) for x in items):
-            raise _Unsupported("with an IN list naming a column")
+            raise Unsupported("with an IN list naming a column")
         if len(items) == 1:
             return self.operator(op, left, items[0])
         _comparable(left)
@@ -392,16 +390,16 @@ class Cooker:
             _date_input(x, left)
         common = _common_type([left, *items])
         if common is None:
-            raise _Unsupported("with an IN list of types without a common one")
+            raise Unsupported("with an IN list of types without a common one")
         elems = [_element(x, common) for x in items]
         resolved = coercion_data.COMPARISONS.get((op, left.ty.name, common))
         if resolved is None or resolved[0] == "error":
-            raise _Unsupported(f"with {dx._shown(left.ty.name)} IN {dx._shown(common)}")
+            raise Unsupported(f"with {dx._shown(left.ty.name)} IN {dx._shown(common)}")
         lparam, rparam, _ = resolved
         array: Any = ArrayE(elems, Ty("_" + common))
         if rparam != common:
             if dx._pathway(common, rparam, False, True) is None:
-                raise _Unsupported(f"with {dx._shown(left.ty.name)} IN {dx._shown(common)}")
+                raise Unsupported(f"with {dx._shown(left.ty.name)} IN {dx._shown(common)}")
             array = Cast(array, Ty("_" + rparam), "relabel", False)
         return SAOp(op, use_or, _argument(left, lparam), array)
 
@@ -411,34 +409,34 @@ class Cooker:
         an array of the operator's right type) or of an ARRAY[…] of constants."""
         which = "ANY" if use_or else "ALL"
         if (op, use_or) not in (("=", True), ("<>", False)):
-            raise _Unsupported(f"with {op} {which}")
+            raise Unsupported(f"with {op} {which}")
         left = self.expr(e.lexpr)
         _comparable(left)
         raw = e.rexpr
         if isinstance(raw, ast.A_Const) and isinstance(raw.val, ast.String):
             resolved = coercion_data.COMPARISONS.get((op, left.ty.name, "unknown"))
             if resolved is None or resolved[0] == "error" or resolved[1] not in _ARRAY_ELEMENTS:
-                raise _Unsupported(f"with {dx._shown(left.ty.name)} {op} {which} of an array literal")
+                raise Unsupported(f"with {dx._shown(left.ty.name)} {op} {which} of an array literal")
             lparam, rparam, _ = resolved
             right = Const(Ty("_" + rparam), dx._output(Ty("_" + rparam), raw.val.sval))
             return SAOp(op, use_or, _argument(left, lparam), right)
         if not isinstance(raw, ast.A_ArrayExpr):
-            raise _Unsupported(f"with {op} {which} of an expression")
+            raise Unsupported(f"with {op} {which} of an expression")
         items = [self.expr(x) for x in raw.elements or ()]
         if not items or any(not _constant(x) for x in items):
-            raise _Unsupported(f"with {op} {which} of an array that is empty or names a column")
+            raise Unsupported(f"with {op} {which} of an array that is empty or names a column")
         for x in items:
             _comparable(x)
             _date_input(x, left)
         common = _common_type(items)
         resolved = None if common is None else coercion_data.COMPARISONS.get((op, left.ty.name, common))
         if common is None or resolved is None or resolved[0] == "error":
-            raise _Unsupported(f"with {dx._shown(left.ty.name)} {op} {which} of this array")
+            raise Unsupported(f"with {dx._shown(left.ty.name)} {op} {which} of this array")
         lparam, rparam, _ = resolved
         array: Any = ArrayE([_element(x, common) for x in items], Ty("_" + common))
         if rparam != common:
             if dx._pathway(common, rparam, False, True) is None:
-                raise _Unsupported(f"with {dx._shown(left.ty.name)} {op} {which} of this array")
+                raise Unsupported(f"with {dx._shown(left.ty.name)} {op} {which} of this array")
             array = Cast(array, Ty("_" + rparam), "relabel", False)
         return SAOp(op, use_or, _argument(left, lparam), array)
 
@@ -492,9 +490,9 @@ def _comparable(n: Any) -> None:
     if base == "unknown":
         return
     if base not in _COMPARABLE:
-        raise _Unsupported(f"comparing a value of type {dx.format_type(n.ty)}")
+        raise Unsupported(f"comparing a value of type {dx.format_type(n.ty)}")
     if isinstance(n, Var) and base == "numeric" and not (n.ty.typmod >= 0 and ((n.ty.typmod - 4) >> 16) <= 38):
-        raise _Unsupported("over a numeric column without a precision of at most 38")
+        raise Unsupported("over a numeric column without a precision of at most 38")
 
 
 def _date_input(n: Any, other: Any) -> None:
@@ -502,7 +500,7 @@ def _date_input(n: Any, other: Any) -> None:
     DateStyle's field order, which the catalog text could not follow)."""
     is_literal = isinstance(n, Const) and n.ty == dx.UNKNOWN and n.text is not None
     if is_literal and other.ty.name == "date" and not _ISO_DATE.fullmatch(n.text.strip()):
-        raise _Unsupported(f"with the date literal '{n.text}' (only YYYY-MM-DD)")
+        raise Unsupported(f"with the date literal '{n.text}' (only YYYY-MM-DD)")
 
 
 def _category(name: str) -> str:
@@ -540,14 +538,14 @@ def _element(n: Any, common: str) -> Any:
     try:
         return dx._coerce(n, Ty(common), explicit=False, implicit_only=True)
     except dx._Unsupported as e:
-        raise _Unsupported(str(e)) from None
+        raise Unsupported(str(e)) from None
 
 
 def _argument(n: Any, param: str) -> Any:
     try:
         return dx._argument(n, param)
     except dx._Unsupported as e:
-        raise _Unsupported(str(e)) from None
+        raise Unsupported(str(e)) from None
 
 
 def _to_boolean(n: Any, context: str, location: int | None = None) -> Any:
@@ -647,40 +645,40 @@ def _duck_const(c: Const, target: str | None = None) -> str:
     if c.text is None:
         if name in _DUCK_TYPES:
             return f"CAST(NULL AS {_DUCK_TYPES[name]})"
-        raise _Unsupported(f"with a NULL of type {dx._shown(name)}")
+        raise Unsupported(f"with a NULL of type {dx._shown(name)}")
     src = c.ty.name
     if name in ("int2", "int4", "int8"):
         if src not in ("int2", "int4", "int8"):
-            raise _Unsupported(f"with a {dx._shown(src)} constant as {dx._shown(name)}")
+            raise Unsupported(f"with a {dx._shown(src)} constant as {dx._shown(name)}")
         return f"CAST({int(c.text)} AS {_DUCK_TYPES[name]})"
     if name == "numeric":
         if not _NUMBER.fullmatch(c.text):
-            raise _Unsupported(f"with the numeric constant {c.text}")
+            raise Unsupported(f"with the numeric constant {c.text}")
         try:
             d = Decimal(c.text)
         except InvalidOperation:
-            raise _Unsupported(f"with the numeric constant {c.text}") from None
+            raise Unsupported(f"with the numeric constant {c.text}") from None
         _sign, digits, exp = d.as_tuple()
         scale = max(0, -int(exp))
         precision = max(len(digits), scale + 1)
         if precision > 38:
-            raise _Unsupported("with a numeric constant of more than 38 digits")
+            raise Unsupported("with a numeric constant of more than 38 digits")
         return f"CAST({_duck_literal(c.text)} AS DECIMAL({precision},{scale}))"
     if name in ("float4", "float8"):
         if src not in ("int2", "int4", "int8", "numeric", "float4", "float8") or not re.fullmatch(r"-?[\d.]+(e[-+]?\d+)?|-?Infinity|NaN", c.text):
-            raise _Unsupported(f"with the constant {c.text} as {dx._shown(name)}")
+            raise Unsupported(f"with the constant {c.text} as {dx._shown(name)}")
         return f"CAST({_duck_literal(c.text.replace('Infinity', 'inf'))} AS {_DUCK_TYPES[name]})"
     if name in _STRINGS:
         if src not in (*_STRINGS, "unknown"):
-            raise _Unsupported(f"with a {dx._shown(src)} constant as {dx._shown(name)}")
+            raise Unsupported(f"with a {dx._shown(src)} constant as {dx._shown(name)}")
         return _duck_literal(c.text)
     if name == "bool":
         return "TRUE" if c.text == "t" else "FALSE"
     if name == "date":
         if src != "date" or not _ISO_DATE.fullmatch(c.text):
-            raise _Unsupported(f"with the date constant {c.text}")
+            raise Unsupported(f"with the date constant {c.text}")
         return f"CAST({_duck_literal(c.text)} AS DATE)"
-    raise _Unsupported(f"with a constant of type {dx._shown(name)}")
+    raise Unsupported(f"with a constant of type {dx._shown(name)}")
 
 
 _INT_DIGITS = {"int2": 5, "int4": 10, "int8": 19}
@@ -710,7 +708,7 @@ def _fits(*nodes: Any) -> None:
     shapes = [s for s in map(_decimal_shape, nodes) if s is not None]
     numeric = any(n.ty.name == "numeric" for n in nodes)
     if numeric and shapes and max(w for w, _ in shapes) + max(s for _, s in shapes) > 38:
-        raise _Unsupported("comparing numerics of more than 38 digits together")
+        raise Unsupported("comparing numerics of more than 38 digits together")
 
 
 def _duck_var(v: Var) -> str:
@@ -742,10 +740,10 @@ def duck(n: Any) -> str:
         if n.op in ("~~", "!~~"):
             pattern = n.right.arg if isinstance(n.right, Cast) else n.right
             if not isinstance(pattern, Const) or pattern.text is None or pattern.ty.name not in (*_STRINGS, "unknown"):
-                raise _Unsupported("with a LIKE pattern that is not a constant")
+                raise Unsupported("with a LIKE pattern that is not a constant")
             body = pattern.text
             if (len(body) - len(body.rstrip("\\"))) % 2 == 1:
-                raise _Unsupported("with a LIKE pattern ending in an escape character")
+                raise Unsupported("with a LIKE pattern ending in an escape character")
             word = "LIKE" if n.op == "~~" else "NOT LIKE"
             return f"({left} {word} {_duck_literal(body)} ESCAPE '\\')"
         _fits(n.left, n.right)
@@ -763,7 +761,7 @@ def duck(n: Any) -> str:
         return "COALESCE(" + ", ".join(duck(a) for a in n.args) + ")"
     if isinstance(n, Cast):
         return _duck_cast(n)
-    raise _Unsupported(f"with {type(n).__name__}")
+    raise Unsupported(f"with {type(n).__name__}")
 
 
 def lazy_bool(op: str, args: list[str]) -> str:
@@ -788,12 +786,12 @@ def _array_elements(c: Const) -> list[Const]:
 
     elem = c.ty.name[1:]
     if c.text is None:
-        raise _Unsupported("with a NULL array")
+        raise Unsupported("with a NULL array")
     values = decode_text_arrow(dx._lake_type(c.ty), pa.array([c.text])).to_pylist()[0]
     out = []
     for v in values:
         if isinstance(v, list):
-            raise _Unsupported("with a multidimensional array")
+            raise Unsupported("with a multidimensional array")
         text = None if v is None else ("t" if v else "f") if elem == "bool" else str(v)
         out.append(Const(Ty(elem), text))
     return out
@@ -812,14 +810,14 @@ def _duck_arithmetic(n: Op, left: str, right: str) -> str:
     if n.op == "||" and all(x.ty.name in _STRINGS for x in (n.left, n.right)):
         return f"({left} || {right})"  # (textcat: NULL if either is)
     if n.op == "||" or not all(x.ty.name in ints for x in (n.left, n.right, n)):
-        raise _Unsupported(f"with {dx._shown(n.left.ty.name)} {n.op} {dx._shown(n.right.ty.name)}")
+        raise Unsupported(f"with {dx._shown(n.left.ty.name)} {n.op} {dx._shown(n.right.ty.name)}")
     if _constant(n.left) and _constant(n.right):
-        raise _Unsupported(f"with arithmetic of constants ({n.op})")
+        raise Unsupported(f"with arithmetic of constants ({n.op})")
     divisor = n.right
     while isinstance(divisor, Cast):
         divisor = divisor.arg
     if n.op not in ("/", "%") or not isinstance(divisor, Const) or divisor.text in (None, "0", "-1"):
-        raise _Unsupported(f"with {n.op} of a column (PostgreSQL raises on overflow or division by zero)")
+        raise Unsupported(f"with {n.op} of a column (PostgreSQL raises on overflow or division by zero)")
     # (as function calls: DuckDB's rewriter moves a constant across a comparison written
     # with the operators)
     return f"{_DUCK_ARITHMETIC[n.op]}({left}, {right})"
@@ -833,7 +831,7 @@ def _duck_cast(n: Cast) -> str:
     source = arg.ty.name
     if n.ty.typmod >= 0 and n.ty.typmod != arg.ty.typmod:
         # (a length coercion rounds a numeric and cuts a string: DuckDB's CAST would not)
-        raise _Unsupported(f"with a cast to {dx.format_type(n.ty)}")
+        raise Unsupported(f"with a cast to {dx.format_type(n.ty)}")
     if isinstance(arg, Const):
         return _duck_const(arg, target)
     if target == source or (target in _STRINGS and source in _STRINGS):
@@ -850,7 +848,7 @@ def _duck_cast(n: Cast) -> str:
         return f"CAST({duck(arg)} AS DOUBLE)"  # (exact: at most 15 digits, one rounding)
     if target == "float4" and source in ("int2",):
         return f"CAST({duck(arg)} AS FLOAT)"
-    raise _Unsupported(f"with a cast from {dx._shown(source)} to {dx._shown(target)}")
+    raise Unsupported(f"with a cast from {dx._shown(source)} to {dx._shown(target)}")
 
 
 # ---------------------------------------------------------------------------------------------

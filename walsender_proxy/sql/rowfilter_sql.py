@@ -25,7 +25,7 @@ from walsender_proxy.sql import default_exprs as dx
 def cook(where: ast.Node, t: Table) -> RowFilterExpr:
     """The row filter ``where`` of table ``t``, cooked and checked."""
     try:
-        tree = cx.Cooker(t, cx.ROW_FILTER).boolean(where, "PUBLICATION WHERE")
+        tree = cx.Cooker(t, cx.ROW_FILTER).boolean(where)
         duck = cx.duck(tree)
     except (cx.Unsupported, dx._Unsupported) as e:
         raise PgError("0A000", f"publication WHERE expression {e} is not supported by walsender-proxy") from None
