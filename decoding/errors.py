@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 
 
 class PgError(Exception):
@@ -81,22 +80,4 @@ def disk_full_error(e: BaseException, what: str) -> PgError | None:
         strerror = os.strerror(code)
         if strerror in text:
             return PgError("53100", f"{what}: {strerror}", hint="Check free disk space.")
-    return None
-
-
-_RANGE = {"INT16": "smallint", "INT32": "integer", "INT64": "bigint"}
-
-
-def executor_error(e: Exception) -> PgError | None:
-    """The error PostgreSQL's executor raises where DuckDB raised ``e`` evaluating a cooked
-    expression (division by zero, integer overflow); None for another."""
-    text = str(e)
-    if "Division by zero" in text:
-        return PgError("22012", "division by zero")
-    cast = re.search(r"out of range for the destination type (INT16|INT32|INT64)", text)
-    if cast is not None:
-        return PgError("22003", f"{_RANGE[cast.group(1)]} out of range")
-    if "Overflow in" in text:  # (DuckDB names the type for some operations only)
-        m = re.search(r"\b(INT16|INT32|INT64)\b", text)
-        return PgError("22003", f"{_RANGE[m.group(1)] if m else 'integer'} out of range")
     return None

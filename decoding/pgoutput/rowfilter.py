@@ -9,8 +9,7 @@ their physical names in the change records.
 
 Semantics kept from ``pgoutput_row_filter_exec_expr``: NULL counts as false. A filter
 DuckDB cannot run, or one kept uncooked by an older version, raises rather than publishing
-rows that might not match; an error PostgreSQL's executor raises too (division by zero,
-integer overflow) keeps its SQLSTATE.
+rows that might not match (no cooked form can raise an error of its own).
 """
 
 from __future__ import annotations
@@ -22,12 +21,12 @@ import numpy as np
 import pyarrow as pa
 
 from decoding.catalog import RowFilterExpr, Table, fill_marks
-from decoding.errors import PgError, executor_error
+from decoding.errors import PgError
 
 if TYPE_CHECKING:  # imported where a filter runs: a walsender process without row filters
     import duckdb  # never loads DuckDB
 
-__all__ = ["RowFilter", "connect"]
+__all__ = ["RowFilter", "connect", "lazy_bool"]
 
 _ROW = "__pg_row"
 _INPUT = "__pg_rowfilter_input"
@@ -37,13 +36,20 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _lazy_or(args: list[str]) -> str:
-    """The publications' filters OR-ed as pgoutput evaluates them: in order, each only
-    while none is true yet (a CASE: DuckDB's OR evaluates every argument)."""
+def lazy_bool(op: str, args: list[str]) -> str:
+    """AND / OR as PostgreSQL evaluates them: left to right, an argument evaluated only
+    while the result is still open (``ExecEvalBoolExpr``), so an error an argument would
+    raise (a division by zero, an overflow) is raised only where PostgreSQL reaches it.
+    DuckDB evaluates AND and OR eagerly but a CASE's branches lazily. Used for the
+    cooked expressions' AND/OR and for the OR of several publications' filters, which
+    pgoutput evaluates in order too."""
     if len(args) == 1:
         return args[0]
-    whens = " ".join(f"WHEN {a} IS TRUE THEN TRUE" for a in args)
-    return f"(CASE {whens} WHEN {' OR '.join(f'{a} IS NULL' for a in args)} THEN NULL ELSE FALSE END)"
+    stop, value = ("FALSE", "FALSE") if op == "AND" else ("TRUE", "TRUE")
+    whens = " ".join(f"WHEN ({a}) IS {stop} THEN {value}" for a in args)
+    unknown = " OR ".join(f"({a}) IS NULL" for a in args)
+    other = "TRUE" if op == "AND" else "FALSE"
+    return f"(CASE {whens} WHEN {unknown} THEN NULL ELSE {other} END)"
 
 
 class RowFilter:
@@ -63,7 +69,7 @@ class RowFilter:
                     hint="Set the table's row filter again with ALTER PUBLICATION … SET TABLE.",
                 )
         names = {c.attnum: _quote(c.physical) for c in table.columns}
-        self.sql_expression = _lazy_or([f"({fill_marks(f.duck, names)})" for f in self.filters])
+        self.sql_expression = lazy_bool("OR", [fill_marks(f.duck, names) for f in self.filters])
 
     def matches(self, con: duckdb.DuckDBPyConnection, data: pa.Table) -> np.ndarray:
         """Boolean mask over ``data``'s rows (physical column names, as in change records):
@@ -86,9 +92,6 @@ class RowFilter:
         try:
             rows = con.execute(sql).fetchnumpy()[_ROW]
         except duckdb.Error as e:
-            known = executor_error(e)
-            if known is not None:
-                raise known from None
             detail = str(e).splitlines()[0] if str(e) else type(e).__name__
             raise PgError(
                 "XX000",

@@ -34,6 +34,7 @@ from pglast import ast, enums
 
 from decoding.catalog import CHECK_MARK, Table
 from decoding.errors import PgError
+from decoding.pgoutput.rowfilter import lazy_bool
 from decoding.pgtypes import parse_type
 from walsender_proxy.backend import coercion_data
 from walsender_proxy.sql import default_exprs as dx
@@ -762,20 +763,6 @@ def duck(n: Any) -> str:
     if isinstance(n, Cast):
         return _duck_cast(n)
     raise Unsupported(f"with {type(n).__name__}")
-
-
-def lazy_bool(op: str, args: list[str]) -> str:
-    """AND / OR as PostgreSQL evaluates them: left to right, an argument evaluated only
-    while the result is still open (``ExecEvalBoolExpr``), so an error an argument would
-    raise (a division by zero, an overflow) is raised only where PostgreSQL reaches it.
-    DuckDB evaluates AND and OR eagerly but a CASE's branches lazily."""
-    if len(args) == 1:
-        return args[0]
-    stop, value = ("FALSE", "FALSE") if op == "AND" else ("TRUE", "TRUE")
-    whens = " ".join(f"WHEN ({a}) IS {stop} THEN {value}" for a in args)
-    unknown = " OR ".join(f"({a}) IS NULL" for a in args)
-    other = "TRUE" if op == "AND" else "FALSE"
-    return f"(CASE {whens} WHEN {unknown} THEN NULL ELSE {other} END)"
 
 
 def _array_elements(c: Const) -> list[Const]:
