@@ -1292,3 +1292,23 @@ def test_every_kind_of_value_assigned_to_every_column_type_as_postgresql(proxy: 
     """Assignment (INSERT … SELECT, UPDATE) of each kind of value to each column type:
     PostgreSQL's assignment casts, its 42804 where there is none, the values it stores."""
     _same_answers(proxy, pg15, _assignment_matrix()).close()
+
+
+#: A quoted name cast to a reg* type is read by parse analysis (coerce_type calls the
+#: type's input function), so a missing one fails the statement where it would never run;
+#: a text value cast so is read where it runs.
+REG_LITERALS = [
+    "CREATE TABLE rr (a int)",
+    "SELECT CASE WHEN false THEN 'nope'::regclass END",
+    "SELECT 1 WHERE false AND 'nope'::regtype IS NULL",
+    "SELECT 'rr'::regclass, CAST('public.rr' AS regclass), 'int4'::regtype, 'rr'::regclass::text",
+    "SELECT CASE WHEN false THEN nextval('noseq') END",
+    "SELECT CASE WHEN false THEN pg_relation_size('nosuch') END",
+    "SELECT pg_table_size('nosuch'), pg_total_relation_size(NULL)",
+    "SELECT 'nosuch'::text::regclass FROM rr",
+    "SELECT a FROM rr WHERE 'nons'::regnamespace IS NULL",
+]
+
+
+def test_reg_literals_are_read_at_parse_analysis(proxy: ProxyServer, pg15: PgCluster) -> None:
+    _same_answers(proxy, pg15, REG_LITERALS).close()

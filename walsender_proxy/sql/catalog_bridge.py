@@ -17,6 +17,7 @@ from walsender_proxy.lake import Transaction
 from walsender_proxy.sql import pgcatalog, sql_function_calls
 from walsender_proxy.sql.functions import PREFIX, SERVER_FUNCTIONS
 from walsender_proxy.sql.rewrite import ResolveUserTable, Rewritten, rewrite
+from walsender_proxy.sql.sql_errors import SqlError
 
 if TYPE_CHECKING:
     from walsender_proxy.sql.services import SessionState
@@ -198,4 +199,10 @@ def rewrite_and_register(
             injected=injected_rows(ex, rw.needs),
             server_values=server_values(ex, rw.server_values, tx) if rw.server_values else None,
         )
+    for fn, text, position in rw.reg_inputs:  # ('nope'::regclass fails where it never runs)
+        try:
+            binding.con.execute(f"SELECT {fn}($1)", [text]).fetchall()
+        except Exception as e:  # noqa: BLE001 - every DuckDB error is PostgreSQL's here
+            err = pgcatalog.translate_error(e)
+            raise SqlError(err.sqlstate, err.message, position, detail=err.detail, hint=err.hint) from None
     return rw

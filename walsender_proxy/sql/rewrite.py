@@ -314,6 +314,12 @@ class Rewritten:
     #: With ``infer_params``: the type OID parse analysis gave each unspecified ``$n``
     #: it could place, by number.
     param_oids: tuple[tuple[int, int], ...] = ()
+    #: reg* input of untyped literals (``'t'::regclass``, ``nextval('s')``): (the input
+    #: macro, the text, its 1-based position). Parse analysis reads such a constant with
+    #: the type's input function, so a missing name fails the statement even where the
+    #: expression would never run; :func:`~walsender_proxy.sql.catalog_bridge.rewrite_and_register`
+    #: reads each before the statement runs.
+    reg_inputs: tuple[tuple[str, str, int | None], ...] = ()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -975,6 +981,7 @@ class _Rewriter:
         self.param_uses: dict[int, int] = {}
         #: The views being expanded (a view reading itself is PostgreSQL's 42P17).
         self._views_open: set[int] = set()
+        self.reg_inputs: list[tuple[str, str, int | None]] = []
 
     # -- errors --------------------------------------------------------------------------
     def _pos(self, node: Any) -> int | None:
@@ -983,6 +990,31 @@ class _Rewriter:
 
     def fail(self, sqlstate: str, message: str, node: Any = None, **kw: Any) -> SqlError:
         return SqlError(sqlstate, message, self._pos(node), **kw)
+
+    def _reg_in(self, fn: str, arg: ast.Node, t: T | None, source: Any = None) -> ast.Node:
+        """``fn(arg)``, a reg* type's input (``pgc_regclass_in`` …). An untyped literal is
+        also read before the statement runs (``Rewritten.reg_inputs``), as coerce_type
+        reads a constant: ``CASE WHEN false THEN 'nope'::regclass END`` is 42P01."""
+        self.needs.add(fn)
+        text = _str_const(arg)
+        if text is not None and t == UNKNOWN:
+            self.reg_inputs.append((fn, text, self._literal_pos(source)))
+        return _call(fn, arg)
+
+    def _literal_pos(self, at: Any) -> int | None:
+        """The 1-based position of the string literal a cast or call at ``at`` reads
+        (pglast keeps no location for a constant; its scanner does)."""
+        loc = getattr(at, "location", None)
+        if not isinstance(loc, int) or loc < 0 or self.sql_fn_frames:
+            return None
+        consts = [tok for tok in pglast.parser.scan(self.sql) if tok.name == "SCONST"]
+        if self.sql.startswith("::", loc):  # 'x'::regclass
+            found = next((tok for tok in reversed(consts) if tok.end < loc), None)
+            if found is not None and self.sql[found.end + 1 : loc].strip():
+                found = None
+        else:  # CAST('x' AS regclass), regclass 'x', nextval('x')
+            found = next((tok for tok in consts if tok.start > loc), None)
+        return found.start + 1 if found is not None else None
 
     # -- statements ------------------------------------------------------------------------
     def statement(self, stmt: ast.Node) -> tuple[ast.Node, list[tuple[str, T | None]] | None]:
@@ -2909,9 +2941,7 @@ class _Rewriter:
             reg = REG_TYPES[target]
             if t is not None and t.name in INTEGERISH:
                 return _cast(arg, "uinteger"), T(reg)
-            fn = f"pgc_{reg}_in"
-            self.needs.add(fn)
-            return _call(fn, _qualify(arg, scope)), T(reg)
+            return self._reg_in(f"pgc_{reg}_in", _qualify(arg, scope), t, node), T(reg)
         if t is not None and t.name in _OUT_FORMAT and t.name in REG_TYPES and target in TEXTISH:
             fn = _OUT_FORMAT[t.name]
             self.needs.add(fn)
@@ -4222,8 +4252,7 @@ class _Rewriter:
         t = types[0]
         rel = args[0]
         if t == UNKNOWN or (t is not None and t.name in TEXTISH):
-            self.needs.add("pgc_regclass_in")
-            rel = _call("pgc_regclass_in", rel)
+            rel = self._reg_in("pgc_regclass_in", rel, t, node)
         elif t is not None and t.name not in ("regclass", "oid", "int2", "int4", "int8"):
             raise self._no_function(name, types, node)
         out = [_cast(rel, "bigint"), *args[1:]]
@@ -4759,14 +4788,18 @@ class _Rewriter:
         if special == "null_text" and name == "pg_get_viewdef" and args:
             rel = args[0]
             if types[0] == UNKNOWN or (types[0] is not None and types[0].name in TEXTISH):
-                self.needs.add("pgc_regclass_in")  # (by name: a missing one is 42P01)
+                self.needs.add("pgc_regclass_in")  # (pg_get_viewdef(text) reads it when run)
                 rel = _call("pgc_regclass_in", rel)
             self.needs.add("pgc_viewdef")
             return _call("pgc_viewdef", rel), ret
         if special == "null_text":
             return _cast(_null(), "varchar"), ret
         if special == "zero_bigint":
-            return _cast(_int(0), "bigint"), ret
+            zero = _cast(_int(0), "bigint")
+            if name != "pg_database_size" and args and (types[0] == UNKNOWN or (types[0] is not None and types[0].name in TEXTISH)):
+                rel = self._reg_in("pgc_regclass_in", args[0], types[0], node)  # (42P01 for none)
+                return ast.CaseExpr(args=(ast.CaseWhen(expr=ast.NullTest(arg=rel, nulltesttype=NullTestType.IS_NULL), result=_null()),), defresult=zero), ret
+            return zero, ret
         if special == "typeof":
             t = types[0]
             oid = 705 if t == UNKNOWN else _type_oid(t) if t is not None else None  # ('x', NULL: unknown)
@@ -4823,8 +4856,8 @@ class _Rewriter:
             self._forget_params(dropped)
         call_args = list(args[:keep])
         if name in _REGCLASS_FIRST and call_args and (types[0] == UNKNOWN or (types[0] is not None and types[0].name in TEXTISH)):
-            self.needs.add("pgc_regclass_in")  # ('t' is regclass input: a missing one is 42P01)
-            call_args[0] = _call("pgc_regclass_in", call_args[0])
+            # ('t' is regclass input: a missing one is 42P01)
+            call_args[0] = self._reg_in("pgc_regclass_in", call_args[0], types[0], node)
         missing = max(0, (fn.keep or fn.arity[1]) - len(call_args))
         for lit in fn.pad[len(fn.pad) - missing :] if missing else ():
             call_args.append(_bool(lit == "true") if lit in ("true", "false") else _int(int(lit)))
@@ -5337,6 +5370,7 @@ def rewrite(
         copy=copy,
         origins=rw.origins if copy is None else None,
         param_oids=tuple((n, oid) for n, t in sorted(rw.param_inferred.items()) if (oid := _type_oid(t))),
+        reg_inputs=tuple(dict.fromkeys(rw.reg_inputs)),
     )
     if key is not None and not rw.user_tables and not rw.set_configs and not rw.used_udfs and not _CLOCK_WORDS.search(sql):
         with _CACHE_LOCK:
