@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable, Mapping
+from collections.abc import Sequence as Seq
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
@@ -30,6 +31,8 @@ PUBLIC_SCHEMA_OID = 2200
 REPLICA_IDENTITIES = ("d", "f", "i", "n")  # DEFAULT, FULL, USING INDEX, NOTHING
 
 CatalogOp = dict[str, Any]
+#: Ops that drop the object their ``oid`` names (its ownership goes with it).
+_DROPS = frozenset({"drop_table", "drop_sequence", "drop_view", "drop_function"})
 
 
 #: The types a sequence counts in, and their ranges.
@@ -750,6 +753,46 @@ class Publication:
 CatalogError = PgError
 
 
+@dataclass(frozen=True, slots=True)
+class AclItem:
+    """One entry of an ``aclitem[]``: what ``grantee`` (a role's OID, 0 for PUBLIC) holds
+    from ``grantor``, as PostgreSQL's privilege letters in its order (``arwdDxt``, ``rwU``,
+    ``UC``); ``grantable`` the letters it holds WITH GRANT OPTION."""
+
+    grantee: int
+    grantor: int
+    privileges: str
+    grantable: str = ""
+
+    def to_json(self) -> list[Any]:
+        return [self.grantee, self.grantor, self.privileges, self.grantable]
+
+    @classmethod
+    def from_json(cls, d: Seq[Any]) -> AclItem:
+        return cls(int(d[0]), int(d[1]), str(d[2]), str(d[3]))
+
+
+@dataclass(frozen=True, slots=True)
+class Ownership:
+    """Who owns a relation or schema and its ACL (``relowner``/``relacl``,
+    ``nspowner``/``nspacl``); ``acl`` None is PostgreSQL's NULL: the owner holds every
+    privilege, nobody else any (a schema named public aside: see the SQL layer)."""
+
+    owner: int
+    acl: tuple[AclItem, ...] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"owner": self.owner}
+        if self.acl is not None:
+            out["acl"] = [a.to_json() for a in self.acl]
+        return out
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Ownership:
+        acl = d.get("acl")
+        return cls(int(d["owner"]), tuple(AclItem.from_json(a) for a in acl) if acl is not None else None)
+
+
 def _frozen(d: Mapping[Any, Any]) -> Mapping[Any, Any]:
     return MappingProxyType(dict(d))
 
@@ -767,6 +810,9 @@ class Catalog:
     functions: Mapping[int, Function] = field(default_factory=lambda: _frozen({}))
     #: COMMENT ON texts (``pg_description``) by ``"classoid:objoid:objsubid"``.
     comments: Mapping[str, str] = field(default_factory=lambda: _frozen({}))
+    #: Owners and ACLs of relations and schemas, by OID; an object not here belongs to
+    #: the database's owner (the first role) with the default ACL.
+    owners: Mapping[int, Ownership] = field(default_factory=lambda: _frozen({}))
 
     # -- lookups -------------------------------------------------------------------------
     def find_table(self, schema: str, name: str) -> Table | None:
@@ -861,6 +907,17 @@ class Catalog:
     # -- changes -------------------------------------------------------------------------
     def apply(self, op: CatalogOp) -> Catalog:
         """Return the catalog after ``op``; the op was validated when it was made."""
+        out = self._apply(op)
+        gone = op.get("oid") if op["op"] in _DROPS else None
+        if op["op"] == "drop_schema":
+            gone = self.schemas.get(op["name"])
+        if gone is not None and gone in out.owners:
+            owners = dict(out.owners)
+            del owners[gone]
+            out = replace(out, owners=_frozen(owners))
+        return out
+
+    def _apply(self, op: CatalogOp) -> Catalog:
         kind = op["op"]
         if kind == "put_schema":
             schemas = dict(self.schemas)
@@ -921,6 +978,10 @@ class Catalog:
             fns = dict(self.functions)
             fns.pop(op["oid"], None)
             return replace(self, functions=_frozen(fns))
+        if kind == "put_ownership":
+            owners = dict(self.owners)
+            owners[op["oid"]] = Ownership.from_json(op["ownership"])
+            return replace(self, owners=_frozen(owners))
         if kind == "put_comment":
             comments = dict(self.comments)
             if op["text"] is None:
@@ -940,6 +1001,7 @@ class Catalog:
             "views": [v.to_json() for v in self.views.values()],
             "functions": [fn.to_json() for fn in self.functions.values()],
             **({"comments": dict(self.comments)} if self.comments else {}),
+            **({"owners": {str(k): v.to_json() for k, v in self.owners.items()}} if self.owners else {}),
         }
 
     @classmethod
@@ -958,6 +1020,7 @@ class Catalog:
             _frozen({v.oid: v for v in views}),
             _frozen({fn.oid: fn for fn in fns}),
             _frozen(d.get("comments", {})),
+            _frozen({int(k): Ownership.from_json(v) for k, v in d.get("owners", {}).items()}),
         )
 
 

@@ -495,6 +495,8 @@ GUCS: dict[str, Guc] = {
         Guc("application_name", "", report=True),
         Guc("is_superuser", "off", report=True, settable=False),
         Guc("session_authorization", "", report=True, settable=False),
+        # (SET ROLE's: the executor checks and stores it, see Settings.set_identity)
+        Guc("role", "none", settable=False),
         Guc("default_transaction_isolation", "read committed"),
         Guc("default_transaction_read_only", "off"),
         Guc("transaction_isolation", "read committed", settable=False),
@@ -698,6 +700,15 @@ class Settings:
         else:
             self._store(key, value, local)
         return g.report and self.get(key) != before
+
+    def set_identity(self, name: str, value: str, *, local: bool) -> list[str]:
+        """SET ROLE and SET SESSION AUTHORIZATION (role, session_authorization and
+        is_superuser), checked by the caller: stored as any SET is, so a transaction's
+        end or rollback undoes them alike. Returns the reported names that changed."""
+        before = self._reported()
+        self.changes += 1
+        self._store(name.lower(), value, local)
+        return self._changed(before)
 
     def _set_placeholder(self, key: str, name: str, value: str | None, *, local: bool) -> bool:
         """SET/RESET of a custom setting: any text, transactional as every SET is."""

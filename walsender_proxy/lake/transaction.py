@@ -30,6 +30,7 @@ from decoding.catalog import (
     Column,
     ColumnDefault,
     Function,
+    Ownership,
     Table,
     View,
     ViewColumn,
@@ -1277,6 +1278,17 @@ class Transaction:
             if cat.comments.get(key) == (text or None):
                 return [], None
             return [{"op": "put_comment", "key": key, "text": text or None}], None
+
+        self._run_ddl(build)
+
+    def set_ownership(self, oid: int, ownership: Ownership) -> None:
+        """The owner and ACL of relation or schema ``oid`` (ALTER … OWNER TO, GRANT,
+        REVOKE, and the creator of a new object)."""
+
+        def build(cat: Catalog, alloc: Any) -> tuple[list[CatalogOp], None]:
+            if cat.owners.get(oid) == ownership:
+                return [], None
+            return [{"op": "put_ownership", "oid": oid, "ownership": ownership.to_json()}], None
 
         self._run_ddl(build)
 

@@ -96,8 +96,10 @@ class WalSender:
             return False
         self._release_export()
         ex = self.s.executor
-        if ex is not None:  # (pg_stat_activity shows the command, active while it runs)
+        if ex is not None:  # (pg_stat_activity shows the command, active while it runs;
+            # an error's STATEMENT line in the log names it)
             ex.query, ex.query_start, ex.running = text, time.time(), True
+            ex.debug_query = text
         try:
             await self.run(cmd)
         except PgError as e:

@@ -56,6 +56,7 @@ def session_info(ex: SessionState) -> pgcatalog.SessionInfo:
         settings["transaction_read_only"] = "on" if tx.read_only else "off"
     return pgcatalog.SessionInfo(
         user=ex.user,
+        session_user=ex.session_user,
         database=ex.database,
         application_name=ex.settings.get("application_name"),
         backend_pid=ex.backend_pid,
@@ -202,7 +203,7 @@ def rewrite_and_register(
     for fn, text, position in rw.reg_inputs:  # ('nope'::regclass fails where it never runs)
         try:
             binding.con.execute(f"SELECT {fn}($1)", [text]).fetchall()
-        except Exception as e:  # noqa: BLE001 - every DuckDB error is PostgreSQL's here
+        except Exception as e:
             err = pgcatalog.translate_error(e)
             raise SqlError(err.sqlstate, err.message, position, detail=err.detail, hint=err.hint) from None
     return rw

@@ -35,7 +35,7 @@ from pglast import ast, enums
 from pglast.stream import RawStream
 
 from decoding import pgtz
-from decoding.catalog import RID, Table
+from decoding.catalog import RID, Catalog, Table
 from decoding.errors import PgError
 from decoding.pgtime import TRANSACTION_NOW
 from decoding.pgtypes import ColumnType, type_by_oid
@@ -51,6 +51,8 @@ from walsender_proxy.sql import (
     identity,
     param_recv,
     prepared_datestyle,
+    privilege_checks,
+    privileges,
     sequences,
     session_zone,
     sql_function_calls,
@@ -156,6 +158,7 @@ class Engine:
             t: Table | None = None
             if schema == "pg_temp":
                 schema = self.ex.temp_schema
+            self._check_read(cat, schema, name)
             v = views.find(cat, schema, name, self.ex.search_path())
             if v is not None:
                 views.check_restricted(v, self.ex.settings.get("restrict_nonsystem_relation_kind"))
@@ -181,6 +184,30 @@ class Engine:
             return _typed(q.sql, t)
 
         return resolve
+
+    def _check_read(self, cat: Catalog, schema: str | None, name: str) -> None:
+        """SELECT on a relation the statement reads, for the current user or, inside a
+        view's query, the view's owner (42501)."""
+        if not privileges.CHECK_READS.get():
+            return
+        view = privileges.READ_AS.get()
+        if view is None:
+            who = self.ex.who()
+        else:
+            owner = privileges.ownership(cat, view, privileges.PG_DATABASE_OWNER).owner
+            role = next((r.name for r in self.ex.services.roles.all() if r.oid == owner), None)
+            who = self.ex.who(role) if owner != privileges.PG_DATABASE_OWNER and role else self.ex.who(self._database_owner())
+        if who.superuser:
+            return
+        if schema is not None:
+            privilege_checks.schema_usage(cat, who, schema)
+        rel = privilege_checks.find(cat, schema, name, self.ex.search_path())
+        if rel is not None and rel.kind != "index":
+            privilege_checks.check_read(cat, who, rel)
+
+    def _database_owner(self) -> str:
+        roles = self.ex.services.roles.all()
+        return roles[0].name if roles else self.ex.user
 
     def rewrite(
         self, sql: str, tx: Transaction, overrides: dict[tuple[str | None, str], str | UserTable] | None = None, params: Sequence[Any] = (), *, writing: str | None = None

@@ -28,7 +28,7 @@ from pglast import ast, enums, parse_sql
 from pglast.parser import ParseError, scan
 from pglast.stream import RawStream
 
-from decoding.catalog import RID, TEMP_SCHEMA_PREFIX, Table, is_temp_schema
+from decoding.catalog import RID, TEMP_SCHEMA_PREFIX, Ownership, Table, is_temp_schema
 from decoding.errors import PgError, disk_full_error
 from decoding.lsn import format_lsn
 from decoding.pgtime import TRANSACTION_NOW
@@ -53,9 +53,12 @@ from walsender_proxy.sql import (
     ddl_names,
     ddl_sql,
     explain,
+    grant_sql,
     index_sql,
     pgcatalog,
     pgcatalog_defs,
+    privilege_checks,
+    privileges,
     reloptions,
     sequences,
     sql_function_calls,
@@ -154,7 +157,8 @@ class Executor:
     def __init__(self, services: SqlServices, *, user: str, database: str, settings: Settings, backend_pid: int) -> None:
         self.services = services
         self.lake = services.lake
-        self.user = user
+        #: The role that logged in (what SET SESSION AUTHORIZATION may do depends on it).
+        self.login_user = user
         self.database = database
         self.settings = settings
         self.backend_pid = backend_pid
@@ -205,7 +209,19 @@ class Executor:
         self.running = False
         #: nextval's cache, currval and lastval of this session
         self.sequences = SessionSequences()
+        self.sequences.check = self._sequence_allowed
         self.engine = Engine(self)
+
+    @property
+    def user(self) -> str:
+        """The current user: SET ROLE's role, else the session user."""
+        role = self.settings.get("role")
+        return role if role and role != "none" else self.session_user
+
+    @property
+    def session_user(self) -> str:
+        """The session user: the role that logged in, or SET SESSION AUTHORIZATION's."""
+        return self.settings.get("session_authorization") or self.login_user
 
     # -- transaction state ---------------------------------------------------------------
     @property
@@ -778,6 +794,69 @@ class Executor:
         self.cancel(STATEMENT_TIMEOUT)
 
     def _dispatch(self, node: Any, text: str, params: list[Any]) -> Iterator[Outcome]:
+        """Run one statement: its privilege checks first, and a new object made owned by
+        the role that made it."""
+        if not isinstance(node, _CHECKED) or (self.tx is not None and self.tx.state is State.FAILED):
+            yield from self._run(node, text, params)
+            return
+        who = self.who()
+        tx = self._statement_tx()
+        privilege_checks.check_statement(node, tx.catalog(), who, tx.search_path, self.database)
+        creates = isinstance(node, _CREATES) and not (isinstance(node, ast.SelectStmt) and node.intoClause is None)
+        owner = self._new_objects_owner(node, who) if creates else None
+        if owner is None:
+            yield from self._run(node, text, params)
+            return
+        before = _object_oids(tx.catalog())
+        yield from self._run(node, text, params)
+        if self.tx is not None and self.tx.state is State.ACTIVE:
+            for oid in sorted(_object_oids(self.tx.catalog()) - before):
+                self.tx.set_ownership(oid, Ownership(owner))
+
+    def who(self, role: str | None = None) -> privileges.Who:
+        """The role privilege checks are made for: the current user (or ``role``)."""
+        name = role or self.user
+        me = self.services.roles.get(name)
+        roles = self.services.roles.all()
+        db_owner = roles[0].oid if roles else privileges.PG_DATABASE_OWNER
+        if me is None:  # (a session whose role was dropped: as PostgreSQL, no privileges)
+            return privileges.Who(name, -1, False, db_owner)
+        return privileges.Who(name, me.oid, me.superuser, db_owner)
+
+    def _catalog_now(self) -> Any:
+        """The catalog a privilege check reads: the transaction's, once it has a snapshot
+        (a check must not take one: CREATE_REPLICATION_SLOT … USE_SNAPSHOT wants none
+        taken before it), else the newest."""
+        tx = self.tx
+        if tx is not None and tx.snapshot_taken and tx.state is State.ACTIVE:
+            return tx.catalog()
+        return self.lake.catalog
+
+    def _sequence_allowed(self, sq: Any, letters: str) -> None:
+        who = self.who()
+        if not who.superuser:
+            cat = self._catalog_now()
+            privileges.require_any(cat, who, sq.oid, "sequence", sq.name, letters)
+
+    def _new_objects_owner(self, node: Any, who: privileges.Who) -> int | None:
+        """Who owns what the statement creates, when not the database's owner (the
+        catalog's default): the creating role, or CREATE SCHEMA's AUTHORIZATION."""
+        owner = who.oid
+        if isinstance(node, ast.CreateSchemaStmt) and node.authrole is not None:
+            owner = grant_sql.role_of(node.authrole, who, self._session_role(), self._role_oid)
+            if not who.superuser and owner != who.oid:
+                raise PgError("42501", f'must be member of role "{node.authrole.rolename}"')
+        return None if owner == who.database_owner else owner
+
+    def _role_oid(self, name: str) -> int | None:
+        r = self.services.roles.get(name)
+        return r.oid if r is not None else None
+
+    def _session_role(self) -> tuple[str, int]:
+        name = self.session_user
+        return name, self._role_oid(name) or -1
+
+    def _run(self, node: Any, text: str, params: list[Any]) -> Iterator[Outcome]:
         if isinstance(node, ast.TransactionStmt):
             yield from self._transaction(node)
             return
@@ -837,6 +916,12 @@ class Executor:
             if isinstance(node, ast.DropStmt) and node.removeType == enums.ObjectType.OBJECT_PUBLICATION:
                 ddl_sql.check_publication_access(self._statement_tx(), node, self._actor())
             notices = []
+            spec = _owner_change(node) if isinstance(node, ast.AlterTableStmt) else None
+            if spec is not None:
+                tag = self._relation_owner(node, spec, notices)
+                yield from notices
+                yield Done(tag)
+                return
             if isinstance(node, ast.AlterTableStmt):
                 tag = ddl_sql.alter_table(self._statement_tx(), node, notices, self.engine.fill_added_column)
             else:
@@ -871,7 +956,11 @@ class Executor:
         elif isinstance(node, ast.ViewStmt):
             notices = []
             try:
-                tag = views.create(self._statement_tx(), node, text, self.engine, self.temp_schema, notices)
+                unchecked = privileges.CHECK_READS.set(False)  # (checked when it is used)
+                try:
+                    tag = views.create(self._statement_tx(), node, text, self.engine, self.temp_schema, notices)
+                finally:
+                    privileges.CHECK_READS.reset(unchecked)
             finally:
                 yield from notices  # (PostgreSQL's NOTICEs come before its error too)
             yield Done(tag)
@@ -891,12 +980,27 @@ class Executor:
             yield Done(tag)
         elif isinstance(node, ast.CreatePublicationStmt):
             ddl_sql.check_publication_access(self._statement_tx(), node, self._actor())
+            privilege_checks.check_publication_tables(node, self._statement_tx().catalog(), self.who(), self.tx.search_path)
             yield Done(ddl_sql.create_publication(self._statement_tx(), node, owner=self.user))
         elif isinstance(node, ast.AlterPublicationStmt):
             ddl_sql.check_publication_access(self._statement_tx(), node, self._actor())
+            privilege_checks.check_publication_tables(node, self._statement_tx().catalog(), self.who(), self.tx.search_path)
             yield Done(ddl_sql.alter_publication(self._statement_tx(), node))
+        elif isinstance(node, ast.GrantStmt):
+            notices = []
+            tx = self._statement_tx()
+            tag = grant_sql.grant(tx, node, self.who(), self._session_role(), self._role_oid, tx.search_path, notices)
+            yield from notices
+            yield Done(tag)
+        elif isinstance(node, (ast.GrantRoleStmt, ast.AlterDefaultPrivilegesStmt)):
+            raise grant_sql.refuse_role_grant(node)
+        elif isinstance(node, ast.AlterOwnerStmt) and node.objectType == enums.ObjectType.OBJECT_SCHEMA:
+            yield Done(self._schema_owner(node))
         elif isinstance(node, (ast.CreateRoleStmt, ast.AlterRoleStmt, ast.DropRoleStmt)):
-            yield Done(self._role(node))
+            tag = self._role(node)
+            yield from self.notices
+            self.notices.clear()
+            yield Done(tag)
         elif isinstance(node, ast.DiscardStmt):
             yield from self._discard(node)
         elif isinstance(node, ast.PrepareStmt):
@@ -1217,8 +1321,9 @@ class Executor:
             self._set_isolation(_arg_text(s.args[0]))
             yield Done("SET")
             return
-        if name == "session_authorization" or name == "role":
-            raise ddl_names.unsupported(f"SET {name}")
+        if name in ("session_authorization", "role"):
+            yield from self._set_identity(s)
+            return
         if s.kind in (K.VAR_RESET, K.VAR_SET_DEFAULT):
             value = None
         else:
@@ -1288,10 +1393,16 @@ class Executor:
             raise PgError("42501", "permission denied to create role" if isinstance(s, ast.CreateRoleStmt) else "permission denied")
         if isinstance(s, ast.DropRoleStmt):
             for r in s.roles:
-                if self.services.roles.get(r.rolename) is None:
+                role = self.services.roles.get(r.rolename)
+                if role is None:
                     if s.missing_ok:
+                        self.notices.append(Notice("NOTICE", "00000", f'role "{r.rolename}" does not exist, skipping'))
                         continue
                     raise PgError("42704", f'role "{r.rolename}" does not exist')
+                cat = self._catalog_now()
+                depends = privileges.dependents(cat, role.oid)
+                if depends:
+                    raise PgError("2BP01", f'role "{r.rolename}" cannot be dropped because some objects depend on it', detail="\n".join(depends))
                 self.services.roles.drop(r.rolename)
             return "DROP ROLE"
         attrs: dict[str, bool] = {}
@@ -1353,7 +1464,7 @@ class Executor:
             p = self.user if p == "$user" else self.temp_schema if p == "pg_temp" else p
             if p:
                 out.append(p)
-        return out
+        return self._usable(out)
 
     def search_path(self) -> list[str]:
         """The schemas an unqualified table name is looked up in: the temporary schema
@@ -1369,7 +1480,86 @@ class Executor:
                 out.append(p)
         if self.temp_schema not in out:
             out.insert(0, self.temp_schema)
-        return out
+        return self._usable(out)
+
+    def _usable(self, path: list[str]) -> list[str]:
+        """The schemas of ``path`` the current user may use (PostgreSQL's search path
+        skips the others)."""
+        who = self.who()
+        if who.superuser:
+            return path
+        cat = self._catalog_now()
+        return privilege_checks.visible_schemas(cat, who, path)
+
+    def _set_identity(self, s: ast.VariableSetStmt) -> Iterator[Outcome]:
+        """SET [LOCAL] ROLE and SET [LOCAL] SESSION AUTHORIZATION, RESET of each, as
+        PostgreSQL 15 checks them: any role for a superuser session user (or login, for
+        SESSION AUTHORIZATION), otherwise only the role itself (roles have no members
+        here). SESSION AUTHORIZATION also resets ROLE."""
+        K = enums.VariableSetKind
+        local = bool(s.is_local)
+        if local and not self.explicit:
+            yield Notice("WARNING", "25P01", "SET LOCAL can only be used in transaction blocks")
+            yield Done("SET")
+            return
+        value = None if s.kind in (K.VAR_RESET, K.VAR_SET_DEFAULT) else _arg_text(s.args[0])
+        roles = self.services.roles
+        changed: list[str] = []
+        if s.name == "role":
+            target = "none" if value is None or value == "none" else value
+            if target != "none":
+                if roles.get(target) is None:
+                    raise PgError("22023", f'role "{target}" does not exist')
+                me = roles.get(self.session_user)
+                if target != self.session_user and not (me is not None and me.superuser):
+                    raise PgError("42501", f'permission denied to set role "{target}"')
+            changed += self.settings.set_identity("role", target, local=local)
+        else:
+            target = self.login_user if value is None else value
+            if roles.get(target) is None:
+                raise PgError("22023", f'role "{target}" does not exist')
+            me = roles.get(self.login_user)
+            if target != self.login_user and not (me is not None and me.superuser):
+                raise PgError("42501", f'permission denied to set session authorization "{target}"')
+            changed += self.settings.set_identity("session_authorization", target, local=local)
+            changed += self.settings.set_identity("role", "none", local=local)
+        current = roles.get(self.user)
+        changed += self.settings.set_identity("is_superuser", "on" if current is not None and current.superuser else "off", local=local)
+        for name in dict.fromkeys(changed):
+            yield ParameterChanged(name, self.settings.get(name))
+        yield Done("RESET" if s.kind == K.VAR_RESET else "SET")
+
+    def _relation_owner(self, node: ast.AlterTableStmt, spec: ast.RoleSpec, notices: list[Notice]) -> str:
+        """ALTER TABLE/VIEW/SEQUENCE … OWNER TO (the sequences a table owns go along)."""
+        tx = self._statement_tx()
+        cat = tx.catalog()
+        who = self.who()
+        tag = {enums.ObjectType.OBJECT_VIEW: "ALTER VIEW", enums.ObjectType.OBJECT_SEQUENCE: "ALTER SEQUENCE"}.get(node.objtype, "ALTER TABLE")
+        rel = privilege_checks.find(cat, node.relation.schemaname, node.relation.relname, tx.search_path)
+        if rel is None or rel.kind == "index":
+            if node.missing_ok:
+                notices.append(Notice("NOTICE", "00000", f'relation "{node.relation.relname}" does not exist, skipping'))
+                return tag
+            raise PgError("42P01", f'relation "{ddl_names.qualified(node.relation)}" does not exist')
+        new = grant_sql.role_of(spec, who, self._session_role(), self._role_oid)
+        owned = grant_sql.owned_sequences(cat, rel.oid) if rel.kind == "table" else []
+        grant_sql.change_owner(tx, rel.oid, rel.kind, rel.name, new, spec.rolename or self.user, who, owned)
+        return tag
+
+    def _schema_owner(self, node: ast.AlterOwnerStmt) -> str:
+        tx = self._statement_tx()
+        name = node.object.sval
+        oid = tx.catalog().schemas.get(name)
+        if oid is None:
+            raise PgError("3F000", f'schema "{name}" does not exist')
+        who = self.who()
+        new = grant_sql.role_of(node.newowner, who, self._session_role(), self._role_oid)
+        if not who.superuser and new != who.database_owner and not privileges.is_owner(tx.catalog(), who, oid):
+            raise PgError("42501", f"must be owner of schema {name}")
+        if not who.superuser and who.oid != who.database_owner:
+            raise PgError("42501", f"permission denied for database {self.database}")
+        grant_sql.change_owner(tx, oid, "schema", name, new, node.newowner.rolename or self.user, who)
+        return "ALTER SCHEMA"
 
     def cancel(self, reason: str = USER_REQUEST) -> None:
         self.cancel_reason = reason
@@ -1543,3 +1733,31 @@ def _command_name(node: Any) -> str:
     if kind in _COMMANDS:
         return _COMMANDS[kind]
     return f"statement {kind.removesuffix('Stmt')}"
+
+
+#: Statements privilege checks look at (privilege_checks.check_statement) or that create
+#: objects their role then owns.
+_CREATES = (
+    ast.CreateStmt, ast.CreateSeqStmt, ast.ViewStmt, ast.CreateTableAsStmt, ast.CreateSchemaStmt,
+    ast.SelectStmt,
+)  # fmt: skip
+_CHECKED = (
+    *_CREATES, ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt, ast.TruncateStmt, ast.CopyStmt,
+    ast.AlterTableStmt, ast.AlterSeqStmt, ast.IndexStmt, ast.RenameStmt, ast.AlterObjectSchemaStmt,
+    ast.DropStmt, ast.CommentStmt, ast.CreateFunctionStmt,
+)  # fmt: skip
+
+
+def _object_oids(cat: Any) -> set[int]:
+    """OIDs of the relations and schemas a catalog holds."""
+    return {*cat.tables, *cat.sequences, *cat.views, *cat.schemas.values()}
+
+
+def _owner_change(node: ast.AlterTableStmt) -> ast.RoleSpec | None:
+    """ALTER TABLE … OWNER TO's new owner, when that is the statement's only command."""
+    cmds = node.cmds or ()
+    if len(cmds) == 1 and cmds[0].subtype == enums.AlterTableType.AT_ChangeOwner:
+        return cmds[0].newowner
+    if any(c.subtype == enums.AlterTableType.AT_ChangeOwner for c in cmds):
+        raise ddl_names.unsupported("OWNER TO combined with other ALTER TABLE actions")
+    return None

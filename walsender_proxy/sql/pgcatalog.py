@@ -54,7 +54,7 @@ from decoding.errors import PgError, disk_full_error
 from decoding.pgtypes import ColumnType, UnknownTypeError, type_by_oid
 from walsender_proxy.backend import pgcatalog_data as data
 from walsender_proxy.backend.settings import PG_SETTINGS, SERVER_DEFAULTS, shown_setting
-from walsender_proxy.sql import array_exprs
+from walsender_proxy.sql import array_exprs, privileges
 from walsender_proxy.sql.pgcatalog_defs import (
     BOOTSTRAP_SUPERUSER_OID,
     BTREE_AM_OID,
@@ -525,6 +525,8 @@ class CatalogSnapshot:
         self._lock = threading.Lock()
         self.role_oids = server.role_oids()
         self.owner_oid = next(iter(self.role_oids.values()), BOOTSTRAP_SUPERUSER_OID)
+        self.role_names = {oid: name for name, oid in self.role_oids.items()}
+        self.role_names.setdefault(PG_DATABASE_OWNER_OID, "pg_database_owner")
         self.base_settings = server_settings(server)
         self.user_tables = sorted(catalog.tables.values(), key=lambda t: t.oid)
         self.sequences = sorted(catalog.sequences.values(), key=lambda sq: sq.oid)
@@ -543,6 +545,19 @@ class CatalogSnapshot:
             *sorted((oid, name) for name, oid in catalog.schemas.items()),
         ]
         self.ns_oid = {name: oid for oid, name in self.namespaces}
+
+    def owner_of(self, oid: int) -> int:
+        """relowner/nspowner: the object's owner (the database's owner by default)."""
+        return privileges.ownership(self.catalog, oid, self.owner_oid).owner
+
+    def owner_name(self, oid: int) -> str:
+        owner = self.owner_of(oid)
+        return self.role_names.get(owner, str(owner))
+
+    def acl_of(self, oid: int) -> list[str] | None:
+        """relacl/nspacl: the ACL as aclitem[] prints it; None while it is the default."""
+        own = privileges.ownership(self.catalog, oid, self.owner_oid)
+        return privileges.acl_text(own.acl, self.role_names) if own.acl is not None else None
 
     _cache: ClassVar[list[CatalogSnapshot]] = []
     _cache_lock: ClassVar[threading.Lock] = threading.Lock()
@@ -664,8 +679,14 @@ def _pg_namespace(s: CatalogSnapshot) -> list[dict[str, Any]]:
     out = []
     for oid, name in s.namespaces:
         # public belongs to pg_database_owner since PostgreSQL 15
-        nspowner = PG_DATABASE_OWNER_OID if name == "public" else s.owner_oid
-        out.append({"oid": oid, "nspname": name, "nspowner": nspowner, "nspacl": acls.get(name)})
+        if name in acls:
+            nspowner = PG_DATABASE_OWNER_OID if name == "public" else s.owner_oid
+            acl = acls[name]
+        else:
+            nspowner, acl = s.owner_of(oid), s.acl_of(oid)
+        if name == "public" and oid in s.catalog.owners:
+            nspowner, acl = s.owner_of(oid), s.acl_of(oid)
+        out.append({"oid": oid, "nspname": name, "nspowner": nspowner, "nspacl": acl})
     return out
 
 
@@ -746,7 +767,8 @@ def _pg_class(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 relname=t.name,
                 relnamespace=s.ns_oid[t.schema],
                 reltype=synthetic_oid(t.oid, ROWTYPE),
-                relowner=s.owner_oid,
+                relowner=s.owner_of(t.oid),
+                relacl=s.acl_of(t.oid),
                 relam=HEAP_AM_OID,
                 relhasindex=t.oid in has_index,
                 relhastriggers=t.oid in s.triggered,
@@ -766,7 +788,8 @@ def _pg_class(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 relname=v.name,
                 relnamespace=s.ns_oid[v.schema],
                 reltype=synthetic_oid(v.oid, ROWTYPE),
-                relowner=s.owner_oid,
+                relowner=s.owner_of(v.oid),
+                relacl=s.acl_of(v.oid),
                 relfilenode=0,
                 relkind="v",
                 relnatts=len(v.columns),
@@ -781,7 +804,8 @@ def _pg_class(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 oid=sq.oid,
                 relname=sq.name,
                 relnamespace=s.ns_oid[sq.schema],
-                relowner=s.owner_oid,
+                relowner=s.owner_of(sq.oid),
+                relacl=s.acl_of(sq.oid),
                 relpages=1,
                 reltuples=1.0,
                 relkind="S",
@@ -795,7 +819,7 @@ def _pg_class(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 oid=ix.oid,
                 relname=ix.name,
                 relnamespace=s.ns_oid[ix.table.schema],
-                relowner=s.owner_oid,
+                relowner=s.owner_of(ix.table.oid),
                 relam=HASH_AM_OID if ix.method == "hash" else BTREE_AM_OID,
                 relpages=1,
                 reltuples=0.0,
@@ -1553,7 +1577,7 @@ def _pg_tables(s: CatalogSnapshot) -> list[dict[str, Any]]:
             {
                 "schemaname": t.schema,
                 "tablename": t.name,
-                "tableowner": owner,
+                "tableowner": s.owner_name(t.oid),
                 "tablespace": None,
                 "hasindexes": t.oid in has_index,
                 "hasrules": False,
@@ -1740,9 +1764,8 @@ def _is_views(s: CatalogSnapshot) -> list[dict[str, Any]]:
 
 @_rows("pgc_pg_views")
 def _pg_views(s: CatalogSnapshot) -> list[dict[str, Any]]:
-    owner = next(iter(s.role_oids), "postgres")
     return [
-        {"schemaname": v.schema, "viewname": v.name, "viewowner": owner, "definition": v.definition}
+        {"schemaname": v.schema, "viewname": v.name, "viewowner": s.owner_name(v.oid), "definition": v.definition}
         for v in s.views
     ]
 
@@ -2114,7 +2137,6 @@ def sequences_view(
 ) -> list[dict[str, Any]]:
     """``pg_sequences``: the definitions with each counter's last value (NULL before the
     first nextval), read when the statement runs."""
-    owner = next(iter(snap.role_oids), "postgres")
     out = []
     for sq in snap.sequences:
         last, _log, called = counters(sq)
@@ -2122,7 +2144,7 @@ def sequences_view(
             {
                 "schemaname": sq.schema,
                 "sequencename": sq.name,
-                "sequenceowner": owner,
+                "sequenceowner": snap.owner_name(sq.oid),
                 "data_type": _SEQ_TYPE_OIDS[sq.type],
                 "start_value": sq.start,
                 "min_value": sq.min,
@@ -2188,6 +2210,30 @@ def _helper(name: str, schema: pa.Schema) -> Callable[[HelperFn], HelperFn]:
         return fn
 
     return deco
+
+
+@_helper(
+    "pgc_privileges",
+    pa.schema([("oid", pa.uint32()), ("grantee", pa.uint32()), ("privs", pa.string()), ("grantable", pa.string())]),
+)
+def _privileges(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    """Each relation's and schema's ACL with the defaults filled in (its owner holds
+    everything; the catalog's relations are PUBLIC's to read, schema public to use) and
+    pg_database_owner as the database's owner: what has_*_privilege answers from."""
+    kinds = [(t.oid, "table") for t in s.user_tables] + [(v.oid, "view") for v in s.views]
+    kinds += [(q.oid, "sequence") for q in s.sequences] + [(oid, "schema") for name, oid in s.catalog.schemas.items()]
+    out = []
+    for oid, kind in kinds:
+        for item in privileges.effective_acl(privileges.ownership(s.catalog, oid, s.owner_oid), kind):
+            grantee = s.owner_oid if item.grantee == PG_DATABASE_OWNER_OID else item.grantee
+            out.append({"oid": oid, "grantee": grantee, "privs": item.privileges, "grantable": item.grantable})
+    for d in PG_CATALOG.values():
+        out.append({"oid": d.oid, "grantee": s.owner_oid, "privs": privileges.ALL["table"], "grantable": privileges.ALL["table"]})
+        out.append({"oid": d.oid, "grantee": 0, "privs": "r", "grantable": ""})
+    for oid, _name in data.SYSTEM_NAMESPACES:
+        out.append({"oid": oid, "grantee": s.owner_oid, "privs": "UC", "grantable": "UC"})
+        out.append({"oid": oid, "grantee": 0, "privs": "U", "grantable": ""})
+    return out
 
 
 @_helper("pgc_viewdefs", pa.schema([("oid", pa.uint32()), ("definition", pa.string())]))
@@ -2690,6 +2736,33 @@ _MACROS: dict[str, str] = {
     # function knows (``known``, comma-separated; WITH GRANT/ADMIN OPTION allowed), as
     # convert_any_priv_string checks them; for another role the proxy has no grants to
     # answer from (0A000)
+    # has_table_privilege and friends from the ACLs: any of the privileges named (a
+    # "… WITH GRANT OPTION" one among those held with it)
+    "pgc_held": """MACRO pgc_held(r, o) AS (coalesce((SELECT string_agg(pgc_a.privs, '') FROM pgc_privileges pgc_a
+        WHERE pgc_a.oid = o AND pgc_a.grantee IN (r, 0)), ''))""",
+    "pgc_held_grant": """MACRO pgc_held_grant(r, o) AS (coalesce((SELECT string_agg(pgc_a.grantable, '') FROM pgc_privileges pgc_a
+        WHERE pgc_a.oid = o AND pgc_a.grantee IN (r, 0)), ''))""",
+    "pgc_privilege_letter": """MACRO pgc_privilege_letter(x) AS (CASE regexp_replace(upper(trim(x)), '\\s+WITH\\s+(GRANT|ADMIN)\\s+OPTION$', '')
+        WHEN 'SELECT' THEN 'r' WHEN 'INSERT' THEN 'a' WHEN 'UPDATE' THEN 'w' WHEN 'DELETE' THEN 'd'
+        WHEN 'TRUNCATE' THEN 'D' WHEN 'REFERENCES' THEN 'x' WHEN 'TRIGGER' THEN 't' WHEN 'USAGE' THEN 'U'
+        WHEN 'CREATE' THEN 'C' ELSE '?' END)""",
+    "pgc_has_privilege_acl": """MACRO pgc_has_privilege_acl(su, p, known, held, held_grant) AS (CASE WHEN su IS NULL OR p IS NULL THEN NULL
+        WHEN len(pgc_privileges_unknown(p, known)) > 0
+            THEN error('PGERR[22023] unrecognized privilege type: "' || pgc_privileges_unknown(p, known)[1] || '"')::BOOLEAN
+        WHEN su THEN true
+        ELSE coalesce(regexp_matches(held, '[' || pgc_privilege_letters(p, false) || ']'), false)
+            OR coalesce(regexp_matches(held_grant, '[' || pgc_privilege_letters(p, true) || ']'), false) END)""",
+    "pgc_privilege_letters": """MACRO pgc_privilege_letters(p, with_grant) AS (array_to_string(list_transform(
+        list_filter(string_split(p, ','), lambda x: regexp_matches(upper(x), 'WITH\\s+GRANT\\s+OPTION\\s*$') = with_grant),
+        lambda x: pgc_privilege_letter(x)), '') || '-')""",
+    "pgc_role_oid_of": """MACRO pgc_role_oid_of(r) AS (CASE WHEN r IS NULL THEN NULL::UINTEGER
+        WHEN lower(r) = 'public' THEN 0::UINTEGER
+        ELSE coalesce((SELECT pgc_a.oid FROM pgc_pg_authid pgc_a WHERE pgc_a.rolname = r),
+            error('PGERR[42704] role "' || r || '" does not exist')::UINTEGER) END)""",
+    "pgc_session_user_oid": "MACRO pgc_session_user_oid() AS (SELECT pgc_s.user_oid FROM pgc_session pgc_s)",
+    "pgc_namespace_in": """MACRO pgc_namespace_in(x) AS (CASE WHEN x IS NULL THEN NULL::UINTEGER
+        ELSE coalesce((SELECT pgc_n.oid FROM pgc_pg_namespace pgc_n WHERE pgc_n.nspname = x),
+            error('PGERR[3F000] schema "' || x || '" does not exist')::UINTEGER) END)""",
     "pgc_has_privilege": """MACRO pgc_has_privilege(su, p, known) AS (CASE WHEN su IS NULL OR p IS NULL THEN NULL
         WHEN len(pgc_privileges_unknown(p, known)) > 0
             THEN error('PGERR[22023] unrecognized privilege type: "' || pgc_privileges_unknown(p, known)[1] || '"')::BOOLEAN

@@ -84,6 +84,7 @@ from walsender_proxy.sql import (
     numeric_text,
     pgcatalog,
     pgcatalog_defs,
+    privileges,
     recursive_cte,
     regex_funcs,
     session_zone,
@@ -1716,7 +1717,12 @@ class _Rewriter:
             return ast.RangeVar(relname=d.registered, inh=True, relpersistence="p", alias=new_alias)
         if rv.schemaname in ("pg_catalog", "information_schema"):
             raise self.fail("42P01", f'relation "{rv.schemaname}.{rv.relname}" does not exist', rv)
-        sub = self.resolve_user_table(rv.schemaname, rv.relname)
+        try:
+            sub = self.resolve_user_table(rv.schemaname, rv.relname)
+        except PgError as e:  # (a schema's USAGE is checked as the name is looked up: placed)
+            if e.sqlstate == "42501" and e.message.startswith("permission denied for schema"):
+                raise self.fail(e.sqlstate, e.message, rv) from None
+            raise
         if sub is None:
             shown = f"{rv.schemaname}.{rv.relname}" if rv.schemaname else rv.relname
             raise self.fail("42P01", f'relation "{shown}" does not exist', rv)
@@ -1753,9 +1759,11 @@ class _Rewriter:
             raise self.fail("42P10", f'table "{alias}" has {len(vq.columns)} columns available but {len(given)} columns specified', rv)
         names = given + list(vq.columns[len(given):])
         self._views_open.add(vq.oid)
+        reader = privileges.READ_AS.set(vq.oid)  # (its relations are read as its owner)
         try:
             query, cols = self.select(views.parse_query(vq.sql), _Scope(None))
         finally:
+            privileges.READ_AS.reset(reader)
             self._views_open.discard(vq.oid)
         if cols is not None:  # (unknown-typed output columns are text to the query above)
             cols = [(names[i] if i < len(names) else n, TEXT if t == UNKNOWN else t) for i, (n, t) in enumerate(cols)]
@@ -4127,8 +4135,29 @@ class _Rewriter:
             check = "pgc_sequence_in" if name == "has_sequence_privilege" else "pgc_regclass_in"
             self.needs.add(check)  # (42P01 for a relation that does not exist)
             superuser = ast.CaseExpr(args=(ast.CaseWhen(expr=ast.NullTest(arg=_call(check, held), nulltesttype=NullTestType.IS_NULL), result=_null()),), defresult=superuser)
+        known = _str(",".join(_PRIVILEGE_NAMES[name]))
+        if name in _ACL_PRIVILEGES:  # (answered from the object's ACL for any role)
+            if with_role:
+                by_oid = types[0] is not None and types[0].name in ("oid", "regrole", "int2", "int4", "int8")
+                role_oid = _cast(args[0], "uinteger") if by_oid else self._needing("pgc_role_oid_of", args[0])
+            else:
+                role_oid = self._needing("pgc_session_user_oid")
+            obj = held
+            if name in _RELATION_PRIVILEGES and (held_t is None or held_t == UNKNOWN or held_t.name in TEXTISH):
+                obj = self._needing("pgc_sequence_in" if name == "has_sequence_privilege" else "pgc_regclass_in", held)
+            elif name == "has_schema_privilege" and (held_t is None or held_t == UNKNOWN or held_t.name in TEXTISH):
+                obj = self._needing("pgc_namespace_in", held)
+            return self._needing(
+                "pgc_has_privilege_acl", superuser, args[-1], known,
+                self._needing("pgc_held", role_oid, obj), self._needing("pgc_held_grant", role_oid, obj),
+            )
         self.needs.add("pgc_has_privilege")
-        return _call("pgc_has_privilege", superuser, args[-1], _str(",".join(_PRIVILEGE_NAMES[name])))
+        return _call("pgc_has_privilege", superuser, args[-1], known)
+
+    def _needing(self, fn: str, *args: ast.Node) -> ast.Node:
+        """``fn(args)``, a catalog macro the statement then needs."""
+        self.needs.add(fn)
+        return _call(fn, *args)
 
     def _numeric_series(self, args: Sequence[ast.Node], types: Sequence[T | None], node: ast.Node) -> ast.Node:
         """generate_series(numeric, numeric [, numeric]) as the list numeric_math.series
@@ -5187,6 +5216,8 @@ _PRIVILEGE_NAMES: Mapping[str, tuple[str, ...]] = {
 }
 #: The has_*_privilege functions of a relation, named by regclass input.
 _RELATION_PRIVILEGES = frozenset({"has_table_privilege", "has_sequence_privilege", "has_column_privilege", "has_any_column_privilege"})
+#: has_*_privilege answered from ACLs for any role (the others only for a superuser).
+_ACL_PRIVILEGES = _RELATION_PRIVILEGES | {"has_schema_privilege"}
 
 _SAME_TYPE_ARGS: dict[str, tuple[int, ...]] = {"generate_series": (0, 1), "lag": (0, 2), "lead": (0, 2)}
 #: Array functions: (the array's position, positions of arguments of its element type).

@@ -12,6 +12,7 @@ PostgreSQL 15.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Sequence as Seq
 from dataclasses import dataclass
 from typing import Any
@@ -275,6 +276,15 @@ class SessionSequences:
     def __init__(self) -> None:
         self._elms: dict[int, _Elm] = {}
         self._last_used: int | None = None
+        #: The session's privilege check of a sequence (any of the letters needed), set by
+        #: the executor: nextval wants USAGE or UPDATE, currval and lastval USAGE or
+        #: SELECT, setval UPDATE. An identity column's values are not checked (PostgreSQL's
+        #: NextValueExpr is not).
+        self.check: Callable[[Sequence, str], None] | None = None
+
+    def _allowed(self, sq: Sequence, letters: str) -> None:
+        if self.check is not None and not sq.identity:
+            self.check(sq, letters)
 
     def _elm(self, sq: Sequence) -> _Elm:
         elm = self._elms.get(sq.oid)
@@ -292,6 +302,7 @@ class SessionSequences:
             elm.cached = elm.last
 
     def nextval(self, lake: Lake, sq: Sequence) -> int:
+        self._allowed(sq, "Uw")
         elm = self._elm(sq)
         if elm.last != elm.cached:  # a value fetched ahead into this session's cache
             elm.last += elm.increment
@@ -303,6 +314,7 @@ class SessionSequences:
         return result
 
     def currval(self, sq: Sequence) -> int:
+        self._allowed(sq, "Ur")
         elm = self._elms.get(sq.oid)
         if elm is None or not elm.last_valid:
             raise PgError("55000", f'currval of sequence "{sq.name}" is not yet defined in this session')
@@ -312,9 +324,11 @@ class SessionSequences:
         oid = self._last_used
         if oid is None or oid not in cat.sequences:
             raise PgError("55000", "lastval is not yet defined in this session")
+        self._allowed(cat.sequences[oid], "Ur")
         return self._elms[oid].last
 
     def setval(self, lake: Lake, sq: Sequence, value: int, is_called: bool) -> int:
+        self._allowed(sq, "w")
         lake.sequences.setval(sq, value, is_called)
         elm = self._elm(sq)
         if is_called:

@@ -34,12 +34,15 @@ from walsender_proxy.sql.timeouts import Deadlines
 
 if TYPE_CHECKING:
     from walsender_proxy.lake.lake import ConsistentPoint
+    from walsender_proxy.sql.privileges import Who
     from walsender_proxy.sql.sequences import SessionSequences
 
 
 class SessionState(Protocol):
     # who and where
+    #: the current user (SET ROLE changes it) and the session user
     user: str
+    session_user: str
     database: str
     backend_pid: int
     settings: Settings
@@ -61,6 +64,8 @@ class SessionState(Protocol):
     notices: list[Notice]
     query: str
     query_start: float | None
+    #: the text an error's STATEMENT line in the log shows
+    debug_query: str | None
     xact_start_us: int
     #: nextval's cache, currval and lastval (sql/sequences.py)
     sequences: SessionSequences
@@ -77,6 +82,10 @@ class SessionState(Protocol):
         ...
 
     def search_path(self) -> list[str]: ...
+
+    def who(self, role: str | None = None) -> Who:
+        """The role privilege checks are made for (the current user, or ``role``)."""
+        ...
 
     def fail(self) -> None:
         """The statement failed: the transaction aborts (see Executor.fail)."""

@@ -1,0 +1,212 @@
+"""GRANT, REVOKE and OWNER TO on tables, views, sequences and schemas (aclchk.c's
+ExecuteGrantStmt and ALTER … OWNER TO), with PostgreSQL 15's errors and warnings.
+
+Privileges on other objects (functions, databases, types, columns), ALTER DEFAULT
+PRIVILEGES and GRANT of a role are refused with 0A000: the proxy keeps no ACL for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pglast import ast, enums
+
+from decoding.catalog import AclItem, Catalog, Ownership
+from decoding.errors import PgError
+from walsender_proxy.backend.outcomes import Notice
+from walsender_proxy.lake import Transaction
+from walsender_proxy.sql import privileges
+from walsender_proxy.sql.ddl_names import unsupported
+from walsender_proxy.sql.privilege_checks import Rel, find, schema_usage
+from walsender_proxy.sql.privileges import ALL, LETTERS, PUBLIC, Who
+
+OT = enums.ObjectType
+RS = enums.RoleSpecType
+#: (role name) → its OID, or None when there is no such role.
+RoleOid = Callable[[str], "int | None"]
+
+_KIND_WORD = {OT.OBJECT_TABLE: "table", OT.OBJECT_SEQUENCE: "sequence", OT.OBJECT_SCHEMA: "schema"}
+_REFUSED = {
+    OT.OBJECT_FUNCTION: "GRANT on functions",
+    OT.OBJECT_PROCEDURE: "GRANT on procedures",
+    OT.OBJECT_ROUTINE: "GRANT on routines",
+    OT.OBJECT_DATABASE: "GRANT on databases",
+    OT.OBJECT_TYPE: "GRANT on types",
+    OT.OBJECT_DOMAIN: "GRANT on domains",
+    OT.OBJECT_LANGUAGE: "GRANT on languages",
+    OT.OBJECT_LARGEOBJECT: "GRANT on large objects",
+    OT.OBJECT_TABLESPACE: "GRANT on tablespaces",
+    OT.OBJECT_FDW: "GRANT on foreign-data wrappers",
+    OT.OBJECT_FOREIGN_SERVER: "GRANT on foreign servers",
+    OT.OBJECT_PARAMETER_ACL: "GRANT on parameters",
+}
+
+
+def role_of(spec: ast.RoleSpec, who: Who, session_user: tuple[str, int], role_oid: RoleOid) -> int:
+    """A grantee or new owner's OID (PUBLIC: 0); 42704 for a role that does not exist."""
+    if spec.roletype == RS.ROLESPEC_PUBLIC:
+        return PUBLIC
+    if spec.roletype in (RS.ROLESPEC_CURRENT_USER, RS.ROLESPEC_CURRENT_ROLE):
+        return who.oid
+    if spec.roletype == RS.ROLESPEC_SESSION_USER:
+        return session_user[1]
+    oid = role_oid(spec.rolename)
+    if oid is None:
+        raise PgError("42704", f'role "{spec.rolename}" does not exist')
+    return oid
+
+
+def _letters(stmt: ast.GrantStmt, word: str) -> str | None:
+    """The letters the statement names (None: ALL); 0LP01 for one the object kind lacks."""
+    if stmt.privileges is None:
+        return None
+    allowed = ALL["table"] + ALL["sequence"] if word == "table" else ALL[word]
+    out = ""
+    for p in stmt.privileges:
+        if p.cols:
+            raise unsupported("column privileges (GRANT … (column) ON …)")
+        name = (p.priv_name or "").upper()
+        letter = LETTERS.get(name)
+        if letter is None:
+            if name in ("MAINTAIN", "TEMPORARY", "TEMP", "CONNECT", "EXECUTE", "SET", "ALTER SYSTEM"):
+                raise PgError("0LP01", f"invalid privilege type {name} for {word}")
+            raise PgError("42601", f'unrecognized privilege type "{p.priv_name}"')
+        if letter not in allowed:
+            raise PgError("0LP01", f"invalid privilege type {name} for {word}")
+        out += letter
+    return out
+
+
+def _targets(stmt: ast.GrantStmt, cat: Catalog, who: Who, path: Sequence[str], word: str) -> list[Rel]:
+    out: list[Rel] = []
+    if stmt.targtype == enums.GrantTargetType.ACL_TARGET_ALL_IN_SCHEMA:
+        for s in stmt.objects:
+            schema = s.sval
+            if schema not in cat.schemas:
+                raise PgError("3F000", f'schema "{schema}" does not exist')
+            schema_usage(cat, who, schema)
+            if word == "sequence":
+                rels = [Rel(q.oid, "sequence", q.schema, q.name) for q in cat.sequences.values() if q.schema == schema]
+            else:
+                rels = [Rel(t.oid, "table", t.schema, t.name) for t in cat.tables.values() if t.schema == schema]
+                rels += [Rel(v.oid, "view", v.schema, v.name) for v in cat.views.values() if v.schema == schema]
+            out += sorted(rels, key=lambda r: r.oid)
+        return out
+    if word == "schema":
+        for s in stmt.objects:
+            oid = cat.schemas.get(s.sval)
+            if oid is None:
+                raise PgError("3F000", f'schema "{s.sval}" does not exist')
+            out.append(Rel(oid, "schema", s.sval, s.sval))
+        return out
+    for rv in stmt.objects:
+        if rv.schemaname is not None:
+            schema_usage(cat, who, rv.schemaname)
+        rel = find(cat, rv.schemaname, rv.relname, path)
+        if rel is None or rel.kind == "index":
+            shown = f"{rv.schemaname}.{rv.relname}" if rv.schemaname else rv.relname
+            raise PgError("42P01", f'relation "{shown}" does not exist')
+        if word == "sequence" and rel.kind != "sequence":
+            raise PgError("42809", f'"{rv.relname}" is not a sequence')
+        out.append(rel)
+    return out
+
+
+def grant(
+    tx: Transaction, stmt: ast.GrantStmt, who: Who, session_user: tuple[str, int], role_oid: RoleOid,
+    path: Sequence[str], notices: list[Notice],
+) -> str:
+    """Run a GRANT or REVOKE; returns its command tag."""
+    verb = "GRANT" if stmt.is_grant else "REVOKE"
+    if stmt.objtype in _REFUSED or stmt.objtype not in _KIND_WORD:
+        raise unsupported(_REFUSED.get(stmt.objtype, f"{verb} on this kind of object"))
+    word = _KIND_WORD[stmt.objtype]
+    letters = _letters(stmt, word)
+    grantees = [role_of(g, who, session_user, role_oid) for g in stmt.grantees]
+    if stmt.is_grant and stmt.grant_option and PUBLIC in grantees:
+        raise PgError("0LP01", "grant options can only be granted to roles")
+    if stmt.grantor is not None:
+        raise unsupported(f"{verb} … GRANTED BY")
+    cat = tx.catalog()
+    for rel in _targets(stmt, cat, who, path, word):
+        cat = tx.catalog()
+        kind = rel.kind
+        wanted = ALL[kind] if letters is None else letters
+        if kind == "sequence" and word == "table" and letters is not None and any(c not in ALL["sequence"] for c in letters):
+            notices.append(Notice("WARNING", "0LP01", f'sequence "{rel.name}" only supports USAGE, SELECT, and UPDATE privileges'))
+            wanted = "".join(c for c in wanted if c in ALL["sequence"])
+        elif kind in ("table", "view") and any(c not in ALL[kind] for c in wanted):
+            bad = next(c for c in wanted if c not in ALL[kind])
+            raise PgError("0LP01", f"invalid privilege type {privileges.NAMES[bad]} for table")
+        own = privileges.ownership(cat, rel.oid, who.database_owner)
+        if privileges.is_owner(cat, who, rel.oid):
+            grantor = own.owner
+            allowed = wanted
+        else:
+            options = privileges.held(cat, who, rel.oid, kind, grantable=True)
+            if not options and not privileges.held(cat, who, rel.oid, kind):
+                raise PgError("42501", f"permission denied for {kind} {rel.name}")
+            grantor = who.oid
+            allowed = "".join(c for c in wanted if c in options)
+            if allowed != wanted:
+                if stmt.is_grant:
+                    text = "no privileges were granted" if not allowed else "not all privileges were granted"
+                    notices.append(Notice("WARNING", "01007", f'{text} for "{rel.name}"'))
+                else:
+                    text = "no privileges could be revoked" if not allowed else "not all privileges could be revoked"
+                    notices.append(Notice("WARNING", "01006", f'{text} for "{rel.name}"'))
+        acl = privileges.effective_acl(own, kind)
+        for grantee in grantees:
+            if not allowed:
+                break
+            if stmt.is_grant:
+                acl = privileges.granted(acl, grantee, grantor, allowed, bool(stmt.grant_option), kind)
+            else:
+                acl = privileges.revoked(
+                    acl, grantee, grantor, allowed, grant_option_only=bool(stmt.grant_option),
+                    cascade=stmt.behavior == enums.DropBehavior.DROP_CASCADE, owner=own.owner, kind=kind,
+                )
+        tx.set_ownership(rel.oid, Ownership(own.owner, acl))
+    return verb
+
+
+def _new_owner_acl(acl: tuple[AclItem, ...] | None, old: int, new: int) -> tuple[AclItem, ...] | None:
+    """aclnewowner: the old owner's entries become the new owner's (merged into one)."""
+    if acl is None:
+        return None
+    out: list[AclItem] = []
+    for it in acl:
+        grantee = new if it.grantee == old else it.grantee
+        grantor = new if it.grantor == old else it.grantor
+        same = next((i for i, o in enumerate(out) if o.grantee == grantee and o.grantor == grantor), None)
+        if same is None:
+            out.append(AclItem(grantee, grantor, it.privileges, it.grantable))
+        else:
+            o = out[same]
+            out[same] = AclItem(grantee, grantor, "".join(sorted(set(o.privileges + it.privileges), key=(ALL["table"] + "UC").find)), "".join(sorted(set(o.grantable + it.grantable), key=(ALL["table"] + "UC").find)))
+    return tuple(out)
+
+
+def change_owner(tx: Transaction, oid: int, kind: str, name: str, new: int, new_name: str, who: Who, owned: Sequence[int] = ()) -> None:
+    """ALTER … OWNER TO: the owner (a superuser, or the owner giving it to a role it is a
+    member of — here only itself) hands the object, and the sequences it owns, over."""
+    cat = tx.catalog()
+    if not who.superuser:
+        privileges.require_owner(cat, who, oid, kind, name)
+        if new != who.oid:
+            raise PgError("42501", f'must be member of role "{new_name}"')
+    for o in (oid, *owned):
+        own = privileges.ownership(cat, o, who.database_owner)
+        if own.owner != new:
+            tx.set_ownership(o, Ownership(new, _new_owner_acl(own.acl, own.owner, new)))
+
+
+def owned_sequences(cat: Catalog, table_oid: int) -> list[int]:
+    return [q.oid for q in cat.sequences.values() if q.owned_by is not None and q.owned_by[0] == table_oid]
+
+
+def refuse_role_grant(node: Any) -> PgError:
+    if isinstance(node, ast.AlterDefaultPrivilegesStmt):
+        return unsupported("ALTER DEFAULT PRIVILEGES")
+    return unsupported("GRANT of a role (role membership)")

@@ -1,0 +1,249 @@
+"""The privilege checks a statement needs before it runs, as PostgreSQL 15 makes them.
+
+Reads are checked where the rewriter resolves each relation (:func:`check_read`: SELECT on
+a table or view, a view's own relations as its owner); this module checks the rest from
+the statement's tree: the target of INSERT, UPDATE, DELETE, TRUNCATE and COPY, ownership
+for ALTER, DROP, CREATE INDEX, COMMENT and RENAME, CREATE on the schema an object is
+created in, CREATE on the database for a schema. A name that resolves to nothing is left
+to the statement, which reports it as PostgreSQL does (42P01, or IF EXISTS's NOTICE).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pglast import ast, enums
+
+from decoding.catalog import Catalog
+from decoding.errors import PgError
+from walsender_proxy.sql import privileges
+from walsender_proxy.sql.privileges import Who
+from walsender_proxy.sql.sql_errors import SqlError
+
+OT = enums.ObjectType
+
+
+@dataclass(frozen=True, slots=True)
+class Rel:
+    """A relation a statement names: its OID, kind (``table``, ``view``, ``sequence``,
+    ``index`` — an index is its table's), schema and name."""
+
+    oid: int
+    kind: str
+    schema: str
+    name: str
+
+
+def find(cat: Catalog, schema: str | None, name: str, path: Sequence[str]) -> Rel | None:
+    for s in [schema] if schema is not None else path:
+        t = cat.find_table(s, name)
+        if t is not None:
+            return Rel(t.oid, "table", s, name)
+        v = cat.find_view(s, name)
+        if v is not None:
+            return Rel(v.oid, "view", s, name)
+        sq = cat.find_sequence(s, name)
+        if sq is not None:
+            return Rel(sq.oid, "sequence", s, name)
+        ix = cat.find_index(s, name)
+        if ix is not None:
+            return Rel(ix[0].oid, "index", s, name)
+    return None
+
+
+def schema_usage(cat: Catalog, who: Who, schema: str) -> None:
+    """A qualified name reaches into its schema only with USAGE on it (42501)."""
+    oid = cat.schemas.get(schema)
+    if oid is not None and "U" not in privileges.held(cat, who, oid, "schema"):
+        raise PgError("42501", f"permission denied for schema {schema}")
+
+
+def visible_schemas(cat: Catalog, who: Who, path: Sequence[str]) -> list[str]:
+    """The search path as PostgreSQL searches it: schemas the role may not use are
+    skipped (recomputeNamespacePath)."""
+    if who.superuser:
+        return list(path)
+    out = []
+    for s in path:
+        oid = cat.schemas.get(s)
+        if oid is None or "U" in privileges.held(cat, who, oid, "schema"):
+            out.append(s)
+    return out
+
+
+def _rel(cat: Catalog, who: Who, rv: ast.RangeVar, path: Sequence[str]) -> Rel | None:
+    if rv.schemaname is not None:
+        schema_usage(cat, who, rv.schemaname)
+    return find(cat, rv.schemaname, rv.relname, path)
+
+
+def _names(parts: Sequence[Any]) -> tuple[str | None, str]:
+    names = [p.sval for p in parts]
+    return (names[-2] if len(names) > 1 else None), names[-1]
+
+
+def check_read(cat: Catalog, who: Who, rel: Rel) -> None:
+    """SELECT on a relation the statement reads (a view's own relations are checked as
+    the view's owner: the caller passes that role)."""
+    privileges.require(cat, who, rel.oid, rel.kind, rel.name, "r")
+
+
+def _owner(cat: Catalog, who: Who, rel: Rel | None) -> None:
+    if rel is not None:
+        privileges.require_owner(cat, who, rel.oid, rel.kind, rel.name)
+
+
+def _mentions_columns(*nodes: Any) -> bool:
+    """A column is read (PostgreSQL then wants SELECT on it as well)."""
+    from pglast.visitors import Visitor
+
+    class _Find(Visitor):
+        found = False
+
+        def visit_ColumnRef(self, ancestors: Any, node: Any) -> None:
+            self.found = True
+
+    f = _Find()
+    for n in nodes:
+        if n is not None:
+            f(n)
+    return f.found
+
+
+def creation_schema(cat: Catalog, rv_schema: str | None, path: Sequence[str]) -> str | None:
+    """The schema a new object goes to: the named one, else the first existing one on
+    the search path (the temporary schema never: it is the session's own)."""
+    if rv_schema is not None:
+        return rv_schema
+    return next((s for s in path if s in cat.schemas and not s.startswith("pg_temp")), None)
+
+
+def _create_in(cat: Catalog, who: Who, rv: ast.RangeVar | None, path: Sequence[str], explicit_schema: str | None = None) -> None:
+    if rv is not None and rv.relpersistence == "t":
+        return  # (TEMP: the database's TEMP privilege, PUBLIC's by default)
+    schema = explicit_schema or creation_schema(cat, rv.schemaname if rv is not None else None, path)
+    if schema is None or schema.startswith("pg_temp"):
+        return
+    oid = cat.schemas.get(schema)
+    if oid is not None and "C" not in privileges.held(cat, who, oid, "schema"):
+        loc = getattr(rv, "location", None)
+        position = loc + 1 if isinstance(loc, int) and loc >= 0 and explicit_schema is None else None
+        raise SqlError("42501", f"permission denied for schema {schema}", position)
+
+
+def check_statement(node: Any, cat: Catalog, who: Who, path: Sequence[str], database: str) -> None:
+    """Raise PostgreSQL's 42501 for what ``who`` may not do with ``node``."""
+    if who.superuser:
+        return
+    if isinstance(node, ast.InsertStmt):
+        rel = _rel(cat, who, node.relation, path)
+        if rel is not None:
+            letters = "a"
+            conflict = node.onConflictClause
+            if conflict is not None and conflict.action == enums.OnConflictAction.ONCONFLICT_UPDATE:
+                letters += "w"
+            if node.returningClause or (conflict is not None and (conflict.infer is not None or conflict.whereClause is not None)):
+                letters += "r"
+            privileges.require(cat, who, rel.oid, rel.kind, rel.name, letters)
+    elif isinstance(node, ast.UpdateStmt):
+        rel = _rel(cat, who, node.relation, path)
+        if rel is not None:
+            values = [t.val for t in node.targetList or ()]
+            reads = _mentions_columns(node.whereClause, *values) or bool(node.returningClause)
+            privileges.require(cat, who, rel.oid, rel.kind, rel.name, "w" + ("r" if reads else ""))
+    elif isinstance(node, ast.DeleteStmt):
+        rel = _rel(cat, who, node.relation, path)
+        if rel is not None:
+            reads = _mentions_columns(node.whereClause) or bool(node.returningClause)
+            privileges.require(cat, who, rel.oid, rel.kind, rel.name, "d" + ("r" if reads else ""))
+    elif isinstance(node, ast.TruncateStmt):
+        for rv in node.relations:
+            rel = _rel(cat, who, rv, path)
+            if rel is not None:
+                privileges.require(cat, who, rel.oid, rel.kind, rel.name, "D")
+    elif isinstance(node, ast.CopyStmt) and node.relation is not None:
+        rel = _rel(cat, who, node.relation, path)
+        if rel is not None:
+            privileges.require(cat, who, rel.oid, rel.kind, rel.name, "a" if node.is_from else "r")
+    elif isinstance(node, (ast.AlterTableStmt, ast.AlterSeqStmt, ast.IndexStmt)):
+        rv = node.sequence if isinstance(node, ast.AlterSeqStmt) else node.relation
+        _owner(cat, who, _rel(cat, who, rv, path))
+    elif isinstance(node, ast.RenameStmt):
+        if node.relation is not None:
+            _owner(cat, who, _rel(cat, who, node.relation, path))
+        elif node.renameType == OT.OBJECT_SCHEMA:
+            oid = cat.schemas.get(node.subname)
+            if oid is not None:
+                privileges.require_owner(cat, who, oid, "schema", node.subname)
+    elif isinstance(node, ast.AlterObjectSchemaStmt) and node.relation is not None:
+        _owner(cat, who, _rel(cat, who, node.relation, path))
+        _create_in(cat, who, None, path, node.newschema)
+    elif isinstance(node, ast.DropStmt):
+        _check_drop(node, cat, who, path)
+    elif isinstance(node, ast.CommentStmt):
+        _check_comment(node, cat, who, path)
+    elif isinstance(node, ast.CreateStmt):
+        _create_in(cat, who, node.relation, path)
+    elif isinstance(node, ast.CreateSeqStmt):
+        _create_in(cat, who, node.sequence, path)
+    elif isinstance(node, ast.ViewStmt):
+        existing = _rel(cat, who, node.view, path) if node.replace else None
+        if existing is not None:
+            _owner(cat, who, existing)
+        _create_in(cat, who, node.view, path)
+    elif isinstance(node, ast.CreateTableAsStmt):
+        _create_in(cat, who, node.into.rel, path)
+    elif isinstance(node, ast.SelectStmt) and node.intoClause is not None:
+        _create_in(cat, who, node.intoClause.rel, path)
+    elif isinstance(node, ast.CreateFunctionStmt):
+        schema, _ = _names(node.funcname)
+        _create_in(cat, who, None, path, schema)
+    elif isinstance(node, ast.CreateSchemaStmt):
+        if who.oid != who.database_owner:
+            raise PgError("42501", f"permission denied for database {database}")
+
+
+def check_publication_tables(node: Any, cat: Catalog, who: Who, path: Sequence[str]) -> None:
+    """A table goes into a publication only by its owner's hand (after the publication's
+    own checks)."""
+    if who.superuser:
+        return
+    for obj in node.pubobjects or ():
+        pt = obj.pubtable
+        if pt is not None and obj.pubobjtype == enums.PublicationObjSpecType.PUBLICATIONOBJ_TABLE:
+            _owner(cat, who, _rel(cat, who, pt.relation, path))
+
+
+def _check_drop(node: ast.DropStmt, cat: Catalog, who: Who, path: Sequence[str]) -> None:
+    kinds = {OT.OBJECT_TABLE, OT.OBJECT_VIEW, OT.OBJECT_SEQUENCE, OT.OBJECT_INDEX}
+    if node.removeType in kinds:
+        for obj in node.objects:
+            schema, name = _names(obj)
+            if schema is not None:
+                schema_usage(cat, who, schema)
+            rel = find(cat, schema, name, path)
+            if rel is not None:
+                _owner(cat, who, rel)
+    elif node.removeType == OT.OBJECT_SCHEMA:
+        for obj in node.objects:
+            name = obj.sval if isinstance(obj, ast.String) else obj[-1].sval
+            oid = cat.schemas.get(name)
+            if oid is not None:
+                privileges.require_owner(cat, who, oid, "schema", name)
+
+
+def _check_comment(node: ast.CommentStmt, cat: Catalog, who: Who, path: Sequence[str]) -> None:
+    rel_kinds = {OT.OBJECT_TABLE, OT.OBJECT_VIEW, OT.OBJECT_SEQUENCE, OT.OBJECT_INDEX}
+    if node.objtype in rel_kinds:
+        schema, name = _names(node.object)
+        _owner(cat, who, find(cat, schema, name, path))
+    elif node.objtype == OT.OBJECT_COLUMN:
+        parts = [p.sval for p in node.object]
+        _owner(cat, who, find(cat, parts[-3] if len(parts) > 2 else None, parts[-2], path))
+    elif node.objtype == OT.OBJECT_SCHEMA:
+        name = node.object.sval
+        oid = cat.schemas.get(name)
+        if oid is not None:
+            privileges.require_owner(cat, who, oid, "schema", name)

@@ -1,0 +1,198 @@
+"""Owners and privileges of relations and schemas, as PostgreSQL 15 checks them (aclchk.c).
+
+An object's owner holds every privilege on it and alone may alter, drop or grant it; other
+roles hold what its ACL grants them or PUBLIC. Superusers pass every check. The catalog
+keeps each object's :class:`~decoding.catalog.Ownership` (an object not listed belongs to
+the database's owner with the default ACL); this module reads and edits them and raises
+PostgreSQL's 42501 texts. Roles cannot be members of roles here (GRANT role is refused),
+so a role holds what is granted to it, to PUBLIC, and — for the database's owner — to
+``pg_database_owner``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+from decoding.catalog import PUBLIC_SCHEMA_OID, AclItem, Catalog, Ownership
+from decoding.errors import PgError
+from walsender_proxy.sql.pgcatalog_defs import quote_ident
+
+#: The grantee PUBLIC in an ACL.
+PUBLIC = 0
+#: pg_database_owner: the database's owner is its one member.
+PG_DATABASE_OWNER = 6171
+
+#: Every privilege of each kind of object, in PostgreSQL's order of letters.
+ALL = {"table": "arwdDxt", "view": "arwdDxt", "sequence": "rwU", "schema": "UC"}
+#: The view whose query is being analysed: what it reads is checked as its owner
+#: (PostgreSQL checks a view's relations with the view owner's privileges).
+READ_AS: ContextVar[int | None] = ContextVar("read_as", default=None)
+#: False while CREATE VIEW analyses its query: reads are checked when the view is used,
+#: as its owner, not when it is made.
+CHECK_READS: ContextVar[bool] = ContextVar("check_reads", default=True)
+
+#: Privilege names and their letters.
+LETTERS = {
+    "INSERT": "a", "SELECT": "r", "UPDATE": "w", "DELETE": "d", "TRUNCATE": "D",
+    "REFERENCES": "x", "TRIGGER": "t", "USAGE": "U", "CREATE": "C",
+}  # fmt: skip
+NAMES = {v: k for k, v in LETTERS.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class Who:
+    """The role a check is made for (PostgreSQL's current user) and the database's owner,
+    the one member of pg_database_owner."""
+
+    name: str
+    oid: int
+    superuser: bool
+    database_owner: int
+
+
+def ownership(cat: Catalog, oid: int, database_owner: int) -> Ownership:
+    """The object's owner and ACL; schema public as PostgreSQL 15 creates it (owned by
+    pg_database_owner, which may use and create in it; PUBLIC may use it)."""
+    own = cat.owners.get(oid)
+    if own is not None:
+        return own
+    if oid == PUBLIC_SCHEMA_OID:
+        return Ownership(
+            PG_DATABASE_OWNER,
+            (AclItem(PG_DATABASE_OWNER, PG_DATABASE_OWNER, "UC"), AclItem(PUBLIC, PG_DATABASE_OWNER, "U")),
+        )
+    return Ownership(database_owner)
+
+
+def effective_acl(own: Ownership, kind: str) -> tuple[AclItem, ...]:
+    """The ACL as acldefault() fills in a NULL one: the owner holds everything."""
+    if own.acl is not None:
+        return own.acl
+    return (AclItem(own.owner, own.owner, ALL[kind]),)
+
+
+def _is(who: Who, role: int) -> bool:
+    return role == who.oid or role == PUBLIC or (role == PG_DATABASE_OWNER and who.oid == who.database_owner)
+
+
+def held(cat: Catalog, who: Who, oid: int, kind: str, *, grantable: bool = False) -> str:
+    """The letters ``who`` holds on the object (with grant option only, if asked)."""
+    if who.superuser:
+        return ALL[kind]
+    own = ownership(cat, oid, who.database_owner)
+    out = ""
+    for item in effective_acl(own, kind):
+        if _is(who, item.grantee):
+            out += item.grantable if grantable else item.privileges
+    if grantable and _is(who, own.owner) and own.owner != PUBLIC:
+        out += ALL[kind]  # (an owner may always grant)
+    return "".join(c for c in ALL[kind] if c in out)
+
+
+def is_owner(cat: Catalog, who: Who, oid: int) -> bool:
+    if who.superuser:
+        return True
+    owner = ownership(cat, oid, who.database_owner).owner
+    return owner == who.oid or (owner == PG_DATABASE_OWNER and who.oid == who.database_owner)
+
+
+def require(cat: Catalog, who: Who, oid: int, kind: str, name: str, letters: str) -> None:
+    """42501 ``permission denied for table t`` unless ``who`` holds every letter."""
+    have = held(cat, who, oid, kind)
+    if any(c not in have for c in letters):
+        raise PgError("42501", f"permission denied for {kind} {name}")
+
+
+def require_any(cat: Catalog, who: Who, oid: int, kind: str, name: str, letters: str) -> None:
+    """42501 unless ``who`` holds one of the letters (nextval: USAGE or UPDATE)."""
+    have = held(cat, who, oid, kind)
+    if not any(c in have for c in letters):
+        raise PgError("42501", f"permission denied for {kind} {name}")
+
+
+def require_owner(cat: Catalog, who: Who, oid: int, kind: str, name: str) -> None:
+    """42501 ``must be owner of table t`` unless ``who`` owns it (or is a superuser)."""
+    if not is_owner(cat, who, oid):
+        raise PgError("42501", f"must be owner of {kind} {name}")
+
+
+def acl_text(acl: Iterable[AclItem], names: Mapping[int, str]) -> list[str]:
+    """``aclitem`` output of each entry: ``grantee=letters/grantor`` (PUBLIC: no name;
+    a letter held WITH GRANT OPTION followed by ``*``)."""
+
+    def name(oid: int) -> str:
+        return quote_ident(names.get(oid, str(oid)))
+
+    out = []
+    for item in acl:
+        letters = "".join(c + ("*" if c in item.grantable else "") for c in item.privileges)
+        grantee = "" if item.grantee == PUBLIC else name(item.grantee)
+        out.append(f"{grantee}={letters}/{name(item.grantor)}")
+    return out
+
+
+def granted(acl: Sequence[AclItem], grantee: int, grantor: int, letters: str, grantable: bool, kind: str) -> tuple[AclItem, ...]:
+    """The ACL after a GRANT (aclupdate's ACL_MODECHG_ADD): the grantee's entry from this
+    grantor gains the letters, or a new entry is added at the end."""
+    order = ALL[kind]
+    out = list(acl)
+    for i, item in enumerate(out):
+        if item.grantee == grantee and item.grantor == grantor:
+            privs = "".join(c for c in order if c in item.privileges or c in letters)
+            opts = "".join(c for c in order if c in item.grantable or (grantable and c in letters))
+            out[i] = AclItem(grantee, grantor, privs, opts)
+            return tuple(out)
+    privs = "".join(c for c in order if c in letters)
+    out.append(AclItem(grantee, grantor, privs, privs if grantable else ""))
+    return tuple(out)
+
+
+def revoked(
+    acl: Sequence[AclItem], grantee: int, grantor: int, letters: str, *, grant_option_only: bool, cascade: bool, owner: int, kind: str
+) -> tuple[AclItem, ...]:
+    """The ACL after a REVOKE (ACL_MODECHG_DEL): the letters (or only their grant option)
+    go from the grantee's entry by this grantor; what the grantee granted on of them goes
+    too with CASCADE, else 2BP01 ``dependent privileges exist``."""
+    out = list(acl)
+    lost_options = ""
+    for i, item in enumerate(out):
+        if item.grantee != grantee or item.grantor != grantor:
+            continue
+        lost_options = "".join(c for c in item.grantable if c in letters)
+        opts = "".join(c for c in item.grantable if c not in letters)
+        privs = item.privileges if grant_option_only else "".join(c for c in item.privileges if c not in letters)
+        out[i] = AclItem(grantee, grantor, privs, opts)
+    if lost_options and grantee not in (PUBLIC, owner):
+        dependent = [it for it in out if it.grantor == grantee and any(c in it.privileges for c in lost_options)]
+        if dependent and not cascade:
+            raise PgError("2BP01", "dependent privileges exist", hint="Use CASCADE to revoke them too.")
+        for it in dependent:
+            out = list(revoked(out, it.grantee, grantee, lost_options, grant_option_only=False, cascade=True, owner=owner, kind=kind))
+    return tuple(it for it in out if it.privileges)
+
+
+def dependents(cat: Catalog, role: int) -> list[str]:
+    """What keeps a role from being dropped (pg_shdepend's owner and ACL entries), as
+    DROP ROLE's DETAIL lists them."""
+    names: dict[int, tuple[str, str]] = {}
+    for t in cat.tables.values():
+        names[t.oid] = ("table", t.qualified_name if t.schema != "public" else t.name)
+    for v in cat.views.values():
+        names[v.oid] = ("view", v.qualified_name if v.schema != "public" else v.name)
+    for q in cat.sequences.values():
+        names[q.oid] = ("sequence", q.qualified_name if q.schema != "public" else q.name)
+    for name, oid in cat.schemas.items():
+        names[oid] = ("schema", name)
+    out = []
+    for oid in sorted(cat.owners):
+        own = cat.owners[oid]
+        if oid not in names:
+            continue
+        kind, name = names[oid]
+        if own.owner == role:
+            out.append(f"owner of {kind} {name}")
+        elif own.acl is not None and any(role in (a.grantee, a.grantor) for a in own.acl):
+            out.append(f"privileges for {kind} {name}")
+    return out
