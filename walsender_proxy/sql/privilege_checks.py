@@ -200,9 +200,8 @@ def check_statement(node: Any, cat: Catalog, who: Who, path: Sequence[str], data
     elif isinstance(node, ast.CreateFunctionStmt):
         schema, _ = _names(node.funcname)
         _create_in(cat, who, None, path, schema)
-    elif isinstance(node, ast.CreateSchemaStmt):
-        if who.oid != who.database_owner:
-            raise PgError("42501", f"permission denied for database {database}")
+    elif isinstance(node, ast.CreateSchemaStmt) and who.oid != who.database_owner:
+        raise PgError("42501", f"permission denied for database {database}")
 
 
 def check_publication_tables(node: Any, cat: Catalog, who: Who, path: Sequence[str]) -> None:
