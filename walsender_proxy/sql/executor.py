@@ -1739,18 +1739,18 @@ def _command_name(node: Any) -> str:
 #: objects their role then owns.
 _CREATES = (
     ast.CreateStmt, ast.CreateSeqStmt, ast.ViewStmt, ast.CreateTableAsStmt, ast.CreateSchemaStmt,
-    ast.SelectStmt,
+    ast.SelectStmt, ast.CreateFunctionStmt,
 )  # fmt: skip
 _CHECKED = (
     *_CREATES, ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt, ast.TruncateStmt, ast.CopyStmt,
     ast.AlterTableStmt, ast.AlterSeqStmt, ast.IndexStmt, ast.RenameStmt, ast.AlterObjectSchemaStmt,
-    ast.DropStmt, ast.CommentStmt, ast.CreateFunctionStmt,
+    ast.DropStmt, ast.CommentStmt, ast.CreateFunctionStmt, ast.AlterFunctionStmt, ast.LockStmt,
 )  # fmt: skip
 
 
 def _object_oids(cat: Any) -> set[int]:
     """OIDs of the relations and schemas a catalog holds."""
-    return {*cat.tables, *cat.sequences, *cat.views, *cat.schemas.values()}
+    return {*cat.tables, *cat.sequences, *cat.views, *cat.functions, *(o for n, o in cat.schemas.items() if not is_temp_schema(n))}
 
 
 def _owner_change(node: ast.AlterTableStmt) -> ast.RoleSpec | None:

@@ -1465,7 +1465,7 @@ def _pg_proc(s: CatalogSnapshot) -> list[dict[str, Any]]:
 
     rows = [dict(zip(data.PG_PROC_COLUMNS, r[:n], strict=True)) for r in data.PG_PROC_ROWS]
     return rows + [
-        sql_functions.pg_proc_row(fn, s.ns_oid[fn.schema], s.owner_oid) for fn in s.functions
+        sql_functions.pg_proc_row(fn, s.ns_oid[fn.schema], s.owner_of(fn.oid)) for fn in s.functions
     ]
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from pglast import ast, enums
 
-from decoding.catalog import Catalog
+from decoding.catalog import Catalog, is_temp_schema
 from decoding.errors import PgError
 from walsender_proxy.sql import privileges
 from walsender_proxy.sql.privileges import Who
@@ -56,7 +56,7 @@ def find(cat: Catalog, schema: str | None, name: str, path: Sequence[str]) -> Re
 def schema_usage(cat: Catalog, who: Who, schema: str) -> None:
     """A qualified name reaches into its schema only with USAGE on it (42501)."""
     oid = cat.schemas.get(schema)
-    if oid is not None and "U" not in privileges.held(cat, who, oid, "schema"):
+    if oid is not None and not is_temp_schema(schema) and "U" not in privileges.held(cat, who, oid, "schema"):
         raise PgError("42501", f"permission denied for schema {schema}")
 
 
@@ -68,7 +68,7 @@ def visible_schemas(cat: Catalog, who: Who, path: Sequence[str]) -> list[str]:
     out = []
     for s in path:
         oid = cat.schemas.get(s)
-        if oid is None or "U" in privileges.held(cat, who, oid, "schema"):
+        if oid is None or is_temp_schema(s) or "U" in privileges.held(cat, who, oid, "schema"):
             out.append(s)
     return out
 
@@ -163,6 +163,17 @@ def check_statement(node: Any, cat: Catalog, who: Who, path: Sequence[str], data
             rel = _rel(cat, who, rv, path)
             if rel is not None:
                 privileges.require(cat, who, rel.oid, rel.kind, rel.name, "D")
+    elif isinstance(node, ast.LockStmt):
+        # LockTableAclCheck: SELECT for ACCESS SHARE, a write privilege for ROW EXCLUSIVE,
+        # UPDATE, DELETE or TRUNCATE for the stronger modes
+        letters = "r" if node.mode == 1 else "awdD" if node.mode == 3 else "wdD"
+        for rv in node.relations:
+            rel = _rel(cat, who, rv, path)
+            if rel is not None and rel.kind in ("table", "view"):
+                privileges.require_any(cat, who, rel.oid, rel.kind, rel.name, letters)
+    elif isinstance(node, ast.SelectStmt) and node.lockingClause:
+        for rel in _locked(node, cat, who, path):
+            privileges.require(cat, who, rel.oid, rel.kind, rel.name, "w")
     elif isinstance(node, ast.CopyStmt) and node.relation is not None:
         rel = _rel(cat, who, node.relation, path)
         if rel is not None:
@@ -170,8 +181,14 @@ def check_statement(node: Any, cat: Catalog, who: Who, path: Sequence[str], data
     elif isinstance(node, (ast.AlterTableStmt, ast.AlterSeqStmt, ast.IndexStmt)):
         rv = node.sequence if isinstance(node, ast.AlterSeqStmt) else node.relation
         _owner(cat, who, _rel(cat, who, rv, path))
+        if isinstance(node, ast.AlterTableStmt):
+            defs = [c.def_ for c in node.cmds or () if c.subtype == enums.AlterTableType.AT_AddConstraint]
+            cols = [c.def_ for c in node.cmds or () if c.subtype == enums.AlterTableType.AT_AddColumn]
+            _references(cat, who, path, [*defs, *(k for col in cols for k in _constraints(col))])
     elif isinstance(node, ast.RenameStmt):
-        if node.relation is not None:
+        if node.renameType in (OT.OBJECT_FUNCTION, OT.OBJECT_PROCEDURE, OT.OBJECT_ROUTINE):
+            _function_owner(cat, who, path, *_names(node.object.objname), _nargs(node.object))
+        elif node.relation is not None:
             _owner(cat, who, _rel(cat, who, node.relation, path))
         elif node.renameType == OT.OBJECT_SCHEMA:
             oid = cat.schemas.get(node.subname)
@@ -186,6 +203,7 @@ def check_statement(node: Any, cat: Catalog, who: Who, path: Sequence[str], data
         _check_comment(node, cat, who, path)
     elif isinstance(node, ast.CreateStmt):
         _create_in(cat, who, node.relation, path)
+        _references(cat, who, path, [c for e in node.tableElts or () for c in _constraints(e)])
     elif isinstance(node, ast.CreateSeqStmt):
         _create_in(cat, who, node.sequence, path)
     elif isinstance(node, ast.ViewStmt):
@@ -198,8 +216,13 @@ def check_statement(node: Any, cat: Catalog, who: Who, path: Sequence[str], data
     elif isinstance(node, ast.SelectStmt) and node.intoClause is not None:
         _create_in(cat, who, node.intoClause.rel, path)
     elif isinstance(node, ast.CreateFunctionStmt):
-        schema, _ = _names(node.funcname)
+        schema, name = _names(node.funcname)
         _create_in(cat, who, None, path, schema)
+        if node.replace:
+            nargs = sum(1 for p in node.parameters or () if p.mode not in (enums.FunctionParameterMode.FUNC_PARAM_OUT, enums.FunctionParameterMode.FUNC_PARAM_TABLE))
+            _function_owner(cat, who, path, schema, name, nargs)
+    elif isinstance(node, ast.AlterFunctionStmt):
+        _function_owner(cat, who, path, *_names(node.func.objname), _nargs(node.func))
     elif isinstance(node, ast.CreateSchemaStmt) and who.oid != who.database_owner:
         raise PgError("42501", f"permission denied for database {database}")
 
@@ -225,12 +248,83 @@ def _check_drop(node: ast.DropStmt, cat: Catalog, who: Who, path: Sequence[str])
             rel = find(cat, schema, name, path)
             if rel is not None:
                 _owner(cat, who, rel)
+    elif node.removeType in (OT.OBJECT_FUNCTION, OT.OBJECT_PROCEDURE, OT.OBJECT_ROUTINE):
+        for obj in node.objects:
+            _function_owner(cat, who, path, *_names(obj.objname), _nargs(obj))
     elif node.removeType == OT.OBJECT_SCHEMA:
         for obj in node.objects:
             name = obj.sval if isinstance(obj, ast.String) else obj[-1].sval
             oid = cat.schemas.get(name)
             if oid is not None:
                 privileges.require_owner(cat, who, oid, "schema", name)
+
+
+def _locked(node: ast.SelectStmt, cat: Catalog, who: Who, path: Sequence[str]) -> list[Rel]:
+    """The tables a SELECT … FOR UPDATE/SHARE locks (those named in OF, else every table
+    in its FROM): PostgreSQL wants UPDATE on each."""
+    named: set[str] | None = set()
+    for lc in node.lockingClause or ():
+        if not lc.lockedRels:
+            named = None
+            break
+        assert named is not None
+        named.update(rv.relname for rv in lc.lockedRels)
+    out = []
+
+    def walk(item: Any) -> None:
+        if isinstance(item, ast.RangeVar):
+            alias = item.alias.aliasname if item.alias is not None else item.relname
+            if named is None or alias in named:
+                rel = find(cat, item.schemaname, item.relname, path)
+                if rel is not None and rel.kind in ("table", "view"):
+                    out.append(rel)
+        elif isinstance(item, ast.JoinExpr):
+            walk(item.larg)
+            walk(item.rarg)
+
+    for item in node.fromClause or ():
+        walk(item)
+    return out
+
+
+def _constraints(elt: Any) -> list[Any]:
+    if isinstance(elt, ast.Constraint):
+        return [elt]
+    if isinstance(elt, ast.ColumnDef):
+        return list(elt.constraints or ())
+    return []
+
+
+def _references(cat: Catalog, who: Who, path: Sequence[str], constraints: Sequence[Any]) -> None:
+    """A foreign key needs REFERENCES on the table it references."""
+    for c in constraints:
+        if isinstance(c, ast.Constraint) and c.contype == enums.ConstrType.CONSTR_FOREIGN and c.pktable is not None:
+            rel = _rel(cat, who, c.pktable, path)
+            if rel is not None and rel.kind == "table":
+                privileges.require(cat, who, rel.oid, rel.kind, rel.name, "x")
+
+
+def _nargs(obj: Any) -> int | None:
+    if obj is None or getattr(obj, "args_unspecified", False):
+        return None
+    return len(obj.objargs or ())
+
+
+def _function_owner(cat: Catalog, who: Who, path: Sequence[str], schema: str | None, name: str, nargs: int | None) -> None:
+    """ALTER, DROP and CREATE OR REPLACE of a function: its owner's (every function of
+    that name and number of arguments, where the call's types would pick one)."""
+    schemas = [schema] if schema is not None else list(path)
+    for s in schemas:
+        found = [
+            fn for fn in cat.functions.values()
+            if fn.schema == s and fn.name == name
+            and (nargs is None or sum(1 for a in fn.args if a.mode in ("i", "b", "v")) == nargs)
+        ]  # fmt: skip
+        if found:
+            for fn in found:
+                if not privileges.is_owner(cat, who, fn.oid):
+                    raise PgError("42501", f"must be owner of function {name}")
+            return
 
 
 def _check_comment(node: ast.CommentStmt, cat: Catalog, who: Who, path: Sequence[str]) -> None:
