@@ -800,6 +800,8 @@ class Executor:
             yield from self._run(node, text, params)
             return
         who = self.who()
+        if self.tx is not None:
+            self.tx.begin_statement()  # (the checks read this statement's catalog)
         tx = self._statement_tx()
         privilege_checks.check_statement(node, tx.catalog(), who, tx.search_path, self.database)
         creates = isinstance(node, _CREATES) and not (isinstance(node, ast.SelectStmt) and node.intoClause is None)
