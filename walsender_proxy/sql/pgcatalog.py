@@ -2745,11 +2745,27 @@ _MACROS: dict[str, str] = {
     "pgc_privilege_letter": """MACRO pgc_privilege_letter(x) AS (CASE regexp_replace(upper(trim(x)), '\\s+WITH\\s+(GRANT|ADMIN)\\s+OPTION$', '')
         WHEN 'SELECT' THEN 'r' WHEN 'INSERT' THEN 'a' WHEN 'UPDATE' THEN 'w' WHEN 'DELETE' THEN 'd'
         WHEN 'TRUNCATE' THEN 'D' WHEN 'REFERENCES' THEN 'x' WHEN 'TRIGGER' THEN 't' WHEN 'USAGE' THEN 'U'
-        WHEN 'CREATE' THEN 'C' ELSE '?' END)""",
+        WHEN 'CREATE' THEN 'C' WHEN 'CONNECT' THEN 'c' WHEN 'TEMPORARY' THEN 'T' WHEN 'TEMP' THEN 'T'
+        WHEN 'MEMBER' THEN 'm' WHEN 'USAGE' THEN 'U' ELSE '?' END)""",
+    # a database's ACL is the default (GRANT on databases is refused): its owner holds
+    # CREATE, TEMPORARY and CONNECT, PUBLIC TEMPORARY and CONNECT
+    "pgc_database_name": """MACRO pgc_database_name(o) AS (SELECT pgc_d.datname FROM pgc_pg_database pgc_d WHERE pgc_d.oid = o)""",
+    "pgc_database_held": """MACRO pgc_database_held(r, d, grantable) AS (CASE
+        WHEN d IS NULL THEN NULL
+        WHEN NOT EXISTS (SELECT 1 FROM pgc_pg_database pgc_d WHERE pgc_d.datname = d)
+            THEN error('PGERR[3D000] database "' || d || '" does not exist')
+        WHEN r = (SELECT pgc_d.datdba FROM pgc_pg_database pgc_d WHERE pgc_d.datname = d) THEN 'CTc'
+        WHEN grantable THEN '' ELSE 'Tc' END)""",
+    # role membership: roles have no members here, so a role is a member of itself and
+    # the database's owner of pg_database_owner
+    "pgc_member_held": """MACRO pgc_member_held(r, g) AS (CASE WHEN r IS NULL OR g IS NULL THEN NULL
+        WHEN r = g OR (g = 6171 AND r = (SELECT pgc_d.datdba FROM pgc_pg_database pgc_d LIMIT 1)) THEN 'mU'
+        ELSE '' END)""",
     "pgc_has_privilege_acl": """MACRO pgc_has_privilege_acl(su, p, known, held, held_grant) AS (CASE WHEN su IS NULL OR p IS NULL THEN NULL
         WHEN len(pgc_privileges_unknown(p, known)) > 0
             THEN error('PGERR[22023] unrecognized privilege type: "' || pgc_privileges_unknown(p, known)[1] || '"')::BOOLEAN
         WHEN su THEN true
+        WHEN held IS NULL THEN NULL
         ELSE coalesce(regexp_matches(held, '[' || pgc_privilege_letters(p, false) || ']'), false)
             OR coalesce(regexp_matches(held_grant, '[' || pgc_privilege_letters(p, true) || ']'), false) END)""",
     "pgc_privilege_letters": """MACRO pgc_privilege_letters(p, with_grant) AS (array_to_string(list_transform(

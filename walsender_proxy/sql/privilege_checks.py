@@ -95,15 +95,29 @@ def _owner(cat: Catalog, who: Who, rel: Rel | None) -> None:
         privileges.require_owner(cat, who, rel.oid, rel.kind, rel.name)
 
 
-def _mentions_columns(*nodes: Any) -> bool:
-    """A column is read (PostgreSQL then wants SELECT on it as well)."""
+def _reads_target(cat: Catalog, rel: Rel, rv: ast.RangeVar, *nodes: Any) -> bool:
+    """A column of the statement's target is read (PostgreSQL then wants SELECT on it as
+    well): a reference qualified by the target's name or alias, or an unqualified one
+    naming a column it has."""
     from pglast.visitors import Visitor
+
+    names = {rv.alias.aliasname if rv.alias is not None else rv.relname}
+    table = cat.tables.get(rel.oid)
+    view = cat.views.get(rel.oid)
+    if table is not None:
+        columns = {c.name for c in table.columns}
+    else:
+        columns = {c.name for c in view.columns} if view is not None else set()
 
     class _Find(Visitor):
         found = False
 
         def visit_ColumnRef(self, ancestors: Any, node: Any) -> None:
-            self.found = True
+            fields = [f.sval if isinstance(f, ast.String) else "*" for f in node.fields]
+            if len(fields) == 1:
+                self.found = self.found or fields[0] in columns
+            else:
+                self.found = self.found or fields[-2] in names
 
     f = _Find()
     for n in nodes:
@@ -151,12 +165,12 @@ def check_statement(node: Any, cat: Catalog, who: Who, path: Sequence[str], data
         rel = _rel(cat, who, node.relation, path)
         if rel is not None:
             values = [t.val for t in node.targetList or ()]
-            reads = _mentions_columns(node.whereClause, *values) or bool(node.returningClause)
+            reads = _reads_target(cat, rel, node.relation, node.whereClause, *values) or bool(node.returningClause)
             privileges.require(cat, who, rel.oid, rel.kind, rel.name, "w" + ("r" if reads else ""))
     elif isinstance(node, ast.DeleteStmt):
         rel = _rel(cat, who, node.relation, path)
         if rel is not None:
-            reads = _mentions_columns(node.whereClause) or bool(node.returningClause)
+            reads = _reads_target(cat, rel, node.relation, node.whereClause) or bool(node.returningClause)
             privileges.require(cat, who, rel.oid, rel.kind, rel.name, "d" + ("r" if reads else ""))
     elif isinstance(node, ast.TruncateStmt):
         for rv in node.relations:

@@ -496,6 +496,10 @@ REG_TYPES = {
     "regproc": "regproc",
     "regprocedure": "regproc",
 }
+#: reg* inputs read at analysis: those whose catalog the proxy holds whole. pg_proc lists
+#: only user functions, so ``'array_in'::regproc`` stays where it runs (an eager read would
+#: refuse a name PostgreSQL knows).
+_EAGER_REG_INPUTS = frozenset({"pgc_regclass_in", "pgc_regtype_in", "pgc_regnamespace_in", "pgc_regrole_in"})
 #: Output formatting PostgreSQL's type output functions do that DuckDB's values need.
 _OUT_FORMAT = {
     "int2vector": "vector",
@@ -998,7 +1002,7 @@ class _Rewriter:
         reads a constant: ``CASE WHEN false THEN 'nope'::regclass END`` is 42P01."""
         self.needs.add(fn)
         text = _str_const(arg)
-        if text is not None and t == UNKNOWN:
+        if text is not None and t == UNKNOWN and fn in _EAGER_REG_INPUTS:
             self.reg_inputs.append((fn, text, self._literal_pos(source)))
         return _call(fn, arg)
 
@@ -4143,6 +4147,18 @@ class _Rewriter:
             else:
                 role_oid = self._needing("pgc_session_user_oid")
             obj = held
+            textual = held_t is None or held_t == UNKNOWN or held_t.name in TEXTISH
+            if name == "has_database_privilege":
+                db = held if textual else self._needing("pgc_database_name", held)
+                return self._needing(
+                    "pgc_has_privilege_acl", superuser, args[-1], known,
+                    self._needing("pgc_database_held", role_oid, db, _bool(False)),
+                    self._needing("pgc_database_held", role_oid, db, _bool(True)),
+                )
+            if name == "pg_has_role":
+                group = self._needing("pgc_role_oid_of", held) if textual else _cast(held, "uinteger")
+                member = self._needing("pgc_member_held", role_oid, group)
+                return self._needing("pgc_has_privilege_acl", superuser, args[-1], known, member, _str(""))
             if name in _RELATION_PRIVILEGES and (held_t is None or held_t == UNKNOWN or held_t.name in TEXTISH):
                 obj = self._needing("pgc_sequence_in" if name == "has_sequence_privilege" else "pgc_regclass_in", held)
             elif name == "has_schema_privilege" and (held_t is None or held_t == UNKNOWN or held_t.name in TEXTISH):
@@ -5217,7 +5233,7 @@ _PRIVILEGE_NAMES: Mapping[str, tuple[str, ...]] = {
 #: The has_*_privilege functions of a relation, named by regclass input.
 _RELATION_PRIVILEGES = frozenset({"has_table_privilege", "has_sequence_privilege", "has_column_privilege", "has_any_column_privilege"})
 #: has_*_privilege answered from ACLs for any role (the others only for a superuser).
-_ACL_PRIVILEGES = _RELATION_PRIVILEGES | {"has_schema_privilege"}
+_ACL_PRIVILEGES = _RELATION_PRIVILEGES | {"has_schema_privilege", "has_database_privilege", "pg_has_role"}
 
 _SAME_TYPE_ARGS: dict[str, tuple[int, ...]] = {"generate_series": (0, 1), "lag": (0, 2), "lead": (0, 2)}
 #: Array functions: (the array's position, positions of arguments of its element type).
