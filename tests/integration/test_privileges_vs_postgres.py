@@ -70,6 +70,8 @@ SCRIPT: list[tuple[str, str]] = [
     (SU, f"GRANT CREATE ON SCHEMA public TO {ALICE}"),
     (SU, "SELECT relname, relowner::regrole::text, relacl::text FROM pg_class WHERE relname LIKE 'pv\\_%' ORDER BY relname"),
     (SU, "SELECT nspname, nspacl::text FROM pg_namespace WHERE nspname IN ('public', 'pv_s') ORDER BY nspname"),
+    (SU, "\\dp pv_*"),
+    (ALICE, "\\dn+ pv_s"),
     (ALICE, "SELECT * FROM pv_t ORDER BY a"),
     (ALICE, "SELECT * FROM pv_v ORDER BY a"),
     (ALICE, "SELECT * FROM pv_s.t"),
@@ -173,6 +175,16 @@ CLEANUP = [
 ]
 
 
+def _psql(dsn: str, command: str) -> str:
+    """A psql meta-command's output, as the real psql prints it."""
+    import subprocess
+
+    from tests.pgcluster import pg_bindir
+
+    r = subprocess.run([str(pg_bindir() / "psql"), "-X", dsn, "-c", command], capture_output=True, text=True, timeout=60)
+    return r.stdout + r.stderr
+
+
 def _outcome(c: psycopg.Connection, sql: str) -> Any:
     try:
         cur = c.execute(sql)
@@ -188,6 +200,9 @@ def _run(dsn: Any) -> list[Any]:
     try:
         out = []
         for role, sql in SCRIPT:
+            if sql.startswith("\\"):
+                out.append((role, sql, _psql(dsn(role), sql)))
+                continue
             if role not in conns:
                 conns[role] = psycopg.connect(dsn(role), autocommit=True)
             out.append((role, sql, _outcome(conns[role], sql)))
