@@ -436,8 +436,8 @@ class Executor:
     def _discard(self, node: ast.DiscardStmt) -> Iterator[Outcome]:
         """DISCARD PLANS has nothing to drop here (DuckDB plans each statement); DISCARD
         SEQUENCES forgets currval, lastval and cached values; DISCARD ALL is PostgreSQL's
-        list: RESET ALL, DEALLOCATE ALL, CLOSE ALL, DISCARD SEQUENCES, the session's
-        advisory locks released."""
+        list: SET SESSION AUTHORIZATION DEFAULT, RESET ALL, DEALLOCATE ALL, CLOSE ALL,
+        DISCARD SEQUENCES, the session's advisory locks released."""
         target = {enums.DiscardMode.DISCARD_PLANS: "PLANS", enums.DiscardMode.DISCARD_SEQUENCES: "SEQUENCES", enums.DiscardMode.DISCARD_TEMP: "TEMP"}.get(node.target, "ALL")
         if target == "ALL":
             self._check_no_block("DISCARD ALL")
@@ -446,7 +446,12 @@ class Executor:
         if target in ("ALL", "SEQUENCES"):
             self.sequences.discard()
         if target == "ALL":
-            for name in self.settings.reset_all():
+            # (SET SESSION AUTHORIZATION DEFAULT first, then RESET ALL, as DISCARD ALL does)
+            changed = self.settings.set_identity("session_authorization", self.login_user, local=False)
+            changed += self.settings.set_identity("role", "none", local=False)
+            me = self.services.roles.get(self.login_user)
+            changed += self.settings.set_identity("is_superuser", "on" if me is not None and me.superuser else "off", local=False)
+            for name in dict.fromkeys([*changed, *self.settings.reset_all()]):
                 yield ParameterChanged(name, self.settings.get(name))
             self.statements = {k: v for k, v in self.statements.items() if not k}
             self.portals.clear()
@@ -998,6 +1003,8 @@ class Executor:
             raise grant_sql.refuse_role_grant(node)
         elif isinstance(node, ast.AlterOwnerStmt) and node.objectType == enums.ObjectType.OBJECT_SCHEMA:
             yield Done(self._schema_owner(node))
+        elif isinstance(node, ast.AlterOwnerStmt) and node.objectType in (enums.ObjectType.OBJECT_FUNCTION, enums.ObjectType.OBJECT_PROCEDURE):
+            yield Done(self._function_owner(node))
         elif isinstance(node, (ast.CreateRoleStmt, ast.AlterRoleStmt, ast.DropRoleStmt)):
             tag = self._role(node)
             yield from self.notices
@@ -1547,6 +1554,19 @@ class Executor:
         owned = grant_sql.owned_sequences(cat, rel.oid) if rel.kind == "table" else []
         grant_sql.change_owner(tx, rel.oid, rel.kind, rel.name, new, spec.rolename or self.user, who, owned)
         return tag
+
+    def _function_owner(self, node: ast.AlterOwnerStmt) -> str:
+        """ALTER FUNCTION/PROCEDURE … OWNER TO."""
+        tx = self._statement_tx()
+        who = self.who()
+        fns = privilege_checks.functions_named(tx.catalog(), tx.search_path, node.object)
+        kind = "procedure" if node.objectType == enums.ObjectType.OBJECT_PROCEDURE else "function"
+        if not fns:
+            raise PgError("42883", f"{kind} {privilege_checks.signature_text(node.object)} does not exist")
+        new = grant_sql.role_of(node.newowner, who, self._session_role(), self._role_oid)
+        for fn in fns:
+            grant_sql.change_owner(tx, fn.oid, kind, fn.name, new, node.newowner.rolename or self.user, who)
+        return f"ALTER {kind.upper()}"
 
     def _schema_owner(self, node: ast.AlterOwnerStmt) -> str:
         tx = self._statement_tx()

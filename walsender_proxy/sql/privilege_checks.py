@@ -232,11 +232,15 @@ def check_statement(node: Any, cat: Catalog, who: Who, path: Sequence[str], data
     elif isinstance(node, ast.CreateFunctionStmt):
         schema, name = _names(node.funcname)
         _create_in(cat, who, None, path, schema)
+        if _leakproof(node.options):
+            raise PgError("42501", "only superuser can define a leakproof function")
         if node.replace:
             nargs = sum(1 for p in node.parameters or () if p.mode not in (enums.FunctionParameterMode.FUNC_PARAM_OUT, enums.FunctionParameterMode.FUNC_PARAM_TABLE))
             _function_owner(cat, who, path, schema, name, nargs)
     elif isinstance(node, ast.AlterFunctionStmt):
         _function_owner(cat, who, path, *_names(node.func.objname), _nargs(node.func))
+        if _leakproof(node.actions):
+            raise PgError("42501", "only superuser can define a leakproof function")
     elif isinstance(node, ast.CreateSchemaStmt) and who.oid != who.database_owner:
         raise PgError("42501", f"permission denied for database {database}")
 
@@ -324,21 +328,50 @@ def _nargs(obj: Any) -> int | None:
     return len(obj.objargs or ())
 
 
-def _function_owner(cat: Catalog, who: Who, path: Sequence[str], schema: str | None, name: str, nargs: int | None) -> None:
-    """ALTER, DROP and CREATE OR REPLACE of a function: its owner's (every function of
-    that name and number of arguments, where the call's types would pick one)."""
-    schemas = [schema] if schema is not None else list(path)
-    for s in schemas:
+def _functions(cat: Catalog, path: Sequence[str], schema: str | None, name: str, nargs: int | None) -> list[Any]:
+    """The user functions of that name and number of arguments in the first schema that
+    has one (where the call's types would pick among them)."""
+    for s in [schema] if schema is not None else list(path):
         found = [
             fn for fn in cat.functions.values()
             if fn.schema == s and fn.name == name
             and (nargs is None or sum(1 for a in fn.args if a.mode in ("i", "b", "v")) == nargs)
         ]  # fmt: skip
         if found:
-            for fn in found:
-                if not privileges.is_owner(cat, who, fn.oid):
-                    raise PgError("42501", f"must be owner of function {name}")
-            return
+            return found
+    return []
+
+
+def functions_named(cat: Catalog, path: Sequence[str], obj: Any) -> list[Any]:
+    """The functions an ObjectWithArgs names."""
+    return _functions(cat, path, *_names(obj.objname), _nargs(obj))
+
+
+def signature_text(obj: Any) -> str:
+    """``f(integer)`` as PostgreSQL names a function that does not exist (the argument
+    types as written)."""
+    from walsender_proxy.sql.ddl_names import type_text
+    from walsender_proxy.sql.pgcatalog_defs import TYPE_OIDS, format_type
+
+    def shown(t: Any) -> str:
+        text = type_text(t)
+        return format_type(TYPE_OIDS[text], -1) or text if text in TYPE_OIDS else text
+
+    name = ".".join(p.sval for p in obj.objname)
+    if obj.args_unspecified:
+        return name
+    return f"{name}({', '.join(shown(t) for t in obj.objargs or ())})"
+
+
+def _function_owner(cat: Catalog, who: Who, path: Sequence[str], schema: str | None, name: str, nargs: int | None) -> None:
+    """ALTER, DROP and CREATE OR REPLACE of a function: its owner's."""
+    for fn in _functions(cat, path, schema, name, nargs):
+        if not privileges.is_owner(cat, who, fn.oid):
+            raise PgError("42501", f"must be owner of function {name}")
+
+
+def _leakproof(options: Any) -> bool:
+    return any(o.defname == "leakproof" and bool(getattr(o.arg, "boolval", getattr(o.arg, "ival", 0))) for o in options or ())
 
 
 def _check_comment(node: ast.CommentStmt, cat: Catalog, who: Who, path: Sequence[str]) -> None:
