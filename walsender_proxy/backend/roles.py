@@ -26,6 +26,7 @@ from pathlib import Path
 from scramp.core import saslprep
 
 from decoding.errors import PgError
+from walsender_proxy.backend import pgcatalog_data as _data
 
 MECHANISM = "SCRAM-SHA-256"
 ITERATIONS = 4096  # PostgreSQL's scram_iterations default
@@ -106,6 +107,16 @@ def _prepare(password: str) -> bytes:
         return password.encode()
 
 
+#: PostgreSQL 15's predefined roles (they exist in every cluster, cannot log in, and may be
+#: granted), and the memberships among them (pg_monitor's).
+PREDEFINED: dict[str, int] = {name: oid for oid, name in _data.PREDEFINED_ROLES}
+PREDEFINED_MEMBERS: list[tuple[str, str]] = [
+    (_names[r], _names[m])
+    for r, m, _admin in _data.PREDEFINED_AUTH_MEMBERS
+    for _names in [{oid: name for oid, name in _data.PREDEFINED_ROLES}]
+]
+
+
 @dataclass(frozen=True, slots=True)
 class Role:
     name: str
@@ -116,6 +127,11 @@ class Role:
     createdb: bool = False
     createrole: bool = False
     verifier: str | None = None  # Verifier.to_text(), or None: no password set
+    #: INHERIT: the role uses the privileges of the roles it is a member of.
+    inherit: bool = True
+    #: The roles this one is a member of (pg_auth_members): [role, grantor, admin_option],
+    #: by name (a predefined role such as pg_read_all_data among them).
+    member_of: tuple[tuple[str, str, bool], ...] = ()
 
     def password_verifier(self) -> Verifier | None:
         """The SCRAM verifier, or None when there is none (then every password check fails,
@@ -132,7 +148,9 @@ class RoleStore:
         self._mock_nonce = self._read_mock_nonce(path.with_name("mock_auth_nonce"))
         if path.exists():
             data = json.loads(path.read_text())
-            self._roles = {r["name"]: Role(**r) for r in data}
+            self._roles = {
+                r["name"]: Role(**{**r, "member_of": tuple(tuple(m) for m in r.get("member_of", ()))}) for r in data
+            }
         else:
             self._roles = {
                 bootstrap_user: Role(
@@ -177,9 +195,65 @@ class RoleStore:
 
     def is_member(self, member: str, role: str) -> bool:
         """hba.c's is_member (is_member_of_role_nosuper): both roles exist and ``member``
-        is ``role`` or, directly or indirectly, a member of it. Roles cannot be granted to
-        roles here (GRANT role and IN ROLE are 0A000), so a role's only member is itself."""
-        return member == role and member in self._roles
+        is ``role`` or, directly or indirectly, a member of it."""
+        return member in self._roles and (role in self._roles or role in PREDEFINED) and role in self.member_closure(member)
+
+    def member_closure(self, name: str, *, inheriting: bool = False) -> set[str]:
+        """The role and every role it is a member of, directly or through others
+        (roles_is_member_of); with ``inheriting``, only through roles with INHERIT — whose
+        privileges it has (has_privs_of_role)."""
+        out = {name}
+        todo = [name]
+        while todo:
+            cur = todo.pop()
+            role = self._roles.get(cur)
+            ups = [m[0] for m in role.member_of] if role is not None else [r for r, m in PREDEFINED_MEMBERS if m == cur]
+            if inheriting and role is not None and not role.inherit:
+                ups = []
+            for up in ups:
+                if up not in out:
+                    out.add(up)
+                    todo.append(up)
+        return out
+
+    def grant_membership(self, role: str, member: str, grantor: str, admin: bool) -> str | None:
+        """GRANT role TO member (checked by the caller); a NOTICE text when it already was."""
+        with self._lock:
+            m = self._roles[member]
+            for i, (r, g, a) in enumerate(m.member_of):
+                if r == role:
+                    if admin and not a:
+                        entries = list(m.member_of)
+                        entries[i] = (r, g, True)
+                        self._roles[member] = replace(m, member_of=tuple(entries))
+                        self._save()
+                        return None
+                    return f'role "{member}" is already a member of role "{role}"'
+            self._roles[member] = replace(m, member_of=(*m.member_of, (role, grantor, admin)))
+            self._save()
+            return None
+
+    def revoke_membership(self, role: str, member: str, *, admin_only: bool) -> bool:
+        """REVOKE [ADMIN OPTION FOR] role FROM member; False when it was not a member."""
+        with self._lock:
+            m = self._roles[member]
+            kept = []
+            found = False
+            for r, g, a in m.member_of:
+                if r == role:
+                    found = True
+                    if admin_only:
+                        kept.append((r, g, False))
+                    continue
+                kept.append((r, g, a))
+            if found:
+                self._roles[member] = replace(m, member_of=tuple(kept))
+                self._save()
+            return found
+
+    def members(self, role: str) -> list[tuple[str, str, bool]]:
+        """(member, grantor, admin_option) of every role directly in ``role``."""
+        return [(n, g, a) for n, r in self._roles.items() for rr, g, a in r.member_of if rr == role]
 
     def get(self, name: str) -> Role | None:
         return self._roles.get(name)
@@ -223,4 +297,7 @@ class RoleStore:
             if self._roles[name].oid == 10:
                 raise PgError("42501", "cannot drop the bootstrap superuser")
             del self._roles[name]
+            for n, r in list(self._roles.items()):  # (its memberships go with it)
+                if any(m[0] == name for m in r.member_of):
+                    self._roles[n] = replace(r, member_of=tuple(m for m in r.member_of if m[0] != name))
             self._save()

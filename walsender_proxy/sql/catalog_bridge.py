@@ -28,7 +28,10 @@ _STARTED = time.time()
 def server_info(ex: SessionState) -> pgcatalog.ServerInfo:
     services = ex.services
     roles = tuple(
-        pgcatalog.Role(r.name, r.superuser, r.replication, r.login, r.createdb, r.createrole, oid=r.oid)
+        pgcatalog.Role(
+            r.name, r.superuser, r.replication, r.login, r.createdb, r.createrole,
+            inherit=r.inherit, oid=r.oid, member_of=r.member_of,
+        )
         for r in services.roles.all()
     )
     key = (roles, services.server.version, ex.database)

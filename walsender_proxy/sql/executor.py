@@ -826,9 +826,35 @@ class Executor:
         me = self.services.roles.get(name)
         roles = self.services.roles.all()
         db_owner = roles[0].oid if roles else privileges.PG_DATABASE_OWNER
+        from walsender_proxy.backend.roles import PREDEFINED
+
+        closure = self.services.roles.member_closure
+        if me is None and name in PREDEFINED:  # (SET ROLE pg_read_all_data)
+            return privileges.Who(name, PREDEFINED[name], False, db_owner, self._oids(closure(name)), self._oids(closure(name)))
         if me is None:  # (a session whose role was dropped: as PostgreSQL, no privileges)
             return privileges.Who(name, -1, False, db_owner)
-        return privileges.Who(name, me.oid, me.superuser, db_owner)
+        return privileges.Who(
+            name, me.oid, me.superuser, db_owner, self._oids(closure(name, inheriting=True)), self._oids(closure(name))
+        )
+
+    def _oids(self, names: set[str]) -> frozenset[int]:
+        from walsender_proxy.backend.roles import PREDEFINED
+
+        out = set()
+        for n in names:
+            r = self.services.roles.get(n)
+            oid = r.oid if r is not None else PREDEFINED.get(n)
+            if oid is not None:
+                out.add(oid)
+        return frozenset(out)
+
+    def is_member(self, member: str, role: str) -> bool:
+        """is_member_of_role: a superuser is a member of every role; else ``member`` is
+        ``role`` or in it, directly or not (INHERIT or not)."""
+        me = self.services.roles.get(member)
+        if me is not None and me.superuser:
+            return True
+        return role in self.services.roles.member_closure(member)
 
     def _catalog_now(self) -> Any:
         """The catalog a privilege check reads: the transaction's, once it has a snapshot
@@ -851,7 +877,7 @@ class Executor:
         owner = who.oid
         if isinstance(node, ast.CreateSchemaStmt) and node.authrole is not None:
             owner = grant_sql.role_of(node.authrole, who, self._session_role(), self._role_oid)
-            if not who.superuser and owner != who.oid:
+            if not who.is_member(owner):
                 raise PgError("42501", f'must be member of role "{node.authrole.rolename}"')
         return None if owner == who.database_owner else owner
 
@@ -999,8 +1025,13 @@ class Executor:
             tag = grant_sql.grant(tx, node, self.who(), self._session_role(), self._role_oid, tx.search_path, notices)
             yield from notices
             yield Done(tag)
-        elif isinstance(node, (ast.GrantRoleStmt, ast.AlterDefaultPrivilegesStmt)):
-            raise grant_sql.refuse_role_grant(node)
+        elif isinstance(node, ast.GrantRoleStmt):
+            notices = []
+            self._grant_roles(node, notices)
+            yield from notices
+            yield Done("GRANT ROLE" if node.is_grant else "REVOKE ROLE")
+        elif isinstance(node, ast.AlterDefaultPrivilegesStmt):
+            raise grant_sql.refuse_default_privileges()
         elif isinstance(node, ast.AlterOwnerStmt) and node.objectType == enums.ObjectType.OBJECT_SCHEMA:
             yield Done(self._schema_owner(node))
         elif isinstance(node, ast.AlterOwnerStmt) and node.objectType in (enums.ObjectType.OBJECT_FUNCTION, enums.ObjectType.OBJECT_PROCEDURE):
@@ -1415,6 +1446,7 @@ class Executor:
                 self.services.roles.drop(r.rolename)
             return "DROP ROLE"
         attrs: dict[str, bool] = {}
+        memberships: list[tuple[str, list[str]]] = []
         password: str | None = None
         clear = False
         for o in s.options or ():
@@ -1423,19 +1455,45 @@ class Executor:
                     clear = True
                 else:
                     password = o.arg.sval
-            elif o.defname in ("superuser", "login", "createdb", "createrole", "isreplication", "canlogin"):
+            elif o.defname in ("superuser", "login", "createdb", "createrole", "isreplication", "canlogin", "inherit"):
                 name = {"isreplication": "replication", "canlogin": "login"}.get(o.defname, o.defname)
                 flag = getattr(o.arg, "boolval", None)
                 attrs[name] = bool(o.arg.ival if flag is None else flag)
+            elif o.defname in ("addroleto", "rolemembers", "adminmembers"):
+                memberships.append((o.defname, [self._spec_name(r) for r in o.arg]))
             else:
                 raise ddl_names.unsupported(f"role option {o.defname}")
         if isinstance(s, ast.CreateRoleStmt):
             if s.stmt_type == enums.RoleStmtType.ROLESTMT_ROLE:
                 attrs.setdefault("login", False)
             self.services.roles.create(s.role, password=password, **attrs)
+            self._memberships(s.role, memberships)
             return "CREATE ROLE"
-        self.services.roles.alter(s.role.rolename, password=password, clear_password=clear, **attrs)
+        if attrs or password is not None or clear:
+            self.services.roles.alter(s.role.rolename, password=password, clear_password=clear, **attrs)
+        elif self.services.roles.get(s.role.rolename) is None:
+            raise PgError("42704", f'role "{s.role.rolename}" does not exist')
+        if memberships:  # ALTER GROUP g ADD/DROP USER u
+            who = self.who()
+            for _kind, names in memberships:
+                grant_sql.grant_roles(
+                    self.services.roles, [s.role.rolename], names, who, is_grant=s.action == 1,
+                    admin=False, admin_only=False, notices=self.notices,
+                )
+            return "ALTER ROLE"
         return "ALTER ROLE"
+
+    def _memberships(self, role: str, memberships: list[tuple[str, list[str]]]) -> None:
+        """CREATE ROLE's IN ROLE (it joins them), ROLE and ADMIN (they join it)."""
+        who = self.who()
+        for kind, names in memberships:
+            if kind == "addroleto":
+                grant_sql.grant_roles(self.services.roles, names, [role], who, is_grant=True, admin=False, admin_only=False, notices=self.notices)
+            else:
+                grant_sql.grant_roles(
+                    self.services.roles, [role], names, who, is_grant=True, admin=kind == "adminmembers",
+                    admin_only=False, notices=self.notices,
+                )
 
     # -- describe ------------------------------------------------------------------------
     def describe_node(self, node: Any, text: str, param_types: list[int]) -> list[Column] | None:
@@ -1505,6 +1563,8 @@ class Executor:
         PostgreSQL 15 checks them: any role for a superuser session user (or login, for
         SESSION AUTHORIZATION), otherwise only the role itself (roles have no members
         here). SESSION AUTHORIZATION also resets ROLE."""
+        from walsender_proxy.backend.roles import PREDEFINED
+
         K = enums.VariableSetKind
         local = bool(s.is_local)
         if local and not self.explicit:
@@ -1517,10 +1577,9 @@ class Executor:
         if s.name == "role":
             target = "none" if value is None or value == "none" else value
             if target != "none":
-                if roles.get(target) is None:
+                if roles.get(target) is None and target not in PREDEFINED:
                     raise PgError("22023", f'role "{target}" does not exist')
-                me = roles.get(self.session_user)
-                if target != self.session_user and not (me is not None and me.superuser):
+                if not self.is_member(self.session_user, target):
                     raise PgError("42501", f'permission denied to set role "{target}"')
             changed += self.settings.set_identity("role", target, local=local)
         else:
@@ -1554,6 +1613,31 @@ class Executor:
         owned = grant_sql.owned_sequences(cat, rel.oid) if rel.kind == "table" else []
         grant_sql.change_owner(tx, rel.oid, rel.kind, rel.name, new, spec.rolename or self.user, who, owned)
         return tag
+
+    def _grant_roles(self, node: ast.GrantRoleStmt, notices: list[Notice]) -> None:
+        if node.grantor is not None:
+            raise ddl_names.unsupported("GRANT role … GRANTED BY")
+        admin = any(o.defname == "admin" for o in node.opt or ())
+        bad = [o.defname for o in node.opt or () if o.defname != "admin"]
+        if bad:  # (PostgreSQL 16's INHERIT and SET options)
+            raise PgError("42601", f'unrecognized role option "{bad[0]}"')
+        who = self.who()
+        members = [self._spec_name(m) for m in node.grantee_roles]
+        grant_sql.grant_roles(
+            self.services.roles, [p.priv_name for p in node.granted_roles], members, who,
+            is_grant=bool(node.is_grant), admin=admin and bool(node.is_grant), admin_only=admin and not node.is_grant,
+            notices=notices,
+        )
+
+    def _spec_name(self, spec: ast.RoleSpec) -> str:
+        RS = enums.RoleSpecType
+        if spec.roletype in (RS.ROLESPEC_CURRENT_USER, RS.ROLESPEC_CURRENT_ROLE):
+            return self.user
+        if spec.roletype == RS.ROLESPEC_SESSION_USER:
+            return self.session_user
+        if spec.roletype == RS.ROLESPEC_PUBLIC:
+            raise PgError("0LP01", 'role "public" does not exist')
+        return spec.rolename
 
     def _function_owner(self, node: ast.AlterOwnerStmt) -> str:
         """ALTER FUNCTION/PROCEDURE … OWNER TO."""

@@ -190,11 +190,11 @@ def _new_owner_acl(acl: tuple[AclItem, ...] | None, old: int, new: int) -> tuple
 
 def change_owner(tx: Transaction, oid: int, kind: str, name: str, new: int, new_name: str, who: Who, owned: Sequence[int] = ()) -> None:
     """ALTER … OWNER TO: the owner (a superuser, or the owner giving it to a role it is a
-    member of — here only itself) hands the object, and the sequences it owns, over."""
+    member of) hands the object, and the sequences it owns, over."""
     cat = tx.catalog()
     if not who.superuser:
         privileges.require_owner(cat, who, oid, kind, name)
-        if new != who.oid:
+        if not who.is_member(new):
             raise PgError("42501", f'must be member of role "{new_name}"')
     for o in (oid, *owned):
         own = privileges.ownership(cat, o, who.database_owner)
@@ -206,7 +206,43 @@ def owned_sequences(cat: Catalog, table_oid: int) -> list[int]:
     return [q.oid for q in cat.sequences.values() if q.owned_by is not None and q.owned_by[0] == table_oid]
 
 
-def refuse_role_grant(node: Any) -> PgError:
-    if isinstance(node, ast.AlterDefaultPrivilegesStmt):
-        return unsupported("ALTER DEFAULT PRIVILEGES")
-    return unsupported("GRANT of a role (role membership)")
+def refuse_default_privileges() -> PgError:
+    return unsupported("ALTER DEFAULT PRIVILEGES")
+
+
+def grant_roles(
+    roles: Any, granted: Sequence[str], members: Sequence[str], who: Who, *, is_grant: bool,
+    admin: bool, admin_only: bool, notices: list[Notice],
+) -> None:
+    """GRANT/REVOKE role TO/FROM role (AddRoleMems and DelRoleMems of PostgreSQL 15): a
+    superuser, a CREATEROLE role (a superuser role only by a superuser) or one holding the
+    role WITH ADMIN OPTION may; a circle of memberships is 0LP01."""
+    from walsender_proxy.backend.roles import PREDEFINED
+
+    me = roles.get(who.name)
+    for name in granted:
+        role = roles.get(name)
+        if role is None and name not in PREDEFINED:
+            raise PgError("42704", f'role "{name}" does not exist')
+        if name == "pg_database_owner":
+            raise PgError("XX000", 'role "pg_database_owner" cannot have explicit members')  # (PostgreSQL's elog)
+        if role is not None and role.superuser and not who.superuser:
+            raise PgError("42501", "must be superuser to alter superusers")
+        if not (who.superuser or (me is not None and me.createrole) or _admin_of(roles, who.name, name)):
+            raise PgError("42501", f'must have admin option on role "{name}"')
+        for member in members:
+            if roles.get(member) is None:
+                raise PgError("42704", f'role "{member}" does not exist')
+            if is_grant:
+                if member in roles.member_closure(name):  # (a circle, itself included)
+                    raise PgError("0LP01", f'role "{name}" is a member of role "{member}"')
+                said = roles.grant_membership(name, member, who.name, admin)
+                if said is not None:
+                    notices.append(Notice("NOTICE", "00000", said))
+            elif not roles.revoke_membership(name, member, admin_only=admin_only):
+                notices.append(Notice("WARNING", "01000", f'role "{member}" is not a member of role "{name}"'))
+
+
+def _admin_of(roles: Any, who: str, role: str) -> bool:
+    r = roles.get(who)
+    return r is not None and any(m == role and a for m, _g, a in r.member_of)

@@ -98,6 +98,8 @@ class Role:
     connlimit: int = -1
     #: None: assigned (10 for the first role, then from 0xF8000000, clear of lake OIDs).
     oid: int | None = None
+    #: The roles it is a member of: (role, grantor, admin_option), by name.
+    member_of: tuple[tuple[str, str, bool], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -526,6 +528,8 @@ class CatalogSnapshot:
         self.role_oids = server.role_oids()
         self.owner_oid = next(iter(self.role_oids.values()), BOOTSTRAP_SUPERUSER_OID)
         self.role_names = {oid: name for name, oid in self.role_oids.items()}
+        #: every role's OID by name, the predefined ones too
+        self.all_role_oids = {**{name: oid for oid, name in data.PREDEFINED_ROLES}, **self.role_oids}
         self.role_names.setdefault(PG_DATABASE_OWNER_OID, "pg_database_owner")
         self.base_settings = server_settings(server)
         self.user_tables = sorted(catalog.tables.values(), key=lambda t: t.oid)
@@ -1330,10 +1334,18 @@ def _pg_shadow(s: CatalogSnapshot) -> list[dict[str, Any]]:
 
 @_rows("pgc_pg_auth_members")
 def _pg_auth_members(s: CatalogSnapshot) -> list[dict[str, Any]]:
-    return [
+    out = [
         {"roleid": r, "member": m, "grantor": BOOTSTRAP_SUPERUSER_OID, "admin_option": a}
         for r, m, a in data.PREDEFINED_AUTH_MEMBERS
     ]
+    oids = s.all_role_oids
+    for r in s.server.roles:
+        for role, grantor, admin in r.member_of:
+            if role in oids and r.name in oids:
+                out.append({"roleid": oids[role], "member": oids[r.name], "grantor": oids.get(grantor, BOOTSTRAP_SUPERUSER_OID), "admin_option": admin})
+    return out
+
+
 
 
 def _encoding_id(name: str) -> int:
@@ -2212,9 +2224,43 @@ def _helper(name: str, schema: pa.Schema) -> Callable[[HelperFn], HelperFn]:
     return deco
 
 
+@_helper("pgc_role_closure", pa.schema([("member", pa.uint32()), ("role", pa.uint32()), ("inherited", pa.bool_())]))
+def _role_closure(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    """Each role and the roles it is a member of, directly or not (itself included):
+    ``inherited`` when its privileges reach it (through INHERIT roles only), as
+    has_privs_of_role; every row is is_member_of_role's. The database's owner is
+    pg_database_owner's member."""
+    oids = s.all_role_oids
+    ups: dict[str, list[str]] = {}
+    inherit = {r.name: r.inherit for r in s.server.roles}
+    names = {oid: name for name, oid in oids.items()}
+    for r in s.server.roles:
+        ups[r.name] = [m[0] for m in r.member_of]
+    for r, m, _a in data.PREDEFINED_AUTH_MEMBERS:
+        ups.setdefault(names[m], []).append(names[r])
+    owner = names.get(s.owner_oid)
+    if owner is not None:
+        ups.setdefault(owner, []).append("pg_database_owner")
+    out = []
+    for name, oid in oids.items():
+        for inheriting in (True, False):
+            seen = {name}
+            todo = [name]
+            while todo:
+                cur = todo.pop()
+                if inheriting and not inherit.get(cur, True):
+                    continue
+                for up in ups.get(cur, ()):
+                    if up not in seen:
+                        seen.add(up)
+                        todo.append(up)
+            out += [{"member": oid, "role": oids[u], "inherited": inheriting} for u in sorted(seen) if u in oids]
+    return out
+
+
 @_helper(
     "pgc_privileges",
-    pa.schema([("oid", pa.uint32()), ("grantee", pa.uint32()), ("privs", pa.string()), ("grantable", pa.string())]),
+    pa.schema([("oid", pa.uint32()), ("grantee", pa.uint32()), ("privs", pa.string()), ("grantable", pa.string()), ("kind", pa.string())]),
 )
 def _privileges(s: CatalogSnapshot) -> list[dict[str, Any]]:
     """Each relation's and schema's ACL with the defaults filled in (its owner holds
@@ -2226,13 +2272,13 @@ def _privileges(s: CatalogSnapshot) -> list[dict[str, Any]]:
     for oid, kind in kinds:
         for item in privileges.effective_acl(privileges.ownership(s.catalog, oid, s.owner_oid), kind):
             grantee = s.owner_oid if item.grantee == PG_DATABASE_OWNER_OID else item.grantee
-            out.append({"oid": oid, "grantee": grantee, "privs": item.privileges, "grantable": item.grantable})
+            out.append({"oid": oid, "grantee": grantee, "privs": item.privileges, "grantable": item.grantable, "kind": kind})
     for d in PG_CATALOG.values():
-        out.append({"oid": d.oid, "grantee": s.owner_oid, "privs": privileges.ALL["table"], "grantable": privileges.ALL["table"]})
-        out.append({"oid": d.oid, "grantee": 0, "privs": "r", "grantable": ""})
+        out.append({"oid": d.oid, "grantee": s.owner_oid, "privs": privileges.ALL["table"], "grantable": privileges.ALL["table"], "kind": "catalog"})
+        out.append({"oid": d.oid, "grantee": 0, "privs": "r", "grantable": "", "kind": "catalog"})
     for oid, _name in data.SYSTEM_NAMESPACES:
-        out.append({"oid": oid, "grantee": s.owner_oid, "privs": "UC", "grantable": "UC"})
-        out.append({"oid": oid, "grantee": 0, "privs": "U", "grantable": ""})
+        out.append({"oid": oid, "grantee": s.owner_oid, "privs": "UC", "grantable": "UC", "kind": "schema"})
+        out.append({"oid": oid, "grantee": 0, "privs": "U", "grantable": "", "kind": "schema"})
     return out
 
 
@@ -2739,9 +2785,19 @@ _MACROS: dict[str, str] = {
     # has_table_privilege and friends from the ACLs: any of the privileges named (a
     # "… WITH GRANT OPTION" one among those held with it)
     "pgc_held": """MACRO pgc_held(r, o) AS (coalesce((SELECT string_agg(pgc_a.privs, '') FROM pgc_privileges pgc_a
-        WHERE pgc_a.oid = o AND pgc_a.grantee IN (r, 0)), ''))""",
+        WHERE pgc_a.oid = o AND (pgc_a.grantee = 0 OR pgc_a.grantee IN (
+            SELECT pgc_c.role FROM pgc_role_closure pgc_c WHERE pgc_c.member = r AND pgc_c.inherited))), '')
+        || CASE WHEN (SELECT max(pgc_a.kind) FROM pgc_privileges pgc_a WHERE pgc_a.oid = o) IN ('table', 'view', 'sequence')
+                 AND pgc_uses_role(r, 6181) THEN 'r' ELSE '' END
+        || CASE WHEN (SELECT max(pgc_a.kind) FROM pgc_privileges pgc_a WHERE pgc_a.oid = o) IN ('table', 'view')
+                 AND pgc_uses_role(r, 6182) THEN 'awd' ELSE '' END
+        || CASE WHEN (SELECT max(pgc_a.kind) FROM pgc_privileges pgc_a WHERE pgc_a.oid = o) = 'schema'
+                 AND (pgc_uses_role(r, 6181) OR pgc_uses_role(r, 6182)) THEN 'U' ELSE '' END)""",
     "pgc_held_grant": """MACRO pgc_held_grant(r, o) AS (coalesce((SELECT string_agg(pgc_a.grantable, '') FROM pgc_privileges pgc_a
-        WHERE pgc_a.oid = o AND pgc_a.grantee IN (r, 0)), ''))""",
+        WHERE pgc_a.oid = o AND (pgc_a.grantee = 0 OR pgc_a.grantee IN (
+            SELECT pgc_c.role FROM pgc_role_closure pgc_c WHERE pgc_c.member = r AND pgc_c.inherited))), ''))""",
+    "pgc_uses_role": """MACRO pgc_uses_role(r, g) AS (EXISTS (SELECT 1 FROM pgc_role_closure pgc_c
+        WHERE pgc_c.member = r AND pgc_c.role = g AND pgc_c.inherited))""",
     "pgc_privilege_letter": """MACRO pgc_privilege_letter(x) AS (CASE regexp_replace(upper(trim(x)), '\\s+WITH\\s+(GRANT|ADMIN)\\s+OPTION$', '')
         WHEN 'SELECT' THEN 'r' WHEN 'INSERT' THEN 'a' WHEN 'UPDATE' THEN 'w' WHEN 'DELETE' THEN 'd'
         WHEN 'TRUNCATE' THEN 'D' WHEN 'REFERENCES' THEN 'x' WHEN 'TRIGGER' THEN 't' WHEN 'USAGE' THEN 'U'
@@ -2756,11 +2812,11 @@ _MACROS: dict[str, str] = {
             THEN error('PGERR[3D000] database "' || d || '" does not exist')
         WHEN r = (SELECT pgc_d.datdba FROM pgc_pg_database pgc_d WHERE pgc_d.datname = d) THEN 'CTc'
         WHEN grantable THEN '' ELSE 'Tc' END)""",
-    # role membership: roles have no members here, so a role is a member of itself and
-    # the database's owner of pg_database_owner
+    # role membership (pg_has_role): MEMBER through any membership, USAGE through INHERIT roles
     "pgc_member_held": """MACRO pgc_member_held(r, g) AS (CASE WHEN r IS NULL OR g IS NULL THEN NULL
-        WHEN r = g OR (g = 6171 AND r = (SELECT pgc_d.datdba FROM pgc_pg_database pgc_d LIMIT 1)) THEN 'mU'
-        ELSE '' END)""",
+        ELSE (CASE WHEN r = g OR EXISTS (SELECT 1 FROM pgc_role_closure pgc_c WHERE pgc_c.member = r AND pgc_c.role = g)
+                   THEN 'm' ELSE '' END)
+          || (CASE WHEN r = g OR pgc_uses_role(r, g) THEN 'U' ELSE '' END) END)""",
     "pgc_has_privilege_acl": """MACRO pgc_has_privilege_acl(su, p, known, held, held_grant) AS (CASE WHEN su IS NULL OR p IS NULL THEN NULL
         WHEN len(pgc_privileges_unknown(p, known)) > 0
             THEN error('PGERR[22023] unrecognized privilege type: "' || pgc_privileges_unknown(p, known)[1] || '"')::BOOLEAN

@@ -203,7 +203,10 @@ def check_statement(node: Any, cat: Catalog, who: Who, path: Sequence[str], data
         if node.renameType in (OT.OBJECT_FUNCTION, OT.OBJECT_PROCEDURE, OT.OBJECT_ROUTINE):
             _function_owner(cat, who, path, *_names(node.object.objname), _nargs(node.object))
         elif node.relation is not None:
-            _owner(cat, who, _rel(cat, who, node.relation, path))
+            rel = _rel(cat, who, node.relation, path)
+            _owner(cat, who, rel)
+            if rel is not None and node.renameType in (OT.OBJECT_TABLE, OT.OBJECT_VIEW, OT.OBJECT_SEQUENCE, OT.OBJECT_INDEX):
+                _create_in(cat, who, None, path, rel.schema)  # (the new name goes into its schema)
         elif node.renameType == OT.OBJECT_SCHEMA:
             oid = cat.schemas.get(node.subname)
             if oid is not None:

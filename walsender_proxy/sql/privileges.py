@@ -4,9 +4,10 @@ An object's owner holds every privilege on it and alone may alter, drop or grant
 roles hold what its ACL grants them or PUBLIC. Superusers pass every check. The catalog
 keeps each object's :class:`~decoding.catalog.Ownership` (an object not listed belongs to
 the database's owner with the default ACL); this module reads and edits them and raises
-PostgreSQL's 42501 texts. Roles cannot be members of roles here (GRANT role is refused),
-so a role holds what is granted to it, to PUBLIC, and — for the database's owner — to
-``pg_database_owner``.
+PostgreSQL's 42501 texts. A role holds what is granted to it, to PUBLIC, and to the roles
+it is a member of through INHERIT roles (for the database's owner, ``pg_database_owner``),
+and owns what those roles own; members of ``pg_read_all_data`` and ``pg_write_all_data``
+read and write every table.
 """
 
 from __future__ import annotations
@@ -41,15 +42,36 @@ LETTERS = {
 NAMES = {v: k for k, v in LETTERS.items()}
 
 
+#: Predefined roles whose members read, or write, every table (aclchk.c's checks).
+PG_READ_ALL_DATA = 6181
+PG_WRITE_ALL_DATA = 6182
+
+
 @dataclass(frozen=True, slots=True)
 class Who:
-    """The role a check is made for (PostgreSQL's current user) and the database's owner,
-    the one member of pg_database_owner."""
+    """The role a check is made for (PostgreSQL's current user), the database's owner (the
+    one member of pg_database_owner), and the roles whose privileges it uses: itself and
+    those it is a member of through INHERIT roles (has_privs_of_role)."""
 
     name: str
     oid: int
     superuser: bool
     database_owner: int
+    roles: frozenset[int] = frozenset()
+    #: every role it is a member of, INHERIT or not (is_member_of_role: SET ROLE, OWNER TO)
+    member_of: frozenset[int] = frozenset()
+
+    def is_member(self, role: int) -> bool:
+        return self.superuser or role == self.oid or role in self.member_of
+
+    def uses(self, role: int) -> bool:
+        """It has the privileges of ``role`` (PUBLIC's are everyone's)."""
+        return (
+            role == self.oid
+            or role == PUBLIC
+            or role in self.roles
+            or (role == PG_DATABASE_OWNER and self.database_owner in (self.oid, *self.roles))
+        )
 
 
 def ownership(cat: Catalog, oid: int, database_owner: int) -> Ownership:
@@ -73,10 +95,6 @@ def effective_acl(own: Ownership, kind: str) -> tuple[AclItem, ...]:
     return (AclItem(own.owner, own.owner, ALL[kind]),)
 
 
-def _is(who: Who, role: int) -> bool:
-    return role == who.oid or role == PUBLIC or (role == PG_DATABASE_OWNER and who.oid == who.database_owner)
-
-
 def held(cat: Catalog, who: Who, oid: int, kind: str, *, grantable: bool = False) -> str:
     """The letters ``who`` holds on the object (with grant option only, if asked)."""
     if who.superuser:
@@ -84,10 +102,16 @@ def held(cat: Catalog, who: Who, oid: int, kind: str, *, grantable: bool = False
     own = ownership(cat, oid, who.database_owner)
     out = ""
     for item in effective_acl(own, kind):
-        if _is(who, item.grantee):
+        if who.uses(item.grantee):
             out += item.grantable if grantable else item.privileges
-    if grantable and _is(who, own.owner) and own.owner != PUBLIC:
+    if grantable and who.uses(own.owner) and own.owner != PUBLIC:
         out += ALL[kind]  # (an owner may always grant)
+    if not grantable and kind in ("table", "view", "sequence") and who.uses(PG_READ_ALL_DATA):
+        out += "r"
+    if not grantable and kind in ("table", "view") and who.uses(PG_WRITE_ALL_DATA):
+        out += "awd"
+    if not grantable and kind == "schema" and (who.uses(PG_READ_ALL_DATA) or who.uses(PG_WRITE_ALL_DATA)):
+        out += "U"
     return "".join(c for c in ALL[kind] if c in out)
 
 
@@ -95,7 +119,7 @@ def is_owner(cat: Catalog, who: Who, oid: int) -> bool:
     if who.superuser:
         return True
     owner = ownership(cat, oid, who.database_owner).owner
-    return owner == who.oid or (owner == PG_DATABASE_OWNER and who.oid == who.database_owner)
+    return owner != PUBLIC and who.uses(owner)
 
 
 def require(cat: Catalog, who: Who, oid: int, kind: str, name: str, letters: str) -> None:
