@@ -41,6 +41,7 @@ CREATE ROLE nopw LOGIN;
 CREATE ROLE "all" LOGIN PASSWORD 'all-pw';
 CREATE ROLE "+plus" LOGIN PASSWORD '+plus-pw';
 CREATE ROLE grp;
+GRANT grp TO bob;
 """
 #: Databases besides postgres: named after a role (sameuser, samerole) and after keywords.
 DATABASES = ("alice", "all", "replication")
