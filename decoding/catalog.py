@@ -813,6 +813,9 @@ class Catalog:
     #: Owners and ACLs of relations and schemas, by OID; an object not here belongs to
     #: the database's owner (the first role) with the default ACL.
     owners: Mapping[int, Ownership] = field(default_factory=lambda: _frozen({}))
+    #: ALTER DEFAULT PRIVILEGES (``pg_default_acl``) by ``"role:namespace:objtype"``
+    #: (namespace 0: every schema; objtype ``r`` tables, ``S`` sequences, ``n`` schemas).
+    default_acls: Mapping[str, tuple[AclItem, ...]] = field(default_factory=lambda: _frozen({}))
 
     # -- lookups -------------------------------------------------------------------------
     def find_table(self, schema: str, name: str) -> Table | None:
@@ -911,6 +914,9 @@ class Catalog:
         gone = op.get("oid") if op["op"] in _DROPS else None
         if op["op"] == "drop_schema":
             gone = self.schemas.get(op["name"])
+            stale = [k for k in out.default_acls if k.split(":")[1] == str(gone)]
+            if stale:  # (a schema's default privileges go with it)
+                out = replace(out, default_acls=_frozen({k: v for k, v in out.default_acls.items() if k not in stale}))
         if gone is not None and gone in out.owners:
             owners = dict(out.owners)
             del owners[gone]
@@ -978,6 +984,13 @@ class Catalog:
             fns = dict(self.functions)
             fns.pop(op["oid"], None)
             return replace(self, functions=_frozen(fns))
+        if kind == "put_default_acl":
+            defaults = dict(self.default_acls)
+            if op["acl"] is None:
+                defaults.pop(op["key"], None)
+            else:
+                defaults[op["key"]] = tuple(AclItem.from_json(a) for a in op["acl"])
+            return replace(self, default_acls=_frozen(defaults))
         if kind == "put_ownership":
             owners = dict(self.owners)
             owners[op["oid"]] = Ownership.from_json(op["ownership"])
@@ -1002,6 +1015,7 @@ class Catalog:
             "functions": [fn.to_json() for fn in self.functions.values()],
             **({"comments": dict(self.comments)} if self.comments else {}),
             **({"owners": {str(k): v.to_json() for k, v in self.owners.items()}} if self.owners else {}),
+            **({"default_acls": {k: [a.to_json() for a in v] for k, v in self.default_acls.items()}} if self.default_acls else {}),
         }
 
     @classmethod
@@ -1021,6 +1035,7 @@ class Catalog:
             _frozen({fn.oid: fn for fn in fns}),
             _frozen(d.get("comments", {})),
             _frozen({int(k): Ownership.from_json(v) for k, v in d.get("owners", {}).items()}),
+            _frozen({k: tuple(AclItem.from_json(a) for a in v) for k, v in d.get("default_acls", {}).items()}),
         )
 
 

@@ -167,6 +167,28 @@ SCRIPT: list[tuple[str, str]] = [
     (ALICE, f"SET ROLE {SU}"),
     (ALICE, f"SET SESSION AUTHORIZATION {SU}"),
     (ALICE, "SET ROLE pv_nobody"),
+    # ALTER DEFAULT PRIVILEGES: what a role creates starts with them
+    (ALICE, f"ALTER DEFAULT PRIVILEGES GRANT SELECT ON TABLES TO {BOB}"),
+    (ALICE, f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT INSERT ON TABLES TO {BOB}"),
+    (ALICE, f"ALTER DEFAULT PRIVILEGES REVOKE ALL ON SEQUENCES FROM {ALICE}"),
+    (ALICE, f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE ON SCHEMAS TO {BOB}"),
+    (ALICE, f"ALTER DEFAULT PRIVILEGES GRANT USAGE ON TABLES TO {BOB}"),
+    (ALICE, f"ALTER DEFAULT PRIVILEGES FOR ROLE {SU} GRANT SELECT ON TABLES TO {BOB}"),
+    (ALICE, f"ALTER DEFAULT PRIVILEGES IN SCHEMA pv_nosch GRANT SELECT ON TABLES TO {BOB}"),
+    (SU, "SELECT defaclrole::regrole::text, defaclnamespace, defaclobjtype, defaclacl::text FROM pg_default_acl ORDER BY 1, 3"),
+    (ALICE, "\\ddp"),
+    (ALICE, "CREATE TABLE pv_dflt (a int)"),
+    (ALICE, "CREATE SEQUENCE pv_dflt_seq"),
+    (SU, "SELECT relname, relacl::text FROM pg_class WHERE relname IN ('pv_dflt', 'pv_dflt_seq') ORDER BY 1"),
+    (BOB, "INSERT INTO pv_dflt VALUES (1)"),
+    (BOB, "SELECT * FROM pv_dflt"),
+    (SU, f"DROP ROLE {BOB}"),
+    (ALICE, "DROP TABLE pv_dflt"),
+    (ALICE, "DROP SEQUENCE pv_dflt_seq"),
+    (ALICE, f"ALTER DEFAULT PRIVILEGES REVOKE SELECT ON TABLES FROM {BOB}"),
+    (ALICE, f"ALTER DEFAULT PRIVILEGES IN SCHEMA public REVOKE INSERT ON TABLES FROM {BOB}"),
+    (ALICE, f"ALTER DEFAULT PRIVILEGES GRANT ALL ON SEQUENCES TO {ALICE}"),
+    (SU, "SELECT count(*) FROM pg_default_acl"),
     # roles as groups: members use a group's privileges (through INHERIT roles), own what it
     # owns, may SET ROLE to it; predefined roles
     (SU, "CREATE ROLE pv_grp"),
@@ -327,3 +349,28 @@ def test_a_subscriber_needs_select_on_the_tables_it_copies(proxy: ProxyServer, p
         with psycopg.connect(proxy.dsn(), autocommit=True) as c:
             for sql in ("DROP PUBLICATION pv_p", "DROP TABLE pv_pub", "DROP ROLE pv_repl"):
                 _outcome(c, sql)
+
+
+#: What the proxy refuses (0A000, naming the feature) where PostgreSQL 15 would act: it
+#: keeps no ACLs of these objects, and no column privileges.
+REFUSED = [
+    "GRANT SELECT (a) ON pv_r TO public",
+    "GRANT EXECUTE ON FUNCTION now() TO public",
+    "GRANT USAGE ON TYPE int4 TO public",
+    "GRANT CONNECT ON DATABASE postgres TO public",
+    "ALTER DEFAULT PRIVILEGES GRANT EXECUTE ON FUNCTIONS TO public",
+    "GRANT pv_r_grp TO postgres GRANTED BY postgres",
+]
+
+
+def test_what_is_not_kept_is_refused(proxy: ProxyServer) -> None:
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute("CREATE TABLE pv_r (a int)")
+        c.execute("CREATE ROLE pv_r_grp")
+        try:
+            for sql in REFUSED:
+                out = _outcome(c, sql)
+                assert isinstance(out, tuple) and out[0] == "0A000" and "not supported by walsender-proxy" in out[1], (sql, out)
+        finally:
+            c.execute("DROP TABLE pv_r")
+            c.execute("DROP ROLE pv_r_grp")

@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 from decoding import records as R
 from decoding.catalog import (
     RID,
+    AclItem,
     Catalog,
     CatalogOp,
     Column,
@@ -1289,6 +1290,16 @@ class Transaction:
             if cat.owners.get(oid) == ownership:
                 return [], None
             return [{"op": "put_ownership", "oid": oid, "ownership": ownership.to_json()}], None
+
+        self._run_ddl(build)
+
+    def set_default_acl(self, key: str, acl: tuple[AclItem, ...] | None) -> None:
+        """ALTER DEFAULT PRIVILEGES: the entry ``role:namespace:objtype`` (None: gone)."""
+
+        def build(cat: Catalog, alloc: Any) -> tuple[list[CatalogOp], None]:
+            if cat.default_acls.get(key) == acl:
+                return [], None
+            return [{"op": "put_default_acl", "key": key, "acl": None if acl is None else [a.to_json() for a in acl]}], None
 
         self._run_ddl(build)
 

@@ -811,14 +811,18 @@ class Executor:
         privilege_checks.check_statement(node, tx.catalog(), who, tx.search_path, self.database)
         creates = isinstance(node, _CREATES) and not (isinstance(node, ast.SelectStmt) and node.intoClause is None)
         owner = self._new_objects_owner(node, who) if creates else None
-        if owner is None:
+        if owner is None or (owner == who.database_owner and not tx.catalog().default_acls):
             yield from self._run(node, text, params)
             return
         before = _object_oids(tx.catalog())
         yield from self._run(node, text, params)
         if self.tx is not None and self.tx.state is State.ACTIVE:
-            for oid in sorted(_object_oids(self.tx.catalog()) - before):
-                self.tx.set_ownership(oid, Ownership(owner))
+            cat = self.tx.catalog()
+            for oid in sorted(_object_oids(cat) - before):
+                kind, namespace = _kind_of(cat, oid)
+                acl = privileges.new_object_acl(cat, owner, namespace, kind)
+                if owner != who.database_owner or acl is not None:
+                    self.tx.set_ownership(oid, Ownership(owner, acl))
 
     def who(self, role: str | None = None) -> privileges.Who:
         """The role privilege checks are made for: the current user (or ``role``)."""
@@ -872,14 +876,14 @@ class Executor:
             privileges.require_any(cat, who, sq.oid, "sequence", sq.name, letters)
 
     def _new_objects_owner(self, node: Any, who: privileges.Who) -> int | None:
-        """Who owns what the statement creates, when not the database's owner (the
-        catalog's default): the creating role, or CREATE SCHEMA's AUTHORIZATION."""
+        """Who owns what the statement creates: the creating role, or CREATE SCHEMA's
+        AUTHORIZATION."""
         owner = who.oid
         if isinstance(node, ast.CreateSchemaStmt) and node.authrole is not None:
             owner = grant_sql.role_of(node.authrole, who, self._session_role(), self._role_oid)
             if not who.is_member(owner):
                 raise PgError("42501", f'must be member of role "{node.authrole.rolename}"')
-        return None if owner == who.database_owner else owner
+        return owner
 
     def _role_oid(self, name: str) -> int | None:
         r = self.services.roles.get(name)
@@ -1031,7 +1035,8 @@ class Executor:
             yield from notices
             yield Done("GRANT ROLE" if node.is_grant else "REVOKE ROLE")
         elif isinstance(node, ast.AlterDefaultPrivilegesStmt):
-            raise grant_sql.refuse_default_privileges()
+            grant_sql.alter_default_privileges(self._statement_tx(), node, self.who(), self._session_role(), self._role_oid)
+            yield Done("ALTER DEFAULT PRIVILEGES")
         elif isinstance(node, ast.AlterOwnerStmt) and node.objectType == enums.ObjectType.OBJECT_SCHEMA:
             yield Done(self._schema_owner(node))
         elif isinstance(node, ast.AlterOwnerStmt) and node.objectType in (enums.ObjectType.OBJECT_FUNCTION, enums.ObjectType.OBJECT_PROCEDURE):
@@ -1440,7 +1445,7 @@ class Executor:
                         continue
                     raise PgError("42704", f'role "{r.rolename}" does not exist')
                 cat = self._catalog_now()
-                depends = privileges.dependents(cat, role.oid)
+                depends = privileges.dependents(cat, role.oid, {r.oid: r.name for r in self.services.roles.all()})
                 if depends:
                     raise PgError("2BP01", f'role "{r.rolename}" cannot be dropped because some objects depend on it', detail="\n".join(depends))
                 self.services.roles.drop(r.rolename)
@@ -1857,6 +1862,15 @@ _CHECKED = (
 def _object_oids(cat: Any) -> set[int]:
     """OIDs of the relations and schemas a catalog holds."""
     return {*cat.tables, *cat.sequences, *cat.views, *cat.functions, *(o for n, o in cat.schemas.items() if not is_temp_schema(n))}
+
+
+def _kind_of(cat: Any, oid: int) -> tuple[str, int]:
+    """What a new object is and the OID of its schema (0 for a schema)."""
+    for kind, objs in (("table", cat.tables), ("view", cat.views), ("sequence", cat.sequences), ("function", cat.functions)):
+        obj = objs.get(oid)
+        if obj is not None:
+            return kind, cat.schemas.get(obj.schema, 0)
+    return "schema", 0
 
 
 def _owner_change(node: ast.AlterTableStmt) -> ast.RoleSpec | None:

@@ -206,8 +206,69 @@ def owned_sequences(cat: Catalog, table_oid: int) -> list[int]:
     return [q.oid for q in cat.sequences.values() if q.owned_by is not None and q.owned_by[0] == table_oid]
 
 
-def refuse_default_privileges() -> PgError:
-    return unsupported("ALTER DEFAULT PRIVILEGES")
+_DEFAULT_TYPES = {OT.OBJECT_TABLE: "r", OT.OBJECT_SEQUENCE: "S", OT.OBJECT_SCHEMA: "n"}
+
+
+def alter_default_privileges(
+    tx: Transaction, node: ast.AlterDefaultPrivilegesStmt, who: Who, session_user: tuple[str, int],
+    role_oid: RoleOid,
+) -> None:
+    """ALTER DEFAULT PRIVILEGES [FOR ROLE …] [IN SCHEMA …] GRANT/REVOKE … ON TABLES,
+    SEQUENCES or SCHEMAS (SetDefaultACL): entries for every schema start from the
+    hard-wired default and vanish when back at it, a schema's from nothing and vanish
+    when empty."""
+    stmt = node.action
+    objtype = _DEFAULT_TYPES.get(stmt.objtype)
+    if objtype is None:
+        raise unsupported("ALTER DEFAULT PRIVILEGES on functions, routines and types")
+    roles = schemas = None
+    for o in node.options or ():
+        if o.defname == "roles":
+            roles = list(o.arg)
+        elif o.defname == "schemas":
+            schemas = [n.sval for n in o.arg]
+    if schemas is not None and objtype == "n":
+        raise PgError("0LP01", "cannot use IN SCHEMA clause when using GRANT/REVOKE ON SCHEMAS")
+    word = {"r": "table", "S": "sequence", "n": "schema"}[objtype]
+    letters = _letters(stmt, word)
+    if letters is not None and objtype == "r" and any(c not in ALL["table"] for c in letters):
+        bad = next(c for c in letters if c not in ALL["table"])
+        raise PgError("0LP01", f"invalid privilege type {privileges.NAMES[bad]} for relation")
+    grantees = [role_of(g, who, session_user, role_oid) for g in stmt.grantees]
+    if stmt.is_grant and stmt.grant_option and PUBLIC in grantees:
+        raise PgError("0LP01", "grant options can only be granted to roles")
+    targets = [role_of(r, who, session_user, role_oid) for r in roles] if roles is not None else [who.oid]
+    for spec, target in zip(roles if roles is not None else [None], targets, strict=True):
+        if not who.is_member(target):
+            raise PgError("42501", f'must be member of role "{spec.rolename if spec is not None else who.name}"')
+    cat = tx.catalog()
+    namespaces = [0]
+    if schemas is not None:
+        namespaces = []
+        for name in schemas:
+            oid = cat.schemas.get(name)
+            if oid is None:
+                raise PgError("3F000", f'schema "{name}" does not exist')
+            namespaces.append(oid)
+    kind = {"r": "table", "S": "sequence", "n": "schema"}[objtype]
+    wanted = ALL[kind] if letters is None else letters
+    for target in targets:
+        for ns in namespaces:
+            key = privileges.default_key(target, ns, objtype)
+            current = tx.catalog().default_acls.get(key)
+            if current is None:
+                current = privileges.hardwired(objtype, target) if ns == 0 else ()
+            acl = tuple(current)
+            for grantee in grantees:
+                if stmt.is_grant:
+                    acl = privileges.granted(acl, grantee, target, wanted, bool(stmt.grant_option), kind)
+                else:
+                    acl = privileges.revoked(
+                        acl, grantee, target, wanted, grant_option_only=bool(stmt.grant_option),
+                        cascade=True, owner=target, kind=kind,
+                    )
+            back = privileges.same_acl(acl, privileges.hardwired(objtype, target)) if ns == 0 else not acl
+            tx.set_default_acl(key, None if back else acl)
 
 
 def grant_roles(

@@ -1332,6 +1332,23 @@ def _pg_shadow(s: CatalogSnapshot) -> list[dict[str, Any]]:
     return _user_rows(s, None)
 
 
+#: OIDs of pg_default_acl rows (the lake keeps the entries by key, not by OID).
+_DEFAULT_ACL_OID_BASE = 0xF7000000
+
+
+@_rows("pgc_pg_default_acl")
+def _pg_default_acl(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    out = []
+    for i, (key, acl) in enumerate(sorted(s.catalog.default_acls.items())):
+        role, ns, objtype = key.split(":")
+        out.append({
+            "oid": _DEFAULT_ACL_OID_BASE + i,
+            "defaclrole": int(role), "defaclnamespace": int(ns), "defaclobjtype": objtype,
+            "defaclacl": privileges.acl_text(acl, s.role_names),
+        })  # fmt: skip
+    return out
+
+
 @_rows("pgc_pg_auth_members")
 def _pg_auth_members(s: CatalogSnapshot) -> list[dict[str, Any]]:
     out = [

@@ -75,7 +75,11 @@ def visible_schemas(cat: Catalog, who: Who, path: Sequence[str]) -> list[str]:
 
 def _rel(cat: Catalog, who: Who, rv: ast.RangeVar, path: Sequence[str]) -> Rel | None:
     if rv.schemaname is not None:
-        schema_usage(cat, who, rv.schemaname)
+        try:
+            schema_usage(cat, who, rv.schemaname)
+        except PgError as e:  # (placed at the name, as parse analysis places it)
+            loc = getattr(rv, "location", None)
+            raise SqlError(e.sqlstate, e.message, loc + 1 if isinstance(loc, int) and loc >= 0 else None) from None
     return find(cat, rv.schemaname, rv.relname, path)
 
 

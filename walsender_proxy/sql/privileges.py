@@ -197,26 +197,90 @@ def revoked(
     return tuple(it for it in out if it.privileges)
 
 
-def dependents(cat: Catalog, role: int) -> list[str]:
+def dependents(cat: Catalog, role: int, names: Mapping[int, str] | None = None) -> list[str]:
     """What keeps a role from being dropped (pg_shdepend's owner and ACL entries), as
     DROP ROLE's DETAIL lists them."""
-    names: dict[int, tuple[str, str]] = {}
+    objects: dict[int, tuple[str, str]] = {}
     for t in cat.tables.values():
-        names[t.oid] = ("table", t.qualified_name if t.schema != "public" else t.name)
+        objects[t.oid] = ("table", t.qualified_name if t.schema != "public" else t.name)
     for v in cat.views.values():
-        names[v.oid] = ("view", v.qualified_name if v.schema != "public" else v.name)
+        objects[v.oid] = ("view", v.qualified_name if v.schema != "public" else v.name)
     for q in cat.sequences.values():
-        names[q.oid] = ("sequence", q.qualified_name if q.schema != "public" else q.name)
+        objects[q.oid] = ("sequence", q.qualified_name if q.schema != "public" else q.name)
     for name, oid in cat.schemas.items():
-        names[oid] = ("schema", name)
+        objects[oid] = ("schema", name)
     out = []
     for oid in sorted(cat.owners):
         own = cat.owners[oid]
-        if oid not in names:
+        if oid not in objects:
             continue
-        kind, name = names[oid]
+        kind, name = objects[oid]
         if own.owner == role:
             out.append(f"owner of {kind} {name}")
         elif own.acl is not None and any(role in (a.grantee, a.grantor) for a in own.acl):
             out.append(f"privileges for {kind} {name}")
+    return default_dependents(cat, role, names) + out
+
+
+def default_dependents(cat: Catalog, role: int, names: Mapping[int, str] | None = None) -> list[str]:
+    """What ALTER DEFAULT PRIVILEGES entries keep a role (DROP ROLE's DETAIL lines)."""
+    words = {"r": "relations", "S": "sequences", "n": "schemas"}
+    schemas = {oid: name for name, oid in cat.schemas.items()}
+    out = []
+    for key, acl in sorted(cat.default_acls.items()):
+        owner, ns, objtype = key.split(":")
+        what = f"default privileges on new {words[objtype]} belonging to role {(names or {}).get(int(owner), owner)}"
+        if int(ns):
+            what += f" in schema {schemas.get(int(ns), ns)}"
+        if int(owner) == role:
+            out.append(f"owner of {what}")
+        elif any(role in (a.grantee, a.grantor) for a in acl):
+            out.append(f"privileges for {what}")
     return out
+
+
+#: pg_default_acl's object types by the kind of object created.
+DEFAULT_ACL_TYPES = {"table": "r", "view": "r", "sequence": "S", "schema": "n"}
+_DEFAULT_KINDS = {"r": "table", "S": "sequence", "n": "schema"}
+
+
+def default_key(role: int, namespace: int, objtype: str) -> str:
+    return f"{role}:{namespace}:{objtype}"
+
+
+def hardwired(objtype: str, owner: int) -> tuple[AclItem, ...]:
+    """acldefault(): the owner holds everything."""
+    return (AclItem(owner, owner, ALL[_DEFAULT_KINDS[objtype]]),)
+
+
+def merged(left: Sequence[AclItem], right: Sequence[AclItem], kind: str) -> tuple[AclItem, ...]:
+    """aclmerge: ``right``'s entries added to ``left``'s."""
+    out = tuple(left)
+    for item in right:
+        out = granted(out, item.grantee, item.grantor, item.privileges, False, kind)
+        if item.grantable:
+            out = granted(out, item.grantee, item.grantor, item.grantable, True, kind)
+    return out
+
+
+def new_object_acl(cat: Catalog, owner: int, namespace: int, kind: str) -> tuple[AclItem, ...] | None:
+    """get_user_default_acl: the ACL an object ``owner`` creates in ``namespace`` starts
+    with — the owner's ALTER DEFAULT PRIVILEGES for every schema (else the hard-wired
+    default) merged with those for this schema; None when that is just the default."""
+    objtype = DEFAULT_ACL_TYPES.get(kind)
+    if objtype is None:
+        return None
+    glob = cat.default_acls.get(default_key(owner, 0, objtype))
+    here = cat.default_acls.get(default_key(owner, namespace, objtype)) if objtype != "n" else None
+    if glob is None and here is None:
+        return None
+    base = glob if glob is not None else hardwired(objtype, owner)
+    result = merged(base, here or (), _DEFAULT_KINDS[objtype])
+    if not result:  # (aclmerge of nothing is NULL: the default, whatever was revoked)
+        return None
+    return None if same_acl(result, hardwired(objtype, owner)) else result
+
+
+def same_acl(a: Sequence[AclItem], b: Sequence[AclItem]) -> bool:
+    """The same entries, whatever their order (aclequal after aclitemsort)."""
+    return sorted(a, key=lambda i: (i.grantee, i.grantor)) == sorted(b, key=lambda i: (i.grantee, i.grantor))
