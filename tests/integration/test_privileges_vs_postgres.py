@@ -189,6 +189,14 @@ SCRIPT: list[tuple[str, str]] = [
     (ALICE, f"ALTER DEFAULT PRIVILEGES IN SCHEMA public REVOKE INSERT ON TABLES FROM {BOB}"),
     (ALICE, f"ALTER DEFAULT PRIVILEGES GRANT ALL ON SEQUENCES TO {ALICE}"),
     (SU, "SELECT count(*) FROM pg_default_acl"),
+    # superuser-only settings
+    (ALICE, "SHOW data_directory"),
+    (ALICE, "SELECT current_setting('Hba_File', true)"),
+    (ALICE, "SELECT current_setting('work_mem')"),
+    (ALICE, "SELECT name FROM pg_settings WHERE name IN ('data_directory', 'work_mem', 'ssl_ciphers') ORDER BY 1"),
+    (SU, f"GRANT pg_monitor TO {ALICE}"),
+    (ALICE, "SELECT name FROM pg_settings WHERE name IN ('data_directory', 'work_mem', 'ssl_ciphers') ORDER BY 1"),
+    (SU, f"REVOKE pg_monitor FROM {ALICE}"),
     # roles as groups: members use a group's privileges (through INHERIT roles), own what it
     # owns, may SET ROLE to it; predefined roles
     (SU, "CREATE ROLE pv_grp"),
@@ -374,3 +382,20 @@ def test_what_is_not_kept_is_refused(proxy: ProxyServer) -> None:
         finally:
             c.execute("DROP TABLE pv_r")
             c.execute("DROP ROLE pv_r_grp")
+
+
+def test_the_superuser_only_settings_are_postgresqls(pg15: PgCluster) -> None:
+    """The settings a role without pg_read_all_settings does not see, read off PostgreSQL
+    15 itself."""
+    from walsender_proxy.backend.settings import SUPERUSER_ONLY
+
+    db = pg15.new_database("privset")
+    with psycopg.connect(pg15.dsn(dbname=db), autocommit=True) as su:
+        su.execute("CREATE ROLE pv_settings LOGIN")
+        try:
+            every = {r[0] for r in su.execute("SELECT name FROM pg_settings")}
+            with psycopg.connect(pg15.dsn(dbname=db, user="pv_settings")) as c:
+                seen = {r[0] for r in c.execute("SELECT name FROM pg_settings")}
+        finally:
+            su.execute("DROP ROLE pv_settings")
+    assert every - seen == SUPERUSER_ONLY

@@ -478,6 +478,25 @@ def _unchangeable(name: str) -> PgError:
     return PgError("55P02", f'parameter "{name}" cannot be changed now')
 
 
+#: PostgreSQL 15's GUC_SUPERUSER_ONLY settings: only superusers and those with the
+#: privileges of pg_read_all_settings see them (SHOW, current_setting, pg_settings, SHOW
+#: ALL). Read off PostgreSQL 15.18's pg_settings as a superuser and as a plain role
+#: (tests/integration/test_settings_vs_postgres.py compares).
+SUPERUSER_ONLY = frozenset({
+    "config_file", "data_directory", "dynamic_library_path", "extension_destdir",
+    "external_pid_file", "hba_file", "ident_file", "jit_provider", "krb_server_keyfile",
+    "log_directory", "log_filename", "primary_conninfo", "session_preload_libraries",
+    "shared_preload_libraries", "ssl_ciphers", "ssl_dh_params_file", "ssl_ecdh_curve",
+    "ssl_max_protocol_version", "ssl_min_protocol_version", "ssl_passphrase_command",
+    "unix_socket_directories",
+})  # fmt: skip
+
+
+def hidden_setting(name: str) -> PgError:
+    """SHOW or current_setting of a superuser-only setting by a role that may not see it."""
+    return PgError("42501", f'must be superuser or have privileges of pg_read_all_settings to examine "{name}"')
+
+
 GUCS: dict[str, Guc] = {
     g.name.lower(): g
     for g in (

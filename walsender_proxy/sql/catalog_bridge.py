@@ -67,6 +67,7 @@ def session_info(ex: SessionState) -> pgcatalog.SessionInfo:
         sources=ex.settings.sources(),
         client_addr=ex.client_addr,
         temp_schema=ex.temp_schema,
+        read_all_settings=ex.who().reads_all_settings(),
     )
 
 

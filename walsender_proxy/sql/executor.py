@@ -45,7 +45,7 @@ from walsender_proxy.backend.outcomes import (
     ParameterChanged,
     Rows,
 )
-from walsender_proxy.backend.settings import Settings
+from walsender_proxy.backend.settings import SUPERUSER_ONLY, Settings, hidden_setting
 from walsender_proxy.lake import Isolation, Transaction
 from walsender_proxy.lake.transaction import State
 from walsender_proxy.sql import (
@@ -1392,8 +1392,12 @@ class Executor:
         from decoding.pgtypes import parse_type
 
         text = parse_type("text")
+        readable = self.who().reads_all_settings()
         if s.name == "all":
-            rows = [(n, pgcatalog.shown_setting(n, v), g.description) for n, v, g in self.settings.all()]
+            rows = [
+                (n, pgcatalog.shown_setting(n, v), g.description) for n, v, g in self.settings.all()
+                if readable or n.lower() not in SUPERUSER_ONLY
+            ]
             cols = [Column("name", text), Column("setting", text), Column("description", text)]
             data = pa.table({"name": [r[0] for r in rows], "setting": [r[1] for r in rows], "description": [r[2] for r in rows]})
         else:
@@ -1404,6 +1408,8 @@ class Executor:
             elif s.name == "transaction_deferrable":
                 value = "on" if self._deferrable() else "off"
             else:
+                if not readable and s.name.lower() in SUPERUSER_ONLY:
+                    raise hidden_setting(s.name)
                 value = pgcatalog.shown_setting(s.name, self.settings.get(s.name))
             col = s.name if s.name.lower() not in ("timezone", "datestyle", "intervalstyle") else self.settings.canonical_name(s.name)
             cols = [Column(col, text)]

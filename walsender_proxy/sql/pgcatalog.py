@@ -53,7 +53,12 @@ from decoding.catalog import (
 from decoding.errors import PgError, disk_full_error
 from decoding.pgtypes import ColumnType, UnknownTypeError, type_by_oid
 from walsender_proxy.backend import pgcatalog_data as data
-from walsender_proxy.backend.settings import PG_SETTINGS, SERVER_DEFAULTS, shown_setting
+from walsender_proxy.backend.settings import (
+    PG_SETTINGS,
+    SERVER_DEFAULTS,
+    SUPERUSER_ONLY,
+    shown_setting,
+)
 from walsender_proxy.sql import array_exprs, privileges
 from walsender_proxy.sql.pgcatalog_defs import (
     BOOTSTRAP_SUPERUSER_OID,
@@ -176,6 +181,9 @@ class SessionInfo:
     #: The session's schema of temporary objects (``pg_temp_<pid>``), searched first
     #: unless search_path places ``pg_temp``.
     temp_schema: str | None = None
+    #: The current user may see superuser-only settings (a superuser, or with the
+    #: privileges of pg_read_all_settings).
+    read_all_settings: bool = True
 
     def setting(self, name: str) -> str | None:
         low = name.lower()
@@ -212,6 +220,7 @@ class SessionInfo:
             tuple(sorted((k.lower(), v) for k, v in self.settings.items())),
             tuple(sorted(self.sources.items())),
             self.temp_schema,
+            self.read_all_settings,
         )
 
 
@@ -2658,7 +2667,7 @@ SESSION_TABLES: Mapping[str, pa.Schema] = MappingProxyType(
                 ("implicit", pa.bool_()),
             ]
         ),
-        "pgc_settings_lookup": pa.schema([("name", pa.string()), ("setting", pa.string())]),
+        "pgc_settings_lookup": pa.schema([("name", pa.string()), ("setting", pa.string()), ("hidden", pa.bool_())]),
         "pgc_pg_settings": PG_CATALOG["pg_settings"].arrow_schema,
         "pgc_pg_stat_activity": PG_CATALOG["pg_stat_activity"].arrow_schema,
     }
@@ -2703,11 +2712,14 @@ def build_session_table(name: str, snap: CatalogSnapshot, session: SessionInfo) 
     if name == "pgc_settings_lookup":
         rows = []
         for low, (value, _src) in settings.items():
-            rows.append({"name": low, "setting": shown_setting(low, value)})
+            hidden = not session.read_all_settings and low in SUPERUSER_ONLY
+            rows.append({"name": low, "setting": None if hidden else shown_setting(low, value), "hidden": hidden})
         return pa.Table.from_pylist(rows, schema=SESSION_TABLES[name])
     if name == "pgc_pg_settings":
         rows = []
         for low, meta in PG_SETTINGS.items():
+            if not session.read_all_settings and low in SUPERUSER_ONLY:
+                continue
             value, src = settings[low]
             reset = (
                 session.sources[low][1] if low in session.sources else snap.base_settings[low][0]
@@ -2791,7 +2803,9 @@ _MACROS: dict[str, str] = {
         SELECT coalesce(list(pgc_p.nspname ORDER BY pgc_p.pos), []::VARCHAR[])
         FROM pgc_search_path pgc_p WHERE imp OR NOT pgc_p.implicit)""",
     "pgc_current_setting": """MACRO pgc_current_setting(n, ok) AS (
-        CASE WHEN EXISTS (SELECT 1 FROM pgc_settings_lookup pgc_l WHERE pgc_l.name = lower(n))
+        CASE WHEN EXISTS (SELECT 1 FROM pgc_settings_lookup pgc_l WHERE pgc_l.name = lower(n) AND pgc_l.hidden)
+             THEN error('PGERR[42501] must be superuser or have privileges of pg_read_all_settings to examine "' || n || '"')
+             WHEN EXISTS (SELECT 1 FROM pgc_settings_lookup pgc_l WHERE pgc_l.name = lower(n))
              THEN (SELECT pgc_l.setting FROM pgc_settings_lookup pgc_l WHERE pgc_l.name = lower(n))
              WHEN ok THEN NULL::VARCHAR
              ELSE error('PGERR[42704] unrecognized configuration parameter "' || n || '"') END)""",

@@ -45,6 +45,7 @@ NAMES = {v: k for k, v in LETTERS.items()}
 #: Predefined roles whose members read, or write, every table (aclchk.c's checks).
 PG_READ_ALL_DATA = 6181
 PG_WRITE_ALL_DATA = 6182
+PG_READ_ALL_SETTINGS = 3374
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +64,10 @@ class Who:
 
     def is_member(self, role: int) -> bool:
         return self.superuser or role == self.oid or role in self.member_of
+
+    def reads_all_settings(self) -> bool:
+        """It may see superuser-only settings (pg_read_all_settings)."""
+        return self.superuser or self.uses(PG_READ_ALL_SETTINGS)
 
     def uses(self, role: int) -> bool:
         """It has the privileges of ``role`` (PUBLIC's are everyone's)."""
