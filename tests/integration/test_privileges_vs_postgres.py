@@ -104,6 +104,11 @@ SCRIPT: list[tuple[str, str]] = [
     (BOB, "DELETE FROM pv_t AS x WHERE x.a = 99"),
     (BOB, "DELETE FROM pv_t USING pv_mine WHERE pv_mine.a = 99"),
     (BOB, "DELETE FROM pv_t WHERE false"),
+    # what other roles' sessions run: hidden without pg_read_all_stats' privileges
+    (ALICE, f"SELECT usename, query, state, backend_type FROM pg_stat_activity WHERE usename = '{BOB}'"),
+    (SU, f"GRANT pg_read_all_stats TO {ALICE}"),
+    (ALICE, f"SELECT usename, query, state, backend_type FROM pg_stat_activity WHERE usename = '{BOB}'"),
+    (SU, f"REVOKE pg_read_all_stats FROM {ALICE}"),
     (SU, f"REVOKE INSERT ON pv_t FROM {ALICE}"),
     (SU, f"REVOKE GRANT OPTION FOR INSERT ON pv_t FROM {ALICE}"),
     (SU, f"REVOKE GRANT OPTION FOR INSERT ON pv_t FROM {ALICE} CASCADE"),

@@ -16,6 +16,7 @@ from decoding.pgtypes import ColumnType
 from walsender_proxy.lake import Transaction
 from walsender_proxy.sql import pgcatalog, sql_function_calls
 from walsender_proxy.sql.functions import PREFIX, SERVER_FUNCTIONS
+from walsender_proxy.sql.privileges import PG_READ_ALL_STATS
 from walsender_proxy.sql.rewrite import ResolveUserTable, Rewritten, rewrite
 from walsender_proxy.sql.sql_errors import SqlError
 
@@ -84,10 +85,24 @@ def injected_rows(ex: SessionState, needs: frozenset[str]) -> dict[str, pa.Table
         rows = [{"transaction": t.xid, "gid": gid, "owner": "postgres", "database": ex.database} for gid, t in list(ex.lake.prepared.items())]
         out["pg_prepared_xacts"] = pgcatalog.make_table("pg_prepared_xacts", rows)
     role_oids = server_info(ex).role_oids()
+    who = ex.who() if ("pg_stat_activity" in wanted or "pg_stat_ssl" in wanted) else None
+
+    def may_see(user: str) -> bool:
+        """HAS_PGSTAT_PERMISSIONS: the session's role's privileges, or pg_read_all_stats'."""
+        assert who is not None
+        return who.superuser or who.uses(PG_READ_ALL_STATS) or (user in role_oids and who.uses(role_oids[user]))
+
     if "pg_stat_activity" in wanted:
         rows = []
         backends = ex.services.backends
         for pid, other in backends.sessions():
+            if not may_see(other.user):  # (what it runs is hidden, as PostgreSQL hides it)
+                rows.append({
+                    "datname": other.database, "pid": pid, "usesysid": role_oids.get(other.user),
+                    "usename": other.user, "application_name": other.settings.get("application_name"),
+                    "client_port": None, "query": "<insufficient privilege>", "backend_type": None,
+                })  # fmt: skip
+                continue
             rows.append(
                 {
                     "datname": other.database,
@@ -106,14 +121,12 @@ def injected_rows(ex: SessionState, needs: frozenset[str]) -> dict[str, pa.Table
             )
         out["pg_stat_activity"] = pgcatalog.make_table("pg_stat_activity", rows)
     if "pg_stat_ssl" in wanted:
-        # A row per client connection the caller may see, as PostgreSQL 15's view: of its
-        # own role, or all for a superuser (others have a NULL client_port there, which
-        # the view's WHERE leaves out).
-        me = ex.services.roles.get(ex.user)
-        every = me is not None and me.superuser
+        # A row per client connection the caller may see, as PostgreSQL 15's view: of a
+        # role whose privileges it has, or all with pg_read_all_stats' (others have a NULL
+        # client_port there, which the view's WHERE leaves out).
         rows = []
         for pid, other in ex.services.backends.sessions():
-            if not every and other.user != ex.user:
+            if not may_see(other.user):
                 continue
             info = other.ssl_info
             row: dict[str, Any] = {"pid": pid, "ssl": info is not None}

@@ -46,6 +46,7 @@ NAMES = {v: k for k, v in LETTERS.items()}
 PG_READ_ALL_DATA = 6181
 PG_WRITE_ALL_DATA = 6182
 PG_READ_ALL_SETTINGS = 3374
+PG_READ_ALL_STATS = 3375
 
 
 @dataclass(frozen=True, slots=True)
