@@ -404,3 +404,37 @@ def test_the_superuser_only_settings_are_postgresqls(pg15: PgCluster) -> None:
         finally:
             su.execute("DROP ROLE pv_settings")
     assert every - seen == SUPERUSER_ONLY
+
+
+def _walsender_view(dsn: Any) -> list[Any]:
+    """pg_stat_replication as seen by a plain role, by the walsender's own role and with
+    pg_read_all_stats, while a replication connection is open."""
+    out = []
+    with psycopg.connect(dsn("postgres"), autocommit=True) as su:
+        su.execute("CREATE ROLE pv_rep LOGIN REPLICATION")
+        su.execute("CREATE ROLE pv_watch LOGIN")
+        try:
+            with psycopg.connect(dsn("pv_rep") + " replication=database application_name=pv_app", autocommit=True) as rep:
+                rep.execute("IDENTIFY_SYSTEM")
+                q = (
+                    "SELECT usename, application_name, client_addr IS NULL, backend_start IS NULL, state, "
+                    "sent_lsn, sync_state FROM pg_stat_replication WHERE usename = 'pv_rep'"
+                )
+                for role in ("pv_watch", "pv_rep"):
+                    with psycopg.connect(dsn(role)) as c:
+                        out.append(c.execute(q).fetchall())
+                su.execute("GRANT pg_read_all_stats TO pv_watch")
+                with psycopg.connect(dsn("pv_watch")) as c:
+                    out.append(c.execute(q).fetchall())
+        finally:
+            su.execute("DROP ROLE pv_rep")
+            su.execute("DROP ROLE pv_watch")
+    return out
+
+
+def test_walsenders_are_shown_as_postgresql_shows_them(proxy: ProxyServer, pg15: PgCluster) -> None:
+    db = pg15.new_database("privrep")
+    want = _walsender_view(lambda role: pg15.dsn(dbname=db, user=role))
+    got = _walsender_view(lambda role: proxy.dsn(user=role))
+    assert got == want
+    assert want[0] == [("pv_rep", "pv_app", True, True, None, None, None)]

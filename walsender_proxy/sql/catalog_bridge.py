@@ -85,7 +85,7 @@ def injected_rows(ex: SessionState, needs: frozenset[str]) -> dict[str, pa.Table
         rows = [{"transaction": t.xid, "gid": gid, "owner": "postgres", "database": ex.database} for gid, t in list(ex.lake.prepared.items())]
         out["pg_prepared_xacts"] = pgcatalog.make_table("pg_prepared_xacts", rows)
     role_oids = server_info(ex).role_oids()
-    who = ex.who() if ("pg_stat_activity" in wanted or "pg_stat_ssl" in wanted) else None
+    who = ex.who() if wanted & {"pg_stat_activity", "pg_stat_ssl", "pg_stat_replication"} else None
 
     def may_see(user: str) -> bool:
         """HAS_PGSTAT_PERMISSIONS: the session's role's privileges, or pg_read_all_stats'."""
@@ -138,8 +138,16 @@ def injected_rows(ex: SessionState, needs: frozenset[str]) -> dict[str, pa.Table
         if name in wanted:
             rows = fn()
             if name == "pg_stat_replication":
-                for r in rows:
+                assert who is not None
+                stats = who.superuser or who.uses(PG_READ_ALL_STATS)
+                for i, r in enumerate(rows):
                     r["usesysid"] = role_oids.get(r["usename"])
+                    if not stats:  # (pg_stat_get_wal_senders: the pid alone; the session's
+                        # own columns as pg_stat_activity shows them)
+                        keep = ("pid", "usesysid", "usename", "application_name")
+                        if may_see(r["usename"]):
+                            keep += ("client_addr", "client_port", "backend_start")
+                        rows[i] = {k: v for k, v in r.items() if k in keep}
             out[name] = pgcatalog.make_table(name, rows)
     return out
 
