@@ -245,6 +245,22 @@ SCRIPT: list[tuple[str, str]] = [
     (SU, f"DROP ROLE {BOB}"),
     (SU, f"ALTER TABLE pv_mine OWNER TO {ALICE}"),
     (SU, "SELECT tableowner FROM pg_tables WHERE tablename = 'pv_mine'"),
+    # REASSIGN OWNED and DROP OWNED
+    (SU, f"CREATE SCHEMA pv_os AUTHORIZATION {BOB}"),
+    (BOB, "CREATE TABLE pv_os.t (a int PRIMARY KEY)"),
+    (BOB, "CREATE VIEW pv_os.v AS SELECT * FROM pv_os.t"),
+    (BOB, "CREATE FUNCTION pv_os.f(int, text) RETURNS int LANGUAGE sql AS 'SELECT $1'"),
+    (ALICE, "REASSIGN OWNED BY pv_bob TO pv_alice"),
+    (ALICE, "DROP OWNED BY pv_bob"),
+    (SU, "REASSIGN OWNED BY postgres TO pv_bob"),
+    (SU, "DROP OWNED BY postgres"),
+    (SU, f"REASSIGN OWNED BY {BOB} TO {ALICE}"),
+    (SU, "SELECT relname, relowner::regrole::text FROM pg_class WHERE relnamespace = 'pv_os'::regnamespace ORDER BY 1"),
+    (SU, "SELECT nspowner::regrole::text FROM pg_namespace WHERE nspname = 'pv_os'"),
+    (SU, f"REASSIGN OWNED BY {ALICE} TO {BOB}"),
+    (SU, f"DROP OWNED BY {BOB}"),
+    (SU, "SELECT count(*) FROM pg_namespace WHERE nspname = 'pv_os'"),
+    (SU, "SELECT relname, relacl::text FROM pg_class WHERE relname LIKE 'pv\\_%' ORDER BY 1"),
 ]
 
 CLEANUP = [
@@ -253,6 +269,7 @@ CLEANUP = [
     "DROP TABLE IF EXISTS pv_mine, pv_t, pv_serial, pv_ident, pv_s.t",
     "DROP SEQUENCE IF EXISTS pv_seq",
     "DROP SCHEMA IF EXISTS pv_s, pv_alices",
+    "DROP SCHEMA IF EXISTS pv_os CASCADE",
     f"REVOKE ALL ON SCHEMA public FROM {ALICE}",
     "DROP TABLE IF EXISTS pv_grp_t",
     "DROP ROLE IF EXISTS pv_noinh",

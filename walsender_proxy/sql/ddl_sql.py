@@ -492,9 +492,19 @@ def alter_table(
                 tx.set_replica_identity(
                     table, {"d": "default", "f": "full", "n": "nothing"}[ri.identity_type]
                 )
+        elif t in _ROW_SECURITY:
+            raise unsupported(f"row-level security (ALTER TABLE … {_ROW_SECURITY[t]})")
         else:
             raise unsupported(f"ALTER TABLE {t.name.removeprefix('AT_')}")
     return "ALTER TABLE"
+
+
+_ROW_SECURITY = {
+    enums.AlterTableType.AT_EnableRowSecurity: "ENABLE ROW LEVEL SECURITY",
+    enums.AlterTableType.AT_DisableRowSecurity: "DISABLE ROW LEVEL SECURITY",
+    enums.AlterTableType.AT_ForceRowSecurity: "FORCE ROW LEVEL SECURITY",
+    enums.AlterTableType.AT_NoForceRowSecurity: "NO FORCE ROW LEVEL SECURITY",
+}
 
 
 _STORAGE = {"plain": "p", "external": "e", "extended": "x", "main": "m"}

@@ -1034,6 +1034,11 @@ class Executor:
             self._grant_roles(node, notices)
             yield from notices
             yield Done("GRANT ROLE" if node.is_grant else "REVOKE ROLE")
+        elif isinstance(node, ast.ReassignOwnedStmt):
+            yield Done(self._reassign_owned(node))
+        elif isinstance(node, ast.DropOwnedStmt):
+            yield from self._drop_owned(node)
+            yield Done("DROP OWNED")
         elif isinstance(node, ast.AlterDefaultPrivilegesStmt):
             grant_sql.alter_default_privileges(self._statement_tx(), node, self.who(), self._session_role(), self._role_oid)
             yield Done("ALTER DEFAULT PRIVILEGES")
@@ -1649,6 +1654,86 @@ class Executor:
         if spec.roletype == RS.ROLESPEC_PUBLIC:
             raise PgError("0LP01", 'role "public" does not exist')
         return spec.rolename
+
+    def _owned_roles(self, specs: Any, verb: str) -> list[int]:
+        """The OIDs of REASSIGN/DROP OWNED's roles, each one whose privileges the current
+        user has (42501), never the bootstrap superuser's (2BP01: what it owns is the
+        system's)."""
+        who = self.who()
+        out = []
+        for spec in specs:
+            name = self._spec_name(spec)
+            oid = self._role_oid(name)
+            if oid is None:
+                raise PgError("42704", f'role "{name}" does not exist')
+            if not who.superuser and not who.uses(oid):
+                raise PgError("42501", f"permission denied to {verb} objects")
+            if oid == 10:
+                what = "reassign ownership of" if verb == "reassign" else "drop"
+                raise PgError("2BP01", f"cannot {what} objects owned by role {name} because they are required by the database system")
+            out.append(oid)
+        return out
+
+    def _reassign_owned(self, node: ast.ReassignOwnedStmt) -> str:
+        """REASSIGN OWNED BY … TO …: every relation, schema and function of this
+        database the roles own goes to the new owner (default privileges stay, as in
+        PostgreSQL)."""
+        old = self._owned_roles(node.roles, "reassign")
+        who = self.who()
+        name = self._spec_name(node.newrole)
+        new = self._role_oid(name)
+        if new is None:
+            raise PgError("42704", f'role "{name}" does not exist')
+        if not who.superuser and not who.uses(new):
+            raise PgError("42501", "permission denied to reassign objects")
+        tx = self._statement_tx()
+        for oid, own in sorted(tx.catalog().owners.items()):
+            if own.owner in old:
+                tx.set_ownership(oid, Ownership(new, grant_sql.new_owner_acl(own.acl, own.owner, new)))
+        return "REASSIGN OWNED"
+
+    def _drop_owned(self, node: ast.DropOwnedStmt) -> Iterator[Outcome]:
+        """DROP OWNED BY …: the roles' relations, functions and schemas dropped (their
+        views first, then tables, sequences, functions and schemas, each kind in one
+        statement, CASCADE or not as asked), their privileges on other objects revoked,
+        their default privileges gone."""
+        roles = self._owned_roles(node.roles, "drop")
+        tx = self._statement_tx()
+        cat = tx.catalog()
+        owned = {oid for oid, own in cat.owners.items() if own.owner in roles}
+        cascade = " CASCADE" if node.behavior == enums.DropBehavior.DROP_CASCADE else ""
+        statements = []
+        views = [v for v in cat.views.values() if v.oid in owned]
+        tables = [t for t in cat.tables.values() if t.oid in owned]
+        seqs = [q for q in cat.sequences.values() if q.oid in owned and q.owned_by is None]
+        fns = [f for f in cat.functions.values() if f.oid in owned]
+        schemas = [n for n, o in cat.schemas.items() if o in owned]
+        for word, objs in (("VIEW", views), ("TABLE", tables), ("SEQUENCE", seqs)):
+            if objs:
+                names = ", ".join(f"{pgcatalog_defs.quote_ident(o.schema)}.{pgcatalog_defs.quote_ident(o.name)}" for o in objs)
+                statements.append(f"DROP {word} IF EXISTS {names}{cascade}")
+        if fns:
+            sigs = ", ".join(
+                f"{pgcatalog_defs.quote_ident(f.schema)}.{pgcatalog_defs.quote_ident(f.name)}({', '.join(pgcatalog_defs.format_type(t, -1) or str(t) for t in f.input_types)})"
+                for f in fns
+            )
+            statements.append(f"DROP FUNCTION IF EXISTS {sigs}{cascade}")
+        if schemas:
+            statements.append(f"DROP SCHEMA IF EXISTS {', '.join(pgcatalog_defs.quote_ident(n) for n in schemas)}{cascade}")
+        for sql in statements:
+            for out in self._run(parse_sql(sql)[0].stmt, sql, []):
+                if isinstance(out, Notice):
+                    yield out
+        tx = self._statement_tx()
+        cat = tx.catalog()
+        for oid, own in sorted(cat.owners.items()):  # (what was granted to them)
+            if own.acl is not None and any(a.grantee in roles or a.grantor in roles for a in own.acl):
+                tx.set_ownership(oid, Ownership(own.owner, grant_sql.without_roles(own.acl, roles)))
+        for key, acl in sorted(cat.default_acls.items()):
+            if int(key.split(":")[0]) in roles:
+                tx.set_default_acl(key, None)
+            elif any(a.grantee in roles for a in acl):
+                tx.set_default_acl(key, grant_sql.without_roles(acl, roles) or None)
 
     def _function_owner(self, node: ast.AlterOwnerStmt) -> str:
         """ALTER FUNCTION/PROCEDURE … OWNER TO."""

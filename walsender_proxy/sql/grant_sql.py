@@ -171,7 +171,7 @@ def grant(
     return verb
 
 
-def _new_owner_acl(acl: tuple[AclItem, ...] | None, old: int, new: int) -> tuple[AclItem, ...] | None:
+def new_owner_acl(acl: tuple[AclItem, ...] | None, old: int, new: int) -> tuple[AclItem, ...] | None:
     """aclnewowner: the old owner's entries become the new owner's (merged into one)."""
     if acl is None:
         return None
@@ -188,6 +188,19 @@ def _new_owner_acl(acl: tuple[AclItem, ...] | None, old: int, new: int) -> tuple
     return tuple(out)
 
 
+def without_roles(acl: Sequence[AclItem], roles: Sequence[int]) -> tuple[AclItem, ...]:
+    """An ACL with what was granted to ``roles`` gone, and what they granted on
+    (DROP OWNED's REVOKE … CASCADE)."""
+    out = [a for a in acl if a.grantee not in roles]
+    gone = set(roles)
+    while True:
+        keep = [a for a in out if a.grantor not in gone]
+        if len(keep) == len(out):
+            return tuple(keep)
+        gone |= {a.grantee for a in out if a.grantor in gone}
+        out = keep
+
+
 def change_owner(tx: Transaction, oid: int, kind: str, name: str, new: int, new_name: str, who: Who, owned: Sequence[int] = ()) -> None:
     """ALTER … OWNER TO: the owner (a superuser, or the owner giving it to a role it is a
     member of) hands the object, and the sequences it owns, over."""
@@ -199,7 +212,7 @@ def change_owner(tx: Transaction, oid: int, kind: str, name: str, new: int, new_
     for o in (oid, *owned):
         own = privileges.ownership(cat, o, who.database_owner)
         if own.owner != new:
-            tx.set_ownership(o, Ownership(new, _new_owner_acl(own.acl, own.owner, new)))
+            tx.set_ownership(o, Ownership(new, new_owner_acl(own.acl, own.owner, new)))
 
 
 def owned_sequences(cat: Catalog, table_oid: int) -> list[int]:
