@@ -57,3 +57,28 @@ def test_publication_privileges_as_postgresql(proxy: ProxyServer, pg15: PgCluste
     assert [w[0] for w in want][:5] == ["42501"] * 5
     # (the database's name differs: PostgreSQL's is the test's own)
     assert got == [(c, m.replace(f"database {db}", "database postgres")) for c, m in want]
+
+
+def test_a_member_of_the_owner_acts_as_the_owner(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """CREATE on the database and a publication's ownership reach the roles that have the
+    owner's privileges (a member of the database's owner here)."""
+
+    def outcomes(su_dsn: str, plain_dsn: str) -> list[tuple[str, str]]:
+        with psycopg.connect(su_dsn, autocommit=True) as su:
+            for sql in [*SETUP, "GRANT postgres TO pa_plain"]:
+                assert _fate(su, sql)[0] == "ok", sql
+            try:
+                with psycopg.connect(plain_dsn, autocommit=True) as me:
+                    return [_fate(me, sql) for sql in (
+                        "CREATE PUBLICATION pa_mine", "ALTER PUBLICATION pa_by_su SET (publish = 'insert')",
+                        "CREATE PUBLICATION pa_all FOR ALL TABLES", "DROP PUBLICATION pa_by_su",
+                    )]
+            finally:
+                for sql in ["REVOKE postgres FROM pa_plain", "DROP PUBLICATION IF EXISTS pa_all", *CLEANUP]:
+                    _fate(su, sql)
+
+    db = pg15.new_database("pubmember")
+    want = outcomes(pg15.dsn(dbname=db), pg15.dsn(dbname=db, user="pa_plain"))
+    got = outcomes(proxy.dsn(), proxy.dsn(user="pa_plain"))
+    assert got == want
+    assert want[0] == ("ok", "")

@@ -663,6 +663,12 @@ class Actor:
     superuser: bool
     database: str
     database_owner: str
+    #: The roles whose privileges it has, by name (itself among them): their
+    #: publications are its to alter, the database's owner's CREATE its own.
+    roles: frozenset[str] = frozenset()
+
+    def uses(self, role: str) -> bool:
+        return role == self.user or role in self.roles
 
 
 def _schema_objects(objs: Any) -> bool:
@@ -680,7 +686,7 @@ def check_publication_access(tx: Transaction, s: Any, who: Actor) -> None:
     if who.superuser:
         return
     if isinstance(s, ast.CreatePublicationStmt):
-        if who.user != who.database_owner:
+        if not who.uses(who.database_owner):
             raise PgError("42501", f"permission denied for database {who.database}")
         if s.for_all_tables:
             raise PgError("42501", "must be superuser to create FOR ALL TABLES publication")
@@ -691,7 +697,7 @@ def check_publication_access(tx: Transaction, s: Any, who: Actor) -> None:
     pubs = tx.catalog().publications
     for name in names:
         p = pubs.get(name)
-        if p is not None and p.owner != who.user:
+        if p is not None and not who.uses(p.owner):
             raise PgError("42501", f"must be owner of publication {name}")
     if (
         isinstance(s, ast.AlterPublicationStmt)

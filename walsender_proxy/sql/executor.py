@@ -1441,7 +1441,8 @@ class Executor:
         me = self.services.roles.get(self.user)
         roles = self.services.roles.all()
         owner = roles[0].name if roles else self.user
-        return ddl_sql.Actor(self.user, me is None or me.superuser, self.database, owner)
+        roles = frozenset(self.services.roles.member_closure(self.user, inheriting=True))
+        return ddl_sql.Actor(self.user, me is not None and me.superuser, self.database, owner, roles)
 
     def _role(self, s: Any) -> str:
         me = self.services.roles.get(self.user)
