@@ -145,6 +145,8 @@ class RoleStore:
     def __init__(self, path: Path, bootstrap_user: str = "postgres") -> None:
         self.path = path
         self._lock = threading.Lock()
+        #: Bumped at every change: what is derived from the roles is good while it stays.
+        self.version = 0
         self._mock_nonce = self._read_mock_nonce(path.with_name("mock_auth_nonce"))
         if path.exists():
             data = json.loads(path.read_text())
@@ -173,6 +175,7 @@ class RoleStore:
         os.replace(tmp, path)
 
     def _save(self) -> None:
+        self.version += 1
         self._write(self.path, json.dumps([asdict(r) for r in self._roles.values()], indent=1).encode())
 
     @classmethod

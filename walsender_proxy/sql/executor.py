@@ -210,6 +210,7 @@ class Executor:
         #: nextval's cache, currval and lastval of this session
         self.sequences = SessionSequences()
         self.sequences.check = self._sequence_allowed
+        self._who_cache: dict[tuple[str, int], privileges.Who] = {}
         self.engine = Engine(self)
 
     @property
@@ -827,6 +828,15 @@ class Executor:
     def who(self, role: str | None = None) -> privileges.Who:
         """The role privilege checks are made for: the current user (or ``role``)."""
         name = role or self.user
+        key = (name, self.services.roles.version)
+        cached = self._who_cache.get(key)
+        if cached is None:
+            cached = self._who_cache[key] = self._make_who(name)
+            if len(self._who_cache) > 16:
+                self._who_cache = {key: cached}
+        return cached
+
+    def _make_who(self, name: str) -> privileges.Who:
         me = self.services.roles.get(name)
         roles = self.services.roles.all()
         db_owner = roles[0].oid if roles else privileges.PG_DATABASE_OWNER
