@@ -245,6 +245,20 @@ SCRIPT: list[tuple[str, str]] = [
     (SU, f"DROP ROLE {BOB}"),
     (SU, f"ALTER TABLE pv_mine OWNER TO {ALICE}"),
     (SU, "SELECT tableowner FROM pg_tables WHERE tablename = 'pv_mine'"),
+    # the database's privileges ({db}: its name)
+    (SU, f"GRANT CREATE ON DATABASE {{db}} TO {ALICE}"),
+    (SU, "REVOKE TEMPORARY ON DATABASE {db} FROM public"),
+    (SU, "SELECT datacl::text FROM pg_database WHERE datname = current_database()"),
+    (ALICE, "CREATE SCHEMA pv_alices"),
+    (ALICE, "DROP SCHEMA pv_alices"),
+    (BOB, "CREATE TEMP TABLE pv_tmp2 (a int)"),
+    (BOB, "SELECT has_database_privilege(current_database(), 'temp'), has_database_privilege(current_database(), 'create')"),
+    (SU, "GRANT TEMP ON TABLE pv_t TO public"),
+    (SU, "GRANT CONNECT ON DATABASE pv_nodb TO public"),
+    (SU, "GRANT ALL ON DATABASE {db} TO public"),
+    (SU, "REVOKE CREATE ON DATABASE {db} FROM public"),
+    (SU, f"REVOKE CREATE ON DATABASE {{db}} FROM {ALICE}"),
+    (SU, "SELECT datacl::text FROM pg_database WHERE datname = current_database()"),
     # REASSIGN OWNED and DROP OWNED
     (SU, f"CREATE SCHEMA pv_os AUTHORIZATION {BOB}"),
     (BOB, "CREATE TABLE pv_os.t (a int PRIMARY KEY)"),
@@ -265,6 +279,8 @@ SCRIPT: list[tuple[str, str]] = [
 
 CLEANUP = [
     "RESET SESSION AUTHORIZATION",
+    "GRANT CONNECT, TEMPORARY ON DATABASE {db} TO public",
+    f"REVOKE ALL ON DATABASE {{db}} FROM {ALICE}",
     "DROP VIEW IF EXISTS pv_over_t, pv_mine_v, pv_v",
     "DROP TABLE IF EXISTS pv_mine, pv_t, pv_serial, pv_ident, pv_s.t",
     "DROP SEQUENCE IF EXISTS pv_seq",
@@ -299,37 +315,38 @@ def _outcome(c: psycopg.Connection, sql: str) -> Any:
     return [tuple(r) for r in cur.fetchall()]
 
 
-def _run(dsn: Any) -> list[Any]:
+def _run(dsn: Any, db: str) -> list[Any]:
     conns: dict[str, psycopg.Connection] = {}
     try:
         out = []
-        for role, sql in SCRIPT:
+        for role, script_sql in SCRIPT:
+            sql = script_sql.replace("{db}", db)
             if sql.startswith("\\"):
-                out.append((role, sql, _psql(dsn(role), sql)))
+                out.append((role, script_sql, _psql(dsn(role), sql)))
                 continue
             if role not in conns:
                 conns[role] = psycopg.connect(dsn(role), autocommit=True)
-            out.append((role, sql, _outcome(conns[role], sql)))
+            out.append((role, script_sql, _outcome(conns[role], sql)))
         return out
     finally:
         for c in conns.values():
             c.close()
         with psycopg.connect(dsn(SU), autocommit=True) as su:
             for sql in CLEANUP:
-                _outcome(su, sql)
+                _outcome(su, sql.replace("{db}", db))
 
 
 def _named(out: Any, db: str) -> Any:
     if isinstance(out, tuple) and len(out) == 2 and isinstance(out[1], str):
-        return (out[0], out[1].replace(f"database {db}", "database postgres"))
+        return (out[0], out[1].replace(f"database {db}", "database postgres").replace(f'database "{db}"', 'database "postgres"'))
     return out
 
 
 def test_privileges_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
     db = pg15.new_database("privs")
     # (the database's name differs: PostgreSQL's is the test's own)
-    want = [(r, sql, _named(out, db)) for r, sql, out in _run(lambda role: pg15.dsn(dbname=db, user=role))]
-    got = _run(lambda role: proxy.dsn(user=role))
+    want = [(r, sql, _named(out, db)) for r, sql, out in _run(lambda role: pg15.dsn(dbname=db, user=role), db)]
+    got = _run(lambda role: proxy.dsn(user=role), "postgres")
     for w, g in zip(want, got, strict=True):
         assert g == w
     denied = [w for w in want if w[2] == ("42501", "permission denied for table pv_t")]
@@ -387,7 +404,7 @@ REFUSED = [
     "GRANT SELECT (a) ON pv_r TO public",
     "GRANT EXECUTE ON FUNCTION now() TO public",
     "GRANT USAGE ON TYPE int4 TO public",
-    "GRANT CONNECT ON DATABASE postgres TO public",
+    "GRANT CONNECT ON DATABASE template1 TO public",
     "ALTER DEFAULT PRIVILEGES GRANT EXECUTE ON FUNCTIONS TO public",
     "GRANT pv_r_grp TO postgres GRANTED BY postgres",
 ]
@@ -455,3 +472,31 @@ def test_walsenders_are_shown_as_postgresql_shows_them(proxy: ProxyServer, pg15:
     got = _walsender_view(lambda role: proxy.dsn(user=role))
     assert got == want
     assert want[0] == [("pv_rep", "pv_app", True, True, None, None, None)]
+
+
+def _connect_outcomes(dsn: Any, db: str) -> list[Any]:
+    out = []
+    with psycopg.connect(dsn("postgres"), autocommit=True) as su:
+        su.execute("CREATE ROLE pv_conn LOGIN")
+        try:
+            su.execute(f"REVOKE CONNECT ON DATABASE {db} FROM public")
+            for _ in range(2):
+                try:
+                    psycopg.connect(dsn("pv_conn")).close()
+                    out.append("connected")
+                except psycopg.OperationalError as e:
+                    out.append(str(e).split("FATAL:  ", 1)[-1].strip().replace(f'"{db}"', '"postgres"'))
+                su.execute(f"GRANT CONNECT ON DATABASE {db} TO pv_conn")
+        finally:
+            su.execute(f"GRANT CONNECT ON DATABASE {db} TO public")
+            su.execute(f"REVOKE ALL ON DATABASE {db} FROM pv_conn")
+            su.execute("DROP ROLE pv_conn")
+    return out
+
+
+def test_connect_needs_the_connect_privilege(proxy: ProxyServer, pg15: PgCluster) -> None:
+    db = pg15.new_database("privconn")
+    want = _connect_outcomes(lambda role: pg15.dsn(dbname=db, user=role), db)
+    got = _connect_outcomes(lambda role: proxy.dsn(user=role), "postgres")
+    assert got == want
+    assert want[1] == "connected" and "permission denied for database" in want[0]

@@ -53,6 +53,7 @@ from walsender_proxy.server.context import ServerContext
 from walsender_proxy.server.handover import HandoverReader
 from walsender_proxy.server.hba import choose_method, replication_mode
 from walsender_proxy.server.scram import SCRAM_SHA_256, SCRAM_SHA_256_PLUS, ScramError, ScramServer
+from walsender_proxy.sql import privileges
 from walsender_proxy.sql.executor import USER_REQUEST, Executor, SyntaxErr
 from walsender_proxy.sql.result_rows import encode_rows, fetch_portal
 
@@ -281,6 +282,8 @@ class Session(Conn):
             await self.fatal(PgError("3D000", f'database "{database}" does not exist'))
         if is_walsender and len(self.ctx.backends.walsenders) >= s.max_wal_senders:
             await self.fatal(PgError("53300", f"number of requested standby connections exceeds max_wal_senders (currently {s.max_wal_senders})"))
+        if not privileges.may_connect(self.ctx.lake.catalog, privileges.make_who(self.ctx.roles, user)):
+            await self.fatal(PgError("42501", f'permission denied for database "{database}"', detail="User does not have CONNECT privilege."))
         settings = Settings(self.ctx.server_parameters())
         settings.set("is_superuser", "on" if role.superuser else "off", force=True)
         settings.set("session_authorization", user, force=True)

@@ -666,6 +666,8 @@ class Actor:
     #: The roles whose privileges it has, by name (itself among them): their
     #: publications are its to alter, the database's owner's CREATE its own.
     roles: frozenset[str] = frozenset()
+    #: It holds CREATE on the database (its owner's by default, or granted).
+    creates_in_database: bool = False
 
     def uses(self, role: str) -> bool:
         return role == self.user or role in self.roles
@@ -686,7 +688,7 @@ def check_publication_access(tx: Transaction, s: Any, who: Actor) -> None:
     if who.superuser:
         return
     if isinstance(s, ast.CreatePublicationStmt):
-        if not who.uses(who.database_owner):
+        if not who.creates_in_database:
             raise PgError("42501", f"permission denied for database {who.database}")
         if s.for_all_tables:
             raise PgError("42501", "must be superuser to create FOR ALL TABLES publication")

@@ -837,30 +837,7 @@ class Executor:
         return cached
 
     def _make_who(self, name: str) -> privileges.Who:
-        me = self.services.roles.get(name)
-        roles = self.services.roles.all()
-        db_owner = roles[0].oid if roles else privileges.PG_DATABASE_OWNER
-        from walsender_proxy.backend.roles import PREDEFINED
-
-        closure = self.services.roles.member_closure
-        if me is None and name in PREDEFINED:  # (SET ROLE pg_read_all_data)
-            return privileges.Who(name, PREDEFINED[name], False, db_owner, self._oids(closure(name)), self._oids(closure(name)))
-        if me is None:  # (a session whose role was dropped: as PostgreSQL, no privileges)
-            return privileges.Who(name, -1, False, db_owner)
-        return privileges.Who(
-            name, me.oid, me.superuser, db_owner, self._oids(closure(name, inheriting=True)), self._oids(closure(name))
-        )
-
-    def _oids(self, names: set[str]) -> frozenset[int]:
-        from walsender_proxy.backend.roles import PREDEFINED
-
-        out = set()
-        for n in names:
-            r = self.services.roles.get(n)
-            oid = r.oid if r is not None else PREDEFINED.get(n)
-            if oid is not None:
-                out.add(oid)
-        return frozenset(out)
+        return privileges.make_who(self.services.roles, name)
 
     def is_member(self, member: str, role: str) -> bool:
         """is_member_of_role: a superuser is a member of every role; else ``member`` is
@@ -1036,7 +1013,7 @@ class Executor:
         elif isinstance(node, ast.GrantStmt):
             notices = []
             tx = self._statement_tx()
-            tag = grant_sql.grant(tx, node, self.who(), self._session_role(), self._role_oid, tx.search_path, notices)
+            tag = grant_sql.grant(tx, node, self.who(), self._session_role(), self._role_oid, tx.search_path, notices, self.database)
             yield from notices
             yield Done(tag)
         elif isinstance(node, ast.GrantRoleStmt):
@@ -1452,7 +1429,8 @@ class Executor:
         roles = self.services.roles.all()
         owner = roles[0].name if roles else self.user
         roles = frozenset(self.services.roles.member_closure(self.user, inheriting=True))
-        return ddl_sql.Actor(self.user, me is not None and me.superuser, self.database, owner, roles)
+        creates = "C" in privileges.held(self._catalog_now(), self.who(), privileges.DATABASE_OID, "database")
+        return ddl_sql.Actor(self.user, me is not None and me.superuser, self.database, owner, roles, creates)
 
     def _role(self, s: Any) -> str:
         me = self.services.roles.get(self.user)

@@ -26,12 +26,11 @@ RS = enums.RoleSpecType
 #: (role name) → its OID, or None when there is no such role.
 RoleOid = Callable[[str], "int | None"]
 
-_KIND_WORD = {OT.OBJECT_TABLE: "table", OT.OBJECT_SEQUENCE: "sequence", OT.OBJECT_SCHEMA: "schema"}
+_KIND_WORD = {OT.OBJECT_TABLE: "table", OT.OBJECT_SEQUENCE: "sequence", OT.OBJECT_SCHEMA: "schema", OT.OBJECT_DATABASE: "database"}
 _REFUSED = {
     OT.OBJECT_FUNCTION: "GRANT on functions",
     OT.OBJECT_PROCEDURE: "GRANT on procedures",
     OT.OBJECT_ROUTINE: "GRANT on routines",
-    OT.OBJECT_DATABASE: "GRANT on databases",
     OT.OBJECT_TYPE: "GRANT on types",
     OT.OBJECT_DOMAIN: "GRANT on domains",
     OT.OBJECT_LANGUAGE: "GRANT on languages",
@@ -72,13 +71,13 @@ def _letters(stmt: ast.GrantStmt, word: str) -> str | None:
             if name in ("MAINTAIN", "TEMPORARY", "TEMP", "CONNECT", "EXECUTE", "SET", "ALTER SYSTEM"):
                 raise PgError("0LP01", f"invalid privilege type {name} for {word}")
             raise PgError("42601", f'unrecognized privilege type "{p.priv_name}"')
-        if letter not in allowed:
-            raise PgError("0LP01", f"invalid privilege type {name} for {word}")
+        if letter not in allowed:  # (ExecuteGrantStmt's check: the name as written)
+            raise PgError("0LP01", f"invalid privilege type {name} for {'relation' if word == 'table' else word}")
         out += letter
     return out
 
 
-def _targets(stmt: ast.GrantStmt, cat: Catalog, who: Who, path: Sequence[str], word: str) -> list[Rel]:
+def _targets(stmt: ast.GrantStmt, cat: Catalog, who: Who, path: Sequence[str], word: str, database: str) -> list[Rel]:
     out: list[Rel] = []
     if stmt.targtype == enums.GrantTargetType.ACL_TARGET_ALL_IN_SCHEMA:
         for s in stmt.objects:
@@ -92,6 +91,14 @@ def _targets(stmt: ast.GrantStmt, cat: Catalog, who: Who, path: Sequence[str], w
                 rels = [Rel(t.oid, "table", t.schema, t.name) for t in cat.tables.values() if t.schema == schema]
                 rels += [Rel(v.oid, "view", v.schema, v.name) for v in cat.views.values() if v.schema == schema]
             out += sorted(rels, key=lambda r: r.oid)
+        return out
+    if word == "database":
+        for d in stmt.objects:
+            if d.sval != database:
+                if d.sval in ("template0", "template1"):
+                    raise unsupported("GRANT on template databases")
+                raise PgError("3D000", f'database "{d.sval}" does not exist')
+            out.append(Rel(privileges.DATABASE_OID, "database", "", d.sval))
         return out
     if word == "schema":
         for s in stmt.objects:
@@ -115,7 +122,7 @@ def _targets(stmt: ast.GrantStmt, cat: Catalog, who: Who, path: Sequence[str], w
 
 def grant(
     tx: Transaction, stmt: ast.GrantStmt, who: Who, session_user: tuple[str, int], role_oid: RoleOid,
-    path: Sequence[str], notices: list[Notice],
+    path: Sequence[str], notices: list[Notice], database: str = "postgres",
 ) -> str:
     """Run a GRANT or REVOKE; returns its command tag."""
     verb = "GRANT" if stmt.is_grant else "REVOKE"
@@ -129,7 +136,7 @@ def grant(
     if stmt.grantor is not None:
         raise unsupported(f"{verb} … GRANTED BY")
     cat = tx.catalog()
-    for rel in _targets(stmt, cat, who, path, word):
+    for rel in _targets(stmt, cat, who, path, word, database):
         cat = tx.catalog()
         kind = rel.kind
         wanted = ALL[kind] if letters is None else letters

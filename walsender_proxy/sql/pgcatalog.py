@@ -1393,7 +1393,7 @@ def _pg_database(s: CatalogSnapshot) -> list[dict[str, Any]]:
         "datcollate": s.server.lc_collate,
         "datctype": s.server.lc_ctype,
     }
-    out = [dict(base, oid=5, datname=s.server.database, datistemplate=False, datallowconn=True)]
+    out = [dict(base, oid=privileges.DATABASE_OID, datname=s.server.database, datistemplate=False, datallowconn=True, datacl=s.acl_of(privileges.DATABASE_OID))]
     if s.server.template_databases:
         out.append(
             dict(
@@ -2302,6 +2302,11 @@ def _privileges(s: CatalogSnapshot) -> list[dict[str, Any]]:
     for d in PG_CATALOG.values():
         out.append({"oid": d.oid, "grantee": s.owner_oid, "privs": privileges.ALL["table"], "grantable": privileges.ALL["table"], "kind": "catalog"})
         out.append({"oid": d.oid, "grantee": 0, "privs": "r", "grantable": "", "kind": "catalog"})
+    for item in privileges.effective_acl(privileges.ownership(s.catalog, privileges.DATABASE_OID, s.owner_oid), "database"):
+        out.append({"oid": privileges.DATABASE_OID, "grantee": item.grantee, "privs": item.privileges, "grantable": item.grantable, "kind": "database"})
+    for template in (1, 4):  # (their ACL as initdb leaves it)
+        out.append({"oid": template, "grantee": s.owner_oid, "privs": "CTc", "grantable": "CTc", "kind": "database"})
+        out.append({"oid": template, "grantee": 0, "privs": "c", "grantable": "", "kind": "database"})
     for oid, _name in data.SYSTEM_NAMESPACES:
         out.append({"oid": oid, "grantee": s.owner_oid, "privs": "UC", "grantable": "UC", "kind": "schema"})
         out.append({"oid": oid, "grantee": 0, "privs": "U", "grantable": "", "kind": "schema"})
@@ -2834,15 +2839,9 @@ _MACROS: dict[str, str] = {
         WHEN 'TRUNCATE' THEN 'D' WHEN 'REFERENCES' THEN 'x' WHEN 'TRIGGER' THEN 't' WHEN 'USAGE' THEN 'U'
         WHEN 'CREATE' THEN 'C' WHEN 'CONNECT' THEN 'c' WHEN 'TEMPORARY' THEN 'T' WHEN 'TEMP' THEN 'T'
         WHEN 'MEMBER' THEN 'm' WHEN 'USAGE' THEN 'U' ELSE '?' END)""",
-    # a database's ACL is the default (GRANT on databases is refused): its owner holds
-    # CREATE, TEMPORARY and CONNECT, PUBLIC TEMPORARY and CONNECT
-    "pgc_database_name": """MACRO pgc_database_name(o) AS (SELECT pgc_d.datname FROM pgc_pg_database pgc_d WHERE pgc_d.oid = o)""",
-    "pgc_database_held": """MACRO pgc_database_held(r, d, grantable) AS (CASE
-        WHEN d IS NULL THEN NULL
-        WHEN NOT EXISTS (SELECT 1 FROM pgc_pg_database pgc_d WHERE pgc_d.datname = d)
-            THEN error('PGERR[3D000] database "' || d || '" does not exist')
-        WHEN r = (SELECT pgc_d.datdba FROM pgc_pg_database pgc_d WHERE pgc_d.datname = d) THEN 'CTc'
-        WHEN grantable THEN '' ELSE 'Tc' END)""",
+    "pgc_database_oid": """MACRO pgc_database_oid(d) AS (CASE WHEN d IS NULL THEN NULL::UINTEGER
+        ELSE coalesce((SELECT pgc_d.oid FROM pgc_pg_database pgc_d WHERE pgc_d.datname = d),
+            error('PGERR[3D000] database "' || d || '" does not exist')::UINTEGER) END)""",
     # role membership (pg_has_role): MEMBER through any membership, USAGE through INHERIT roles
     "pgc_member_held": """MACRO pgc_member_held(r, g) AS (CASE WHEN r IS NULL OR g IS NULL THEN NULL
         ELSE (CASE WHEN r = g OR EXISTS (SELECT 1 FROM pgc_role_closure pgc_c WHERE pgc_c.member = r AND pgc_c.role = g)

@@ -138,9 +138,16 @@ def creation_schema(cat: Catalog, rv_schema: str | None, path: Sequence[str]) ->
     return next((s for s in path if s in cat.schemas and not s.startswith("pg_temp")), None)
 
 
-def _create_in(cat: Catalog, who: Who, rv: ast.RangeVar | None, path: Sequence[str], explicit_schema: str | None = None) -> None:
-    if rv is not None and rv.relpersistence == "t":
-        return  # (TEMP: the database's TEMP privilege, PUBLIC's by default)
+def _create_in(
+    cat: Catalog, who: Who, rv: ast.RangeVar | None, path: Sequence[str], explicit_schema: str | None = None,
+    database: str = "postgres",
+) -> None:
+    if rv is not None and rv.relpersistence == "t":  # (the database's TEMP privilege)
+        if "T" not in privileges.held(cat, who, privileges.DATABASE_OID, "database"):
+            loc = getattr(rv, "location", None)
+            position = loc + 1 if isinstance(loc, int) and loc >= 0 else None
+            raise SqlError("42501", f'permission denied to create temporary tables in database "{database}"', position)
+        return
     schema = explicit_schema or creation_schema(cat, rv.schemaname if rv is not None else None, path)
     if schema is None or schema.startswith("pg_temp"):
         return
@@ -223,19 +230,19 @@ def check_statement(node: Any, cat: Catalog, who: Who, path: Sequence[str], data
     elif isinstance(node, ast.CommentStmt):
         _check_comment(node, cat, who, path)
     elif isinstance(node, ast.CreateStmt):
-        _create_in(cat, who, node.relation, path)
+        _create_in(cat, who, node.relation, path, database=database)
         _references(cat, who, path, [c for e in node.tableElts or () for c in _constraints(e)])
     elif isinstance(node, ast.CreateSeqStmt):
-        _create_in(cat, who, node.sequence, path)
+        _create_in(cat, who, node.sequence, path, database=database)
     elif isinstance(node, ast.ViewStmt):
         existing = _rel(cat, who, node.view, path) if node.replace else None
         if existing is not None:
             _owner(cat, who, existing)
-        _create_in(cat, who, node.view, path)
+        _create_in(cat, who, node.view, path, database=database)
     elif isinstance(node, ast.CreateTableAsStmt):
-        _create_in(cat, who, node.into.rel, path)
+        _create_in(cat, who, node.into.rel, path, database=database)
     elif isinstance(node, ast.SelectStmt) and node.intoClause is not None:
-        _create_in(cat, who, node.intoClause.rel, path)
+        _create_in(cat, who, node.intoClause.rel, path, database=database)
     elif isinstance(node, ast.CreateFunctionStmt):
         schema, name = _names(node.funcname)
         _create_in(cat, who, None, path, schema)
@@ -248,7 +255,7 @@ def check_statement(node: Any, cat: Catalog, who: Who, path: Sequence[str], data
         _function_owner(cat, who, path, *_names(node.func.objname), _nargs(node.func))
         if _leakproof(node.actions):
             raise PgError("42501", "only superuser can define a leakproof function")
-    elif isinstance(node, ast.CreateSchemaStmt) and who.oid != who.database_owner:
+    elif isinstance(node, ast.CreateSchemaStmt) and "C" not in privileges.held(cat, who, privileges.DATABASE_OID, "database"):
         raise PgError("42501", f"permission denied for database {database}")
 
 

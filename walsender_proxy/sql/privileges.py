@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from decoding.catalog import PUBLIC_SCHEMA_OID, AclItem, Catalog, Ownership
 from decoding.errors import PgError
+from walsender_proxy.backend.roles import PREDEFINED, RoleStore
 from walsender_proxy.sql.pgcatalog_defs import quote_ident
 
 #: The grantee PUBLIC in an ACL.
@@ -26,7 +27,9 @@ PUBLIC = 0
 PG_DATABASE_OWNER = 6171
 
 #: Every privilege of each kind of object, in PostgreSQL's order of letters.
-ALL = {"table": "arwdDxt", "view": "arwdDxt", "sequence": "rwU", "schema": "UC"}
+ALL = {"table": "arwdDxt", "view": "arwdDxt", "sequence": "rwU", "schema": "UC", "database": "CTc"}
+#: The OID of the database the proxy serves (pg_database's row for it).
+DATABASE_OID = 5
 #: The view whose query is being analysed: what it reads is checked as its owner
 #: (PostgreSQL checks a view's relations with the view owner's privileges).
 READ_AS: ContextVar[int | None] = ContextVar("read_as", default=None)
@@ -37,9 +40,10 @@ CHECK_READS: ContextVar[bool] = ContextVar("check_reads", default=True)
 #: Privilege names and their letters.
 LETTERS = {
     "INSERT": "a", "SELECT": "r", "UPDATE": "w", "DELETE": "d", "TRUNCATE": "D",
-    "REFERENCES": "x", "TRIGGER": "t", "USAGE": "U", "CREATE": "C",
+    "REFERENCES": "x", "TRIGGER": "t", "USAGE": "U", "CREATE": "C", "CONNECT": "c",
+    "TEMPORARY": "T", "TEMP": "T",
 }  # fmt: skip
-NAMES = {v: k for k, v in LETTERS.items()}
+NAMES = {v: k for k, v in LETTERS.items() if k != "TEMP"}
 
 
 #: Predefined roles whose members read, or write, every table (aclchk.c's checks).
@@ -98,6 +102,8 @@ def effective_acl(own: Ownership, kind: str) -> tuple[AclItem, ...]:
     """The ACL as acldefault() fills in a NULL one: the owner holds everything."""
     if own.acl is not None:
         return own.acl
+    if kind == "database":  # (acldefault: PUBLIC may connect and create temporary tables)
+        return (AclItem(PUBLIC, own.owner, "Tc"), AclItem(own.owner, own.owner, ALL[kind]))
     return (AclItem(own.owner, own.owner, ALL[kind]),)
 
 
@@ -290,3 +296,30 @@ def new_object_acl(cat: Catalog, owner: int, namespace: int, kind: str) -> tuple
 def same_acl(a: Sequence[AclItem], b: Sequence[AclItem]) -> bool:
     """The same entries, whatever their order (aclequal after aclitemsort)."""
     return sorted(a, key=lambda i: (i.grantee, i.grantor)) == sorted(b, key=lambda i: (i.grantee, i.grantor))
+
+
+def make_who(roles: RoleStore, name: str) -> Who:
+    """``name`` as privilege checks see it, with the roles it is a member of."""
+    me = roles.get(name)
+    every = roles.all()
+    db_owner = every[0].oid if every else PG_DATABASE_OWNER
+
+    def oids(names: set[str]) -> frozenset[int]:
+        out = set()
+        for n in names:
+            r = roles.get(n)
+            oid = r.oid if r is not None else PREDEFINED.get(n)
+            if oid is not None:
+                out.add(oid)
+        return frozenset(out)
+
+    if me is None and name in PREDEFINED:  # (SET ROLE pg_read_all_data)
+        return Who(name, PREDEFINED[name], False, db_owner, oids(roles.member_closure(name)), oids(roles.member_closure(name)))
+    if me is None:  # (a session whose role was dropped: as PostgreSQL, no privileges)
+        return Who(name, -1, False, db_owner)
+    return Who(name, me.oid, me.superuser, db_owner, oids(roles.member_closure(name, inheriting=True)), oids(roles.member_closure(name)))
+
+
+def may_connect(cat: Catalog, who: Who) -> bool:
+    """CONNECT on the database (CheckMyDatabase's check as a session starts)."""
+    return who.superuser or "c" in held(cat, who, DATABASE_OID, "database")

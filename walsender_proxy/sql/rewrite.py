@@ -4149,12 +4149,7 @@ class _Rewriter:
             obj = held
             textual = held_t is None or held_t == UNKNOWN or held_t.name in TEXTISH
             if name == "has_database_privilege":
-                db = held if textual else self._needing("pgc_database_name", held)
-                return self._needing(
-                    "pgc_has_privilege_acl", superuser, args[-1], known,
-                    self._needing("pgc_database_held", role_oid, db, _bool(False)),
-                    self._needing("pgc_database_held", role_oid, db, _bool(True)),
-                )
+                obj = self._needing("pgc_database_oid", held) if textual else _cast(held, "uinteger")
             if name == "pg_has_role":
                 group = self._needing("pgc_role_oid_of", held) if textual else _cast(held, "uinteger")
                 member = self._needing("pgc_member_held", role_oid, group)
