@@ -73,9 +73,15 @@ from walsender_proxy.sql.param_context import FindTable, context_param_types
 from walsender_proxy.sql.param_recv import param_receivable
 from walsender_proxy.sql.portals import Portal, Prepared
 from walsender_proxy.sql.result_rows import check_result_formats
+from walsender_proxy.sql.role_sql import RoleStatements
 from walsender_proxy.sql.sequences import SessionSequences
 from walsender_proxy.sql.session_zone import timezone_interval
-from walsender_proxy.sql.statement_nodes import lasting_effect_call, returning, writes_rows
+from walsender_proxy.sql.statement_nodes import (
+    lasting_effect_call,
+    returning,
+    set_arg_text,
+    writes_rows,
+)
 from walsender_proxy.sql.udf_errors import udf_error
 
 USER_REQUEST = "user request"
@@ -212,6 +218,7 @@ class Executor:
         self.sequences.check = self._sequence_allowed
         self._who_cache: dict[tuple[str, int], privileges.Who] = {}
         self.engine = Engine(self)
+        self.roles = RoleStatements(self)
 
     @property
     def user(self) -> str:
@@ -244,7 +251,7 @@ class Executor:
             self.settings.begin()
         return self.tx
 
-    def _statement_tx(self) -> Transaction:
+    def statement_tx(self) -> Transaction:
         """The transaction for a statement that reads or writes: its snapshot is taken now,
         at the statement's start, whether or not it reads a table (``SELECT 1`` fixes a
         REPEATABLE READ snapshot as in PostgreSQL, and the isolation level is settled)."""
@@ -318,7 +325,7 @@ class Executor:
     def _create_table_as(self, into: ast.IntoClause, query: ast.SelectStmt, params: list[Any], *, if_not_exists: bool = False) -> Iterator[Outcome]:
         """CREATE TABLE … AS / SELECT … INTO: a table of the query's columns (their types and
         typmods, the names given first), filled with its rows in the same transaction."""
-        tx = self._statement_tx()
+        tx = self.statement_tx()
         name = ddl_sql.table_name(tx, into.rel, into.onCommit, self.temp_schema)
         options = reloptions.with_options(into.options)
         if if_not_exists:
@@ -443,7 +450,7 @@ class Executor:
         if target == "ALL":
             self._check_no_block("DISCARD ALL")
         if target in ("ALL", "TEMP") and self._has_temp_tables():
-            self._drop_temp_tables(self._statement_tx())
+            self._drop_temp_tables(self.statement_tx())
         if target in ("ALL", "SEQUENCES"):
             self.sequences.discard()
         if target == "ALL":
@@ -465,7 +472,7 @@ class Executor:
         if self._has_temp_tables():  # (a temporary table ends with its session)
             try:
                 self._ensure_tx().read_only = False  # (default_transaction_read_only spares them)
-                self._drop_temp_tables(self._statement_tx())
+                self._drop_temp_tables(self.statement_tx())
                 self._end_tx(commit=True)
             except Exception:
                 log.warning("could not drop the temporary tables of session %s", self.backend_pid, exc_info=True)
@@ -690,7 +697,7 @@ class Executor:
         """The statement's transaction for a DML statement: in a read-only transaction
         PostgreSQL refuses one whose target is not a temporary table before it reads a row
         (ExecCheckXactReadOnly), whether or not any row would change."""
-        tx = self._statement_tx()
+        tx = self.statement_tx()
         if tx.read_only and node.relation is not None:
             try:
                 target = tx.table(ddl_names.qualified(node.relation))
@@ -741,7 +748,7 @@ class Executor:
 
             tname, is_array = type_name_of(oid) if oid else ("text", False)
             sql = f"SELECT ({RawStream()(arg)})::{tname}{'[]' if is_array else ''}::text"
-            rows = self.engine.select(self._statement_tx(), parse(sql)[0][0], sql, [])
+            rows = self.engine.select(self.statement_tx(), parse(sql)[0][0], sql, [])
             values = [v for b in rows.batches for v in b.column(0).to_pylist()]
             texts.append(None if values[0] is None else str(values[0]).encode())
         values = self.engine.decode_params(st, [0], texts, oids, self.settings.date_order())
@@ -757,7 +764,7 @@ class Executor:
         are refused."""
         if not self.explicit:
             raise PgError("25P01", "LOCK TABLE can only be used in transaction blocks")
-        tx = self._statement_tx()
+        tx = self.statement_tx()
         for rv in node.relations:
             tx.table(ddl_names.qualified(rv))
         if node.mode not in (1, 2):  # AccessShareLock, RowShareLock
@@ -803,20 +810,20 @@ class Executor:
         """Run one statement: its privilege checks first, and a new object made owned by
         the role that made it."""
         if not isinstance(node, _CHECKED) or (self.tx is not None and self.tx.state is State.FAILED):
-            yield from self._run(node, text, params)
+            yield from self.run_node(node, text, params)
             return
         who = self.who()
         if self.tx is not None:
             self.tx.begin_statement()  # (the checks read this statement's catalog)
-        tx = self._statement_tx()
+        tx = self.statement_tx()
         privilege_checks.check_statement(node, tx.catalog(), who, tx.search_path, self.database)
         creates = isinstance(node, _CREATES) and not (isinstance(node, ast.SelectStmt) and node.intoClause is None)
         owner = self._new_objects_owner(node, who) if creates else None
         if owner is None or (owner == who.database_owner and not tx.catalog().default_acls):
-            yield from self._run(node, text, params)
+            yield from self.run_node(node, text, params)
             return
         before = _object_oids(tx.catalog())
-        yield from self._run(node, text, params)
+        yield from self.run_node(node, text, params)
         if self.tx is not None and self.tx.state is State.ACTIVE:
             cat = self.tx.catalog()
             for oid in sorted(_object_oids(cat) - before):
@@ -839,15 +846,7 @@ class Executor:
     def _make_who(self, name: str) -> privileges.Who:
         return privileges.make_who(self.services.roles, name)
 
-    def is_member(self, member: str, role: str) -> bool:
-        """is_member_of_role: a superuser is a member of every role; else ``member`` is
-        ``role`` or in it, directly or not (INHERIT or not)."""
-        me = self.services.roles.get(member)
-        if me is not None and me.superuser:
-            return True
-        return role in self.services.roles.member_closure(member)
-
-    def _catalog_now(self) -> Any:
+    def catalog_now(self) -> Any:
         """The catalog a privilege check reads: the transaction's, once it has a snapshot
         (a check must not take one: CREATE_REPLICATION_SLOT … USE_SNAPSHOT wants none
         taken before it), else the newest."""
@@ -859,7 +858,7 @@ class Executor:
     def _sequence_allowed(self, sq: Any, letters: str) -> None:
         who = self.who()
         if not who.superuser:
-            cat = self._catalog_now()
+            cat = self.catalog_now()
             privileges.require_any(cat, who, sq.oid, "sequence", sq.name, letters)
 
     def _new_objects_owner(self, node: Any, who: privileges.Who) -> int | None:
@@ -867,20 +866,13 @@ class Executor:
         AUTHORIZATION."""
         owner = who.oid
         if isinstance(node, ast.CreateSchemaStmt) and node.authrole is not None:
-            owner = grant_sql.role_of(node.authrole, who, self._session_role(), self._role_oid)
+            owner = grant_sql.role_of(node.authrole, who, self.roles.session_role(), self.roles.role_oid)
             if not who.is_member(owner):
                 raise PgError("42501", f'must be member of role "{node.authrole.rolename}"')
         return owner
 
-    def _role_oid(self, name: str) -> int | None:
-        r = self.services.roles.get(name)
-        return r.oid if r is not None else None
-
-    def _session_role(self) -> tuple[str, int]:
-        name = self.session_user
-        return name, self._role_oid(name) or -1
-
-    def _run(self, node: Any, text: str, params: list[Any]) -> Iterator[Outcome]:
+    def run_node(self, node: Any, text: str, params: list[Any]) -> Iterator[Outcome]:
+        """Run one parsed statement (its privileges already checked, see :meth:`_dispatch`)."""
         if isinstance(node, ast.TransactionStmt):
             yield from self._transaction(node)
             return
@@ -898,12 +890,12 @@ class Executor:
         elif isinstance(node, ast.VariableShowStmt):
             yield from self._show(node)
         elif isinstance(node, ast.ExplainStmt):
-            yield self.engine.explain(self._statement_tx(), node, params)
+            yield self.engine.explain(self.statement_tx(), node, params)
         elif isinstance(node, ast.SelectStmt) and node.intoClause is not None:
             into, node.intoClause = node.intoClause, None  # SELECT … INTO t: CREATE TABLE t AS
             yield from self._create_table_as(into, node, params)
         elif isinstance(node, ast.SelectStmt):
-            tx = self._statement_tx()
+            tx = self.statement_tx()
             yield self.engine.select(tx, node, text, params)
         elif isinstance(node, ast.CreateTableAsStmt):
             if node.objtype != enums.ObjectType.OBJECT_TABLE:
@@ -918,7 +910,7 @@ class Executor:
         elif isinstance(node, ast.DeleteStmt):
             yield from self.engine.delete(self._writing_tx(node, "DELETE"), node, params)
         elif isinstance(node, ast.TruncateStmt):
-            tx = self._statement_tx()
+            tx = self.statement_tx()
             for r in node.relations:
                 sequences.write_target(tx, r, '"{}" is not a table')
             added = tx.truncate([ddl_names.qualified(r) for r in node.relations], cascade=node.behavior == enums.DropBehavior.DROP_CASCADE, restart_identity=bool(node.restart_seqs))
@@ -928,26 +920,26 @@ class Executor:
                 sequences.restart_owned(tx, [tx.table(n).oid for n in [*(ddl_names.qualified(r) for r in node.relations), *added]], self.sequences)
             yield Done("TRUNCATE TABLE")
         elif isinstance(node, ast.CopyStmt):
-            yield self.engine.copy(self._statement_tx(), node, params)
+            yield self.engine.copy(self.statement_tx(), node, params)
         elif isinstance(node, ast.CreateStmt):
             notices: list[Notice] = []
-            tag = ddl_sql.create_table(self._statement_tx(), node, self.temp_schema, notices)
+            tag = ddl_sql.create_table(self.statement_tx(), node, self.temp_schema, notices)
             if node.oncommit in (enums.OnCommitAction.ONCOMMIT_DROP, enums.OnCommitAction.ONCOMMIT_DELETE_ROWS):
                 self._on_commit[f"{self.temp_schema}.{node.relation.relname}"] = node.oncommit
             yield from notices
             yield Done(tag)
         elif isinstance(node, (ast.CreateSchemaStmt, ast.DropStmt, ast.AlterTableStmt, ast.AlterObjectSchemaStmt)):
             if isinstance(node, ast.DropStmt) and node.removeType == enums.ObjectType.OBJECT_PUBLICATION:
-                ddl_sql.check_publication_access(self._statement_tx(), node, self._actor())
+                ddl_sql.check_publication_access(self.statement_tx(), node, self._actor())
             notices = []
             spec = _owner_change(node) if isinstance(node, ast.AlterTableStmt) else None
             if spec is not None:
-                tag = self._relation_owner(node, spec, notices)
+                tag = self.roles.relation_owner(node, spec, notices)
                 yield from notices
                 yield Done(tag)
                 return
             if isinstance(node, ast.AlterTableStmt):
-                tag = ddl_sql.alter_table(self._statement_tx(), node, notices, self.engine.fill_added_column)
+                tag = ddl_sql.alter_table(self.statement_tx(), node, notices, self.engine.fill_added_column)
             else:
                 run = {
                     ast.CreateSchemaStmt: ddl_sql.create_schema,
@@ -955,7 +947,7 @@ class Executor:
                     ast.AlterObjectSchemaStmt: ddl_sql.set_schema,
                 }[type(node)]
                 try:
-                    tag = run(self._statement_tx(), node, notices)
+                    tag = run(self.statement_tx(), node, notices)
                 finally:
                     yield from notices  # (PostgreSQL's NOTICEs come before its error too)
                 yield Done(tag)
@@ -963,15 +955,15 @@ class Executor:
             yield from notices
             yield Done(tag)
         elif isinstance(node, ast.CommentStmt):
-            yield Done(comment_sql.comment(self._statement_tx(), node))
+            yield Done(comment_sql.comment(self.statement_tx(), node))
         elif isinstance(node, ast.IndexStmt):
             notices = []
-            tag = index_sql.create_index(self._statement_tx(), node, self.explicit or self.implicit_block, notices)
+            tag = index_sql.create_index(self.statement_tx(), node, self.explicit or self.implicit_block, notices)
             yield from notices
             yield Done(tag)
         elif isinstance(node, ast.RenameStmt):
             notices = []
-            tag = ddl_sql.rename(self._statement_tx(), node, notices)
+            tag = ddl_sql.rename(self.statement_tx(), node, notices)
             old = f"{self.temp_schema}.{node.relation.relname}" if node.relation is not None else ""
             if node.renameType == enums.ObjectType.OBJECT_TABLE and old in self._on_commit:
                 self._on_commit[f"{self.temp_schema}.{node.newname}"] = self._on_commit.pop(old)
@@ -982,59 +974,59 @@ class Executor:
             try:
                 unchecked = privileges.CHECK_READS.set(False)  # (checked when it is used)
                 try:
-                    tag = views.create(self._statement_tx(), node, text, self.engine, self.temp_schema, notices)
+                    tag = views.create(self.statement_tx(), node, text, self.engine, self.temp_schema, notices)
                 finally:
                     privileges.CHECK_READS.reset(unchecked)
             finally:
                 yield from notices  # (PostgreSQL's NOTICEs come before its error too)
             yield Done(tag)
         elif isinstance(node, ast.CreateFunctionStmt):
-            yield Done(sql_functions.create(self._statement_tx(), node, text, self.engine))
+            yield Done(sql_functions.create(self.statement_tx(), node, text, self.engine))
         elif isinstance(node, ast.AlterFunctionStmt):
-            yield Done(sql_functions.alter(self._statement_tx(), node, self.engine))
+            yield Done(sql_functions.alter(self.statement_tx(), node, self.engine))
         elif isinstance(node, ast.CreateSeqStmt):
             notices = []
-            tag = sequences.create(self._statement_tx(), node, self.temp_schema, notices)
+            tag = sequences.create(self.statement_tx(), node, self.temp_schema, notices)
             yield from notices
             yield Done(tag)
         elif isinstance(node, ast.AlterSeqStmt):
             notices = []
-            tag = sequences.alter(self._statement_tx(), node, self.sequences, notices)
+            tag = sequences.alter(self.statement_tx(), node, self.sequences, notices)
             yield from notices
             yield Done(tag)
         elif isinstance(node, ast.CreatePublicationStmt):
-            ddl_sql.check_publication_access(self._statement_tx(), node, self._actor())
-            privilege_checks.check_publication_tables(node, self._statement_tx().catalog(), self.who(), self.tx.search_path)
-            yield Done(ddl_sql.create_publication(self._statement_tx(), node, owner=self.user))
+            ddl_sql.check_publication_access(self.statement_tx(), node, self._actor())
+            privilege_checks.check_publication_tables(node, self.statement_tx().catalog(), self.who(), self.tx.search_path)
+            yield Done(ddl_sql.create_publication(self.statement_tx(), node, owner=self.user))
         elif isinstance(node, ast.AlterPublicationStmt):
-            ddl_sql.check_publication_access(self._statement_tx(), node, self._actor())
-            privilege_checks.check_publication_tables(node, self._statement_tx().catalog(), self.who(), self.tx.search_path)
-            yield Done(ddl_sql.alter_publication(self._statement_tx(), node))
+            ddl_sql.check_publication_access(self.statement_tx(), node, self._actor())
+            privilege_checks.check_publication_tables(node, self.statement_tx().catalog(), self.who(), self.tx.search_path)
+            yield Done(ddl_sql.alter_publication(self.statement_tx(), node))
         elif isinstance(node, ast.GrantStmt):
             notices = []
-            tx = self._statement_tx()
-            tag = grant_sql.grant(tx, node, self.who(), self._session_role(), self._role_oid, tx.search_path, notices, self.database)
+            tx = self.statement_tx()
+            tag = grant_sql.grant(tx, node, self.who(), self.roles.session_role(), self.roles.role_oid, tx.search_path, notices, self.database)
             yield from notices
             yield Done(tag)
         elif isinstance(node, ast.GrantRoleStmt):
             notices = []
-            self._grant_roles(node, notices)
+            self.roles.grant_roles(node, notices)
             yield from notices
             yield Done("GRANT ROLE" if node.is_grant else "REVOKE ROLE")
         elif isinstance(node, ast.ReassignOwnedStmt):
-            yield Done(self._reassign_owned(node))
+            yield Done(self.roles.reassign_owned(node))
         elif isinstance(node, ast.DropOwnedStmt):
-            yield from self._drop_owned(node)
+            yield from self.roles.drop_owned(node)
             yield Done("DROP OWNED")
         elif isinstance(node, ast.AlterDefaultPrivilegesStmt):
-            grant_sql.alter_default_privileges(self._statement_tx(), node, self.who(), self._session_role(), self._role_oid)
+            grant_sql.alter_default_privileges(self.statement_tx(), node, self.who(), self.roles.session_role(), self.roles.role_oid)
             yield Done("ALTER DEFAULT PRIVILEGES")
         elif isinstance(node, ast.AlterOwnerStmt) and node.objectType == enums.ObjectType.OBJECT_SCHEMA:
-            yield Done(self._schema_owner(node))
+            yield Done(self.roles.schema_owner(node))
         elif isinstance(node, ast.AlterOwnerStmt) and node.objectType in (enums.ObjectType.OBJECT_FUNCTION, enums.ObjectType.OBJECT_PROCEDURE):
-            yield Done(self._function_owner(node))
+            yield Done(self.roles.function_owner(node))
         elif isinstance(node, (ast.CreateRoleStmt, ast.AlterRoleStmt, ast.DropRoleStmt)):
-            tag = self._role(node)
+            tag = self.roles.role(node)
             yield from self.notices
             self.notices.clear()
             yield Done(tag)
@@ -1129,7 +1121,7 @@ class Executor:
         if effect is not None:
             # (computed whole here: PostgreSQL calls it only for the rows FETCH reads)
             raise ddl_names.unsupported(f"DECLARE CURSOR over a query that calls {effect}()")
-        rows = self.engine.select(self._statement_tx(), node.query, RawStream()(node.query), params)
+        rows = self.engine.select(self.statement_tx(), node.query, RawStream()(node.query), params)
         if hold:
             batches = list(rows.batches)
             rows = Rows(rows.columns, iter(batches))
@@ -1355,16 +1347,16 @@ class Executor:
             return
         name = s.name
         if name == "transaction_isolation" and s.args:
-            self._set_isolation(_arg_text(s.args[0]))
+            self._set_isolation(set_arg_text(s.args[0]))
             yield Done("SET")
             return
         if name in ("session_authorization", "role"):
-            yield from self._set_identity(s)
+            yield from self.roles.set_identity(s)
             return
         if s.kind in (K.VAR_RESET, K.VAR_SET_DEFAULT):
             value = None
         else:
-            value = ", ".join(_arg_text(a) for a in s.args or ())
+            value = ", ".join(set_arg_text(a) for a in s.args or ())
         if name.lower() == "timezone" and s.kind == K.VAR_SET_CURRENT:
             value = None
         elif name.lower() == "timezone" and s.args and isinstance(s.args[0], ast.TypeCast):
@@ -1429,76 +1421,8 @@ class Executor:
         roles = self.services.roles.all()
         owner = roles[0].name if roles else self.user
         roles = frozenset(self.services.roles.member_closure(self.user, inheriting=True))
-        creates = "C" in privileges.held(self._catalog_now(), self.who(), privileges.DATABASE_OID, "database")
+        creates = "C" in privileges.held(self.catalog_now(), self.who(), privileges.DATABASE_OID, "database")
         return ddl_sql.Actor(self.user, me is not None and me.superuser, self.database, owner, roles, creates)
-
-    def _role(self, s: Any) -> str:
-        me = self.services.roles.get(self.user)
-        if me is None or not me.superuser:
-            raise PgError("42501", "permission denied to create role" if isinstance(s, ast.CreateRoleStmt) else "permission denied")
-        if isinstance(s, ast.DropRoleStmt):
-            for r in s.roles:
-                role = self.services.roles.get(r.rolename)
-                if role is None:
-                    if s.missing_ok:
-                        self.notices.append(Notice("NOTICE", "00000", f'role "{r.rolename}" does not exist, skipping'))
-                        continue
-                    raise PgError("42704", f'role "{r.rolename}" does not exist')
-                cat = self._catalog_now()
-                depends = privileges.dependents(cat, role.oid, {r.oid: r.name for r in self.services.roles.all()})
-                if depends:
-                    raise PgError("2BP01", f'role "{r.rolename}" cannot be dropped because some objects depend on it', detail="\n".join(depends))
-                self.services.roles.drop(r.rolename)
-            return "DROP ROLE"
-        attrs: dict[str, bool] = {}
-        memberships: list[tuple[str, list[str]]] = []
-        password: str | None = None
-        clear = False
-        for o in s.options or ():
-            if o.defname == "password":
-                if o.arg is None:
-                    clear = True
-                else:
-                    password = o.arg.sval
-            elif o.defname in ("superuser", "login", "createdb", "createrole", "isreplication", "canlogin", "inherit"):
-                name = {"isreplication": "replication", "canlogin": "login"}.get(o.defname, o.defname)
-                flag = getattr(o.arg, "boolval", None)
-                attrs[name] = bool(o.arg.ival if flag is None else flag)
-            elif o.defname in ("addroleto", "rolemembers", "adminmembers"):
-                memberships.append((o.defname, [self._spec_name(r) for r in o.arg]))
-            else:
-                raise ddl_names.unsupported(f"role option {o.defname}")
-        if isinstance(s, ast.CreateRoleStmt):
-            if s.stmt_type == enums.RoleStmtType.ROLESTMT_ROLE:
-                attrs.setdefault("login", False)
-            self.services.roles.create(s.role, password=password, **attrs)
-            self._memberships(s.role, memberships)
-            return "CREATE ROLE"
-        if attrs or password is not None or clear:
-            self.services.roles.alter(s.role.rolename, password=password, clear_password=clear, **attrs)
-        elif self.services.roles.get(s.role.rolename) is None:
-            raise PgError("42704", f'role "{s.role.rolename}" does not exist')
-        if memberships:  # ALTER GROUP g ADD/DROP USER u
-            who = self.who()
-            for _kind, names in memberships:
-                grant_sql.grant_roles(
-                    self.services.roles, [s.role.rolename], names, who, is_grant=s.action == 1,
-                    admin=False, admin_only=False, notices=self.notices,
-                )
-            return "ALTER ROLE"
-        return "ALTER ROLE"
-
-    def _memberships(self, role: str, memberships: list[tuple[str, list[str]]]) -> None:
-        """CREATE ROLE's IN ROLE (it joins them), ROLE and ADMIN (they join it)."""
-        who = self.who()
-        for kind, names in memberships:
-            if kind == "addroleto":
-                grant_sql.grant_roles(self.services.roles, names, [role], who, is_grant=True, admin=False, admin_only=False, notices=self.notices)
-            else:
-                grant_sql.grant_roles(
-                    self.services.roles, [role], names, who, is_grant=True, admin=kind == "adminmembers",
-                    admin_only=False, notices=self.notices,
-                )
 
     # -- describe ------------------------------------------------------------------------
     def describe_node(self, node: Any, text: str, param_types: list[int]) -> list[Column] | None:
@@ -1560,216 +1484,13 @@ class Executor:
         who = self.who()
         if who.superuser:
             return path
-        cat = self._catalog_now()
+        cat = self.catalog_now()
         return privilege_checks.visible_schemas(cat, who, path)
-
-    def _set_identity(self, s: ast.VariableSetStmt) -> Iterator[Outcome]:
-        """SET [LOCAL] ROLE and SET [LOCAL] SESSION AUTHORIZATION, RESET of each, as
-        PostgreSQL 15 checks them: any role for a superuser session user (or login, for
-        SESSION AUTHORIZATION), otherwise only the role itself (roles have no members
-        here). SESSION AUTHORIZATION also resets ROLE."""
-        from walsender_proxy.backend.roles import PREDEFINED
-
-        K = enums.VariableSetKind
-        local = bool(s.is_local)
-        if local and not self.explicit:
-            yield Notice("WARNING", "25P01", "SET LOCAL can only be used in transaction blocks")
-            yield Done("SET")
-            return
-        value = None if s.kind in (K.VAR_RESET, K.VAR_SET_DEFAULT) else _arg_text(s.args[0])
-        roles = self.services.roles
-        changed: list[str] = []
-        if s.name == "role":
-            target = "none" if value is None or value == "none" else value
-            if target != "none":
-                if roles.get(target) is None and target not in PREDEFINED:
-                    raise PgError("22023", f'role "{target}" does not exist')
-                if not self.is_member(self.session_user, target):
-                    raise PgError("42501", f'permission denied to set role "{target}"')
-            changed += self.settings.set_identity("role", target, local=local)
-        else:
-            target = self.login_user if value is None else value
-            if roles.get(target) is None:
-                raise PgError("22023", f'role "{target}" does not exist')
-            me = roles.get(self.login_user)
-            if target != self.login_user and not (me is not None and me.superuser):
-                raise PgError("42501", f'permission denied to set session authorization "{target}"')
-            changed += self.settings.set_identity("session_authorization", target, local=local)
-            changed += self.settings.set_identity("role", "none", local=local)
-        current = roles.get(self.user)
-        changed += self.settings.set_identity("is_superuser", "on" if current is not None and current.superuser else "off", local=local)
-        for name in dict.fromkeys(changed):
-            yield ParameterChanged(name, self.settings.get(name))
-        yield Done("RESET" if s.kind == K.VAR_RESET else "SET")
-
-    def _relation_owner(self, node: ast.AlterTableStmt, spec: ast.RoleSpec, notices: list[Notice]) -> str:
-        """ALTER TABLE/VIEW/SEQUENCE … OWNER TO (the sequences a table owns go along)."""
-        tx = self._statement_tx()
-        cat = tx.catalog()
-        who = self.who()
-        tag = {enums.ObjectType.OBJECT_VIEW: "ALTER VIEW", enums.ObjectType.OBJECT_SEQUENCE: "ALTER SEQUENCE"}.get(node.objtype, "ALTER TABLE")
-        rel = privilege_checks.find(cat, node.relation.schemaname, node.relation.relname, tx.search_path)
-        if rel is None or rel.kind == "index":
-            if node.missing_ok:
-                notices.append(Notice("NOTICE", "00000", f'relation "{node.relation.relname}" does not exist, skipping'))
-                return tag
-            raise PgError("42P01", f'relation "{ddl_names.qualified(node.relation)}" does not exist')
-        new = grant_sql.role_of(spec, who, self._session_role(), self._role_oid)
-        owned = grant_sql.owned_sequences(cat, rel.oid) if rel.kind == "table" else []
-        grant_sql.change_owner(tx, rel.oid, rel.kind, rel.name, new, spec.rolename or self.user, who, owned)
-        return tag
-
-    def _grant_roles(self, node: ast.GrantRoleStmt, notices: list[Notice]) -> None:
-        if node.grantor is not None:
-            raise ddl_names.unsupported("GRANT role … GRANTED BY")
-        admin = any(o.defname == "admin" for o in node.opt or ())
-        bad = [o.defname for o in node.opt or () if o.defname != "admin"]
-        if bad:  # (PostgreSQL 16's INHERIT and SET options)
-            raise PgError("42601", f'unrecognized role option "{bad[0]}"')
-        who = self.who()
-        members = [self._spec_name(m) for m in node.grantee_roles]
-        grant_sql.grant_roles(
-            self.services.roles, [p.priv_name for p in node.granted_roles], members, who,
-            is_grant=bool(node.is_grant), admin=admin and bool(node.is_grant), admin_only=admin and not node.is_grant,
-            notices=notices,
-        )
-
-    def _spec_name(self, spec: ast.RoleSpec) -> str:
-        RS = enums.RoleSpecType
-        if spec.roletype in (RS.ROLESPEC_CURRENT_USER, RS.ROLESPEC_CURRENT_ROLE):
-            return self.user
-        if spec.roletype == RS.ROLESPEC_SESSION_USER:
-            return self.session_user
-        if spec.roletype == RS.ROLESPEC_PUBLIC:
-            raise PgError("0LP01", 'role "public" does not exist')
-        return spec.rolename
-
-    def _owned_roles(self, specs: Any, verb: str) -> list[int]:
-        """The OIDs of REASSIGN/DROP OWNED's roles, each one whose privileges the current
-        user has (42501), never the bootstrap superuser's (2BP01: what it owns is the
-        system's)."""
-        who = self.who()
-        out = []
-        for spec in specs:
-            name = self._spec_name(spec)
-            oid = self._role_oid(name)
-            if oid is None:
-                raise PgError("42704", f'role "{name}" does not exist')
-            if not who.superuser and not who.uses(oid):
-                raise PgError("42501", f"permission denied to {verb} objects")
-            if oid == 10:
-                what = "reassign ownership of" if verb == "reassign" else "drop"
-                raise PgError("2BP01", f"cannot {what} objects owned by role {name} because they are required by the database system")
-            out.append(oid)
-        return out
-
-    def _reassign_owned(self, node: ast.ReassignOwnedStmt) -> str:
-        """REASSIGN OWNED BY … TO …: every relation, schema and function of this
-        database the roles own goes to the new owner (default privileges stay, as in
-        PostgreSQL)."""
-        old = self._owned_roles(node.roles, "reassign")
-        who = self.who()
-        name = self._spec_name(node.newrole)
-        new = self._role_oid(name)
-        if new is None:
-            raise PgError("42704", f'role "{name}" does not exist')
-        if not who.superuser and not who.uses(new):
-            raise PgError("42501", "permission denied to reassign objects")
-        tx = self._statement_tx()
-        for oid, own in sorted(tx.catalog().owners.items()):
-            if own.owner in old:
-                tx.set_ownership(oid, Ownership(new, grant_sql.new_owner_acl(own.acl, own.owner, new)))
-        return "REASSIGN OWNED"
-
-    def _drop_owned(self, node: ast.DropOwnedStmt) -> Iterator[Outcome]:
-        """DROP OWNED BY …: the roles' relations, functions and schemas dropped (their
-        views first, then tables, sequences, functions and schemas, each kind in one
-        statement, CASCADE or not as asked), their privileges on other objects revoked,
-        their default privileges gone."""
-        roles = self._owned_roles(node.roles, "drop")
-        tx = self._statement_tx()
-        cat = tx.catalog()
-        owned = {oid for oid, own in cat.owners.items() if own.owner in roles}
-        cascade = " CASCADE" if node.behavior == enums.DropBehavior.DROP_CASCADE else ""
-        statements = []
-        views = [v for v in cat.views.values() if v.oid in owned]
-        tables = [t for t in cat.tables.values() if t.oid in owned]
-        seqs = [q for q in cat.sequences.values() if q.oid in owned and q.owned_by is None]
-        fns = [f for f in cat.functions.values() if f.oid in owned]
-        schemas = [n for n, o in cat.schemas.items() if o in owned]
-        for word, objs in (("VIEW", views), ("TABLE", tables), ("SEQUENCE", seqs)):
-            if objs:
-                names = ", ".join(f"{pgcatalog_defs.quote_ident(o.schema)}.{pgcatalog_defs.quote_ident(o.name)}" for o in objs)
-                statements.append(f"DROP {word} IF EXISTS {names}{cascade}")
-        if fns:
-            sigs = ", ".join(
-                f"{pgcatalog_defs.quote_ident(f.schema)}.{pgcatalog_defs.quote_ident(f.name)}({', '.join(pgcatalog_defs.format_type(t, -1) or str(t) for t in f.input_types)})"
-                for f in fns
-            )
-            statements.append(f"DROP FUNCTION IF EXISTS {sigs}{cascade}")
-        if schemas:
-            statements.append(f"DROP SCHEMA IF EXISTS {', '.join(pgcatalog_defs.quote_ident(n) for n in schemas)}{cascade}")
-        for sql in statements:
-            for out in self._run(parse_sql(sql)[0].stmt, sql, []):
-                if isinstance(out, Notice):
-                    yield out
-        tx = self._statement_tx()
-        cat = tx.catalog()
-        for oid, own in sorted(cat.owners.items()):  # (what was granted to them)
-            if own.acl is not None and any(a.grantee in roles or a.grantor in roles for a in own.acl):
-                tx.set_ownership(oid, Ownership(own.owner, grant_sql.without_roles(own.acl, roles)))
-        for key, acl in sorted(cat.default_acls.items()):
-            if int(key.split(":")[0]) in roles:
-                tx.set_default_acl(key, None)
-            elif any(a.grantee in roles for a in acl):
-                tx.set_default_acl(key, grant_sql.without_roles(acl, roles) or None)
-
-    def _function_owner(self, node: ast.AlterOwnerStmt) -> str:
-        """ALTER FUNCTION/PROCEDURE … OWNER TO."""
-        tx = self._statement_tx()
-        who = self.who()
-        fns = privilege_checks.functions_named(tx.catalog(), tx.search_path, node.object)
-        kind = "procedure" if node.objectType == enums.ObjectType.OBJECT_PROCEDURE else "function"
-        if not fns:
-            raise PgError("42883", f"{kind} {privilege_checks.signature_text(node.object)} does not exist")
-        new = grant_sql.role_of(node.newowner, who, self._session_role(), self._role_oid)
-        for fn in fns:
-            grant_sql.change_owner(tx, fn.oid, kind, fn.name, new, node.newowner.rolename or self.user, who)
-        return f"ALTER {kind.upper()}"
-
-    def _schema_owner(self, node: ast.AlterOwnerStmt) -> str:
-        tx = self._statement_tx()
-        name = node.object.sval
-        oid = tx.catalog().schemas.get(name)
-        if oid is None:
-            raise PgError("3F000", f'schema "{name}" does not exist')
-        who = self.who()
-        new = grant_sql.role_of(node.newowner, who, self._session_role(), self._role_oid)
-        if not who.superuser and new != who.database_owner and not privileges.is_owner(tx.catalog(), who, oid):
-            raise PgError("42501", f"must be owner of schema {name}")
-        if not who.superuser and who.oid != who.database_owner:
-            raise PgError("42501", f"permission denied for database {self.database}")
-        grant_sql.change_owner(tx, oid, "schema", name, new, node.newowner.rolename or self.user, who)
-        return "ALTER SCHEMA"
 
     def cancel(self, reason: str = USER_REQUEST) -> None:
         self.cancel_reason = reason
         self.cancelled.set()
         self.engine.interrupt()
-
-
-def _arg_text(a: Any) -> str:
-    if isinstance(a, ast.A_Const):
-        v = a.val
-        for attr in ("sval", "ival", "fval", "boolval"):
-            if hasattr(v, attr):
-                x = getattr(v, attr)
-                if attr == "boolval":
-                    return "on" if x else "off"
-                return str(x)
-    if isinstance(a, ast.TypeCast):
-        return _arg_text(a.arg)
-    return RawStream()(a)
 
 
 def _may_describe_rows(node: Any) -> bool:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 from pglast import ast, enums
+from pglast.stream import RawStream
 
 from decoding.errors import PgError
 from decoding.pgtypes import type_by_oid
@@ -366,3 +367,18 @@ def writes_rows(node: ast.Node) -> bool:
     if isinstance(node, ast.CopyStmt):
         return bool(node.is_from)
     return isinstance(node, ast.InsertStmt | ast.UpdateStmt | ast.DeleteStmt | ast.MergeStmt | ast.TruncateStmt)
+
+
+def set_arg_text(a: Any) -> str:
+    """A SET argument as its value's text (``on``/``off`` for a boolean)."""
+    if isinstance(a, ast.A_Const):
+        v = a.val
+        for attr in ("sval", "ival", "fval", "boolval"):
+            if hasattr(v, attr):
+                x = getattr(v, attr)
+                if attr == "boolval":
+                    return "on" if x else "off"
+                return str(x)
+    if isinstance(a, ast.TypeCast):
+        return set_arg_text(a.arg)
+    return RawStream()(a)
