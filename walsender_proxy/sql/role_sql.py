@@ -13,20 +13,17 @@ from pglast import ast, enums, parse_sql
 from decoding.catalog import Ownership
 from decoding.errors import PgError
 from walsender_proxy.backend.outcomes import Done, Notice, Outcome, ParameterChanged
-from walsender_proxy.backend.roles import PREDEFINED, RoleStore
+from walsender_proxy.backend.roles import PREDEFINED
 from walsender_proxy.backend.settings import Settings
 from walsender_proxy.lake import Transaction
 from walsender_proxy.sql import ddl_names, grant_sql, pgcatalog_defs, privilege_checks, privileges
 from walsender_proxy.sql.statement_nodes import set_arg_text
 
 
-class _Services(Protocol):
-    roles: RoleStore
-
-
 class RoleSession(Protocol):
     """What the role statements read and run of a session."""
 
+    #: the server's services (``roles``: the role store)
     services: Any
     settings: Settings
     notices: list[Notice]
