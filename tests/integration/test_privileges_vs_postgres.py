@@ -17,7 +17,9 @@ from tests.proxy import ProxyServer
 
 SU, ALICE, BOB = "postgres", "pv_alice", "pv_bob"
 
-#: (role, statement): run in order, each role on a connection of its own.
+#: (role, statement): run in order, each role on a connection of its own; a psql
+#: meta-command, or a statement after ``psql:``, through the real psql (its output and
+#: notices compared).
 SCRIPT: list[tuple[str, str]] = [
     (SU, f"CREATE ROLE {ALICE} LOGIN"),
     (SU, f"CREATE ROLE {BOB} LOGIN"),
@@ -57,6 +59,8 @@ SCRIPT: list[tuple[str, str]] = [
     (ALICE, "SELECT has_schema_privilege('public', 'usage'), has_schema_privilege('public', 'create'), has_schema_privilege('pv_s', 'usage')"),
     (ALICE, f"SELECT has_table_privilege('{SU}', 'pv_t', 'delete'), has_table_privilege('pg_class', 'select')"),
     (ALICE, "GRANT SELECT ON pv_t TO public"),
+    (ALICE, "psql:VACUUM pv_t"),
+    (ALICE, "psql:ANALYZE pv_t"),
     (ALICE, "SELECT has_database_privilege(current_database(), 'connect'), has_database_privilege(current_database(), 'create'), has_database_privilege(current_database(), 'temp, create')"),
     (ALICE, f"SELECT has_database_privilege('{SU}', current_database(), 'create with grant option'), has_database_privilege('pv_nodb', 'connect')"),
     (ALICE, f"SELECT pg_has_role('{ALICE}', 'member'), pg_has_role('{SU}', 'usage'), pg_has_role('{SU}', '{ALICE}', 'member')"),
@@ -321,8 +325,8 @@ def _run(dsn: Any, db: str) -> list[Any]:
         out = []
         for role, script_sql in SCRIPT:
             sql = script_sql.replace("{db}", db)
-            if sql.startswith("\\"):
-                out.append((role, script_sql, _psql(dsn(role), sql)))
+            if sql.startswith(("\\", "psql:")):  # (psql prints the notices too)
+                out.append((role, script_sql, _psql(dsn(role), sql.removeprefix("psql:"))))
                 continue
             if role not in conns:
                 conns[role] = psycopg.connect(dsn(role), autocommit=True)

@@ -1061,7 +1061,7 @@ class Executor:
             self.lake.sequences.checkpoint()  # (the next nextval logs anew, as after PostgreSQL's)
             yield Done("CHECKPOINT")
         elif isinstance(node, ast.VacuumStmt):
-            yield self._vacuum(node)
+            yield from self._vacuum(node)
         elif isinstance(node, ast.UnlistenStmt):
             # LISTEN is refused, so a session never listens on a channel: UNLISTEN (one
             # channel or *) has nothing to remove, as in PostgreSQL for a session that
@@ -1072,8 +1072,9 @@ class Executor:
         else:
             raise ddl_names.unsupported(_command_name(node))
 
-    def _vacuum(self, node: ast.VacuumStmt) -> Outcome:
-        """VACUUM and ANALYZE, checked as PostgreSQL checks them. The lake has no dead
+    def _vacuum(self, node: ast.VacuumStmt) -> Iterator[Outcome]:
+        """VACUUM and ANALYZE, checked as PostgreSQL checks them (a named table neither
+        the caller's nor the database's is skipped with a WARNING). The lake has no dead
         tuples to reclaim and no planner statistics: VACUUM removes the files and log
         segments nothing needs any more, VACUUM FULL also rewrites tables with many delta
         files into checkpoints, ANALYZE has nothing to do."""
@@ -1095,16 +1096,20 @@ class Executor:
             def resolve(name: str) -> Any:
                 return cat.resolve_table(name, self.lake.search_path)
 
+        who = self.who()
         for rel in node.rels or ():
             t = resolve(ddl_names.qualified(rel.relation))  # 42P01 as PostgreSQL words it
             for col in rel.va_cols or ():
                 if t.column(col.sval) is None:
                     raise PgError("42703", f'column "{col.sval}" of relation "{t.name}" does not exist')
+            if not who.uses(who.database_owner) and not privileges.is_owner(self.catalog_now(), who, t.oid):
+                # (vacuum_is_relation_owner: the table's or the database's owner)
+                yield Notice("WARNING", "01000", f'skipping "{t.name}" --- only table or database owner can {verb.lower()} it')
         if vacuum:
             if "full" in opts:
                 self.lake.checkpoint(force=True)
             self.lake.collect_garbage()
-        return Done(verb)
+        yield Done(verb)
 
     def _declare(self, node: ast.DeclareCursorStmt, text: str, params: list[Any]) -> Outcome:
         hold = bool(node.options & _CURSOR_HOLD)
