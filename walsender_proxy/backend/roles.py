@@ -20,6 +20,7 @@ import os
 import re
 import secrets
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -117,6 +118,19 @@ PREDEFINED_MEMBERS: list[tuple[str, str]] = [
 ]
 
 
+def closure(name: str, ups: Callable[[str], Iterable[str]]) -> set[str]:
+    """``name`` and every role reached by following ``ups`` (the roles a role is directly
+    a member of, as the caller counts them)."""
+    out = {name}
+    todo = [name]
+    while todo:
+        for up in ups(todo.pop()):
+            if up not in out:
+                out.add(up)
+                todo.append(up)
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class Role:
     name: str
@@ -205,19 +219,14 @@ class RoleStore:
         """The role and every role it is a member of, directly or through others
         (roles_is_member_of); with ``inheriting``, only through roles with INHERIT — whose
         privileges it has (has_privs_of_role)."""
-        out = {name}
-        todo = [name]
-        while todo:
-            cur = todo.pop()
+
+        def ups(cur: str) -> list[str]:
             role = self._roles.get(cur)
-            ups = [m[0] for m in role.member_of] if role is not None else [r for r, m in PREDEFINED_MEMBERS if m == cur]
-            if inheriting and role is not None and not role.inherit:
-                ups = []
-            for up in ups:
-                if up not in out:
-                    out.add(up)
-                    todo.append(up)
-        return out
+            if role is None:
+                return [r for r, m in PREDEFINED_MEMBERS if m == cur]
+            return [] if inheriting and not role.inherit else [m[0] for m in role.member_of]
+
+        return closure(name, ups)
 
     def grant_membership(self, role: str, member: str, grantor: str, admin: bool) -> str | None:
         """GRANT role TO member (checked by the caller); a NOTICE text when it already was."""

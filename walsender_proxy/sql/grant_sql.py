@@ -222,10 +222,6 @@ def change_owner(tx: Transaction, oid: int, kind: str, name: str, new: int, new_
             tx.set_ownership(o, Ownership(new, new_owner_acl(own.acl, own.owner, new)))
 
 
-def owned_sequences(cat: Catalog, table_oid: int) -> list[int]:
-    return [q.oid for q in cat.sequences.values() if q.owned_by is not None and q.owned_by[0] == table_oid]
-
-
 _DEFAULT_TYPES = {OT.OBJECT_TABLE: "r", OT.OBJECT_SEQUENCE: "S", OT.OBJECT_SCHEMA: "n"}
 
 

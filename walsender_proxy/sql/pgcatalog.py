@@ -53,6 +53,7 @@ from decoding.catalog import (
 from decoding.errors import PgError, disk_full_error
 from decoding.pgtypes import ColumnType, UnknownTypeError, type_by_oid
 from walsender_proxy.backend import pgcatalog_data as data
+from walsender_proxy.backend.roles import closure
 from walsender_proxy.backend.settings import (
     PG_SETTINGS,
     SERVER_DEFAULTS,
@@ -2270,16 +2271,7 @@ def _role_closure(s: CatalogSnapshot) -> list[dict[str, Any]]:
     out = []
     for name, oid in oids.items():
         for inheriting in (True, False):
-            seen = {name}
-            todo = [name]
-            while todo:
-                cur = todo.pop()
-                if inheriting and not inherit.get(cur, True):
-                    continue
-                for up in ups.get(cur, ()):
-                    if up not in seen:
-                        seen.add(up)
-                        todo.append(up)
+            seen = closure(name, lambda cur, i=inheriting: [] if i and not inherit.get(cur, True) else ups.get(cur, ()))
             out += [{"member": oid, "role": oids[u], "inherited": inheriting} for u in sorted(seen) if u in oids]
     return out
 

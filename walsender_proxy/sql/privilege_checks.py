@@ -25,6 +25,11 @@ from walsender_proxy.sql.sql_errors import SqlError
 OT = enums.ObjectType
 
 
+class SchemaDenied(PgError):
+    """No USAGE on the schema a name reaches into: raised as the name is looked up, so the
+    caller that holds the name places it (parse analysis reports it at the name)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Rel:
     """A relation a statement names: its OID, kind (``table``, ``view``, ``sequence``,
@@ -57,7 +62,7 @@ def schema_usage(cat: Catalog, who: Who, schema: str) -> None:
     """A qualified name reaches into its schema only with USAGE on it (42501)."""
     oid = cat.schemas.get(schema)
     if oid is not None and not is_temp_schema(schema) and "U" not in privileges.held(cat, who, oid, "schema"):
-        raise PgError("42501", f"permission denied for schema {schema}")
+        raise SchemaDenied("42501", f"permission denied for schema {schema}")
 
 
 def visible_schemas(cat: Catalog, who: Who, path: Sequence[str]) -> list[str]:
@@ -77,7 +82,7 @@ def _rel(cat: Catalog, who: Who, rv: ast.RangeVar, path: Sequence[str]) -> Rel |
     if rv.schemaname is not None:
         try:
             schema_usage(cat, who, rv.schemaname)
-        except PgError as e:  # (placed at the name, as parse analysis places it)
+        except SchemaDenied as e:  # (placed at the name, as parse analysis places it)
             loc = getattr(rv, "location", None)
             raise SqlError(e.sqlstate, e.message, loc + 1 if isinstance(loc, int) and loc >= 0 else None) from None
     return find(cat, rv.schemaname, rv.relname, path)

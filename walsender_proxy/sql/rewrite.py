@@ -84,6 +84,7 @@ from walsender_proxy.sql import (
     numeric_text,
     pgcatalog,
     pgcatalog_defs,
+    privilege_checks,
     privileges,
     recursive_cte,
     regex_funcs,
@@ -1723,10 +1724,8 @@ class _Rewriter:
             raise self.fail("42P01", f'relation "{rv.schemaname}.{rv.relname}" does not exist', rv)
         try:
             sub = self.resolve_user_table(rv.schemaname, rv.relname)
-        except PgError as e:  # (a schema's USAGE is checked as the name is looked up: placed)
-            if e.sqlstate == "42501" and e.message.startswith("permission denied for schema"):
-                raise self.fail(e.sqlstate, e.message, rv) from None
-            raise
+        except privilege_checks.SchemaDenied as e:  # (checked as the name is looked up: placed)
+            raise self.fail(e.sqlstate, e.message, rv) from None
         if sub is None:
             shown = f"{rv.schemaname}.{rv.relname}" if rv.schemaname else rv.relname
             raise self.fail("42P01", f'relation "{shown}" does not exist', rv)

@@ -16,6 +16,7 @@ from walsender_proxy.backend.outcomes import Done, Notice, Outcome, ParameterCha
 from walsender_proxy.backend.roles import PREDEFINED
 from walsender_proxy.backend.settings import Settings
 from walsender_proxy.lake import Transaction
+from walsender_proxy.lake.sequence_ddl import owned_sequences
 from walsender_proxy.sql import ddl_names, grant_sql, pgcatalog_defs, privilege_checks, privileges
 from walsender_proxy.sql.statement_nodes import set_arg_text
 
@@ -59,14 +60,6 @@ class RoleStatements:
     def session_role(self) -> tuple[str, int]:
         name = self.ex.session_user
         return name, self.role_oid(name) or -1
-
-    def is_member(self, member: str, role: str) -> bool:
-        """is_member_of_role: a superuser is a member of every role; else ``member`` is
-        ``role`` or in it, directly or not (INHERIT or not)."""
-        me = self.ex.services.roles.get(member)
-        if me is not None and me.superuser:
-            return True
-        return role in self.ex.services.roles.member_closure(member)
 
     def role(self, s: Any) -> str:
         me = self.ex.services.roles.get(self.ex.user)
@@ -156,7 +149,7 @@ class RoleStatements:
             if target != "none":
                 if roles.get(target) is None and target not in PREDEFINED:
                     raise PgError("22023", f'role "{target}" does not exist')
-                if not self.is_member(self.ex.session_user, target):
+                if not self.ex.who(self.ex.session_user).is_member(self.role_oid(target) or PREDEFINED[target]):
                     raise PgError("42501", f'permission denied to set role "{target}"')
             changed += self.ex.settings.set_identity("role", target, local=local)
         else:
@@ -187,7 +180,7 @@ class RoleStatements:
                 return tag
             raise PgError("42P01", f'relation "{ddl_names.qualified(node.relation)}" does not exist')
         new = grant_sql.role_of(spec, who, self.session_role(), self.role_oid)
-        owned = grant_sql.owned_sequences(cat, rel.oid) if rel.kind == "table" else []
+        owned = [q.oid for q in owned_sequences(cat, rel.oid)] if rel.kind == "table" else []
         grant_sql.change_owner(tx, rel.oid, rel.kind, rel.name, new, spec.rolename or self.ex.user, who, owned)
         return tag
 
