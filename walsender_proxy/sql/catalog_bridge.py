@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from decoding.catalog import Function
 from decoding.lsn import format_lsn
 from decoding.pgtypes import ColumnType
 from walsender_proxy.lake import Transaction
-from walsender_proxy.sql import pgcatalog, sql_function_calls
+from walsender_proxy.sql import pgcatalog, privileges, sql_function_calls
 from walsender_proxy.sql.functions import PREFIX, SERVER_FUNCTIONS
 from walsender_proxy.sql.privileges import PG_READ_ALL_STATS
 from walsender_proxy.sql.rewrite import ResolveUserTable, Rewritten, rewrite
@@ -198,7 +199,15 @@ def rewrite_and_register(
 ) -> Rewritten:
     low = sql.lower()
     udfs = {n: PREFIX + n for n in SERVER_FUNCTIONS if n in low}
-    with sql_function_calls.looking_up(tx.catalog(), ex.search_path()):  # (user functions' calls)
+    cat = tx.catalog()
+
+    def may_execute(fn: Function) -> bool:
+        if not privileges.CHECK_READS.get():  # (CREATE VIEW: checked when the view is used)
+            return True
+        who = ex.who()
+        return who.superuser or "X" in privileges.held(cat, who, fn.oid, "function")
+
+    with sql_function_calls.looking_up(cat, ex.search_path(), may_execute=may_execute):  # (user functions' calls)
         rw = rewrite(
             sql,
             resolve_user_table=resolve,

@@ -1,8 +1,9 @@
-"""GRANT, REVOKE and OWNER TO on tables, views, sequences and schemas (aclchk.c's
-ExecuteGrantStmt and ALTER … OWNER TO), with PostgreSQL 15's errors and warnings.
+"""GRANT, REVOKE and OWNER TO on tables, views, sequences, schemas, the database and SQL
+functions (aclchk.c's ExecuteGrantStmt and ALTER … OWNER TO), ALTER DEFAULT PRIVILEGES and
+GRANT of a role, with PostgreSQL 15's errors and warnings.
 
-Privileges on other objects (functions, databases, types, columns), ALTER DEFAULT
-PRIVILEGES and GRANT of a role are refused with 0A000: the proxy keeps no ACL for them.
+Privileges on other objects (columns, types, languages, …) are refused with 0A000: the
+proxy keeps no ACL for them.
 """
 
 from __future__ import annotations
@@ -12,12 +13,14 @@ from typing import Any
 
 from pglast import ast, enums
 
-from decoding.catalog import AclItem, Catalog, Ownership
+from decoding.catalog import AclItem, Ownership
 from decoding.errors import PgError
 from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import Transaction
-from walsender_proxy.sql import privileges
+from walsender_proxy.lake.view_ddl import described
+from walsender_proxy.sql import privileges, sql_functions
 from walsender_proxy.sql.ddl_names import unsupported
+from walsender_proxy.sql.pg_functions import PG15_FUNCTIONS
 from walsender_proxy.sql.privilege_checks import Rel, find, schema_usage
 from walsender_proxy.sql.privileges import ALL, LETTERS, PUBLIC, Who
 
@@ -26,11 +29,13 @@ RS = enums.RoleSpecType
 #: (role name) → its OID, or None when there is no such role.
 RoleOid = Callable[[str], "int | None"]
 
-_KIND_WORD = {OT.OBJECT_TABLE: "table", OT.OBJECT_SEQUENCE: "sequence", OT.OBJECT_SCHEMA: "schema", OT.OBJECT_DATABASE: "database"}
+_KIND_WORD = {
+    OT.OBJECT_TABLE: "table", OT.OBJECT_SEQUENCE: "sequence", OT.OBJECT_SCHEMA: "schema", OT.OBJECT_DATABASE: "database",
+    OT.OBJECT_FUNCTION: "function", OT.OBJECT_PROCEDURE: "function", OT.OBJECT_ROUTINE: "function",
+}  # fmt: skip
+#: How PostgreSQL's messages name the kind of object a GRANT names.
+_SHOWN = {OT.OBJECT_TABLE: "relation", OT.OBJECT_PROCEDURE: "procedure", OT.OBJECT_ROUTINE: "routine"}
 _REFUSED = {
-    OT.OBJECT_FUNCTION: "GRANT on functions",
-    OT.OBJECT_PROCEDURE: "GRANT on procedures",
-    OT.OBJECT_ROUTINE: "GRANT on routines",
     OT.OBJECT_TYPE: "GRANT on types",
     OT.OBJECT_DOMAIN: "GRANT on domains",
     OT.OBJECT_LANGUAGE: "GRANT on languages",
@@ -56,11 +61,20 @@ def role_of(spec: ast.RoleSpec, who: Who, session_user: tuple[str, int], role_oi
     return oid
 
 
-def _letters(stmt: ast.GrantStmt, word: str) -> str | None:
-    """The letters the statement names (None: ALL); 0LP01 for one the object kind lacks."""
+def _grantor(spec: ast.RoleSpec, who: Who, session_user: tuple[str, int], role_oid: RoleOid) -> int:
+    """GRANTED BY's role (get_rolespec_oid: PUBLIC is no role)."""
+    if spec.roletype == RS.ROLESPEC_PUBLIC:
+        raise PgError("42704", 'role "public" does not exist')
+    return role_of(spec, who, session_user, role_oid)
+
+
+def _letters(stmt: ast.GrantStmt, word: str, shown: str | None = None) -> str | None:
+    """The letters the statement names (None: ALL); 0LP01 for one the object kind lacks
+    (``shown``: the kind as the message names it)."""
     if stmt.privileges is None:
         return None
     allowed = ALL["table"] + ALL["sequence"] if word == "table" else ALL[word]
+    shown = shown or ("relation" if word == "table" else word)
     out = ""
     for p in stmt.privileges:
         if p.cols:
@@ -68,16 +82,17 @@ def _letters(stmt: ast.GrantStmt, word: str) -> str | None:
         name = (p.priv_name or "").upper()
         letter = LETTERS.get(name)
         if letter is None:
-            if name in ("MAINTAIN", "TEMPORARY", "TEMP", "CONNECT", "EXECUTE", "SET", "ALTER SYSTEM"):
-                raise PgError("0LP01", f"invalid privilege type {name} for {word}")
+            if name in ("MAINTAIN", "SET", "ALTER SYSTEM"):
+                raise PgError("0LP01", f"invalid privilege type {name} for {shown}")
             raise PgError("42601", f'unrecognized privilege type "{p.priv_name}"')
         if letter not in allowed:  # (ExecuteGrantStmt's check: the name as written)
-            raise PgError("0LP01", f"invalid privilege type {name} for {'relation' if word == 'table' else word}")
+            raise PgError("0LP01", f"invalid privilege type {name} for {shown}")
         out += letter
     return out
 
 
-def _targets(stmt: ast.GrantStmt, cat: Catalog, who: Who, path: Sequence[str], word: str, database: str) -> list[Rel]:
+def _targets(stmt: ast.GrantStmt, tx: Transaction, who: Who, path: Sequence[str], word: str, database: str) -> list[Rel]:
+    cat = tx.catalog()
     out: list[Rel] = []
     if stmt.targtype == enums.GrantTargetType.ACL_TARGET_ALL_IN_SCHEMA:
         for s in stmt.objects:
@@ -85,7 +100,10 @@ def _targets(stmt: ast.GrantStmt, cat: Catalog, who: Who, path: Sequence[str], w
             if schema not in cat.schemas:
                 raise PgError("3F000", f'schema "{schema}" does not exist')
             schema_usage(cat, who, schema)
-            if word == "sequence":
+            if word == "function":  # (every user function is a plain function: none for PROCEDURES)
+                fns = [] if stmt.objtype == OT.OBJECT_PROCEDURE else [f for f in cat.functions.values() if f.schema == schema]
+                rels = [Rel(f.oid, "function", f.schema, f.name) for f in fns]
+            elif word == "sequence":
                 rels = [Rel(q.oid, "sequence", q.schema, q.name) for q in cat.sequences.values() if q.schema == schema]
             else:
                 rels = [Rel(t.oid, "table", t.schema, t.name) for t in cat.tables.values() if t.schema == schema]
@@ -100,6 +118,8 @@ def _targets(stmt: ast.GrantStmt, cat: Catalog, who: Who, path: Sequence[str], w
                 raise PgError("3D000", f'database "{d.sval}" does not exist')
             out.append(Rel(privileges.DATABASE_OID, "database", "", d.sval))
         return out
+    if word == "function":
+        return [_function(stmt, tx, who, path, obj) for obj in stmt.objects]
     if word == "schema":
         for s in stmt.objects:
             oid = cat.schemas.get(s.sval)
@@ -120,6 +140,23 @@ def _targets(stmt: ast.GrantStmt, cat: Catalog, who: Who, path: Sequence[str], w
     return out
 
 
+def _function(stmt: ast.GrantStmt, tx: Transaction, who: Who, path: Sequence[str], obj: ast.ObjectWithArgs) -> Rel:
+    """The user function an ObjectWithArgs names (LookupFuncWithArgs); a built-in one is
+    refused, as the proxy keeps no ACLs for pg_catalog's functions."""
+    names = [n.sval for n in obj.objname]
+    if len(names) == 2 and names[0] in tx.catalog().schemas:
+        schema_usage(tx.catalog(), who, names[0])
+    try:
+        fn = sql_functions.lookup(tx, obj, path)
+    except PgError as e:
+        if e.sqlstate == "42883" and names[-1] in PG15_FUNCTIONS and (len(names) == 1 or names[0] == "pg_catalog"):
+            raise unsupported("GRANT on built-in functions") from None
+        raise
+    if stmt.objtype == OT.OBJECT_PROCEDURE:
+        raise PgError("42809", f"{described(fn, path).removeprefix('function ')} is not a procedure")
+    return Rel(fn.oid, "function", fn.schema, fn.name)
+
+
 def grant(
     tx: Transaction, stmt: ast.GrantStmt, who: Who, session_user: tuple[str, int], role_oid: RoleOid,
     path: Sequence[str], notices: list[Notice], database: str = "postgres",
@@ -129,14 +166,14 @@ def grant(
     if stmt.objtype in _REFUSED or stmt.objtype not in _KIND_WORD:
         raise unsupported(_REFUSED.get(stmt.objtype, f"{verb} on this kind of object"))
     word = _KIND_WORD[stmt.objtype]
-    letters = _letters(stmt, word)
+    if stmt.grantor is not None and _grantor(stmt.grantor, who, session_user, role_oid) != who.oid:
+        raise PgError("0A000", "grantor must be current user")  # (PostgreSQL 15 records no other)
+    targets = _targets(stmt, tx, who, path, word, database)
     grantees = [role_of(g, who, session_user, role_oid) for g in stmt.grantees]
+    letters = _letters(stmt, word, _SHOWN.get(stmt.objtype))
     if stmt.is_grant and stmt.grant_option and PUBLIC in grantees:
         raise PgError("0LP01", "grant options can only be granted to roles")
-    if stmt.grantor is not None:
-        raise unsupported(f"{verb} … GRANTED BY")
-    cat = tx.catalog()
-    for rel in _targets(stmt, cat, who, path, word, database):
+    for rel in targets:
         cat = tx.catalog()
         kind = rel.kind
         wanted = ALL[kind] if letters is None else letters
@@ -222,7 +259,8 @@ def change_owner(tx: Transaction, oid: int, kind: str, name: str, new: int, new_
             tx.set_ownership(o, Ownership(new, new_owner_acl(own.acl, own.owner, new)))
 
 
-_DEFAULT_TYPES = {OT.OBJECT_TABLE: "r", OT.OBJECT_SEQUENCE: "S", OT.OBJECT_SCHEMA: "n"}
+_DEFAULT_TYPES = {OT.OBJECT_TABLE: "r", OT.OBJECT_SEQUENCE: "S", OT.OBJECT_SCHEMA: "n", OT.OBJECT_FUNCTION: "f"}
+_DEFAULT_WORDS = {"r": "table", "S": "sequence", "n": "schema", "f": "function"}
 
 
 def alter_default_privileges(
@@ -230,13 +268,13 @@ def alter_default_privileges(
     role_oid: RoleOid,
 ) -> None:
     """ALTER DEFAULT PRIVILEGES [FOR ROLE …] [IN SCHEMA …] GRANT/REVOKE … ON TABLES,
-    SEQUENCES or SCHEMAS (SetDefaultACL): entries for every schema start from the
+    SEQUENCES, FUNCTIONS (ROUTINES) or SCHEMAS (SetDefaultACL): entries for every schema start from the
     hard-wired default and vanish when back at it, a schema's from nothing and vanish
     when empty."""
     stmt = node.action
     objtype = _DEFAULT_TYPES.get(stmt.objtype)
     if objtype is None:
-        raise unsupported("ALTER DEFAULT PRIVILEGES on functions, routines and types")
+        raise unsupported("ALTER DEFAULT PRIVILEGES on types")
     roles = schemas = None
     for o in node.options or ():
         if o.defname == "roles":
@@ -245,7 +283,7 @@ def alter_default_privileges(
             schemas = [n.sval for n in o.arg]
     if schemas is not None and objtype == "n":
         raise PgError("0LP01", "cannot use IN SCHEMA clause when using GRANT/REVOKE ON SCHEMAS")
-    word = {"r": "table", "S": "sequence", "n": "schema"}[objtype]
+    word = _DEFAULT_WORDS[objtype]
     letters = _letters(stmt, word)
     if letters is not None and objtype == "r" and any(c not in ALL["table"] for c in letters):
         bad = next(c for c in letters if c not in ALL["table"])
@@ -266,7 +304,7 @@ def alter_default_privileges(
             if oid is None:
                 raise PgError("3F000", f'schema "{name}" does not exist')
             namespaces.append(oid)
-    kind = {"r": "table", "S": "sequence", "n": "schema"}[objtype]
+    kind = word
     wanted = ALL[kind] if letters is None else letters
     for target in targets:
         for ns in namespaces:
@@ -289,7 +327,7 @@ def alter_default_privileges(
 
 def grant_roles(
     roles: Any, granted: Sequence[str], members: Sequence[str], who: Who, *, is_grant: bool,
-    admin: bool, admin_only: bool, notices: list[Notice],
+    admin: bool, admin_only: bool, notices: list[Notice], grantor: str | None = None,
 ) -> None:
     """GRANT/REVOKE role TO/FROM role (AddRoleMems and DelRoleMems of PostgreSQL 15): a
     superuser, a CREATEROLE role (a superuser role only by a superuser) or one holding the
@@ -313,7 +351,7 @@ def grant_roles(
             if is_grant:
                 if member in roles.member_closure(name):  # (a circle, itself included)
                     raise PgError("0LP01", f'role "{name}" is a member of role "{member}"')
-                said = roles.grant_membership(name, member, who.name, admin)
+                said = roles.grant_membership(name, member, grantor or who.name, admin)
                 if said is not None:
                     notices.append(Notice("NOTICE", "00000", said))
             elif not roles.revoke_membership(name, member, admin_only=admin_only):

@@ -1504,7 +1504,7 @@ def _pg_proc(s: CatalogSnapshot) -> list[dict[str, Any]]:
 
     rows = [dict(zip(data.PG_PROC_COLUMNS, r[:n], strict=True)) for r in data.PG_PROC_ROWS]
     return rows + [
-        sql_functions.pg_proc_row(fn, s.ns_oid[fn.schema], s.owner_of(fn.oid)) for fn in s.functions
+        sql_functions.pg_proc_row(fn, s.ns_oid[fn.schema], s.owner_of(fn.oid), s.acl_of(fn.oid)) for fn in s.functions
     ]
 
 
@@ -2286,11 +2286,16 @@ def _privileges(s: CatalogSnapshot) -> list[dict[str, Any]]:
     pg_database_owner as the database's owner: what has_*_privilege answers from."""
     kinds = [(t.oid, "table") for t in s.user_tables] + [(v.oid, "view") for v in s.views]
     kinds += [(q.oid, "sequence") for q in s.sequences] + [(oid, "schema") for name, oid in s.catalog.schemas.items()]
+    kinds += [(fn.oid, "function") for fn in s.functions]
     out = []
     for oid, kind in kinds:
-        for item in privileges.effective_acl(privileges.ownership(s.catalog, oid, s.owner_oid), kind):
+        own = privileges.ownership(s.catalog, oid, s.owner_oid)
+        for item in privileges.effective_acl(own, kind):
             grantee = s.owner_oid if item.grantee == PG_DATABASE_OWNER_OID else item.grantee
             out.append({"oid": oid, "grantee": grantee, "privs": item.privileges, "grantable": item.grantable, "kind": kind})
+        # (aclmask: the owner holds every grant option, whatever its ACL says)
+        owner = s.owner_oid if own.owner == PG_DATABASE_OWNER_OID else own.owner
+        out.append({"oid": oid, "grantee": owner, "privs": "", "grantable": privileges.ALL[kind], "kind": kind})
     for d in PG_CATALOG.values():
         out.append({"oid": d.oid, "grantee": s.owner_oid, "privs": privileges.ALL["table"], "grantable": privileges.ALL["table"], "kind": "catalog"})
         out.append({"oid": d.oid, "grantee": 0, "privs": "r", "grantable": "", "kind": "catalog"})
@@ -2830,7 +2835,7 @@ _MACROS: dict[str, str] = {
         WHEN 'SELECT' THEN 'r' WHEN 'INSERT' THEN 'a' WHEN 'UPDATE' THEN 'w' WHEN 'DELETE' THEN 'd'
         WHEN 'TRUNCATE' THEN 'D' WHEN 'REFERENCES' THEN 'x' WHEN 'TRIGGER' THEN 't' WHEN 'USAGE' THEN 'U'
         WHEN 'CREATE' THEN 'C' WHEN 'CONNECT' THEN 'c' WHEN 'TEMPORARY' THEN 'T' WHEN 'TEMP' THEN 'T'
-        WHEN 'MEMBER' THEN 'm' WHEN 'USAGE' THEN 'U' ELSE '?' END)""",
+        WHEN 'MEMBER' THEN 'm' WHEN 'EXECUTE' THEN 'X' ELSE '?' END)""",
     "pgc_database_oid": """MACRO pgc_database_oid(d) AS (CASE WHEN d IS NULL THEN NULL::UINTEGER
         ELSE coalesce((SELECT pgc_d.oid FROM pgc_pg_database pgc_d WHERE pgc_d.datname = d),
             error('PGERR[3D000] database "' || d || '" does not exist')::UINTEGER) END)""",

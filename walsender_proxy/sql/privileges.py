@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from decoding.catalog import PUBLIC_SCHEMA_OID, AclItem, Catalog, Ownership
 from decoding.errors import PgError
 from walsender_proxy.backend.roles import PREDEFINED, RoleStore
+from walsender_proxy.lake.view_ddl import described
 from walsender_proxy.sql.pgcatalog_defs import quote_ident
 
 #: The grantee PUBLIC in an ACL.
@@ -27,7 +28,7 @@ PUBLIC = 0
 PG_DATABASE_OWNER = 6171
 
 #: Every privilege of each kind of object, in PostgreSQL's order of letters.
-ALL = {"table": "arwdDxt", "view": "arwdDxt", "sequence": "rwU", "schema": "UC", "database": "CTc"}
+ALL = {"table": "arwdDxt", "view": "arwdDxt", "sequence": "rwU", "schema": "UC", "database": "CTc", "function": "X"}
 #: The OID of the database the proxy serves (pg_database's row for it).
 DATABASE_OID = 5
 #: The view whose query is being analysed: what it reads is checked as its owner
@@ -41,7 +42,7 @@ CHECK_READS: ContextVar[bool] = ContextVar("check_reads", default=True)
 LETTERS = {
     "INSERT": "a", "SELECT": "r", "UPDATE": "w", "DELETE": "d", "TRUNCATE": "D",
     "REFERENCES": "x", "TRIGGER": "t", "USAGE": "U", "CREATE": "C", "CONNECT": "c",
-    "TEMPORARY": "T", "TEMP": "T",
+    "TEMPORARY": "T", "TEMP": "T", "EXECUTE": "X",
 }  # fmt: skip
 NAMES = {v: k for k, v in LETTERS.items() if k != "TEMP"}
 
@@ -102,9 +103,17 @@ def effective_acl(own: Ownership, kind: str) -> tuple[AclItem, ...]:
     """The ACL as acldefault() fills in a NULL one: the owner holds everything."""
     if own.acl is not None:
         return own.acl
-    if kind == "database":  # (acldefault: PUBLIC may connect and create temporary tables)
-        return (AclItem(PUBLIC, own.owner, "Tc"), AclItem(own.owner, own.owner, ALL[kind]))
-    return (AclItem(own.owner, own.owner, ALL[kind]),)
+    return _acldefault(kind, own.owner)
+
+
+def _acldefault(kind: str, owner: int) -> tuple[AclItem, ...]:
+    """acldefault(): the owner holds everything; PUBLIC may connect to a database and
+    create temporary tables in it, and execute a function (PUBLIC's entry first)."""
+    if kind == "database":
+        return (AclItem(PUBLIC, owner, "Tc"), AclItem(owner, owner, ALL[kind]))
+    if kind == "function":
+        return (AclItem(PUBLIC, owner, "X"), AclItem(owner, owner, ALL[kind]))
+    return (AclItem(owner, owner, ALL[kind]),)
 
 
 def held(cat: Catalog, who: Who, oid: int, kind: str, *, grantable: bool = False) -> str:
@@ -221,6 +230,8 @@ def dependents(cat: Catalog, role: int, names: Mapping[int, str] | None = None) 
         objects[q.oid] = ("sequence", q.qualified_name if q.schema != "public" else q.name)
     for name, oid in cat.schemas.items():
         objects[oid] = ("schema", name)
+    for fn in cat.functions.values():
+        objects[fn.oid] = ("function", described(fn, ("public",)).removeprefix("function "))
     out = []
     for oid in sorted(cat.owners):
         own = cat.owners[oid]
@@ -236,7 +247,7 @@ def dependents(cat: Catalog, role: int, names: Mapping[int, str] | None = None) 
 
 def default_dependents(cat: Catalog, role: int, names: Mapping[int, str] | None = None) -> list[str]:
     """What ALTER DEFAULT PRIVILEGES entries keep a role (DROP ROLE's DETAIL lines)."""
-    words = {"r": "relations", "S": "sequences", "n": "schemas"}
+    words = {"r": "relations", "S": "sequences", "n": "schemas", "f": "functions"}
     schemas = {oid: name for name, oid in cat.schemas.items()}
     out = []
     for key, acl in sorted(cat.default_acls.items()):
@@ -252,8 +263,8 @@ def default_dependents(cat: Catalog, role: int, names: Mapping[int, str] | None 
 
 
 #: pg_default_acl's object types by the kind of object created.
-DEFAULT_ACL_TYPES = {"table": "r", "view": "r", "sequence": "S", "schema": "n"}
-_DEFAULT_KINDS = {"r": "table", "S": "sequence", "n": "schema"}
+DEFAULT_ACL_TYPES = {"table": "r", "view": "r", "sequence": "S", "schema": "n", "function": "f"}
+_DEFAULT_KINDS = {"r": "table", "S": "sequence", "n": "schema", "f": "function"}
 
 
 def default_key(role: int, namespace: int, objtype: str) -> str:
@@ -261,8 +272,8 @@ def default_key(role: int, namespace: int, objtype: str) -> str:
 
 
 def hardwired(objtype: str, owner: int) -> tuple[AclItem, ...]:
-    """acldefault(): the owner holds everything."""
-    return (AclItem(owner, owner, ALL[_DEFAULT_KINDS[objtype]]),)
+    """acldefault() of the kind of object ``objtype`` stands for."""
+    return _acldefault(_DEFAULT_KINDS[objtype], owner)
 
 
 def merged(left: Sequence[AclItem], right: Sequence[AclItem], kind: str) -> tuple[AclItem, ...]:
@@ -290,7 +301,9 @@ def new_object_acl(cat: Catalog, owner: int, namespace: int, kind: str) -> tuple
     result = merged(base, here or (), _DEFAULT_KINDS[objtype])
     if not result:  # (aclmerge of nothing is NULL: the default, whatever was revoked)
         return None
-    return None if same_acl(result, hardwired(objtype, owner)) else result
+    if same_acl(result, hardwired(objtype, owner)):
+        return None
+    return tuple(sorted(result, key=lambda i: (i.grantee, i.grantor)))  # (aclitemsort)
 
 
 def same_acl(a: Sequence[AclItem], b: Sequence[AclItem]) -> bool:

@@ -185,18 +185,25 @@ class RoleStatements:
         return tag
 
     def grant_roles(self, node: ast.GrantRoleStmt, notices: list[Notice]) -> None:
-        if node.grantor is not None:
-            raise ddl_names.unsupported("GRANT role … GRANTED BY")
         admin = any(o.defname == "admin" for o in node.opt or ())
         bad = [o.defname for o in node.opt or () if o.defname != "admin"]
         if bad:  # (PostgreSQL 16's INHERIT and SET options)
             raise PgError("42601", f'unrecognized role option "{bad[0]}"')
         who = self.ex.who()
         members = [self.spec_name(m) for m in node.grantee_roles]
+        grantor = who.name
+        if node.grantor is not None:  # (AddRoleMems: recorded as pg_auth_members.grantor)
+            if node.grantor.roletype == enums.RoleSpecType.ROLESPEC_PUBLIC:
+                raise PgError("42704", 'role "public" does not exist')
+            grantor = self.spec_name(node.grantor)
+            if self.ex.services.roles.get(grantor) is None:
+                raise PgError("42704", f'role "{grantor}" does not exist')
+            if grantor != who.name and not who.superuser and node.is_grant:
+                raise PgError("42501", "must be superuser to set grantor")
         grant_sql.grant_roles(
             self.ex.services.roles, [p.priv_name for p in node.granted_roles], members, who,
             is_grant=bool(node.is_grant), admin=admin and bool(node.is_grant), admin_only=admin and not node.is_grant,
-            notices=notices,
+            notices=notices, grantor=grantor,
         )
 
     def spec_name(self, spec: ast.RoleSpec) -> str:

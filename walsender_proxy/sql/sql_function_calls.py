@@ -148,13 +148,18 @@ class Lookup:
     #: The schemas an unqualified function name is looked up in, in order.
     path: tuple[str, ...]
     probe: Probe | None = None
+    #: Whether the current user may execute a function (EXECUTE, checked at each call as
+    #: PostgreSQL's executor does); None: not checked.
+    may_execute: Callable[[Function], bool] | None = None
 
 
 LOOKUP: contextvars.ContextVar[Lookup | None] = contextvars.ContextVar("sql_function_lookup", default=None)
 
 
 @contextlib.contextmanager
-def looking_up(catalog: Catalog, search_path: Sequence[str], probe: Probe | None = None) -> Iterator[None]:
+def looking_up(
+    catalog: Catalog, search_path: Sequence[str], probe: Probe | None = None, may_execute: Callable[[Function], bool] | None = None
+) -> Iterator[None]:
     """The catalog and search path calls resolve in while a statement is rewritten. The
     session's temporary schema is not searched for functions (PostgreSQL never looks for
     functions there unless named), pg_catalog's are the built-in ones."""
@@ -162,7 +167,9 @@ def looking_up(catalog: Catalog, search_path: Sequence[str], probe: Probe | None
     if probe is None and outer is not None and outer.probe is not None:
         probe = outer.probe
     path = tuple(s for s in search_path if not is_temp_schema(s) and s != "pg_catalog")
-    token = LOOKUP.set(Lookup(catalog, path, probe))
+    if may_execute is None and outer is not None:
+        may_execute = outer.may_execute
+    token = LOOKUP.set(Lookup(catalog, path, probe, may_execute))
     try:
         yield
     finally:
@@ -1044,7 +1051,10 @@ def _bind(rw: _Rewriter, node: ast.FuncCall, scope: _Scope) -> _Bound:
         lk.probe.called.append(True)  # (CREATE FUNCTION's call of the new function, whatever its overloads)
         fns = [f for f in fns if f.oid == lk.probe.oid]
     rw.used_udfs = True  # (never cached by text: the catalog decides what it means)
-    return _resolve(rw, node, scope, fns)
+    bound = _resolve(rw, node, scope, fns)
+    if lk is not None and lk.probe is None and lk.may_execute is not None and not lk.may_execute(bound.fn):
+        raise PgError("42501", f"permission denied for function {bound.fn.name}")
+    return bound
 
 
 def scalar_call(rw: _Rewriter, node: ast.FuncCall, scope: _Scope) -> tuple[ast.Node, T | None]:

@@ -211,7 +211,7 @@ def functiondef(fn: Function) -> str | None:
     )
 
 
-def pg_proc_row(fn: Function, namespace: int, owner: int) -> dict[str, Any]:
+def pg_proc_row(fn: Function, namespace: int, owner: int, acl: list[str] | None = None) -> dict[str, Any]:
     """The function's ``pg_proc`` row. ``proargdefaults`` and ``prosqlbody`` hold
     PostgreSQL's node trees, which the proxy does not build: an opaque text stands there
     (as for ``pg_attrdef.adbin``); what clients print of them comes from
@@ -249,7 +249,7 @@ def pg_proc_row(fn: Function, namespace: int, owner: int) -> dict[str, Any]:
         "probin": None,
         "prosqlbody": f"{{SQLBODY :proc {fn.oid}}}" if fn.standard else None,
         "proconfig": None,
-        "proacl": None,
+        "proacl": acl,
     }
 
 
@@ -676,9 +676,38 @@ def _cast_name(oid: int) -> str:
 # DROP FUNCTION
 
 
+def lookup(tx: Transaction, obj: ast.ObjectWithArgs, search_path: Sequence[str]) -> Function:
+    """The function an ObjectWithArgs names (GRANT, ALTER FUNCTION): 42883 or 42725
+    when none or several are."""
+    fn = _lookup(tx, obj, search_path, False, [])
+    assert fn is not None
+    return fn
+
+
+def by_signature(cat: Catalog, text: str, search_path: Sequence[str]) -> Function | None:
+    """The user function regprocedure input names (``f(integer)``, ``s.f(int, text)``);
+    None when the text names none (a built-in function, or not a signature)."""
+    try:
+        stmts = pglast.parse_sql(f"DROP FUNCTION {text}")
+    except pglast.parser.ParseError:
+        return None
+    if len(stmts) != 1 or not isinstance(stmts[0].stmt, ast.DropStmt) or len(stmts[0].stmt.objects or ()) != 1:
+        return None
+    obj = stmts[0].stmt.objects[0]
+    if obj.args_unspecified:
+        return None
+    try:
+        return _lookup_in(cat, obj, search_path, False, [])
+    except PgError:
+        return None
+
+
 def _lookup(tx: Transaction, obj: ast.ObjectWithArgs, search_path: Sequence[str], missing_ok: bool, notices: list[Notice]) -> Function | None:
     """LookupFuncWithArgs: the function an ObjectWithArgs names (None: missing, skipped)."""
-    cat = tx.catalog()
+    return _lookup_in(tx.catalog(), obj, search_path, missing_ok, notices)
+
+
+def _lookup_in(cat: Catalog, obj: ast.ObjectWithArgs, search_path: Sequence[str], missing_ok: bool, notices: list[Notice]) -> Function | None:
     names = [n.sval for n in obj.objname]
     if len(names) > 2:
         raise PgError("0A000", f"cross-database references are not implemented: {'.'.join(names)}")
@@ -687,8 +716,11 @@ def _lookup(tx: Transaction, obj: ast.ObjectWithArgs, search_path: Sequence[str]
             notices.append(Notice("NOTICE", "00000", f'schema "{names[0]}" does not exist, skipping'))
             return None
         raise PgError("3F000", f'schema "{names[0]}" does not exist')
-    sql_function_calls.LOOKUP.set(sql_function_calls.Lookup(cat, tuple(s for s in search_path if not is_temp_schema(s))))
-    fns = sql_function_calls.visible(names)
+    token = sql_function_calls.LOOKUP.set(sql_function_calls.Lookup(cat, tuple(s for s in search_path if not is_temp_schema(s))))
+    try:
+        fns = sql_function_calls.visible(names)
+    finally:
+        sql_function_calls.LOOKUP.reset(token)
     shown_name = ".".join(names)
     if obj.args_unspecified:
         if not fns:
