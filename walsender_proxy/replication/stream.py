@@ -21,13 +21,16 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from decoding.allocator import release_memory
+from decoding.changelog import LogReader
+from decoding.logview import LogView
+from decoding.pgoutput.plugin import PgOutput
 from decoding.pgoutput.rows import RowBatch, encode_together
 from decoding.reorder import ChangeList, DecodedTxn, Ended, ReorderBuffer
 from walsender_proxy.backend.conn import Conn
@@ -101,6 +104,33 @@ def xlogdata_frames(messages: pa.Array, lsn: int, now: int) -> memoryview:
     return _data(pc.binary_join_element_wise(heads, messages, _EMPTY_LARGE if large else _EMPTY))
 
 
+class ChangeSource(Protocol):
+    """The change log a stream decodes: the server's :class:`~decoding.changelog.ChangeLog`,
+    or a walsender process's :class:`~decoding.logview.LogView` of its files."""
+
+    @property
+    def flushed_lsn(self) -> int: ...
+
+    @property
+    def oldest_lsn(self) -> int: ...
+
+    def reader(self, start: int) -> LogReader: ...
+
+    def wait_flushed(self, beyond: int, timeout: float, stop: Callable[[], bool] | None = None) -> int: ...
+
+    def wake_waiters(self) -> None: ...
+
+
+class SlotSink(Protocol):
+    """Where a stream's confirmations go: the server's
+    :class:`~walsender_proxy.replication.slots.SlotStore`, or a walsender process's report
+    to it."""
+
+    def move(self, name: str, *, confirmed_flush: int | None = None, restart_lsn: int | None = None) -> bool: ...
+
+    def save_if_dirty(self, name: str) -> None: ...
+
+
 class LogicalStream:
     """One START_REPLICATION stream over ``conn`` (already answered with CopyBothResponse).
 
@@ -112,12 +142,12 @@ class LogicalStream:
 
     In the server process, reading and framing run in worker threads (the event loop
     serves every session). In a walsender process the loop serves this stream alone, and
-    the log offers ``wait_flushed_async``: the small work then runs ``inline`` on the loop,
-    without two thread hops per transaction (those hops were a large part of the process's
-    CPU per single-row transaction)."""
+    follows the log through a :class:`~decoding.logview.LogView`, which waits on the loop:
+    the small work then runs ``inline`` on it, without two thread hops per transaction
+    (those hops were a large part of the process's CPU per single-row transaction)."""
 
     def __init__(
-        self, conn: Conn, log: Any, slots: Any, slot: Slot, plugin: Any, start: int, *,
+        self, conn: Conn, log: ChangeSource, slots: SlotSink | None, slot: Slot, plugin: PgOutput, start: int, *,
         work_mem: int, spill_dir: Path, timeout: Callable[[], float],
         observe: Callable[[Any], None] | None = None,
     ) -> None:
@@ -132,7 +162,9 @@ class LogicalStream:
         self.timeout = timeout
         self.observe = observe
         self.state = StreamState(slot)
-        self.inline = hasattr(log, "wait_flushed_async")
+        #: The log followed from a walsender process (read on this loop), else None.
+        self.follower = log if isinstance(log, LogView) else None
+        self.inline = self.follower is not None
 
     async def run(self) -> str:
         """Stream until the client ends it: "done" (CopyDone: the caller answers in kind),
@@ -155,9 +187,9 @@ class LogicalStream:
                 # to disk) and framing the small transactions that lead what was read: one
                 # worker-thread call, so a single-row commit reaches the client after one
                 # hop off the event loop and back, not three.
-                if self.inline:
+                if self.follower is not None:
                     if wait_beyond is not None:
-                        await self.log.wait_flushed_async(wait_beyond, 0.2, state.stopped)
+                        await self.follower.wait_flushed_async(wait_beyond, 0.2, state.stopped)
                     step = _read_step(
                         self.log, log_reader, rb, None, plugin, start, slot.snapshot_csn,
                         state.stopped, self.observe,
@@ -212,7 +244,7 @@ class LogicalStream:
             log_reader.close()
         return "closed" if state.closed else "done"
 
-    async def _send_small(self, txns: list[DecodedTxn], plugin: Any, state: StreamState) -> None:
+    async def _send_small(self, txns: list[DecodedTxn], plugin: PgOutput, state: StreamState) -> None:
         """Many small transactions (single-row commits from OLTP clients) framed in one
         worker-thread call and written at once, with one keepalive after the last. A hop to
         a thread and a flush per transaction would cap the stream at a few thousand
@@ -225,7 +257,7 @@ class LogicalStream:
         state.lag.sent(txns[-1].end_lsn)
         self.s.queue(encode_keepalive_message(txns[-1].end_lsn, pg_now()))
 
-    async def _emit(self, ev: Any, plugin: Any, start: int, state: StreamState, entry: Any) -> None:
+    async def _emit(self, ev: Any, plugin: PgOutput, start: int, state: StreamState, entry: Any) -> None:
         s = self.s
         if isinstance(ev, DecodedTxn):
             if ev.gid is not None:
@@ -248,7 +280,7 @@ class LogicalStream:
                 for payload in plugin.message(e.end_lsn, rec):
                     s.queue(encode_xlogdata_message(e.lsn, e.lsn, pg_now(), payload))
 
-    async def _send_txn(self, txn: DecodedTxn, plugin: Any, state: StreamState) -> None:
+    async def _send_txn(self, txn: DecodedTxn, plugin: PgOutput, state: StreamState) -> None:
         """Decode and send one transaction. A small one (in memory, no changeset) is
         decoded and framed in one worker-thread call and written at once. A big one goes
         chunk by chunk through a :class:`_TxnPipeline`: worker threads encode and frame the
@@ -370,7 +402,7 @@ class LogicalStream:
                     restart = None
                     while state.candidates and state.candidates[0][0] <= flush:
                         restart = state.candidates.pop(0)[1]
-                    if self.slots.move(state.slot.name, confirmed_flush=flush, restart_lsn=restart):
+                    if self.slots is not None and self.slots.move(state.slot.name, confirmed_flush=flush, restart_lsn=restart):
                         await asyncio.to_thread(self.slots.save_if_dirty, state.slot.name)
                 if rep.reply_requested:
                     state.reply_now = True
@@ -407,7 +439,7 @@ class _Step:
 
 
 def _read_step(
-    log: Any, reader: Any, rb: ReorderBuffer, wait_beyond: int | None, plugin: Any, start: int,
+    log: ChangeSource, reader: LogReader, rb: ReorderBuffer, wait_beyond: int | None, plugin: PgOutput, start: int,
     snapshot_csn: int, stop: Callable[[], bool] | None = None,
     observe: Callable[[Any], None] | None = None,
 ) -> _Step:
@@ -429,7 +461,7 @@ def _read_step(
 
 
 def _read_events(
-    reader: Any, rb: ReorderBuffer, flushed: int, observe: Callable[[Any], None] | None = None
+    reader: LogReader, rb: ReorderBuffer, flushed: int, observe: Callable[[Any], None] | None = None
 ) -> tuple[int, list[tuple[Any, Any]], int | None]:
     """Read the next stretch of the log (about READ_WINDOW bytes, or one bigger record)
     and feed it to the reorder buffer: (end LSN of what was read or 0, the events with
@@ -476,12 +508,12 @@ def _frame_xlogdata(b: Any, txn: DecodedTxn, now: int) -> bytes | memoryview:
     return xlogdata_frames(b, first, now)
 
 
-def _frame_all(plugin: Any, txn: DecodedTxn) -> bytes:
+def _frame_all(plugin: PgOutput, txn: DecodedTxn) -> bytes:
     now = pg_now()
     return b"".join(_frame_xlogdata(b, txn, now) for b in plugin.iter_batches(txn))
 
 
-def _frame_small(plugin: Any, txns: Sequence[DecodedTxn], now: int | None = None) -> bytes:
+def _frame_small(plugin: PgOutput, txns: Sequence[DecodedTxn], now: int | None = None) -> bytes:
     """:func:`_frame_all` of each transaction, back to back, with their row messages
     encoded together (see :func:`encode_together`). The transactions' changes are closed
     (they are sent, or the stream is over)."""
@@ -539,7 +571,7 @@ class _TxnPipeline:
     The generator lives and ends on the producer thread; :meth:`close` stops it early.
     """
 
-    def __init__(self, plugin: Any, txn: DecodedTxn, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, plugin: PgOutput, txn: DecodedTxn, loop: asyncio.AbstractEventLoop) -> None:
         self.txn = txn
         self.now = pg_now()
         self.loop = loop
