@@ -774,23 +774,32 @@ class AclItem:
 
 @dataclass(frozen=True, slots=True)
 class Ownership:
-    """Who owns a relation or schema and its ACL (``relowner``/``relacl``,
-    ``nspowner``/``nspacl``); ``acl`` None is PostgreSQL's NULL: the owner holds every
-    privilege, nobody else any (a schema named public aside: see the SQL layer)."""
+    """Who owns a relation, schema or function and its ACL (``relowner``/``relacl``,
+    ``nspowner``/``nspacl``, ``proowner``/``proacl``); ``acl`` None is PostgreSQL's NULL:
+    the owner holds every privilege, nobody else any (a schema named public aside: see
+    the SQL layer). ``columns``: a table's column privileges (``pg_attribute.attacl``),
+    by attnum, only the columns whose ACL is not NULL (empty)."""
 
     owner: int
     acl: tuple[AclItem, ...] | None = None
+    columns: tuple[tuple[int, tuple[AclItem, ...]], ...] = ()
+
+    def column_acl(self, attnum: int) -> tuple[AclItem, ...]:
+        return next((acl for num, acl in self.columns if num == attnum), ())
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"owner": self.owner}
         if self.acl is not None:
             out["acl"] = [a.to_json() for a in self.acl]
+        if self.columns:
+            out["columns"] = [[num, [a.to_json() for a in acl]] for num, acl in self.columns]
         return out
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Ownership:
         acl = d.get("acl")
-        return cls(int(d["owner"]), tuple(AclItem.from_json(a) for a in acl) if acl is not None else None)
+        columns = tuple((int(num), tuple(AclItem.from_json(a) for a in items)) for num, items in d.get("columns", ()))
+        return cls(int(d["owner"]), tuple(AclItem.from_json(a) for a in acl) if acl is not None else None, columns)
 
 
 def _frozen(d: Mapping[Any, Any]) -> Mapping[Any, Any]:

@@ -24,6 +24,7 @@ This module is the orchestration; the parts it calls live beside it:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -158,7 +159,7 @@ class Engine:
             t: Table | None = None
             if schema == "pg_temp":
                 schema = self.ex.temp_schema
-            self._check_read(cat, schema, name)
+            readable = self._check_read(cat, schema, name)
             v = views.find(cat, schema, name, self.ex.search_path())
             if v is not None:
                 views.check_restricted(v, self.ex.settings.get("restrict_nonsystem_relation_kind"))
@@ -181,15 +182,17 @@ class Engine:
             q = tx.snapshot_query(t, with_rid=False, sql_types=True, heap_order=True)
             for n, tbl in q.arrow.items():
                 self._register(n, tbl)
-            return _typed(q.sql, t)
+            typed = _typed(q.sql, t)
+            return typed if readable is None else dataclasses.replace(typed, readable=readable, name=t.name)
 
         return resolve
 
-    def _check_read(self, cat: Catalog, schema: str | None, name: str) -> None:
+    def _check_read(self, cat: Catalog, schema: str | None, name: str) -> frozenset[str] | None:
         """SELECT on a relation the statement reads, for the current user or, inside a
-        view's query, the view's owner (42501)."""
+        view's query, the view's owner (42501); the columns it may read where it holds
+        SELECT on some columns only (None: on the table)."""
         if not privileges.CHECK_READS.get():
-            return
+            return None
         view = privileges.READ_AS.get()
         if view is None:
             who = self.ex.who()
@@ -198,12 +201,13 @@ class Engine:
             role = next((r.name for r in self.ex.services.roles.all() if r.oid == owner), None)
             who = self.ex.who(role) if owner != privileges.PG_DATABASE_OWNER and role else self.ex.who(self._database_owner())
         if who.superuser:
-            return
+            return None
         if schema is not None:
             privilege_checks.schema_usage(cat, who, schema)
         rel = privilege_checks.find(cat, schema, name, self.ex.search_path())
         if rel is not None and rel.kind != "index":
-            privilege_checks.check_read(cat, who, rel)
+            return privilege_checks.check_read(cat, who, rel)
+        return None
 
     def _database_owner(self) -> str:
         roles = self.ex.services.roles.all()

@@ -9,6 +9,7 @@ proxy keeps no ACL for them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pglast import ast, enums
@@ -68,27 +69,45 @@ def _grantor(spec: ast.RoleSpec, who: Who, session_user: tuple[str, int], role_o
     return role_of(spec, who, session_user, role_oid)
 
 
+#: Column privileges a statement names: (letters, column names), in its order.
+ColumnPrivileges = list[tuple[str, list[str]]]
+
+
 def _letters(stmt: ast.GrantStmt, word: str, shown: str | None = None) -> str | None:
-    """The letters the statement names (None: ALL); 0LP01 for one the object kind lacks
-    (``shown``: the kind as the message names it)."""
+    """The letters the statement names on the object itself (None: ALL)."""
+    return _privileges_named(stmt, word, shown)[0]
+
+
+def _privileges_named(stmt: ast.GrantStmt, word: str, shown: str | None = None) -> tuple[str | None, ColumnPrivileges]:
+    """The letters the statement names on the object (None: ALL) and on columns; 0LP01
+    for one the object kind lacks (``shown``: the kind as the message names it)."""
     if stmt.privileges is None:
-        return None
+        return None, []
     allowed = ALL["table"] + ALL["sequence"] if word == "table" else ALL[word]
     shown = shown or ("relation" if word == "table" else word)
     out = ""
+    columns: ColumnPrivileges = []
     for p in stmt.privileges:
-        if p.cols:
-            raise unsupported("column privileges (GRANT … (column) ON …)")
         name = (p.priv_name or "").upper()
+        if p.cols and word != "table":
+            raise PgError("0LP01", "column privileges are only valid for relations")
+        if p.cols and p.priv_name is None:  # (ALL (columns))
+            columns.append((ALL["column"], [c.sval for c in p.cols]))
+            continue
         letter = LETTERS.get(name)
         if letter is None:
             if name in ("MAINTAIN", "SET", "ALTER SYSTEM"):
-                raise PgError("0LP01", f"invalid privilege type {name} for {shown}")
+                raise PgError("0LP01", f"invalid privilege type {name} for {'column' if p.cols else shown}")
             raise PgError("42601", f'unrecognized privilege type "{p.priv_name}"')
+        if p.cols:
+            if letter not in ALL["column"]:
+                raise PgError("0LP01", f"invalid privilege type {name} for column")
+            columns.append((letter, [c.sval for c in p.cols]))
+            continue
         if letter not in allowed:  # (ExecuteGrantStmt's check: the name as written)
             raise PgError("0LP01", f"invalid privilege type {name} for {shown}")
         out += letter
-    return out
+    return out, columns
 
 
 def _targets(stmt: ast.GrantStmt, tx: Transaction, who: Who, path: Sequence[str], word: str, database: str) -> list[Rel]:
@@ -134,8 +153,6 @@ def _targets(stmt: ast.GrantStmt, tx: Transaction, who: Who, path: Sequence[str]
         if rel is None or rel.kind == "index":
             shown = f"{rv.schemaname}.{rv.relname}" if rv.schemaname else rv.relname
             raise PgError("42P01", f'relation "{shown}" does not exist')
-        if word == "sequence" and rel.kind != "sequence":
-            raise PgError("42809", f'"{rv.relname}" is not a sequence')
         out.append(rel)
     return out
 
@@ -170,49 +187,142 @@ def grant(
         raise PgError("0A000", "grantor must be current user")  # (PostgreSQL 15 records no other)
     targets = _targets(stmt, tx, who, path, word, database)
     grantees = [role_of(g, who, session_user, role_oid) for g in stmt.grantees]
-    letters = _letters(stmt, word, _SHOWN.get(stmt.objtype))
+    letters, columns = _privileges_named(stmt, word, _SHOWN.get(stmt.objtype))
     if stmt.is_grant and stmt.grant_option and PUBLIC in grantees:
         raise PgError("0LP01", "grant options can only be granted to roles")
     for rel in targets:
-        cat = tx.catalog()
-        kind = rel.kind
-        wanted = ALL[kind] if letters is None else letters
-        if kind == "sequence" and word == "table" and letters is not None and any(c not in ALL["sequence"] for c in letters):
-            notices.append(Notice("WARNING", "0LP01", f'sequence "{rel.name}" only supports USAGE, SELECT, and UPDATE privileges'))
-            wanted = "".join(c for c in wanted if c in ALL["sequence"])
-        elif kind in ("table", "view") and any(c not in ALL[kind] for c in wanted):
-            bad = next(c for c in wanted if c not in ALL[kind])
-            raise PgError("0LP01", f"invalid privilege type {privileges.NAMES[bad]} for table")
-        own = privileges.ownership(cat, rel.oid, who.database_owner)
-        if privileges.is_owner(cat, who, rel.oid):
-            grantor = own.owner
-            allowed = wanted
+        if word == "sequence" and rel.kind != "sequence":  # (ExecGrant_Relation's check)
+            raise PgError("42809", f'"{rel.name}" is not a sequence')
+        if columns and rel.kind != "table":
+            raise unsupported("column privileges on views and sequences")
+        if letters != "":  # (only columns named: the table's own ACL stays as it is)
+            _grant_on(tx, stmt, rel, letters, grantees, who, notices)
+        if rel.kind == "table":
+            _grant_on_columns(tx, stmt, rel, letters, columns, grantees, who, notices)
+    return verb
+
+
+def _grant_on(tx: Transaction, stmt: ast.GrantStmt, rel: Rel, letters: str | None, grantees: Sequence[int], who: Who, notices: list[Notice]) -> None:
+    """ExecGrant_Relation and its kin: the object's own ACL."""
+    cat = tx.catalog()
+    kind = rel.kind
+    word = _KIND_WORD[stmt.objtype]
+    wanted = ALL[kind] if letters is None else letters
+    if kind == "sequence" and word == "table" and letters is not None and any(c not in ALL["sequence"] for c in letters):
+        notices.append(Notice("WARNING", "0LP01", f'sequence "{rel.name}" only supports USAGE, SELECT, and UPDATE privileges'))
+        wanted = "".join(c for c in wanted if c in ALL["sequence"])
+    elif kind in ("table", "view") and any(c not in ALL[kind] for c in wanted):
+        bad = next(c for c in wanted if c not in ALL[kind])
+        raise PgError("0LP01", f"invalid privilege type {privileges.NAMES[bad]} for table")
+    own = privileges.ownership(cat, rel.oid, who.database_owner)
+    if privileges.is_owner(cat, who, rel.oid):
+        grantor = own.owner
+        allowed = wanted
+    else:
+        options = privileges.held(cat, who, rel.oid, kind, grantable=True)
+        if not options and not privileges.held(cat, who, rel.oid, kind):
+            raise PgError("42501", f"permission denied for {kind} {rel.name}")
+        grantor = who.oid
+        allowed = "".join(c for c in wanted if c in options)
+        if allowed != wanted:
+            if stmt.is_grant:
+                text = "no privileges were granted" if not allowed else "not all privileges were granted"
+                notices.append(Notice("WARNING", "01007", f'{text} for "{rel.name}"'))
+            else:
+                text = "no privileges could be revoked" if not allowed else "not all privileges could be revoked"
+                notices.append(Notice("WARNING", "01006", f'{text} for "{rel.name}"'))
+    acl = privileges.effective_acl(own, kind)
+    for grantee in grantees:
+        if not allowed:
+            break
+        if stmt.is_grant:
+            acl = privileges.granted(acl, grantee, grantor, allowed, bool(stmt.grant_option), kind)
         else:
-            options = privileges.held(cat, who, rel.oid, kind, grantable=True)
-            if not options and not privileges.held(cat, who, rel.oid, kind):
-                raise PgError("42501", f"permission denied for {kind} {rel.name}")
+            acl = privileges.revoked(
+                acl, grantee, grantor, allowed, grant_option_only=bool(stmt.grant_option),
+                cascade=stmt.behavior == enums.DropBehavior.DROP_CASCADE, owner=own.owner, kind=kind,
+            )
+    tx.set_ownership(rel.oid, replace(own, acl=acl))
+
+
+def _grant_on_columns(
+    tx: Transaction, stmt: ast.GrantStmt, rel: Rel, letters: str | None, columns: ColumnPrivileges,
+    grantees: Sequence[int], who: Who, notices: list[Notice],
+) -> None:
+    """ExecGrant_Attribute for each column named, in column order; a table-level REVOKE
+    takes the same privileges from every column too (expand_all_col_privileges)."""
+    cat = tx.catalog()
+    table = cat.tables[rel.oid]
+    by_name = {c.name: c for c in table.columns}
+    wanted: dict[int, str] = {}
+    for lets, names in columns:
+        for n in names:
+            c = by_name.get(n)
+            if c is None:
+                raise PgError("42703", f'column "{n}" of relation "{rel.name}" does not exist')
+            wanted[c.attnum] = wanted.get(c.attnum, "") + lets
+    expanded: set[int] = set()
+    table_letters = ALL["table"] if letters is None else letters
+    if not stmt.is_grant and any(c in ALL["column"] for c in table_letters):
+        own = privileges.ownership(cat, rel.oid, who.database_owner)
+        for num, _acl in own.columns:
+            if num not in wanted:
+                expanded.add(num)
+            wanted[num] = wanted.get(num, "") + "".join(c for c in table_letters if c in ALL["column"])
+    names = {c.attnum: c.name for c in table.columns}
+    for num in sorted(wanted):
+        cat = tx.catalog()
+        own = privileges.ownership(cat, rel.oid, who.database_owner)
+        lets = "".join(c for c in ALL["column"] if c in wanted[num])
+        shown = f'column "{names[num]}" of relation "{rel.name}"'
+        if privileges.is_owner(cat, who, rel.oid):
+            grantor, allowed = own.owner, lets
+        else:
+            options = privileges.held(cat, who, rel.oid, "table", grantable=True) + privileges.held_column(cat, who, rel.oid, num, grantable=True)
+            holds = privileges.held(cat, who, rel.oid, "table") + privileges.held_column(cat, who, rel.oid, num)
+            if not options and not holds and num not in expanded:
+                raise PgError("42501", f"permission denied for {shown}")
             grantor = who.oid
-            allowed = "".join(c for c in wanted if c in options)
-            if allowed != wanted:
+            allowed = "".join(c for c in lets if c in options)
+            if allowed != lets and num not in expanded:
                 if stmt.is_grant:
                     text = "no privileges were granted" if not allowed else "not all privileges were granted"
-                    notices.append(Notice("WARNING", "01007", f'{text} for "{rel.name}"'))
+                    notices.append(Notice("WARNING", "01007", f"{text} for {shown}"))
                 else:
                     text = "no privileges could be revoked" if not allowed else "not all privileges could be revoked"
-                    notices.append(Notice("WARNING", "01006", f'{text} for "{rel.name}"'))
-        acl = privileges.effective_acl(own, kind)
+                    notices.append(Notice("WARNING", "01006", f"{text} for {shown}"))
+        acl = own.column_acl(num)
         for grantee in grantees:
             if not allowed:
                 break
             if stmt.is_grant:
-                acl = privileges.granted(acl, grantee, grantor, allowed, bool(stmt.grant_option), kind)
+                acl = privileges.granted(acl, grantee, grantor, allowed, bool(stmt.grant_option), "column")
             else:
                 acl = privileges.revoked(
                     acl, grantee, grantor, allowed, grant_option_only=bool(stmt.grant_option),
-                    cascade=stmt.behavior == enums.DropBehavior.DROP_CASCADE, owner=own.owner, kind=kind,
+                    cascade=stmt.behavior == enums.DropBehavior.DROP_CASCADE, owner=own.owner, kind="column",
                 )
-        tx.set_ownership(rel.oid, Ownership(own.owner, acl))
-    return verb
+        tx.set_ownership(rel.oid, replace(own, columns=with_column_acl(own.columns, num, acl)))
+
+
+def with_column_acl(
+    columns: tuple[tuple[int, tuple[AclItem, ...]], ...], num: int, acl: Sequence[AclItem]
+) -> tuple[tuple[int, tuple[AclItem, ...]], ...]:
+    """A table's column ACLs with column ``num``'s replaced (an empty one is NULL: gone)."""
+    kept = [(n, a) for n, a in columns if n != num]
+    if acl:
+        kept.append((num, tuple(acl)))
+    return tuple(sorted(kept))
+
+
+def map_column_acls(own: Ownership, fn: Callable[[tuple[AclItem, ...]], tuple[AclItem, ...] | None]) -> tuple[tuple[int, tuple[AclItem, ...]], ...]:
+    """Each column ACL through ``fn`` (OWNER TO, DROP OWNED); the empty ones dropped."""
+    out = []
+    for num, acl in own.columns:
+        new = fn(acl)
+        if new:
+            out.append((num, tuple(new)))
+    return tuple(out)
 
 
 def new_owner_acl(acl: tuple[AclItem, ...] | None, old: int, new: int) -> tuple[AclItem, ...] | None:
@@ -256,7 +366,8 @@ def change_owner(tx: Transaction, oid: int, kind: str, name: str, new: int, new_
     for o in (oid, *owned):
         own = privileges.ownership(cat, o, who.database_owner)
         if own.owner != new:
-            tx.set_ownership(o, Ownership(new, new_owner_acl(own.acl, own.owner, new)))
+            columns = map_column_acls(own, lambda acl, old=own.owner: new_owner_acl(acl, old, new))
+            tx.set_ownership(o, Ownership(new, new_owner_acl(own.acl, own.owner, new), columns))
 
 
 _DEFAULT_TYPES = {OT.OBJECT_TABLE: "r", OT.OBJECT_SEQUENCE: "S", OT.OBJECT_SCHEMA: "n", OT.OBJECT_FUNCTION: "f"}

@@ -916,6 +916,7 @@ def _pg_attribute(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 )
             )
         by_num = {c.attnum: c for c in t.columns}
+        own = privileges.ownership(s.catalog, t.oid, s.owner_oid)
         for num in range(1, s.relnatts(t) + 1):
             c = by_num.get(num)
             if c is None:
@@ -946,6 +947,7 @@ def _pg_attribute(s: CatalogSnapshot) -> list[dict[str, Any]]:
                     attidentity=c.identity,
                     atthasmissing=c.has_missing,
                     **({"attstorage": c.storage} if c.storage else {}),
+                    **({"attacl": privileges.acl_text(own.column_acl(num), s.role_names)} if own.column_acl(num) else {}),
                 )
             )
     for v in s.views:
@@ -2310,6 +2312,24 @@ def _privileges(s: CatalogSnapshot) -> list[dict[str, Any]]:
     return out
 
 
+@_helper(
+    "pgc_column_privileges",
+    pa.schema([("oid", pa.uint32()), ("attnum", pa.int32()), ("grantee", pa.uint32()), ("privs", pa.string()), ("grantable", pa.string())]),
+)
+def _column_privileges(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    """Each table column's ACL (attacl), and the table owner's grant options on every
+    column: what has_column_privilege adds to the table's privileges."""
+    out = []
+    for t in s.user_tables:
+        own = privileges.ownership(s.catalog, t.oid, s.owner_oid)
+        owner = s.owner_oid if own.owner == PG_DATABASE_OWNER_OID else own.owner
+        for c in t.columns:
+            for item in own.column_acl(c.attnum):
+                out.append({"oid": t.oid, "attnum": c.attnum, "grantee": item.grantee, "privs": item.privileges, "grantable": item.grantable})
+            out.append({"oid": t.oid, "attnum": c.attnum, "grantee": owner, "privs": "", "grantable": privileges.ALL["column"]})
+    return out
+
+
 @_helper("pgc_viewdefs", pa.schema([("oid", pa.uint32()), ("definition", pa.string())]))
 def _viewdefs(s: CatalogSnapshot) -> list[dict[str, Any]]:
     return [{"oid": v.oid, "definition": v.definition} for v in s.views]
@@ -2829,6 +2849,19 @@ _MACROS: dict[str, str] = {
     "pgc_held_grant": """MACRO pgc_held_grant(r, o) AS (coalesce((SELECT string_agg(pgc_a.grantable, '') FROM pgc_privileges pgc_a
         WHERE pgc_a.oid = o AND (pgc_a.grantee = 0 OR pgc_a.grantee IN (
             SELECT pgc_c.role FROM pgc_role_closure pgc_c WHERE pgc_c.member = r AND pgc_c.inherited))), ''))""",
+    # a column's own privileges (a NULL attnum: every column's, has_any_column_privilege)
+    "pgc_column_held": """MACRO pgc_column_held(r, o, a) AS (coalesce((SELECT string_agg(pgc_a.privs, '') FROM pgc_column_privileges pgc_a
+        WHERE pgc_a.oid = o AND (a IS NULL OR pgc_a.attnum = a) AND (pgc_a.grantee = 0 OR pgc_a.grantee IN (
+            SELECT pgc_c.role FROM pgc_role_closure pgc_c WHERE pgc_c.member = r AND pgc_c.inherited))), ''))""",
+    "pgc_column_held_grant": """MACRO pgc_column_held_grant(r, o, a) AS (coalesce((SELECT string_agg(pgc_a.grantable, '') FROM pgc_column_privileges pgc_a
+        WHERE pgc_a.oid = o AND (a IS NULL OR pgc_a.attnum = a) AND (pgc_a.grantee = 0 OR pgc_a.grantee IN (
+            SELECT pgc_c.role FROM pgc_role_closure pgc_c WHERE pgc_c.member = r AND pgc_c.inherited))), ''))""",
+    # has_column_privilege's column: by name (42703 for none), by number (NULL for none)
+    "pgc_column_named": """MACRO pgc_column_named(o, c) AS (CASE WHEN o IS NULL OR c IS NULL THEN NULL::INTEGER
+        ELSE coalesce((SELECT pgc_t.attnum::INTEGER FROM pgc_pg_attribute pgc_t WHERE pgc_t.attrelid = o AND pgc_t.attname = c AND NOT pgc_t.attisdropped),
+            error('PGERR[42703] column "' || c || '" of relation "' || (SELECT pgc_r.relname FROM pgc_pg_class pgc_r WHERE pgc_r.oid = o) || '" does not exist')::INTEGER) END)""",
+    "pgc_column_numbered": """MACRO pgc_column_numbered(o, a) AS (SELECT pgc_t.attnum::INTEGER FROM pgc_pg_attribute pgc_t
+        WHERE pgc_t.attrelid = o AND pgc_t.attnum = a AND NOT pgc_t.attisdropped)""",
     "pgc_uses_role": """MACRO pgc_uses_role(r, g) AS (EXISTS (SELECT 1 FROM pgc_role_closure pgc_c
         WHERE pgc_c.member = r AND pgc_c.role = g AND pgc_c.inherited))""",
     "pgc_privilege_letter": """MACRO pgc_privilege_letter(x) AS (CASE regexp_replace(upper(trim(x)), '\\s+WITH\\s+(GRANT|ADMIN)\\s+OPTION$', '')

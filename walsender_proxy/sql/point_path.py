@@ -71,15 +71,18 @@ class PointStatements:
             self._plans.clear()
         self._plans[key] = plan
 
-    def _catalog_key(self, tx: Transaction) -> tuple[Any, tuple[str, ...]]:
-        return tx.catalog(), tuple(self.ex.search_path())
+    def _catalog_key(self, tx: Transaction) -> tuple[Any, tuple[str, ...], str, int]:
+        """What a remembered SELECT holds for: the catalog (and so its ACLs), the search
+        path, and who runs it with which memberships — the DuckDB run that remembered it
+        passed the privilege checks for these, which the point read does not repeat."""
+        return tx.catalog(), tuple(self.ex.search_path()), self.ex.user, self.ex.services.roles.version
 
     def columns_valid(self, tx: Transaction, plan: PointPlan) -> bool:
         """The plan's remembered result columns hold for this statement's catalog."""
         if plan.columns is None or plan.columns_for is None:
             return False
-        cat, path = self._catalog_key(tx)
-        return plan.columns_for[0] is cat and plan.columns_for[1] == path
+        key = self._catalog_key(tx)
+        return plan.columns_for[0] is key[0] and plan.columns_for[1:] == key[1:]
 
     def remember_columns(self, tx: Transaction, plan: PointPlan, columns: list[Column]) -> None:
         plan.columns = columns
@@ -90,7 +93,7 @@ class PointStatements:
         result columns an earlier DuckDB run of the same text gave; None: run DuckDB."""
         if not self.columns_valid(tx, plan):
             return None
-        cat, path = plan.columns_for
+        cat, path = plan.columns_for[:2]
         t = (
             cat.find_table(plan.schema, plan.relname)
             if plan.schema

@@ -93,10 +93,18 @@ def _names(parts: Sequence[Any]) -> tuple[str | None, str]:
     return (names[-2] if len(names) > 1 else None), names[-1]
 
 
-def check_read(cat: Catalog, who: Who, rel: Rel) -> None:
+def check_read(cat: Catalog, who: Who, rel: Rel) -> frozenset[str] | None:
     """SELECT on a relation the statement reads (a view's own relations are checked as
-    the view's owner: the caller passes that role)."""
-    privileges.require(cat, who, rel.oid, rel.kind, rel.name, "r")
+    the view's owner: the caller passes that role): None when held on the relation, the
+    columns it is held on when only on some of a table's (the statement may read those
+    alone), else 42501."""
+    if "r" in privileges.held(cat, who, rel.oid, rel.kind):
+        return None
+    table = cat.tables.get(rel.oid) if rel.kind == "table" else None
+    readable = privileges.columns_with(cat, who, table, "r") if table is not None else frozenset()
+    if not readable:
+        raise PgError("42501", f"permission denied for {rel.kind} {rel.name}")
+    return readable
 
 
 def _owner(cat: Catalog, who: Who, rel: Rel | None) -> None:
@@ -106,33 +114,73 @@ def _owner(cat: Catalog, who: Who, rel: Rel | None) -> None:
 
 def _reads_target(cat: Catalog, rel: Rel, rv: ast.RangeVar, *nodes: Any) -> bool:
     """A column of the statement's target is read (PostgreSQL then wants SELECT on it as
-    well): a reference qualified by the target's name or alias, or an unqualified one
-    naming a column it has."""
+    well)."""
+    return bool(_target_reads(cat, rel, rv, *nodes))
+
+
+def _target_columns(cat: Catalog, rel: Rel) -> list[str]:
+    table = cat.tables.get(rel.oid)
+    if table is not None:
+        return [c.name for c in table.columns]
+    view = cat.views.get(rel.oid)
+    return [c.name for c in view.columns] if view is not None else []
+
+
+def _target_reads(cat: Catalog, rel: Rel, rv: ast.RangeVar, *nodes: Any, also: str | None = None) -> set[str]:
+    """The columns of the statement's target its expressions read: a reference qualified
+    by the target's name or alias (or ``also``: ON CONFLICT's ``excluded``), an
+    unqualified one naming a column it has, ``*`` or the target's whole row (every
+    column)."""
     from pglast.visitors import Visitor
 
-    names = {rv.alias.aliasname if rv.alias is not None else rv.relname}
-    table = cat.tables.get(rel.oid)
-    view = cat.views.get(rel.oid)
-    if table is not None:
-        columns = {c.name for c in table.columns}
-    else:
-        columns = {c.name for c in view.columns} if view is not None else set()
+    names = {rv.alias.aliasname if rv.alias is not None else rv.relname, *([also] if also else [])}
+    columns = _target_columns(cat, rel)
 
     class _Find(Visitor):
-        found = False
+        def __init__(self) -> None:
+            self.found: set[str] = set()
 
         def visit_ColumnRef(self, ancestors: Any, node: Any) -> None:
             fields = [f.sval if isinstance(f, ast.String) else "*" for f in node.fields]
-            if len(fields) == 1:
-                self.found = self.found or fields[0] in columns
-            else:
-                self.found = self.found or fields[-2] in names
+            if fields == ["*"] or (len(fields) == 1 and fields[0] in names and fields[0] not in columns):
+                self.found |= set(columns)
+            elif len(fields) == 1:
+                self.found |= {fields[0]} & set(columns)
+            elif fields[-2] in names:
+                self.found |= set(columns) if fields[-1] == "*" else {fields[-1]}
 
     f = _Find()
     for n in nodes:
         if n is not None:
             f(n)
     return f.found
+
+
+def _require(cat: Catalog, who: Who, rel: Rel, letter: str, columns: Sequence[str] | set[str] | None = None) -> None:
+    """One privilege on a statement's target: on a table, held on the table or on each
+    of ``columns`` (None: the table's alone; empty: on one column at least)."""
+    table = cat.tables.get(rel.oid) if rel.kind == "table" else None
+    if table is None or columns is None:
+        privileges.require(cat, who, rel.oid, rel.kind, rel.name, letter)
+    else:
+        privileges.require_columns(cat, who, table, letter, columns)
+
+
+def _inserted(node: ast.InsertStmt, columns: Sequence[str]) -> list[str]:
+    """The columns an INSERT gives values (its column list, else as many leading columns
+    as its rows have: every column where that is not known here)."""
+    if node.cols:
+        return [c.name for c in node.cols]
+    sel = node.selectStmt
+    if sel is None:  # (DEFAULT VALUES)
+        return []
+    if isinstance(sel, ast.SelectStmt) and sel.valuesLists:
+        return list(columns[: len(sel.valuesLists[0])])
+    if isinstance(sel, ast.SelectStmt) and sel.targetList and not any(
+        isinstance(t.val, ast.ColumnRef) and isinstance(t.val.fields[-1], ast.A_Star) for t in sel.targetList
+    ):
+        return list(columns[: len(sel.targetList)])
+    return list(columns)
 
 
 def creation_schema(cat: Catalog, rv_schema: str | None, path: Sequence[str]) -> str | None:
@@ -170,24 +218,32 @@ def check_statement(node: Any, cat: Catalog, who: Who, path: Sequence[str], data
     if isinstance(node, ast.InsertStmt):
         rel = _rel(cat, who, node.relation, path)
         if rel is not None:
-            letters = "a"
+            _require(cat, who, rel, "a", _inserted(node, _target_columns(cat, rel)))
             conflict = node.onConflictClause
             if conflict is not None and conflict.action == enums.OnConflictAction.ONCONFLICT_UPDATE:
-                letters += "w"
+                _require(cat, who, rel, "w", [t.name for t in conflict.targetList or ()])
             if node.returningClause or (conflict is not None and (conflict.infer is not None or conflict.whereClause is not None)):
-                letters += "r"
-            privileges.require(cat, who, rel.oid, rel.kind, rel.name, letters)
+                reads = _target_reads(cat, rel, node.relation, node.returningClause, conflict.infer if conflict else None)
+                if conflict is not None and conflict.infer is not None:  # (the arbiter's columns)
+                    reads |= {e.name for e in conflict.infer.indexElems or () if isinstance(e, ast.IndexElem) and e.name}
+                if conflict is not None:
+                    reads |= _target_reads(cat, rel, node.relation, conflict.whereClause, *[t.val for t in conflict.targetList or ()], also="excluded")
+                _require(cat, who, rel, "r", reads)
     elif isinstance(node, ast.UpdateStmt):
         rel = _rel(cat, who, node.relation, path)
         if rel is not None:
+            _require(cat, who, rel, "w", [t.name for t in node.targetList or ()])
             values = [t.val for t in node.targetList or ()]
-            reads = _reads_target(cat, rel, node.relation, node.whereClause, *values) or bool(node.returningClause)
-            privileges.require(cat, who, rel.oid, rel.kind, rel.name, "w" + ("r" if reads else ""))
+            reads = _target_reads(cat, rel, node.relation, node.whereClause, node.returningClause, *values)
+            if reads or node.returningClause:
+                _require(cat, who, rel, "r", reads)
     elif isinstance(node, ast.DeleteStmt):
         rel = _rel(cat, who, node.relation, path)
         if rel is not None:
-            reads = _reads_target(cat, rel, node.relation, node.whereClause) or bool(node.returningClause)
-            privileges.require(cat, who, rel.oid, rel.kind, rel.name, "d" + ("r" if reads else ""))
+            _require(cat, who, rel, "d")
+            reads = _target_reads(cat, rel, node.relation, node.whereClause, node.returningClause)
+            if reads or node.returningClause:
+                _require(cat, who, rel, "r", reads)
     elif isinstance(node, ast.TruncateStmt):
         for rv in node.relations:
             rel = _rel(cat, who, rv, path)
@@ -207,7 +263,8 @@ def check_statement(node: Any, cat: Catalog, who: Who, path: Sequence[str], data
     elif isinstance(node, ast.CopyStmt) and node.relation is not None:
         rel = _rel(cat, who, node.relation, path)
         if rel is not None:
-            privileges.require(cat, who, rel.oid, rel.kind, rel.name, "a" if node.is_from else "r")
+            named = [c.sval for c in node.attlist] if node.attlist else _target_columns(cat, rel)
+            _require(cat, who, rel, "a" if node.is_from else "r", named)
     elif isinstance(node, (ast.AlterTableStmt, ast.AlterSeqStmt, ast.IndexStmt)):
         rv = node.sequence if isinstance(node, ast.AlterSeqStmt) else node.relation
         _owner(cat, who, _rel(cat, who, rv, path))
@@ -337,8 +394,10 @@ def _references(cat: Catalog, who: Who, path: Sequence[str], constraints: Sequen
     for c in constraints:
         if isinstance(c, ast.Constraint) and c.contype == enums.ConstrType.CONSTR_FOREIGN and c.pktable is not None:
             rel = _rel(cat, who, c.pktable, path)
-            if rel is not None and rel.kind == "table":
-                privileges.require(cat, who, rel.oid, rel.kind, rel.name, "x")
+            table = cat.tables.get(rel.oid) if rel is not None else None
+            if rel is not None and table is not None:
+                named = [a.sval for a in c.pk_attrs] if c.pk_attrs else list(table.primary_key or ())
+                privileges.require_columns(cat, who, table, "x", named or [col.name for col in table.columns])
 
 
 def _nargs(obj: Any) -> int | None:

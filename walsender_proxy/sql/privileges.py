@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from decoding.catalog import PUBLIC_SCHEMA_OID, AclItem, Catalog, Ownership
+from decoding.catalog import PUBLIC_SCHEMA_OID, AclItem, Catalog, Ownership, Table
 from decoding.errors import PgError
 from walsender_proxy.backend.roles import PREDEFINED, RoleStore
 from walsender_proxy.lake.view_ddl import described
@@ -28,7 +28,7 @@ PUBLIC = 0
 PG_DATABASE_OWNER = 6171
 
 #: Every privilege of each kind of object, in PostgreSQL's order of letters.
-ALL = {"table": "arwdDxt", "view": "arwdDxt", "sequence": "rwU", "schema": "UC", "database": "CTc", "function": "X"}
+ALL = {"table": "arwdDxt", "view": "arwdDxt", "sequence": "rwU", "schema": "UC", "database": "CTc", "function": "X", "column": "arwx"}
 #: The OID of the database the proxy serves (pg_database's row for it).
 DATABASE_OID = 5
 #: The view whose query is being analysed: what it reads is checked as its owner
@@ -134,6 +134,36 @@ def held(cat: Catalog, who: Who, oid: int, kind: str, *, grantable: bool = False
     if not grantable and kind == "schema" and (who.uses(PG_READ_ALL_DATA) or who.uses(PG_WRITE_ALL_DATA)):
         out += "U"
     return "".join(c for c in ALL[kind] if c in out)
+
+
+def held_column(cat: Catalog, who: Who, oid: int, attnum: int, *, grantable: bool = False) -> str:
+    """The letters ``who`` holds on a table's column by the column's own ACL (what it
+    holds on the table is :func:`held`'s), with grant option only if asked; the owner
+    holds every grant option."""
+    if who.superuser:
+        return ALL["column"]
+    own = ownership(cat, oid, who.database_owner)
+    out = "".join(it.grantable if grantable else it.privileges for it in own.column_acl(attnum) if who.uses(it.grantee))
+    if grantable and who.uses(own.owner) and own.owner != PUBLIC:
+        out += ALL["column"]
+    return "".join(c for c in ALL["column"] if c in out)
+
+
+def columns_with(cat: Catalog, who: Who, table: Table, letter: str) -> frozenset[str]:
+    """The columns of ``table`` on which ``who`` holds ``letter`` by column privileges."""
+    return frozenset(c.name for c in table.columns if letter in held_column(cat, who, table.oid, c.attnum))
+
+
+def require_columns(cat: Catalog, who: Who, table: Table, letter: str, names: Iterable[str], kind: str = "table") -> None:
+    """ExecCheckRTEPerms for one privilege of a table: held on the table, or on each of
+    the columns named (on one column at least when none is named); 42501 ``permission
+    denied for table t`` otherwise."""
+    if who.superuser or letter in held(cat, who, table.oid, kind):
+        return
+    allowed = columns_with(cat, who, table, letter)
+    wanted = set(names)
+    if (wanted and not wanted <= allowed) or (not wanted and not allowed):
+        raise PgError("42501", f"permission denied for {kind} {table.name}")
 
 
 def is_owner(cat: Catalog, who: Who, oid: int) -> bool:
@@ -242,6 +272,11 @@ def dependents(cat: Catalog, role: int, names: Mapping[int, str] | None = None) 
             out.append(f"owner of {kind} {name}")
         elif own.acl is not None and any(role in (a.grantee, a.grantor) for a in own.acl):
             out.append(f"privileges for {kind} {name}")
+        table = cat.tables.get(oid)
+        for num, acl in own.columns if table is not None else ():
+            column = next((c.name for c in table.columns if c.attnum == num), None)
+            if column is not None and own.owner != role and any(role in (a.grantee, a.grantor) for a in acl):
+                out.append(f"privileges for column {column} of {kind} {name}")
     return default_dependents(cat, role, names) + out
 
 

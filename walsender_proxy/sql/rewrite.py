@@ -134,7 +134,7 @@ from walsender_proxy.sql.rewrite_funcs import (
     SERVER_VALUES,
     duckdb_functions,
 )
-from walsender_proxy.sql.scopes import NO_COLUMNS
+from walsender_proxy.sql.scopes import NO_COLUMNS, ColumnGuard
 from walsender_proxy.sql.scopes import Rel as _Rel
 from walsender_proxy.sql.scopes import Scope as _Scope
 from walsender_proxy.sql.sql_errors import NotAQueryError, ServerFunctionError, SqlError
@@ -261,6 +261,10 @@ class UserTable:
 
     sql: str
     types: Mapping[str, ColumnType]
+    #: The columns the statement may read where the current user holds SELECT on some of
+    #: the table's columns only (None: on the table); a reference to another is 42501.
+    readable: frozenset[str] | None = None
+    name: str = ""
 
 
 ResolveUserTable = Callable[[str | None, str], "str | UserTable | views.ViewQuery | None"]
@@ -1541,6 +1545,7 @@ class _Rewriter:
         return out
 
     def _star(self, ref: ast.ColumnRef, scope: _Scope) -> list[tuple[str, T | None]] | None:
+        self._read_star(ref, scope)
         names = [f.sval for f in ref.fields if isinstance(f, ast.String)]
         if names:
             rel = scope.rel(names[-1])
@@ -1552,6 +1557,21 @@ class _Rewriter:
                 return None
             out.extend(cols)
         return out
+
+    def _read_star(self, ref: ast.ColumnRef, scope: _Scope) -> None:
+        """``t.*`` or ``*`` reads every column of the relations it names (column
+        privileges: see ColumnGuard)."""
+        names = [f.sval for f in ref.fields if isinstance(f, ast.String)]
+        rels = [scope.rel(names[-1])] if names else [scope.rels[a] for a in scope.order]
+        for rel in rels:
+            if rel is not None and rel.guard is not None:
+                self._guarded(rel.guard.read_all, ref)
+
+    def _guarded(self, check: Callable[[], None], node: Any) -> None:
+        try:
+            check()
+        except PgError as e:
+            raise SqlError(e.sqlstate, e.message) from None
 
     def with_clause(self, w: ast.WithClause, scope: _Scope) -> None:
         ctes = []
@@ -1661,6 +1681,7 @@ class _Rewriter:
                     }  # fmt: skip
 
                 scope.merged.update(using_columns.merged(item, side(scope.order[members:middle]), side(scope.order[middle:])))
+            self._read_join_columns(item, scope.order[members:middle], scope.order[middle:], scope)
             if item.usingClause or item.isNatural:  # (they compare the columns as stored)
                 names = {n.sval for n in item.usingClause or ()}
                 for rel in scope.rels.values():
@@ -1670,6 +1691,8 @@ class _Rewriter:
             if item.quals is not None:
                 item.quals = self.condition(item.quals, scope)
             if item.alias is not None:  # (its alias hides the names of the items it joins)
+                if any(scope.rels[a].guard is not None for a in scope.order[members:]):
+                    raise self.fail("0A000", "column privileges of a table in a join with an alias are not supported by walsender-proxy", item)
                 scope.hide(scope.order[members:], item.alias.aliasname)
                 scope.add(item.alias.aliasname, _Rel(None))
             return item
@@ -1693,6 +1716,30 @@ class _Rewriter:
         if isinstance(item, ast.RangeFunction):
             return self.range_function(item, scope)
         raise self.fail("0A000", f"{type(item).__name__} in FROM is not supported", item)
+
+    def _read_join_columns(self, item: ast.JoinExpr, left: Sequence[str], right: Sequence[str], scope: _Scope) -> None:
+        """JOIN … USING and NATURAL JOIN read the joined columns of both sides."""
+        if not (item.usingClause or item.isNatural):
+            return
+        sides = [[scope.rels[a] for a in aliases if a in scope.rels] for aliases in (left, right)]
+        if not any(r.guard is not None for side in sides for r in side):
+            return
+
+        def names_of(side: list[_Rel]) -> set[str]:
+            return {n for r in side for n, _ in r.columns or ()}
+
+        if item.usingClause:
+            joined = {n.sval for n in item.usingClause}
+        else:
+            if any(r.columns is None for side in sides for r in side):
+                raise self.fail("0A000", "column privileges in a NATURAL JOIN the proxy cannot resolve", item)
+            joined = names_of(sides[0]) & names_of(sides[1])
+        for side in sides:
+            for r in side:
+                if r.guard is not None:
+                    for name in sorted(joined):
+                        if any(n == name for n, _ in r.columns or ()):
+                            self._guarded(lambda g=r.guard, n=name: g.read(n), item)
 
     def range_var(self, rv: ast.RangeVar, scope: _Scope) -> ast.Node:
         alias = rv.alias.aliasname if rv.alias is not None else rv.relname
@@ -1735,13 +1782,18 @@ class _Rewriter:
         declared = None
         columns: list[tuple[str, T | None]] | None = None
         row_names = None
+        guard = None
         if isinstance(sub, UserTable):
+            if sub.readable is not None:
+                guard = ColumnGuard(sub.name, sub.readable, tuple(sub.types))
             sub, declared = sub.sql, sub.types
             if rv.alias is not None and rv.alias.colnames:
                 row_names = list(declared)
                 given = [c.sval for c in rv.alias.colnames]
                 names = given + list(declared)[len(given):]
                 declared = dict(zip(names, declared.values(), strict=False))
+                if guard is not None:
+                    guard = replace(guard, renamed=dict(zip(names, row_names, strict=False)))
             # every column with its type, as stored: `SELECT *` of the table (in a subquery,
             # a CTE) keeps them (max over an unconstrained numeric compares numbers)
             columns = [(n, _lake_t(ct, stored=True)) for n, ct in declared.items()]
@@ -1749,7 +1801,7 @@ class _Rewriter:
         ph = f"wpx_rel_{self.nonce}_{len(self.placeholders)}"
         self.placeholders[ph] = sub
         renamed = rv.alias is not None and bool(rv.alias.colnames)
-        scope.add(alias, _Rel(columns, declared, None if renamed else (rv.schemaname, rv.relname), row_names=row_names))
+        scope.add(alias, _Rel(columns, declared, None if renamed else (rv.schemaname, rv.relname), row_names=row_names, guard=guard))
         new_alias = rv.alias if rv.alias is not None else ast.Alias(aliasname=rv.relname)
         return ast.RangeVar(relname=ph, inh=True, relpersistence="p", alias=new_alias)
 
@@ -2180,6 +2232,7 @@ class _Rewriter:
             node.fields = node.fields[1:]
             names = names[1:]
         if isinstance(node.fields[-1], ast.A_Star):
+            self._read_star(node, scope)
             return node, None
         try:
             outer = lateral_refs.outside_reference(names, scope)
@@ -2192,6 +2245,7 @@ class _Rewriter:
             system = self._catalog_tableoid(names, scope)
             if system is not None:
                 return system
+        self._read_column(node, names, scope)
         if len(names) == 1:
             merged = scope.merged_column(names[0])
             if merged is not None:  # (a USING column whose sides' types differ)
@@ -2215,6 +2269,31 @@ class _Rewriter:
             t = _lake_t(ctype, stored=True) if ctype is not None else None
         return node, t
 
+
+    def _read_column(self, node: ast.ColumnRef, names: list[str], scope: _Scope) -> None:
+        """Column privileges (ColumnGuard) of the column a reference reads: a column, or a
+        whole row (``t`` alone); where the reference cannot be placed, of every relation
+        read by column privileges in reach that has a column of that name."""
+        if not scope.guarded():
+            return
+        if len(names) >= 2:
+            rel = scope.rel(names[-2])
+            if rel is not None and rel.guard is not None:
+                self._guarded(lambda: rel.guard.read(names[-1]), node)  # type: ignore[union-attr]
+            return
+        rel = scope.find_rel(names[0])
+        if rel is not None:
+            if rel.guard is not None:
+                self._guarded(lambda: rel.guard.read(names[0]), node)  # type: ignore[union-attr]
+            return
+        whole = scope.rel(names[0])
+        if whole is not None and scope.find(names[0]) is None:
+            if whole.guard is not None and whole.scalar_column is None:
+                self._guarded(whole.guard.read_all, node)
+            return
+        # (not placed, a relation of unknown columns beside: any guarded one it may name)
+        for guard in scope.guards():
+            self._guarded(lambda g=guard: g.read(names[0]), node)
 
     def _catalog_tableoid(self, names: list[str], scope: _Scope) -> tuple[ast.Node, T] | None:
         """``x.tableoid`` of an emulated catalog (pg_dump reads it of every catalog it
@@ -4161,10 +4240,18 @@ class _Rewriter:
                 obj = self._needing("pgc_sequence_in" if name == "has_sequence_privilege" else "pgc_regclass_in", held)
             elif name == "has_schema_privilege" and (held_t is None or held_t == UNKNOWN or held_t.name in TEXTISH):
                 obj = self._needing("pgc_namespace_in", held)
-            return self._needing(
-                "pgc_has_privilege_acl", superuser, args[-1], known,
-                self._needing("pgc_held", role_oid, obj), self._needing("pgc_held_grant", role_oid, obj),
-            )
+            on = self._needing("pgc_held", role_oid, obj)
+            on_grant = self._needing("pgc_held_grant", role_oid, obj)
+            if name in ("has_column_privilege", "has_any_column_privilege"):  # (the table's, or the columns')
+                column: ast.Node = _null()
+                if name == "has_column_privilege":
+                    col, col_t = args[-2], types[-2]
+                    textual_col = col_t is None or col_t == UNKNOWN or col_t.name in TEXTISH
+                    column = self._needing("pgc_column_named" if textual_col else "pgc_column_numbered", obj, col)
+                    superuser = ast.CaseExpr(args=(ast.CaseWhen(expr=ast.NullTest(arg=copy.deepcopy(column), nulltesttype=NullTestType.IS_NULL), result=_null()),), defresult=superuser)
+                on = _op("||", on, self._needing("pgc_column_held", role_oid, copy.deepcopy(obj), copy.deepcopy(column)))
+                on_grant = _op("||", on_grant, self._needing("pgc_column_held_grant", role_oid, copy.deepcopy(obj), copy.deepcopy(column)))
+            return self._needing("pgc_has_privilege_acl", superuser, args[-1], known, on, on_grant)
         self.needs.add("pgc_has_privilege")
         return _call("pgc_has_privilege", superuser, args[-1], known)
 

@@ -250,7 +250,8 @@ class RoleStatements:
         tx = self.ex.statement_tx()
         for oid, own in sorted(tx.catalog().owners.items()):
             if own.owner in old:
-                tx.set_ownership(oid, Ownership(new, grant_sql.new_owner_acl(own.acl, own.owner, new)))
+                columns = grant_sql.map_column_acls(own, lambda acl, was=own.owner: grant_sql.new_owner_acl(acl, was, new))
+                tx.set_ownership(oid, Ownership(new, grant_sql.new_owner_acl(own.acl, own.owner, new), columns))
         return "REASSIGN OWNED"
 
     def drop_owned(self, node: ast.DropOwnedStmt) -> Iterator[Outcome]:
@@ -288,8 +289,10 @@ class RoleStatements:
         tx = self.ex.statement_tx()
         cat = tx.catalog()
         for oid, own in sorted(cat.owners.items()):  # (what was granted to them)
-            if own.acl is not None and any(a.grantee in roles or a.grantor in roles for a in own.acl):
-                tx.set_ownership(oid, Ownership(own.owner, grant_sql.without_roles(own.acl, roles)))
+            mentioned = [acl for acl in (own.acl or (), *(a for _, a in own.columns)) if any(a.grantee in roles or a.grantor in roles for a in acl)]
+            if mentioned:
+                acl = grant_sql.without_roles(own.acl, roles) if own.acl is not None else None
+                tx.set_ownership(oid, Ownership(own.owner, acl, grant_sql.map_column_acls(own, lambda a: grant_sql.without_roles(a, roles))))
         for key, acl in sorted(cat.default_acls.items()):
             if int(key.split(":")[0]) in roles:
                 tx.set_default_acl(key, None)

@@ -22,6 +22,29 @@ from walsender_proxy.sql.expr_types import T
 NO_COLUMNS = "?no columns?"
 
 
+@dataclass(frozen=True)
+class ColumnGuard:
+    """A table the current user may read some columns of only (SELECT granted on them,
+    not on the table): a reference to another of its columns — by name, by ``t.*``,
+    ``*`` or the whole row — is PostgreSQL's 42501 (ExecCheckRTEPerms)."""
+
+    table: str
+    readable: frozenset[str]
+    #: Every column of the table, by its own name.
+    columns: tuple[str, ...]
+    #: The names FROM gave its columns (``t(x, y)``) → their own names.
+    renamed: Mapping[str, str] | None = None
+
+    def read(self, name: str) -> None:
+        real = self.renamed.get(name, name) if self.renamed else name
+        if real in self.columns and real not in self.readable:
+            raise PgError("42501", f"permission denied for table {self.table}")
+
+    def read_all(self) -> None:
+        if any(c not in self.readable for c in self.columns):
+            raise PgError("42501", f"permission denied for table {self.table}")
+
+
 @dataclass
 class Rel:
     #: (name, type) per column, None when unknown (a user table: the server knows them).
@@ -42,6 +65,8 @@ class Rel:
     #: A view's columns (under ``source``): RowDescription names the view for a column
     #: selected as it is, though no declared type is known for it.
     view: bool = False
+    #: Column privileges to check each reference against (None: the table's SELECT holds).
+    guard: ColumnGuard | None = None
 
     def origin_names(self) -> Sequence[str] | None:
         """The columns RowDescription can name the source of (None: none)."""
@@ -165,6 +190,37 @@ class Scope:
             if name in s.merged:
                 return s.merged[name]
             if any(s.rels[a].columns is None or any(n == name for n, _ in s.rels[a].columns or ()) for a in s.order):
+                return None
+            s = s.parent
+        return None
+
+    def guarded(self) -> bool:
+        """A relation in reach is read by column privileges."""
+        s: Scope | None = self
+        while s is not None:
+            if any(r.guard is not None for r in s.rels.values()):
+                return True
+            s = s.parent
+        return False
+
+    def guards(self) -> list[ColumnGuard]:
+        """The column privileges of every relation in reach read by them."""
+        out = []
+        s: Scope | None = self
+        while s is not None:
+            out += [r.guard for r in s.rels.values() if r.guard is not None]
+            s = s.parent
+        return out
+
+    def find_rel(self, name: str) -> Rel | None:
+        """The relation an unqualified column name belongs to (as :meth:`find`)."""
+        s: Scope | None = self
+        while s is not None:
+            for alias in s.order:
+                rel = s.rels[alias]
+                if rel.columns is not None and any(n == name for n, _ in rel.columns):
+                    return rel
+            if any(s.rels[a].columns is None for a in s.order):
                 return None
             s = s.parent
         return None
