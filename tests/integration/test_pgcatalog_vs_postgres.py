@@ -532,6 +532,9 @@ PSQL_COMMANDS = [
     "\\dT",
     "\\di",
     "\\dp t_pk",
+    "\\df lower",
+    "\\dfS pg_read_f*",
+    "\\df+ pg_catalog.lower",
     pytest.param("\\dt+", marks=pytest.mark.xfail(strict=True, reason="Size: no relation files")),
     pytest.param("\\l+", marks=pytest.mark.xfail(strict=True, reason="Size: no database files")),
     pytest.param(
@@ -724,6 +727,16 @@ OTHER_QUERIES = {
     "acldefault('n', n.nspowner), acldefault('r', c.relowner), acldefault('s', c.relowner), "
     "acldefault('d', 10), acldefault('f', 10), acldefault('T', 10), acldefault('c', 10) "
     "FROM pg_namespace n JOIN pg_class c ON c.relnamespace = n.oid WHERE c.relname = 't_pk'",
+    # pg_proc: PostgreSQL's own functions, regproc and regprocedure both ways
+    "pg_proc_builtin": "SELECT count(*), count(*) FILTER (WHERE proacl IS NOT NULL), min(oid), max(oid), "
+    "count(DISTINCT proname) FROM pg_proc WHERE pronamespace = 11",
+    "regprocedure": "SELECT 870::regprocedure, 'lower(text)'::regprocedure::oid, 'pg_catalog.now()'::regprocedure, "
+    "to_regprocedure('lower(int)'), to_regprocedure('substring(text, int, int)'), 'now'::regproc, "
+    "'array_in'::regproc::oid, pg_typeof(870::regprocedure)",
+    "regprocedure_of_overloads": "SELECT oid::regprocedure::text AS p, oid::regproc::text AS n FROM pg_proc "
+    "WHERE proname IN ('substring', 'generate_series', 'pg_read_file') ORDER BY pg_proc.oid",
+    "proc_descriptions": "SELECT p.proname, d.description FROM pg_proc p JOIN pg_description d "
+    "ON d.objoid = p.oid AND d.classoid = 'pg_proc'::regclass WHERE p.proname IN ('lower', 'now', 'jsonb_set') ORDER BY p.oid",
     "case_names": "SELECT CASE WHEN true THEN 1 END, CASE WHEN true THEN relname ELSE relname END, "
     "COALESCE(NULL, 'x'), GREATEST(1, 2), NULLIF(1, 1), ROW(1, 2) IS NOT NULL AS r, "
     "ARRAY[1, 2], 'x'::text, 1::int4, (SELECT relname FROM pg_class WHERE relname = 't_pk') "
@@ -792,6 +805,11 @@ ERROR_QUERIES = [
     "SELECT has_table_privilege('t_nope', 'select')",
     "SELECT has_table_privilege('nobody', 't_pk', 'select')",
     "SELECT has_sequence_privilege('t_pk', 'usage')",
+    "SELECT 'lower'::regprocedure",
+    "SELECT 'lower(int)'::regprocedure",
+    "SELECT 'lower(nosuchtype)'::regprocedure",
+    "SELECT 'nope'::regproc",
+    "SELECT 'lower'::regproc",
 ]
 
 

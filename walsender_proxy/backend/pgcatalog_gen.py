@@ -7,6 +7,13 @@ initdb'ed cluster (``initdb --locale=C -E UTF8``) so no user objects leak in::
 
     python -m walsender_proxy.backend.pgcatalog_gen "host=... port=... user=postgres" \\
         > walsender_proxy/backend/pgcatalog_data.py && ruff format walsender_proxy/backend/pgcatalog_data.py
+
+``pg_proc``'s rows (every function PostgreSQL 15 has: psql's ``\\dfS``, pgcli's completion,
+``'now'::regproc`` and drivers' metadata read them) go to a module of their own, one row a
+line (``--procs``; not reformatted)::
+
+    python -m walsender_proxy.backend.pgcatalog_gen --procs "host=... port=... user=postgres" \\
+        > walsender_proxy/backend/pg_proc_data.py
 """
 
 from __future__ import annotations
@@ -116,55 +123,6 @@ INFORMATION_SCHEMA_RELATIONS = (
     "sequences",
 )
 
-#: pg_proc rows served: the functions this emulation implements (psql's \df and
-#: pg_function_is_visible look here) — not all ~3000 of PostgreSQL's.
-PROC_NAMES = (
-    "array_to_string",
-    # the access methods' handlers (pg_am.amhandler::regproc, as pg_dump reads it)
-    "heap_tableam_handler",
-    "bthandler",
-    "hashhandler",
-    "gisthandler",
-    "ginhandler",
-    "spghandler",
-    "brinhandler",
-    "col_description",
-    "current_database",
-    "current_schema",
-    "current_schemas",
-    "current_setting",
-    "format_type",
-    "has_database_privilege",
-    "has_schema_privilege",
-    "has_table_privilege",
-    "obj_description",
-    "pg_backend_pid",
-    "pg_char_to_encoding",
-    "pg_encoding_to_char",
-    "pg_function_is_visible",
-    "pg_get_constraintdef",
-    "pg_get_expr",
-    "pg_get_function_arguments",
-    "pg_get_function_result",
-    "pg_get_indexdef",
-    "pg_get_publication_tables",
-    "pg_get_replica_identity_index",
-    "pg_get_userbyid",
-    "pg_is_in_recovery",
-    "pg_relation_is_publishable",
-    "pg_size_pretty",
-    "pg_table_is_visible",
-    "pg_table_size",
-    "pg_type_is_visible",
-    "quote_ident",
-    "set_config",
-    "shobj_description",
-    "to_regclass",
-    "to_regtype",
-    "version",
-)
-
-
 def _fetch(cur: Any, sql: str) -> list[tuple[Any, ...]]:
     cur.execute(sql)
     return [tuple(r) for r in cur.fetchall()]
@@ -268,29 +226,7 @@ def generate(dsn: str) -> str:
             WHERE a.attrelid = 'pg_proc'::regclass AND a.attnum > 0 ORDER BY a.attnum""",
             )
         ]
-        psel = ", ".join(
-            "p.oid::int8"
-            if c == "oid"
-            else (
-                f"p.{c}::text"
-                if c == "prosupport"
-                else (f"p.{c}::oid[]" if c == "proargtypes" else f"p.{c}")
-            )
-            for c in proc_cols
-        )
-        names = "', '".join(PROC_NAMES)
         emit("PG_PROC_COLUMNS", tuple(proc_cols))
-        emit(
-            "PG_PROC_ROWS",
-            _fetch(
-                cur,
-                f"""SELECT {psel}, pg_get_function_result(p.oid),
-                       pg_get_function_arguments(p.oid),
-                       pg_get_function_identity_arguments(p.oid)
-                FROM pg_proc p WHERE p.proname IN ('{names}')
-                  AND p.pronamespace = 11 ORDER BY p.oid""",
-            ),
-        )
         emit(
             "SETTINGS",
             _fetch(
@@ -394,5 +330,60 @@ def generate(dsn: str) -> str:
     return "\n".join(out)
 
 
+def _proc_select(cur: Any) -> str:
+    proc_cols = [
+        r[0]
+        for r in _fetch(
+            cur,
+            """SELECT a.attname FROM pg_attribute a
+        WHERE a.attrelid = 'pg_proc'::regclass AND a.attnum > 0 ORDER BY a.attnum""",
+        )
+    ]
+    special = {"oid": "p.oid::int8", "prosupport": "p.prosupport::text", "proargtypes": "p.proargtypes::oid[]", "proacl": "p.proacl::text[]"}
+    return ", ".join(special.get(c, f"p.{c}") for c in proc_cols)
+
+
+def generate_procs(dsn: str) -> str:
+    """pg_proc's every row, then each function's pg_get_function_result, _arguments and
+    _identity_arguments texts (one tuple a line)."""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn, conn.cursor() as cur:
+        ver = _fetch(cur, "SHOW server_version")[0][0]
+        rows = _fetch(
+            cur,
+            f"""SELECT {_proc_select(cur)}, pg_get_function_result(p.oid),
+                   pg_get_function_arguments(p.oid),
+                   pg_get_function_identity_arguments(p.oid)
+            FROM pg_proc p ORDER BY p.oid""",
+        )
+        descriptions = _fetch(
+            cur,
+            """SELECT d.objoid::int8, d.description FROM pg_description d
+            WHERE d.classoid = 'pg_proc'::regclass AND d.objsubid = 0 ORDER BY d.objoid""",
+        )
+    out = [
+        '"""PostgreSQL 15\'s pg_proc rows, dumped by ``pgcatalog_gen --procs`` — generated, do not edit.',
+        "",
+        "Each row: pg_proc's columns in order (``pgcatalog_data.PG_PROC_COLUMNS``), then the",
+        'function\'s result, arguments and identity arguments as pg_get_function_* print them."""',
+        f"# source: PostgreSQL {ver}",
+        "# fmt: off",
+        "PG_PROC_ROWS = (",
+        *(f"    {tuple(r)!r}," for r in rows),
+        ")",
+        "#: pg_description's text of each function (COMMENT ON FUNCTION as initdb leaves it).",
+        "PG_PROC_DESCRIPTIONS = {",
+        *(f"    {oid!r}: {text!r}," for oid, text in descriptions),
+        "}",
+        "# fmt: on",
+        "",
+    ]
+    return "\n".join(out)
+
+
 if __name__ == "__main__":
-    sys.stdout.write(generate(sys.argv[1]))
+    if sys.argv[1] == "--procs":
+        sys.stdout.write(generate_procs(sys.argv[2]))
+    else:
+        sys.stdout.write(generate(sys.argv[1]))

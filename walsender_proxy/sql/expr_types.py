@@ -54,6 +54,7 @@ INTEGERISH = frozenset(
         "regclass",
         "regtype",
         "regproc",
+        "regprocedure",
         "regnamespace",
         "regrole",
         "xid",

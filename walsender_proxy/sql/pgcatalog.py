@@ -29,6 +29,7 @@ publication membership rows) get deterministic synthetic OIDs above 2^31 (see
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -52,6 +53,7 @@ from decoding.catalog import (
 )
 from decoding.errors import PgError, disk_full_error
 from decoding.pgtypes import ColumnType, UnknownTypeError, type_by_oid
+from walsender_proxy.backend import pg_proc_data
 from walsender_proxy.backend import pgcatalog_data as data
 from walsender_proxy.backend.roles import closure
 from walsender_proxy.backend.settings import (
@@ -1501,13 +1503,28 @@ def _pg_opclass(s: CatalogSnapshot) -> list[dict[str, Any]]:
 
 @_rows("pgc_pg_proc")
 def _pg_proc(s: CatalogSnapshot) -> list[dict[str, Any]]:
-    n = len(data.PG_PROC_COLUMNS)
+    """PostgreSQL 15's functions (all of them: pg_proc lists what PostgreSQL has, whether
+    or not a call of it is served) and the user's."""
     from walsender_proxy.sql import sql_functions
 
-    rows = [dict(zip(data.PG_PROC_COLUMNS, r[:n], strict=True)) for r in data.PG_PROC_ROWS]
-    return rows + [
+    return _builtin_procs(quote_ident(next(iter(s.role_oids), "postgres"))) + [
         sql_functions.pg_proc_row(fn, s.ns_oid[fn.schema], s.owner_of(fn.oid), s.acl_of(fn.oid)) for fn in s.functions
     ]
+
+
+@functools.lru_cache(maxsize=4)
+def _builtin_procs(superuser: str) -> list[dict[str, Any]]:
+    """pg_proc's rows of PostgreSQL 15's own functions, their ACLs naming the bootstrap
+    superuser as the proxy calls it (initdb's ``postgres``)."""
+    n = len(data.PG_PROC_COLUMNS)
+    at = data.PG_PROC_COLUMNS.index("proacl")
+    out = []
+    for r in pg_proc_data.PG_PROC_ROWS:
+        row = dict(zip(data.PG_PROC_COLUMNS, r[:n], strict=True))
+        if r[at] is not None and superuser != "postgres":
+            row["proacl"] = [re.sub(r"\bpostgres\b", superuser, a) for a in r[at]]
+        out.append(row)
+    return out
 
 
 #: plpgsql is installed in every PostgreSQL database (psql \dx lists it).
@@ -1558,6 +1575,11 @@ def _pg_description(s: CatalogSnapshot) -> list[dict[str, Any]]:
             "objsubid": 0,
             "description": "PL/pgSQL procedural language",
         }
+    ]
+    proc_class = PG_CATALOG["pg_proc"].oid
+    out += [
+        {"objoid": oid, "classoid": proc_class, "objsubid": 0, "description": text}
+        for oid, text in pg_proc_data.PG_PROC_DESCRIPTIONS.items()
     ]
     comments = s.catalog.comments
     live = _commentable(s)
@@ -2650,7 +2672,7 @@ def _procdefs(s: CatalogSnapshot) -> list[dict[str, Any]]:
     n = len(data.PG_PROC_COLUMNS)
     return [
         {"oid": r[0], "result": r[n], "args": r[n + 1], "identity_args": r[n + 2]}
-        for r in data.PG_PROC_ROWS
+        for r in pg_proc_data.PG_PROC_ROWS
     ] + [
         {
             "oid": fn.oid,
@@ -3140,9 +3162,56 @@ _MACROS: dict[str, str] = {
         WHEN pgc_to_regproc(x) IS NOT NULL THEN pgc_to_regproc(x)
         WHEN pgc_regproc_match(x).n > 1 THEN error('PGERR[42725] more than one function named "' || x || '"')
         ELSE error('PGERR[42883] function "' || x || '" does not exist') END)""",
+    # regprocout: the name alone when regproc input would find this function (and only it)
+    # on the search path, else qualified
     "pgc_regproc_out": """MACRO pgc_regproc_out(o) AS (CASE WHEN o IS NULL THEN NULL::VARCHAR WHEN o = 0 THEN '-'
-        ELSE coalesce((SELECT pgc_quote_ident(pgc_f.proname) FROM pgc_pg_proc pgc_f WHERE pgc_f.oid = o),
-                      o::VARCHAR) END)""",
+        ELSE coalesce((SELECT CASE WHEN (SELECT count(*) FROM pgc_pg_proc pgc_rpq
+                    WHERE pgc_rpq.proname = pgc_rpo.proname
+                      AND pgc_rpq.pronamespace IN (SELECT pgc_rps.nspoid FROM pgc_search_path pgc_rps)) = 1
+                  AND pgc_rpo.pronamespace IN (SELECT pgc_rps.nspoid FROM pgc_search_path pgc_rps)
+                THEN '' ELSE pgc_quote_ident(pgc_rpn.nspname) || '.' END || pgc_quote_ident(pgc_rpo.proname)
+            FROM pgc_pg_proc pgc_rpo JOIN pgc_pg_namespace pgc_rpn ON pgc_rpn.oid = pgc_rpo.pronamespace
+            WHERE pgc_rpo.oid = o), o::VARCHAR) END)""",
+    # regprocedure: ``name(type, …)`` (parseNameAndArgTypes: a name, then its argument
+    # types between parentheses; 22P02 without them)
+    "pgc_regprocedure_parts": r"""MACRO pgc_regprocedure_parts(x) AS (CASE
+        WHEN NOT contains(x, '(') THEN error('PGERR[22P02] expected a left parenthesis')
+        WHEN NOT regexp_full_match(x, '(?s).*\)\s*') THEN error('PGERR[22P02] expected a right parenthesis')
+        ELSE {'name': trim(x[:strpos(x, '(') - 1]),
+              'args': list_transform(list_filter(string_split(regexp_extract(x, '(?s)\((.*)\)\s*$', 1), ','),
+                  lambda pgc_a: trim(pgc_a) <> '' OR strpos(x, ',') > 0), lambda pgc_a: trim(pgc_a))} END)""",
+    "pgc_regprocedure_match": """MACRO pgc_regprocedure_match(x) AS (
+        SELECT min(pgc_rpf.oid) FROM pgc_pg_proc pgc_rpf
+        JOIN pgc_pg_namespace pgc_rpn ON pgc_rpn.oid = pgc_rpf.pronamespace
+        WHERE pgc_rpf.proname = pgc_ident_parts(pgc_regprocedure_parts(x).name)[-1]
+          AND CASE WHEN len(pgc_ident_parts(pgc_regprocedure_parts(x).name)) > 1
+                   THEN pgc_rpn.nspname = pgc_ident_parts(pgc_regprocedure_parts(x).name)[-2]
+                   ELSE pgc_rpf.pronamespace IN (SELECT pgc_rps.nspoid FROM pgc_search_path pgc_rps) END
+          AND pgc_rpf.proargtypes::UINTEGER[] = pgc_regprocedure_argtypes(x))""",
+    # the argument types' OIDs, in order (NULL for a name that is no type)
+    "pgc_regprocedure_argtypes": """MACRO pgc_regprocedure_argtypes(x) AS (coalesce((
+        SELECT list(pgc_to_regtype(pgc_rpu.a) ORDER BY pgc_rpu.i)
+        FROM (SELECT unnest(pgc_regprocedure_parts(x).args) AS a,
+                     generate_subscripts(pgc_regprocedure_parts(x).args, 1) AS i) pgc_rpu), []::UINTEGER[]))""",
+    "pgc_regprocedure_badtype": """MACRO pgc_regprocedure_badtype(x) AS (
+        SELECT min(pgc_rpu.a) FROM (SELECT unnest(pgc_regprocedure_parts(x).args) AS a) pgc_rpu
+        WHERE pgc_to_regtype(pgc_rpu.a) IS NULL)""",
+    "pgc_to_regprocedure": r"""MACRO pgc_to_regprocedure(x) AS (CASE WHEN x IS NULL THEN NULL::UINTEGER
+        WHEN regexp_full_match(x::VARCHAR, '\s*[0-9]+\s*') THEN CAST(trim(x::VARCHAR) AS UINTEGER)
+        WHEN NOT contains(x, '(') OR pgc_regprocedure_badtype(x) IS NOT NULL THEN NULL::UINTEGER
+        ELSE pgc_regprocedure_match(x) END)""",
+    "pgc_regprocedure_in": r"""MACRO pgc_regprocedure_in(x) AS (CASE WHEN x IS NULL THEN NULL::UINTEGER
+        WHEN regexp_full_match(x::VARCHAR, '\s*[0-9]+\s*') THEN CAST(trim(x::VARCHAR) AS UINTEGER)
+        WHEN pgc_regprocedure_badtype(x) IS NOT NULL THEN error('PGERR[42704] type "' || pgc_regprocedure_badtype(x) || '" does not exist')
+        WHEN pgc_regprocedure_match(x) IS NOT NULL THEN pgc_regprocedure_match(x)
+        ELSE error('PGERR[42883] function "' || x || '" does not exist') END)""",
+    "pgc_regprocedure_out": """MACRO pgc_regprocedure_out(o) AS (CASE WHEN o IS NULL THEN NULL::VARCHAR WHEN o = 0 THEN '-'
+        ELSE coalesce((SELECT CASE WHEN pgc_pg_function_is_visible(pgc_rpf.oid) THEN '' ELSE pgc_quote_ident(pgc_rpn.nspname) || '.' END
+                || pgc_quote_ident(pgc_rpf.proname) || '('
+                || coalesce((SELECT string_agg(pgc_format_type(pgc_rpu.t, NULL), ',' ORDER BY pgc_rpu.i)
+                    FROM (SELECT unnest(pgc_rpf.proargtypes) AS t, generate_subscripts(pgc_rpf.proargtypes, 1) AS i) pgc_rpu), '') || ')'
+            FROM pgc_pg_proc pgc_rpf JOIN pgc_pg_namespace pgc_rpn ON pgc_rpn.oid = pgc_rpf.pronamespace WHERE pgc_rpf.oid = o),
+            o::VARCHAR) END)""",
     # information_schema._pg_expandarray: (element, 1-based position) of each element
     "pgc_expandarray": """MACRO pgc_expandarray(a) AS (
         list_transform(range(1, len(a) + 1), lambda pgc_i: {'x': a[pgc_i], 'n': pgc_i::INTEGER}))""",

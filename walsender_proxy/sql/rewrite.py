@@ -500,12 +500,11 @@ REG_TYPES = {
     "regnamespace": "regnamespace",
     "regrole": "regrole",
     "regproc": "regproc",
-    "regprocedure": "regproc",
+    "regprocedure": "regprocedure",
 }
-#: reg* inputs read at analysis: those whose catalog the proxy holds whole. pg_proc lists
-#: only user functions, so ``'array_in'::regproc`` stays where it runs (an eager read would
-#: refuse a name PostgreSQL knows).
-_EAGER_REG_INPUTS = frozenset({"pgc_regclass_in", "pgc_regtype_in", "pgc_regnamespace_in", "pgc_regrole_in"})
+#: reg* inputs read at analysis: those whose catalog the proxy holds whole (pg_proc lists
+#: PostgreSQL's functions and the user's).
+_EAGER_REG_INPUTS = frozenset({"pgc_regclass_in", "pgc_regtype_in", "pgc_regnamespace_in", "pgc_regrole_in", "pgc_regproc_in", "pgc_regprocedure_in"})
 #: Output formatting PostgreSQL's type output functions do that DuckDB's values need.
 _OUT_FORMAT = {
     "int2vector": "vector",
@@ -515,6 +514,7 @@ _OUT_FORMAT = {
     "regnamespace": "pgc_regnamespace_out",
     "regrole": "pgc_regrole_out",
     "regproc": "pgc_regproc_out",
+    "regprocedure": "pgc_regprocedure_out",
 }
 
 #: PostgreSQL types with no DuckDB counterpart in the proxy: a cast to one is refused, where

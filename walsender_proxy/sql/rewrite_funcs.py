@@ -97,6 +97,7 @@ EMULATED: Mapping[str, Fn] = MappingProxyType(
         "to_regnamespace": _f("pgc_to_regnamespace", "regnamespace", 1),
         "to_regrole": _f("pgc_to_regrole", "regrole", 1),
         "to_regproc": _f("pgc_to_regproc", "regproc", 1),
+        "to_regprocedure": _f("pgc_to_regprocedure", "regprocedure", 1),
         "pg_typeof": _f("", "regtype", 1, special="typeof"),
         "array_upper": _f("pgc_array_upper", "int4", 2, special="array_bound"),
         "array_lower": _f("pgc_array_lower", "int4", 2, special="array_bound"),
