@@ -978,13 +978,13 @@ def test_checks_in_the_catalog_and_psql(proxy: Any, pg15: PgCluster) -> None:
 
 
 def test_privileges_of_other_roles_are_refused(proxy: Any) -> None:
-    """The proxy keeps ACLs of relations and schemas only (test_privileges_vs_postgres):
-    has_*_privilege of other objects for a role that is not a superuser (named, or the
-    session's own) is 0A000, not a guess."""
+    """The proxy keeps ACLs of relations, schemas, the database and functions only
+    (test_privileges_vs_postgres): has_*_privilege of other objects for a role that is not
+    a superuser (named, or the session's own) is 0A000, not a guess."""
     with psycopg.connect(proxy.dsn(), autocommit=True) as c:
         c.execute("CREATE ROLE priv_plain LOGIN")
-        for sql in ("SELECT has_function_privilege('priv_plain', 'now()', 'execute')",
-                    "SELECT has_type_privilege('priv_plain', 'int4', 'usage')"):
+        for sql in ("SELECT has_type_privilege('priv_plain', 'int4', 'usage')",
+                    "SELECT has_language_privilege('priv_plain', 'sql', 'usage')"):
             assert raw_outcome(c, sql)[:2] == ("error", "0A000"), sql
     with psycopg.connect(proxy.dsn(user="priv_plain"), autocommit=True) as c:
-        assert raw_outcome(c, "SELECT has_function_privilege('now()', 'execute')")[:2] == ("error", "0A000")
+        assert raw_outcome(c, "SELECT has_type_privilege('int4', 'usage')")[:2] == ("error", "0A000")

@@ -2325,6 +2325,7 @@ def _privileges(s: CatalogSnapshot) -> list[dict[str, Any]]:
         out.append({"oid": d.oid, "grantee": 0, "privs": "r", "grantable": "", "kind": "catalog"})
     for item in privileges.effective_acl(privileges.ownership(s.catalog, privileges.DATABASE_OID, s.owner_oid), "database"):
         out.append({"oid": privileges.DATABASE_OID, "grantee": item.grantee, "privs": item.privileges, "grantable": item.grantable, "kind": "database"})
+    out += _builtin_function_privileges(s.owner_oid)
     for template in (1, 4):  # (their ACL as initdb leaves it)
         out.append({"oid": template, "grantee": s.owner_oid, "privs": "CTc", "grantable": "CTc", "kind": "database"})
         out.append({"oid": template, "grantee": 0, "privs": "c", "grantable": "", "kind": "database"})
@@ -2332,6 +2333,26 @@ def _privileges(s: CatalogSnapshot) -> list[dict[str, Any]]:
         out.append({"oid": oid, "grantee": s.owner_oid, "privs": "UC", "grantable": "UC", "kind": "schema"})
         out.append({"oid": oid, "grantee": 0, "privs": "U", "grantable": "", "kind": "schema"})
     return out
+
+
+@functools.lru_cache(maxsize=4)
+def _builtin_function_privileges(owner: int) -> list[dict[str, Any]]:
+    """PostgreSQL's own functions' ACLs (pg_proc.proacl, NULL: PUBLIC and the bootstrap
+    superuser may execute), the superuser's grant options with them."""
+    at = data.PG_PROC_COLUMNS.index("proacl")
+    out = []
+    for r in pg_proc_data.PG_PROC_ROWS:
+        items = r[at] if r[at] is not None else ["=X/postgres", "postgres=X/postgres"]
+        for text in items:
+            grantee, rest = text.split("=", 1)
+            letters = rest.split("/", 1)[0]
+            out.append({
+                "oid": r[0], "grantee": owner if grantee == "postgres" else 0 if grantee == "" else None,
+                "privs": letters.replace("*", ""), "grantable": "".join(c for i, c in enumerate(letters) if letters[i + 1 : i + 2] == "*"),
+                "kind": "function",
+            })  # fmt: skip
+        out.append({"oid": r[0], "grantee": owner, "privs": "", "grantable": "X", "kind": "function"})
+    return [row for row in out if row["grantee"] is not None]
 
 
 @_helper(
@@ -2884,6 +2905,7 @@ _MACROS: dict[str, str] = {
             error('PGERR[42703] column "' || c || '" of relation "' || (SELECT pgc_r.relname FROM pgc_pg_class pgc_r WHERE pgc_r.oid = o) || '" does not exist')::INTEGER) END)""",
     "pgc_column_numbered": """MACRO pgc_column_numbered(o, a) AS (SELECT pgc_t.attnum::INTEGER FROM pgc_pg_attribute pgc_t
         WHERE pgc_t.attrelid = o AND pgc_t.attnum = a AND NOT pgc_t.attisdropped)""",
+    "pgc_function_exists": """MACRO pgc_function_exists(o) AS (EXISTS (SELECT 1 FROM pgc_pg_proc pgc_fe WHERE pgc_fe.oid = o))""",
     "pgc_uses_role": """MACRO pgc_uses_role(r, g) AS (EXISTS (SELECT 1 FROM pgc_role_closure pgc_c
         WHERE pgc_c.member = r AND pgc_c.role = g AND pgc_c.inherited))""",
     "pgc_privilege_letter": """MACRO pgc_privilege_letter(x) AS (CASE regexp_replace(upper(trim(x)), '\\s+WITH\\s+(GRANT|ADMIN)\\s+OPTION$', '')

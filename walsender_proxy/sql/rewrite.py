@@ -90,7 +90,6 @@ from walsender_proxy.sql import (
     regex_funcs,
     session_zone,
     sql_function_calls,
-    sql_functions,
     using_columns,
     views,
     width_bucket,
@@ -4218,9 +4217,13 @@ class _Rewriter:
             check = "pgc_sequence_in" if name == "has_sequence_privilege" else "pgc_regclass_in"
             self.needs.add(check)  # (42P01 for a relation that does not exist)
             superuser = ast.CaseExpr(args=(ast.CaseWhen(expr=ast.NullTest(arg=_call(check, held), nulltesttype=NullTestType.IS_NULL), result=_null()),), defresult=superuser)
+        if name == "has_function_privilege":  # (42883 for a signature no function has; NULL for an OID)
+            textual = held_t is None or held_t == UNKNOWN or held_t.name in TEXTISH
+            held = self._needing("pgc_regprocedure_in", held) if textual else _cast(held, "uinteger")
+            exists = self._needing("pgc_function_exists", copy.deepcopy(held))
+            superuser = ast.CaseExpr(args=(ast.CaseWhen(expr=ast.BoolExpr(boolop=BoolExprType.NOT_EXPR, args=(exists,)), result=_null()),), defresult=superuser)
         known = _str(",".join(_PRIVILEGE_NAMES[name]))
-        function = self._user_function(name, held, held_t)
-        if name in _ACL_PRIVILEGES or function is not None:  # (answered from the object's ACL for any role)
+        if name in _ACL_PRIVILEGES:  # (answered from the object's ACL for any role)
             if with_role:
                 by_oid = types[0] is not None and types[0].name in ("oid", "regrole", "int2", "int4", "int8")
                 role_oid = _cast(args[0], "uinteger") if by_oid else self._needing("pgc_role_oid_of", args[0])
@@ -4234,9 +4237,7 @@ class _Rewriter:
                 group = self._needing("pgc_role_oid_of", held) if textual else _cast(held, "uinteger")
                 member = self._needing("pgc_member_held", role_oid, group)
                 return self._needing("pgc_has_privilege_acl", superuser, args[-1], known, member, _str(""))
-            if function is not None:
-                obj = _cast(_int(function), "uinteger")
-            elif name in _RELATION_PRIVILEGES and (held_t is None or held_t == UNKNOWN or held_t.name in TEXTISH):
+            if name in _RELATION_PRIVILEGES and (held_t is None or held_t == UNKNOWN or held_t.name in TEXTISH):
                 obj = self._needing("pgc_sequence_in" if name == "has_sequence_privilege" else "pgc_regclass_in", held)
             elif name == "has_schema_privilege" and (held_t is None or held_t == UNKNOWN or held_t.name in TEXTISH):
                 obj = self._needing("pgc_namespace_in", held)
@@ -4254,18 +4255,6 @@ class _Rewriter:
             return self._needing("pgc_has_privilege_acl", superuser, args[-1], known, on, on_grant)
         self.needs.add("pgc_has_privilege")
         return _call("pgc_has_privilege", superuser, args[-1], known)
-
-    def _user_function(self, name: str, held: ast.Node, held_t: T | None) -> int | None:
-        """has_function_privilege of a user function named by a literal signature: its
-        OID (its ACL answers); None for anything else (built-in functions have no ACL
-        here)."""
-        text = _str_const(held)
-        if name != "has_function_privilege" or text is None or not (held_t is None or held_t == UNKNOWN or held_t.name in TEXTISH):
-            return None
-        self.used_udfs = True  # (never cached by text: the catalog decides what it names)
-        lk = sql_function_calls.LOOKUP.get()
-        fn = sql_functions.by_signature(lk.catalog, text, lk.path) if lk is not None else None
-        return fn.oid if fn is not None else None
 
     def _needing(self, fn: str, *args: ast.Node) -> ast.Node:
         """``fn(args)``, a catalog macro the statement then needs."""
@@ -5330,7 +5319,7 @@ _PRIVILEGE_NAMES: Mapping[str, tuple[str, ...]] = {
 #: The has_*_privilege functions of a relation, named by regclass input.
 _RELATION_PRIVILEGES = frozenset({"has_table_privilege", "has_sequence_privilege", "has_column_privilege", "has_any_column_privilege"})
 #: has_*_privilege answered from ACLs for any role (the others only for a superuser).
-_ACL_PRIVILEGES = _RELATION_PRIVILEGES | {"has_schema_privilege", "has_database_privilege", "pg_has_role"}
+_ACL_PRIVILEGES = _RELATION_PRIVILEGES | {"has_schema_privilege", "has_database_privilege", "has_function_privilege", "pg_has_role"}
 
 _SAME_TYPE_ARGS: dict[str, tuple[int, ...]] = {"generate_series": (0, 1), "lag": (0, 2), "lead": (0, 2)}
 #: Array functions: (the array's position, positions of arguments of its element type).

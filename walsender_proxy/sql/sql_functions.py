@@ -684,30 +684,9 @@ def lookup(tx: Transaction, obj: ast.ObjectWithArgs, search_path: Sequence[str])
     return fn
 
 
-def by_signature(cat: Catalog, text: str, search_path: Sequence[str]) -> Function | None:
-    """The user function regprocedure input names (``f(integer)``, ``s.f(int, text)``);
-    None when the text names none (a built-in function, or not a signature)."""
-    try:
-        stmts = pglast.parse_sql(f"DROP FUNCTION {text}")
-    except pglast.parser.ParseError:
-        return None
-    if len(stmts) != 1 or not isinstance(stmts[0].stmt, ast.DropStmt) or len(stmts[0].stmt.objects or ()) != 1:
-        return None
-    obj = stmts[0].stmt.objects[0]
-    if obj.args_unspecified:
-        return None
-    try:
-        return _lookup_in(cat, obj, search_path, False, [])
-    except PgError:
-        return None
-
-
 def _lookup(tx: Transaction, obj: ast.ObjectWithArgs, search_path: Sequence[str], missing_ok: bool, notices: list[Notice]) -> Function | None:
     """LookupFuncWithArgs: the function an ObjectWithArgs names (None: missing, skipped)."""
-    return _lookup_in(tx.catalog(), obj, search_path, missing_ok, notices)
-
-
-def _lookup_in(cat: Catalog, obj: ast.ObjectWithArgs, search_path: Sequence[str], missing_ok: bool, notices: list[Notice]) -> Function | None:
+    cat = tx.catalog()
     names = [n.sval for n in obj.objname]
     if len(names) > 2:
         raise PgError("0A000", f"cross-database references are not implemented: {'.'.join(names)}")
