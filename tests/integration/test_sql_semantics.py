@@ -1312,3 +1312,37 @@ REG_LITERALS = [
 
 def test_reg_literals_are_read_at_parse_analysis(proxy: ProxyServer, pg15: PgCluster) -> None:
     _same_answers(proxy, pg15, REG_LITERALS).close()
+
+
+#: FETCH FIRST … WITH TIES (the rows after OFFSET, the first n and every row sorting equal
+#: to the n-th; a NULL count is no limit, 0 none), and LIMIT/OFFSET's refusals of a
+#: negative count with PostgreSQL's codes (2201W, 2201X) rather than DuckDB's words.
+WITH_TIES = [
+    "CREATE TABLE wt (a int, b text)",
+    "INSERT INTO wt VALUES (1, 'a'), (1, 'b'), (2, 'c'), (2, 'd'), (3, 'e'), (NULL, 'f')",
+    "SELECT a FROM wt ORDER BY a FETCH FIRST 1 ROW WITH TIES",
+    "SELECT * FROM wt ORDER BY a FETCH FIRST 3 ROWS WITH TIES",
+    "SELECT b FROM wt ORDER BY a DESC NULLS LAST OFFSET 1 FETCH FIRST 2 ROWS WITH TIES",
+    "SELECT * FROM wt ORDER BY a NULLS FIRST FETCH FIRST 1 ROW WITH TIES",
+    "SELECT a, count(*) FROM wt GROUP BY a ORDER BY 2 DESC, a FETCH FIRST 1 ROW WITH TIES",
+    "SELECT a AS x, b FROM wt ORDER BY x FETCH FIRST 2 ROWS WITH TIES",
+    "SELECT * FROM wt ORDER BY a FETCH FIRST 10 ROWS WITH TIES",
+    "SELECT * FROM wt ORDER BY a FETCH FIRST 0 ROWS WITH TIES",
+    "SELECT * FROM wt ORDER BY a FETCH FIRST ROWS WITH TIES",
+    "SELECT * FROM wt ORDER BY a FETCH FIRST (NULL + 1) ROWS WITH TIES",
+    "SELECT * FROM wt ORDER BY a OFFSET 4 FETCH FIRST 1 ROW WITH TIES",
+    "SELECT * FROM (SELECT * FROM wt ORDER BY a FETCH FIRST 1 ROW WITH TIES) s ORDER BY b",
+    "SELECT * FROM wt FETCH FIRST 2 ROWS WITH TIES",
+    "SELECT * FROM wt ORDER BY a FETCH FIRST NULL ROWS WITH TIES",
+    "SELECT * FROM wt ORDER BY a FETCH FIRST -1 ROWS WITH TIES",
+    "SELECT * FROM wt ORDER BY a OFFSET -1 FETCH FIRST 1 ROW WITH TIES",
+    "SELECT * FROM wt ORDER BY a FETCH FIRST 1 ROW WITH TIES FOR UPDATE SKIP LOCKED",
+    "SELECT * FROM wt LIMIT -1",
+    "SELECT * FROM wt OFFSET -2",
+    "SELECT * FROM wt ORDER BY a LIMIT (SELECT -1)",
+    "SELECT * FROM wt ORDER BY a, b LIMIT NULL",
+]
+
+
+def test_fetch_first_with_ties_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    _same_answers(proxy, pg15, WITH_TIES).close()

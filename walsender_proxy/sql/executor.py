@@ -114,6 +114,8 @@ def parse(sql: str) -> list[tuple[Any, str]]:
         msg, loc = (*e.args, "syntax error", None)[:2]
         if not isinstance(loc, int) and str(msg).endswith("at end of input"):
             loc = len(sql)  # (libpg_query leaves it out; PostgreSQL points past the end)
+        if str(msg) in _UNPLACED:
+            loc = None
         raise SyntaxErr(str(msg), loc if isinstance(loc, int) else None) from None
     if _NEWER_NUMBERS.search(sql):
         _no_newer_numbers(sql)
@@ -124,6 +126,13 @@ def parse(sql: str) -> list[tuple[Any, str]]:
         out.append((r.stmt, text.strip()))
     return out
 
+
+#: Grammar errors PostgreSQL 15 reports without a cursor position (the parser here, a
+#: later one's, places them).
+_UNPLACED = frozenset({
+    "WITH TIES cannot be specified without ORDER BY clause",
+    "SKIP LOCKED and WITH TIES options cannot be used together",
+})  # fmt: skip
 
 #: Numeric literals PostgreSQL 16 reads and 15 does not: ``1_000``, ``0x1f``, ``0o17``, ``0b1``
 #: (the parser here is 16's; 15 sees a number with trailing junk); and ``$1a``, which the

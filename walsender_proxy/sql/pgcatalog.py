@@ -2905,6 +2905,9 @@ _MACROS: dict[str, str] = {
             error('PGERR[42703] column "' || c || '" of relation "' || (SELECT pgc_r.relname FROM pgc_pg_class pgc_r WHERE pgc_r.oid = o) || '" does not exist')::INTEGER) END)""",
     "pgc_column_numbered": """MACRO pgc_column_numbered(o, a) AS (SELECT pgc_t.attnum::INTEGER FROM pgc_pg_attribute pgc_t
         WHERE pgc_t.attrelid = o AND pgc_t.attnum = a AND NOT pgc_t.attisdropped)""",
+    # LIMIT and OFFSET: a negative count is PostgreSQL's error (NULL: no limit)
+    "pgc_limit_count": """MACRO pgc_limit_count(x) AS (CASE WHEN x < 0 THEN error('PGERR[2201W] LIMIT must not be negative') ELSE x END)""",
+    "pgc_limit_offset": """MACRO pgc_limit_offset(x) AS (CASE WHEN x < 0 THEN error('PGERR[2201X] OFFSET must not be negative') ELSE x END)""",
     "pgc_function_exists": """MACRO pgc_function_exists(o) AS (EXISTS (SELECT 1 FROM pgc_pg_proc pgc_fe WHERE pgc_fe.oid = o))""",
     "pgc_uses_role": """MACRO pgc_uses_role(r, g) AS (EXISTS (SELECT 1 FROM pgc_role_closure pgc_c
         WHERE pgc_c.member = r AND pgc_c.role = g AND pgc_c.inherited))""",

@@ -45,7 +45,6 @@ from pglast.enums import (
     CoercionForm,
     CTEMaterialize,
     JoinType,
-    LimitOption,
     MinMaxOp,
     NullTestType,
     SetOperation,
@@ -94,6 +93,7 @@ from walsender_proxy.sql import (
     views,
     width_bucket,
     window_frames,
+    with_ties,
 )
 from walsender_proxy.sql.expr_types import (
     BOOL,
@@ -1058,6 +1058,8 @@ class _Rewriter:
     def select(
         self, stmt: ast.SelectStmt, parent: _Scope | None
     ) -> tuple[ast.SelectStmt, list[tuple[str, T | None]] | None]:
+        if with_ties.applies(stmt):
+            return self._with_ties(stmt, parent)
         scope = _Scope(parent)
         scope.query = True
         if stmt.withClause is not None:
@@ -1266,9 +1268,36 @@ class _Rewriter:
             return [None]
         return [(rel.source, names[-1])]
 
+    def _with_ties(self, stmt: ast.SelectStmt, parent: _Scope | None) -> tuple[ast.SelectStmt, list[tuple[str, T | None]] | None]:
+        """FETCH FIRST … WITH TIES through window functions (sql/with_ties.py)."""
+        try:
+            inner = with_ties.inner_query(stmt)
+        except PgError as e:  # (PostgreSQL's own refusals place no cursor)
+            raise self.fail(e.sqlstate, e.message, stmt if e.sqlstate == "0A000" and "walsender-proxy" in e.message else None) from None
+        scope = _Scope(parent)
+        offset = self.expr(stmt.limitOffset, scope)[0] if stmt.limitOffset is not None else None
+        count = self.expr(stmt.limitCount, scope)[0] if stmt.limitCount is not None else None
+        query, cols = self.select(inner, parent)
+        if cols is None:
+            raise self.fail("0A000", "FETCH FIRST … WITH TIES of a query whose columns are not known is not supported by walsender-proxy", stmt)
+        outer = with_ties.outer_query(query, [n for n, _ in cols], offset, count, self._limit_guard)
+        cols = cols[:-2]
+        self.arm_columns[id(outer)] = cols
+        if parent is None and self.origins is not None:
+            self.origins = self.origins[: len(cols)]
+        return outer, cols
+
+    def _limit_guard(self, kind: str, expr: Any) -> Any:
+        """LIMIT's count or OFFSET's, with PostgreSQL's refusal of a negative one (2201W,
+        2201X) where DuckDB would word its own."""
+        word, state = ("LIMIT", "2201W") if kind == "count" else ("OFFSET", "2201X")
+        if isinstance(expr, ast.A_Const):
+            if isinstance(expr.val, ast.Integer) and expr.val.ival < 0:
+                raise self.fail(state, f"{word} must not be negative")
+            return expr
+        return self._needing(f"pgc_limit_{kind}", expr)
+
     def _tail(self, stmt: ast.SelectStmt, scope: _Scope) -> None:
-        if stmt.limitOption == LimitOption.LIMIT_OPTION_WITH_TIES:
-            raise self.fail("0A000", "FETCH FIRST … WITH TIES is not supported by walsender-proxy", stmt)
         for s in stmt.sortClause or ():
             if s.sortby_dir == SortByDir.SORTBY_USING:
                 # ORDER BY x USING < is ascending, USING > descending (btree's operators)
@@ -1311,9 +1340,9 @@ class _Rewriter:
                     sorts.append(self.generic(s, scope))
             stmt.sortClause = tuple(sorts)
         if stmt.limitCount is not None:
-            stmt.limitCount = self.expr(stmt.limitCount, scope)[0]
+            stmt.limitCount = self._limit_guard("count", self.expr(stmt.limitCount, scope)[0])
         if stmt.limitOffset is not None:
-            stmt.limitOffset = self.expr(stmt.limitOffset, scope)[0]
+            stmt.limitOffset = self._limit_guard("offset", self.expr(stmt.limitOffset, scope)[0])
         # row locks mean nothing over an immutable snapshot; DuckDB has no FOR UPDATE (but
         # PostgreSQL's refusals of a lock it could not take are kept)
         if stmt.lockingClause:
