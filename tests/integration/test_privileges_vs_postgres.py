@@ -62,7 +62,7 @@ SCRIPT: list[tuple[str, str]] = [
     (ALICE, "SELECT pg_create_logical_replication_slot('pv_slot', 'pgoutput')"),
     (ALICE, "SELECT pg_drop_replication_slot('pv_slot')"),
     (ALICE, "SELECT pg_replication_slot_advance('pv_slot', '0/0')"),
-    (ALICE, "SELECT slot_name FROM pg_replication_slots"),
+    (ALICE, "SELECT slot_name FROM pg_replication_slots WHERE slot_name LIKE 'pv\\_%'"),
     (ALICE, "psql:VACUUM pv_t"),
     (ALICE, "psql:ANALYZE pv_t"),
     (ALICE, "SELECT has_database_privilege(current_database(), 'connect'), has_database_privilege(current_database(), 'create'), has_database_privilege(current_database(), 'temp, create')"),
