@@ -225,24 +225,38 @@ def _grant_on(tx: Transaction, stmt: ast.GrantStmt, rel: Rel, letters: str | Non
         grantor = who.oid
         allowed = "".join(c for c in wanted if c in options)
         if allowed != wanted:
-            if stmt.is_grant:
-                text = "no privileges were granted" if not allowed else "not all privileges were granted"
-                notices.append(Notice("WARNING", "01007", f'{text} for "{rel.name}"'))
-            else:
-                text = "no privileges could be revoked" if not allowed else "not all privileges could be revoked"
-                notices.append(Notice("WARNING", "01006", f'{text} for "{rel.name}"'))
-    acl = privileges.effective_acl(own, kind)
+            _not_all(stmt, allowed, f'"{rel.name}"', notices)
+    acl = _edited(stmt, privileges.effective_acl(own, kind), grantees, grantor, allowed, own.owner, kind)
+    tx.set_ownership(rel.oid, replace(own, acl=acl))
+
+
+def _not_all(stmt: ast.GrantStmt, allowed: str, shown: str, notices: list[Notice]) -> None:
+    """restrict_and_check_grant's WARNING: the grantor holds the grant option of some (or
+    none) of what it grants or revokes."""
+    if stmt.is_grant:
+        text = "no privileges were granted" if not allowed else "not all privileges were granted"
+        notices.append(Notice("WARNING", "01007", f"{text} for {shown}"))
+    else:
+        text = "no privileges could be revoked" if not allowed else "not all privileges could be revoked"
+        notices.append(Notice("WARNING", "01006", f"{text} for {shown}"))
+
+
+def _edited(
+    stmt: ast.GrantStmt, acl: Sequence[AclItem], grantees: Sequence[int], grantor: int, allowed: str, owner: int, kind: str
+) -> tuple[AclItem, ...]:
+    """The ACL after the statement gives (or takes) ``allowed`` to each grantee."""
+    out = tuple(acl)
     for grantee in grantees:
         if not allowed:
             break
         if stmt.is_grant:
-            acl = privileges.granted(acl, grantee, grantor, allowed, bool(stmt.grant_option), kind)
+            out = privileges.granted(out, grantee, grantor, allowed, bool(stmt.grant_option), kind)
         else:
-            acl = privileges.revoked(
-                acl, grantee, grantor, allowed, grant_option_only=bool(stmt.grant_option),
-                cascade=stmt.behavior == enums.DropBehavior.DROP_CASCADE, owner=own.owner, kind=kind,
+            out = privileges.revoked(
+                out, grantee, grantor, allowed, grant_option_only=bool(stmt.grant_option),
+                cascade=stmt.behavior == enums.DropBehavior.DROP_CASCADE, owner=owner, kind=kind,
             )
-    tx.set_ownership(rel.oid, replace(own, acl=acl))
+    return out
 
 
 def _grant_on_columns(
@@ -285,23 +299,8 @@ def _grant_on_columns(
             grantor = who.oid
             allowed = "".join(c for c in lets if c in options)
             if allowed != lets and num not in expanded:
-                if stmt.is_grant:
-                    text = "no privileges were granted" if not allowed else "not all privileges were granted"
-                    notices.append(Notice("WARNING", "01007", f"{text} for {shown}"))
-                else:
-                    text = "no privileges could be revoked" if not allowed else "not all privileges could be revoked"
-                    notices.append(Notice("WARNING", "01006", f"{text} for {shown}"))
-        acl = own.column_acl(num)
-        for grantee in grantees:
-            if not allowed:
-                break
-            if stmt.is_grant:
-                acl = privileges.granted(acl, grantee, grantor, allowed, bool(stmt.grant_option), "column")
-            else:
-                acl = privileges.revoked(
-                    acl, grantee, grantor, allowed, grant_option_only=bool(stmt.grant_option),
-                    cascade=stmt.behavior == enums.DropBehavior.DROP_CASCADE, owner=own.owner, kind="column",
-                )
+                _not_all(stmt, allowed, shown, notices)
+        acl = _edited(stmt, own.column_acl(num), grantees, grantor, allowed, own.owner, "column")
         tx.set_ownership(rel.oid, replace(own, columns=with_column_acl(own.columns, num, acl)))
 
 

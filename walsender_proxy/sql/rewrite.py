@@ -2302,7 +2302,7 @@ class _Rewriter:
         """Column privileges (ColumnGuard) of the column a reference reads: a column, or a
         whole row (``t`` alone); where the reference cannot be placed, of every relation
         read by column privileges in reach that has a column of that name."""
-        if not scope.guarded():
+        if not scope.guards():
             return
         if len(names) >= 2:
             rel = scope.rel(names[-2])

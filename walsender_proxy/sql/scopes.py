@@ -194,15 +194,6 @@ class Scope:
             s = s.parent
         return None
 
-    def guarded(self) -> bool:
-        """A relation in reach is read by column privileges."""
-        s: Scope | None = self
-        while s is not None:
-            if any(r.guard is not None for r in s.rels.values()):
-                return True
-            s = s.parent
-        return False
-
     def guards(self) -> list[ColumnGuard]:
         """The column privileges of every relation in reach read by them."""
         out = []
