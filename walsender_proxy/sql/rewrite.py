@@ -1593,13 +1593,7 @@ class _Rewriter:
         rels = [scope.rel(names[-1])] if names else [scope.rels[a] for a in scope.order]
         for rel in rels:
             if rel is not None and rel.guard is not None:
-                self._guarded(rel.guard.read_all, ref)
-
-    def _guarded(self, check: Callable[[], None], node: Any) -> None:
-        try:
-            check()
-        except PgError as e:
-            raise SqlError(e.sqlstate, e.message) from None
+                rel.guard.read_all()
 
     def with_clause(self, w: ast.WithClause, scope: _Scope) -> None:
         ctes = []
@@ -1767,7 +1761,7 @@ class _Rewriter:
                 if r.guard is not None:
                     for name in sorted(joined):
                         if any(n == name for n, _ in r.columns or ()):
-                            self._guarded(lambda g=r.guard, n=name: g.read(n), item)
+                            r.guard.read(name)
 
     def range_var(self, rv: ast.RangeVar, scope: _Scope) -> ast.Node:
         alias = rv.alias.aliasname if rv.alias is not None else rv.relname
@@ -2307,21 +2301,21 @@ class _Rewriter:
         if len(names) >= 2:
             rel = scope.rel(names[-2])
             if rel is not None and rel.guard is not None:
-                self._guarded(lambda: rel.guard.read(names[-1]), node)  # type: ignore[union-attr]
+                rel.guard.read(names[-1])
             return
         rel = scope.find_rel(names[0])
         if rel is not None:
             if rel.guard is not None:
-                self._guarded(lambda: rel.guard.read(names[0]), node)  # type: ignore[union-attr]
+                rel.guard.read(names[0])
             return
         whole = scope.rel(names[0])
-        if whole is not None and scope.find(names[0]) is None:
+        if whole is not None:
             if whole.guard is not None and whole.scalar_column is None:
-                self._guarded(whole.guard.read_all, node)
+                whole.guard.read_all()
             return
         # (not placed, a relation of unknown columns beside: any guarded one it may name)
         for guard in scope.guards():
-            self._guarded(lambda g=guard: g.read(names[0]), node)
+            guard.read(names[0])
 
     def _catalog_tableoid(self, names: list[str], scope: _Scope) -> tuple[ast.Node, T] | None:
         """``x.tableoid`` of an emulated catalog (pg_dump reads it of every catalog it
