@@ -32,7 +32,7 @@ REPLICA_IDENTITIES = ("d", "f", "i", "n")  # DEFAULT, FULL, USING INDEX, NOTHING
 
 CatalogOp = dict[str, Any]
 #: Ops that drop the object their ``oid`` names (its ownership goes with it).
-_DROPS = frozenset({"drop_table", "drop_sequence", "drop_view", "drop_function"})
+_DROPS = frozenset({"drop_table", "drop_sequence", "drop_view", "drop_function", "drop_domain"})
 
 
 #: The types a sequence counts in, and their ranges.
@@ -334,6 +334,60 @@ class Check:
     @staticmethod
     def fill(text: str, names: Mapping[int, str]) -> str:
         return fill_marks(text, names)
+
+
+@dataclass(frozen=True, slots=True)
+class Domain:
+    """A domain (``pg_type`` typtype ``d``): a base type with constraints, checked wherever a
+    value is coerced to it (a cast, a write to a column of the domain). ``base`` is the
+    underlying base type (a domain over a domain has that one's base here and its OID in
+    ``parent``: PostgreSQL checks the constraints of the whole chain). ``checks`` name the
+    value by the :data:`CHECK_MARK` mark of attnum 0 (``VALUE``). ``array_oid`` is the
+    array type PostgreSQL makes with it (``_name``)."""
+
+    oid: int
+    array_oid: int
+    schema: str
+    name: str
+    base: ColumnType
+    parent: int = 0
+    not_null: bool = False
+    default: ColumnDefault | None = None
+    checks: tuple[Check, ...] = ()
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.schema}.{self.name}"
+
+    @property
+    def column_type(self) -> ColumnType:
+        """The type of a column declared with this domain."""
+        return replace(self.base, domain=self.oid)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "oid": self.oid,
+            "array_oid": self.array_oid,
+            "schema": self.schema,
+            "name": self.name,
+            "base": self.base.to_json(),
+            "parent": self.parent,
+            "not_null": self.not_null,
+            "default": None if self.default is None else self.default.to_json(),
+            "checks": [c.to_json() for c in self.checks],
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Domain:
+        return cls(
+            d["oid"], d["array_oid"], d["schema"], d["name"], ColumnType.from_json(d["base"]), d["parent"],
+            d["not_null"], None if d["default"] is None else ColumnDefault.from_json(d["default"]),
+            tuple(Check.from_json(c) for c in d["checks"]),
+        )  # fmt: skip
+
+
+#: A domain's checks name the value as the column of attnum 0 (``VALUE``).
+DOMAIN_VALUE = 0
 
 
 def fill_marks(text: str, names: Mapping[int, str]) -> str:
@@ -825,6 +879,8 @@ class Catalog:
     #: ALTER DEFAULT PRIVILEGES (``pg_default_acl``) by ``"role:namespace:objtype"``
     #: (namespace 0: every schema; objtype ``r`` tables, ``S`` sequences, ``n`` schemas).
     default_acls: Mapping[str, tuple[AclItem, ...]] = field(default_factory=lambda: _frozen({}))
+    #: Domains (CREATE DOMAIN) by OID.
+    domains: Mapping[int, Domain] = field(default_factory=lambda: _frozen({}))
 
     # -- lookups -------------------------------------------------------------------------
     def find_table(self, schema: str, name: str) -> Table | None:
@@ -838,6 +894,22 @@ class Catalog:
             if s.schema == schema and s.name == name:
                 return s
         return None
+
+    def find_domain(self, schema: str, name: str) -> Domain | None:
+        for d in self.domains.values():
+            if d.schema == schema and d.name == name:
+                return d
+        return None
+
+    def domain_chain(self, oid: int) -> list[Domain]:
+        """The domain ``oid`` and the domains it is over, outermost first (empty: not a
+        domain)."""
+        out: list[Domain] = []
+        while oid and oid in self.domains:
+            d = self.domains[oid]
+            out.append(d)
+            oid = d.parent
+        return out
 
     def find_view(self, schema: str, name: str) -> View | None:
         for v in self.views.values():
@@ -993,6 +1065,15 @@ class Catalog:
             fns = dict(self.functions)
             fns.pop(op["oid"], None)
             return replace(self, functions=_frozen(fns))
+        if kind == "put_domain":
+            dom = Domain.from_json(op["domain"])
+            doms = dict(self.domains)
+            doms[dom.oid] = dom
+            return replace(self, domains=_frozen(doms), next_oid=max(self.next_oid, dom.array_oid + 1, dom.oid + 1))
+        if kind == "drop_domain":
+            doms = dict(self.domains)
+            doms.pop(op["oid"], None)
+            return replace(self, domains=_frozen(doms))
         if kind == "put_default_acl":
             defaults = dict(self.default_acls)
             if op["acl"] is None:
@@ -1025,6 +1106,7 @@ class Catalog:
             **({"comments": dict(self.comments)} if self.comments else {}),
             **({"owners": {str(k): v.to_json() for k, v in self.owners.items()}} if self.owners else {}),
             **({"default_acls": {k: [a.to_json() for a in v] for k, v in self.default_acls.items()}} if self.default_acls else {}),
+            **({"domains": [d.to_json() for d in self.domains.values()]} if self.domains else {}),
         }
 
     @classmethod
@@ -1045,6 +1127,7 @@ class Catalog:
             _frozen(d.get("comments", {})),
             _frozen({int(k): Ownership.from_json(v) for k, v in d.get("owners", {}).items()}),
             _frozen({k: tuple(AclItem.from_json(a) for a in v) for k, v in d.get("default_acls", {}).items()}),
+            _frozen({dom.oid: dom for dom in (Domain.from_json(x) for x in d.get("domains", ()))}),
         )
 
 

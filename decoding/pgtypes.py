@@ -8,7 +8,7 @@ server, the COPY encoder and pgoutput all agree on it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pyarrow as pa
 
@@ -96,10 +96,27 @@ class ColumnType:
     base: PgType
     typmod: int = -1
     is_array: bool = False
+    #: The OID of the domain a column is declared with (``pg_attribute.atttypid``), 0 for
+    #: none. Values are the base type's everywhere (storage, text and binary I/O,
+    #: RowDescription, as PostgreSQL's ``getBaseType``); the domain's constraints are
+    #: checked where a value is coerced to it.
+    domain: int = 0
 
     @property
     def oid(self) -> int:
+        """The base type's OID: what values are, and what RowDescription says."""
         return self.base.array_oid if self.is_array else self.base.oid
+
+    @property
+    def declared_oid(self) -> int:
+        """The declared type's OID: the domain's when there is one (``atttypid``, and the
+        pgoutput Relation message's column type)."""
+        return self.domain or self.oid
+
+    @property
+    def bare(self) -> ColumnType:
+        """The base type without its domain."""
+        return ColumnType(self.base, self.typmod, self.is_array) if self.domain else self
 
     @property
     def typlen(self) -> int:
@@ -137,7 +154,8 @@ class ColumnType:
     def type_text(self) -> str:
         """The type as :func:`parse_type` reads it back (``varchar(10)[]``, ``numeric(12,2)``)."""
         mod = self._modifier()
-        return f"{self.base.name}{mod}{'[]' if self.is_array else ''}"
+        domain = f"{DOMAIN_MARK}{self.domain}" if self.domain else ""
+        return f"{self.base.name}{mod}{'[]' if self.is_array else ''}{domain}"
 
     def sql_name(self) -> str:
         """The name ``format_type`` prints, e.g. ``character varying(10)``, ``integer[]``."""
@@ -162,16 +180,27 @@ class ColumnType:
         return f"{pretty}{mod}{'[]' if self.is_array else ''}"
 
     def to_json(self) -> str:
-        return f"{self.base.name}:{self.typmod}:{int(self.is_array)}"
+        domain = f":{self.domain}" if self.domain else ""
+        return f"{self.base.name}:{self.typmod}:{int(self.is_array)}{domain}"
 
     @classmethod
     def from_json(cls, text: str) -> ColumnType:
-        name, typmod, arr = text.split(":")
-        return cls(_BASE[name], int(typmod), arr == "1")
+        name, typmod, arr, *domain = text.split(":")
+        return cls(_BASE[name], int(typmod), arr == "1", int(domain[0]) if domain else 0)
+
+
+#: In a type's text (:meth:`ColumnType.type_text`, :func:`parse_type`), what follows names
+#: the domain the base type is declared through by OID: ``int4%16385``. (A type name never
+#: holds ``%``; the SQL layer resolves a domain's name to this form.)
+DOMAIN_MARK = "%"
 
 
 def parse_type(text: str) -> ColumnType:
-    """Parse a SQL type name such as ``numeric(12,2)``, ``varchar(20)`` or ``int[]``."""
+    """Parse a SQL type name such as ``numeric(12,2)``, ``varchar(20)`` or ``int[]`` (a
+    domain's base type followed by :data:`DOMAIN_MARK` and the domain's OID)."""
+    head, mark, domain = text.partition(DOMAIN_MARK)
+    if mark:
+        return replace(parse_type(head), domain=int(domain))
     m = _TYPE_RE.match(text.lower())
     if not m:
         raise UnknownTypeError(f'type "{text}" does not exist')

@@ -88,6 +88,7 @@ from decoding.pgoutput.proto import (
     RelationColumn,
     RollbackPrepared,
     Truncate,
+    Type,
 )
 from decoding.pgoutput.rowfilter import RowFilter
 from decoding.pgoutput.rows import DELETE, INSERT, UPDATE, ImageColumn, RelationRows, RowBatch
@@ -168,14 +169,23 @@ class _RelEntry:
     rows: RelationRows
     schema_sent: bool = False
 
-    def relation_message(self) -> bytes:
+    def schema_messages(self) -> list[bytes]:
+        """send_relation_and_attrs: a Type message for each sent column of a type that is
+        not built in (a domain: its OID, named by its base type as logicalrep_write_typ
+        names it), then the Relation (columns with their declared types)."""
         t = self.table
+        out = [
+            Type(c.type.domain, "", ("_" if c.type.is_array else "") + c.type.base.name).encode()
+            for c in self.columns
+            if c.type.domain
+        ]
         cols = tuple(
-            RelationColumn(c.name, c.type.oid, c.type.typmod, 1 if c.name in self.key else 0)
+            RelationColumn(c.name, c.type.declared_oid, c.type.typmod if not c.type.domain else -1, 1 if c.name in self.key else 0)
             for c in self.columns
         )
         namespace = "" if t.schema == "pg_catalog" else t.schema
-        return Relation(t.oid, namespace, t.name, t.replica_identity, cols).encode()
+        out.append(Relation(t.oid, namespace, t.name, t.replica_identity, cols).encode())
+        return out
 
 
 @dataclass(slots=True)
@@ -381,7 +391,7 @@ class PgOutput:
         """Begin if not yet sent, then the Relation if not yet sent (maybe_send_schema)."""
         out = self._begin(st)
         if not e.schema_sent:
-            out.append(e.relation_message())
+            out += e.schema_messages()
             e.schema_sent = True
         return out
 

@@ -28,8 +28,10 @@ from decoding.catalog import (
     AclItem,
     Catalog,
     CatalogOp,
+    Check,
     Column,
     ColumnDefault,
+    Domain,
     Function,
     Ownership,
     Table,
@@ -45,6 +47,8 @@ from walsender_proxy.lake import (
     check_ddl,
     checks,
     ddl,
+    domain_ddl,
+    domains,
     foreign_key_ddl,
     foreign_keys,
     function_ddl,
@@ -543,6 +547,7 @@ class Transaction:
             return 0
         held = checks.any_held(self, t)
         if not held:
+            domains.check_rows(self, t, new)
             self._check_not_null(t, new)
         try:
             new = _conform_table(t, new)
@@ -831,7 +836,9 @@ class Transaction:
 
     def _check_new_rows(self, t: Table, data: pa.Table) -> None:
         """NOT NULL and CHECK constraints of new row versions, as ExecConstraints checks
-        each row in turn: NOT NULL then the checks of one row before the next row's."""
+        each row in turn: NOT NULL then the checks of one row before the next row's (the
+        values' domains first: they were coerced to them before)."""
+        domains.check_rows(self, t, data)
         bad = checks.first_violation(self, t, data)
         if bad is None:
             self._check_not_null(t, data)
@@ -1014,6 +1021,37 @@ class Transaction:
     def drop_functions(self, oids: Sequence[int], *, cascade: bool) -> list[str]:
         """DROP FUNCTION; returns what CASCADE dropped besides (for the NOTICE)."""
         return self._run_ddl(function_ddl.drop_functions, tuple(oids), cascade, self._path()) or []
+
+    def domain(self, name: str) -> Domain:
+        """The domain ``name`` (qualified, or along the search path)."""
+        cat = self.catalog()
+        schema, dot, rel = self._named(name).rpartition(".")
+        for s in [schema] if dot else self._path():
+            d = cat.find_domain(s, rel)
+            if d is not None:
+                return d
+        raise LakeError("42704", f'type "{name}" does not exist')
+
+    def create_domain(self, dom: Domain) -> Domain:
+        """CREATE DOMAIN of ``dom`` (its OIDs given here)."""
+        return self._run_ddl(domain_ddl.create_domain, dom)
+
+    def alter_domain(self, dom: Domain, *, validate: Check | bool | None = False) -> Domain:
+        """ALTER DOMAIN: ``dom`` as it becomes; ``validate`` a new check (or None: a new
+        NOT NULL) the stored values of its columns must pass first."""
+        if validate is not False:
+            assert validate is None or isinstance(validate, Check)
+
+            def go() -> None:
+                self.lake.take_catalog_lock(self)
+                domains.validate(self, self.ddl_catalog(), dom.oid, validate)
+
+            self._check_writable()
+            self._guard(go)
+        return self._run_ddl(domain_ddl.alter_domain, dom)
+
+    def drop_domains(self, oids: Sequence[int], *, cascade: bool) -> None:
+        self._run_ddl(domain_ddl.drop_domains, tuple(oids), cascade)
 
     def add_column(
         self,

@@ -33,7 +33,6 @@ from walsender_proxy.sql.ddl_names import (
     cascaded,
     qualified,
     relation_oid,
-    type_text,
     unsupported,
 )
 
@@ -74,6 +73,13 @@ def _missing(tx: Transaction, rel: ast.RangeVar) -> bool:
 
 def expr_text(node: Any) -> str:
     return RawStream()(node)
+
+
+def _typer(tx: Transaction) -> Callable[[ast.TypeName], str]:
+    """A column's type text, a domain's name resolved in ``tx``'s catalog."""
+    from walsender_proxy.sql.domain_sql import column_type_text
+
+    return lambda tn: column_type_text(tx, tn)
 
 
 def _constraint_keys(c: ast.Constraint) -> list[str]:
@@ -121,7 +127,7 @@ def create_table(
     checks: list[ast.Constraint] = []  # (in the order written: transformCreateStmt's ckconstraints)
     for el in s.tableElts or ():
         if isinstance(el, ast.ColumnDef):
-            p = column_defs.plan(el, s.relation.relname, type_text, unsupported, _constraint_name)
+            p = column_defs.plan(el, s.relation.relname, _typer(tx), unsupported, _constraint_name)
             if p.primary:
                 if pk:
                     raise PgError("42P16", f'multiple primary keys for table "{s.relation.relname}" are not allowed')
@@ -291,12 +297,14 @@ def _dropped_tables(tx: Transaction, s: ast.DropStmt) -> list[int]:
 
 
 def _drop_type(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None) -> str:
-    """DROP TYPE / DROP DOMAIN: the proxy makes no types, so each name is PostgreSQL's own
-    (2BP01: the system requires it), a table's or view's row type (2BP01, its hint), or
-    none (42704, or the IF EXISTS notice)."""
+    """DROP TYPE / DROP DOMAIN: a domain is dropped (:mod:`walsender_proxy.sql.domain_sql`);
+    any other name is PostgreSQL's own type (2BP01: the system requires it), a table's or
+    view's row type (2BP01, its hint), or none (42704, or the IF EXISTS notice)."""
+    from walsender_proxy.sql import domain_sql
     from walsender_proxy.sql.literals import TYPE_ALIASES
 
     what = "type" if s.removeType == enums.ObjectType.OBJECT_TYPE else "domain"
+    dropped = []
     for tn in s.objects:
         names = [n.sval for n in tn.names]
         shown = ".".join(names)
@@ -310,6 +318,11 @@ def _drop_type(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None) -
                     "2BP01",
                     f"cannot drop type {pgcatalog_defs.format_type(oid, None)} because it is required by the database system",
                 )
+        dom = domain_sql.lookup(tx, names)
+        if dom is not None:
+            if dom not in dropped:
+                dropped.append(dom)
+            continue
         cat = tx.catalog()
         schema = names[-2] if len(names) > 1 else None
         for sch in [schema] if schema else tx.search_path or tx.lake.search_path:
@@ -326,6 +339,8 @@ def _drop_type(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None) -
         if not s.missing_ok:
             raise PgError("42704", f'type "{shown}" does not exist')
         _skipping(notices, "00000", f'type "{shown}" does not exist')
+    if dropped:
+        domain_sql.drop(tx, dropped, s.behavior == enums.DropBehavior.DROP_CASCADE)
     return "DROP TYPE" if what == "type" else "DROP DOMAIN"
 
 
@@ -409,7 +424,7 @@ def alter_table(
             if cmd.missing_ok and tx.table(table).column(d.colname) is not None:
                 _skipping(notices, "42701", f'column "{d.colname}" of relation "{s.relation.relname}" already exists')
                 continue
-            p = column_defs.plan(d, s.relation.relname, type_text, unsupported, _constraint_name)
+            p = column_defs.plan(d, s.relation.relname, _typer(tx), unsupported, _constraint_name)
             if p.primary:
                 raise unsupported("PRIMARY KEY in ADD COLUMN")
             uniques = [index_sql.unique_constraint(c, d.colname) for c in p.unique]
@@ -532,8 +547,10 @@ def _set_storage(tx: Transaction, table: str, column: str, mode: str) -> None:
 def rename(tx: Transaction, s: ast.RenameStmt, notices: list[Notice] | None = None) -> str:
     """``ALTER TABLE … RENAME [COLUMN] a TO b`` and ``ALTER TABLE … RENAME TO b``; other
     renames are not supported (yet)."""
-    from walsender_proxy.sql import views
+    from walsender_proxy.sql import domain_sql, views
 
+    if s.renameType in (enums.ObjectType.OBJECT_DOMAIN, enums.ObjectType.OBJECT_DOMCONSTRAINT, enums.ObjectType.OBJECT_TYPE):
+        return domain_sql.rename(tx, s)
     viewed = views.rename(tx, s, notices if notices is not None else [])
     if viewed is not None:
         return viewed

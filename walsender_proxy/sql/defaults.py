@@ -19,6 +19,7 @@ import random
 import threading
 import uuid
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -59,6 +60,17 @@ _PARSED: dict[str, ast.Node] = {}
 _PARSED_LOCK = threading.Lock()
 
 
+def with_domain_default(col: Column, cat: Catalog) -> Column:
+    """The column with the default a write uses: its own, else its domain's (PostgreSQL's
+    ``build_column_default`` falls back to the type's default; pg_attrdef stays empty)."""
+    if col.default is not None or not col.type.domain:
+        return col
+    for d in cat.domain_chain(col.type.domain):
+        if d.default is not None:
+            return replace(col, default=d.default)
+    return col
+
+
 def default_sql(col: Column, cat: Catalog) -> str:
     """The column's default as SQL to run: its sequence (if it names one) by its qualified
     name now."""
@@ -76,6 +88,7 @@ def default_sql(col: Column, cat: Catalog) -> str:
 def expression(col: Column, cat: Catalog) -> ast.Node | None:
     """The column's default as a fresh syntax tree (the rewriter may change the one it is
     given), or None when the column has none."""
+    col = with_domain_default(col, cat)
     if col.default is None:
         return None
     text = default_sql(col, cat)
@@ -93,6 +106,7 @@ def expression(col: Column, cat: Catalog) -> ast.Node | None:
 
 def value_sql(col: Column, cat: Catalog) -> str:
     """``SET c = DEFAULT`` as SQL: the default's text, or NULL."""
+    col = with_domain_default(col, cat)
     return "NULL" if col.default is None else f"({default_sql(col, cat)})"
 
 
@@ -129,7 +143,7 @@ def has_set_to_default(src: Any, t: Table, cols: list[str]) -> bool:
         for i, v in enumerate(row):
             if isinstance(v, ast.SetToDefault) and i < len(cols):
                 col = t.column(cols[i])
-                if col is not None and col.default is not None:
+                if col is not None and (col.default is not None or col.type.domain):
                     return True
     return False
 
@@ -173,7 +187,9 @@ class OmittedDefaults:
     def __init__(self, ev: Evaluator, tx: Transaction, t: Table, present: Iterable[str]) -> None:
         given = set(present)
         self.ev, self.tx, self.t = ev, tx, t
-        self.columns = [c for c in t.columns if c.name not in given and c.default is not None]
+        cat = tx.catalog()
+        columns = [with_domain_default(c, cat) for c in t.columns if c.name not in given]
+        self.columns = [c for c in columns if c.default is not None]
         self.stable = [c for c in self.columns if not c.default.volatile]  # type: ignore[union-attr]
         self.volatile = [c for c in self.columns if c.default.volatile]  # type: ignore[union-attr]
         #: a volatile default DuckDB must evaluate for each batch (the others are made here)

@@ -52,6 +52,7 @@ from walsender_proxy.sql import (
     comment_sql,
     ddl_names,
     ddl_sql,
+    domain_sql,
     explain,
     grant_sql,
     index_sql,
@@ -989,6 +990,13 @@ class Executor:
             finally:
                 yield from notices  # (PostgreSQL's NOTICEs come before its error too)
             yield Done(tag)
+        elif isinstance(node, ast.CreateDomainStmt):
+            yield Done(domain_sql.create(self.statement_tx(), node))
+        elif isinstance(node, ast.AlterDomainStmt):
+            notices = []
+            tag = domain_sql.alter(self.statement_tx(), node, notices)
+            yield from notices
+            yield Done(tag)
         elif isinstance(node, ast.CreateFunctionStmt):
             yield Done(sql_functions.create(self.statement_tx(), node, text, self.engine))
         elif isinstance(node, ast.AlterFunctionStmt):
@@ -1618,8 +1626,6 @@ _COMMANDS = {
     "CompositeTypeStmt": "CREATE TYPE … AS (composite type)",
     "CreateRangeStmt": "CREATE TYPE … AS RANGE",
     "AlterEnumStmt": "ALTER TYPE",
-    "CreateDomainStmt": "CREATE DOMAIN",
-    "AlterDomainStmt": "ALTER DOMAIN",
     "CreateFunctionStmt": "CREATE FUNCTION",
     "AlterFunctionStmt": "ALTER FUNCTION",
     "CreateTrigStmt": "CREATE TRIGGER",
@@ -1671,6 +1677,7 @@ _CHECKED = (
     *_CREATES, ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt, ast.TruncateStmt, ast.CopyStmt,
     ast.AlterTableStmt, ast.AlterSeqStmt, ast.IndexStmt, ast.RenameStmt, ast.AlterObjectSchemaStmt,
     ast.DropStmt, ast.CommentStmt, ast.CreateFunctionStmt, ast.AlterFunctionStmt, ast.LockStmt,
+    ast.CreateDomainStmt, ast.AlterDomainStmt,
 )  # fmt: skip
 
 

@@ -23,6 +23,9 @@ class T:
     #: (a literal, a numeric(p,s) column): branches of one result that share it need no
     #: conversion to text to keep it.
     scale: int | None = field(default=None, compare=False)
+    #: The domain a value was declared or cast as (its column's, a cast's): what
+    #: ``pg_typeof`` says; everything else sees the base type, as PostgreSQL's operators do.
+    domain_oid: int = field(default=0, compare=False)
 
     @property
     def is_array(self) -> bool:

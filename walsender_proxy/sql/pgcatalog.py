@@ -40,10 +40,12 @@ from typing import Any, ClassVar
 import pyarrow as pa
 
 from decoding.catalog import (
+    DOMAIN_VALUE,
     SEQUENCE_MARK,
     Catalog,
     Check,
     Column,
+    Domain,
     ForeignKey,
     Table,
     View,
@@ -552,6 +554,7 @@ class CatalogSnapshot:
         self.foreign_keys = _foreign_keys(catalog, self.user_tables)
         #: every table's CHECK constraints, in OID order
         self.checks = sorted(((t, c) for t in self.user_tables for c in t.checks), key=lambda x: x[1].oid)
+        self.domains = sorted(catalog.domains.values(), key=lambda d: d.oid)
         #: relhastriggers: a foreign key's RI triggers are on both of its tables (PostgreSQL
         #: leaves the flag set after the constraint is dropped, until a VACUUM; the lake
         #: does not remember that)
@@ -941,9 +944,9 @@ def _pg_attribute(s: CatalogSnapshot) -> list[dict[str, Any]]:
                     t.oid,
                     c.name,
                     num,
-                    c.type.oid,
-                    c.type.typmod,
-                    attndims=1 if c.type.is_array else 0,
+                    c.type.declared_oid,
+                    c.type.typmod if not c.type.domain else -1,
+                    attndims=1 if c.type.is_array and not c.type.domain else 0,
                     attnotnull=c.not_null,
                     atthasdef=c.default is not None and not c.identity,
                     attidentity=c.identity,
@@ -1053,7 +1056,57 @@ def _pg_type(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 typtype="b",
             )
         )
+    for d in s.domains:
+        out += _domain_types(d, s)
     return out
+
+
+def _domain_types(d: Domain, s: CatalogSnapshot) -> list[dict[str, Any]]:
+    """A domain's pg_type row (typtype ``d``, its base's I/O through domain_in/domain_recv)
+    and its array type's."""
+    base = TYPES.rows[d.base.oid]
+    row = dict(
+        base,
+        oid=d.oid,
+        typname=d.name,
+        typnamespace=s.ns_oid[d.schema],
+        typowner=s.owner_of(d.oid),
+        typtype="d",
+        typispreferred=False,
+        typarray=d.array_oid,
+        typelem=0,
+        typinput="domain_in",
+        typreceive="domain_recv",
+        typnotnull=d.not_null,
+        typbasetype=d.parent or d.base.oid,
+        typtypmod=d.base.typmod,
+        typndims=1 if d.base.is_array else 0,
+        typdefault=None if d.default is None else d.default.expr,
+        typdefaultbin=None if d.default is None else f"{{DOMAIN_DEFAULT :domain {d.oid}}}",
+    )
+    elem_array = TYPES.rows[d.base.base.array_oid] if not d.base.is_array else TYPES.rows[d.base.oid]
+    array = dict(
+        elem_array,
+        oid=d.array_oid,
+        typname=("_" + d.name)[:63],
+        typnamespace=s.ns_oid[d.schema],
+        typowner=row["typowner"],
+        typelem=d.oid,
+        typalign=row["typalign"] if row["typalign"] == "d" else "i",
+        typcollation=row["typcollation"],
+    )
+    return [row, array]
+
+
+def domain_check_definition(d: Domain, c: Check, *, pretty: bool) -> str:
+    """``pg_get_constraintdef`` of a domain's CHECK: ``CHECK (VALUE > 0)``. The value of a
+    domain over a domain is of that domain's type, so it prints relabelled to the base
+    type, as the operators it meets take it (``(VALUE)::integer``)."""
+    value = "VALUE"
+    if d.parent:
+        value = f"VALUE::{d.base.sql_name()}" if pretty else f"(VALUE)::{d.base.sql_name()}"
+    text = f"CHECK ({Check.fill(c.pretty if pretty else c.expr, {DOMAIN_VALUE: value})})"
+    return text if c.validated else text + " NOT VALID"
 
 
 def type_storage(type_oid: int) -> str:
@@ -1185,6 +1238,32 @@ def _pg_constraint(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 "conbin": check_bin(c.oid),
             }
         )
+    for d in s.domains:
+        for c in d.checks:
+            out.append(
+                {
+                    "oid": c.oid,
+                    "conname": c.name,
+                    "connamespace": s.ns_oid[d.schema],
+                    "contype": "c",
+                    "condeferrable": False,
+                    "condeferred": False,
+                    "convalidated": c.validated,
+                    "conrelid": 0,
+                    "contypid": d.oid,
+                    "conindid": 0,
+                    "conparentid": 0,
+                    "confrelid": 0,
+                    "confupdtype": " ",
+                    "confdeltype": " ",
+                    "confmatchtype": " ",
+                    "conislocal": True,
+                    "coninhcount": 0,
+                    "connoinherit": False,
+                    "conkey": None,
+                    "conbin": check_bin(c.oid),
+                }
+            )
     return out
 
 
@@ -1833,6 +1912,19 @@ def _pg_views(s: CatalogSnapshot) -> list[dict[str, Any]]:
     ]
 
 
+def _is_domain_columns(s: CatalogSnapshot, ct: ColumnType) -> dict[str, Any]:
+    """information_schema.columns of a column declared with a domain: the domain, and as
+    its ``udt`` the type the domain is over (USER-DEFINED when that is a domain too)."""
+    d = s.catalog.domains.get(ct.domain) if ct.domain else None
+    if d is None:
+        return {}
+    out: dict[str, Any] = {"domain_catalog": s.server.database, "domain_schema": d.schema, "domain_name": d.name}
+    parent = s.catalog.domains.get(d.parent) if d.parent else None
+    if parent is not None:
+        out.update(data_type="USER-DEFINED", udt_schema=parent.schema, udt_name=parent.name)
+    return out
+
+
 def _is_data_type(ct: ColumnType) -> str:
     if ct.is_array:
         return "ARRAY"
@@ -1875,6 +1967,7 @@ def _is_columns(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 "udt_catalog": s.server.database,
                 "udt_schema": "pg_catalog",
                 "udt_name": ("_" if ct.is_array else "") + ct.base.name,
+                **_is_domain_columns(s, ct),
                 "dtd_identifier": str(c.attnum),
                 "column_default": _shown_default(s, c.default.expr, c.default.sequence)
                 if c.default is not None and not c.identity
@@ -2465,6 +2558,11 @@ def _typefmt(s: CatalogSnapshot) -> list[dict[str, Any]]:
             if c.type.typmod >= 0 and key not in seen:
                 seen.add(key)
                 out.append({"oid": key[0], "typmod": key[1], "fmt": format_type(*key)})
+    for d in s.domains:
+        name = quote_ident(d.name) if d.schema == "public" else f"{quote_ident(d.schema)}.{quote_ident(d.name)}"
+        for oid, fmt in ((d.oid, name), (d.array_oid, name + "[]")):
+            out.append({"oid": oid, "typmod": -2, "fmt": fmt})
+            out.append({"oid": oid, "typmod": -1, "fmt": fmt})
     return out
 
 
@@ -2545,6 +2643,11 @@ def _typenames(s: CatalogSnapshot) -> list[dict[str, Any]]:
             names.setdefault(t.name + suffix, synthetic_oid(t.oid, kind))
             names[f"{t.schema}.{t.name}{suffix}"] = synthetic_oid(t.oid, kind)
         names.setdefault("_" + t.name, synthetic_oid(t.oid, ROWTYPE_ARRAY))
+    for d in s.domains:
+        for oid, suffix in ((d.oid, ""), (d.array_oid, "[]")):
+            names.setdefault(d.name + suffix, oid)
+            names[f"{d.schema}.{d.name}{suffix}"] = oid
+        names.setdefault("_" + d.name, d.array_oid)
     return [{"name": k, "oid": v} for k, v in names.items()]
 
 
@@ -2614,6 +2717,17 @@ def _constraintdefs(s: CatalogSnapshot) -> list[dict[str, Any]]:
             "def_pretty": check_definition(t, c, pretty=True),
         }
         for t, c in s.checks
+    ]
+    out += [
+        {
+            "oid": c.oid,
+            "def": domain_check_definition(d, c, pretty=False),
+            "def_short": None,
+            "refrel": 0,
+            "def_pretty": domain_check_definition(d, c, pretty=True),
+        }
+        for d in s.domains
+        for c in d.checks
     ]
     return out
 

@@ -66,6 +66,7 @@ from walsender_proxy.sql import (
     common_type,
     datetime_make,
     datetime_parts,
+    domain_casts,
     float_aggs,
     float_exprs,
     formatting_udfs,
@@ -2903,6 +2904,9 @@ class _Rewriter:
         return node, BOOL
 
     def e_TypeCast(self, node: ast.TypeCast, scope: _Scope) -> tuple[ast.Node, T | None]:
+        domain = self._domain_cast(node, scope)
+        if domain is not None:
+            return domain
         target, is_array, typmods = self._type_name(node.typeName)
         self._coerced_param(node.arg, T(("_" if is_array else "") + target))
         if target in UNMODELED_TYPES:  # (a varchar of the input text would print it unchecked)
@@ -3164,6 +3168,28 @@ class _Rewriter:
         return source.base.name in ("text", "varchar", "bpchar") or (
             source.base.name == "json" and target == "jsonb" and not ctype.is_array
         )
+
+    def _domain_cast(self, node: ast.TypeCast, scope: _Scope) -> tuple[ast.Node, T | None] | None:
+        """A cast to a domain: to its base type, then its constraints (None: the type is
+        not a domain)."""
+        tn = node.typeName
+        names = [n.sval for n in tn.names]
+        if names[0] == "pg_catalog" or (len(names) == 1 and literals.TYPE_ALIASES.get(names[0], names[0]) in pgcatalog_defs.TYPE_OIDS):
+            return None
+        found = domain_casts.visible(names)
+        if found is None:
+            return None
+        d, cat = found
+        if tn.typmods:
+            raise self.fail("42601", f'type modifier is not allowed for type "{d.name}"', tn)
+        if tn.arrayBounds:
+            raise self.fail("0A000", f"an array of domain {d.name} is not supported by walsender-proxy", tn)
+        inner = ast.TypeCast(arg=node.arg, typeName=domain_casts.base_type_name(d, tn.location), location=node.location)
+        value, t = self.e_TypeCast(inner, scope)
+        try:
+            return domain_casts.coerce(cat, d, value), None if t is None else replace(t, domain_oid=d.oid)
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, node) from None
 
     def _type_name(self, tn: ast.TypeName) -> tuple[str, bool, list[int]]:
         names = [n.sval for n in tn.names]
@@ -4956,7 +4982,9 @@ class _Rewriter:
             return zero, ret
         if special == "typeof":
             t = types[0]
-            oid = 705 if t == UNKNOWN else _type_oid(t) if t is not None else None  # ('x', NULL: unknown)
+            # (a domain is what a column or a cast gives; an expression over it is of its base type)
+            declared = t.domain_oid if t is not None and isinstance(node.args[0], ast.ColumnRef | ast.TypeCast) else 0
+            oid = 705 if t == UNKNOWN else (declared or _type_oid(t)) if t is not None else None  # ('x', NULL: unknown)
             if oid is None:
                 raise self.fail("0A000", "pg_typeof of an expression of unknown type", node)
             out = _cast(_int(oid), "uinteger")
@@ -5287,7 +5315,7 @@ def _lake_t(ctype: ColumnType, *, stored: bool = False) -> T:
     text_numeric = stored and ctype.base.name == "numeric" and not ctype.is_array and ctype.arrow == pa.string()
     ps = ctype.numeric_precision_scale if ctype.base.name == "numeric" and not ctype.is_array else None
     scale = ps[1] if ps is not None and not text_numeric else None
-    return T(("_" if ctype.is_array else "") + ctype.base.name, typmod=ctype.typmod, text_numeric=text_numeric, scale=scale)
+    return T(("_" if ctype.is_array else "") + ctype.base.name, typmod=ctype.typmod, text_numeric=text_numeric, scale=scale, domain_oid=ctype.domain)
 
 
 #: PostgreSQL's implicit casts among dates and timestamps: values of several of them resolve

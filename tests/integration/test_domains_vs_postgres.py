@@ -1,0 +1,186 @@
+"""Domains as PostgreSQL 15 makes, prints and enforces them: CREATE DOMAIN with NOT NULL,
+DEFAULT and named and unnamed CHECK constraints, a domain over a domain and over an array;
+columns of a domain written by INSERT, multi-row VALUES, INSERT … SELECT, UPDATE, DEFAULT
+and COPY; casts to a domain in queries; ALTER DOMAIN (defaults, NOT NULL, ADD/DROP/VALIDATE
+CONSTRAINT, RENAME); DROP DOMAIN and DROP TYPE with their dependents; the catalog rows
+(``pg_type``, ``pg_constraint``, ``pg_attribute``, ``format_type``, ``pg_typeof``) — each
+statement compared with a real PostgreSQL 15 — and a stock subscriber receiving a table
+with domain columns (the Type message pgoutput sends for them), initial copy and stream."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+
+from tests.integration.test_subscriber import new_sub_db, subscribe, wait_identical, wait_ready
+from tests.pgcluster import PgCluster
+from tests.pgcompare import same_answers
+from tests.proxy import ProxyServer
+
+_TYPES = (
+    "select typname, typtype, typbasetype::regtype, typtypmod, typnotnull, typdefault, typndims, typcollation,"
+    " typlen, typbyval, typcategory, typinput, typoutput, typreceive, typsend, typalign, typstorage,"
+    " typelem::regtype, typarray::regtype from pg_type where typnamespace = 'public'::regnamespace"
+    " and typname like '%dm\\_%' order by typname"
+)
+_CONSTRAINTS = (
+    "select conname, contype, contypid::regtype, conrelid, pg_get_constraintdef(oid), pg_get_constraintdef(oid, true),"
+    " convalidated, conkey from pg_constraint where contypid <> 0 and connamespace = 'public'::regnamespace order by conname"
+)
+
+CREATE = [
+    "create domain dm_pos as int check (value > 0)",
+    "create domain dm_short as text not null default 'x' constraint dm_short_len check (length(value) < 5)",
+    "create domain dm_money as numeric(10,2) default 0 check (value >= 0) check (value < 1000)",
+    "create domain dm_code varchar(4) null",
+    "create domain dm_small as dm_pos check (value < 100)",
+    "create domain dm_ints as int[]",
+    "create domain dm_pos as int",
+    "create domain dm_bad as nosuchtype",
+    "create domain dm_bad as int not null null",
+    "create domain dm_bad as int default 1 default 2",
+    "create domain dm_bad as int unique",
+    "create domain dm_bad as int primary key",
+    "create domain dm_bad as int check (x > 0)",
+    "create domain dm_bad as dm_pos(3)",
+    _TYPES,
+    _CONSTRAINTS,
+    "select format_type('dm_pos'::regtype, -1), 'dm_small'::regtype, 'dm_pos[]'::regtype::oid = 'dm_pos'::regtype::oid",
+    "create table dm_t (id int primary key, p dm_pos, s dm_short, m dm_money, c dm_code, sm dm_small, a dm_ints)",
+    "select attname, atttypid::regtype, atttypmod, attndims, attnotnull, atthasdef from pg_attribute"
+    " where attrelid = 'dm_t'::regclass and attnum > 0 order by attnum",
+    "select column_name, data_type from information_schema.columns where table_name = 'dm_t' order by ordinal_position",
+]
+
+WRITES = [
+    "insert into dm_t values (1, 5, 'ab', 12.5, 'abcd', 7, '{1,2}')",
+    "insert into dm_t (id) values (2)",
+    "insert into dm_t (id, p) values (3, 0)",
+    "insert into dm_t (id, p) values (3, -1), (4, 1)",
+    "insert into dm_t (id, s) values (3, null)",
+    "insert into dm_t (id, s) values (3, 'abcdef')",
+    "insert into dm_t (id, m) values (3, -0.01)",
+    "insert into dm_t (id, m) values (3, 1000)",
+    "insert into dm_t (id, m) values (3, 999.999)",
+    "insert into dm_t (id, c) values (3, 'abcde')",
+    "insert into dm_t (id, sm) values (3, 100)",
+    "insert into dm_t (id, sm) values (3, 0)",
+    "insert into dm_t (id, a) values (3, '{1,2,3}')",
+    "insert into dm_t (id, p, s) values (3, default, default)",
+    "insert into dm_t (id, p, s) select 10 + g, g, 'g' || g from generate_series(1, 3) g",
+    "insert into dm_t (id, p) select 20 + g, g - 2 from generate_series(1, 3) g",
+    "update dm_t set p = p - 1 where id = 11",
+    "update dm_t set p = p + 1 where id = 11",
+    "update dm_t set s = default where id = 12",
+    "update dm_t set s = null where id = 12",
+    "select id, p, s, m, c, sm, a from dm_t order by id",
+    "select p + 1, p * 2, s || '!', pg_typeof(p), pg_typeof(p + 1), pg_typeof(s) from dm_t where id = 1",
+    "select 5::dm_pos, '7'::dm_pos, cast(3 as dm_small), null::dm_pos, pg_typeof(5::dm_pos)",
+    "select (-5)::dm_pos",
+    "select 100::dm_small",
+    "select null::dm_short",
+    "select 'toolong'::dm_short",
+    "select '{1,2,3,4}'::dm_ints, pg_typeof('{1}'::dm_ints)",
+    "select x::dm_pos from (values (1), (2), (0)) v(x)",
+    "select 5::dm_pos(2)",
+]
+
+ALTER = [
+    "alter domain dm_pos add constraint dm_pos_lt check (value < 50)",
+    "alter domain dm_pos add constraint dm_pos_lt2 check (value < 3)",
+    "alter domain dm_pos add constraint dm_pos_lt3 check (value < 3) not valid",
+    _CONSTRAINTS,
+    "insert into dm_t (id, p) values (40, 4)",
+    "alter domain dm_pos validate constraint dm_pos_lt3",
+    "alter domain dm_pos drop constraint dm_pos_lt3",
+    "alter domain dm_pos drop constraint dm_pos_lt3",
+    "alter domain dm_pos drop constraint if exists dm_pos_lt3",
+    "alter domain dm_pos add constraint dm_pos_lt check (value < 60)",
+    "insert into dm_t (id, p) values (40, 55)",
+    "alter domain dm_code set not null",
+    "update dm_t set c = 'z' where c is null",
+    "alter domain dm_code set not null",
+    "insert into dm_t (id) values (41)",
+    "alter domain dm_code drop not null",
+    "alter domain dm_code set default 'q'",
+    "insert into dm_t (id) values (41)",
+    "alter domain dm_code drop default",
+    "insert into dm_t (id) values (42)",
+    "alter domain dm_short rename constraint dm_short_len to dm_short_length",
+    "alter domain dm_money rename to dm_amount",
+    _TYPES,
+    _CONSTRAINTS,
+    "select id, p, s, m, c, sm, a from dm_t order by id",
+    "alter domain nosuch set default 1",
+    "alter domain int4 set default 1",
+]
+
+DROP = [
+    "drop domain dm_pos",
+    "drop domain dm_small",
+    "drop domain dm_pos",
+    "drop type dm_short",
+    "drop domain int4",
+    "drop domain dm_t",
+    "drop domain if exists dm_nosuch",
+    "drop table dm_t",
+    "drop domain dm_small, dm_pos",
+    "drop type dm_short",
+    "drop domain dm_amount, dm_code, dm_ints",
+    _TYPES,
+    _CONSTRAINTS,
+]
+
+
+@pytest.mark.parametrize("statements", [CREATE + WRITES + ALTER + DROP], ids=["domains"])
+def test_domains_as_in_postgresql(proxy: ProxyServer, pg15: PgCluster, statements: list[str]) -> None:
+    same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("dm")), statements).close()
+
+
+def test_copy_into_domain_columns_is_checked(proxy: ProxyServer, pg15: PgCluster) -> None:
+    setup = ["create domain dmc_pos as int check (value > 0)", "create table dmc (id int, v dmc_pos)"]
+    answers = []
+    for dsn in (proxy.dsn(), pg15.dsn(dbname=pg15.new_database("dmc"))):
+        with psycopg.connect(dsn, autocommit=True) as c:
+            for s in setup:
+                c.execute(s)
+            got: list[object] = []
+            for data in ("1\t1\n2\t2\n", "3\t3\n4\t-4\n5\t5\n", "6\t\\N\n"):
+                try:
+                    with c.cursor().copy("COPY dmc FROM STDIN") as cp:
+                        cp.write(data)
+                    got.append("ok")
+                except psycopg.Error as e:
+                    got.append((e.sqlstate, str(e).splitlines()[0]))
+            got.append(c.execute("select * from dmc order by id").fetchall())
+            answers.append(got)
+    assert answers[0] == answers[1]
+
+
+def test_a_subscriber_receives_domain_columns(proxy: ProxyServer, pg15: PgCluster) -> None:
+    ddl = (
+        "CREATE DOMAIN dms_pos AS int CHECK (VALUE > 0);"
+        "CREATE DOMAIN dms_label AS varchar(8) NOT NULL DEFAULT 'none';"
+        "CREATE DOMAIN dms_ints AS int[];"
+        "CREATE TABLE dms (id int PRIMARY KEY, p dms_pos, l dms_label, a dms_ints)"
+    )
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute(ddl)
+        c.execute("INSERT INTO dms VALUES (1, 1, 'one', '{1}'), (2, 2, 'two', NULL)")  # copied
+        c.execute("CREATE PUBLICATION pdms FOR TABLE dms")
+    subs = [new_sub_db(pg15), new_sub_db(pg15)]
+    for i, sub in enumerate(subs):
+        with psycopg.connect(sub, autocommit=True) as c:
+            c.execute(ddl)
+        subscribe(sub, proxy, f"sdms{i}", "pdms", "WITH (binary = true)" if i else "")
+    for sub in subs:
+        wait_ready(sub)
+        wait_identical(proxy.dsn(), sub, ["dms"])
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute("INSERT INTO dms (id, p) VALUES (3, 3)")  # streamed, with the domain's default
+        c.execute("UPDATE dms SET p = p + 10, a = '{4,5}' WHERE id = 1")
+        c.execute("DELETE FROM dms WHERE id = 2")
+    for i, sub in enumerate(subs):
+        wait_identical(proxy.dsn(), sub, ["dms"])
+        with psycopg.connect(sub, autocommit=True) as c:
+            c.execute(f"DROP SUBSCRIPTION sdms{i}")

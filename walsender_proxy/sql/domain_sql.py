@@ -1,0 +1,246 @@
+"""CREATE DOMAIN, ALTER DOMAIN and DROP DOMAIN (PostgreSQL 15's ``typecmds.c``), and the
+resolution of a domain's name where a column or a cast names a type.
+
+A domain is a base type the lake stores (``decoding.pgtypes``) with a NOT NULL, a DEFAULT
+and CHECK constraints; a column declared with it is kept as the base type marked with the
+domain's OID (``int4%16385``, see :data:`decoding.pgtypes.DOMAIN_MARK`). Its CHECK
+constraints are cooked as a table's are (:mod:`walsender_proxy.sql.cooked_exprs`) over one
+column, ``VALUE``, and enforced by the lake on every write (``lake/domains.py``) and by a
+cast's translation (:func:`cast_check_sql`).
+
+Refused by name (0A000): a domain over an array of a domain, arrays of domains, COLLATE,
+DROP DOMAIN … CASCADE of a domain in use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from pglast import ast, enums
+
+from decoding.catalog import DOMAIN_VALUE, Check, Column, Domain, Table, choose_name
+from decoding.errors import PgError
+from decoding.pgtypes import DOMAIN_MARK, ColumnType, UnknownTypeError, parse_type
+from walsender_proxy.backend.outcomes import Notice
+from walsender_proxy.lake import Transaction
+from walsender_proxy.sql import cooked_exprs as cx
+from walsender_proxy.sql import default_exprs as dx
+from walsender_proxy.sql.ddl_names import relation_oid, type_text, unsupported
+
+_C = enums.ConstrType
+
+
+def _names(tn: Any) -> list[str]:
+    return [n.sval for n in tn]
+
+
+def lookup(tx: Transaction, names: list[str]) -> Domain | None:
+    """The domain a (possibly qualified) type name names; None when it names none."""
+    if len(names) > 2:
+        return None
+    try:
+        return tx.domain(".".join(names))
+    except PgError:
+        return None
+
+
+def column_type_text(tx: Transaction, tn: ast.TypeName) -> str:
+    """A column's type as the lake's parser reads it: a built-in type's text, or a
+    domain's base type marked with the domain (42704 for neither)."""
+    try:
+        return type_text(tn)
+    except (UnknownTypeError, PgError) as e:
+        if e.sqlstate != "42704":
+            raise
+        dom = lookup(tx, _names(tn.names))
+        if dom is None:
+            raise
+    if tn.typmods:
+        raise PgError("42601", f'type modifier is not allowed for type "{dom.name}"')
+    if tn.arrayBounds:
+        raise unsupported(f"an array of domain {dom.name}")
+    return dom.column_type.type_text()
+
+
+def _base(tx: Transaction, tn: ast.TypeName) -> tuple[ColumnType, int]:
+    """A new domain's base type, and the domain it is over (0: a base type)."""
+    ctype = parse_type(column_type_text(tx, tn))
+    if tn.setof:
+        raise PgError("42601", "SETOF type not allowed in this context")  # (the grammar's)
+    return ctype.bare, ctype.domain
+
+
+def _value_table(dom: Domain) -> Table:
+    """The one "column" a domain's CHECK reads: ``VALUE``, of the base type."""
+    return Table(0, dom.schema, dom.name, (Column(DOMAIN_VALUE, "value", dom.base, physical="value"),))
+
+
+def _constraint_names(tx: Transaction, schema: str) -> set[str]:
+    """The constraint names already used in ``schema`` (ChooseConstraintName's test)."""
+    cat = tx.catalog()
+    out = {c.name for d in cat.domains.values() if d.schema == schema for c in d.checks}
+    out |= {c.name for t in cat.tables.values() if t.schema == schema for c in t.checks}
+    return out
+
+
+def _cook_check(tx: Transaction, dom: Domain, c: ast.Constraint, taken: set[str]) -> Check:
+    if c.is_no_inherit:
+        raise PgError("42P17", "check constraints for domains cannot be marked NO INHERIT")
+    if c.deferrable or c.initdeferred:
+        raise PgError("0A000", "specifying constraint deferrability not supported for domains")
+    try:
+        tree = cx.Cooker(_value_table(dom), cx.CHECK).boolean(c.raw_expr)
+        duck = cx.duck(tree)
+    except (cx.Unsupported, dx._Unsupported) as e:
+        raise PgError("0A000", f"CHECK constraint {e} is not supported by walsender-proxy") from None
+    except PgError as e:  # (PostgreSQL reports a domain's constraint errors without a position)
+        raise PgError(e.sqlstate, e.message, detail=e.detail, hint=e.hint) from None
+    name = c.conname
+    if name is None:
+        name, n = choose_name(dom.name, "", "check"), 0
+        while name in taken:  # (ChooseConstraintName: posint_check, posint_check1, …)
+            n += 1
+            name = choose_name(dom.name, "", f"check{n}")
+    taken.add(name)
+    return Check(0, name, cx.deparse(tree, False), cx.deparse(tree, True), duck, (DOMAIN_VALUE,))
+
+
+def _default(tx: Transaction, dom: Domain, raw: Any) -> Any:
+    """cookDefault of a domain's DEFAULT, for its base type."""
+    cooked = dx.cook(raw, dom.base, dom.name, lambda name: relation_oid(tx, name))
+    return None if cooked is None else cooked.column_default()
+
+
+def create(tx: Transaction, s: ast.CreateDomainStmt) -> str:
+    names = _names(s.domainname)
+    if len(names) > 2:
+        raise PgError("42601", f"improper qualified name (too many dotted names): {'.'.join(names)}")
+    schema = names[0] if len(names) == 2 else tx.creation_schema()
+    if s.collClause is not None:
+        raise unsupported("CREATE DOMAIN … COLLATE")
+    base, parent = _base(tx, s.typeName)
+    dom = Domain(0, 0, schema, names[-1], base, parent)
+    nulls: bool | None = None
+    default: Any = None
+    checks: list[ast.Constraint] = []
+    for c in s.constraints or ():
+        kind = c.contype
+        if kind == _C.CONSTR_DEFAULT:
+            if default is not None:
+                raise PgError("42601", "multiple default expressions")
+            default = c.raw_expr
+        elif kind in (_C.CONSTR_NOTNULL, _C.CONSTR_NULL):
+            if nulls is not None and nulls != (kind == _C.CONSTR_NOTNULL):
+                raise PgError("42601", "conflicting NULL/NOT NULL constraints")
+            nulls = kind == _C.CONSTR_NOTNULL
+        elif kind == _C.CONSTR_CHECK:
+            checks.append(c)
+        elif kind == _C.CONSTR_UNIQUE:
+            raise PgError("42601", "unique constraints not possible for domains")
+        elif kind == _C.CONSTR_PRIMARY:
+            raise PgError("42601", "primary key constraints not possible for domains")
+        elif kind == _C.CONSTR_EXCLUSION:
+            raise PgError("42601", "exclusion constraints not possible for domains")
+        elif kind == _C.CONSTR_FOREIGN:
+            raise PgError("42601", "foreign key constraints not possible for domains")
+        elif kind in (_C.CONSTR_ATTR_DEFERRABLE, _C.CONSTR_ATTR_NOT_DEFERRABLE, _C.CONSTR_ATTR_DEFERRED, _C.CONSTR_ATTR_IMMEDIATE):
+            raise PgError("0A000", "specifying constraint deferrability not supported for domains")
+        else:
+            raise unsupported(f"CREATE DOMAIN with a {kind.name.removeprefix('CONSTR_')} constraint")
+    taken = _constraint_names(tx, schema)
+    dom = replace(
+        dom,
+        not_null=bool(nulls),
+        default=None if default is None else _default(tx, dom, default),
+        checks=tuple(_cook_check(tx, dom, c, taken) for c in checks),
+    )
+    tx.create_domain(dom)
+    return "CREATE DOMAIN"
+
+
+def _domain(tx: Transaction, names: list[str]) -> Domain:
+    dom = lookup(tx, names)
+    if dom is None:
+        shown = ".".join(names)
+        try:
+            builtin = parse_type(shown)
+        except UnknownTypeError:
+            raise PgError("42704", f'type "{shown}" does not exist') from None
+        raise PgError("42809", f"{builtin.sql_name()} is not a domain")
+    return dom
+
+
+def alter(tx: Transaction, s: ast.AlterDomainStmt, notices: list[Notice]) -> str:
+    dom = _domain(tx, _names(s.typeName))
+    kind = s.subtype
+    if kind == "T":  # SET / DROP DEFAULT
+        tx.alter_domain(replace(dom, default=None if s.def_ is None else _default(tx, dom, s.def_)))
+    elif kind == "N":  # DROP NOT NULL
+        if dom.not_null:
+            tx.alter_domain(replace(dom, not_null=False))
+    elif kind == "O":  # SET NOT NULL
+        if not dom.not_null:
+            tx.alter_domain(replace(dom, not_null=True), validate=None)
+    elif kind == "C":  # ADD CONSTRAINT
+        c = s.def_
+        if not isinstance(c, ast.Constraint) or c.contype != _C.CONSTR_CHECK:
+            if isinstance(c, ast.Constraint) and c.contype == _C.CONSTR_NOTNULL:
+                raise PgError("42601", "use ALTER DOMAIN .. [ SET | DROP ] NOT NULL instead")
+            raise PgError("42601", "only check constraints can be added to domains")  # (AlterDomainAddConstraint)
+        if c.conname is not None and any(x.name == c.conname for x in dom.checks):
+            raise PgError("42710", f'constraint "{c.conname}" for domain "{dom.name}" already exists')
+        check = _cook_check(tx, dom, c, _constraint_names(tx, dom.schema))
+        if c.skip_validation:
+            tx.alter_domain(replace(dom, checks=(*dom.checks, replace(check, validated=False))))
+        else:
+            tx.alter_domain(replace(dom, checks=(*dom.checks, check)), validate=check)
+    elif kind == "X":  # DROP CONSTRAINT
+        kept = tuple(c for c in dom.checks if c.name != s.name)
+        if len(kept) == len(dom.checks):
+            if not s.missing_ok:
+                raise PgError("42704", f'constraint "{s.name}" of domain "{dom.name}" does not exist')
+            notices.append(Notice("NOTICE", "00000", f'constraint "{s.name}" of domain "{dom.name}" does not exist, skipping'))
+        else:
+            tx.alter_domain(replace(dom, checks=kept))
+    elif kind == "V":  # VALIDATE CONSTRAINT
+        found = next((c for c in dom.checks if c.name == s.name), None)
+        if found is None:
+            raise PgError("42704", f'constraint "{s.name}" of domain "{dom.name}" does not exist')
+        if not found.validated:
+            done = replace(found, validated=True)
+            tx.alter_domain(replace(dom, checks=tuple(done if c is found else c for c in dom.checks)), validate=done)
+    else:
+        raise unsupported("this form of ALTER DOMAIN")
+    return "ALTER DOMAIN"
+
+
+def rename(tx: Transaction, s: ast.RenameStmt) -> str:
+    """ALTER DOMAIN … RENAME TO / RENAME CONSTRAINT (and ALTER TYPE … RENAME TO of one)."""
+    dom = _domain(tx, _names(s.object.names if isinstance(s.object, ast.TypeName) else s.object))
+    if s.renameType == enums.ObjectType.OBJECT_DOMCONSTRAINT:
+        if not any(c.name == s.subname for c in dom.checks):
+            raise PgError("42704", f'constraint "{s.subname}" for domain "{dom.name}" does not exist')
+        if s.newname in _constraint_names(tx, dom.schema):
+            raise PgError("42710", f'constraint "{s.newname}" for domain "{dom.name}" already exists')
+        checks = tuple(replace(c, name=s.newname) if c.name == s.subname else c for c in dom.checks)
+        tx.alter_domain(replace(dom, checks=checks))
+        return "ALTER DOMAIN"
+    cat = tx.catalog()
+    if cat.find_domain(dom.schema, s.newname) is not None or cat.relation_exists(dom.schema, s.newname):
+        raise PgError("42710", f'type "{s.newname}" already exists')
+    tx.alter_domain(replace(dom, name=s.newname))
+    return "ALTER DOMAIN" if s.renameType == enums.ObjectType.OBJECT_DOMAIN else "ALTER TYPE"
+
+
+def drop(tx: Transaction, domains: list[Domain], cascade: bool) -> None:
+    tx.drop_domains([d.oid for d in domains], cascade=cascade)
+
+
+def check_texts(d: Domain, c: Check, pretty: bool = False) -> str:
+    """A domain check's text as ``pg_get_constraintdef`` prints it: ``CHECK (VALUE > 0)``."""
+    inner = Check.fill(c.pretty if pretty else c.expr, {DOMAIN_VALUE: "VALUE"})
+    return f"CHECK ({inner})" + ("" if c.validated else " NOT VALID")
+
+
+__all__ = ["DOMAIN_MARK", "alter", "column_type_text", "create", "drop", "lookup", "rename"]
