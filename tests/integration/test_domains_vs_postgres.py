@@ -12,7 +12,7 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from tests.integration.test_subscriber import new_sub_db, subscribe, wait_identical, wait_ready
+from tests.integration.test_subscriber import text_and_binary_subscribers, wait_identical
 from tests.pgcluster import PgCluster
 from tests.pgcompare import same_answers
 from tests.proxy import ProxyServer
@@ -168,13 +168,8 @@ def test_a_subscriber_receives_domain_columns(proxy: ProxyServer, pg15: PgCluste
         c.execute(ddl)
         c.execute("INSERT INTO dms VALUES (1, 1, 'one', '{1}'), (2, 2, 'two', NULL)")  # copied
         c.execute("CREATE PUBLICATION pdms FOR TABLE dms")
-    subs = [new_sub_db(pg15), new_sub_db(pg15)]
-    for i, sub in enumerate(subs):
-        with psycopg.connect(sub, autocommit=True) as c:
-            c.execute(ddl)
-        subscribe(sub, proxy, f"sdms{i}", "pdms", "WITH (binary = true)" if i else "")
+    subs = text_and_binary_subscribers(proxy, pg15, ddl, "pdms", "sdms")
     for sub in subs:
-        wait_ready(sub)
         wait_identical(proxy.dsn(), sub, ["dms"])
     with psycopg.connect(proxy.dsn(), autocommit=True) as c:
         c.execute("INSERT INTO dms (id, p) VALUES (3, 3)")  # streamed, with the domain's default

@@ -115,6 +115,19 @@ def subscribe(sub: str, proxy: ProxyServer, name: str, pubs: str, extra: str = "
         )
 
 
+def text_and_binary_subscribers(proxy: ProxyServer, pg15: PgCluster, ddl: str, pub: str, name: str) -> list[str]:
+    """Two new subscriber databases made with ``ddl``, subscribed to ``pub`` as ``name0``
+    (text) and ``name1`` (binary), their tables synchronised."""
+    subs = [new_sub_db(pg15), new_sub_db(pg15)]
+    for i, sub in enumerate(subs):
+        with psycopg.connect(sub, autocommit=True) as c:
+            c.execute(ddl)
+        subscribe(sub, proxy, f"{name}{i}", pub, "WITH (binary = true)" if i else "")
+    for sub in subs:
+        wait_ready(sub)
+    return subs
+
+
 def test_many_tables_with_writes_during_initial_sync(proxy: ProxyServer, pg15: PgCluster) -> None:
     import threading
 
@@ -404,13 +417,8 @@ def test_every_type_round_trips_in_copy_and_stream_text_and_binary(proxy: ProxyS
         c.execute(TYPES_DDL)
         c.execute(TYPES_ROWS)  # copied
         c.execute("CREATE PUBLICATION pty FOR TABLE ty")
-    subs = [new_sub_db(pg15), new_sub_db(pg15)]
-    for i, sub in enumerate(subs):
-        with psycopg.connect(sub, autocommit=True) as c:
-            c.execute(TYPES_DDL)
-        subscribe(sub, proxy, f"sty{i}", "pty", "WITH (binary = true)" if i else "")
+    subs = text_and_binary_subscribers(proxy, pg15, TYPES_DDL, "pty", "sty")
     for sub in subs:
-        wait_ready(sub)
         wait_identical(proxy.dsn(), sub, ["ty"])
     with psycopg.connect(proxy.dsn(), autocommit=True) as c:
         c.execute(TYPES_ROWS.replace("(1, true", "(11, true").replace("(2, NULL", "(12, NULL"))  # streamed

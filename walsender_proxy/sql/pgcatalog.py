@@ -1213,58 +1213,35 @@ def _pg_constraint(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 "confdelsetcols": None if f.delsetcols is None else list(f.delsetcols),
             }
         )
-    for t, c in s.checks:
-        out.append(
-            {
-                "oid": c.oid,
-                "conname": c.name,
-                "connamespace": s.ns_oid[t.schema],
-                "contype": "c",
-                "condeferrable": False,
-                "condeferred": False,
-                "convalidated": c.validated,
-                "conrelid": t.oid,
-                "contypid": 0,
-                "conindid": 0,
-                "conparentid": 0,
-                "confrelid": 0,
-                "confupdtype": " ",
-                "confdeltype": " ",
-                "confmatchtype": " ",
-                "conislocal": True,
-                "coninhcount": 0,
-                "connoinherit": c.no_inherit,
-                "conkey": list(c.attnums) or None,
-                "conbin": check_bin(c.oid),
-            }
-        )
-    for d in s.domains:
-        for c in d.checks:
-            out.append(
-                {
-                    "oid": c.oid,
-                    "conname": c.name,
-                    "connamespace": s.ns_oid[d.schema],
-                    "contype": "c",
-                    "condeferrable": False,
-                    "condeferred": False,
-                    "convalidated": c.validated,
-                    "conrelid": 0,
-                    "contypid": d.oid,
-                    "conindid": 0,
-                    "conparentid": 0,
-                    "confrelid": 0,
-                    "confupdtype": " ",
-                    "confdeltype": " ",
-                    "confmatchtype": " ",
-                    "conislocal": True,
-                    "coninhcount": 0,
-                    "connoinherit": False,
-                    "conkey": None,
-                    "conbin": check_bin(c.oid),
-                }
-            )
+    out += [_check_row(c, s.ns_oid[t.schema], t.oid, 0, list(c.attnums) or None) for t, c in s.checks]
+    out += [_check_row(c, s.ns_oid[d.schema], 0, d.oid, None) for d in s.domains for c in d.checks]
     return out
+
+
+def _check_row(c: Check, namespace: int, relid: int, typid: int, conkey: list[int] | None) -> dict[str, Any]:
+    """The pg_constraint row of a table's CHECK (``relid``) or a domain's (``typid``)."""
+    return {
+        "oid": c.oid,
+        "conname": c.name,
+        "connamespace": namespace,
+        "contype": "c",
+        "condeferrable": False,
+        "condeferred": False,
+        "convalidated": c.validated,
+        "conrelid": relid,
+        "contypid": typid,
+        "conindid": 0,
+        "conparentid": 0,
+        "confrelid": 0,
+        "confupdtype": " ",
+        "confdeltype": " ",
+        "confmatchtype": " ",
+        "conislocal": True,
+        "coninhcount": 0,
+        "connoinherit": c.no_inherit,
+        "conkey": conkey,
+        "conbin": check_bin(c.oid),
+    }
 
 
 def check_definition(t: Table, c: Check, *, pretty: bool) -> str:
