@@ -9,6 +9,10 @@ with domain columns (the Type message pgoutput sends for them), initial copy and
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import psycopg
 import pytest
 
@@ -179,3 +183,46 @@ def test_a_subscriber_receives_domain_columns(proxy: ProxyServer, pg15: PgCluste
         wait_identical(proxy.dsn(), sub, ["dms"])
         with psycopg.connect(sub, autocommit=True) as c:
             c.execute(f"DROP SUBSCRIPTION sdms{i}")
+
+
+#: Run in a process of its own: libpq's blocking calls hold the GIL, which the proxy the
+#: tests run in this process needs.
+_DESCRIBE = r"""
+import json, sys
+import psycopg
+out = []
+with psycopg.connect(sys.argv[1], autocommit=True) as c:
+    c.execute("create domain dmp_pos as int check (value > 0)")
+    c.execute("create table dmp (id int, p dmp_pos)")
+    name = dict(c.execute("select oid, typname from pg_type where typname in ('int4', 'dmp_pos')").fetchall())
+    pg = c.pgconn
+    for q in (b"insert into dmp values ($1, $2)", b"select $1::dmp_pos", b"select p from dmp where p = $1",
+              b"update dmp set p = $1 where id = $2"):
+        pg.prepare(b"", q)
+        d = pg.describe_prepared(b"")
+        out.append([[name.get(d.param_type(i)) for i in range(d.nparams)], [name.get(d.ftype(i)) for i in range(d.nfields)]])
+    oid = c.execute("select 'dmp_pos'::regtype::oid").fetchone()[0]
+    pg.prepare(b"declared", b"insert into dmp values ($1, $2)", [23, oid])
+    d = pg.describe_prepared(b"declared")
+    out.append([name.get(d.param_type(i)) for i in range(d.nparams)])
+    for v in (5, -5):
+        r = pg.exec_prepared(b"declared", [(1).to_bytes(4, "big"), v.to_bytes(4, "big", signed=True)], [1, 1])
+        sqlstate = r.error_field(psycopg.pq.DiagnosticField.SQLSTATE)
+        out.append(sqlstate.decode() if sqlstate else None)
+    out.append([list(r) for r in c.execute("select * from dmp").fetchall()])
+print(json.dumps(out))
+"""
+
+
+def _described(dsn: str) -> list[object]:
+    """ParameterDescription and RowDescription of statements over a domain column (OIDs by
+    name: the domain's differs between servers), and a Parse that declares the domain,
+    bound in binary."""
+    done = subprocess.run([sys.executable, "-c", _DESCRIBE, dsn], capture_output=True, text=True, timeout=60, check=True)
+    return json.loads(done.stdout)
+
+
+def test_parameters_are_described_as_their_domain(proxy: ProxyServer, pg15: PgCluster) -> None:
+    ref = _described(pg15.dsn(dbname=pg15.new_database("dmp")))
+    assert ref[0] == [["int4", "dmp_pos"], []]
+    assert _described(proxy.dsn()) == ref

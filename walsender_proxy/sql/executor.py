@@ -52,6 +52,7 @@ from walsender_proxy.sql import (
     comment_sql,
     ddl_names,
     ddl_sql,
+    domain_casts,
     domain_sql,
     explain,
     grant_sql,
@@ -531,9 +532,38 @@ class Executor:
                 raise PgError("42P18", f"could not determine data type of parameter ${n}")
         unused = frozenset(range(1, nparams + 1)) - used
         types = list(param_types)
+        domains = self._parameter_domains(node, types, nparams)
         if (nparams and not all(types[:nparams])) or len(types) < nparams:
             types = context_param_types(node, types, nparams, self._table_finder(), self._function_finder())
-        self.statements[name] = Prepared(name, text, node, types, nparams, unused, date_order=self.settings.datetime_input())
+        self.statements[name] = Prepared(name, text, node, types, nparams, unused, date_order=self.settings.datetime_input(), domains=domains)
+
+    def _parameter_domains(self, node: Any, types: list[int], nparams: int) -> dict[int, int]:
+        """The parameters ParameterDescription reports as a domain (see Prepared.domains);
+        a domain declared at Parse is replaced in ``types`` by its base type, whose values
+        it takes."""
+        tx = self.tx
+        cat = tx.catalog() if tx is not None and tx.state in (State.ACTIVE, State.FAILED) else self.lake.catalog_at(self.lake.frontier)
+        if not cat.domains:
+            return {}
+        out: dict[int, int] = {}
+        for i, oid in enumerate(types):
+            d = cat.domains.get(oid)
+            if d is not None:
+                out[i], types[i] = oid, d.base.oid
+        path = self.search_path()
+
+        def find_domain(names: list[str]) -> Any:
+            if len(names) > 2:
+                return None
+            for schema in [names[0]] if len(names) == 2 else path:
+                d = cat.find_domain(schema, names[-1])
+                if d is not None:
+                    return d
+            return None
+
+        inferred = domain_casts.parameter_domains(node, self._table_finder(), find_domain)
+        out.update({i: oid for i, oid in inferred.items() if i < nparams and not (i < len(types) and types[i]) and i not in out})
+        return out
 
     def _function_finder(self) -> Any:
         """User functions by name as a statement parsed now resolves them (sql_function_calls)."""
@@ -597,7 +627,7 @@ class Executor:
         cols = self.describe_node(st.node, st.text, types)
         if cols is not None and self._failed():
             raise _aborted()  # (a statement without rows is described even so)
-        return types, cols
+        return [st.domains.get(i, t) for i, t in enumerate(types)], cols
 
     def param_oids(self, st: Prepared) -> list[int]:
         """The statement's parameter types, declared or inferred (``sql.paramtypes``), once

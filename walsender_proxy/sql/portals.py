@@ -37,6 +37,10 @@ class Prepared:
     #: The (name, type oid) of each result column its first run gave: a later run must give
     #: the same (PostgreSQL's plan cache keeps a prepared statement's result fixed).
     result_shape: tuple[tuple[str, int], ...] | None = None
+    #: Parameters ParameterDescription reports as a domain (index → the domain's OID):
+    #: declared so at Parse, or the target of an INSERT/UPDATE column or ``$n::d`` cast of
+    #: a domain. Their values are the base type's (``param_types``/``inferred``).
+    domains: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
