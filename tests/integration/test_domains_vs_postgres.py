@@ -226,3 +226,35 @@ def test_parameters_are_described_as_their_domain(proxy: ProxyServer, pg15: PgCl
     ref = _described(pg15.dsn(dbname=pg15.new_database("dmp")))
     assert ref[0] == [["int4", "dmp_pos"], []]
     assert _described(proxy.dsn()) == ref
+
+
+def _sa_domains(dsn: str) -> list[object]:
+    """What SQLAlchemy's inspector and MetaData.reflect() make of domain columns (its
+    domain query reads pg_type, pg_constraint and format_type of the base)."""
+    import sqlalchemy as sa
+
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute(
+            "create domain dsa_amount as numeric(10,2) not null default 1 check (value > 0);"
+            " create domain dsa_amount2 as dsa_amount; create domain dsa_tags as text[];"
+            " create table dsa (id int primary key, p dsa_amount, q dsa_amount2, t dsa_tags)"
+        )
+    parts = dict(part.split("=", 1) for part in dsn.split())
+    engine = sa.create_engine(f"postgresql+psycopg://{parts['user']}@{parts['host']}:{parts['port']}/{parts['dbname']}")
+    try:
+        insp = sa.inspect(engine)
+        meta = sa.MetaData()
+        meta.reflect(engine, only=["dsa"])
+        return [
+            repr(insp.get_columns("dsa")),
+            [d for d in insp.get_domains() if d["name"].startswith("dsa_")],
+            [(c.name, repr(c.type)) for c in meta.tables["dsa"].columns],
+        ]
+    finally:
+        engine.dispose()
+
+
+def test_sqlalchemy_reflects_domains_as_from_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    ref = _sa_domains(pg15.dsn(dbname=pg15.new_database("dsa")))
+    assert "DOMAIN('dsa_amount2', DOMAIN('dsa_amount', NUMERIC" in ref[0]
+    assert _sa_domains(proxy.dsn()) == ref

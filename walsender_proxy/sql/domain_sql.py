@@ -149,10 +149,11 @@ def create(tx: Transaction, s: ast.CreateDomainStmt) -> str:
         else:
             raise unsupported(f"CREATE DOMAIN with a {kind.name.removeprefix('CONSTR_')} constraint")
     taken = _constraint_names(tx, schema)
+    inherited = tx.catalog().domains[parent].default if parent and default is None else None
     dom = replace(
         dom,
         not_null=bool(nulls),
-        default=None if default is None else _default(tx, dom, default),
+        default=inherited if default is None else _default(tx, dom, default),  # (DefineDomain: the base domain's default)
         checks=tuple(_cook_check(tx, dom, c, taken) for c in checks),
     )
     tx.create_domain(dom)

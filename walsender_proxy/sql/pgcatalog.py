@@ -1079,8 +1079,8 @@ def _domain_types(d: Domain, s: CatalogSnapshot) -> list[dict[str, Any]]:
         typreceive="domain_recv",
         typnotnull=d.not_null,
         typbasetype=d.parent or d.base.oid,
-        typtypmod=d.base.typmod,
-        typndims=1 if d.base.is_array else 0,
+        typtypmod=-1 if d.parent else d.base.typmod,
+        typndims=1 if d.base.is_array and not d.parent else 0,
         typdefault=None if d.default is None else d.default.expr,
         typdefaultbin=None if d.default is None else f"{{DOMAIN_DEFAULT :domain {d.oid}}}",
     )
