@@ -262,6 +262,34 @@ def test_make_functions_answer_as_postgresql(pair: tuple[psycopg.Connection, psy
     _same(pair, MAKE)
 
 
+DATE_BIN = [
+    "SELECT date_bin('15 minutes', timestamp '2020-02-11 15:44:17', timestamp '2001-01-01'),"
+    " date_bin('15 minutes', timestamp '2020-02-11 15:44:17', timestamp '2001-01-01 00:02:30')",
+    "SELECT date_bin('5 min', timestamp '2020-01-01', timestamp '2020-01-01 00:02:30'),"
+    " date_bin('5 min', timestamp '2020-02-01 00:00', timestamp '2020-02-01 00:10'),"
+    " date_bin('1 microsecond', timestamp '2020-02-01 00:00:00.123456', timestamp '2030-01-01')",
+    "SELECT date_bin('2 days 3 hours', timestamp '1970-01-01', timestamp '2020-05-05 05:05:05.5'),"
+    " date_bin('1 week', date '2024-03-07', timestamp '2024-03-04'), date_bin('1 day', timestamp '0044-03-15 BC 12:00', timestamp '2000-01-01')",
+    "SELECT date_bin('1 hour', timestamptz '2020-02-11 15:44:17+05', timestamptz '2001-01-01 00:30+00'),"
+    " date_bin('7 days', '2020-02-11 15:44:17', '2001-01-01'), date_bin('1 hour', timestamp 'infinity', timestamp '2001-01-01')",
+    "SELECT pg_typeof(date_bin('5 min', '2020-01-01', '2020-01-01')), pg_typeof(date_bin('5 min', date '2020-01-01', timestamp '2020-01-01')),"
+    " pg_typeof(date_bin('5 min', timestamp '2020-01-01', timestamptz '2020-01-01'))",
+    "SELECT date_bin(NULL, timestamp '2020-01-01', timestamp '2020-01-01') IS NULL, date_bin('1 min', NULL::timestamp, timestamp '2020-01-01') IS NULL",
+    "SELECT date_bin('5 min', timestamp '2020-01-01', timestamp 'infinity')",
+    "SELECT date_bin('1 month', timestamp '2020-01-01', timestamp '2020-01-01')",
+    "SELECT date_bin('-1 min', timestamp '2020-01-01', timestamp '2020-01-01')",
+    "SELECT date_bin('1 min -60 sec', timestamp '2020-01-01', timestamp '2020-01-01')",
+    "SELECT date_bin(x * interval '10 min', timestamp '2020-01-01 01:01:01', timestamp '2020-01-01') FROM generate_series(1, 4) x ORDER BY 1",
+    "SELECT date_bin('5 min', 1, 2)",
+]  # fmt: skip
+
+
+def test_date_bin_answers_as_postgresql(pair: tuple[psycopg.Connection, psycopg.Connection]) -> None:
+    """date_bin floors to the bin's start whatever side the origin is on, keeps an infinite
+    source, and refuses months, a stride not above zero and an infinite origin as PostgreSQL."""
+    _same(pair, DATE_BIN)
+
+
 #: special words keep a time given beside them; a zone whose offset depends on the date
 #: needs a date, which a time of day has not.
 SPECIAL_INPUTS = [

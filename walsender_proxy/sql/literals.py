@@ -50,6 +50,7 @@ from decoding.pgvalues.textin import Num, numeric_parse, numeric_typmod
 from decoding.pgvalues.typmod import round_times
 from walsender_proxy.sql import (
     bytea_text,
+    datetime_bin,
     datetime_make,
     float_aggs,
     float_math,
@@ -760,7 +761,7 @@ def install(con: Any) -> None:
     ).fetchall()}
     numeric_key = (numeric_text.KEY_UDF, numeric_text.key_udf, ["VARCHAR"], "VARCHAR")
     numeric_grouped = (numeric_text.GROUPED_UDF, numeric_text.grouped_udf, ["VARCHAR"], "VARCHAR")
-    for name, fn, args, ret in [*input_udfs(), *output_udfs(), numeric_key, numeric_grouped, *datetime_make.udfs()]:
+    for name, fn, args, ret in [*input_udfs(), *output_udfs(), numeric_key, numeric_grouped, *datetime_make.udfs(), *datetime_bin.udfs()]:
         if name not in have:
             con.create_function(name, keep_errors(fn), args, ret, type="arrow")
     if numeric_text.GROUPED_KEY_UDF not in have:  # (volatile: DuckDB moves a pure key past GROUP BY)

@@ -64,6 +64,7 @@ from walsender_proxy.sql import (
     array_exprs,
     bytea_text,
     common_type,
+    datetime_bin,
     datetime_make,
     datetime_parts,
     domain_casts,
@@ -4540,6 +4541,11 @@ class _Rewriter:
             pairs = [unpadded(*p) for p in pairs]
         args = [p[0] for p in pairs]
         types = [p[1] for p in pairs]
+        if name == "date_bin":
+            binned = datetime_bin.call_of(args, [t.name if t is not None else None for t in types])
+            if binned is None:
+                raise self._no_function(name, types, node)
+            return binned[0], T(binned[1])
         if name in datetime_make.FUNCTIONS:
             made = datetime_make.call_of(name, args, [t.name if t is not None else None for t in types])
             if made is None:
