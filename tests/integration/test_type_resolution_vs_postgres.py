@@ -234,6 +234,11 @@ CURATED = [
     "SELECT pg_wal_lsn_diff('FFFFFFFF/FFFFFFFF', '0/0'), pg_wal_lsn_diff('0/9', '0/10')",
     "SELECT '0/10'::pg_lsn + 16, '0/10'::pg_lsn - 16, 16 + '0/10'::pg_lsn, '0/10'::pg_lsn + 1.5, '0/10'::pg_lsn - 1.5",
     "SELECT '0/10'::pg_lsn - 17", "SELECT 'FFFFFFFF/FFFFFFFF'::pg_lsn + 1", "SELECT 16 - '0/10'::pg_lsn",
+    # pg_lsn(numeric): rounded half away from zero; 0A000 for NaN and the infinities, 22023 outside
+    "SELECT pg_lsn(1.5::numeric), pg_lsn(2.5), pg_lsn(-0.4), pg_lsn(23783416::numeric), pg_lsn(18446744073709551615::numeric), pg_lsn(7)",
+    "SELECT pg_lsn(-1::numeric)", "SELECT pg_lsn(18446744073709551616::numeric)", "SELECT pg_lsn('NaN'::numeric)",
+    "SELECT pg_lsn('-Infinity'::numeric)", "SELECT pg_lsn(1e30)", "SELECT pg_lsn(-0.5)", "SELECT pg_lsn(1.5::float8)",
+    "SELECT pg_lsn(x) FROM (VALUES (1.0), (2.0), (NULL)) v(x)", "SELECT pg_lsn('12')", "SELECT pg_lsn('1/2')",
     "SELECT '0/10'::pg_lsn + 1.5::float8", "SELECT pg_typeof('0/10'::pg_lsn - '0/9'::pg_lsn), pg_typeof('0/10'::pg_lsn + 1)",
     # c.f of a row-valued column c is a table c's column for PostgreSQL (42P01); (c).f its field
     "SELECT t.a FROM (SELECT t FROM rowf t) s", "SELECT (t).a FROM (SELECT t FROM rowf t) s",

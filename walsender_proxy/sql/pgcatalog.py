@@ -3600,6 +3600,14 @@ _MACROS: dict[str, str] = {
         WHEN pgc_lsn_moved(l, n) < 0 OR pgc_lsn_moved(l, n) > 18446744073709551615
             THEN error('PGERR[22023] pg_lsn out of range')
         ELSE printf('%X/%X', pgc_lsn_moved(l, n) >> 32, pgc_lsn_moved(l, n) & 4294967295) END)""",
+    # numeric_pg_lsn: the number rounded half away from zero (numeric → uint64); 0A000 for
+    # NaN and the infinities, 22023 outside the LSNs
+    "pgc_pg_lsn_numeric": """MACRO pgc_pg_lsn_numeric(n) AS (CASE WHEN n IS NULL THEN NULL
+        WHEN n = 'NaN' THEN error('PGERR[0A000] cannot convert NaN to pg_lsn')
+        WHEN n IN ('Infinity', '-Infinity') THEN error('PGERR[0A000] cannot convert infinity to pg_lsn')
+        WHEN abs(n::DOUBLE) >= 1e20 OR round(n::DECIMAL(38, 17))::HUGEINT NOT BETWEEN 0 AND 18446744073709551615
+            THEN error('PGERR[22023] pg_lsn out of range')
+        ELSE printf('%X/%X', round(n::DECIMAL(38, 17))::HUGEINT >> 32, round(n::DECIMAL(38, 17))::HUGEINT & 4294967295) END)""",
     "pgc_lsn_moved": "MACRO pgc_lsn_moved(l, n) AS (round(l::DECIMAL(38, 6) + n::DECIMAL(38, 6))::HUGEINT)",
     "pgc_half_rounded": "MACRO pgc_half_rounded(x) AS ((x + CASE WHEN x < 0 THEN -1 ELSE 1 END) // 2)",
     **array_exprs.MACROS,

@@ -4541,6 +4541,17 @@ class _Rewriter:
             pairs = [unpadded(*p) for p in pairs]
         args = [p[0] for p in pairs]
         types = [p[1] for p in pairs]
+        if name == "pg_lsn" and len(args) == 1:  # (numeric_pg_lsn, the one pg_lsn(…))
+            t0 = types[0]
+            if t0 is not None and t0.name not in (*numeric_exprs.INTEGERS, "numeric", "unknown"):
+                raise self._no_function(name, types, node)
+            if t0 == UNKNOWN:  # (a type's name called on an unknown literal is its input: pg_lsn_in)
+                if _str_const(node.args[0]) is not None:
+                    return self._pg_lsn_const(node.args[0]), T("pg_lsn")
+                self.needs.add("pgc_pg_lsn_in")
+                return _call("pgc_pg_lsn_in", _cast(args[0], "VARCHAR")), T("pg_lsn")
+            self.needs.add("pgc_pg_lsn_numeric")
+            return _call("pgc_pg_lsn_numeric", _cast(args[0], "VARCHAR")), T("pg_lsn")
         if name == "date_bin":
             binned = datetime_bin.call_of(args, [t.name if t is not None else None for t in types])
             if binned is None:
