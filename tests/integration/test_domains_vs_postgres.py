@@ -18,7 +18,7 @@ import pytest
 
 from tests.integration.test_subscriber import text_and_binary_subscribers, wait_identical
 from tests.pgcluster import PgCluster
-from tests.pgcompare import same_answers
+from tests.pgcompare import pgoutput_messages, recvlogical, same_answers
 from tests.proxy import ProxyServer
 
 _TYPES = (
@@ -258,3 +258,45 @@ def test_sqlalchemy_reflects_domains_as_from_postgresql(proxy: ProxyServer, pg15
     ref = _sa_domains(pg15.dsn(dbname=pg15.new_database("dsa")))
     assert "DOMAIN('dsa_amount2', DOMAIN('dsa_amount', NUMERIC" in ref[0]
     assert _sa_domains(proxy.dsn()) == ref
+
+
+def _pgoutput(dsn: str) -> list[tuple[object, ...]]:
+    """pg_recvlogical's pgoutput stream of writes to a table with domain columns, the
+    domains' OIDs (which differ between servers) named through the Type messages."""
+    from decoding.pgoutput import proto as P
+
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute(
+            "CREATE DOMAIN dmo_pos AS int CHECK (VALUE > 0); CREATE DOMAIN dmo_ints AS int[];"
+            " CREATE DOMAIN dmo_small AS dmo_pos; CREATE TABLE dmo (id int PRIMARY KEY, p dmo_pos, a dmo_ints, s dmo_small);"
+            " CREATE PUBLICATION pdmo FOR TABLE dmo"
+        )
+    recvlogical(dsn, "dmo", "--create-slot", "-P", "pgoutput")
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute("INSERT INTO dmo VALUES (1, 1, '{1,2}', 3), (2, 2, NULL, NULL)")
+        c.execute("UPDATE dmo SET p = 5 WHERE id = 1")
+        end = str(c.execute("SELECT pg_current_wal_insert_lsn()").fetchone()[0])  # type: ignore[index]
+    out = recvlogical(dsn, "dmo", "--start", "-f", "-", f"--endpos={end}", "--no-loop", "-o", "proto_version=1", "-o", "publication_names=pdmo")
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute("SELECT pg_drop_replication_slot('dmo')")
+    names: dict[int, str] = {}
+    shape: list[tuple[object, ...]] = []
+    for m in pgoutput_messages(out):
+        if isinstance(m, P.Type):
+            names[m.type_oid] = f"domain over {m.namespace}.{m.name}"
+            shape.append(("TYPE", names[m.type_oid]))
+        elif isinstance(m, P.Relation):
+            shape.append(("RELATION", m.name, tuple((c.name, names.get(c.type_oid, c.type_oid), c.type_modifier, c.flags) for c in m.columns)))
+        elif isinstance(m, P.Insert | P.Update):
+            shape.append((type(m).__name__, m.new.values))
+        else:
+            shape.append((type(m).__name__,))
+    return shape
+
+
+def test_pgoutput_names_domain_columns_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """A Type message for each domain column before the Relation (logicalrep_write_typ:
+    the domain's OID, named by its base type), the columns typed by the domains' OIDs."""
+    theirs = _pgoutput(pg15.dsn(dbname=pg15.new_database("dmo")))
+    assert ("TYPE", "domain over .int4") in theirs and ("TYPE", "domain over ._int4") in theirs
+    assert _pgoutput(proxy.dsn()) == theirs

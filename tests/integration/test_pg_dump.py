@@ -46,6 +46,11 @@ SCHEMA = [
     "ALTER TABLE app.checked ADD CONSTRAINT late CHECK (id <> 13) NOT VALID",
     "COMMENT ON CONSTRAINT ordered ON app.checked IS 'low first'",
     "INSERT INTO app.checked VALUES (1, 2, 'new', 1, 2, 9.5), (2, NULL, NULL, NULL, NULL, NULL)",
+    "CREATE DOMAIN app.amount AS numeric(10,2) NOT NULL DEFAULT 1 CONSTRAINT amount_pos CHECK (VALUE > 0)",
+    "CREATE DOMAIN app.small_amount AS app.amount CHECK (VALUE < 100)",
+    "CREATE DOMAIN label AS varchar(8) DEFAULT 'none'",
+    "CREATE TABLE app.priced (id int PRIMARY KEY, a app.amount, s app.small_amount, l label DEFAULT 'x', ls label)",
+    "INSERT INTO app.priced (id, a, s) VALUES (1, 2.5, 3)",
 ]
 
 

@@ -861,9 +861,11 @@ _SYSTEM_COLUMNS = (
 
 
 def _attr_row(
-    relid: int, name: str, num: int, type_oid: int, typmod: int, **kw: Any
+    relid: int, name: str, num: int, type_oid: int, typmod: int, *, stored_as: int = 0, **kw: Any
 ) -> dict[str, Any]:
-    trow = TYPES.rows.get(type_oid, {})
+    """``stored_as``: the type whose length, alignment, storage and collation the column
+    has, when ``type_oid`` is a domain over it."""
+    trow = TYPES.rows.get(stored_as or type_oid, {})
     row: dict[str, Any] = {
         "attrelid": relid,
         "attname": name,
@@ -886,7 +888,7 @@ def _attr_row(
         "attisdropped": False,
         "attislocal": True,
         "attinhcount": 0,
-        "attcollation": _collation_of(type_oid),
+        "attcollation": _collation_of(stored_as or type_oid),
     }
     row.update(kw)
     return row
@@ -947,6 +949,7 @@ def _pg_attribute(s: CatalogSnapshot) -> list[dict[str, Any]]:
                     c.type.declared_oid,
                     c.type.typmod if not c.type.domain else -1,
                     attndims=1 if c.type.is_array and not c.type.domain else 0,
+                    stored_as=c.type.oid if c.type.domain else 0,
                     attnotnull=c.not_null,
                     atthasdef=c.default is not None and not c.identity,
                     attidentity=c.identity,
@@ -1082,7 +1085,7 @@ def _domain_types(d: Domain, s: CatalogSnapshot) -> list[dict[str, Any]]:
         typtypmod=-1 if d.parent else d.base.typmod,
         typndims=1 if d.base.is_array and not d.parent else 0,
         typdefault=None if d.default is None else d.default.expr,
-        typdefaultbin=None if d.default is None else f"{{DOMAIN_DEFAULT :domain {d.oid}}}",
+        typdefaultbin=None if d.default is None else domain_default_bin(d.oid),
     )
     elem_array = TYPES.rows[d.base.base.array_oid] if not d.base.is_array else TYPES.rows[d.base.oid]
     array = dict(
@@ -1103,8 +1106,9 @@ def domain_check_definition(d: Domain, c: Check, *, pretty: bool) -> str:
     domain over a domain is of that domain's type, so it prints relabelled to the base
     type, as the operators it meets take it (``(VALUE)::integer``)."""
     value = "VALUE"
-    if d.parent:
-        value = f"VALUE::{d.base.sql_name()}" if pretty else f"(VALUE)::{d.base.sql_name()}"
+    if d.parent:  # (a RelabelType to the base type, without its typmod)
+        base = ColumnType(d.base.base, -1, d.base.is_array).sql_name()
+        value = f"VALUE::{base}" if pretty else f"(VALUE)::{base}"
     text = f"CHECK ({Check.fill(c.pretty if pretty else c.expr, {DOMAIN_VALUE: value})})"
     return text if c.validated else text + " NOT VALID"
 
@@ -2488,7 +2492,16 @@ def _exprs(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 "e_seq": 0,
             }
         )
+    for dom in s.domains:  # (typdefaultbin)
+        if dom.default is not None:
+            d = dom.default
+            out.append({"e_bin": domain_default_bin(dom.oid), "e_plain": d.expr, "e_pretty": d.pretty, "e_styled": d.styled, "e_seq": d.sequence})
     return out
+
+
+def domain_default_bin(oid: int) -> str:
+    """A domain's ``typdefaultbin``: opaque, as ``adbin``; ``pg_get_expr`` prints it."""
+    return f"{{DOMAIN_DEFAULT :domain {oid}}}"
 
 
 def check_bin(oid: int) -> str:
@@ -2540,6 +2553,21 @@ def _typefmt(s: CatalogSnapshot) -> list[dict[str, Any]]:
         for oid, fmt in ((d.oid, name), (d.array_oid, name + "[]")):
             out.append({"oid": oid, "typmod": -2, "fmt": fmt})
             out.append({"oid": oid, "typmod": -1, "fmt": fmt})
+    return out
+
+
+@_helper(
+    "pgc_user_typenames",
+    pa.schema([("oid", pa.uint32()), ("name", pa.string()), ("qualified", pa.string())]),
+)
+def _user_typenames(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    """How format_type and regtype print a domain and its array type: by name where the
+    search path finds it, else schema-qualified (pg_dump's empty search_path)."""
+    out = []
+    for d in s.domains:
+        name = quote_ident(d.name)
+        for oid, suffix in ((d.oid, ""), (d.array_oid, "[]")):
+            out.append({"oid": oid, "name": name + suffix, "qualified": f"{quote_ident(d.schema)}.{name}{suffix}"})
     return out
 
 
@@ -3074,7 +3102,9 @@ _MACROS: dict[str, str] = {
         SELECT pgc_f.pronamespace IN (SELECT pgc_p.nspoid FROM pgc_search_path pgc_p)
         FROM pgc_pg_proc pgc_f WHERE pgc_f.oid = f)""",
     "pgc_format_type": """MACRO pgc_format_type(t, m) AS (CASE WHEN t IS NULL THEN NULL::VARCHAR ELSE coalesce(
-        (SELECT pgc_f.fmt FROM pgc_typefmt pgc_f WHERE pgc_f.oid = t AND pgc_f.typmod = coalesce(m, -2)),
+        (SELECT CASE WHEN pgc_utn.oid IN (SELECT pgc_v.oid FROM pgc_visible_types pgc_v) THEN pgc_utn.name
+                 ELSE pgc_utn.qualified END FROM pgc_user_typenames pgc_utn WHERE pgc_utn.oid = t),
+                (SELECT pgc_f.fmt FROM pgc_typefmt pgc_f WHERE pgc_f.oid = t AND pgc_f.typmod = coalesce(m, -2)),
         (SELECT CASE WHEN m >= 4 AND pgc_b.base = 'varchar' THEN 'character varying(' || (m - 4) || ')'
                      WHEN m >= 4 AND pgc_b.base = 'bpchar' THEN 'character(' || (m - 4) || ')'
                      WHEN m >= 4 AND pgc_b.base = 'numeric'
@@ -3243,7 +3273,9 @@ _MACROS: dict[str, str] = {
         WHEN pgc_to_regtype(x) IS NOT NULL THEN pgc_to_regtype(x)
         ELSE error('PGERR[42704] type "' || x || '" does not exist') END)""",
     "pgc_regtype_out": """MACRO pgc_regtype_out(o) AS (CASE WHEN o IS NULL THEN NULL::VARCHAR WHEN o = 0 THEN '-' ELSE coalesce(
-        (SELECT pgc_f.fmt FROM pgc_typefmt pgc_f WHERE pgc_f.oid = o AND pgc_f.typmod = -2),
+        (SELECT CASE WHEN pgc_utn.oid IN (SELECT pgc_v.oid FROM pgc_visible_types pgc_v) THEN pgc_utn.name
+                 ELSE pgc_utn.qualified END FROM pgc_user_typenames pgc_utn WHERE pgc_utn.oid = o),
+                (SELECT pgc_f.fmt FROM pgc_typefmt pgc_f WHERE pgc_f.oid = o AND pgc_f.typmod = -2),
         o::VARCHAR) END)""",
     "pgc_to_regnamespace": """MACRO pgc_to_regnamespace(x) AS (CASE WHEN x IS NULL THEN NULL::UINTEGER
         WHEN regexp_full_match(x::VARCHAR, '\\s*[0-9]+\\s*') THEN CAST(trim(x::VARCHAR) AS UINTEGER)
