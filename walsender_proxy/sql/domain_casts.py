@@ -17,6 +17,7 @@ from pglast import ast, parse_sql
 from decoding.catalog import DOMAIN_VALUE, Catalog, Check, Domain
 from decoding.errors import PgError
 from walsender_proxy.lake.domains import constraints
+from walsender_proxy.sql.param_context import FindTable, assigned
 from walsender_proxy.sql.sql_function_calls import LOOKUP
 
 _VALUE = "__wpx_domain_value"
@@ -35,7 +36,7 @@ def visible(names: Sequence[str]) -> tuple[Domain, Catalog] | None:
     return None
 
 
-def parameter_domains(node: Any, find_table: Any, find_domain: Any) -> dict[int, int]:
+def parameter_domains(node: Any, find_table: FindTable, find_domain: Any) -> dict[int, int]:
     """The parameters PostgreSQL's parse analysis types as a domain (``$n`` index from 0 →
     domain OID): a VALUES item of an INSERT column, an UPDATE's ``SET col = $n``, a cast
     ``$n::d``. (An operator's unknown side takes the base type: binary_oper_exact.)"""
@@ -46,20 +47,9 @@ def parameter_domains(node: Any, find_table: Any, find_domain: Any) -> dict[int,
             out[p.number - 1] = oid
 
     def visit(n: Any) -> None:
-        if isinstance(n, ast.InsertStmt) and isinstance(n.selectStmt, ast.SelectStmt) and n.selectStmt.valuesLists:
-            t = find_table(n.relation.schemaname, n.relation.relname)
-            if t is not None:
-                cols = [c.name for c in n.cols] if n.cols else [c.name for c in t.columns]
-                for row in n.selectStmt.valuesLists:
-                    for name, v in zip(cols, row, strict=False):
-                        c = t.column(name)
-                        give(v, c.type.domain if c is not None else 0)
-        elif isinstance(n, ast.UpdateStmt):
-            t = find_table(n.relation.schemaname, n.relation.relname)
-            if t is not None:
-                for target in n.targetList or ():
-                    c = t.column(target.name) if not target.indirection else None
-                    give(target.val, c.type.domain if c is not None else 0)
+        if isinstance(n, ast.InsertStmt | ast.UpdateStmt):
+            for v, c in assigned(n, find_table):
+                give(v, c.type.domain if c is not None else 0)
         elif isinstance(n, ast.TypeCast) and isinstance(n.arg, ast.ParamRef) and not n.typeName.arrayBounds:
             d = find_domain([s.sval for s in n.typeName.names])
             give(n.arg, d.oid if d is not None else 0)

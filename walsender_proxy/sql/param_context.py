@@ -14,13 +14,13 @@ stays unspecified (0) and is taken as text, as before.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from pglast import ast
 from pglast.enums import A_Expr_Kind
 
-from decoding.catalog import Function, Table
+from decoding.catalog import Column, Function, Table
 from decoding.pgtypes import ColumnType
 
 #: (schema or None, name) → the user table, or None.
@@ -34,6 +34,26 @@ _SCALAR_COMPARISONS = frozenset({"=", "<>", "!=", "<", ">", "<=", ">="})
 
 #: (function name parts) → the user functions a call of it can mean.
 FindFunctions = Callable[[Sequence[str]], Sequence[Function]]
+
+
+def assigned(n: ast.InsertStmt | ast.UpdateStmt, find: FindTable) -> Iterator[tuple[Any, Column | None]]:
+    """The value items an INSERT … VALUES or an UPDATE's SET gives a column of a user
+    table, each with that column (None: not one of the table's, or an element or field
+    of it): where a parameter takes the column's type."""
+    if isinstance(n, ast.InsertStmt):
+        if not (isinstance(n.selectStmt, ast.SelectStmt) and n.selectStmt.valuesLists):
+            return
+        t = find(n.relation.schemaname, n.relation.relname)
+        if t is not None:
+            cols = [c.name for c in n.cols] if n.cols else [c.name for c in t.columns]
+            for row in n.selectStmt.valuesLists:
+                for name, v in zip(cols, row, strict=False):
+                    yield v, t.column(name)
+        return
+    t = find(n.relation.schemaname, n.relation.relname)
+    if t is not None:
+        for target in n.targetList or ():
+            yield target.val, t.column(target.name) if not target.indirection else None
 
 
 def context_param_types(
@@ -112,20 +132,9 @@ def context_param_types(
             oids[i] = ctype.oid
 
     def visit(n: Any) -> None:
-        if isinstance(n, ast.InsertStmt) and isinstance(n.selectStmt, ast.SelectStmt) and n.selectStmt.valuesLists:
-            t = find(n.relation.schemaname, n.relation.relname)
-            if t is not None:
-                cols = [c.name for c in n.cols] if n.cols else [c.name for c in t.columns]
-                for row in n.selectStmt.valuesLists:
-                    for name, v in zip(cols, row, strict=False):
-                        c = t.column(name)
-                        give(v, c.type if c is not None else None)
-        elif isinstance(n, ast.UpdateStmt):
-            t = find(n.relation.schemaname, n.relation.relname)
-            if t is not None:
-                for target in n.targetList or ():
-                    c = t.column(target.name) if not target.indirection else None
-                    give(target.val, c.type if c is not None else None)
+        if isinstance(n, ast.InsertStmt | ast.UpdateStmt):
+            for v, c in assigned(n, find):
+                give(v, c.type if c is not None else None)
         elif isinstance(n, ast.A_Expr) and n.name and isinstance(n.name[-1], ast.String):
             op = n.name[-1].sval
             if n.kind == A_Expr_Kind.AEXPR_OP and op in _COMPARISONS:
