@@ -17,6 +17,7 @@ from pglast import ast, parse_sql
 from decoding.catalog import DOMAIN_VALUE, Catalog, Check, Domain
 from decoding.errors import PgError
 from walsender_proxy.lake.domains import constraints
+from walsender_proxy.sql.nodes import all_nodes
 from walsender_proxy.sql.param_context import FindTable, assigned
 from walsender_proxy.sql.sql_function_calls import LOOKUP
 
@@ -46,21 +47,13 @@ def parameter_domains(node: Any, find_table: FindTable, find_domain: Any) -> dic
         if isinstance(p, ast.ParamRef) and oid and p.number - 1 not in out:
             out[p.number - 1] = oid
 
-    def visit(n: Any) -> None:
+    for n in all_nodes(node):
         if isinstance(n, ast.InsertStmt | ast.UpdateStmt):
             for v, c in assigned(n, find_table):
                 give(v, c.type.domain if c is not None else 0)
         elif isinstance(n, ast.TypeCast) and isinstance(n.arg, ast.ParamRef) and not n.typeName.arrayBounds:
             d = find_domain([s.sval for s in n.typeName.names])
             give(n.arg, d.oid if d is not None else 0)
-        if isinstance(n, ast.Node):
-            for name in n:
-                visit(getattr(n, name))
-        elif isinstance(n, tuple | list):
-            for x in n:
-                visit(x)
-
-    visit(node)
     return out
 
 

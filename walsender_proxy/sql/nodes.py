@@ -108,6 +108,17 @@ def clear_locations(node: object) -> None:
             clear_locations(value)
 
 
+def all_nodes(node: Any) -> Iterator[ast.Node]:
+    """Every node of a tree, parents before their children (subqueries included)."""
+    if isinstance(node, tuple | list):
+        for x in node:
+            yield from all_nodes(x)
+    elif isinstance(node, ast.Node):
+        yield node
+        for name in node:
+            yield from all_nodes(getattr(node, name))
+
+
 def level_nodes(node: Any, prune: Callable[[Any], bool] | None = None) -> Iterator[Any]:
     """Every node of ``node``'s query level, ``node`` included: subqueries are not entered,
     nor the nodes ``prune`` picks (they are yielded, their insides are not)."""

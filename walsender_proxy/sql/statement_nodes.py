@@ -20,7 +20,7 @@ from pglast.stream import RawStream
 from decoding.errors import PgError
 from decoding.pgtypes import type_by_oid
 from walsender_proxy.sql.ddl_names import unsupported
-from walsender_proxy.sql.nodes import set_returning_call
+from walsender_proxy.sql.nodes import all_nodes, set_returning_call
 
 
 def returning(node: Any) -> tuple[Any, ...] | None:
@@ -336,24 +336,13 @@ def values_cast_to_columns(src: Any, t: Any, cols: Sequence[str]) -> Any:
 _SEQUENCE_EFFECTS = frozenset({"nextval", "setval"})
 
 
-def _all_nodes(node: Any) -> Iterator[ast.Node]:
-    """Every node of a tree, subqueries included."""
-    if isinstance(node, tuple | list):
-        for x in node:
-            yield from _all_nodes(x)
-    elif isinstance(node, ast.Node):
-        yield node
-        for attr in node:
-            yield from _all_nodes(getattr(node, attr))
-
-
 def lasting_effect_call(query: ast.Node) -> str | None:
     """The first call in ``query`` whose effect outlasts the statement and which
     PostgreSQL's executor makes row by row, as the rows are fetched: nextval or setval (an
     SQL function can call neither here). None when there is none. A cursor over such a query
     is computed whole at DECLARE here; PostgreSQL makes only the calls of the rows FETCH
     reads."""
-    for node in _all_nodes(query):
+    for node in all_nodes(query):
         if isinstance(node, ast.FuncCall):
             names = [n.sval for n in node.funcname]
             if names[-1] in _SEQUENCE_EFFECTS and (len(names) == 1 or names[0] == "pg_catalog"):
