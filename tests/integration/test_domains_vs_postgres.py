@@ -47,6 +47,9 @@ CREATE = [
     "create domain dm_bad as int primary key",
     "create domain dm_bad as int check (x > 0)",
     "create domain dm_bad as dm_pos(3)",
+    "create domain dm_bad int4 collate \"C\"",
+    "create domain dm_bad as anyelement",
+    "create domain dm_bad as record",
     _TYPES,
     _CONSTRAINTS,
     "select format_type('dm_pos'::regtype, -1), 'dm_small'::regtype, 'dm_pos[]'::regtype::oid = 'dm_pos'::regtype::oid",
@@ -120,6 +123,22 @@ ALTER = [
 ]
 
 DROP = [
+    "comment on domain dm_pos is 'positive'",
+    "comment on type dm_small is 'small'",
+    "comment on constraint dm_pos_lt on domain dm_pos is 'below 60'",
+    "comment on constraint nosuch on domain dm_pos is 'x'",
+    "comment on domain int4 is 'x'",
+    "select obj_description('dm_pos'::regtype, 'pg_type'), obj_description('dm_small'::regtype, 'pg_type'),"
+    " (select obj_description(oid, 'pg_constraint') from pg_constraint where conname = 'dm_pos_lt')",
+    "create domain dm_chain1 as int",
+    "create domain dm_chain2 as dm_chain1 check (value > 0)",
+    "create domain dm_chain3 as dm_chain2",
+    "create table dm_c (id int, a dm_chain1, b dm_chain3)",
+    "drop domain dm_chain1",
+    "drop domain dm_chain1 cascade",
+    "select attname, atttypid::regtype from pg_attribute where attrelid = 'dm_c'::regclass and attnum > 0 and not attisdropped",
+    "select typname from pg_type where typname like 'dm\\_chain%' order by 1",
+    "drop table dm_c",
     "drop domain dm_pos",
     "drop domain dm_small",
     "drop domain dm_pos",

@@ -113,7 +113,24 @@ def _address(tx: Transaction, s: ast.CommentStmt) -> tuple[int, int, int]:
                 if ck.name == con:
                     return pgcatalog_defs.PG_CATALOG["pg_constraint"].oid, ck.oid, 0
         raise PgError("42704", f'constraint "{con}" for table "{names[-2]}" does not exist')
+    if kind in (_O.OBJECT_DOMAIN, _O.OBJECT_TYPE, _O.OBJECT_DOMCONSTRAINT):
+        return _domain_address(tx, s)
     raise PgError(
         "0A000",
         f"COMMENT ON {kind.name.removeprefix('OBJECT_').replace('_', ' ')} is not supported by walsender-proxy",
     )
+
+
+def _domain_address(tx: Transaction, s: ast.CommentStmt) -> tuple[int, int, int]:
+    """COMMENT ON DOMAIN, ON TYPE of a domain, ON CONSTRAINT … ON DOMAIN."""
+    from walsender_proxy.sql.domain_sql import domain_named
+
+    tn = s.object[0] if s.objtype == _O.OBJECT_DOMCONSTRAINT else s.object
+    dom = domain_named(tx, [n.sval for n in tn.names], as_written=True)
+    if s.objtype != _O.OBJECT_DOMCONSTRAINT:
+        return pgcatalog_defs.PG_CATALOG["pg_type"].oid, dom.oid, 0
+    con = s.object[1].sval
+    check = next((c for c in dom.checks if c.name == con), None)
+    if check is None:
+        raise PgError("42704", f'constraint "{con}" for domain {dom.name} does not exist')
+    return pgcatalog_defs.PG_CATALOG["pg_constraint"].oid, check.oid, 0

@@ -340,7 +340,7 @@ def _drop_type(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None) -
             raise PgError("42704", f'type "{shown}" does not exist')
         _skipping(notices, "00000", f'type "{shown}" does not exist')
     if dropped:
-        domain_sql.drop(tx, dropped, s.behavior == enums.DropBehavior.DROP_CASCADE)
+        domain_sql.drop(tx, dropped, s.behavior == enums.DropBehavior.DROP_CASCADE, notices)
     return "DROP TYPE" if what == "type" else "DROP DOMAIN"
 
 

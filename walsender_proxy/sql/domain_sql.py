@@ -26,7 +26,7 @@ from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import Transaction
 from walsender_proxy.sql import cooked_exprs as cx
 from walsender_proxy.sql import default_exprs as dx
-from walsender_proxy.sql.ddl_names import relation_oid, type_text, unsupported
+from walsender_proxy.sql.ddl_names import cascaded, relation_oid, type_text, unsupported
 
 _C = enums.ConstrType
 
@@ -69,6 +69,17 @@ def _base(tx: Transaction, tn: ast.TypeName) -> tuple[ColumnType, int]:
     if tn.setof:
         raise PgError("42601", "SETOF type not allowed in this context")  # (the grammar's)
     return ctype.bare, ctype.domain
+
+
+def _pseudo_type(tn: ast.TypeName) -> None:
+    """42804 for a pseudo-type (``anyelement``, ``record``, …) as a domain's base."""
+    from walsender_proxy.sql.pgcatalog_defs import TYPE_OIDS, TYPES
+
+    names = [n.sval for n in tn.names]
+    if len(names) == 1 or names[0] == "pg_catalog":
+        oid = TYPE_OIDS.get(names[-1])
+        if oid is not None and TYPES.rows[oid].get("typtype") == "p":
+            raise PgError("42804", f'"{names[-1]}" is not a valid base type for a domain')
 
 
 def _value_table(dom: Domain) -> Table:
@@ -117,9 +128,12 @@ def create(tx: Transaction, s: ast.CreateDomainStmt) -> str:
     if len(names) > 2:
         raise PgError("42601", f"improper qualified name (too many dotted names): {'.'.join(names)}")
     schema = names[0] if len(names) == 2 else tx.creation_schema()
-    if s.collClause is not None:
-        raise unsupported("CREATE DOMAIN … COLLATE")
+    _pseudo_type(s.typeName)
     base, parent = _base(tx, s.typeName)
+    if s.collClause is not None:
+        if base.base.name not in ("text", "varchar", "bpchar"):
+            raise PgError("42804", f"collations are not supported by type {base.sql_name()}")
+        raise unsupported("CREATE DOMAIN … COLLATE")
     dom = Domain(0, 0, schema, names[-1], base, parent)
     nulls: bool | None = None
     default: Any = None
@@ -131,6 +145,8 @@ def create(tx: Transaction, s: ast.CreateDomainStmt) -> str:
                 raise PgError("42601", "multiple default expressions")
             default = c.raw_expr
         elif kind in (_C.CONSTR_NOTNULL, _C.CONSTR_NULL):
+            if c.is_no_inherit:  # (PostgreSQL 15's grammar has no NOT NULL NO INHERIT for a domain)
+                raise PgError("42601", 'syntax error at or near "no"')
             if nulls is not None and nulls != (kind == _C.CONSTR_NOTNULL):
                 raise PgError("42601", "conflicting NULL/NOT NULL constraints")
             nulls = kind == _C.CONSTR_NOTNULL
@@ -160,7 +176,10 @@ def create(tx: Transaction, s: ast.CreateDomainStmt) -> str:
     return "CREATE DOMAIN"
 
 
-def _domain(tx: Transaction, names: list[str]) -> Domain:
+def domain_named(tx: Transaction, names: list[str], *, as_written: bool = False) -> Domain:
+    """The domain ``names`` names (42704 for no type of that name, 42809 for a type that is
+    not a domain, named as PostgreSQL's message names it: ``integer`` after format_type,
+    or ``"int4"`` ``as_written``)."""
     dom = lookup(tx, names)
     if dom is None:
         shown = ".".join(names)
@@ -168,12 +187,12 @@ def _domain(tx: Transaction, names: list[str]) -> Domain:
             builtin = parse_type(shown)
         except UnknownTypeError:
             raise PgError("42704", f'type "{shown}" does not exist') from None
-        raise PgError("42809", f"{builtin.sql_name()} is not a domain")
+        raise PgError("42809", f'"{shown}" is not a domain' if as_written else f"{builtin.sql_name()} is not a domain")
     return dom
 
 
 def alter(tx: Transaction, s: ast.AlterDomainStmt, notices: list[Notice]) -> str:
-    dom = _domain(tx, _names(s.typeName))
+    dom = domain_named(tx, _names(s.typeName))
     kind = s.subtype
     if kind == "T":  # SET / DROP DEFAULT
         tx.alter_domain(replace(dom, default=None if s.def_ is None else _default(tx, dom, s.def_)))
@@ -218,7 +237,7 @@ def alter(tx: Transaction, s: ast.AlterDomainStmt, notices: list[Notice]) -> str
 
 def rename(tx: Transaction, s: ast.RenameStmt) -> str:
     """ALTER DOMAIN … RENAME TO / RENAME CONSTRAINT (and ALTER TYPE … RENAME TO of one)."""
-    dom = _domain(tx, _names(s.object.names if isinstance(s.object, ast.TypeName) else s.object))
+    dom = domain_named(tx, _names(s.object.names if isinstance(s.object, ast.TypeName) else s.object))
     if s.renameType == enums.ObjectType.OBJECT_DOMCONSTRAINT:
         if not any(c.name == s.subname for c in dom.checks):
             raise PgError("42704", f'constraint "{s.subname}" for domain "{dom.name}" does not exist')
@@ -234,8 +253,40 @@ def rename(tx: Transaction, s: ast.RenameStmt) -> str:
     return "ALTER DOMAIN" if s.renameType == enums.ObjectType.OBJECT_DOMAIN else "ALTER TYPE"
 
 
-def drop(tx: Transaction, domains: list[Domain], cascade: bool) -> None:
-    tx.drop_domains([d.oid for d in domains], cascade=cascade)
+def drop(tx: Transaction, domains: list[Domain], cascade: bool, notices: list[Notice] | None = None) -> None:
+    """DROP DOMAIN / DROP TYPE of domains. CASCADE drops the domains over them and the
+    columns declared with any of them first (as PostgreSQL's NOTICE names them); without
+    it, those are the lake's 2BP01."""
+    if cascade:
+        cat = tx.catalog()
+        named = {d.oid for d in domains}
+        over: list[Domain] = []
+        columns: list[tuple[Table, str]] = []
+        gone: list[str] = []
+
+        def depending(oid: int) -> None:  # (depth first, as findDependentObjects reports them)
+            for d in sorted(cat.domains.values(), key=lambda d: d.oid):
+                if d.parent == oid and d.oid not in named and d not in over:
+                    over.append(d)
+                    gone.append(f"type {d.name}")
+                    depending(d.oid)
+            for t in sorted(cat.tables.values(), key=lambda t: t.oid):
+                for c in t.columns:
+                    if c.type.domain == oid:
+                        columns.append((t, c.name))
+                        gone.append(f"column {c.name} of table {t.name}")
+
+        for d in domains:
+            depending(d.oid)
+        for t, name in columns:
+            if len(tx.table(t.qualified_name).columns) == 1:
+                raise unsupported("a table without columns (DROP … CASCADE of its last column's type)")
+            tx.drop_column(t.qualified_name, name)
+        if over:
+            tx.drop_domains([d.oid for d in reversed(over)], cascade=False)
+        if notices is not None:
+            cascaded(notices, gone)
+    tx.drop_domains([d.oid for d in domains], cascade=False)
 
 
 def check_texts(d: Domain, c: Check, pretty: bool = False) -> str:

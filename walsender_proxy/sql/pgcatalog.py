@@ -1622,6 +1622,8 @@ def _commentable(s: CatalogSnapshot) -> set[tuple[int, int]]:
     out |= {(PG_CATALOG["pg_constraint"].oid, f.fk.oid) for f in s.foreign_keys}
     out |= {(PG_CATALOG["pg_constraint"].oid, c.oid) for _, c in s.checks}
     out |= {(PG_CATALOG["pg_namespace"].oid, oid) for oid, _ in s.namespaces}
+    out |= {(PG_CATALOG["pg_type"].oid, d.oid) for d in s.domains}
+    out |= {(PG_CATALOG["pg_constraint"].oid, c.oid) for d in s.domains for c in d.checks}
     return out
 
 
