@@ -49,9 +49,12 @@ def drop_domains(cat: Catalog, alloc: Alloc, oids: Sequence[int], cascade: bool)
         if deps and cascade:
             raise LakeError("0A000", "DROP DOMAIN … CASCADE of a domain in use is not supported by walsender-proxy")
         if deps:
+            several = len(oids) > 1  # (findDependentObjects' message for a list of objects)
             raise LakeError(
                 "2BP01",
-                f"cannot drop type {cat.domains[oid].name} because other objects depend on it",
+                "cannot drop desired object(s) because other objects depend on them"
+                if several
+                else f"cannot drop type {cat.domains[oid].name} because other objects depend on it",
                 detail="\n".join(deps),
                 hint="Use DROP ... CASCADE to drop the dependent objects too.",
             )

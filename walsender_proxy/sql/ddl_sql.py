@@ -82,6 +82,14 @@ def _typer(tx: Transaction) -> Callable[[ast.TypeName], str]:
     return lambda tn: column_type_text(tx, tn)
 
 
+def _constrained_domain(tx: Transaction, type_text: str) -> bool:
+    """A column of this type added to rows that exist gets a value from its domain, or is
+    held to its domain's constraints (PostgreSQL's ADD COLUMN rewrites the table then)."""
+    domain = parse_type(type_text).domain
+    chain = tx.catalog().domain_chain(domain) if domain else []
+    return any(d.default is not None or d.not_null or d.checks for d in chain)
+
+
 def _constraint_keys(c: ast.Constraint) -> list[str]:
     return [k.sval for k in c.keys or ()]
 
@@ -439,7 +447,7 @@ def alter_table(
                 default = cook_default(p.raw_default, p.type_text, d.colname, tx) if p.raw_default is not None else None
             tx.add_column(table, d.colname, p.type_text, not_null=p.not_null, default=default, identity=identity)
             column_defs.own_sequences(tx, tbl.schema, tbl.name, owned)
-            if default is not None:
+            if default is not None or _constrained_domain(tx, p.type_text):
                 if fill is None:
                     raise unsupported("ADD COLUMN … DEFAULT here")
                 fill(tx, table, d.colname)

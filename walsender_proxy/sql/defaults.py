@@ -350,21 +350,29 @@ def _nextvals(oid: int) -> Maker:
 
 def fill_added_column(ev: Evaluator, tx: Transaction, table: str, name: str) -> int:
     """After ``ADD COLUMN name … DEFAULT``: the rows already in the table get the default
-    (each its own value when it is volatile, as PostgreSQL's table rewrite gives them);
-    NULLs in a NOT NULL column are 23502, as there. Returns the rows rewritten."""
+    (each its own value when it is volatile, as PostgreSQL's table rewrite gives them) —
+    or its domain's, or NULL held to its domain's constraints; NULLs in a NOT NULL column
+    are 23502, as there. Returns the rows rewritten."""
+    from walsender_proxy.lake import domains
     from walsender_proxy.lake.transaction import null_column_error
 
     t = tx.table(table)
     col = t.column(name)
-    assert col is not None and col.default is not None
+    assert col is not None
+    col = with_domain_default(col, tx.catalog())
+    assert col.default is not None or col.type.domain
     q = tx.snapshot_query(t, with_rid=True, heap_order=True)
     rows = _read(ev, q)  # (_rid, then the columns in order, in their storage types)
     rows = rows.rename_columns([RID, *(c.physical for c in t.columns)])
     if not rows.num_rows:
         return 0
-    values = _evaluate(ev, tx, t, [col], 1 if not col.default.volatile else rows.num_rows)[name]
+    if col.default is None:  # (a domain without a default: NULL, held to the domain)
+        values: pa.Array = pa.nulls(rows.num_rows, col.type.arrow)
+    else:
+        values = _evaluate(ev, tx, t, [col], 1 if not col.default.volatile else rows.num_rows)[name]
     if len(values) != rows.num_rows:
         values = _repeat(values, rows.num_rows)
+    domains.check_rows(tx, t, pa.table({col.physical: values}))
     if col.not_null and values.null_count:
         raise null_column_error(t, name)
     old = rows.select([RID, *(c.physical for c in t.columns if c.name != name)])
