@@ -137,6 +137,8 @@ ALTER = [
 ]
 
 DROP = [
+    "drop domain dm_small, dm_pos",
+    "drop domain dm_pos, dm_short",
     "comment on domain dm_pos is 'positive'",
     "comment on type dm_small is 'small'",
     "comment on constraint dm_pos_lt on domain dm_pos is 'below 60'",

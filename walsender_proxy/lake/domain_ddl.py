@@ -41,21 +41,18 @@ def alter_domain(cat: Catalog, alloc: Alloc, dom: Domain) -> tuple[list[CatalogO
     return [{"op": "put_domain", "domain": dom.to_json()}], dom
 
 
-def drop_domains(cat: Catalog, alloc: Alloc, oids: Sequence[int], cascade: bool) -> tuple[list[CatalogOp], None]:
-    """DROP DOMAIN: 2BP01 while a column or another domain uses one (CASCADE, which would
-    drop those columns, is refused by name)."""
-    for oid in oids:
-        deps = [d for d in domains.dependents(cat, oid) if not any(f"type {cat.domains[o].name} depends" in d for o in oids if o != oid)]
-        if deps and cascade:
-            raise LakeError("0A000", "DROP DOMAIN … CASCADE of a domain in use is not supported by walsender-proxy")
-        if deps:
-            several = len(oids) > 1  # (findDependentObjects' message for a list of objects)
-            raise LakeError(
-                "2BP01",
-                "cannot drop desired object(s) because other objects depend on them"
-                if several
-                else f"cannot drop type {cat.domains[oid].name} because other objects depend on it",
-                detail="\n".join(deps),
-                hint="Use DROP ... CASCADE to drop the dependent objects too.",
-            )
+def drop_domains(cat: Catalog, alloc: Alloc, oids: Sequence[int]) -> tuple[list[CatalogOp], None]:
+    """DROP DOMAIN: 2BP01 while a column or a domain not dropped with them uses one (the
+    SQL layer drops those first for CASCADE)."""
+    # (a list's objects report in reverse, as PostgreSQL's findDependentObjects lists them)
+    deps = [line for oid in reversed(oids) for line in domains.dependents(cat, oid, skip=frozenset(oids))]
+    if deps:
+        raise LakeError(
+            "2BP01",
+            "cannot drop desired object(s) because other objects depend on them"  # (findDependentObjects, for a list)
+            if len(oids) > 1
+            else f"cannot drop type {cat.domains[oids[0]].name} because other objects depend on it",
+            detail="\n".join(deps),
+            hint="Use DROP ... CASCADE to drop the dependent objects too.",
+        )
     return [{"op": "drop_domain", "oid": oid} for oid in oids], None

@@ -132,16 +132,16 @@ def validate(tx: OpenTransaction, cat: Catalog, domain: int, check: Check | None
             cur.close()
 
 
-def dependents(cat: Catalog, oid: int) -> Sequence[str]:
+def dependents(cat: Catalog, oid: int, skip: frozenset[int] = frozenset()) -> Sequence[str]:
     """What depends on domain ``oid`` (DROP's 2BP01 DETAIL lines, in PostgreSQL's order):
-    each domain over it followed by what depends on that one, then the columns declared
-    with it."""
+    each domain over it (but those in ``skip``, dropped with it) followed by what depends
+    on that one, then the columns declared with it."""
     name = cat.domains[oid].name
     out: list[str] = []
     for d in sorted(cat.domains.values(), key=lambda d: d.oid):
-        if d.parent == oid:
+        if d.parent == oid and d.oid not in skip:
             out.append(f"type {d.name} depends on type {name}")
-            out += dependents(cat, d.oid)
+            out += dependents(cat, d.oid, skip)
     out += [
         f"column {c.name} of table {t.name} depends on type {name}"
         for t in sorted(cat.tables.values(), key=lambda t: t.oid)

@@ -1050,8 +1050,9 @@ class Transaction:
             self._guard(go)
         return self._run_ddl(domain_ddl.alter_domain, dom)
 
-    def drop_domains(self, oids: Sequence[int], *, cascade: bool) -> None:
-        self._run_ddl(domain_ddl.drop_domains, tuple(oids), cascade)
+    def drop_domains(self, oids: Sequence[int]) -> None:
+        """DROP DOMAIN of domains nothing else uses any more (2BP01 otherwise)."""
+        self._run_ddl(domain_ddl.drop_domains, tuple(oids))
 
     def add_column(
         self,

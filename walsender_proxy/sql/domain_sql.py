@@ -283,10 +283,10 @@ def drop(tx: Transaction, domains: list[Domain], cascade: bool, notices: list[No
                 raise unsupported("a table without columns (DROP … CASCADE of its last column's type)")
             tx.drop_column(t.qualified_name, name)
         if over:
-            tx.drop_domains([d.oid for d in reversed(over)], cascade=False)
+            tx.drop_domains([d.oid for d in reversed(over)])
         if notices is not None:
             cascaded(notices, gone)
-    tx.drop_domains([d.oid for d in domains], cascade=False)
+    tx.drop_domains([d.oid for d in domains])
 
 
 def check_texts(d: Domain, c: Check, pretty: bool = False) -> str:
