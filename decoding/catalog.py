@@ -901,6 +901,17 @@ class Catalog:
                 return d
         return None
 
+    def resolve_domain(self, names: Seq[str], search_path: Iterable[str]) -> Domain | None:
+        """The domain a type name (``d`` or ``schema.d``) names, ``d`` looked up along
+        ``search_path``; None when it names none."""
+        if not names or len(names) > 2:
+            return None
+        for schema in [names[0]] if len(names) == 2 else search_path:
+            d = self.find_domain(schema, names[-1])
+            if d is not None:
+                return d
+        return None
+
     def domain_chain(self, oid: int) -> list[Domain]:
         """The domain ``oid`` and the domains it is over, outermost first (empty: not a
         domain)."""

@@ -166,6 +166,19 @@ DROP = [
     "drop domain dm_small, dm_pos",
     "drop type dm_short",
     "drop domain dm_amount, dm_code, dm_ints",
+    # a schema's domains go with it; what uses them elsewhere goes with a CASCADE
+    "create schema dm_s",
+    "create domain dm_s.sd as int check (value > 0)",
+    "create table dm_s.st (a dm_s.sd)",
+    "create table dm_pt (id int, a dm_s.sd)",
+    "create domain dm_s.sd2 as dm_s.sd",
+    "create domain dm_d3 as dm_s.sd",
+    "create table dm_s.st2 (id int, b dm_s.sd2, c dm_d3)",
+    "drop schema dm_s",
+    "drop schema dm_s cascade",
+    "select attname, atttypid::regtype from pg_attribute where attrelid = 'dm_pt'::regclass and attnum > 0 and not attisdropped",
+    "select count(*) from pg_type where typname in ('sd', 'sd2', 'dm_d3', '_sd')",
+    "drop table dm_pt",
     _TYPES,
     _CONSTRAINTS,
 ]
@@ -335,3 +348,30 @@ def test_pgoutput_names_domain_columns_as_postgresql(proxy: ProxyServer, pg15: P
     theirs = _pgoutput(pg15.dsn(dbname=pg15.new_database("dmo")))
     assert ("TYPE", "domain over .int4") in theirs and ("TYPE", "domain over ._int4") in theirs
     assert _pgoutput(proxy.dsn()) == theirs
+
+
+PSQL_SCRIPT = r"""
+create domain dps_amount as numeric(10,2) not null default 1 constraint dps_amount_pos check (value > 0);
+create schema dps;
+create domain dps.code as varchar(4);
+create table dps_t (id int primary key, a dps_amount, c dps.code);
+comment on domain dps_amount is 'money';
+\dD dps*
+\dD+ dps_amount
+\dD dps.*
+\dT dps*
+\d dps_t
+set search_path = dps, public;
+\d dps_t
+"""
+
+
+def test_psql_describes_domains_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """psql's \\dD, \\dT and \\d of domains and domain columns (a domain off the search path
+    qualified)."""
+    outs = [
+        subprocess.run([str(pg15.bindir / "psql"), "-X", "-d", dsn], input=PSQL_SCRIPT, capture_output=True, text=True, timeout=60)
+        for dsn in (proxy.dsn(), pg15.dsn(dbname=pg15.new_database("dps")))
+    ]
+    assert (outs[0].stdout, outs[0].stderr) == (outs[1].stdout, outs[1].stderr)
+    assert "List of domains" in outs[0].stdout and "dps.code" in outs[0].stdout and "ERROR" not in outs[0].stderr

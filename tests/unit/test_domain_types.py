@@ -44,8 +44,23 @@ def test_a_catalog_keeps_its_domains_and_their_chains() -> None:
     assert 16387 not in dropped.domains and 16385 in dropped.domains
 
 
-def test_the_type_message_of_a_domain_names_its_base_type() -> None:
-    # ('Y', the domain's OID, pg_catalog as "", the base type's name: logicalrep_write_typ)
-    raw = Type(16385, "", "int4").encode()
-    assert raw == b"Y" + (16385).to_bytes(4, "big") + b"\x00" + b"int4\x00"
-    assert Type.decode(raw) == Type(16385, "", "int4")
+def test_a_relation_with_domain_columns_is_preceded_by_their_type_messages() -> None:
+    """send_relation_and_attrs: a Type message per domain column (the domain's OID, named by
+    its base type, pg_catalog as ""), then the Relation with the declared types' OIDs."""
+    from decoding.catalog import Column, Table
+    from decoding.pgoutput.plugin import _RelEntry
+    from decoding.pgoutput.proto import Relation, decode_message
+
+    cols = (
+        Column(1, "id", parse_type("int4")),
+        Column(2, "p", parse_type("int4%16385")),
+        Column(3, "a", parse_type("int4[]%16390")),
+        Column(4, "v", parse_type("varchar(8)%16395")),
+    )
+    t = Table(16400, "public", "t", cols, ("id",))
+    entry = _RelEntry(t, True, True, True, True, cols, frozenset({"id"}), {}, None)  # type: ignore[arg-type]
+    got = [decode_message(m) for m in entry.schema_messages()]
+    assert got[:3] == [Type(16385, "", "int4"), Type(16390, "", "_int4"), Type(16395, "", "varchar")]
+    rel = got[3]
+    assert isinstance(rel, Relation) and len(got) == 4
+    assert [(c.name, c.type_oid, c.type_modifier) for c in rel.columns] == [("id", 23, -1), ("p", 16385, -1), ("a", 16390, -1), ("v", 16395, -1)]

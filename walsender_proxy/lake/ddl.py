@@ -24,6 +24,7 @@ from decoding.catalog import (
 )
 from decoding.pgtypes import ColumnType, parse_type
 from walsender_proxy.lake import check_ddl, foreign_key_ddl, index_ddl
+from walsender_proxy.lake.domains import dependents as domain_dependents
 from walsender_proxy.lake.errors import LakeError
 from walsender_proxy.lake.sequence_ddl import owned_sequences
 from walsender_proxy.lake.view_ddl import (
@@ -86,9 +87,19 @@ def drop_schema(
     members = [t for t in cat.tables.values() if t.schema == name]
     seqs = [sq for sq in cat.sequences.values() if sq.schema == name]
     views = [v for v in cat.views.values() if v.schema == name]
-    if (members or seqs or views) and not cascade:
+    domains = [d for d in cat.domains.values() if d.schema == name]
+    if (members or seqs or views or domains) and not cascade:
         kinds = sorted(
             [((t.oid, 0), f"table {t.qualified_name} depends on schema {name}") for t in members]
+            + [((d.oid, 0), f"type {d.qualified_name} depends on schema {name}") for d in domains]
+            + [
+                ((d.oid, i), line)
+                for d in domains
+                for i, line in enumerate(
+                    domain_dependents(cat, d.oid, frozenset(x.oid for x in domains), frozenset(t.oid for t in members)),
+                    start=1,
+                )
+            ]
             + [((sq.oid, 0), f"sequence {sq.qualified_name} depends on schema {name}") for sq in seqs]
             + [((v.oid, 0), f"view {v.qualified_name} depends on schema {name}") for v in views]
             + [
@@ -112,6 +123,16 @@ def drop_schema(
     ops += [{"op": "drop_view", "oid": v.oid} for v in sorted(views, key=lambda v: -v.oid)]
     ops += [{"op": "drop_table", "oid": t.oid} for t in members]
     ops += [{"op": "drop_sequence", "oid": sq.oid} for sq in seqs]
+    # The schema's domains go with it, and the domains elsewhere over them; the columns
+    # outside the schema declared with any of them the caller dropped first (a domain never
+    # goes from under a column).
+    dropping = {d.oid for d in domains}
+    for d in sorted(cat.domains.values(), key=lambda d: d.oid):
+        if any(x.oid in dropping for x in cat.domain_chain(d.oid)):
+            dropping.add(d.oid)
+    if any(c.type.domain in dropping for t in cat.tables.values() if t.schema != name for c in t.columns):
+        raise LakeError("2BP01", f"cannot drop schema {name} because columns outside it use its domains")
+    ops += [{"op": "drop_domain", "oid": oid} for oid in sorted(dropping, reverse=True)]
     ops.append({"op": "drop_schema", "name": name})
     return ops, None
 

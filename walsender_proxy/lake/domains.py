@@ -16,6 +16,7 @@ the checks of the innermost domain first, each domain's in name order.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -132,20 +133,60 @@ def validate(tx: OpenTransaction, cat: Catalog, domain: int, check: Check | None
             cur.close()
 
 
-def dependents(cat: Catalog, oid: int, skip: frozenset[int] = frozenset()) -> Sequence[str]:
-    """What depends on domain ``oid`` (DROP's 2BP01 DETAIL lines, in PostgreSQL's order):
-    each domain over it (but those in ``skip``, dropped with it) followed by what depends
-    on that one, then the columns declared with it."""
-    name = cat.domains[oid].name
-    out: list[str] = []
-    for d in sorted(cat.domains.values(), key=lambda d: d.oid):
-        if d.parent == oid and d.oid not in skip:
-            out.append(f"type {d.name} depends on type {name}")
-            out += dependents(cat, d.oid, skip)
-    out += [
-        f"column {c.name} of table {t.name} depends on type {name}"
-        for t in sorted(cat.tables.values(), key=lambda t: t.oid)
+@dataclass(frozen=True, slots=True)
+class Dependent:
+    """A domain over domain ``on`` (``column`` empty), or column ``column`` of ``table``
+    declared with it."""
+
+    on: int
+    domain: Domain | None = None
+    table: Table | None = None
+    column: str = ""
+
+    def describe(self) -> str:
+        """As getObjectDescription names it."""
+        if self.domain is not None:
+            return f"type {shown(self.domain)}"
+        assert self.table is not None
+        return f"column {self.column} of table {self.table.name}"
+
+
+def shown(d: Domain) -> str:
+    """A domain's name as a message gives it: qualified outside public (format_type_be
+    qualifies a type its search path does not find)."""
+    return d.name if d.schema == "public" else d.qualified_name
+
+
+def dependent_objects(
+    cat: Catalog, oid: int, skip: frozenset[int] = frozenset(), tables_going: frozenset[int] = frozenset()
+) -> list[Dependent]:
+    """What depends on domain ``oid``, depth first and in the order of the dependents'
+    OIDs, as findDependentObjects reports them: the domains over it (but those in
+    ``skip``, dropped with it) each followed by what depends on it, and the columns
+    declared with it (but those of ``tables_going``, which go whole)."""
+    found: list[tuple[int, int, Dependent]] = [
+        (d.oid, 0, Dependent(oid, domain=d)) for d in cat.domains.values() if d.parent == oid and d.oid not in skip
+    ]
+    found += [
+        (t.oid, c.attnum, Dependent(oid, table=t, column=c.name))
+        for t in cat.tables.values()
+        if t.oid not in tables_going
         for c in t.columns
         if c.type.domain == oid
     ]
+    out: list[Dependent] = []
+    for _, _, dep in sorted(found, key=lambda x: (x[0], x[1])):
+        out.append(dep)
+        if dep.domain is not None:
+            out += dependent_objects(cat, dep.domain.oid, skip, tables_going)
     return out
+
+
+def dependents(
+    cat: Catalog, oid: int, skip: frozenset[int] = frozenset(), tables_going: frozenset[int] = frozenset()
+) -> Sequence[str]:
+    """DROP's 2BP01 DETAIL lines for domain ``oid`` (see :func:`dependent_objects`)."""
+    return [
+        f"{dep.describe()} depends on type {shown(cat.domains[dep.on])}"
+        for dep in dependent_objects(cat, oid, skip, tables_going)
+    ]

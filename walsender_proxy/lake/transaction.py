@@ -1024,13 +1024,11 @@ class Transaction:
 
     def domain(self, name: str) -> Domain:
         """The domain ``name`` (qualified, or along the search path)."""
-        cat = self.catalog()
         schema, dot, rel = self._named(name).rpartition(".")
-        for s in [schema] if dot else self._path():
-            d = cat.find_domain(s, rel)
-            if d is not None:
-                return d
-        raise LakeError("42704", f'type "{name}" does not exist')
+        d = self.catalog().resolve_domain([schema, rel] if dot else [rel], self._path())
+        if d is None:
+            raise LakeError("42704", f'type "{name}" does not exist')
+        return d
 
     def create_domain(self, dom: Domain) -> Domain:
         """CREATE DOMAIN of ``dom`` (its OIDs given here)."""

@@ -276,15 +276,16 @@ def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None = None, 
             if notices is not None:
                 cascaded(notices, dropped)
         elif kind == enums.ObjectType.OBJECT_SCHEMA:
-            from walsender_proxy.sql import sql_functions
+            from walsender_proxy.sql import domain_sql, sql_functions
 
             cat = tx.catalog()
             if s.missing_ok and name not in cat.schemas:
                 _skipping(notices, "00000", f'schema "{name}" does not exist')
             functions = sql_functions.drop_schema_functions(tx, name, cascade, tx.search_path)
+            domains = domain_sql.drop_schema_domains(tx, name) if cascade and name in cat.schemas else []
             tx.drop_schema(name, if_exists=bool(s.missing_ok), cascade=cascade)
             if cascade and notices is not None and name in cat.schemas:
-                cascaded(notices, _schema_members(cat, name, functions))
+                cascaded(notices, _schema_members(cat, name, functions, domains))
         else:
             if s.missing_ok and name not in tx.catalog().publications:
                 _skipping(notices, "00000", f'publication "{name}" does not exist')
@@ -352,9 +353,12 @@ def _drop_type(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None) -
     return "DROP TYPE" if what == "type" else "DROP DOMAIN"
 
 
-def _schema_members(cat: Any, schema: str, functions: Sequence[tuple[int, str]] = ()) -> list[str]:
+def _schema_members(
+    cat: Any, schema: str, functions: Sequence[tuple[int, str]] = (), domains: Sequence[tuple[int, str]] = ()
+) -> list[str]:
     """What DROP SCHEMA … CASCADE drops, as its NOTICE names them (a sequence owned by a
-    table of the schema goes with the table, unnamed), in PostgreSQL's order (creation)."""
+    table of the schema goes with the table, unnamed), in PostgreSQL's order (creation;
+    ``domains``: each domain followed by what outside the schema depended on it)."""
     tables = {t.oid for t in cat.tables.values() if t.schema == schema}
     found = [(t.oid, f"table {t.qualified_name}") for t in cat.tables.values() if t.schema == schema]
     found += [
@@ -374,6 +378,7 @@ def _schema_members(cat: Any, schema: str, functions: Sequence[tuple[int, str]] 
         if c.oid not in tables
     ]
     ordered = [((oid, 0), what) for oid, what in [*found, *functions]] + keys
+    ordered += [((oid, i), what) for i, (oid, what) in enumerate(domains)]
     return [what for _, what in sorted(ordered)]
 
 

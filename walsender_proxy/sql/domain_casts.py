@@ -27,14 +27,10 @@ _VALUE = "__wpx_domain_value"
 def visible(names: Sequence[str]) -> tuple[Domain, Catalog] | None:
     """The domain a type name in a query names (None: no domain by that name)."""
     lk = LOOKUP.get()
-    if lk is None or not lk.catalog.domains or not names or len(names) > 2:
+    if lk is None or not lk.catalog.domains:
         return None
-    cat = lk.catalog
-    for schema in [names[0]] if len(names) == 2 else lk.path:
-        d = cat.find_domain(schema, names[-1])
-        if d is not None:
-            return d, cat
-    return None
+    d = lk.catalog.resolve_domain(names, lk.path)
+    return None if d is None else (d, lk.catalog)
 
 
 def parameter_domains(node: Any, find_table: FindTable, find_domain: Any) -> dict[int, int]:

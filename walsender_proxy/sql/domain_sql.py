@@ -24,6 +24,8 @@ from decoding.errors import PgError
 from decoding.pgtypes import DOMAIN_MARK, ColumnType, UnknownTypeError, parse_type
 from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import Transaction
+from walsender_proxy.lake.domain_ddl import type_exists
+from walsender_proxy.lake.domains import dependent_objects
 from walsender_proxy.sql import cooked_exprs as cx
 from walsender_proxy.sql import default_exprs as dx
 from walsender_proxy.sql.ddl_names import cascaded, relation_oid, type_text, unsupported
@@ -246,8 +248,7 @@ def rename(tx: Transaction, s: ast.RenameStmt) -> str:
         checks = tuple(replace(c, name=s.newname) if c.name == s.subname else c for c in dom.checks)
         tx.alter_domain(replace(dom, checks=checks))
         return "ALTER DOMAIN"
-    cat = tx.catalog()
-    if cat.find_domain(dom.schema, s.newname) is not None or cat.relation_exists(dom.schema, s.newname):
+    if type_exists(tx.catalog(), dom.schema, s.newname):
         raise PgError("42710", f'type "{s.newname}" already exists')
     tx.alter_domain(replace(dom, name=s.newname))
     return "ALTER DOMAIN" if s.renameType == enums.ObjectType.OBJECT_DOMAIN else "ALTER TYPE"
@@ -258,41 +259,52 @@ def drop(tx: Transaction, domains: list[Domain], cascade: bool, notices: list[No
     columns declared with any of them first (as PostgreSQL's NOTICE names them); without
     it, those are the lake's 2BP01."""
     if cascade:
-        cat = tx.catalog()
-        named = {d.oid for d in domains}
-        over: list[Domain] = []
-        columns: list[tuple[Table, str]] = []
-        gone: list[str] = []
-
-        def depending(oid: int) -> None:  # (depth first, as findDependentObjects reports them)
-            for d in sorted(cat.domains.values(), key=lambda d: d.oid):
-                if d.parent == oid and d.oid not in named and d not in over:
-                    over.append(d)
-                    gone.append(f"type {d.name}")
-                    depending(d.oid)
-            for t in sorted(cat.tables.values(), key=lambda t: t.oid):
-                for c in t.columns:
-                    if c.type.domain == oid:
-                        columns.append((t, c.name))
-                        gone.append(f"column {c.name} of table {t.name}")
-
-        for d in domains:
-            depending(d.oid)
-        for t, name in columns:
-            if len(tx.table(t.qualified_name).columns) == 1:
-                raise unsupported("a table without columns (DROP … CASCADE of its last column's type)")
-            tx.drop_column(t.qualified_name, name)
-        if over:
-            tx.drop_domains([d.oid for d in reversed(over)])
+        gone = _drop_dependents(tx, [d.oid for d in domains])
         if notices is not None:
-            cascaded(notices, gone)
+            cascaded(notices, [line for _, line in gone])
     tx.drop_domains([d.oid for d in domains])
 
 
-def check_texts(d: Domain, c: Check, pretty: bool = False) -> str:
-    """A domain check's text as ``pg_get_constraintdef`` prints it: ``CHECK (VALUE > 0)``."""
-    inner = Check.fill(c.pretty if pretty else c.expr, {DOMAIN_VALUE: "VALUE"})
-    return f"CHECK ({inner})" + ("" if c.validated else " NOT VALID")
+def _drop_dependents(
+    tx: Transaction, oids: list[int], tables_going: frozenset[int] = frozenset(), *, domains_too: bool = True
+) -> list[tuple[int, str]]:
+    """Drop what depends on the domains ``oids`` before they go: the columns declared with
+    them (but those of ``tables_going``, which go whole) and, ``domains_too``, the domains
+    over them. Returns each with the named domain it hangs from, as the NOTICE names them."""
+    cat = tx.catalog()
+    gone: list[tuple[int, str]] = []
+    over: list[Domain] = []
+    for oid in oids:
+        for dep in dependent_objects(cat, oid, frozenset(oids), tables_going):
+            gone.append((oid, dep.describe()))
+            if dep.domain is not None:
+                over.append(dep.domain)
+                continue
+            assert dep.table is not None
+            if len(tx.table(dep.table.qualified_name).columns) == 1:
+                raise unsupported("a table without columns (DROP … CASCADE of its last column's type)")
+            tx.drop_column(dep.table.qualified_name, dep.column)
+    if over and domains_too:
+        tx.drop_domains([d.oid for d in reversed(over)])
+    return gone
+
+
+def drop_schema_domains(tx: Transaction, schema: str) -> list[tuple[int, str]]:
+    """DROP SCHEMA … CASCADE of a schema holding domains: the columns outside it declared
+    with them (or with domains over them) are dropped first; the lake drops the domains
+    with the schema. Returns the NOTICE's entries, each with the OID that orders it among
+    the schema's members."""
+    cat = tx.catalog()
+    inside = sorted((d for d in cat.domains.values() if d.schema == schema), key=lambda d: d.oid)
+    if not inside:
+        return []
+    tables = frozenset(t.oid for t in cat.tables.values() if t.schema == schema)
+    gone = _drop_dependents(tx, [d.oid for d in inside], tables, domains_too=False)
+    out: list[tuple[int, str]] = []
+    for d in inside:
+        out.append((d.oid, f"type {d.qualified_name}"))
+        out += [(oid, line) for oid, line in gone if oid == d.oid]
+    return out
 
 
 __all__ = ["DOMAIN_MARK", "alter", "column_type_text", "create", "drop", "lookup", "rename"]

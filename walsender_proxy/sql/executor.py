@@ -541,8 +541,7 @@ class Executor:
         """The parameters ParameterDescription reports as a domain (see Prepared.domains);
         a domain declared at Parse is replaced in ``types`` by its base type, whose values
         it takes."""
-        tx = self.tx
-        cat = tx.catalog() if tx is not None and tx.state in (State.ACTIVE, State.FAILED) else self.lake.catalog_at(self.lake.frontier)
+        cat = self._parse_catalog()
         if not cat.domains:
             return {}
         out: dict[int, int] = {}
@@ -551,30 +550,23 @@ class Executor:
             if d is not None:
                 out[i], types[i] = oid, d.base.oid
         path = self.search_path()
-
-        def find_domain(names: list[str]) -> Any:
-            if len(names) > 2:
-                return None
-            for schema in [names[0]] if len(names) == 2 else path:
-                d = cat.find_domain(schema, names[-1])
-                if d is not None:
-                    return d
-            return None
-
-        inferred = domain_casts.parameter_domains(node, self._table_finder(), find_domain)
+        inferred = domain_casts.parameter_domains(node, self._table_finder(), lambda names: cat.resolve_domain(names, path))
         out.update({i: oid for i, oid in inferred.items() if i < nparams and not (i < len(types) and types[i]) and i not in out})
         return out
 
+    def _parse_catalog(self) -> Any:
+        """The catalog a statement parsed now resolves its names in: the transaction's, else
+        the newest."""
+        tx = self.tx
+        return tx.catalog() if tx is not None and tx.state in (State.ACTIVE, State.FAILED) else self.lake.catalog_at(self.lake.frontier)
+
     def _function_finder(self) -> Any:
         """User functions by name as a statement parsed now resolves them (sql_function_calls)."""
-        tx = self.tx
-        cat = tx.catalog() if tx is not None and tx.state in (State.ACTIVE, State.FAILED) else self.lake.catalog_at(self.lake.frontier)
-        return sql_function_calls.finder(cat, self.search_path())
+        return sql_function_calls.finder(self._parse_catalog(), self.search_path())
 
     def _table_finder(self) -> FindTable:
         """User tables by (schema, name) as a statement parsed now resolves them."""
-        tx = self.tx
-        cat = tx.catalog() if tx is not None and tx.state in (State.ACTIVE, State.FAILED) else self.lake.catalog_at(self.lake.frontier)
+        cat = self._parse_catalog()
         path = self.search_path()
 
         def find(schema: str | None, name: str) -> Table | None:

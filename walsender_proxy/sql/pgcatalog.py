@@ -2550,11 +2550,6 @@ def _typefmt(s: CatalogSnapshot) -> list[dict[str, Any]]:
             if c.type.typmod >= 0 and key not in seen:
                 seen.add(key)
                 out.append({"oid": key[0], "typmod": key[1], "fmt": format_type(*key)})
-    for d in s.domains:
-        name = quote_ident(d.name) if d.schema == "public" else f"{quote_ident(d.schema)}.{quote_ident(d.name)}"
-        for oid, fmt in ((d.oid, name), (d.array_oid, name + "[]")):
-            out.append({"oid": oid, "typmod": -2, "fmt": fmt})
-            out.append({"oid": oid, "typmod": -1, "fmt": fmt})
     return out
 
 
