@@ -19,7 +19,7 @@ from typing import Any
 import pyarrow as pa
 
 from decoding.errors import PgError
-from decoding.pgtypes import ColumnType
+from decoding.pgtypes import ColumnType, enum_type
 
 #: Hidden row id: the identity of a row across updates (PostgreSQL's ctid plays this part).
 #: Every table has one, so tables with no primary key are stored and versioned the same way.
@@ -32,7 +32,7 @@ REPLICA_IDENTITIES = ("d", "f", "i", "n")  # DEFAULT, FULL, USING INDEX, NOTHING
 
 CatalogOp = dict[str, Any]
 #: Ops that drop the object their ``oid`` names (its ownership goes with it).
-_DROPS = frozenset({"drop_table", "drop_sequence", "drop_view", "drop_function", "drop_domain"})
+_DROPS = frozenset({"drop_table", "drop_sequence", "drop_view", "drop_function", "drop_domain", "drop_enum"})
 
 
 #: The types a sequence counts in, and their ranges.
@@ -388,6 +388,59 @@ class Domain:
 
 #: A domain's checks name the value as the column of attnum 0 (``VALUE``).
 DOMAIN_VALUE = 0
+
+
+@dataclass(frozen=True, slots=True)
+class EnumLabel:
+    """A ``pg_enum`` row: the label, its place in the enum's order (a float4, as
+    ``ALTER TYPE … ADD VALUE … BEFORE`` puts a label between two), and its OID."""
+
+    oid: int
+    label: str
+    sortorder: float
+
+
+@dataclass(frozen=True, slots=True)
+class EnumType:
+    """A user enum (``pg_type`` typtype ``e``, CREATE TYPE … AS ENUM). Its values are
+    stored as their labels (:func:`decoding.pgtypes.enum_type`): a label once added is
+    never renamed or removed while the type exists (the proxy refuses RENAME VALUE), so a
+    stored label is valid under every later version of the type. ``labels`` are in sort
+    order."""
+
+    oid: int
+    array_oid: int
+    schema: str
+    name: str
+    labels: tuple[EnumLabel, ...] = ()
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.schema}.{self.name}"
+
+    @property
+    def column_type(self) -> ColumnType:
+        """The type of a column declared with this enum."""
+        return ColumnType(enum_type(self.oid, self.array_oid))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The labels in the enum's order."""
+        return tuple(x.label for x in self.labels)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "oid": self.oid,
+            "array_oid": self.array_oid,
+            "schema": self.schema,
+            "name": self.name,
+            "labels": [[x.oid, x.label, x.sortorder] for x in self.labels],
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> EnumType:
+        labels = tuple(EnumLabel(o, lab, so) for o, lab, so in d["labels"])
+        return cls(d["oid"], d["array_oid"], d["schema"], d["name"], labels)
 
 
 def fill_marks(text: str, names: Mapping[int, str]) -> str:
@@ -881,6 +934,8 @@ class Catalog:
     default_acls: Mapping[str, tuple[AclItem, ...]] = field(default_factory=lambda: _frozen({}))
     #: Domains (CREATE DOMAIN) by OID.
     domains: Mapping[int, Domain] = field(default_factory=lambda: _frozen({}))
+    #: Enums (CREATE TYPE … AS ENUM) by OID.
+    enums: Mapping[int, EnumType] = field(default_factory=lambda: _frozen({}))
 
     # -- lookups -------------------------------------------------------------------------
     def find_table(self, schema: str, name: str) -> Table | None:
@@ -911,6 +966,27 @@ class Catalog:
             if d is not None:
                 return d
         return None
+
+    def find_enum(self, schema: str, name: str) -> EnumType | None:
+        for e in self.enums.values():
+            if e.schema == schema and e.name == name:
+                return e
+        return None
+
+    def resolve_enum(self, names: Seq[str], search_path: Iterable[str]) -> EnumType | None:
+        """The enum a type name (``e`` or ``schema.e``) names, as :meth:`resolve_domain`."""
+        if not names or len(names) > 2:
+            return None
+        for schema in [names[0]] if len(names) == 2 else search_path:
+            e = self.find_enum(schema, names[-1])
+            if e is not None:
+                return e
+        return None
+
+    def enum_of(self, ctype: ColumnType) -> EnumType | None:
+        """The enum whose values (or arrays of them) a column type holds, through its
+        domain if it has one; None for other types."""
+        return self.enums.get(ctype.base.oid) if ctype.is_enum else None
 
     def domain_chain(self, oid: int) -> list[Domain]:
         """The domain ``oid`` and the domains it is over, outermost first (empty: not a
@@ -1085,6 +1161,16 @@ class Catalog:
             doms = dict(self.domains)
             doms.pop(op["oid"], None)
             return replace(self, domains=_frozen(doms))
+        if kind == "put_enum":
+            en = EnumType.from_json(op["enum"])
+            ens = dict(self.enums)
+            ens[en.oid] = en
+            top = max([en.oid, en.array_oid, *(x.oid for x in en.labels)])
+            return replace(self, enums=_frozen(ens), next_oid=max(self.next_oid, top + 1))
+        if kind == "drop_enum":
+            ens = dict(self.enums)
+            ens.pop(op["oid"], None)
+            return replace(self, enums=_frozen(ens))
         if kind == "put_default_acl":
             defaults = dict(self.default_acls)
             if op["acl"] is None:
@@ -1118,6 +1204,7 @@ class Catalog:
             **({"owners": {str(k): v.to_json() for k, v in self.owners.items()}} if self.owners else {}),
             **({"default_acls": {k: [a.to_json() for a in v] for k, v in self.default_acls.items()}} if self.default_acls else {}),
             **({"domains": [d.to_json() for d in self.domains.values()]} if self.domains else {}),
+            **({"enums": [e.to_json() for e in self.enums.values()]} if self.enums else {}),
         }
 
     @classmethod
@@ -1139,6 +1226,7 @@ class Catalog:
             _frozen({int(k): Ownership.from_json(v) for k, v in d.get("owners", {}).items()}),
             _frozen({k: tuple(AclItem.from_json(a) for a in v) for k, v in d.get("default_acls", {}).items()}),
             _frozen({dom.oid: dom for dom in (Domain.from_json(x) for x in d.get("domains", ()))}),
+            _frozen({en.oid: en for en in (EnumType.from_json(x) for x in d.get("enums", ()))}),
         )
 
 

@@ -93,7 +93,7 @@ class ColumnType:
     back from RowDescription and pg_attribute.
     """
 
-    base: PgType
+    base: PgType  # (an enum's: :func:`enum_type`)
     typmod: int = -1
     is_array: bool = False
     #: The OID of the domain a column is declared with (``pg_attribute.atttypid``), 0 for
@@ -151,11 +151,17 @@ class ColumnType:
             return f"({self.typmod})"
         return ""
 
+    @property
+    def is_enum(self) -> bool:
+        """A value of a user enum (or an array of one): its label, as text."""
+        return self.base.name == ENUM
+
     def type_text(self) -> str:
-        """The type as :func:`parse_type` reads it back (``varchar(10)[]``, ``numeric(12,2)``)."""
+        """The type as :func:`parse_type` reads it back (``varchar(10)[]``, ``numeric(12,2)``,
+        an enum's ``anyenum#16390#16389``)."""
         mod = self._modifier()
         domain = f"{DOMAIN_MARK}{self.domain}" if self.domain else ""
-        return f"{self.base.name}{mod}{'[]' if self.is_array else ''}{domain}"
+        return f"{_base_text(self.base)}{mod}{'[]' if self.is_array else ''}{domain}"
 
     def sql_name(self) -> str:
         """The name ``format_type`` prints, e.g. ``character varying(10)``, ``integer[]``."""
@@ -181,12 +187,38 @@ class ColumnType:
 
     def to_json(self) -> str:
         domain = f":{self.domain}" if self.domain else ""
-        return f"{self.base.name}:{self.typmod}:{int(self.is_array)}{domain}"
+        return f"{_base_text(self.base)}:{self.typmod}:{int(self.is_array)}{domain}"
 
     @classmethod
     def from_json(cls, text: str) -> ColumnType:
         name, typmod, arr, *domain = text.split(":")
-        return cls(_BASE[name], int(typmod), arr == "1", int(domain[0]) if domain else 0)
+        return cls(_base_named(name), int(typmod), arr == "1", int(domain[0]) if domain else 0)
+
+
+#: The base name of every user enum's :class:`PgType` (PostgreSQL's pseudo-type of them):
+#: an enum's values are its labels, text in Arrow, with text's input and output; what
+#: tells one enum from another is the OID. Its name, schema and labels are the catalog's
+#: (``decoding.catalog.EnumType``).
+ENUM = "anyenum"
+#: In a type's text, separates an enum's OID and its array type's OID from :data:`ENUM`.
+ENUM_MARK = "#"
+
+
+def enum_type(oid: int, array_oid: int) -> PgType:
+    """The base type of the values of the enum ``oid`` (enum_in's typlen 4; the label
+    in storage)."""
+    return PgType(ENUM, oid, array_oid, 4, pa.string())
+
+
+def _base_text(t: PgType) -> str:
+    return f"{ENUM}{ENUM_MARK}{t.oid}{ENUM_MARK}{t.array_oid}" if t.name == ENUM else t.name
+
+
+def _base_named(text: str) -> PgType:
+    if text.startswith(ENUM + ENUM_MARK):
+        _, oid, array_oid = text.split(ENUM_MARK)
+        return enum_type(int(oid), int(array_oid))
+    return _BASE[text]
 
 
 #: In a type's text (:meth:`ColumnType.type_text`, :func:`parse_type`), what follows names
@@ -201,6 +233,9 @@ def parse_type(text: str) -> ColumnType:
     head, mark, domain = text.partition(DOMAIN_MARK)
     if mark:
         return replace(parse_type(head), domain=int(domain))
+    if text.startswith(ENUM + ENUM_MARK):
+        base_text, _, arrays = text.partition("[")
+        return ColumnType(_base_named(base_text), is_array=bool(arrays))
     m = _TYPE_RE.match(text.lower())
     if not m:
         raise UnknownTypeError(f'type "{text}" does not exist')

@@ -92,6 +92,7 @@ from decoding.pgoutput.proto import (
 )
 from decoding.pgoutput.rowfilter import RowFilter
 from decoding.pgoutput.rows import DELETE, INSERT, UPDATE, ImageColumn, RelationRows, RowBatch
+from decoding.pgtypes import ColumnType
 from decoding.reorder import ChangeList, DecodedTxn, Ended
 
 if TYPE_CHECKING:
@@ -150,6 +151,19 @@ def _publishable(t: Table) -> bool:
     return t.oid >= FIRST_USER_OID and t.schema not in ("pg_catalog", "information_schema")
 
 
+def type_named(cat: Catalog | None, ct: ColumnType) -> tuple[int, str, str] | None:
+    """logicalrep_write_typ of a column's declared type when it is not built in (None for a
+    built-in one): its OID, with the namespace ("" for pg_catalog) and name of its base
+    type (a domain is named by the type it is over; an enum and its array type by their
+    own)."""
+    if not ct.domain and not ct.is_enum:
+        return None
+    en = cat.enum_of(ct) if cat is not None else None
+    if en is not None:
+        return ct.declared_oid, en.schema, ("_" if ct.is_array else "") + en.name
+    return ct.declared_oid, "", ("_" if ct.is_array else "") + ct.base.name
+
+
 @dataclass(slots=True, eq=False)
 class _RelEntry:
     """PostgreSQL's RelationSyncEntry for one relation of this connection."""
@@ -167,18 +181,16 @@ class _RelEntry:
     filters: dict[str, RowFilter]
     #: The writer of this relation's row messages, with the row images chosen here.
     rows: RelationRows
+    #: The Type message of each sent column of a type that is not built in, in column
+    #: order: (declared OID, namespace, name).
+    types: tuple[tuple[int, str, str], ...] = ()
     schema_sent: bool = False
 
     def schema_messages(self) -> list[bytes]:
         """send_relation_and_attrs: a Type message for each sent column of a type that is
-        not built in (a domain: its OID, named by its base type as logicalrep_write_typ
-        names it), then the Relation (columns with their declared types)."""
+        not built in, then the Relation (columns with their declared types)."""
         t = self.table
-        out = [
-            Type(c.type.domain, "", ("_" if c.type.is_array else "") + c.type.base.name).encode()
-            for c in self.columns
-            if c.type.domain
-        ]
+        out = [Type(oid, namespace, name).encode() for oid, namespace, name in self.types]
         cols = tuple(
             RelationColumn(c.name, c.type.declared_oid, c.type.typmod if not c.type.domain else -1, 1 if c.name in self.key else 0)
             for c in self.columns
@@ -487,7 +499,8 @@ class PgOutput:
             else [(c.physical, c.type) if c.name in key else None for c in cols]
         )
         rows = RelationRows(t.oid, image, key_image, binary=self.options.binary)
-        return _RelEntry(t, ins, upd, dele, trunc, cols, key, filters, rows)
+        types = tuple(named for c in cols if (named := type_named(self._cat, c.type)) is not None)
+        return _RelEntry(t, ins, upd, dele, trunc, cols, key, filters, rows, types)
 
     @staticmethod
     def _row_filters(t: Table, pubs: list[Publication]) -> dict[str, RowFilter]:

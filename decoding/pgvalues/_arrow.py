@@ -32,6 +32,8 @@ def combine(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
         arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
     if pa.types.is_dictionary(arr.type):
         arr = arr.cast(arr.type.value_type)
+    elif pa.types.is_list(arr.type) and pa.types.is_dictionary(arr.type.value_type):  # (ENUM[])
+        arr = arr.cast(pa.list_(arr.type.value_type.value_type))
     if isinstance(arr, pa.ExtensionArray):
         arr = arr.storage
     t = arr.type

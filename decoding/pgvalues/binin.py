@@ -354,6 +354,7 @@ _RECV: dict[str, Callable[[pa.Array, ColumnType], pa.Array]] = {
     "float8": _recv_float(8),
     "numeric": _recv_numeric,
     "text": _recv_text,
+    "anyenum": _recv_text,
     "varchar": _recv_text,
     "bpchar": _recv_text,
     "bytea": _recv_bytea,

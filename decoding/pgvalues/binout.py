@@ -442,6 +442,7 @@ _SCALAR = {
     "float8": lambda a, v: _float(a, v, 8),
     "numeric": _numeric,
     "text": _text_like,
+    "anyenum": _text_like,
     "varchar": _text_like,
     "bpchar": _text_like,
     "json": _text_like,

@@ -1511,6 +1511,7 @@ _DECODERS: dict[str, Callable[[pa.Array, ColumnType], pa.Array]] = {
     "float8": _dec_float(False),
     "numeric": _dec_numeric,
     "text": _dec_text,
+    "anyenum": _dec_text,
     "varchar": _dec_text,
     "bpchar": _dec_text,
     "bytea": _dec_bytea,

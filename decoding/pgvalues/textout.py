@@ -808,6 +808,7 @@ _SCALAR: dict[str, ArrowEncoder] = {
     "float8": lambda a: _float(a, False),
     "numeric": _numeric,
     "text": _plain_string,
+    "anyenum": _plain_string,
     "varchar": _plain_string,
     "bpchar": _plain_string,
     "bytea": _bytea,
@@ -822,7 +823,7 @@ _SCALAR: dict[str, ArrowEncoder] = {
 }
 
 
-_PASS_THROUGH = frozenset({"text", "varchar", "bpchar", "uuid", "json", "jsonb"})
+_PASS_THROUGH = frozenset({"text", "varchar", "bpchar", "uuid", "json", "jsonb", "anyenum"})
 
 
 #: Text of a few values of one column, value by value (see :func:`small_text_encoder`).

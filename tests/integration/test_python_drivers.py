@@ -202,6 +202,14 @@ async def _asyncpg_enum(dsn: str, t: str) -> list[Any]:
             out.append(("error", e.sqlstate, str(e)))
         out.append([tuple(r) for r in await conn.fetch(f"SELECT id, p, p::{t}_pos + 1 FROM {t}_d WHERE p > $1 ORDER BY id", 5)])
         out.append(await conn.fetchval(f"SELECT $1::{t}_pos", 9))
+        await conn.execute(f"CREATE TABLE {t}_m (id int, m {t}_mood, ms {t}_mood[])")
+        out.append(await conn.executemany(f"INSERT INTO {t}_m VALUES ($1, $2, '{{sad}}')", [(1, "happy"), (2, "sad")]))
+        try:
+            await conn.execute(f"INSERT INTO {t}_m VALUES ($1, $2)", 3, "meh")
+        except asyncpg.PostgresError as e:
+            out.append(("error", e.sqlstate, str(e)))
+        out.append([tuple(r) for r in await conn.fetch(f"SELECT id, m, ms FROM {t}_m WHERE m < 'happy' ORDER BY m")])
+        out.append(await conn.fetchval(f"SELECT enum_range(NULL::{t}_mood)"))
     finally:
         await conn.close()
     return out
@@ -221,13 +229,11 @@ def test_asyncpg_pool_matches_postgresql(proxy: ProxyServer, pg15: PgCluster) ->
     _diff(ref, got)
 
 
-def test_asyncpg_domains_work_and_enums_are_refused(proxy: ProxyServer, pg15: PgCluster) -> None:
+def test_asyncpg_domains_and_enums_work(proxy: ProxyServer, pg15: PgCluster) -> None:
     t = f"aenum{next(_names)}"
     ref = asyncio.run(_asyncpg_enum(pg15.dsn(dbname=pg15.new_database("pydrv")), t))
     assert ref[0] == "CREATE TYPE"
-    got = asyncio.run(_asyncpg_enum(proxy.dsn(), t))
-    assert got[0] == ("error", "0A000", "CREATE TYPE … AS ENUM is not supported by walsender-proxy")
-    assert got[1:] == ref[1:]
+    assert asyncio.run(_asyncpg_enum(proxy.dsn(), t)) == ref
 
 
 # -- SQLAlchemy ------------------------------------------------------------------------------

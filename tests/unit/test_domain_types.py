@@ -46,21 +46,32 @@ def test_a_catalog_keeps_its_domains_and_their_chains() -> None:
 
 def test_a_relation_with_domain_columns_is_preceded_by_their_type_messages() -> None:
     """send_relation_and_attrs: a Type message per domain column (the domain's OID, named by
-    its base type, pg_catalog as ""), then the Relation with the declared types' OIDs."""
-    from decoding.catalog import Column, Table
-    from decoding.pgoutput.plugin import _RelEntry
+    its base type, pg_catalog as "") and per enum column (the enum, or its array type, by
+    its own schema and name), then the Relation with the declared types' OIDs."""
+    from decoding.catalog import Catalog, Column, EnumLabel, EnumType, Table
+    from decoding.pgoutput.plugin import _RelEntry, type_named
     from decoding.pgoutput.proto import Relation, decode_message
 
+    mood = EnumType(16410, 16409, "public", "mood", (EnumLabel(16411, "sad", 1.0),))
+    cat = Catalog().apply({"op": "put_enum", "enum": mood.to_json()})
     cols = (
         Column(1, "id", parse_type("int4")),
         Column(2, "p", parse_type("int4%16385")),
         Column(3, "a", parse_type("int4[]%16390")),
         Column(4, "v", parse_type("varchar(8)%16395")),
+        Column(5, "m", mood.column_type),
+        Column(6, "ms", parse_type(mood.column_type.type_text() + "[]")),
     )
     t = Table(16400, "public", "t", cols, ("id",))
-    entry = _RelEntry(t, True, True, True, True, cols, frozenset({"id"}), {}, None)  # type: ignore[arg-type]
+    types = tuple(n for c in cols if (n := type_named(cat, c.type)) is not None)
+    entry = _RelEntry(t, True, True, True, True, cols, frozenset({"id"}), {}, None, types)  # type: ignore[arg-type]
     got = [decode_message(m) for m in entry.schema_messages()]
-    assert got[:3] == [Type(16385, "", "int4"), Type(16390, "", "_int4"), Type(16395, "", "varchar")]
-    rel = got[3]
-    assert isinstance(rel, Relation) and len(got) == 4
-    assert [(c.name, c.type_oid, c.type_modifier) for c in rel.columns] == [("id", 23, -1), ("p", 16385, -1), ("a", 16390, -1), ("v", 16395, -1)]
+    assert got[:5] == [
+        Type(16385, "", "int4"), Type(16390, "", "_int4"), Type(16395, "", "varchar"),
+        Type(16410, "public", "mood"), Type(16409, "public", "_mood"),
+    ]  # fmt: skip
+    rel = got[5]
+    assert isinstance(rel, Relation) and len(got) == 6
+    assert [(c.name, c.type_oid, c.type_modifier) for c in rel.columns] == [
+        ("id", 23, -1), ("p", 16385, -1), ("a", 16390, -1), ("v", 16395, -1), ("m", 16410, -1), ("ms", 16409, -1),
+    ]  # fmt: skip

@@ -18,8 +18,12 @@ Alloc = Callable[[], int]
 
 
 def type_exists(cat: Catalog, schema: str, name: str) -> bool:
-    """A type of that name in that schema: a domain, or the row type of a relation."""
-    return cat.find_domain(schema, name) is not None or cat.relation_exists(schema, name)
+    """A type of that name in that schema: a domain, an enum, or the row type of a relation."""
+    return (
+        cat.find_domain(schema, name) is not None
+        or cat.find_enum(schema, name) is not None
+        or cat.relation_exists(schema, name)
+    )
 
 
 def create_domain(cat: Catalog, alloc: Alloc, new: Domain) -> tuple[list[CatalogOp], Domain]:

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from decoding.catalog import DOMAIN_VALUE, Catalog, Check, Domain, Table
+from decoding.catalog import DOMAIN_VALUE, Catalog, Check, Domain, EnumType, Table
+from decoding.pgtypes import ColumnType
 from walsender_proxy.lake.errors import LakeError
 from walsender_proxy.lake.files import OWN_CSN
 
@@ -66,7 +67,9 @@ def check_error(d: Domain, c: Check) -> LakeError:
     )
 
 
-def _newest(tx: OpenTransaction) -> Catalog:
+def newest(tx: OpenTransaction) -> Catalog:
+    """The catalog a write is held to: the newest committed one, with the transaction's
+    own DDL."""
     lake = tx.lake
     return tx.ddl_catalog() if tx.changes_catalog else lake.catalog_at(lake.clock.last_assigned)
 
@@ -76,7 +79,7 @@ def check_rows(tx: OpenTransaction, t: Table, data: pa.Table) -> None:
     column's domain refuses; nothing for a table without domain columns."""
     if not data.num_rows or not has_domains(t):
         return
-    cat = _newest(tx)
+    cat = newest(tx)
     tests: list[tuple[int, str, Domain, Check | None]] = []  # (column position, condition, …)
     for pos, col in enumerate(t.columns):
         if not col.type.domain or col.physical not in data.column_names:
@@ -135,13 +138,14 @@ def validate(tx: OpenTransaction, cat: Catalog, domain: int, check: Check | None
 
 @dataclass(frozen=True, slots=True)
 class Dependent:
-    """A domain over domain ``on`` (``column`` empty), or column ``column`` of ``table``
-    declared with it."""
+    """A domain over user type ``on`` (``column`` empty), or column ``column`` of ``table``
+    declared with it; ``array``: through the type's array type (``rainbow[]``)."""
 
     on: int
     domain: Domain | None = None
     table: Table | None = None
     column: str = ""
+    array: bool = False
 
     def describe(self) -> str:
         """As getObjectDescription names it."""
@@ -151,42 +155,72 @@ class Dependent:
         return f"column {self.column} of table {self.table.name}"
 
 
-def shown(d: Domain) -> str:
-    """A domain's name as a message gives it: qualified outside public (format_type_be
+def shown(d: Domain | EnumType) -> str:
+    """A user type's name as a message gives it: qualified outside public (format_type_be
     qualifies a type its search path does not find)."""
     return d.name if d.schema == "public" else d.qualified_name
+
+
+def user_type(cat: Catalog, oid: int) -> Domain | EnumType:
+    """The domain or enum ``oid``."""
+    return cat.domains.get(oid) or cat.enums[oid]
+
+
+def _declared_with(ctype: ColumnType, oid: int, array: bool) -> bool:
+    """Whether a column or domain base of type ``ctype`` is declared with user type ``oid``
+    directly (an enum's values or, ``array``, arrays of them; a domain)."""
+    if ctype.domain:
+        return ctype.domain == oid and not array
+    return ctype.is_enum and ctype.base.oid == oid and ctype.is_array == array
+
+
+def _over(cat: Catalog, d: Domain, oid: int, array: bool) -> bool:
+    """Whether domain ``d`` is over user type ``oid`` (``array``: over its array type)."""
+    if oid in cat.domains:
+        return d.parent == oid and not array
+    return not d.parent and _declared_with(d.base, oid, array)
 
 
 def dependent_objects(
     cat: Catalog, oid: int, skip: frozenset[int] = frozenset(), tables_going: frozenset[int] = frozenset()
 ) -> list[Dependent]:
-    """What depends on domain ``oid``, depth first and in the order of the dependents'
-    OIDs, as findDependentObjects reports them: the domains over it (but those in
-    ``skip``, dropped with it) each followed by what depends on it, and the columns
-    declared with it (but those of ``tables_going``, which go whole)."""
-    found: list[tuple[int, int, Dependent]] = [
-        (d.oid, 0, Dependent(oid, domain=d)) for d in cat.domains.values() if d.parent == oid and d.oid not in skip
-    ]
-    found += [
-        (t.oid, c.attnum, Dependent(oid, table=t, column=c.name))
-        for t in cat.tables.values()
-        if t.oid not in tables_going
-        for c in t.columns
-        if c.type.domain == oid
-    ]
-    out: list[Dependent] = []
-    for _, _, dep in sorted(found, key=lambda x: (x[0], x[1])):
-        out.append(dep)
-        if dep.domain is not None:
-            out += dependent_objects(cat, dep.domain.oid, skip, tables_going)
-    return out
+    """What depends on user type ``oid`` (a domain or an enum), in the order DROP's DETAIL
+    and NOTICE list it: findDependentObjects visits an object's dependents by OID
+    descending (a table's columns by attnum), each one's own dependents before it, and
+    reportDependentObjects lists what it found in reverse. The type's array type (its OID
+    just below the type's, as PostgreSQL assigns it first) stands between: what uses
+    ``type[]`` hangs from it. Domains in ``skip`` (dropped with it) and the columns of
+    ``tables_going`` (which go whole) are left out."""
+    found: list[Dependent] = []
+
+    def visit(on: int) -> None:
+        children: list[tuple[float, int, Dependent | None]] = [(on - 0.5, 0, None)]  # (the array type)
+        for array in (False, True):
+            children += [(d.oid, 0, Dependent(on, domain=d, array=array)) for d in cat.domains.values() if d.oid not in skip and _over(cat, d, on, array)]
+            children += [
+                (t.oid, c.attnum, Dependent(on, table=t, column=c.name, array=array))
+                for t in cat.tables.values()
+                if t.oid not in tables_going
+                for c in t.columns
+                if _declared_with(c.type, on, array)
+            ]
+        array_users = sorted((x for x in children if x[2] is not None and x[2].array), key=lambda x: (-x[0], x[1]))
+        for _, _, dep in sorted((x for x in children if x[2] is None or not x[2].array), key=lambda x: (-x[0], x[1])):
+            for sub in [dep] if dep is not None else [d for _, _, d in array_users]:
+                assert sub is not None
+                if sub.domain is not None:
+                    visit(sub.domain.oid)
+                found.append(sub)
+
+    visit(oid)
+    return found[::-1]
 
 
 def dependents(
     cat: Catalog, oid: int, skip: frozenset[int] = frozenset(), tables_going: frozenset[int] = frozenset()
 ) -> Sequence[str]:
-    """DROP's 2BP01 DETAIL lines for domain ``oid`` (see :func:`dependent_objects`)."""
+    """DROP's 2BP01 DETAIL lines for user type ``oid`` (see :func:`dependent_objects`)."""
     return [
-        f"{dep.describe()} depends on type {shown(cat.domains[dep.on])}"
+        f"{dep.describe()} depends on type {shown(user_type(cat, dep.on))}{'[]' if dep.array else ''}"
         for dep in dependent_objects(cat, oid, skip, tables_going)
     ]

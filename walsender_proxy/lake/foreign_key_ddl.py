@@ -22,6 +22,7 @@ from decoding.catalog import (
     is_temp_schema,
     name_addition,
 )
+from walsender_proxy.lake.domains import shown
 from walsender_proxy.lake.errors import LakeError
 
 Alloc = Callable[[], int]
@@ -85,12 +86,15 @@ def _columns(t: Table, names: Sequence[str]) -> list[Column]:
     return out
 
 
-def _sql_type(col: Column) -> str:
-    """format_type_be: the type's name without its modifier."""
+def _sql_type(col: Column, cat: Catalog | None = None) -> str:
+    """format_type_be: the type's name without its modifier (an enum's by the catalog)."""
+    en = cat.enum_of(col.type) if cat is not None else None
+    if en is not None:
+        return shown(en) + ("[]" if col.type.is_array else "")
     return replace(col.type, typmod=-1).sql_name()
 
 
-def check_types(name: str, fk: Column, pk: Column) -> None:
+def check_types(name: str, fk: Column, pk: Column, cat: Catalog | None = None) -> None:
     """The referencing column's type against the referenced one's: PostgreSQL needs an
     equality operator of the key's B-tree family taking both, or an implicit cast to the
     key's type (42804 otherwise). Of the pairs PostgreSQL accepts, the lake takes those
@@ -98,6 +102,14 @@ def check_types(name: str, fk: Column, pk: Column) -> None:
     date/time types compared across time zones, arrays of two types) are refused rather
     than compared differently."""
     a, b = fk.type, pk.type
+    if a.is_enum or b.is_enum:  # (one enum on both sides: the same type, no cast between two)
+        if a.base != b.base or a.is_array != b.is_array:
+            raise LakeError(
+                "42804",
+                f'foreign key constraint "{name}" cannot be implemented',
+                detail=f'Key columns "{fk.name}" and "{pk.name}" are of incompatible types: {_sql_type(fk, cat)} and {_sql_type(pk, cat)}.',
+            )
+        return
     if a == b or (a.base.name == b.base.name and a.is_array == b.is_array and a.base.name != "bpchar"):
         return  # (character(n) keeps its padding: only the same length compares as PostgreSQL)
     fa, fb = a.base.name, b.base.name
@@ -209,7 +221,7 @@ def add_foreign_key(
         raise LakeError("42710", f'constraint "{spec.name}" for relation "{t.name}" already exists')
     name = spec.name if spec.name is not None else _constraint_name(cat, t, spec.columns)
     for a, b in zip(fk_cols, pk_cols, strict=True):
-        check_types(name, a, b)
+        check_types(name, a, b, cat)
     for action in (spec.on_update, spec.on_delete):
         if action == "d":
             raise LakeError(

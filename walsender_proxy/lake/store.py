@@ -22,7 +22,7 @@ import os
 import shutil
 import threading
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
@@ -281,9 +281,17 @@ def _ident(s: str) -> str:
     return '"' + s.replace('"', '""') + '"'
 
 
-def _sql_value(c: Column) -> str:
+def enum_sql_type(labels: Sequence[str]) -> str:
+    """DuckDB's ENUM of an enum's labels in their order: values that compare, sort and
+    aggregate (min, max) by the enum's order, as PostgreSQL's enum operators do."""
+    return "ENUM(" + ", ".join(_sql_str(x) for x in labels) + ")" if labels else "VARCHAR"
+
+
+def _sql_value(c: Column, enum_labels: Mapping[int, Sequence[str]] | None) -> str:
     """A column in the type SQL computes with, from its storage form."""
     col = _ident(c.physical)
+    if c.type.is_enum and enum_labels is not None and c.type.base.oid in enum_labels:
+        return f"CAST({col} AS {enum_sql_type(enum_labels[c.type.base.oid])}{'[]' if c.type.is_array else ''})"
     if c.type.is_array:
         return col
     if c.type.base.name == "interval":
@@ -685,6 +693,7 @@ class TableStore:
         prefilter: str | None = None,
         sql_types: bool = False,
         heap_order: bool = False,
+        enum_labels: Mapping[int, Sequence[str]] | None = None,
     ) -> SnapshotQuery:
         """SQL for ``table`` as of ``csn`` (plus a transaction's ``own`` uncommitted delta
         rows). Columns come out under their SQL names unless ``physical``.
@@ -694,8 +703,9 @@ class TableStore:
         matches, so the caller must still apply its predicate to the result. It turns a point
         lookup in a big table into filtered scans instead of a merge of every row.
 
-        ``sql_types`` gives columns the DuckDB types SQL expects (INTERVAL, UUID) instead of
-        their storage form, for queries that compute with them.
+        ``sql_types`` gives columns the DuckDB types SQL expects (INTERVAL, UUID, an enum's
+        ENUM of its ``enum_labels`` by the enum's OID) instead of their storage form, for
+        queries that compute with them.
 
         ``heap_order`` returns the rows of a table of at most :data:`HEAP_ORDER_ROWS` rows
         in the order they were inserted (by ``_rid``), as a PostgreSQL heap scan of a table
@@ -759,7 +769,7 @@ class TableStore:
         sel = ", ".join(
             _ident(c.physical)
             if physical
-            else f"{_sql_value(c) if sql_types else _ident(c.physical)} AS {_ident(c.name)}"
+            else f"{_sql_value(c, enum_labels) if sql_types else _ident(c.physical)} AS {_ident(c.name)}"
             for c in table.columns
         )
         if with_rid:

@@ -32,6 +32,7 @@ from decoding.catalog import (
     Column,
     ColumnDefault,
     Domain,
+    EnumType,
     Function,
     Ownership,
     Table,
@@ -49,6 +50,8 @@ from walsender_proxy.lake import (
     ddl,
     domain_ddl,
     domains,
+    enum_ddl,
+    enums,
     foreign_key_ddl,
     foreign_keys,
     function_ddl,
@@ -145,6 +148,9 @@ class Transaction:
         self._subxid = 0
         self._next_subxid = 1
         self._savepoints: list[tuple[str, int]] = []
+        #: (enum OID, label) of each ALTER TYPE … ADD VALUE of this transaction: unusable
+        #: until it commits (lake/enums.py).
+        self.added_enum_labels: set[tuple[int, str]] = set()
         self._pending: list[_Pending] = []
         self._pending_bytes = 0  # memory held by the in-memory parts of _pending
         self._release_due = False  # rows went to files: give memory back after the statement
@@ -547,6 +553,7 @@ class Transaction:
             return 0
         held = checks.any_held(self, t)
         if not held:
+            enums.check_rows(self, t, new)
             domains.check_rows(self, t, new)
             self._check_not_null(t, new)
         try:
@@ -596,6 +603,10 @@ class Transaction:
         the SQL layer to embed in a larger query."""
         self._check_active()
         t = self.table(table)
+        enum_labels = None
+        if sql_types and any(c.type.is_enum for c in t.columns):
+            cat = self.catalog()
+            enum_labels = {e.oid: e.names for c in t.columns if (e := cat.enum_of(c.type)) is not None}
         return self.lake.store.snapshot_query(
             t,
             self.statement_csn(),
@@ -603,6 +614,7 @@ class Transaction:
             with_rid=with_rid,
             sql_types=sql_types,
             heap_order=heap_order,
+            enum_labels=enum_labels,
         )
 
     def delete(
@@ -837,7 +849,8 @@ class Transaction:
     def _check_new_rows(self, t: Table, data: pa.Table) -> None:
         """NOT NULL and CHECK constraints of new row versions, as ExecConstraints checks
         each row in turn: NOT NULL then the checks of one row before the next row's (the
-        values' domains first: they were coerced to them before)."""
+        values' enum labels and domains first: they were read and coerced before)."""
+        enums.check_rows(self, t, data)
         domains.check_rows(self, t, data)
         bad = checks.first_violation(self, t, data)
         if bad is None:
@@ -1051,6 +1064,30 @@ class Transaction:
     def drop_domains(self, oids: Sequence[int]) -> None:
         """DROP DOMAIN of domains nothing else uses any more (2BP01 otherwise)."""
         self._run_ddl(domain_ddl.drop_domains, tuple(oids))
+
+    # -- enums ---------------------------------------------------------------------------
+    def enum(self, name: str) -> EnumType | None:
+        """The enum ``name`` (qualified, or along the search path); None: no enum."""
+        schema, dot, rel = self._named(name).rpartition(".")
+        return self.catalog().resolve_enum([schema, rel] if dot else [rel], self._path())
+
+    def create_enum(self, en: EnumType, labels: Sequence[str]) -> EnumType:
+        """CREATE TYPE … AS ENUM of ``en`` (its OIDs given here) with ``labels``."""
+        return self._run_ddl(enum_ddl.create_enum, en, tuple(labels))
+
+    def add_enum_label(self, oid: int, label: str, neighbor: str | None = None, *, after: bool = False, if_not_exists: bool = False) -> bool:
+        """ALTER TYPE … ADD VALUE; False when IF NOT EXISTS found the label there."""
+        added = self._run_ddl(enum_ddl.add_label, oid, label, neighbor, after, if_not_exists)
+        if added:
+            self.added_enum_labels.add((oid, label))
+        return added
+
+    def rename_enum(self, oid: int, new_name: str) -> None:
+        self._run_ddl(enum_ddl.rename_enum, oid, new_name)
+
+    def drop_enums(self, oids: Sequence[int]) -> None:
+        """DROP TYPE of enums nothing else uses any more (2BP01 otherwise)."""
+        self._run_ddl(enum_ddl.drop_enums, tuple(oids))
 
     def add_column(
         self,

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from decoding.catalog import Function
+from decoding.catalog import EnumType, Function
 from decoding.lsn import format_lsn
 from decoding.pgtypes import ColumnType
-from walsender_proxy.lake import Transaction
+from walsender_proxy.lake import Transaction, enums
 from walsender_proxy.sql import pgcatalog, privileges, sql_function_calls
 from walsender_proxy.sql.functions import PREFIX, SERVER_FUNCTIONS
 from walsender_proxy.sql.privileges import PG_READ_ALL_STATS
@@ -207,7 +207,13 @@ def rewrite_and_register(
         who = ex.who()
         return who.superuser or "X" in privileges.held(cat, who, fn.oid, "function")
 
-    with sql_function_calls.looking_up(cat, ex.search_path(), may_execute=may_execute):  # (user functions' calls)
+    unsafe = None
+    if tx.added_enum_labels:
+
+        def unsafe(en: EnumType) -> frozenset[str]:
+            return enums.unsafe_labels(tx, en)
+
+    with sql_function_calls.looking_up(cat, ex.search_path(), may_execute=may_execute, unsafe_labels=unsafe):  # (user functions' calls)
         rw = rewrite(
             sql,
             resolve_user_table=resolve,

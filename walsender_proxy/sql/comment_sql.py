@@ -122,10 +122,13 @@ def _address(tx: Transaction, s: ast.CommentStmt) -> tuple[int, int, int]:
 
 
 def _domain_address(tx: Transaction, s: ast.CommentStmt) -> tuple[int, int, int]:
-    """COMMENT ON DOMAIN, ON TYPE of a domain, ON CONSTRAINT … ON DOMAIN."""
+    """COMMENT ON DOMAIN, ON TYPE of a domain or an enum, ON CONSTRAINT … ON DOMAIN."""
     from walsender_proxy.sql.domain_sql import domain_named
 
     tn = s.object[0] if s.objtype == _O.OBJECT_DOMCONSTRAINT else s.object
+    en = tx.enum(".".join(n.sval for n in tn.names)) if s.objtype == _O.OBJECT_TYPE and len(tn.names) <= 2 else None
+    if en is not None:  # (COMMENT ON TYPE of an enum)
+        return pgcatalog_defs.PG_CATALOG["pg_type"].oid, en.oid, 0
     dom = domain_named(tx, [n.sval for n in tn.names], as_written=True)
     if s.objtype != _O.OBJECT_DOMCONSTRAINT:
         return pgcatalog_defs.PG_CATALOG["pg_type"].oid, dom.oid, 0

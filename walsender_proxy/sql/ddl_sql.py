@@ -309,11 +309,12 @@ def _drop_type(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None) -
     """DROP TYPE / DROP DOMAIN: a domain is dropped (:mod:`walsender_proxy.sql.domain_sql`);
     any other name is PostgreSQL's own type (2BP01: the system requires it), a table's or
     view's row type (2BP01, its hint), or none (42704, or the IF EXISTS notice)."""
-    from walsender_proxy.sql import domain_sql
+    from walsender_proxy.sql import domain_sql, enum_sql
     from walsender_proxy.sql.literals import TYPE_ALIASES
 
     what = "type" if s.removeType == enums.ObjectType.OBJECT_TYPE else "domain"
     dropped = []
+    dropped_enums = []
     for tn in s.objects:
         names = [n.sval for n in tn.names]
         shown = ".".join(names)
@@ -332,6 +333,13 @@ def _drop_type(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None) -
             if dom not in dropped:
                 dropped.append(dom)
             continue
+        en = enum_sql.lookup(tx, names)
+        if en is not None:
+            if what == "domain":
+                raise PgError("42809", f'"{shown}" is not a domain')
+            if en not in dropped_enums:
+                dropped_enums.append(en)
+            continue
         cat = tx.catalog()
         schema = names[-2] if len(names) > 1 else None
         for sch in [schema] if schema else tx.search_path or tx.lake.search_path:
@@ -348,8 +356,11 @@ def _drop_type(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None) -
         if not s.missing_ok:
             raise PgError("42704", f'type "{shown}" does not exist')
         _skipping(notices, "00000", f'type "{shown}" does not exist')
+    cascade = s.behavior == enums.DropBehavior.DROP_CASCADE
+    if dropped_enums:
+        enum_sql.drop(tx, dropped_enums, cascade, notices)
     if dropped:
-        domain_sql.drop(tx, dropped, s.behavior == enums.DropBehavior.DROP_CASCADE, notices)
+        domain_sql.drop(tx, dropped, cascade, notices)
     return "DROP TYPE" if what == "type" else "DROP DOMAIN"
 
 
@@ -560,8 +571,10 @@ def _set_storage(tx: Transaction, table: str, column: str, mode: str) -> None:
 def rename(tx: Transaction, s: ast.RenameStmt, notices: list[Notice] | None = None) -> str:
     """``ALTER TABLE … RENAME [COLUMN] a TO b`` and ``ALTER TABLE … RENAME TO b``; other
     renames are not supported (yet)."""
-    from walsender_proxy.sql import domain_sql, views
+    from walsender_proxy.sql import domain_sql, enum_sql, views
 
+    if s.renameType == enums.ObjectType.OBJECT_TYPE and isinstance(s.object, ast.TypeName) and enum_sql.lookup(tx, [n.sval for n in s.object.names]) is not None:
+        return enum_sql.rename(tx, s)
     if s.renameType in (enums.ObjectType.OBJECT_DOMAIN, enums.ObjectType.OBJECT_DOMCONSTRAINT, enums.ObjectType.OBJECT_TYPE):
         return domain_sql.rename(tx, s)
     viewed = views.rename(tx, s, notices if notices is not None else [])

@@ -199,6 +199,8 @@ def cook(raw: ast.Node, column: ColumnType, colname: str, relations: Relations |
     """PostgreSQL's ``cookDefault`` for ``raw`` as the default of ``colname``; None for a
     default that is a bare NULL constant (PostgreSQL stores no default then).
     ``relations`` resolves the sequence of a ``nextval('name')``."""
+    if column.is_enum and not (isinstance(raw, ast.A_Const) and raw.isnull):
+        raise PgError("0A000", "DEFAULT of a column of an enum type is not supported by walsender-proxy")
     token = _RELATIONS.set(relations)
     try:
         tree = _transform(raw)

@@ -48,14 +48,20 @@ def lookup(tx: Transaction, names: list[str]) -> Domain | None:
 
 
 def column_type_text(tx: Transaction, tn: ast.TypeName) -> str:
-    """A column's type as the lake's parser reads it: a built-in type's text, or a
-    domain's base type marked with the domain (42704 for neither)."""
+    """A column's type as the lake's parser reads it: a built-in type's text, an enum's
+    (``anyenum#…``), or a domain's base type marked with the domain (42704 for none)."""
     try:
         return type_text(tn)
     except (UnknownTypeError, PgError) as e:
         if e.sqlstate != "42704":
             raise
-        dom = lookup(tx, _names(tn.names))
+        names = _names(tn.names)
+        en = tx.enum(".".join(names)) if len(names) <= 2 else None
+        if en is not None:
+            if tn.typmods:
+                raise PgError("42601", f'type modifier is not allowed for type "{en.name}"') from None
+            return en.column_type.type_text() + ("[]" if tn.arrayBounds else "")
+        dom = lookup(tx, names)
         if dom is None:
             raise
     if tn.typmods:
@@ -132,6 +138,8 @@ def create(tx: Transaction, s: ast.CreateDomainStmt) -> str:
     schema = names[0] if len(names) == 2 else tx.creation_schema()
     _pseudo_type(s.typeName)
     base, parent = _base(tx, s.typeName)
+    if base.is_enum:  # (its casts, defaults and CHECKs would compare labels as text)
+        raise unsupported("CREATE DOMAIN over an enum")
     if s.collClause is not None:
         if base.base.name not in ("text", "varchar", "bpchar"):
             raise PgError("42804", f"collations are not supported by type {base.sql_name()}")
@@ -259,18 +267,18 @@ def drop(tx: Transaction, domains: list[Domain], cascade: bool, notices: list[No
     columns declared with any of them first (as PostgreSQL's NOTICE names them); without
     it, those are the lake's 2BP01."""
     if cascade:
-        gone = _drop_dependents(tx, [d.oid for d in domains])
+        gone = drop_dependents(tx, [d.oid for d in domains])
         if notices is not None:
             cascaded(notices, [line for _, line in gone])
     tx.drop_domains([d.oid for d in domains])
 
 
-def _drop_dependents(
+def drop_dependents(
     tx: Transaction, oids: list[int], tables_going: frozenset[int] = frozenset(), *, domains_too: bool = True
 ) -> list[tuple[int, str]]:
-    """Drop what depends on the domains ``oids`` before they go: the columns declared with
-    them (but those of ``tables_going``, which go whole) and, ``domains_too``, the domains
-    over them. Returns each with the named domain it hangs from, as the NOTICE names them."""
+    """Drop what depends on the user types ``oids`` (domains, enums) before they go: the
+    columns declared with them (but those of ``tables_going``, which go whole) and,
+    ``domains_too``, the domains over them. Returns each with the named domain it hangs from, as the NOTICE names them."""
     cat = tx.catalog()
     gone: list[tuple[int, str]] = []
     over: list[Domain] = []
@@ -299,7 +307,7 @@ def drop_schema_domains(tx: Transaction, schema: str) -> list[tuple[int, str]]:
     if not inside:
         return []
     tables = frozenset(t.oid for t in cat.tables.values() if t.schema == schema)
-    gone = _drop_dependents(tx, [d.oid for d in inside], tables, domains_too=False)
+    gone = drop_dependents(tx, [d.oid for d in inside], tables, domains_too=False)
     out: list[tuple[int, str]] = []
     for d in inside:
         out.append((d.oid, f"type {d.qualified_name}"))

@@ -54,6 +54,7 @@ from walsender_proxy.sql import (
     ddl_sql,
     domain_casts,
     domain_sql,
+    enum_sql,
     explain,
     grant_sql,
     index_sql,
@@ -1014,6 +1015,13 @@ class Executor:
             yield Done(tag)
         elif isinstance(node, ast.CreateDomainStmt):
             yield Done(domain_sql.create(self.statement_tx(), node))
+        elif isinstance(node, ast.CreateEnumStmt):
+            yield Done(enum_sql.create(self.statement_tx(), node))
+        elif isinstance(node, ast.AlterEnumStmt):
+            notices = []
+            tag = enum_sql.alter(self.statement_tx(), node, notices)
+            yield from notices
+            yield Done(tag)
         elif isinstance(node, ast.AlterDomainStmt):
             notices = []
             tag = domain_sql.alter(self.statement_tx(), node, notices)
@@ -1644,10 +1652,8 @@ _COMMANDS = {
     "IndexStmt": "CREATE INDEX",
     "CreateSeqStmt": "CREATE SEQUENCE",
     "AlterSeqStmt": "ALTER SEQUENCE",
-    "CreateEnumStmt": "CREATE TYPE … AS ENUM",
     "CompositeTypeStmt": "CREATE TYPE … AS (composite type)",
     "CreateRangeStmt": "CREATE TYPE … AS RANGE",
-    "AlterEnumStmt": "ALTER TYPE",
     "CreateFunctionStmt": "CREATE FUNCTION",
     "AlterFunctionStmt": "ALTER FUNCTION",
     "CreateTrigStmt": "CREATE TRIGGER",
@@ -1699,7 +1705,7 @@ _CHECKED = (
     *_CREATES, ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt, ast.TruncateStmt, ast.CopyStmt,
     ast.AlterTableStmt, ast.AlterSeqStmt, ast.IndexStmt, ast.RenameStmt, ast.AlterObjectSchemaStmt,
     ast.DropStmt, ast.CommentStmt, ast.CreateFunctionStmt, ast.AlterFunctionStmt, ast.LockStmt,
-    ast.CreateDomainStmt, ast.AlterDomainStmt,
+    ast.CreateDomainStmt, ast.AlterDomainStmt, ast.CreateEnumStmt, ast.AlterEnumStmt,
 )  # fmt: skip
 
 

@@ -26,6 +26,9 @@ class T:
     #: The domain a value was declared or cast as (its column's, a cast's): what
     #: ``pg_typeof`` says; everything else sees the base type, as PostgreSQL's operators do.
     domain_oid: int = field(default=0, compare=False)
+    #: The OID of the user enum a value (``anyenum``), or an array's elements
+    #: (``_anyenum``), belong to: enums of different OIDs are different types.
+    enum_oid: int = 0
 
     @property
     def is_array(self) -> bool:
@@ -34,7 +37,7 @@ class T:
     @property
     def elem(self) -> T | None:
         if self.name.startswith("_"):
-            return T(self.name[1:])
+            return T(self.name[1:], enum_oid=self.enum_oid)
         if self.name == "int2vector":
             return T("int2")
         if self.name == "oidvector":

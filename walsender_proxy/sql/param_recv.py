@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo
 
 from pglast import ast
 
+from decoding.catalog import FIRST_USER_OID
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, type_by_oid
 
@@ -331,7 +332,7 @@ def param_receivable(oid: int) -> bool:
     try:
         type_by_oid(oid)
     except PgError:
-        return False
+        return oid >= FIRST_USER_OID  # (a user enum's label: text)
     return True
 
 
@@ -356,7 +357,12 @@ def _general_recv(oid: int, fmt: int, date_order: str = "MDY") -> Callable[[byte
     def recv(raw: bytes) -> Any:
         from decoding.pgvalues import binary_decoder, text_decoder
 
-        ctype = type_by_oid(oid)
+        try:
+            ctype = type_by_oid(oid)
+        except PgError:
+            if oid < FIRST_USER_OID:
+                raise
+            ctype = type_by_oid(25)  # (a user enum's value: its label, as text and in binary)
         dec = binary_decoder(ctype) if fmt == 1 else text_decoder(ctype, date_order)
         return dec([raw])[0].as_py()
 

@@ -46,6 +46,7 @@ from decoding.catalog import (
     Check,
     Column,
     Domain,
+    EnumType,
     ForeignKey,
     Table,
     View,
@@ -555,6 +556,7 @@ class CatalogSnapshot:
         #: every table's CHECK constraints, in OID order
         self.checks = sorted(((t, c) for t in self.user_tables for c in t.checks), key=lambda x: x[1].oid)
         self.domains = sorted(catalog.domains.values(), key=lambda d: d.oid)
+        self.enums = sorted(catalog.enums.values(), key=lambda e: e.oid)
         #: relhastriggers: a foreign key's RI triggers are on both of its tables (PostgreSQL
         #: leaves the flag set after the constraint is dropped, until a VACUUM; the lake
         #: does not remember that)
@@ -1059,15 +1061,54 @@ def _pg_type(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 typtype="b",
             )
         )
+    for e in s.enums:
+        out += _enum_types(e, s)
     for d in s.domains:
         out += _domain_types(d, s)
     return out
 
 
+#: pg_type's row of an enum (typtype ``e``, enum_in/enum_out; its other columns as every
+#: enum's in PostgreSQL 15) and of its array type.
+_ENUM_TYPE = dict(
+    TYPES.rows[3500],  # (anyenum's row for the columns every type has)
+    typlen=4, typbyval=True, typtype="e", typcategory="E", typispreferred=False, typisdefined=True,
+    typdelim=",", typrelid=0, typsubscript="-", typelem=0, typinput="enum_in", typoutput="enum_out",
+    typreceive="enum_recv", typsend="enum_send", typmodin="-", typmodout="-", typanalyze="-",
+    typalign="i", typstorage="p", typnotnull=False, typbasetype=0, typtypmod=-1, typndims=0,
+    typcollation=0, typdefaultbin=None, typdefault=None, typacl=None,
+)  # fmt: skip
+
+
+def _enum_types(e: EnumType, s: CatalogSnapshot) -> list[dict[str, Any]]:
+    row = dict(_ENUM_TYPE, oid=e.oid, typname=e.name, typnamespace=s.ns_oid[e.schema], typowner=s.owner_of(e.oid), typarray=e.array_oid)
+    array = dict(
+        TYPES.rows[1009],  # (text[]'s row: array_in, typalign i, typstorage x)
+        oid=e.array_oid, typname=("_" + e.name)[:63], typnamespace=row["typnamespace"], typowner=row["typowner"],
+        typelem=e.oid, typcollation=0, typarray=0, typispreferred=False,
+    )  # fmt: skip
+    return [row, array]
+
+
+def _base_type_row(oid: int, s: CatalogSnapshot) -> dict[str, Any]:
+    """pg_type's row of a domain's base type: a built-in type's, or an enum's."""
+    en = s.catalog.enums.get(oid)
+    return _enum_types(en, s)[0] if en is not None else TYPES.rows[oid]
+
+
+@_rows("pgc_pg_enum")
+def _pg_enum(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    return [
+        {"oid": x.oid, "enumtypid": e.oid, "enumsortorder": x.sortorder, "enumlabel": x.label}
+        for e in s.enums
+        for x in e.labels
+    ]
+
+
 def _domain_types(d: Domain, s: CatalogSnapshot) -> list[dict[str, Any]]:
     """A domain's pg_type row (typtype ``d``, its base's I/O through domain_in/domain_recv)
     and its array type's."""
-    base = TYPES.rows[d.base.oid]
+    base = _base_type_row(d.base.oid, s)
     row = dict(
         base,
         oid=d.oid,
@@ -1087,7 +1128,7 @@ def _domain_types(d: Domain, s: CatalogSnapshot) -> list[dict[str, Any]]:
         typdefault=None if d.default is None else d.default.expr,
         typdefaultbin=None if d.default is None else domain_default_bin(d.oid),
     )
-    elem_array = TYPES.rows[d.base.base.array_oid] if not d.base.is_array else TYPES.rows[d.base.oid]
+    elem_array = TYPES.rows[1009] if d.base.is_enum else TYPES.rows[d.base.base.array_oid] if not d.base.is_array else TYPES.rows[d.base.oid]
     array = dict(
         elem_array,
         oid=d.array_oid,
@@ -1622,7 +1663,7 @@ def _commentable(s: CatalogSnapshot) -> set[tuple[int, int]]:
     out |= {(PG_CATALOG["pg_constraint"].oid, f.fk.oid) for f in s.foreign_keys}
     out |= {(PG_CATALOG["pg_constraint"].oid, c.oid) for _, c in s.checks}
     out |= {(PG_CATALOG["pg_namespace"].oid, oid) for oid, _ in s.namespaces}
-    out |= {(PG_CATALOG["pg_type"].oid, d.oid) for d in s.domains}
+    out |= {(PG_CATALOG["pg_type"].oid, d.oid) for d in [*s.domains, *s.enums]}
     out |= {(PG_CATALOG["pg_constraint"].oid, c.oid) for d in s.domains for c in d.checks}
     return out
 
@@ -1908,6 +1949,19 @@ def _is_domain_columns(s: CatalogSnapshot, ct: ColumnType) -> dict[str, Any]:
     return out
 
 
+def _is_enum_columns(s: CatalogSnapshot, ct: ColumnType) -> dict[str, Any]:
+    """information_schema.columns of a column of an enum (or of a domain over one): the
+    enum as its ``udt``, USER-DEFINED."""
+    en = s.catalog.enum_of(ct)
+    if en is None:
+        return {}
+    return {
+        "data_type": "ARRAY" if ct.is_array and not ct.domain else "USER-DEFINED",
+        "udt_schema": en.schema,
+        "udt_name": ("_" if ct.is_array else "") + en.name,
+    }
+
+
 def _is_data_type(ct: ColumnType) -> str:
     if ct.is_array:
         return "ARRAY"
@@ -1950,6 +2004,7 @@ def _is_columns(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 "udt_catalog": s.server.database,
                 "udt_schema": "pg_catalog",
                 "udt_name": ("_" if ct.is_array else "") + ct.base.name,
+                **_is_enum_columns(s, ct),
                 **_is_domain_columns(s, ct),
                 "dtd_identifier": str(c.attnum),
                 "column_default": _shown_default(s, c.default.expr, c.default.sequence)
@@ -2558,10 +2613,10 @@ def _typefmt(s: CatalogSnapshot) -> list[dict[str, Any]]:
     pa.schema([("oid", pa.uint32()), ("name", pa.string()), ("qualified", pa.string())]),
 )
 def _user_typenames(s: CatalogSnapshot) -> list[dict[str, Any]]:
-    """How format_type and regtype print a domain and its array type: by name where the
+    """How format_type and regtype print a domain or an enum and its array type: by name where the
     search path finds it, else schema-qualified (pg_dump's empty search_path)."""
     out = []
-    for d in s.domains:
+    for d in [*s.domains, *s.enums]:
         name = quote_ident(d.name)
         for oid, suffix in ((d.oid, ""), (d.array_oid, "[]")):
             out.append({"oid": oid, "name": name + suffix, "qualified": f"{quote_ident(d.schema)}.{name}{suffix}"})
@@ -2645,7 +2700,7 @@ def _typenames(s: CatalogSnapshot) -> list[dict[str, Any]]:
             names.setdefault(t.name + suffix, synthetic_oid(t.oid, kind))
             names[f"{t.schema}.{t.name}{suffix}"] = synthetic_oid(t.oid, kind)
         names.setdefault("_" + t.name, synthetic_oid(t.oid, ROWTYPE_ARRAY))
-    for d in s.domains:
+    for d in [*s.domains, *s.enums]:
         for oid, suffix in ((d.oid, ""), (d.array_oid, "[]")):
             names.setdefault(d.name + suffix, oid)
             names[f"{d.schema}.{d.name}{suffix}"] = oid

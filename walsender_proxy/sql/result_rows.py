@@ -75,6 +75,9 @@ def result_columns(
         ctype = pg_type_for_duckdb(str(t))
         oc = known[i] if known is not None else None
         out_name = oc.name if oc is not None else name
+        if oc is not None and oc.enum is not None:  # (the labels, described as the enum)
+            cols.append(Column(out_name, oc.enum))
+            continue
         oid = oc.type_oid if oc is not None else None
         lake = _lake_result_type(oid, oc.typmod if oc is not None else -1, ctype)
         if lake is not None:

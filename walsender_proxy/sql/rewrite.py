@@ -54,6 +54,7 @@ from pglast.enums import (
 )
 from pglast.stream import RawStream
 
+from decoding.catalog import EnumType
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, parse_type
 from decoding.pgvalues.textin import numeric_text_in
@@ -68,6 +69,7 @@ from walsender_proxy.sql import (
     datetime_make,
     datetime_parts,
     domain_casts,
+    enum_casts,
     float_aggs,
     float_exprs,
     formatting_udfs,
@@ -277,6 +279,9 @@ class OutputColumn:
     #: PostgreSQL type OID for RowDescription; None: derive it from the DuckDB result type.
     type_oid: int | None
     typmod: int = -1
+    #: The lake type of a value of a user enum (or an array of one), whose OID is not
+    #: PostgreSQL's: its values are the labels, described as the enum.
+    enum: ColumnType | None = None
 
 
 #: ((schema as written or None, table name), column name) of a user table's column.
@@ -554,9 +559,16 @@ _DUCK_SCALAR = {
 }
 
 
+#: PostgreSQL's enum support functions (enum_casts).
+_ENUM_FUNCTIONS = frozenset({"enum_first", "enum_last", "enum_range"})
+
+
 def _type_oid(t: T | None) -> int | None:
     if t is None:
         return None
+    if t.enum_oid:
+        en = enum_casts.by_oid(t.enum_oid)
+        return None if en is None else en.array_oid if t.is_array else en.oid
     if t.name == "unknown":
         return 25
     if t.name == "regproc_text":
@@ -574,9 +586,16 @@ def _time_as_interval(node: ast.Node, t: T | None) -> tuple[ast.Node, T | None]:
     return node, t
 
 
+def _enum_lake_type(t: T | None) -> ColumnType | None:
+    en = enum_casts.by_oid(t.enum_oid) if t is not None and t.enum_oid else None
+    return None if en is None else ColumnType(en.column_type.base, is_array=t is not None and t.is_array)
+
+
 def _type_display(t: T | None) -> str:
     if t is None or t.name == "unknown":
         return "unknown"
+    if t.enum_oid and (en := enum_casts.by_oid(t.enum_oid)) is not None:
+        return enum_casts.shown(en) + ("[]" if t.is_array else "")
     oid = _type_oid(t)
     return pgcatalog_defs.format_type(oid, None) or t.name if oid else t.name
 
@@ -967,6 +986,9 @@ class _Rewriter:
         self.server_udfs = server_udfs
         self.udf_args = udf_args
         self.used_udfs = False
+        #: A domain or an enum of the catalog was used: the result is not cached by text
+        #: (the type may change with the catalog).
+        self.user_types = False
         #: The SQL functions being inlined, innermost last (sql_function_calls).
         self.sql_fn_frames: list[sql_function_calls.Frame] = []
         self.needs: set[str] = set()
@@ -2908,6 +2930,9 @@ class _Rewriter:
         domain = self._domain_cast(node, scope)
         if domain is not None:
             return domain
+        enum = self._enum_cast(node, scope)
+        if enum is not None:
+            return enum
         target, is_array, typmods = self._type_name(node.typeName)
         self._coerced_param(node.arg, T(("_" if is_array else "") + target))
         if target in UNMODELED_TYPES:  # (a varchar of the input text would print it unchecked)
@@ -3180,6 +3205,7 @@ class _Rewriter:
         found = domain_casts.visible(names)
         if found is None:
             return None
+        self.user_types = True
         d, cat = found
         if tn.typmods:
             raise self.fail("42601", f'type modifier is not allowed for type "{d.name}"', tn)
@@ -3191,6 +3217,48 @@ class _Rewriter:
             return domain_casts.coerce(cat, d, value), None if t is None else replace(t, domain_oid=d.oid)
         except PgError as e:
             raise self.fail(e.sqlstate, e.message, node) from None
+
+    def _enum_cast(self, node: ast.TypeCast, scope: _Scope) -> tuple[ast.Node, T | None] | None:
+        """A cast to an enum or an array of one (None: the type is no enum): a literal
+        read by enum_in here, text by enum_in in the query, the same enum as it is."""
+        tn = node.typeName
+        names = [n.sval for n in tn.names]
+        if names[0] == "pg_catalog" or (len(names) == 1 and literals.TYPE_ALIASES.get(names[0], names[0]) in pgcatalog_defs.TYPE_OIDS):
+            return None
+        en = enum_casts.visible(names)
+        if en is None:
+            return None
+        self.user_types = True
+        if tn.typmods:
+            raise self.fail("42601", f'type modifier is not allowed for type "{en.name}"', tn)
+        array = bool(tn.arrayBounds)
+        return self._as_enum(node.arg, en, array, scope, node)
+
+    def _as_enum(self, arg: ast.Node, en: EnumType, array: bool, scope: _Scope, at: ast.Node | None = None) -> tuple[ast.Node, T]:
+        """``arg`` (not yet rewritten) coerced to enum ``en`` (``array``: an array of it)."""
+        out_t = T("_anyenum" if array else "anyenum", enum_oid=en.oid)
+        lit = _str_const(arg)
+        try:
+            if lit is not None and not array:
+                return enum_casts.label_value(lit, en), out_t
+            if lit is not None:
+                elems = parse_array_literal(lit)
+                if elems is None:
+                    raise PgError("22P02", f'malformed array literal: "{lit}"')
+                if array_exprs.is_multidimensional_literal(lit):
+                    raise PgError("0A000", f"a multidimensional array of enum {en.name} is not supported by walsender-proxy")
+                return enum_casts.labels_value(elems, en), out_t
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, arg) from None
+        if isinstance(arg, ast.A_Const) and arg.isnull:
+            return enum_casts.as_enum(_null(), en, array), out_t
+        self._coerced_param(arg, out_t)
+        value, vt = self.expr(arg, scope)
+        if vt is not None and vt.enum_oid == en.oid and vt.is_array == array:
+            return value, out_t
+        if not array and (vt is None or vt == UNKNOWN or vt.name in TEXTISH) and (vt is not None or isinstance(arg, ast.ParamRef)):
+            return enum_casts.from_text(value, en), out_t
+        raise self.fail("42846", f"cannot cast type {_type_display(vt)} to {_type_display(out_t)}", at if at is not None else arg)
 
     def _type_name(self, tn: ast.TypeName) -> tuple[str, bool, list[int]]:
         names = [n.sval for n in tn.names]
@@ -3637,6 +3705,11 @@ class _Rewriter:
         date, time or timestamp (:meth:`_literal_as`). None when that does not apply."""
         if isinstance(param, ast.RowExpr) and isinstance(other, ast.RowExpr) and not array:
             return self._row_as(param, other, scope)
+        if other_t is not None and other_t.enum_oid and (en := enum_casts.by_oid(other_t.enum_oid)) is not None:
+            # (an unknown literal or a text parameter beside an enum is read by enum_in)
+            if _str_const(param) is not None or (isinstance(param, ast.ParamRef) and param.number in self.text_params and param.number not in self.param_types):
+                return self._as_enum(param, en, other_t.is_array or array, scope)[0]
+            return None
         if _str_const(param) is not None and not array:
             return self._literal_as(param, other, other_t, scope)
         if not isinstance(param, ast.ParamRef) or param.number not in self.text_params:
@@ -3757,6 +3830,9 @@ class _Rewriter:
         its resolutions; pairs outside the dump are left to the translation."""
         if lt is None or rt is None:
             return
+        if (lt.enum_oid or rt.enum_oid) and UNKNOWN not in (lt, rt) and (lt != rt or op not in _COMPARISONS):
+            # (anyenum's operators take two values of one enum; arrays, two arrays of one)
+            raise self.fail("42883", f"operator does not exist: {_type_display(lt)} {'<>' if op == '!=' else op} {_type_display(rt)}", node, hint="No operator matches the given name and argument types. You might need to add explicit type casts.")
         if lt.is_array or rt.is_array:
             self._array_operator_exists(op, node, lt, rt)
             return
@@ -3797,6 +3873,8 @@ class _Rewriter:
         """PostgreSQL's common type of ``items`` ((the branch as written, its type), in
         PostgreSQL's order) with its errors (42804, 42846), or None when a type is not one
         common_type knows. The type modifier stays when every branch has the same one."""
+        if any(t is not None and t.enum_oid for _, t in items):
+            return self._enum_common(context, items)
         # (a $n is resolved by its context, as PostgreSQL infers it at Parse)
         names = ["unknown" if isinstance(w, ast.ParamRef) else None if t is None else t.name for w, t in items]
         try:
@@ -3815,6 +3893,22 @@ class _Rewriter:
             self._coerced_param(w, T(name))
         typmods = {-1 if t is None or t.name != name else t.typmod for _, t in items}
         return T(name, typmod=typmods.pop() if len(typmods) == 1 else -1)
+
+    def _enum_common(self, context: str, items: Sequence[tuple[Any, T | None]]) -> T | None:
+        """The common type of branches among which an enum is: that enum, when every other
+        branch is an unknown literal or parameter (no implicit cast leads to or from an
+        enum); else 42804 naming the first two types that differ."""
+        first: T | None = None
+        for w, t in items:
+            if isinstance(w, ast.ParamRef) or t == UNKNOWN:
+                continue
+            if t is None:
+                return None
+            if first is None:
+                first = t
+            elif t != first:
+                raise self.fail("42804", f"{context} types {_type_display(first)} and {_type_display(t)} cannot be matched", w)
+        return first
 
     def _common_branches(
         self, context: str, written: Sequence[Any], pairs: Sequence[tuple[ast.Node, T | None]], order: Sequence[int] | None = None
@@ -3837,6 +3931,13 @@ class _Rewriter:
         dates and times, in the session's DateStyle order, where DuckDB's implicit cast from
         VARCHAR reads its own way ('01/02/03' is 0001-02-03 there, '1.5' an integer 2).
         Others are returned as they are."""
+        if to is not None and to.enum_oid and (en := enum_casts.by_oid(to.enum_oid)) is not None:
+            return [
+                (self._as_enum(node, en, to.is_array, _Scope(None))[0], to)
+                if (t == UNKNOWN and _str_const(node) is not None) or (t is None and self._untyped_param(node))
+                else (node, t)
+                for node, t in pairs
+            ]
         ctype = self._lake_source(_null(), to, _Scope(None)) if to is not None and to != UNKNOWN else None
         if not literals.reads_by_input(ctype):
             return list(pairs)
@@ -4099,7 +4200,31 @@ class _Rewriter:
         return _cast(arr, duck if isinstance(duck, str) else duck[0], array=True)
 
     def e_FuncCall(self, node: ast.FuncCall, scope: _Scope) -> tuple[ast.Node, T | None]:
+        names = [n.sval for n in node.funcname]
+        if names[-1] in _ENUM_FUNCTIONS and (len(names) == 1 or names[0] == "pg_catalog") and not node.agg_star and node.over is None:
+            return self._enum_function(names[-1], node, scope)
         return self.func_call(node, scope)
+
+    def _enum_function(self, name: str, node: ast.FuncCall, scope: _Scope) -> tuple[ast.Node, T | None]:
+        """enum_first, enum_last, enum_range: of the enum their arguments are (an unknown
+        literal beside one is read as it)."""
+        args = list(node.args or ())
+        pairs = [self.expr(a, scope) for a in args]
+        en = next((enum_casts.by_oid(t.enum_oid) for _, t in pairs if t is not None and t.enum_oid and not t.is_array), None)
+        if en is None or len(args) > (2 if name == "enum_range" else 1) or (len(args) == 2 and name != "enum_range"):
+            raise self._no_function(name, [t for _, t in pairs], node)
+        if any(t is not None and t.enum_oid != en.oid and t != UNKNOWN and not (isinstance(a, ast.A_Const) and a.isnull) for a, (_, t) in zip(args, pairs, strict=True)):
+            raise self._no_function(name, [t for _, t in pairs], node)
+        out_t = T("anyenum", enum_oid=en.oid)
+        try:
+            if name in ("enum_first", "enum_last"):
+                return enum_casts.first_or_last(en, name == "enum_last"), out_t
+            if len(args) == 1:
+                return enum_casts.whole_range(en), T("_anyenum", enum_oid=en.oid)
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, node) from None
+        bounds = [v if t is not None and t.enum_oid else self._as_enum(a, en, False, scope)[0] for a, (v, t) in zip(args, pairs, strict=True)]
+        return enum_casts.bounded_range(bounds[0], bounds[1], en), T("_anyenum", enum_oid=en.oid)
 
     def _func_name(self, node: ast.FuncCall) -> str:
         names = [n.sval for n in node.funcname]
@@ -5332,7 +5457,8 @@ def _lake_t(ctype: ColumnType, *, stored: bool = False) -> T:
     text_numeric = stored and ctype.base.name == "numeric" and not ctype.is_array and ctype.arrow == pa.string()
     ps = ctype.numeric_precision_scale if ctype.base.name == "numeric" and not ctype.is_array else None
     scale = ps[1] if ps is not None and not text_numeric else None
-    return T(("_" if ctype.is_array else "") + ctype.base.name, typmod=ctype.typmod, text_numeric=text_numeric, scale=scale, domain_oid=ctype.domain)
+    enum_oid = ctype.base.oid if ctype.is_enum else 0
+    return T(("_" if ctype.is_array else "") + ctype.base.name, typmod=ctype.typmod, text_numeric=text_numeric, scale=scale, domain_oid=ctype.domain, enum_oid=enum_oid)
 
 
 #: PostgreSQL's implicit casts among dates and timestamps: values of several of them resolve
@@ -5558,7 +5684,7 @@ def rewrite(
         new = rw.wrap_output(new, cols)
     columns = None
     if cols is not None:
-        columns = tuple(OutputColumn(n, _type_oid(t), t.typmod if t is not None else -1) for n, t in cols)
+        columns = tuple(OutputColumn(n, _type_oid(t), t.typmod if t is not None else -1, _enum_lake_type(t)) for n, t in cols)
     result = Rewritten(
         sql=rw.deparse(new),
         needs=frozenset(rw.needs),
@@ -5573,7 +5699,7 @@ def rewrite(
         param_oids=tuple((n, oid) for n, t in sorted(rw.param_inferred.items()) if (oid := _type_oid(t))),
         reg_inputs=tuple(dict.fromkeys(rw.reg_inputs)),
     )
-    if key is not None and not rw.user_tables and not rw.set_configs and not rw.used_udfs and not _CLOCK_WORDS.search(sql):
+    if key is not None and not rw.user_tables and not rw.user_types and not rw.set_configs and not rw.used_udfs and not _CLOCK_WORDS.search(sql):
         with _CACHE_LOCK:
             _CACHE[key] = result
             while len(_CACHE) > _CACHE_SIZE:

@@ -49,7 +49,7 @@ from pglast.enums import (
     SubLinkType,
 )
 
-from decoding.catalog import Catalog, Function, is_temp_schema
+from decoding.catalog import Catalog, EnumType, Function, is_temp_schema
 from decoding.errors import PgError
 from walsender_proxy.backend import coercion_data
 from walsender_proxy.sql import pgcatalog_defs
@@ -151,6 +151,9 @@ class Lookup:
     #: Whether the current user may execute a function (EXECUTE, checked at each call as
     #: PostgreSQL's executor does); None: not checked.
     may_execute: Callable[[Function], bool] | None = None
+    #: The labels of an enum that this transaction added and has not committed (which
+    #: PostgreSQL 15 refuses to use: 55P04); None: none.
+    unsafe_labels: Callable[[EnumType], frozenset[str]] | None = None
 
 
 LOOKUP: contextvars.ContextVar[Lookup | None] = contextvars.ContextVar("sql_function_lookup", default=None)
@@ -158,7 +161,11 @@ LOOKUP: contextvars.ContextVar[Lookup | None] = contextvars.ContextVar("sql_func
 
 @contextlib.contextmanager
 def looking_up(
-    catalog: Catalog, search_path: Sequence[str], probe: Probe | None = None, may_execute: Callable[[Function], bool] | None = None
+    catalog: Catalog,
+    search_path: Sequence[str],
+    probe: Probe | None = None,
+    may_execute: Callable[[Function], bool] | None = None,
+    unsafe_labels: Callable[[EnumType], frozenset[str]] | None = None,
 ) -> Iterator[None]:
     """The catalog and search path calls resolve in while a statement is rewritten. The
     session's temporary schema is not searched for functions (PostgreSQL never looks for
@@ -169,7 +176,9 @@ def looking_up(
     path = tuple(s for s in search_path if not is_temp_schema(s) and s != "pg_catalog")
     if may_execute is None and outer is not None:
         may_execute = outer.may_execute
-    token = LOOKUP.set(Lookup(catalog, path, probe, may_execute))
+    if unsafe_labels is None and outer is not None:
+        unsafe_labels = outer.unsafe_labels
+    token = LOOKUP.set(Lookup(catalog, path, probe, may_execute, unsafe_labels))
     try:
         yield
     finally:

@@ -1,0 +1,104 @@
+"""CREATE TYPE … AS ENUM, ALTER TYPE … ADD VALUE / RENAME TO, and DROP TYPE of enums
+(PostgreSQL 15's ``DefineEnum``, ``AlterEnum``, ``RenameType``).
+
+An enum lives in the catalog (:class:`decoding.catalog.EnumType`, its labels in
+``pg_enum``'s order); a column declared with it stores labels
+(:func:`decoding.pgtypes.enum_type`), checked on every write by ``lake/enums.py``.
+
+Refused by name (0A000): ``ALTER TYPE … RENAME VALUE``, since stored values are labels
+and a rename would change every row holding the old one; ``ALTER TYPE … OWNER TO`` and
+``SET SCHEMA`` of an enum.
+"""
+
+from __future__ import annotations
+
+from pglast import ast
+
+from decoding.catalog import EnumType
+from decoding.errors import PgError
+from walsender_proxy.backend.outcomes import Notice
+from walsender_proxy.lake import Transaction
+from walsender_proxy.lake.enum_ddl import check_label
+from walsender_proxy.sql.ddl_names import cascaded, unsupported
+
+
+def _names(nodes: tuple[ast.String, ...] | list[ast.String]) -> list[str]:
+    return [n.sval for n in nodes]
+
+
+def lookup(tx: Transaction, names: list[str]) -> EnumType | None:
+    """The enum a (possibly qualified) type name names; None when it names none."""
+    if len(names) > 2:
+        return None
+    return tx.enum(".".join(names))
+
+
+def enum_named(tx: Transaction, names: list[str]) -> EnumType:
+    """The enum ``names`` names: 42704 for no type, 42809 for a type that is no enum."""
+    en = lookup(tx, names)
+    if en is not None:
+        return en
+    shown = ".".join(names)
+    from walsender_proxy.sql import domain_sql
+
+    if domain_sql.lookup(tx, names) is not None or _builtin(names):
+        raise PgError("42809", f"{shown} is not an enum")
+    raise PgError("42704", f'type "{shown}" does not exist')
+
+
+def _builtin(names: list[str]) -> bool:
+    from walsender_proxy.sql.literals import TYPE_ALIASES
+    from walsender_proxy.sql.pgcatalog_defs import TYPE_OIDS
+
+    return (len(names) == 1 or names[0] == "pg_catalog") and TYPE_ALIASES.get(names[-1], names[-1]) in TYPE_OIDS
+
+
+def create(tx: Transaction, s: ast.CreateEnumStmt) -> str:
+    names = _names(s.typeName)
+    if len(names) > 2:
+        raise PgError("42601", f"improper qualified name (too many dotted names): {'.'.join(names)}")
+    schema = names[0] if len(names) == 2 else tx.creation_schema()
+    labels = [v.sval for v in s.vals or ()]
+    tx.create_enum(EnumType(0, 0, schema, names[-1]), labels)
+    return "CREATE TYPE"
+
+
+def alter(tx: Transaction, s: ast.AlterEnumStmt, notices: list[Notice]) -> str:
+    """ALTER TYPE … ADD VALUE [IF NOT EXISTS] … [BEFORE | AFTER …] and RENAME VALUE."""
+    en = enum_named(tx, _names(s.typeName))
+    if s.oldVal is not None:  # RENAME VALUE: PostgreSQL's errors, then the refusal
+        check_label(s.newVal)
+        if s.oldVal not in en.names:
+            raise PgError("22023", f'"{s.oldVal}" is not an existing enum label')
+        if s.newVal in en.names:
+            raise PgError("42710", f'enum label "{s.newVal}" already exists')
+        raise unsupported("ALTER TYPE … RENAME VALUE (an enum's values are stored as their labels)")
+    added = tx.add_enum_label(
+        en.oid, s.newVal, s.newValNeighbor, after=bool(s.newValIsAfter), if_not_exists=bool(s.skipIfNewValExists)
+    )
+    if not added:
+        notices.append(Notice("NOTICE", "42710", f'enum label "{s.newVal}" already exists, skipping'))
+    return "ALTER TYPE"
+
+
+def rename(tx: Transaction, s: ast.RenameStmt) -> str:
+    """ALTER TYPE … RENAME TO of an enum."""
+    names = _names(s.object.names if isinstance(s.object, ast.TypeName) else s.object)
+    en = enum_named(tx, names)
+    tx.rename_enum(en.oid, s.newname)
+    return "ALTER TYPE"
+
+
+def drop(tx: Transaction, dropped: list[EnumType], cascade: bool, notices: list[Notice] | None = None) -> None:
+    """DROP TYPE of enums. CASCADE first drops the domains over them and the columns
+    declared with them (or with arrays of them), as PostgreSQL's NOTICE names them;
+    without it, those are the lake's 2BP01."""
+    from walsender_proxy.sql.domain_sql import drop_dependents
+
+    if cascade:
+        gone = drop_dependents(tx, [e.oid for e in dropped])
+        if notices is not None:
+            cascaded(notices, [line for _, line in gone])
+    tx.drop_enums([e.oid for e in dropped])
+
+__all__ = ["alter", "create", "drop", "enum_named", "lookup", "rename"]
