@@ -140,17 +140,24 @@ def _monitoring_story(dsn: str, tag: str) -> list[dict[str, object]]:
         # the last one only when no keepalive moved it after a reply. (The shared test
         # cluster's own WAL — autovacuum's analyses of the databases other tests made —
         # can move it for a while: waited out.)
+        # The measurement counts only if no WAL moved the end while it was taken.
+        row = None
         for _ in range(40):
             client.read_for(0.3)
             end = client.wal_end
             client.reply(end, end, end)
             time.sleep(0.2)
             client.read_for(0.3)
+            if client.wal_end != end:
+                continue
+            sent_at = client.reply(end, end, end)
+            time.sleep(0.4)
+            row = _stat_row(dsn, app)
+            client.read_for(0.3)
             if client.wal_end == end:
                 break
-        sent_at = client.reply(end, end, end)
-        time.sleep(0.4)
-        shapes.append(_shape(_stat_row(dsn, app), (end, end, end, sent_at)))
+        assert row is not None, "the shared cluster's WAL never stood still"
+        shapes.append(_shape(row, (end, end, end, sent_at)))
     finally:
         client.close()
     return shapes

@@ -88,15 +88,17 @@ def drop_schema(
     seqs = [sq for sq in cat.sequences.values() if sq.schema == name]
     views = [v for v in cat.views.values() if v.schema == name]
     domains = [d for d in cat.domains.values() if d.schema == name]
-    if (members or seqs or views or domains) and not cascade:
+    enums = [e for e in cat.enums.values() if e.schema == name]
+    types = sorted([*domains, *enums], key=lambda x: x.oid)
+    if (members or seqs or views or types) and not cascade:
         kinds = sorted(
             [((t.oid, 0), f"table {t.qualified_name} depends on schema {name}") for t in members]
-            + [((d.oid, 0), f"type {d.qualified_name} depends on schema {name}") for d in domains]
+            + [((d.oid, 0), f"type {d.qualified_name} depends on schema {name}") for d in types]
             + [
                 ((d.oid, i), line)
-                for d in domains
+                for d in types
                 for i, line in enumerate(
-                    domain_dependents(cat, d.oid, frozenset(x.oid for x in domains), frozenset(t.oid for t in members)),
+                    domain_dependents(cat, d.oid, frozenset(x.oid for x in types), frozenset(t.oid for t in members)),
                     start=1,
                 )
             ]
@@ -123,16 +125,24 @@ def drop_schema(
     ops += [{"op": "drop_view", "oid": v.oid} for v in sorted(views, key=lambda v: -v.oid)]
     ops += [{"op": "drop_table", "oid": t.oid} for t in members]
     ops += [{"op": "drop_sequence", "oid": sq.oid} for sq in seqs]
-    # The schema's domains go with it, and the domains elsewhere over them; the columns
-    # outside the schema declared with any of them the caller dropped first (a domain never
-    # goes from under a column).
+    # The schema's domains and enums go with it, and the domains elsewhere over them; the
+    # columns outside the schema declared with any of them the caller dropped first (a type
+    # never goes from under a column).
+    gone_enums = {e.oid for e in enums}
     dropping = {d.oid for d in domains}
     for d in sorted(cat.domains.values(), key=lambda d: d.oid):
-        if any(x.oid in dropping for x in cat.domain_chain(d.oid)):
+        chain = cat.domain_chain(d.oid)
+        if any(x.oid in dropping for x in chain) or (chain[-1].base.is_enum and chain[-1].base.base.oid in gone_enums):
             dropping.add(d.oid)
-    if any(c.type.domain in dropping for t in cat.tables.values() if t.schema != name for c in t.columns):
-        raise LakeError("2BP01", f"cannot drop schema {name} because columns outside it use its domains")
+    if any(
+        c.type.domain in dropping or (c.type.is_enum and c.type.base.oid in gone_enums)
+        for t in cat.tables.values()
+        if t.schema != name
+        for c in t.columns
+    ):
+        raise LakeError("2BP01", f"cannot drop schema {name} because columns outside it use its types")
     ops += [{"op": "drop_domain", "oid": oid} for oid in sorted(dropping, reverse=True)]
+    ops += [{"op": "drop_enum", "oid": oid} for oid in sorted(gone_enums, reverse=True)]
     ops.append({"op": "drop_schema", "name": name})
     return ops, None
 

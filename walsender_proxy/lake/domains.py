@@ -58,11 +58,11 @@ def constraints(cat: Catalog, oid: int) -> list[Check | None]:
 
 
 def not_null_error(d: Domain) -> LakeError:
-    return LakeError("23502", f"domain {d.name} does not allow null values").about(schema=d.schema)
+    return LakeError("23502", f"domain {shown(d)} does not allow null values").about(schema=d.schema)
 
 
 def check_error(d: Domain, c: Check) -> LakeError:
-    return LakeError("23514", f'value for domain {d.name} violates check constraint "{c.name}"').about(
+    return LakeError("23514", f'value for domain {shown(d)} violates check constraint "{c.name}"').about(
         schema=d.schema, constraint=c.name
     )
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from decoding.pgtypes import ENUM
 from walsender_proxy.backend.coercion_data import CASTS, CATEGORIES
 
 #: pg_type.typispreferred among the types known here.
@@ -44,10 +45,11 @@ def _element(name: str) -> str:
 
 
 def category(name: str) -> str | None:
-    """pg_type.typcategory ('A' for an array of a known type), None if not known here."""
+    """pg_type.typcategory ('A' for an array of a known type), None if not known here. A
+    user enum (``anyenum`` here) is 'E', with no implicit cast to or from any other type."""
     if name.startswith("_"):
-        return "A" if name[1:] in CATEGORIES else None
-    return CATEGORIES.get(name)
+        return "A" if name[1:] in CATEGORIES or name[1:] == ENUM else None
+    return "E" if name == ENUM else CATEGORIES.get(name)
 
 
 def implicit(source: str, target: str) -> bool:

@@ -35,7 +35,7 @@ from pglast import ast, enums
 from decoding.catalog import CHECK_MARK, Table
 from decoding.errors import PgError
 from decoding.pgoutput.rowfilter import lazy_bool
-from decoding.pgtypes import parse_type
+from decoding.pgtypes import ENUM, parse_type
 from walsender_proxy.backend import coercion_data
 from walsender_proxy.sql import default_exprs as dx
 from walsender_proxy.sql.default_exprs import Cast, Const, Func, Op, Ty
@@ -490,6 +490,8 @@ def _comparable(n: Any) -> None:
     base = n.ty.name
     if base == "unknown":
         return
+    if base.lstrip("_") == ENUM:
+        raise Unsupported("comparing values of an enum type")
     if base not in _COMPARABLE:
         raise Unsupported(f"comparing a value of type {dx.format_type(n.ty)}")
     if isinstance(n, Var) and base == "numeric" and not (n.ty.typmod >= 0 and ((n.ty.typmod - 4) >> 16) <= 38):

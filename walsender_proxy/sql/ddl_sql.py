@@ -201,8 +201,10 @@ def create_table(
 
 def cook_default(raw: Any, ctype: str, colname: str, tx: Transaction) -> ColumnDefault | None:
     """A column's DEFAULT as the lake keeps it (None: no default, as for a bare NULL)."""
-    from walsender_proxy.sql import default_exprs
+    from walsender_proxy.sql import default_exprs, enum_sql
 
+    if parse_type(ctype).is_enum:
+        return enum_sql.cook_default(tx, raw, parse_type(ctype))
     cooked = default_exprs.cook(raw, parse_type(ctype), colname, lambda name: relation_oid(tx, name))
     return None if cooked is None else cooked.column_default()
 
@@ -573,7 +575,7 @@ def rename(tx: Transaction, s: ast.RenameStmt, notices: list[Notice] | None = No
     renames are not supported (yet)."""
     from walsender_proxy.sql import domain_sql, enum_sql, views
 
-    if s.renameType == enums.ObjectType.OBJECT_TYPE and isinstance(s.object, ast.TypeName) and enum_sql.lookup(tx, [n.sval for n in s.object.names]) is not None:
+    if s.renameType == enums.ObjectType.OBJECT_TYPE and enum_sql.lookup(tx, enum_sql.object_names(s.object)) is not None:
         return enum_sql.rename(tx, s)
     if s.renameType in (enums.ObjectType.OBJECT_DOMAIN, enums.ObjectType.OBJECT_DOMCONSTRAINT, enums.ObjectType.OBJECT_TYPE):
         return domain_sql.rename(tx, s)

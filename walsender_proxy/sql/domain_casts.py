@@ -33,6 +33,20 @@ def visible(names: Sequence[str]) -> tuple[Domain, Catalog] | None:
     return None if d is None else (d, lk.catalog)
 
 
+def by_oid(oid: int) -> Domain | None:
+    lk = LOOKUP.get()
+    return None if lk is None else lk.catalog.domains.get(oid)
+
+
+def shown(d: Domain) -> str:
+    """The domain's name as format_type_be gives it: qualified when the search path does
+    not find it."""
+    lk = LOOKUP.get()
+    if lk is not None and lk.catalog.resolve_domain([d.name], lk.path) == d:
+        return d.name
+    return d.qualified_name
+
+
 def parameter_domains(node: Any, find_table: FindTable, find_domain: Any) -> dict[int, int]:
     """The parameters PostgreSQL's parse analysis types as a domain (``$n`` index from 0 →
     domain OID): a VALUES item of an INSERT column, an UPDATE's ``SET col = $n``, a cast
@@ -53,8 +67,18 @@ def parameter_domains(node: Any, find_table: FindTable, find_domain: Any) -> dic
     return out
 
 
+def _catalog() -> Catalog | None:
+    lk = LOOKUP.get()
+    return None if lk is None else lk.catalog
+
+
 def base_type_name(d: Domain, location: int | None) -> ast.TypeName:
-    """The domain's base type as a TypeName (``numeric(12,2)``, ``int4[]``)."""
+    """The domain's base type as a TypeName (``numeric(12,2)``, ``int4[]``, an enum by its
+    qualified name)."""
+    en = cat.enum_of(d.base) if (cat := _catalog()) is not None else None
+    if en is not None:
+        bounds = (ast.Integer(ival=-1),) if d.base.is_array else None
+        return ast.TypeName(names=(ast.String(sval=en.schema), ast.String(sval=en.name)), arrayBounds=bounds, typemod=-1, location=location if location is not None else -1)
     stmt = parse_sql(f"SELECT NULL::{d.base.type_text()}")[0].stmt
     tn = stmt.targetList[0].val.typeName  # type: ignore[union-attr]
     tn.location = location if location is not None else -1

@@ -25,10 +25,10 @@ from decoding.pgtypes import DOMAIN_MARK, ColumnType, UnknownTypeError, parse_ty
 from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import Transaction
 from walsender_proxy.lake.domain_ddl import type_exists
-from walsender_proxy.lake.domains import dependent_objects
 from walsender_proxy.sql import cooked_exprs as cx
 from walsender_proxy.sql import default_exprs as dx
 from walsender_proxy.sql.ddl_names import cascaded, relation_oid, type_text, unsupported
+from walsender_proxy.sql.type_dependents import drop_dependents
 
 _C = enums.ConstrType
 
@@ -127,6 +127,10 @@ def _cook_check(tx: Transaction, dom: Domain, c: ast.Constraint, taken: set[str]
 
 def _default(tx: Transaction, dom: Domain, raw: Any) -> Any:
     """cookDefault of a domain's DEFAULT, for its base type."""
+    if dom.base.is_enum:
+        from walsender_proxy.sql import enum_sql
+
+        return enum_sql.cook_default(tx, raw, dom.base)
     cooked = dx.cook(raw, dom.base, dom.name, lambda name: relation_oid(tx, name))
     return None if cooked is None else cooked.column_default()
 
@@ -138,8 +142,6 @@ def create(tx: Transaction, s: ast.CreateDomainStmt) -> str:
     schema = names[0] if len(names) == 2 else tx.creation_schema()
     _pseudo_type(s.typeName)
     base, parent = _base(tx, s.typeName)
-    if base.is_enum:  # (its casts, defaults and CHECKs would compare labels as text)
-        raise unsupported("CREATE DOMAIN over an enum")
     if s.collClause is not None:
         if base.base.name not in ("text", "varchar", "bpchar"):
             raise PgError("42804", f"collations are not supported by type {base.sql_name()}")
@@ -273,37 +275,18 @@ def drop(tx: Transaction, domains: list[Domain], cascade: bool, notices: list[No
     tx.drop_domains([d.oid for d in domains])
 
 
-def drop_dependents(
-    tx: Transaction, oids: list[int], tables_going: frozenset[int] = frozenset(), *, domains_too: bool = True
-) -> list[tuple[int, str]]:
-    """Drop what depends on the user types ``oids`` (domains, enums) before they go: the
-    columns declared with them (but those of ``tables_going``, which go whole) and,
-    ``domains_too``, the domains over them. Returns each with the named domain it hangs from, as the NOTICE names them."""
-    cat = tx.catalog()
-    gone: list[tuple[int, str]] = []
-    over: list[Domain] = []
-    for oid in oids:
-        for dep in dependent_objects(cat, oid, frozenset(oids), tables_going):
-            gone.append((oid, dep.describe()))
-            if dep.domain is not None:
-                over.append(dep.domain)
-                continue
-            assert dep.table is not None
-            if len(tx.table(dep.table.qualified_name).columns) == 1:
-                raise unsupported("a table without columns (DROP … CASCADE of its last column's type)")
-            tx.drop_column(dep.table.qualified_name, dep.column)
-    if over and domains_too:
-        tx.drop_domains([d.oid for d in reversed(over)])
-    return gone
 
 
 def drop_schema_domains(tx: Transaction, schema: str) -> list[tuple[int, str]]:
-    """DROP SCHEMA … CASCADE of a schema holding domains: the columns outside it declared
-    with them (or with domains over them) are dropped first; the lake drops the domains
-    with the schema. Returns the NOTICE's entries, each with the OID that orders it among
+    """DROP SCHEMA … CASCADE of a schema holding domains or enums: the columns outside it
+    declared with them (or with domains over them) are dropped first; the lake drops the
+    types with the schema. Returns the NOTICE's entries, each with the OID that orders it among
     the schema's members."""
     cat = tx.catalog()
-    inside = sorted((d for d in cat.domains.values() if d.schema == schema), key=lambda d: d.oid)
+    inside = sorted(
+        [*(d for d in cat.domains.values() if d.schema == schema), *(e for e in cat.enums.values() if e.schema == schema)],
+        key=lambda d: d.oid,
+    )
     if not inside:
         return []
     tables = frozenset(t.oid for t in cat.tables.values() if t.schema == schema)

@@ -42,6 +42,7 @@ from decoding.pgtime import TRANSACTION_NOW
 from decoding.pgtypes import ColumnType, type_by_oid
 from walsender_proxy.backend.outcomes import Column, Done, Outcome, Rows
 from walsender_proxy.lake import Transaction
+from walsender_proxy.lake.domains import shown as shown_type
 from walsender_proxy.lake.files import CHANGESET_ROW_GROUP
 from walsender_proxy.lake.transaction import conform, layout
 from walsender_proxy.sql import (
@@ -66,6 +67,7 @@ from walsender_proxy.sql.duck_errors import duck_error, locate_missing_column
 from walsender_proxy.sql.insert_fast import ColumnInput, values_from_plan
 from walsender_proxy.sql.param_recv import text_params
 from walsender_proxy.sql.pgcatalog import CatalogBinding
+from walsender_proxy.sql.pgcatalog_defs import format_type
 from walsender_proxy.sql.point_path import PointStatements
 from walsender_proxy.sql.result_rows import (
     BATCH_ROWS,
@@ -79,6 +81,7 @@ from walsender_proxy.sql.rewrite import (
     CLOCK_VARIABLE_PREFIX,
     STATEMENT_CLOCK,
     TRANSACTION_CLOCK,
+    OutputColumn,
     Rewritten,
     UserTable,
 )
@@ -443,13 +446,15 @@ class Engine:
             src = defaults.with_defaults(single_values_as_select(node.selectStmt), t, cols, tx.catalog())
             src = values_cast_to_columns(src, t, cols)
             defaults_to_null(src, [i for i, c in enumerate(cols) if keeps_literal_scale(t.column(c))], numeric_columns(t, cols))
-            sql = self.rewrite(RawStream()(src), tx, params=params, writing=t.name)
-            rel = self.relation(sql, params)
+            rw = self.rewritten(RawStream()(src), tx, params=params, writing=t.name)
+            rel = self.relation(rw.sql, params)
             if len(rel.columns) > len(cols):
                 raise PgError("42601", "INSERT has more expressions than target columns")
             if len(rel.columns) < len(cols) and node.cols:
                 raise PgError("42601", "INSERT has more target columns than expressions")
             names = cols[: len(rel.columns)]
+            if not src.valuesLists:  # (a VALUES column of untyped literals is text there)
+                _enum_assignments(tx.catalog(), t, list(zip(names, rw.columns or (), strict=False)))
             omitted = defaults.OmittedDefaults(self, tx, t, [n for n in names if n not in ignored])
             omitted.prepare()
             if not returning(node) and not omitted.queried_per_batch:  # the result streams into the table, a batch at a time
@@ -492,8 +497,10 @@ class Engine:
         ignored = identity.ignored_on_insert(node, t, cols)
         src = defaults.with_defaults(node.selectStmt, t, cols, tx.catalog())
         defaults_to_null(src, [i for i, c in enumerate(cols) if keeps_literal_scale(t.column(c))], numeric_columns(t, cols))
-        sql = self.rewrite(RawStream()(src), tx, params=params, writing=t.name)
-        rel = self.relation(sql, params)
+        rw = self.rewritten(RawStream()(src), tx, params=params, writing=t.name)
+        rel = self.relation(rw.sql, params)
+        if not src.valuesLists:  # (a VALUES column of untyped literals is text there)
+            _enum_assignments(tx.catalog(), t, list(zip(cols, rw.columns or (), strict=False)))
         if len(rel.columns) > len(cols):
             raise PgError("42601", "INSERT has more expressions than target columns")
         if len(rel.columns) < len(cols) and node.cols:
@@ -654,8 +661,9 @@ class Engine:
         q = tx.snapshot_query(t, with_rid=True, sql_types=True)
         for n, tbl in q.arrow.items():
             self._register(n, tbl)
-        sql = self.rewrite(pg_sql, tx, {(None, TARGET): _typed(q.sql, t), **(extra or {})}, params, writing=t.name)
-        data = self.relation(sql, params).to_arrow_table()
+        rw = self.rewritten(pg_sql, tx, {(None, TARGET): _typed(q.sql, t), **(extra or {})}, params, writing=t.name)
+        _enum_assignments(tx.catalog(), t, [(oc.name.removeprefix("__new_"), oc) for oc in rw.columns or () if oc.name.startswith("__new_")])
+        data = self.relation(rw.sql, params).to_arrow_table()
         # A row joined to several FROM rows is updated once, as in PostgreSQL.
         if data.num_rows and pc.count_distinct(data.column(RID)).as_py() != data.num_rows:
             first = pa.table({"r": data.column(RID), "i": pa.array(np.arange(data.num_rows))}).group_by("r").aggregate([("i", "min")])
@@ -744,6 +752,33 @@ def _stored(t: Table, rows: pa.Table, keep: list[str]) -> pa.Table:
     column is that float4."""
     cols = {c.physical: c for c in t.columns}
     return pa.table([conform(rows.column(k), cols[k]) if k in cols else rows.column(k) for k in keep], names=keep)
+
+
+def _enum_assignments(cat: Catalog, t: Table, assigned: Sequence[tuple[str, OutputColumn]]) -> None:
+    """42804 for a value assigned to an enum column (or from one to another column) that is
+    not of that enum, nor an untyped literal the column's input reads: PostgreSQL has no
+    assignment cast to or from an enum but the I/O conversion to a string type."""
+    for name, oc in assigned:
+        col = t.column(name)
+        if col is None or oc.unknown or oc.type_oid is None:
+            continue
+        if col.type.is_enum and not col.type.domain:
+            if oc.enum == col.type.bare:
+                continue
+        elif oc.enum is None or (col.type.base.name in ("text", "varchar", "bpchar") and not col.type.is_array and oc.enum is not None and not oc.enum.is_array):
+            continue
+        shown = format_type(oc.type_oid, None) if oc.enum is None else _enum_shown(cat, oc.enum)
+        target = _enum_shown(cat, col.type) if col.type.is_enum else dataclasses.replace(col.type, typmod=-1).sql_name()
+        raise PgError(
+            "42804",
+            f'column "{name}" is of type {target} but expression is of type {shown}',
+            hint="You will need to rewrite or cast the expression.",
+        )
+
+
+def _enum_shown(cat: Catalog, ct: ColumnType) -> str:
+    en = cat.enum_of(ct)
+    return ct.sql_name() if en is None else shown_type(en) + ("[]" if ct.is_array else "")
 
 
 def _conformed(t: Table, data: pa.Table) -> pa.Table:

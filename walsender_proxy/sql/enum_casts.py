@@ -133,6 +133,22 @@ def from_text(value: ast.Node, en: EnumType) -> ast.Node:
     return ast.CaseExpr(args=tuple(whens), defresult=fail_typed)
 
 
+#: The macro :func:`array_from_text` calls (the rewriter adds it to the statement's needs).
+ARRAY_IN = "pgc_enum_array_in"
+
+
+def array_from_text(value: ast.Node, en: EnumType) -> ast.Node:
+    """enum_in of each element of a text array, evaluated in the query."""
+    usable = [x for x in en.names if x not in _unsafe(en)]
+    text = ast.TypeCast(arg=value, typeName=ast.TypeName(names=(ast.String(sval="varchar"),), arrayBounds=(ast.Integer(ival=-1),), typemod=-1))
+    labels = ast.TypeCast(
+        arg=ast.A_ArrayExpr(elements=tuple(_s(x) for x in usable)),
+        typeName=ast.TypeName(names=(ast.String(sval="varchar"),), arrayBounds=(ast.Integer(ival=-1),), typemod=-1),
+    )
+    call = ast.FuncCall(funcname=(ast.String(sval=ARRAY_IN),), args=(text, labels, _s(shown(en))))
+    return as_enum(call, en, array=True)
+
+
 def first_or_last(en: EnumType, last: bool) -> ast.Node:
     """enum_first / enum_last: they read only their argument's type."""
     if not en.labels:

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 from pglast import ast
 
-from decoding.catalog import EnumType
+from decoding.catalog import ColumnDefault, EnumType
 from decoding.errors import PgError
+from decoding.pgtypes import ColumnType
 from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import Transaction
 from walsender_proxy.lake.enum_ddl import check_label
 from walsender_proxy.sql.ddl_names import cascaded, unsupported
+from walsender_proxy.sql.pgcatalog_defs import quote_ident
+from walsender_proxy.sql.type_dependents import drop_dependents
 
 
 def _names(nodes: tuple[ast.String, ...] | list[ast.String]) -> list[str]:
@@ -39,11 +42,17 @@ def enum_named(tx: Transaction, names: list[str]) -> EnumType:
     if en is not None:
         return en
     shown = ".".join(names)
-    from walsender_proxy.sql import domain_sql
-
-    if domain_sql.lookup(tx, names) is not None or _builtin(names):
+    if _domain(tx, names) or _builtin(names):
         raise PgError("42809", f"{shown} is not an enum")
     raise PgError("42704", f'type "{shown}" does not exist')
+
+
+def _domain(tx: Transaction, names: list[str]) -> bool:
+    try:
+        tx.domain(".".join(names))
+    except PgError:
+        return False
+    return True
 
 
 def _builtin(names: list[str]) -> bool:
@@ -81,20 +90,69 @@ def alter(tx: Transaction, s: ast.AlterEnumStmt, notices: list[Notice]) -> str:
     return "ALTER TYPE"
 
 
+def object_names(obj: ast.TypeName | tuple[ast.String, ...] | list[ast.String]) -> list[str]:
+    """The names of a statement's type object (a TypeName, or a list of names)."""
+    return _names(obj.names if isinstance(obj, ast.TypeName) else obj)
+
+
 def rename(tx: Transaction, s: ast.RenameStmt) -> str:
     """ALTER TYPE … RENAME TO of an enum."""
-    names = _names(s.object.names if isinstance(s.object, ast.TypeName) else s.object)
-    en = enum_named(tx, names)
+    en = enum_named(tx, object_names(s.object))
     tx.rename_enum(en.oid, s.newname)
     return "ALTER TYPE"
+
+
+def cook_default(tx: Transaction, raw: ast.Node, ctype: ColumnType) -> ColumnDefault | None:
+    """The DEFAULT of an enum column: a label (``'sad'``, ``'sad'::mood``), kept as
+    PostgreSQL prints its cooked constant, ``'sad'::mood`` (None: NULL, no default). Other
+    expressions are refused: their cooking knows no enum."""
+    en = tx.catalog().enum_of(ctype)
+    assert en is not None
+    value = raw
+    if isinstance(value, ast.TypeCast) and not value.typeName.arrayBounds and lookup(tx, _names(value.typeName.names)) == en:
+        value = value.arg
+    if isinstance(value, ast.A_Const) and value.isnull:
+        return None
+    label = value.val.sval if isinstance(value, ast.A_Const) and isinstance(value.val, ast.String) else None
+    if label is None:
+        raise unsupported("a DEFAULT of an enum column other than one of its labels")
+    if ctype.is_array:  # ('{sad,ok}': array_in of the labels, printed as array_out prints it)
+        from walsender_proxy.sql.rewrite import parse_array_literal
+
+        elems = parse_array_literal(label)
+        if elems is None or any(x is not None and ("{" in x or "}" in x) for x in elems):
+            raise unsupported("a DEFAULT of an enum array column other than a one-dimensional array literal")
+        for x in elems:
+            if x is not None and x not in en.names:
+                raise PgError("22P02", f'invalid input value for enum {_shown(tx, en)}: "{x}"')
+        label = "{" + ",".join(_array_element(x) for x in elems) + "}"
+    elif label not in en.names:
+        raise PgError("22P02", f'invalid input value for enum {_shown(tx, en)}: "{label}"')
+    text = "'" + label.replace("'", "''") + "'::" + _shown(tx, en, quoted=True) + ("[]" if ctype.is_array else "")
+    return ColumnDefault(text, text)
+
+
+def _array_element(x: str | None) -> str:
+    """An element as array_out prints it: quoted when it is empty, NULL-like or holds a
+    character the array syntax gives a meaning to."""
+    if x is None:
+        return "NULL"
+    if x == "" or x.lower() == "null" or any(c in x for c in '{},"\\ \t\n'):
+        return '"' + x.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return x
+
+
+def _shown(tx: Transaction, en: EnumType, *, quoted: bool = False) -> str:
+    """format_type_be: the enum's name, qualified when the search path does not find it."""
+    visible = lookup(tx, [en.name]) == en
+    name, schema = (quote_ident(en.name), quote_ident(en.schema)) if quoted else (en.name, en.schema)
+    return name if visible else f"{schema}.{name}"
 
 
 def drop(tx: Transaction, dropped: list[EnumType], cascade: bool, notices: list[Notice] | None = None) -> None:
     """DROP TYPE of enums. CASCADE first drops the domains over them and the columns
     declared with them (or with arrays of them), as PostgreSQL's NOTICE names them;
     without it, those are the lake's 2BP01."""
-    from walsender_proxy.sql.domain_sql import drop_dependents
-
     if cascade:
         gone = drop_dependents(tx, [e.oid for e in dropped])
         if notices is not None:

@@ -28,11 +28,18 @@ from pglast import ast, enums, parse_sql
 from pglast.parser import ParseError, scan
 from pglast.stream import RawStream
 
-from decoding.catalog import RID, TEMP_SCHEMA_PREFIX, Ownership, Table, is_temp_schema
+from decoding.catalog import (
+    FIRST_USER_OID,
+    RID,
+    TEMP_SCHEMA_PREFIX,
+    Ownership,
+    Table,
+    is_temp_schema,
+)
 from decoding.errors import PgError, disk_full_error
 from decoding.lsn import format_lsn
 from decoding.pgtime import TRANSACTION_NOW
-from decoding.pgtypes import type_by_oid
+from decoding.pgtypes import ColumnType, type_by_oid
 from walsender_proxy.backend import logs
 from walsender_proxy.backend.outcomes import (
     Column,
@@ -555,6 +562,26 @@ class Executor:
         out.update({i: oid for i, oid in inferred.items() if i < nparams and not (i < len(types) and types[i]) and i not in out})
         return out
 
+    def _user_type_oid(self, tn: ast.TypeName) -> int:
+        """The OID of a user enum (or its array type) a type name names; 0 for none."""
+        names = [n.sval for n in tn.names]
+        if len(names) > 2:
+            return 0
+        en = self._parse_catalog().resolve_enum(names, self.search_path())
+        return 0 if en is None else en.array_oid if tn.arrayBounds else en.oid
+
+    def _user_type_params(self, oids: Sequence[int]) -> dict[int, ColumnType]:
+        """The lake types of parameters of a user enum or an array of one, by OID: a label
+        is text in both formats (enum_recv reads text's bytes)."""
+        cat = self._parse_catalog()
+        out: dict[int, ColumnType] = {}
+        for e in cat.enums.values():
+            if e.oid in oids:
+                out[e.oid] = e.column_type
+            if e.array_oid in oids:
+                out[e.array_oid] = dataclasses.replace(e.column_type, is_array=True)
+        return out
+
     def _parse_catalog(self) -> Any:
         """The catalog a statement parsed now resolves its names in: the transaction's, else
         the newest."""
@@ -602,8 +629,9 @@ class Executor:
             # Describe reported a parameter it could not place as text (PostgreSQL's type
             # for an unknown one): a driver that sends it in binary sends text's bytes.
             oids = [o or (25 if (formats[0] if len(formats) == 1 else formats[i] if i < len(formats) else 0) == 1 else 0) for i, o in enumerate(oids)]
+        user = self._user_type_params(oids) if any(o >= FIRST_USER_OID for o in oids) else None
         order = self.settings.datetime_input()
-        values = self.engine.decode_params(st, formats, params, oids, order)
+        values = self.engine.decode_params(st, formats, params, oids, order, user)
         if st.unused:
             values.unused = st.unused
         if st.date_order != order:
@@ -748,7 +776,7 @@ class Executor:
 
         types = []
         for tn in node.argtypes or ():
-            oid = type_name_oid(tn)
+            oid = type_name_oid(tn) or self._user_type_oid(tn)
             if not oid:
                 raise PgError("42704", f'type "{".".join(n.sval for n in tn.names)}" does not exist')
             types.append(oid)
@@ -780,11 +808,15 @@ class Executor:
             from walsender_proxy.sql.paramtypes import type_name_of
 
             tname, is_array = type_name_of(oid) if oid else ("text", False)
+            en = next((e for e in self._parse_catalog().enums.values() if oid in (e.oid, e.array_oid)), None)
+            if en is not None:  # (a user enum's: by its qualified name)
+                tname, is_array = f"{pgcatalog_defs.quote_ident(en.schema)}.{pgcatalog_defs.quote_ident(en.name)}", oid == en.array_oid
             sql = f"SELECT ({RawStream()(arg)})::{tname}{'[]' if is_array else ''}::text"
             rows = self.engine.select(self.statement_tx(), parse(sql)[0][0], sql, [])
             values = [v for b in rows.batches for v in b.column(0).to_pylist()]
             texts.append(None if values[0] is None else str(values[0]).encode())
-        values = self.engine.decode_params(st, [0], texts, oids, self.settings.date_order())
+        user = self._user_type_params(oids) if any(o >= FIRST_USER_OID for o in oids) else None
+        values = self.engine.decode_params(st, [0], texts, oids, self.settings.date_order(), user)
         if st.unused:
             values.unused = st.unused
         yield from _fixed_result(st, self._dispatch(st.node, st.text, values))

@@ -28,6 +28,7 @@ from pglast.enums import CoercionForm, SetOperation
 from decoding.errors import PgError
 from decoding.pgvalues.textin import json_in, jsonb_in
 from walsender_proxy.sql import json_records, json_text
+from walsender_proxy.sql.expr_types import T
 from walsender_proxy.sql.nodes import bool_const, call, cast, name, null_const, str_const
 from walsender_proxy.sql.udf_errors import keep_errors
 
@@ -161,6 +162,8 @@ def kind_of(t: Any) -> str | None:
 
 def value_json(host: Host, node: Any, t: Any, fn: str, at: Any, pretty: bool = False) -> ast.Node:
     """``node`` (of type ``t``) as datum_to_json writes it; NULL stays NULL."""
+    if t is not None and getattr(t, "enum_oid", 0):  # (an enum's labels are JSON strings)
+        node, t = cast(node, "varchar", array=t.is_array), T("_text" if t.is_array else "text")
     if t is not None and t.is_array:
         elem = t.elem
         k = kind_of(elem)

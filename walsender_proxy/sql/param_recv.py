@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime as datetime_type
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -34,6 +34,7 @@ def decode_params(
     params: Sequence[bytes | None],
     oids: Sequence[int] | None = None,
     date_order: str = "MDY",
+    user_types: Mapping[int, ColumnType] | None = None,
 ) -> list[Any]:
     """Bind's parameter values as Python values. The receive function of each
     parameter depends only on the statement's types, Bind's formats and the session's
@@ -50,8 +51,8 @@ def decode_params(
     ):  # type: ignore[misc]
         if oids is None or len(oids) != len(params):
             oids = _inferred_param_types(st.node, st.param_types, len(params))
-        recvs = _param_recvs(oids, formats, len(params), date_order)
-        cached = (formats, recvs, _typed_params(st.param_types), _lake_params(oids), date_order)
+        recvs = _param_recvs(oids, formats, len(params), date_order, user_types)
+        cached = (formats, recvs, _typed_params(st.param_types), _lake_params(oids, user_types), date_order)
         st.param_recv = cached  # type: ignore[assignment]
     out = BoundParams()
     out.typed, out.types = cached[2], cached[3]  # type: ignore[misc]
@@ -112,10 +113,12 @@ def _inferred_param_types(node: Any, declared: Sequence[int], n: int) -> list[in
     return oids
 
 
-def _lake_params(oids: Sequence[int]) -> tuple[tuple[int, ColumnType], ...]:
+def _lake_params(oids: Sequence[int], user_types: Mapping[int, ColumnType] | None = None) -> tuple[tuple[int, ColumnType], ...]:
     out = []
     for i, oid in enumerate(oids):
-        if oid:
+        if user_types and oid in user_types:
+            out.append((i + 1, user_types[oid]))
+        elif oid:
             with contextlib.suppress(PgError):
                 out.append((i + 1, type_by_oid(oid)))
     return tuple(out)
@@ -126,7 +129,8 @@ _TEXT_PARAM_OIDS = frozenset({0, 25, 1043, 1042, 19, 705})
 
 
 def _typed_params(param_types: Sequence[int]) -> frozenset[int]:
-    return frozenset(i + 1 for i, oid in enumerate(param_types) if oid not in _TEXT_PARAM_OIDS)
+    """The parameters declared of a type that is not text (a user enum's label is text)."""
+    return frozenset(i + 1 for i, oid in enumerate(param_types) if oid not in _TEXT_PARAM_OIDS and oid < FIRST_USER_OID)
 
 
 def text_params(params: Sequence[Any]) -> frozenset[int]:
@@ -357,12 +361,7 @@ def _general_recv(oid: int, fmt: int, date_order: str = "MDY") -> Callable[[byte
     def recv(raw: bytes) -> Any:
         from decoding.pgvalues import binary_decoder, text_decoder
 
-        try:
-            ctype = type_by_oid(oid)
-        except PgError:
-            if oid < FIRST_USER_OID:
-                raise
-            ctype = type_by_oid(25)  # (a user enum's value: its label, as text and in binary)
+        ctype = type_by_oid(oid)
         dec = binary_decoder(ctype) if fmt == 1 else text_decoder(ctype, date_order)
         return dec([raw])[0].as_py()
 
@@ -380,7 +379,11 @@ _ParamRecv = tuple[Callable[[bytes], Any], Callable[[bytes], Any]]
 
 
 def _param_recvs(
-    param_types: Sequence[int], formats: tuple[int, ...], n: int, date_order: str = "MDY"
+    param_types: Sequence[int],
+    formats: tuple[int, ...],
+    n: int,
+    date_order: str = "MDY",
+    user_types: Mapping[int, ColumnType] | None = None,
 ) -> list[_ParamRecv]:
     """(quick, general) receive functions of each of ``n`` parameters: ``quick`` answers or
     returns _NOT_SIMPLE, then ``general`` decides. Formats as Bind gives them: none = all
@@ -393,6 +396,20 @@ def _param_recvs(
             quick = _unknown_binary_recv(i + 1) if fmt == 1 else _utf8_recv
             out.append((quick, _not_simple))
             continue
+        if user_types and oid in user_types:  # (an enum's label: text's receive functions)
+            out.append((_not_simple, _typed_recv(user_types[oid], fmt, date_order)))
+            continue
         quick = (_QUICK_BINARY if fmt == 1 else _QUICK_TEXT).get(oid, _not_simple)
         out.append((quick, _general_recv(oid, fmt, date_order)))
     return out
+
+
+def _typed_recv(ctype: ColumnType, fmt: int, date_order: str) -> Callable[[bytes], Any]:
+    from decoding.pgvalues import binary_decoder, text_decoder
+
+    dec = binary_decoder(ctype) if fmt == 1 else text_decoder(ctype, date_order)
+
+    def recv(raw: bytes) -> Any:
+        return dec([raw])[0].as_py()
+
+    return recv

@@ -896,6 +896,15 @@ def _attr_row(
     return row
 
 
+def _stored_as(ct: ColumnType) -> int:
+    """The built-in type whose length, alignment, storage and collation a column of
+    ``ct`` has when its own type is not built in: a domain's base type; an enum's are
+    anyenum's (4 bytes by value), an array of one's are int4[]'s (no collation)."""
+    if ct.is_enum:
+        return 1007 if ct.is_array else 3500
+    return ct.oid if ct.domain else 0
+
+
 def _typname_oid(typname: str) -> int:
     return TYPE_OIDS.get(typname, 25)
 
@@ -951,7 +960,7 @@ def _pg_attribute(s: CatalogSnapshot) -> list[dict[str, Any]]:
                     c.type.declared_oid,
                     c.type.typmod if not c.type.domain else -1,
                     attndims=1 if c.type.is_array and not c.type.domain else 0,
-                    stored_as=c.type.oid if c.type.domain else 0,
+                    stored_as=_stored_as(c.type),
                     attnotnull=c.not_null,
                     atthasdef=c.default is not None and not c.identity,
                     attidentity=c.identity,
@@ -3426,6 +3435,12 @@ _MACROS: dict[str, str] = {
         CASE WHEN a IS NULL AND b IS NULL THEN NULL ELSE list_concat(a, b) END)""",
     # x = ANY(a) with PostgreSQL's three values: NULL for a NULL array, false for an empty
     # one (whatever x), NULL when nothing matched but x or an element is NULL
+    # enum_in of each element of a text array (sql/enum_casts.py): the array, or the
+    # error of its first element that is no label of the enum
+    "pgc_enum_array_in": """MACRO pgc_enum_array_in(v, labels, shown) AS (CASE
+        WHEN v IS NULL OR list_has_all(labels, v) THEN v
+        ELSE error('PGERR[22P02] invalid input value for enum ' || shown || ': "'
+            || list_filter(v, lambda e: e IS NOT NULL AND NOT list_contains(labels, e))[1] || '"') END)""",
     "pgc_any_eq": """MACRO pgc_any_eq(x, a) AS (CASE
         WHEN list_contains(a, x) THEN true
         WHEN a IS NULL THEN NULL

@@ -282,6 +282,9 @@ class OutputColumn:
     #: The lake type of a value of a user enum (or an array of one), whose OID is not
     #: PostgreSQL's: its values are the labels, described as the enum.
     enum: ColumnType | None = None
+    #: An untyped literal or NULL (described as text): what an assignment reads by the
+    #: column's input function.
+    unknown: bool = False
 
 
 #: ((schema as written or None, table name), column name) of a user table's column.
@@ -423,6 +426,8 @@ def _printed(node: ast.Node, t: T | None) -> ast.Node:
                 ast.CaseWhen(expr=ast.BoolExpr(boolop=BoolExprType.NOT_EXPR, args=(node,)), result=_str("f")),
             )
         )
+    if t is not None and t.enum_oid and t.is_array:  # (the labels' text[] output)
+        node, t = _cast(node, "varchar", array=True), T("_text")
     ctype = literals.target_type(t.name.lstrip("_"), [], t.is_array) if t is not None and t != UNKNOWN else None
     if ctype is not None and literals.needs_output_call(ctype):
         return literals.output_call(node, ctype)
@@ -586,6 +591,24 @@ def _time_as_interval(node: ast.Node, t: T | None) -> tuple[ast.Node, T | None]:
     return node, t
 
 
+def _enum_domain(t: T) -> bool:
+    """A value of a domain over an enum: anyenum's operators and functions do not take it
+    (PostgreSQL matches no polymorphic anyenum to a domain)."""
+    return bool(t.enum_oid and t.domain_oid)
+
+
+def _enum_operator(op: str, lt: T, rt: T) -> bool:
+    """Whether PostgreSQL has operator ``op`` between these types when one is an enum (or
+    an array of one): anyenum's comparisons of one enum; anyarray's comparisons,
+    containment and overlap of one array type; ``||`` of arrays or an array and its
+    element type."""
+    if op in _COMPARISONS or op in ("@>", "<@", "&&"):
+        return lt == rt
+    if op == "||":
+        return (lt == rt and lt.is_array) or (lt.is_array and lt.elem == rt) or (rt.is_array and rt.elem == lt)
+    return False
+
+
 def _enum_lake_type(t: T | None) -> ColumnType | None:
     en = enum_casts.by_oid(t.enum_oid) if t is not None and t.enum_oid else None
     return None if en is None else ColumnType(en.column_type.base, is_array=t is not None and t.is_array)
@@ -594,6 +617,8 @@ def _enum_lake_type(t: T | None) -> ColumnType | None:
 def _type_display(t: T | None) -> str:
     if t is None or t.name == "unknown":
         return "unknown"
+    if t.enum_oid and t.domain_oid and (d := domain_casts.by_oid(t.domain_oid)) is not None:
+        return domain_casts.shown(d)
     if t.enum_oid and (en := enum_casts.by_oid(t.enum_oid)) is not None:
         return enum_casts.shown(en) + ("[]" if t.is_array else "")
     oid = _type_oid(t)
@@ -2432,6 +2457,13 @@ class _Rewriter:
         ctype = self.param_types.get(node.number)
         if ctype is None and self.infer_params:
             return node, self.param_inferred.get(node.number, UNKNOWN)
+        if ctype is not None and ctype.is_enum and (en := enum_casts.by_oid(ctype.base.oid)) is not None:
+            # (bound as the label's text: read by enum_in, as DuckDB would compare text)
+            self.user_types = True
+            if ctype.is_array:
+                self.needs.add(enum_casts.ARRAY_IN)
+                return enum_casts.array_from_text(node, en), _lake_t(ctype)
+            return enum_casts.from_text(node, en), _lake_t(ctype)
         if ctype is not None and not ctype.is_array and ctype.base.name in _DATETIME_PARAMS and node.number not in self.text_params:
             # (a NULL bound for it has no type of its own: DuckDB would choose the operator)
             return _cast(node, literals.duck_type(ctype)[0]), _lake_t(ctype)
@@ -2449,7 +2481,7 @@ class _Rewriter:
             and t.name not in ("unknown", "record")
             and not t.zero_based
         ):
-            self.param_inferred[node.number] = T(t.name)
+            self.param_inferred[node.number] = T(t.name, enum_oid=t.enum_oid)
 
     def _operator_params(self, op: str, left: Any, lt: T | None, right: Any, rt: T | None, *, array: bool = False) -> None:
         """The operand types PostgreSQL's operator resolution gives an unknown ``$n`` beside
@@ -2651,9 +2683,9 @@ class _Rewriter:
             # (each element's exact text: printed as PostgreSQL prints it, compared nowhere)
             return node, T("_numeric", text_numeric=True)
         if cast_to is not None and cast_to != "numeric":
-            return self._nested_array(node, T("_" + ("text" if elem == UNKNOWN else elem.name)))
+            return self._nested_array(node, T("_" + ("text" if elem == UNKNOWN else elem.name), enum_oid=elem.enum_oid))
         scale = self._one_numeric_scale(node, [p[1] for p in pairs])
-        return self._nested_array(node, T("_" + ("text" if elem == UNKNOWN else elem.name), scale=scale))
+        return self._nested_array(node, T("_" + ("text" if elem == UNKNOWN else elem.name), scale=scale, enum_oid=elem.enum_oid))
 
     def _array_order(self, op: str, node: ast.Node, left: Any, lt: T, right: Any, rt: T) -> tuple[Any, Any] | None:
         """Arrays of more than one dimension compare as array_cmp does: their elements in
@@ -2873,7 +2905,7 @@ class _Rewriter:
                     macro = "pgc_sub_index" if not ind.is_slice else "pgc_sub_lower" if attr == "lidx" else "pgc_sub_upper"
                     self.needs.add(macro)
                     setattr(ind, attr, _call(macro, self.expr(sub, scope)[0]))
-        base = T(t.name.lstrip("_"), typmod=t.typmod, scale=t.scale, text_numeric=t.text_numeric)
+        base = T(t.name.lstrip("_"), typmod=t.typmod, scale=t.scale, text_numeric=t.text_numeric, enum_oid=t.enum_oid)
         if not slices and len(indices) != k:  # (array_get_element: NULL)
             return _call("list_extract", array_exprs.elements(node.arg, k), _cast(_null(), "integer")), base
         node.indirection = tuple(indices)
@@ -2912,18 +2944,22 @@ class _Rewriter:
         if kind in (SubLinkType.ANY_SUBLINK, SubLinkType.ALL_SUBLINK) and len(cols or ()) == 1:
             inner = cols[0][1]
             self._no_text_numeric("IN/ANY/ALL (subquery)", node, tt, inner)
+            if (tt is not None and tt.enum_oid) or (inner is not None and inner.enum_oid):
+                # (a subquery's unknown literal is text there: an enum meets no text)
+                op = node.operName[-1].sval if node.operName else "="
+                self._operator_exists(op, node, tt, TEXT if inner == UNKNOWN else inner)
             if is_bpchar(tt) or is_bpchar(inner):  # (x IN (SELECT …) compares as x = y)
                 both = _compares_as_character_n(tt, inner)
                 node.testexpr = (_unpadded_any if both else unpadded)(node.testexpr, tt)[0]
                 if is_bpchar(inner) or (both and inner is not None and inner.name == "varchar"):
                     node.subselect = _select_unpadded(sub)
         if kind == SubLinkType.EXPR_SUBLINK:
-            return node, cols[0][1] if cols else None
+            return node, (TEXT if cols and cols[0][1] == UNKNOWN else cols[0][1]) if cols else None
         if kind == SubLinkType.ARRAY_SUBLINK:
             inner = cols[0][1] if cols else None
             if inner is None:
                 return node, None
-            return node, T("_" + ("text" if inner == UNKNOWN else inner.name))
+            return node, T("_" + ("text" if inner == UNKNOWN else inner.name), enum_oid=inner.enum_oid)
         return node, BOOL
 
     def e_TypeCast(self, node: ast.TypeCast, scope: _Scope) -> tuple[ast.Node, T | None]:
@@ -3100,6 +3136,11 @@ class _Rewriter:
             return _cast(arg, elem, array=True), T(target, zero_based=True)
         if target in ("text", "varchar", "bpchar", "name") and t is not None and t.name in _VECTORS:
             return _call("array_to_string", arg, _str(" ")), T(target)  # (int2vectorout: ``1 2``)
+        if target in ("text", "varchar", "bpchar", "name") and t is not None and t.is_array and t.enum_oid:
+            # (array_out of the labels: text[]'s, NULLs and quoting included)
+            text_array = literals.target_type("text", [], True)
+            assert text_array is not None
+            return literals.output_call(_cast(arg, "varchar", array=True), text_array), T(target)
         if target in ("text", "varchar", "bpchar", "name") and t is not None and t.is_array:
             if array_exprs.depth(t.name) > 1:  # (DuckDB prints a nested list its own way)
                 raise self.fail("0A000", f"a cast of a multidimensional array to {_type_display(T(target))} is not supported by walsender-proxy", node)
@@ -3252,12 +3293,26 @@ class _Rewriter:
             raise self.fail(e.sqlstate, e.message, arg) from None
         if isinstance(arg, ast.A_Const) and arg.isnull:
             return enum_casts.as_enum(_null(), en, array), out_t
+        if array and isinstance(arg, ast.A_ArrayExpr) and all(_str_const(e) is not None or (isinstance(e, ast.A_Const) and e.isnull) for e in arg.elements or ()):
+            try:  # (ARRAY['a', 'b']::e[]: each element read by enum_in)
+                return enum_casts.labels_value([_str_const(e) for e in arg.elements or ()], en), out_t
+            except PgError as e:
+                raise self.fail(e.sqlstate, e.message, arg) from None
         self._coerced_param(arg, out_t)
         value, vt = self.expr(arg, scope)
         if vt is not None and vt.enum_oid == en.oid and vt.is_array == array:
             return value, out_t
-        if not array and (vt is None or vt == UNKNOWN or vt.name in TEXTISH) and (vt is not None or isinstance(arg, ast.ParamRef)):
-            return enum_casts.from_text(value, en), out_t
+        textish = vt is None or vt == UNKNOWN or vt.name.lstrip("_") in TEXTISH
+        if textish and (vt is not None or isinstance(arg, ast.ParamRef)):
+            if not array and (vt is None or not vt.is_array):
+                return enum_casts.from_text(value, en), out_t
+            if array and (vt is None or vt == UNKNOWN or not vt.is_array):
+                # (text: its elements read by text[]'s input first, as array_in reads them)
+                text_array = ast.TypeName(names=(_s("pg_catalog"), _s("text")), arrayBounds=(ast.Integer(ival=-1),), typemod=-1)
+                value, vt = self.expr(ast.TypeCast(arg=value, typeName=text_array), scope)
+            if array:
+                self.needs.add(enum_casts.ARRAY_IN)
+                return enum_casts.array_from_text(value, en), out_t
         raise self.fail("42846", f"cannot cast type {_type_display(vt)} to {_type_display(out_t)}", at if at is not None else arg)
 
     def _type_name(self, tn: ast.TypeName) -> tuple[str, bool, list[int]]:
@@ -3306,7 +3361,10 @@ class _Rewriter:
                     node.rexpr = ast.A_ArrayExpr(
                         elements=tuple(_null() if e is None else _str(e.rstrip(" ")) for e in elems)
                     )
-            if lit is not None:
+            if lit is not None and lt is not None and lt.enum_oid and (en := enum_casts.by_oid(lt.enum_oid)) is not None:
+                right, rt = self._as_enum(node.rexpr, en, True, scope)  # ('{a,b}' read as the enum's array)
+                right = array_exprs.elements(right, 1)
+            elif lit is not None:
                 right = self._array_literal(lit, lt, node.rexpr)
             else:
                 right, rt = self.expr(node.rexpr, scope)
@@ -3315,7 +3373,7 @@ class _Rewriter:
                     if rt is not None and rt.is_array and lt == UNKNOWN:
                         self._coerced_param(left, rt.elem)
                     elif rt == UNKNOWN and lt is not None and lt != UNKNOWN and not lt.is_array:
-                        self._coerced_param(right, T("_" + lt.name))
+                        self._coerced_param(right, T("_" + lt.name, enum_oid=lt.enum_oid))
                     else:
                         self._operator_params(op, left, lt, right, rt, array=True)
                 if (lt == UNKNOWN or (lt is None and self._untyped_param(left))) and rt is not None and rt.is_array:
@@ -3326,7 +3384,7 @@ class _Rewriter:
                     # operators compare in double precision, 1.1::float4 <> 1.1)
                     left, right = _cast(left, "double"), _cast(right, "double", array=True)
                 if rt is not None and rt.is_array and not rt.zero_based:
-                    self._operator_exists(op, node, lt, T(rt.name.lstrip("_")))
+                    self._operator_exists(op, node, lt, T(rt.name.lstrip("_"), enum_oid=rt.enum_oid))
                 right = array_exprs.elements(right, array_exprs.depth(rt.name if rt is not None else None))
             if op in _LIKE_OPS:
                 fn = f"pgc_{_LIKE_NAMES[op]}_{'any' if kind == A_Expr_Kind.AEXPR_OP_ANY else 'all'}"
@@ -3639,6 +3697,9 @@ class _Rewriter:
         left, lt = self.expr(node.lexpr, scope)
         if lt is not None and lt.text_numeric:
             self._no_text_numeric(f"operator {op}", node, lt)
+        if lt is not None and lt.enum_oid:  # (no LIKE takes an enum: no implicit cast to text)
+            raise self.fail("42883", f"operator does not exist: {_type_display(lt)} {op} {_type_display(self.expr(copy.deepcopy(pattern), scope)[1])}", node,
+                            hint="No operator matches the given name and argument types. You might need to add explicit type casts.")  # fmt: skip
         if lt is not None and lt.name == "bytea" and op in ("~~", "!~~"):  # bytealike: byte by byte
             explicit = isinstance(node.rexpr, ast.FuncCall) and node.rexpr.funcname[-1].sval == "like_escape"
             (pat, pt), (esc_node, et) = self.expr(pattern, scope), self.expr(escape if explicit else _str("\\x5c"), scope)
@@ -3705,9 +3766,9 @@ class _Rewriter:
         date, time or timestamp (:meth:`_literal_as`). None when that does not apply."""
         if isinstance(param, ast.RowExpr) and isinstance(other, ast.RowExpr) and not array:
             return self._row_as(param, other, scope)
-        if other_t is not None and other_t.enum_oid and (en := enum_casts.by_oid(other_t.enum_oid)) is not None:
+        if other_t is not None and other_t.enum_oid and not other_t.domain_oid and (en := enum_casts.by_oid(other_t.enum_oid)) is not None:
             # (an unknown literal or a text parameter beside an enum is read by enum_in)
-            if _str_const(param) is not None or (isinstance(param, ast.ParamRef) and param.number in self.text_params and param.number not in self.param_types):
+            if _str_const(param) is not None or (isinstance(param, ast.ParamRef) and param.number not in self.param_types and not self.infer_params):
                 return self._as_enum(param, en, other_t.is_array or array, scope)[0]
             return None
         if _str_const(param) is not None and not array:
@@ -3830,8 +3891,7 @@ class _Rewriter:
         its resolutions; pairs outside the dump are left to the translation."""
         if lt is None or rt is None:
             return
-        if (lt.enum_oid or rt.enum_oid) and UNKNOWN not in (lt, rt) and (lt != rt or op not in _COMPARISONS):
-            # (anyenum's operators take two values of one enum; arrays, two arrays of one)
+        if (lt.enum_oid or rt.enum_oid) and ((UNKNOWN not in (lt, rt) and not _enum_operator(op, lt, rt)) or _enum_domain(lt) or _enum_domain(rt)):
             raise self.fail("42883", f"operator does not exist: {_type_display(lt)} {'<>' if op == '!=' else op} {_type_display(rt)}", node, hint="No operator matches the given name and argument types. You might need to add explicit type casts.")
         if lt.is_array or rt.is_array:
             self._array_operator_exists(op, node, lt, rt)
@@ -4210,7 +4270,7 @@ class _Rewriter:
         literal beside one is read as it)."""
         args = list(node.args or ())
         pairs = [self.expr(a, scope) for a in args]
-        en = next((enum_casts.by_oid(t.enum_oid) for _, t in pairs if t is not None and t.enum_oid and not t.is_array), None)
+        en = next((enum_casts.by_oid(t.enum_oid) for _, t in pairs if t is not None and t.enum_oid and not t.is_array and not t.domain_oid), None)
         if en is None or len(args) > (2 if name == "enum_range" else 1) or (len(args) == 2 and name != "enum_range"):
             raise self._no_function(name, [t for _, t in pairs], node)
         if any(t is not None and t.enum_oid != en.oid and t != UNKNOWN and not (isinstance(a, ast.A_Const) and a.isnull) for a, (_, t) in zip(args, pairs, strict=True)):
@@ -4356,7 +4416,7 @@ class _Rewriter:
                 self._no_text_numeric("mode()", node, vt)  # (its equality is the text's)
             key = self._sort_key(copy.deepcopy(raw_sorts[0]), scope)[0]
             key.sortby_nulls = 0
-            result = T("_" + vt.name) if many else vt
+            result = T("_" + vt.name, enum_oid=vt.enum_oid) if many else vt
         present = ast.NullTest(arg=copy.deepcopy(value), nulltesttype=NullTestType.IS_NOT_NULL)
         keep = present if node.agg_filter is None else ast.BoolExpr(boolop=BoolExprType.AND_EXPR, args=(present, self.condition(node.agg_filter, scope)))
         gathered = ast.FuncCall(
@@ -4723,6 +4783,8 @@ class _Rewriter:
                 udf = jsonb_ops.UDF_SORT_KEY if name == "count" else jsonb_ops.UDF_GROUPED
                 args = [_call(udf, a) if self._is_jsonb(a, t, scope) else a for a, t in zip(args, types, strict=True)]
                 node.args = tuple(args)
+        if name in ("min", "max") and any(t is not None and _enum_domain(t) for t in types):
+            raise self._no_function(name, types, node)  # (min(anyenum) takes no domain)
         numeric = self._numeric_call(name, node, args, types)
         if numeric is not None:
             return numeric
@@ -4907,9 +4969,9 @@ class _Rewriter:
                 if array_exprs.depth(t.name) > 1:  # (and sub-arrays of one shape)
                     self.needs.add(f"pgc_array_agg_shapes{array_exprs.depth(t.name) + 1}")
                     out = _call(f"pgc_array_agg_shapes{array_exprs.depth(t.name) + 1}", out)
-                return out, T("_" + t.name, text_numeric=t.text_numeric)
+                return out, T("_" + t.name, text_numeric=t.text_numeric, enum_oid=t.enum_oid)
             return node, (
-                T("_" + ("text" if t == UNKNOWN else t.name), text_numeric=t.text_numeric)
+                T("_" + ("text" if t == UNKNOWN else t.name), text_numeric=t.text_numeric, enum_oid=t.enum_oid)
                 if t is not None and not t.is_array
                 else None
             )
@@ -4954,6 +5016,8 @@ class _Rewriter:
         if elem == "bool":
             self.needs.add("pgc_bool_list_text")
             arr = _call("pgc_bool_list_text", arr)
+        elif t is not None and t.enum_oid and depth == 1:  # (the labels)
+            arr = _cast(arr, "varchar", array=True)
         elif elem is None or elem not in (*TEXTISH, "int2", "int4", "int8", "oid", "date", "uuid", "aclitem", "float4", "float8"):  # (floats: their float8out text, made above)
             shown = _type_display(t) if t is not None else "an untyped array"
             raise self.fail("0A000", f"array_to_string() of {shown} is not supported by walsender-proxy", node)
@@ -5684,7 +5748,7 @@ def rewrite(
         new = rw.wrap_output(new, cols)
     columns = None
     if cols is not None:
-        columns = tuple(OutputColumn(n, _type_oid(t), t.typmod if t is not None else -1, _enum_lake_type(t)) for n, t in cols)
+        columns = tuple(OutputColumn(n, _type_oid(t), t.typmod if t is not None else -1, _enum_lake_type(t), t == UNKNOWN) for n, t in cols)
     result = Rewritten(
         sql=rw.deparse(new),
         needs=frozenset(rw.needs),

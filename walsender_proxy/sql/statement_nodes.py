@@ -17,6 +17,7 @@ import pyarrow as pa
 from pglast import ast, enums
 from pglast.stream import RawStream
 
+from decoding.catalog import FIRST_USER_OID
 from decoding.errors import PgError
 from decoding.pgtypes import type_by_oid
 from walsender_proxy.sql.ddl_names import unsupported
@@ -211,7 +212,13 @@ def typed_nulls(node: Any, param_types: list[int]) -> Any:
     node = copy.deepcopy(node)
     compared = _compared_params(node) | _branch_params(node)
 
+    def user_type(n: ast.ParamRef) -> bool:
+        return n.number - 1 < len(param_types) and param_types[n.number - 1] >= FIRST_USER_OID
+
     def visit(n: Any) -> Any:
+        if isinstance(n, ast.ParamRef) and user_type(n):
+            # (a user type's $n, an enum's, as its context makes it: an untyped NULL)
+            return ast.A_Const(isnull=True)
         if (
             isinstance(n, ast.ParamRef)
             and id(n) in compared
@@ -222,7 +229,14 @@ def typed_nulls(node: Any, param_types: list[int]) -> Any:
             # compares with anything and unifies with any branch
             return ast.A_Const(isnull=True)
         if isinstance(n, ast.TypeCast) and isinstance(n.arg, ast.ParamRef):
-            n.arg = typed_nulls(n.arg, [])
+            # (to a user type, a domain's or an enum's, from an untyped NULL: text may not
+            # cast to it)
+            from walsender_proxy.sql.literals import TYPE_ALIASES
+            from walsender_proxy.sql.pgcatalog_defs import TYPE_OIDS
+
+            names = [x.sval for x in n.typeName.names]
+            builtin = (len(names) == 1 or names[0] == "pg_catalog") and TYPE_ALIASES.get(names[-1], names[-1]) in TYPE_OIDS
+            n.arg = typed_nulls(n.arg, []) if builtin and not user_type(n.arg) else ast.A_Const(isnull=True)
             return n
         if isinstance(n, ast.ParamRef):
             oid = param_types[n.number - 1] if n.number - 1 < len(param_types) else 25
