@@ -135,6 +135,10 @@ class ColumnDefault:
 
 #: Where a default's text names its sequence (see :attr:`ColumnDefault.sequence`).
 SEQUENCE_MARK = "\x01"
+#: Where a column default's text names the column's own type, an enum (or an array of
+#: one): printed as format_type prints it in the session (pg_dump's empty search_path
+#: qualifies it), run by its qualified name (``'sad'::`` + TYPE_MARK).
+TYPE_MARK = "\x03"
 
 
 @dataclass(frozen=True, slots=True)

@@ -101,6 +101,20 @@ def _stat_row(dsn: str, application_name: str) -> dict[str, Any]:
         return {d.name: v for d, v in zip(cur.description, row, strict=True)}
 
 
+def _settled_row(dsn: str, application_name: str, sent_at: int, timeout: float = 4.0) -> dict[str, Any]:
+    """The walsender's row once it shows the reply sent at ``sent_at`` with no lag (a
+    loaded machine may take a while to process the reply); the last row seen if it never
+    does."""
+    deadline = time.monotonic() + timeout
+    reply_time = _PG_EPOCH + datetime.timedelta(microseconds=sent_at)
+    while True:
+        row = _stat_row(dsn, application_name)
+        settled = row["reply_time"] == reply_time and all(row[k] is None for k in ("write_lag", "flush_lag", "replay_lag"))
+        if settled or time.monotonic() > deadline:
+            return row
+        time.sleep(0.1)
+
+
 def _shape(row: dict[str, Any], replied: tuple[int, int, int, int] | None = None) -> dict[str, object]:
     """Which columns are NULL; the state; what the walsender shows of a reply."""
     shape: dict[str, object] = {k: v is None for k, v in row.items()}
@@ -151,8 +165,7 @@ def _monitoring_story(dsn: str, tag: str) -> list[dict[str, object]]:
             if client.wal_end != end:
                 continue
             sent_at = client.reply(end, end, end)
-            time.sleep(0.4)
-            row = _stat_row(dsn, app)
+            row = _settled_row(dsn, app, sent_at)
             client.read_for(0.3)
             if client.wal_end == end:
                 break

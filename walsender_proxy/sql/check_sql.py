@@ -12,12 +12,12 @@ the errors raised are :mod:`walsender_proxy.sql.cooked_exprs`'; another form is 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pglast import ast, enums
 
-from decoding.catalog import Table
+from decoding.catalog import EnumType, Table
 from decoding.errors import PgError
 from walsender_proxy.lake.check_ddl import CheckSpec
 from walsender_proxy.sql import cooked_exprs as cx
@@ -26,12 +26,13 @@ from walsender_proxy.sql import default_exprs as dx
 _C = enums.ConstrType
 
 
-def cook(c: ast.Constraint, t: Table, *, new_table: bool = False) -> CheckSpec:
-    """cookConstraint of a CHECK constraint of table ``t``, and its DuckDB form."""
+def cook(c: ast.Constraint, t: Table, *, new_table: bool = False, user_enums: Mapping[int, EnumType] | None = None) -> CheckSpec:
+    """cookConstraint of a CHECK constraint of table ``t``, and its DuckDB form
+    (``user_enums``: the catalog's, for enum columns)."""
     if c.deferrable or c.initdeferred:
         raise PgError("0A000", "CHECK constraints cannot be marked DEFERRABLE")
     try:
-        tree = cx.Cooker(t, cx.CHECK).boolean(c.raw_expr)
+        tree = cx.Cooker(t, cx.CHECK, user_enums).boolean(c.raw_expr)
         duck = cx.duck(tree)
     except (cx.Unsupported, dx._Unsupported) as e:
         raise PgError("0A000", f"CHECK constraint {e} is not supported by walsender-proxy") from None

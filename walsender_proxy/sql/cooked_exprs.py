@@ -26,19 +26,21 @@ messages naming the clause, what PostgreSQL itself refuses in a row filter) is a
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from pglast import ast, enums
 
-from decoding.catalog import CHECK_MARK, Table
+from decoding.catalog import CHECK_MARK, EnumType, Table
 from decoding.errors import PgError
 from decoding.pgoutput.rowfilter import lazy_bool
 from decoding.pgtypes import ENUM, parse_type
 from walsender_proxy.backend import coercion_data
 from walsender_proxy.sql import default_exprs as dx
 from walsender_proxy.sql.default_exprs import Cast, Const, Func, Op, Ty
+from walsender_proxy.sql.pgcatalog_defs import quote_ident
 from walsender_proxy.sql.sql_errors import SqlError
 
 
@@ -189,12 +191,22 @@ _DUCK_TYPES = {
 }
 
 
-class Cooker:
-    """transformExpr over one table's columns (its only range table entry)."""
+@dataclass(frozen=True, slots=True)
+class EnumTy(Ty):
+    """A user enum's type (its name as format_type prints it), with its labels: compared
+    for equality only (``=``, ``<>``, IN), where a label's text is its identity."""
 
-    def __init__(self, t: Table, kind: ExprKind) -> None:
+    labels: tuple[str, ...] = ()
+
+
+class Cooker:
+    """transformExpr over one table's columns (its only range table entry); ``enums``: the
+    catalog's, for columns of an enum."""
+
+    def __init__(self, t: Table, kind: ExprKind, enums: Mapping[int, EnumType] | None = None) -> None:
         self.t = t
         self.kind = kind
+        self.enums = enums or {}
 
     def column(self, ref: ast.ColumnRef) -> Var:
         fields = list(ref.fields)
@@ -218,7 +230,29 @@ class Cooker:
             shown = ".".join(names) if len(names) > 1 else f'"{names[-1]}"'
             raise SqlError("42703", f"column {shown} does not exist", at)
         ct = col.type
+        if self.kind.row_filter and (ct.domain or ct.is_enum):  # (check_simple_rowfilter_expr)
+            raise invalid_row_filter(ref.location, "User-defined types are not allowed.")
+        en = self.enums.get(ct.base.oid) if ct.is_enum and not ct.is_array else None
+        if en is not None:
+            shown = quote_ident(en.name) if en.schema == "public" else f"{quote_ident(en.schema)}.{quote_ident(en.name)}"
+            return Var(col.attnum, col.name, EnumTy(shown, labels=en.names))
         return Var(col.attnum, col.name, Ty(("_" if ct.is_array else "") + ct.base.name, ct.typmod))
+
+    def _enum_label(self, ty: EnumTy, n: Any) -> Const:
+        """An untyped literal beside an enum value, read by enum_in (22P02)."""
+        if not (isinstance(n, Const) and n.ty == dx.UNKNOWN and n.text is not None):
+            if isinstance(n, Var) and n.ty == ty:
+                return n  # type: ignore[return-value]
+            raise Unsupported("comparing a value of an enum type with another type")
+        if n.text not in ty.labels:
+            raise PgError("22P02", f'invalid input value for enum {ty.name}: "{n.text}"')
+        return Const(ty, n.text)
+
+    def _enum_operator(self, op: str, left: Any, right: Any) -> Op:
+        if op not in ("=", "<>"):
+            raise Unsupported(f"with operator {op} between enum values")
+        ty = left.ty if isinstance(left.ty, EnumTy) else right.ty
+        return Op(op, self._enum_label(ty, left), self._enum_label(ty, right), Ty("bool"))
 
     def expr(self, raw: Any) -> Any:
         if isinstance(raw, ast.ColumnRef):
@@ -356,6 +390,8 @@ class Cooker:
         """make_op for a comparison or LIKE: PostgreSQL's operator for the two types, its
         arguments coerced to its parameter types."""
         # (arithmetic is typed, so a non-boolean check is PostgreSQL's 42804, never run)
+        if isinstance(left.ty, EnumTy) or isinstance(right.ty, EnumTy):
+            return self._enum_operator(op, left, right)
         table = coercion_data.OPERATORS if op in _ARITHMETIC else coercion_data.COMPARISONS
         if op not in _ARITHMETIC and op not in ("=", "<>", "<", ">", "<=", ">=", "~~", "!~~"):
             raise Unsupported(f"with operator {op}")
@@ -385,6 +421,9 @@ class Cooker:
             raise Unsupported("with an IN list naming a column")
         if len(items) == 1:
             return self.operator(op, left, items[0])
+        if isinstance(left.ty, EnumTy):  # (= ANY (ARRAY['a'::e, 'b'::e]))
+            elems = [self._enum_label(left.ty, x) for x in items]
+            return SAOp(op, use_or, left, ArrayE(elems, Ty("_" + left.ty.name)))
         _comparable(left)
         for x in items:
             _comparable(x)
@@ -650,6 +689,8 @@ def _duck_const(c: Const, target: str | None = None) -> str:
             return f"CAST(NULL AS {_DUCK_TYPES[name]})"
         raise Unsupported(f"with a NULL of type {dx._shown(name)}")
     src = c.ty.name
+    if isinstance(c.ty, EnumTy) and target is None:  # (a label: the stored text)
+        return _duck_literal(c.text)
     if name in ("int2", "int4", "int8"):
         if src not in ("int2", "int4", "int8"):
             raise Unsupported(f"with a {dx._shown(src)} constant as {dx._shown(name)}")

@@ -185,7 +185,7 @@ def create_table(
     column_defs.own_sequences(tx, schema, rel, owned)
     if checks:  # (AddRelationNewConstraints, as the table is made)
         made = tx.table(name)
-        tx.add_checks(name, [check_sql.cook(c, made, new_table=True) for c in checks], in_create=True)
+        tx.add_checks(name, [check_sql.cook(c, made, new_table=True, user_enums=tx.catalog().enums) for c in checks], in_create=True)
     # (PostgreSQL's transformIndexConstraints: the primary key first, then each UNIQUE not
     # the same as one before it)
     made: list[tuple[Any, ...]] = [(tuple(pk), (), False)] if pk else []
@@ -472,7 +472,7 @@ def alter_table(
             for u in uniques:  # (after the rows have the column's values, as PostgreSQL builds it)
                 index_sql.add_unique(tx, table, u)
             if p.checks:
-                tx.add_checks(table, [check_sql.cook(c, tx.table(table)) for c in p.checks])
+                tx.add_checks(table, [check_sql.cook(c, tx.table(table), user_enums=tx.catalog().enums) for c in p.checks])
             for c in p.foreign:
                 tx.add_foreign_key(table, foreign_key_sql.spec(c, d.colname))
         elif t == enums.AlterTableType.AT_ColumnDefault:
@@ -511,7 +511,7 @@ def alter_table(
         elif t == enums.AlterTableType.AT_AddConstraint and cmd.def_.contype == enums.ConstrType.CONSTR_FOREIGN:
             tx.add_foreign_key(table, foreign_key_sql.spec(cmd.def_))
         elif t == enums.AlterTableType.AT_AddConstraint and check_sql.is_check(cmd.def_):
-            tx.add_checks(table, [check_sql.cook(cmd.def_, tx.table(table))])
+            tx.add_checks(table, [check_sql.cook(cmd.def_, tx.table(table), user_enums=tx.catalog().enums)])
         elif t == enums.AlterTableType.AT_ValidateConstraint:
             tx.validate_constraint(table, cmd.name)
         elif t == enums.AlterTableType.AT_DropConstraint:
@@ -681,7 +681,7 @@ def _pub_objects(tx: Transaction, objs: Any, *, cook: bool = True) -> tuple[list
             found = []
         if found:
             tables = [
-                replace(t, row_filter=rowfilter_sql.cook(w, f) if cook else RowFilterExpr("", "", ()))
+                replace(t, row_filter=rowfilter_sql.cook(w, f, tx.catalog().enums) if cook else RowFilterExpr("", "", ()))
                 if w is not None else t
                 for t, w, f in zip(tables, wheres, found, strict=True)
             ]  # fmt: skip

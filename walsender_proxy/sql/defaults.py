@@ -26,7 +26,7 @@ import numpy as np
 import pyarrow as pa
 from pglast import ast, parse_sql
 
-from decoding.catalog import RID, SEQUENCE_MARK, Catalog, Column, Table
+from decoding.catalog import RID, SEQUENCE_MARK, TYPE_MARK, Catalog, Column, Table
 from decoding.errors import PgError
 from walsender_proxy.lake import Transaction
 from walsender_proxy.sql.pgcatalog_defs import quote_ident
@@ -72,10 +72,16 @@ def with_domain_default(col: Column, cat: Catalog) -> Column:
 
 
 def default_sql(col: Column, cat: Catalog) -> str:
-    """The column's default as SQL to run: its sequence (if it names one) by its qualified
-    name now."""
+    """The column's default as SQL to run: its sequence (if it names one) and its enum type
+    (if it names that) by their qualified names now."""
     d = col.default
     assert d is not None
+    if TYPE_MARK in d.expr:
+        en = cat.enum_of(col.type)
+        if en is None:
+            raise PgError("XX000", f"cache lookup failed for type {col.type.base.oid}")
+        name = f"{quote_ident(en.schema)}.{quote_ident(en.name)}" + ("[]" if col.type.is_array else "")
+        return d.expr.replace(TYPE_MARK, name)
     if not d.sequence:
         return d.expr
     sq = cat.sequences.get(d.sequence)
@@ -273,6 +279,8 @@ def _immutable(c: Column) -> bool:
 
     if c.default is None or c.default.sequence:
         return False
+    if TYPE_MARK in c.default.expr:
+        return True  # (an enum's label)
     node = parse_sql(f"SELECT {c.default.expr}")[0].stmt.targetList[0].val
     try:
         tree = default_exprs.cook(node, c.type, c.name) if node is not None else None

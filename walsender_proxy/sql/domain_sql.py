@@ -109,7 +109,7 @@ def _cook_check(tx: Transaction, dom: Domain, c: ast.Constraint, taken: set[str]
     if c.deferrable or c.initdeferred:
         raise PgError("0A000", "specifying constraint deferrability not supported for domains")
     try:
-        tree = cx.Cooker(_value_table(dom), cx.CHECK).boolean(c.raw_expr)
+        tree = cx.Cooker(_value_table(dom), cx.CHECK, tx.catalog().enums).boolean(c.raw_expr)
         duck = cx.duck(tree)
     except (cx.Unsupported, dx._Unsupported) as e:
         raise PgError("0A000", f"CHECK constraint {e} is not supported by walsender-proxy") from None
@@ -130,7 +130,7 @@ def _default(tx: Transaction, dom: Domain, raw: Any) -> Any:
     if dom.base.is_enum:
         from walsender_proxy.sql import enum_sql
 
-        return enum_sql.cook_default(tx, raw, dom.base)
+        return enum_sql.cook_default(tx, raw, dom.base, column=False)
     cooked = dx.cook(raw, dom.base, dom.name, lambda name: relation_oid(tx, name))
     return None if cooked is None else cooked.column_default()
 

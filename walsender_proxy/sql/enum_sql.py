@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pglast import ast
 
-from decoding.catalog import ColumnDefault, EnumType
+from decoding.catalog import TYPE_MARK, ColumnDefault, EnumType
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType
 from walsender_proxy.backend.outcomes import Notice
@@ -102,10 +102,11 @@ def rename(tx: Transaction, s: ast.RenameStmt) -> str:
     return "ALTER TYPE"
 
 
-def cook_default(tx: Transaction, raw: ast.Node, ctype: ColumnType) -> ColumnDefault | None:
-    """The DEFAULT of an enum column: a label (``'sad'``, ``'sad'::mood``), kept as
-    PostgreSQL prints its cooked constant, ``'sad'::mood`` (None: NULL, no default). Other
-    expressions are refused: their cooking knows no enum."""
+def cook_default(tx: Transaction, raw: ast.Node, ctype: ColumnType, *, column: bool = True) -> ColumnDefault | None:
+    """The DEFAULT of an enum column (or a domain over an enum): a label (``'sad'``,
+    ``'sad'::mood``), kept as PostgreSQL prints its cooked constant, ``'sad'::mood`` (None:
+    NULL, no default); a column's names its type by :data:`TYPE_MARK`, printed per search
+    path. Other expressions are refused: their cooking knows no enum."""
     en = tx.catalog().enum_of(ctype)
     assert en is not None
     value = raw
@@ -128,7 +129,8 @@ def cook_default(tx: Transaction, raw: ast.Node, ctype: ColumnType) -> ColumnDef
         label = "{" + ",".join(_array_element(x) for x in elems) + "}"
     elif label not in en.names:
         raise PgError("22P02", f'invalid input value for enum {_shown(tx, en)}: "{label}"')
-    text = "'" + label.replace("'", "''") + "'::" + _shown(tx, en, quoted=True) + ("[]" if ctype.is_array else "")
+    named = TYPE_MARK if column else _shown(tx, en, quoted=True) + ("[]" if ctype.is_array else "")
+    text = "'" + label.replace("'", "''") + "'::" + named
     return ColumnDefault(text, text)
 
 

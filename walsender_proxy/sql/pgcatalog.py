@@ -42,6 +42,7 @@ import pyarrow as pa
 from decoding.catalog import (
     DOMAIN_VALUE,
     SEQUENCE_MARK,
+    TYPE_MARK,
     Catalog,
     Check,
     Column,
@@ -2016,7 +2017,7 @@ def _is_columns(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 **_is_enum_columns(s, ct),
                 **_is_domain_columns(s, ct),
                 "dtd_identifier": str(c.attnum),
-                "column_default": _shown_default(s, c.default.expr, c.default.sequence)
+                "column_default": _shown_default(s, c.default.expr, c.default.sequence, c.type)
                 if c.default is not None and not c.identity
                 else None,
                 "is_self_referencing": "NO",
@@ -2361,9 +2362,13 @@ def sequences_view(
     return out
 
 
-def _shown_default(s: CatalogSnapshot, text: str, seq: int) -> str:
+def _shown_default(s: CatalogSnapshot, text: str, seq: int, ctype: ColumnType | None = None) -> str:
     """A default's text with its sequence named as regclass prints it under the default
-    search_path (``information_schema.columns`` is built per catalog, not per session)."""
+    search_path (``information_schema.columns`` is built per catalog, not per session), and
+    its enum type (``ctype``'s) as format_type prints it there."""
+    if TYPE_MARK in text and ctype is not None and (en := s.catalog.enum_of(ctype)) is not None:
+        name = quote_ident(en.name) if en.schema == "public" else f"{quote_ident(en.schema)}.{quote_ident(en.name)}"
+        text = text.replace(TYPE_MARK, name + ("[]" if ctype.is_array else ""))
     if not seq:
         return text
     sq = s.catalog.sequences.get(seq)
@@ -2527,6 +2532,7 @@ def _viewdefs(s: CatalogSnapshot) -> list[dict[str, Any]]:
             ("e_pretty", pa.string()),
             ("e_styled", pa.bool_()),
             ("e_seq", pa.uint32()),
+            ("e_type", pa.uint32()),
         ]
     ),
 )
@@ -2545,6 +2551,7 @@ def _exprs(s: CatalogSnapshot) -> list[dict[str, Any]]:
                         "e_pretty": d.pretty,
                         "e_styled": d.styled,
                         "e_seq": d.sequence,
+                        "e_type": c.type.oid if TYPE_MARK in d.expr else 0,
                     }
                 )
     for t, ck in s.checks:  # (pg_get_expr(conbin, conrelid): the expression alone)
@@ -3213,6 +3220,8 @@ _MACROS: dict[str, str] = {
                     || pgc_current_setting('datestyle', false) || ' is not supported by walsender-proxy')
                 WHEN pgc_e.e_seq <> 0 THEN replace(CASE WHEN coalesce(pretty, false) THEN pgc_e.e_pretty ELSE pgc_e.e_plain END,
                     chr(1), replace(pgc_regclass_out(pgc_e.e_seq), chr(39), chr(39) || chr(39)))
+                WHEN pgc_e.e_type <> 0 THEN replace(CASE WHEN coalesce(pretty, false) THEN pgc_e.e_pretty ELSE pgc_e.e_plain END,
+                    chr(3), pgc_regtype_out(pgc_e.e_type))
                 WHEN coalesce(pretty, false) THEN pgc_e.e_pretty ELSE pgc_e.e_plain END
          FROM pgc_exprs pgc_e WHERE pgc_e.e_bin = x::VARCHAR),
         x::VARCHAR)""",

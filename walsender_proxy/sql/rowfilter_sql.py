@@ -14,18 +14,21 @@ by an approximation.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from pglast import ast
 
-from decoding.catalog import RowFilterExpr, Table
+from decoding.catalog import EnumType, RowFilterExpr, Table
 from decoding.errors import PgError
 from walsender_proxy.sql import cooked_exprs as cx
 from walsender_proxy.sql import default_exprs as dx
 
 
-def cook(where: ast.Node, t: Table) -> RowFilterExpr:
-    """The row filter ``where`` of table ``t``, cooked and checked."""
+def cook(where: ast.Node, t: Table, user_enums: Mapping[int, EnumType] | None = None) -> RowFilterExpr:
+    """The row filter ``where`` of table ``t``, cooked and checked (``user_enums``: the
+    catalog's, for enum columns)."""
     try:
-        tree = cx.Cooker(t, cx.ROW_FILTER).boolean(where)
+        tree = cx.Cooker(t, cx.ROW_FILTER, user_enums).boolean(where)
         duck = cx.duck(tree)
     except (cx.Unsupported, dx._Unsupported) as e:
         raise PgError("0A000", f"publication WHERE expression {e} is not supported by walsender-proxy") from None

@@ -99,6 +99,8 @@ def type_oid(tn: ast.TypeName, cat: Catalog, search_path: Sequence[str], *, quot
         raise PgError("42601", f"improper qualified name (too many dotted names): {'.'.join(names)}")
     if any(d.name == name and (d.schema == schema if schema else d.schema in search_path) for d in cat.domains.values()):
         raise unsupported("a function taking or returning a domain")
+    if cat.resolve_enum(names, search_path) is not None:
+        raise unsupported("a function taking or returning an enum")
     if schema not in (None, "pg_catalog"):
         if schema in cat.schemas and any(t.name == name for t in cat.tables.values() if t.schema == schema):
             raise unsupported("a function taking or returning a table's row type")
