@@ -581,6 +581,10 @@ class _Rows:
     raw_line: Callable[[int], bytes]
 
 
+#: A column's input check beyond its storage type (see ``CopyDecoder(checks=…)``).
+InputCheck = Callable[[pa.Array], None]
+
+
 class CopyDecoder:
     """COPY FROM STDIN parser: ``feed`` CopyData payloads, then ``finish`` for the table.
 
@@ -599,12 +603,15 @@ class CopyDecoder:
         table_name: str | None = None,
         batch_bytes: int = 1 << 20,
         date_order: str = "MDY",
+        checks: Mapping[int, InputCheck] | None = None,
         **option_kw: object,
     ) -> None:
         """``options`` (or keyword options: delimiter, null, header, quote, escape,
         force_not_null, force_null) are COPY's; ``names`` and ``table_name`` go into error
         contexts and HEADER MATCH; ``date_order`` is the session's DateStyle field order,
-        in which text dates and timestamps are read."""
+        in which text dates and timestamps are read; ``checks``, by column, what the
+        column's input function checks beyond its storage type's (an enum's labels), run
+        on each decoded batch and raising :class:`InputError` for the first bad value."""
         kw: dict[str, object] = dict(option_kw)
         if names is not None:
             kw["names"] = list(names)
@@ -612,6 +619,7 @@ class CopyDecoder:
             kw["table_name"] = table_name
         self.opts = _options(fmt, options, True, **kw)
         self.ctypes = list(ctypes)
+        self.checks = dict(checks or {})
         self.names = list(self.opts.names or [f"column{i + 1}" for i in range(len(ctypes))])
         if len(self.names) != len(self.ctypes):
             raise ValueError("one name per column is needed")
@@ -776,6 +784,8 @@ class CopyDecoder:
                 vals = pc.if_else(pa.array(~nulls), vals, pa.scalar(None, B))
             try:
                 arr = decode_text_arrow(ct, vals, self.date_order)
+                if c in self.checks:
+                    self.checks[c](arr)
             except InputError as e:
                 errors.append((e.index, c, e))
                 continue
@@ -1581,7 +1591,10 @@ class CopyDecoder:
                 data = np.zeros(0, dtype=np.uint8)
             vals = from_parts(offs, data, valid)
             try:
-                decoded.append(decode_binary_arrow(ct, vals))
+                arr = decode_binary_arrow(ct, vals)
+                if c in self.checks:
+                    self.checks[c](arr)
+                decoded.append(arr)
             except InputError as e:
                 errors.append((e.index, c, e))
         if errors:

@@ -54,25 +54,32 @@ def check_rows(tx: OpenTransaction, t: Table, data: pa.Table) -> None:
         en = cat.enum_of(col.type)
         if en is None:
             raise LakeError("42704", f"type with OID {col.type.base.oid} does not exist")
-        arr = data.column(col.physical)
-        arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
-        rows: np.ndarray | None = None
-        if pa.types.is_list(arr.type):
-            rows = pc.list_parent_indices(arr).to_numpy()
-            arr = pc.list_flatten(arr)
-        if pa.types.is_dictionary(arr.type):
-            arr = arr.cast(arr.type.value_type)
         unsafe = unsafe_labels(tx, en) if tx.added_enum_labels else frozenset()
-        allowed = pa.array(sorted(frozenset(en.names) - unsafe), pa.string())
-        bad = pc.and_(pc.is_valid(arr), pc.invert(pc.is_in(arr, value_set=allowed)))
-        hits = np.flatnonzero(bad.to_numpy(zero_copy_only=False))
-        if not len(hits):
+        found = first_invalid(data.column(col.physical), frozenset(en.names) - unsafe)
+        if found is None:
             continue
-        i = int(hits[0])
-        row = int(rows[i]) if rows is not None else i
-        label = arr[i].as_py()
+        row, label = found
         error = unsafe_error(en, label) if label in unsafe else label_error(en, label)
         if first is None or (row, pos) < first[:2]:
             first = (row, pos, error)
     if first is not None:
         raise first[2]
+
+
+def first_invalid(arr: pa.Array | pa.ChunkedArray, labels: frozenset[str]) -> tuple[int, str] | None:
+    """The first value (its row, and the label) of a column of labels, or of arrays of
+    them, that is none of ``labels``; None when every one is."""
+    arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
+    rows: np.ndarray | None = None
+    if pa.types.is_list(arr.type):
+        rows = pc.list_parent_indices(arr).to_numpy()
+        arr = pc.list_flatten(arr)
+    if pa.types.is_dictionary(arr.type):
+        arr = arr.cast(arr.type.value_type)
+    allowed = pa.array(sorted(labels), pa.string())
+    bad = pc.and_(pc.is_valid(arr), pc.invert(pc.is_in(arr, value_set=allowed)))
+    hits = np.flatnonzero(bad.to_numpy(zero_copy_only=False))
+    if not len(hits):
+        return None
+    i = int(hits[0])
+    return (int(rows[i]) if rows is not None else i), arr[i].as_py()

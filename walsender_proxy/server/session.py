@@ -82,6 +82,7 @@ def error_response(e: PgError, severity: str = "ERROR") -> m.ErrorResponse:
         detail=e.detail,
         hint=e.hint,
         position=getattr(e, "position", None),
+        context=getattr(e, "where", None),
         schema=e.schema,
         table=e.table,
         column=e.column,

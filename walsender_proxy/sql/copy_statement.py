@@ -9,16 +9,19 @@ batch at a time so memory stays bounded by a batch whatever the row count.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 from pglast import ast
 from pglast.stream import RawStream
 
-from decoding.catalog import Table
+from decoding.catalog import EnumType, Table
 from decoding.errors import PgError
+from decoding.pgtypes import ColumnType
+from decoding.pgvalues import InputError
 from walsender_proxy.backend.outcomes import Column, CopyIn, CopyOut
+from walsender_proxy.lake import enums
 from walsender_proxy.sql import defaults, sequences
 from walsender_proxy.sql.readahead import ReadAhead
 from walsender_proxy.sql.result_rows import bytea_output, float_digits
@@ -61,7 +64,7 @@ def copy_in(
     t = sequences.write_target(tx, node.relation, sequences.COPY_TO)
     cols = copy_columns(t, node)
     ctypes = [t.column(c).type for c in cols]  # type: ignore[union-attr]
-    dec = CopyDecoder(ctypes, fmt, date_order=ev.date_order, **opts)
+    dec = CopyDecoder(ctypes, fmt, names=cols, table_name=t.name, date_order=ev.date_order, checks=_enum_checks(tx, ctypes), **opts)
     state: dict[str, Any] = {"rows": 0}
 
     def feed(data: bytes) -> None:
@@ -80,6 +83,25 @@ def copy_in(
         ex.fail()
 
     return CopyIn(fmt == "binary", len(cols), feed, finish, fail)
+
+
+def _enum_checks(tx: Transaction, ctypes: list[ColumnType]) -> dict[int, Callable[[pa.Array], None]]:
+    """enum_in's check of each enum column's labels, as COPY reads a field (its error then
+    has the field's CONTEXT line)."""
+    cat = tx.catalog()
+    out: dict[int, Callable[[pa.Array], None]] = {}
+    for i, ct in enumerate(ctypes):
+        en = cat.enum_of(ct)
+        if en is None:
+            continue
+
+        def check(arr: pa.Array, en: EnumType = en) -> None:
+            found = enums.first_invalid(arr, frozenset(en.names))
+            if found is not None:
+                raise InputError(enums.label_error(en, found[1]), found[0])
+
+        out[i] = check
+    return out
 
 
 def copy_columns(t: Table, node: ast.CopyStmt) -> list[str]:

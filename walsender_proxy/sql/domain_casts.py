@@ -19,7 +19,7 @@ from decoding.errors import PgError
 from walsender_proxy.lake.domains import constraints
 from walsender_proxy.sql.nodes import all_nodes
 from walsender_proxy.sql.param_context import FindTable, assigned
-from walsender_proxy.sql.sql_function_calls import LOOKUP
+from walsender_proxy.sql.sql_function_calls import LOOKUP, type_shown
 
 _VALUE = "__wpx_domain_value"
 
@@ -39,12 +39,8 @@ def by_oid(oid: int) -> Domain | None:
 
 
 def shown(d: Domain) -> str:
-    """The domain's name as format_type_be gives it: qualified when the search path does
-    not find it."""
-    lk = LOOKUP.get()
-    if lk is not None and lk.catalog.resolve_domain([d.name], lk.path) == d:
-        return d.name
-    return d.qualified_name
+    """The domain's name as format_type_be gives it."""
+    return type_shown(d)
 
 
 def parameter_domains(node: Any, find_table: FindTable, find_domain: Any) -> dict[int, int]:

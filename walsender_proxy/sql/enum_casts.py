@@ -25,7 +25,7 @@ from pglast.enums import A_Expr_Kind, NullTestType
 
 from decoding.catalog import EnumType
 from decoding.errors import PgError
-from walsender_proxy.sql.sql_function_calls import LOOKUP
+from walsender_proxy.sql.sql_function_calls import LOOKUP, type_shown
 
 
 def visible(names: Sequence[str]) -> EnumType | None:
@@ -42,12 +42,8 @@ def by_oid(oid: int) -> EnumType | None:
 
 
 def shown(en: EnumType) -> str:
-    """The enum's name as format_type_be gives it: qualified when its schema is not on
-    the search path."""
-    lk = LOOKUP.get()
-    if lk is not None and en.schema in lk.path and lk.catalog.resolve_enum([en.name], lk.path) == en:
-        return en.name
-    return en.qualified_name
+    """The enum's name as format_type_be gives it."""
+    return type_shown(en)
 
 
 def _s(text: str) -> ast.A_Const:

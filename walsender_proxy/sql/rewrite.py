@@ -564,6 +564,15 @@ _DUCK_SCALAR = {
 }
 
 
+def _user_type_names(tn: ast.TypeName) -> list[str] | None:
+    """The names of a type that may be a user's (a domain, an enum); None for one of
+    pg_catalog's."""
+    names = [n.sval for n in tn.names]
+    if names[0] == "pg_catalog" or (len(names) == 1 and literals.TYPE_ALIASES.get(names[0], names[0]) in pgcatalog_defs.TYPE_OIDS):
+        return None
+    return names
+
+
 #: PostgreSQL's enum support functions (enum_casts).
 _ENUM_FUNCTIONS = frozenset({"enum_first", "enum_last", "enum_range"})
 
@@ -3018,7 +3027,8 @@ class _Rewriter:
                     else literals.constant_cast(node.arg, ctype)
                 )
             except PgError as e:
-                raise self.fail(e.sqlstate, e.message, node.arg, detail=e.detail, hint=e.hint) from None
+                at = self._literal_pos(node) if lit is not None else None  # (the literal's, as PostgreSQL's)
+                raise SqlError(e.sqlstate, e.message, at, detail=e.detail, hint=e.hint) from None
             if out is not None:
                 if target == "numeric" and not is_array and ctype.typmod < 0:  # (its own scale)
                     raw = lit if lit is not None else node.arg.val.fval if isinstance(node.arg.val, ast.Float) else str(node.arg.val.ival)
@@ -3240,8 +3250,8 @@ class _Rewriter:
         """A cast to a domain: to its base type, then its constraints (None: the type is
         not a domain)."""
         tn = node.typeName
-        names = [n.sval for n in tn.names]
-        if names[0] == "pg_catalog" or (len(names) == 1 and literals.TYPE_ALIASES.get(names[0], names[0]) in pgcatalog_defs.TYPE_OIDS):
+        names = _user_type_names(tn)
+        if names is None:
             return None
         found = domain_casts.visible(names)
         if found is None:
@@ -3263,8 +3273,8 @@ class _Rewriter:
         """A cast to an enum or an array of one (None: the type is no enum): a literal
         read by enum_in here, text by enum_in in the query, the same enum as it is."""
         tn = node.typeName
-        names = [n.sval for n in tn.names]
-        if names[0] == "pg_catalog" or (len(names) == 1 and literals.TYPE_ALIASES.get(names[0], names[0]) in pgcatalog_defs.TYPE_OIDS):
+        names = _user_type_names(tn)
+        if names is None:
             return None
         en = enum_casts.visible(names)
         if en is None:
@@ -3290,7 +3300,7 @@ class _Rewriter:
                     raise PgError("0A000", f"a multidimensional array of enum {en.name} is not supported by walsender-proxy")
                 return enum_casts.labels_value(elems, en), out_t
         except PgError as e:
-            raise self.fail(e.sqlstate, e.message, arg) from None
+            raise SqlError(e.sqlstate, e.message, self._literal_pos(at) if at is not None else None) from None
         if isinstance(arg, ast.A_Const) and arg.isnull:
             return enum_casts.as_enum(_null(), en, array), out_t
         if array and isinstance(arg, ast.A_ArrayExpr) and all(_str_const(e) is not None or (isinstance(e, ast.A_Const) and e.isnull) for e in arg.elements or ()):

@@ -49,7 +49,7 @@ from pglast.enums import (
     SubLinkType,
 )
 
-from decoding.catalog import Catalog, EnumType, Function, is_temp_schema
+from decoding.catalog import Catalog, Domain, EnumType, Function, is_temp_schema
 from decoding.errors import PgError
 from walsender_proxy.backend import coercion_data
 from walsender_proxy.sql import pgcatalog_defs
@@ -157,6 +157,17 @@ class Lookup:
 
 
 LOOKUP: contextvars.ContextVar[Lookup | None] = contextvars.ContextVar("sql_function_lookup", default=None)
+
+
+def type_shown(t: Domain | EnumType) -> str:
+    """A user type's name as format_type_be gives it: qualified when the search path the
+    statement is rewritten under does not find it by its name alone."""
+    lk = LOOKUP.get()
+    if lk is not None:
+        resolve = lk.catalog.resolve_domain if isinstance(t, Domain) else lk.catalog.resolve_enum
+        if resolve([t.name], lk.path) == t:
+            return t.name
+    return t.qualified_name
 
 
 @contextlib.contextmanager
