@@ -67,6 +67,7 @@ def setup(full: bool) -> tuple[Session, Executor]:
     s.machine.parser._state = s.machine.parser._state.__class__.MESSAGES
     s.out, s.out_size, s.executor, s.pid, s._closing = [], 0, ex, 1, False
     s._fd = None
+    s._reported, s._reported_at = {}, -1  # (the ParameterStatus values already reported)
     return s, ex
 
 

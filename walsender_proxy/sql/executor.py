@@ -629,7 +629,7 @@ class Executor:
             # Describe reported a parameter it could not place as text (PostgreSQL's type
             # for an unknown one): a driver that sends it in binary sends text's bytes.
             oids = [o or (25 if (formats[0] if len(formats) == 1 else formats[i] if i < len(formats) else 0) == 1 else 0) for i, o in enumerate(oids)]
-        user = self._user_type_params(oids) if any(o >= FIRST_USER_OID for o in oids) else None
+        user = self._user_type_params(oids) if max(oids, default=0) >= FIRST_USER_OID else None
         order = self.settings.datetime_input()
         values = self.engine.decode_params(st, formats, params, oids, order, user)
         if st.unused:
@@ -815,7 +815,7 @@ class Executor:
             rows = self.engine.select(self.statement_tx(), parse(sql)[0][0], sql, [])
             values = [v for b in rows.batches for v in b.column(0).to_pylist()]
             texts.append(None if values[0] is None else str(values[0]).encode())
-        user = self._user_type_params(oids) if any(o >= FIRST_USER_OID for o in oids) else None
+        user = self._user_type_params(oids) if max(oids, default=0) >= FIRST_USER_OID else None
         values = self.engine.decode_params(st, [0], texts, oids, self.settings.date_order(), user)
         if st.unused:
             values.unused = st.unused
