@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from collections.abc import Sequence as Seq
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 import pyarrow as pa
 
@@ -955,37 +955,19 @@ class Catalog:
         return None
 
     def find_domain(self, schema: str, name: str) -> Domain | None:
-        for d in self.domains.values():
-            if d.schema == schema and d.name == name:
-                return d
-        return None
+        return _named(self.domains.values(), schema, name)
 
     def resolve_domain(self, names: Seq[str], search_path: Iterable[str]) -> Domain | None:
         """The domain a type name (``d`` or ``schema.d``) names, ``d`` looked up along
         ``search_path``; None when it names none."""
-        if not names or len(names) > 2:
-            return None
-        for schema in [names[0]] if len(names) == 2 else search_path:
-            d = self.find_domain(schema, names[-1])
-            if d is not None:
-                return d
-        return None
+        return _resolved(self.domains.values(), names, search_path)
 
     def find_enum(self, schema: str, name: str) -> EnumType | None:
-        for e in self.enums.values():
-            if e.schema == schema and e.name == name:
-                return e
-        return None
+        return _named(self.enums.values(), schema, name)
 
     def resolve_enum(self, names: Seq[str], search_path: Iterable[str]) -> EnumType | None:
         """The enum a type name (``e`` or ``schema.e``) names, as :meth:`resolve_domain`."""
-        if not names or len(names) > 2:
-            return None
-        for schema in [names[0]] if len(names) == 2 else search_path:
-            e = self.find_enum(schema, names[-1])
-            if e is not None:
-                return e
-        return None
+        return _resolved(self.enums.values(), names, search_path)
 
     def enum_of(self, ctype: ColumnType) -> EnumType | None:
         """The enum whose values (or arrays of them) a column type holds, through its
@@ -1232,6 +1214,26 @@ class Catalog:
             _frozen({dom.oid: dom for dom in (Domain.from_json(x) for x in d.get("domains", ()))}),
             _frozen({en.oid: en for en in (EnumType.from_json(x) for x in d.get("enums", ()))}),
         )
+
+
+_UserType = TypeVar("_UserType", Domain, EnumType)
+
+
+def _named(types: Iterable[_UserType], schema: str, name: str) -> _UserType | None:
+    return next((t for t in types if t.schema == schema and t.name == name), None)
+
+
+def _resolved(types: Iterable[_UserType], names: Seq[str], search_path: Iterable[str]) -> _UserType | None:
+    """The user type ``names`` (``t`` or ``schema.t``) names, ``t`` looked up along
+    ``search_path``."""
+    if not names or len(names) > 2:
+        return None
+    found = list(types)
+    for schema in [names[0]] if len(names) == 2 else search_path:
+        t = _named(found, schema, names[-1])
+        if t is not None:
+            return t
+    return None
 
 
 class CatalogHistory:

@@ -690,3 +690,25 @@ def test_sqlalchemy_native_enum_as_with_postgresql(proxy: ProxyServer, pg15: PgC
     got = _sa_enums(proxy.dsn())
     for i, (a, b) in enumerate(zip(ref, got, strict=True)):
         assert b == a, f"step {i}"
+
+
+def test_what_the_proxy_refuses_is_named(proxy: ProxyServer) -> None:
+    """Where the proxy does not do what PostgreSQL does with an enum it says so (0A000,
+    the feature named) after PostgreSQL's own checks, never an approximation."""
+    refused = {
+        "alter type erf_mood rename value 'sad' to 'blue'": "ALTER TYPE … RENAME VALUE",
+        "alter type erf_mood owner to postgres": "ALTER TYPE … OWNER TO",
+        "alter type erf_mood set schema erf": "ALTER TYPE … SET SCHEMA",
+        "create table erf_c (m erf_mood check (m < 'ok'))": "with operator < between enum values",
+        "create table erf_d (m erf_mood default 'o' || 'k')": "a DEFAULT of an enum column",
+        "create function erf_f(erf_mood) returns int language sql as 'select 1'": "a function taking or returning an enum",
+    }
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute("create schema erf; create type erf_mood as enum ('sad', 'ok')")
+        for sql, named in refused.items():
+            with pytest.raises(psycopg.Error) as e:
+                c.execute(sql)
+            assert e.value.sqlstate == "0A000" and named in (e.value.diag.message_primary or ""), sql
+        with pytest.raises(psycopg.Error) as e:  # (PostgreSQL's check comes first)
+            c.execute("alter type erf_mood rename value 'nosuch' to 'x'")
+        assert e.value.sqlstate == "22023"

@@ -1722,6 +1722,8 @@ def _command_name(node: Any) -> str:
     kind = type(node).__name__
     if kind == "DefineStmt":
         return f"CREATE {node.kind.name.removeprefix('OBJECT_').replace('_', ' ')}"
+    if kind == "AlterOwnerStmt":
+        return f"ALTER {node.objectType.name.removeprefix('OBJECT_').replace('_', ' ')} … OWNER TO"
     if kind in _COMMANDS:
         return _COMMANDS[kind]
     return f"statement {kind.removesuffix('Stmt')}"
