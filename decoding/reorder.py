@@ -183,6 +183,16 @@ class ReorderBuffer:
         self._work_mem = work_mem
         self._spill_dir = spill_dir
 
+    @property
+    def work_mem(self) -> int | None:
+        return self._work_mem
+
+    @work_mem.setter
+    def work_mem(self, value: int | None) -> None:
+        """A new limit (logical_decoding_work_mem reloaded): for the transactions that
+        start from now on."""
+        self._work_mem = value
+
     def _new(self, xid: int, lsn: int) -> DecodedTxn:
         return DecodedTxn(xid, lsn, ChangeList(self._work_mem, self._spill_dir))
 

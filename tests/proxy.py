@@ -72,6 +72,7 @@ class ProxyServer:
         of pg_hba.conf applies to new connections."""
         assert self.ctx is not None
         self.ctx.settings = replace(self.ctx.settings, **settings)
+        self.ctx.configured = replace(self.ctx.configured, **settings)
 
     def stop(self) -> None:
         if self.server is not None:

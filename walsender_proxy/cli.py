@@ -67,18 +67,25 @@ def _serve(args: argparse.Namespace) -> int:
     from walsender_proxy.lake import Lake
     from walsender_proxy.server.context import ServerContext
     from walsender_proxy.server.server import Server, make_ssl_context
+    from walsender_proxy.server.system_config import system_settings, with_file
 
     cfg = load_config(args.config)
     settings = server_settings(cfg, port=args.port, listen_addresses=args.host)
-    ssl_ctx = None  # (a TLS setting PostgreSQL refuses stops it before anything else)
-    if settings.ssl_cert_file and settings.ssl_key_file:
-        ssl_ctx = make_ssl_context(
-            settings.ssl_cert_file, settings.ssl_key_file,
-            min_protocol_version=settings.ssl_min_protocol_version,
-            max_protocol_version=settings.ssl_max_protocol_version,
-            ciphers=settings.ssl_ciphers,
-        )  # fmt: skip
     d = Path(args.D)
+    # (postgresql.auto.conf of the data directory comes on top: ALTER SYSTEM's TLS settings too)
+    try:
+        effective = with_file(settings, system_settings(d, fsync=False).values) if d.exists() else settings
+    except PgError as e:
+        print(f"walsender-proxy: FATAL:  {e.message}", file=sys.stderr)
+        return 1
+    ssl_ctx = None  # (a TLS setting PostgreSQL refuses stops it before anything else)
+    if effective.ssl_cert_file and effective.ssl_key_file:
+        ssl_ctx = make_ssl_context(
+            effective.ssl_cert_file, effective.ssl_key_file,
+            min_protocol_version=effective.ssl_min_protocol_version,
+            max_protocol_version=effective.ssl_max_protocol_version,
+            ciphers=effective.ssl_ciphers,
+        )  # fmt: skip
     if not d.exists():
         print(f'walsender-proxy: directory "{d}" does not exist', file=sys.stderr)
         print(f"HINT:  Create it with: walsender-proxy init -D {d}", file=sys.stderr)

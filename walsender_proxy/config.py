@@ -66,7 +66,7 @@ def server_settings(config: dict[str, Any], **overrides: Any) -> Any:
     from walsender_proxy.server.hba import parse_rules
     from walsender_proxy.server.tls import check_tls_settings
 
-    known = {f.name for f in fields(ServerSettings)} - {"hba", "extra"}
+    known = {f.name for f in fields(ServerSettings)} - {"hba", "extra", "command_line"}
     kw: dict[str, Any] = {}
     for name, value in config.get("server", {}).items():
         if name not in known:
@@ -80,7 +80,9 @@ def server_settings(config: dict[str, Any], **overrides: Any) -> Any:
     if "hba" in config:
         path = getattr(config, "path", None)
         kw["hba"] = parse_rules(config["hba"], path.parent if path is not None else None)
-    kw.update({k: v for k, v in overrides.items() if v is not None})
+    given = {k: v for k, v in overrides.items() if v is not None}
+    kw.update(given)
+    kw["command_line"] = frozenset(given)
     settings = ServerSettings(**kw)
     # As PostgreSQL at start-up: the TLS protocol range is checked whether or not TLS is
     # on (the cipher list when the TLS context is made).

@@ -319,6 +319,19 @@ CATALOG_COLUMNS = {
             ("extcondition", "_text"),
         ),
     ),
+    "pg_file_settings": (
+        12110,
+        "v",
+        (
+            ("sourcefile", "text"),
+            ("sourceline", "int4"),
+            ("seqno", "int4"),
+            ("name", "text"),
+            ("setting", "text"),
+            ("applied", "bool"),
+            ("error", "text"),
+        ),
+    ),
     "pg_foreign_data_wrapper": (
         2328,
         "r",

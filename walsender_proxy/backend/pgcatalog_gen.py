@@ -82,6 +82,7 @@ CATALOG_RELATIONS = (
     "pg_type",
     "pg_user_mapping",
     # views
+    "pg_file_settings",
     "pg_indexes",
     "pg_locks",
     "pg_matviews",

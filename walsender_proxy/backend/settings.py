@@ -624,6 +624,8 @@ class Settings:
 
     def __init__(self, server: Mapping[str, str] | None = None) -> None:
         self._base = {k: g.default for k, g in GUCS.items()}
+        #: The names the server's configuration gave (a reload may take them back).
+        self._server = {k.lower() for k in server or {}}
         for k, v in (server or {}).items():
             key = k.lower()
             self._base[key] = _validated(GUCS[key], v) if key in GUCS else v
@@ -640,6 +642,32 @@ class Settings:
         #: name as first given; one stays defined, its reset value empty, once set (even
         #: by a transaction that rolled back), as guc.c's placeholders do.
         self._placeholders: dict[str, str] = {}
+
+    def reload(self, server: Mapping[str, str]) -> None:
+        """The server read its configuration again (pg_reload_conf): its values replace
+        the ones it gave before, where this session's start-up packet did not set its own
+        (a client's value outranks the file's, as in guc.c); SET values stay on top.
+        A reported setting that changes is sent to the client at the next report."""
+        new = {k.lower(): v for k, v in server.items()}
+        changed = False
+        for key in self._server | new.keys():
+            if key in self._client:
+                continue
+            g = GUCS.get(key)
+            if key not in new and g is None:
+                changed = self._base.pop(key, None) is not None or changed
+                continue
+            if key in new:
+                value = _validated(g, new[key]) if g is not None else new[key]
+            else:
+                assert g is not None
+                value = g.default
+            if self._base.get(key) != value:
+                self._base[key] = value
+                changed = True
+        self._server = set(new)
+        if changed:
+            self.changes += 1
 
     def canonical_name(self, name: str) -> str:
         g = GUCS.get(name.lower())

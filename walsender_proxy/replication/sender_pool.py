@@ -67,6 +67,10 @@ class SenderProcess:
             self.broken = True
             return {"t": "end", "outcome": "closed"}
 
+    async def configure(self, work_mem: int, wal_sender_timeout: float) -> None:
+        """The running stream's settings, reloaded."""
+        await self.channel.asend({"t": "settings", "work_mem": work_mem, "wal_sender_timeout": wal_sender_timeout})
+
     async def _stop(self) -> None:
         await self.channel.asend({"t": "stop"})
         while (await self.channel.arecv())["t"] != "end":

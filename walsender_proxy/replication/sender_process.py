@@ -27,6 +27,7 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -110,7 +111,7 @@ async def serve_stream(channel: Channel, fd: int, req: dict[str, Any]) -> dict[s
         stream = LogicalStream(
             conn, view, None, slot, plugin, req["start"],
             work_mem=req["work_mem"], spill_dir=Path(req["spill_dir"]),
-            timeout=lambda: float(req["wal_sender_timeout"]), observe=follower.observe,
+            timeout=_fixed(float(req["wal_sender_timeout"])), observe=follower.observe,
         )
         report = stream.slots = SlotReport(channel, stream.state)
         tasks = [
@@ -152,11 +153,16 @@ async def _stop_on_request(
 ) -> None:
     """The server asks the stream to end (shutdown), or went away."""
     with contextlib.suppress(ChannelClosed):
-        while (await channel.arecv()).get("t") != "stop":
-            pass
+        while (msg := await channel.arecv()).get("t") != "stop":
+            if msg.get("t") == "settings":  # (the server's settings were reloaded)
+                stream.configure(int(msg["work_mem"]), _fixed(float(msg["wal_sender_timeout"])))
         stopping.set()
     stream.state.closed = stream.state.done = True
     view.wake_waiters()
+
+
+def _fixed(value: float) -> Callable[[], float]:
+    return lambda: value
 
 
 def _die_with_parent() -> None:

@@ -9,7 +9,7 @@ only what :class:`ReplicationSession` lists. So ``replication`` never imports ``
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -56,6 +56,10 @@ class WalSenderView(Protocol):
     #: The last stream's state (its positions stay shown after it ended).
     state: StreamState | None
     streaming: bool
+
+    def reloaded(self, server: Mapping[str, str]) -> None:
+        """The server reloaded its settings: a running stream applies them."""
+        ...
 
 
 @dataclass(slots=True)

@@ -165,6 +165,15 @@ class LogicalStream:
         #: The log followed from a walsender process (read on this loop), else None.
         self.follower = log if isinstance(log, LogView) else None
         self.inline = self.follower is not None
+        self._rb: ReorderBuffer | None = None
+
+    def configure(self, work_mem: int, timeout: Callable[[], float]) -> None:
+        """The server's settings were reloaded while streaming: a new
+        logical_decoding_work_mem (for transactions that start from now on) and
+        wal_sender_timeout, as PostgreSQL's walsender applies a SIGHUP."""
+        self.work_mem, self.timeout = work_mem, timeout
+        if self._rb is not None:
+            self._rb.work_mem = work_mem
 
     async def run(self) -> str:
         """Stream until the client ends it: "done" (CopyDone: the caller answers in kind),
@@ -178,7 +187,7 @@ class LogicalStream:
         await self._drain(state)
         reader_task = asyncio.create_task(self._client_messages(state))
         # Transactions bigger than logical_decoding_work_mem wait for their commit on disk.
-        rb = ReorderBuffer(work_mem=self.work_mem, spill_dir=self.spill_dir)
+        rb = self._rb = ReorderBuffer(work_mem=self.work_mem, spill_dir=self.spill_dir)
         log_reader = self.log.reader(max(slot.restart_lsn, self.log.oldest_lsn))
         try:
             wait_beyond: int | None = None

@@ -20,7 +20,7 @@ import logging
 import os
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -76,7 +76,22 @@ class WalSender:
         #: The last stream's (its positions stay shown after it ended, as PostgreSQL's do).
         self.state: StreamState | None = None
         self.streaming = False
+        #: What reconfigures the running stream when the server reloads its settings.
+        self._configure: Callable[[], Any] | None = None
         services.walsenders[session.pid] = self
+
+    def reloaded(self, server: Mapping[str, str]) -> None:
+        """The server reloaded its settings (on the event loop). A stream applies them at
+        once, as PostgreSQL's walsender loop does on SIGHUP; otherwise the session applies
+        them at its next message."""
+        ex = self.s.executor
+        if not self.streaming or ex is None or self._configure is None:
+            return
+        ex.settings.reload(server)
+        res = self._configure()
+        if asyncio.iscoroutine(res):
+            task = asyncio.ensure_future(res)
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
 
     def close(self) -> None:
         """The connection ended."""
@@ -221,6 +236,12 @@ class WalSender:
         self.s.send(m.CommandComplete("DROP_REPLICATION_SLOT"))
 
     # -- the stream ----------------------------------------------------------------------
+    def _work_mem(self) -> int:
+        """This connection's logical_decoding_work_mem, in bytes."""
+        ex = self.s.executor
+        assert ex is not None
+        return ex.settings.number("logical_decoding_work_mem") * 1024
+
     def _timeout(self) -> float:
         """This connection's wal_sender_timeout in seconds (0: none): the server's, or what
         the client set at start-up or with SET, as PeerDB and others do."""
@@ -275,12 +296,13 @@ class WalSender:
             if due:
                 await asyncio.to_thread(self.slots.save_if_dirty, slot.name)
 
+        self._configure = lambda: sender.configure(self._work_mem(), self._timeout())
         try:
             end = await sender.stream(sock.fileno(), request, positions)
             if "confirmed_flush" in end:
                 await positions(end)
         finally:
-            self.streaming = False
+            self.streaming, self._configure = False, None
         if end["outcome"] == "error":
             sqlstate, message, detail, hint = end["error"]
             raise PgError(sqlstate, message, detail=detail, hint=hint)
@@ -318,7 +340,7 @@ class WalSender:
                 raise PgError("55000", f'replication slot "{slot.name}" was not created in this database')
             options = PgOutputOptions.parse(list(cmd.options), self.services.version_num)
             start = max(cmd.start_lsn, slot.confirmed_flush)
-            work_mem = ex.settings.number("logical_decoding_work_mem") * 1024
+            work_mem = self._work_mem()
             self.s.send(m.CopyBothResponse(0, ()))
             pool = self.services.sender_pool()
             sender = await pool.take() if pool is not None and self._can_hand_over() else None
@@ -330,17 +352,23 @@ class WalSender:
                     pool.give_back(sender)
             else:
                 plugin = PgOutput(options, self.lake.catalog_at, self.lake.changesets)
-                timeout = self._timeout()  # (no SET while streaming)
+                timeout = self._timeout()  # (no SET while streaming; a reload sets it again)
                 stream = LogicalStream(
                     self.s, self.lake.log, self.slots, slot, plugin, start,
                     work_mem=work_mem, spill_dir=self.lake.dir / "spill",
                     timeout=lambda: timeout,
                 )
+
+                def configure(stream: LogicalStream = stream) -> None:
+                    t = self._timeout()
+                    stream.configure(self._work_mem(), lambda: t)
+
+                self._configure = configure
                 self.state, self.streaming = stream.state, True
                 try:
                     outcome = await stream.run()
                 finally:
-                    self.streaming = False
+                    self.streaming, self._configure = False, None
             self._end_stream(outcome)
         finally:
             try:

@@ -11,12 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from walsender_proxy.backend import logs
 from walsender_proxy.backend.roles import RoleStore
 from walsender_proxy.backend.snapshots import SnapshotRegistry
 from walsender_proxy.lake import Lake
 from walsender_proxy.replication.sender_pool import SenderPool
 from walsender_proxy.replication.services import ReplicationServices
 from walsender_proxy.replication.slots import SlotStore
+from walsender_proxy.server import system_config
 from walsender_proxy.server.hba import DEFAULT_RULES, HbaRule
 from walsender_proxy.server.tls import certificate_hash
 from walsender_proxy.sql import ddl_sql, functions
@@ -64,7 +66,10 @@ class ServerSettings:
     ssl_min_protocol_version: str = "TLSv1.2"
     ssl_max_protocol_version: str = ""
     ssl_ciphers: str = "HIGH:MEDIUM:+3DES:!aNULL"
+    #: Session settings the configuration gives (by PostgreSQL name, pg_settings' text).
     extra: dict[str, str] = field(default_factory=dict)
+    #: The fields given on the command line: postgresql.auto.conf does not override them.
+    command_line: frozenset[str] = frozenset()
 
     def server_version_num(self) -> str:
         major, _, minor = self.server_version.partition(".")
@@ -133,7 +138,14 @@ class ServerContext:
 
     def __init__(self, lake: Lake, settings: ServerSettings, *, ssl_context: ssl.SSLContext | None = None) -> None:
         self.lake = lake
-        self.settings = settings
+        #: The configuration file's and command line's settings; ``settings`` adds
+        #: postgresql.auto.conf (ALTER SYSTEM) on top, as the server last applied it.
+        self.configured = settings
+        self.system = system_config.system_settings(lake.dir, fsync=lake.settings.fsync)
+        self.system.command_line = settings.command_line
+        settings = self.settings = system_config.with_file(settings, self.system.values)
+        #: Called on the event loop after each reload (the walsenders apply it).
+        self.on_reload: list[Callable[[], None]] = []
         self.roles = RoleStore(lake.dir / "roles.json")
         self.snapshots = SnapshotRegistry(lake)
         self.ssl_context = ssl_context
@@ -161,7 +173,10 @@ class ServerContext:
         self.sql = SqlServices(
             lake=lake, roles=self.roles, snapshots=self.snapshots, advisory=self.advisory,
             deadlines=self.deadlines, slots=self.slots, backends=self.backends,
-            server=ServerFacts(settings.server_version, settings.port, self.server_parameters, self.injectors),
+            server=ServerFacts(
+                settings.server_version, settings.port, self.server_parameters, self.injectors,
+                system=self.system, reload=self.reload,
+            ),
         )  # fmt: skip
         self.replication = ReplicationServices(
             lake=lake, slots=self.slots, snapshots=self.snapshots,
@@ -173,6 +188,18 @@ class ServerContext:
         con = lake.store.cursor()
         functions.install(con, self.sql)
         self._udf_con = con  # keeps the functions' connection alive
+
+    def reload(self) -> bool:
+        """pg_reload_conf() and SIGHUP: postgresql.auto.conf read again; what may change
+        without a restart applies to the server now, to each session at its next message
+        and to each running stream (``on_reload``). Any thread."""
+        if not self.system.reload(self.server_parameters()):
+            return True  # (as PostgreSQL: the signal was sent; the errors are in the log)
+        self.settings = system_config.with_file(self.configured, self.system.values, running=self.settings)
+        logs.set_line_prefix(self.settings.log_line_prefix)
+        for fn in list(self.on_reload):
+            fn()
+        return True
 
     def sender_pool(self) -> SenderPool | None:
         """The walsender processes (on the event loop; None when streams stay in the

@@ -71,10 +71,18 @@ class Server:
                 fam = "IPv6" if ":" in addr[0] else "IPv4"
                 log.info('listening on %s address "%s", port %d', fam, addr[0], addr[1])
         self.ctx.sender_pool()  # walsender processes get ready in the background
+        loop = asyncio.get_running_loop()
+        self.ctx.on_reload.append(lambda: loop.call_soon_threadsafe(self._reloaded))
         if self._freeze:
             gc.collect()
             gc.freeze()
         log.info("database system is ready to accept connections")
+
+    def _reloaded(self) -> None:
+        """After a reload (on the loop): running streams apply the new settings."""
+        params = self.ctx.server_parameters()
+        for ws in list(self.ctx.walsenders.values()):
+            ws.reloaded(params)
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
@@ -108,10 +116,17 @@ class Server:
         log.info("database system is shut down")
         self._stopped.set()
 
+    def _sighup(self) -> None:
+        log.info("received SIGHUP, reloading configuration files")
+        fut = asyncio.get_running_loop().run_in_executor(None, self.ctx.reload)
+        fut.add_done_callback(lambda f: f.cancelled() or f.exception())
+
     async def serve_until_signalled(self) -> None:
         loop = asyncio.get_running_loop()
         stopping: list[asyncio.Task[None]] = []
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, lambda: stopping.append(asyncio.ensure_future(self.stop())) if not stopping else None)
+        # SIGHUP (pg_ctl reload's signal): the configuration read again, as pg_reload_conf()
+        loop.add_signal_handler(signal.SIGHUP, self._sighup)
         await self.start()
         await self._stopped.wait()

@@ -113,6 +113,8 @@ class Session(Conn):
         #: settings' change count then: set_config() changes them inside a query.
         self._reported: dict[str, str] = {}
         self._reported_at = -1
+        #: The server's settings generation this session applied (see apply_reload).
+        self._config_generation = 0
 
     def send_error(self, e: PgError) -> None:
         """An ERROR for the client, and PostgreSQL's error recovery with it: whatever layer
@@ -285,6 +287,7 @@ class Session(Conn):
             await self.fatal(PgError("53300", f"number of requested standby connections exceeds max_wal_senders (currently {s.max_wal_senders})"))
         if not privileges.may_connect(self.ctx.lake.catalog, privileges.make_who(self.ctx.roles, user)):
             await self.fatal(PgError("42501", f'permission denied for database "{database}"', detail="User does not have CONNECT privilege."))
+        self._config_generation = self.ctx.system.generation
         settings = Settings(self.ctx.server_parameters())
         settings.set("is_superuser", "on" if role.superuser else "off", force=True)
         settings.set("session_authorization", user, force=True)
@@ -436,6 +439,7 @@ class Session(Conn):
                     return
                 continue
             msg = ev.message
+            self.apply_reload(ex)
             if isinstance(msg, m.Query):
                 if await self.walsender.handle(msg.query):
                     continue
@@ -654,6 +658,7 @@ class Session(Conn):
                 ev = self.next_event_sync()
                 if type(ev) is MessageReceived:
                     msg = ev.message
+                    self.apply_reload(ex)
                     handler = _HANDLERS.get(type(msg))
                     if handler is not None:
                         handler(self, ex, msg)
@@ -727,6 +732,15 @@ class Session(Conn):
         except Exception as e:
             self.send_error(self._internal_error(e))
         return []
+
+    def apply_reload(self, ex: Executor) -> None:
+        """The server reloaded its settings since this session last looked: they apply
+        before the message just read, as PostgreSQL's backends handle a SIGHUP after
+        reading a command (a reported setting that changed is sent before ReadyForQuery)."""
+        gen = self.ctx.system.generation
+        if gen != self._config_generation:
+            self._config_generation = gen
+            ex.settings.reload(self.ctx.server_parameters())
 
     def report_changed_settings(self, ex: Executor) -> None:
         """ParameterStatus for each reported setting whose value the client has not heard,

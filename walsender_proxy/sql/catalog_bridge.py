@@ -5,6 +5,7 @@ backends, prepared transactions) and values, and apply its ``set_config`` side e
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import time
 from typing import TYPE_CHECKING, Any
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from decoding.catalog import EnumType, Function
+from decoding.errors import PgError
 from decoding.lsn import format_lsn
 from decoding.pgtypes import ColumnType
 from walsender_proxy.lake import Transaction, enums
@@ -36,7 +38,8 @@ def server_info(ex: SessionState) -> pgcatalog.ServerInfo:
         )
         for r in services.roles.all()
     )
-    key = (roles, services.server.version, ex.database)
+    system = services.server.system
+    key = (roles, services.server.version, ex.database, system.generation if system is not None else 0)
     cached = services.catalog_cache.get("server_info")
     if cached is not None and cached[0] == key:
         return cached[1]  # type: ignore[no-any-return]
@@ -45,6 +48,12 @@ def server_info(ex: SessionState) -> pgcatalog.ServerInfo:
         database=ex.database,
         roles=roles,
         settings={k: v for k, v in services.server.parameters().items() if not k.startswith("server_version")},
+        setting_files=(
+            {k: (str(system.path), line) for k, (_, line) in system.values.items() if k not in system.command_line}
+            if system is not None
+            else {}
+        ),
+        pending_restart=system.pending_restart if system is not None else frozenset(),
     )
     services.catalog_cache["server_info"] = (key, info)
     return info
@@ -82,6 +91,12 @@ def injected_rows(ex: SessionState, needs: frozenset[str]) -> dict[str, pa.Table
         cat = tx.catalog() if tx is not None else ex.lake.catalog
         snap = pgcatalog.CatalogSnapshot.build(cat, server_info(ex))
         out["pg_sequences"] = pgcatalog.make_table("pg_sequences", pgcatalog.sequences_view(snap, ex.lake.sequences.peek))
+    if "pg_file_settings" in wanted:
+        if not ex.who().superuser:  # (REVOKEd from PUBLIC, as in PostgreSQL)
+            raise PgError("42501", "permission denied for view pg_file_settings")
+        system = ex.services.server.system
+        rows = [dataclasses.asdict(r) for r in system.file_rows] if system is not None else []
+        out["pg_file_settings"] = pgcatalog.make_table("pg_file_settings", rows)
     if "pg_prepared_xacts" in wanted:
         rows = [{"transaction": t.xid, "gid": gid, "owner": "postgres", "database": ex.database} for gid, t in list(ex.lake.prepared.items())]
         out["pg_prepared_xacts"] = pgcatalog.make_table("pg_prepared_xacts", rows)
@@ -157,6 +172,12 @@ def _timestamp(t: float | None) -> datetime.datetime | None:
     return None if t is None else datetime.datetime.fromtimestamp(t, datetime.UTC)
 
 
+def _loaded_at(ex: SessionState) -> float:
+    """When the server last read its configuration (pg_conf_load_time)."""
+    system = ex.services.server.system
+    return system.loaded_at if system is not None else _STARTED
+
+
 def _activity_state(other: SessionState, me: SessionState) -> str:
     """pg_stat_activity.state of a session, as PostgreSQL reports it."""
     if other is me or other.running:
@@ -169,7 +190,7 @@ def _activity_state(other: SessionState, me: SessionState) -> str:
 def server_values(ex: SessionState, names: frozenset[str], tx: Transaction) -> dict[str, Any]:
     values: dict[str, Any] = {
         "pg_postmaster_start_time": time.strftime("%Y-%m-%d %H:%M:%S+00", time.gmtime(_STARTED)),
-        "pg_conf_load_time": time.strftime("%Y-%m-%d %H:%M:%S+00", time.gmtime(_STARTED)),
+        "pg_conf_load_time": time.strftime("%Y-%m-%d %H:%M:%S+00", time.gmtime(_loaded_at(ex))),
         "inet_server_addr": ex.server_addr,
         "inet_server_port": ex.services.server.port if ex.server_addr else None,
         "inet_client_addr": ex.client_addr,

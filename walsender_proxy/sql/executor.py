@@ -74,6 +74,7 @@ from walsender_proxy.sql import (
     sql_function_calls,
     sql_functions,
     statement_log,
+    system_sql,
     views,
     window_frames,
 )
@@ -90,6 +91,7 @@ from walsender_proxy.sql.statement_nodes import (
     lasting_effect_call,
     returning,
     set_arg_text,
+    set_value_text,
     writes_rows,
 )
 from walsender_proxy.sql.udf_errors import udf_error
@@ -1141,6 +1143,8 @@ class Executor:
             yield Done("CHECKPOINT")
         elif isinstance(node, ast.VacuumStmt):
             yield from self._vacuum(node)
+        elif isinstance(node, ast.AlterSystemStmt):
+            yield system_sql.alter_system(self, node, in_block=self.explicit or self.implicit_block)
         elif isinstance(node, ast.UnlistenStmt):
             # LISTEN is refused, so a session never listens on a channel: UNLISTEN (one
             # channel or *) has nothing to remove, as in PostgreSQL for a session that
@@ -1440,7 +1444,7 @@ class Executor:
         if s.kind in (K.VAR_RESET, K.VAR_SET_DEFAULT):
             value = None
         else:
-            value = ", ".join(set_arg_text(a) for a in s.args or ())
+            value = set_value_text(name, s.args or ())
         if name.lower() == "timezone" and s.kind == K.VAR_SET_CURRENT:
             value = None
         elif name.lower() == "timezone" and s.args and isinstance(s.args[0], ast.TypeCast):

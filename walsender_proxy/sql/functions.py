@@ -39,6 +39,7 @@ SERVER_FUNCTIONS = frozenset(
         *ADVISORY,
         "pg_advisory_unlock_all",
         "pg_sleep",
+        "pg_reload_conf",
         "txid_current",
         "pg_current_xact_id",
         *sequence_functions.NAMES,
@@ -80,6 +81,15 @@ def install(con: duckdb.DuckDBPyConnection, services: SqlServices) -> None:
         if tx is None:
             raise PgError("25P01", "no transaction")
         return tx.ensure_xid()
+
+    def reload_conf(pid: int) -> bool:
+        ex = session(pid)
+        if not ex.who().superuser:  # (EXECUTE is revoked from PUBLIC, as in PostgreSQL)
+            raise PgError("42501", "permission denied for function pg_reload_conf")
+        reload = services.server.reload
+        if reload is None:
+            raise PgError("0A000", "pg_reload_conf() is not supported without a server")
+        return reload()
 
     def pipeline_role(pid: int, fn: str) -> SessionState:
         ex = session(pid)
@@ -141,6 +151,7 @@ def install(con: duckdb.DuckDBPyConnection, services: SqlServices) -> None:
         ("pg_current_wal_flush_lsn", lambda pid: format_lsn(lake.log.flushed_lsn), ["INTEGER"], "VARCHAR"),
         ("pg_logical_emit_message", emit, ["INTEGER", "BOOLEAN", "VARCHAR", "VARCHAR"], "VARCHAR"),
         ("txid_current", current_xid, ["INTEGER"], "BIGINT"),
+        ("pg_reload_conf", reload_conf, ["INTEGER"], "BOOLEAN"),
         ("pg_current_xact_id", current_xid, ["INTEGER"], "BIGINT"),
     ]
     udfs += slot_functions.udfs(services, session)

@@ -132,6 +132,10 @@ class ServerInfo:
     )
     #: Setting overrides by PostgreSQL name (``max_wal_senders``, ``TimeZone``, …).
     settings: Mapping[str, str] = field(default_factory=dict)
+    #: Of those, the ones postgresql.auto.conf gave: lower-cased name → (file, line)
+    setting_files: Mapping[str, tuple[str, int]] = field(default_factory=dict)
+    #: Settings changed in the file that need a restart (pg_settings.pending_restart)
+    pending_restart: frozenset[str] = frozenset()
     encoding: str = "UTF8"
     lc_collate: str = "C"
     lc_ctype: str = "C"
@@ -287,6 +291,15 @@ def server_settings(server: ServerInfo) -> dict[str, tuple[str, str]]:
         for k, v in values.items():
             out[k.lower()] = (str(v), src)
     return out
+
+
+def _source_file(server: ServerInfo, low: str, src: str, session: SessionInfo) -> dict[str, Any]:
+    """pg_settings' sourcefile and sourceline: for values from the file, to those who may
+    read every setting (NULL to others, as PostgreSQL's GetConfigOptionValues)."""
+    where = server.setting_files.get(low)
+    if where is None or src != "configuration file" or not session.read_all_settings:
+        return {}
+    return {"sourcefile": where[0], "sourceline": where[1]}
 
 
 def _session_settings(
@@ -2992,7 +3005,8 @@ def build_session_table(name: str, snap: CatalogSnapshot, session: SessionInfo) 
                     "enumvals": meta.enumvals,
                     "boot_val": meta.boot_val,
                     "reset_val": reset,
-                    "pending_restart": False,
+                    **_source_file(server, low, src, session),
+                    "pending_restart": low in server.pending_restart,
                 }
             )
         return pa.Table.from_pylist(rows, schema=SESSION_TABLES[name])

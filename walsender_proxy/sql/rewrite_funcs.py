@@ -221,6 +221,7 @@ SERVER_RETURNS: Mapping[str, str] = MappingProxyType(
         **{n: "bool" if n.startswith("pg_try_") or "_unlock" in n else "void" for n in ADVISORY},
         "pg_advisory_unlock_all": "void",
         "pg_sleep": "void",
+        "pg_reload_conf": "bool",
         **dict.fromkeys(SEQUENCE_FUNCTIONS, "int8"),
         "pg_get_serial_sequence": "text",
     }
@@ -249,7 +250,6 @@ SERVER_ONLY = frozenset(
         "pg_logical_emit_message",
         "pg_terminate_backend",
         "pg_cancel_backend",
-        "pg_reload_conf",
         "pg_switch_wal",
         "pg_replication_origin_create",
         "pg_replication_origin_drop",

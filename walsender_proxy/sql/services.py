@@ -28,6 +28,7 @@ from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.backend.roles import RoleStore
 from walsender_proxy.backend.settings import Settings
 from walsender_proxy.backend.snapshots import SnapshotRegistry
+from walsender_proxy.backend.system_settings import SystemSettings
 from walsender_proxy.lake import Lake, Transaction
 from walsender_proxy.sql.advisory import AdvisoryLocks
 from walsender_proxy.sql.timeouts import Deadlines
@@ -144,6 +145,10 @@ class ServerFacts:
     port: int
     parameters: Callable[[], Mapping[str, str]]
     catalog_rows: Mapping[str, Callable[[], list[dict[str, Any]]]]
+    #: postgresql.auto.conf: ALTER SYSTEM writes it; None where no server runs (tests)
+    system: SystemSettings | None = None
+    #: pg_reload_conf(): the server reads its settings again
+    reload: Callable[[], bool] | None = None
 
 
 @dataclass(slots=True)

@@ -22,6 +22,7 @@ from decoding.errors import PgError
 from decoding.pgtypes import type_by_oid
 from walsender_proxy.sql.ddl_names import unsupported
 from walsender_proxy.sql.nodes import all_nodes, set_returning_call
+from walsender_proxy.sql.pgcatalog_defs import quote_ident
 
 
 def returning(node: Any) -> tuple[Any, ...] | None:
@@ -370,6 +371,35 @@ def writes_rows(node: ast.Node) -> bool:
     if isinstance(node, ast.CopyStmt):
         return bool(node.is_from)
     return isinstance(node, ast.InsertStmt | ast.UpdateStmt | ast.DeleteStmt | ast.MergeStmt | ast.TruncateStmt)
+
+
+#: guc.c's GUC_LIST_INPUT settings: the ones a SET may give several values (the rest: 22023).
+_LIST_INPUT = frozenset({
+    "datestyle", "search_path", "temp_tablespaces", "session_preload_libraries",
+    "shared_preload_libraries", "local_preload_libraries", "log_destination",
+    "listen_addresses", "unix_socket_directories", "wal_consistency_checking",
+})  # fmt: skip
+#: ... and of those the GUC_LIST_QUOTE ones, whose values are identifiers, quoted as needed.
+_LIST_QUOTE = frozenset({
+    "search_path", "temp_tablespaces", "session_preload_libraries", "shared_preload_libraries",
+    "local_preload_libraries",
+})  # fmt: skip
+
+
+def set_value_text(name: str, args: Sequence[Any]) -> str:
+    """The value ``SET name = args`` (or ALTER SYSTEM SET) gives the setting, as guc.c's
+    flatten_set_variable_args makes it: one value, or a comma list for a list setting,
+    whose names are quoted as identifiers where needed (``a, "B c"``)."""
+    key = name.lower()
+    if len(args) > 1 and key not in _LIST_INPUT:
+        raise PgError("22023", f"SET {name} takes only one argument")
+    parts = []
+    for a in args:
+        text = set_arg_text(a)
+        if key in _LIST_QUOTE and isinstance(a, ast.A_Const) and hasattr(a.val, "sval"):
+            text = quote_ident(text)
+        parts.append(text)
+    return ", ".join(parts)
 
 
 def set_arg_text(a: Any) -> str:
