@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from decoding.durable import fsync_path
 from decoding.errors import DISK_FULL_ERRNOS, PgError, file_access_error
 from decoding.lsn import FIRST_LSN, format_lsn
 from decoding.records import Record, decode_record
@@ -110,14 +111,6 @@ def _segment_name(start_lsn: int) -> str:
     return f"{start_lsn:016X}{SUFFIX}"
 
 
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _scan_frames(data: memoryview, start: int = 0) -> Iterator[tuple[int, int, int, memoryview]]:
     """Yield (offset, end, kind, payload) for each whole, CRC-valid frame; stop at the first
     frame that is torn or corrupt."""
@@ -200,7 +193,7 @@ class ChangeLog:
         fd = os.open(self.dir / _segment_name(start), os.O_WRONLY | os.O_CREAT, 0o600)
         os.close(fd)
         if self.fsync_enabled:
-            _fsync_dir(self.dir)
+            fsync_path(self.dir)
         self._starts.append(start)
 
     def _recover_tail(self) -> None:

@@ -145,16 +145,17 @@ def _session_view(dsn: str, **startup: str) -> Iterator[tuple[str, ...]]:
     client last heard it, from ParameterStatus)."""
     with psycopg.connect(dsn, autocommit=True, **startup) as early:
         early.execute("SET statement_timeout = '7s'")
+        loaded = early.execute("SELECT pg_conf_load_time()").fetchone()
         with psycopg.connect(dsn, autocommit=True) as c:
             c.execute("ALTER SYSTEM SET work_mem = '8MB'")
             c.execute("ALTER SYSTEM SET statement_timeout = '9s'")
             c.execute("ALTER SYSTEM SET TimeZone = 'America/New_York'")
             c.execute("SELECT pg_reload_conf()")
-        for _ in range(50):
-            shown = tuple(early.execute("SELECT current_setting('work_mem'), current_setting('TimeZone')").fetchone() or ())
-            if shown[0] == "8MB" or "work_mem" in startup.get("options", ""):
+        for _ in range(100):  # (until this backend has applied the reload: PostgreSQL's is a signal)
+            if early.execute("SELECT pg_conf_load_time()").fetchone() != loaded:
                 break
-            time.sleep(0.1)
+            time.sleep(0.05)
+        shown = tuple(early.execute("SELECT current_setting('work_mem'), current_setting('TimeZone')").fetchone() or ())
         yield (
             *shown,
             early.execute("SHOW statement_timeout").fetchone()[0],  # type: ignore[index]

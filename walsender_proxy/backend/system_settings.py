@@ -18,7 +18,6 @@ would show in ``pg_settings`` and change nothing.
 from __future__ import annotations
 
 import logging
-import os
 import re
 import threading
 import time
@@ -26,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from decoding.durable import atomic_write
 from decoding.errors import PgError
 from walsender_proxy.backend.settings import GUCS, PG_SETTINGS, _validated, canonical_value
 
@@ -133,20 +133,8 @@ def file_text(entries: Iterable[Entry]) -> str:
 
 
 def write_file(path: Path, entries: Iterable[Entry], *, fsync: bool = True) -> None:
-    """Replace ``path`` atomically: a crash leaves the old file or the new one."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(file_text(entries))
-        f.flush()
-        if fsync:
-            os.fsync(f.fileno())
-    os.replace(tmp, path)
-    if fsync:
-        fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    """Replace ``path`` atomically (through ``postgresql.auto.conf.tmp``, as PostgreSQL)."""
+    atomic_write(path, file_text(entries), fsync=fsync, tmp=path.with_name(path.name + ".tmp"))
 
 
 # -- the rules ---------------------------------------------------------------------------

@@ -16,13 +16,12 @@ commit records stand in the log.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
 import threading
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
@@ -34,6 +33,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from decoding.catalog import RID, Column, Table
+from decoding.durable import atomic_write, fsync_path, removed_on_failure
 from walsender_proxy.lake.files import (
     CSN,
     DELTA_META,
@@ -201,41 +201,8 @@ def _in_order(path: Path, column: str) -> bool:
     return True
 
 
-def fsync_path(path: Path) -> None:
-    """fsync a file or directory by its path."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-@contextlib.contextmanager
-def _removed_on_failure(tmp: Path) -> Iterator[Path]:
-    """A file written under a temporary name and renamed when whole: if its writing fails
-    (a full disk), it goes at once rather than hold the space until the next start."""
-    try:
-        yield tmp
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
 def _atomic_write_json(path: Path, data: Any, fsync: bool) -> None:
-    tmp = path.with_suffix(".tmp")
-    with _removed_on_failure(tmp):
-        with open(tmp, "w") as f:
-            json.dump(data, f)
-            f.flush()
-            if fsync:
-                os.fsync(f.fileno())
-        os.replace(tmp, path)
-    if fsync:
-        fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    atomic_write(path, json.dumps(data), fsync=fsync)
 
 
 def _parquet_files(path: Path) -> list[Path]:
@@ -487,7 +454,7 @@ class TableStore:
         d.mkdir(exist_ok=True)
         name = f"delta-{csn:016d}-{uuid.uuid4().hex[:12]}.parquet"
         tmp = d / (name + ".tmp")
-        with _removed_on_failure(tmp):
+        with removed_on_failure(tmp):
             con = self._maintenance()
             try:
                 n = con.execute(
@@ -528,7 +495,7 @@ class TableStore:
         # No schema metadata: Spark trusts a file's embedded Spark schema over its columns,
         # and rows that came from Spark-written changesets would carry a stale one.
         rows = rows.replace_schema_metadata(None)
-        with _removed_on_failure(tmp):
+        with removed_on_failure(tmp):
             with pq.ParquetWriter(tmp, rows.schema, **PARQUET_OPTIONS) as w:
                 # A fold's rows are one chunk per commit: the writer's cost goes with the chunks,
                 # so each row group is made one chunk first, which costs far less than writing
@@ -561,7 +528,7 @@ class TableStore:
         unsorted_first = len(order) == 1 and bool(deltas) and all(f.fresh for f in deltas)
         # DuckDB writes it straight from the files, sorting out of core: a 10M-row table is
         # never an Arrow table in this process, and the work stays within its memory limit.
-        with _removed_on_failure(tmp):
+        with removed_on_failure(tmp):
             con = self._maintenance()
             try:
                 q.register(con)

@@ -172,6 +172,11 @@ def _timestamp(t: float | None) -> datetime.datetime | None:
     return None if t is None else datetime.datetime.fromtimestamp(t, datetime.UTC)
 
 
+def _utc_text(t: float) -> str:
+    """A time as timestamptz text, to the microsecond as PostgreSQL keeps it."""
+    return datetime.datetime.fromtimestamp(t, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S.%f+00")
+
+
 def _loaded_at(ex: SessionState) -> float:
     """When the server last read its configuration (pg_conf_load_time)."""
     system = ex.services.server.system
@@ -189,8 +194,8 @@ def _activity_state(other: SessionState, me: SessionState) -> str:
 
 def server_values(ex: SessionState, names: frozenset[str], tx: Transaction) -> dict[str, Any]:
     values: dict[str, Any] = {
-        "pg_postmaster_start_time": time.strftime("%Y-%m-%d %H:%M:%S+00", time.gmtime(_STARTED)),
-        "pg_conf_load_time": time.strftime("%Y-%m-%d %H:%M:%S+00", time.gmtime(_loaded_at(ex))),
+        "pg_postmaster_start_time": _utc_text(_STARTED),
+        "pg_conf_load_time": _utc_text(_loaded_at(ex)),
         "inet_server_addr": ex.server_addr,
         "inet_server_port": ex.services.server.port if ex.server_addr else None,
         "inet_client_addr": ex.client_addr,
