@@ -66,7 +66,7 @@ def server_settings(config: dict[str, Any], **overrides: Any) -> Any:
     from walsender_proxy.server.hba import parse_rules
     from walsender_proxy.server.tls import check_tls_settings
 
-    known = {f.name for f in fields(ServerSettings)} - {"hba", "extra", "command_line"}
+    known = {f.name for f in fields(ServerSettings)} - {"hba", "extra", "command_line", "configured"}
     kw: dict[str, Any] = {}
     for name, value in config.get("server", {}).items():
         if name not in known:
@@ -83,6 +83,7 @@ def server_settings(config: dict[str, Any], **overrides: Any) -> Any:
     given = {k: v for k, v in overrides.items() if v is not None}
     kw.update(given)
     kw["command_line"] = frozenset(given)
+    kw["configured"] = frozenset(config.get("server", {}))
     settings = ServerSettings(**kw)
     # As PostgreSQL at start-up: the TLS protocol range is checked whether or not TLS is
     # on (the cipher list when the TLS context is made).

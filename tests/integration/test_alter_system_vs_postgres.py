@@ -59,7 +59,7 @@ def _settled(dsn: str, sql: str, want: object, tries: int = 50) -> object:
 STATEMENTS = [
     "ALTER SYSTEM SET logical_decoding_work_mem = '128kB'",
     "SHOW logical_decoding_work_mem",  # (nothing applies before a reload)
-    "SELECT setting, source, sourcefile IS NULL FROM pg_settings WHERE name = 'logical_decoding_work_mem'",
+    "SELECT setting, source, sourcefile IS NULL FROM pg_settings WHERE name IN ('logical_decoding_work_mem', 'wal_sender_timeout', 'authentication_timeout') ORDER BY name",
     "ALTER SYSTEM SET nosuch = 1",
     "ALTER SYSTEM SET foo.bar = 1",
     "ALTER SYSTEM SET logical_decoding_work_mem = '1kB'",
@@ -254,7 +254,7 @@ def test_a_restart_applies_the_file_but_not_over_the_command_line(tmp_path: obje
             ).fetchall()
         assert rows == [
             ("max_wal_senders", "3", "configuration file", True, False),
-            ("port", str(p.port), "configuration file", None, False),  # (PostgreSQL: command line)
+            ("port", str(p.port), "command line", None, False),
             ("work_mem", "3072", "configuration file", True, False),
         ]
         # a fourth replication connection is one too many now

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from walsender_proxy.backend import logs
 from walsender_proxy.backend.roles import RoleStore
+from walsender_proxy.backend.settings import PG_SETTINGS
 from walsender_proxy.backend.snapshots import SnapshotRegistry
 from walsender_proxy.lake import Lake
 from walsender_proxy.replication.sender_pool import SenderPool
@@ -70,6 +71,8 @@ class ServerSettings:
     extra: dict[str, str] = field(default_factory=dict)
     #: The fields given on the command line: postgresql.auto.conf does not override them.
     command_line: frozenset[str] = frozenset()
+    #: The fields the configuration file names (pg_settings.source ``configuration file``).
+    configured: frozenset[str] = frozenset()
 
     def server_version_num(self) -> str:
         major, _, minor = self.server_version.partition(".")
@@ -175,7 +178,7 @@ class ServerContext:
             deadlines=self.deadlines, slots=self.slots, backends=self.backends,
             server=ServerFacts(
                 settings.server_version, settings.port, self.server_parameters, self.injectors,
-                system=self.system, reload=self.reload,
+                system=self.system, reload=self.reload, sources=self.parameter_sources,
             ),
         )  # fmt: skip
         self.replication = ReplicationServices(
@@ -200,6 +203,25 @@ class ServerContext:
         for fn in list(self.on_reload):
             fn()
         return True
+
+    def parameter_sources(self) -> dict[str, str]:
+        """pg_settings.source of each of :meth:`server_parameters`, as PostgreSQL would
+        give it: ``command line``, ``configuration file`` (the TOML file named it, or
+        postgresql.auto.conf), ``default`` for an unnamed value equal to PostgreSQL's."""
+        s = self.settings
+        out = {}
+        for name, value in self.server_parameters().items():
+            key = name.lower()
+            meta = PG_SETTINGS.get(key)
+            if key in s.command_line:
+                out[key] = "command line"
+            elif key in self.system.values or key in s.configured:
+                out[key] = "configuration file"
+            elif meta is not None and value == (meta.boot_val or ""):
+                out[key] = "default"
+            else:
+                out[key] = "configuration file"
+        return out
 
     def sender_pool(self) -> SenderPool | None:
         """The walsender processes (on the event loop; None when streams stay in the

@@ -54,6 +54,7 @@ def server_info(ex: SessionState) -> pgcatalog.ServerInfo:
             else {}
         ),
         pending_restart=system.pending_restart if system is not None else frozenset(),
+        sources=services.server.sources() if services.server.sources is not None else {},
     )
     services.catalog_cache["server_info"] = (key, info)
     return info

@@ -136,6 +136,8 @@ class ServerInfo:
     setting_files: Mapping[str, tuple[str, int]] = field(default_factory=dict)
     #: Settings changed in the file that need a restart (pg_settings.pending_restart)
     pending_restart: frozenset[str] = frozenset()
+    #: pg_settings.source of ``settings`` by lower-cased name (else: configuration file)
+    sources: Mapping[str, str] = field(default_factory=dict)
     encoding: str = "UTF8"
     lc_collate: str = "C"
     lc_ctype: str = "C"
@@ -286,10 +288,10 @@ def server_settings(server: ServerInfo) -> dict[str, tuple[str, str]]:
     for src, values in (
         ("override", SERVER_DEFAULTS),
         ("override", fixed),
-        ("configuration file", server.settings),
+        (None, server.settings),
     ):
         for k, v in values.items():
-            out[k.lower()] = (str(v), src)
+            out[k.lower()] = (str(v), src or server.sources.get(k.lower(), "configuration file"))
     return out
 
 

@@ -149,6 +149,8 @@ class ServerFacts:
     system: SystemSettings | None = None
     #: pg_reload_conf(): the server reads its settings again
     reload: Callable[[], bool] | None = None
+    #: pg_settings.source of each of ``parameters`` (None: all ``configuration file``)
+    sources: Callable[[], Mapping[str, str]] | None = None
 
 
 @dataclass(slots=True)
