@@ -93,8 +93,6 @@ def injected_rows(ex: SessionState, needs: frozenset[str]) -> dict[str, pa.Table
         snap = pgcatalog.CatalogSnapshot.build(cat, server_info(ex))
         out["pg_sequences"] = pgcatalog.make_table("pg_sequences", pgcatalog.sequences_view(snap, ex.lake.sequences.peek))
     if "pg_file_settings" in wanted:
-        if not ex.who().superuser:  # (REVOKEd from PUBLIC, as in PostgreSQL)
-            raise PgError("42501", "permission denied for view pg_file_settings")
         system = ex.services.server.system
         rows = [dataclasses.asdict(r) for r in system.file_rows] if system is not None else []
         out["pg_file_settings"] = pgcatalog.make_table("pg_file_settings", rows)
@@ -171,6 +169,34 @@ def injected_rows(ex: SessionState, needs: frozenset[str]) -> dict[str, pa.Table
 
 def _timestamp(t: float | None) -> datetime.datetime | None:
     return None if t is None else datetime.datetime.fromtimestamp(t, datetime.UTC)
+
+
+#: The catalog relations PostgreSQL 15 revokes from PUBLIC (read off 15.18 as a plain
+#: role): only superusers and pg_read_all_data's members read them.
+_REVOKED = {
+    "pgc_pg_authid": "table pg_authid",
+    "pgc_pg_shadow": "view pg_shadow",
+    "pgc_pg_user_mapping": "table pg_user_mapping",
+    "pgc_pg_file_settings": "view pg_file_settings",
+    "pgc_pg_replication_origin_status": "view pg_replication_origin_status",
+}
+
+
+def _check_revoked(ex: SessionState, needs: frozenset[str]) -> None:
+    """42501 for a statement reading a catalog relation the current user may not read
+    (after the rewrite, cached or not: the cache is shared by every role)."""
+    if not privileges.CHECK_READS.get():
+        return
+    who = ex.who()
+    if who.superuser:
+        return
+    if who.uses(privileges.PG_READ_ALL_DATA):  # (SELECT on the view, not EXECUTE on its function)
+        if "pgc_pg_replication_origin_status" in needs:
+            raise PgError("42501", "permission denied for function pg_show_replication_origin_status")
+        return
+    for name, shown in _REVOKED.items():
+        if name in needs:
+            raise PgError("42501", f"permission denied for {shown}")
 
 
 def _utc_text(t: float) -> str:
@@ -258,6 +284,8 @@ def rewrite_and_register(
     for name, value, is_local in rw.set_configs:
         if value is not None:
             ex.settings.set(name, value, local=is_local)
+    if rw.needs & _REVOKED.keys():
+        _check_revoked(ex, rw.needs)
     if rw.needs:
         snap = pgcatalog.CatalogSnapshot.build(tx.catalog(), server_info(ex))
         binding.ensure(
