@@ -126,11 +126,79 @@ def coerce_text(
         # float → numeric through float4_numeric's / float8_numeric's text (6 or 15
         # significant digits), not the binary value's longer decimal expansion
         return decode_text_arrow(col.type, numeric_math.float_texts(arr))
+    if col.type.base.name in _INT_NAMES and _number_list(arr.type, col.type):
+        return _to_integers(arr, col.type)
+    if col.type.numeric_precision_scale is not None and _number_list(arr.type, col.type):
+        return _to_numerics(arr, col.type)
     if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
         return arr
     if pa.types.is_string(col.type.arrow) and text_as_is(col.type):
         return arr
     return decode_text_arrow(col.type, arr, date_order)
+
+
+_INT_NAMES = {"int2": "smallint", "int4": "integer", "int8": "bigint"}
+
+
+def _number_list(t: pa.DataType, ctype: Any) -> bool:
+    """Numbers that need converting to ``ctype``'s: fractions, or integers of a wider
+    type; for an array column, only a list of them (a scalar into it is 42804 elsewhere)."""
+    if ctype.is_array != (pa.types.is_list(t) or pa.types.is_large_list(t)):
+        return False
+    while pa.types.is_list(t) or pa.types.is_large_list(t):
+        t = t.value_type
+    target = ctype.arrow.value_type if ctype.is_array else ctype.arrow
+    return pa.types.is_decimal(t) or pa.types.is_floating(t) or (pa.types.is_integer(t) and t != target)
+
+
+def _to_numerics(arr: pa.Array | pa.ChunkedArray, ctype: Any) -> pa.Array | pa.ChunkedArray:
+    """numbers assigned to a ``numeric(p,s)`` column or its array's elements, rounded to its scale
+    half away from zero as numeric's typmod coercion (apply_typmod) rounds; 22003 when one
+    needs more digits than the precision leaves."""
+    if isinstance(arr, pa.ChunkedArray):
+        return pa.chunked_array([_to_numerics(c, ctype) for c in arr.chunks], type=ctype.arrow)
+    p, sc = ctype.numeric_precision_scale
+    listed = pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type)
+    values = arr.values if listed else arr
+    if pa.types.is_floating(values.type):  # (through its text, as float8_numeric)
+        values = pc.cast(numeric_math.float_texts(values), pa.decimal128(38, 15))
+    elif pa.types.is_integer(values.type):
+        values = values.cast(pa.decimal128(38, 0))
+    rounded = pc.round(values, sc, round_mode="half_towards_infinity")
+    try:
+        inner = rounded.cast(ctype.arrow.value_type if listed else ctype.arrow)
+    except (pa.ArrowInvalid, OverflowError):
+        from decoding.errors import PgError
+
+        raise PgError(
+            "22003", "numeric field overflow",
+            detail=f"A field with precision {p}, scale {sc} must round to an absolute value less than {'1' if p == sc else f'10^{p - sc}'}.",
+        ) from None  # fmt: skip
+    if not listed:
+        return inner
+    return type(arr).from_arrays(arr.offsets, inner, mask=arr.is_null()).cast(ctype.arrow)
+
+
+def _to_integers(arr: pa.Array | pa.ChunkedArray, ctype: Any) -> pa.Array | pa.ChunkedArray:
+    """numeric or float values (or arrays of them) assigned to an integer column, rounded
+    as PostgreSQL's casts round: numeric half away from zero (numeric_int4), float to the
+    nearest even (rint in float8_int4); 22003 past the type's range, NaN included."""
+    if isinstance(arr, pa.ChunkedArray):
+        return pa.chunked_array([_to_integers(c, ctype) for c in arr.chunks], type=ctype.arrow)
+    if pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type):
+        inner = _to_integers(arr.values, replace(ctype, is_array=False))
+        return type(arr).from_arrays(arr.offsets, inner, mask=arr.is_null()).cast(ctype.arrow)
+    if pa.types.is_integer(arr.type):
+        rounded = arr
+    else:
+        mode = "half_towards_infinity" if pa.types.is_decimal(arr.type) else "half_to_even"
+        rounded = pc.round(arr, 0, round_mode=mode)
+    try:
+        return rounded.cast(ctype.arrow)
+    except (pa.ArrowInvalid, OverflowError):
+        from decoding.errors import PgError
+
+        raise PgError("22003", f"{_INT_NAMES[ctype.base.name]} out of range") from None
 
 
 def text_as_is(ctype: Any) -> bool:

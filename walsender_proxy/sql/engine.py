@@ -46,6 +46,7 @@ from walsender_proxy.lake.domains import shown as shown_type
 from walsender_proxy.lake.files import CHANGESET_ROW_GROUP
 from walsender_proxy.lake.transaction import conform, layout
 from walsender_proxy.sql import (
+    array_assign,
     catalog_bridge,
     copy_statement,
     defaults,
@@ -591,13 +592,21 @@ class Engine:
         no_lateral(node.fromClause, "UPDATE … FROM")
         alias = node.relation.alias.aliasname if node.relation.alias else node.relation.relname
         sets: dict[str, str] = {}
+        subs: list[array_assign.Subscript] = []
+        selected: list[str] = []  # (a[i] = v: selected as __lo_k, __hi_k, __val_k)
         for target in node.targetList:
-            if target.indirection:
-                raise unsupported("UPDATE of array elements or fields")
             col = t.column(target.name)
             if col is None:
                 raise PgError("42703", f'column "{target.name}" of relation "{t.name}" does not exist')
-            if col.name in sets:
+            if target.indirection:
+                if col.name in sets:
+                    raise PgError("42601", f'multiple assignments to same column "{col.name}"')
+                sub = array_assign.subscript(col.name, target.indirection, col.type.sql_name(), col.type.is_array)
+                k = len(subs)
+                subs.append(sub)
+                selected += array_assign.selected(sub, k, RawStream()(assigned(target.val)))
+                continue
+            if col.name in sets or any(s.column == col.name for s in subs):
                 raise PgError("42601", f'multiple assignments to same column "{col.name}"')
             if isinstance(target.val, ast.SetToDefault):
                 expr = defaults.value_sql(col, tx.catalog())
@@ -608,7 +617,7 @@ class Engine:
             else:
                 expr = RawStream()(assigned(target.val))
             sets[col.name] = expr
-        news = ", ".join(f'({e}) AS "__new_{n}"' for n, e in sets.items())
+        news = ", ".join([*(f'({e}) AS "__new_{n}"' for n, e in sets.items()), *selected])
         sql = f'SELECT "{alias}".*, {news} FROM {TARGET} AS "{alias}"'
         if node.fromClause:
             sql += ", " + ", ".join(RawStream()(f) for f in node.fromClause)
@@ -620,12 +629,40 @@ class Engine:
             c = t.column(name)
             assert c is not None
             new = new.set_column(new.column_names.index(c.physical), c.physical, coerce_text(c, old.column(f"__new_{name}"), self.date_order, self.text_out))
+        for c, arr in self._subscripted(t, subs, old):
+            new = new.set_column(new.column_names.index(c.physical), c.physical, arr)
         keep = [RID] + [c.physical for c in t.columns]
-        n = tx.apply_update(t, old.select(keep), new.select(keep), changed=list(sets)) if old.num_rows else 0
+        changed = [*sets, *(s.column for s in subs)]
+        n = tx.apply_update(t, old.select(keep), new.select(keep), changed=list(dict.fromkeys(changed))) if old.num_rows else 0
         if returning(node):
             yield self._returning(tx, t, node.relation, returning(node), _named(t, _stored(t, new, keep)), params, f"UPDATE {n}")
         else:
             yield Done(f"UPDATE {n}")
+
+    def _subscripted(self, t: Table, subs: Sequence[array_assign.Subscript], rows: pa.Table, base: pa.Table | None = None) -> list[tuple[Column, pa.Array]]:
+        """The new values of the columns assigned by subscript (in order of assignment),
+        from ``rows``' selected subscripts and values; each column's old value from
+        ``base`` (UPDATE: the target rows), else NULL (INSERT)."""
+        out: dict[str, tuple[Column, list[Any]]] = {}
+        for k, sub in enumerate(subs):
+            c = t.column(sub.column)
+            assert c is not None
+            if sub.column not in out:
+                old = (base or rows).column(c.physical).to_pylist() if base is not None or c.physical in rows.column_names else [None] * rows.num_rows
+                out[sub.column] = (c, old)
+            target = c if sub.is_slice else dataclasses.replace(c, type=dataclasses.replace(c.type, is_array=False))
+            try:
+                values = coerce_text(target, rows.column(f"__val_{k}"), self.date_order, self.text_out).to_pylist()
+            except PgError as e:
+                if e.sqlstate == "42804" and not sub.is_slice:
+                    shown = e.message.partition(" but expression is of type ")[2]
+                    raise PgError("42804", f'subscripted assignment to "{c.name}" requires type {target.type.sql_name()} but expression is of type {shown}', hint=e.hint) from None
+                raise
+            lows, highs = rows.column(f"__lo_{k}").to_pylist(), rows.column(f"__hi_{k}").to_pylist()
+            current = out[sub.column][1]
+            for i in range(rows.num_rows):
+                current[i] = array_assign.assign(current[i], sub, lows[i], highs[i], values[i])
+        return [(c, pa.array(v, type=c.type.arrow)) for c, v in out.values()]
 
     def delete(self, tx: Transaction, node: ast.DeleteStmt, params: list[Any]) -> Iterator[Outcome]:
         self._release()

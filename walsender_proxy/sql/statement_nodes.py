@@ -315,9 +315,16 @@ def values_cast_to_columns(src: Any, t: Any, cols: Sequence[str]) -> Any:
     targets: dict[int, ast.TypeName] = {}
     for i, name in enumerate(cols):
         col = t.column(name)
-        if col is None or col.type.is_array:
+        if col is None:
             continue
         base = col.type.base.name
+        if col.type.is_array:
+            if base in _ITEM_CAST_TYPES:  # (ARRAY[…] items only: see item())
+                targets[i] = ast.TypeName(
+                    names=(ast.String(sval="pg_catalog"), ast.String(sval=_ITEM_CAST_TYPES[base])),
+                    arrayBounds=(ast.Integer(ival=-1),), typemod=-1,
+                )
+            continue
         if base in _ITEM_CAST_TYPES:
             targets[i] = ast.TypeName(names=(ast.String(sval="pg_catalog"), ast.String(sval=_ITEM_CAST_TYPES[base])), typemod=-1)
         elif base in _STRING_TYPES:
@@ -338,6 +345,8 @@ def values_cast_to_columns(src: Any, t: Any, cols: Sequence[str]) -> Any:
             return v
         if isinstance(v, ast.A_Const) and getattr(v, "isnull", False):
             return v
+        if tn.arrayBounds and not isinstance(v, ast.A_ArrayExpr):
+            return v  # (a number array column: its ARRAY[…] rows, each converted as the column's)
         if tn.names[-1].sval == "text" and (isinstance(v, ast.ParamRef) or (isinstance(v, ast.A_Const) and isinstance(v.val, ast.String))):
             return v  # (an untyped literal or parameter is the column's value as written)
         return ast.TypeCast(arg=v, typeName=tn, location=-1)
