@@ -1,4 +1,4 @@
-"""UPDATE … SET a[i] = v and a[l:u] = array, beside PostgreSQL 15: the arrays each
+"""UPDATE … SET a[i] = v and a[l:u] = array, and INSERT INTO t (a[i], …), beside PostgreSQL 15: the arrays each
 statement leaves, extension with NULLs, several assignments in one SET, slices with
 omitted bounds, NULL sources and subscripts, PostgreSQL's errors, and the refusal of what
 would give an array a lower bound other than 1. Values assigned to integer elements or
@@ -47,11 +47,23 @@ STATEMENTS = [
     "SELECT * FROM aa_t ORDER BY id",
     "INSERT INTO aa_t (id, a) VALUES (4, ARRAY[1.5, 2.5, -2.5]), (5, ARRAY[0.5::float8, 1.5::float8, 2.5::float8])",
     "SELECT id, a FROM aa_t WHERE id > 3 ORDER BY id",
+    # INSERT into subscripted targets: assigned into a NULL array, then inserted whole
+    "INSERT INTO aa_t (id, a[1:3]) VALUES (6, '{1,2,3}')",
+    "INSERT INTO aa_t (id, a[1], a[2], n[1]) VALUES (7, 1.5, '7', 2.25), (8, NULL, 3, NULL)",
+    "INSERT INTO aa_t (id, a[1:2]) VALUES (9, '{1,2,3}') RETURNING *",
+    "INSERT INTO aa_t (id, a[1:3]) VALUES (10, '{1,2}')",
+    "INSERT INTO aa_t (a[1], id) SELECT g, g FROM generate_series(11, 13) g",
+    "INSERT INTO aa_t (id, a[1], a) VALUES (14, 1, '{2}')",
+    "INSERT INTO aa_t (id, a[1]) VALUES (15, 1, 2)",
+    "INSERT INTO aa_t (id, a[1], a[1]) VALUES (16, 1, 2)",
+    "INSERT INTO aa_t (id, a[NULL]) VALUES (17, 1)",
+    "SELECT * FROM aa_t WHERE id > 5 ORDER BY id",
     "DROP TABLE aa_t",
 ]
 
 #: Where the proxy answers otherwise, on purpose: a lower bound other than 1 is refused.
 REFUSED = {
+    "INSERT INTO aa_t (id, a[2]) VALUES (18, 2)",
     "UPDATE aa_t SET a[0] = 1 WHERE id = 1",
     "UPDATE aa_t SET a[3] = 1 WHERE id = 3",
 }
@@ -69,7 +81,8 @@ def test_what_would_move_a_lower_bound_is_refused(proxy: ProxyServer) -> None:
         c.execute("CREATE TABLE aa_lb (a int[])")
         c.execute("INSERT INTO aa_lb VALUES ('{1}'), (NULL)")
         for sql in sorted(REFUSED):
+            sql = sql.replace("aa_t", "aa_lb").replace(" WHERE id = 1", " WHERE a IS NOT NULL").replace(" WHERE id = 3", " WHERE a IS NULL")
             with pytest.raises(psycopg.errors.FeatureNotSupported, match="array lower bounds other than 1"):
-                c.execute(sql.replace("aa_t", "aa_lb").replace(" WHERE id = 1", " WHERE a IS NOT NULL").replace(" WHERE id = 3", " WHERE a IS NULL"))
+                c.execute(sql.replace("(id, a[2]) VALUES (18, 2)", "(a[2]) VALUES (2)"))
         assert c.execute("SELECT a FROM aa_lb ORDER BY 1").fetchall() == [([1],), (None,)]
         c.execute("DROP TABLE aa_lb")

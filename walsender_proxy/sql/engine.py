@@ -24,6 +24,7 @@ This module is the orchestration; the parts it calls live beside it:
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -113,6 +114,8 @@ class Engine:
         self.lake = ex.lake
         self.con: duckdb.DuckDBPyConnection = ex.lake.store.cursor()
         self._registered: list[str] = []
+        #: An INSERT's rows made beforehand (subscripted targets), as its source reads them.
+        self._sources: dict[tuple[str | None, str], str | UserTable] | None = None
         #: Point statements and INSERT … VALUES without DuckDB, with their plans.
         self.points = PointStatements(ex)
         self.binding = CatalogBinding(self.con)
@@ -390,10 +393,17 @@ class Engine:
         return result_columns(rel, rw, self.tables_of(tx, rw))
 
     # -- INSERT --------------------------------------------------------------------------
-    def insert(self, tx: Transaction, node: ast.InsertStmt, params: list[Any]) -> Iterator[Outcome]:
-        self._release()
-        if any(c.indirection for c in node.cols or ()):  # (INSERT INTO t (a[1]) would store the whole value)
-            raise unsupported("INSERT into array elements or fields")
+    def insert(self, tx: Transaction, node: ast.InsertStmt, params: list[Any], *, made: bool = False) -> Iterator[Outcome]:
+        """``made``: the source's rows are registered already (a subscripted INSERT's)."""
+        if not made:
+            self._release()
+        if any(c.indirection for c in node.cols or ()):
+            node, self._sources = self._subscripted_insert(tx, node, params)
+            try:
+                yield from self.insert(tx, node, params, made=True)
+            finally:
+                self._sources = None
+            return
         if getattr(params, "literal_date_order", None) is not None:
             prepared_datestyle.check_write(node, params, [c.type for c in tx.table(qualified(node.relation)).columns])
         if node.onConflictClause is not None:
@@ -447,7 +457,7 @@ class Engine:
             src = defaults.with_defaults(single_values_as_select(node.selectStmt), t, cols, tx.catalog())
             src = values_cast_to_columns(src, t, cols)
             defaults_to_null(src, [i for i, c in enumerate(cols) if keeps_literal_scale(t.column(c))], numeric_columns(t, cols))
-            rw = self.rewritten(RawStream()(src), tx, params=params, writing=t.name)
+            rw = self.rewritten(RawStream()(src), tx, self._sources, params=params, writing=t.name)
             rel = self.relation(rw.sql, params)
             if len(rel.columns) > len(cols):
                 raise PgError("42601", "INSERT has more expressions than target columns")
@@ -498,7 +508,7 @@ class Engine:
         ignored = identity.ignored_on_insert(node, t, cols)
         src = defaults.with_defaults(node.selectStmt, t, cols, tx.catalog())
         defaults_to_null(src, [i for i, c in enumerate(cols) if keeps_literal_scale(t.column(c))], numeric_columns(t, cols))
-        rw = self.rewritten(RawStream()(src), tx, params=params, writing=t.name)
+        rw = self.rewritten(RawStream()(src), tx, self._sources, params=params, writing=t.name)
         rel = self.relation(rw.sql, params)
         if not src.valuesLists:  # (a VALUES column of untyped literals is text there)
             _enum_assignments(tx.catalog(), t, list(zip(cols, rw.columns or (), strict=False)))
@@ -638,6 +648,56 @@ class Engine:
             yield self._returning(tx, t, node.relation, returning(node), _named(t, _stored(t, new, keep)), params, f"UPDATE {n}")
         else:
             yield Done(f"UPDATE {n}")
+
+    def _subscripted_insert(self, tx: Transaction, node: ast.InsertStmt, params: list[Any]) -> tuple[ast.InsertStmt, dict[tuple[str | None, str], str | UserTable]]:
+        """``INSERT INTO t (a[1:3], b[2], c) …``: the source's rows are computed first and
+        each subscripted column is assigned into a NULL array (PostgreSQL's INSERT does the
+        same); the statement then inserts those rows into the columns as a whole, so
+        defaults, RETURNING and ON CONFLICT work as for any INSERT."""
+        t = sequences.write_target(tx, node.relation, sequences.CHANGE)
+        names: list[str] = []
+        subs: list[array_assign.Subscript] = []
+        sources: list[int] = []  # (the source column of each subscripted target)
+        plain: dict[str, int] = {}
+        for j, rt in enumerate(node.cols):
+            col = t.column(rt.name)
+            if col is None:
+                raise PgError("42703", f'column "{rt.name}" of relation "{t.name}" does not exist')
+            if rt.name in plain or (not rt.indirection and rt.name in names):
+                raise PgError("42701", f'column "{rt.name}" specified more than once')
+            if rt.indirection:
+                subs.append(array_assign.subscript(col.name, rt.indirection, col.type.sql_name(), col.type.is_array))
+                sources.append(j)
+            else:
+                plain[rt.name] = j
+            if rt.name not in names:
+                names.append(rt.name)
+        if node.selectStmt is None or any(isinstance(v, ast.SetToDefault) for row in node.selectStmt.valuesLists or () for v in row):
+            raise unsupported("DEFAULT for a subscripted INSERT target")
+        bounds = [part for k, sub in enumerate(subs) for part in array_assign.selected(sub, k, "NULL")[:2]]
+        rw = self.rewritten(f"SELECT __wp_s.*, {', '.join(bounds)} FROM ({RawStream()(node.selectStmt)}) AS __wp_s", tx, params=params, writing=t.name)
+        data = self.relation(rw.sql, params).to_arrow_table()
+        width = data.num_columns - len(bounds)
+        if width > len(node.cols):
+            raise PgError("42601", "INSERT has more expressions than target columns")
+        if width < len(node.cols):
+            raise PgError("42601", "INSERT has more target columns than expressions")
+        rows = pa.table(
+            {f"__val_{k}": data.column(j) for k, j in enumerate(sources)}
+            | {f"__{b}_{k}": data.column(f"__{b}_{k}") for k in range(len(subs)) for b in ("lo", "hi")}
+        )
+        out = {n: coerce_text(t.column(n), data.column(j), self.date_order, self.text_out) for n, j in plain.items()}  # type: ignore[arg-type]
+        out |= {c.name: arr for c, arr in self._subscripted(t, subs, rows)}
+        name = f"__wp_ins_{id(data)}"
+        self._register(name, pa.table({n: out[n] for n in names}))
+        new = copy.copy(node)
+        new.cols = tuple(ast.ResTarget(name=n) for n in names)
+        new.selectStmt = ast.SelectStmt(
+            targetList=(ast.ResTarget(val=ast.ColumnRef(fields=(ast.A_Star(),))),),
+            fromClause=(ast.RangeVar(relname=name, inh=True, relpersistence="p"),),
+            op=enums.SetOperation.SETOP_NONE,
+        )
+        return new, {(None, name): UserTable(f"SELECT * FROM {name}", {n: t.column(n).type for n in names})}  # type: ignore[union-attr]
 
     def _subscripted(self, t: Table, subs: Sequence[array_assign.Subscript], rows: pa.Table, base: pa.Table | None = None) -> list[tuple[Column, pa.Array]]:
         """The new values of the columns assigned by subscript (in order of assignment),
