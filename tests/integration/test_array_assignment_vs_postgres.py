@@ -57,6 +57,8 @@ STATEMENTS = [
     "INSERT INTO aa_t (id, a[1]) VALUES (15, 1, 2)",
     "INSERT INTO aa_t (id, a[1], a[1]) VALUES (16, 1, 2)",
     "INSERT INTO aa_t (id, a[NULL]) VALUES (17, 1)",
+    "INSERT INTO aa_t (a[1], t) VALUES (1, DEFAULT) RETURNING a, t",
+    "INSERT INTO aa_t (a[1], t) VALUES (DEFAULT, '{y}')",
     "SELECT * FROM aa_t WHERE id > 5 ORDER BY id",
     "DROP TABLE aa_t",
 ]

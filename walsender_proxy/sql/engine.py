@@ -672,10 +672,14 @@ class Engine:
                 plain[rt.name] = j
             if rt.name not in names:
                 names.append(rt.name)
-        if node.selectStmt is None or any(isinstance(v, ast.SetToDefault) for row in node.selectStmt.valuesLists or () for v in row):
-            raise unsupported("DEFAULT for a subscripted INSERT target")
+        if node.selectStmt is None:
+            raise PgError("42601", "INSERT has more target columns than expressions")
+        for row in node.selectStmt.valuesLists or ():
+            if any(isinstance(row[j], ast.SetToDefault) for j in sources if j < len(row)):
+                raise PgError("0A000", "cannot set an array element to DEFAULT")
         bounds = [part for k, sub in enumerate(subs) for part in array_assign.selected(sub, k, "NULL")[:2]]
-        rw = self.rewritten(f"SELECT __wp_s.*, {', '.join(bounds)} FROM ({RawStream()(node.selectStmt)}) AS __wp_s", tx, params=params, writing=t.name)
+        src = defaults.with_defaults(node.selectStmt, t, [rt.name for rt in node.cols], tx.catalog())
+        rw = self.rewritten(f"SELECT __wp_s.*, {', '.join(bounds)} FROM ({RawStream()(src)}) AS __wp_s", tx, params=params, writing=t.name)
         data = self.relation(rw.sql, params).to_arrow_table()
         width = data.num_columns - len(bounds)
         if width > len(node.cols):
