@@ -44,6 +44,8 @@ _BASE: dict[str, PgType] = {
         PgType("text", 25, 1009, -1, pa.string()),
         PgType("varchar", 1043, 1015, -1, pa.string()),
         PgType("bpchar", 1042, 1014, -1, pa.string()),
+        # (at most NAMEDATALEN - 1 = 63 bytes: longer input is cut, as namein cuts it)
+        PgType("name", 19, 1003, 64, pa.string()),
         PgType("bytea", 17, 1001, -1, pa.binary()),
         PgType("date", 1082, 1182, 4, pa.date32()),
         PgType("time", 1083, 1183, 8, pa.time64("us")),

@@ -239,6 +239,14 @@ def _recv_text(arr: pa.Array, ct: ColumnType) -> pa.Array:
     return decode_text_arrow(ColumnType(ct.base, ct.typmod), arr)
 
 
+def _recv_name(arr: pa.Array, ct: ColumnType) -> pa.Array:
+    """namerecv: the bytes as text, 42622 for 64 bytes or more (not cut, as namein cuts)."""
+    longest = max((len(b) for b in arr.to_pylist() if b is not None), default=0)
+    if longest >= 64:
+        raise PgError("42622", "identifier too long", detail="Identifier must be less than 64 characters.")
+    return _recv_text(arr, ct)
+
+
 def _recv_bytea(arr: pa.Array, ct: ColumnType) -> pa.Array:
     return arr
 
@@ -357,6 +365,7 @@ _RECV: dict[str, Callable[[pa.Array, ColumnType], pa.Array]] = {
     "anyenum": _recv_text,
     "varchar": _recv_text,
     "bpchar": _recv_text,
+    "name": _recv_name,
     "bytea": _recv_bytea,
     "date": _recv_date,
     "time": _recv_time,

@@ -444,6 +444,7 @@ _SCALAR = {
     "text": _text_like,
     "anyenum": _text_like,
     "varchar": _text_like,
+    "name": _text_like,
     "bpchar": _text_like,
     "json": _text_like,
     "jsonb": _jsonb,

@@ -1134,6 +1134,28 @@ def _dec_numeric(s: pa.Array, ct: ColumnType) -> pa.Array:
     return _hybrid(s, pa.string(), lambda t: numeric_text_in(t, None), fast_text)
 
 
+#: PostgreSQL's NAMEDATALEN - 1: the most bytes a ``name`` holds.
+NAME_BYTES = 63
+
+
+def name_in(text: str) -> str:
+    """namein: the text cut to at most 63 bytes, at a character's end (pg_mbcliplen)."""
+    data = text.encode()
+    if len(data) <= NAME_BYTES:
+        return text
+    return data[:NAME_BYTES].decode(errors="ignore")
+
+
+def _dec_name(s: pa.Array, ct: ColumnType) -> pa.Array:
+    long = np.flatnonzero(np.asarray(pc.binary_length(s).fill_null(0)) > NAME_BYTES).astype(np.int64)
+    if not len(long):
+        return s
+    values = s.to_pylist()
+    for i in long:
+        values[i] = name_in(values[i])
+    return pa.array(values, pa.string())
+
+
 def _dec_text(s: pa.Array, ct: ColumnType) -> pa.Array:
     name = ct.base.name
     if name in ("varchar", "bpchar") and ct.typmod >= 4:
@@ -1514,6 +1536,7 @@ _DECODERS: dict[str, Callable[[pa.Array, ColumnType], pa.Array]] = {
     "anyenum": _dec_text,
     "varchar": _dec_text,
     "bpchar": _dec_text,
+    "name": _dec_name,
     "bytea": _dec_bytea,
     "date": _dec_datetime("date"),
     "time": _dec_datetime("time"),

@@ -810,6 +810,7 @@ _SCALAR: dict[str, ArrowEncoder] = {
     "text": _plain_string,
     "anyenum": _plain_string,
     "varchar": _plain_string,
+    "name": _plain_string,
     "bpchar": _plain_string,
     "bytea": _bytea,
     "date": _date,
@@ -823,7 +824,7 @@ _SCALAR: dict[str, ArrowEncoder] = {
 }
 
 
-_PASS_THROUGH = frozenset({"text", "varchar", "bpchar", "uuid", "json", "jsonb", "anyenum"})
+_PASS_THROUGH = frozenset({"text", "varchar", "bpchar", "name", "uuid", "json", "jsonb", "anyenum"})
 
 
 #: Text of a few values of one column, value by value (see :func:`small_text_encoder`).

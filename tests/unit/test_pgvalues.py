@@ -999,3 +999,18 @@ def test_duckdb_result_through_copy() -> None:
     cts = [pg_type_for_duckdb(t) for t in rel.types]
     out = b"".join(encode_copy(rel.to_arrow_table(), cts, "text"))
     assert out.split(b"\n")[2] == b"2\t2\tv2\t2 days\t{2,NULL}\t3.00\t(2)"  # (a STRUCT as record_out)
+
+
+def test_name_values_are_cut_or_refused_as_postgresql_reads_them() -> None:
+    """namein cuts text to 63 bytes at a character's end; namerecv refuses 64 bytes or more
+    (42622), as PostgreSQL 15's do; output is the value as stored."""
+    from decoding.pgvalues import decode_binary_arrow
+
+    name = parse_type("name")
+    got = decode_text_arrow(name, ["x" * 70, "é" * 40, "ab", None]).to_pylist()
+    assert got == ["x" * 63, "é" * 31, "ab", None]
+    assert decode_binary_arrow(name, [b"y" * 63]).to_pylist() == ["y" * 63]
+    with pytest.raises(PgError) as e:
+        decode_binary_arrow(name, [b"y" * 64])
+    assert (e.value.sqlstate, e.value.message) == ("42622", "identifier too long")
+    assert encode_text_arrow(name, pa.array(["n"])).to_pylist() in (["n"], [b"n"])

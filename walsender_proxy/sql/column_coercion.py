@@ -32,7 +32,7 @@ class TextOut:
     zone: Any = None
 
 
-_STRING_TYPES = ("text", "varchar", "bpchar")
+_STRING_TYPES = ("text", "varchar", "bpchar", "name")
 
 #: Arrow types of DuckDB's results and the PostgreSQL type whose output function prints
 #: their values (integers print alike whatever their width).
@@ -126,6 +126,8 @@ def coerce_text(
         # float → numeric through float4_numeric's / float8_numeric's text (6 or 15
         # significant digits), not the binary value's longer decimal expansion
         return decode_text_arrow(col.type, numeric_math.float_texts(arr))
+    if col.type.base.name == "name" and col.type.is_array and _string_list(arr.type):
+        return _names(arr, col.type)
     if col.type.base.name in _INT_NAMES and _number_list(arr.type, col.type):
         return _to_integers(arr, col.type)
     if col.type.numeric_precision_scale is not None and _number_list(arr.type, col.type):
@@ -138,6 +140,20 @@ def coerce_text(
 
 
 _INT_NAMES = {"int2": "smallint", "int4": "integer", "int8": "bigint"}
+
+
+def _string_list(t: pa.DataType) -> bool:
+    return (pa.types.is_list(t) or pa.types.is_large_list(t)) and pa.types.is_string(t.value_type)
+
+
+def _names(arr: pa.Array | pa.ChunkedArray, ctype: Any) -> pa.Array | pa.ChunkedArray:
+    """text[] into a name[] column: each element cut to a name's 63 bytes (text_name)."""
+    from decoding.pgvalues import decode_text_arrow
+
+    if isinstance(arr, pa.ChunkedArray):
+        return pa.chunked_array([_names(c, ctype) for c in arr.chunks], type=ctype.arrow)
+    inner = decode_text_arrow(replace(ctype, is_array=False), arr.values)
+    return type(arr).from_arrays(arr.offsets, inner, mask=arr.is_null()).cast(ctype.arrow)
 
 
 def _number_list(t: pa.DataType, ctype: Any) -> bool:

@@ -87,6 +87,7 @@ DUCK_TYPES: dict[str, str] = {
     "text": "varchar",
     "varchar": "varchar",
     "bpchar": "varchar",
+    "name": "varchar",
     "bytea": "blob",
     "date": "date",
     "time": "time",

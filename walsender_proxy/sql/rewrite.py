@@ -3008,6 +3008,8 @@ class _Rewriter:
             value, vt = self.expr(node.arg, scope)
             if vt is not None and vt.name not in TEXTISH:
                 value = self.expr(ast.TypeCast(arg=node.arg, typeName=ast.TypeName(names=(_s("pg_catalog"), _s("text")), typemod=-1)), scope)[0]
+            elif vt is not None and vt.name == "bpchar" and not vt.is_array:  # (bpchar_name drops the padding)
+                value = _call("rtrim", _cast(value, "VARCHAR"), _str(" "))
             return _call("pgc_name_in", _cast(value, "VARCHAR")), T("name")
         ctype = self._lake_type(target, typmods, is_array, node.typeName)
         if target == "numeric" and ctype is not None and not is_array:
@@ -4273,6 +4275,15 @@ class _Rewriter:
         names = [n.sval for n in node.funcname]
         if names[-1] in _ENUM_FUNCTIONS and (len(names) == 1 or names[0] == "pg_catalog") and not node.agg_star and node.over is None:
             return self._enum_function(names[-1], node, scope)
+        if (
+            names[-1] == "name" and (len(names) == 1 or names[0] == "pg_catalog") and len(node.args or ()) == 1
+            and not (node.agg_star or node.agg_distinct or node.agg_order or node.agg_filter or node.over or node.func_variadic)
+            and not isinstance(node.args[0], ast.NamedArgExpr)
+        ):
+            # name(text), name(varchar), name(bpchar) are the casts' functions; of another
+            # type, a call of a type's name is its cast (ParseFuncOrColumn's coercion)
+            tn = ast.TypeName(names=(ast.String(sval="pg_catalog"), ast.String(sval="name")), typemod=-1)
+            return self.e_TypeCast(ast.TypeCast(arg=node.args[0], typeName=tn, location=node.location), scope)
         return self.func_call(node, scope)
 
     def _enum_function(self, name: str, node: ast.FuncCall, scope: _Scope) -> tuple[ast.Node, T | None]:
