@@ -290,6 +290,20 @@ CURATED = [
     # timestamptz + interval: the months, then the days, then the time
     "SELECT timestamptz '1999-12-01 00:00+00' + interval '1 month -1 second', timestamptz '2000-01-31 12:00+00' + interval '1 month 2 days -30 hours'",
     "SELECT timestamptz '2000-01-01 00:00+00' + NULL::interval, NULL::timestamptz - interval '1 day', NULL::interval + now()",
+    # a call of a type's name is the cast to it; a cast pg_cast lacks is 42846 (42883 as a call)
+    "SELECT date(timestamp '2020-01-02 03:04:05'), date('2020-01-02'), date(now()) = current_date",
+    "SELECT int4(2.5), int4(-2.5), int4('7'), int4(true), int2(5), int8(7.5), int8('9')",
+    "SELECT text(1), text(true), text(1.50), text(date '2020-01-01'), bool('t'), bool(1), bool('no')",
+    "SELECT float8(1), float4(2.5), float8('1e3'), name(1), oid(5), uuid('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11')",
+    "SELECT jsonb('{\"b\": 2, \"a\": 1}'), bytea('\\x01'), pg_catalog.int4(3.7)",
+    "SELECT int4(date '2020-01-01')",
+    "SELECT date(1)",
+    "SELECT int4(1, 2)",
+    "SELECT date '2020-01-01'::int4",
+    "SELECT 1::date",
+    "SELECT uuid 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::bytea",
+    "SELECT true::float8",
+    "SELECT interval '1 day'::int8",
 ]
 
 

@@ -3049,6 +3049,13 @@ class _Rewriter:
         if not is_array and t is not None and t.name in ("xid", "xid8") and target in ("int2", "int4", "int8", "numeric", "oid"):
             # (pg_cast has no cast from xid or xid8 to a number; text is the way)
             raise self.fail("42846", f"cannot cast type {t.name} to {_type_display(T(target))}", node)
+        if (
+            not is_array and t is not None and not t.is_array and not t.domain_oid and not t.enum_oid
+            and t.name != target and t.name in _CAST_CHECKED and target in _CAST_CHECKED
+            and (t.name, target) not in coercion_data.CASTS
+        ):
+            # (neither a pg_cast entry nor an I/O cast, which only string types have)
+            raise self.fail("42846", f"cannot cast type {_type_display(t)} to {_type_display(T(target))}", node)
         if not is_array and t is not None and (t.name, target) in _DATETIME_CASTS and not typmods:
             # pg_cast's time → interval, interval → time (DuckDB has neither), and a date's
             # range check on its way to a timestamp (22008 past 294276 AD)
@@ -4276,15 +4283,27 @@ class _Rewriter:
         if names[-1] in _ENUM_FUNCTIONS and (len(names) == 1 or names[0] == "pg_catalog") and not node.agg_star and node.over is None:
             return self._enum_function(names[-1], node, scope)
         if (
-            names[-1] == "name" and (len(names) == 1 or names[0] == "pg_catalog") and len(node.args or ()) == 1
+            names[-1] in _TYPE_CALLS and (len(names) == 1 or names[0] == "pg_catalog") and len(node.args or ()) == 1
             and not (node.agg_star or node.agg_distinct or node.agg_order or node.agg_filter or node.over or node.func_variadic)
             and not isinstance(node.args[0], ast.NamedArgExpr)
+            and not sql_function_calls.is_user_call(node)
         ):
-            # name(text), name(varchar), name(bpchar) are the casts' functions; of another
-            # type, a call of a type's name is its cast (ParseFuncOrColumn's coercion)
-            tn = ast.TypeName(names=(ast.String(sval="pg_catalog"), ast.String(sval="name")), typemod=-1)
-            return self.e_TypeCast(ast.TypeCast(arg=node.args[0], typeName=tn, location=node.location), scope)
+            return self._type_call(names[-1], node, scope)
         return self.func_call(node, scope)
+
+    def _type_call(self, name: str, node: ast.FuncCall, scope: _Scope) -> tuple[ast.Node, T | None]:
+        """``date(ts)``, ``int4(2.5)``, ``text(1)``: a one-argument call of a type's name is
+        the cast to it. pg_proc's functions of these names are the casts' own functions
+        (date(timestamptz), int4(numeric)); where none fits, ParseFuncOrColumn takes the
+        call as a coercion. Where no cast exists, PostgreSQL's 42883 for the function."""
+        tn = ast.TypeName(names=(ast.String(sval="pg_catalog"), ast.String(sval=name)), typemod=-1)
+        try:
+            return self.e_TypeCast(ast.TypeCast(arg=node.args[0], typeName=tn, location=node.location), scope)
+        except SqlError as e:
+            if e.sqlstate != "42846":
+                raise
+            _, t = self.expr(copy.deepcopy(node.args[0]), scope)
+            raise self._no_function(name, [t], node) from None
 
     def _enum_function(self, name: str, node: ast.FuncCall, scope: _Scope) -> tuple[ast.Node, T | None]:
         """enum_first, enum_last, enum_range: of the enum their arguments are (an unknown
@@ -5790,6 +5809,21 @@ def rewrite(
             while len(_CACHE) > _CACHE_SIZE:
                 _CACHE.popitem(last=False)
     return result
+
+
+#: Types between which a cast exists only where pg_cast has one (``coercion_data.CASTS``,
+#: dumped for these; no string type among them: those cast to and from anything through
+#: text, as PostgreSQL's I/O casts).
+_CAST_CHECKED = frozenset({
+    "bool", "int2", "int4", "int8", "float4", "float8", "numeric", "date", "time",
+    "timestamp", "timestamptz", "interval", "uuid", "bytea", "jsonb",
+})  # fmt: skip
+
+#: Type names whose one-argument call is the cast to the type (see _Rewriter._type_call).
+_TYPE_CALLS = frozenset({
+    "name", "date", "int2", "int4", "int8", "float4", "float8", "text", "bool", "oid", "uuid",
+    "jsonb", "bytea",
+})  # fmt: skip
 
 
 def _merged_column(node: ast.ColumnRef, name: str, m: using_columns.Merged) -> ast.Node:
