@@ -696,8 +696,8 @@ CREATE_TABLE_AS = [
 
 def test_create_table_as_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
     with _same_answers(proxy, pg15, CREATE_TABLE_AS) as got:
-        for sql in ("CREATE TABLE ctas_n AS SELECT relname FROM pg_class LIMIT 1", "CREATE MATERIALIZED VIEW ctas_mv AS SELECT 1"):
-            assert got(sql)[:2] == ("error", "0A000"), sql
+        assert got("CREATE TABLE ctas_n AS SELECT relname FROM pg_class LIMIT 1") == ("done", "SELECT 1")
+        assert got("CREATE MATERIALIZED VIEW ctas_mv AS SELECT 1")[:2] == ("error", "0A000")
 
 
 #: INSERT … ON CONFLICT over the primary key: DO NOTHING, DO UPDATE with EXCLUDED and a

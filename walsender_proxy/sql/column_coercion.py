@@ -180,8 +180,10 @@ def _to_numerics(arr: pa.Array | pa.ChunkedArray, ctype: Any) -> pa.Array | pa.C
         values = pc.cast(numeric_math.float_texts(values), pa.decimal128(38, 15))
     elif pa.types.is_integer(values.type):
         values = values.cast(pa.decimal128(38, 0))
-    rounded = pc.round(values, sc, round_mode="half_towards_infinity")
+    elif pa.types.is_decimal128(values.type) and values.type.precision < 38:  # (room for a carry: 999.999 → 1000.00)
+        values = values.cast(pa.decimal128(38, values.type.scale))
     try:
+        rounded = pc.round(values, sc, round_mode="half_towards_infinity")
         inner = rounded.cast(ctype.arrow.value_type if listed else ctype.arrow)
     except (pa.ArrowInvalid, OverflowError):
         from decoding.errors import PgError
