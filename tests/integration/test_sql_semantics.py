@@ -1346,3 +1346,31 @@ WITH_TIES = [
 
 def test_fetch_first_with_ties_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
     _same_answers(proxy, pg15, WITH_TIES).close()
+
+
+#: UPDATE and DELETE under a WITH of read-only CTEs (an ORM's bulk update from a VALUES
+#: list); a data-modifying CTE, and a RETURNING subquery reading what the statement
+#: writes (PostgreSQL's sees it as before the statement), are refused.
+WITH_WRITES = [
+    "CREATE TABLE wu (id int PRIMARY KEY, v text, n int)",
+    "INSERT INTO wu SELECT g, 'v' || g, g FROM generate_series(1, 6) g",
+    "WITH data(id, v) AS (VALUES (1, 'one'), (2, 'two')) UPDATE wu SET v = data.v FROM data WHERE wu.id = data.id",
+    "WITH big AS (SELECT id FROM wu WHERE n > 4) DELETE FROM wu WHERE id IN (SELECT id FROM big) RETURNING id",
+    "WITH x AS (SELECT 3 AS id) UPDATE wu SET v = 'three' WHERE id = (SELECT id FROM x) RETURNING v",
+    "WITH x AS (SELECT 3 AS id) DELETE FROM wu WHERE id = (SELECT id FROM x) RETURNING *",
+    "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 2) UPDATE wu SET n = -n WHERE id IN (SELECT i FROM r)",
+    "WITH k AS (SELECT 4 AS id) UPDATE wu SET n = $$7$$::int WHERE id IN (SELECT id FROM k) RETURNING id, n",
+    "SELECT * FROM wu ORDER BY id",
+]
+
+
+def test_update_and_delete_under_with_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    with _same_answers(proxy, pg15, WITH_WRITES) as got:
+        for sql in (
+            "WITH d AS (DELETE FROM wu WHERE id = 4 RETURNING id) UPDATE wu SET v = 'x' WHERE id IN (SELECT id FROM d)",
+            "WITH m AS (SELECT max(n) AS mx FROM wu) UPDATE wu SET n = 1 WHERE id = 1 RETURNING (SELECT mx FROM m)",
+            "UPDATE wu SET n = 10 WHERE id = 1 RETURNING n, (SELECT max(n) FROM wu)",
+            "DELETE FROM wu WHERE id = 2 RETURNING (SELECT count(*) FROM wu)",
+        ):
+            assert got(sql)[:2] == ("error", "0A000"), sql
+        assert got("SELECT id, n FROM wu ORDER BY id")[2] == [(1, -1), (2, -2), (4, 7)]

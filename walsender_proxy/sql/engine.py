@@ -33,7 +33,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from pglast import ast, enums
+from pglast import ast, enums, parse_sql
 from pglast.stream import RawStream
 
 from decoding import pgtz
@@ -67,6 +67,7 @@ from walsender_proxy.sql.column_coercion import TextOut, coerce_text, coerce_tex
 from walsender_proxy.sql.ddl_names import qualified, unsupported
 from walsender_proxy.sql.duck_errors import duck_error, locate_missing_column
 from walsender_proxy.sql.insert_fast import ColumnInput, values_from_plan
+from walsender_proxy.sql.nodes import all_nodes
 from walsender_proxy.sql.param_recv import text_params
 from walsender_proxy.sql.pgcatalog import CatalogBinding
 from walsender_proxy.sql.pgcatalog_defs import format_type
@@ -585,8 +586,7 @@ class Engine:
     # -- UPDATE / DELETE -----------------------------------------------------------------
     def update(self, tx: Transaction, node: ast.UpdateStmt, params: list[Any]) -> Iterator[Outcome]:
         self._release()
-        if node.withClause is not None:  # (the target rows' query is built without it)
-            raise unsupported("WITH … UPDATE")
+        with_sql = _read_only_with(node.withClause, "UPDATE")
         if node.fromClause and returning(node):  # (RETURNING * includes the FROM list's columns)
             raise unsupported("UPDATE … FROM … RETURNING")
         if getattr(params, "literal_date_order", None) is not None:
@@ -594,7 +594,7 @@ class Engine:
         target = sequences.write_target(tx, node.relation, sequences.CHANGE)
         identity.check_update(target, node.targetList)
         tx.check_publishable(target, "update")
-        done = self.points.write(tx, node, params, "UPDATE")
+        done = self.points.write(tx, node, params, "UPDATE") if not with_sql else None
         if done is not None:
             yield done
             return
@@ -628,7 +628,7 @@ class Engine:
                 expr = RawStream()(assigned(target.val))
             sets[col.name] = expr
         news = ", ".join([*(f'({e}) AS "__new_{n}"' for n, e in sets.items()), *selected])
-        sql = f'SELECT "{alias}".*, {news} FROM {TARGET} AS "{alias}"'
+        sql = f'{with_sql}SELECT "{alias}".*, {news} FROM {TARGET} AS "{alias}"'
         if node.fromClause:
             sql += ", " + ", ".join(RawStream()(f) for f in node.fromClause)
         if node.whereClause is not None:
@@ -645,7 +645,7 @@ class Engine:
         changed = [*sets, *(s.column for s in subs)]
         n = tx.apply_update(t, old.select(keep), new.select(keep), changed=list(dict.fromkeys(changed))) if old.num_rows else 0
         if returning(node):
-            yield self._returning(tx, t, node.relation, returning(node), _named(t, _stored(t, new, keep)), params, f"UPDATE {n}")
+            yield self._returning(tx, t, node.relation, returning(node), _named(t, _stored(t, new, keep)), params, f"UPDATE {n}", with_sql)
         else:
             yield Done(f"UPDATE {n}")
 
@@ -730,20 +730,19 @@ class Engine:
 
     def delete(self, tx: Transaction, node: ast.DeleteStmt, params: list[Any]) -> Iterator[Outcome]:
         self._release()
-        if node.withClause is not None:  # (the target rows' query is built without it)
-            raise unsupported("WITH … DELETE")
+        with_sql = _read_only_with(node.withClause, "DELETE")
         if node.usingClause and returning(node):  # (RETURNING * includes the USING list's columns)
             raise unsupported("DELETE … USING … RETURNING")
         tx.check_publishable(sequences.write_target(tx, node.relation, sequences.CHANGE), "delete")
         if getattr(params, "literal_date_order", None) is not None:
             prepared_datestyle.check_write(node, params, [c.type for c in tx.table(qualified(node.relation)).columns])
-        done = self.points.write(tx, node, params, "DELETE")
+        done = self.points.write(tx, node, params, "DELETE") if not with_sql else None
         if done is not None:
             yield done
             return
         t = sequences.write_target(tx, node.relation, sequences.CHANGE)
         alias = node.relation.alias.aliasname if node.relation.alias else node.relation.relname
-        sql = f'SELECT "{alias}".* FROM {TARGET} AS "{alias}"'
+        sql = f'{with_sql}SELECT "{alias}".* FROM {TARGET} AS "{alias}"'
         no_lateral(node.usingClause, "DELETE … USING")
         if node.usingClause:
             sql += ", " + ", ".join(RawStream()(f) for f in node.usingClause)
@@ -753,7 +752,7 @@ class Engine:
         keep = [RID] + [c.physical for c in t.columns]
         n = tx.apply_delete(t, old.select(keep)) if old.num_rows else 0
         if returning(node):
-            yield self._returning(tx, t, node.relation, returning(node), _named(t, old.select(keep)), params, f"DELETE {n}")
+            yield self._returning(tx, t, node.relation, returning(node), _named(t, old.select(keep)), params, f"DELETE {n}", with_sql)
         else:
             yield Done(f"DELETE {n}")
 
@@ -774,17 +773,18 @@ class Engine:
             data = data.take(pc.sort_indices(data.column(RID)))
         return data.rename_columns([names.get(c, c) if not c.startswith("__new_") else c for c in data.column_names])
 
-    def _returning(self, tx: Transaction, t: Table, rv: ast.RangeVar, targets: Any, rows: pa.Table, params: list[Any], tag: str) -> Rows:
+    def _returning(self, tx: Transaction, t: Table, rv: ast.RangeVar, targets: Any, rows: pa.Table, params: list[Any], tag: str, with_sql: str = "") -> Rows:
+        _returning_reads_its_target(targets, t, with_sql)
         name = f"__wp_ret_{id(rows)}"
         if RID in rows.column_names:
             rows = rows.drop_columns([RID])
         self._register(name, rows)
         alias = rv.alias.aliasname if rv.alias else rv.relname
         sel = ", ".join(RawStream()(x) for x in targets)
-        rw = self.rewritten(f'SELECT {sel} FROM {TARGET} AS "{alias}"', tx, {(None, TARGET): _typed(f"SELECT * FROM {name}", t)}, params)
+        rw = self.rewritten(f'{with_sql}SELECT {sel} FROM {TARGET} AS "{alias}"', tx, {(None, TARGET): _typed(f"SELECT * FROM {name}", t)}, params)
         # The statement's parameters only if the RETURNING list uses them (DuckDB refuses
         # arguments a query does not take: ``… WHERE id = $1 RETURNING a`` would fail).
-        rel = self.relation(rw.sql, params if "$" in sel else [])
+        rel = self.relation(rw.sql, params if "$" in sel + with_sql else [])
         return Rows(result_columns(rel, rw, [t]), iter(rel.to_arrow_table().to_batches(BATCH_ROWS)), fixed_tag=tag)
 
     def describe_returning(self, tx: Transaction, node: Any, param_types: list[int]) -> list[Column]:
@@ -834,6 +834,32 @@ class Engine:
 
     # -- parameters (sql/param_recv.py: they need no engine state) -------------------------
     decode_params = staticmethod(param_recv.decode_params)
+
+
+def _returning_reads_its_target(targets: Any, t: Table, with_sql: str) -> None:
+    """A subquery in RETURNING that reads the statement's own table (or a CTE of its WITH)
+    is 0A000: PostgreSQL's reads it as it was before the statement, the proxy's query would
+    see the statement's own rows."""
+    names = {t.name}
+    if with_sql:
+        names |= {cte.ctename for cte in parse_sql(with_sql + "SELECT 1")[0].stmt.withClause.ctes}
+    for node in all_nodes(targets):
+        if isinstance(node, ast.SubLink):
+            for rv in all_nodes(node.subselect):
+                if isinstance(rv, ast.RangeVar) and rv.relname in names:
+                    raise unsupported(f'a subquery in RETURNING reading "{rv.relname}" (PostgreSQL\'s sees it as before the statement)')
+
+
+def _read_only_with(clause: ast.WithClause | None, verb: str) -> str:
+    """``WITH c AS (SELECT …) UPDATE/DELETE …``: the CTEs' text, put before the query that
+    finds the target rows (and their new values). A CTE that writes (INSERT/UPDATE/DELETE
+    … RETURNING) is 0A000, as is one the RETURNING list would need."""
+    if clause is None:
+        return ""
+    for cte in clause.ctes or ():
+        if not isinstance(cte.ctequery, ast.SelectStmt):
+            raise unsupported(f"a data-modifying WITH in {verb}")
+    return "WITH " + RawStream()(clause) + " "  # (the clause's text has no WITH, RECURSIVE if so)
 
 
 def _typed(sql: str, t: Table) -> UserTable:
