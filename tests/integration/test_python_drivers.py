@@ -483,43 +483,6 @@ def test_pandas_round_trip_matches_postgresql(proxy: ProxyServer, pg15: PgCluste
 # -- what the drivers are refused ----------------------------------------------------------
 
 
-def _refusal(action: str, dsn: str, t: str) -> object:
-    """One driver action the proxy cannot do as PostgreSQL does: None when it worked, else
-    (SQLSTATE, message) of the error the driver raised."""
-    import asyncpg
-    import psycopg
-    import sqlalchemy as sa
-
-    def sqlstate(e: BaseException) -> tuple[object, str]:
-        orig = getattr(e, "orig", e)
-        code = getattr(orig, "sqlstate", None)
-        diag = getattr(orig, "diag", None)
-        msg = diag.message_primary if diag is not None else str(orig).split("\n")[0]
-        return code, msg
-
-    try:
-        if action == "asyncpg add_listener (LISTEN)":
-
-            async def listen() -> None:
-                conn = await asyncpg.connect(**_conninfo(dsn))
-                try:
-                    await conn.add_listener(t, lambda *a: None)
-                finally:
-                    await conn.close()
-
-            asyncio.run(listen())
-        else:
-            raise AssertionError(action)
-    except (asyncpg.PostgresError, sa.exc.DBAPIError, psycopg.Error) as e:
-        return sqlstate(e)
-    return None
-
-
-REFUSALS = {
-    "asyncpg add_listener (LISTEN)": ("0A000", "LISTEN/NOTIFY is not supported by walsender-proxy"),
-}
-
-
 def _sa_autoincrement(url: str, t: str) -> list[Any]:
     """An ORM model with an autoincrement key (SERIAL) and an identity column: the keys
     the database gives, and what reflection sees of the table."""
@@ -609,15 +572,6 @@ def test_orm_relationships_match_postgresql(proxy: ProxyServer, pg15: PgCluster)
     ref = _sa_relationships(_url("psycopg", pg15.dsn(dbname=pg15.new_database("pydrv"))), t)
     got = _sa_relationships(_url("psycopg", proxy.dsn()), t)
     assert repr(got) == repr(ref)
-
-
-@pytest.mark.parametrize("action", list(REFUSALS))
-def test_what_drivers_are_refused_is_named_0a000(proxy: ProxyServer, pg15: PgCluster, action: str) -> None:
-    """What PostgreSQL does and the proxy cannot: the driver gets 0A000 naming the feature,
-    never a different answer or a DuckDB error."""
-    t = f"refuse{next(_names)}"
-    assert _refusal(action, pg15.dsn(dbname=pg15.new_database("pydrv")), t) is None
-    assert _refusal(action, proxy.dsn(), t) == REFUSALS[action]
 
 
 def _sa_checks(url: str, t: str) -> list[Any]:

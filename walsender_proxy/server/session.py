@@ -115,6 +115,12 @@ class Session(Conn):
         self._reported_at = -1
         #: The server's settings generation this session applied (see apply_reload).
         self._config_generation = 0
+        #: ReadyForQuery("I") went out and nothing was read since: notifications may go
+        #: to the client at once. The pipe wakes a session thread waiting for input.
+        self._idle = False
+        self._wake_r: int | None = None
+        self._wake_w: int | None = None
+        self._notified = asyncio.Event()
 
     def send_error(self, e: PgError) -> None:
         """An ERROR for the client, and PostgreSQL's error recovery with it: whatever layer
@@ -182,6 +188,11 @@ class Session(Conn):
                 await asyncio.to_thread(ex.close)
             if self.pid:
                 self.ctx.backends.unregister(self.pid)
+                self.ctx.sql.notifications.unregister(self.pid)
+            for fd in (self._wake_r, self._wake_w):
+                if fd is not None:
+                    with contextlib.suppress(OSError):
+                        os.close(fd)
             self.writer.close()
 
     async def fatal(self, e: PgError) -> None:
@@ -313,6 +324,9 @@ class Session(Conn):
             cipher = tls.cipher()
             ex.ssl_info = (tls.version() or "", cipher[0], cipher[2]) if cipher else None
         self.ctx.backends.attach(self.pid, self.executor)
+        self._wake_r, self._wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        loop = asyncio.get_running_loop()
+        self.ctx.sql.notifications.register(self.pid, lambda: self._wake(loop))
         if is_walsender:
 
             self.machine.replication = True
@@ -439,6 +453,7 @@ class Session(Conn):
                     return
                 continue
             msg = ev.message
+            self._idle = False
             self.apply_reload(ex)
             if isinstance(msg, m.Query):
                 if await self.walsender.handle(msg.query):
@@ -525,11 +540,43 @@ class Session(Conn):
         assert isinstance(reader, HandoverReader)
         return reader.take_buffered()
 
+    def _wake(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Notifications arrived for this backend (any thread): wake its wait for input."""
+        if self._wake_w is not None:
+            with contextlib.suppress(OSError):
+                os.write(self._wake_w, b"n")
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(self._notified.set)
+
+    def send_notifications(self, ex: Executor) -> None:
+        """NotificationResponse for each notification this backend has to send, outside a
+        transaction block (PostgreSQL holds them until the block ends)."""
+        if ex.status != "I":
+            return
+        for pid, channel, payload in self.ctx.sql.notifications.take(self.pid):
+            self.send(m.NotificationResponse(pid, channel, payload))
+
+    def _notify_idle(self) -> None:
+        """Woken while waiting for input: an idle session sends its notifications now."""
+        if self._wake_r is not None:
+            with contextlib.suppress(OSError):
+                while os.read(self._wake_r, 512):
+                    pass
+        ex = self.executor
+        if self._idle and ex is not None:
+            self.send_notifications(ex)
+
     def _recv_direct(self) -> bytes:
         fd = self._fd
         assert fd is not None
         while not self._closing:
-            if self._poll_in.poll(1000):
+            ready = self._poll_in.poll(1000)
+            if any(f == self._wake_r for f, _ in ready):
+                self._notify_idle()
+                self.flush_sync()
+                if not any(f == fd for f, _ in ready):
+                    continue
+            if ready:
                 try:
                     return os.read(fd, 1 << 16)
                 except BlockingIOError:
@@ -589,12 +636,26 @@ class Session(Conn):
                 raise Disconnect from None
 
     async def _exchange(self) -> None:
-        """Send what is queued, then wait for more bytes from the client."""
+        """Send what is queued, then wait for more bytes from the client (sending an idle
+        session's notifications as they come)."""
         await self.flush()
+        read = asyncio.ensure_future(self.reader.read(1 << 16))
         try:
-            data = await self.reader.read(1 << 16)
+            while True:
+                self._notified.clear()
+                woken = asyncio.ensure_future(self._notified.wait())
+                await asyncio.wait((read, woken), return_when=asyncio.FIRST_COMPLETED)
+                woken.cancel()
+                if read.done():
+                    break
+                self._notify_idle()
+                await self.flush()
+            data = read.result()
         except (ConnectionError, asyncio.IncompleteReadError):
             data = b""
+        finally:
+            if not read.done():
+                read.cancel()
         self.machine.receive_data(data)
 
     def next_event_sync(self) -> Any:
@@ -650,6 +711,8 @@ class Session(Conn):
             fd = os.dup(fd)
             self._poll_in = select.poll()
             self._poll_in.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+            if self._wake_r is not None:
+                self._poll_in.register(self._wake_r, select.POLLIN)
             self._poll_out = select.poll()
             self._poll_out.register(fd, select.POLLOUT | select.POLLHUP | select.POLLERR)
             self._fd = fd
@@ -658,6 +721,7 @@ class Session(Conn):
                 ev = self.next_event_sync()
                 if type(ev) is MessageReceived:
                     msg = ev.message
+                    self._idle = False
                     self.apply_reload(ex)
                     handler = _HANDLERS.get(type(msg))
                     if handler is not None:
@@ -710,7 +774,9 @@ class Session(Conn):
         for o in self._sync(ex):
             self.outcome_message(o)
         self.report_changed_settings(ex)
+        self.send_notifications(ex)
         self.send(_READY[ex.status])
+        self._idle = ex.status == "I"
 
     def _on_flush(self, ex: Executor, msg: m.Flush) -> None:
         self.flush_sync()
@@ -802,7 +868,9 @@ class Session(Conn):
         except PgError as e:
             self.send_error(e)
         self.report_changed_settings(ex)
+        self.send_notifications(ex)
         self.send(m.ReadyForQuery(ex.status))
+        self._idle = ex.status == "I"
 
     def send_rows(self, rows: Rows, *, describe: bool, formats: list[int], limit: int = 0) -> bool:
         if describe:

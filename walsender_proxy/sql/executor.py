@@ -80,6 +80,7 @@ from walsender_proxy.sql import (
 )
 from walsender_proxy.sql.cursors import SqlCursor
 from walsender_proxy.sql.engine import Engine
+from walsender_proxy.sql.notifications import PendingNotifies
 from walsender_proxy.sql.param_context import FindTable, context_param_types
 from walsender_proxy.sql.param_recv import param_receivable
 from walsender_proxy.sql.portals import Portal, Prepared
@@ -191,6 +192,8 @@ class Executor:
         self.backend_pid = backend_pid
         self.tx: Transaction | None = None
         self.explicit = False
+        #: The open transaction's LISTEN, UNLISTEN and NOTIFY (applied at its commit).
+        self.notifies = PendingNotifies()
         #: Running one of several statements of a simple Query (an implicit block).
         self.implicit_block = False
         self._tx_isolation: Isolation | None = None
@@ -314,6 +317,11 @@ class Executor:
         finally:
             # (a failed commit is a rolled-back transaction: its SETs are undone too)
             changed = self.settings.end(committed)
+            if self.notifies:  # (LISTEN, UNLISTEN and NOTIFY take effect at commit)
+                if committed:
+                    self.services.notifications.commit(self.backend_pid, self.notifies)
+                else:
+                    self.notifies.clear()
         if self.cursors:
             if not committed:  # (a failed commit: the WITH HOLD cursors it declared go too)
                 self._keep_cursors(lambda _name, cur: not cur.pending)
@@ -1145,13 +1153,18 @@ class Executor:
             yield from self._vacuum(node)
         elif isinstance(node, ast.AlterSystemStmt):
             yield system_sql.alter_system(self, node, in_block=self.explicit or self.implicit_block)
-        elif isinstance(node, ast.UnlistenStmt):
-            # LISTEN is refused, so a session never listens on a channel: UNLISTEN (one
-            # channel or *) has nothing to remove, as in PostgreSQL for a session that
-            # never listened. Connection pools (asyncpg's reset) send UNLISTEN *.
+        elif isinstance(node, ast.ListenStmt):
+            self._ensure_tx()
+            self.notifies.actions.append(("listen", node.conditionname))
+            yield Done("LISTEN")
+        elif isinstance(node, ast.UnlistenStmt):  # (UNLISTEN *: conditionname None)
+            self._ensure_tx()
+            self.notifies.actions.append(("unlisten", node.conditionname))
             yield Done("UNLISTEN")
-        elif isinstance(node, (ast.ListenStmt, ast.NotifyStmt)):
-            raise ddl_names.unsupported("LISTEN/NOTIFY")
+        elif isinstance(node, ast.NotifyStmt):
+            self._ensure_tx()
+            self.notifies.notify(node.conditionname, node.payload or "")
+            yield Done("NOTIFY")
         else:
             raise ddl_names.unsupported(_command_name(node))
 
@@ -1289,6 +1302,7 @@ class Executor:
             tx = self._ensure_tx()
             if kind == K.TRANS_STMT_ROLLBACK_TO:
                 tx.rollback_to(name)
+                self.notifies.rollback_to(name)
                 self._restore_read_only(tx, name, keep=True)
                 for changed in self.settings.rollback_to(name):
                     yield ParameterChanged(changed, self.settings.get(changed))
@@ -1297,11 +1311,13 @@ class Executor:
                 tx.savepoint(name)
                 self._savepoint_read_only.append((name, tx.read_only))
                 self.settings.savepoint(name)
+                self.notifies.savepoint(name)
                 yield Done("SAVEPOINT")
             else:
                 tx.release(name)
                 self._restore_read_only(tx, name, keep=False)
                 self.settings.release(name)
+                self.notifies.release(name)
                 yield Done("RELEASE")
             return
         if kind == K.TRANS_STMT_PREPARE:
@@ -1322,6 +1338,10 @@ class Executor:
                 self.temp_read = False
                 tx.abort()
                 raise PgError("0A000", "cannot PREPARE a transaction that has operated on temporary objects")
+            if self.notifies:
+                self.notifies.clear()
+                tx.abort()
+                raise PgError("0A000", "cannot PREPARE a transaction that has executed LISTEN, UNLISTEN, or NOTIFY")
             if tx.xid is None:
                 tx.ensure_xid()
             tx.prepare(s.gid)

@@ -40,6 +40,7 @@ SERVER_FUNCTIONS = frozenset(
         "pg_advisory_unlock_all",
         "pg_sleep",
         "pg_reload_conf",
+        "pg_notify",
         "txid_current",
         "pg_current_xact_id",
         *sequence_functions.NAMES,
@@ -90,6 +91,14 @@ def install(con: duckdb.DuckDBPyConnection, services: SqlServices) -> None:
         if reload is None:
             raise PgError("0A000", "pg_reload_conf() is not supported without a server")
         return reload()
+
+    def notify(pid: int, channel: str | None, payload: str | None) -> str:
+        """pg_notify: NOTIFY with the channel and payload as values (NULL: empty)."""
+        ex = session(pid)
+        if ex.tx is None:
+            raise PgError("25P01", "pg_notify() requires a transaction")
+        ex.notifies.notify(channel or "", payload or "")
+        return ""
 
     def pipeline_role(pid: int, fn: str) -> SessionState:
         ex = session(pid)
@@ -152,6 +161,7 @@ def install(con: duckdb.DuckDBPyConnection, services: SqlServices) -> None:
         ("pg_logical_emit_message", emit, ["INTEGER", "BOOLEAN", "VARCHAR", "VARCHAR"], "VARCHAR"),
         ("txid_current", current_xid, ["INTEGER"], "BIGINT"),
         ("pg_reload_conf", reload_conf, ["INTEGER"], "BOOLEAN"),
+        ("pg_notify", notify, ["INTEGER", "VARCHAR", "VARCHAR"], "VARCHAR"),
         ("pg_current_xact_id", current_xid, ["INTEGER"], "BIGINT"),
     ]
     udfs += slot_functions.udfs(services, session)
@@ -159,6 +169,6 @@ def install(con: duckdb.DuckDBPyConnection, services: SqlServices) -> None:
     udfs += sequence_functions.udfs(services, session)
     for name, fn, args, ret in udfs:
         # (a UDF that may return NULL must say so to DuckDB, which then hands it NULLs too)
-        nulls = "special" if name in sequence_functions.NULLABLE else "default"
+        nulls = "special" if name in sequence_functions.NULLABLE or name == "pg_notify" else "default"
         con.create_function(PREFIX + name, keep_errors(fn), args, ret, side_effects=True, null_handling=nulls)  # type: ignore[arg-type]
     literals.install(con)

@@ -222,6 +222,7 @@ SERVER_RETURNS: Mapping[str, str] = MappingProxyType(
         "pg_advisory_unlock_all": "void",
         "pg_sleep": "void",
         "pg_reload_conf": "bool",
+        "pg_notify": "void",
         **dict.fromkeys(SEQUENCE_FUNCTIONS, "int8"),
         "pg_get_serial_sequence": "text",
     }

@@ -31,6 +31,7 @@ from walsender_proxy.backend.snapshots import SnapshotRegistry
 from walsender_proxy.backend.system_settings import SystemSettings
 from walsender_proxy.lake import Lake, Transaction
 from walsender_proxy.sql.advisory import AdvisoryLocks
+from walsender_proxy.sql.notifications import NotificationHub, PendingNotifies
 from walsender_proxy.sql.timeouts import Deadlines
 
 if TYPE_CHECKING:
@@ -70,6 +71,8 @@ class SessionState(Protocol):
     xact_start_us: int
     #: nextval's cache, currval and lastval (sql/sequences.py)
     sequences: SessionSequences
+    #: the transaction's LISTEN, UNLISTEN and NOTIFY (sql/notifications.py)
+    notifies: PendingNotifies
 
     @property
     def temp_schema(self) -> str:
@@ -165,3 +168,5 @@ class SqlServices:
     server: ServerFacts
     #: The catalog emulation's view of the server (roles, settings), kept while it holds.
     catalog_cache: dict[str, Any] = field(default_factory=dict)
+    #: LISTEN/NOTIFY: who listens on what, and each backend's notifications to send.
+    notifications: NotificationHub = field(default_factory=NotificationHub)

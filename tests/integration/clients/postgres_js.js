@@ -139,8 +139,12 @@ async function main() {
     });
   });
   await step('listen', async () => {
-    await sql.listen('jsdrv_channel', () => {});
-    console.log('listen -> ok');
+    let heard;
+    const arrived = new Promise((resolve) => { heard = resolve; });
+    const { unlisten } = await sql.listen('jsdrv_channel', (payload) => heard(payload));
+    await sql.notify('jsdrv_channel', 'hello');
+    console.log(`listen -> ${await arrived}`);
+    await unlisten();
   });
   await step('xml column', async () => {
     // a type the lake does not store: the proxy refuses the table (0A000)
