@@ -530,3 +530,17 @@ def test_a_broken_tls_start_as_postgresql(servers: Servers, after_s: bytes) -> N
         with psycopg.connect(dsn(port, sslmode="require")) as c:
             assert c.execute("SELECT 1").fetchone() == (1,)
     assert got["proxy"] == got["postgres"]
+
+
+def test_notifications_reach_an_idle_session_over_tls(servers: Servers) -> None:
+    """A TLS session waits for input on the event loop, not a thread of its own: a
+    notification still reaches it at once, as from PostgreSQL."""
+    got = {}
+    for name, port in servers.ports().items():
+        with psycopg.connect(dsn(port, "boss", sslmode="require"), autocommit=True) as a, psycopg.connect(
+            dsn(port, "boss", sslmode="require"), autocommit=True
+        ) as b:
+            a.execute("LISTEN tls_channel")
+            b.execute("NOTIFY tls_channel, 'over tls'")
+            got[name] = [(n.channel, n.payload) for n in a.notifies(timeout=5, stop_after=1)]
+    assert got["proxy"] == got["postgres"] == [("tls_channel", "over tls")]
