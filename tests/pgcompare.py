@@ -90,6 +90,20 @@ def recvlogical(dsn: str, slot: str, *args: str, timeout: float = 120) -> bytes:
     return r.stdout
 
 
+def recorded_stream(dsn: str, slot: str, publication: str, write: Any, *, binary: bool = False) -> list[Any]:
+    """The pgoutput messages (protocol 1) pg_recvlogical receives of what ``write`` (called
+    with an autocommit connection) does once a slot is made; the slot dropped after."""
+    recvlogical(dsn, slot, "--create-slot", "-P", "pgoutput")
+    with psycopg.connect(dsn, autocommit=True) as c:
+        write(c)
+        end = str(c.execute("SELECT pg_current_wal_insert_lsn()").fetchone()[0])  # type: ignore[index]
+    options = ["-o", "proto_version=1", "-o", f"publication_names={publication}", *(["-o", "binary=true"] if binary else [])]
+    out = recvlogical(dsn, slot, "--start", "-f", "-", f"--endpos={end}", "--no-loop", *options)
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute("SELECT pg_drop_replication_slot(%s)", [slot])
+    return pgoutput_messages(out)
+
+
 def pgoutput_messages(data: bytes) -> list[Any]:
     """pg_recvlogical's output of a pgoutput stream (each message followed by a newline)
     cut back into messages: the shortest piece up to a newline that decodes whole is one

@@ -25,7 +25,7 @@ import pytest
 
 from tests.integration.test_subscriber import text_and_binary_subscribers, wait_identical
 from tests.pgcluster import PgCluster
-from tests.pgcompare import Client, pgoutput_messages, recvlogical
+from tests.pgcompare import Client, recorded_stream
 from tests.proxy import ProxyServer
 
 _LONG = "x" * 64  # one byte over NAMEDATALEN - 1
@@ -553,20 +553,16 @@ def _pgoutput(dsn: str, binary: bool) -> list[tuple[object, ...]]:
             f" CREATE TABLE {t} (id int PRIMARY KEY, m {t}_mood, ms {t}_mood[], n text);"
             f" CREATE PUBLICATION p{t} FOR TABLE {t}"
         )
-    recvlogical(dsn, t, "--create-slot", "-P", "pgoutput")
-    with psycopg.connect(dsn, autocommit=True) as c:
+
+    def write(c: psycopg.Connection) -> None:
         c.execute(f"INSERT INTO {t} VALUES (1, 'sad', '{{sad,happy}}', 'x'), (2, NULL, NULL, NULL), (3, 'ok', '{{NULL,ok}}', 'y')")
         c.execute(f"UPDATE {t} SET m = 'happy' WHERE id = 1")
         c.execute(f"DELETE FROM {t} WHERE id = 2")
-        end = str(c.execute("SELECT pg_current_wal_insert_lsn()").fetchone()[0])  # type: ignore[index]
-    options = ["-o", "proto_version=1", "-o", f"publication_names=p{t}", *(["-o", "binary=true"] if binary else [])]
-    out = recvlogical(dsn, t, "--start", "-f", "-", f"--endpos={end}", "--no-loop", *options)
-    with psycopg.connect(dsn, autocommit=True) as c:
-        c.execute(f"SELECT pg_drop_replication_slot('{t}')")
+
     names: dict[int, str] = {}
     shape: list[tuple[object, ...]] = []
     columns: tuple[tuple[object, ...], ...] = ()
-    for m in pgoutput_messages(out):
+    for m in recorded_stream(dsn, t, f"p{t}", write, binary=binary):
         if isinstance(m, P.Type):
             names[m.type_oid] = f"{m.namespace}.{m.name}"
             shape.append(("TYPE", names[m.type_oid]))
