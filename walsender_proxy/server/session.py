@@ -116,10 +116,13 @@ class Session(Conn):
         #: The server's settings generation this session applied (see apply_reload).
         self._config_generation = 0
         #: ReadyForQuery("I") went out and nothing was read since: notifications may go
-        #: to the client at once. The pipe wakes a session thread waiting for input.
+        #: to the client at once. The pipe wakes a session thread waiting for input; the
+        #: thread makes and closes it (under the lock, which writers take too), so its
+        #: numbers are never another connection's while anything may read or write them.
         self._idle = False
         self._wake_r: int | None = None
         self._wake_w: int | None = None
+        self._wake_lock = threading.Lock()
         self._notified = asyncio.Event()
 
     def send_error(self, e: PgError) -> None:
@@ -189,10 +192,6 @@ class Session(Conn):
             if self.pid:
                 self.ctx.backends.unregister(self.pid)
                 self.ctx.sql.notifications.unregister(self.pid)
-            for fd in (self._wake_r, self._wake_w):
-                if fd is not None:
-                    with contextlib.suppress(OSError):
-                        os.close(fd)
             self.writer.close()
 
     async def fatal(self, e: PgError) -> None:
@@ -324,7 +323,6 @@ class Session(Conn):
             cipher = tls.cipher()
             ex.ssl_info = (tls.version() or "", cipher[0], cipher[2]) if cipher else None
         self.ctx.backends.attach(self.pid, self.executor)
-        self._wake_r, self._wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         loop = asyncio.get_running_loop()
         self.ctx.sql.notifications.register(self.pid, lambda: self._wake(loop))
         if is_walsender:
@@ -542,9 +540,10 @@ class Session(Conn):
 
     def _wake(self, loop: asyncio.AbstractEventLoop) -> None:
         """Notifications arrived for this backend (any thread): wake its wait for input."""
-        if self._wake_w is not None:
-            with contextlib.suppress(OSError):
-                os.write(self._wake_w, b"n")
+        with self._wake_lock:
+            if self._wake_w is not None:
+                with contextlib.suppress(OSError):
+                    os.write(self._wake_w, b"n")
         with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(self._notified.set)
 
@@ -711,8 +710,9 @@ class Session(Conn):
             fd = os.dup(fd)
             self._poll_in = select.poll()
             self._poll_in.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
-            if self._wake_r is not None:
-                self._poll_in.register(self._wake_r, select.POLLIN)
+            with self._wake_lock:
+                self._wake_r, self._wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+            self._poll_in.register(self._wake_r, select.POLLIN)
             self._poll_out = select.poll()
             self._poll_out.register(fd, select.POLLOUT | select.POLLHUP | select.POLLERR)
             self._fd = fd
@@ -744,6 +744,12 @@ class Session(Conn):
                     self.flush_sync()  # what the loop would otherwise send after us
                 fd, self._fd = self._fd, None
                 os.close(fd)
+            with self._wake_lock:  # (this thread polled them: it closes them, after)
+                wake, self._wake_r, self._wake_w = (self._wake_r, self._wake_w), None, None
+            for w in wake:
+                if w is not None:
+                    with contextlib.suppress(OSError):
+                        os.close(w)
 
     def dispatch(self, ex: Executor, msg: Any) -> None:
         """One frontend message other than Query (session thread or worker thread)."""
