@@ -20,6 +20,7 @@ import os
 import struct
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,9 @@ def setup(full: bool) -> tuple[Session, Executor]:
     s.out, s.out_size, s.executor, s.pid, s._closing = [], 0, ex, 1, False
     s._fd = None
     s._reported, s._reported_at = {}, -1  # (the ParameterStatus values already reported)
+    s._idle, s._wake_r, s._wake_w, s._wake_lock = False, None, None, threading.Lock()  # (LISTEN's wake pipe)
+    s.ctx, s._system, s._hub = ctx, ctx.system, ctx.sql.notifications  # (reloads and notifications)
+    s._config_generation, s._after_ready = ctx.system.generation, True
     return s, ex
 
 

@@ -120,6 +120,8 @@ class Session(Conn):
         #: thread makes and closes it (under the lock, which writers take too), so its
         #: numbers are never another connection's while anything may read or write them.
         self._idle = False
+        #: A ReadyForQuery went out and no message was read since (reloads apply then).
+        self._after_ready = True
         self._wake_r: int | None = None
         self._wake_w: int | None = None
         self._wake_lock = threading.Lock()
@@ -297,7 +299,9 @@ class Session(Conn):
             await self.fatal(PgError("53300", f"number of requested standby connections exceeds max_wal_senders (currently {s.max_wal_senders})"))
         if not privileges.may_connect(self.ctx.lake.catalog, privileges.make_who(self.ctx.roles, user)):
             await self.fatal(PgError("42501", f'permission denied for database "{database}"', detail="User does not have CONNECT privilege."))
-        self._config_generation = self.ctx.system.generation
+        self._system = self.ctx.system
+        self._hub = self.ctx.sql.notifications
+        self._config_generation = self._system.generation
         settings = Settings(self.ctx.server_parameters())
         settings.set("is_superuser", "on" if role.superuser else "off", force=True)
         settings.set("session_authorization", user, force=True)
@@ -452,7 +456,7 @@ class Session(Conn):
                 continue
             msg = ev.message
             self._idle = False
-            self.apply_reload(ex)
+            self.apply_reload(ex)  # (a replication connection: each message)
             if isinstance(msg, m.Query):
                 if await self.walsender.handle(msg.query):
                     continue
@@ -550,9 +554,10 @@ class Session(Conn):
     def send_notifications(self, ex: Executor) -> None:
         """NotificationResponse for each notification this backend has to send, outside a
         transaction block (PostgreSQL holds them until the block ends)."""
-        if ex.status != "I":
+        hub = self._hub
+        if not hub.has(self.pid) or ex.status != "I":
             return
-        for pid, channel, payload in self.ctx.sql.notifications.take(self.pid):
+        for pid, channel, payload in hub.take(self.pid):
             self.send(m.NotificationResponse(pid, channel, payload))
 
     def _notify_idle(self) -> None:
@@ -721,8 +726,9 @@ class Session(Conn):
                 ev = self.next_event_sync()
                 if type(ev) is MessageReceived:
                     msg = ev.message
-                    self._idle = False
-                    self.apply_reload(ex)
+                    if self._after_ready:  # (the first message after ReadyForQuery)
+                        self._after_ready = self._idle = False
+                        self.apply_reload(ex)
                     handler = _HANDLERS.get(type(msg))
                     if handler is not None:
                         handler(self, ex, msg)
@@ -781,8 +787,9 @@ class Session(Conn):
             self.outcome_message(o)
         self.report_changed_settings(ex)
         self.send_notifications(ex)
-        self.send(_READY[ex.status])
-        self._idle = ex.status == "I"
+        status = ex.status
+        self.send(_READY[status])
+        self._idle, self._after_ready = status == "I", True
 
     def _on_flush(self, ex: Executor, msg: m.Flush) -> None:
         self.flush_sync()
@@ -809,7 +816,7 @@ class Session(Conn):
         """The server reloaded its settings since this session last looked: they apply
         before the message just read, as PostgreSQL's backends handle a SIGHUP after
         reading a command (a reported setting that changed is sent before ReadyForQuery)."""
-        gen = self.ctx.system.generation
+        gen = self._system.generation
         if gen != self._config_generation:
             self._config_generation = gen
             ex.settings.reload(self.ctx.server_parameters())
@@ -875,8 +882,9 @@ class Session(Conn):
             self.send_error(e)
         self.report_changed_settings(ex)
         self.send_notifications(ex)
-        self.send(m.ReadyForQuery(ex.status))
-        self._idle = ex.status == "I"
+        status = ex.status
+        self.send(m.ReadyForQuery(status))
+        self._idle, self._after_ready = status == "I", True
 
     def send_rows(self, rows: Rows, *, describe: bool, formats: list[int], limit: int = 0) -> bool:
         if describe:
