@@ -73,18 +73,13 @@ STEPS: list[tuple[str, str]] = [
 def _run(dsn: str) -> list[Any]:
     conns = {s: psycopg.connect(dsn, autocommit=True) for s in ("a", "b")}
     pids = {c.info.backend_pid: s for s, c in conns.items()}
-    received: dict[str, list[Any]] = {s: [] for s in conns}
-    for s, c in conns.items():
-        c.add_notify_handler(lambda n, s=s: received[s].append((pids.get(n.pid, "?"), n.channel, n.payload)))
     out: list[Any] = []
     try:
         for who, sql in STEPS:
             if who == "recv":
                 # what came with the session's last results, then what reaches it idle
-                for _ in conns[sql].notifies(timeout=0.3):  # (its handler records them)
-                    pass
-                out.append(("recv", sql, received[sql]))
-                received[sql] = []
+                got = [(pids.get(n.pid, "?"), n.channel, n.payload) for n in conns[sql].notifies(timeout=0.3)]
+                out.append(("recv", sql, got))
                 continue
             try:
                 cur = conns[who].execute(sql)
