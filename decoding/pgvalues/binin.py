@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, UnknownTypeError, type_by_oid
@@ -241,8 +242,8 @@ def _recv_text(arr: pa.Array, ct: ColumnType) -> pa.Array:
 
 def _recv_name(arr: pa.Array, ct: ColumnType) -> pa.Array:
     """namerecv: the bytes as text, 42622 for 64 bytes or more (not cut, as namein cuts)."""
-    longest = max((len(b) for b in arr.to_pylist() if b is not None), default=0)
-    if longest >= 64:
+    longest = pc.max(pc.binary_length(arr)).as_py() if len(arr) else None
+    if longest is not None and longest >= 64:
         raise PgError("42622", "identifier too long", detail="Identifier must be less than 64 characters.")
     return _recv_text(arr, ct)
 

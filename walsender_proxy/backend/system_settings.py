@@ -223,7 +223,8 @@ class SystemSettings:
         """At the server's start: every entry applies (a bad one stops the start, as a
         bad postgresql.conf stops PostgreSQL's)."""
         values: dict[str, tuple[str, int]] = {}
-        for e in read_file(self.path):
+        entries = read_file(self.path)
+        for e in entries:
             key = self.rules.check_name(e.name)
             self.rules.canonical(key, e.value)
             values[key] = (e.value, e.line)
@@ -231,7 +232,7 @@ class SystemSettings:
         self._started = {k: self.rules.canonical(k, v) for k, (v, _) in values.items() if self.rules.needs_restart(k)}
         self.pending_restart = frozenset()
         self._in_file = set(values)
-        self.file_rows = self._rows(values, {}, set())
+        self.file_rows = self._rows(values, {}, set(), entries)
 
     def alter(self, name: str, value: str | None) -> None:
         """ALTER SYSTEM SET (``value``) or RESET (None) of a name already checked: the file
@@ -298,18 +299,15 @@ class SystemSettings:
         self.values = values
         self.loaded_at = time.time()
         self.pending_restart = frozenset(pending)
-        self.file_rows = self._rows({k: v for k, v in values.items()}, errors, pending, entries)
+        self.file_rows = self._rows(values, errors, pending, entries)
         self.generation += 1
         return True
 
     def _rows(
         self, values: Mapping[str, tuple[str, int]], errors: Mapping[int, str], pending: set[str],
-        entries: list[Entry] | None = None,
+        entries: list[Entry],
     ) -> tuple[FileSetting, ...]:
         """pg_file_settings: every entry of the file, whether it applied and why not."""
-        if entries is None:
-            entries = [Entry(k, v, line) for k, (v, line) in values.items()]
-            entries.sort(key=lambda e: e.line)
         last = {e.name.lower(): e.line for e in entries}
         rows = []
         for seqno, e in enumerate(entries, start=1):
