@@ -453,6 +453,64 @@ def fill_marks(text: str, names: Mapping[int, str]) -> str:
     return "".join(names[int(p)] if i % 2 else p for i, p in enumerate(parts))
 
 
+#: A range bound's datum: ``("v", text)`` a value in its type's output form, ``("min",)`` /
+#: ``("max",)`` MINVALUE / MAXVALUE.
+RangeDatum = tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionKey:
+    """``PARTITION BY`` of a partitioned table (``pg_partitioned_table``): ``strategy``
+    ``r`` range, ``l`` list, ``h`` hash; ``attnums`` the key's columns, in order."""
+
+    strategy: str
+    attnums: tuple[int, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"strategy": self.strategy, "attnums": list(self.attnums)}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> PartitionKey:
+        return cls(d["strategy"], tuple(d["attnums"]))
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionBound:
+    """``PARTITION OF parent FOR VALUES …`` (``pg_class.relpartbound``, ``pg_inherits``):
+    ``kind`` ``l`` list (``values``: each in its type's output form, None for NULL),
+    ``r`` range (``lower``/``upper``: :data:`RangeDatum`), ``h`` hash, ``d`` DEFAULT."""
+
+    parent: int
+    kind: str
+    values: tuple[str | None, ...] = ()
+    lower: tuple[RangeDatum, ...] = ()
+    upper: tuple[RangeDatum, ...] = ()
+    modulus: int = 0
+    remainder: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"parent": self.parent, "kind": self.kind}
+        if self.kind == "l":
+            d["values"] = list(self.values)
+        elif self.kind == "r":
+            d["lower"], d["upper"] = [list(x) for x in self.lower], [list(x) for x in self.upper]
+        elif self.kind == "h":
+            d["modulus"], d["remainder"] = self.modulus, self.remainder
+        return d
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> PartitionBound:
+        return cls(
+            d["parent"],
+            d["kind"],
+            tuple(d.get("values", ())),
+            tuple(tuple(x) for x in d.get("lower", ())),
+            tuple(tuple(x) for x in d.get("upper", ())),
+            d.get("modulus", 0),
+            d.get("remainder", 0),
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class UniqueKey:
     """A set of columns no two live rows of a table may share (the primary key or a unique
@@ -488,10 +546,21 @@ class Table:
     foreign_keys: tuple[ForeignKey, ...] = ()
     #: CHECK constraints, in creation order.
     checks: tuple[Check, ...] = ()
+    #: ``PARTITION BY``: a partitioned table (relkind ``p``) holds no rows of its own.
+    partition_key: PartitionKey | None = None
+    #: ``PARTITION OF``: this table is a partition of ``partition_bound.parent``.
+    partition_bound: PartitionBound | None = None
 
     @property
     def qualified_name(self) -> str:
         return f"{self.schema}.{self.name}"
+
+    @property
+    def relkind(self) -> str:
+        return "p" if self.partition_key is not None else "r"
+
+    def column_by_attnum(self, attnum: int) -> Column:
+        return next(c for c in self.columns if c.attnum == attnum)
 
     def column(self, name: str) -> Column | None:
         for c in self.columns:
@@ -550,6 +619,8 @@ class Table:
             **({"pkey_index": self.pkey_index} if self.pkey_index else {}),
             **({"foreign_keys": [fk.to_json() for fk in self.foreign_keys]} if self.foreign_keys else {}),
             **({"checks": [c.to_json() for c in self.checks]} if self.checks else {}),
+            **({"partition_key": self.partition_key.to_json()} if self.partition_key else {}),
+            **({"partition_bound": self.partition_bound.to_json()} if self.partition_bound else {}),
         }
 
     @classmethod
@@ -570,6 +641,8 @@ class Table:
             d.get("pkey_index", ""),
             tuple(ForeignKey.from_json(fk) for fk in d.get("foreign_keys", ())),
             tuple(Check.from_json(c) for c in d.get("checks", ())),
+            PartitionKey.from_json(d["partition_key"]) if "partition_key" in d else None,
+            PartitionBound.from_json(d["partition_bound"]) if "partition_bound" in d else None,
         )
 
 
@@ -802,13 +875,14 @@ class Publication:
     schemas: tuple[str, ...] = ()
     owner: str = "postgres"
 
-    def includes(self, table: Table) -> bool:
+    def includes(self, table: Table, ancestors: Seq[Table] = ()) -> bool:
+        """Whether changes of ``table`` are published: named, in a named schema, all
+        tables, or (a partition) one of its ``ancestors`` is published, as pgoutput's
+        ``get_rel_sync_entry`` finds it."""
         if is_temp_schema(table.schema):  # (PostgreSQL never logs nor publishes them)
             return False
-        return (
-            self.all_tables
-            or table.schema in self.schemas
-            or any(pt.table_oid == table.oid for pt in self.tables)
+        return self.all_tables or any(
+            t.schema in self.schemas or any(pt.table_oid == t.oid for pt in self.tables) for t in (table, *ancestors)
         )
 
     def entry(self, table_oid: int) -> PublicationTable | None:
@@ -1059,7 +1133,25 @@ class Catalog:
         raise CatalogError("42P01", f'relation "{name}" does not exist')
 
     def publications_for(self, table: Table) -> list[Publication]:
-        return [p for p in self.publications.values() if p.includes(table)]
+        up = self.ancestors(table)
+        return [p for p in self.publications.values() if p.includes(table, up)]
+
+    def partitions(self, oid: int) -> list[Table]:
+        """The partitions attached to the partitioned table ``oid`` (any order)."""
+        return [t for t in self.tables.values() if t.partition_bound is not None and t.partition_bound.parent == oid]
+
+    def ancestors(self, table: Table) -> list[Table]:
+        """A partition's parent, its parent's parent, … up to the root (``[]`` for a table
+        that is no partition): ``pg_partition_ancestors`` without the table itself."""
+        out: list[Table] = []
+        t = table
+        while t.partition_bound is not None:
+            parent = self.tables.get(t.partition_bound.parent)
+            if parent is None:
+                break
+            out.append(parent)
+            t = parent
+        return out
 
     # -- changes -------------------------------------------------------------------------
     def apply(self, op: CatalogOp) -> Catalog:

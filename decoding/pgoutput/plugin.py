@@ -478,7 +478,12 @@ class PgOutput:
         return e
 
     def _build_entry(self, t: Table) -> _RelEntry:
-        rel_pubs = [p for p in self._publications() if p.includes(t)]
+        assert self._cat is not None
+        up = self._cat.ancestors(t)
+        rel_pubs = [p for p in self._publications() if p.includes(t, up)]
+        if up and any(p.via_root for p in rel_pubs):
+            # (PostgreSQL sends the change as the published ancestor's: not built)
+            raise PgError("0A000", "publish_via_partition_root of a publication that publishes partitions is not supported by walsender-proxy")
         ins = any(p.insert for p in rel_pubs)
         upd = any(p.update for p in rel_pubs)
         dele = any(p.delete for p in rel_pubs)

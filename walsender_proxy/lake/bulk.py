@@ -230,6 +230,8 @@ def commit_changeset(
     in_tx = 0
     try:
         t = lake.catalog_at(lake.frontier).resolve_table(table_name, lake.search_path)
+        if t.partition_key is not None:  # (its rows are its partitions': no routing of changesets)
+            raise LakeError("0A000", f'Spark ingest into partitioned table "{t.name}" is not supported by walsender-proxy')
         non_key = [c.name for c in t.columns if c.name not in t.primary_key]
 
         def begin() -> Transaction:
@@ -297,6 +299,8 @@ def install_checkpoint(lake: Any, table_name: str, csn: int, source: Path) -> di
         raise LakeError("58P01", f'could not open checkpoint "{source}": no such file or directory')
     with lake._fold_mutex:
         t = lake.catalog_at(csn).resolve_table(table_name, lake.search_path)
+        if t.partition_key is not None:
+            raise LakeError("0A000", f'a checkpoint of partitioned table "{t.name}" is not supported by walsender-proxy')
         if csn > lake.frontier:
             raise LakeError("22023", f"checkpoint CSN {csn} is past the frontier")
         if any(c <= csn for c in lake.store.mem_csns(t.oid)):

@@ -23,7 +23,7 @@ from decoding.catalog import (
     pkey_name,
 )
 from decoding.pgtypes import ColumnType, parse_type
-from walsender_proxy.lake import check_ddl, foreign_key_ddl, index_ddl
+from walsender_proxy.lake import check_ddl, foreign_key_ddl, index_ddl, partition_ddl
 from walsender_proxy.lake.domains import dependents as domain_dependents
 from walsender_proxy.lake.errors import LakeError
 from walsender_proxy.lake.sequence_ddl import owned_sequences
@@ -157,9 +157,11 @@ def create_table(
     if_not_exists: bool,
     search_path: Sequence[str],
     pkey: str | None = None,
+    partition_by: tuple[str, Sequence[tuple[str, int]]] | None = None,
 ) -> tuple[list[CatalogOp], Table | None]:
     """``columns``: ``(name, type[, not_null[, default]])``; a default's pg_attrdef OID is
-    allocated here. ``pkey``: the primary key's name (None: PostgreSQL's choice)."""
+    allocated here. ``pkey``: the primary key's name (None: PostgreSQL's choice).
+    ``partition_by``: ``PARTITION BY`` strategy and its columns (each with its location)."""
     schema, rel = _split(name, search_path)
     if schema == "pg_catalog":
         raise LakeError(
@@ -210,6 +212,8 @@ def create_table(
             raise LakeError("42P07", f'relation "{pkey}" already exists')
         if name != t.pkey_name:
             t = replace(t, pkey_index=name)
+    if partition_by is not None:
+        t = replace(t, partition_key=partition_ddl.partition_key(t, *partition_by))
     return [{"op": "put_table", "table": t.to_json()}], t
 
 
@@ -233,7 +237,8 @@ def drop_table(
         if if_exists:
             return [], []
         raise LakeError("42P01", f'table "{name}" does not exist') from None
-    views, lines = dependency_lines(cat, [t.oid], search_path)
+    family = [t, *_descendants(cat, t)]  # (a partitioned table goes with its partitions)
+    views, lines = dependency_lines(cat, [x.oid for x in family], search_path)
     keys = [(c, fk) for c, fk in cat.referencing(t.oid) if c.oid != t.oid and c.oid not in also]
     what = f"table {shown(t.schema, t.name, search_path)}"
     lines += [f"{foreign_key_ddl.described(c, fk)} depends on {what}" for c, fk in keys]
@@ -242,9 +247,17 @@ def drop_table(
     ops: list[CatalogOp] = [drop_op(v) for v in reversed(views)]
     key_ops, key_lines = foreign_key_ddl.drop_referencing(cat, keys, what, True, foreign_key_ddl.described)
     ops += key_ops
-    ops.append({"op": "drop_table", "oid": t.oid})
-    ops += [{"op": "drop_sequence", "oid": sq.oid} for sq in owned_sequences(cat, t.oid)]
+    for x in reversed(family):
+        ops.append({"op": "drop_table", "oid": x.oid})
+        ops += [{"op": "drop_sequence", "oid": sq.oid} for sq in owned_sequences(cat, x.oid)]
     return ops, [described(v, search_path) for v in views] + key_lines
+
+
+def _descendants(cat: Catalog, t: Table) -> list[Table]:
+    out: list[Table] = []
+    for p in sorted(cat.partitions(t.oid), key=lambda x: x.oid):
+        out += [p, *_descendants(cat, p)]
+    return out
 
 
 #: PostgreSQL's system columns: every table has them, so no column may take their names.

@@ -14,7 +14,7 @@ import enum
 import itertools
 import struct
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -56,6 +56,8 @@ from walsender_proxy.lake import (
     foreign_keys,
     function_ddl,
     index_ddl,
+    partition_ddl,
+    partitions,
     sequence_ddl,
     view_ddl,
 )
@@ -174,6 +176,9 @@ class Transaction:
         self._scan_pos = 0
         self._scan: dict[int, PendingTable] = {}
         self._lock_digest: dict[int, tuple[list[Any], int, set[int], list[pa.Array]]] = {}
+        #: The rows the last INSERT into a partitioned table gave its partitions, in the
+        #: statement's order (its RETURNING reads them).
+        self.routed_rows: pa.Table | None = None
         #: The schemas an unqualified table name is looked up in (the session's search_path,
         #: its temporary schema first); None: the lake's.
         self.search_path: tuple[str, ...] | None = None
@@ -369,7 +374,11 @@ class Transaction:
         n = data.num_rows
         if n == 0:
             return 0
+        if t.partition_key is not None:
+            return self._insert_routed(t, data)
         self._check_new_rows(t, data)
+        if t.partition_bound is not None:  # (after NOT NULL and CHECK, as ExecInsert)
+            partitions.check_rows(self.catalog(), t, data, _row_texts)
         # Check and register atomically: two inserts of one key cannot both pass. One
         # section for all of it: with many sessions, each entry into the statement lock is
         # a chance to queue behind another session's GIL slice.
@@ -389,6 +398,29 @@ class Transaction:
         foreign_keys.after_write(self, t, new)
         self._maybe_spill()
         return n
+
+    def _insert_routed(self, t: Table, data: pa.Table) -> int:
+        """Rows inserted into a partitioned table go to the partitions tuple routing picks,
+        in runs of consecutive rows bound for the same one (the log's order is the rows'
+        order, as PostgreSQL writes them one by one); the first row no partition takes
+        fails the statement after the rows before it."""
+        cat = self.catalog()
+        if t.partition_bound is not None:  # (a partition given rows: its own constraint first)
+            partitions.check_rows(cat, t, data, _row_texts)
+        leaf_of, bad, err = partitions.route(cat, t, data)
+        end = data.num_rows if bad is None else bad
+        self.routed_rows = data
+        i = 0
+        while i < end:
+            j = i + 1
+            while j < end and leaf_of[j] == leaf_of[i]:
+                j += 1
+            leaf = cat.tables[int(leaf_of[i])]
+            self._insert(leaf, _as_table(leaf, t, data.slice(i, j - i)))
+            i = j
+        if err is not None:
+            raise err
+        return data.num_rows
 
     def update(
         self,
@@ -449,6 +481,8 @@ class Transaction:
 
     def _insert_batches(self, table: str | Table, batches: Iterable[pa.Table]) -> int:
         t = self.table(table)
+        if t.partition_key is not None:  # (routed batch by batch)
+            return sum(self._insert(t, b) for b in batches)
         it = iter(batches)
         held: list[pa.Table] = []
         size = 0
@@ -548,9 +582,13 @@ class Transaction:
         (the caller checked the transaction is writable and guards the statement), as
         :meth:`apply_update` and a cascading foreign key do. ``changed``: the columns the
         statement assigns (None: any)."""
+        if t.partition_key is not None:
+            return self._update_partitioned(t, old, new, changed)
         check_replica_identity(self.catalog(), t, "update")  # (at executor start: rows or none)
         if old.num_rows == 0:
             return 0
+        if t.partition_bound is not None:  # (an UPDATE of the partition itself: no row moves)
+            partitions.check_rows(self.catalog(), t, _conform_table(t, new), _row_texts)
         held = checks.any_held(self, t)
         if not held:
             enums.check_rows(self, t, new)
@@ -574,6 +612,52 @@ class Transaction:
         self._maybe_spill()
         return new.num_rows
 
+    def _by_partition(self, t: Table, rows: pa.Table) -> Iterator[tuple[Table, pa.Table]]:
+        """Rows of the partitioned table ``t`` (``_rid``, its physical columns and
+        :data:`~walsender_proxy.lake.partitions.LEAF`, the partition each is in) split in
+        runs by partition, each under that partition's physical names."""
+        cat = self.catalog()
+        if partitions.LEAF not in rows.column_names:
+            raise LakeError("XX000", f'rows of partitioned table "{t.name}" without their partitions')
+        leaf_of = rows.column(partitions.LEAF).to_numpy()
+        i, n = 0, rows.num_rows
+        while i < n:
+            j = i + 1
+            while j < n and leaf_of[j] == leaf_of[i]:
+                j += 1
+            leaf = cat.tables[int(leaf_of[i])]
+            yield leaf, _as_table(leaf, t, rows.slice(i, j - i), with_rid=True)
+            i = j
+
+    def _update_partitioned(self, t: Table, old: pa.Table, new: pa.Table, changed: frozenset[str] | None) -> int:
+        """An UPDATE through a partitioned table: each partition's rows in turn; a row
+        whose new key leaves its partition is deleted there and routed again from ``t``
+        (PostgreSQL's cross-partition update: a DELETE and an INSERT, row by row)."""
+        cat = self.catalog()
+        if partitions.LEAF not in new.column_names:
+            new = new.append_column(partitions.LEAF, old.column(partitions.LEAF))
+        n = 0
+        offset = 0
+        for leaf, old_rows in self._by_partition(t, old):
+            k = old_rows.num_rows
+            new_rows = _as_table(leaf, t, new.slice(offset, k), with_rid=True)
+            offset += k
+            stays = partitions.constraint_mask(cat, leaf, new_rows)
+            i = 0
+            while i < k:
+                j = i + 1
+                while j < k and stays[j] == stays[i]:
+                    j += 1
+                if stays[i]:
+                    self.update_rows(leaf, old_rows.slice(i, j - i), new_rows.slice(i, j - i), changed)
+                else:
+                    for r in range(i, j):
+                        self.delete_rows(leaf, old_rows.slice(r, 1))
+                        self._insert(t, _as_table(t, leaf, new_rows.slice(r, 1)))
+                i = j
+            n += k
+        return n
+
     def apply_delete(self, table: str | Table, old: pa.Table) -> int:
         """Delete rows already chosen by the caller (``_rid`` plus physical columns)."""
         self._check_writable()
@@ -584,6 +668,8 @@ class Transaction:
         """Delete rows of the table version ``t`` inside the running statement (the caller
         checked the transaction is writable and guards the statement), as
         :meth:`apply_delete` and a cascading foreign key do."""
+        if t.partition_key is not None:
+            return sum(self.delete_rows(leaf, rows) for leaf, rows in self._by_partition(t, old))
         check_replica_identity(self.catalog(), t, "delete")
         if old.num_rows == 0:
             return 0
@@ -603,6 +689,8 @@ class Transaction:
         the SQL layer to embed in a larger query."""
         self._check_active()
         t = self.table(table)
+        if t.partition_key is not None:
+            return self._partitioned_query(t, with_rid=with_rid, sql_types=sql_types, heap_order=heap_order)
         enum_labels = None
         if sql_types and any(c.type.is_enum for c in t.columns):
             cat = self.catalog()
@@ -616,6 +704,24 @@ class Transaction:
             heap_order=heap_order,
             enum_labels=enum_labels,
         )
+
+    def _partitioned_query(self, t: Table, *, with_rid: bool, sql_types: bool, heap_order: bool) -> SnapshotQuery:
+        """A partitioned table read as its partitions' rows, partition after partition in
+        their order (an Append's); with ``with_rid``, each row also names its partition
+        (:data:`~walsender_proxy.lake.partitions.LEAF`)."""
+        leaves = partitions.leaves(self.catalog(), t)
+        if not leaves:
+            return self.lake.store.snapshot_query(t, self.statement_csn(), with_rid=with_rid, sql_types=sql_types)
+        arrow: dict[str, pa.Table] = {}
+        cols = ", ".join('"' + c.name.replace('"', '""') + '"' for c in t.columns)
+        parts = []
+        for i, leaf in enumerate(leaves):
+            q = self.snapshot_query(leaf, with_rid=True, sql_types=sql_types, heap_order=heap_order)
+            arrow.update(q.arrow)
+            parts.append(f"SELECT {i} AS __wpx_pos, {leaf.oid}::BIGINT AS {partitions.LEAF}, {RID}, {cols} FROM ({q.sql})")
+        sel = f"{RID}, {partitions.LEAF}, {cols}" if with_rid else cols
+        order = f" ORDER BY __wpx_pos, {RID}" if heap_order or with_rid else ""
+        return SnapshotQuery(f"SELECT {sel} FROM ({' UNION ALL '.join(parts)}){order}", arrow)
 
     def delete(
         self,
@@ -651,6 +757,7 @@ class Transaction:
         ts = [self.table(x) for x in tables]
         added = foreign_keys.truncate_targets(self, ts, cascade)
         ts += added
+        ts = _with_partitions(self.catalog(), ts)
         for t in ts:
             self.lake.lock_table(self, t)
         xid = self.ensure_xid()
@@ -965,9 +1072,11 @@ class Transaction:
         replica_identity: str = "d",
         if_not_exists: bool = False,
         pkey_name: str | None = None,
+        partition_by: tuple[str, Sequence[tuple[str, int]]] | None = None,
     ) -> Table | None:
         """``columns``: ``(name, type)`` or ``(name, type, not_null)``; types are SQL names.
-        ``pkey_name``: the primary key's name when not ``<name>_pkey``."""
+        ``pkey_name``: the primary key's name when not ``<name>_pkey``. ``partition_by``:
+        a partitioned table's strategy (``range``/``list``/``hash``) and key columns."""
         return self._run_ddl(
             ddl.create_table,
             name,
@@ -977,7 +1086,46 @@ class Transaction:
             if_not_exists,
             (self.creation_schema(),) if "." not in name else self.lake.search_path,
             pkey_name,
+            partition_by,
         )
+
+    def create_partition(
+        self,
+        name: str,
+        parent: str,
+        spec: partition_ddl.BoundSpec,
+        *,
+        partition_by: tuple[str, Sequence[tuple[str, int]]] | None = None,
+    ) -> Table:
+        """``CREATE TABLE name PARTITION OF parent FOR VALUES …`` [``PARTITION BY …``].
+        A default partition of ``parent`` must not hold rows the new bound takes (23514,
+        as ``check_default_partition_contents``)."""
+        p = self.table(parent)
+        schema, _, rel = self._named(name).rpartition(".")
+        schema = schema or self.creation_schema()
+
+        def build(cat: Catalog, alloc: Any) -> tuple[list[CatalogOp], Table]:
+            ops, t = partition_ddl.create_partition(cat, alloc, schema, rel, cat.tables.get(p.oid, p), spec)
+            if partition_by is not None:
+                t = replace(t, partition_key=partition_ddl.partition_key(t, *partition_by))
+                ops = [{"op": "put_table", "table": t.to_json()}]
+            return ops, t
+
+        made: Table = self._run_ddl(build)
+        self._guard(self._check_default_contents, made)
+        return made
+
+    def _check_default_contents(self, made: Table) -> None:
+        cat = self.catalog()
+        assert made.partition_bound is not None
+        parent = cat.tables[made.partition_bound.parent]
+        default = next((t for t in cat.partitions(parent.oid) if t.partition_bound and t.partition_bound.kind == "d"), None)
+        if default is None or made.partition_bound.kind == "d":
+            return
+        for leaf in partitions.leaves(cat, default):
+            rows = self._read(leaf, None, None, False, physical=True)
+            if rows.num_rows and not partitions.constraint_mask(cat, default, rows, {c.name: c.physical for c in leaf.columns}).all():
+                raise LakeError("23514", f'updated partition constraint for default partition "{default.name}" would be violated by some row')
 
     def drop_table(
         self, name: str, *, if_exists: bool = False, cascade: bool = False, also: Sequence[int] = ()
@@ -1302,6 +1450,11 @@ class Transaction:
 
         def go() -> str:
             cat, alloc, path = self.ddl_catalog(), self.lake.allocate_oid, self._path()
+            ends = [self.table(table)]
+            with contextlib.suppress(PgError):
+                ends.append(self.table(spec.ref_table))
+            if any(t.partition_key is not None for t in ends):
+                raise LakeError("0A000", "a foreign key of or to a partitioned table is not supported by walsender-proxy")
             foreign_key_ddl.add_foreign_key(cat, alloc, table, spec, path)
             self.lake.take_catalog_lock(self)
             ops, (t, fk) = foreign_key_ddl.add_foreign_key(self.ddl_catalog(), alloc, table, spec, path)
@@ -1993,6 +2146,34 @@ def _check_not_null(t: Table, data: pa.Table) -> None:
         if phys in names and data.column(phys).null_count:
             i = data.column(phys).is_null().index(True).as_py()
             raise not_null_violation(name, t.name, t.schema, _row_texts(t, data.slice(i, 1)))
+
+
+def _with_partitions(cat: Catalog, ts: list[Table]) -> list[Table]:
+    """A TRUNCATE's tables with every partition of the partitioned ones, as
+    ``find_all_inheritors`` adds them (level by level, each level in OID order); the
+    partitioned tables themselves hold no rows and are left out."""
+    out: dict[int, Table] = {}
+    level = list(ts)
+    while level:
+        nxt: list[Table] = []
+        for t in level:
+            if t.partition_key is None:
+                out.setdefault(t.oid, t)
+            nxt += sorted(cat.partitions(t.oid), key=lambda p: p.oid)
+        level = [t for t in nxt if t.oid not in out]
+    return list(out.values())
+
+
+def _as_table(dst: Table, src: Table, rows: pa.Table, *, with_rid: bool = False) -> pa.Table:
+    """Rows of ``src`` (its physical names) under ``dst``'s physical names, matched by
+    column name (a partition and its parent have the same columns)."""
+    names = {c.name: c.physical for c in src.columns}
+    cols = [pa.field(c.physical, c.type.arrow) for c in dst.columns]
+    arrays = [rows.column(names[c.name]) for c in dst.columns]
+    if with_rid:
+        cols.insert(0, pa.field(RID, pa.int64()))
+        arrays.insert(0, rows.column(RID))
+    return pa.Table.from_arrays(arrays, schema=pa.schema(cols))
 
 
 def _row_texts(t: Table, row: pa.Table) -> list[str | None]:

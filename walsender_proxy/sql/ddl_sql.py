@@ -125,8 +125,12 @@ def create_table(
     if s.if_not_exists and not _missing(tx, s.relation):
         _skipping(notices, "42P07", f'relation "{s.relation.relname}" already exists')
         return "CREATE TABLE"
-    if s.inhRelations or s.partspec or s.partbound or s.ofTypename:
-        raise unsupported("table inheritance and partitioning")
+    if s.partbound is not None:
+        from walsender_proxy.sql import partition_sql
+
+        return partition_sql.create_partition(tx, s, name)
+    if s.inhRelations or s.ofTypename:
+        raise unsupported("table inheritance")
     plans: list[column_defs.ColumnPlan] = []
     pk: list[str] = []
     pk_name: str | None = None
@@ -179,7 +183,14 @@ def create_table(
             default = cook_default(p.raw_default, p.type_text, p.name, tx) if p.raw_default is not None else None
             identity = ""
         columns.append((p.name, p.type_text, p.not_null, default, identity))
-    tx.create_table(name, columns, primary_key=pk, if_not_exists=bool(s.if_not_exists), pkey_name=pk_name)
+    partition_by = None
+    if s.partspec is not None:
+        from walsender_proxy.sql import partition_sql
+
+        if uniques or foreign:
+            raise unsupported("UNIQUE or FOREIGN KEY constraints of a partitioned table")
+        partition_by = partition_sql.partition_by(s.partspec)
+    tx.create_table(name, columns, primary_key=pk, if_not_exists=bool(s.if_not_exists), pkey_name=pk_name, partition_by=partition_by)
     if options:
         tx.set_reloptions(name, options)
     column_defs.own_sequences(tx, schema, rel, owned)
@@ -415,6 +426,11 @@ _DROP_TAGS = {
 }
 
 
+#: ALTER TABLE actions on a partitioned table or a partition that PostgreSQL does not carry
+#: to the other tables of the tree (the rest would have to be, or attach/detach: refused).
+_PARTITION_ALTERS = frozenset({enums.AlterTableType.AT_ChangeOwner, enums.AlterTableType.AT_ReplicaIdentity})
+
+
 def alter_table(
     tx: Transaction,
     s: ast.AlterTableStmt,
@@ -443,6 +459,12 @@ def alter_table(
             f'ALTER action {action} cannot be performed on relation "{s.relation.relname}"',
             detail="This operation is not supported for views.",
         )
+    target = tx.table(table)
+    if target.partition_key is not None or target.partition_bound is not None:
+        for cmd in s.cmds:
+            if cmd.subtype not in _PARTITION_ALTERS:
+                what = "a partitioned table" if target.partition_key is not None else "a partition"
+                raise unsupported(f"ALTER TABLE {cmd.subtype.name.removeprefix('AT_')} of {what}")
     for cmd in s.cmds:
         t = cmd.subtype
         if t == enums.AlterTableType.AT_AddColumn:
@@ -607,6 +629,11 @@ def rename(tx: Transaction, s: ast.RenameStmt, notices: list[Notice] | None = No
     if table:
         tx.rename_table(qualified(s.relation), s.newname)
     else:
+        t = tx.table(qualified(s.relation))
+        if t.partition_bound is not None and t.column(s.subname) is not None:  # (renameatt's check)
+            raise PgError("42P16", f'cannot rename inherited column "{s.subname}"')
+        if t.partition_key is not None:
+            raise unsupported("RENAME COLUMN of a partitioned table")
         tx.rename_column(qualified(s.relation), s.subname, s.newname)
     return "ALTER TABLE"
 

@@ -42,7 +42,7 @@ from decoding.errors import PgError
 from decoding.pgtime import TRANSACTION_NOW
 from decoding.pgtypes import ColumnType, type_by_oid
 from walsender_proxy.backend.outcomes import Column, Done, Outcome, Rows
-from walsender_proxy.lake import Transaction
+from walsender_proxy.lake import Transaction, partitions
 from walsender_proxy.lake.domains import shown as shown_type
 from walsender_proxy.lake.files import CHANGESET_ROW_GROUP
 from walsender_proxy.lake.transaction import conform, layout
@@ -540,6 +540,8 @@ class Engine:
         return [tuple(r) for r in rows]
 
     def _upsert(self, tx: Transaction, node: ast.InsertStmt, params: list[Any]) -> Iterator[Outcome]:
+        if tx.table(qualified(node.relation)).partition_key is not None:
+            raise unsupported("INSERT … ON CONFLICT into a partitioned table")
         """INSERT … ON CONFLICT (sql/upsert.py)."""
         clause = node.onConflictClause
         t = sequences.write_target(tx, node.relation, sequences.CHANGE)
@@ -641,7 +643,7 @@ class Engine:
             new = new.set_column(new.column_names.index(c.physical), c.physical, coerce_text(c, old.column(f"__new_{name}"), self.date_order, self.text_out))
         for c, arr in self._subscripted(t, subs, old):
             new = new.set_column(new.column_names.index(c.physical), c.physical, arr)
-        keep = [RID] + [c.physical for c in t.columns]
+        keep = [RID] + [c.physical for c in t.columns] + ([partitions.LEAF] if t.partition_key is not None else [])
         changed = [*sets, *(s.column for s in subs)]
         n = tx.apply_update(t, old.select(keep), new.select(keep), changed=list(dict.fromkeys(changed))) if old.num_rows else 0
         if returning(node):
@@ -749,7 +751,7 @@ class Engine:
         if node.whereClause is not None:
             sql += " WHERE " + RawStream()(node.whereClause)
         old = self._targets(tx, t, sql, params)
-        keep = [RID] + [c.physical for c in t.columns]
+        keep = [RID] + [c.physical for c in t.columns] + ([partitions.LEAF] if t.partition_key is not None else [])
         n = tx.apply_delete(t, old.select(keep)) if old.num_rows else 0
         if returning(node):
             yield self._returning(tx, t, node.relation, returning(node), _named(t, old.select(keep)), params, f"DELETE {n}", with_sql)
@@ -769,15 +771,18 @@ class Engine:
             first = pa.table({"r": data.column(RID), "i": pa.array(np.arange(data.num_rows))}).group_by("r").aggregate([("i", "min")])
             data = data.take(np.sort(first.column("i_min").to_numpy()))
         names = {c.name: c.physical for c in t.columns}
-        if data.num_rows > 1:  # (a sequential scan's order, as PostgreSQL writes and streams the rows)
+        if data.num_rows > 1 and t.partition_key is not None:  # (partition after partition, each a scan)
+            pos = {leaf.oid: i for i, leaf in enumerate(partitions.leaves(tx.catalog(), t))}
+            order = pa.array([pos[o] for o in data.column(partitions.LEAF).to_pylist()], pa.int64())
+            data = data.take(pc.sort_indices(pa.table({"p": order, "r": data.column(RID)}), sort_keys=[("p", "ascending"), ("r", "ascending")]))
+        elif data.num_rows > 1:  # (a sequential scan's order, as PostgreSQL writes and streams the rows)
             data = data.take(pc.sort_indices(data.column(RID)))
         return data.rename_columns([names.get(c, c) if not c.startswith("__new_") else c for c in data.column_names])
 
     def _returning(self, tx: Transaction, t: Table, rv: ast.RangeVar, targets: Any, rows: pa.Table, params: list[Any], tag: str, with_sql: str = "") -> Rows:
         _returning_reads_its_target(targets, t, with_sql)
         name = f"__wp_ret_{id(rows)}"
-        if RID in rows.column_names:
-            rows = rows.drop_columns([RID])
+        rows = rows.drop_columns([c for c in (RID, partitions.LEAF) if c in rows.column_names])
         self._register(name, rows)
         alias = rv.alias.aliasname if rv.alias else rv.relname
         sel = ", ".join(RawStream()(x) for x in targets)
@@ -817,6 +822,8 @@ class Engine:
             columns = result_columns(rel, rw, self.tables_of(tx, rw))
         else:
             t = sequences.write_target(tx, node.relation, sequences.COPY_FROM)
+            if t.partition_key is not None:
+                raise PgError("42809", f'cannot copy from partitioned table "{t.name}"', hint="Try the COPY (SELECT ...) TO variant.")
             cols = copy_statement.copy_columns(t, node)
             columns = [Column(c, t.column(c).type) for c in cols]  # type: ignore[union-attr]
             if spark_serve.wants(tx, t):
@@ -864,11 +871,15 @@ def _read_only_with(clause: ast.WithClause | None, verb: str) -> str:
 
 def _typed(sql: str, t: Table) -> UserTable:
     """A user table's SQL with its columns' declared types, for the rewriter."""
-    return UserTable(sql, {c.name: c.type for c in t.columns})
+    return UserTable(sql, {c.name: c.type for c in t.columns}, oid=0 if t.partition_key is not None else t.oid, partitioned=t.partition_key is not None)
 
 
 def tx_rows_since(tx: Transaction, t: Table, n: int) -> pa.Table:
     """The last ``n`` rows this transaction wrote to ``t`` (for INSERT … RETURNING)."""
+    if t.partition_key is not None:  # (its rows went to its partitions, in this order)
+        rows = tx.routed_rows
+        assert rows is not None and rows.num_rows == n
+        return _named(t, rows.select([c.physical for c in t.columns]))
     rows = tx.own_tail(t.oid, n)
     return _named(t, rows.select([RID] + [c.physical for c in t.columns]))
 

@@ -18,6 +18,7 @@ from pglast import ast, enums
 from decoding.errors import PgError
 from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import Transaction
+from walsender_proxy.sql.ddl_names import qualified
 
 _DESC, _NULLS_FIRST = 1, 2  # PostgreSQL's INDOPTION_DESC, INDOPTION_NULLS_FIRST
 
@@ -70,6 +71,12 @@ def create_index(tx: Transaction, s: ast.IndexStmt, in_block: bool, notices: lis
             f'cannot create index on relation "{s.relation.relname}"',
             detail="This operation is not supported for views.",
         )
+    try:
+        if tx.table(qualified(s.relation)).partition_key is not None:
+            raise unsupported("CREATE INDEX on a partitioned table")
+    except PgError as e:
+        if e.sqlstate == "0A000":
+            raise
     method = (s.accessMethod or "btree").lower()
     if method not in ("btree", "hash"):
         known = method in ("gin", "gist", "spgist", "brin")

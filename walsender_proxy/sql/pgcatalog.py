@@ -66,6 +66,7 @@ from walsender_proxy.backend.settings import (
     SUPERUSER_ONLY,
     shown_setting,
 )
+from walsender_proxy.lake import partition_ddl
 from walsender_proxy.sql import array_exprs, privileges
 from walsender_proxy.sql.pgcatalog_defs import (
     BOOTSTRAP_SUPERUSER_OID,
@@ -676,6 +677,7 @@ class CatalogSnapshot:
                     if t.schema in p.schemas and t.oid not in seen:
                         seen.add(t.oid)
                         chosen.append(t)
+            chosen = _partition_option(self.catalog, chosen, p.via_root, p.all_tables)
             for t in chosen:
                 entry = p.entry(t.oid)
                 attrs = None
@@ -797,7 +799,9 @@ def _pg_class(s: CatalogSnapshot) -> list[dict[str, Any]]:
             )
         )
     has_index = {ix.table.oid for ix in s.indexes}
+    parents = {t.partition_bound.parent for t in s.user_tables if t.partition_bound is not None}
     for t in s.user_tables:
+        partitioned = t.partition_key is not None
         out.append(
             _class_row(
                 oid=t.oid,
@@ -806,11 +810,15 @@ def _pg_class(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 reltype=synthetic_oid(t.oid, ROWTYPE),
                 relowner=s.owner_of(t.oid),
                 relacl=s.acl_of(t.oid),
-                relam=HEAP_AM_OID,
+                relam=0 if partitioned else HEAP_AM_OID,
+                relfilenode=0 if partitioned else t.oid,
                 relhasindex=t.oid in has_index,
                 relhastriggers=t.oid in s.triggered,
+                relhassubclass=t.oid in parents,
+                relispartition=t.partition_bound is not None,
+                relpartbound=partbound_bin(t.oid) if t.partition_bound is not None else None,
                 relchecks=len(t.checks),
-                relkind="r",
+                relkind=t.relkind,
                 relnatts=s.relnatts(t),
                 relreplident=t.replica_identity,
                 relminmxid=1,
@@ -858,9 +866,11 @@ def _pg_class(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 relnamespace=s.ns_oid[ix.table.schema],
                 relowner=s.owner_of(ix.table.oid),
                 relam=HASH_AM_OID if ix.method == "hash" else BTREE_AM_OID,
-                relpages=1,
+                relpages=0 if ix.table.partition_key is not None else 1,
                 reltuples=0.0,
-                relkind="i",
+                relkind="I" if ix.table.partition_key is not None else "i",
+                relhassubclass=ix.primary and ix.table.oid in parents,
+                relispartition=ix.table.partition_bound is not None,
                 relnatts=len(ix.all_columns),
                 relpersistence="t" if is_temp_schema(ix.table.schema) else "p",
             )
@@ -1382,6 +1392,29 @@ def _pg_publication_rel(s: CatalogSnapshot) -> list[dict[str, Any]]:
 @_rows("pgc_pg_publication_namespace")
 def _pg_publication_namespace(s: CatalogSnapshot) -> list[dict[str, Any]]:
     return _pub_members(s)[1]
+
+
+def _partition_option(cat: Catalog, chosen: list[Table], via_root: bool, all_tables: bool) -> list[Table]:
+    """A publication's tables as PostgreSQL 15 lists them: without
+    ``publish_via_partition_root`` a partitioned table stands for its leaf partitions,
+    with it a partition of a listed (or, for ALL TABLES, any) table is left out."""
+    out: dict[int, Table] = {}
+    for t in chosen:
+        if via_root:
+            if not (all_tables and t.partition_bound is not None):
+                out.setdefault(t.oid, t)
+        elif t.partition_key is None:
+            out.setdefault(t.oid, t)
+        elif not all_tables:
+            for leaf in sorted(_all_leaves(cat, t), key=lambda x: x.oid):
+                out.setdefault(leaf.oid, leaf)
+    return list(out.values())
+
+
+def _all_leaves(cat: Catalog, t: Table) -> list[Table]:
+    if t.partition_key is None:
+        return [t]
+    return [leaf for p in cat.partitions(t.oid) for leaf in _all_leaves(cat, p)]
 
 
 @_rows("pgc_pg_publication_tables")
@@ -2580,10 +2613,64 @@ def _exprs(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 "e_seq": 0,
             }
         )
+    by_oid = {t.oid: t for t in s.user_tables}
+    for t in s.user_tables:  # (relpartbound)
+        b = t.partition_bound
+        if b is not None and b.parent in by_oid:
+            text = partition_ddl.bound_text(by_oid[b.parent], b)
+            out.append({"e_bin": partbound_bin(t.oid), "e_plain": text, "e_pretty": text, "e_styled": False, "e_seq": 0})
+        if t.partition_key is not None:  # (pg_get_partkeydef)
+            strategy = {"r": "RANGE", "l": "LIST", "h": "HASH"}[t.partition_key.strategy]
+            keys = ", ".join(quote_ident(t.column_by_attnum(n).name) for n in t.partition_key.attnums)
+            text = f"{strategy} ({keys})"
+            out.append({"e_bin": f"{{PARTKEY :relid {t.oid}}}", "e_plain": text, "e_pretty": text, "e_styled": False, "e_seq": 0})
     for dom in s.domains:  # (typdefaultbin)
         if dom.default is not None:
             d = dom.default
             out.append({"e_bin": domain_default_bin(dom.oid), "e_plain": d.expr, "e_pretty": d.pretty, "e_styled": d.styled, "e_seq": d.sequence})
+    return out
+
+
+def partbound_bin(oid: int) -> str:
+    """A partition's ``relpartbound``: opaque, as ``adbin``; ``pg_get_expr`` prints it."""
+    return f"{{PARTITIONBOUNDSPEC :relid {oid}}}"
+
+
+@_rows("pgc_pg_inherits")
+def _pg_inherits(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    out = [
+        {"inhrelid": t.oid, "inhparent": t.partition_bound.parent, "inhseqno": 1, "inhdetachpending": False}
+        for t in s.user_tables
+        if t.partition_bound is not None
+    ]
+    keys = {ix.table.oid: ix.oid for ix in s.indexes if ix.primary}
+    for t in s.user_tables:  # (a partition's primary key index is attached to its parent's)
+        b = t.partition_bound
+        if b is not None and t.oid in keys and b.parent in keys:
+            out.append({"inhrelid": keys[t.oid], "inhparent": keys[b.parent], "inhseqno": 1, "inhdetachpending": False})
+    return out
+
+
+@_rows("pgc_pg_partitioned_table")
+def _pg_partitioned_table(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    out = []
+    defaults = {t.partition_bound.parent: t.oid for t in s.user_tables if t.partition_bound is not None and t.partition_bound.kind == "d"}
+    for t in s.user_tables:
+        if t.partition_key is None:
+            continue
+        cols = [t.column_by_attnum(n) for n in t.partition_key.attnums]
+        out.append(
+            {
+                "partrelid": t.oid,
+                "partstrat": t.partition_key.strategy,
+                "partnatts": len(cols),
+                "partdefid": defaults.get(t.oid, 0),
+                "partattrs": list(t.partition_key.attnums),
+                "partclass": [_opclass(_BTREE_OPCLASS, c.type) for c in cols],
+                "partcollation": [_collation_of(c.type.oid) for c in cols],
+                "partexprs": None,
+            }
+        )
     return out
 
 
@@ -3241,6 +3328,8 @@ _MACROS: dict[str, str] = {
                 WHEN coalesce(pretty, false) THEN pgc_e.e_pretty ELSE pgc_e.e_plain END
          FROM pgc_exprs pgc_e WHERE pgc_e.e_bin = x::VARCHAR),
         x::VARCHAR)""",
+    "pgc_pg_get_partkeydef": """MACRO pgc_pg_get_partkeydef(x) AS (
+        SELECT pgc_e.e_plain FROM pgc_exprs pgc_e WHERE pgc_e.e_bin = '{PARTKEY :relid ' || x::VARCHAR || '}')""",
     "pgc_pg_get_constraintdef": """MACRO pgc_pg_get_constraintdef(c, pretty) AS (
         SELECT CASE WHEN pgc_x.refrel <> 0
                       AND pgc_x.refrel IN (SELECT pgc_v.oid FROM pgc_visible_rels pgc_v)

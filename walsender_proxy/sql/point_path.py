@@ -351,7 +351,7 @@ _INT_RANGE = {
 
 def _key_value(t: Table, plan: PointPlan, params: list[Any]) -> tuple[Any, ...] | None:
     """The statement's key, in primary-key order, when its values need no conversion."""
-    if set(plan.keys) != set(t.primary_key):
+    if set(plan.keys) != set(t.primary_key) or t.partition_key is not None:  # (a partitioned table: no key index)
         return None
     out = []
     for name in t.primary_key:

@@ -268,6 +268,11 @@ class UserTable:
     #: the table's columns only (None: on the table); a reference to another is 42501.
     readable: frozenset[str] | None = None
     name: str = ""
+    #: The table's OID (its ``tableoid``); 0 where rows come from several tables (a
+    #: partitioned table, whose ``tableoid`` is refused).
+    oid: int = 0
+    #: A partitioned table: ``ONLY`` reads none of its rows.
+    partitioned: bool = False
 
 
 ResolveUserTable = Callable[[str | None, str], "str | UserTable | views.ViewQuery | None"]
@@ -1863,9 +1868,13 @@ class _Rewriter:
         columns: list[tuple[str, T | None]] | None = None
         row_names = None
         guard = None
+        tableoid = None
         if isinstance(sub, UserTable):
             if sub.readable is not None:
                 guard = ColumnGuard(sub.name, sub.readable, tuple(sub.types))
+            tableoid = sub.oid if sub.oid else (-1 if sub.partitioned else None)
+            if sub.partitioned and not rv.inh:  # (ONLY: a partitioned table holds no rows)
+                sub = replace(sub, sql=f"SELECT * FROM ({sub.sql}) WHERE false")
             sub, declared = sub.sql, sub.types
             if rv.alias is not None and rv.alias.colnames:
                 row_names = list(declared)
@@ -1881,7 +1890,7 @@ class _Rewriter:
         ph = f"wpx_rel_{self.nonce}_{len(self.placeholders)}"
         self.placeholders[ph] = sub
         renamed = rv.alias is not None and bool(rv.alias.colnames)
-        scope.add(alias, _Rel(columns, declared, None if renamed else (rv.schemaname, rv.relname), row_names=row_names, guard=guard))
+        scope.add(alias, _Rel(columns, declared, None if renamed else (rv.schemaname, rv.relname), row_names=row_names, guard=guard, tableoid=tableoid))
         new_alias = rv.alias if rv.alias is not None else ast.Alias(aliasname=rv.relname)
         return ast.RangeVar(relname=ph, inh=True, relpersistence="p", alias=new_alias)
 
@@ -2392,6 +2401,8 @@ class _Rewriter:
                 s = s.parent
         if rel is None or rel.tableoid is None or any(n == "tableoid" for n, _ in rel.columns or ()):
             return None
+        if rel.tableoid < 0:
+            raise PgError("0A000", "tableoid of a partitioned table's rows is not supported by walsender-proxy")
         return _cast(_int(rel.tableoid), "UINTEGER"), T("oid")
 
     def _numeric_key(self, node: ast.Node, t: T | None) -> ast.Node:

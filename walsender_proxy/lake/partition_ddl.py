@@ -1,0 +1,237 @@
+"""``PARTITION BY`` and ``PARTITION OF`` as catalog ops, with PostgreSQL's checks
+(``transformPartitionSpec``, ``transformPartitionBound``, ``check_new_partition_bound``)
+and its words. Values reach here as constant texts with their parser kind and are kept in
+their type's output form (``transformPartitionBoundValue``'s coercion, then
+``get_const_expr``'s printing for ``pg_get_expr``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+
+from decoding.catalog import Catalog, CatalogOp, Column, PartitionBound, PartitionKey, Table
+from decoding.pgtypes import ColumnType
+from walsender_proxy.lake import index_ddl, partitions
+from walsender_proxy.lake.errors import LakeError
+
+Alloc = Callable[[], int]
+_STRATEGIES = {"range": "r", "list": "l", "hash": "h"}
+_INTEGERS = {"smallint", "integer", "bigint"}
+_NUMBERS = _INTEGERS | {"numeric"}
+
+
+def _at(e: LakeError, location: int) -> LakeError:
+    """``e`` pointing at ``location`` (the ErrorResponse's position, 1-based)."""
+    if location >= 0:
+        e.position = location + 1  # type: ignore[attr-defined]
+    return e
+
+
+@dataclass(frozen=True, slots=True)
+class BoundValue:
+    """One constant of a ``FOR VALUES`` clause as the parser gave it: ``kind`` ``s`` a
+    string literal, ``i`` an integer, ``f`` a decimal number, ``n`` NULL, ``min`` /
+    ``max`` MINVALUE / MAXVALUE; ``location`` its offset in the statement."""
+
+    kind: str
+    text: str = ""
+    location: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class BoundSpec:
+    """``FOR VALUES IN (…)`` (``l``), ``FROM (…) TO (…)`` (``r``), ``WITH (MODULUS m,
+    REMAINDER r)`` (``h``) or ``DEFAULT`` (``d``), with the clause's ``location``."""
+
+    kind: str
+    values: tuple[BoundValue, ...] = ()
+    lower: tuple[BoundValue, ...] = ()
+    upper: tuple[BoundValue, ...] = ()
+    modulus: int = 0
+    remainder: int = 0
+    location: int = -1
+
+
+def _type_name(ctype: ColumnType) -> str:
+    return ctype.sql_name().split("(")[0]
+
+
+def partition_key(t: Table, strategy: str, names: Sequence[tuple[str, int]]) -> PartitionKey:
+    """``PARTITION BY strategy (names)`` of the new table ``t`` (each name with its
+    location)."""
+    s = _STRATEGIES[strategy]
+    if s == "l" and len(names) > 1:
+        raise LakeError("42P17", 'cannot use "list" partition strategy with more than one column')
+    if s == "h":
+        raise LakeError("0A000", "PARTITION BY HASH is not supported by walsender-proxy")
+    attnums = []
+    for name, loc in names:
+        c = t.column(name)
+        if c is None:
+            raise _at(LakeError("42703", f'column "{name}" named in partition key does not exist'), loc)
+        if not partitions.key_type_ok(c.type):
+            raise _at(LakeError("0A000", f"a partition key column of type {c.type.sql_name()} is not supported by walsender-proxy"), loc)
+        attnums.append(c.attnum)
+    key = PartitionKey(s, tuple(attnums))
+    if t.primary_key:
+        for n in attnums:
+            col = t.column_by_attnum(n)
+            if col.name not in t.primary_key:
+                raise LakeError(
+                    "0A000",
+                    "unique constraint on partitioned table must include all partitioning columns",
+                    detail=f'PRIMARY KEY constraint on table "{t.name}" lacks column "{col.name}" which is part of the partition key.',
+                )
+    return key
+
+
+def _value(c: Column, v: BoundValue) -> str:
+    """A bound constant coerced to the key column's type, in that type's output form."""
+    from decoding.pgvalues import decode_text_arrow, encode_text_arrow
+
+    tname = _type_name(c.type)
+    text = v.text
+    if v.kind in ("i", "f"):
+        if tname not in _NUMBERS | {"text", "character varying"}:
+            raise _at(LakeError("42804", f'specified value cannot be cast to type {c.type.sql_name()} for column "{c.name}"'), v.location)
+        if v.kind == "f" and tname in _INTEGERS:
+            try:  # (numeric → integer: rounded half away from zero)
+                text = str(Decimal(text).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+            except InvalidOperation:
+                raise LakeError("22P02", f'invalid input syntax for type {c.type.sql_name()}: "{text}"') from None
+    try:
+        arr = decode_text_arrow(c.type, [text.encode()])
+    except LakeError as e:  # (the input function's error, at the constant)
+        raise _at(e, v.location) from None
+    out = encode_text_arrow(c.type, arr).to_pylist()[0]
+    return out.decode() if isinstance(out, bytes) else str(out)
+
+
+def _range_datums(parent: Table, vals: Sequence[BoundValue], what: str) -> tuple[tuple[str, ...], ...]:
+    cols = partitions.key_columns(parent)
+    if len(vals) != len(cols):
+        raise LakeError("42P16", f"{what} must specify exactly one value per partitioning column")
+    out: list[tuple[str, ...]] = []
+    for c, v in zip(cols, vals, strict=True):
+        if v.kind == "n":
+            raise _at(LakeError("42P17", "cannot specify NULL in range bound"), v.location)
+        out.append((v.kind,) if v.kind in ("min", "max") else ("v", _value(c, v)))
+    # (validateInfiniteBounds: after MINVALUE/MAXVALUE only the same)
+    for i, d in enumerate(out):
+        if d[0] in ("min", "max"):
+            for later, v in zip(out[i + 1 :], vals[i + 1 :], strict=True):
+                if later[0] != d[0]:
+                    word = "MINVALUE" if d[0] == "min" else "MAXVALUE"
+                    raise _at(LakeError("42804", f"every bound following {word} must also be {word}"), v.location)
+            break
+    return tuple(out)
+
+
+def bound_text(parent: Table, b: PartitionBound) -> str:
+    """``pg_get_expr(relpartbound)``: the bound as ``get_rule_expr`` prints it."""
+    if b.kind == "d":
+        return "DEFAULT"
+    if b.kind == "h":
+        return f"FOR VALUES WITH (modulus {b.modulus}, remainder {b.remainder})"
+    cols = partitions.key_columns(parent)
+    if b.kind == "l":
+        return "FOR VALUES IN (" + ", ".join(const_text(cols[0].type, v) for v in b.values) + ")"
+    return f"FOR VALUES FROM ({range_text(cols, b.lower)}) TO ({range_text(cols, b.upper)})"
+
+
+def range_text(cols: Sequence[Column], datums: Sequence[tuple[str, ...]]) -> str:
+    return ", ".join(
+        "MINVALUE" if d[0] == "min" else "MAXVALUE" if d[0] == "max" else const_text(c.type, d[1])
+        for c, d in zip(cols, datums, strict=True)
+    )
+
+
+def const_text(ctype: ColumnType, value: str | None) -> str:
+    """A constant as ``get_const_expr`` prints it with no type label."""
+    if value is None:
+        return "NULL"
+    tname = _type_name(ctype)
+    if tname == "integer" and not value.startswith("-"):
+        return value
+    if tname == "numeric" and value[:1].isdigit() and any(ch in value for ch in ".eE"):
+        return value
+    if tname == "boolean":
+        return "true" if value == "t" else "false"
+    return "'" + value.replace("'", "''") + "'"
+
+
+def make_bound(cat: Catalog, parent: Table, name: str, spec: BoundSpec) -> PartitionBound:
+    """``spec`` checked against ``parent``'s key and its partitions' bounds."""
+    key = parent.partition_key
+    if key is None:
+        raise LakeError("42P17", f'"{parent.name}" is not partitioned')
+    siblings = [t for t in cat.partitions(parent.oid) if t.name != name or t.schema != parent.schema]
+    if spec.kind == "d":
+        for t in siblings:
+            if t.partition_bound is not None and t.partition_bound.kind == "d":
+                raise _at(LakeError("42P17", f'partition "{name}" conflicts with existing default partition "{t.name}"'), spec.location)
+        return PartitionBound(parent.oid, "d")
+    strategy = {"r": "range", "l": "list", "h": "hash"}[key.strategy]
+    if spec.kind != key.strategy:
+        raise _at(LakeError("42P16", f"invalid bound specification for a {strategy} partition"), spec.location)
+    if spec.kind == "l":
+        col = partitions.key_columns(parent)[0]
+        values: list[str | None] = []
+        for v in spec.values:
+            val = None if v.kind == "n" else _value(col, v)
+            if val not in values:
+                values.append(val)
+        b = PartitionBound(parent.oid, "l", tuple(values))
+        for t in siblings:
+            ob = t.partition_bound
+            if ob is None or ob.kind != "l":
+                continue
+            for v, raw in zip(values, spec.values, strict=False):
+                if (v is None and None in ob.values) or (v is not None and any(
+                    o is not None and partitions.sort_key(col.type, o) == partitions.sort_key(col.type, v) for o in ob.values
+                )):
+                    raise _at(LakeError("42P17", f'partition "{name}" would overlap partition "{t.name}"'), raw.location)
+        return b
+    lower = _range_datums(parent, spec.lower, "FROM")
+    upper = _range_datums(parent, spec.upper, "TO")
+    lo, hi = partitions._range_key(parent, lower), partitions._range_key(parent, upper)
+    first = spec.lower[0].location if spec.lower else spec.location
+    cols = partitions.key_columns(parent)
+    if lo >= hi:
+        raise _at(
+            LakeError(
+                "42P17",
+                f'empty range bound specified for partition "{name}"',
+                detail=f"Specified lower bound ({range_text(cols, lower)}) is greater than or equal to upper bound ({range_text(cols, upper)}).",
+            ),
+            first,
+        )
+    for t in partitions.ordered(cat, parent):
+        ob = t.partition_bound
+        if t in siblings and ob is not None and ob.kind == "r":
+            olo, ohi = partitions._range_key(parent, ob.lower), partitions._range_key(parent, ob.upper)
+            if lo < ohi and olo < hi:
+                raise _at(LakeError("42P17", f'partition "{name}" would overlap partition "{t.name}"'), first)
+    return PartitionBound(parent.oid, "r", lower=lower, upper=upper)
+
+
+def create_partition(
+    cat: Catalog, alloc: Alloc, schema: str, name: str, parent: Table, spec: BoundSpec
+) -> tuple[list[CatalogOp], Table]:
+    """``CREATE TABLE name PARTITION OF parent spec``: the parent's columns (with their
+    NOT NULL, defaults and inheritable CHECKs), its primary key, and the bound."""
+    if cat.relation_exists(schema, name):
+        raise LakeError("42P07", f'relation "{name}" already exists')
+    bound = make_bound(cat, parent, name, spec)
+    cols = tuple(
+        replace(c, physical=c.name, default=None if c.default is None else replace(c.default, oid=alloc()), has_missing=False, identity="")
+        for c in parent.columns
+    )
+    t = Table(alloc(), schema, name, cols, parent.primary_key, "d", (), frozenset(c.physical for c in cols), parent.next_attnum)
+    t = replace(t, partition_bound=bound, checks=tuple(replace(ck, oid=alloc()) for ck in parent.checks if not ck.no_inherit))
+    if parent.primary_key:
+        pk = index_ddl.choose_index_name(cat, t, (), "pkey")
+        if pk != t.pkey_name:
+            t = replace(t, pkey_index=pk)
+    return [{"op": "put_table", "table": t.to_json()}], t

@@ -1,0 +1,86 @@
+"""``PARTITION BY`` / ``PARTITION OF`` read from pglast's tree for the lake
+(:mod:`walsender_proxy.lake.partition_ddl` checks and keeps them), and what the proxy
+refuses of them: a key expression, an operator class or collation, column definitions in
+``PARTITION OF``, bound values other than constants (each 0A000 naming the form)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pglast import ast
+
+from decoding.errors import PgError
+from walsender_proxy.lake import Transaction
+from walsender_proxy.lake.partition_ddl import BoundSpec, BoundValue
+from walsender_proxy.sql.ddl_names import qualified, unsupported
+
+_STRATEGY = {"r": "range", "l": "list", "h": "hash"}
+
+
+def strategy_name(spec: ast.PartitionSpec) -> str:
+    s = spec.strategy
+    return _STRATEGY[getattr(s, "value", s)]
+
+
+def partition_by(spec: ast.PartitionSpec) -> tuple[str, list[tuple[str, int]]]:
+    """``PARTITION BY strategy (columns)`` as the lake takes it."""
+    cols: list[tuple[str, int]] = []
+    for el in spec.partParams or ():
+        if el.expr is not None:
+            raise unsupported("a partition key expression")
+        if el.collation or el.opclass:
+            raise unsupported("COLLATE or an operator class in a partition key")
+        cols.append((el.name, el.location if el.location is not None else -1))
+    return strategy_name(spec), cols
+
+
+def _value(node: Any) -> BoundValue:
+    loc = getattr(node, "location", -1)
+    loc = -1 if loc is None else loc
+    if isinstance(node, ast.ColumnRef) and len(node.fields) == 1 and isinstance(node.fields[0], ast.String):
+        word = node.fields[0].sval.lower()
+        if word in ("minvalue", "maxvalue"):
+            return BoundValue(word[:3], location=loc)
+        raise PgError("42P16", "cannot use column reference in partition bound expression")
+    if isinstance(node, ast.A_Const):
+        if node.isnull:
+            return BoundValue("n", location=loc)
+        v = node.val
+        if isinstance(v, ast.Integer):
+            return BoundValue("i", str(v.ival), loc)
+        if isinstance(v, ast.Float):
+            return BoundValue("f", v.fval, loc)
+        if isinstance(v, ast.String):
+            return BoundValue("s", v.sval, loc)
+        if isinstance(v, ast.Boolean):
+            return BoundValue("s", "true" if v.boolval else "false", loc)
+    raise unsupported("a partition bound value other than a constant")
+
+
+def bound_spec(b: ast.PartitionBoundSpec) -> BoundSpec:
+    loc = b.location if b.location is not None else -1
+    if b.is_default:
+        return BoundSpec("d", location=loc)
+    kind = b.strategy
+    if kind == "h":
+        return BoundSpec("h", modulus=b.modulus, remainder=b.remainder, location=loc)
+    if kind == "l":
+        return BoundSpec("l", values=tuple(_value(v) for v in b.listdatums or ()), location=loc)
+    return BoundSpec(
+        "r", lower=tuple(_value(v) for v in b.lowerdatums or ()), upper=tuple(_value(v) for v in b.upperdatums or ()), location=loc
+    )
+
+
+def create_partition(tx: Transaction, s: ast.CreateStmt, name: str) -> str:
+    """``CREATE TABLE name PARTITION OF parent [PARTITION BY …] FOR VALUES …``."""
+    if len(s.inhRelations) != 1:
+        raise unsupported("PARTITION OF more than one table")
+    if s.tableElts:
+        raise unsupported("column definitions or constraints in PARTITION OF")
+    if s.options:
+        raise unsupported("WITH options of a partition")
+    parent = tx.table(qualified(s.inhRelations[0]))
+    if parent.partition_key is None:
+        raise PgError("42P17", f'"{parent.name}" is not partitioned')
+    tx.create_partition(name, parent.qualified_name, bound_spec(s.partbound), partition_by=partition_by(s.partspec) if s.partspec else None)
+    return "CREATE TABLE"
