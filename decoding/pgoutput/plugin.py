@@ -69,6 +69,7 @@ from decoding.catalog import (
     Publication,
     RowFilterExpr,
     Table,
+    is_temp_schema,
 )
 from decoding.errors import PgError
 from decoding.pgoutput import rowfilter
@@ -185,11 +186,21 @@ class _RelEntry:
     #: order: (declared OID, namespace, name).
     types: tuple[tuple[int, str, str], ...] = ()
     schema_sent: bool = False
+    #: The relation the changes are sent as: the table, or the partitioned ancestor a
+    #: publication with ``publish_via_partition_root`` publishes it through (None: the table).
+    relation: Table | None = None
 
     def schema_messages(self) -> list[bytes]:
+        """maybe_send_schema: for a partition sent as its ancestor, the ancestor's
+        messages and then the partition's own, as PostgreSQL 15 sends both; else the
+        table's."""
+        if self.relation is not None and self.relation.oid != self.table.oid:
+            return self._relation_messages(self.relation) + self._relation_messages(self.table)
+        return self._relation_messages(self.table)
+
+    def _relation_messages(self, t: Table) -> list[bytes]:
         """send_relation_and_attrs: a Type message for each sent column of a type that is
         not built in, then the Relation (columns with their declared types)."""
-        t = self.table
         out = [Type(oid, namespace, name).encode() for oid, namespace, name in self.types]
         cols = tuple(
             RelationColumn(c.name, c.type.declared_oid, c.type.typmod if not c.type.domain else -1, 1 if c.name in self.key else 0)
@@ -478,21 +489,50 @@ class PgOutput:
         return e
 
     def _build_entry(self, t: Table) -> _RelEntry:
+        """get_rel_sync_entry: the actions published for ``t``, and, for a partition whose
+        ancestor a publication with ``publish_via_partition_root`` publishes, the topmost
+        such ancestor as the relation its changes are sent as (its row filters and column
+        lists then apply)."""
         assert self._cat is not None
-        up = self._cat.ancestors(t)
-        rel_pubs = [p for p in self._publications() if p.includes(t, up)]
-        if up and any(p.via_root for p in rel_pubs):
-            # (PostgreSQL sends the change as the published ancestor's: not built)
-            raise PgError("0A000", "publish_via_partition_root of a publication that publishes partitions is not supported by walsender-proxy")
-        ins = any(p.insert for p in rel_pubs)
-        upd = any(p.update for p in rel_pubs)
-        dele = any(p.delete for p in rel_pubs)
-        trunc = any(p.truncate for p in rel_pubs)
+        up = self._cat.ancestors(t)  # (parent first)
+        ins = upd = dele = trunc = False
+        level, target = 0, t
+        rel_pubs: list[Publication] = []
+        for p in self._publications():
+            if is_temp_schema(t.schema):
+                continue
+            pub_rel, at = t, 0
+            if p.all_tables:
+                publish = True
+                if p.via_root and up:
+                    pub_rel, at = up[-1], len(up)
+            else:
+                top = None
+                for i, a in enumerate(up, start=1):
+                    if a.schema in p.schemas or p.entry(a.oid) is not None:
+                        top = (a, i)
+                if top is not None and p.via_root:
+                    pub_rel, at = top
+                publish = top is not None or t.schema in p.schemas or p.entry(t.oid) is not None
+            if not publish or (t.partition_key is not None and not p.via_root):
+                continue
+            ins, upd, dele, trunc = ins or p.insert, upd or p.update, dele or p.delete, trunc or p.truncate
+            if level > at:
+                continue
+            if level < at:
+                level, target, rel_pubs = at, pub_rel, []
+            rel_pubs.append(p)
+        if target is not t and (target.replica_identity != t.replica_identity or target.identity_columns() != t.identity_columns()):
+            raise PgError(
+                "0A000",
+                f'publish_via_partition_root of partition "{t.name}" whose replica identity differs from "{target.name}"\'s '
+                "is not supported by walsender-proxy",
+            )
         filters: dict[str, RowFilter] = {}
         names: frozenset[str] | None = None
         if ins or upd or dele:
-            filters = self._row_filters(t, rel_pubs)
-            names = self._column_list(t, rel_pubs)
+            filters = self._row_filters(t, rel_pubs, target)
+            names = self._column_list(target, rel_pubs)
         cols = tuple(c for c in t.columns if names is None or c.name in names)
         key = frozenset(t.identity_columns())
         image: list[ImageColumn] = [(c.physical, c.type) for c in cols]
@@ -503,18 +543,18 @@ class PgOutput:
             if t.replica_identity == "f"
             else [(c.physical, c.type) if c.name in key else None for c in cols]
         )
-        rows = RelationRows(t.oid, image, key_image, binary=self.options.binary)
+        rows = RelationRows(target.oid, image, key_image, binary=self.options.binary)
         types = tuple(named for c in cols if (named := type_named(self._cat, c.type)) is not None)
-        return _RelEntry(t, ins, upd, dele, trunc, cols, key, filters, rows, types)
+        return _RelEntry(t, ins, upd, dele, trunc, cols, key, filters, rows, types, relation=target)
 
     @staticmethod
-    def _row_filters(t: Table, pubs: list[Publication]) -> dict[str, RowFilter]:
+    def _row_filters(t: Table, pubs: list[Publication], target: Table) -> dict[str, RowFilter]:
         no_filter = {"I": False, "U": False, "D": False}
         found: dict[str, list[RowFilterExpr]] = {"I": [], "U": [], "D": []}
         for p in pubs:
             flt = None
-            if not p.all_tables and t.schema not in p.schemas:
-                pt = p.entry(t.oid)
+            if not p.all_tables and target.schema not in p.schemas:
+                pt = p.entry(target.oid)
                 flt = pt.row_filter if pt is not None else None
             acts = {"I": p.insert, "U": p.update, "D": p.delete}
             if flt is None:
@@ -767,8 +807,8 @@ class PgOutput:
             if t is None or not _publishable(t):
                 continue
             e = self._entry(t)
-            if not e.truncate:
-                continue
+            if not e.truncate or (e.relation is not None and e.relation.oid != relid):
+                continue  # (a partition published as its ancestor: the ancestor's truncate, if any)
             relids.append(relid)
             out += self._prologue(st, e)
         if not relids:

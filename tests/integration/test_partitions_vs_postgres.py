@@ -116,6 +116,13 @@ STATEMENTS = [
     "SELECT pg_get_partkeydef('pt_m'::regclass), pg_get_partkeydef('pt_m1'::regclass)",
     "CREATE PUBLICATION pt_pub FOR TABLE pt_r, pt_l",
     "SELECT * FROM pg_publication_tables WHERE pubname = 'pt_pub' ORDER BY tablename",
+    "CREATE PUBLICATION pt_pub2 FOR TABLE pt_l, pt_l4 WITH (publish_via_partition_root = true)",
+    "SELECT * FROM pg_publication_tables WHERE pubname = 'pt_pub2' ORDER BY tablename",
+    "CREATE PUBLICATION pt_pub3 FOR ALL TABLES WITH (publish_via_partition_root = true)",
+    "SELECT tablename FROM pg_publication_tables WHERE pubname = 'pt_pub3' AND tablename LIKE 'pt%' ORDER BY tablename",
+    "CREATE PUBLICATION pt_pub4 FOR ALL TABLES",
+    "SELECT tablename FROM pg_publication_tables WHERE pubname = 'pt_pub4' AND tablename LIKE 'pt%' ORDER BY tablename",
+    "DROP PUBLICATION pt_pub2, pt_pub3, pt_pub4",
     "DROP TABLE pt_l4",
     "SELECT * FROM pt_l ORDER BY a",
     "DROP TABLE pt_l",
@@ -130,6 +137,53 @@ def test_partitioned_tables_as_postgres(proxy: ProxyServer, pg15: PgCluster) -> 
     same_answers(proxy.dsn(), pg15.dsn(dbname=db), STATEMENTS).close()
 
 
+#: ATTACH / DETACH PARTITION: a table with the parent's columns (in its order) and primary key.
+ATTACH = [
+    'create table ap (a int not null, b text, primary key (a)) partition by range (a)',
+    'create table ap1 partition of ap for values from (1) to (10)',
+    'create table x1 (a int not null, b text, primary key (a))',
+    "insert into x1 values (15, 'x')",
+    'alter table ap attach partition x1 for values from (10) to (20)',
+    'alter table ap attach partition x1 for values from (20) to (30)',
+    'create table x2 (a int not null, b text, c int, primary key (a))',
+    'alter table ap attach partition x2 for values from (20) to (30)',
+    'create table x3 (a int not null, primary key (a))',
+    'alter table ap attach partition x3 for values from (20) to (30)',
+    'create table x5 (a bigint not null, b text, primary key (a))',
+    'alter table ap attach partition x5 for values from (20) to (30)',
+    'create table x7 (a int not null, b text, primary key (a))',
+    "insert into x7 values (99, 'y')",
+    'alter table ap attach partition x7 for values from (30) to (40)',
+    'alter table x1 attach partition x7 for values from (30) to (40)',
+    'alter table ap attach partition x7 for values from (5) to (8)',
+    'delete from x7',
+    'alter table ap attach partition x7 for values from (30) to (40)',
+    "insert into ap values (35, 'routed'), (1, 'one')",
+    'select * from ap order by a',
+    'select * from x7',
+    'alter table ap detach partition x1',
+    'select * from ap order by a',
+    'alter table ap detach partition x1',
+    "insert into x1 values (500, 'free')",
+    'select * from x1 order by a',
+    'create table apd partition of ap default',
+    'create table x8 (a int not null, b text, primary key (a))',
+    "insert into apd values (45, 'd')",
+    'alter table ap attach partition x8 for values from (40) to (50)',
+    'create table cc (a int check (a > 0)) partition by list (a)',
+    'create table cc1 (a int)',
+    'alter table cc attach partition cc1 for values in (1)',
+    'alter table cc1 add constraint cc_a_check check (a > 0)',
+    'alter table cc attach partition cc1 for values in (1)',
+    "DROP TABLE ap, x1, x2, x3, x5, cc",
+]
+
+
+def test_attach_and_detach_as_postgres(proxy: ProxyServer, pg15: PgCluster) -> None:
+    db = pg15.new_database("attach")
+    same_answers(proxy.dsn(), pg15.dsn(dbname=db), ATTACH).close()
+
+
 @pytest.mark.parametrize(
     "sql",
     [
@@ -139,41 +193,61 @@ def test_partitioned_tables_as_postgres(proxy: ProxyServer, pg15: PgCluster) -> 
         "CREATE TABLE pt_x (a numeric) PARTITION BY LIST (a)",
         "CREATE INDEX ON pt_base (a)",
         "ALTER TABLE pt_base ADD COLUMN z int",
-        "ALTER TABLE pt_base ATTACH PARTITION pt_other FOR VALUES FROM (1) TO (2)",
+        "ALTER TABLE pt_base ATTACH PARTITION pt_other FOR VALUES FROM (1) TO (2)",  # (its columns in another order)
+        "ALTER TABLE pt_base DETACH PARTITION pt_other CONCURRENTLY",
         "CREATE TABLE pt_x PARTITION OF pt_base (a NOT NULL) FOR VALUES FROM (1) TO (2)",
         "SELECT tableoid FROM pt_base",
     ],
 )
 def test_what_partitioning_refuses_names_it(proxy: ProxyServer, sql: str) -> None:
     with psycopg.connect(proxy.dsn(), autocommit=True) as c:
-        c.execute("CREATE TABLE IF NOT EXISTS pt_base (a int) PARTITION BY RANGE (a)")
+        c.execute("CREATE TABLE IF NOT EXISTS pt_base (a int, b int) PARTITION BY RANGE (a)")
+        c.execute("CREATE TABLE IF NOT EXISTS pt_other (b int, a int)")
         with pytest.raises(psycopg.errors.FeatureNotSupported, match="not supported by walsender-proxy"):
             c.execute(sql)
 
 
-def _stream(dsn: str) -> list[tuple[object, ...]]:
+def _stream(dsn: str, name: str, publication: str) -> list[tuple[object, ...]]:
     with psycopg.connect(dsn, autocommit=True) as c:
         c.execute(
-            "CREATE TABLE pts (id int, v text, PRIMARY KEY (id)) PARTITION BY RANGE (id);"
-            "CREATE TABLE pts1 PARTITION OF pts FOR VALUES FROM (0) TO (10);"
-            "CREATE TABLE pts2 PARTITION OF pts FOR VALUES FROM (10) TO (20);"
-            "CREATE TABLE ptsd PARTITION OF pts DEFAULT;"
-            "CREATE PUBLICATION ppts FOR TABLE pts"
+            f"CREATE TABLE {name} (id int, v text, PRIMARY KEY (id)) PARTITION BY RANGE (id);"
+            f"CREATE TABLE {name}1 PARTITION OF {name} FOR VALUES FROM (0) TO (10);"
+            f"CREATE TABLE {name}2 PARTITION OF {name} FOR VALUES FROM (10) TO (20) PARTITION BY LIST (id);"
+            f"CREATE TABLE {name}2a PARTITION OF {name}2 FOR VALUES IN (11, 12);"
+            f"CREATE TABLE {name}2d PARTITION OF {name}2 DEFAULT;"
+            f"CREATE TABLE {name}d PARTITION OF {name} DEFAULT;"
+            f"CREATE PUBLICATION p{name} {publication.format(name=name)}"
         )
 
     def write(c: psycopg.Connection) -> None:
-        c.execute("INSERT INTO pts VALUES (1, 'a'), (11, 'b'), (2, 'c'), (50, 'd')")
-        c.execute("UPDATE pts SET v = 'aa' WHERE id = 1")
-        c.execute("UPDATE pts SET id = 12 WHERE id = 2")  # (a DELETE and an INSERT)
-        c.execute("DELETE FROM pts WHERE id = 50")
-        c.execute("TRUNCATE pts")
+        c.execute(f"INSERT INTO {name} VALUES (1, 'a'), (11, 'b'), (2, 'c'), (50, 'd'), (12, 'x')")
+        c.execute(f"UPDATE {name} SET v = 'aa' WHERE id = 1")
+        c.execute(f"UPDATE {name} SET id = 13 WHERE id = 2")  # (a DELETE and an INSERT)
+        c.execute(f"UPDATE {name}2 SET v = 'c' WHERE id = 12")
+        c.execute(f"DELETE FROM {name} WHERE id = 50")
+        c.execute(f"TRUNCATE {name}1")
+        c.execute(f"TRUNCATE {name}")
 
-    return stream_shape(recorded_stream(dsn, "pts", "ppts", write))
+    return stream_shape(recorded_stream(dsn, name, f"p{name}", write))
 
 
-def test_pgoutput_of_a_partitioned_table_as_postgres(proxy: ProxyServer, pg15: PgCluster) -> None:
-    theirs = _stream(pg15.dsn(dbname=pg15.new_database("pts")))
-    assert _stream(proxy.dsn()) == theirs
+@pytest.mark.parametrize(
+    "publication",
+    [
+        "FOR TABLE {name}",
+        "FOR TABLE {name} WITH (publish_via_partition_root = true)",
+        "FOR TABLE {name}2 WITH (publish_via_partition_root = true)",
+        "FOR TABLE {name}2, {name}1",
+        "FOR TABLE {name}, {name}2 WITH (publish_via_partition_root = true)",
+        "FOR ALL TABLES WITH (publish_via_partition_root = true)",
+        "FOR TABLE {name} WHERE (id > 5) WITH (publish_via_partition_root = true)",
+    ],
+    ids=["root", "via-root", "sub-root", "leaves", "both", "all-tables", "filtered"],
+)
+def test_pgoutput_of_a_partitioned_table_as_postgres(proxy: ProxyServer, pg15: PgCluster, publication: str) -> None:
+    name = f"pts{abs(hash(publication)) % 10000}"
+    theirs = _stream(pg15.dsn(dbname=pg15.new_database("pts")), name, publication)
+    assert _stream(proxy.dsn(), name, publication) == theirs
 
 
 def test_a_subscriber_syncs_and_streams_partitions(proxy: ProxyServer, pg15: PgCluster) -> None:
@@ -195,3 +269,27 @@ def test_a_subscriber_syncs_and_streams_partitions(proxy: ProxyServer, pg15: PgC
         with psycopg.connect(sub, autocommit=True) as c:
             assert c.execute("SELECT id, v FROM psub1 ORDER BY id").fetchall() == [(1, "copied"), (2, "streamed"), (3, "copied")]
             c.execute(f"DROP SUBSCRIPTION spsub{i}")
+
+
+def test_a_subscriber_gets_partitions_as_their_root(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """``publish_via_partition_root``: one table on the subscriber, copied through the
+    root and fed every partition's changes."""
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute(
+            "CREATE TABLE proot (id int PRIMARY KEY, v text) PARTITION BY RANGE (id);"
+            "CREATE TABLE proot1 PARTITION OF proot FOR VALUES FROM (0) TO (10);"
+            "CREATE TABLE proot2 PARTITION OF proot FOR VALUES FROM (10) TO (100);"
+            "INSERT INTO proot VALUES (1, 'copied'), (20, 'copied');"
+            "CREATE PUBLICATION pproot FOR TABLE proot WITH (publish_via_partition_root = true)"
+        )
+        assert c.execute("SELECT tablename FROM pg_publication_tables WHERE pubname = 'pproot'").fetchall() == [("proot",)]
+    subs = text_and_binary_subscribers(proxy, pg15, "CREATE TABLE proot (id int PRIMARY KEY, v text)", "pproot", "sproot")
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute("INSERT INTO proot VALUES (2, 'streamed'), (30, 'streamed')")
+        c.execute("UPDATE proot SET id = 40 WHERE id = 1")
+        c.execute("DELETE FROM proot WHERE id = 20")
+    for i, sub in enumerate(subs):
+        wait_identical(proxy.dsn(), sub, ["proot"])
+        with psycopg.connect(sub, autocommit=True) as c:
+            assert c.execute("SELECT id, v FROM proot ORDER BY id").fetchall() == [(2, "streamed"), (30, "streamed"), (40, "copied")]
+            c.execute(f"DROP SUBSCRIPTION sproot{i}")

@@ -235,3 +235,53 @@ def create_partition(
         if pk != t.pkey_name:
             t = replace(t, pkey_index=pk)
     return [{"op": "put_table", "table": t.to_json()}], t
+
+
+def attach_partition(cat: Catalog, parent: Table, t: Table, spec: BoundSpec) -> tuple[list[CatalogOp], Table]:
+    """``ALTER TABLE parent ATTACH PARTITION t FOR VALUES …``, checked in
+    ``ATExecAttachPartition``'s order: a table of another's, columns the parent lacks,
+    the bound, then the parent's columns (types, NOT NULL) and CHECK constraints. The
+    rows of ``t`` are checked by the caller."""
+    if parent.partition_key is None:
+        raise LakeError("42P17", f'table "{parent.name}" is not partitioned')
+    if t.partition_bound is not None:
+        raise LakeError("42809", f'"{t.name}" is already a partition')
+    if t.oid == parent.oid or any(a.oid == t.oid for a in cat.ancestors(parent)):
+        raise LakeError("42P17", 'circular inheritance not allowed', detail=f'"{parent.name}" is already a child of "{t.name}".')
+    for c in t.columns:
+        if parent.column(c.name) is None:
+            raise LakeError(
+                "42804",
+                f'table "{t.name}" contains column "{c.name}" not found in parent "{parent.name}"',
+                detail="The new partition may contain only the columns present in parent.",
+            )
+    bound = make_bound(cat, parent, t.name, spec)
+    for pc_ in parent.columns:
+        c = t.column(pc_.name)
+        if c is None:
+            raise LakeError("42804", f'child table is missing column "{pc_.name}"')
+        if c.type != pc_.type:
+            raise LakeError("42804", f'child table "{t.name}" has different type for column "{c.name}"')
+        if pc_.not_null and not c.not_null:
+            raise LakeError("42804", f'column "{c.name}" in child table must be marked NOT NULL')
+    for ck in parent.checks:
+        if ck.no_inherit:
+            continue
+        if not any(o.name == ck.name for o in t.checks):
+            raise LakeError("42804", f'child table is missing constraint "{ck.name}"')
+    if [c.name for c in t.columns] != [c.name for c in parent.columns]:
+        raise LakeError("0A000", "ATTACH PARTITION of a table whose columns are in another order than its parent's is not supported by walsender-proxy")
+    if tuple(t.primary_key) != tuple(parent.primary_key):
+        raise LakeError("0A000", "ATTACH PARTITION of a table whose primary key is not its parent's is not supported by walsender-proxy")
+    if any(ix.unique for ix in parent.indexes):
+        raise LakeError("0A000", "ATTACH PARTITION to a table with unique indexes is not supported by walsender-proxy")
+    made = replace(t, partition_bound=bound)
+    return [{"op": "put_table", "table": made.to_json()}], made
+
+
+def detach_partition(cat: Catalog, parent: Table, t: Table) -> tuple[list[CatalogOp], Table]:
+    """``ALTER TABLE parent DETACH PARTITION t``: ``t`` stays, a table of its own."""
+    if t.partition_bound is None or t.partition_bound.parent != parent.oid:
+        raise LakeError("42P01", f'relation "{t.name}" is not a partition of relation "{parent.name}"')
+    made = replace(t, partition_bound=None)
+    return [{"op": "put_table", "table": made.to_json()}], made

@@ -1115,6 +1115,32 @@ class Transaction:
         self._guard(self._check_default_contents, made)
         return made
 
+    def attach_partition(self, parent: str, table: str, spec: partition_ddl.BoundSpec) -> Table:
+        """ALTER TABLE parent ATTACH PARTITION table FOR VALUES …: the table's rows must
+        lie in the bound (23514, as PostgreSQL's scan of them), and a default partition's
+        outside it."""
+        p, t = self.table(parent), self.table(table)
+
+        def build(cat: Catalog, alloc: Any) -> tuple[list[CatalogOp], Table]:
+            return partition_ddl.attach_partition(cat, cat.tables.get(p.oid, p), cat.tables.get(t.oid, t), spec)
+
+        made: Table = self._run_ddl(build)
+        self._guard(self._check_attached_rows, made)
+        self._guard(self._check_default_contents, made)
+        return made
+
+    def _check_attached_rows(self, made: Table) -> None:
+        cat = self.catalog()
+        for leaf in partitions.leaves(cat, made):
+            rows = self._read(leaf, None, None, False, physical=True)
+            if rows.num_rows and not partitions.constraint_mask(cat, made, rows, {c.name: c.physical for c in leaf.columns}).all():
+                raise LakeError("23514", f'partition constraint of relation "{leaf.name}" is violated by some row')
+
+    def detach_partition(self, parent: str, table: str) -> Table:
+        """ALTER TABLE parent DETACH PARTITION table."""
+        p, t = self.table(parent), self.table(table)
+        return self._run_ddl(lambda cat, alloc: partition_ddl.detach_partition(cat, cat.tables.get(p.oid, p), cat.tables.get(t.oid, t)))
+
     def _check_default_contents(self, made: Table) -> None:
         cat = self.catalog()
         assert made.partition_bound is not None
@@ -2150,15 +2176,16 @@ def _check_not_null(t: Table, data: pa.Table) -> None:
 
 def _with_partitions(cat: Catalog, ts: list[Table]) -> list[Table]:
     """A TRUNCATE's tables with every partition of the partitioned ones, as
-    ``find_all_inheritors`` adds them (level by level, each level in OID order); the
-    partitioned tables themselves hold no rows and are left out."""
+    ``find_all_inheritors`` adds them (level by level, each level in OID order). The
+    partitioned tables stay in the list, as in PostgreSQL's WAL record: a stream that
+    publishes partitions as their root sends the root's truncate only when it was
+    truncated."""
     out: dict[int, Table] = {}
     level = list(ts)
     while level:
         nxt: list[Table] = []
         for t in level:
-            if t.partition_key is None:
-                out.setdefault(t.oid, t)
+            out.setdefault(t.oid, t)
             nxt += sorted(cat.partitions(t.oid), key=lambda p: p.oid)
         level = [t for t in nxt if t.oid not in out]
     return list(out.values())

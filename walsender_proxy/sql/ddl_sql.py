@@ -429,6 +429,9 @@ _DROP_TAGS = {
 #: ALTER TABLE actions on a partitioned table or a partition that PostgreSQL does not carry
 #: to the other tables of the tree (the rest would have to be, or attach/detach: refused).
 _PARTITION_ALTERS = frozenset({enums.AlterTableType.AT_ChangeOwner, enums.AlterTableType.AT_ReplicaIdentity})
+_PARTITION_CMDS = frozenset(
+    {enums.AlterTableType.AT_AttachPartition, enums.AlterTableType.AT_DetachPartition, enums.AlterTableType.AT_DetachPartitionFinalize}
+)
 
 
 def alter_table(
@@ -460,6 +463,13 @@ def alter_table(
             detail="This operation is not supported for views.",
         )
     target = tx.table(table)
+    partition_cmds = [c for c in s.cmds if c.subtype in _PARTITION_CMDS]
+    if partition_cmds:
+        from walsender_proxy.sql import partition_sql
+
+        if len(s.cmds) > 1:
+            raise unsupported("ATTACH or DETACH PARTITION with other actions")
+        return partition_sql.attach_or_detach(tx, table, partition_cmds[0])
     if target.partition_key is not None or target.partition_bound is not None:
         for cmd in s.cmds:
             if cmd.subtype not in _PARTITION_ALTERS:

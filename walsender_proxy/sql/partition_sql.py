@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pglast import ast
+from pglast import ast, enums
 
 from decoding.errors import PgError
 from walsender_proxy.lake import Transaction
@@ -84,3 +84,18 @@ def create_partition(tx: Transaction, s: ast.CreateStmt, name: str) -> str:
         raise PgError("42P17", f'"{parent.name}" is not partitioned')
     tx.create_partition(name, parent.qualified_name, bound_spec(s.partbound), partition_by=partition_by(s.partspec) if s.partspec else None)
     return "CREATE TABLE"
+
+
+def attach_or_detach(tx: Transaction, parent: str, cmd: ast.AlterTableCmd) -> str:
+    """``ALTER TABLE parent ATTACH PARTITION t FOR VALUES …`` / ``DETACH PARTITION t``."""
+    pc: ast.PartitionCmd = cmd.def_
+    name = qualified(pc.name)
+    if cmd.subtype == enums.AlterTableType.AT_DetachPartition:
+        if pc.concurrent:
+            raise unsupported("DETACH PARTITION … CONCURRENTLY")
+        tx.detach_partition(parent, name)
+    elif cmd.subtype == enums.AlterTableType.AT_DetachPartitionFinalize:
+        raise unsupported("DETACH PARTITION … FINALIZE")
+    else:
+        tx.attach_partition(parent, name, bound_spec(pc.bound))
+    return "ALTER TABLE"

@@ -1399,9 +1399,10 @@ def _partition_option(cat: Catalog, chosen: list[Table], via_root: bool, all_tab
     ``publish_via_partition_root`` a partitioned table stands for its leaf partitions,
     with it a partition of a listed (or, for ALL TABLES, any) table is left out."""
     out: dict[int, Table] = {}
+    listed = {t.oid for t in chosen}
     for t in chosen:
-        if via_root:
-            if not (all_tables and t.partition_bound is not None):
+        if via_root:  # (filter_partitions: a partition of a listed table goes as that table)
+            if not (t.partition_bound is not None and (all_tables or any(a.oid in listed for a in cat.ancestors(t)))):
                 out.setdefault(t.oid, t)
         elif t.partition_key is None:
             out.setdefault(t.oid, t)
