@@ -38,6 +38,8 @@ STATEMENTS = [
     "CREATE TABLE pt_r30 PARTITION OF pt_r FOR VALUES FROM (90) TO (110)",
     "SELECT * FROM pt_r",
     "SELECT * FROM pt_r WHERE a > 0 ORDER BY a",
+    "SELECT tableoid::regclass, * FROM pt_r ORDER BY a",
+    "SELECT r.tableoid::regclass::text, r.b FROM pt_r r WHERE r.tableoid = 'pt_rdef'::regclass ORDER BY 2",
     "SELECT count(*), sum(a) FROM ONLY pt_r",
     "SELECT * FROM pt_rdef",
     "INSERT INTO pt_r1 VALUES (50, 'x', 1)",
@@ -65,6 +67,9 @@ STATEMENTS = [
     "INSERT INTO pt_l4 VALUES (6, 'a')",
     "SELECT * FROM pt_l",
     "SELECT * FROM pt_l4",
+    "SELECT tableoid::regclass, * FROM pt_l ORDER BY a",
+    "SELECT x.tableoid::regclass, y FROM pt_l AS x(y, z) ORDER BY y",
+    "SELECT tableoid::regclass::text AS t, count(*) FROM pt_l4 GROUP BY 1 ORDER BY 1",
     "UPDATE pt_l SET b = 'e' WHERE a = 1",
     "UPDATE pt_l SET b = 'q' WHERE a = 2",
     "SELECT * FROM pt_l ORDER BY a",
@@ -78,6 +83,7 @@ STATEMENTS = [
     "INSERT INTO pt_m VALUES (1, 5, 'x'), (1, 10, 'y'), (2, -1, 'z'), (5, 5, 'w')",
     "INSERT INTO pt_m VALUES (0, 5, 'q')",
     "SELECT * FROM pt_m",
+    "SELECT tableoid::regclass, * FROM pt_m ORDER BY a, b",
     # keys of other types; values coerced and printed as pg_get_expr prints them
     "CREATE TABLE pt_t (d date, s varchar(5), n numeric, f bool) PARTITION BY RANGE (d, s)",
     "CREATE TABLE pt_t1 PARTITION OF pt_t FOR VALUES FROM ('2020-01-01', 'a') TO ('2021-01-01', 'it''s')",
@@ -196,7 +202,7 @@ def test_attach_and_detach_as_postgres(proxy: ProxyServer, pg15: PgCluster) -> N
         "ALTER TABLE pt_base ATTACH PARTITION pt_other FOR VALUES FROM (1) TO (2)",  # (its columns in another order)
         "ALTER TABLE pt_base DETACH PARTITION pt_other CONCURRENTLY",
         "CREATE TABLE pt_x PARTITION OF pt_base (a NOT NULL) FOR VALUES FROM (1) TO (2)",
-        "SELECT tableoid FROM pt_base",
+        "UPDATE pt_base SET b = 1 RETURNING tableoid",
     ],
 )
 def test_what_partitioning_refuses_names_it(proxy: ProxyServer, sql: str) -> None:

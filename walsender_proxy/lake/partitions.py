@@ -16,7 +16,7 @@ through its input function.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -252,3 +252,61 @@ def check_rows(cat: Catalog, leaf: Table, rows: pa.Table, row_texts: object) -> 
     raise LakeError(
         "23514", f'new row for relation "{leaf.name}" violates partition constraint', detail=failing_row(texts)
     ).about(schema=leaf.schema, table=leaf.name)
+
+
+def _duck_literal(c: Column, text: str) -> str:
+    """A bound value as a DuckDB literal of the column's SQL type."""
+    name = c.type.sql_name().split("(")[0]
+    if name in ("smallint", "integer", "bigint", "numeric"):
+        return text
+    if name == "boolean":
+        return "true" if text == "t" else "false"
+    quoted = "'" + text.replace("'", "''") + "'"
+    prefix = {"date": "DATE ", "timestamp without time zone": "TIMESTAMP ", "timestamp with time zone": "TIMESTAMPTZ "}
+    return prefix.get(name, "") + quoted
+
+
+def tableoid_sql(cat: Catalog, t: Table, col: Callable[[str], str]) -> str:
+    """DuckDB SQL giving the OID of the partition a row of the partitioned table ``t``
+    lies in (its ``tableoid``), from its key columns (``col(name)``: the reference to a
+    column): the bounds as :func:`route` applies them, as a CASE."""
+
+    def cond(parent: Table, b: PartitionBound) -> str:
+        keys = key_columns(parent)
+        if b.kind == "l":
+            k = col(keys[0].name)
+            alts = []
+            vals = [_duck_literal(keys[0], v) for v in b.values if v is not None]
+            if vals:
+                alts.append(f"{k} IN ({', '.join(vals)})")
+            if None in b.values:
+                alts.append(f"{k} IS NULL")
+            return "(" + " OR ".join(alts) + ")"
+        notnull = " AND ".join(f"{col(c.name)} IS NOT NULL" for c in keys)
+        return f"({notnull} AND {lex(keys, b.lower, True)} AND {lex(keys, b.upper, False)})"
+
+    def lex(keys: list[Column], datums: Sequence[tuple[str, ...]], lower: bool) -> str:
+        tail = "true" if lower else "false"
+        for c, d in reversed(list(zip(keys, datums, strict=True))):
+            if d[0] in ("min", "max"):
+                tail = "true" if lower == (d[0] == "min") else "false"
+                continue
+            k, v = col(c.name), _duck_literal(c, d[1])
+            tail = f"({k} {'>' if lower else '<'} {v} OR ({k} = {v} AND {tail}))"
+        return tail
+
+    def walk(parent: Table) -> str:
+        if parent.partition_key is None:
+            return str(parent.oid)
+        whens, default = [], None
+        for p in ordered(cat, parent):
+            b = p.partition_bound
+            assert b is not None
+            if b.kind == "d":
+                default = p
+            else:
+                whens.append(f"WHEN {cond(parent, b)} THEN {walk(p)}")
+        other = walk(default) if default is not None else "NULL"
+        return f"CASE {' '.join(whens)} ELSE {other} END" if whens else other
+
+    return walk(t)

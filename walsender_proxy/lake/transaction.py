@@ -710,8 +710,9 @@ class Transaction:
         their order (an Append's); with ``with_rid``, each row also names its partition
         (:data:`~walsender_proxy.lake.partitions.LEAF`)."""
         leaves = partitions.leaves(self.catalog(), t)
-        if not leaves:
-            return self.lake.store.snapshot_query(t, self.statement_csn(), with_rid=with_rid, sql_types=sql_types)
+        if not leaves:  # (no partition yet: no row, with the columns' types)
+            q = self.lake.store.snapshot_query(t, self.statement_csn(), with_rid=with_rid, sql_types=sql_types)
+            return SnapshotQuery(f"SELECT *, NULL::BIGINT AS {partitions.LEAF} FROM ({q.sql})", q.arrow) if with_rid else q
         arrow: dict[str, pa.Table] = {}
         cols = ", ".join('"' + c.name.replace('"', '""') + '"' for c in t.columns)
         parts = []

@@ -190,7 +190,7 @@ class Engine:
             q = tx.snapshot_query(t, with_rid=False, sql_types=True, heap_order=True)
             for n, tbl in q.arrow.items():
                 self._register(n, tbl)
-            typed = _typed(q.sql, t)
+            typed = _typed(q.sql, t, cat)
             return typed if readable is None else dataclasses.replace(typed, readable=readable, name=t.name)
 
         return resolve
@@ -869,9 +869,16 @@ def _read_only_with(clause: ast.WithClause | None, verb: str) -> str:
     return "WITH " + RawStream()(clause) + " "  # (the clause's text has no WITH, RECURSIVE if so)
 
 
-def _typed(sql: str, t: Table) -> UserTable:
+def _typed(sql: str, t: Table, cat: Catalog | None = None) -> UserTable:
     """A user table's SQL with its columns' declared types, for the rewriter."""
-    return UserTable(sql, {c.name: c.type for c in t.columns}, oid=0 if t.partition_key is not None else t.oid, partitioned=t.partition_key is not None)
+    if t.partition_key is None:
+        return UserTable(sql, {c.name: c.type for c in t.columns}, oid=t.oid)
+    return UserTable(
+        sql,
+        {c.name: c.type for c in t.columns},
+        partitioned=True,
+        tableoid_sql=None if cat is None else lambda col: partitions.tableoid_sql(cat, t, col),
+    )
 
 
 def tx_rows_since(tx: Transaction, t: Table, n: int) -> pa.Table:

@@ -273,6 +273,8 @@ class UserTable:
     oid: int = 0
     #: A partitioned table: ``ONLY`` reads none of its rows.
     partitioned: bool = False
+    #: A partitioned table's ``tableoid`` from its key columns (see ``Rel.tableoid_sql``).
+    tableoid_sql: Callable[[Callable[[str], str]], str] | None = None
 
 
 ResolveUserTable = Callable[[str | None, str], "str | UserTable | views.ViewQuery | None"]
@@ -1869,7 +1871,9 @@ class _Rewriter:
         row_names = None
         guard = None
         tableoid = None
+        tableoid_sql = None
         if isinstance(sub, UserTable):
+            tableoid_sql = sub.tableoid_sql if rv.inh else None
             if sub.readable is not None:
                 guard = ColumnGuard(sub.name, sub.readable, tuple(sub.types))
             tableoid = sub.oid if sub.oid else (-1 if sub.partitioned else None)
@@ -1890,7 +1894,7 @@ class _Rewriter:
         ph = f"wpx_rel_{self.nonce}_{len(self.placeholders)}"
         self.placeholders[ph] = sub
         renamed = rv.alias is not None and bool(rv.alias.colnames)
-        scope.add(alias, _Rel(columns, declared, None if renamed else (rv.schemaname, rv.relname), row_names=row_names, guard=guard, tableoid=tableoid))
+        scope.add(alias, _Rel(columns, declared, None if renamed else (rv.schemaname, rv.relname), row_names=row_names, guard=guard, tableoid=tableoid, tableoid_sql=tableoid_sql))
         new_alias = rv.alias if rv.alias is not None else ast.Alias(aliasname=rv.relname)
         return ast.RangeVar(relname=ph, inh=True, relpersistence="p", alias=new_alias)
 
@@ -2387,22 +2391,33 @@ class _Rewriter:
     def _catalog_tableoid(self, names: list[str], scope: _Scope) -> tuple[ast.Node, T] | None:
         """``x.tableoid`` of an emulated catalog (pg_dump reads it of every catalog it
         queries): the catalog's oid. None where the name is not that system column."""
+        alias = names[0] if len(names) == 2 else None
         if len(names) == 2:
             rel = scope.rel(names[0])
         else:
             s: _Scope | None = scope
             rel = None
             while s is not None and rel is None:
-                rels = [s.rels[a] for a in s.order if a in s.rels]
-                if rels:
-                    if len(rels) > 1 and any(r.tableoid is not None for r in rels):
+                found = [(a, s.rels[a]) for a in s.order if a in s.rels]
+                if found:
+                    if len(found) > 1 and any(r.tableoid is not None for _, r in found):
                         return None  # (DuckDB's error; PostgreSQL's is 42702 ambiguous)
-                    rel = rels[0]
+                    alias, rel = found[0]
                 s = s.parent
         if rel is None or rel.tableoid is None or any(n == "tableoid" for n, _ in rel.columns or ()):
             return None
         if rel.tableoid < 0:
-            raise PgError("0A000", "tableoid of a partitioned table's rows is not supported by walsender-proxy")
+            if rel.tableoid_sql is None or alias is None:
+                raise PgError("0A000", "tableoid of a partitioned table's rows is not supported by walsender-proxy")
+            visible = [n for n, _ in rel.columns or ()]
+            shown = dict(zip(rel.row_names, visible, strict=False)) if rel.row_names else {n: n for n in visible}
+
+            def col(name: str) -> str:
+                return f'"{alias.replace(chr(34), chr(34) * 2)}"."{shown[name].replace(chr(34), chr(34) * 2)}"'
+
+            ph = f"wpx_toid_{self.nonce}_{len(self.placeholders)}_x"
+            self.placeholders[ph] = f"CAST({rel.tableoid_sql(col)} AS UINTEGER)"
+            return ast.ColumnRef(fields=(_s(ph),)), T("oid")
         return _cast(_int(rel.tableoid), "UINTEGER"), T("oid")
 
     def _numeric_key(self, node: ast.Node, t: T | None) -> ast.Node:

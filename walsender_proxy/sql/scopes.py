@@ -6,7 +6,7 @@ and merged USING columns of each level. The rewriter builds them; the modules it
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pglast import ast
@@ -59,6 +59,9 @@ class Rel:
     scalar_column: str | None = None
     #: An emulated catalog's own pg_class oid: its ``tableoid`` system column.
     tableoid: int | None = None
+    #: A partitioned table's ``tableoid``: DuckDB SQL from its key columns, given how to
+    #: refer to a column (see :func:`walsender_proxy.lake.partitions.tableoid_sql`).
+    tableoid_sql: Callable[[Callable[[str], str]], str] | None = None
     #: A table's own column names where FROM renamed them (``t(x, y)``): its row type's
     #: field names, which ``row_to_json(t)`` prints.
     row_names: list[str] | None = None
