@@ -12,7 +12,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from decoding.catalog import Catalog, CatalogOp, Column, PartitionBound, PartitionKey, Table
 from decoding.pgtypes import ColumnType
-from walsender_proxy.lake import index_ddl, partitions
+from walsender_proxy.lake import index_ddl, partitions, pghash
 from walsender_proxy.lake.errors import LakeError
 
 Alloc = Callable[[], int]
@@ -63,14 +63,13 @@ def partition_key(t: Table, strategy: str, names: Sequence[tuple[str, int]]) -> 
     s = _STRATEGIES[strategy]
     if s == "l" and len(names) > 1:
         raise LakeError("42P17", 'cannot use "list" partition strategy with more than one column')
-    if s == "h":
-        raise LakeError("0A000", "PARTITION BY HASH is not supported by walsender-proxy")
     attnums = []
     for name, loc in names:
         c = t.column(name)
         if c is None:
             raise _at(LakeError("42703", f'column "{name}" named in partition key does not exist'), loc)
-        if not partitions.key_type_ok(c.type):
+        hashable = _type_name(c.type) in pghash.HASH_TYPES and not c.type.is_array and not c.type.domain
+        if not (hashable if s == "h" else partitions.key_type_ok(c.type)):
             raise _at(LakeError("0A000", f"a partition key column of type {c.type.sql_name()} is not supported by walsender-proxy"), loc)
         attnums.append(c.attnum)
     key = PartitionKey(s, tuple(attnums))
@@ -168,6 +167,8 @@ def make_bound(cat: Catalog, parent: Table, name: str, spec: BoundSpec) -> Parti
         raise LakeError("42P17", f'"{parent.name}" is not partitioned')
     siblings = [t for t in cat.partitions(parent.oid) if t.name != name or t.schema != parent.schema]
     if spec.kind == "d":
+        if key.strategy == "h":
+            raise LakeError("42P16", "a hash-partitioned table may not have a default partition")
         for t in siblings:
             if t.partition_bound is not None and t.partition_bound.kind == "d":
                 raise _at(LakeError("42P17", f'partition "{name}" conflicts with existing default partition "{t.name}"'), spec.location)
@@ -175,6 +176,8 @@ def make_bound(cat: Catalog, parent: Table, name: str, spec: BoundSpec) -> Parti
     strategy = {"r": "range", "l": "list", "h": "hash"}[key.strategy]
     if spec.kind != key.strategy:
         raise _at(LakeError("42P16", f"invalid bound specification for a {strategy} partition"), spec.location)
+    if spec.kind == "h":
+        return _hash_bound(parent, name, spec, siblings)
     if spec.kind == "l":
         col = partitions.key_columns(parent)[0]
         values: list[str | None] = []
@@ -214,6 +217,54 @@ def make_bound(cat: Catalog, parent: Table, name: str, spec: BoundSpec) -> Parti
             if lo < ohi and olo < hi:
                 raise _at(LakeError("42P17", f'partition "{name}" would overlap partition "{t.name}"'), first)
     return PartitionBound(parent.oid, "r", lower=lower, upper=upper)
+
+
+def _hash_bound(parent: Table, name: str, spec: BoundSpec, siblings: Sequence[Table]) -> PartitionBound:
+    """transformPartitionBound's and check_new_partition_bound's checks of ``WITH
+    (MODULUS m, REMAINDER r)``, with PostgreSQL's choice of the partition it names."""
+    m, r = spec.modulus, spec.remainder
+    if m <= 0:
+        raise LakeError("42P16", "modulus for hash partition must be an integer value greater than zero")
+    if r < 0:
+        raise LakeError("42P16", "remainder for hash partition must be an integer value greater than or equal to zero")
+    if r >= m:
+        raise LakeError("42P16", "remainder for hash partition must be less than modulus")
+    bounds = sorted((t.partition_bound.modulus, t.partition_bound.remainder, t) for t in siblings if t.partition_bound is not None)
+    if bounds:
+        greatest = bounds[-1][0]
+        slots: list[Table | None] = [None] * greatest
+        for bm, br, t in bounds:
+            for slot in range(br, greatest, bm):
+                slots[slot] = t
+
+        def slot_name(i: int) -> str:
+            t = slots[i] if i < greatest else None
+            return t.name if t is not None else ""
+
+        below = [i for i, (bm, br, _) in enumerate(bounds) if (bm, br) <= (m, r)]
+        detail = None
+        if not below:
+            nxt = bounds[0][0]
+            if nxt % m:
+                detail = f'The new modulus {m} is not a factor of {nxt}, the modulus of existing partition "{slot_name(0)}".'
+        else:
+            off = below[-1]
+            prev = bounds[off][0]
+            if m % prev:
+                detail = f'The new modulus {m} is not divisible by {prev}, the modulus of existing partition "{slot_name(off)}".'
+            elif off + 1 < len(bounds) and bounds[off + 1][0] % m:
+                detail = (
+                    f"The new modulus {m} is not a factor of {bounds[off + 1][0]}, "
+                    f'the modulus of existing partition "{slot_name(off + 1)}".'
+                )
+        if detail is not None:
+            raise LakeError("42P17", "every hash partition modulus must be a factor of the next larger modulus", detail=detail)
+        rem = r % greatest
+        while rem < greatest:
+            if slots[rem] is not None:
+                raise _at(LakeError("42P17", f'partition "{name}" would overlap partition "{slots[rem].name}"'), spec.location)  # type: ignore[union-attr]
+            rem += m
+    return PartitionBound(parent.oid, "h", modulus=m, remainder=r)
 
 
 def create_partition(

@@ -24,6 +24,7 @@ import pyarrow.compute as pc
 
 from decoding.catalog import Catalog, Column, PartitionBound, Table
 from decoding.pgtypes import ColumnType
+from walsender_proxy.lake import pghash
 from walsender_proxy.lake.errors import LakeError, failing_row
 
 #: The column naming each row's partition in a partitioned table's rows read for an UPDATE
@@ -122,8 +123,16 @@ def _fill(m: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return np.asarray(pc.fill_null(m, False).to_numpy(zero_copy_only=False), dtype=bool)
 
 
-def bound_mask(parent: Table, b: PartitionBound, keys: list[tuple[Column, pa.Array]], n: int) -> np.ndarray:
-    """The rows whose key satisfies bound ``b`` (not a DEFAULT bound) of ``parent``."""
+def bound_mask(
+    parent: Table, b: PartitionBound, keys: list[tuple[Column, pa.Array]], n: int, memo: dict[str, np.ndarray] | None = None
+) -> np.ndarray:
+    """The rows whose key satisfies bound ``b`` (not a DEFAULT bound) of ``parent``
+    (``memo``: the rows' hashes, computed once for all of a parent's hash partitions)."""
+    if b.kind == "h":
+        memo = {} if memo is None else memo
+        if "h" not in memo:
+            memo["h"] = pghash.row_hashes([(c.type, arr) for c, arr in keys], n)
+        return memo["h"] % np.uint64(b.modulus) == np.uint64(b.remainder)
     if b.kind == "l":
         c, arr = keys[0]
         vals = [v for v in b.values if v is not None]
@@ -138,7 +147,7 @@ def bound_mask(parent: Table, b: PartitionBound, keys: list[tuple[Column, pa.Arr
         for _, arr in keys:
             notnull &= ~np.asarray(arr.is_null().to_numpy(zero_copy_only=False), dtype=bool)
         return notnull & _lex(keys, b.lower, n, lower=True) & _lex(keys, b.upper, n, lower=False)
-    raise LakeError("0A000", "hash partitioning is not supported by walsender-proxy")
+    raise AssertionError(b.kind)
 
 
 def _lex(keys: list[tuple[Column, pa.Array]], datums: Sequence[tuple[str, ...]], n: int, *, lower: bool) -> np.ndarray:
@@ -188,13 +197,14 @@ def route(cat: Catalog, t: Table, rows: pa.Table, names: dict[str, str] | None =
         keys = _keys(parent, sub, names)
         taken = np.zeros(len(idx), dtype=bool)
         default: Table | None = None
+        memo: dict[str, np.ndarray] = {}
         for p in ordered(cat, parent):
             b = p.partition_bound
             assert b is not None
             if b.kind == "d":
                 default = p
                 continue
-            m = bound_mask(parent, b, keys, len(idx)) & ~taken
+            m = bound_mask(parent, b, keys, len(idx), memo) & ~taken
             if m.any():
                 taken |= m
                 walk(p, idx[m])
@@ -226,15 +236,16 @@ def constraint_mask(cat: Catalog, leaf: Table, rows: pa.Table, names: dict[str, 
         if parent is None:
             break
         keys = _keys(parent, rows, names)
+        memo: dict[str, np.ndarray] = {}
         b = t.partition_bound
         if b.kind == "d":
             others = np.zeros(n, dtype=bool)
             for p in cat.partitions(parent.oid):
                 if p.partition_bound is not None and p.partition_bound.kind != "d":
-                    others |= bound_mask(parent, p.partition_bound, keys, n)
+                    others |= bound_mask(parent, p.partition_bound, keys, n, memo)
             ok &= ~others
         else:
-            ok &= bound_mask(parent, b, keys, n)
+            ok &= bound_mask(parent, b, keys, n, memo)
         t = parent
     return ok
 
@@ -273,6 +284,8 @@ def tableoid_sql(cat: Catalog, t: Table, col: Callable[[str], str]) -> str:
 
     def cond(parent: Table, b: PartitionBound) -> str:
         keys = key_columns(parent)
+        if b.kind == "h":
+            raise LakeError("0A000", "tableoid of a hash-partitioned table's rows is not supported by walsender-proxy")
         if b.kind == "l":
             k = col(keys[0].name)
             alts = []

@@ -2667,7 +2667,7 @@ def _pg_partitioned_table(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 "partnatts": len(cols),
                 "partdefid": defaults.get(t.oid, 0),
                 "partattrs": list(t.partition_key.attnums),
-                "partclass": [_opclass(_BTREE_OPCLASS, c.type) for c in cols],
+                "partclass": [_opclass(_HASH_OPCLASS if t.partition_key.strategy == "h" else _BTREE_OPCLASS, c.type) for c in cols],
                 "partcollation": [_collation_of(c.type.oid) for c in cols],
                 "partexprs": None,
             }
