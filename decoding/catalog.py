@@ -459,19 +459,42 @@ RangeDatum = tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
+class PartitionExpr:
+    """A partition key expression of one column: ``op`` ``+``/``-``/``*`` with an integer
+    ``const``, or the function ``abs``/``lower``/``upper``; ``type`` its result's SQL type."""
+
+    op: str
+    attnum: int
+    type: str
+    const: int = 0
+
+    def to_json(self) -> list[Any]:
+        return [self.op, self.attnum, self.type, self.const]
+
+    @classmethod
+    def from_json(cls, d: Seq[Any]) -> PartitionExpr:
+        return cls(d[0], d[1], d[2], d[3])
+
+
+@dataclass(frozen=True, slots=True)
 class PartitionKey:
     """``PARTITION BY`` of a partitioned table (``pg_partitioned_table``): ``strategy``
-    ``r`` range, ``l`` list, ``h`` hash; ``attnums`` the key's columns, in order."""
+    ``r`` range, ``l`` list, ``h`` hash; ``attnums`` the key's columns, in order, 0 for
+    an expression (the next of ``exprs``, as ``partattrs`` and ``partexprs``)."""
 
     strategy: str
     attnums: tuple[int, ...]
+    exprs: tuple[PartitionExpr, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"strategy": self.strategy, "attnums": list(self.attnums)}
+        d: dict[str, Any] = {"strategy": self.strategy, "attnums": list(self.attnums)}
+        if self.exprs:
+            d["exprs"] = [e.to_json() for e in self.exprs]
+        return d
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> PartitionKey:
-        return cls(d["strategy"], tuple(d["attnums"]))
+        return cls(d["strategy"], tuple(d["attnums"]), tuple(PartitionExpr.from_json(e) for e in d.get("exprs", ())))
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,8 +10,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
-from decoding.catalog import Catalog, CatalogOp, Column, PartitionBound, PartitionKey, Table
-from decoding.pgtypes import ColumnType
+from decoding.catalog import (
+    Catalog,
+    CatalogOp,
+    Column,
+    PartitionBound,
+    PartitionExpr,
+    PartitionKey,
+    Table,
+)
+from decoding.pgtypes import ColumnType, parse_type
 from walsender_proxy.lake import index_ddl, partitions, pghash
 from walsender_proxy.lake.errors import LakeError
 
@@ -57,22 +65,65 @@ def _type_name(ctype: ColumnType) -> str:
     return ctype.sql_name().split("(")[0]
 
 
-def partition_key(t: Table, strategy: str, names: Sequence[tuple[str, int]]) -> PartitionKey:
-    """``PARTITION BY strategy (names)`` of the new table ``t`` (each name with its
-    location)."""
+@dataclass(frozen=True, slots=True)
+class KeyExpr:
+    """A partition key expression as the statement wrote it: ``column op const`` or
+    ``fn(column)`` (see :class:`decoding.catalog.PartitionExpr`)."""
+
+    op: str
+    column: str
+    const: int = 0
+    location: int = -1
+
+
+_INT_RESULT = {"smallint": "integer", "integer": "integer", "bigint": "bigint"}
+
+
+def _key_expr(t: Table, k: KeyExpr) -> PartitionExpr:
+    c = t.column(k.column)
+    if c is None:
+        raise _at(LakeError("42703", f'column "{k.column}" does not exist'), k.location)
+    name = _type_name(c.type) if not c.type.is_array and not c.type.domain else ""
+    if k.op in ("+", "-", "*") and name in _INT_RESULT:
+        return PartitionExpr(k.op, c.attnum, _INT_RESULT[name], k.const)
+    if k.op == "abs" and name in _INT_RESULT:
+        return PartitionExpr("abs", c.attnum, name)
+    if k.op in ("lower", "upper") and name in ("text", "character varying"):
+        return PartitionExpr(k.op, c.attnum, "text")
+    raise _at(LakeError("0A000", f"a partition key expression {k.op} of {c.type.sql_name()} is not supported by walsender-proxy"), k.location)
+
+
+def partition_key(t: Table, strategy: str, names: Sequence[tuple[str, int] | KeyExpr]) -> PartitionKey:
+    """``PARTITION BY strategy (keys)`` of the new table ``t``: columns (each name with its
+    location) or expressions."""
     s = _STRATEGIES[strategy]
     if s == "l" and len(names) > 1:
         raise LakeError("42P17", 'cannot use "list" partition strategy with more than one column')
-    attnums = []
-    for name, loc in names:
-        c = t.column(name)
-        if c is None:
-            raise _at(LakeError("42703", f'column "{name}" named in partition key does not exist'), loc)
-        hashable = _type_name(c.type) in pghash.HASH_TYPES and not c.type.is_array and not c.type.domain
-        if not (hashable if s == "h" else partitions.key_type_ok(c.type)):
-            raise _at(LakeError("0A000", f"a partition key column of type {c.type.sql_name()} is not supported by walsender-proxy"), loc)
-        attnums.append(c.attnum)
-    key = PartitionKey(s, tuple(attnums))
+    attnums: list[int] = []
+    exprs: list[PartitionExpr] = []
+    for item in names:
+        if isinstance(item, KeyExpr):
+            e = _key_expr(t, item)
+            ctype, loc = parse_type(e.type), item.location
+            exprs.append(e)
+            attnums.append(0)
+        else:
+            name, loc = item
+            c = t.column(name)
+            if c is None:
+                raise _at(LakeError("42703", f'column "{name}" named in partition key does not exist'), loc)
+            ctype = c.type
+            attnums.append(c.attnum)
+        hashable = _type_name(ctype) in pghash.HASH_TYPES and not ctype.is_array and not ctype.domain
+        if not (hashable if s == "h" else partitions.key_type_ok(ctype)):
+            raise _at(LakeError("0A000", f"a partition key column of type {ctype.sql_name()} is not supported by walsender-proxy"), loc)
+    key = PartitionKey(s, tuple(attnums), tuple(exprs))
+    if t.primary_key and exprs:
+        raise LakeError(
+            "0A000",
+            "unsupported PRIMARY KEY constraint with partition key definition",
+            detail="PRIMARY KEY constraints cannot be used when partition keys include expressions.",
+        )
     if t.primary_key:
         for n in attnums:
             col = t.column_by_attnum(n)

@@ -22,8 +22,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from decoding.catalog import Catalog, Column, PartitionBound, Table
-from decoding.pgtypes import ColumnType
+from decoding.catalog import Catalog, Column, PartitionBound, PartitionExpr, Table
+from decoding.pgtypes import ColumnType, parse_type
 from walsender_proxy.lake import pghash
 from walsender_proxy.lake.errors import LakeError, failing_row
 
@@ -65,9 +65,59 @@ def sort_key(ctype: ColumnType, text: str) -> object:
     return v.encode() if isinstance(v, str) else v
 
 
-def key_columns(t: Table) -> list[Column]:
+def key_parts(t: Table) -> list[tuple[Column, PartitionExpr | None]]:
+    """Each key of ``t``: its column, or for an expression a column standing for it (named
+    as PostgreSQL's DETAIL shows it, of the expression's type), with the expression."""
     assert t.partition_key is not None
-    return [t.column_by_attnum(n) for n in t.partition_key.attnums]
+    exprs = iter(t.partition_key.exprs)
+    out: list[tuple[Column, PartitionExpr | None]] = []
+    for n in t.partition_key.attnums:
+        if n:
+            out.append((t.column_by_attnum(n), None))
+            continue
+        e = next(exprs)
+        out.append((Column(0, expr_text(t, e), parse_type(e.type)), e))
+    return out
+
+
+def key_columns(t: Table) -> list[Column]:
+    return [c for c, _ in key_parts(t)]
+
+
+def expr_text(t: Table, e: PartitionExpr, *, quote: bool = False) -> str:
+    """The expression as ruleutils prints it: ``(b + 0)``, ``abs(c)``."""
+    name = t.column_by_attnum(e.attnum).name
+    if quote and not (name.isidentifier() and name.islower() and name.isascii()):
+        name = '"' + name.replace('"', '""') + '"'
+    if e.op in ("+", "-", "*"):
+        const = str(e.const) if e.const >= 0 else f"'{e.const}'::integer"
+        return f"({name} {e.op} {const})"
+    return f"{e.op}({name})"
+
+
+_INT_RANGES = {"smallint": (-(1 << 15), (1 << 15) - 1), "integer": (-(1 << 31), (1 << 31) - 1), "bigint": (-(1 << 63), (1 << 63) - 1)}
+
+
+def evaluate(t: Table, e: PartitionExpr, arr: pa.Array) -> pa.Array:
+    """The expression over the column's values, with PostgreSQL's errors (22003 out of
+    range); ``lower``/``upper`` only of ASCII text (libc's case mapping is PostgreSQL's)."""
+    if e.op in ("lower", "upper"):
+        if not pc.all(pc.fill_null(pc.string_is_ascii(arr), True)).as_py():
+            raise LakeError("0A000", f"{e.op}() of non-ASCII text in a partition key is not supported by walsender-proxy")
+        return pc.utf8_lower(arr) if e.op == "lower" else pc.utf8_upper(arr)
+    lo, hi = _INT_RANGES[e.type]
+    vals = [None if v is None else (abs(v) if e.op == "abs" else v + e.const if e.op == "+" else v - e.const if e.op == "-" else v * e.const) for v in arr.to_pylist()]
+    for v in vals:
+        if v is not None and not lo <= v <= hi:
+            raise LakeError("22003", f"{e.type} out of range")
+    return pa.array(vals, parse_type(e.type).arrow)
+
+
+def expr_sql(e: PartitionExpr, col: str) -> str:
+    """The expression in DuckDB over ``col`` (rows already in the table: no overflow)."""
+    if e.op in ("+", "-", "*"):
+        return f"({col} {e.op} {e.const})"
+    return f"{e.op}({col})"
 
 
 def _range_key(t: Table, datums: Sequence[tuple[str, ...]]) -> tuple[object, ...]:
@@ -113,9 +163,11 @@ def _keys(parent: Table, rows: pa.Table, names: dict[str, str]) -> list[tuple[Co
     """The key columns of ``parent`` and their values in ``rows`` (its columns named as
     ``names[column name]`` says)."""
     out = []
-    for c in key_columns(parent):
-        arr = rows.column(names[c.name])
-        out.append((c, arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr))
+    for c, e in key_parts(parent):
+        src = c if e is None else parent.column_by_attnum(e.attnum)
+        arr = rows.column(names[src.name])
+        arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
+        out.append((c, arr if e is None else evaluate(parent, e, arr)))
     return out
 
 
@@ -277,13 +329,22 @@ def _duck_literal(c: Column, text: str) -> str:
     return prefix.get(name, "") + quoted
 
 
-def tableoid_sql(cat: Catalog, t: Table, col: Callable[[str], str]) -> str:
+def tableoid_sql(cat: Catalog, t: Table, column: Callable[[str], str]) -> str:
     """DuckDB SQL giving the OID of the partition a row of the partitioned table ``t``
-    lies in (its ``tableoid``), from its key columns (``col(name)``: the reference to a
-    column): the bounds as :func:`route` applies them, as a CASE."""
+    lies in (its ``tableoid``), from its key columns (``column(name)``: the reference to
+    a column): the bounds as :func:`route` applies them, as a CASE."""
 
     def cond(parent: Table, b: PartitionBound) -> str:
-        keys = key_columns(parent)
+        parts = key_parts(parent)
+        keys = [c for c, _ in parts]
+        exprs = {c.name: (e, parent.column_by_attnum(e.attnum).name) for c, e in parts if e is not None}
+
+        def col(name: str) -> str:  # (a key's SQL: its column, or its expression over one)
+            if name in exprs:
+                e, src = exprs[name]
+                return expr_sql(e, column(src))
+            return column(name)
+
         if b.kind == "h":
             raise LakeError("0A000", "tableoid of a hash-partitioned table's rows is not supported by walsender-proxy")
         if b.kind == "l":
@@ -296,9 +357,9 @@ def tableoid_sql(cat: Catalog, t: Table, col: Callable[[str], str]) -> str:
                 alts.append(f"{k} IS NULL")
             return "(" + " OR ".join(alts) + ")"
         notnull = " AND ".join(f"{col(c.name)} IS NOT NULL" for c in keys)
-        return f"({notnull} AND {lex(keys, b.lower, True)} AND {lex(keys, b.upper, False)})"
+        return f"({notnull} AND {lex(col, keys, b.lower, True)} AND {lex(col, keys, b.upper, False)})"
 
-    def lex(keys: list[Column], datums: Sequence[tuple[str, ...]], lower: bool) -> str:
+    def lex(col: Callable[[str], str], keys: list[Column], datums: Sequence[tuple[str, ...]], lower: bool) -> str:
         tail = "true" if lower else "false"
         for c, d in reversed(list(zip(keys, datums, strict=True))):
             if d[0] in ("min", "max"):

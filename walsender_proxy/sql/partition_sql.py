@@ -11,7 +11,7 @@ from pglast import ast, enums
 
 from decoding.errors import PgError
 from walsender_proxy.lake import Transaction
-from walsender_proxy.lake.partition_ddl import BoundSpec, BoundValue
+from walsender_proxy.lake.partition_ddl import BoundSpec, BoundValue, KeyExpr
 from walsender_proxy.sql.ddl_names import qualified, unsupported
 
 _STRATEGY = {"r": "range", "l": "list", "h": "hash"}
@@ -22,16 +22,37 @@ def strategy_name(spec: ast.PartitionSpec) -> str:
     return _STRATEGY[getattr(s, "value", s)]
 
 
-def partition_by(spec: ast.PartitionSpec) -> tuple[str, list[tuple[str, int]]]:
-    """``PARTITION BY strategy (columns)`` as the lake takes it."""
-    cols: list[tuple[str, int]] = []
+def partition_by(spec: ast.PartitionSpec) -> tuple[str, list[tuple[str, int] | KeyExpr]]:
+    """``PARTITION BY strategy (columns or expressions)`` as the lake takes it."""
+    cols: list[tuple[str, int] | KeyExpr] = []
     for el in spec.partParams or ():
-        if el.expr is not None:
-            raise unsupported("a partition key expression")
         if el.collation or el.opclass:
             raise unsupported("COLLATE or an operator class in a partition key")
-        cols.append((el.name, el.location if el.location is not None else -1))
+        loc = el.location if el.location is not None else -1
+        cols.append(_key_expr(el.expr, loc) if el.expr is not None else (el.name, loc))
     return strategy_name(spec), cols
+
+
+def _column(node: Any) -> str | None:
+    if isinstance(node, ast.ColumnRef) and len(node.fields) == 1 and isinstance(node.fields[0], ast.String):
+        return node.fields[0].sval
+    return None
+
+
+def _key_expr(e: Any, loc: int) -> KeyExpr:
+    """``(column op integer)`` or ``abs/lower/upper(column)``; any other key expression is
+    refused (its value would have to be computed as PostgreSQL computes it)."""
+    if isinstance(e, ast.A_Expr) and e.kind == enums.A_Expr_Kind.AEXPR_OP and len(e.name) == 1:
+        op, col = e.name[0].sval, _column(e.lexpr)
+        const = e.rexpr.val if isinstance(e.rexpr, ast.A_Const) and not e.rexpr.isnull else None
+        if op in ("+", "-", "*") and col is not None and isinstance(const, ast.Integer):
+            return KeyExpr(op, col, const.ival, loc)
+    if isinstance(e, ast.FuncCall) and len(e.args or ()) == 1 and not (e.agg_star or e.agg_distinct or e.over or e.agg_order):
+        fname = [n.sval for n in e.funcname]
+        col = _column(e.args[0])
+        if fname[-1] in ("abs", "lower", "upper") and fname[:-1] in ([], ["pg_catalog"]) and col is not None:
+            return KeyExpr(fname[-1], col, 0, loc)
+    raise unsupported("a partition key expression other than (column + - * integer), abs(), lower() or upper() of a column")
 
 
 def _value(node: Any) -> BoundValue:

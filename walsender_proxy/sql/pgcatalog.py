@@ -66,7 +66,7 @@ from walsender_proxy.backend.settings import (
     SUPERUSER_ONLY,
     shown_setting,
 )
-from walsender_proxy.lake import partition_ddl
+from walsender_proxy.lake import partition_ddl, partitions
 from walsender_proxy.sql import array_exprs, privileges
 from walsender_proxy.sql.pgcatalog_defs import (
     BOOTSTRAP_SUPERUSER_OID,
@@ -2622,7 +2622,10 @@ def _exprs(s: CatalogSnapshot) -> list[dict[str, Any]]:
             out.append({"e_bin": partbound_bin(t.oid), "e_plain": text, "e_pretty": text, "e_styled": False, "e_seq": 0})
         if t.partition_key is not None:  # (pg_get_partkeydef)
             strategy = {"r": "RANGE", "l": "LIST", "h": "HASH"}[t.partition_key.strategy]
-            keys = ", ".join(quote_ident(t.column_by_attnum(n).name) for n in t.partition_key.attnums)
+            keys = ", ".join(
+                quote_ident(c.name) if e is None else (f"({x})" if (x := partitions.expr_text(t, e, quote=True)).startswith("(") else x)
+                for c, e in partitions.key_parts(t)
+            )
             text = f"{strategy} ({keys})"
             out.append({"e_bin": f"{{PARTKEY :relid {t.oid}}}", "e_plain": text, "e_pretty": text, "e_styled": False, "e_seq": 0})
     for dom in s.domains:  # (typdefaultbin)
@@ -2659,7 +2662,7 @@ def _pg_partitioned_table(s: CatalogSnapshot) -> list[dict[str, Any]]:
     for t in s.user_tables:
         if t.partition_key is None:
             continue
-        cols = [t.column_by_attnum(n) for n in t.partition_key.attnums]
+        cols = partitions.key_columns(t)
         out.append(
             {
                 "partrelid": t.oid,
@@ -2669,7 +2672,7 @@ def _pg_partitioned_table(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 "partattrs": list(t.partition_key.attnums),
                 "partclass": [_opclass(_HASH_OPCLASS if t.partition_key.strategy == "h" else _BTREE_OPCLASS, c.type) for c in cols],
                 "partcollation": [_collation_of(c.type.oid) for c in cols],
-                "partexprs": None,
+                "partexprs": f"{{PARTKEYEXPRS :relid {t.oid}}}" if t.partition_key.exprs else None,
             }
         )
     return out
