@@ -343,65 +343,65 @@ def test_013_partition(proxy: ProxyServer, pg15: PgCluster) -> None:
     pub = proxy.dsn()
     _run(
         pub,
-        "CREATE TABLE tab1 (a int PRIMARY KEY, b text) PARTITION BY LIST (a)",
-        "CREATE TABLE tab1_1 PARTITION OF tab1 FOR VALUES IN (1, 2, 3)",
-        "CREATE TABLE tab1_2 PARTITION OF tab1 FOR VALUES IN (4, 5, 6) PARTITION BY LIST (a)",
-        "CREATE TABLE tab1_2_1 PARTITION OF tab1_2 FOR VALUES IN (5)",
-        "CREATE TABLE tab1_2_2 PARTITION OF tab1_2 FOR VALUES IN (4, 6)",
-        "CREATE TABLE tab1_def PARTITION OF tab1 DEFAULT",
-        "CREATE PUBLICATION pub1 FOR TABLE tab1",
-        "CREATE PUBLICATION pub_root FOR TABLE tab1 WITH (publish_via_partition_root = true)",
+        "CREATE TABLE ptab1 (a int PRIMARY KEY, b text) PARTITION BY LIST (a)",
+        "CREATE TABLE ptab1_1 PARTITION OF ptab1 FOR VALUES IN (1, 2, 3)",
+        "CREATE TABLE ptab1_2 PARTITION OF ptab1 FOR VALUES IN (4, 5, 6) PARTITION BY LIST (a)",
+        "CREATE TABLE ptab1_2_1 PARTITION OF ptab1_2 FOR VALUES IN (5)",
+        "CREATE TABLE ptab1_2_2 PARTITION OF ptab1_2 FOR VALUES IN (4, 6)",
+        "CREATE TABLE ptab1_def PARTITION OF ptab1 DEFAULT",
+        "CREATE PUBLICATION pub013 FOR TABLE ptab1",
+        "CREATE PUBLICATION pub013_root FOR TABLE ptab1 WITH (publish_via_partition_root = true)",
     )
     sub1, sub2 = new_sub_db(pg15), new_sub_db(pg15)
     # (the subscriber's partitioning differs: each leaf of the publisher a table, or the
     # root a table partitioned by range)
     _run(
         sub1,
-        "CREATE TABLE tab1_1 (a int PRIMARY KEY, b text)",
-        "CREATE TABLE tab1_2_1 (a int PRIMARY KEY, b text)",
-        "CREATE TABLE tab1_2_2 (a int PRIMARY KEY, b text)",
-        "CREATE TABLE tab1_def (a int PRIMARY KEY, b text)",
+        "CREATE TABLE ptab1_1 (a int PRIMARY KEY, b text)",
+        "CREATE TABLE ptab1_2_1 (a int PRIMARY KEY, b text)",
+        "CREATE TABLE ptab1_2_2 (a int PRIMARY KEY, b text)",
+        "CREATE TABLE ptab1_def (a int PRIMARY KEY, b text)",
     )
     _run(
         sub2,
-        "CREATE TABLE tab1 (a int PRIMARY KEY, b text) PARTITION BY RANGE (a)",
-        "CREATE TABLE tab1_low PARTITION OF tab1 FOR VALUES FROM (MINVALUE) TO (5)",
-        "CREATE TABLE tab1_high PARTITION OF tab1 FOR VALUES FROM (5) TO (MAXVALUE)",
+        "CREATE TABLE ptab1 (a int PRIMARY KEY, b text) PARTITION BY RANGE (a)",
+        "CREATE TABLE ptab1_low PARTITION OF ptab1 FOR VALUES FROM (MINVALUE) TO (5)",
+        "CREATE TABLE ptab1_high PARTITION OF ptab1 FOR VALUES FROM (5) TO (MAXVALUE)",
     )
-    _run(pub, "INSERT INTO tab1 VALUES (1, 'before'), (5, 'before')")
-    subscribe(sub1, proxy, "sub1", "pub1")
-    subscribe(sub2, proxy, "sub2", "pub_root")
+    _run(pub, "INSERT INTO ptab1 VALUES (1, 'before'), (5, 'before')")
+    subscribe(sub1, proxy, "sub013a", "pub013")
+    subscribe(sub2, proxy, "sub013b", "pub013_root")
     wait_ready(sub1)
     wait_ready(sub2)
 
     def leaves(dsn: str) -> list[tuple[object, ...]]:
-        return _all(dsn, "SELECT 'tab1_1', * FROM tab1_1 UNION ALL SELECT 'tab1_2_1', * FROM tab1_2_1 "
-                         "UNION ALL SELECT 'tab1_2_2', * FROM tab1_2_2 UNION ALL SELECT 'tab1_def', * FROM tab1_def ORDER BY 2")
+        return _all(dsn, "SELECT 'ptab1_1', * FROM ptab1_1 UNION ALL SELECT 'ptab1_2_1', * FROM ptab1_2_1 "
+                         "UNION ALL SELECT 'ptab1_2_2', * FROM ptab1_2_2 UNION ALL SELECT 'ptab1_def', * FROM ptab1_def ORDER BY 2")
 
     def check(expected: list[tuple[object, ...]]) -> None:
-        wait_for_catchup(proxy, "sub1")
-        wait_for_catchup(proxy, "sub2")
+        wait_for_catchup(proxy, "sub013a")
+        wait_for_catchup(proxy, "sub013b")
         assert leaves(pub) == expected
         assert leaves(sub1) == expected
-        assert _all(sub2, "SELECT a, b FROM tab1 ORDER BY a") == [(a, b) for _, a, b in expected]
+        assert _all(sub2, "SELECT a, b FROM ptab1 ORDER BY a") == [(a, b) for _, a, b in expected]
 
-    check([("tab1_1", 1, "before"), ("tab1_2_1", 5, "before")])
-    _run(pub, "INSERT INTO tab1 VALUES (2, 'x'), (6, 'x'), (10, 'x')")
-    check([("tab1_1", 1, "before"), ("tab1_1", 2, "x"), ("tab1_2_1", 5, "before"), ("tab1_2_2", 6, "x"), ("tab1_def", 10, "x")])
-    # (1 → 3 stays in tab1_1; 2 → 4 moves to tab1_2_2: a DELETE there, an INSERT here)
-    _run(pub, "UPDATE tab1 SET a = a + 2, b = 'moved' WHERE a IN (1, 2)", "UPDATE tab1 SET b = 'same' WHERE a = 6")
-    check([("tab1_1", 3, "moved"), ("tab1_2_2", 4, "moved"), ("tab1_2_1", 5, "before"), ("tab1_2_2", 6, "same"), ("tab1_def", 10, "x")])
-    _run(pub, "DELETE FROM tab1 WHERE a = 10")
-    check([("tab1_1", 3, "moved"), ("tab1_2_2", 4, "moved"), ("tab1_2_1", 5, "before"), ("tab1_2_2", 6, "same")])
-    _run(pub, "TRUNCATE tab1_2")
-    wait_for_catchup(proxy, "sub1")
-    wait_for_catchup(proxy, "sub2")
-    assert leaves(sub1) == leaves(pub) == [("tab1_1", 3, "moved")]  # (sub1 gets each leaf's truncate)
+    check([("ptab1_1", 1, "before"), ("ptab1_2_1", 5, "before")])
+    _run(pub, "INSERT INTO ptab1 VALUES (2, 'x'), (6, 'x'), (10, 'x')")
+    check([("ptab1_1", 1, "before"), ("ptab1_1", 2, "x"), ("ptab1_2_1", 5, "before"), ("ptab1_2_2", 6, "x"), ("ptab1_def", 10, "x")])
+    # (1 → 3 stays in ptab1_1; 2 → 4 moves to ptab1_2_2: a DELETE there, an INSERT here)
+    _run(pub, "UPDATE ptab1 SET a = a + 2, b = 'moved' WHERE a IN (1, 2)", "UPDATE ptab1 SET b = 'same' WHERE a = 6")
+    check([("ptab1_1", 3, "moved"), ("ptab1_2_2", 4, "moved"), ("ptab1_2_1", 5, "before"), ("ptab1_2_2", 6, "same"), ("ptab1_def", 10, "x")])
+    _run(pub, "DELETE FROM ptab1 WHERE a = 10")
+    check([("ptab1_1", 3, "moved"), ("ptab1_2_2", 4, "moved"), ("ptab1_2_1", 5, "before"), ("ptab1_2_2", 6, "same")])
+    _run(pub, "TRUNCATE ptab1_2")
+    wait_for_catchup(proxy, "sub013a")
+    wait_for_catchup(proxy, "sub013b")
+    assert leaves(sub1) == leaves(pub) == [("ptab1_1", 3, "moved")]  # (sub1 gets each leaf's truncate)
     # (sub2 has the root published: a partition's own truncate is not sent, as in PostgreSQL)
-    assert [a for a, _ in _all(sub2, "SELECT a, b FROM tab1 ORDER BY a")] == [3, 4, 5, 6]
-    _run(pub, "INSERT INTO tab1 VALUES (1, 'after')", "TRUNCATE tab1")
-    wait_for_catchup(proxy, "sub1")
-    wait_for_catchup(proxy, "sub2")
-    assert leaves(sub1) == [] and _all(sub2, "SELECT a, b FROM tab1 ORDER BY a") == []
-    for sub, name in ((sub1, "sub1"), (sub2, "sub2")):
+    assert [a for a, _ in _all(sub2, "SELECT a, b FROM ptab1 ORDER BY a")] == [3, 4, 5, 6]
+    _run(pub, "INSERT INTO ptab1 VALUES (1, 'after')", "TRUNCATE ptab1")
+    wait_for_catchup(proxy, "sub013a")
+    wait_for_catchup(proxy, "sub013b")
+    assert leaves(sub1) == [] and _all(sub2, "SELECT a, b FROM ptab1 ORDER BY a") == []
+    for sub, name in ((sub1, "sub013a"), (sub2, "sub013b")):
         _run(sub, f"DROP SUBSCRIPTION {name}")
