@@ -247,6 +247,42 @@ def test_attach_and_detach_as_postgres(proxy: ProxyServer, pg15: PgCluster) -> N
     same_answers(proxy.dsn(), pg15.dsn(dbname=db), ATTACH).close()
 
 
+#: ADD / DROP COLUMN of a partitioned table, carried to its partitions.
+COLUMNS = [
+    'create table ac (a int, b text) partition by list (a)',
+    'create table ac1 partition of ac for values in (1) partition by list (b)',
+    "create table ac1x partition of ac1 for values in ('x')",
+    'create table ac2 partition of ac for values in (2)',
+    "insert into ac values (1, 'x'), (2, 'y')",
+    'alter table ac add column c int',
+    'alter table ac1 add column d int',
+    'alter table ac2 drop column b',
+    'alter table ac drop column a',
+    'alter table ac1 drop column b',
+    'alter table ac drop column b',
+    'alter table ac add column e text not null',
+    "alter table ac add column f text default 'q'",
+    'select * from ac order by a',
+    'alter table ac drop column c',
+    'select * from ac order by a',
+    "insert into ac values (2, 'z', 'w')",
+    'select * from ac2',
+    'create table ac3 partition of ac for values in (3)',
+    "insert into ac values (3, 'm')",
+    'alter table ac add column g int check (g > 0)',
+    "insert into ac values (3, 'm', 'n', -1)",
+    'select * from ac order by a, b',
+    'alter table ac add column if not exists g int',
+    'alter table ac drop column if exists zz',
+    'drop table ac',
+]
+
+
+def test_columns_added_and_dropped_through_the_tree_as_postgres(proxy: ProxyServer, pg15: PgCluster) -> None:
+    db = pg15.new_database("treecols")
+    same_answers(proxy.dsn(), pg15.dsn(dbname=db), COLUMNS).close()
+
+
 @pytest.mark.parametrize(
     "sql",
     [
@@ -256,7 +292,8 @@ def test_attach_and_detach_as_postgres(proxy: ProxyServer, pg15: PgCluster) -> N
         "CREATE TABLE pt_x (a int) INHERITS (pt_base)",
         "CREATE TABLE pt_x (a numeric) PARTITION BY LIST (a)",
         "CREATE INDEX ON pt_base (a)",
-        "ALTER TABLE pt_base ADD COLUMN z int",
+        "ALTER TABLE pt_base ADD COLUMN z serial",
+        "ALTER TABLE pt_base ALTER COLUMN b TYPE bigint",
         "ALTER TABLE pt_base ATTACH PARTITION pt_other FOR VALUES FROM (1) TO (2)",  # (its columns in another order)
         "ALTER TABLE pt_base DETACH PARTITION pt_other CONCURRENTLY",
         "CREATE TABLE pt_x PARTITION OF pt_base (a NOT NULL) FOR VALUES FROM (1) TO (2)",

@@ -426,6 +426,60 @@ _DROP_TAGS = {
 }
 
 
+def _alter_tree(
+    tx: Transaction, s: ast.AlterTableStmt, target: Any, notices: list[Notice] | None, fill: Callable[[Transaction, str, str], int] | None
+) -> str:
+    """ADD / DROP COLUMN of a partitioned table, carried to each of its partitions as
+    PostgreSQL recurses (ATExecAddColumn / ATExecDropColumn): not of a partition itself,
+    not of a key column; the rows are the partitions', so only theirs are filled."""
+    from walsender_proxy.lake import partitions
+
+    cat = tx.catalog()
+    tree = [target, *_tree_below(cat, target)]
+    for cmd in s.cmds:
+        if cmd.subtype == enums.AlterTableType.AT_AddColumn:
+            if target.partition_bound is not None:
+                raise PgError("42809", "cannot add column to a partition")
+            d: ast.ColumnDef = cmd.def_
+            p = column_defs.plan(d, s.relation.relname, _typer(tx), unsupported, _constraint_name)
+            if p.unique or p.foreign or p.primary or p.owns:
+                raise unsupported("ADD COLUMN with UNIQUE, a key, REFERENCES, SERIAL or identity to a partitioned table")
+        elif cmd.subtype == enums.AlterTableType.AT_DropColumn:
+            if target.partition_bound is not None and target.column(cmd.name) is not None:
+                raise PgError("42P16", f'cannot drop inherited column "{cmd.name}"')
+            for t in tree:
+                if t.partition_key is not None and cmd.name in {c.name for c in partitions.key_columns(t)} | {
+                    t.column_by_attnum(e.attnum).name for e in t.partition_key.exprs
+                }:
+                    raise PgError("42P16", f'cannot drop column "{cmd.name}" because it is part of the partition key of relation "{t.name}"')
+
+    def fill_rows(tx2: Transaction, table: str, column: str) -> int:  # (a partitioned table has none)
+        return 0 if tx2.table(table).partition_key is not None or fill is None else fill(tx2, table, column)
+
+    before = {c.name for c in target.checks}
+    for t in tree:
+        one = ast.AlterTableStmt(
+            relation=ast.RangeVar(relname=t.name, schemaname=t.schema, inh=True, relpersistence="p"),
+            cmds=s.cmds, objtype=s.objtype, missing_ok=s.missing_ok,
+        )
+        alter_table(tx, one, notices if t is target else None, fill_rows, in_tree=True)
+        if t is target:  # (the partitions' CHECKs take the names chosen for the parent's)
+            named = iter([c.name for c in tx.table(target.qualified_name).checks if c.name not in before])
+            for cmd in s.cmds:
+                if cmd.subtype == enums.AlterTableType.AT_AddColumn:
+                    for c in cmd.def_.constraints or ():
+                        if c.contype == enums.ConstrType.CONSTR_CHECK and not c.conname:
+                            c.conname = next(named, None)
+    return "ALTER TABLE"
+
+
+def _tree_below(cat: Any, t: Any) -> list[Any]:
+    out = []
+    for p in sorted(cat.partitions(t.oid), key=lambda x: x.oid):
+        out += [p, *_tree_below(cat, p)]
+    return out
+
+
 #: ALTER TABLE actions on a partitioned table or a partition that PostgreSQL does not carry
 #: to the other tables of the tree (the rest would have to be, or attach/detach: refused).
 _PARTITION_ALTERS = frozenset({enums.AlterTableType.AT_ChangeOwner, enums.AlterTableType.AT_ReplicaIdentity})
@@ -439,9 +493,12 @@ def alter_table(
     s: ast.AlterTableStmt,
     notices: list[Notice] | None = None,
     fill: Callable[[Transaction, str, str], int] | None = None,
+    *,
+    in_tree: bool = False,
 ) -> str:
     """``fill(tx, table, column)``: gives the rows of ``table`` the default of the column
-    just added (see :func:`walsender_proxy.sql.defaults.fill_added_column`)."""
+    just added (see :func:`walsender_proxy.sql.defaults.fill_added_column`). ``in_tree``:
+    one table of a partition tree an ADD or DROP COLUMN of its root is carried to."""
     if s.objtype != enums.ObjectType.OBJECT_TABLE:
         raise unsupported(f"ALTER {s.objtype.name.removeprefix('OBJECT_')}")
     table = qualified(s.relation)
@@ -470,11 +527,14 @@ def alter_table(
         if len(s.cmds) > 1:
             raise unsupported("ATTACH or DETACH PARTITION with other actions")
         return partition_sql.attach_or_detach(tx, table, partition_cmds[0])
-    if target.partition_key is not None or target.partition_bound is not None:
+    if (target.partition_key is not None or target.partition_bound is not None) and not in_tree:
+        columns = [c for c in s.cmds if c.subtype in (enums.AlterTableType.AT_AddColumn, enums.AlterTableType.AT_DropColumn)]
         for cmd in s.cmds:
-            if cmd.subtype not in _PARTITION_ALTERS:
+            if cmd.subtype not in _PARTITION_ALTERS and cmd not in columns:
                 what = "a partitioned table" if target.partition_key is not None else "a partition"
                 raise unsupported(f"ALTER TABLE {cmd.subtype.name.removeprefix('AT_')} of {what}")
+        if columns:
+            return _alter_tree(tx, s, target, notices, fill)
     for cmd in s.cmds:
         t = cmd.subtype
         if t == enums.AlterTableType.AT_AddColumn:
