@@ -283,6 +283,44 @@ def test_columns_added_and_dropped_through_the_tree_as_postgres(proxy: ProxyServ
     same_answers(proxy.dsn(), pg15.dsn(dbname=db), COLUMNS).close()
 
 
+#: pg_get_partition_constraintdef (psql's \\d+ "Partition constraint:") as ruleutils prints it.
+CONSTRAINTS = [
+    'create table pc_r (a int, b text, c int) partition by range (a)',
+    'create table pc_r1 partition of pc_r for values from (1) to (10)',
+    'create table pc_r2 partition of pc_r for values from (10) to (20)',
+    'create table pc_r5 partition of pc_r for values from (minvalue) to (1)',
+    'create table pc_r6 partition of pc_r for values from (50) to (maxvalue)',
+    'create table pc_rdef partition of pc_r default',
+    'create table pc_l (a int, b text) partition by list (b)',
+    "create table pc_l1 partition of pc_l for values in ('b', 'a')",
+    "create table pc_l2 partition of pc_l for values in ('c', null)",
+    "create table pc_l3 partition of pc_l for values in ('it''s') partition by range (a)",
+    'create table pc_l31 partition of pc_l3 for values from (-5) to (5)',
+    'create table pc_ld partition of pc_l default',
+    'create table pc_lb (f bool) partition by list (f)',
+    'create table pc_lb1 partition of pc_lb for values in (true)',
+    'create table pc_lbd partition of pc_lb default',
+    'create table pc_ln (n numeric(5,2), d date) partition by list (n)',
+    'create table pc_ln1 partition of pc_ln for values in (1.50, -2, 3)',
+    'create table pc_ld2 (d date, i bigint) partition by range (d)',
+    "create table pc_ld21 partition of pc_ld2 for values from ('2020-01-01') to ('2021-01-01')",
+    'create table pc_ldi (i bigint) partition by list (i)',
+    'create table pc_ldi1 partition of pc_ldi for values in (5, -7)',
+    'create table pc_lh (a int) partition by hash (a)',
+    'create table pc_lh0 partition of pc_lh for values with (modulus 2, remainder 0)',
+    'create table pc_lx (a int) partition by list (a)',
+    'create table pc_lxd partition of pc_lx default',
+    "select c.relname, pg_get_partition_constraintdef(c.oid) from pg_class c where c.relkind = 'r' and c.relispartition and c.relname like 'pc#_%' escape '#' and c.relname not like 'pc#_lh%' escape '#' order by 1",
+    "select pg_get_partition_constraintdef('pc_r'::regclass), pg_get_partition_constraintdef('pc_lh0'::regclass) like 'satisfies_hash_partition(%, 2, 0, a)'",
+    "drop table pc_r, pc_l, pc_lb, pc_ln, pc_ld2, pc_ldi, pc_lh, pc_lx",
+]
+
+
+def test_partition_constraints_print_as_postgres(proxy: ProxyServer, pg15: PgCluster) -> None:
+    db = pg15.new_database("partconstr")
+    same_answers(proxy.dsn(), pg15.dsn(dbname=db), CONSTRAINTS).close()
+
+
 @pytest.mark.parametrize(
     "sql",
     [

@@ -387,3 +387,97 @@ def detach_partition(cat: Catalog, parent: Table, t: Table) -> tuple[list[Catalo
         raise LakeError("42P01", f'relation "{t.name}" is not a partition of relation "{parent.name}"')
     made = replace(t, partition_bound=None)
     return [{"op": "put_table", "table": made.to_json()}], made
+
+
+#: ``pg_get_partition_constraintdef`` of a form this module does not print.
+UNPRINTED = "\x00"
+
+
+def constraint_text(cat: Catalog, t: Table, type_label: Callable[[ColumnType], str]) -> str | None:
+    """``pg_get_partition_constraintdef``: the partition constraint of ``t`` and of its
+    ancestors as ruleutils prints ``get_qual_from_partbound``'s quals ANDed together (None
+    for no partition; :data:`UNPRINTED` for a multi-column range key or a key
+    expression). ``type_label(type)``: ``format_type`` of a constant's type."""
+    if t.partition_bound is None:
+        return None
+    quals: list[str] = []
+    for child in reversed([t, *cat.ancestors(t)]):
+        b = child.partition_bound
+        if b is None:
+            continue
+        parent = cat.tables.get(b.parent)
+        if parent is None:
+            return None
+        got = _quals(cat, parent, child, type_label)
+        if got is None:
+            return UNPRINTED
+        quals += got
+    if not quals:
+        return None
+    return quals[0] if len(quals) == 1 else "(" + " AND ".join(quals) + ")"
+
+
+def _quals(cat: Catalog, parent: Table, child: Table, type_label: Callable[[ColumnType], str]) -> list[str] | None:
+    parts = partitions.key_parts(parent)
+    if any(e is not None for _, e in parts):
+        return None
+    b = child.partition_bound
+    assert b is not None
+    cols = [c for c, _ in parts]
+    names = [_ident(c.name) for c in cols]
+
+    def const(c: Column, v: str) -> str:
+        text = const_text(c.type, v)
+        if text.startswith("'") or c.type.typmod >= 0:  # (a typmod is always shown)
+            text += "::" + type_label(c.type)
+        return text
+
+    if b.kind == "h":
+        return [f"satisfies_hash_partition('{parent.oid}'::oid, {b.modulus}, {b.remainder}, {', '.join(names)})"]
+    if (parent.partition_key is not None and parent.partition_key.strategy == "l") or b.kind == "l":
+        c, k = cols[0], names[0]
+        if b.kind == "l":
+            return _list_quals(k, [const(c, v) for v in b.values if v is not None], None in b.values)
+        sib = [p.partition_bound for p in partitions.ordered(cat, parent) if p.partition_bound is not None and p.partition_bound.kind == "l"]
+        if not sib:
+            return []
+        values = sorted({v for s in sib for v in s.values if v is not None}, key=lambda v: partitions.sort_key(c.type, v))
+        inner = _list_quals(k, [const(c, v) for v in values], any(None in s.values for s in sib))
+        return [f"(NOT {_and(inner)})"]
+    if len(cols) != 1:
+        return None
+    c, k = cols[0], names[0]
+    if b.kind == "r":
+        return [f"({k} IS NOT NULL)", *_range_terms(k, c, b.lower[0], b.upper[0], const)]
+    sib = [p.partition_bound for p in partitions.ordered(cat, parent) if p.partition_bound is not None and p.partition_bound.kind == "r"]
+    if not sib:
+        return []
+    ranges = [_and(_range_terms(k, c, s.lower[0], s.upper[0], const)) for s in sib]
+    ors = ranges[0] if len(ranges) == 1 else "(" + " OR ".join(ranges) + ")"
+    return [f"(NOT (({k} IS NOT NULL) AND {ors}))"]
+
+
+def _range_terms(k: str, c: Column, lo: tuple[str, ...], hi: tuple[str, ...], const: Callable[[Column, str], str]) -> list[str]:
+    out = []
+    if lo[0] == "v":
+        out.append(f"({k} >= {const(c, lo[1])})")
+    if hi[0] == "v":
+        out.append(f"({k} < {const(c, hi[1])})")
+    return out
+
+
+def _list_quals(k: str, values: list[str], nulls: bool) -> list[str]:
+    if not values:
+        return [f"({k} IS NULL)"] if nulls else []
+    test = f"({k} = {values[0]})" if len(values) == 1 else f"({k} = ANY (ARRAY[{', '.join(values)}]))"
+    return [f"(({k} IS NULL) OR {test})"] if nulls else [f"({k} IS NOT NULL)", test]
+
+
+def _and(quals: list[str]) -> str:
+    return quals[0] if len(quals) == 1 else "(" + " AND ".join(quals) + ")"
+
+
+def _ident(name: str) -> str:
+    if name.isidentifier() and name.islower() and name.isascii():
+        return name
+    return '"' + name.replace('"', '""') + '"'

@@ -2620,6 +2620,10 @@ def _exprs(s: CatalogSnapshot) -> list[dict[str, Any]]:
         if b is not None and b.parent in by_oid:
             text = partition_ddl.bound_text(by_oid[b.parent], b)
             out.append({"e_bin": partbound_bin(t.oid), "e_plain": text, "e_pretty": text, "e_styled": False, "e_seq": 0})
+        if b is not None and b.parent in by_oid:  # (pg_get_partition_constraintdef)
+            text = partition_ddl.constraint_text(s.catalog, t, lambda ct: format_type(ct.base.oid, ct.typmod) or ct.sql_name())
+            if text is not None:
+                out.append({"e_bin": f"{{PARTCONSTR :relid {t.oid}}}", "e_plain": text, "e_pretty": text, "e_styled": False, "e_seq": 0})
         if t.partition_key is not None:  # (pg_get_partkeydef)
             strategy = {"r": "RANGE", "l": "LIST", "h": "HASH"}[t.partition_key.strategy]
             keys = ", ".join(
@@ -2652,6 +2656,21 @@ def _pg_inherits(s: CatalogSnapshot) -> list[dict[str, Any]]:
         b = t.partition_bound
         if b is not None and t.oid in keys and b.parent in keys:
             out.append({"inhrelid": keys[t.oid], "inhparent": keys[b.parent], "inhseqno": 1, "inhdetachpending": False})
+    return out
+
+
+@_helper("pgc_partition_ancestry", pa.schema([("relid", pa.uint32()), ("ancestor", pa.uint32()), ("depth", pa.int32())]))
+def _partition_ancestry(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    """Each partition, partitioned table or index of one with its ancestors (itself at
+    depth 0), as ``pg_partition_ancestors`` walks pg_inherits upwards."""
+    parent = {r["inhrelid"]: r["inhparent"] for r in _pg_inherits(s)}
+    members = set(parent) | set(parent.values()) | {t.oid for t in s.user_tables if t.partition_key is not None}
+    out = []
+    for oid in members:
+        depth, cur = 0, oid
+        while cur is not None:
+            out.append({"relid": oid, "ancestor": cur, "depth": depth})
+            cur, depth = parent.get(cur), depth + 1
     return out
 
 
@@ -3332,6 +3351,12 @@ _MACROS: dict[str, str] = {
                 WHEN coalesce(pretty, false) THEN pgc_e.e_pretty ELSE pgc_e.e_plain END
          FROM pgc_exprs pgc_e WHERE pgc_e.e_bin = x::VARCHAR),
         x::VARCHAR)""",
+    "pgc_pg_get_partition_constraintdef": """MACRO pgc_pg_get_partition_constraintdef(x) AS (
+        SELECT CASE WHEN pgc_e.e_plain = chr(0)
+            THEN error('PGERR[0A000] pg_get_partition_constraintdef() of a multi-column range partition or of a key '
+                || 'expression is not supported by walsender-proxy')
+            ELSE pgc_e.e_plain END
+        FROM pgc_exprs pgc_e WHERE pgc_e.e_bin = '{PARTCONSTR :relid ' || x::VARCHAR || '}')""",
     "pgc_pg_get_partkeydef": """MACRO pgc_pg_get_partkeydef(x) AS (
         SELECT pgc_e.e_plain FROM pgc_exprs pgc_e WHERE pgc_e.e_bin = '{PARTKEY :relid ' || x::VARCHAR || '}')""",
     "pgc_pg_get_constraintdef": """MACRO pgc_pg_get_constraintdef(c, pretty) AS (
@@ -3341,14 +3366,14 @@ _MACROS: dict[str, str] = {
                     WHEN coalesce(pretty, false) AND pgc_x.def_pretty IS NOT NULL THEN pgc_x.def_pretty
                     ELSE pgc_x.def END
         FROM pgc_constraintdefs pgc_x WHERE pgc_x.oid = c)""",
-    # the relation's partition ancestors, itself first: only a partition or partitioned
-    # table or index has any (check_rel_can_be_partition), and the lake has none; a list,
-    # unnested where the call stands (NULL: the empty set)
+    # the relation's partition ancestors, itself first (pg_inherits upwards): only a
+    # partition or partitioned table or index has any (check_rel_can_be_partition); a
+    # list, unnested where the call stands (NULL: the empty set)
     # (the CASE first reads the argument as regclass: a missing relation is 42P01)
     "pgc_pg_partition_ancestors": """MACRO pgc_pg_partition_ancestors(r) AS (
         CASE WHEN pgc_regclass_in(r) IS NULL THEN NULL ELSE (
-            SELECT list(pgc_c.oid) FROM pgc_pg_class pgc_c
-            WHERE pgc_c.oid = pgc_regclass_in(r) AND (pgc_c.relispartition OR pgc_c.relkind IN ('p', 'I')))
+            SELECT list(pgc_a.ancestor ORDER BY pgc_a.depth) FROM pgc_partition_ancestry pgc_a
+            WHERE pgc_a.relid = pgc_regclass_in(r))
         END)""",
     "pgc_pg_get_publication_tables": """MACRO pgc_pg_get_publication_tables(p) AS TABLE
         SELECT pgc_g.relid, pgc_g.attrs, pgc_g.qual FROM pgc_gpt pgc_g WHERE pgc_g.pubname = p""",

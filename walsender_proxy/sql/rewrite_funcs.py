@@ -64,6 +64,7 @@ EMULATED: Mapping[str, Fn] = MappingProxyType(
         "format_type": _f("pgc_format_type", "text", 2),
         "pg_get_expr": _f("pgc_pg_get_expr", "text", 2, 3, pad=("false",)),
         "pg_get_partkeydef": _f("pgc_pg_get_partkeydef", "text", 1),
+        "pg_get_partition_constraintdef": _f("pgc_pg_get_partition_constraintdef", "text", 1),
         "pg_table_is_visible": _f("pgc_pg_table_is_visible", "bool", 1),
         "pg_type_is_visible": _f("pgc_pg_type_is_visible", "bool", 1),
         "pg_function_is_visible": _f("pgc_pg_function_is_visible", "bool", 1),
@@ -121,7 +122,6 @@ EMULATED: Mapping[str, Fn] = MappingProxyType(
                 "pg_get_ruledef",
                 "pg_get_statisticsobjdef",
                 "pg_get_statisticsobjdef_columns",
-                "pg_get_partition_constraintdef",
             )
         },
         **{
