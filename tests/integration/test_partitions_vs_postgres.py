@@ -195,11 +195,6 @@ STATEMENTS = [
 ]
 
 
-def test_partitioned_tables_as_postgres(proxy: ProxyServer, pg15: PgCluster) -> None:
-    db = pg15.new_database("parts")
-    same_answers(proxy.dsn(), pg15.dsn(dbname=db), STATEMENTS).close()
-
-
 #: ATTACH / DETACH PARTITION: a table with the parent's columns (in its order) and primary key.
 ATTACH = [
     'create table ap (a int not null, b text, primary key (a)) partition by range (a)',
@@ -242,11 +237,6 @@ ATTACH = [
 ]
 
 
-def test_attach_and_detach_as_postgres(proxy: ProxyServer, pg15: PgCluster) -> None:
-    db = pg15.new_database("attach")
-    same_answers(proxy.dsn(), pg15.dsn(dbname=db), ATTACH).close()
-
-
 #: ADD / DROP COLUMN of a partitioned table, carried to its partitions.
 COLUMNS = [
     'create table ac (a int, b text) partition by list (a)',
@@ -276,11 +266,6 @@ COLUMNS = [
     'alter table ac drop column if exists zz',
     'drop table ac',
 ]
-
-
-def test_columns_added_and_dropped_through_the_tree_as_postgres(proxy: ProxyServer, pg15: PgCluster) -> None:
-    db = pg15.new_database("treecols")
-    same_answers(proxy.dsn(), pg15.dsn(dbname=db), COLUMNS).close()
 
 
 #: pg_get_partition_constraintdef (psql's \\d+ "Partition constraint:") as ruleutils prints it.
@@ -316,9 +301,15 @@ CONSTRAINTS = [
 ]
 
 
-def test_partition_constraints_print_as_postgres(proxy: ProxyServer, pg15: PgCluster) -> None:
-    db = pg15.new_database("partconstr")
-    same_answers(proxy.dsn(), pg15.dsn(dbname=db), CONSTRAINTS).close()
+@pytest.mark.parametrize(
+    "statements",
+    [STATEMENTS, ATTACH, COLUMNS, CONSTRAINTS],
+    ids=["tables", "attach-detach", "columns-through-the-tree", "partition-constraints"],
+)
+def test_answers_as_postgres(proxy: ProxyServer, pg15: PgCluster, statements: list[str]) -> None:
+    """Each list statement by statement on the proxy and on a PostgreSQL 15 database."""
+    db = pg15.new_database("parts")
+    same_answers(proxy.dsn(), pg15.dsn(dbname=db), statements).close()
 
 
 @pytest.mark.parametrize(
