@@ -1163,6 +1163,20 @@ class Catalog:
         """The partitions attached to the partitioned table ``oid`` (any order)."""
         return [t for t in self.tables.values() if t.partition_bound is not None and t.partition_bound.parent == oid]
 
+    def inheritors(self, table: Table, *, depth_first: bool = False) -> list[Table]:
+        """Every partition under ``table``, level by level, each level in OID order
+        (``find_all_inheritors`` without the table itself); ``depth_first``: each child
+        followed by its own, as ALTER TABLE's recursion visits them."""
+        children = sorted(self.partitions(table.oid), key=lambda x: x.oid)
+        if depth_first:
+            return [x for c in children for x in (c, *self.inheritors(c, depth_first=True))]
+        out: list[Table] = []
+        level = children
+        while level:
+            out += level
+            level = [p for t in level for p in sorted(self.partitions(t.oid), key=lambda x: x.oid)]
+        return out
+
     def ancestors(self, table: Table) -> list[Table]:
         """A partition's parent, its parent's parent, … up to the root (``[]`` for a table
         that is no partition): ``pg_partition_ancestors`` without the table itself."""

@@ -237,7 +237,7 @@ def drop_table(
         if if_exists:
             return [], []
         raise LakeError("42P01", f'table "{name}" does not exist') from None
-    family = [t, *_descendants(cat, t)]  # (a partitioned table goes with its partitions)
+    family = [t, *cat.inheritors(t)]  # (a partitioned table goes with its partitions)
     views, lines = dependency_lines(cat, [x.oid for x in family], search_path)
     keys = [(c, fk) for c, fk in cat.referencing(t.oid) if c.oid != t.oid and c.oid not in also]
     what = f"table {shown(t.schema, t.name, search_path)}"
@@ -251,13 +251,6 @@ def drop_table(
         ops.append({"op": "drop_table", "oid": x.oid})
         ops += [{"op": "drop_sequence", "oid": sq.oid} for sq in owned_sequences(cat, x.oid)]
     return ops, [described(v, search_path) for v in views] + key_lines
-
-
-def _descendants(cat: Catalog, t: Table) -> list[Table]:
-    out: list[Table] = []
-    for p in sorted(cat.partitions(t.oid), key=lambda x: x.oid):
-        out += [p, *_descendants(cat, p)]
-    return out
 
 
 #: PostgreSQL's system columns: every table has them, so no column may take their names.

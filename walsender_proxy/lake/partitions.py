@@ -105,12 +105,20 @@ def evaluate(t: Table, e: PartitionExpr, arr: pa.Array) -> pa.Array:
         if not pc.all(pc.fill_null(pc.string_is_ascii(arr), True)).as_py():
             raise LakeError("0A000", f"{e.op}() of non-ASCII text in a partition key is not supported by walsender-proxy")
         return pc.utf8_lower(arr) if e.op == "lower" else pc.utf8_upper(arr)
+    wide = arr.cast(pa.int64())
+    try:
+        if e.op == "abs":
+            out = pc.abs_checked(wide)
+        else:
+            fn = {"+": pc.add_checked, "-": pc.subtract_checked, "*": pc.multiply_checked}[e.op]
+            out = fn(wide, pa.scalar(e.const, pa.int64()))
+    except pa.ArrowInvalid:  # (overflow of bigint)
+        raise LakeError("22003", f"{e.type} out of range") from None
     lo, hi = _INT_RANGES[e.type]
-    vals = [None if v is None else (abs(v) if e.op == "abs" else v + e.const if e.op == "+" else v - e.const if e.op == "-" else v * e.const) for v in arr.to_pylist()]
-    for v in vals:
-        if v is not None and not lo <= v <= hi:
-            raise LakeError("22003", f"{e.type} out of range")
-    return pa.array(vals, parse_type(e.type).arrow)
+    bounds = pc.min_max(out)
+    if bounds["min"].is_valid and (bounds["min"].as_py() < lo or bounds["max"].as_py() > hi):
+        raise LakeError("22003", f"{e.type} out of range")
+    return out.cast(parse_type(e.type).arrow)
 
 
 def expr_sql(e: PartitionExpr, col: str) -> str:

@@ -93,23 +93,58 @@ def hash_uint32_extended(k: np.ndarray, seed: int = PARTITION_SEED) -> np.ndarra
     return (b.astype(np.uint64) << np.uint64(32)) | c.astype(np.uint64)
 
 
+def _rot1(x: int, k: int) -> int:
+    return ((x << k) | (x >> (32 - k))) & _M32
+
+
+def _mix1(a: int, b: int, c: int) -> tuple[int, int, int]:
+    a = ((a - c) & _M32) ^ _rot1(c, 4)
+    c = (c + b) & _M32
+    b = ((b - a) & _M32) ^ _rot1(a, 6)
+    a = (a + c) & _M32
+    c = ((c - b) & _M32) ^ _rot1(b, 8)
+    b = (b + a) & _M32
+    a = ((a - c) & _M32) ^ _rot1(c, 16)
+    c = (c + b) & _M32
+    b = ((b - a) & _M32) ^ _rot1(a, 19)
+    a = (a + c) & _M32
+    c = ((c - b) & _M32) ^ _rot1(b, 4)
+    b = (b + a) & _M32
+    return a, b, c
+
+
+def _final1(a: int, b: int, c: int) -> tuple[int, int, int]:
+    c = ((c ^ b) - _rot1(b, 14)) & _M32
+    a = ((a ^ c) - _rot1(c, 11)) & _M32
+    b = ((b ^ a) - _rot1(a, 25)) & _M32
+    c = ((c ^ b) - _rot1(b, 16)) & _M32
+    a = ((a ^ c) - _rot1(c, 4)) & _M32
+    b = ((b ^ a) - _rot1(a, 14)) & _M32
+    c = ((c ^ b) - _rot1(b, 24)) & _M32
+    return a, b, c
+
+
 def hash_bytes_extended(data: bytes, seed: int = PARTITION_SEED) -> int:
-    """``hash_bytes_extended`` of one byte string."""
+    """``hash_bytes_extended`` of one byte string (in Python integers: one string's
+    arithmetic is too short for numpy to pay)."""
     n = len(data)
-    with np.errstate(over="ignore"):
-        a, b, c = _seeded(np.full(1, (0x9E3779B9 + n + 3923095) & _M32, dtype=np.uint32), seed)
-        k = 0
-        while n - k >= 12:
-            w = np.frombuffer(data[k : k + 12], dtype="<u4")
-            a, b, c = a + w[0], b + w[1], c + w[2]
-            a, b, c = _mix(a, b, c)
-            k += 12
-        tail = data[k:] + bytes(12 - (n - k))
-        w = np.frombuffer(tail, dtype="<u4")
-        # (the lowest byte of c is the length's: the tail's bytes 8-10 go above it)
-        a, b, c = a + w[0], b + w[1], c + (w[2] << np.uint32(8))
-        a, b, c = _final(a, b, c)
-    return (int(b[0]) << 32) | int(c[0])
+    a = b = c = (0x9E3779B9 + n + 3923095) & _M32
+    if seed:
+        a = (a + (seed >> 32)) & _M32
+        b = (b + (seed & _M32)) & _M32
+        a, b, c = _mix1(a, b, c)
+    k = 0
+    while n - k >= 12:
+        w0, w1, w2 = int.from_bytes(data[k : k + 4], "little"), int.from_bytes(data[k + 4 : k + 8], "little"), int.from_bytes(data[k + 8 : k + 12], "little")
+        a, b, c = _mix1((a + w0) & _M32, (b + w1) & _M32, (c + w2) & _M32)
+        k += 12
+    tail = data[k:] + bytes(12 - (n - k))
+    # (the lowest byte of c is the length's: the tail's bytes 8-10 go above it)
+    a = (a + int.from_bytes(tail[0:4], "little")) & _M32
+    b = (b + int.from_bytes(tail[4:8], "little")) & _M32
+    c = (c + (int.from_bytes(tail[8:12], "little") << 8)) & _M32
+    a, b, c = _final1(a, b, c)
+    return (b << 32) | c
 
 
 def column_hashes(ctype: ColumnType, arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:

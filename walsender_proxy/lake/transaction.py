@@ -368,7 +368,8 @@ class Transaction:
         self.begin_statement()
         return self._guard(self._insert, table, rows)
 
-    def _insert(self, table: str | Table, rows: Any) -> int:
+    def _insert(self, table: str | Table, rows: Any, *, routed: bool = False) -> int:
+        """``routed``: rows tuple routing placed in this partition (its constraint holds)."""
         t = self.table(table)
         data = _to_arrow(t, rows)
         n = data.num_rows
@@ -377,7 +378,7 @@ class Transaction:
         if t.partition_key is not None:
             return self._insert_routed(t, data)
         self._check_new_rows(t, data)
-        if t.partition_bound is not None:  # (after NOT NULL and CHECK, as ExecInsert)
+        if t.partition_bound is not None and not routed:  # (after NOT NULL and CHECK, as ExecInsert)
             partitions.check_rows(self.catalog(), t, data, _row_texts)
         # Check and register atomically: two inserts of one key cannot both pass. One
         # section for all of it: with many sessions, each entry into the statement lock is
@@ -416,7 +417,7 @@ class Transaction:
             while j < end and leaf_of[j] == leaf_of[i]:
                 j += 1
             leaf = cat.tables[int(leaf_of[i])]
-            self._insert(leaf, _as_table(leaf, t, data.slice(i, j - i)))
+            self._insert(leaf, _as_table(leaf, t, data.slice(i, j - i)), routed=True)
             i = j
         if err is not None:
             raise err
@@ -577,7 +578,7 @@ class Transaction:
         published table, whether or not a row is then touched."""
         check_replica_identity(self.catalog(), self.table(table), op)
 
-    def update_rows(self, t: Table, old: pa.Table, new: pa.Table, changed: frozenset[str] | None) -> int:
+    def update_rows(self, t: Table, old: pa.Table, new: pa.Table, changed: frozenset[str] | None, *, routed: bool = False) -> int:
         """Write an UPDATE's rows to the table version ``t`` inside the running statement
         (the caller checked the transaction is writable and guards the statement), as
         :meth:`apply_update` and a cascading foreign key do. ``changed``: the columns the
@@ -587,7 +588,7 @@ class Transaction:
         check_replica_identity(self.catalog(), t, "update")  # (at executor start: rows or none)
         if old.num_rows == 0:
             return 0
-        if t.partition_bound is not None:  # (an UPDATE of the partition itself: no row moves)
+        if t.partition_bound is not None and not routed:  # (an UPDATE of the partition itself: no row moves)
             partitions.check_rows(self.catalog(), t, _conform_table(t, new), _row_texts)
         held = checks.any_held(self, t)
         if not held:
@@ -649,7 +650,7 @@ class Transaction:
                 while j < k and stays[j] == stays[i]:
                     j += 1
                 if stays[i]:
-                    self.update_rows(leaf, old_rows.slice(i, j - i), new_rows.slice(i, j - i), changed)
+                    self.update_rows(leaf, old_rows.slice(i, j - i), new_rows.slice(i, j - i), changed, routed=True)
                 else:
                     for r in range(i, j):
                         self.delete_rows(leaf, old_rows.slice(r, 1))
@@ -1131,11 +1132,19 @@ class Transaction:
         return made
 
     def _check_attached_rows(self, made: Table) -> None:
+        leaf = self._leaf_outside(made, made)
+        if leaf is not None:
+            raise LakeError("23514", f'partition constraint of relation "{leaf.name}" is violated by some row')
+
+    def _leaf_outside(self, tree: Table, bounded: Table) -> Table | None:
+        """The first partition under ``tree`` (or ``tree``) holding a row outside
+        ``bounded``'s partition constraint, as this transaction sees the rows."""
         cat = self.catalog()
-        for leaf in partitions.leaves(cat, made):
+        for leaf in partitions.leaves(cat, tree):
             rows = self._read(leaf, None, None, False, physical=True)
-            if rows.num_rows and not partitions.constraint_mask(cat, made, rows, {c.name: c.physical for c in leaf.columns}).all():
-                raise LakeError("23514", f'partition constraint of relation "{leaf.name}" is violated by some row')
+            if rows.num_rows and not partitions.constraint_mask(cat, bounded, rows, {c.name: c.physical for c in leaf.columns}).all():
+                return leaf
+        return None
 
     def detach_partition(self, parent: str, table: str) -> Table:
         """ALTER TABLE parent DETACH PARTITION table."""
@@ -1147,12 +1156,8 @@ class Transaction:
         assert made.partition_bound is not None
         parent = cat.tables[made.partition_bound.parent]
         default = next((t for t in cat.partitions(parent.oid) if t.partition_bound and t.partition_bound.kind == "d"), None)
-        if default is None or made.partition_bound.kind == "d":
-            return
-        for leaf in partitions.leaves(cat, default):
-            rows = self._read(leaf, None, None, False, physical=True)
-            if rows.num_rows and not partitions.constraint_mask(cat, default, rows, {c.name: c.physical for c in leaf.columns}).all():
-                raise LakeError("23514", f'updated partition constraint for default partition "{default.name}" would be violated by some row')
+        if default is not None and made.partition_bound.kind != "d" and self._leaf_outside(default, default) is not None:
+            raise LakeError("23514", f'updated partition constraint for default partition "{default.name}" would be violated by some row')
 
     def drop_table(
         self, name: str, *, if_exists: bool = False, cascade: bool = False, also: Sequence[int] = ()
@@ -2177,18 +2182,13 @@ def _check_not_null(t: Table, data: pa.Table) -> None:
 
 def _with_partitions(cat: Catalog, ts: list[Table]) -> list[Table]:
     """A TRUNCATE's tables with every partition of the partitioned ones, as
-    ``find_all_inheritors`` adds them (level by level, each level in OID order). The
-    partitioned tables stay in the list, as in PostgreSQL's WAL record: a stream that
-    publishes partitions as their root sends the root's truncate only when it was
-    truncated."""
+    ``find_all_inheritors`` adds them. The partitioned tables stay in the list, as in
+    PostgreSQL's WAL record: a stream that publishes partitions as their root sends the
+    root's truncate only when it was truncated."""
     out: dict[int, Table] = {}
-    level = list(ts)
-    while level:
-        nxt: list[Table] = []
-        for t in level:
-            out.setdefault(t.oid, t)
-            nxt += sorted(cat.partitions(t.oid), key=lambda p: p.oid)
-        level = [t for t in nxt if t.oid not in out]
+    for t in ts:
+        for x in (t, *cat.inheritors(t)):
+            out.setdefault(x.oid, x)
     return list(out.values())
 
 

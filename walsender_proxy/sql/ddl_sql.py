@@ -435,7 +435,7 @@ def _alter_tree(
     from walsender_proxy.lake import partitions
 
     cat = tx.catalog()
-    tree = [target, *_tree_below(cat, target)]
+    tree = [target, *cat.inheritors(target, depth_first=True)]
     for cmd in s.cmds:
         if cmd.subtype == enums.AlterTableType.AT_AddColumn:
             if target.partition_bound is not None:
@@ -471,13 +471,6 @@ def _alter_tree(
                         if c.contype == enums.ConstrType.CONSTR_CHECK and not c.conname:
                             c.conname = next(named, None)
     return "ALTER TABLE"
-
-
-def _tree_below(cat: Any, t: Any) -> list[Any]:
-    out = []
-    for p in sorted(cat.partitions(t.oid), key=lambda x: x.oid):
-        out += [p, *_tree_below(cat, p)]
-    return out
 
 
 #: ALTER TABLE actions on a partitioned table or a partition that PostgreSQL does not carry

@@ -1407,15 +1407,9 @@ def _partition_option(cat: Catalog, chosen: list[Table], via_root: bool, all_tab
         elif t.partition_key is None:
             out.setdefault(t.oid, t)
         elif not all_tables:
-            for leaf in sorted(_all_leaves(cat, t), key=lambda x: x.oid):
+            for leaf in sorted((x for x in cat.inheritors(t) if x.partition_key is None), key=lambda x: x.oid):
                 out.setdefault(leaf.oid, leaf)
     return list(out.values())
-
-
-def _all_leaves(cat: Catalog, t: Table) -> list[Table]:
-    if t.partition_key is None:
-        return [t]
-    return [leaf for p in cat.partitions(t.oid) for leaf in _all_leaves(cat, p)]
 
 
 @_rows("pgc_pg_publication_tables")
