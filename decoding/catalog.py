@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import pyarrow as pa
 
 from decoding.errors import PgError
-from decoding.pgtypes import ColumnType, enum_type
+from decoding.pgtypes import ColumnType, composite_type, enum_type
 
 #: Hidden row id: the identity of a row across updates (PostgreSQL's ctid plays this part).
 #: Every table has one, so tables with no primary key are stored and versioned the same way.
@@ -32,7 +32,7 @@ REPLICA_IDENTITIES = ("d", "f", "i", "n")  # DEFAULT, FULL, USING INDEX, NOTHING
 
 CatalogOp = dict[str, Any]
 #: Ops that drop the object their ``oid`` names (its ownership goes with it).
-_DROPS = frozenset({"drop_table", "drop_sequence", "drop_view", "drop_function", "drop_domain", "drop_enum"})
+_DROPS = frozenset({"drop_table", "drop_sequence", "drop_view", "drop_function", "drop_domain", "drop_enum", "drop_composite"})
 
 
 #: The types a sequence counts in, and their ranges.
@@ -445,6 +445,59 @@ class EnumType:
     def from_json(cls, d: Mapping[str, Any]) -> EnumType:
         labels = tuple(EnumLabel(o, lab, so) for o, lab, so in d["labels"])
         return cls(d["oid"], d["array_oid"], d["schema"], d["name"], labels)
+
+
+@dataclass(frozen=True, slots=True)
+class CompositeType:
+    """A stand-alone composite type (``CREATE TYPE … AS (…)``: ``pg_type`` typtype ``c``
+    with a ``pg_class`` row of relkind ``c`` at ``relid``). Its values are rows in a
+    query; no lake column stores one. ``attributes`` are (name, type) in attnum order; a
+    nested composite's type is :func:`decoding.pgtypes.composite_type`'s."""
+
+    oid: int
+    array_oid: int
+    relid: int
+    schema: str
+    name: str
+    attributes: tuple[tuple[str, ColumnType], ...] = ()
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.schema}.{self.name}"
+
+    @property
+    def column_type(self) -> ColumnType:
+        return ColumnType(composite_type(self.oid, self.array_oid))
+
+    @property
+    def live_attributes(self) -> tuple[tuple[str, ColumnType], ...]:
+        """The attributes not dropped (a dropped one keeps its attnum, named as
+        PostgreSQL names it: ``........pg.dropped.N........``)."""
+        return tuple(a for a in self.attributes if not is_dropped_attribute(a[0]))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "oid": self.oid,
+            "array_oid": self.array_oid,
+            "relid": self.relid,
+            "schema": self.schema,
+            "name": self.name,
+            "attributes": [[n, t.to_json()] for n, t in self.attributes],
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> CompositeType:
+        attrs = tuple((n, ColumnType.from_json(t)) for n, t in d["attributes"])
+        return cls(d["oid"], d["array_oid"], d["relid"], d["schema"], d["name"], attrs)
+
+
+def dropped_attribute(attnum: int) -> str:
+    """The name a dropped attribute keeps (pg_attribute's, for its attnum)."""
+    return f"........pg.dropped.{attnum}........"
+
+
+def is_dropped_attribute(name: str) -> bool:
+    return name.startswith("........pg.dropped.")
 
 
 def fill_marks(text: str, names: Mapping[int, str]) -> str:
@@ -1037,6 +1090,8 @@ class Catalog:
     domains: Mapping[int, Domain] = field(default_factory=lambda: _frozen({}))
     #: Enums (CREATE TYPE … AS ENUM) by OID.
     enums: Mapping[int, EnumType] = field(default_factory=lambda: _frozen({}))
+    #: Composite types (CREATE TYPE … AS (…)) by OID.
+    composites: Mapping[int, CompositeType] = field(default_factory=lambda: _frozen({}))
 
     # -- lookups -------------------------------------------------------------------------
     def find_table(self, schema: str, name: str) -> Table | None:
@@ -1065,6 +1120,13 @@ class Catalog:
     def resolve_enum(self, names: Seq[str], search_path: Iterable[str]) -> EnumType | None:
         """The enum a type name (``e`` or ``schema.e``) names, as :meth:`resolve_domain`."""
         return _resolved(self.enums.values(), names, search_path)
+
+    def find_composite(self, schema: str, name: str) -> CompositeType | None:
+        return _named(self.composites.values(), schema, name)
+
+    def resolve_composite(self, names: Seq[str], search_path: Iterable[str]) -> CompositeType | None:
+        """The stand-alone composite type ``names`` names along ``search_path``."""
+        return _resolved(self.composites.values(), names, search_path)
 
     def enum_of(self, ctype: ColumnType) -> EnumType | None:
         """The enum whose values (or arrays of them) a column type holds, through its
@@ -1107,6 +1169,7 @@ class Catalog:
             or self.find_sequence(schema, name) is not None
             or self.find_view(schema, name) is not None
             or self.find_index(schema, name) is not None
+            or self.find_composite(schema, name) is not None
         )
 
     def dependent_views(self, oid: int) -> list[View]:
@@ -1286,6 +1349,15 @@ class Catalog:
             ens = dict(self.enums)
             ens.pop(op["oid"], None)
             return replace(self, enums=_frozen(ens))
+        if kind == "put_composite":
+            ct = CompositeType.from_json(op["composite"])
+            cts = dict(self.composites)
+            cts[ct.oid] = ct
+            return replace(self, composites=_frozen(cts), next_oid=max(self.next_oid, ct.oid + 1, ct.array_oid + 1, ct.relid + 1))
+        if kind == "drop_composite":
+            cts = dict(self.composites)
+            cts.pop(op["oid"], None)
+            return replace(self, composites=_frozen(cts))
         if kind == "put_default_acl":
             defaults = dict(self.default_acls)
             if op["acl"] is None:
@@ -1320,6 +1392,7 @@ class Catalog:
             **({"default_acls": {k: [a.to_json() for a in v] for k, v in self.default_acls.items()}} if self.default_acls else {}),
             **({"domains": [d.to_json() for d in self.domains.values()]} if self.domains else {}),
             **({"enums": [e.to_json() for e in self.enums.values()]} if self.enums else {}),
+            **({"composites": [c.to_json() for c in self.composites.values()]} if self.composites else {}),
         }
 
     @classmethod
@@ -1342,10 +1415,11 @@ class Catalog:
             _frozen({k: tuple(AclItem.from_json(a) for a in v) for k, v in d.get("default_acls", {}).items()}),
             _frozen({dom.oid: dom for dom in (Domain.from_json(x) for x in d.get("domains", ()))}),
             _frozen({en.oid: en for en in (EnumType.from_json(x) for x in d.get("enums", ()))}),
+            _frozen({c.oid: c for c in (CompositeType.from_json(x) for x in d.get("composites", ()))}),
         )
 
 
-_UserType = TypeVar("_UserType", Domain, EnumType)
+_UserType = TypeVar("_UserType", Domain, EnumType, CompositeType)
 
 
 def _named(types: Iterable[_UserType], schema: str, name: str) -> _UserType | None:

@@ -154,6 +154,11 @@ class ColumnType:
         return ""
 
     @property
+    def is_composite(self) -> bool:
+        """A row of a composite type (or an array of them)."""
+        return self.base.name == COMPOSITE
+
+    @property
     def is_enum(self) -> bool:
         """A value of a user enum (or an array of one): its label, as text."""
         return self.base.name == ENUM
@@ -212,14 +217,28 @@ def enum_type(oid: int, array_oid: int) -> PgType:
     return PgType(ENUM, oid, array_oid, 4, pa.string())
 
 
+#: The base name of every composite type's :class:`PgType` (CREATE TYPE … AS, a table's
+#: row type): which one, and its attributes, are the catalog's
+#: (``decoding.catalog.CompositeType``). Its values are rows (DuckDB STRUCTs) in a query;
+#: no column of the lake stores one.
+COMPOSITE = "anycomposite"
+
+
+def composite_type(oid: int, array_oid: int) -> PgType:
+    """The base type of the values of the composite type ``oid`` (record_in's typlen -1)."""
+    return PgType(COMPOSITE, oid, array_oid, -1, pa.string())
+
+
 def _base_text(t: PgType) -> str:
-    return f"{ENUM}{ENUM_MARK}{t.oid}{ENUM_MARK}{t.array_oid}" if t.name == ENUM else t.name
+    if t.name in (ENUM, COMPOSITE):
+        return f"{t.name}{ENUM_MARK}{t.oid}{ENUM_MARK}{t.array_oid}"
+    return t.name
 
 
 def _base_named(text: str) -> PgType:
-    if text.startswith(ENUM + ENUM_MARK):
-        _, oid, array_oid = text.split(ENUM_MARK)
-        return enum_type(int(oid), int(array_oid))
+    if text.startswith((ENUM + ENUM_MARK, COMPOSITE + ENUM_MARK)):
+        name, oid, array_oid = text.split(ENUM_MARK)
+        return (enum_type if name == ENUM else composite_type)(int(oid), int(array_oid))
     return _BASE[text]
 
 
@@ -235,7 +254,7 @@ def parse_type(text: str) -> ColumnType:
     head, mark, domain = text.partition(DOMAIN_MARK)
     if mark:
         return replace(parse_type(head), domain=int(domain))
-    if text.startswith(ENUM + ENUM_MARK):
+    if text.startswith((ENUM + ENUM_MARK, COMPOSITE + ENUM_MARK)):
         base_text, _, arrays = text.partition("[")
         return ColumnType(_base_named(base_text), is_array=bool(arrays))
     m = _TYPE_RE.match(text.lower())

@@ -22,7 +22,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from decoding.catalog import DOMAIN_VALUE, Catalog, Check, Domain, EnumType, Table
+from decoding.catalog import (
+    DOMAIN_VALUE,
+    Catalog,
+    Check,
+    CompositeType,
+    Domain,
+    EnumType,
+    Table,
+    is_dropped_attribute,
+)
 from decoding.pgtypes import ColumnType
 from walsender_proxy.lake.errors import LakeError
 from walsender_proxy.lake.files import OWN_CSN
@@ -146,24 +155,28 @@ class Dependent:
     table: Table | None = None
     column: str = ""
     array: bool = False
+    #: The composite type whose attribute ``column`` is declared with the type.
+    composite: CompositeType | None = None
 
     def describe(self) -> str:
         """As getObjectDescription names it."""
         if self.domain is not None:
             return f"type {shown(self.domain)}"
+        if self.composite is not None:
+            return f"column {self.column} of composite type {shown(self.composite)}"
         assert self.table is not None
         return f"column {self.column} of table {self.table.name}"
 
 
-def shown(d: Domain | EnumType) -> str:
+def shown(d: Domain | EnumType | CompositeType) -> str:
     """A user type's name as a message gives it: qualified outside public (format_type_be
     qualifies a type its search path does not find)."""
     return d.name if d.schema == "public" else d.qualified_name
 
 
-def user_type(cat: Catalog, oid: int) -> Domain | EnumType:
-    """The domain or enum ``oid``."""
-    return cat.domains.get(oid) or cat.enums[oid]
+def user_type(cat: Catalog, oid: int) -> Domain | EnumType | CompositeType:
+    """The domain, enum or composite type ``oid``."""
+    return cat.domains.get(oid) or cat.enums.get(oid) or cat.composites[oid]
 
 
 def _declared_with(ctype: ColumnType, oid: int, array: bool) -> bool:
@@ -171,7 +184,7 @@ def _declared_with(ctype: ColumnType, oid: int, array: bool) -> bool:
     directly (an enum's values or, ``array``, arrays of them; a domain)."""
     if ctype.domain:
         return ctype.domain == oid and not array
-    return ctype.is_enum and ctype.base.oid == oid and ctype.is_array == array
+    return (ctype.is_enum or ctype.is_composite) and ctype.base.oid == oid and ctype.is_array == array
 
 
 def _over(cat: Catalog, d: Domain, oid: int, array: bool) -> bool:
@@ -203,6 +216,13 @@ def dependent_objects(
                 if t.oid not in tables_going
                 for c in t.columns
                 if _declared_with(c.type, on, array)
+            ]
+            children += [
+                (ct.relid, attnum, Dependent(on, composite=ct, column=name, array=array))
+                for ct in cat.composites.values()
+                if ct.oid not in skip
+                for attnum, (name, ctype) in enumerate(ct.attributes, 1)
+                if _declared_with(ctype, on, array) and not is_dropped_attribute(name)
             ]
         array_users = sorted((x for x in children if x[2] is not None and x[2].array), key=lambda x: (-x[0], x[1]))
         for _, _, dep in sorted((x for x in children if x[2] is None or not x[2].array), key=lambda x: (-x[0], x[1])):

@@ -31,6 +31,7 @@ from decoding.catalog import (
     Check,
     Column,
     ColumnDefault,
+    CompositeType,
     Domain,
     EnumType,
     Function,
@@ -47,6 +48,7 @@ from decoding.pgvalues.typmod import SUBSECOND_TYPES, round_times
 from walsender_proxy.lake import (
     check_ddl,
     checks,
+    composite_ddl,
     ddl,
     domain_ddl,
     domains,
@@ -1268,6 +1270,23 @@ class Transaction:
     def drop_enums(self, oids: Sequence[int]) -> None:
         """DROP TYPE of enums nothing else uses any more (2BP01 otherwise)."""
         self._run_ddl(enum_ddl.drop_enums, tuple(oids))
+
+    # -- composite types -----------------------------------------------------------------
+    def composite(self, name: str) -> CompositeType | None:
+        """The composite type ``name`` (qualified, or along the search path); None: none."""
+        schema, dot, rel = self._named(name).rpartition(".")
+        return self.catalog().resolve_composite([schema, rel] if dot else [rel], self._path())
+
+    def create_composite(self, ct: CompositeType) -> CompositeType:
+        """CREATE TYPE … AS (…) of ``ct`` (its OIDs given here)."""
+        return self._run_ddl(composite_ddl.create_composite, ct)
+
+    def drop_composite_attribute(self, oid: int, name: str) -> None:
+        self._run_ddl(composite_ddl.drop_attribute, oid, name)
+
+    def drop_composites(self, oids: Sequence[int]) -> None:
+        """DROP TYPE of composite types nothing else uses any more (2BP01 otherwise)."""
+        self._run_ddl(composite_ddl.drop_composites, tuple(oids))
 
     def add_column(
         self,

@@ -322,12 +322,13 @@ def _drop_type(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None) -
     """DROP TYPE / DROP DOMAIN: a domain is dropped (:mod:`walsender_proxy.sql.domain_sql`);
     any other name is PostgreSQL's own type (2BP01: the system requires it), a table's or
     view's row type (2BP01, its hint), or none (42704, or the IF EXISTS notice)."""
-    from walsender_proxy.sql import domain_sql, enum_sql
+    from walsender_proxy.sql import composite_sql, domain_sql, enum_sql
     from walsender_proxy.sql.literals import TYPE_ALIASES
 
     what = "type" if s.removeType == enums.ObjectType.OBJECT_TYPE else "domain"
     dropped = []
     dropped_enums = []
+    dropped_composites = []
     for tn in s.objects:
         names = [n.sval for n in tn.names]
         shown = ".".join(names)
@@ -353,6 +354,13 @@ def _drop_type(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None) -
             if en not in dropped_enums:
                 dropped_enums.append(en)
             continue
+        ct = composite_sql.lookup(tx, names)
+        if ct is not None:
+            if what == "domain":
+                raise PgError("42809", f'"{shown}" is not a domain')
+            if ct not in dropped_composites:
+                dropped_composites.append(ct)
+            continue
         cat = tx.catalog()
         schema = names[-2] if len(names) > 1 else None
         for sch in [schema] if schema else tx.search_path or tx.lake.search_path:
@@ -370,6 +378,8 @@ def _drop_type(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None) -
             raise PgError("42704", f'type "{shown}" does not exist')
         _skipping(notices, "00000", f'type "{shown}" does not exist')
     cascade = s.behavior == enums.DropBehavior.DROP_CASCADE
+    if dropped_composites:
+        composite_sql.drop(tx, dropped_composites, cascade, notices)
     if dropped_enums:
         enum_sql.drop(tx, dropped_enums, cascade, notices)
     if dropped:

@@ -47,9 +47,11 @@ def lookup(tx: Transaction, names: list[str]) -> Domain | None:
         return None
 
 
-def column_type_text(tx: Transaction, tn: ast.TypeName) -> str:
+def column_type_text(tx: Transaction, tn: ast.TypeName, *, composite: bool = False) -> str:
     """A column's type as the lake's parser reads it: a built-in type's text, an enum's
-    (``anyenum#…``), or a domain's base type marked with the domain (42704 for none)."""
+    (``anyenum#…``), or a domain's base type marked with the domain (42704 for none). A
+    composite type (``anycomposite#…``) only where ``composite`` allows it (an attribute of
+    another): a lake column of one is refused."""
     try:
         return type_text(tn)
     except (UnknownTypeError, PgError) as e:
@@ -61,6 +63,15 @@ def column_type_text(tx: Transaction, tn: ast.TypeName) -> str:
             if tn.typmods:
                 raise PgError("42601", f'type modifier is not allowed for type "{en.name}"') from None
             return en.column_type.type_text() + ("[]" if tn.arrayBounds else "")
+        ct = tx.composite(".".join(names)) if len(names) <= 2 else None
+        if ct is not None:
+            if tn.typmods:
+                raise PgError("42601", f'type modifier is not allowed for type "{ct.name}"') from None
+            if not composite:
+                raise unsupported(f"a column of composite type {ct.name}") from None
+            return ct.column_type.type_text() + ("[]" if tn.arrayBounds else "")
+        if _row_type_named(tx, names):
+            raise unsupported(f"a column of the row type of table {names[-1]}") from None
         dom = lookup(tx, names)
         if dom is None:
             raise
@@ -71,9 +82,20 @@ def column_type_text(tx: Transaction, tn: ast.TypeName) -> str:
     return dom.column_type.type_text()
 
 
+def _row_type_named(tx: Transaction, names: list[str]) -> bool:
+    """Whether ``names`` names a table's or a view's row type."""
+    if len(names) > 2:
+        return False
+    cat = tx.catalog()
+    schemas = [names[0]] if len(names) == 2 else tx.search_path or tx.lake.search_path
+    return any(cat.find_table(s, names[-1]) is not None or cat.find_view(s, names[-1]) is not None for s in schemas)
+
+
 def _base(tx: Transaction, tn: ast.TypeName) -> tuple[ColumnType, int]:
     """A new domain's base type, and the domain it is over (0: a base type)."""
-    ctype = parse_type(column_type_text(tx, tn))
+    ctype = parse_type(column_type_text(tx, tn, composite=True))
+    if ctype.is_composite:
+        raise unsupported(f"a domain over composite type {'.'.join(_names(tn.names))}")
     if tn.setof:
         raise PgError("42601", "SETOF type not allowed in this context")  # (the grammar's)
     return ctype.bare, ctype.domain

@@ -57,6 +57,7 @@ from walsender_proxy.lake import Isolation, Transaction
 from walsender_proxy.lake.transaction import State
 from walsender_proxy.sql import (
     comment_sql,
+    composite_sql,
     ddl_names,
     ddl_sql,
     domain_casts,
@@ -1013,6 +1014,8 @@ class Executor:
                 yield from notices
                 yield Done(tag)
                 return
+            if isinstance(node, ast.AlterTableStmt) and node.objtype == enums.ObjectType.OBJECT_TYPE:
+                composite_sql.refuse_alter(self.statement_tx(), node)
             if isinstance(node, ast.AlterTableStmt):
                 tag = ddl_sql.alter_table(self.statement_tx(), node, notices, self.engine.fill_added_column)
             else:
@@ -1059,6 +1062,8 @@ class Executor:
             yield Done(domain_sql.create(self.statement_tx(), node))
         elif isinstance(node, ast.CreateEnumStmt):
             yield Done(enum_sql.create(self.statement_tx(), node))
+        elif isinstance(node, ast.CompositeTypeStmt):
+            yield Done(composite_sql.create(self.statement_tx(), node))
         elif isinstance(node, ast.AlterEnumStmt):
             notices = []
             tag = enum_sql.alter(self.statement_tx(), node, notices)
@@ -1708,7 +1713,6 @@ _COMMANDS = {
     "IndexStmt": "CREATE INDEX",
     "CreateSeqStmt": "CREATE SEQUENCE",
     "AlterSeqStmt": "ALTER SEQUENCE",
-    "CompositeTypeStmt": "CREATE TYPE … AS (composite type)",
     "CreateRangeStmt": "CREATE TYPE … AS RANGE",
     "CreateFunctionStmt": "CREATE FUNCTION",
     "AlterFunctionStmt": "ALTER FUNCTION",
@@ -1763,7 +1767,7 @@ _CHECKED = (
     *_CREATES, ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt, ast.TruncateStmt, ast.CopyStmt,
     ast.AlterTableStmt, ast.AlterSeqStmt, ast.IndexStmt, ast.RenameStmt, ast.AlterObjectSchemaStmt,
     ast.DropStmt, ast.CommentStmt, ast.CreateFunctionStmt, ast.AlterFunctionStmt, ast.LockStmt,
-    ast.CreateDomainStmt, ast.AlterDomainStmt, ast.CreateEnumStmt, ast.AlterEnumStmt,
+    ast.CreateDomainStmt, ast.AlterDomainStmt, ast.CreateEnumStmt, ast.AlterEnumStmt, ast.CompositeTypeStmt,
 )  # fmt: skip
 
 

@@ -29,6 +29,10 @@ class T:
     #: The OID of the user enum a value (``anyenum``), or an array's elements
     #: (``_anyenum``), belong to: enums of different OIDs are different types.
     enum_oid: int = 0
+    #: The OID of the composite type a row value (``record``), or an array's elements
+    #: (``_record``), are of (``walsender_proxy/sql/composite_values.py``); 0 for an
+    #: anonymous row, which the rewriter leaves untyped.
+    row_oid: int = 0
 
     @property
     def is_array(self) -> bool:
@@ -37,7 +41,7 @@ class T:
     @property
     def elem(self) -> T | None:
         if self.name.startswith("_"):
-            return T(self.name[1:], enum_oid=self.enum_oid)
+            return T(self.name[1:], enum_oid=self.enum_oid, row_oid=self.row_oid)
         if self.name == "int2vector":
             return T("int2")
         if self.name == "oidvector":

@@ -53,6 +53,7 @@ from decoding.catalog import (
     View,
     ViewColumn,
     fill_marks,
+    is_dropped_attribute,
     is_temp_schema,
 )
 from decoding.errors import PgError, disk_full_error
@@ -574,6 +575,7 @@ class CatalogSnapshot:
         self.checks = sorted(((t, c) for t in self.user_tables for c in t.checks), key=lambda x: x[1].oid)
         self.domains = sorted(catalog.domains.values(), key=lambda d: d.oid)
         self.enums = sorted(catalog.enums.values(), key=lambda e: e.oid)
+        self.composites = sorted(catalog.composites.values(), key=lambda c: c.oid)
         #: relhastriggers: a foreign key's RI triggers are on both of its tables (PostgreSQL
         #: leaves the flag set after the constraint is dropped, until a VACUUM; the lake
         #: does not remember that)
@@ -843,6 +845,20 @@ def _pg_class(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 relpersistence="t" if is_temp_schema(v.schema) else "p",
             )
         )
+    for ct in s.composites:
+        out.append(
+            _class_row(
+                oid=ct.relid,
+                relname=ct.name,
+                relnamespace=s.ns_oid[ct.schema],
+                reltype=ct.oid,
+                relowner=s.owner_of(ct.relid),
+                relfilenode=0,
+                relkind="c",
+                relnatts=len(ct.attributes),
+                relpersistence="t" if is_temp_schema(ct.schema) else "p",
+            )
+        )
     for sq in s.sequences:
         out.append(
             _class_row(
@@ -928,6 +944,8 @@ def _stored_as(ct: ColumnType) -> int:
     anyenum's (4 bytes by value), an array of one's are int4[]'s (no collation)."""
     if ct.is_enum:
         return 1007 if ct.is_array else 3500
+    if ct.is_composite:  # (record's and record[]'s: varlena, double-aligned, extended)
+        return 2287 if ct.is_array else 2249
     return ct.oid if ct.domain else 0
 
 
@@ -995,6 +1013,22 @@ def _pg_attribute(s: CatalogSnapshot) -> list[dict[str, Any]]:
                     **({"attacl": privileges.acl_text(own.column_acl(num), s.role_names)} if own.column_acl(num) else {}),
                 )
             )
+    for ct in s.composites:
+        for num, (name, ctype) in enumerate(ct.attributes, start=1):
+            if is_dropped_attribute(name):
+                out.append(_attr_row(ct.relid, name, num, 0, -1, attisdropped=True, attlen=-1, attcollation=0, attalign="d", attstorage="x"))
+                continue
+            out.append(
+                _attr_row(
+                    ct.relid,
+                    name,
+                    num,
+                    ctype.declared_oid,
+                    ctype.typmod if not ctype.domain else -1,
+                    attndims=1 if ctype.is_array and not ctype.domain else 0,
+                    stored_as=_stored_as(ctype),
+                )
+            )
     for v in s.views:
         for num, vc in enumerate(v.columns, start=1):
             out.append(
@@ -1039,11 +1073,41 @@ def _is_array_oid(oid: int) -> bool:
 
 
 def _row_type(t: Table | View, s: CatalogSnapshot) -> dict[str, Any]:
+    return dict(
+        _row_type_common(s.ns_oid[t.schema], s.owner_oid),
+        oid=synthetic_oid(t.oid, ROWTYPE),
+        typname=t.name,
+        typrelid=t.oid,
+        typarray=synthetic_oid(t.oid, ROWTYPE_ARRAY),
+    )
+
+
+def _row_array_type(row: dict[str, Any], oid: int) -> dict[str, Any]:
+    """The array type of the row type ``row``."""
+    return dict(
+        row,
+        oid=oid,
+        typname=("_" + row["typname"])[:63],
+        typcategory="A",
+        typrelid=0,
+        typsubscript="array_subscript_handler",
+        typelem=row["oid"],
+        typarray=0,
+        typinput="array_in",
+        typoutput="array_out",
+        typreceive="array_recv",
+        typsend="array_send",
+        typanalyze="array_typanalyze",
+        typtype="b",
+    )
+
+
+def _row_type_common(namespace: int, owner: int) -> dict[str, Any]:
+    """The pg_type columns every row type (typtype ``c``: a relation's, a composite type's)
+    has alike."""
     return {
-        "oid": synthetic_oid(t.oid, ROWTYPE),
-        "typname": t.name,
-        "typnamespace": s.ns_oid[t.schema],
-        "typowner": s.owner_oid,
+        "typnamespace": namespace,
+        "typowner": owner,
         "typlen": -1,
         "typbyval": False,
         "typtype": "c",
@@ -1051,10 +1115,8 @@ def _row_type(t: Table | View, s: CatalogSnapshot) -> dict[str, Any]:
         "typispreferred": False,
         "typisdefined": True,
         "typdelim": ",",
-        "typrelid": t.oid,
         "typsubscript": "-",
         "typelem": 0,
-        "typarray": synthetic_oid(t.oid, ROWTYPE_ARRAY),
         "typinput": "record_in",
         "typoutput": "record_out",
         "typreceive": "record_recv",
@@ -1078,28 +1140,18 @@ def _pg_type(s: CatalogSnapshot) -> list[dict[str, Any]]:
     for t in (*s.user_tables, *s.views):
         row = _row_type(t, s)  # type: ignore[arg-type]
         out.append(row)
-        out.append(
-            dict(
-                row,
-                oid=synthetic_oid(t.oid, ROWTYPE_ARRAY),
-                typname="_" + t.name,
-                typcategory="A",
-                typrelid=0,
-                typsubscript="array_subscript_handler",
-                typelem=row["oid"],
-                typarray=0,
-                typinput="array_in",
-                typoutput="array_out",
-                typreceive="array_recv",
-                typsend="array_send",
-                typanalyze="array_typanalyze",
-                typtype="b",
-            )
-        )
+        out.append(dict(_row_array_type(row, synthetic_oid(t.oid, ROWTYPE_ARRAY)), typname="_" + t.name))
     for e in s.enums:
         out += _enum_types(e, s)
     for d in s.domains:
         out += _domain_types(d, s)
+    for ct in s.composites:
+        row = dict(
+            _row_type_common(s.ns_oid[ct.schema], s.owner_of(ct.relid)),
+            oid=ct.oid, typname=ct.name, typrelid=ct.relid, typarray=ct.array_oid, typacl=None,
+        )  # fmt: skip
+        out.append(row)
+        out.append(_row_array_type(row, ct.array_oid))
     return out
 
 
@@ -1716,7 +1768,7 @@ def _commentable(s: CatalogSnapshot) -> set[tuple[int, int]]:
     out |= {(PG_CATALOG["pg_constraint"].oid, f.fk.oid) for f in s.foreign_keys}
     out |= {(PG_CATALOG["pg_constraint"].oid, c.oid) for _, c in s.checks}
     out |= {(PG_CATALOG["pg_namespace"].oid, oid) for oid, _ in s.namespaces}
-    out |= {(PG_CATALOG["pg_type"].oid, d.oid) for d in [*s.domains, *s.enums]}
+    out |= {(PG_CATALOG["pg_type"].oid, d.oid) for d in [*s.domains, *s.enums, *s.composites]}
     out |= {(PG_CATALOG["pg_constraint"].oid, c.oid) for d in s.domains for c in d.checks}
     return out
 
@@ -2751,7 +2803,7 @@ def _user_typenames(s: CatalogSnapshot) -> list[dict[str, Any]]:
     """How format_type and regtype print a domain or an enum and its array type: by name where the
     search path finds it, else schema-qualified (pg_dump's empty search_path)."""
     out = []
-    for d in [*s.domains, *s.enums]:
+    for d in [*s.domains, *s.enums, *s.composites]:
         name = quote_ident(d.name)
         for oid, suffix in ((d.oid, ""), (d.array_oid, "[]")):
             out.append({"oid": oid, "name": name + suffix, "qualified": f"{quote_ident(d.schema)}.{name}{suffix}"})
@@ -2835,7 +2887,7 @@ def _typenames(s: CatalogSnapshot) -> list[dict[str, Any]]:
             names.setdefault(t.name + suffix, synthetic_oid(t.oid, kind))
             names[f"{t.schema}.{t.name}{suffix}"] = synthetic_oid(t.oid, kind)
         names.setdefault("_" + t.name, synthetic_oid(t.oid, ROWTYPE_ARRAY))
-    for d in [*s.domains, *s.enums]:
+    for d in [*s.domains, *s.enums, *s.composites]:
         for oid, suffix in ((d.oid, ""), (d.array_oid, "[]")):
             names.setdefault(d.name + suffix, oid)
             names[f"{d.schema}.{d.name}{suffix}"] = oid

@@ -65,6 +65,7 @@ from walsender_proxy.sql import (
     array_exprs,
     bytea_text,
     common_type,
+    composite_values,
     datetime_bin,
     datetime_make,
     datetime_parts,
@@ -108,6 +109,7 @@ from walsender_proxy.sql.expr_types import (
     UNKNOWN,
     T,
 )
+from walsender_proxy.sql.nodes import all_nodes, set_returning_call
 from walsender_proxy.sql.nodes import bool_const as _bool
 from walsender_proxy.sql.nodes import call as _call
 from walsender_proxy.sql.nodes import cast as _cast
@@ -116,7 +118,6 @@ from walsender_proxy.sql.nodes import int_const as _int
 from walsender_proxy.sql.nodes import name as _s
 from walsender_proxy.sql.nodes import null_const as _null
 from walsender_proxy.sql.nodes import op as _op
-from walsender_proxy.sql.nodes import set_returning_call
 from walsender_proxy.sql.nodes import str_const as _str
 from walsender_proxy.sql.numeric_exprs import Operand
 from walsender_proxy.sql.pg_functions import PG15_FUNCTIONS
@@ -580,6 +581,17 @@ def _user_type_names(tn: ast.TypeName) -> list[str] | None:
     return names
 
 
+#: Functions a value of a composite type may be handed to (others are refused, see
+#: composite_values).
+_ROW_FUNCTIONS = frozenset({"pg_typeof", "count", "json_populate_record", "jsonb_populate_record", "json_populate_recordset", "jsonb_populate_recordset"})
+
+
+def _casts_to_user_type(node: ast.Node) -> bool:
+    """Whether ``node`` holds a cast to a type that is not pg_catalog's (a composite type
+    may be among them)."""
+    return any(isinstance(n, ast.TypeCast) and _user_type_names(n.typeName) is not None for n in all_nodes(node))
+
+
 #: PostgreSQL's enum support functions (enum_casts).
 _ENUM_FUNCTIONS = frozenset({"enum_first", "enum_last", "enum_range"})
 
@@ -587,6 +599,9 @@ _ENUM_FUNCTIONS = frozenset({"enum_first", "enum_last", "enum_range"})
 def _type_oid(t: T | None) -> int | None:
     if t is None:
         return None
+    if t.row_oid:
+        rt = composite_values.by_oid(t.row_oid)
+        return None if rt is None else rt.array_oid if t.is_array else rt.oid
     if t.enum_oid:
         en = enum_casts.by_oid(t.enum_oid)
         return None if en is None else en.array_oid if t.is_array else en.oid
@@ -633,6 +648,8 @@ def _enum_lake_type(t: T | None) -> ColumnType | None:
 def _type_display(t: T | None) -> str:
     if t is None or t.name == "unknown":
         return "unknown"
+    if t.row_oid and (rt := composite_values.by_oid(t.row_oid)) is not None:
+        return rt.name + ("[]" if t.is_array else "")
     if t.enum_oid and t.domain_oid and (d := domain_casts.by_oid(t.domain_oid)) is not None:
         return domain_casts.shown(d)
     if t.enum_oid and (en := enum_casts.by_oid(t.enum_oid)) is not None:
@@ -1030,6 +1047,9 @@ class _Rewriter:
         #: A domain or an enum of the catalog was used: the result is not cached by text
         #: (the type may change with the catalog).
         self.user_types = False
+        #: A value of a composite type was made (composite_values): operators and
+        #: functions over one are looked at before DuckDB sees them.
+        self._row_typed = False
         #: The SQL functions being inlined, innermost last (sql_function_calls).
         self.sql_fn_frames: list[sql_function_calls.Frame] = []
         self.needs: set[str] = set()
@@ -1927,7 +1947,7 @@ class _Rewriter:
         if isinstance(call, ast.FuncCall) and sql_function_calls.is_user_call(call):
             return sql_function_calls.from_call(self, rf, call, scope)
         name = self._func_name(call) if isinstance(call, ast.FuncCall) else ""
-        if name in json_records.FUNCTIONS and (coldefs or rf.coldeflist or not json_records.FUNCTIONS[name][2]):
+        if name in json_records.FUNCTIONS and (coldefs or rf.coldeflist or not json_records.FUNCTIONS[name][2] or self._row_base(call) is not None):
             return self._json_record_function(rf, call, name, coldefs or rf.coldeflist, scope)
         if coldefs or rf.coldeflist:  # (only functions returning record take one in PostgreSQL)
             raise self.fail("0A000", "column definition lists are not supported by walsender-proxy", rf)
@@ -2174,12 +2194,34 @@ class _Rewriter:
             alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n in names)),
         )
 
+    def _row_base(self, call: ast.FuncCall) -> composite_values.RowType | None:
+        """The composite type of json_populate_record's base argument when it is a cast to
+        one (``null::jpop``)."""
+        base = call.args[0] if call.args else None
+        if not isinstance(base, ast.TypeCast) or base.typeName.arrayBounds:
+            return None
+        names = _user_type_names(base.typeName)
+        return composite_values.visible(names) if names is not None else None
+
     def _json_record_function(
         self, rf: ast.RangeFunction, call: ast.FuncCall, name: str, coldefs: Sequence[Any] | None, scope: _Scope
     ) -> ast.Node:
         """``json_to_record(j) AS x(a int, b text)`` and its kin (``sql/json_records.py``):
         each column's text of the document through the column type's input function."""
         returns_set, jsonb, populate = json_records.FUNCTIONS[name]
+        row_base = self._row_base(call) if populate else None
+        if row_base is not None:  # (the base's composite type gives the columns)
+            if coldefs:
+                raise self.fail("42601", "a column definition list is redundant for a function returning a named composite type", rf)
+            base = call.args[0]
+            if not (isinstance(base.arg, ast.A_Const) and base.arg.isnull):
+                raise self.fail("0A000", f"{name}() of a base row other than NULL is not supported by walsender-proxy", call)
+            self._row_typed = True
+            for n, ct in row_base.fields:
+                if ct.domain or ct.is_enum or ct.is_composite:
+                    raise self.fail("0A000", f"{name}() of composite type {row_base.name}, whose attribute {n} is of a user-defined type, is not supported by walsender-proxy", call)
+            coldefs = [ast.ColumnDef(colname=n, typeName=composite_values.type_name(ct)) for n, ct in row_base.fields]
+            call = ast.FuncCall(funcname=call.funcname, args=(ast.TypeCast(arg=_null(), typeName=ast.TypeName(names=(_s("record"),))), *call.args[1:]))
         if not coldefs:
             raise self.fail("42601", 'a column definition list is required for functions returning "record"', rf)
         if rf.ordinality:
@@ -2569,7 +2611,14 @@ class _Rewriter:
             fields = _JsonHost(self, scope).row_fields(node.arg)
             if fields is not None:
                 return self.e_NullTest(ast.NullTest(arg=ast.RowExpr(args=tuple(f[1] for f in fields)), nulltesttype=node.nulltesttype), scope)
-        node.arg = self.expr(node.arg, scope)[0]
+        node.arg, t = self.expr(node.arg, scope)
+        if t is not None and t.row_oid and not t.is_array and (rt := composite_values.by_oid(t.row_oid)) is not None:
+            # (ExecEvalRowNull: a composite value IS NULL when each field is, IS NOT NULL when none is)
+            tests = tuple(
+                ast.NullTest(arg=_call("struct_extract", copy.deepcopy(node.arg), _str(n)), nulltesttype=node.nulltesttype)
+                for n, _ in rt.fields
+            )
+            return (tests[0] if len(tests) == 1 else ast.BoolExpr(boolop=BoolExprType.AND_EXPR, args=tests)), BOOL
         return node, BOOL
 
     def e_GroupingFunc(self, node: ast.GroupingFunc, scope: _Scope) -> tuple[ast.Node, T | None]:
@@ -2860,6 +2909,10 @@ class _Rewriter:
             return self.expr(ast.A_Indirection(arg=ref, indirection=rest) if rest else ref, scope)
         original = copy.deepcopy(node.arg)
         node.arg, t = self.expr(node.arg, scope)
+        if field and t is not None and t.row_oid and not t.is_array:
+            return self._row_field_of(node, t, original, scope)
+        if t is not None and t.row_oid and any(isinstance(i, ast.A_Star) for i in node.indirection or ()):
+            raise self.fail("0A000", f"(…).* of a value of composite type {_type_display(t)} is not supported by walsender-proxy", node)
         if field and t is not None and t.name != "unknown":
             # (a value of a scalar type has no fields; DuckDB's binder would say it its way)
             raise self.fail("42809", f"column notation .{node.indirection[0].sval} applied to type {_type_display(t)}, which is not a composite type", original)
@@ -2899,6 +2952,26 @@ class _Rewriter:
             new_ind.append(ind)
         node.indirection = tuple(new_ind)
         return node, out_t
+
+    def _row_field_of(self, node: ast.A_Indirection, t: T, original: ast.Node, scope: _Scope) -> tuple[ast.Node, T | None]:
+        """``(v).f`` of a value of a composite type: the STRUCT's field, of the attribute's
+        type (42703 for no attribute of that name)."""
+        rt = composite_values.by_oid(t.row_oid)
+        assert rt is not None
+        name = node.indirection[0].sval
+        found = rt.field(name)
+        if found is None:
+            raise self.fail("42703", f'column "{name}" not found in data type {rt.name}', node.indirection[0] if getattr(node.indirection[0], "location", None) else original)
+        value: ast.Node = _call("struct_extract", node.arg, _str(name))
+        ft = _lake_t(found[1])
+        if found[1].is_composite and not found[1].is_array:
+            ft = T("record", row_oid=found[1].base.oid)
+        rest = tuple(node.indirection[1:])
+        if not rest:
+            return value, ft
+        if isinstance(rest[0], ast.String) and ft.row_oid:
+            return self._row_field_of(ast.A_Indirection(arg=value, indirection=rest), ft, original, scope)
+        raise self.fail("0A000", "a subscript of a field of a composite value is not supported by walsender-proxy", node)
 
     def _row_field(self, node: ast.A_Indirection, row: ast.RowExpr, name: str, scope: _Scope) -> tuple[ast.Node, T | None]:
         """``(ROW(a, b)).f2``: an anonymous record's fields are ``f1``…``fn`` (PostgreSQL's
@@ -3004,6 +3077,9 @@ class _Rewriter:
         enum = self._enum_cast(node, scope)
         if enum is not None:
             return enum
+        row = self._row_cast(node, scope)
+        if row is not None:
+            return row
         target, is_array, typmods = self._type_name(node.typeName)
         self._coerced_param(node.arg, T(("_" if is_array else "") + target))
         if target in UNMODELED_TYPES:  # (a varchar of the input text would print it unchecked)
@@ -3072,6 +3148,8 @@ class _Rewriter:
         self._typed_empty_array = isinstance(node.arg, ast.A_ArrayExpr) and not node.arg.elements
         self._array_cast_target = target if isinstance(node.arg, ast.A_ArrayExpr) and is_array else None
         arg, t = self.expr(node.arg, scope)
+        if t is not None and t.row_oid:  # (a cast to the same composite type was taken above)
+            raise self.fail("0A000", f"a cast of composite type {_type_display(t)} to {_type_display(T(('_' if is_array else '') + target))} is not supported by walsender-proxy", node)
         if not is_array and t is not None and t.name in ("xid", "xid8") and target in ("int2", "int4", "int8", "numeric", "oid"):
             # (pg_cast has no cast from xid or xid8 to a number; text is the way)
             raise self.fail("42846", f"cannot cast type {t.name} to {_type_display(T(target))}", node)
@@ -3320,6 +3398,84 @@ class _Rewriter:
         array = bool(tn.arrayBounds)
         return self._as_enum(node.arg, en, array, scope, node)
 
+    def _row_cast(self, node: ast.TypeCast, scope: _Scope) -> tuple[ast.Node, T | None] | None:
+        """A cast to a composite type (None: the type is none): NULL, a literal read by
+        record_in, ``ROW(…)`` coerced field by field as coerce_record_to_complex does, a
+        value of the same type as it is; other sources refused by name."""
+        tn = node.typeName
+        names = _user_type_names(tn)
+        rt = composite_values.visible(names) if names is not None else None
+        if rt is None:
+            return None
+        self.user_types = True
+        if tn.typmods:
+            raise self.fail("42601", f'type modifier is not allowed for type "{names[-1]}"', tn)
+        if tn.arrayBounds:
+            if isinstance(node.arg, ast.A_Const) and node.arg.isnull:  # (a NULL list of the type's STRUCTs)
+                element = self._as_row(node.arg, rt, scope, node)[0]
+                return ast.CaseExpr(args=(ast.CaseWhen(expr=_bool(False), result=_call("list_value", element)),)), T("_record", row_oid=rt.oid)
+            raise self.fail("0A000", f"an array of composite type {rt.name} is not supported by walsender-proxy", node)
+        return self._as_row(node.arg, rt, scope, node)
+
+    def _as_row(self, arg: ast.Node, rt: composite_values.RowType, scope: _Scope, at: ast.Node) -> tuple[ast.Node, T]:
+        self._row_typed = True
+        out_t = T("record", row_oid=rt.oid)
+        lit = _str_const(arg)
+        if isinstance(arg, ast.A_Const) and arg.isnull:
+            fields = [self.expr(ast.TypeCast(arg=_null(), typeName=composite_values.type_name(ct)), scope)[0] for _, ct in rt.fields]
+            return ast.CaseExpr(args=(ast.CaseWhen(expr=_bool(False), result=self._struct(rt, fields)),)), out_t
+        if lit is not None:
+            try:
+                texts = composite_values.record_fields(lit, len(rt.fields))
+            except PgError as e:
+                raise SqlError(e.sqlstate, e.message, self._literal_pos(at), detail=e.detail) from None
+            fields = [self._field_input(text, ct, scope) for text, (_, ct) in zip(texts, rt.fields, strict=True)]
+            return self._struct(rt, fields), out_t
+        if isinstance(arg, ast.RowExpr):
+            args = list(arg.args or ())
+            fields = []
+            for i, (_, ct) in enumerate(rt.fields):
+                if i >= len(args):
+                    raise self.fail("42846", f"cannot cast type record to {rt.name}", at, detail="Input has too few columns.")
+                value = args[i]
+                try:
+                    fields.append(self.expr(ast.TypeCast(arg=value, typeName=composite_values.type_name(ct)), scope)[0])
+                except SqlError as e:
+                    if e.sqlstate != "42846":
+                        raise
+                    src = self.expr(copy.deepcopy(value), scope)[1]
+                    raise self.fail(
+                        "42846", f"cannot cast type record to {rt.name}", at,
+                        detail=f"Cannot cast type {_type_display(src)} to {_type_display(_lake_t(ct))} in column {i + 1}.",
+                    ) from None  # fmt: skip
+            if len(args) > len(rt.fields):
+                raise self.fail("42846", f"cannot cast type record to {rt.name}", at, detail="Input has too many columns.")
+            return self._struct(rt, fields), out_t
+        value, vt = self.expr(arg, scope)
+        if vt is not None and vt.row_oid == rt.oid and not vt.is_array:
+            return value, out_t
+        raise self.fail("0A000", f"a cast of {_type_display(vt)} to composite type {rt.name} is not supported by walsender-proxy", at)
+
+    def _field_input(self, text: str | None, ct: ColumnType, scope: _Scope) -> ast.Node:
+        """A field's text of a record literal through its attribute type's input function
+        with the attribute's typmod (record_in's InputFunctionCall)."""
+        if text is None:
+            return self.expr(ast.TypeCast(arg=_null(), typeName=composite_values.type_name(ct)), scope)[0]
+        if ct.is_composite and not ct.is_array:
+            rt = composite_values.by_oid(ct.base.oid)
+            assert rt is not None
+            return self._as_row(_str(text), rt, scope, _str(text))[0]
+        if ct.domain or ct.is_enum or ct.is_composite or ct.typmod < 0:
+            return self.expr(ast.TypeCast(arg=_str(text), typeName=composite_values.type_name(ct)), scope)[0]
+        return literals.input_call(_str(text), ct, explicit=False)
+
+    def _struct(self, rt: composite_values.RowType, fields: Sequence[ast.Node]) -> ast.Node:
+        """DuckDB's STRUCT of ``fields`` named as the type's attributes."""
+        args = tuple(ast.NamedArgExpr(name=n, arg=v, argnumber=-1) for (n, _), v in zip(rt.fields, fields, strict=True))
+        if not args:
+            raise self.fail("0A000", f"a value of composite type {rt.name} without attributes is not supported by walsender-proxy")
+        return _call("struct_pack", *args)
+
     def _as_enum(self, arg: ast.Node, en: EnumType, array: bool, scope: _Scope, at: ast.Node | None = None) -> tuple[ast.Node, T]:
         """``arg`` (not yet rewritten) coerced to enum ``en`` (``array``: an array of it)."""
         out_t = T("_anyenum" if array else "anyenum", enum_oid=en.oid)
@@ -3385,6 +3541,11 @@ class _Rewriter:
             )
         op = node.name[-1].sval if node.name else ""
         kind = node.kind
+        if not (kind in (A_Expr_Kind.AEXPR_OP, A_Expr_Kind.AEXPR_IN, A_Expr_Kind.AEXPR_DISTINCT, A_Expr_Kind.AEXPR_NOT_DISTINCT) and op in _COMPARISONS):
+            for operand in (node.lexpr, node.rexpr):
+                rt = self._row_operand(operand, scope)
+                if rt is not None:  # (record's operators are its comparisons; DuckDB would take others)
+                    raise self.fail("0A000", f"operator {op} of a value of composite type {_type_display(rt)} is not supported by walsender-proxy", node)
         if kind == A_Expr_Kind.AEXPR_OP and op in _COMPARISONS and isinstance(node.lexpr, ast.RowExpr) and isinstance(node.rexpr, ast.RowExpr):
             try:
                 return self.expr(_row_comparison(op, node.lexpr.args or (), node.rexpr.args or ()), scope)[0], BOOL
@@ -4304,8 +4465,24 @@ class _Rewriter:
         duck = _duck_type(elem.name, None)
         return _cast(arr, duck if isinstance(duck, str) else duck[0], array=True)
 
+    def _row_operand(self, node: ast.Node | None, scope: _Scope) -> T | None:
+        """The type of ``node`` when it is a value of a composite type, found without
+        rewriting it (None: it is not, or cannot be one)."""
+        if node is None or isinstance(node, ast.A_Const) or not (self._row_typed or _casts_to_user_type(node)):
+            return None
+        try:
+            t = self.expr(copy.deepcopy(node), scope)[1]
+        except PgError:
+            return None
+        return t if t is not None and t.row_oid else None
+
     def e_FuncCall(self, node: ast.FuncCall, scope: _Scope) -> tuple[ast.Node, T | None]:
         names = [n.sval for n in node.funcname]
+        if names[-1] not in _ROW_FUNCTIONS or (len(names) > 1 and names[0] != "pg_catalog"):
+            for a in node.args or ():
+                rt = self._row_operand(a.arg if isinstance(a, ast.NamedArgExpr) else a, scope)
+                if rt is not None:  # (DuckDB would take a STRUCT where PostgreSQL has no function of a record)
+                    raise self.fail("0A000", f"{'.'.join(names)}() of a value of composite type {_type_display(rt)} is not supported by walsender-proxy", node)
         if names[-1] in _ENUM_FUNCTIONS and (len(names) == 1 or names[0] == "pg_catalog") and not node.agg_star and node.over is None:
             return self._enum_function(names[-1], node, scope)
         if (

@@ -1,4 +1,4 @@
-"""What depends on a user type (a domain or an enum), dropped before the type goes by
+"""What depends on a user type (a domain, an enum or a composite type), dropped before the type goes by
 DROP … CASCADE or DROP SCHEMA … CASCADE: the columns declared with it (or with its array
 type) and the domains over it. Shared by ``domain_sql`` and ``enum_sql``."""
 
@@ -25,6 +25,9 @@ def drop_dependents(
             gone.append((oid, dep.describe()))
             if dep.domain is not None:
                 over.append(dep.domain)
+                continue
+            if dep.composite is not None:
+                tx.drop_composite_attribute(dep.composite.oid, dep.column)
                 continue
             assert dep.table is not None
             if len(tx.table(dep.table.qualified_name).columns) == 1:
