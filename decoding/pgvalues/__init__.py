@@ -16,6 +16,7 @@ Two layers:
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable, Sequence
 
 import pyarrow as pa
@@ -85,6 +86,33 @@ def binary_encoder(ctype: ColumnType) -> Encoder:
         out: list[bytes | None] = []
         for chunk in _chunks(arr):
             out.extend(encode_binary_fields(ctype, chunk).payloads())
+        return out
+
+    return encode
+
+
+def record_binary_encoder(fields: Sequence[tuple[int, ColumnType]]) -> Encoder:
+    """record_send of every row value (a STRUCT whose fields are ``fields``' types, given
+    with the OIDs their attributes are declared with): the number of fields, then each
+    field's type OID, length (-1: NULL) and binary form; None for a NULL row."""
+    encoders = [binary_encoder(ct) for _, ct in fields]
+    head = struct.pack(">i", len(fields))
+    oids = [struct.pack(">I", oid) for oid, _ in fields]
+
+    def encode(arr: ArrayLike) -> list[bytes | None]:
+        out: list[bytes | None] = []
+        for chunk in _chunks(arr):
+            assert isinstance(chunk, pa.StructArray)
+            children = [enc(chunk.field(i)) for i, enc in enumerate(encoders)]
+            for r, ok in enumerate(chunk.is_valid().to_pylist()):
+                if not ok:
+                    out.append(None)
+                    continue
+                parts = [head]
+                for oid, col in zip(oids, children, strict=True):
+                    v = col[r]
+                    parts.append(oid + (b"\xff\xff\xff\xff" if v is None else struct.pack(">i", len(v)) + v))
+                out.append(b"".join(parts))
         return out
 
     return encode

@@ -190,3 +190,37 @@ def test_what_composite_types_refuse_names_it(proxy: ProxyServer, sql: str) -> N
         c.execute("create table if not exists cr_tab (a int)")
         with pytest.raises(psycopg.errors.FeatureNotSupported, match="not supported by walsender-proxy"):
             c.execute(sql)
+
+
+def test_binary_rows_are_record_send_as_postgres(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """A composite value asked for in binary is record_send's bytes (field OIDs, lengths,
+    each field's binary form), as PostgreSQL 15 sends them."""
+    ddl = "create type cb_t as (a int, b text, c numeric(5,2), d varchar(3)[], e timestamp)"
+    sql = "select row(1, 'x', 1.5, array['ab', null], '2020-01-02 03:04:05')::cb_t, null::cb_t, row(null, null, null, null, null)::cb_t"
+    got = []
+    for dsn in (proxy.dsn(), pg15.dsn(dbname=pg15.new_database("cbin"))):
+        with psycopg.connect(dsn, autocommit=True) as c:
+            c.execute(ddl)
+            cur = c.cursor(binary=True)
+            cur.execute(sql)
+            got.append(cur.fetchall())
+    assert got[0] == got[1]
+
+
+def test_asyncpg_reads_composite_values_as_from_postgres(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """asyncpg introspects the type (pg_type, pg_attribute) and decodes record_send."""
+    import asyncio
+
+    import asyncpg
+
+    async def read(dsn: str) -> list[object]:
+        c = await asyncpg.connect(**{k: v for k, v in (kv.split("=", 1) for kv in dsn.split()) if k in ("host", "port", "user")}, database=dict(kv.split("=", 1) for kv in dsn.split())["dbname"])
+        try:
+            await c.execute("create type ca_t as (a int, b text, c numeric(5,2), d int[])")
+            rows = await c.fetch("select row(1, 'x', 1.5, array[1, null])::ca_t as v, null::ca_t as n")
+            rows += await c.fetch("select * from json_populate_record(null::ca_t, $1::json)", '{"a": 3, "d": [4]}')
+            return [tuple(r.items()) for r in rows]
+        finally:
+            await c.close()
+
+    assert asyncio.run(read(proxy.dsn())) == asyncio.run(read(pg15.dsn(dbname=pg15.new_database("capg"))))

@@ -30,6 +30,9 @@ class Column:
     pg_oid: int | None = None
     pg_typlen: int | None = None
     pg_typmod: int | None = None
+    #: A composite type's attributes (the OID each is declared with, its type): its
+    #: values are STRUCTs, sent in binary by record_send.
+    fields: tuple[tuple[int, ColumnType], ...] | None = None
 
     @property
     def type_oid(self) -> int:
@@ -46,7 +49,7 @@ class Column:
     def for_binary(self) -> Column:
         """In binary format a foreign type (say regclass) is sent as what it is encoded as,
         unless the proxy sends PostgreSQL's own binary form of it (``BINARY_AS_PG``)."""
-        if self.pg_oid is None or self.pg_oid == self.type.oid or self.pg_oid in BINARY_AS_PG:
+        if self.pg_oid is None or self.pg_oid == self.type.oid or self.pg_oid in BINARY_AS_PG or self.fields is not None:
             return self
         return Column(self.name, self.type, self.table_oid, self.attnum)
 

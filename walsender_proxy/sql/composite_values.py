@@ -125,6 +125,14 @@ def type_name(ctype: ColumnType) -> ast.TypeName:
     )
 
 
+def declared_oid(ctype: ColumnType) -> int:
+    """The OID an attribute of type ``ctype`` is declared with (``atttypid``): a domain's,
+    an enum's (or its array type's), a built-in type's."""
+    if ctype.domain:
+        return ctype.domain
+    return ctype.base.array_oid if ctype.is_array else ctype.base.oid
+
+
 def malformed(text: str, detail: str) -> PgError:
     return PgError("22P02", f'malformed record literal: "{text}"', detail=detail)
 

@@ -101,8 +101,9 @@ def result_columns(
             continue
         row = TYPES.rows.get(oid)
         typlen = row["typlen"] if row else -1
+        fields = oc.row_fields if oc is not None else None
         cols.append(
-            Column(out_name, ctype, pg_oid=oid, pg_typlen=typlen, pg_typmod=oc.typmod if oc else -1)
+            Column(out_name, ctype, pg_oid=oid, pg_typlen=typlen, pg_typmod=oc.typmod if oc else -1, fields=fields)
         )
     origins = rw.origins if rw is not None else None
     if origins is not None and len(origins) == len(cols) and tables:
@@ -181,8 +182,10 @@ def result_batches(
 def column_binary_encoder(c: Column) -> Callable[[Any], list[bytes | None]]:
     """The binary send function of a result column: its lake type's, or for a catalog type
     in ``BINARY_AS_PG`` PostgreSQL's (``oidsend``, ``namesend``, ``array_send`` of oids…)."""
-    from decoding.pgvalues import binary_encoder
+    from decoding.pgvalues import binary_encoder, record_binary_encoder
 
+    if c.fields is not None:
+        return record_binary_encoder(c.fields)
     oid = c.pg_oid
     if oid is None or oid == c.type.oid or oid not in BINARY_AS_PG:
         return binary_encoder(c.type)

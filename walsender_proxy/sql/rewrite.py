@@ -293,6 +293,8 @@ class OutputColumn:
     #: An untyped literal or NULL (described as text): what an assignment reads by the
     #: column's input function.
     unknown: bool = False
+    #: A value of a composite type: its attributes (declared OID, type), for record_send.
+    row_fields: tuple[tuple[int, ColumnType], ...] | None = None
 
 
 #: ((schema as written or None, table name), column name) of a user table's column.
@@ -638,6 +640,16 @@ def _enum_operator(op: str, lt: T, rt: T) -> bool:
     if op == "||":
         return (lt == rt and lt.is_array) or (lt.is_array and lt.elem == rt) or (rt.is_array and rt.elem == lt)
     return False
+
+
+def _row_fields(t: T | None) -> tuple[tuple[int, ColumnType], ...] | None:
+    """A composite value's attributes as record_send sends them (None: not one, or one
+    with an attribute of a composite type, sent as text)."""
+    if t is None or not t.row_oid or t.is_array or (rt := composite_values.by_oid(t.row_oid)) is None:
+        return None
+    if any(ct.is_composite for _, ct in rt.fields):
+        return None
+    return tuple((composite_values.declared_oid(ct), ct) for _, ct in rt.fields)
 
 
 def _enum_lake_type(t: T | None) -> ColumnType | None:
@@ -5991,7 +6003,9 @@ def rewrite(
         new = rw.wrap_output(new, cols)
     columns = None
     if cols is not None:
-        columns = tuple(OutputColumn(n, _type_oid(t), t.typmod if t is not None else -1, _enum_lake_type(t), t == UNKNOWN) for n, t in cols)
+        columns = tuple(
+            OutputColumn(n, _type_oid(t), t.typmod if t is not None else -1, _enum_lake_type(t), t == UNKNOWN, _row_fields(t)) for n, t in cols
+        )
     result = Rewritten(
         sql=rw.deparse(new),
         needs=frozenset(rw.needs),
