@@ -105,6 +105,15 @@ VALUES = [
     "select * from json_populate_record(null::cv_pop, '{\"b\":\"zz\"}')",
     "select * from json_populate_record(null::cv_pop, '{\"b\":\"1\"}') as q(a text, b int, c timestamp)",
     "select * from json_populate_recordset(null::cv_tab, '[{\"a\":5,\"b\":\"n\"},{\"a\":6}]')",
+    "select * from json_populate_record(row('x', 3, '2012-12-31 15:30:56')::cv_pop, '{\"a\":\"blurfl\",\"x\":43.2}') q",
+    "select * from json_populate_record(row('x', 3, '2012-12-31 15:30:56')::cv_pop, '{\"c\":[100,200,false],\"x\":43.2}') q",
+    "select * from json_populate_record(row('x', 3, '2012-12-31 15:30:56')::cv_pop, '{\"a\":null}') q",
+    "select * from json_populate_recordset(row('def', 99, null)::cv_pop, '[{\"a\":\"blurfl\",\"x\":43.2},{\"b\":3,\"c\":\"2012-01-20 10:42:53\"}]') q",
+    "select json_populate_record(null::cv_pop, '{\"a\":\"x\",\"b\":2}')",
+    "select json_populate_record(row('q', 5, null)::cv_pop, '{\"a\":\"x\"}') as r, 1 as k",
+    "select (json_populate_record(null::cv_pop, '{\"a\":\"x\",\"b\":2}')).b",
+    "select json_populate_record(null::cv_pop, j) from (values ('{\"b\":1}'::json), ('{\"b\":2}')) v(j)",
+    "select jsonb_populate_record(null::cv_pop, '{\"c\":\"2020-01-01\"}')",
 ]
 
 
@@ -176,8 +185,7 @@ def test_psql_describes_composite_types_as_postgresql(proxy: ProxyServer, pg15: 
         "select to_json(row(1, 'x')::cr_t)",
         "select (row(1, 'x')::cr_t).*",
         "select array[row(1, 'x')]::cr_t[]",
-        "select json_populate_record(null::cr_t, '{}')",
-        "select * from json_populate_record(row(1, 'x')::cr_t, '{}')",
+        "select json_populate_recordset(null::cr_t, '[]')",
         "select * from json_populate_record(null::cr_e, '{}')",
     ],
 )

@@ -41,6 +41,13 @@ UDF_RECORDSET = "wpx_json_recordset_texts"
 
 #: Column kinds, one letter a column in the UDFs' ``kinds`` argument.
 SCALAR, JSON, ARRAY = "s", "j", "a"
+#: Leading ``kinds``, asks for :data:`MISSING` as the text of a key the object lacks (where
+#: a base row gives the column's value): json_populate_record(base, …) keeps the base's
+#: value for a key not there, and takes NULL for a key that is there with null.
+BASE = "+"
+#: The text of a missing key under :data:`BASE`: a NUL, which no JSON value's text holds
+#: (PostgreSQL's json refuses ``\u0000`` as text).
+MISSING = "\x00"
 
 
 @dataclass(slots=True)
@@ -154,6 +161,9 @@ def _column_text(text: str, v: _Value | None, kind: str) -> str | None:
 
 def _row(text: str, obj: _Value, keys: Sequence[str], kinds: str) -> list[str | None]:
     fields = dict(obj.items)  # (the last of duplicate keys)
+    if kinds.startswith(BASE):
+        kinds = kinds[1:]
+        return [MISSING if k not in fields else _column_text(text, fields[k], kind) for k, kind in zip(keys, kinds, strict=True)]
     return [_column_text(text, fields.get(k), kind) for k, kind in zip(keys, kinds, strict=True)]
 
 

@@ -2222,12 +2222,13 @@ class _Rewriter:
         each column's text of the document through the column type's input function."""
         returns_set, jsonb, populate = json_records.FUNCTIONS[name]
         row_base = self._row_base(call) if populate else None
+        base_row: ast.Node | None = None
         if row_base is not None:  # (the base's composite type gives the columns)
             if coldefs:
                 raise self.fail("42601", "a column definition list is redundant for a function returning a named composite type", rf)
             base = call.args[0]
             if not (isinstance(base.arg, ast.A_Const) and base.arg.isnull):
-                raise self.fail("0A000", f"{name}() of a base row other than NULL is not supported by walsender-proxy", call)
+                base_row = self.expr(copy.deepcopy(base), scope)[0]  # (a missing key keeps its field)
             self._row_typed = True
             for n, ct in row_base.fields:
                 if ct.domain or ct.is_enum or ct.is_composite:
@@ -2273,12 +2274,17 @@ class _Rewriter:
             else:
                 vt = _lake_t(ctype, stored=True)
                 val = literals.input_call(text, ctype, explicit=False, as_text=vt.text_numeric)
+            if base_row is not None:
+                missing = _op("=", copy.deepcopy(text), _call("chr", _int(0)))
+                kept = _call("struct_extract", copy.deepcopy(base_row), _str(cd.colname))
+                val = ast.CaseExpr(args=(ast.CaseWhen(expr=missing, result=kept),), defresult=val)
             targets.append(ast.ResTarget(name=cd.colname, val=val))
             cols.append((cd.colname, vt))
         keys = ast.A_ArrayExpr(elements=tuple(_str(n) for n in names))
         texts: ast.Node = _call(
-            json_records.UDF_RECORDSET if returns_set else json_records.UDF_RECORD, doc, keys, _str(kinds), _str(name)
-        )
+            json_records.UDF_RECORDSET if returns_set else json_records.UDF_RECORD, doc, keys,
+            _str((json_records.BASE if base_row is not None else "") + kinds), _str(name),
+        )  # fmt: skip
         inner = ast.SelectStmt(
             targetList=(ast.ResTarget(name="wpx_r", val=_call("unnest", texts) if returns_set else texts),),
             op=SetOperation.SETOP_NONE,
@@ -4490,6 +4496,17 @@ class _Rewriter:
 
     def e_FuncCall(self, node: ast.FuncCall, scope: _Scope) -> tuple[ast.Node, T | None]:
         names = [n.sval for n in node.funcname]
+        if (
+            names[-1] in ("json_populate_record", "jsonb_populate_record") and (len(names) == 1 or names[0] == "pg_catalog")
+            and not (node.agg_star or node.agg_distinct or node.agg_order or node.agg_filter or node.over or node.func_variadic)
+            and (rt := self._row_base(node)) is not None
+        ):  # fmt: skip
+            # (its value: the row the FROM-clause form reads, as a value of the base's type)
+            fields = tuple(ast.ColumnRef(fields=(_s("wpx_pop"), _s(n))) for n, _ in rt.fields)
+            row = ast.TypeCast(arg=ast.RowExpr(args=fields, row_format=CoercionForm.COERCE_EXPLICIT_CALL), typeName=copy.deepcopy(node.args[0].typeName))
+            rf = ast.RangeFunction(functions=((node, None),), alias=ast.Alias(aliasname="wpx_pop"))
+            sub = ast.SelectStmt(targetList=(ast.ResTarget(val=row),), fromClause=(rf,), op=SetOperation.SETOP_NONE)
+            return self.expr(ast.SubLink(subLinkType=SubLinkType.EXPR_SUBLINK, subselect=sub), scope)
         if names[-1] not in _ROW_FUNCTIONS or (len(names) > 1 and names[0] != "pg_catalog"):
             for a in node.args or ():
                 rt = self._row_operand(a.arg if isinstance(a, ast.NamedArgExpr) else a, scope)
