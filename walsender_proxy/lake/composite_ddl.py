@@ -38,6 +38,17 @@ def create_composite(cat: Catalog, alloc: Alloc, new: CompositeType) -> tuple[li
     return [{"op": "put_composite", "composite": ct.to_json()}], ct
 
 
+def rename_composite(cat: Catalog, alloc: Alloc, oid: int, new_name: str) -> tuple[list[CatalogOp], None]:
+    """ALTER TYPE … RENAME TO (the pg_class row goes along: 42P07 if a relation has the
+    name, 42710 if a type has)."""
+    ct = cat.composites[oid]
+    if cat.relation_exists(ct.schema, new_name):
+        raise LakeError("42P07", f'relation "{new_name}" already exists')
+    if type_exists(cat, ct.schema, new_name):
+        raise LakeError("42710", f'type "{new_name}" already exists')
+    return [{"op": "put_composite", "composite": replace(ct, name=new_name).to_json()}], None
+
+
 def drop_attribute(cat: Catalog, alloc: Alloc, oid: int, name: str) -> tuple[list[CatalogOp], None]:
     """An attribute taken away by DROP … CASCADE of the type it is declared with."""
     ct = cat.composites[oid]

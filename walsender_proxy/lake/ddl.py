@@ -89,7 +89,8 @@ def drop_schema(
     views = [v for v in cat.views.values() if v.schema == name]
     domains = [d for d in cat.domains.values() if d.schema == name]
     enums = [e for e in cat.enums.values() if e.schema == name]
-    types = sorted([*domains, *enums], key=lambda x: x.oid)
+    composites = [c for c in cat.composites.values() if c.schema == name]
+    types = sorted([*domains, *enums, *composites], key=lambda x: x.oid)
     if (members or seqs or views or types) and not cascade:
         kinds = sorted(
             [((t.oid, 0), f"table {t.qualified_name} depends on schema {name}") for t in members]
@@ -134,15 +135,21 @@ def drop_schema(
         chain = cat.domain_chain(d.oid)
         if any(x.oid in dropping for x in chain) or (chain[-1].base.is_enum and chain[-1].base.base.oid in gone_enums):
             dropping.add(d.oid)
-    if any(
-        c.type.domain in dropping or (c.type.is_enum and c.type.base.oid in gone_enums)
-        for t in cat.tables.values()
-        if t.schema != name
-        for c in t.columns
+    gone_composites = {c.oid for c in composites}
+
+    def uses(ctype: ColumnType) -> bool:
+        return (
+            ctype.domain in dropping or (ctype.is_enum and ctype.base.oid in gone_enums)
+            or (ctype.is_composite and ctype.base.oid in gone_composites)
+        )  # fmt: skip
+
+    if any(uses(c.type) for t in cat.tables.values() if t.schema != name for c in t.columns) or any(
+        uses(ctype) for ct in cat.composites.values() if ct.schema != name for n, ctype in ct.live_attributes
     ):
         raise LakeError("2BP01", f"cannot drop schema {name} because columns outside it use its types")
     ops += [{"op": "drop_domain", "oid": oid} for oid in sorted(dropping, reverse=True)]
     ops += [{"op": "drop_enum", "oid": oid} for oid in sorted(gone_enums, reverse=True)]
+    ops += [{"op": "drop_composite", "oid": oid} for oid in sorted(gone_composites, reverse=True)]
     ops.append({"op": "drop_schema", "name": name})
     return ops, None
 

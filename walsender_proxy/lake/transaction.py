@@ -1281,6 +1281,9 @@ class Transaction:
         """CREATE TYPE … AS (…) of ``ct`` (its OIDs given here)."""
         return self._run_ddl(composite_ddl.create_composite, ct)
 
+    def rename_composite(self, oid: int, new_name: str) -> None:
+        self._run_ddl(composite_ddl.rename_composite, oid, new_name)
+
     def drop_composite_attribute(self, oid: int, name: str) -> None:
         self._run_ddl(composite_ddl.drop_attribute, oid, name)
 

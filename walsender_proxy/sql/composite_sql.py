@@ -7,9 +7,9 @@ values are rows in a query (``walsender_proxy/sql/composite_values.py``). An att
 may be of a built-in type, an array of one, an enum, a domain, or another composite type
 (or an array of one).
 
-Refused by name (0A000): a lake column of a composite type, an attribute of a table's row
-type, COLLATE on an attribute, ALTER TYPE … ADD/DROP/ALTER/RENAME ATTRIBUTE, OWNER TO and
-SET SCHEMA of a composite type.
+ALTER TYPE … RENAME TO and OWNER TO are taken (the latter in ``role_sql``). Refused by
+name (0A000): a lake column of a composite type, an attribute of a table's row type,
+COLLATE on an attribute, ALTER TYPE … ADD/DROP/ALTER/RENAME ATTRIBUTE, SET SCHEMA.
 """
 
 from __future__ import annotations

@@ -668,10 +668,15 @@ def _set_storage(tx: Transaction, table: str, column: str, mode: str) -> None:
 def rename(tx: Transaction, s: ast.RenameStmt, notices: list[Notice] | None = None) -> str:
     """``ALTER TABLE … RENAME [COLUMN] a TO b`` and ``ALTER TABLE … RENAME TO b``; other
     renames are not supported (yet)."""
-    from walsender_proxy.sql import domain_sql, enum_sql, views
+    from walsender_proxy.sql import composite_sql, domain_sql, enum_sql, views
 
     if s.renameType == enums.ObjectType.OBJECT_TYPE and enum_sql.lookup(tx, enum_sql.object_names(s.object)) is not None:
         return enum_sql.rename(tx, s)
+    if s.renameType == enums.ObjectType.OBJECT_TYPE and (ct := composite_sql.lookup(tx, enum_sql.object_names(s.object))) is not None:
+        tx.rename_composite(ct.oid, s.newname)
+        return "ALTER TYPE"
+    if s.renameType == enums.ObjectType.OBJECT_ATTRIBUTE:
+        raise unsupported("ALTER TYPE … RENAME ATTRIBUTE")
     if s.renameType in (enums.ObjectType.OBJECT_DOMAIN, enums.ObjectType.OBJECT_DOMCONSTRAINT, enums.ObjectType.OBJECT_TYPE):
         return domain_sql.rename(tx, s)
     viewed = views.rename(tx, s, notices if notices is not None else [])

@@ -1117,6 +1117,11 @@ class Executor:
             yield Done("ALTER DEFAULT PRIVILEGES")
         elif isinstance(node, ast.AlterOwnerStmt) and node.objectType == enums.ObjectType.OBJECT_SCHEMA:
             yield Done(self.roles.schema_owner(node))
+        elif (
+            isinstance(node, ast.AlterOwnerStmt) and node.objectType == enums.ObjectType.OBJECT_TYPE
+            and composite_sql.lookup(self.statement_tx(), [n.sval for n in node.object]) is not None
+        ):  # fmt: skip
+            yield Done(self.roles.type_owner(node))
         elif isinstance(node, ast.AlterOwnerStmt) and node.objectType in (enums.ObjectType.OBJECT_FUNCTION, enums.ObjectType.OBJECT_PROCEDURE):
             yield Done(self.roles.function_owner(node))
         elif isinstance(node, (ast.CreateRoleStmt, ast.AlterRoleStmt, ast.DropRoleStmt)):
@@ -1761,7 +1766,7 @@ def _command_name(node: Any) -> str:
 #: objects their role then owns.
 _CREATES = (
     ast.CreateStmt, ast.CreateSeqStmt, ast.ViewStmt, ast.CreateTableAsStmt, ast.CreateSchemaStmt,
-    ast.SelectStmt, ast.CreateFunctionStmt,
+    ast.SelectStmt, ast.CreateFunctionStmt, ast.CompositeTypeStmt,
 )  # fmt: skip
 _CHECKED = (
     *_CREATES, ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt, ast.TruncateStmt, ast.CopyStmt,
@@ -1773,7 +1778,10 @@ _CHECKED = (
 
 def _object_oids(cat: Any) -> set[int]:
     """OIDs of the relations and schemas a catalog holds."""
-    return {*cat.tables, *cat.sequences, *cat.views, *cat.functions, *(o for n, o in cat.schemas.items() if not is_temp_schema(n))}
+    return {
+        *cat.tables, *cat.sequences, *cat.views, *cat.functions, *(c.relid for c in cat.composites.values()),
+        *(o for n, o in cat.schemas.items() if not is_temp_schema(n)),
+    }  # fmt: skip
 
 
 def _kind_of(cat: Any, oid: int) -> tuple[str, int]:
@@ -1782,6 +1790,9 @@ def _kind_of(cat: Any, oid: int) -> tuple[str, int]:
         obj = objs.get(oid)
         if obj is not None:
             return kind, cat.schemas.get(obj.schema, 0)
+    for ct in cat.composites.values():
+        if ct.relid == oid:
+            return "type", cat.schemas.get(ct.schema, 0)
     return "schema", 0
 
 

@@ -310,7 +310,7 @@ def check_statement(node: Any, cat: Catalog, who: Who, path: Sequence[str], data
     elif isinstance(node, ast.CreateEnumStmt):
         _create_in(cat, who, None, path, _names(node.typeName)[0])
     elif isinstance(node, ast.CompositeTypeStmt):
-        _create_in(cat, who, node.typevar, path, database=database)
+        _create_in(cat, who, None, path, node.typevar.schemaname, database=database)
     elif isinstance(node, ast.AlterDomainStmt | ast.AlterEnumStmt):
         raise PgError("42501", f"must be owner of type {'.'.join(n.sval for n in node.typeName)}")
     elif isinstance(node, ast.CreateFunctionStmt):

@@ -312,6 +312,19 @@ class RoleStatements:
             grant_sql.change_owner(tx, fn.oid, kind, fn.name, new, node.newowner.rolename or self.ex.user, who)
         return f"ALTER {kind.upper()}"
 
+    def type_owner(self, node: ast.AlterOwnerStmt) -> str:
+        """ALTER TYPE … OWNER TO of a composite type (its pg_class row's owner is the
+        type's)."""
+        from walsender_proxy.sql import composite_sql
+
+        tx = self.ex.statement_tx()
+        ct = composite_sql.lookup(tx, [n.sval for n in node.object])
+        assert ct is not None
+        who = self.ex.who()
+        new = grant_sql.role_of(node.newowner, who, self.session_role(), self.role_oid)
+        grant_sql.change_owner(tx, ct.relid, "type", ct.name, new, node.newowner.rolename or self.ex.user, who)
+        return "ALTER TYPE"
+
     def schema_owner(self, node: ast.AlterOwnerStmt) -> str:
         tx = self.ex.statement_tx()
         name = node.object.sval
