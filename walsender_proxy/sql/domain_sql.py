@@ -309,7 +309,7 @@ def drop_schema_domains(tx: Transaction, schema: str) -> list[tuple[int, str]]:
         [
             *(d for d in cat.domains.values() if d.schema == schema), *(e for e in cat.enums.values() if e.schema == schema),
             *(c for c in cat.composites.values() if c.schema == schema),
-        ],  # fmt: skip
+        ],
         key=lambda d: d.oid,
     )
     if not inside:
