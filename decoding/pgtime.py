@@ -14,11 +14,32 @@ from contextvars import ContextVar
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
-__all__ = ["PG_EPOCH", "PG_EPOCH_UNIX_US", "TRANSACTION_NOW", "datetime_to_pg", "pg_now", "pg_to_datetime", "unix_now_us"]
+__all__ = [
+    "PG_EPOCH",
+    "PG_EPOCH_JDATE",
+    "PG_EPOCH_NAIVE",
+    "PG_EPOCH_UNIX_DAYS",
+    "PG_EPOCH_UNIX_S",
+    "PG_EPOCH_UNIX_US",
+    "TRANSACTION_NOW",
+    "datetime_to_pg",
+    "pg_now",
+    "pg_to_datetime",
+    "unix_now_us",
+]
 
+#: PostgreSQL's epoch, 2000-01-01 00:00 UTC, as an aware datetime (timestamptz's zero).
 PG_EPOCH: Final = datetime(2000, 1, 1, tzinfo=UTC)
+#: The same instant as a naive datetime (timestamp without time zone's zero).
+PG_EPOCH_NAIVE: Final = PG_EPOCH.replace(tzinfo=None)
+#: Julian day number of PostgreSQL's epoch (``POSTGRES_EPOCH_JDATE``, datatype/timestamp.h).
+PG_EPOCH_JDATE: Final = 2_451_545
+#: Days from the Unix epoch (Arrow's and the lake's day 0) to PostgreSQL's.
+PG_EPOCH_UNIX_DAYS: Final = 10_957
+#: Seconds from the Unix epoch to PostgreSQL's.
+PG_EPOCH_UNIX_S: Final = PG_EPOCH_UNIX_DAYS * 86_400
 #: Microseconds from the Unix epoch to PostgreSQL's.
-PG_EPOCH_UNIX_US: Final = 946_684_800_000_000
+PG_EPOCH_UNIX_US: Final = PG_EPOCH_UNIX_S * 1_000_000
 _ONE_US: Final = timedelta(microseconds=1)
 
 
@@ -48,6 +69,9 @@ def datetime_to_pg(value: datetime) -> int:
 
 
 def pg_to_datetime(value: int) -> datetime:
-    """A TimestampTz as an aware UTC datetime; OverflowError outside datetime's range
-    (which includes the ±infinity sentinels)."""
-    return PG_EPOCH + timedelta(microseconds=value)
+    """A TimestampTz as an aware UTC datetime; ValueError outside datetime's range
+    (which includes the ±infinity sentinels), as the wire codec's copy raises."""
+    try:
+        return PG_EPOCH + timedelta(microseconds=value)
+    except OverflowError as exc:
+        raise ValueError(f"timestamp {value} is outside the datetime range") from exc

@@ -10,15 +10,17 @@ from __future__ import annotations
 import numpy as np
 
 from decoding.errors import PgError
+from decoding.pgtime import PG_EPOCH_JDATE, PG_EPOCH_UNIX_DAYS, PG_EPOCH_UNIX_US
 
 USECS_PER_SEC = 1_000_000
 USECS_PER_MINUTE = 60 * USECS_PER_SEC
 USECS_PER_HOUR = 60 * USECS_PER_MINUTE
 USECS_PER_DAY = 24 * USECS_PER_HOUR
 
-#: Days and microseconds from the Unix epoch to PostgreSQL's (2000-01-01).
-PG_EPOCH_DAYS = 10957
-PG_EPOCH_USECS = PG_EPOCH_DAYS * USECS_PER_DAY
+#: Days and microseconds from the Unix epoch to PostgreSQL's (2000-01-01): decoding.pgtime's,
+#: under the names this package's modules use.
+PG_EPOCH_DAYS = PG_EPOCH_UNIX_DAYS
+PG_EPOCH_USECS = PG_EPOCH_UNIX_US
 
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
@@ -32,7 +34,7 @@ TS_POS_INF = INT64_MAX
 TS_NEG_INF = -INT64_MAX
 
 # PostgreSQL's valid ranges (datatype/timestamp.h), in lake units (from 1970-01-01).
-POSTGRES_EPOCH_JDATE = 2451545
+POSTGRES_EPOCH_JDATE = PG_EPOCH_JDATE
 UNIX_EPOCH_JDATE = 2440588
 DATE_MIN = 0 - UNIX_EPOCH_JDATE  # 4714-11-24 BC, Julian day 0
 DATE_END = 2147483494 - UNIX_EPOCH_JDATE  # 5874898-01-01, exclusive

@@ -13,15 +13,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from decoding.pgtime import PG_EPOCH_UNIX_DAYS, PG_EPOCH_UNIX_US
 from decoding.pgtypes import ColumnType
 
 #: ``HASH_PARTITION_SEED``: the seed every partition key column is hashed with.
 PARTITION_SEED = 0x7A5B22367996DCFD
 _M32 = 0xFFFFFFFF
 _M64 = 0xFFFFFFFFFFFFFFFF
-#: Days and microseconds from 1970-01-01 (Arrow's epoch) to 2000-01-01 (PostgreSQL's).
-_EPOCH_DAYS = 10957
-_EPOCH_US = 946684800000000
 
 #: Key types hashed here (by ``ColumnType.sql_name()`` without a typmod).
 HASH_TYPES = frozenset(
@@ -163,11 +161,11 @@ def column_hashes(ctype: ColumnType, arr: pa.Array) -> tuple[np.ndarray, np.ndar
         k = np.asarray(pc.fill_null(arr, False).to_numpy(zero_copy_only=False), dtype=np.uint32)
         return hash_uint32_extended(k), valid
     if name == "date":
-        v = np.asarray(pc.fill_null(arr.cast(pa.int32()), 0).to_numpy(), dtype=np.int64) - _EPOCH_DAYS
+        v = np.asarray(pc.fill_null(arr.cast(pa.int32()), 0).to_numpy(), dtype=np.int64) - PG_EPOCH_UNIX_DAYS
         return hash_uint32_extended(v.astype(np.int32).view(np.uint32)), valid
     if name.startswith("timestamp"):
         us = pc.fill_null(arr.cast(pa.timestamp("us", tz=getattr(arr.type, "tz", None))).cast(pa.int64()), 0)
-        return _hash_int64(np.asarray(us.to_numpy(), dtype=np.int64) - _EPOCH_US), valid
+        return _hash_int64(np.asarray(us.to_numpy(), dtype=np.int64) - PG_EPOCH_UNIX_US), valid
     v = np.asarray(pc.fill_null(arr, 0).to_numpy(), dtype=np.int64)
     if name == "bigint":
         return _hash_int64(v), valid

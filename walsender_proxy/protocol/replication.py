@@ -42,6 +42,10 @@ __all__ = [
     "unix_to_pg",
 ]
 
+# A copy of decoding.pgtime's epoch constants, on purpose: the wire codec may import only
+# the standard library (the import-linter contract "The wire codec knows no I/O and no other
+# layer" forbids ``decoding``), so it cannot import the one definition. A unit test
+# (tests/unit/test_pg_epoch.py) asserts that the copy equals decoding.pgtime's values.
 PG_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 # Seconds between the Unix epoch and the PostgreSQL epoch.
 _PG_EPOCH_UNIX = 946_684_800

@@ -34,6 +34,7 @@ from typing import NamedTuple
 
 from decoding import pgtz
 from decoding.errors import PgError
+from decoding.pgtime import PG_EPOCH_JDATE as POSTGRES_EPOCH_JDATE
 from decoding.pgvalues import _calendar as cal
 from decoding.pgvalues.textin import numeric_text_in
 from walsender_proxy.sql import numeric_math as nm
@@ -44,7 +45,6 @@ INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 LONG_MIN, LONG_MAX = INT64_MIN, INT64_MAX
 
-POSTGRES_EPOCH_JDATE = 2451545
 UNIX_EPOCH_JDATE = 2440588
 USECS_PER_DAY = 86_400_000_000
 #: MIN_TIMESTAMP / END_TIMESTAMP (datatype/timestamp.h), from 2000-01-01.

@@ -22,6 +22,7 @@ from pglast import ast
 
 from decoding.catalog import FIRST_USER_OID
 from decoding.errors import PgError
+from decoding.pgtime import PG_EPOCH, PG_EPOCH_NAIVE
 from decoding.pgtypes import ColumnType, type_by_oid
 
 if TYPE_CHECKING:
@@ -153,8 +154,8 @@ class _NotSimple:
 
 _NOT_SIMPLE = _NotSimple()
 
-_PG_EPOCH = datetime_type(2000, 1, 1)
-_PG_EPOCH_TZ = datetime_type(2000, 1, 1, tzinfo=ZoneInfo("UTC"))
+# (ZoneInfo's UTC, not datetime.UTC: the tzinfo the Arrow decoders' values carry)
+_PG_EPOCH_TZ = PG_EPOCH.replace(tzinfo=ZoneInfo("UTC"))
 #: Microseconds from 2000-01-01 that stay inside Python's datetime (years 1..9999).
 _TS_LOW, _TS_HIGH = -63_082_281_600_000_000, 252_455_615_999_999_999
 
@@ -214,7 +215,7 @@ _QUICK_BINARY: dict[int, Callable[[bytes], Any]] = {
     701: _float_recv(">d"),
     25: _plain_text,
     1043: _plain_text,
-    1114: _ts_recv(_PG_EPOCH),
+    1114: _ts_recv(PG_EPOCH_NAIVE),
     1184: _ts_recv(_PG_EPOCH_TZ),
 }
 _QUICK_TEXT: dict[int, Callable[[bytes], Any]] = {25: _plain_text, 1043: _plain_text}

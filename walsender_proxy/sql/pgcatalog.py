@@ -57,6 +57,7 @@ from decoding.catalog import (
     is_temp_schema,
 )
 from decoding.errors import PgError, disk_full_error
+from decoding.pgtime import PG_EPOCH_UNIX_US
 from decoding.pgtypes import ColumnType, UnknownTypeError, type_by_oid
 from walsender_proxy.backend import pg_proc_data
 from walsender_proxy.backend import pgcatalog_data as data
@@ -3787,10 +3788,10 @@ _MACROS: dict[str, str] = {
         THEN error('PGERR[22008] timestamp out of range') ELSE t END)""",
     # a timestamptz rounded to a multiple of ``scale`` microseconds (timestamp(p)'s typmod)
     # (half away from zero counted from PostgreSQL's epoch, 2000-01-01)
-    "pgc_round_us": """MACRO pgc_round_us(ts, scale) AS (CASE WHEN isinf(ts) THEN ts::TIMESTAMPTZ
-        WHEN epoch_us(ts) >= 946684800000000
-            THEN timezone('UTC', make_timestamp(((epoch_us(ts) - 946684800000000 + scale // 2) // scale) * scale + 946684800000000))
-        ELSE timezone('UTC', make_timestamp(946684800000000 - ((946684800000000 - epoch_us(ts) + scale // 2) // scale) * scale)) END)""",
+    "pgc_round_us": f"""MACRO pgc_round_us(ts, scale) AS (CASE WHEN isinf(ts) THEN ts::TIMESTAMPTZ
+        WHEN epoch_us(ts) >= {PG_EPOCH_UNIX_US}
+            THEN timezone('UTC', make_timestamp(((epoch_us(ts) - {PG_EPOCH_UNIX_US} + scale // 2) // scale) * scale + {PG_EPOCH_UNIX_US}))
+        ELSE timezone('UTC', make_timestamp({PG_EPOCH_UNIX_US} - (({PG_EPOCH_UNIX_US} - epoch_us(ts) + scale // 2) // scale) * scale)) END)""",
     # time(p): rounded half up (a time is never negative; 23:59:59.99 may round to 24:00)
     "pgc_round_time": """MACRO pgc_round_time(t, scale) AS (
         make_time(0, 0, 0) + to_microseconds(((epoch_us(t) + scale // 2) // scale) * scale))""",
