@@ -675,3 +675,12 @@ def test_a_cancel_inside_a_streamed_result_is_57014() -> None:
         th.join()
     err = translate_error(e.value)
     assert (err.sqlstate, err.message) == ("57014", "canceling statement due to user request")
+
+
+def test_the_base_layer_quotes_the_keywords_the_catalog_lists() -> None:
+    """decoding.identifiers (for the walsender process, without catalog data) quotes
+    exactly the keywords pg_get_keywords lists as needing it."""
+    from decoding.identifiers import QUOTED_KEYWORDS
+    from walsender_proxy.backend import pgcatalog_data
+
+    assert frozenset(pgcatalog_data.QUOTED_KEYWORDS) == QUOTED_KEYWORDS

@@ -9,7 +9,6 @@ builds pg_class, pg_proc and the views' rows from them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -17,6 +16,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from decoding.identifiers import quote_identifier
 from walsender_proxy.backend import pgcatalog_data as data
 
 PG_CATALOG_OID = 11
@@ -249,12 +249,5 @@ def format_type(type_oid: int | None, typmod: int | None) -> str | None:
     return text + suffix
 
 
-_KEYWORDS = frozenset(data.QUOTED_KEYWORDS)
-_PLAIN_IDENT = re.compile(r"[a-z_][a-z0-9_]*")
-
-
-def quote_ident(name: str) -> str:
-    """PostgreSQL's quote_ident: quote unless lower-case, plain and not a reserved word."""
-    if _PLAIN_IDENT.fullmatch(name) and name not in _KEYWORDS:
-        return name
-    return '"' + name.replace('"', '""') + '"'
+#: PostgreSQL's quote_ident: quote unless lower-case, plain and not a reserved word.
+quote_ident = quote_identifier
