@@ -58,7 +58,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from decoding import records as R
 from decoding.catalog import (
@@ -71,6 +70,7 @@ from decoding.catalog import (
     Table,
     is_temp_schema,
 )
+from decoding.change_rows import catalog_csn, change_rows
 from decoding.errors import PgError
 from decoding.pgoutput import rowfilter
 from decoding.pgoutput.options import PgOutputOptions
@@ -94,7 +94,7 @@ from decoding.pgoutput.proto import (
 from decoding.pgoutput.rowfilter import RowFilter
 from decoding.pgoutput.rows import DELETE, INSERT, UPDATE, ImageColumn, RelationRows, RowBatch
 from decoding.pgtypes import ColumnType
-from decoding.reorder import ChangeList, DecodedTxn, Ended
+from decoding.reorder import DecodedTxn, Ended
 
 if TYPE_CHECKING:
     import duckdb
@@ -119,25 +119,6 @@ _SKIP = 0
 
 def _xid32(xid: int) -> int:
     return xid & 0xFFFFFFFF
-
-
-def _rebatch(batches: Iterable[pa.RecordBatch], size: int) -> Iterator[pa.Table]:
-    """Record batches regrouped into tables of exactly ``size`` rows (the last may be
-    shorter), so the new and old rows of an update, read from two Parquet files whose
-    row groups need not line up, come in matching slices."""
-    pending: list[pa.RecordBatch] = []
-    have = 0
-    for b in batches:
-        while b.num_rows:
-            take = min(size - have, b.num_rows)
-            pending.append(b.slice(0, take))
-            have += take
-            b = b.slice(take)
-            if have == size:
-                yield pa.Table.from_batches(pending)
-                pending, have = [], 0
-    if have:
-        yield pa.Table.from_batches(pending)
 
 
 def _as_list(b: Batch) -> list[bytes]:
@@ -370,13 +351,7 @@ class PgOutput:
     def _start_catalog(self, txn: DecodedTxn, csn: int) -> Catalog:
         if csn <= 0:  # not committed (should not happen here): where the log is
             return self._catalog_at(self._seen_csn or _LATEST_CSN)
-        changes = txn.changes
-        has_ddl = (
-            changes.has_catalog_changes
-            if isinstance(changes, ChangeList)
-            else any(isinstance(c, R.CatalogChange) for c in changes)
-        )
-        return self._catalog_at(csn - 1 if has_ddl else csn)
+        return self._catalog_at(catalog_csn(txn, csn))
 
     def _decode(self, txn: DecodedTxn, st: _TxnState, catalog: Catalog) -> Iterator[Batch]:
         self._set_catalog(catalog)
@@ -600,74 +575,7 @@ class PgOutput:
     def _batches(
         self, rec: R.Change | R.Changeset, columns: Iterable[str]
     ) -> Iterator[tuple[pa.Table | None, pa.Table | None]]:
-        """The (new, old) rows of a change in aligned slices of at most ``chunk_rows``
-        rows and about ``chunk_bytes`` bytes. A changeset's Parquet files are read a
-        record batch at a time, never whole, and only ``columns`` (physical names; not
-        ``_rid``): a bulk statement is decoded in bounded memory whatever its size (one
-        row group of the file at most, Arrow's reader decodes row groups whole)."""
-        if isinstance(rec, R.Change):
-            tables = [t for t in (rec.new, rec.old) if t is not None]
-            if not tables:
-                return
-            n = tables[0].num_rows
-            # The buffers' total size bounds nbytes from above at no cost; nbytes (exact
-            # for slices, but a pass over the data even for one row) only when the bound is
-            # too big.
-            size = sum(t.get_total_buffer_size() for t in tables)
-            if size > self._chunk_bytes:
-                size = sum(t.nbytes for t in tables)
-            step = self._step(n, size)
-            for start in range(0, n, step):
-                yield (
-                    rec.new.slice(start, step) if rec.new is not None else None,
-                    rec.old.slice(start, step) if rec.old is not None else None,
-                )
-            return
-        files = [
-            pq.ParquetFile(self._changesets / p) if p else None
-            for p in (rec.new_path, rec.old_path)
-        ]
-        try:
-            meta = [f.metadata for f in files if f is not None]
-            if not meta:
-                return
-            rows = meta[0].num_rows
-            size = sum(m.row_group(i).total_byte_size for m in meta for i in range(m.num_row_groups))
-            step = self._step(rows, size)
-            wanted = set(columns)
-            its = [
-                _rebatch(
-                    f.iter_batches(
-                        batch_size=step,
-                        columns=[c for c in f.schema_arrow.names if c in wanted],
-                        use_threads=True,
-                    ),
-                    step,
-                )
-                if f is not None
-                else None
-                for f in files
-            ]
-            if its[0] is not None and its[1] is not None:
-                yield from zip(its[0], its[1], strict=True)
-            elif its[0] is not None:
-                for b in its[0]:
-                    yield b, None
-            else:
-                assert its[1] is not None
-                for b in its[1]:
-                    yield None, b
-        finally:
-            for f in files:
-                if f is not None:
-                    f.close()
-
-    def _step(self, rows: int, nbytes: int) -> int:
-        """Rows per slice: ``chunk_rows``, fewer for wide rows."""
-        if rows <= 0:
-            return self._chunk
-        per_row = max(1, nbytes // rows)
-        return max(1, min(self._chunk, self._chunk_bytes // per_row))
+        return change_rows(rec, columns, self._changesets, self._chunk, self._chunk_bytes)
 
     def _change(self, st: _TxnState, rec: R.Change | R.Changeset) -> Iterator[Batch]:
         assert self._cat is not None

@@ -11,9 +11,10 @@ import pyarrow as pa
 import pytest
 
 from decoding import records as R
+from decoding.change_rows import _rebatch
 from decoding.pgoutput import decode_message
 from decoding.pgoutput.options import PgOutputOptions
-from decoding.pgoutput.plugin import PgOutput, RowBatch, _rebatch
+from decoding.pgoutput.plugin import PgOutput, RowBatch
 from decoding.reorder import ChangeList, DecodedTxn, committed_after
 from tests.lakeutil import MakeLake, cooked
 from walsender_proxy.lake import Lake, LakeSettings, PubTable, Sql
