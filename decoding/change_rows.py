@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from decoding import records as R
@@ -28,6 +30,22 @@ def catalog_csn(txn: DecodedTxn, csn: int) -> int:
         else any(isinstance(c, R.CatalogChange) for c in changes)
     )
     return csn - 1 if has_ddl else csn
+
+
+def key_changed(key_columns: Iterable[str], old: pa.Table, new: pa.Table) -> np.ndarray:
+    """Rows whose replica identity (``key_columns``, physical names) changed: PostgreSQL
+    logs the old key for those."""
+    n = new.num_rows
+    changed = np.zeros(n, dtype=bool)
+    for name in key_columns:
+        o = old.column(name) if name in old.column_names else pa.nulls(n)
+        w = new.column(name) if name in new.column_names else pa.nulls(n)
+        try:
+            same = pc.or_(pc.fill_null(pc.equal(o, w), False), pc.and_(pc.is_null(o), pc.is_null(w)))
+            changed |= ~np.asarray(same.to_numpy(zero_copy_only=False), dtype=bool)
+        except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
+            changed |= np.array([a != b for a, b in zip(o.to_pylist(), w.to_pylist(), strict=True)], dtype=bool)
+    return changed
 
 
 def _rebatch(batches: Iterable[pa.RecordBatch], size: int) -> Iterator[pa.Table]:

@@ -57,7 +57,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from decoding import records as R
 from decoding.catalog import (
@@ -70,7 +69,7 @@ from decoding.catalog import (
     Table,
     is_temp_schema,
 )
-from decoding.change_rows import catalog_csn, change_rows
+from decoding.change_rows import catalog_csn, change_rows, key_changed
 from decoding.errors import PgError
 from decoding.pgoutput import rowfilter
 from decoding.pgoutput.options import PgOutputOptions
@@ -626,25 +625,7 @@ class PgOutput:
 
     def _identity_changed(self, e: _RelEntry, old: pa.Table, new: pa.Table) -> np.ndarray:
         """Rows whose replica identity changed: PostgreSQL logs the old key for those."""
-        n = new.num_rows
-        changed = np.zeros(n, dtype=bool)
-        for c in e.table.columns:
-            if c.name not in e.key:
-                continue
-            o = old.column(c.physical) if c.physical in old.column_names else pa.nulls(n)
-            w = new.column(c.physical) if c.physical in new.column_names else pa.nulls(n)
-            try:
-                same = pc.or_(
-                    pc.fill_null(pc.equal(o, w), False),
-                    pc.and_(pc.is_null(o), pc.is_null(w)),
-                )
-                changed |= ~np.asarray(same.to_numpy(zero_copy_only=False), dtype=bool)
-            except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
-                changed |= np.array(
-                    [a != b for a, b in zip(o.to_pylist(), w.to_pylist(), strict=True)],
-                    dtype=bool,
-                )
-        return changed
+        return key_changed([c.physical for c in e.table.columns if c.name in e.key], old, new)
 
     def _updates(
         self, st: _TxnState, e: _RelEntry, old: pa.Table, new: pa.Table

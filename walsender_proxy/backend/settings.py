@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from decoding import pgtz
+from decoding.booleans import parse_bool
 from decoding.errors import PgError
 from decoding.pgoutput.options import split_identifier_string
 from decoding.pgvalues._dtin import interval_in
@@ -208,22 +209,6 @@ def parse_real(text: str, unit: str | None) -> tuple[float | None, str | None]:
             return None, _MEMORY_HINT if unit in MEMORY_BASE else _TIME_HINT
         value = converted
     return value, None
-
-
-def parse_bool(text: str) -> bool | None:
-    """PostgreSQL's parse_bool: any unique prefix of true/false/yes/no, on/off (two
-    letters at least), 1 or 0, in any case; None if it is none of them."""
-    t = text.lower()
-    if not t:
-        return None
-    for word, value in (("true", True), ("false", False), ("yes", True), ("no", False)):
-        if word.startswith(t):
-            return value
-    if len(t) >= 2 and "on".startswith(t):
-        return True
-    if len(t) >= 2 and "off".startswith(t):
-        return False
-    return {"1": True, "0": False}.get(t)
 
 
 #: Enum values PostgreSQL accepts but does not list in pg_settings.enumvals (guc.c's hidden

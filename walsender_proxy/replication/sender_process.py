@@ -36,12 +36,10 @@ from decoding.catalog import CatalogHistory
 from decoding.catalog_follower import CatalogFollower
 from decoding.errors import PgError
 from decoding.logview import LogView
-from decoding.pgoutput.options import PgOutputOptions
-from decoding.pgoutput.plugin import PgOutput
 from walsender_proxy.backend.conn import Conn
 from walsender_proxy.protocol.machine import ConnectionMachine
 from walsender_proxy.replication.sender_channel import Channel, ChannelClosed
-from walsender_proxy.replication.slot import Slot
+from walsender_proxy.replication.slot import Slot, output_plugin
 from walsender_proxy.replication.stream import LogicalStream, StreamState
 
 log = logging.getLogger("walsender_proxy.walsender")
@@ -106,8 +104,10 @@ async def serve_stream(channel: Channel, fd: int, req: dict[str, Any]) -> dict[s
     try:
         slot = Slot(**req["slot"])
         follower = CatalogFollower(CatalogHistory.from_json(req["catalog"]))
-        options = PgOutputOptions.parse([tuple(o) for o in req["options"]], req["version_num"])
-        plugin = PgOutput(options, follower.at, Path(req["changesets"]))
+        plugin = output_plugin(
+            slot.plugin, [tuple(o) for o in req["options"]], req["version_num"], follower.at, Path(req["changesets"]),
+            search_path=tuple(req.get("search_path", ())),
+        )
         stream = LogicalStream(
             conn, view, None, slot, plugin, req["start"],
             work_mem=req["work_mem"], spill_dir=Path(req["spill_dir"]),

@@ -5,13 +5,47 @@ lake (``slots.py``)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
 
+from decoding import records as R
+from decoding.catalog import Catalog
 from decoding.errors import PgError
+from decoding.reorder import DecodedTxn
 
 _NAME = re.compile(r"^[a-z0-9_]{1,63}$")
 #: Output plugins a logical slot can name.
-PLUGINS = ("pgoutput",)
+PLUGINS = ("pgoutput", "test_decoding")
+
+
+class OutputPlugin(Protocol):
+    """What a stream asks of an output plugin (pgoutput, test_decoding): a committed
+    transaction's messages in batches (a list of messages, or pgoutput's row batches), a
+    message outside a transaction, and an end."""
+
+    def iter_batches(self, txn: DecodedTxn, *, deferred: bool = False) -> Iterator[Any]: ...
+
+    def message(self, message_lsn: int, rec: R.Message) -> list[bytes]: ...
+
+    def close(self) -> None: ...
+
+
+def output_plugin(
+    name: str, options: Sequence[tuple[str, str | None]], version_num: int,
+    catalog_at: Callable[[int], Catalog], changesets: str | Path, *, search_path: Sequence[str] = (),
+) -> OutputPlugin:
+    """The slot's output plugin with START_REPLICATION's options, checked as its startup
+    callback checks them (PgError with PostgreSQL's SQLSTATE). ``search_path``: the
+    session's schemas (test_decoding names a type off it schema-qualified)."""
+    if name == "test_decoding":
+        from decoding.testdecoding import TestDecoding, TestDecodingOptions
+
+        return TestDecoding(TestDecodingOptions.parse(options), catalog_at, changesets, search_path=search_path)
+    from decoding.pgoutput.plugin import PgOutput, PgOutputOptions
+
+    return PgOutput(PgOutputOptions.parse(list(options), version_num), catalog_at, changesets)
 
 
 @dataclass(frozen=True, slots=True)

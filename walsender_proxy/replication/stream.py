@@ -30,7 +30,6 @@ import pyarrow.compute as pc
 from decoding.allocator import release_memory
 from decoding.changelog import LogReader
 from decoding.logview import LogView
-from decoding.pgoutput.plugin import PgOutput
 from decoding.pgoutput.rows import RowBatch, encode_together
 from decoding.reorder import ChangeList, DecodedTxn, Ended, ReorderBuffer
 from walsender_proxy.backend.conn import Conn
@@ -44,7 +43,7 @@ from walsender_proxy.protocol.replication import (
     pg_now,
 )
 from walsender_proxy.replication.lag import ReplyState
-from walsender_proxy.replication.slot import Slot
+from walsender_proxy.replication.slot import OutputPlugin, Slot
 
 log = logging.getLogger("walsender_proxy.walsender")
 #: Bytes of log read per step of the stream loop (a bigger record is read whole).
@@ -147,7 +146,7 @@ class LogicalStream:
     (those hops were a large part of the process's CPU per single-row transaction)."""
 
     def __init__(
-        self, conn: Conn, log: ChangeSource, slots: SlotSink | None, slot: Slot, plugin: PgOutput, start: int, *,
+        self, conn: Conn, log: ChangeSource, slots: SlotSink | None, slot: Slot, plugin: OutputPlugin, start: int, *,
         work_mem: int, spill_dir: Path, timeout: Callable[[], float],
         observe: Callable[[Any], None] | None = None,
     ) -> None:
@@ -253,7 +252,7 @@ class LogicalStream:
             log_reader.close()
         return "closed" if state.closed else "done"
 
-    async def _send_small(self, txns: list[DecodedTxn], plugin: PgOutput, state: StreamState) -> None:
+    async def _send_small(self, txns: list[DecodedTxn], plugin: OutputPlugin, state: StreamState) -> None:
         """Many small transactions (single-row commits from OLTP clients) framed in one
         worker-thread call and written at once, with one keepalive after the last. A hop to
         a thread and a flush per transaction would cap the stream at a few thousand
@@ -266,7 +265,7 @@ class LogicalStream:
         state.lag.sent(txns[-1].end_lsn)
         self.s.queue(encode_keepalive_message(txns[-1].end_lsn, pg_now()))
 
-    async def _emit(self, ev: Any, plugin: PgOutput, start: int, state: StreamState, entry: Any) -> None:
+    async def _emit(self, ev: Any, plugin: OutputPlugin, start: int, state: StreamState, entry: Any) -> None:
         s = self.s
         if isinstance(ev, DecodedTxn):
             if ev.gid is not None:
@@ -289,7 +288,7 @@ class LogicalStream:
                 for payload in plugin.message(e.end_lsn, rec):
                     s.queue(encode_xlogdata_message(e.lsn, e.lsn, pg_now(), payload))
 
-    async def _send_txn(self, txn: DecodedTxn, plugin: PgOutput, state: StreamState) -> None:
+    async def _send_txn(self, txn: DecodedTxn, plugin: OutputPlugin, state: StreamState) -> None:
         """Decode and send one transaction. A small one (in memory, no changeset) is
         decoded and framed in one worker-thread call and written at once. A big one goes
         chunk by chunk through a :class:`_TxnPipeline`: worker threads encode and frame the
@@ -448,7 +447,7 @@ class _Step:
 
 
 def _read_step(
-    log: ChangeSource, reader: LogReader, rb: ReorderBuffer, wait_beyond: int | None, plugin: PgOutput, start: int,
+    log: ChangeSource, reader: LogReader, rb: ReorderBuffer, wait_beyond: int | None, plugin: OutputPlugin, start: int,
     snapshot_csn: int, stop: Callable[[], bool] | None = None,
     observe: Callable[[Any], None] | None = None,
 ) -> _Step:
@@ -517,12 +516,12 @@ def _frame_xlogdata(b: Any, txn: DecodedTxn, now: int) -> bytes | memoryview:
     return xlogdata_frames(b, first, now)
 
 
-def _frame_all(plugin: PgOutput, txn: DecodedTxn) -> bytes:
+def _frame_all(plugin: OutputPlugin, txn: DecodedTxn) -> bytes:
     now = pg_now()
     return b"".join(_frame_xlogdata(b, txn, now) for b in plugin.iter_batches(txn))
 
 
-def _frame_small(plugin: PgOutput, txns: Sequence[DecodedTxn], now: int | None = None) -> bytes:
+def _frame_small(plugin: OutputPlugin, txns: Sequence[DecodedTxn], now: int | None = None) -> bytes:
     """:func:`_frame_all` of each transaction, back to back, with their row messages
     encoded together (see :func:`encode_together`). The transactions' changes are closed
     (they are sent, or the stream is over)."""
@@ -580,7 +579,7 @@ class _TxnPipeline:
     The generator lives and ends on the producer thread; :meth:`close` stops it early.
     """
 
-    def __init__(self, plugin: PgOutput, txn: DecodedTxn, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, plugin: OutputPlugin, txn: DecodedTxn, loop: asyncio.AbstractEventLoop) -> None:
         self.txn = txn
         self.now = pg_now()
         self.loop = loop

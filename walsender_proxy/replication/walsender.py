@@ -35,7 +35,7 @@ from walsender_proxy.backend.settings import shown_setting
 from walsender_proxy.lake import Isolation
 from walsender_proxy.protocol import messages as m
 from walsender_proxy.replication import commands as C
-from walsender_proxy.replication.slot import Slot
+from walsender_proxy.replication.slot import Slot, output_plugin
 from walsender_proxy.replication.stream import LogicalStream, StreamState
 
 if TYPE_CHECKING:
@@ -273,6 +273,7 @@ class WalSender:
             "slot": dataclasses.asdict(slot),
             "start": start,
             "options": [list(o) for o in options],
+            "search_path": list(ex.search_path()) if (ex := self.s.executor) is not None else [],
             "version_num": self.services.version_num,
             "work_mem": work_mem,
             "wal_sender_timeout": self._timeout(),
@@ -327,8 +328,6 @@ class WalSender:
         self.s.send(m.CommandComplete("START_REPLICATION"))
 
     async def stream(self, cmd: C.StartReplication) -> None:
-        from decoding.pgoutput.plugin import PgOutput, PgOutputOptions
-
         ex = self.s.executor
         assert ex is not None
         if ex.explicit:
@@ -338,20 +337,23 @@ class WalSender:
         try:
             if slot.database != self.s.database:
                 raise PgError("55000", f'replication slot "{slot.name}" was not created in this database')
-            options = PgOutputOptions.parse(list(cmd.options), self.services.version_num)
+            plugin = output_plugin(
+                slot.plugin, cmd.options, self.services.version_num, self.lake.catalog_at, self.lake.changesets,
+                search_path=tuple(ex.search_path()),
+            )
             start = max(cmd.start_lsn, slot.confirmed_flush)
             work_mem = self._work_mem()
             self.s.send(m.CopyBothResponse(0, ()))
             pool = self.services.sender_pool()
             sender = await pool.take() if pool is not None and self._can_hand_over() else None
-            if sender is not None:
+            if sender is not None:  # (the plugin above checked the options; the process makes its own)
+                plugin.close()
                 assert pool is not None
                 try:
                     outcome = await self._stream_elsewhere(pool, sender, slot, cmd.options, start, work_mem)
                 finally:
                     pool.give_back(sender)
             else:
-                plugin = PgOutput(options, self.lake.catalog_at, self.lake.changesets)
                 timeout = self._timeout()  # (no SET while streaming; a reload sets it again)
                 stream = LogicalStream(
                     self.s, self.lake.log, self.slots, slot, plugin, start,

@@ -1,0 +1,262 @@
+"""The test_decoding output plugin: PostgreSQL's contrib/test_decoding as its text lines.
+
+The plugin most tools and tutorials use with ``pg_recvlogical`` and the SQL slot
+functions: one line per event, ``BEGIN 735``, ``table public.t: INSERT: id[integer]:1
+name[text]:'x'``, ``COMMIT 735``. The lines follow ``test_decoding.c`` of PostgreSQL 15:
+
+- every user table's changes (no publication), columns in attnum order as
+  ``name[format_type_be]:value``, the value by its type's output function, unquoted for
+  the integer, float, oid and numeric types, ``true``/``false`` for boolean, quoted (a
+  quote doubled) for every other type — a domain's included — and ``null``;
+- an UPDATE carries ``old-key:`` and ``new-tuple:`` where PostgreSQL logs the old row (its
+  key changed, or REPLICA IDENTITY FULL), a DELETE the old key or row (NULLs left out), or
+  ``(no-tuple-data)`` without one;
+- TRUNCATE lists its tables (partitioned ones have no storage, and are not listed) and
+  ``restart_seqs``/``cascade`` or ``(no-flags)``;
+- ``pg_logical_emit_message`` as ``message: transactional: 1 prefix: p, sz: 5 content:…``.
+
+Options as ``pg_decode_startup`` reads them (PostgreSQL's ``parse_bool``): include-xids
+(default on), include-timestamp, skip-empty-xacts, only-local, include-rewrites and
+force-binary. ``stream-changes`` on is refused (0A000): in-progress transactions are not
+streamed, and a big one would come whole where PostgreSQL streams it.
+
+It offers what :class:`~walsender_proxy.replication.stream.LogicalStream` asks of an
+output plugin: ``iter_batches`` (each item a list of lines, one XLogData message each),
+``message`` and ``close``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from decoding import records as R
+from decoding.booleans import parse_bool
+from decoding.catalog import Catalog, Column, Table
+from decoding.change_rows import catalog_csn, change_rows, key_changed
+from decoding.errors import PgError
+from decoding.identifiers import quote_identifier, quote_qualified_identifier
+from decoding.pgtime import PG_EPOCH_UNIX_US
+from decoding.pgtypes import ColumnType
+from decoding.pgvalues import text_encoder
+from decoding.pgvalues._types import column_type
+from decoding.reorder import DecodedTxn
+
+__all__ = ["TestDecoding", "TestDecodingOptions"]
+
+#: Types print_literal writes bare: int2, int4, int8, oid, float4, float8, numeric.
+_BARE = frozenset({21, 23, 20, 26, 700, 701, 1700})
+_BOOL = 16
+_CHUNK_ROWS = 8192
+_CHUNK_BYTES = 16 << 20
+_TIMESTAMPTZ = text_encoder(column_type("timestamptz"))
+
+
+@dataclass(frozen=True, slots=True)
+class TestDecodingOptions:
+    include_xids: bool = True
+    include_timestamp: bool = False
+    skip_empty_xacts: bool = False
+    only_local: bool = False
+    #: Output declared binary: the SQL functions that read text refuse the slot.
+    force_binary: bool = False
+
+    __test__ = False  # (not a pytest test class)
+
+    @classmethod
+    def parse(cls, options: Sequence[tuple[str, str | None]]) -> TestDecodingOptions:
+        """``pg_decode_startup``'s reading of the raw ``(name, value)`` pairs (value None:
+        given without one, which means on), with its 22023 errors."""
+        flags = {
+            "include-xids": True, "include-timestamp": False, "skip-empty-xacts": False, "only-local": False,
+            "include-rewrites": False, "force-binary": False, "stream-changes": False,
+        }  # fmt: skip
+        for name, value in options:
+            if name not in flags:
+                raise PgError("22023", f'option "{name}" = "{"(null)" if value is None else value}" is unknown')
+            b = True if value is None else parse_bool(value)
+            if b is None:
+                raise PgError("22023", f'could not parse value "{value}" for parameter "{name}"')
+            flags[name] = b
+        if flags["stream-changes"]:
+            raise PgError(
+                "0A000",
+                "test_decoding's stream-changes is not supported by walsender-proxy",
+                detail="In-progress transactions are not streamed: a transaction is decoded once it commits.",
+            )
+        return cls(flags["include-xids"], flags["include-timestamp"], flags["skip-empty-xacts"], flags["only-local"], flags["force-binary"])
+
+
+def _type_name(cat: Catalog, ct: ColumnType, search_path: Sequence[str]) -> str:
+    """format_type_be of a column's declared type (no typmod): a domain or an enum by its
+    name, schema-qualified when the session's search path does not hold its schema
+    (pg_recvlogical empties it, so it sees every user type qualified)."""
+    user = None
+    if ct.domain:
+        user = cat.domains.get(ct.domain)
+    elif ct.is_enum:
+        user = cat.enums.get(ct.base.oid)
+    if user is not None:
+        name = quote_identifier(user.name) if user.schema in search_path else quote_qualified_identifier(user.schema, user.name)
+        return name + ("[]" if ct.is_array and not ct.domain else "")
+    return ColumnType(ct.base, -1, ct.is_array).sql_name()
+
+
+def _literal(oid: int, text: bytes) -> bytes:
+    """print_literal: how a value's output text is written."""
+    if oid in _BARE:
+        return text
+    if oid == _BOOL:
+        return b"true" if text == b"t" else b"false"
+    return b"'" + text.replace(b"'", b"''") + b"'"
+
+
+class TestDecoding:
+    """The test_decoding plugin of one replication connection.
+
+    ``catalog_at(csn)`` returns the catalog of snapshot ``csn``; ``changesets_dir`` is
+    where :class:`decoding.records.Changeset` files live."""
+
+    __test__ = False  # (not a pytest test class)
+
+    def __init__(
+        self, options: TestDecodingOptions, catalog_at: Callable[[int], Catalog], changesets_dir: str | Path, *,
+        search_path: Sequence[str] = (),
+    ) -> None:
+        self.options = options
+        self.search_path = tuple(search_path)
+        self._catalog_at = catalog_at
+        self._changesets = Path(changesets_dir)
+
+    def close(self) -> None:
+        pass
+
+    def message(self, message_lsn: int, rec: R.Message) -> list[bytes]:
+        """A non-transactional ``pg_logical_emit_message`` (always written)."""
+        return [self._message_line(rec)]
+
+    def transaction(self, txn: DecodedTxn) -> list[bytes]:
+        return [line for b in self.iter_batches(txn) for line in b]
+
+    def iter_batches(self, txn: DecodedTxn, *, deferred: bool = False) -> Iterator[list[bytes]]:
+        """The lines of one committed transaction, a few at a time: BEGIN, its changes,
+        COMMIT (none for a transaction of another origin under only-local, or an empty
+        one under skip-empty-xacts)."""
+        opts = self.options
+        if opts.only_local and txn.origin:
+            return
+        xid = f" {txn.xid & 0xFFFFFFFF}".encode() if opts.include_xids else b""
+        begin = [b"BEGIN" + xid]
+        wrote = False
+        if not opts.skip_empty_xacts:
+            yield begin
+        cat = self._catalog_at(catalog_csn(txn, txn.csn))
+        for rec in txn.changes:
+            if isinstance(rec, R.CatalogChange):
+                for op in rec.ops:
+                    cat = cat.apply(op)
+                continue
+            if isinstance(rec, R.Change | R.Changeset):
+                lines = self._change_lines(cat, rec)
+            elif isinstance(rec, R.Truncate):
+                lines = self._truncate_lines(cat, rec)
+            elif isinstance(rec, R.Message) and rec.transactional:
+                # (pg_decode_message writes no BEGIN and counts for no change)
+                yield [self._message_line(rec)]
+                continue
+            else:
+                continue
+            for chunk in lines:
+                if not chunk:
+                    continue
+                if opts.skip_empty_xacts and not wrote:
+                    chunk = begin + chunk
+                wrote = True
+                yield chunk
+        if opts.skip_empty_xacts and not wrote:
+            return
+        end = b"COMMIT" + xid
+        if opts.include_timestamp:
+            at = _TIMESTAMPTZ(pa.array([txn.commit_ts + PG_EPOCH_UNIX_US], pa.timestamp("us", tz="UTC")))[0]
+            end += b" (at " + (at or b"") + b")"
+        yield [end]
+
+    # -- lines ---------------------------------------------------------------------------
+    @staticmethod
+    def _message_line(rec: R.Message) -> bytes:
+        head = f"message: transactional: {int(rec.transactional)} prefix: {rec.prefix}, sz: {len(rec.payload)} content:"
+        return head.encode() + rec.payload
+
+    def _truncate_lines(self, cat: Catalog, rec: R.Truncate) -> Iterator[list[bytes]]:
+        tables = [t for oid in rec.relids if (t := cat.tables.get(oid)) is not None and t.partition_key is None]
+        if not tables:
+            return
+        names = ", ".join(quote_qualified_identifier(t.schema, t.name) for t in tables)
+        flags = (" restart_seqs" if rec.restart_identity else "") + (" cascade" if rec.cascade else "")
+        yield [f"table {names}: TRUNCATE:{flags or ' (no-flags)'}".encode()]
+
+    def _change_lines(self, cat: Catalog, rec: R.Change | R.Changeset) -> Iterator[list[bytes]]:
+        t = cat.tables.get(rec.relid)
+        if t is None:
+            return
+        head = f"table {quote_qualified_identifier(t.schema, t.name)}: ".encode()
+        cols = list(t.columns)
+        key = set(t.identity_columns())
+        for new, old in change_rows(rec, [c.physical for c in cols], self._changesets, _CHUNK_ROWS, _CHUNK_BYTES):
+            if rec.op == "I" and new is not None:
+                yield [head + b"INSERT:" + row for row in self._tuples(cat, cols, new, skip_nulls=False)]
+            elif rec.op == "U" and new is not None:
+                yield list(self._updates(cat, t, cols, key, head, old, new))
+            elif rec.op == "D" and old is not None:
+                yield list(self._deletes(cat, t, cols, key, head, old))
+
+    def _updates(
+        self, cat: Catalog, t: Table, cols: list[Column], key: set[str], head: bytes, old: pa.Table | None, new: pa.Table
+    ) -> Iterator[bytes]:
+        n = new.num_rows
+        if t.replica_identity == "f" and old is not None:
+            logged, has_old = cols, np.ones(n, dtype=bool)
+        elif key and old is not None and t.replica_identity in ("d", "i"):
+            logged = [c for c in cols if c.name in key]
+            has_old = key_changed([c.physical for c in logged], old, new)
+        else:
+            logged, has_old = [], np.zeros(n, dtype=bool)
+        news = self._tuples(cat, cols, new, skip_nulls=False)
+        olds = self._tuples(cat, logged, old, skip_nulls=True) if has_old.any() and old is not None else [b""] * n
+        for i in range(n):
+            if has_old[i]:
+                yield head + b"UPDATE: old-key:" + olds[i] + b" new-tuple:" + news[i]
+            else:
+                yield head + b"UPDATE:" + news[i]
+
+    def _deletes(self, cat: Catalog, t: Table, cols: list[Column], key: set[str], head: bytes, old: pa.Table) -> Iterator[bytes]:
+        if t.replica_identity == "f":
+            logged = cols
+        elif key and t.replica_identity in ("d", "i"):
+            logged = [c for c in cols if c.name in key]
+        else:
+            yield from [head + b"DELETE: (no-tuple-data)"] * old.num_rows
+            return
+        for row in self._tuples(cat, logged, old, skip_nulls=True):
+            yield head + b"DELETE:" + row
+
+    def _tuples(self, cat: Catalog, cols: list[Column], data: pa.Table, *, skip_nulls: bool) -> list[bytes]:
+        """tuple_to_stringinfo of every row: `` name[type]:value`` per column."""
+        n = data.num_rows
+        parts: list[list[bytes]] = [[] for _ in range(n)]
+        for c in cols:
+            label = f" {quote_identifier(c.name)}[{_type_name(cat, c.type, self.search_path)}]:".encode()
+            arr = data.column(c.physical) if c.physical in data.column_names else pa.nulls(n)
+            texts = text_encoder(c.type.bare)(arr) if arr.null_count < n else [None] * n
+            oid = c.type.declared_oid
+            for i, v in enumerate(texts):
+                if v is None:
+                    if not skip_nulls:
+                        parts[i].append(label + b"null")
+                else:
+                    parts[i].append(label + _literal(oid, v))
+        return [b"".join(p) for p in parts]
