@@ -132,6 +132,11 @@ class TestDecoding:
         self._catalog_at = catalog_at
         self._changesets = Path(changesets_dir)
 
+    @property
+    def binary_output(self) -> bool:
+        """force-binary declares the (text) lines binary, as pg_decode_startup does."""
+        return self.options.force_binary
+
     def close(self) -> None:
         pass
 

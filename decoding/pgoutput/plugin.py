@@ -209,6 +209,9 @@ class PgOutput:
     Not thread-safe: one connection, one caller at a time.
     """
 
+    #: pgoutput's messages are binary (OUTPUT_PLUGIN_BINARY_OUTPUT).
+    binary_output = True
+
     def __init__(
         self,
         options: PgOutputOptions,

@@ -133,3 +133,43 @@ def test_lines_from_the_server_process_as_postgres(pg15: PgCluster, tmp_path: ob
     theirs = _decoded(pg15.dsn(dbname=pg15.new_database("tdin")), "tdin", "-o", "include-xids=0")
     with ProxyServer(tmp_path / "proxy", walsender_processes=False) as p:
         assert _decoded(p.dsn(), "tdin", "-o", "include-xids=0") == theirs
+
+
+SQL_API = [
+    "set synchronous_commit = on",  # (the test cluster's default is off: its flush position would lag)
+    "select slot_name from pg_create_logical_replication_slot('tds1', 'test_decoding')",
+    "create table tds_t (id int primary key, v text)",
+    "insert into tds_t values (1, 'a'), (2, 'b')",
+    "update tds_t set v = 'c' where id = 1",
+    "select data from pg_logical_slot_peek_changes('tds1', NULL, NULL, 'include-xids', '0')",
+    "select data from pg_logical_slot_get_changes('tds1', NULL, 2, 'include-xids', '0')",
+    "select data from pg_logical_slot_get_changes('tds1', NULL, NULL, 'include-xids', '0', 'skip-empty-xacts', '1')",
+    "select data from pg_logical_slot_get_changes('tds1', NULL, NULL)",
+    "select pg_typeof(lsn)::text, pg_typeof(xid)::text, pg_typeof(data)::text from pg_logical_slot_peek_changes('tds1', NULL, NULL) limit 1",
+    "select count(*) from pg_logical_slot_peek_changes('tds1', NULL, NULL, 'include-xids')",
+    "select * from pg_logical_slot_get_changes('tds1', NULL, NULL, 'nosuch', '1')",
+    "select * from pg_logical_slot_get_changes('nosuch', NULL, NULL)",
+    "select * from pg_logical_slot_get_changes(NULL, NULL, NULL)",
+    "select * from pg_logical_slot_get_changes('tds1', NULL, NULL, NULL, 'x')",
+    "select * from pg_logical_slot_get_changes('tds1', NULL, NULL, 'force-binary', '1')",
+    "insert into tds_t values (3, 'z')",
+    "delete from tds_t where id = 2",
+    "select data from pg_logical_slot_peek_changes('tds1', NULL, NULL, VARIADIC array['include-xids', 'off'])",
+    "select encode(data, 'escape') from pg_logical_slot_peek_binary_changes('tds1', NULL, NULL, 'include-xids', '0')",
+    "select data from pg_logical_slot_get_changes('tds1', NULL, NULL, 'include-xids', '0')",
+    "select data from pg_logical_slot_get_changes('tds1', NULL, NULL, 'include-xids', '0')",
+    "select pg_drop_replication_slot('tds1')",
+    "select slot_name from pg_create_logical_replication_slot('tds2', 'pgoutput')",
+    "select * from pg_logical_slot_get_changes('tds2', NULL, NULL, 'proto_version', '1', 'publication_names', 'p')",
+    "select count(*) from pg_logical_slot_peek_binary_changes('tds2', NULL, NULL, 'proto_version', '1')",
+    "select pg_drop_replication_slot('tds2')",
+    "drop table tds_t",
+]
+
+
+def test_sql_slot_functions_as_postgres(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """pg_logical_slot_get_changes / peek_changes (and their binary forms) with
+    test_decoding: the rows, what `get` consumes, upto_nchanges, the options and the errors."""
+    from tests.pgcompare import same_answers
+
+    same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("tdsql")), SQL_API).close()

@@ -25,6 +25,9 @@ class OutputPlugin(Protocol):
     transaction's messages in batches (a list of messages, or pgoutput's row batches), a
     message outside a transaction, and an end."""
 
+    #: Whether its output is declared binary (the SQL functions reading text refuse it).
+    binary_output: bool
+
     def iter_batches(self, txn: DecodedTxn, *, deferred: bool = False) -> Iterator[Any]: ...
 
     def message(self, message_lsn: int, rec: R.Message) -> list[bytes]: ...
@@ -35,17 +38,24 @@ class OutputPlugin(Protocol):
 def output_plugin(
     name: str, options: Sequence[tuple[str, str | None]], version_num: int,
     catalog_at: Callable[[int], Catalog], changesets: str | Path, *, search_path: Sequence[str] = (),
+    slot_name: str | None = None,
 ) -> OutputPlugin:
     """The slot's output plugin with START_REPLICATION's options, checked as its startup
-    callback checks them (PgError with PostgreSQL's SQLSTATE). ``search_path``: the
-    session's schemas (test_decoding names a type off it schema-qualified)."""
-    if name == "test_decoding":
-        from decoding.testdecoding import TestDecoding, TestDecodingOptions
+    callback checks them (PgError with PostgreSQL's SQLSTATE, and its CONTEXT naming the
+    slot when ``slot_name`` is given). ``search_path``: the session's schemas
+    (test_decoding names a type off it schema-qualified)."""
+    try:
+        if name == "test_decoding":
+            from decoding.testdecoding import TestDecoding, TestDecodingOptions
 
-        return TestDecoding(TestDecodingOptions.parse(options), catalog_at, changesets, search_path=search_path)
-    from decoding.pgoutput.plugin import PgOutput, PgOutputOptions
+            return TestDecoding(TestDecodingOptions.parse(options), catalog_at, changesets, search_path=search_path)
+        from decoding.pgoutput.plugin import PgOutput, PgOutputOptions
 
-    return PgOutput(PgOutputOptions.parse(list(options), version_num), catalog_at, changesets)
+        return PgOutput(PgOutputOptions.parse(list(options), version_num), catalog_at, changesets)
+    except PgError as e:
+        if slot_name is not None:
+            e.where = f'slot "{slot_name}", output plugin "{name}", in the startup callback'  # type: ignore[attr-defined]
+        raise
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,11 +20,12 @@ import json
 import os
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, replace
 from typing import TYPE_CHECKING
 
 from decoding.errors import PgError, file_access_error
-from walsender_proxy.replication.slot import PLUGINS, Slot, check_slot_name
+from walsender_proxy.replication.slot import PLUGINS, Slot, check_slot_name, output_plugin
 
 if TYPE_CHECKING:  # (a walsender process uses Slot without loading the lake)
     from walsender_proxy.lake import Lake
@@ -250,6 +251,73 @@ class SlotStore:
             return slot
         finally:
             self.release(name, pid)
+
+    def changes(
+        self, name: str, pid: int, database: str, options: Sequence[tuple[str, str | None]], *,
+        upto_lsn: int | None, upto_nchanges: int | None, confirm: bool, function: str,
+        version_num: int, search_path: Sequence[str] = (),
+    ) -> list[tuple[int, int, bytes]]:
+        """``pg_logical_slot_get_changes`` and kin: what the slot's plugin writes of the
+        transactions committed since its confirmed position, up to ``upto_lsn`` (at most
+        the durable end of the log) or until ``upto_nchanges`` rows were written (a
+        transaction always whole), as (lsn, xid, data) rows; with ``confirm`` the slot then
+        moves past the last record decoded, as its ``get`` form does. ``function``: the
+        SQL function called (a textual one refuses a plugin writing binary). The log is read
+        and decoded in the calling thread (a SQL session's worker thread)."""
+        from decoding.records import Message
+        from decoding.reorder import DecodedTxn, Ended, ReorderBuffer
+
+        slot = self.acquire(name, pid)
+        try:
+            if slot.database != database:
+                raise PgError("55000", f'replication slot "{name}" was not created in this database')
+            plugin = output_plugin(
+                slot.plugin, options, version_num, self.lake.catalog_at, self.lake.changesets,
+                search_path=search_path, slot_name=name,
+            )
+            try:
+                if "binary" not in function and plugin.binary_output:
+                    raise PgError(
+                        "0A000",
+                        f'logical decoding output plugin "{slot.plugin}" produces binary output, but function '
+                        f'"{function}(name,pg_lsn,integer,text[])" expects textual data',
+                    )
+                end = self.lake.log.flushed_lsn if upto_lsn is None else min(upto_lsn, self.lake.log.flushed_lsn)
+                start = slot.confirmed_flush
+                rows: list[tuple[int, int, bytes]] = []
+                reached = end
+                rb = ReorderBuffer()
+                prepared: dict[int, DecodedTxn] = {}
+                for entry in self.lake.log.read(slot.restart_lsn, end):
+                    for ev in rb.feed(entry):
+                        txn: DecodedTxn | None = None
+                        if isinstance(ev, DecodedTxn):
+                            if ev.gid is not None:
+                                prepared[ev.xid] = ev
+                            elif ev.commit_lsn >= start and ev.csn > slot.snapshot_csn:
+                                txn = ev
+                        elif isinstance(ev, Ended):
+                            txn = prepared.pop(ev.xid, None)
+                            if txn is not None and ev.committed and ev.lsn >= start and ev.csn > slot.snapshot_csn:
+                                txn.commit_lsn, txn.end_lsn, txn.csn, txn.commit_ts = ev.lsn, ev.end_lsn, ev.csn, ev.ts
+                            else:
+                                txn = None
+                        elif isinstance(ev, tuple) and isinstance(ev[1], Message) and ev[0].lsn >= start:
+                            rows += [(ev[0].lsn, 0, m) for m in plugin.message(ev[0].end_lsn, ev[1])]
+                        if txn is not None:
+                            lines = [m for b in plugin.iter_batches(txn) for m in (b if isinstance(b, list) else b.to_pylist())]
+                            first = txn.first_lsn or txn.commit_lsn
+                            rows += [(txn.end_lsn if i == len(lines) - 1 else first, txn.xid & 0xFFFFFFFF, m) for i, m in enumerate(lines)]
+                    if upto_nchanges and len(rows) >= upto_nchanges:  # (checked after each record, as PostgreSQL's loop does)
+                        reached = entry.end_lsn
+                        break
+            finally:
+                plugin.close()
+        finally:
+            self.release(name, pid)
+        if confirm and reached > slot.confirmed_flush:
+            self.advance_to(name, reached, pid)
+        return rows
 
     def advance(self, name: str, *, confirmed_flush: int | None = None, restart_lsn: int | None = None) -> Slot:
         """Move the slot forward; a position that would move it backwards is ignored."""

@@ -51,7 +51,7 @@ def exists(name: str, args: Sequence[str]) -> bool | None:
     for params, variadic, defaults in overloads:
         if variadic is not None:
             fixed, elem = params[:-1], variadic
-            if len(args) < len(params):
+            if len(args) < len(params) - (1 if defaults else 0):  # (a defaulted VARIADIC may be left out)
                 continue
             rest = args[len(fixed):]
             if all(map(_accepts, fixed, args)) and all(_accepts(elem, a) for a in rest):
@@ -84,7 +84,7 @@ def _candidates(name: str, args: Sequence[str]) -> list[tuple[str, ...]]:
     out = []
     for params, variadic, defaults in FUNCTIONS.get(name, ()):
         if variadic is not None:
-            if len(args) < len(params):
+            if len(args) < len(params) - (1 if defaults else 0):
                 continue
             expanded = (*params[:-1], *[variadic] * (len(args) - len(params) + 1))
         elif len(params) - defaults <= len(args) <= len(params):

@@ -16,7 +16,7 @@ from decoding.lsn import format_lsn
 from walsender_proxy.lake import bulk
 from walsender_proxy.lake.transaction import Isolation
 from walsender_proxy.sql import literals, lock_functions, sequence_functions, slot_functions
-from walsender_proxy.sql.rewrite_funcs import ADVISORY
+from walsender_proxy.sql.rewrite_funcs import ADVISORY, SERVER_SETS, SET_SUFFIX
 from walsender_proxy.sql.udf_errors import keep_errors
 
 if TYPE_CHECKING:
@@ -36,6 +36,7 @@ SERVER_FUNCTIONS = frozenset(
         "pg_create_logical_replication_slot",
         "pg_drop_replication_slot",
         "pg_replication_slot_advance",
+        *SERVER_SETS,
         *ADVISORY,
         "pg_advisory_unlock_all",
         "pg_sleep",
@@ -169,6 +170,6 @@ def install(con: duckdb.DuckDBPyConnection, services: SqlServices) -> None:
     udfs += sequence_functions.udfs(services, session)
     for name, fn, args, ret in udfs:
         # (a UDF that may return NULL must say so to DuckDB, which then hands it NULLs too)
-        nulls = "special" if name in sequence_functions.NULLABLE or name == "pg_notify" else "default"
+        nulls = "special" if name in sequence_functions.NULLABLE or name == "pg_notify" or name.endswith(SET_SUFFIX) else "default"
         con.create_function(PREFIX + name, keep_errors(fn), args, ret, side_effects=True, null_handling=nulls)  # type: ignore[arg-type]
     literals.install(con)

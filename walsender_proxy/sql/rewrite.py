@@ -135,7 +135,9 @@ from walsender_proxy.sql.rewrite_funcs import (
     SERVER_PARAMS,
     SERVER_RECORDS,
     SERVER_RETURNS,
+    SERVER_SETS,
     SERVER_VALUES,
+    SET_SUFFIX,
     duckdb_functions,
 )
 from walsender_proxy.sql.scopes import NO_COLUMNS, ColumnGuard
@@ -2108,6 +2110,31 @@ class _Rewriter:
                 subquery=ast.SelectStmt(targetList=(ast.ResTarget(name=colname, val=done[0]),), op=SetOperation.SETOP_NONE),
                 alias=ast.Alias(aliasname=alias, colnames=(_s(colname),)),
             )
+        elif name in SERVER_SETS and name in self.server_udfs:
+            # rows of the server's, e.g. SELECT * FROM pg_logical_slot_get_changes(…): its
+            # UDF's LIST of STRUCTs, unnested once in a MATERIALIZED CTE
+            node = self._server_set_call(name, call, scope)
+            fields = SERVER_SETS[name]
+            names = [given[i] if i < len(given) else n for i, (n, _) in enumerate(fields)]
+            scope.add(alias, _Rel([(n, T(t)) for n, (_, t) in zip(names, fields, strict=True)]))
+            if rf.ordinality:
+                raise self.fail("0A000", f"{name}() WITH ORDINALITY is not supported by walsender-proxy", rf)
+            cte = ast.CommonTableExpr(
+                ctename="wpx_rows",
+                ctematerialized=CTEMaterialize.CTEMaterializeAlways,
+                ctequery=ast.SelectStmt(targetList=(ast.ResTarget(name="rec", val=_call("unnest", node)),), op=SetOperation.SETOP_NONE),
+            )
+            targets = []
+            for f, t in fields:
+                val: ast.Node = ast.A_Indirection(arg=_colref("rec"), indirection=(_s(f),))
+                targets.append(ast.ResTarget(val=_cast(val, "UINTEGER") if t == "xid" else val))
+            sel = ast.SelectStmt(
+                withClause=ast.WithClause(ctes=(cte,), recursive=False),
+                targetList=tuple(targets),
+                fromClause=(ast.RangeVar(relname="wpx_rows", inh=True, relpersistence="p"),),
+                op=SetOperation.SETOP_NONE,
+            )
+            return ast.RangeSubselect(lateral=rf.lateral, subquery=sel, alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n in names)))
         elif name in SERVER_RECORDS and name in self.server_udfs:
             # a record of the server's, e.g. SELECT * FROM pg_create_logical_replication_slot(…):
             # its UDF's STRUCT, taken apart into columns. The call sits in a MATERIALIZED CTE:
@@ -4846,6 +4873,29 @@ class _Rewriter:
             node,
             hint="No function matches the given name and argument types. "
             "You might need to add explicit type casts.",
+        )
+
+    def _server_set_call(self, name: str, call: ast.FuncCall, scope: _Scope) -> ast.Node:
+        """``pg_logical_slot_get_changes(slot_name, upto_lsn, upto_nchanges, VARIADIC
+        options)`` as its UDF's call: the session's pid first, the LSN as its text, the
+        options (variadic, or an array after VARIADIC) as one text array."""
+        self.used_udfs = True
+        self.server_values.add(name)
+        raw = list(call.args or ())
+        if any(isinstance(a, ast.NamedArgExpr) for a in raw) or call.agg_star or len(raw) < 3 or (call.func_variadic and len(raw) != 4):
+            types = [self.expr(a.arg if isinstance(a, ast.NamedArgExpr) else a, scope)[1] for a in raw]
+            raise self._no_function(name, types, call)
+        slot, _ = self.expr(raw[0], scope)
+        upto, _ = self.expr(raw[1], scope)
+        count, _ = self.expr(raw[2], scope)
+        if call.func_variadic:
+            options, _ = self.expr(raw[3], scope)
+        else:
+            options = ast.A_ArrayExpr(elements=tuple(_cast(self.expr(a, scope)[0], "VARCHAR") for a in raw[3:]))
+        lead = [_int(a) if isinstance(a, int) else _str(str(a)) for a in self.udf_args]
+        return _call(
+            self.server_udfs[name] + SET_SUFFIX, *lead, _cast(slot, "VARCHAR"), _cast(upto, "VARCHAR"), _cast(count, "INTEGER"),
+            _cast(options, "VARCHAR", array=True),
         )
 
     def _server_udf_args(

@@ -238,6 +238,19 @@ SERVER_RECORDS: Mapping[str, tuple[tuple[str, str], ...]] = MappingProxyType(
 )
 ROW_SUFFIX = "_row"
 
+#: The columns of set-returning server functions called in FROM; their UDF of that name
+#: plus SET_SUFFIX gives the rows as a LIST of STRUCTs.
+SERVER_SETS: Mapping[str, tuple[tuple[str, str], ...]] = MappingProxyType(
+    {
+        **{
+            f"pg_logical_slot_{verb}_{kind}changes": (("lsn", "pg_lsn"), ("xid", "xid"), ("data", "bytea" if kind else "text"))
+            for verb in ("get", "peek")
+            for kind in ("", "binary_")
+        },
+    }
+)
+SET_SUFFIX = "_rows"
+
 #: Functions with side effects on server state (slots, backends, WAL): a statement calling
 #: them cannot be answered by DuckDB; the server must implement them itself.
 SERVER_ONLY = frozenset(

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import datetime
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -123,6 +123,12 @@ class SlotService(Protocol):
     ) -> tuple[SlotState, ConsistentPoint]: ...
 
     def advance_to(self, name: str, upto: int, pid: int) -> SlotState: ...
+
+    def changes(
+        self, name: str, pid: int, database: str, options: Sequence[tuple[str, str | None]], *,
+        upto_lsn: int | None, upto_nchanges: int | None, confirm: bool, function: str,
+        version_num: int, search_path: Sequence[str] = (),
+    ) -> list[tuple[int, int, bytes]]: ...
 
     def drop(self, name: str, pid: int) -> None: ...
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from decoding.errors import PgError
 from decoding.lsn import format_lsn, parse_lsn
-from walsender_proxy.sql.rewrite_funcs import ROW_SUFFIX
+from walsender_proxy.sql.rewrite_funcs import ROW_SUFFIX, SET_SUFFIX
 
 if TYPE_CHECKING:
     from walsender_proxy.sql.services import SessionState, SqlServices
@@ -62,6 +62,48 @@ def udfs(services: SqlServices, session: Callable[[int], SessionState]) -> list[
         services.slots.drop(name, pid)
         return ""  # void's text
 
+    def version_num() -> int:
+        major, _, minor = services.server.version.partition(".")
+        return int(major) * 10000 + int(minor.split(".")[0] or 0)
+
+    def changes(function: str, confirm: bool) -> Callable[..., list[dict[str, Any]]]:
+        """pg_logical_slot_{get,peek}[_binary]_changes: the slot's plugin's rows."""
+
+        def run(pid: int, name: str | None, upto: str | None, n: int | None, options: list[str | None] | None) -> list[dict[str, Any]]:
+            ex = slot_user(pid)
+            if name is None:
+                raise PgError("22004", "slot name must not be null")
+            opts = list(options or [])
+            if None in opts:  # (logicalfuncs.c's checks and codes)
+                raise PgError("0A000", "array must not contain nulls")
+            if len(opts) % 2:
+                raise PgError("0A000", "array must have even number of elements")
+            pairs: list[tuple[str, str | None]] = [(k, v) for k, v in zip(opts[::2], opts[1::2], strict=True) if k is not None]
+            try:
+                upto_lsn = parse_lsn(upto) if upto is not None else None
+            except ValueError:
+                raise PgError("22P02", f'invalid input syntax for type pg_lsn: "{upto}"') from None
+            rows = services.slots.changes(
+                name, pid, ex.database, pairs, upto_lsn=upto_lsn, upto_nchanges=n, confirm=confirm,
+                function=function, version_num=version_num(), search_path=ex.search_path(),
+            )
+            binary = "binary" in function
+            return [{"lsn": format_lsn(lsn), "xid": xid, "data": data if binary else data.decode("utf-8", "replace")} for lsn, xid, data in rows]
+
+        return run
+
+    change_args = ["INTEGER", "VARCHAR", "VARCHAR", "INTEGER", "VARCHAR[]"]
+    decoded: list[Udf] = [
+        (
+            f"pg_logical_slot_{verb}_{kind}changes" + SET_SUFFIX,
+            changes(f"pg_logical_slot_{verb}_{kind}changes", verb == "get"),
+            change_args,
+            f"STRUCT(lsn VARCHAR, xid BIGINT, data {'BLOB' if kind else 'VARCHAR'})[]",
+        )
+        for verb in ("get", "peek")
+        for kind in ("", "binary_")
+    ]
+
     create_args = ["INTEGER", "VARCHAR", "VARCHAR", "BOOLEAN", "BOOLEAN"]
     advance_args = ["INTEGER", "VARCHAR", "VARCHAR"]
     return [
@@ -70,4 +112,5 @@ def udfs(services: SqlServices, session: Callable[[int], SessionState]) -> list[
         ("pg_replication_slot_advance", advance, advance_args, "VARCHAR"),
         ("pg_replication_slot_advance" + ROW_SUFFIX, advance_row, advance_args, "STRUCT(slot_name VARCHAR, end_lsn VARCHAR)"),
         ("pg_drop_replication_slot", drop, ["INTEGER", "VARCHAR"], "VARCHAR"),
+        *decoded,
     ]
