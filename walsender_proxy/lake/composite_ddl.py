@@ -60,14 +60,5 @@ def drop_attribute(cat: Catalog, alloc: Alloc, oid: int, name: str) -> tuple[lis
 def drop_composites(cat: Catalog, alloc: Alloc, oids: Sequence[int]) -> tuple[list[CatalogOp], None]:
     """DROP TYPE of composite types: 2BP01 while an attribute, a column or a domain not
     dropped with them uses one (the SQL layer drops those first for CASCADE)."""
-    deps = [line for oid in reversed(oids) for line in domains.dependents(cat, oid, skip=frozenset(oids))]
-    if deps:
-        raise LakeError(
-            "2BP01",
-            "cannot drop desired object(s) because other objects depend on them"
-            if len(oids) > 1
-            else f"cannot drop type {domains.shown(cat.composites[oids[0]])} because other objects depend on it",
-            detail="\n".join(deps),
-            hint="Use DROP ... CASCADE to drop the dependent objects too.",
-        )
+    domains.refuse_if_used(cat, oids, domains.shown(cat.composites[oids[0]]))
     return [{"op": "drop_composite", "oid": oid} for oid in oids], None

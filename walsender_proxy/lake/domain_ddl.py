@@ -48,15 +48,5 @@ def alter_domain(cat: Catalog, alloc: Alloc, dom: Domain) -> tuple[list[CatalogO
 def drop_domains(cat: Catalog, alloc: Alloc, oids: Sequence[int]) -> tuple[list[CatalogOp], None]:
     """DROP DOMAIN: 2BP01 while a column or a domain not dropped with them uses one (the
     SQL layer drops those first for CASCADE)."""
-    # (a list's objects report in reverse, as PostgreSQL's findDependentObjects lists them)
-    deps = [line for oid in reversed(oids) for line in domains.dependents(cat, oid, skip=frozenset(oids))]
-    if deps:
-        raise LakeError(
-            "2BP01",
-            "cannot drop desired object(s) because other objects depend on them"  # (findDependentObjects, for a list)
-            if len(oids) > 1
-            else f"cannot drop type {cat.domains[oids[0]].name} because other objects depend on it",
-            detail="\n".join(deps),
-            hint="Use DROP ... CASCADE to drop the dependent objects too.",
-        )
+    domains.refuse_if_used(cat, oids, cat.domains[oids[0]].name)
     return [{"op": "drop_domain", "oid": oid} for oid in oids], None

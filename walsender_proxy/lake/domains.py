@@ -244,3 +244,21 @@ def dependents(
         f"{dep.describe()} depends on type {shown(user_type(cat, dep.on))}{'[]' if dep.array else ''}"
         for dep in dependent_objects(cat, oid, skip, tables_going)
     ]
+
+
+def refuse_if_used(cat: Catalog, oids: Sequence[int], name: str) -> None:
+    """DROP's 2BP01 while a column, an attribute or a domain not dropped with the user types
+    ``oids`` uses one (the SQL layer drops those first for CASCADE); ``name``: how the
+    message names the one type of a single drop."""
+    # (a list's objects report in reverse, as PostgreSQL's findDependentObjects lists them)
+    deps = [line for oid in reversed(oids) for line in dependents(cat, oid, skip=frozenset(oids))]
+    if deps:
+        raise LakeError(
+            "2BP01",
+            "cannot drop desired object(s) because other objects depend on them"  # (findDependentObjects, for a list)
+            if len(oids) > 1
+            else f"cannot drop type {name} because other objects depend on it",
+            detail="\n".join(deps),
+            hint="Use DROP ... CASCADE to drop the dependent objects too.",
+        )
+

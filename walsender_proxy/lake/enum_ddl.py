@@ -113,14 +113,5 @@ def rename_enum(cat: Catalog, alloc: Alloc, oid: int, new_name: str) -> tuple[li
 def drop_enums(cat: Catalog, alloc: Alloc, oids: Sequence[int]) -> tuple[list[CatalogOp], None]:
     """DROP TYPE of enums: 2BP01 while a column or a domain not dropped with them uses one
     (the SQL layer drops those first for CASCADE)."""
-    deps = [line for oid in reversed(oids) for line in domains.dependents(cat, oid, skip=frozenset(oids))]
-    if deps:
-        raise LakeError(
-            "2BP01",
-            "cannot drop desired object(s) because other objects depend on them"
-            if len(oids) > 1
-            else f"cannot drop type {cat.enums[oids[0]].name} because other objects depend on it",
-            detail="\n".join(deps),
-            hint="Use DROP ... CASCADE to drop the dependent objects too.",
-        )
+    domains.refuse_if_used(cat, oids, cat.enums[oids[0]].name)
     return [{"op": "drop_enum", "oid": oid} for oid in oids], None

@@ -347,19 +347,13 @@ def _drop_type(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None) -
             if dom not in dropped:
                 dropped.append(dom)
             continue
-        en = enum_sql.lookup(tx, names)
-        if en is not None:
+        found = [(x, into) for x, into in ((enum_sql.lookup(tx, names), dropped_enums), (composite_sql.lookup(tx, names), dropped_composites)) if x is not None]
+        if found:
             if what == "domain":
                 raise PgError("42809", f'"{shown}" is not a domain')
-            if en not in dropped_enums:
-                dropped_enums.append(en)
-            continue
-        ct = composite_sql.lookup(tx, names)
-        if ct is not None:
-            if what == "domain":
-                raise PgError("42809", f'"{shown}" is not a domain')
-            if ct not in dropped_composites:
-                dropped_composites.append(ct)
+            x, into = found[0]
+            if x not in into:
+                into.append(x)  # type: ignore[arg-type]
             continue
         cat = tx.catalog()
         schema = names[-2] if len(names) > 1 else None
