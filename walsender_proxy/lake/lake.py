@@ -170,6 +170,8 @@ class Lake:
         self._catalog_owner: Transaction | None = None
         self._catalog_cond = threading.Condition(self._catalog_mutex)
         self._active: dict[int, Transaction] = {}
+        #: The newest xid that ended (committed or aborted): a snapshot's xmax is one past it.
+        self._latest_completed = 0
         self.prepared: dict[str, Transaction] = {}
         self._unapplied: dict[int, int] = {}  # commit lsn -> first lsn, written not applied
         self._unfolded: dict[int, int] = {}  # commit lsn -> first lsn, applied not folded
@@ -181,6 +183,7 @@ class Lake:
         self._quiet_until = 0.0  # (a background failure from a full disk is said once a minute)
 
         last_csn = self._recover(st.get("last_csn", 0))
+        self._latest_completed = self._next_xid - 1  # (what is still open after recovery: prepared)
         self.clock = CsnClock(last_csn)
         #: Sequence counters (not transactional); those of sequences that are gone (dropped,
         #: or made by a transaction that did not commit) are forgotten here.
@@ -422,10 +425,22 @@ class Lake:
             self._active[xid] = tx
             return xid
 
+    def xid_snapshot(self, own: int | None = None) -> str:
+        """The transaction-id snapshot ``txid_current_snapshot()`` / ``pg_current_snapshot()``
+        show, as GetSnapshotData makes it: ``xmin:xmax:xip`` — xmax one past the newest
+        xid that ended (a transaction given a later one is not yet seen), the running xids
+        below it but ``own`` (left out), xmin the oldest of them with ``own``."""
+        with self._commit_lock:
+            xmax = self._latest_completed + 1
+            running = sorted(x for x in self._active if x < xmax)
+        xmin = min([*running, *([own] if own and own < xmax else [])], default=xmax)
+        return f"{xmin}:{xmax}:" + ",".join(str(x) for x in running if x != own)
+
     def forget_transaction(self, tx: Transaction) -> None:
         with self._commit_lock:
             if tx.xid is not None:
                 self._active.pop(tx.xid, None)
+                self._latest_completed = max(self._latest_completed, tx.xid)
             if tx.gid is not None and self.prepared.get(tx.gid) is tx:
                 del self.prepared[tx.gid]
         with self._catalog_cond:

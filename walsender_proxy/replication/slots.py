@@ -129,6 +129,20 @@ class SlotStore:
         self.create(slot, owner=owner if temporary else None)
         return slot, cp
 
+    def copy_logical(self, src: str, dst: str, pid: int, *, temporary: bool | None = None, plugin: str | None = None) -> Slot:
+        """``pg_copy_logical_replication_slot``: a new slot at the source's positions (its
+        restart LSN, confirmed position, snapshot and catalog hold), with the source's
+        plugin and persistence unless given, checked in PostgreSQL's order."""
+        check_slot_name(dst)
+        source = self.find(src)
+        if source is None:
+            raise PgError("42704", f'replication slot "{src}" does not exist')
+        if plugin is not None and plugin not in PLUGINS:
+            raise PgError("58P01", f'could not access file "{plugin}": No such file or directory')
+        temp = source.temporary if temporary is None else bool(temporary)
+        slot = replace(source, name=dst, plugin=plugin or source.plugin, temporary=temp)
+        return self.create(slot, owner=pid if temp else None)
+
     def create(self, slot: Slot, owner: int | None = None) -> Slot:
         check_slot_name(slot.name)
         with self._lock:

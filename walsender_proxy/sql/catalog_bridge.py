@@ -232,6 +232,8 @@ def server_values(ex: SessionState, names: frozenset[str], tx: Transaction) -> d
         "pg_current_wal_lsn": format_lsn(ex.lake.log.insert_lsn),
         "pg_current_wal_insert_lsn": format_lsn(ex.lake.log.insert_lsn),
         "pg_current_wal_flush_lsn": format_lsn(ex.lake.log.flushed_lsn),
+        "txid_current_snapshot": ex.lake.xid_snapshot(tx.xid),
+        "pg_current_snapshot": ex.lake.xid_snapshot(tx.xid),
         "pg_last_wal_receive_lsn": None,
         "pg_last_wal_replay_lsn": None,
         "pg_last_xact_replay_timestamp": None,

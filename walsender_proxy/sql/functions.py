@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from decoding.errors import PgError
-from decoding.lsn import format_lsn
+from decoding.lsn import format_lsn, parse_lsn
 from walsender_proxy.lake import bulk
 from walsender_proxy.lake.transaction import Isolation
 from walsender_proxy.sql import literals, lock_functions, sequence_functions, slot_functions
-from walsender_proxy.sql.rewrite_funcs import ADVISORY, SERVER_SETS, SET_SUFFIX
+from walsender_proxy.sql.rewrite_funcs import ADVISORY, ROW_SUFFIX, SERVER_SETS, SET_SUFFIX
 from walsender_proxy.sql.udf_errors import keep_errors
 
 if TYPE_CHECKING:
@@ -36,6 +36,9 @@ SERVER_FUNCTIONS = frozenset(
         "pg_create_logical_replication_slot",
         "pg_drop_replication_slot",
         "pg_replication_slot_advance",
+        "pg_copy_logical_replication_slot",
+        "pg_walfile_name",
+        "pg_walfile_name_offset",
         *SERVER_SETS,
         *ADVISORY,
         "pg_advisory_unlock_all",
@@ -62,6 +65,19 @@ def install(con: duckdb.DuckDBPyConnection, services: SqlServices) -> None:
         if ex is None:
             raise PgError("XX000", f"no session with pid {pid}")
         return ex
+
+    def walfile(lsn: str) -> tuple[str, int]:
+        """pg_walfile_name_offset: the segment file holding the byte before ``lsn``
+        (XLByteToPrevSeg) on timeline 1, and ``lsn``'s offset in its own segment, by the
+        log's segment size (``wal_segment_size``)."""
+        try:
+            n = parse_lsn(lsn)
+        except ValueError:
+            raise PgError("22P02", f'invalid input syntax for type pg_lsn: "{lsn}"') from None
+        size = lake.log.segment_size
+        segno = ((n - 1) & 0xFFFFFFFFFFFFFFFF) // size
+        per_id = 0x100000000 // size
+        return f"{1:08X}{segno // per_id:08X}{segno % per_id:08X}", n % size
 
     def export_snapshot(pid: int) -> str:
         ex = session(pid)
@@ -164,12 +180,20 @@ def install(con: duckdb.DuckDBPyConnection, services: SqlServices) -> None:
         ("pg_reload_conf", reload_conf, ["INTEGER"], "BOOLEAN"),
         ("pg_notify", notify, ["INTEGER", "VARCHAR", "VARCHAR"], "VARCHAR"),
         ("pg_current_xact_id", current_xid, ["INTEGER"], "BIGINT"),
+        ("pg_walfile_name", lambda pid, lsn: walfile(lsn)[0], ["INTEGER", "VARCHAR"], "VARCHAR"),
+        ("pg_walfile_name_offset", lambda pid, lsn: "({},{})".format(*walfile(lsn)), ["INTEGER", "VARCHAR"], "VARCHAR"),
+        (
+            "pg_walfile_name_offset" + ROW_SUFFIX,
+            lambda pid, lsn: dict(zip(("file_name", "file_offset"), walfile(lsn), strict=True)),
+            ["INTEGER", "VARCHAR"],
+            "STRUCT(file_name VARCHAR, file_offset INTEGER)",
+        ),
     ]
     udfs += slot_functions.udfs(services, session)
     udfs += lock_functions.udfs(services, session)
     udfs += sequence_functions.udfs(services, session)
     for name, fn, args, ret in udfs:
         # (a UDF that may return NULL must say so to DuckDB, which then hands it NULLs too)
-        nulls = "special" if name in sequence_functions.NULLABLE or name == "pg_notify" or name.endswith(SET_SUFFIX) else "default"
+        nulls = "special" if name in sequence_functions.NULLABLE or name == "pg_notify" or name.endswith(SET_SUFFIX) or name.startswith("pg_copy_") else "default"
         con.create_function(PREFIX + name, keep_errors(fn), args, ret, side_effects=True, null_handling=nulls)  # type: ignore[arg-type]
     literals.install(con)

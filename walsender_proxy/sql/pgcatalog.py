@@ -3864,6 +3864,17 @@ _MACROS: dict[str, str] = {
         WHEN n = 0 THEN error('PGERR[22023] field position must not be zero')
         WHEN d = '' THEN CASE WHEN n IN (1, -1) THEN s ELSE '' END
         ELSE coalesce(list_extract(string_split(s, d), n), '') END)""",
+    # txid_snapshot / pg_snapshot text (xmin:xmax:xip,…): its parts, and XidInMVCCSnapshot's
+    # answer for an xid (below xmin: visible; at or past xmax, or in progress: not)
+    "pgc_snapshot_xmin": "MACRO pgc_snapshot_xmin(s) AS CAST(split_part(s, ':', 1) AS BIGINT)",
+    "pgc_snapshot_xmax": "MACRO pgc_snapshot_xmax(s) AS CAST(split_part(s, ':', 2) AS BIGINT)",
+    "pgc_snapshot_xmin8": "MACRO pgc_snapshot_xmin8(s) AS CAST(split_part(s, ':', 1) AS UBIGINT)",
+    "pgc_snapshot_xmax8": "MACRO pgc_snapshot_xmax8(s) AS CAST(split_part(s, ':', 2) AS UBIGINT)",
+    "pgc_visible_in_snapshot": """MACRO pgc_visible_in_snapshot(x, s) AS (CASE
+        WHEN x IS NULL OR s IS NULL THEN NULL
+        WHEN x < CAST(split_part(s, ':', 1) AS BIGINT) THEN true
+        WHEN x >= CAST(split_part(s, ':', 2) AS BIGINT) THEN false
+        ELSE NOT list_contains(CAST(string_split(nullif(split_part(s, ':', 3), ''), ',') AS BIGINT[]), CAST(x AS BIGINT)) END)""",
     # pg_size_pretty(bigint): each unit's size a division (toward zero, as C's) of the bytes,
     # half-rounded away from zero (half_rounded); a shift would round negatives down
     "pgc_pg_size_pretty": """MACRO pgc_pg_size_pretty(b) AS (CASE

@@ -4927,7 +4927,10 @@ class _Rewriter:
                 for a, t in zip(args, types, strict=True)
             ]
             raise self._no_function(name, shown, node)
-        return [p if p is not None else _bool(defaults[i - required]) for i, p in enumerate(placed)]
+        return [
+            p if p is not None else _bool(d) if isinstance(d := defaults[i - required], bool) else _null()
+            for i, p in enumerate(placed)
+        ]
 
     def _sequence_args(self, name: str, node: ast.FuncCall, args: list[Any], types: list[T | None]) -> list[Any]:
         """nextval/currval/setval(regclass, …): the sequence as its OID, a name resolved as

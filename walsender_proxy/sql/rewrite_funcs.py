@@ -113,6 +113,13 @@ EMULATED: Mapping[str, Fn] = MappingProxyType(
         "statement_timestamp": _f("now", "timestamptz", 0),
         "clock_timestamp": _f("get_current_timestamp", "timestamptz", 0),
         "pg_wal_lsn_diff": _f("", "numeric", 2, special="lsn_diff"),
+        # the parts of a txid_snapshot / pg_snapshot (xmin:xmax:xip,…) and xid visibility in one
+        "txid_snapshot_xmin": _f("pgc_snapshot_xmin", "int8", 1),
+        "txid_snapshot_xmax": _f("pgc_snapshot_xmax", "int8", 1),
+        "pg_snapshot_xmin": _f("pgc_snapshot_xmin8", "xid8", 1),
+        "pg_snapshot_xmax": _f("pgc_snapshot_xmax8", "xid8", 1),
+        "txid_visible_in_snapshot": _f("pgc_visible_in_snapshot", "bool", 2),
+        "pg_visible_in_snapshot": _f("pgc_visible_in_snapshot", "bool", 2),
         # functions PostgreSQL has for objects the lake does not model: no definition
         **{
             n: _f("", "text", 1, 3, special="null_text")
@@ -184,11 +191,12 @@ SERVER_VALUES: Mapping[str, tuple[str, str]] = MappingProxyType(
 
 #: Server functions (UDFs) with named parameters, some of them defaulted, as PostgreSQL
 #: declares them: (parameter names, how many are required, the defaults of the rest).
-SERVER_PARAMS: Mapping[str, tuple[tuple[str, ...], int, tuple[bool, ...]]] = MappingProxyType(
+SERVER_PARAMS: Mapping[str, tuple[tuple[str, ...], int, tuple[bool | None, ...]]] = MappingProxyType(
     {
         "pg_create_logical_replication_slot": (("slot_name", "plugin", "temporary", "twophase"), 2, (False, False)),
         "pg_drop_replication_slot": (("slot_name",), 1, ()),
         "pg_replication_slot_advance": (("slot_name", "upto_lsn"), 2, ()),
+        "pg_copy_logical_replication_slot": (("src_slot_name", "dst_slot_name", "temporary", "plugin"), 2, (None, None)),
     }
 )
 
@@ -217,6 +225,9 @@ SERVER_RETURNS: Mapping[str, str] = MappingProxyType(
     {
         "pg_create_logical_replication_slot": "record",
         "pg_replication_slot_advance": "record",
+        "pg_copy_logical_replication_slot": "record",
+        "pg_walfile_name": "text",
+        "pg_walfile_name_offset": "record",
         "pg_drop_replication_slot": "void",
         **{n: "bool" if n.startswith("pg_try_") or "_unlock" in n else "void" for n in ADVISORY},
         "pg_advisory_unlock_all": "void",
@@ -234,6 +245,8 @@ SERVER_RECORDS: Mapping[str, tuple[tuple[str, str], ...]] = MappingProxyType(
     {
         "pg_create_logical_replication_slot": (("slot_name", "name"), ("lsn", "pg_lsn")),
         "pg_replication_slot_advance": (("slot_name", "name"), ("end_lsn", "pg_lsn")),
+        "pg_copy_logical_replication_slot": (("slot_name", "name"), ("lsn", "pg_lsn")),
+        "pg_walfile_name_offset": (("file_name", "text"), ("file_offset", "int4")),
     }
 )
 ROW_SUFFIX = "_row"
@@ -256,7 +269,6 @@ SET_SUFFIX = "_rows"
 SERVER_ONLY = frozenset(
     {
         "pg_create_physical_replication_slot",
-        "pg_copy_logical_replication_slot",
         "pg_logical_slot_get_changes",
         "pg_logical_slot_peek_changes",
         "pg_logical_slot_get_binary_changes",

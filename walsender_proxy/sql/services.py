@@ -124,6 +124,8 @@ class SlotService(Protocol):
 
     def advance_to(self, name: str, upto: int, pid: int) -> SlotState: ...
 
+    def copy_logical(self, src: str, dst: str, pid: int, *, temporary: bool | None = None, plugin: str | None = None) -> SlotState: ...
+
     def changes(
         self, name: str, pid: int, database: str, options: Sequence[tuple[str, str | None]], *,
         upto_lsn: int | None, upto_nchanges: int | None, confirm: bool, function: str,

@@ -57,6 +57,16 @@ def udfs(services: SqlServices, session: Callable[[int], SessionState]) -> list[
     def advance(pid: int, name: str, upto: str) -> str:
         return _record_text(advance_row(pid, name, upto))
 
+    def copy_row(pid: int, src: str | None, dst: str | None, temporary: bool | None, plugin: str | None) -> dict[str, str | None]:
+        slot_user(pid)
+        if src is None or dst is None:
+            raise PgError("22004", "slot name must not be null")
+        slot = services.slots.copy_logical(src, dst, pid, temporary=temporary, plugin=plugin)
+        return {"slot_name": slot.name, "lsn": format_lsn(slot.confirmed_flush)}
+
+    def copy(pid: int, src: str | None, dst: str | None, temporary: bool | None, plugin: str | None) -> str:
+        return _record_text(copy_row(pid, src, dst, temporary, plugin))  # type: ignore[arg-type]
+
     def drop(pid: int, name: str) -> str:
         slot_user(pid)
         services.slots.drop(name, pid)
@@ -112,5 +122,10 @@ def udfs(services: SqlServices, session: Callable[[int], SessionState]) -> list[
         ("pg_replication_slot_advance", advance, advance_args, "VARCHAR"),
         ("pg_replication_slot_advance" + ROW_SUFFIX, advance_row, advance_args, "STRUCT(slot_name VARCHAR, end_lsn VARCHAR)"),
         ("pg_drop_replication_slot", drop, ["INTEGER", "VARCHAR"], "VARCHAR"),
+        ("pg_copy_logical_replication_slot", copy, ["INTEGER", "VARCHAR", "VARCHAR", "BOOLEAN", "VARCHAR"], "VARCHAR"),
+        (
+            "pg_copy_logical_replication_slot" + ROW_SUFFIX, copy_row, ["INTEGER", "VARCHAR", "VARCHAR", "BOOLEAN", "VARCHAR"],
+            "STRUCT(slot_name VARCHAR, lsn VARCHAR)",
+        ),
         *decoded,
     ]
