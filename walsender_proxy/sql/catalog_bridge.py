@@ -238,7 +238,7 @@ def server_values(ex: SessionState, names: frozenset[str], tx: Transaction) -> d
         "pg_last_wal_replay_lsn": None,
         "pg_last_xact_replay_timestamp": None,
     }
-    return {k: values.get(k) for k in names}
+    return {k: values[k] for k in names}  # (a name given no value is an error here, never a NULL)
 
 
 def rewrite_and_register(
