@@ -8,7 +8,9 @@ errors. What it refuses says so (0A000)."""
 from __future__ import annotations
 
 import re
+import select
 import subprocess
+import time
 
 import psycopg
 import pytest
@@ -173,3 +175,47 @@ def test_sql_slot_functions_as_postgres(proxy: ProxyServer, pg15: PgCluster) -> 
     from tests.pgcompare import same_answers
 
     same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("tdsql")), SQL_API).close()
+
+
+def _psycopg2_lines(dsn: str) -> list[str]:
+    """What a psycopg2 LogicalReplicationConnection consumer, written as its documentation
+    shows, reads from a test_decoding slot (the way most tutorials consume one)."""
+    import psycopg2
+    import psycopg2.extras
+
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute("create table tdp (id int primary key, v text)")
+        c.execute("select pg_create_logical_replication_slot('tdp', 'test_decoding')")
+        c.execute("insert into tdp values (1, 'a'), (2, 'b')")
+        c.execute("update tdp set v = 'c' where id = 2")
+        c.execute("delete from tdp where id = 1")
+    conn = psycopg2.connect(dsn, connection_factory=psycopg2.extras.LogicalReplicationConnection)
+    lines: list[str] = []
+    try:
+        cur = conn.cursor()
+        cur.start_replication(slot_name="tdp", decode=True, options={"include-xids": "0", "skip-empty-xacts": "1"})
+        deadline = time.monotonic() + 30
+        while len(lines) < 10 and time.monotonic() < deadline:  # (three transactions: 4 + 3 + 3 lines)
+            msg = cur.read_message()
+            if msg is None:
+                select.select([cur], [], [], 1.0)
+                continue
+            lines.append(msg.payload)
+            msg.cursor.send_feedback(flush_lsn=msg.data_start)
+    finally:
+        conn.close()
+    with psycopg.connect(dsn, autocommit=True) as c:
+        for _ in range(50):  # (the walsender lets the slot go as its connection ends)
+            try:
+                c.execute("select pg_drop_replication_slot('tdp')")
+                break
+            except psycopg.errors.ObjectInUse:
+                time.sleep(0.1)
+        c.execute("drop table tdp")
+    return lines
+
+
+def test_a_psycopg2_consumer_reads_what_it_reads_from_postgres(proxy: ProxyServer, pg15: PgCluster) -> None:
+    theirs = _psycopg2_lines(pg15.dsn(dbname=pg15.new_database("tdp")))
+    assert _psycopg2_lines(proxy.dsn()) == theirs
+    assert theirs[-1] == "COMMIT" and "table public.tdp: DELETE: id[integer]:1" in theirs

@@ -21,6 +21,7 @@ from walsender_proxy.sql import pgcatalog, privileges, sql_function_calls
 from walsender_proxy.sql.functions import PREFIX, SERVER_FUNCTIONS
 from walsender_proxy.sql.privileges import PG_READ_ALL_STATS
 from walsender_proxy.sql.rewrite import ResolveUserTable, Rewritten, rewrite
+from walsender_proxy.sql.rewrite_funcs import SERVER_VALUES
 from walsender_proxy.sql.sql_errors import SqlError
 
 if TYPE_CHECKING:
@@ -238,7 +239,10 @@ def server_values(ex: SessionState, names: frozenset[str], tx: Transaction) -> d
         "pg_last_wal_replay_lsn": None,
         "pg_last_xact_replay_timestamp": None,
     }
-    return {k: values[k] for k in names}  # (a name given no value is an error here, never a NULL)
+    missing = sorted(k for k in names if k in SERVER_VALUES and k not in values and k not in SERVER_FUNCTIONS)
+    if missing:  # (a server value given none would read as NULL: an error instead)
+        raise PgError("XX000", f"no server value for {', '.join(missing)}")
+    return {k: v for k, v in values.items() if k in names}
 
 
 def rewrite_and_register(

@@ -269,6 +269,7 @@ SET_SUFFIX = "_rows"
 SERVER_ONLY = frozenset(
     {
         "pg_create_physical_replication_slot",
+        "pg_copy_logical_replication_slot",
         "pg_logical_slot_get_changes",
         "pg_logical_slot_peek_changes",
         "pg_logical_slot_get_binary_changes",
