@@ -129,6 +129,20 @@ VALUES = [
     "select (json_populate_record(null::cv_pop, '{\"a\":\"x\",\"b\":2}')).b",
     "select json_populate_record(null::cv_pop, j) from (values ('{\"b\":1}'::json), ('{\"b\":2}')) v(j)",
     "select jsonb_populate_record(null::cv_pop, '{\"c\":\"2020-01-01\"}')",
+    "create domain cv_nn as int not null",
+    "create type cv_inn as (i cv_nn)",
+    "select i from json_populate_record(null::cv_inn, '{\"x\": 43.2}') q",
+    "select i from json_populate_record(null::cv_inn, '{\"i\": 12345}') q",
+    "select i from json_populate_record(null::cv_inn, '{\"i\": 43.2}') q",
+    "create domain cv_pos as numeric(5,1) check (value > 0)",
+    "create type cv_en as enum ('red', 'green')",
+    "create type cv_de as (p cv_pos, e cv_en, t text)",
+    "select * from json_populate_record(null::cv_de, '{\"p\": 1.25, \"e\": \"green\", \"t\": \"x\"}')",
+    "select * from json_populate_record(null::cv_de, '{\"p\": -1}')",
+    "select * from json_populate_record(null::cv_de, '{\"e\": \"blue\"}')",
+    "select * from jsonb_populate_recordset(null::cv_de, '[{\"p\": 2}, {\"e\": \"red\"}]')",
+    "select pg_typeof(p)::text, pg_typeof(e)::text from json_populate_record(null::cv_de, '{}')",
+    "select * from json_populate_record(row(5, 'green', 'z')::cv_de, '{\"t\": \"y\"}')",
 ]
 
 
@@ -212,7 +226,7 @@ def test_what_composite_types_refuse_names_it(proxy: ProxyServer, sql: str) -> N
         c.execute("create type cr_t as (a int, b text)") if c.execute("select to_regtype('cr_t')").fetchone() == (None,) else None
         if c.execute("select to_regtype('cr_e')").fetchone() == (None,):
             c.execute("create type cr_en as enum ('x')")
-            c.execute("create type cr_e as (a cr_en)")
+            c.execute("create type cr_e as (a cr_en[])")
         c.execute("create table if not exists cr_tab (a int)")
         with pytest.raises(psycopg.errors.FeatureNotSupported, match="not supported by walsender-proxy"):
             c.execute(sql)

@@ -2233,6 +2233,21 @@ class _Rewriter:
             alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n in names)),
         )
 
+    def _user_field(self, value: ast.Node, ct: ColumnType, at: ast.Node) -> tuple[ast.Node, T]:
+        """A populated attribute's value of its base type coerced to its domain (the
+        domain's NOT NULL and CHECKs, raised in the query) or read by its enum's enum_in."""
+        lk = sql_function_calls.LOOKUP.get()
+        cat = lk.catalog if lk is not None else None
+        if ct.is_enum and cat is not None and (en := cat.enums.get(ct.base.oid)) is not None:
+            return enum_casts.from_text(value, en), T("anyenum", enum_oid=en.oid)
+        d = cat.domains.get(ct.domain) if cat is not None else None
+        if d is None:
+            raise self.fail("XX000", f"type with OID {ct.domain or ct.base.oid} does not exist", at)
+        try:
+            return domain_casts.coerce(cat, d, value), replace(_lake_t(ct.bare, stored=True), domain_oid=d.oid)
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, at) from None
+
     def _row_base(self, call: ast.FuncCall) -> composite_values.RowType | None:
         """The composite type of json_populate_record's base argument when it is a cast to
         one (``null::jpop``)."""
@@ -2250,6 +2265,9 @@ class _Rewriter:
         returns_set, jsonb, populate = json_records.FUNCTIONS[name]
         row_base = self._row_base(call) if populate else None
         base_row: ast.Node | None = None
+        #: Attributes of a domain or an enum: read as their base type (text for an enum),
+        #: then coerced to it (the domain's checks, enum_in), as populate_record does.
+        user_fields: dict[str, ColumnType] = {}
         if row_base is not None:  # (the base's composite type gives the columns)
             if coldefs:
                 raise self.fail("42601", "a column definition list is redundant for a function returning a named composite type", rf)
@@ -2258,9 +2276,13 @@ class _Rewriter:
                 base_row = self.expr(copy.deepcopy(base), scope)[0]  # (a missing key keeps its field)
             self._row_typed = True
             for n, ct in row_base.fields:
-                if ct.domain or ct.is_enum or ct.is_composite:
-                    raise self.fail("0A000", f"{name}() of composite type {row_base.name}, whose attribute {n} is of a user-defined type, is not supported by walsender-proxy", call)
-            coldefs = [ast.ColumnDef(colname=n, typeName=composite_values.type_name(ct)) for n, ct in row_base.fields]
+                if ct.is_composite or (ct.domain and ct.bare.is_array) or (ct.is_enum and ct.is_array):
+                    raise self.fail("0A000", f"{name}() of composite type {row_base.name}, whose attribute {n} is of a composite type, an array of an enum or a domain over an array, is not supported by walsender-proxy", call)
+            user_fields = {n: ct for n, ct in row_base.fields if ct.domain or ct.is_enum}
+            coldefs = [
+                ast.ColumnDef(colname=n, typeName=ast.TypeName(names=(_s("text"),)) if ct.is_enum else composite_values.type_name(ct.bare))
+                for n, ct in row_base.fields
+            ]
             call = ast.FuncCall(funcname=call.funcname, args=(ast.TypeCast(arg=_null(), typeName=ast.TypeName(names=(_s("record"),))), *call.args[1:]))
         if not coldefs:
             raise self.fail("42601", 'a column definition list is required for functions returning "record"', rf)
@@ -2301,6 +2323,8 @@ class _Rewriter:
             else:
                 vt = _lake_t(ctype, stored=True)
                 val = literals.input_call(text, ctype, explicit=False, as_text=vt.text_numeric)
+            if cd.colname in user_fields:
+                val, vt = self._user_field(val, user_fields[cd.colname], cd)
             if base_row is not None:
                 missing = _op("=", copy.deepcopy(text), _call("chr", _int(0)))
                 kept = _call("struct_extract", copy.deepcopy(base_row), _str(cd.colname))
