@@ -143,6 +143,10 @@ VALUES = [
     "select * from jsonb_populate_recordset(null::cv_de, '[{\"p\": 2}, {\"e\": \"red\"}]')",
     "select pg_typeof(p)::text, pg_typeof(e)::text from json_populate_record(null::cv_de, '{}')",
     "select * from json_populate_record(row(5, 'green', 'z')::cv_de, '{\"t\": \"y\"}')",
+    "select (json_populate_record(row(5, 'green', 'z')::cv_de, '{\"t\": \"y\"}')).*",
+    "select (row(1.5, 'red', 'b')::cv_de).*, 7 as k",
+    "select (x).* from (values (row(1, 'a')::cv_tab), (null::cv_tab)) v(x)",
+    "select (('(1,\"(x,2,2020-01-01)\",\"{a,b}\")'::cv_nest).r).*",
 ]
 
 
@@ -215,7 +219,6 @@ def test_psql_describes_composite_types_as_postgresql(proxy: ProxyServer, pg15: 
         "select row(1, 'x')::cr_t || 'a'",
         "select max(row(1, 'x')::cr_t)",
         "select to_json(row(1, 'x')::cr_t)",
-        "select (row(1, 'x')::cr_t).*",
         "select array[row(1, 'x')]::cr_t[]",
         "select json_populate_recordset(null::cr_t, '[]')",
         "select * from json_populate_record(null::cr_e, '{}')",

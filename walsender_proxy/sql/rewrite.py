@@ -1289,6 +1289,15 @@ class _Rewriter:
                     val.fields = val.fields[1:]
                 targets.append(rt)
                 continue
+            fields = self._row_star(val, scope)
+            if fields is not None:  # ((v).*: a column per attribute of v's composite type)
+                origins = None
+                for field in fields:
+                    new, t = self.expr(field.val, scope)
+                    targets.append(ast.ResTarget(name=field.name, val=new))
+                    if cols is not None:
+                        cols.append((field.name, t))
+                continue
             name = rt.name or figure_colname(val)[0]
             new, t = self.expr(val, scope)
             rt.val = new
@@ -3021,6 +3030,28 @@ class _Rewriter:
             new_ind.append(ind)
         node.indirection = tuple(new_ind)
         return node, out_t
+
+    def _row_star(self, val: ast.Node, scope: _Scope) -> list[ast.ResTarget] | None:
+        """``(v).*`` in a SELECT list when ``v`` is a value of a composite type: one target
+        per attribute, ``(v).a`` named ``a`` (None: not that). Like PostgreSQL's expansion,
+        ``v`` is written once per attribute."""
+        if not (isinstance(val, ast.A_Indirection) and val.indirection and isinstance(val.indirection[-1], ast.A_Star)):
+            return None
+        prefix = tuple(val.indirection[:-1])
+        if not all(isinstance(i, ast.String) for i in prefix):
+            return None
+        base: ast.Node = ast.A_Indirection(arg=val.arg, indirection=prefix) if prefix else val.arg
+        try:
+            t = self.expr(copy.deepcopy(base), scope)[1]
+        except PgError:
+            return None
+        rt = composite_values.by_oid(t.row_oid) if t is not None and t.row_oid and not t.is_array else None
+        if rt is None:
+            return None
+        return [
+            ast.ResTarget(name=n, val=ast.A_Indirection(arg=copy.deepcopy(val.arg), indirection=(*prefix, _s(n))))
+            for n, _ in rt.fields
+        ]
 
     def _row_field_of(self, node: ast.A_Indirection, t: T, original: ast.Node, scope: _Scope) -> tuple[ast.Node, T | None]:
         """``(v).f`` of a value of a composite type: the STRUCT's field, of the attribute's
