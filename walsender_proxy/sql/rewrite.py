@@ -109,7 +109,6 @@ from walsender_proxy.sql.expr_types import (
     UNKNOWN,
     T,
 )
-from walsender_proxy.sql.nodes import all_nodes, set_returning_call
 from walsender_proxy.sql.nodes import bool_const as _bool
 from walsender_proxy.sql.nodes import call as _call
 from walsender_proxy.sql.nodes import cast as _cast
@@ -118,6 +117,7 @@ from walsender_proxy.sql.nodes import int_const as _int
 from walsender_proxy.sql.nodes import name as _s
 from walsender_proxy.sql.nodes import null_const as _null
 from walsender_proxy.sql.nodes import op as _op
+from walsender_proxy.sql.nodes import set_returning_call
 from walsender_proxy.sql.nodes import str_const as _str
 from walsender_proxy.sql.numeric_exprs import Operand
 from walsender_proxy.sql.pg_functions import PG15_FUNCTIONS
@@ -588,12 +588,6 @@ def _user_type_names(tn: ast.TypeName) -> list[str] | None:
 #: Functions a value of a composite type may be handed to (others are refused, see
 #: composite_values).
 _ROW_FUNCTIONS = frozenset({"pg_typeof", "count", "json_populate_record", "jsonb_populate_record", "json_populate_recordset", "jsonb_populate_recordset"})
-
-
-def _casts_to_user_type(node: ast.Node) -> bool:
-    """Whether ``node`` holds a cast to a type that is not pg_catalog's (a composite type
-    may be among them)."""
-    return any(isinstance(n, ast.TypeCast) and _user_type_names(n.typeName) is not None for n in all_nodes(node))
 
 
 #: PostgreSQL's enum support functions (enum_casts).
@@ -4566,9 +4560,20 @@ class _Rewriter:
         return _cast(arr, duck if isinstance(duck, str) else duck[0], array=True)
 
     def _row_operand(self, node: ast.Node | None, scope: _Scope) -> T | None:
-        """The type of ``node`` when it is a value of a composite type, found without
-        rewriting it (None: it is not, or cannot be one)."""
-        if node is None or isinstance(node, ast.A_Const) or not (self._row_typed or _casts_to_user_type(node)):
+        """The type of ``node`` when it is a value of a composite type (None: it is not, or
+        cannot be told without rewriting more than a column). Read from the node's shape —
+        a cast to a composite type, json_populate_record over one — or, once the statement
+        has made composite values, from a column or a field's analysis: never a rewrite of
+        a whole subtree, which every level of a nested expression would repeat."""
+        if isinstance(node, ast.TypeCast):
+            names = _user_type_names(node.typeName)
+            rt = composite_values.visible(names) if names is not None and not node.typeName.arrayBounds else None
+            return T("record", row_oid=rt.oid) if rt is not None else None
+        if isinstance(node, ast.FuncCall):
+            fname = node.funcname[-1].sval
+            rt = self._row_base(node) if fname in ("json_populate_record", "jsonb_populate_record") else None
+            return T("record", row_oid=rt.oid) if rt is not None else None
+        if not self._row_typed or not isinstance(node, ast.ColumnRef | ast.A_Indirection):
             return None
         try:
             t = self.expr(copy.deepcopy(node), scope)[1]
