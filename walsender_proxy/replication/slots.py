@@ -302,7 +302,7 @@ class SlotStore:
                 reached = end
                 rb = ReorderBuffer()
                 prepared: dict[int, DecodedTxn] = {}
-                for entry in self.lake.log.read(slot.restart_lsn, end):
+                for entry in self.lake.log.read(max(slot.restart_lsn, self.lake.log.oldest_lsn), end):
                     for ev in rb.feed(entry):
                         txn: DecodedTxn | None = None
                         if isinstance(ev, DecodedTxn):
