@@ -243,8 +243,26 @@ WRITES = [
 ]
 
 
+ARRAYS = [
+    "create domain ck_arr3 as int[] check (array_length(value, 1) = 3)",
+    "select '{1,2,3}'::ck_arr3, '{}'::ck_arr3",
+    "select '{1,2}'::ck_arr3",
+    "select pg_get_constraintdef(oid) from pg_constraint where conname like 'ck_arr3%'",
+    "create table ck_arrs (id int, tags text[] check (cardinality(tags) <= 2), nums int[] check (array_length(nums, 1) < 3),"
+    " other int[] check (array_length(other, 2) = 1))",
+    "insert into ck_arrs values (1, '{a,b}', '{1,2}', '{1}')",
+    "insert into ck_arrs values (2, '{a,b,c}', '{1}', null)",
+    "insert into ck_arrs values (3, '{a}', '{1,2,3}', null)",
+    "insert into ck_arrs values (4, '{}', '{}', '{}'), (5, null, null, '{5}')",
+    "update ck_arrs set tags = '{x,y,z}' where id = 1",
+    "select * from ck_arrs order by id",
+    "select conname, pg_get_constraintdef(oid) from pg_constraint where conrelid = 'ck_arrs'::regclass order by 1",
+    "create table ck_arrx (a int check (array_length(a, 1) > 0))",
+]
+
+
 @pytest.mark.parametrize(
-    "statements", [FORMS, PRINTING, DDL, ERRORS, WRITES], ids=["forms", "printing", "ddl", "errors", "writes"]
+    "statements", [FORMS, PRINTING, DDL, ERRORS, WRITES, ARRAYS], ids=["forms", "printing", "ddl", "errors", "writes", "arrays"]
 )
 def test_check_constraints_as_in_postgresql(proxy: ProxyServer, pg15: PgCluster, statements: list[str]) -> None:
     same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("ck")), statements).close()

@@ -14,7 +14,8 @@ a constant other than 0 and -1 (no form that can raise an error: see ``_duck_ari
 text ``||``, ``COALESCE``, ``AND``/``OR``/``NOT``, ``IS [NOT] NULL`` (of a
 column of any type), ``[NOT] IN (constants)``, ``= ANY``/``<> ALL`` of an array literal or
 ``ARRAY[…]`` of constants, ``[NOT] BETWEEN``, ``[NOT] LIKE`` with a constant pattern,
-``length()``/``char_length()``/``character_length()`` of a string column, and casts
+``length()``/``char_length()``/``character_length()`` of a string column,
+``array_length(col, n)`` (a constant ``n``) and ``cardinality(col)`` of an array column, and casts
 between those types that DuckDB computes exactly (never a length coercion). Another form is refused with 0A000 by the
 caller; PostgreSQL's own errors (another table, a subquery, an aggregate, a window
 function, a set-returning function, a non-boolean expression, an unknown column) are
@@ -347,6 +348,22 @@ class Cooker:
             if arg.ty.name != "text":
                 arg = Cast(arg, Ty("text"), "relabel", False)
             return Func(name, [arg], Ty("int4"), False)
+        if len(names) == 1 and name in ("array_length", "cardinality") and len(fc.args or ()) == (2 if name == "array_length" else 1):
+            arr = self.expr(fc.args[0])
+            if not arr.ty.name.startswith("_") and arr.ty.name != "unknown":  # (anyarray takes none of these)
+                args = ", ".join(dx._shown(self.expr(x).ty.name) for x in fc.args or ())
+                raise SqlError(
+                    "42883", f"function {name}({args}) does not exist", at,
+                    hint="No function matches the given name and argument types. You might need to add explicit type casts.",
+                )  # fmt: skip
+            if not (isinstance(arr, Var) and arr.ty.name.startswith("_")):
+                raise Unsupported(f"calling {name}() of anything but an array column")
+            if name == "cardinality":
+                return Func(name, [arr], Ty("int4"), False)
+            dim = self.expr(fc.args[1])
+            if not (isinstance(dim, Const) and dim.ty.name == "int4" and dim.text is not None):
+                raise Unsupported(f"calling {name}() with a dimension that is not an integer constant")
+            return Func(name, [arr, dim], Ty("int4"), False)
         if self.kind.row_filter and kinds and "i" not in kinds:
             raise invalid_row_filter(fc.location, MUTABLE)  # (every overload stable or volatile)
         if len(names) == 1 and name not in coercion_data.FUNCTIONS:
@@ -773,6 +790,11 @@ def duck(n: Any) -> str:
     if isinstance(n, NullT):
         return f"({duck(n.arg)} IS {'' if n.is_null else 'NOT '}NULL)"
     if isinstance(n, Func):
+        if n.name == "cardinality":  # (the lake's arrays have one dimension: its length, 0 when empty)
+            return f"len({duck(n.args[0])})"
+        if n.name == "array_length":  # (NULL for an empty array and for a dimension it lacks)
+            arr = duck(n.args[0])
+            return f"(CASE WHEN {int(n.args[1].text)} = 1 AND len({arr}) > 0 THEN len({arr}) END)"
         return f"length({duck(n.args[0])})"
     if isinstance(n, Distinct):
         _fits(n.left, n.right)
