@@ -247,13 +247,15 @@ class ReorderBuffer:
         return min(firsts, default=None)
 
 
-def committed_after(
+def decoded_after(
     entries: Iterable[LogEntry], start_lsn: int, snapshot_csn: int
-) -> Iterator[DecodedTxn]:
-    """Committed transactions a slot with consistent point ``start_lsn`` and snapshot
-    ``snapshot_csn`` streams: commit record at or past ``start_lsn`` and CSN above the
-    snapshot (the copy at ``snapshot_csn`` holds the others). Prepared transactions are
-    given whole at their COMMIT PREPARED, as to a subscriber without two_phase."""
+) -> Iterator[tuple[LogEntry, DecodedTxn | R.Message]]:
+    """What a slot with consistent point ``start_lsn`` and snapshot ``snapshot_csn``
+    decodes from ``entries``, each with the log entry it was decoded at: committed
+    transactions whose commit record is at or past ``start_lsn`` and whose CSN is above
+    the snapshot (the copy at ``snapshot_csn`` holds the others), and non-transactional
+    messages at or past ``start_lsn``. Prepared transactions are given whole at their
+    COMMIT PREPARED, as to a subscriber without two_phase."""
     rb = ReorderBuffer()
     prepared: dict[int, DecodedTxn] = {}
     for entry in entries:
@@ -262,19 +264,20 @@ def committed_after(
                 if ev.gid is not None:
                     prepared[ev.xid] = ev
                 elif ev.commit_lsn >= start_lsn and ev.csn > snapshot_csn:
-                    yield ev
+                    yield entry, ev
             elif isinstance(ev, Ended):
                 tx = prepared.pop(ev.xid, None)
-                if (
-                    tx is not None
-                    and ev.committed
-                    and ev.lsn >= start_lsn
-                    and ev.csn > snapshot_csn
-                ):
-                    tx.commit_lsn, tx.end_lsn, tx.csn, tx.commit_ts = (
-                        ev.lsn,
-                        ev.end_lsn,
-                        ev.csn,
-                        ev.ts,
-                    )
-                    yield tx
+                if tx is not None and ev.committed and ev.lsn >= start_lsn and ev.csn > snapshot_csn:
+                    tx.commit_lsn, tx.end_lsn, tx.csn, tx.commit_ts = ev.lsn, ev.end_lsn, ev.csn, ev.ts
+                    yield entry, tx
+            elif isinstance(ev, tuple) and isinstance(ev[1], R.Message) and ev[0].lsn >= start_lsn:
+                yield ev[0], ev[1]
+
+
+def committed_after(
+    entries: Iterable[LogEntry], start_lsn: int, snapshot_csn: int
+) -> Iterator[DecodedTxn]:
+    """The committed transactions of :func:`decoded_after`."""
+    for _, ev in decoded_after(entries, start_lsn, snapshot_csn):
+        if isinstance(ev, DecodedTxn):
+            yield ev

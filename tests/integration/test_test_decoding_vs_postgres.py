@@ -165,6 +165,16 @@ SQL_API = [
     "select * from pg_logical_slot_get_changes('tds2', NULL, NULL, 'proto_version', '1', 'publication_names', 'p')",
     "select count(*) from pg_logical_slot_peek_binary_changes('tds2', NULL, NULL, 'proto_version', '1')",
     "select pg_drop_replication_slot('tds2')",
+    # upto_nchanges is checked after each log record: a negative one stops after the first
+    "select slot_name from pg_create_logical_replication_slot('tds3', 'test_decoding')",
+    "create table tds_n (a int)",
+    "insert into tds_n values (1)",
+    "insert into tds_n values (2)",
+    "select data from pg_logical_slot_get_changes('tds3', NULL, -1, 'include-xids', '0')",
+    "select data from pg_logical_slot_get_changes('tds3', NULL, 1, 'include-xids', '0')",
+    "select data from pg_logical_slot_get_changes('tds3', NULL, NULL, 'include-xids', '0')",
+    "select pg_drop_replication_slot('tds3')",
+    "drop table tds_n",
     "drop table tds_t",
 ]
 

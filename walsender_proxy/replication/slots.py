@@ -20,7 +20,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, replace
 from typing import TYPE_CHECKING
 
@@ -278,8 +278,9 @@ class SlotStore:
         moves past the last record decoded, as its ``get`` form does. ``function``: the
         SQL function called (a textual one refuses a plugin writing binary). The log is read
         and decoded in the calling thread (a SQL session's worker thread)."""
+        from decoding.changelog import LogEntry
         from decoding.records import Message
-        from decoding.reorder import DecodedTxn, Ended, ReorderBuffer
+        from decoding.reorder import decoded_after
 
         slot = self.acquire(name, pid)
         try:
@@ -300,31 +301,24 @@ class SlotStore:
                 start = slot.confirmed_flush
                 rows: list[tuple[int, int, bytes]] = []
                 reached = end
-                rb = ReorderBuffer()
-                prepared: dict[int, DecodedTxn] = {}
-                for entry in self.lake.log.read(max(slot.restart_lsn, self.lake.log.oldest_lsn), end):
-                    for ev in rb.feed(entry):
-                        txn: DecodedTxn | None = None
-                        if isinstance(ev, DecodedTxn):
-                            if ev.gid is not None:
-                                prepared[ev.xid] = ev
-                            elif ev.commit_lsn >= start and ev.csn > slot.snapshot_csn:
-                                txn = ev
-                        elif isinstance(ev, Ended):
-                            txn = prepared.pop(ev.xid, None)
-                            if txn is not None and ev.committed and ev.lsn >= start and ev.csn > slot.snapshot_csn:
-                                txn.commit_lsn, txn.end_lsn, txn.csn, txn.commit_ts = ev.lsn, ev.end_lsn, ev.csn, ev.ts
-                            else:
-                                txn = None
-                        elif isinstance(ev, tuple) and isinstance(ev[1], Message) and ev[0].lsn >= start:
-                            rows += [(ev[0].lsn, 0, m) for m in plugin.message(ev[0].end_lsn, ev[1])]
-                        if txn is not None:
-                            lines = [m for b in plugin.iter_batches(txn) for m in (b if isinstance(b, list) else b.to_pylist())]
-                            first = txn.first_lsn or txn.commit_lsn
-                            rows += [(txn.end_lsn if i == len(lines) - 1 else first, txn.xid & 0xFFFFFFFF, m) for i, m in enumerate(lines)]
-                    if upto_nchanges and len(rows) >= upto_nchanges:  # (checked after each record, as PostgreSQL's loop does)
-                        reached = entry.end_lsn
-                        break
+
+                def records() -> Iterator[LogEntry]:
+                    """The log up to ``end``, stopping once ``upto_nchanges`` rows were
+                    made: checked after each record, as PostgreSQL's loop checks it."""
+                    nonlocal reached
+                    for entry in self.lake.log.read(max(slot.restart_lsn, self.lake.log.oldest_lsn), end):
+                        yield entry  # (back here once its events were made into rows)
+                        if upto_nchanges and len(rows) >= upto_nchanges:
+                            reached = entry.end_lsn
+                            return
+
+                for entry, ev in decoded_after(records(), start, slot.snapshot_csn):
+                    if isinstance(ev, Message):
+                        rows += [(entry.lsn, 0, m) for m in plugin.message(entry.end_lsn, ev)]
+                    else:
+                        lines = [m for b in plugin.iter_batches(ev) for m in (b if isinstance(b, list) else b.to_pylist())]
+                        first = ev.first_lsn or ev.commit_lsn
+                        rows += [(ev.end_lsn if i == len(lines) - 1 else first, ev.xid & 0xFFFFFFFF, m) for i, m in enumerate(lines)]
             finally:
                 plugin.close()
         finally:
