@@ -770,6 +770,10 @@ class CopyDecoder:
             vals = rows.fields.take(pa.array(idx)) if take_n else pa.array([], B)
             nulls = rows.nulls[idx] if take_n else np.zeros(0, dtype=bool)
             if self.opts.format == "csv":
+                # as CopyReadAttributesCSV: FORCE_NOT_NULL turns an unquoted empty field
+                # into the NULL string, and FORCE_NULL applies only to the others (a quoted
+                # field that matches the NULL string)
+                unquoted_null = nulls
                 if c in self._force_not_null and nulls.any():
                     vals = pc.if_else(
                         pa.array(nulls), pa.scalar(self.opts.null_print.encode(), B), vals
@@ -779,7 +783,7 @@ class CopyDecoder:
                     eq = np.asarray(
                         pc.equal(vals, pa.scalar(self.opts.null_print.encode(), B)).fill_null(False)
                     )
-                    nulls = nulls | eq
+                    nulls = nulls | (eq & ~unquoted_null)
             if nulls.any():
                 vals = pc.if_else(pa.array(~nulls), vals, pa.scalar(None, B))
             try:

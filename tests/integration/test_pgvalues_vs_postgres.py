@@ -917,6 +917,7 @@ COPY_IN_CASES: list[tuple[str, str, bytes]] = [
     ("csv", "HEADER MATCH", b"a\n1,x\n"),
     ("csv", "NULL 'N', FORCE_NOT_NULL (b)", b"1,N\n2,\n"),
     ("csv", "FORCE_NULL (b)", b'1,""\n2,\n'),
+    ("csv", "FORCE_NOT_NULL (b), FORCE_NULL (b)", b'1,\n2,""\n'),
     ("csv", "QUOTE '''', ESCAPE '\\'", b"1,'it\\'s'\n2,'a\\\\b'\n3,'x\\y'\n"),
     ("csv", "DELIMITER ';'", b"1;a,b\n"),
     ("csv", "", b"x,y\n"),
