@@ -366,6 +366,10 @@ IDENTITY = [
     "INSERT INTO idd OVERRIDING SYSTEM VALUE VALUES (101, 'w') RETURNING *",
     "INSERT INTO idd (v) SELECT 'q' RETURNING *",
     "INSERT INTO idd OVERRIDING USER VALUE SELECT 200, 'r' RETURNING *",
+    # a DEFAULT beside given values under OVERRIDING USER VALUE takes one value, not two
+    "INSERT INTO idd OVERRIDING USER VALUE VALUES (DEFAULT, 's'), (-4, 't') RETURNING *",
+    "INSERT INTO idd OVERRIDING USER VALUE VALUES (-5, 'u'), (DEFAULT, 'v') RETURNING *",
+    "INSERT INTO idd (v) VALUES ('after') RETURNING *",
     "SELECT * FROM ida ORDER BY id",
     "SELECT attname, attidentity, atthasdef, attnotnull FROM pg_attribute WHERE attrelid = 'ida'::regclass AND attnum > 0",
     "SELECT count(*) FROM pg_attrdef WHERE adrelid IN ('ida'::regclass, 'idd'::regclass)",

@@ -18,7 +18,7 @@ import copy
 import random
 import threading
 import uuid
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -120,10 +120,14 @@ def _null() -> ast.A_Const:
     return ast.A_Const(isnull=True)
 
 
-def with_defaults(src: Any, t: Table, cols: list[str], cat: Catalog) -> Any:
+def with_defaults(src: Any, t: Table, cols: list[str], cat: Catalog, ignored: Collection[str] = ()) -> Any:
     """The INSERT's rows query with each ``DEFAULT`` of a VALUES list replaced by its
     column's default expression (NULL for a column without one). A copy: the statement's
-    own tree stays as written, for its next execution under another catalog."""
+    own tree stays as written, for its next execution under another catalog.
+
+    ``ignored`` columns (identity ones under OVERRIDING USER VALUE) get NULL: their values
+    are dropped and the default is taken once per row afterwards, so a ``nextval`` here
+    would consume a second value of the sequence."""
     if not (isinstance(src, ast.SelectStmt) and src.valuesLists):
         return src
     if not any(isinstance(v, ast.SetToDefault) for row in src.valuesLists for v in row):
@@ -132,7 +136,7 @@ def with_defaults(src: Any, t: Table, cols: list[str], cat: Catalog) -> Any:
     def item(i: int, v: Any) -> Any:
         if not isinstance(v, ast.SetToDefault):
             return v
-        col = t.column(cols[i]) if i < len(cols) else None
+        col = t.column(cols[i]) if i < len(cols) and cols[i] not in ignored else None
         node = expression(col, cat) if col is not None else None
         return node if node is not None else _null()
 

@@ -455,7 +455,7 @@ class Engine:
                 data = pa.table({c: pa.nulls(1, t.column(c).type.arrow) for c in cols[:1]})  # type: ignore[union-attr]
         elif data is None:
             ignored = identity.ignored_on_insert(node, t, cols)
-            src = defaults.with_defaults(single_values_as_select(node.selectStmt), t, cols, tx.catalog())
+            src = defaults.with_defaults(single_values_as_select(node.selectStmt), t, cols, tx.catalog(), ignored)
             src = values_cast_to_columns(src, t, cols)
             defaults_to_null(src, [i for i, c in enumerate(cols) if keeps_literal_scale(t.column(c))], numeric_columns(t, cols))
             rw = self.rewritten(RawStream()(src), tx, self._sources, params=params, writing=t.name)
@@ -507,7 +507,7 @@ class Engine:
                 return omitted.add(pa.table({}), 1)
             return pa.table({c: pa.nulls(1, t.column(c).type.arrow) for c in cols[:1]})  # type: ignore[union-attr]
         ignored = identity.ignored_on_insert(node, t, cols)
-        src = defaults.with_defaults(node.selectStmt, t, cols, tx.catalog())
+        src = defaults.with_defaults(node.selectStmt, t, cols, tx.catalog(), ignored)
         defaults_to_null(src, [i for i, c in enumerate(cols) if keeps_literal_scale(t.column(c))], numeric_columns(t, cols))
         rw = self.rewritten(RawStream()(src), tx, self._sources, params=params, writing=t.name)
         rel = self.relation(rw.sql, params)
