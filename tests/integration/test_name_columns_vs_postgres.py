@@ -31,6 +31,12 @@ STATEMENTS = [
     " WHERE table_name = 'nt' ORDER BY ordinal_position",
     "SELECT length(name(repeat('w', 70))), name('ab  '::char(4)) || '|', 'ab  '::char(4)::name || '|', name(1)",
     "SELECT n || 'x' FROM nt WHERE id = 3",
+    # an unknown literal beside a name is read by namein (cut), a text value is not
+    "SELECT id FROM nt WHERE n = 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'",
+    "SELECT id FROM nt WHERE n IN ('xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', 'b') AND n <> 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxz'",
+    "SELECT id FROM nt WHERE n < 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' ORDER BY id",
+    "SELECT id FROM nt WHERE n = repeat('x', 70)",
+    "SELECT 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'::name = 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxyz', 'abc'::name = 'abc '",
     "CREATE TABLE nt2 (n name PRIMARY KEY)",
     "INSERT INTO nt2 VALUES ('a'), ('a')",
     "INSERT INTO nt2 VALUES (repeat('k', 63) || 'a'), (repeat('k', 63) || 'b')",
@@ -68,6 +74,30 @@ def test_copy_and_binary_values_of_names(proxy: ProxyServer, pg15: PgCluster) ->
     ref = _io(pg15.dsn(dbname=pg15.new_database("nio")))
     assert ref[-1][-1] == (3, 63)  # (a text parameter cast to name is cut)
     assert _io(proxy.dsn()) == ref
+
+
+def _params(dsn: str) -> list[object]:
+    """Parameters compared with a name column: an unspecified one and one of type name
+    in text are cut by namein; one of type name in binary is refused past 63 bytes."""
+    got: list[object] = []
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute("CREATE TABLE npar (n name)")
+        c.execute("INSERT INTO npar VALUES (repeat('v', 70))")
+        long = "v" * 70
+        got.append(c.execute("SELECT count(*) FROM npar WHERE n = %s", [long]).fetchall())
+        got.append(c.execute("SELECT count(*) FROM npar WHERE n = %s", [long], prepare=True).fetchall())
+        got.append(c.execute("SELECT count(*) FROM npar WHERE n = %s::text", [long]).fetchall())
+        for fmt in (0, 1):
+            res = c.pgconn.exec_params(b"SELECT count(*) FROM npar WHERE n = $1", [long.encode()], [19], [fmt])
+            got.append((res.get_value(0, 0) if res.nfields else None, res.error_message))
+        c.execute("DROP TABLE npar")
+    return got
+
+
+def test_name_parameters(proxy: ProxyServer, pg15: PgCluster) -> None:
+    ref = _params(pg15.dsn(dbname=pg15.new_database("npar")))
+    assert ref[0] == [(1,)] and b"CONTEXT:  unnamed portal parameter $1" in ref[-1][1]
+    assert _params(proxy.dsn()) == ref
 
 
 def _pgoutput(dsn: str, binary: bool) -> list[tuple[object, ...]]:

@@ -642,7 +642,7 @@ class Executor:
             oids = [o or (25 if (formats[0] if len(formats) == 1 else formats[i] if i < len(formats) else 0) == 1 else 0) for i, o in enumerate(oids)]
         user = self._user_type_params(oids) if max(oids, default=0) >= FIRST_USER_OID else None
         order = self.settings.datetime_input()
-        values = self.engine.decode_params(st, formats, params, oids, order, user)
+        values = self.engine.decode_params(st, formats, params, oids, order, user, portal)
         if st.unused:
             values.unused = st.unused
         if st.date_order != order:

@@ -24,6 +24,7 @@ from decoding.catalog import FIRST_USER_OID
 from decoding.errors import PgError
 from decoding.pgtime import PG_EPOCH, PG_EPOCH_NAIVE
 from decoding.pgtypes import ColumnType, type_by_oid
+from decoding.pgvalues.textin import NAME_BYTES, name_in
 
 if TYPE_CHECKING:
     from walsender_proxy.sql.portals import Prepared
@@ -36,12 +37,14 @@ def decode_params(
     oids: Sequence[int] | None = None,
     date_order: str = "MDY",
     user_types: Mapping[int, ColumnType] | None = None,
+    portal: str | None = None,
 ) -> list[Any]:
     """Bind's parameter values as Python values. The receive function of each
     parameter depends only on the statement's types, Bind's formats and the session's
     DateStyle order (``date_order``, how a date in text is read), so it is chosen once
     and kept on the statement (``st.param_recv``) while a driver binds the same way
-    round after round; a NULL is None whatever the type."""
+    round after round; a NULL is None whatever the type. A value refused gets PostgreSQL's
+    CONTEXT line naming ``portal``'s parameter (with Bind's own, not an EXECUTE's: None)."""
     formats = tuple(formats)
     cached = st.param_recv
     if (
@@ -58,13 +61,26 @@ def decode_params(
     out = BoundParams()
     out.typed, out.types = cached[2], cached[3]  # type: ignore[misc]
     append = out.append
-    for (quick, general), raw in zip(cached[1], params, strict=True):
+    for i, ((quick, general), raw) in enumerate(zip(cached[1], params, strict=True)):
         if raw is None:
             append(None)
             continue
-        v = quick(raw)
-        append(general(raw) if v is _NOT_SIMPLE else v)
+        try:
+            v = quick(raw)
+            append(general(raw) if v is _NOT_SIMPLE else v)
+        except PgError as e:
+            if portal is not None and getattr(e, "where", None) is None:
+                e.where = _param_context(portal, i + 1, raw, formats)  # type: ignore[attr-defined]
+            raise
     return out
+
+
+def _param_context(portal: str, number: int, raw: bytes, formats: tuple[int, ...]) -> str:
+    """bind_param_error_callback's line: a text value is shown as ``'...'``, which is what
+    log_parameter_max_length_on_error's default (0) leaves of it."""
+    fmt = formats[0] if len(formats) == 1 else formats[number - 1] if number - 1 < len(formats) else 0
+    where = f'portal "{portal}" parameter ${number}' if portal else f"unnamed portal parameter ${number}"
+    return where if fmt == 1 else f"{where} = {chr(39) * 2 if not raw else chr(39) + '...' + chr(39)}"
 
 
 class BoundParams(list):  # type: ignore[type-arg]
@@ -258,12 +274,16 @@ def _catalog_type_recv(oid: int, fmt: int) -> Callable[[bytes], Any] | None:
         if oid in _REG_TYPES:  # 'pg_catalog.pg_class'::regclass: the cast looks it up
             return lambda raw: raw.decode()
         return lambda raw: _oid_in(raw.decode(), oid)
+    if oid == 19:
+        return _name_recv if fmt == 1 else lambda raw: name_in(raw.decode())
     if oid in _NAME_LIKE:
         return lambda raw: raw.decode()
     if oid in _ARRAY_OF_OID_LIKE or oid in _ARRAY_OF_NAME_LIKE:
         is_oid = oid in _ARRAY_OF_OID_LIKE
         if fmt == 0:
             dec = text_decoder(type_by_oid(1016 if is_oid else 1009))
+            if oid == 1003:  # (each element through namein)
+                return lambda raw: [None if e is None else name_in(e) for e in dec([raw])[0].as_py()]
             return lambda raw: dec([raw])[0].as_py()
         elem_oid = _ARRAY_OF_OID_LIKE.get(oid) or _ARRAY_OF_NAME_LIKE[oid]
         # array_recv_elements checks the element type against a lake type's oid; these
@@ -279,10 +299,19 @@ def _catalog_type_recv(oid: int, fmt: int) -> Callable[[bytes], Any] | None:
             elems = array_recv_elements(fixed, type_by_oid(20 if is_oid else 25))
             if is_oid:
                 return [None if e is None else _uint4(e) for e in elems]
+            if elem_oid == 19:
+                return [None if e is None else _name_recv(e) for e in elems]
             return [None if e is None else e.decode() for e in elems]
 
         return recv
     return None
+
+
+def _name_recv(raw: bytes) -> str:
+    """namerecv: a name sent in binary is refused at 64 bytes or more (its text input cuts)."""
+    if len(raw) >= NAME_BYTES + 1:
+        raise PgError("42622", "identifier too long", detail=f"Identifier must be less than {NAME_BYTES + 1} characters.")
+    return raw.decode()
 
 
 def _interval_recv(fmt: int) -> Callable[[bytes], Any]:

@@ -57,7 +57,7 @@ from pglast.stream import RawStream
 from decoding.catalog import EnumType
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, parse_type
-from decoding.pgvalues.textin import numeric_text_in
+from decoding.pgvalues.textin import NAME_BYTES, name_in, numeric_text_in
 from walsender_proxy.backend import coercion_data
 from walsender_proxy.backend.settings import shown_once_set
 from walsender_proxy.sql import (
@@ -4071,6 +4071,14 @@ class _Rewriter:
             if _str_const(param) is not None or (isinstance(param, ast.ParamRef) and param.number not in self.param_types and not self.infer_params):
                 return self._as_enum(param, en, other_t.is_array or array, scope)[0]
             return None
+        if other_t is not None and other_t.name == "name" and not other_t.is_array and not array:
+            # (name's comparison operators: an unknown literal or text parameter is read by
+            # namein, cut to 63 bytes at a character's end)
+            if (text := _str_const(param)) is not None:
+                return _str(name_in(text)) if len(text.encode()) > NAME_BYTES else None
+            if self._untyped_param(param) and not self.infer_params:
+                self.needs.add("pgc_name_in")
+                return _call("pgc_name_in", _cast(param, "VARCHAR"))
         if _str_const(param) is not None and not array:
             return self._literal_as(param, other, other_t, scope)
         if not isinstance(param, ast.ParamRef) or param.number not in self.text_params:
