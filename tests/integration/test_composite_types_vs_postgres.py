@@ -147,6 +147,21 @@ VALUES = [
     "select (row(1.5, 'red', 'b')::cv_de).*, 7 as k",
     "select (x).* from (values (row(1, 'a')::cv_tab), (null::cv_tab)) v(x)",
     "select (('(1,\"(x,2,2020-01-01)\",\"{a,b}\")'::cv_nest).r).*",
+    # record's comparison with an anonymous ROW(…) or a quoted literal: PostgreSQL's
+    # errors as each row is compared (none without a row), never an answer
+    "create table cv_rows (q1 int8, q2 text)",
+    "select * from cv_rows t where t = row(1, 'x')",
+    "insert into cv_rows values (1, 'x'), (2, 'y')",
+    "select * from cv_rows t where t = row(1::int8, 'x'::text)",
+    "select * from cv_rows t where t = row(1, 'x')",
+    "select * from cv_rows t where t in (row(1::int8, 'x'::text), row(2, 'y'::text))",
+    "select * from cv_rows t where row(1::int8, 'x') = t",
+    "select * from cv_rows t where t <> row(1::int8, 'x'::text, 3)",
+    "select * from cv_rows t where t is distinct from row(1::int8, null)",
+    "select * from cv_rows t where t = '(1,x)'",
+    "select * from cv_rows t where t in (row(1::int8, 'x'::text), '(2,y)')",
+    "select row(1, 'a')::cv_tab = '(1,a)'",
+    "select * from cv_rows t where t = '(1,x)'::cv_rows",
 ]
 
 

@@ -54,7 +54,7 @@ from pglast.enums import (
 )
 from pglast.stream import RawStream
 
-from decoding.catalog import EnumType
+from decoding.catalog import FIRST_USER_OID, EnumType
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, parse_type
 from decoding.pgvalues.textin import NAME_BYTES, name_in, numeric_text_in
@@ -1117,6 +1117,18 @@ class _Rewriter:
                 found = None
         else:  # CAST('x' AS regclass), regclass 'x', nextval('x')
             found = next((tok for tok in consts if tok.start > loc), None)
+        return found.start + 1 if found is not None else None
+
+    def _operand_literal_pos(self, op: Any, after: bool, value: str | None) -> int | None:
+        """The 1-based position of the string literal ``value`` that is an operand of the
+        operator at ``op`` (or an item of its list; its right one when ``after``): pglast
+        keeps no constant's location."""
+        loc = getattr(op, "location", None)
+        if not isinstance(loc, int) or loc < 0 or self.sql_fn_frames:
+            return None
+        written = "'" + (value or "").replace("'", "''") + "'"
+        consts = [tok for tok in pglast.parser.scan(self.sql) if tok.name == "SCONST" and self.sql[tok.start : tok.end + 1] == written]
+        found = next((t for t in consts if t.start > loc), None) if after else next((t for t in reversed(consts) if t.end < loc), None)
         return found.start + 1 if found is not None else None
 
     # -- statements ------------------------------------------------------------------------
@@ -3712,6 +3724,9 @@ class _Rewriter:
         ) or (kind == A_Expr_Kind.AEXPR_OP and isinstance(node.rexpr, tuple | list)):
             left, lt = self.expr(node.lexpr, scope)
             items = [self.expr(x, scope) for x in node.rexpr]
+            for x, (_, t) in zip(node.rexpr, items, strict=True):
+                if kind == A_Expr_Kind.AEXPR_IN and (refusal := self._record_mismatch(node.lexpr, lt, x, t, scope, node)) is not None:
+                    return refusal, BOOL
             items = [(x, t) if (typed := self._param_as(x, left, lt, scope)) is None else (typed, lt) for x, t in items]
             if lt == UNKNOWN and _str_const(left) is not None:  # ('7' IN (a, b): read as their type)
                 known = next(((x, t) for x, t in items if t is not None and t != UNKNOWN), None)
@@ -3757,6 +3772,8 @@ class _Rewriter:
             raise SqlError("22012", "division by zero")  # (at run time: no position)
         left, lt = self.expr(node.lexpr, scope)
         right, rt = self.expr(node.rexpr, scope)
+        if kind in _COMPARING and op in _COMPARISONS and (refusal := self._record_mismatch(node.lexpr, lt, node.rexpr, rt, scope, node)) is not None:
+            return refusal, BOOL
         if kind in _COMPARING and op in _COMPARISONS:
             typed = self._param_as(right, left, lt, scope)
             if typed is not None:
@@ -4192,6 +4209,68 @@ class _Rewriter:
             return (canonical.arg if isinstance(canonical, ast.TypeCast) else canonical), T("uuid")
         name = ast.TypeName(names=(_s("pg_catalog"), _s(src.base.name)), typemod=-1)
         return self.expr(ast.TypeCast(arg=lit, typeName=name), scope)
+
+    def _record_mismatch(self, left: ast.Node, lt: T | None, right: ast.Node, rt: T | None, scope: _Scope, at: ast.A_Expr) -> ast.Node | None:
+        """A composite value (``left`` and ``right`` as written) compared with a quoted
+        literal or an anonymous ``ROW(…)`` is record's comparison: the literal would be
+        an anonymous record's input (0A000), and record_eq (or record_cmp) refuses columns
+        of different types or numbers at the first row it compares (42804). That error,
+        raised as each row is compared (no row, no error, as in PostgreSQL); None when the
+        comparison is not one of these or is fine."""
+        composite = [self._composite_columns(left, lt, scope), self._composite_columns(right, rt, scope)]
+        if (composite[0] is None) == (composite[1] is None):
+            return None  # (two values of composite types, or none)
+        other = right if composite[0] is not None else left
+        if _str_const(other) is not None:
+            raise SqlError("0A000", "input of anonymous composite types is not implemented", self._operand_literal_pos(at, other is right, _str_const(other)))
+        row = self._row_expr_columns(other)
+        if row is None:
+            return None
+        mine, theirs = (composite[0], row) if composite[0] is not None else (row, composite[1])
+        mine, theirs = mine or [], theirs or []
+        if len(mine) != len(theirs):
+            message = "cannot compare record types with different numbers of columns"
+        else:
+            bad = next(((i, a, b) for i, (a, b) in enumerate(zip(mine, theirs, strict=True)) if a and b and a != b), None)
+            if bad is None:
+                return None
+            i, a, b = bad
+            message = f"cannot compare dissimilar column types {a} and {b} at record column {i + 1}"
+        return _cast(_call("error", _str(f"PGERR[42804] {message}")), "BOOLEAN")
+
+    def _composite_columns(self, node: ast.Node, t: T | None, scope: _Scope) -> list[str | None] | None:
+        """The column types (as format_type names them; None where not told) of a value of
+        a composite type, or of a whole-row reference to a relation (``t1 = …``); None
+        for anything else."""
+        if t is not None and t.row_oid and not t.is_array:
+            rt = composite_values.by_oid(t.row_oid)
+            if rt is None:
+                return None
+            oids = [composite_values.declared_oid(ct) for _, ct in rt.fields]
+            return [None if o >= FIRST_USER_OID else pgcatalog_defs.format_type(o, None) for o in oids]
+        if not (isinstance(node, ast.ColumnRef) and len(node.fields) == 1 and isinstance(node.fields[0], ast.String)):
+            return None
+        alias = node.fields[0].sval
+        if scope.find(alias) is not None or scope.declared([alias]) is not None:
+            return None  # (a column of that name)
+        level: _Scope | None = scope
+        while level is not None and alias not in level.rels:
+            level = level.parent
+        if level is None or level.rels[alias].scalar_column is not None:
+            return None
+        cols = _rel_types(level.rels[alias])
+        return [self._shown_column_type(ct) for _, ct in cols] if cols else None
+
+    @staticmethod
+    def _shown_column_type(t: T | None) -> str | None:
+        if t is None or t.row_oid or t.enum_oid or t.domain_oid:
+            return None
+        return "unknown" if t == UNKNOWN else _type_display(t)
+
+    def _row_expr_columns(self, node: ast.Node) -> list[str | None] | None:
+        """The column types of an anonymous ``ROW(…)`` (rewritten already), or None."""
+        types = self._row_types.get(id(node)) if isinstance(node, ast.RowExpr) else None
+        return None if types is None else [self._shown_column_type(x) for x in types]
 
     def _operator_exists(self, op: str, node: Any, lt: T | None, rt: T | None) -> None:
         """PostgreSQL's refusal of an operator between two typed values it has none for
