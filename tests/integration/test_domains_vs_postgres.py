@@ -83,6 +83,12 @@ WRITES = [
     "select id, p, s, m, c, sm, a from dm_t order by id",
     "select p + 1, p * 2, s || '!', pg_typeof(p), pg_typeof(p + 1), pg_typeof(s) from dm_t where id = 1",
     "select 5::dm_pos, '7'::dm_pos, cast(3 as dm_small), null::dm_pos, pg_typeof(5::dm_pos)",
+    # a result of one domain throughout is of the domain; any other input smashes it
+    "select pg_typeof(coalesce(4::dm_pos, 7::dm_pos)), pg_typeof(coalesce(4::dm_pos, 7)), pg_typeof(coalesce(p, p)),"
+    " pg_typeof(greatest(p, p)), pg_typeof(case when true then p else p end), pg_typeof(case when true then p end),"
+    " pg_typeof(coalesce(s, 'q')) from dm_t where id = 1",
+    "select pg_typeof(x) from (select 1::dm_pos union select 2::dm_pos) s(x)",
+    "select pg_typeof(x) from (select 1::dm_pos union all select 2) s(x)",
     "select (-5)::dm_pos",
     "select 100::dm_small",
     "select null::dm_short",

@@ -4336,6 +4336,11 @@ class _Rewriter:
             ) from None
         if name is None:
             return None
+        first = items[0][1] if items else None
+        if first is not None and first.domain_oid and all(
+            not isinstance(w, ast.ParamRef) and t is not None and t == first and t.domain_oid == first.domain_oid for w, t in items
+        ):
+            return first  # (exactly one type throughout, a domain: the only way the result is one)
         for w, _ in items:  # (an unknown $n among the branches takes their common type)
             self._coerced_param(w, T(name))
         typmods = {-1 if t is None or t.name != name else t.typmod for _, t in items}
@@ -5661,7 +5666,7 @@ class _Rewriter:
         if special == "typeof":
             t = types[0]
             # (a domain is what a column or a cast gives; an expression over it is of its base type)
-            declared = t.domain_oid if t is not None and isinstance(node.args[0], ast.ColumnRef | ast.TypeCast) else 0
+            declared = t.domain_oid if t is not None and isinstance(node.args[0], ast.ColumnRef | ast.TypeCast | ast.CoalesceExpr | ast.CaseExpr | ast.MinMaxExpr) else 0
             oid = 705 if t == UNKNOWN else (declared or _type_oid(t)) if t is not None else None  # ('x', NULL: unknown)
             if oid is None:
                 raise self.fail("0A000", "pg_typeof of an expression of unknown type", node)
@@ -6013,7 +6018,10 @@ def _common(types: Sequence[T | None]) -> T | None:
         # (numeric category: each implicitly casts to the next, never back)
         return T(max(names, key=_NUMERIC_ORDER.index))
     if concrete:
-        return concrete[0]
+        first = concrete[0]
+        if first.domain_oid and not all(t is not None and t == first and t.domain_oid == first.domain_oid for t in types):
+            return replace(first, domain_oid=0)  # (a domain is the result only when every input is it)
+        return first
     if len(known) == len(types) and known:
         return UNKNOWN
     return None
