@@ -133,6 +133,29 @@ class ColumnDefault:
         return cls(d["expr"], d["pretty"], d["volatile"], d["oid"], d.get("styled", False), d.get("sequence", 0))
 
 
+@dataclass(frozen=True, slots=True)
+class Generation:
+    """A stored generated column's expression (``GENERATED ALWAYS AS (…) STORED``), kept
+    as a CHECK constraint is (:class:`Check`): ``expr`` and ``pretty`` are what
+    ``pg_get_expr(adbin, adrelid)`` prints, ``duck`` the DuckDB expression the lake
+    computes the column with (of the column's type), all three naming columns by
+    :data:`CHECK_MARK`-delimited attnums; ``attnums`` the columns it reads; ``oid`` its
+    pg_attrdef row's."""
+
+    expr: str
+    pretty: str
+    duck: str
+    attnums: tuple[int, ...]
+    oid: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"expr": self.expr, "pretty": self.pretty, "duck": self.duck, "attnums": list(self.attnums), "oid": self.oid}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Generation:
+        return cls(d["expr"], d["pretty"], d["duck"], tuple(d["attnums"]), d["oid"])
+
+
 #: Where a default's text names its sequence (see :attr:`ColumnDefault.sequence`).
 SEQUENCE_MARK = "\x01"
 #: Where a column default's text names the column's own type, an enum (or an array of
@@ -160,6 +183,14 @@ class Column:
     #: ``pg_attribute.attstorage`` set by ALTER COLUMN … SET STORAGE ("": the type's own).
     #: The lake stores every value the same way; the setting is kept for clients.
     storage: str = ""
+    #: A stored generated column's expression (``attgenerated = 's'``; its pg_attrdef
+    #: row): the lake computes the column on every write from the row's other columns.
+    generation: Generation | None = None
+
+    @property
+    def generated(self) -> str:
+        """``pg_attribute.attgenerated``: ``s`` for a stored generated column, else ""."""
+        return "s" if self.generation is not None else ""
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -177,6 +208,8 @@ class Column:
             d["identity"] = self.identity
         if self.storage:
             d["storage"] = self.storage
+        if self.generation is not None:
+            d["generation"] = self.generation.to_json()
         return d
 
     @classmethod
@@ -192,6 +225,7 @@ class Column:
             d.get("has_missing", False),
             d.get("identity", ""),
             d.get("storage", ""),
+            Generation.from_json(d["generation"]) if "generation" in d else None,
         )
 
 

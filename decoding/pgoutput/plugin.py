@@ -510,7 +510,8 @@ class PgOutput:
         if ins or upd or dele:
             filters = self._row_filters(t, rel_pubs, target)
             names = self._column_list(target, rel_pubs)
-        cols = tuple(c for c in t.columns if names is None or c.name in names)
+        # (PostgreSQL 15 publishes no generated column: the subscriber computes its own)
+        cols = tuple(c for c in t.columns if (names is None or c.name in names) and c.generation is None)
         key = frozenset(t.identity_columns())
         image: list[ImageColumn] = [(c.physical, c.type) for c in cols]
         # The old row: whole under FULL ('O'), else its key with every other column NULL

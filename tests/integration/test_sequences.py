@@ -370,6 +370,14 @@ IDENTITY = [
     "INSERT INTO idd OVERRIDING USER VALUE VALUES (DEFAULT, 's'), (-4, 't') RETURNING *",
     "INSERT INTO idd OVERRIDING USER VALUE VALUES (-5, 'u'), (DEFAULT, 'v') RETURNING *",
     "INSERT INTO idd (v) VALUES ('after') RETURNING *",
+    # an INSERT without a column list fills as many columns as its rows give: an identity
+    # column after them is not given a value
+    "CREATE TABLE idl (v text, id int GENERATED ALWAYS AS IDENTITY)",
+    "INSERT INTO idl VALUES ('a')",
+    "INSERT INTO idl SELECT 'b'",
+    "INSERT INTO idl SELECT * FROM (VALUES ('c')) x",
+    "INSERT INTO idl SELECT 'd', 5",
+    "SELECT * FROM idl ORDER BY id",
     "SELECT * FROM ida ORDER BY id",
     "SELECT attname, attidentity, atthasdef, attnotnull FROM pg_attribute WHERE attrelid = 'ida'::regclass AND attnum > 0",
     "SELECT count(*) FROM pg_attrdef WHERE adrelid IN ('ida'::regclass, 'idd'::regclass)",

@@ -397,6 +397,14 @@ def drop_column(
                 detail=f"{foreign_key_ddl.described(c, fk)} depends on column {name} of table {t.name}",
                 hint="Use DROP ... CASCADE to drop the dependent objects too.",
             )
+    readers = [c for c in t.columns if c.generation is not None and c.name != name and col.attnum in c.generation.attnums]
+    if readers:  # (a generated column's pg_depend entry on the columns it reads is NORMAL)
+        raise LakeError(
+            "2BP01",
+            f"cannot drop column {name} of table {t.name} because other objects depend on it",
+            detail="\n".join(f"column {c.name} of table {t.name} depends on column {name} of table {t.name}" for c in readers),
+            hint="Use DROP ... CASCADE to drop the dependent objects too.",
+        )
     t2 = replace(
         index_ddl.after_drop_column(t, name),
         columns=tuple(c for c in t.columns if c.name != name),
@@ -573,13 +581,14 @@ def _pub_tables(
             if pt.columns is not None or same.columns is not None:
                 raise LakeError("42710", f'conflicting or redundant column lists for table "{t.name}"')
             continue
-        if pt.columns is not None:
-            for c in pt.columns:
-                if t.column(c) is None:
-                    raise LakeError("42703", f'column "{c}" of relation "{t.name}" does not exist')
-            twice = next((c for i, c in enumerate(pt.columns) if c in pt.columns[:i]), None)
-            if twice is not None:
-                raise LakeError("42710", f'duplicate column "{twice}" in publication column list')
+        for i, c in enumerate(pt.columns or ()):  # (publication_translate_columns, column by column)
+            col = t.column(c)
+            if col is None:
+                raise LakeError("42703", f'column "{c}" of relation "{t.name}" does not exist')
+            if col.generation is not None:
+                raise LakeError("42P10", f'cannot use generated column "{c}" in publication column list')
+            if c in (pt.columns or ())[:i]:
+                raise LakeError("42710", f'duplicate column "{c}" in publication column list')
         if pt.row_filter is not None and not isinstance(pt.row_filter, RowFilterExpr):
             raise TypeError(
                 "a row filter is given cooked: walsender_proxy.sql.rowfilter_sql.from_text(text, table)"

@@ -215,6 +215,11 @@ def add_foreign_key(
             raise LakeError("42P10", f'column "{c}" referenced in ON DELETE SET action must be part of foreign key')
     if len(fk_cols) != len(pk_cols):
         raise LakeError("42830", "number of referencing and referenced columns for foreign key disagree")
+    if any(c.generation is not None for c in fk_cols):  # (the SQL standard's restrictions)
+        if spec.on_update in ("n", "d", "c"):
+            raise LakeError("42601", "invalid ON UPDATE action for foreign key constraint containing generated column")
+        if spec.on_delete in ("n", "d"):
+            raise LakeError("42601", "invalid ON DELETE action for foreign key constraint containing generated column")
     taken = {fk.name for fk in t.foreign_keys} | ({t.pkey_name} if t.primary_key else set())
     taken |= {ix.name for ix in t.indexes if ix.constraint} | {c.name for c in t.checks}
     if spec.name is not None and spec.name in taken:

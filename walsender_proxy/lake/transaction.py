@@ -35,6 +35,7 @@ from decoding.catalog import (
     Domain,
     EnumType,
     Function,
+    Generation,
     Ownership,
     Table,
     View,
@@ -57,6 +58,7 @@ from walsender_proxy.lake import (
     foreign_key_ddl,
     foreign_keys,
     function_ddl,
+    generated,
     index_ddl,
     partition_ddl,
     partitions,
@@ -379,6 +381,7 @@ class Transaction:
             return 0
         if t.partition_key is not None:
             return self._insert_routed(t, data)
+        data = generated.compute(self, t, data, conform)
         self._check_new_rows(t, data)
         if t.partition_bound is not None and not routed:  # (after NOT NULL and CHECK, as ExecInsert)
             partitions.check_rows(self.catalog(), t, data, _row_texts)
@@ -515,6 +518,7 @@ class Transaction:
                 data = _to_arrow(t, b)
                 if not data.num_rows:
                     continue
+                data = generated.compute(self, t, data, conform)
                 self._check_new_rows(t, data)
                 rids = lake.allocate_rids(data.num_rows)
                 contiguous = contiguous and (n == 0 or int(rids[0]) == hi + 1)
@@ -590,6 +594,9 @@ class Transaction:
         check_replica_identity(self.catalog(), t, "update")  # (at executor start: rows or none)
         if old.num_rows == 0:
             return 0
+        if generated.columns(t):  # (computed before any constraint is checked)
+            new = generated.compute(self, t, _conform_table(t, new), conform)
+            changed = generated.changed_with(t, changed)
         if t.partition_bound is not None and not routed:  # (an UPDATE of the partition itself: no row moves)
             partitions.check_rows(self.catalog(), t, _conform_table(t, new), _row_texts)
         held = checks.any_held(self, t)
@@ -1376,6 +1383,25 @@ class Transaction:
         """``ALTER COLUMN … SET DEFAULT`` / ``DROP DEFAULT`` (None)."""
         self._run_ddl(ddl.set_column_default, table, name, default, self._path())
 
+    def with_generated(self, table: str | Table, rows: pa.Table) -> pa.Table:
+        """``rows`` (``_rid`` and the columns under their physical names) with the table's
+        generated columns as a write of them will store them: what RETURNING shows."""
+        t = self.table(table)
+        if not generated.columns(t) or rows.num_rows == 0:
+            return rows
+        return generated.compute(self, t, rows, conform)
+
+    def set_generation(self, table: str, name: str, generation: Generation | None) -> None:
+        """A column's generation expression (``GENERATED ALWAYS AS (…) STORED`` of CREATE
+        TABLE or ADD COLUMN, as cooked by the SQL layer; its rows are the caller's to
+        fill), or None: ``ALTER COLUMN … DROP EXPRESSION``."""
+
+        def build(cat: Catalog, alloc: Any) -> tuple[list[CatalogOp], None]:
+            t = cat.resolve_table(table, self._path())
+            return generated.set_generation(t, name, generation, iter([alloc()]) if generation is not None else None), None
+
+        self._run_ddl(build)
+
     def rewrite_rows(self, table: str | Table, old: pa.Table, new: pa.Table) -> int:
         """Rows rewritten by DDL (ADD COLUMN filling its default): stored like an update
         (``_rid`` plus every physical column, row for row), logged with op ``R``, which
@@ -1392,6 +1418,7 @@ class Transaction:
             new = _conform_table(t, new)
         except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as e:
             raise LakeError("22P02", f"invalid input value: {e}") from None
+        new = generated.compute(self, t, new, conform)
         old = _conform_table(t, old)
         with self.lake.dml_lock:
             self._lock_rows(t, new.column(RID))

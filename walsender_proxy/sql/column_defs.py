@@ -18,6 +18,7 @@ from decoding.catalog import SEQUENCE_MARK, ColumnDefault
 from decoding.errors import PgError
 from walsender_proxy.lake import Transaction
 from walsender_proxy.sql import foreign_key_sql, sequences
+from walsender_proxy.sql.sql_errors import SqlError
 
 _C = enums.ConstrType
 _ATTRIBUTES = {
@@ -47,6 +48,15 @@ class ColumnPlan:
     foreign: list[ast.Constraint] = field(default_factory=list)
     #: CHECK column constraints (cooked once the table exists)
     checks: list[ast.Constraint] = field(default_factory=list)
+    #: GENERATED ALWAYS AS (…) STORED: the raw expression (cooked once the table exists)
+    raw_generated: Any = None
+
+
+def _pos(c: ast.Constraint) -> int | None:
+    """The 1-based position of a constraint (parser_errposition); None for one PostgreSQL
+    added itself (a serial's)."""
+    loc = getattr(c, "location", None)
+    return loc + 1 if isinstance(loc, int) and loc >= 0 else None
 
 
 def plan(el: ast.ColumnDef, table: str, type_text: Any, unsupported: Any, constraint_name: Any) -> ColumnPlan:
@@ -58,7 +68,7 @@ def plan(el: ast.ColumnDef, table: str, type_text: Any, unsupported: Any, constr
         p.owns = "serial"
         # (PostgreSQL appends its DEFAULT and NOT NULL to what the user wrote)
         constraints += [ast.Constraint(contype=_C.CONSTR_DEFAULT), ast.Constraint(contype=_C.CONSTR_NOTNULL)]
-    saw_nullable = saw_default = saw_identity = False
+    saw_nullable = saw_default = saw_identity = saw_generated = False
     where = f'column "{el.colname}" of table "{table}"'
     last = None  # (the constraint a DEFERRABLE-style attribute applies to)
     for c in constraints:
@@ -69,19 +79,19 @@ def plan(el: ast.ColumnDef, table: str, type_text: Any, unsupported: Any, constr
             last = kind
         if kind == _C.CONSTR_NULL:
             if saw_nullable and p.not_null:
-                raise PgError("42601", f"conflicting NULL/NOT NULL declarations for {where}")
+                raise SqlError("42601", f"conflicting NULL/NOT NULL declarations for {where}", _pos(c))
             p.not_null, saw_nullable = False, True
         elif kind == _C.CONSTR_NOTNULL:
             if saw_nullable and not p.not_null:
-                raise PgError("42601", f"conflicting NULL/NOT NULL declarations for {where}")
+                raise SqlError("42601", f"conflicting NULL/NOT NULL declarations for {where}", _pos(c))
             p.not_null, saw_nullable = True, True
         elif kind == _C.CONSTR_DEFAULT:
             if saw_default:
-                raise PgError("42601", f"multiple default values specified for {where}")
+                raise SqlError("42601", f"multiple default values specified for {where}", _pos(c))
             p.raw_default, saw_default = c.raw_expr, True
         elif kind == _C.CONSTR_IDENTITY:
             if saw_identity:
-                raise PgError("42601", f"multiple identity specifications for {where}")
+                raise SqlError("42601", f"multiple identity specifications for {where}", _pos(c))
             if p.type_text not in ("int2", "int4", "int8"):
                 raise PgError("22023", "identity column type must be smallint, integer, or bigint")
             p.owns, p.options, saw_identity = c.generated_when, list(c.options or ()), True
@@ -96,12 +106,20 @@ def plan(el: ast.ColumnDef, table: str, type_text: Any, unsupported: Any, constr
             p.foreign.append(c)
         elif kind == _C.CONSTR_CHECK:
             p.checks.append(c)
+        elif kind == _C.CONSTR_GENERATED:
+            if saw_generated:
+                raise SqlError("42601", f"multiple generation clauses specified for {where}", _pos(c))
+            p.raw_generated, saw_generated = c.raw_expr, True
         elif foreign_key_sql.attribute(kind):
             pass
         else:
             raise unsupported(f"column constraint {constraint_name(kind)}")
         if saw_default and saw_identity:
-            raise PgError("42601", f"both default and identity specified for {where}")
+            raise SqlError("42601", f"both default and identity specified for {where}", _pos(c))
+        if saw_default and saw_generated:
+            raise SqlError("42601", f"both default and generation expression specified for {where}", _pos(c))
+        if saw_identity and saw_generated:
+            raise SqlError("42601", f"both identity and generation expression specified for {where}", _pos(c))
     if p.owns == "serial":
         p.raw_default = None  # (made from the sequence once it exists)
     return p

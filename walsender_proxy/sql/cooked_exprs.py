@@ -62,20 +62,27 @@ class ExprKind:
     construct: str
     #: a publication row filter: PostgreSQL's "invalid publication WHERE expression"
     row_filter: bool = False
+    #: a generated column's expression (EXPR_KIND_GENERATED_COLUMN)
+    generated: bool = False
 
     def subquery(self, location: int) -> PgError:
         if self.row_filter:
             return invalid_row_filter(location, _ONLY_SIMPLE)
+        if self.generated:
+            return SqlError("0A000", "cannot use subquery in column generation expression", _at(location))
         return PgError("0A000", "cannot use subquery in check constraint")
 
     def system_column(self, name: str, location: int) -> PgError:
         if self.row_filter:
             return invalid_row_filter(location, "System columns are not allowed.")
+        if self.generated:
+            return SqlError("42P10", f'cannot use system column "{name}" in column generation expression', _at(location))
         return PgError("42P10", f'system column "{name}" reference in check constraint is invalid')
 
 
 CHECK = ExprKind("check constraints", "CHECK")
 ROW_FILTER = ExprKind("WHERE", "PUBLICATION WHERE", row_filter=True)
+GENERATED = ExprKind("column generation expressions", "GENERATED AS", generated=True)
 
 _ONLY_SIMPLE = (
     "Only columns, constants, built-in operators, built-in data types, built-in collations, "
@@ -213,6 +220,11 @@ class Cooker:
         fields = list(ref.fields)
         at = _at(ref.location)
         if any(isinstance(f, ast.A_Star) for f in fields):
+            if self.kind.generated:
+                raise SqlError(
+                    "42P17", "cannot use whole-row variable in column generation expression", at,
+                    detail="This would cause the generated column to depend on its own value.",
+                )  # fmt: skip
             raise Unsupported("with a whole-row reference")
         names = [f.sval for f in fields]
         if len(names) > 1:
@@ -223,14 +235,26 @@ class Cooker:
             if not ok:
                 raise SqlError("42P01", f'missing FROM-clause entry for table "{qual[-1]}"', at)
         col = self.t.column(names[-1])
+        if col is None and self.kind.generated and names == [self.t.name]:  # (the table's row)
+            raise SqlError(
+                "42P17", "cannot use whole-row variable in column generation expression", at,
+                detail="This would cause the generated column to depend on its own value.",
+            )  # fmt: skip
         if col is None:
             if names[-1] in _SYSTEM_COLUMNS:
+                if names[-1] == "tableoid" and self.kind.generated:
+                    raise Unsupported("naming tableoid")
                 if names[-1] == "tableoid" and not self.kind.row_filter:
                     raise Unsupported("naming tableoid")
                 raise self.kind.system_column(names[-1], ref.location)
             shown = ".".join(names) if len(names) > 1 else f'"{names[-1]}"'
             raise SqlError("42703", f"column {shown} does not exist", at)
         ct = col.type
+        if self.kind.generated and col.generation is not None:  # (check_nested_generated)
+            raise SqlError(
+                "42P17", f'cannot use generated column "{col.name}" in column generation expression', at,
+                detail="A generated column cannot reference another generated column.",
+            )  # fmt: skip
         if self.kind.row_filter and (ct.domain or ct.is_enum):  # (check_simple_rowfilter_expr)
             raise invalid_row_filter(ref.location, "User-defined types are not allowed.")
         en = self.enums.get(ct.base.oid) if ct.is_enum and not ct.is_array else None
@@ -312,6 +336,8 @@ class Cooker:
             raise SqlError("42846", f"cannot cast type {dx._shown(source)} to {dx.format_type(target)}", _at(tc.location))
         if how == "io" and self.kind.row_filter:
             raise invalid_row_filter(expr_location(tc), _ONLY_SIMPLE)
+        if self.kind.generated and _stable_cast(source, target.name, how):
+            raise PgError("42P17", "generation expression is not immutable")
         try:
             return dx._coerce(arg, target, explicit=True)
         except dx._Unsupported as e:
@@ -366,6 +392,8 @@ class Cooker:
             return Func(name, [arr, dim], Ty("int4"), False)
         if self.kind.row_filter and kinds and "i" not in kinds:
             raise invalid_row_filter(fc.location, MUTABLE)  # (every overload stable or volatile)
+        if self.kind.generated and kinds and "i" not in kinds:
+            raise PgError("42P17", "generation expression is not immutable")
         if len(names) == 1 and name not in coercion_data.FUNCTIONS:
             args = ", ".join(dx._shown(self.expr(a).ty.name) for a in fc.args or ())
             raise SqlError(
@@ -510,6 +538,24 @@ class Cooker:
                 "42804", f"COALESCE types {dx._shown(known[0])} and {dx._shown(known[1])} cannot be matched", _at(c.location)
             )
         return Coalesce([_element(a, common) for a in args], Ty(common))
+
+
+#: Casts whose functions PostgreSQL 15 marks STABLE (pg_cast joined to pg_proc), and the
+#: types whose input or output function is (an I/O conversion through it is stable too).
+_STABLE_CASTS = frozenset({
+    ("int8", "money"), ("int4", "money"), ("money", "numeric"), ("numeric", "money"),
+    ("bpchar", "xml"), ("varchar", "xml"), ("text", "xml"), ("varchar", "regclass"), ("text", "regclass"),
+    ("date", "timestamptz"), ("time", "timetz"), ("timestamptz", "date"), ("timestamptz", "timetz"),
+    ("timestamptz", "time"), ("timestamptz", "timestamp"), ("timestamp", "timestamptz"),
+})  # fmt: skip
+_STABLE_INPUT = frozenset({"date", "time", "timestamp", "timestamptz", "interval", "timetz"})
+_STABLE_OUTPUT = frozenset({"date", "timestamp", "timestamptz", "interval"})
+
+
+def _stable_cast(source: str, target: str, how: str) -> bool:
+    if (source, target) in _STABLE_CASTS:
+        return True
+    return how == "io" and (target in _STABLE_INPUT or source in _STABLE_OUTPUT)
 
 
 #: Element types of an array literal an ``= ANY`` reads (DuckDB compares them as PostgreSQL).
@@ -776,9 +822,21 @@ def _duck_var(v: Var) -> str:
     return _mark(v)
 
 
-def duck(n: Any) -> str:
+def duck(n: Any, *, raising: bool = False) -> str:
     """The cooked tree as a DuckDB expression, columns marked by attnum (0A000 through
-    :class:`Unsupported` where DuckDB would not give PostgreSQL's verdict)."""
+    :class:`Unsupported` where DuckDB would not give PostgreSQL's verdict).
+
+    ``raising``: integer ``+ - *`` may raise their overflow error (a generated column's
+    value): DuckDB raises it for the same operands as PostgreSQL, so it is taken where
+    both evaluate the operation for every row — outside AND/OR and COALESCE, whose
+    arguments DuckDB may evaluate where PostgreSQL stops early."""
+    if isinstance(n, Op) and n.op in _ARITHMETIC:
+        return _duck_arithmetic(n, duck(n.left, raising=raising), duck(n.right, raising=raising), raising=raising)
+    if isinstance(n, Cast) and raising:
+        return _duck_cast(n, raising=True)
+    if isinstance(n, Op) and n.op not in _ARITHMETIC and n.op not in ("~~", "!~~") and raising:
+        _fits(n.left, n.right)
+        return f"({duck(n.left, raising=True)} {n.op} {duck(n.right, raising=True)})"
     if isinstance(n, Var):
         return _duck_var(n)
     if isinstance(n, Const):
@@ -849,7 +907,7 @@ def _array_elements(c: Const) -> list[Const]:
     return out
 
 
-def _duck_arithmetic(n: Op, left: str, right: str) -> str:
+def _duck_arithmetic(n: Op, left: str, right: str, *, raising: bool = False) -> str:
     """Text ``||``, and integer ``/`` and ``%`` by a constant other than 0 and -1: forms
     that cannot raise. DuckDB keeps PostgreSQL's result types (int2 op int4 is int4),
     truncates integer division toward zero and signs ``mod`` by the dividend as PostgreSQL
@@ -861,13 +919,24 @@ def _duck_arithmetic(n: Op, left: str, right: str) -> str:
     ints = ("int2", "int4", "int8")
     if n.op == "||" and all(x.ty.name in _STRINGS for x in (n.left, n.right)):
         return f"({left} || {right})"  # (textcat: NULL if either is)
+    if raising and n.op == "||" and n.ty.name == "text" and {x.ty.name in _STRINGS for x in (n.left, n.right)} == {True, False}:
+        other = n.right if n.left.ty.name in _STRINGS else n.left
+        if other.ty.name in ("int2", "int4", "int8", "bool"):  # (textanycat: its output function's text)
+            left, right = (left, f"CAST({right} AS VARCHAR)") if other is n.right else (f"CAST({left} AS VARCHAR)", right)
+            return f"({left} || {right})"
     if n.op == "||" or not all(x.ty.name in ints for x in (n.left, n.right, n)):
         raise Unsupported(f"with {dx._shown(n.left.ty.name)} {n.op} {dx._shown(n.right.ty.name)}")
     if _constant(n.left) and _constant(n.right):
         raise Unsupported(f"with arithmetic of constants ({n.op})")
+    if raising and n.op in ("+", "-", "*"):  # (DuckDB's overflow error for these operands)
+        return f"{_DUCK_ARITHMETIC[n.op]}({left}, {right})"
     divisor = n.right
     while isinstance(divisor, Cast):
         divisor = divisor.arg
+    if raising and n.op in ("/", "%") and not (isinstance(divisor, Const) and divisor.text in (None, "0")):
+        # (DuckDB raises division by zero and the overflow of MIN / -1 for the same rows,
+        # NULL where an operand is; a constant 0 it refuses whatever the row)
+        return f"{_DUCK_ARITHMETIC[n.op]}({left}, {right})"
     if n.op not in ("/", "%") or not isinstance(divisor, Const) or divisor.text in (None, "0", "-1"):
         raise Unsupported(f"with {n.op} of a column (PostgreSQL raises on overflow or division by zero)")
     # (as function calls: DuckDB's rewriter moves a constant across a comparison written
@@ -878,9 +947,17 @@ def _duck_arithmetic(n: Op, left: str, right: str) -> str:
 _DUCK_ARITHMETIC = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "%": "mod"}
 
 
-def _duck_cast(n: Cast) -> str:
+def _duck_cast(n: Cast, *, raising: bool = False) -> str:
     target, arg = n.ty.name, n.arg
     source = arg.ty.name
+    if raising and not isinstance(arg, Const) and n.ty.typmod < 0 and target in ("int2", "int4", "int8") and source in ("int2", "int4", "int8"):
+        # (a narrowing cast raises out of range in both, for the same values)
+        return f"CAST({duck(arg, raising=True)} AS {_DUCK_TYPES[target]})"
+    if raising and not isinstance(arg, Const) and (target == source or (target in _STRINGS and source in _STRINGS)) and n.ty.typmod < 0:
+        return duck(arg, raising=True)
+    if raising and not isinstance(arg, Const) and n.ty.typmod < 0 and target in ("text", "varchar") and source in ("int2", "int4", "int8", "bool"):
+        # (int4out, boolout: the digits, true/false — DuckDB's text of them is the same)
+        return f"CAST({duck(arg, raising=True)} AS VARCHAR)"
     if n.ty.typmod >= 0 and n.ty.typmod != arg.ty.typmod:
         # (a length coercion rounds a numeric and cuts a string: DuckDB's CAST would not)
         raise Unsupported(f"with a cast to {dx.format_type(n.ty)}")

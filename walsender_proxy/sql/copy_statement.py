@@ -105,11 +105,15 @@ def _enum_checks(tx: Transaction, ctypes: list[ColumnType]) -> dict[int, Callabl
 
 
 def copy_columns(t: Table, node: ast.CopyStmt) -> list[str]:
-    """The columns COPY names (all the table's if none), each once and each the table's."""
-    cols = [c.sval for c in node.attlist] if node.attlist else [c.name for c in t.columns]
+    """The columns COPY names (all the table's but its generated ones if none), each once
+    and each the table's (CopyGetAttnums; a generated one is 42P10, both ways)."""
+    cols = [c.sval for c in node.attlist] if node.attlist else [c.name for c in t.columns if c.generation is None]
     for i, c in enumerate(cols):
-        if t.column(c) is None:
+        col = t.column(c)
+        if col is None:
             raise PgError("42703", f'column "{c}" of relation "{t.name}" does not exist')
+        if col.generation is not None:
+            raise PgError("42P10", f'column "{c}" is a generated column', detail="Generated columns cannot be used in COPY.")
         if c in cols[:i]:
             raise PgError("42701", f'column "{c}" specified more than once')
     return cols

@@ -14,7 +14,7 @@ from typing import Any
 from pglast import ast, enums
 from pglast.stream import RawStream
 
-from decoding.catalog import ColumnDefault, RowFilterExpr, is_temp_schema
+from decoding.catalog import ColumnDefault, Generation, RowFilterExpr, is_temp_schema
 from decoding.errors import PgError
 from decoding.pgtypes import parse_type
 from walsender_proxy.backend.outcomes import Notice
@@ -24,6 +24,7 @@ from walsender_proxy.sql import (
     check_sql,
     column_defs,
     foreign_key_sql,
+    generated_sql,
     index_sql,
     pgcatalog_defs,
     reloptions,
@@ -35,6 +36,7 @@ from walsender_proxy.sql.ddl_names import (
     relation_oid,
     unsupported,
 )
+from walsender_proxy.sql.sql_errors import SqlError
 
 
 def _skipping(notices: list[Notice] | None, sqlstate: str, message: str) -> None:
@@ -190,10 +192,15 @@ def create_table(
         if uniques or foreign:
             raise unsupported("UNIQUE or FOREIGN KEY constraints of a partitioned table")
         partition_by = partition_sql.partition_by(s.partspec)
+    generating = [p for p in plans if p.raw_generated is not None]
+    if generating and partition_by is not None:
+        raise unsupported("a generated column of a partitioned table")
     tx.create_table(name, columns, primary_key=pk, if_not_exists=bool(s.if_not_exists), pkey_name=pk_name, partition_by=partition_by)
     if options:
         tx.set_reloptions(name, options)
     column_defs.own_sequences(tx, schema, rel, owned)
+    if generating:  # (cooked with the defaults, before the checks: AddRelationNewConstraints)
+        _generate(tx, name, generating)
     if checks:  # (AddRelationNewConstraints, as the table is made)
         made = tx.table(name)
         tx.add_checks(name, [check_sql.cook(c, made, new_table=True, user_enums=tx.catalog().enums) for c in checks], in_create=True)
@@ -208,6 +215,19 @@ def create_table(
     for fk in foreign:  # (transformFKConstraints: after the table and its indexes)
         tx.add_foreign_key(name, fk)
     return "CREATE TABLE"
+
+
+def _generate(tx: Transaction, table: str, plans: list[column_defs.ColumnPlan]) -> None:
+    """The generation expressions of a table's new columns, each cooked against the table
+    with all of them marked generated (one may not read another)."""
+    made = tx.table(table)
+    marked = {p.name for p in plans}
+    placeholder = Generation("", "", "", ())
+    seen = replace(made, columns=tuple(replace(c, generation=placeholder) if c.name in marked else c for c in made.columns))
+    for p in plans:
+        col = made.column(p.name)
+        assert col is not None
+        tx.set_generation(table, p.name, generated_sql.cook(p.raw_generated, seen, p.name, col.type, tx.catalog().enums))
 
 
 def cook_default(raw: Any, ctype: str, colname: str, tx: Transaction) -> ColumnDefault | None:
@@ -446,8 +466,8 @@ def _alter_tree(
                 raise PgError("42809", "cannot add column to a partition")
             d: ast.ColumnDef = cmd.def_
             p = column_defs.plan(d, s.relation.relname, _typer(tx), unsupported, _constraint_name)
-            if p.unique or p.foreign or p.primary or p.owns:
-                raise unsupported("ADD COLUMN with UNIQUE, a key, REFERENCES, SERIAL or identity to a partitioned table")
+            if p.unique or p.foreign or p.primary or p.owns or p.raw_generated is not None:
+                raise unsupported("ADD COLUMN with UNIQUE, a key, REFERENCES, SERIAL, identity or GENERATED to a partitioned table")
         elif cmd.subtype == enums.AlterTableType.AT_DropColumn:
             if target.partition_bound is not None and target.column(cmd.name) is not None:
                 raise PgError("42P16", f'cannot drop inherited column "{cmd.name}"')
@@ -554,7 +574,12 @@ def alter_table(
                 default = cook_default(p.raw_default, p.type_text, d.colname, tx) if p.raw_default is not None else None
             tx.add_column(table, d.colname, p.type_text, not_null=p.not_null, default=default, identity=identity)
             column_defs.own_sequences(tx, tbl.schema, tbl.name, owned)
-            if default is not None or _constrained_domain(tx, p.type_text):
+            if p.raw_generated is not None:
+                try:
+                    _generate(tx, table, [p])
+                except SqlError as e:  # (ALTER TABLE cooks it without the statement's text: no position)
+                    raise PgError(e.sqlstate, e.message, detail=e.detail, hint=e.hint) from None
+            if default is not None or p.raw_generated is not None or _constrained_domain(tx, p.type_text):
                 if fill is None:
                     raise unsupported("ADD COLUMN … DEFAULT here")
                 fill(tx, table, d.colname)
@@ -575,6 +600,12 @@ def alter_table(
                     f'column "{col.name}" of relation "{tbl.name}" is an identity column',
                     hint="Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead." if cmd.def_ is None else None,
                 )
+            if col.generation is not None:
+                raise PgError(
+                    "42601",
+                    f'column "{col.name}" of relation "{tbl.name}" is a generated column',
+                    hint="Use ALTER TABLE ... ALTER COLUMN ... DROP EXPRESSION instead." if cmd.def_ is None else None,
+                )
             default = cook_default(cmd.def_, col.type.type_text(), col.name, tx) if cmd.def_ is not None else None
             tx.set_column_default(table, cmd.name, default)
         elif t == enums.AlterTableType.AT_DropColumn:
@@ -582,7 +613,31 @@ def alter_table(
                 _skipping(notices, "00000", f'column "{cmd.name}" of relation "{s.relation.relname}" does not exist')
             elif [c.name for c in tx.table(table).columns] == [cmd.name]:
                 raise unsupported("a table without columns (dropping its last column)")
+            tbl = tx.table(table)
+            dropped = tbl.column(cmd.name)
+            readers = [
+                c for c in tbl.columns
+                if dropped is not None and c.generation is not None and c is not dropped and dropped.attnum in c.generation.attnums
+            ]  # fmt: skip
+            if readers and cmd.behavior == enums.DropBehavior.DROP_CASCADE:  # (the generated columns that read it go first)
+                if len(readers) == len(tbl.columns) - 1:
+                    raise unsupported("a table without columns (dropping its last column)")
+                for c in readers:
+                    tx.drop_column(table, c.name)
+                if notices is not None:
+                    cascaded(notices, [f"column {c.name} of table {tbl.name}" for c in readers])
             tx.drop_column(table, cmd.name, if_exists=bool(cmd.missing_ok))
+        elif t == enums.AlterTableType.AT_DropExpression:
+            tbl = tx.table(table)
+            col = tbl.column(cmd.name)
+            if col is None:
+                raise PgError("42703", f'column "{cmd.name}" of relation "{tbl.name}" does not exist')
+            if col.generation is None:
+                if cmd.missing_ok:
+                    _skipping(notices, "00000", f'column "{cmd.name}" of relation "{tbl.name}" is not a stored generated column')
+                    continue
+                raise PgError("55000", f'column "{cmd.name}" of relation "{tbl.name}" is not a stored generated column')
+            tx.set_generation(table, cmd.name, None)
         elif t in (enums.AlterTableType.AT_SetRelOptions, enums.AlterTableType.AT_ResetRelOptions):
             current = tx.table(table).reloptions
             options = (

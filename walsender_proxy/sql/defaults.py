@@ -361,8 +361,9 @@ def _nextvals(oid: int) -> Maker:
 
 
 def fill_added_column(ev: Evaluator, tx: Transaction, table: str, name: str) -> int:
-    """After ``ADD COLUMN name … DEFAULT``: the rows already in the table get the default
-    (each its own value when it is volatile, as PostgreSQL's table rewrite gives them) —
+    """After ``ADD COLUMN name … DEFAULT`` (or ``GENERATED ALWAYS AS … STORED``): the rows
+    already in the table get the default (each its own value when it is volatile, as
+    PostgreSQL's table rewrite gives them; a generated column's from each row) —
     or its domain's, or NULL held to its domain's constraints; NULLs in a NOT NULL column
     are 23502, as there. Returns the rows rewritten."""
     from walsender_proxy.lake import domains
@@ -372,13 +373,15 @@ def fill_added_column(ev: Evaluator, tx: Transaction, table: str, name: str) -> 
     col = t.column(name)
     assert col is not None
     col = with_domain_default(col, tx.catalog())
-    assert col.default is not None or col.type.domain
+    assert col.default is not None or col.type.domain or col.generation is not None
     q = tx.snapshot_query(t, with_rid=True, heap_order=True)
     rows = _read(ev, q)  # (_rid, then the columns in order, in their storage types)
     rows = rows.rename_columns([RID, *(c.physical for c in t.columns)])
     if not rows.num_rows:
         return 0
-    if col.default is None:  # (a domain without a default: NULL, held to the domain)
+    if col.generation is not None:  # (computed from each row, as the lake computes it)
+        values = tx.with_generated(t, rows).column(col.physical).combine_chunks()
+    elif col.default is None:  # (a domain without a default: NULL, held to the domain)
         values: pa.Array = pa.nulls(rows.num_rows, col.type.arrow)
     else:
         values = _evaluate(ev, tx, t, [col], 1 if not col.default.volatile else rows.num_rows)[name]

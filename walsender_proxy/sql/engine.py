@@ -454,7 +454,8 @@ class Engine:
             else:
                 data = pa.table({c: pa.nulls(1, t.column(c).type.arrow) for c in cols[:1]})  # type: ignore[union-attr]
         elif data is None:
-            ignored = identity.ignored_on_insert(node, t, cols)
+            known = identity.targeted(node, cols)
+            ignored = identity.ignored_on_insert(node, t, known) if known is not None else set()
             src = defaults.with_defaults(single_values_as_select(node.selectStmt), t, cols, tx.catalog(), ignored)
             src = values_cast_to_columns(src, t, cols)
             defaults_to_null(src, [i for i, c in enumerate(cols) if keeps_literal_scale(t.column(c))], numeric_columns(t, cols))
@@ -465,6 +466,8 @@ class Engine:
             if len(rel.columns) < len(cols) and node.cols:
                 raise PgError("42601", "INSERT has more target columns than expressions")
             names = cols[: len(rel.columns)]
+            if known is None:  # (the rows' width is known now)
+                ignored = identity.ignored_on_insert(node, t, names)
             if not src.valuesLists:  # (a VALUES column of untyped literals is text there)
                 _enum_assignments(tx.catalog(), t, list(zip(names, rw.columns or (), strict=False)))
             omitted = defaults.OmittedDefaults(self, tx, t, [n for n in names if n not in ignored])
@@ -506,7 +509,8 @@ class Engine:
             if omitted:
                 return omitted.add(pa.table({}), 1)
             return pa.table({c: pa.nulls(1, t.column(c).type.arrow) for c in cols[:1]})  # type: ignore[union-attr]
-        ignored = identity.ignored_on_insert(node, t, cols)
+        known = identity.targeted(node, cols)
+        ignored = identity.ignored_on_insert(node, t, known) if known is not None else set()
         src = defaults.with_defaults(node.selectStmt, t, cols, tx.catalog(), ignored)
         defaults_to_null(src, [i for i, c in enumerate(cols) if keeps_literal_scale(t.column(c))], numeric_columns(t, cols))
         rw = self.rewritten(RawStream()(src), tx, self._sources, params=params, writing=t.name)
@@ -519,6 +523,8 @@ class Engine:
             raise PgError("42601", "INSERT has more target columns than expressions")
         data = rel.to_arrow_table()
         names = cols[: data.num_columns]
+        if known is None:  # (the rows' width is known now)
+            ignored = identity.ignored_on_insert(node, t, names)
         omitted = defaults.OmittedDefaults(self, tx, t, [n for n in names if n not in ignored])
         return omitted.add(coerce_text_columns(t, identity.without(data.rename_columns(names), ignored), self.date_order, self.text_out))
 
@@ -546,7 +552,7 @@ class Engine:
         clause = node.onConflictClause
         t = sequences.write_target(tx, node.relation, sequences.CHANGE)
         key = upsert.arbiter(t, clause)
-        proposed = _conformed(t, self._proposed(tx, t, node, params))
+        proposed = _generated_named(tx, t, _conformed(t, self._proposed(tx, t, node, params)))
         proposed = proposed.append_column(upsert.POS, pa.array(np.arange(proposed.num_rows, dtype=np.int64)))
         do_update = clause.action == enums.OnConflictAction.ONCONFLICT_UPDATE
         inserts, conflicts = upsert.split(self, tx, t, key, proposed, do_update)
@@ -570,6 +576,8 @@ class Engine:
                 assert c is not None
                 new = new.set_column(new.column_names.index(c.physical), c.physical, coerce_text(c, old.column(f"__new_{cname}"), self.date_order, self.text_out))
             keep = upsert.keep_columns(t)
+            if returning(node):  # (the generated columns as the update stores them)
+                new = tx.with_generated(t, new)
             n_upd = tx.apply_update(t, old.select(keep), new.select(keep), changed=changed) if old.num_rows else 0
             updated = _named(t, _stored(t, new, keep)) if returning(node) else None
             upd_pos = old.column(upsert.POS).to_numpy() if returning(node) else None
@@ -620,7 +628,7 @@ class Engine:
                 continue
             if col.name in sets or any(s.column == col.name for s in subs):
                 raise PgError("42601", f'multiple assignments to same column "{col.name}"')
-            if isinstance(target.val, ast.SetToDefault):
+            if isinstance(assigned(target.val), ast.SetToDefault):  # (SET c = DEFAULT, SET (a, c) = (…, DEFAULT))
                 expr = defaults.value_sql(col, tx.catalog())
             elif isinstance(target.val, ast.ColumnRef) and isinstance(target.val.fields[-1], ast.A_Star):
                 # (v.* is a whole row, a record: a column takes no record)
@@ -645,6 +653,8 @@ class Engine:
             new = new.set_column(new.column_names.index(c.physical), c.physical, arr)
         keep = [RID] + [c.physical for c in t.columns] + ([partitions.LEAF] if t.partition_key is not None else [])
         changed = [*sets, *(s.column for s in subs)]
+        if returning(node):  # (the generated columns as the update stores them)
+            new = tx.with_generated(t, new)
         n = tx.apply_update(t, old.select(keep), new.select(keep), changed=list(dict.fromkeys(changed))) if old.num_rows else 0
         if returning(node):
             yield self._returning(tx, t, node.relation, returning(node), _named(t, _stored(t, new, keep)), params, f"UPDATE {n}", with_sql)
@@ -936,6 +946,16 @@ def _conformed(t: Table, data: pa.Table) -> pa.Table:
         else:
             arrays.append(pa.nulls(data.num_rows, c.type.arrow))
     return pa.Table.from_arrays(arrays, names=[c.name for c in t.columns])
+
+
+def _generated_named(tx: Transaction, t: Table, data: pa.Table) -> pa.Table:
+    """Proposed rows under the columns' names with the generated columns computed (an
+    ON CONFLICT arbiter may be one of them)."""
+    if not any(c.generation is not None for c in t.columns):
+        return data
+    physical = {c.name: c.physical for c in t.columns}
+    computed = tx.with_generated(t, data.rename_columns([physical.get(n, n) for n in data.column_names]))
+    return _named(t, computed)
 
 
 def _named(t: Table, rows: pa.Table) -> pa.Table:

@@ -133,6 +133,10 @@ def parse(sql: str) -> list[tuple[Any, str]]:
         raise SyntaxErr(str(msg), loc if isinstance(loc, int) else None) from None
     if _NEWER_NUMBERS.search(sql):
         _no_newer_numbers(sql)
+    if _GENERATED.search(sql):
+        _only_stored_generation(sql, raws)
+    if _SET_EXPRESSION.search(sql):
+        _no_set_expression(sql, raws)
     out = []
     for r in raws:
         start = r.stmt_location or 0
@@ -152,6 +156,58 @@ _UNPLACED = frozenset({
 #: (the parser here is 16's; 15 sees a number with trailing junk); and ``$1a``, which the
 #: parser here reads as ``$1 AS a``.
 _NEWER_NUMBERS = re.compile(r"[0-9]_[0-9]|\b0[xXoObB][0-9a-fA-F]|\$[0-9]+[A-Za-z_\u0080-\uffff]")
+
+
+_GENERATED = re.compile(r"generated", re.IGNORECASE)
+
+
+def _only_stored_generation(sql: str, raws: Any) -> None:
+    """``GENERATED ALWAYS AS (…)`` without STORED, or VIRTUAL (the parser here is 18's):
+    PostgreSQL 15's grammar stops at the token after the expression."""
+    found: list[int] = []
+
+    def visit(n: Any) -> None:
+        if isinstance(n, tuple | list):
+            for x in n:
+                visit(x)
+        elif isinstance(n, ast.Node):
+            if isinstance(n, ast.Constraint) and n.contype == enums.ConstrType.CONSTR_GENERATED and getattr(n, "generated_kind", "s") != "s":
+                found.append(n.location)
+            for attr in n:
+                visit(getattr(n, attr))
+
+    visit([r.stmt for r in raws])
+    if not found:
+        return
+    tokens = [t for t in scan(sql) if t.start >= min(found)]
+    depth, opened = 0, False
+    for i, tok in enumerate(tokens):
+        text = sql[tok.start : tok.end + 1]
+        if text == "(":
+            depth, opened = depth + 1, True
+        elif text == ")":
+            depth -= 1
+            if opened and depth == 0:
+                if i + 1 < len(tokens):
+                    after = tokens[i + 1]
+                    raise SyntaxErr(f'syntax error at or near "{sql[after.start : after.end + 1]}"', after.start)
+                raise SyntaxErr("syntax error at end of input", len(sql))
+
+
+_SET_EXPRESSION = re.compile(r"\bexpression\b", re.IGNORECASE)
+
+
+def _no_set_expression(sql: str, raws: Any) -> None:
+    """``ALTER COLUMN … SET EXPRESSION AS (…)`` is PostgreSQL 17's: 15's grammar stops at
+    ``expression``."""
+    cmds = [c for r in raws if isinstance(r.stmt, ast.AlterTableStmt) for c in r.stmt.cmds or ()]
+    if not any(c.subtype == enums.AlterTableType.AT_SetExpression for c in cmds):
+        return
+    for i, tok in enumerate(tokens := scan(sql)):
+        if sql[tok.start : tok.end + 1].lower() == "set" and i + 1 < len(tokens):
+            after = tokens[i + 1]
+            if sql[after.start : after.end + 1].lower() == "expression":
+                raise SyntaxErr(f'syntax error at or near "{sql[after.start : after.end + 1]}"', after.start)
 
 
 _JUNK = re.compile(r"[0-9]*(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?[A-Za-z_\u0080-\uffff][A-Za-z0-9_$\u0080-\uffff]*")

@@ -1007,8 +1007,9 @@ def _pg_attribute(s: CatalogSnapshot) -> list[dict[str, Any]]:
                     attndims=1 if c.type.is_array and not c.type.domain else 0,
                     stored_as=_stored_as(c.type),
                     attnotnull=c.not_null,
-                    atthasdef=c.default is not None and not c.identity,
+                    atthasdef=(c.default is not None and not c.identity) or c.generation is not None,
                     attidentity=c.identity,
+                    attgenerated=c.generated,
                     atthasmissing=c.has_missing,
                     **({"attstorage": c.storage} if c.storage else {}),
                     **({"attacl": privileges.acl_text(own.column_acl(num), s.role_names)} if own.column_acl(num) else {}),
@@ -2118,7 +2119,8 @@ def _is_columns(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 else None,
                 "is_self_referencing": "NO",
                 "is_identity": "YES" if c.identity else "NO",
-                "is_generated": "NEVER",
+                "is_generated": "ALWAYS" if getattr(c, "generation", None) is not None else "NEVER",
+                "generation_expression": _generation_text(t, c),
                 "is_updatable": "YES" if updatable is None or c.name in updatable else "NO",
             }
             if c.identity and c.default is not None:
@@ -2485,6 +2487,15 @@ def attrdef_bin(oid: int) -> str:
     return f"{{DEFAULT :adoid {oid}}}"
 
 
+def _generation_text(t: Any, c: Any) -> str | None:
+    """information_schema.columns.generation_expression: pg_get_expr of the generation
+    expression (its columns under their names now); None for a view's column."""
+    g = getattr(c, "generation", None)
+    if g is None:
+        return None
+    return Check.fill(g.expr, {x.attnum: quote_ident(x.name) for x in t.columns})
+
+
 @_rows("pgc_pg_attrdef")
 def _pg_attrdef(s: CatalogSnapshot) -> list[dict[str, Any]]:
     out = []
@@ -2497,6 +2508,15 @@ def _pg_attrdef(s: CatalogSnapshot) -> list[dict[str, Any]]:
                         "adrelid": t.oid,
                         "adnum": c.attnum,
                         "adbin": attrdef_bin(c.default.oid),
+                    }
+                )
+            elif c.generation is not None:
+                out.append(
+                    {
+                        "oid": c.generation.oid,
+                        "adrelid": t.oid,
+                        "adnum": c.attnum,
+                        "adbin": attrdef_bin(c.generation.oid),
                     }
                 )
     return out
@@ -2648,6 +2668,21 @@ def _exprs(s: CatalogSnapshot) -> list[dict[str, Any]]:
                         "e_styled": d.styled,
                         "e_seq": d.sequence,
                         "e_type": c.type.oid if TYPE_MARK in d.expr else 0,
+                    }
+                )
+    for t in s.user_tables:  # (a generation expression's adbin)
+        names = {c.attnum: quote_ident(c.name) for c in t.columns}
+        for c in t.columns:
+            g = c.generation
+            if g is not None:
+                out.append(
+                    {
+                        "e_bin": attrdef_bin(g.oid),
+                        "e_plain": Check.fill(g.expr, names),
+                        "e_pretty": Check.fill(g.pretty, names),
+                        "e_styled": False,
+                        "e_seq": 0,
+                        "e_type": 0,
                     }
                 )
     for t, ck in s.checks:  # (pg_get_expr(conbin, conrelid): the expression alone)
