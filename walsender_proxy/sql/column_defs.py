@@ -50,6 +50,8 @@ class ColumnPlan:
     checks: list[ast.Constraint] = field(default_factory=list)
     #: GENERATED ALWAYS AS (…) STORED: the raw expression (cooked once the table exists)
     raw_generated: Any = None
+    #: a default already cooked (copied by LIKE … INCLUDING DEFAULTS)
+    cooked_default: ColumnDefault | None = None
 
 
 def _pos(c: ast.Constraint) -> int | None:

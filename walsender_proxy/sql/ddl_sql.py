@@ -29,6 +29,7 @@ from walsender_proxy.sql import (
     pgcatalog_defs,
     reloptions,
     rowfilter_sql,
+    table_like,
 )
 from walsender_proxy.sql.ddl_names import (
     cascaded,
@@ -139,6 +140,7 @@ def create_table(
     uniques: list[dict[str, Any]] = []
     foreign: list[ForeignKeySpec] = []
     checks: list[ast.Constraint] = []  # (in the order written: transformCreateStmt's ckconstraints)
+    likes: list[table_like.Copied] = []
     for el in s.tableElts or ():
         if isinstance(el, ast.ColumnDef):
             p = column_defs.plan(el, s.relation.relname, _typer(tx), unsupported, _constraint_name)
@@ -168,8 +170,18 @@ def create_table(
                 checks.append(el)
             else:
                 raise unsupported(f"table constraint {_constraint_name(el.contype)}")
+        elif isinstance(el, ast.TableLikeClause):
+            copied = table_like.expand(tx, el)
+            likes.append(copied)
+            plans += copied.columns
         else:
             raise unsupported(type(el).__name__)
+    for copied in likes:  # (expandTableLikeClause: once the table's own elements are in)
+        if copied.primary_key:
+            if pk:
+                raise PgError("42P16", f'multiple primary keys for table "{s.relation.relname}" are not allowed')
+            pk = copied.primary_key
+        uniques += copied.uniques
     if not plans:  # (the lake keeps a table's rows as its columns' values: none, no rows)
         raise unsupported("a table without columns")
     options = reloptions.with_options(s.options)
@@ -182,7 +194,7 @@ def create_table(
         if p.name in owned:
             default, identity = column_defs.with_identity(p, column_defs.column_default(p, owned[p.name]))
         else:
-            default = cook_default(p.raw_default, p.type_text, p.name, tx) if p.raw_default is not None else None
+            default = cook_default(p.raw_default, p.type_text, p.name, tx) if p.raw_default is not None else p.cooked_default
             identity = ""
         columns.append((p.name, p.type_text, p.not_null, default, identity))
     partition_by = None
@@ -204,6 +216,10 @@ def create_table(
     if checks:  # (AddRelationNewConstraints, as the table is made)
         made = tx.table(name)
         tx.add_checks(name, [check_sql.cook(c, made, new_table=True, user_enums=tx.catalog().enums) for c in checks], in_create=True)
+    for copied in likes:  # (LIKE's checks come after, as an ALTER TABLE of the new table)
+        if copied.checks:
+            made = tx.table(name)
+            tx.add_checks(name, [check_sql.cook(c, made, new_table=True, user_enums=tx.catalog().enums) for c in copied.checks])
     # (PostgreSQL's transformIndexConstraints: the primary key first, then each UNIQUE not
     # the same as one before it)
     made: list[tuple[Any, ...]] = [(tuple(pk), (), False)] if pk else []
@@ -214,7 +230,28 @@ def create_table(
             index_sql.add_unique(tx, name, u)
     for fk in foreign:  # (transformFKConstraints: after the table and its indexes)
         tx.add_foreign_key(name, fk)
+    if likes:
+        _like_extras(tx, name, likes)
     return "CREATE TABLE"
+
+
+def _like_extras(tx: Transaction, table: str, likes: list[table_like.Copied]) -> None:
+    """What LIKE copies besides columns, keys and checks: plain indexes, storage and
+    comments."""
+    for copied in likes:
+        for ix in copied.indexes:
+            tx.create_index(table, None, **ix)
+        for column, letter in copied.storage.items():
+            tx.set_column_storage(table, column, letter)
+        made = tx.table(table)
+        for column, text in copied.column_comments.items():
+            col = made.column(column)
+            if col is not None:
+                tx.set_comment(1259, made.oid, col.attnum, text)
+        for check, text in copied.check_comments.items():
+            ck = next((c for c in made.checks if c.name == check), None)
+            if ck is not None:
+                tx.set_comment(2606, ck.oid, 0, text)
 
 
 def _generate(tx: Transaction, table: str, plans: list[column_defs.ColumnPlan]) -> None:
