@@ -58,6 +58,15 @@ STATEMENTS = [
     "create table lk_chk2 (like lk_chk including constraints including comments)",
     "select conname, obj_description(oid, 'pg_constraint') from pg_constraint where conrelid = 'lk_chk2'::regclass order by 1",
     "create table lk_chk3 (like lk_chk including constraints, constraint named check (a > 1))",
+    # a NO INHERIT check copied to a partitioned table is 42P16, as one written there
+    "create table lk_noinh (a int, constraint c1 check (a > 0) no inherit)",
+    "create table lk_noinh_p (like lk_noinh including all) partition by list (a)",
+    "create table lk_noinh_q (a int check (a > 0) no inherit) partition by list (a)",
+    "select count(*) from pg_class where relname like 'lk\\_noinh\\__'",
+    # a sequence or an index is no source
+    "create sequence lk_seq",
+    "create table lk_bad (like lk_seq)",
+    "create table lk_bad (like lk_src_pkey)",
     # a view's and a composite type's columns
     "create view lk_view as select 1 as x, 'a'::text as y",
     "create table lk_from_view (like lk_view)",

@@ -94,6 +94,8 @@ def add_checks(
                 no_inherit=spec.no_inherit,
             )
         )
+        if spec.no_inherit and t.partition_key is not None:  # (StoreRelCheck)
+            raise LakeError("42P16", f'cannot add NO INHERIT constraint to partitioned table "{t.name}"')
     if not made:
         return [], (t, [])
     t2 = replace(t, checks=(*t.checks, *made))

@@ -57,6 +57,13 @@ def _other_relation(tx: Transaction, rv: ast.RangeVar) -> list[tuple[str, Column
     for schema in [rv.schemaname] if rv.schemaname else tx.search_path or tx.lake.search_path:
         if cat.find_table(schema, rv.relname) is not None:
             return None
+        kind = "sequences" if cat.find_sequence(schema, rv.relname) is not None else "indexes" if cat.find_index(schema, rv.relname) is not None else None
+        if kind is not None:
+            loc = rv.location
+            raise SqlError(
+                "42809", f'relation "{rv.relname}" is invalid in LIKE clause', loc + 1 if loc >= 0 else None,
+                detail=f"This operation is not supported for {kind}.",
+            )  # fmt: skip
         view = cat.find_view(schema, rv.relname)
         if view is not None:
             try:
