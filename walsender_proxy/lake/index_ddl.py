@@ -14,7 +14,16 @@ from dataclasses import replace
 
 import pyarrow as pa
 
-from decoding.catalog import Catalog, CatalogOp, Column, Index, Table, choose_name, name_addition
+from decoding.catalog import (
+    Catalog,
+    CatalogOp,
+    Column,
+    Index,
+    Table,
+    choose_name,
+    name_addition,
+    pkey_name,
+)
 from walsender_proxy.lake import foreign_key_ddl
 from walsender_proxy.lake.errors import LakeError
 
@@ -178,15 +187,54 @@ def drop_constraint(
     ix = t.index(name)
     if ix is None or not ix.constraint:
         if t.primary_key and t.pkey_name == name:
-            raise LakeError(
-                "0A000",
-                "ALTER TABLE … DROP CONSTRAINT of a primary key is not supported by walsender-proxy",
-            )
+            return drop_primary_key(cat, t, cascade)
         if if_exists:
             return [], []
         raise LakeError("42704", f'constraint "{name}" of relation "{t.name}" does not exist')
     keys, lines = _dependent_keys(cat, t, ix, f"constraint {name} on table {t.name}", cascade)
     return [*keys, {"op": "put_table", "table": without_index(_latest(keys, t), ix).to_json()}], lines
+
+
+def add_primary_key(
+    cat: Catalog, alloc: Alloc, table: str, columns: tuple[str, ...], name: str | None, search_path: Sequence[str]
+) -> tuple[list[CatalogOp], tuple[Table, Index]]:
+    """``ALTER TABLE … ADD [CONSTRAINT name] PRIMARY KEY (columns)``: the table with its key
+    and the key's columns NOT NULL, and the key as an index (for the caller's checks of the
+    rows already there), after PostgreSQL's checks in its order."""
+    t = cat.resolve_table(table, search_path)
+    cols = []
+    for c in columns:
+        col = t.column(c)
+        if col is None:
+            raise LakeError("42703", f'column "{c}" of relation "{t.name}" does not exist')
+        cols.append(col)
+    if name is not None and cat.relation_exists(t.schema, name):
+        raise LakeError("42P07", f'relation "{name}" already exists')
+    if t.primary_key:
+        raise LakeError("42P16", f'multiple primary keys for table "{t.name}" are not allowed')
+    for col in cols:
+        check_key_column(col, unique=True)
+    chosen = name if name is not None else choose_index_name(cat, t, (), "pkey")
+    t2 = replace(
+        t,
+        columns=tuple(replace(c, not_null=True) if c.name in columns else c for c in t.columns),
+        primary_key=columns,
+        pkey_index="" if chosen == pkey_name(t.name) else chosen,
+    )
+    key = Index(oid=0, name=chosen, columns=columns, unique=True)
+    return [{"op": "put_table", "table": t2.to_json()}], (t2, key)
+
+
+def drop_primary_key(cat: Catalog, t: Table, cascade: bool) -> tuple[list[CatalogOp], list[str]]:
+    """``DROP CONSTRAINT <table>_pkey``: the key goes, its columns stay NOT NULL (as in
+    PostgreSQL 15); the foreign keys made against it are 2BP01, or go with CASCADE."""
+    found = foreign_key_ddl.referencing_index(cat, t, 0)
+    keys, lines = foreign_key_ddl.drop_referencing(
+        cat, found, f"constraint {t.pkey_name} on table {t.name}", cascade,
+        lambda c, fk: f"{foreign_key_ddl.described(c, fk)} depends on index {t.pkey_name}",
+    )  # fmt: skip
+    latest = _latest(keys, t)
+    return [*keys, {"op": "put_table", "table": replace(latest, primary_key=(), pkey_index="").to_json()}], lines
 
 
 def without_index(t: Table, ix: Index) -> Table:

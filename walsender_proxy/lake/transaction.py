@@ -1488,6 +1488,30 @@ class Transaction:
 
         return self._guard(go)
 
+    def add_primary_key(self, table: str, columns: Sequence[str], name: str | None = None) -> str:
+        """ALTER TABLE … ADD PRIMARY KEY: the rows every transaction can see or still
+        commit are checked first, as PostgreSQL builds the index (23505 ``could not create
+        unique index``) and then verifies its columns' NOT NULL (23502 ``contains null
+        values``). Returns the key's name."""
+        args = (table, tuple(columns), name, self._path())
+        self._check_writable()
+
+        def go() -> str:
+            index_ddl.add_primary_key(self.ddl_catalog(), self.lake.allocate_oid, *args)
+            self.lake.take_catalog_lock(self)
+            before = self.table(table)
+            ops, (t, key) = index_ddl.add_primary_key(self.ddl_catalog(), self.lake.allocate_oid, *args)
+            self.lake.lock_table(self, t)
+            self.lake.check_unique_build(self, t, key)
+            for c in key.columns:
+                col = before.column(c)
+                if col is not None and not col.not_null:
+                    self.lake.check_no_nulls(self, t, c)
+            self._ddl(ops)
+            return key.name
+
+        return self._guard(go)
+
     def drop_index(self, name: str, *, if_exists: bool = False, cascade: bool = False) -> list[str]:
         """DROP INDEX; returns the foreign keys CASCADE dropped with it (for the NOTICE)."""
         return self._run_ddl(index_ddl.drop_index, self._named(name), if_exists, self._path(), cascade) or []

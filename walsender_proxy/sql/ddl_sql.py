@@ -235,6 +235,22 @@ def create_table(
     return "CREATE TABLE"
 
 
+def _add_primary_key(tx: Transaction, table: str, c: ast.Constraint) -> None:
+    """``ADD [CONSTRAINT name] PRIMARY KEY (columns)`` of a table that has rows or not."""
+    if tx.table(table).primary_key:
+        raise PgError("42P16", f'multiple primary keys for table "{tx.table(table).name}" are not allowed')
+    if c.including or c.options or c.indexname or c.indexspace or c.deferrable or c.initdeferred:
+        raise unsupported("PRIMARY KEY with INCLUDE, WITH, USING INDEX, a tablespace or DEFERRABLE")
+    keys = _constraint_keys(c)
+    twice = next((k for i, k in enumerate(keys) if k in keys[:i]), None)
+    if twice is not None:
+        loc = c.location
+        raise SqlError("42701", f'column "{twice}" appears twice in primary key constraint', loc + 1 if loc >= 0 else None)
+    if tx.table(table).partition_key is not None:
+        raise unsupported("ADD PRIMARY KEY of a partitioned table")
+    tx.add_primary_key(table, keys, c.conname)
+
+
 def _like_extras(tx: Transaction, table: str, likes: list[table_like.Copied]) -> None:
     """What LIKE copies besides columns, keys and checks: plain indexes, storage and
     comments."""
@@ -687,6 +703,8 @@ def alter_table(
             tx.set_not_null(table, cmd.name, t == enums.AlterTableType.AT_SetNotNull)
         elif t == enums.AlterTableType.AT_SetStorage:
             _set_storage(tx, table, cmd.name, cmd.def_.sval)
+        elif t == enums.AlterTableType.AT_AddConstraint and cmd.def_.contype == enums.ConstrType.CONSTR_PRIMARY:
+            _add_primary_key(tx, table, cmd.def_)
         elif t == enums.AlterTableType.AT_AddConstraint and cmd.def_.contype == enums.ConstrType.CONSTR_UNIQUE:
             index_sql.add_unique(tx, table, index_sql.unique_constraint(cmd.def_))
         elif t == enums.AlterTableType.AT_AddConstraint and cmd.def_.contype == enums.ConstrType.CONSTR_FOREIGN:
