@@ -88,6 +88,16 @@ PRINTING = [
     "insert into pp (a, b, c, s, n, f4, nn, d) values (6, 1, 7, 'a', 'a', 1, -3, '2021-02-03')",
     "insert into pp (a, b, c, s, n, f4, nn, d) values (0, 1, 7, 'a', 'a', 1, -3, '2020-01-01')",
     "select * from pp",
+    # = ANY of a cast ARRAY[…], as pg_dump writes what an IN list of a varchar column became
+    # (PostgreSQL reads it back with the cast on each element)
+    "create table pp2 (status varchar(8), t text, constraint pp2_status check (((status)::text = ANY"
+    " ((ARRAY['new'::character varying, 'done'::character varying])::text[]))),"
+    " constraint pp2_t check (t = any (array['a', 'b']::text[])))",
+    _DEFS.format(t="pp2"),
+    "insert into pp2 values ('new', 'a'), (null, null)",
+    "insert into pp2 values ('old', 'a')",
+    "insert into pp2 values ('new', 'c')",
+    "select * from pp2",
 ]
 
 DDL = [

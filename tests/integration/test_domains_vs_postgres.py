@@ -381,3 +381,27 @@ def test_psql_describes_domains_as_postgresql(proxy: ProxyServer, pg15: PgCluste
     ]
     assert (outs[0].stdout, outs[0].stderr) == (outs[1].stdout, outs[1].stderr)
     assert "List of domains" in outs[0].stdout and "dps.code" in outs[0].stdout and "ERROR" not in outs[0].stderr
+
+
+OWNERS = [
+    "create domain dm_owned as int",
+    "create type dm_owned_enum as enum ('a')",
+    "alter domain dm_owned owner to dm_owner_role",
+    "alter type dm_owned_enum owner to dm_owner_role",
+    "alter type dm_owned owner to postgres",
+    "alter domain dm_owned_enum owner to dm_owner_role",
+    "alter domain dm_nosuch owner to dm_owner_role",
+    "select typname, typowner::regrole::text from pg_type where typname in ('dm_owned', '_dm_owned', 'dm_owned_enum', '_dm_owned_enum') order by 1",
+    "drop domain dm_owned",
+    "drop type dm_owned_enum",
+]
+
+
+def test_domain_and_enum_owners_as_in_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """ALTER DOMAIN/TYPE … OWNER TO, as pg_dump's scripts write it for every domain."""
+    ref = pg15.dsn(dbname=pg15.new_database("dmown"))
+    for dsn in (proxy.dsn(), ref):
+        with psycopg.connect(dsn, autocommit=True) as c:
+            if c.execute("select count(*) from pg_roles where rolname = 'dm_owner_role'").fetchone() == (0,):
+                c.execute("create role dm_owner_role")
+    same_answers(proxy.dsn(), ref, OWNERS).close()

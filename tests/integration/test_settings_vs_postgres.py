@@ -39,6 +39,9 @@ SET_CASES = [
     ("vacuum_cost_delay", "2s"), ("vacuum_cost_delay", "3 parsecs"), ("max_parallel_workers_per_gather", "0"),
     ("default_statistics_target", "20000"), ("cursor_tuple_fraction", "2"),
     ("synchronize_seqscans", "off"), ("synchronize_seqscans", "x"),
+    # what pg_dump's scripts set
+    ("default_tablespace", ""), ("default_tablespace", "pg_default"), ("default_tablespace", "nosuch"),
+    ("default_table_access_method", "heap"), ("default_table_access_method", "columnar"),
 ]
 
 

@@ -423,6 +423,23 @@ def _c_locale(name: str) -> Callable[[str], str]:
     return check
 
 
+def _default_tablespace(v: str) -> str:
+    """check_default_tablespace: the lake's one tablespace (pg_default, or "" for the
+    database's) — what pg_dump's scripts set."""
+    if v in ("", "pg_default"):
+        return v
+    raise _invalid("default_tablespace", v, detail=f'Tablespace "{v}" does not exist.')
+
+
+def _default_table_access_method(v: str) -> str:
+    """check_default_table_access_method: heap, the only table access method there is."""
+    if v == "heap":
+        return v
+    if v == "":
+        raise _invalid("default_table_access_method", v, detail="default_table_access_method cannot be empty.")
+    raise _invalid("default_table_access_method", v, detail=f'Table access method "{v}" does not exist.')
+
+
 def _pg_setting(name: str) -> PgSetting:
     meta = PG_SETTINGS.get(name.lower())
     if meta is None:
@@ -510,6 +527,8 @@ GUCS: dict[str, Guc] = {
         Guc("bytea_output", "hex"),  # (hex or escape, each printed as byteaout prints it)
         Guc("statement_timeout", "0"),
         Guc("lock_timeout", "0"),
+        Guc("default_tablespace", "", check=_default_tablespace),
+        Guc("default_table_access_method", "heap", check=_default_table_access_method),
         Guc("deadlock_timeout", "1000"),
         Guc("idle_in_transaction_session_timeout", "0"),
         Guc("synchronous_commit", "on"),

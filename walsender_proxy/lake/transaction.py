@@ -1383,6 +1383,26 @@ class Transaction:
         """``ALTER COLUMN … SET DEFAULT`` / ``DROP DEFAULT`` (None)."""
         self._run_ddl(ddl.set_column_default, table, name, default, self._path())
 
+    def set_identity(self, table: str, name: str, identity: str, default: ColumnDefault | None) -> None:
+        """``ALTER COLUMN … ADD GENERATED … AS IDENTITY`` (``identity`` ``a`` or ``d``, its
+        sequence's nextval as ``default``, the sequence made by the caller) or ``DROP
+        IDENTITY`` ("" and None: the column's sequence is dropped with it). The rows keep
+        their values."""
+
+        def build(cat: Catalog, alloc: Any) -> tuple[list[CatalogOp], None]:
+            t = cat.resolve_table(table, self._path())
+            col = t.column(name)
+            if col is None:
+                raise LakeError("42703", f'column "{name}" of relation "{t.name}" does not exist')
+            ops: list[CatalogOp] = []
+            if not identity and col.default is not None and col.default.sequence in cat.sequences:
+                ops.append({"op": "drop_sequence", "oid": col.default.sequence})
+            new = replace(col, identity=identity, default=default, not_null=col.not_null or bool(identity))
+            t2 = replace(t, columns=tuple(new if c is col else c for c in t.columns))
+            return [{"op": "put_table", "table": t2.to_json()}, *ops], None
+
+        self._run_ddl(build)
+
     def with_generated(self, table: str | Table, rows: pa.Table) -> pa.Table:
         """``rows`` (``_rid`` and the columns under their physical names) with the table's
         generated columns as a write of them will store them: what RETURNING shows."""

@@ -505,6 +505,17 @@ class Cooker:
             lparam, rparam, _ = resolved
             right = Const(Ty("_" + rparam), dx._output(Ty("_" + rparam), raw.val.sval))
             return SAOp(op, use_or, _argument(left, lparam), right)
+        cast_to: str | None = None
+        if isinstance(raw, ast.TypeCast) and isinstance(raw.arg, ast.A_ArrayExpr) and raw.typeName.arrayBounds:
+            # (ARRAY[…])::text[], as PostgreSQL prints the array its IN list made and as
+            # pg_dump writes it back: a relabelling of the elements' array type
+            from walsender_proxy.sql.ddl_names import type_text
+
+            try:
+                cast_to = parse_type(type_text(raw.typeName)).base.name
+            except PgError:
+                raise Unsupported(f"with {op} {which} of a cast array") from None
+            raw = raw.arg
         if not isinstance(raw, ast.A_ArrayExpr):
             raise Unsupported(f"with {op} {which} of an expression")
         items = [self.expr(x) for x in raw.elements or ()]
@@ -514,11 +525,21 @@ class Cooker:
             _comparable(x)
             _date_input(x, left)
         common = _common_type(items)
+        elements = None if common is None else [_element(x, common) for x in items]
+        if cast_to is not None and common is not None and elements is not None and cast_to != common:
+            # (transformArrayExpr coerces each element to the cast's element type)
+            if any(not isinstance(x, Const) or x.ty.name != "unknown" for x in items):
+                if dx._pathway(common, cast_to, True) != "relabel":
+                    raise Unsupported(f"with {op} {which} of an array cast from {dx._shown(common)}[] to {dx._shown(cast_to)}[]")
+                elements = [Cast(x, Ty(cast_to), "relabel", True) for x in elements]
+            else:
+                elements = [_element(x, cast_to) for x in items]
+            common = cast_to
         resolved = None if common is None else coercion_data.COMPARISONS.get((op, left.ty.name, common))
-        if common is None or resolved is None or resolved[0] == "error":
+        if common is None or elements is None or resolved is None or resolved[0] == "error":
             raise Unsupported(f"with {dx._shown(left.ty.name)} {op} {which} of this array")
         lparam, rparam, _ = resolved
-        array: Any = ArrayE([_element(x, common) for x in items], Ty("_" + common))
+        array: Any = ArrayE(elements, Ty("_" + common))
         if rparam != common:
             if dx._pathway(common, rparam, False, True) is None:
                 raise Unsupported(f"with {dx._shown(left.ty.name)} {op} {which} of this array")

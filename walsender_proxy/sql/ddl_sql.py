@@ -235,6 +235,32 @@ def create_table(
     return "CREATE TABLE"
 
 
+def _add_identity(tx: Transaction, table: str, name: str, c: ast.Constraint) -> None:
+    """``ALTER COLUMN … ADD GENERATED {ALWAYS | BY DEFAULT} AS IDENTITY [(options)]``, as
+    pg_dump writes identity columns: a sequence of the column's type owned by it (named by
+    ``SEQUENCE NAME`` or chosen), the rows keeping their values."""
+    tbl = tx.table(table)
+    col = tbl.column(name)
+    if col is None:
+        raise PgError("42703", f'column "{name}" of relation "{tbl.name}" does not exist')
+    if col.type.is_array or col.type.domain or col.type.base.name not in ("int2", "int4", "int8"):
+        raise PgError("22023", "identity column type must be smallint, integer, or bigint")
+    where = f'column "{name}" of relation "{tbl.name}"'
+    if not col.not_null:
+        raise PgError("55000", f"{where} must be declared NOT NULL before identity can be added")
+    if col.identity:
+        raise PgError("55000", f"{where} is already an identity column")
+    if col.default is not None:
+        raise PgError("55000", f"{where} already has a default value")
+    if tbl.partition_key is not None or tbl.partition_bound is not None:
+        raise unsupported("ADD GENERATED AS IDENTITY in a partition tree")
+    p = column_defs.ColumnPlan(name, col.type.type_text(), not_null=True, owns=c.generated_when, options=list(c.options or ()))
+    owned = column_defs.make_sequences(tx, tbl.schema, tbl.name, [p])
+    default, identity = column_defs.with_identity(p, column_defs.column_default(p, owned[name]))
+    tx.set_identity(table, name, identity, default)
+    column_defs.own_sequences(tx, tbl.schema, tbl.name, owned)
+
+
 def _add_primary_key(tx: Transaction, table: str, c: ast.Constraint) -> None:
     """``ADD [CONSTRAINT name] PRIMARY KEY (columns)`` of a table that has rows or not."""
     if tx.table(table).primary_key:
@@ -680,6 +706,19 @@ def alter_table(
                 if notices is not None:
                     cascaded(notices, [f"column {c.name} of table {tbl.name}" for c in readers])
             tx.drop_column(table, cmd.name, if_exists=bool(cmd.missing_ok))
+        elif t == enums.AlterTableType.AT_AddIdentity:
+            _add_identity(tx, table, cmd.name, cmd.def_)
+        elif t == enums.AlterTableType.AT_DropIdentity:
+            tbl = tx.table(table)
+            col = tbl.column(cmd.name)
+            if col is None:
+                raise PgError("42703", f'column "{cmd.name}" of relation "{tbl.name}" does not exist')
+            if not col.identity:
+                if cmd.missing_ok:
+                    _skipping(notices, "00000", f'column "{cmd.name}" of relation "{tbl.name}" is not an identity column')
+                    continue
+                raise PgError("55000", f'column "{cmd.name}" of relation "{tbl.name}" is not an identity column')
+            tx.set_identity(table, cmd.name, "", None)
         elif t == enums.AlterTableType.AT_DropExpression:
             tbl = tx.table(table)
             col = tbl.column(cmd.name)

@@ -1173,11 +1173,10 @@ class Executor:
             yield Done("ALTER DEFAULT PRIVILEGES")
         elif isinstance(node, ast.AlterOwnerStmt) and node.objectType == enums.ObjectType.OBJECT_SCHEMA:
             yield Done(self.roles.schema_owner(node))
-        elif (
-            isinstance(node, ast.AlterOwnerStmt) and node.objectType == enums.ObjectType.OBJECT_TYPE
-            and composite_sql.lookup(self.statement_tx(), [n.sval for n in node.object]) is not None
-        ):  # fmt: skip
-            yield Done(self.roles.type_owner(node))
+        elif isinstance(node, ast.AlterOwnerStmt) and node.objectType in (enums.ObjectType.OBJECT_TYPE, enums.ObjectType.OBJECT_DOMAIN) and (
+            (found := self.roles.user_type(node)) is not None
+        ):
+            yield Done(self.roles.type_owner(node, *found))
         elif isinstance(node, ast.AlterOwnerStmt) and node.objectType in (enums.ObjectType.OBJECT_FUNCTION, enums.ObjectType.OBJECT_PROCEDURE):
             yield Done(self.roles.function_owner(node))
         elif isinstance(node, (ast.CreateRoleStmt, ast.AlterRoleStmt, ast.DropRoleStmt)):

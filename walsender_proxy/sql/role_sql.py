@@ -312,18 +312,39 @@ class RoleStatements:
             grant_sql.change_owner(tx, fn.oid, kind, fn.name, new, node.newowner.rolename or self.ex.user, who)
         return f"ALTER {kind.upper()}"
 
-    def type_owner(self, node: ast.AlterOwnerStmt) -> str:
-        """ALTER TYPE … OWNER TO of a composite type (its pg_class row's owner is the
-        type's)."""
-        from walsender_proxy.sql import composite_sql
+    def user_type(self, node: ast.AlterOwnerStmt) -> tuple[int, str] | None:
+        """The user type ALTER TYPE/DOMAIN … OWNER TO names: the OID its owner is kept by
+        (a composite type's pg_class row's, a domain's or an enum's own) and its name; None
+        when it names none (another statement's error then)."""
+        from walsender_proxy.sql import composite_sql, domain_sql, enum_sql
 
         tx = self.ex.statement_tx()
-        ct = composite_sql.lookup(tx, [n.sval for n in node.object])
-        assert ct is not None
+        names = [n.sval for n in node.object]
+        if node.objectType == enums.ObjectType.OBJECT_DOMAIN:
+            d = domain_sql.lookup(tx, names)
+            if d is not None:
+                return d.oid, d.name
+            if composite_sql.lookup(tx, names) is not None or enum_sql.lookup(tx, names) is not None:
+                raise PgError("42809", f"{names[-1]} is not a domain")
+            raise PgError("42704", f'type "{".".join(names)}" does not exist')
+        ct = composite_sql.lookup(tx, names)
+        if ct is not None:
+            return ct.relid, ct.name
+        en = enum_sql.lookup(tx, names)
+        if en is not None:
+            return en.oid, en.name
+        d = domain_sql.lookup(tx, names)  # (ALTER TYPE names a domain too)
+        return None if d is None else (d.oid, d.name)
+
+    def type_owner(self, node: ast.AlterOwnerStmt, oid: int, name: str) -> str:
+        """ALTER TYPE/DOMAIN … OWNER TO of a composite type, an enum or a domain (their
+        array types follow, as pg_type shows them)."""
+        tx = self.ex.statement_tx()
         who = self.ex.who()
         new = grant_sql.role_of(node.newowner, who, self.session_role(), self.role_oid)
-        grant_sql.change_owner(tx, ct.relid, "type", ct.name, new, node.newowner.rolename or self.ex.user, who)
-        return "ALTER TYPE"
+        kind = "domain" if node.objectType == enums.ObjectType.OBJECT_DOMAIN else "type"
+        grant_sql.change_owner(tx, oid, kind, name, new, node.newowner.rolename or self.ex.user, who)
+        return f"ALTER {kind.upper()}"
 
     def schema_owner(self, node: ast.AlterOwnerStmt) -> str:
         tx = self.ex.statement_tx()
