@@ -82,6 +82,7 @@ from walsender_proxy.sql.pgcatalog_defs import (
     PG_CATALOG_OID,
     PG_CLASS_OID,
     PG_NAMESPACE_OID,
+    PG_REWRITE_OID,
     PKEY_CONSTRAINT,
     PKEY_INDEX,
     ROWTYPE,
@@ -91,6 +92,7 @@ from walsender_proxy.sql.pgcatalog_defs import (
     SYNTH_TABLE_BASE,
     TYPE_OIDS,
     TYPES,
+    VIEW_RULE,
     format_type,
     quote_ident,
 )
@@ -2390,7 +2392,26 @@ def _pg_depend(s: CatalogSnapshot) -> list[dict[str, Any]]:
                         PG_ATTRDEF_OID, c.default.oid, 0, PG_CLASS_OID, c.default.sequence, 0, "n"
                     )
                 )
+    for v in s.views:  # (a view's _RETURN rule on the view and on what it reads: pg_dump's order)
+        rule = synthetic_oid(v.oid, VIEW_RULE)
+        out.append(_depend(PG_REWRITE_OID, rule, 0, PG_CLASS_OID, v.oid, 0, "i"))
+        out.append(_depend(PG_REWRITE_OID, rule, 0, PG_CLASS_OID, v.oid, 0, "n"))
+        for dep in v.depends:
+            out.append(_depend(PG_REWRITE_OID, rule, 0, PG_CLASS_OID, dep, 0, "n"))
     return out
+
+
+@_rows("pgc_pg_rewrite")
+def _pg_rewrite(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    """Each view's ``_RETURN`` rule (its action is opaque: clients print a view by
+    pg_get_viewdef)."""
+    return [
+        {
+            "oid": synthetic_oid(v.oid, VIEW_RULE), "rulename": "_RETURN", "ev_class": v.oid, "ev_type": "1",
+            "ev_enabled": "O", "is_instead": True, "ev_qual": "<>", "ev_action": f"({{QUERY :view {v.oid}}})",
+        }
+        for v in s.views
+    ]
 
 
 def _depend(
