@@ -282,7 +282,9 @@ class ForeignKey:
     unique index the constraint was made against (``conindid``; 0: the primary key's).
     ``on_update``/``on_delete`` are :data:`FK_ACTIONS` letters; ``set_columns`` the
     column list of ``ON DELETE SET NULL/SET DEFAULT (…)`` (empty: all of ``columns``).
-    ``validated`` is False after ``ADD CONSTRAINT … NOT VALID`` until VALIDATE."""
+    ``validated`` is False after ``ADD CONSTRAINT … NOT VALID`` until VALIDATE.
+    ``deferrable`` / ``initially_deferred``: ``condeferrable`` / ``condeferred`` (its
+    check then runs at commit, or at SET CONSTRAINTS … IMMEDIATE)."""
 
     oid: int
     name: str
@@ -295,6 +297,8 @@ class ForeignKey:
     match_full: bool = False
     set_columns: tuple[str, ...] = ()
     validated: bool = True
+    deferrable: bool = False
+    initially_deferred: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -309,6 +313,7 @@ class ForeignKey:
             "match_full": self.match_full,
             "set_columns": list(self.set_columns),
             "validated": self.validated,
+            **({"deferrable": True, "initially_deferred": self.initially_deferred} if self.deferrable else {}),
         }
 
     @classmethod
@@ -316,7 +321,8 @@ class ForeignKey:
         return cls(
             d["oid"], d["name"], tuple(d["columns"]), d["ref_oid"], tuple(d["ref_attnums"]),
             d["ref_index"], d["on_update"], d["on_delete"], d["match_full"],
-            tuple(d["set_columns"]), d["validated"],
+            tuple(d["set_columns"]), d["validated"], d.get("deferrable", False),
+            d.get("initially_deferred", False),
         )  # fmt: skip
 
     def ref_columns(self, ref: Table) -> tuple[str, ...]:

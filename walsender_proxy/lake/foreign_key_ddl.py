@@ -47,6 +47,8 @@ class ForeignKeySpec:
     match_full: bool = False
     set_columns: tuple[str, ...] = ()
     not_valid: bool = False
+    deferrable: bool = False
+    initially_deferred: bool = False
 
 
 def constraint_names(cat: Catalog, schema: str) -> set[str]:
@@ -246,6 +248,8 @@ def add_foreign_key(
         match_full=spec.match_full,
         set_columns=tuple(spec.set_columns),
         validated=not spec.not_valid,
+        deferrable=spec.deferrable,
+        initially_deferred=spec.initially_deferred,
     )
     t2 = replace(t, foreign_keys=(*t.foreign_keys, fk))
     return [{"op": "put_table", "table": t2.to_json()}], (t2, fk)

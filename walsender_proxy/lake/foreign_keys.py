@@ -143,7 +143,8 @@ def after_write(
             continue
         if not set(link.child_cols) <= set(new.column_names):
             continue
-        if new.num_rows <= _SPELLED and _check_few(tx, link, new, old):
+        deferred = tx.deferrals.deferred(fk)
+        if not deferred and new.num_rows <= _SPELLED and _check_few(tx, link, new, old):
             continue
         keys = new.select(list(link.child_cols))
         if old is not None:  # (RI_FKey_fk_upd_check_required: an unchanged key is not checked)
@@ -155,7 +156,9 @@ def after_write(
                 same = eq if same is None else pc.and_(same, eq)
             keys = keys.filter(pc.invert(same))
         keys = _complete_keys(link, keys)
-        if keys.num_rows:
+        if keys.num_rows and deferred:  # (checked at commit: deferred_keys)
+            tx.deferrals.queue(fk, link.child.oid, True, keys, tx.subxid)
+        elif keys.num_rows:
             _check_present(tx, link, keys)
 
 
@@ -429,6 +432,9 @@ def after_change(
 def _act(tx: OpenTransaction, link: _Link, olds: pa.Table, news: pa.Table | None) -> None:
     fk = link.fk
     action = fk.on_delete if news is None else fk.on_update
+    if action == "a" and tx.deferrals.deferred(fk):  # (NO ACTION waits for commit: deferred_keys)
+        tx.deferrals.queue(fk, link.parent.oid, False, olds, tx.subxid)
+        return
     names = [f"k{i}" for i in range(len(link.parent_cols))]
     keys = olds.rename_columns(names)
     lake = tx.lake
@@ -446,16 +452,7 @@ def _act(tx: OpenTransaction, link: _Link, olds: pa.Table, news: pa.Table | None
         # its query finds the referencing rows in heap order: by key, then by _rid.
         referencing = referencing.sort_by([("_i", "ascending"), (RID, "ascending")])
         if action in ("a", "r"):
-            first = min(referencing.column("_i").to_pylist())
-            values = [keys.column(n)[first].as_py() for n in names]
-            texts = key_texts(link.parent, link.parent_names, values)
-            shown = ", ".join("null" if v is None else v for v in texts)
-            raise LakeError(
-                "23503",
-                f'update or delete on table "{link.parent.name}" violates foreign key constraint '
-                f'"{fk.name}" on table "{link.child.name}"',
-                detail=f'Key ({", ".join(link.parent_names)})=({shown}) is still referenced from table "{link.child.name}".',
-            ).about(schema=link.child.schema, table=link.child.name, constraint=fk.name)
+            raise _still_referenced(link, keys, names, min(referencing.column("_i").to_pylist()))
     rows = referencing.drop_columns(["_i"])
     if action == "c" and news is None:
         tx.delete_rows(link.child, rows)
@@ -474,6 +471,50 @@ def _act(tx: OpenTransaction, link: _Link, olds: pa.Table, news: pa.Table | None
         out = out.set_column(out.column_names.index(c), rows.schema.field(c), arr.cast(rows.schema.field(c).type))
     assert set(assigned) <= set(child_names)
     tx.update_rows(link.child, rows, out, frozenset(assigned))
+
+
+def _still_referenced(link: _Link, keys: pa.Table, names: list[str], first: int) -> LakeError:
+    """NO ACTION's and RESTRICT's error for the ``first`` of ``keys`` a row references."""
+    values = [keys.column(n)[first].as_py() for n in names]
+    texts = key_texts(link.parent, link.parent_names, values)
+    shown = ", ".join("null" if v is None else v for v in texts)
+    return LakeError(
+        "23503",
+        f'update or delete on table "{link.parent.name}" violates foreign key constraint '
+        f'"{link.fk.name}" on table "{link.child.name}"',
+        detail=f'Key ({", ".join(link.parent_names)})=({shown}) is still referenced from table "{link.child.name}".',
+    ).about(schema=link.child.schema, table=link.child.name, constraint=link.fk.name)
+
+
+def fire_deferred(tx: OpenTransaction, only: set[int] | None = None) -> None:
+    """The deferred checks queued in the transaction (``only``: of those constraints), in
+    the order they were queued: at COMMIT, PREPARE, or SET CONSTRAINTS … IMMEDIATE."""
+    for ev in tx.deferrals.take(only):
+        cat = tx.ddl_catalog()
+        t = cat.tables.get(ev.relid)
+        if t is None:
+            continue
+        links = referencing_links(tx, t) if ev.referencing else referenced_links(tx, t)
+        link = next((lk for lk in links if lk.fk.oid == ev.fk_oid), None)
+        if link is None:  # (the constraint or its table went since)
+            continue
+        names = [f"k{i}" for i in range(len(link.parent_cols))]
+        keys = _distinct(ev.keys).select(list(ev.keys.column_names)).rename_columns(names)
+        keys = keys.append_column("_i_min", pa.array(range(keys.num_rows), pa.int64()))
+        with tx.lake.dml_lock:
+            if ev.referencing:  # (a key no row of the transaction's view holds any more is not checked)
+                held = _matches(tx, link.child, OWN_CSN - 1, link.child_cols, keys, names)
+                alive = sorted(set(held.column("_i").to_pylist()))
+                keys = keys.take(pa.array(alive, pa.int64())) if alive else keys.slice(0, 0)
+            else:
+                keys = _still_gone(tx, link, keys, names)
+                if keys.num_rows:
+                    wanted = keys.select(names).append_column("_i_min", pa.array(range(keys.num_rows), pa.int64()))
+                    referencing = _matches(tx, link.child, OWN_CSN - 1, link.child_cols, wanted, names)
+                    if referencing.num_rows:
+                        raise _still_referenced(link, keys, names, min(referencing.column("_i").to_pylist()))
+        if ev.referencing and keys.num_rows:
+            _check_present(tx, link, keys.select(names).rename_columns(list(link.child_cols)))
 
 
 def _still_gone(tx: OpenTransaction, link: _Link, keys: pa.Table, names: list[str]) -> pa.Table:

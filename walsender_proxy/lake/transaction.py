@@ -65,6 +65,7 @@ from walsender_proxy.lake import (
     sequence_ddl,
     view_ddl,
 )
+from walsender_proxy.lake.deferred_keys import Deferrals
 from walsender_proxy.lake.errors import (
     LakeError,
     no_active_transaction,
@@ -152,6 +153,8 @@ class Transaction:
         if snapshot_csn is not None:
             self._hold = lake.holds.hold("transaction", csn=snapshot_csn)
         self._subxid = 0
+        #: SET CONSTRAINTS modes and the foreign key checks waiting for commit
+        self.deferrals = Deferrals()
         self._next_subxid = 1
         self._savepoints: list[tuple[str, int]] = []
         #: (enum OID, label) of each ALTER TYPE … ADD VALUE of this transaction: unusable
@@ -276,6 +279,30 @@ class Transaction:
         self._check_active()
         if self.read_only:
             raise LakeError("25006", "cannot execute this statement in a read-only transaction")
+
+    @property
+    def subxid(self) -> int:
+        """The running subtransaction (0: the top level)."""
+        return self._subxid
+
+    def set_constraints(self, oids: list[int] | None, deferred: bool) -> None:
+        """SET CONSTRAINTS {ALL | names} {DEFERRED | IMMEDIATE} (the caller resolved the
+        names to deferrable foreign keys): IMMEDIATE fires what waits for them now."""
+        self._check_active()
+        self.deferrals.set_mode(oids, deferred)
+        if not deferred:
+            self._guard(foreign_keys.fire_deferred, self, None if oids is None else set(oids))
+
+    def _fire_deferred(self) -> None:
+        """COMMIT's and PREPARE's deferred foreign key checks; one failing rolls the
+        transaction back, as PostgreSQL's COMMIT does."""
+        if not self.deferrals.events:
+            return
+        try:
+            self._guard(foreign_keys.fire_deferred, self)
+        except Exception:
+            self.abort()
+            raise
 
     def _guard(self, fn: Any, *args: Any, **kw: Any) -> Any:
         """Run a statement; any error puts the transaction in the failed state, as in PG.
@@ -1760,6 +1787,7 @@ class Transaction:
                 self._own_keys[relid] = OwnKeys.build(self._key_events[relid])
             for relid, subs in list(self._key_inexact.items()):
                 self._key_inexact[relid] = [s for s in subs if s < first]
+            self.deferrals.undo_since(first)
         del self._savepoints[i + 1 :]
         sub = self._next_subxid
         self._next_subxid += 1
@@ -1786,6 +1814,7 @@ class Transaction:
             self.abort()
             raise transaction_aborted()
         self._check_active()
+        self._fire_deferred()
         self.state = State.COMMITTING
         if self.xid is None:
             return PendingCommit(self, None)
@@ -1814,6 +1843,7 @@ class Transaction:
             self.abort()
             raise transaction_aborted()
         self._check_active()
+        self._fire_deferred()
         try:
             self.lake.prepare_transaction(self, gid)
         except PgError:

@@ -27,6 +27,7 @@ from decoding import records as R
 from decoding.catalog import Catalog, Index, Table
 from decoding.changelog import ChangeLog
 from walsender_proxy.lake.csn import CsnClock
+from walsender_proxy.lake.deferred_keys import Deferrals
 from walsender_proxy.lake.keyindex import SMALL, KeyIndex, OwnKeys, PendingWrites, keys_of
 from walsender_proxy.lake.retention import HoldRegistry
 from walsender_proxy.lake.sequences import SequenceStore
@@ -94,6 +95,12 @@ class OpenTransaction(Protocol):
 
     @property
     def snapshot_csn(self) -> int | None: ...
+
+    @property
+    def subxid(self) -> int: ...
+
+    @property
+    def deferrals(self) -> Deferrals: ...
 
     @property
     def changes_catalog(self) -> bool: ...

@@ -73,12 +73,15 @@ def plan(el: ast.ColumnDef, table: str, type_text: Any, unsupported: Any, constr
     saw_nullable = saw_default = saw_identity = saw_generated = False
     where = f'column "{el.colname}" of table "{table}"'
     last = None  # (the constraint a DEFERRABLE-style attribute applies to)
+    last_con: ast.Constraint | None = None
+    saw_deferrability = saw_initially = False
     for c in constraints:
         kind = c.contype
         if kind in _ATTRIBUTES and last not in (_C.CONSTR_PRIMARY, _C.CONSTR_UNIQUE, _C.CONSTR_FOREIGN):
             raise PgError("42601", f"misplaced {_ATTRIBUTES[kind]} clause")  # (transformConstraintAttrs)
         if kind not in _ATTRIBUTES:
-            last = kind
+            last, last_con = kind, c
+            saw_deferrability = saw_initially = False
         if kind == _C.CONSTR_NULL:
             if saw_nullable and p.not_null:
                 raise SqlError("42601", f"conflicting NULL/NOT NULL declarations for {where}", _pos(c))
@@ -112,8 +115,9 @@ def plan(el: ast.ColumnDef, table: str, type_text: Any, unsupported: Any, constr
             if saw_generated:
                 raise SqlError("42601", f"multiple generation clauses specified for {where}", _pos(c))
             p.raw_generated, saw_generated = c.raw_expr, True
-        elif foreign_key_sql.attribute(kind):
-            pass
+        elif kind in _ATTRIBUTES:
+            assert last_con is not None
+            saw_deferrability, saw_initially = foreign_key_sql.apply_attribute(kind, last_con, saw_deferrability, saw_initially, c.location)
         else:
             raise unsupported(f"column constraint {constraint_name(kind)}")
         if saw_default and saw_identity:

@@ -64,6 +64,7 @@ from walsender_proxy.sql import (
     domain_sql,
     enum_sql,
     explain,
+    foreign_key_sql,
     grant_sql,
     index_sql,
     pgcatalog,
@@ -580,14 +581,30 @@ class Executor:
         # several statements in one Query are an implicit transaction block (PostgreSQL's
         # TBLOCK_IMPLICIT_INPROGRESS): VACUUM and the like refuse to run in it
         self.implicit_block = len(stmts) > 1
+        held: Done | None = None
         try:
-            for node, text in stmts:
+            for i, (node, text) in enumerate(stmts):
                 self.cancelled.clear()
                 self.cancel_reason = USER_REQUEST
-                yield from self.run(node, text, [], [])
+                if i < len(stmts) - 1:
+                    yield from self.run(node, text, [], [])
+                    continue
+                for out in self.run(node, text, [], []):
+                    if held is not None:
+                        yield held
+                        held = None
+                    if isinstance(out, Done):
+                        held = out
+                    else:
+                        yield out
         finally:
             self.implicit_block = False
-        yield from self.end_implicit()
+        # (PostgreSQL commits an implicit transaction before the last statement's
+        # CommandComplete: a deferred check failing at that commit replaces it)
+        ends = self.end_implicit()
+        if held is not None:
+            yield held
+        yield from ends
 
     # -- extended query ------------------------------------------------------------------
     def parse_statement(self, name: str, sql: str, param_types: Sequence[int]) -> None:
@@ -903,6 +920,18 @@ class Executor:
             raise ddl_names.unsupported("LOCK TABLE in a mode other than ACCESS SHARE or ROW SHARE")
         return Done("LOCK TABLE")
 
+    def _set_constraints(self, node: ast.ConstraintsSetStmt) -> Iterator[Outcome]:
+        """SET CONSTRAINTS {ALL | name, …} {DEFERRED | IMMEDIATE}: foreign keys are the
+        deferrable constraints there are; a named one that is not is 42809, an unknown one
+        42704 (AfterTriggerSetState). Outside a transaction block it only warns."""
+        tx = self.statement_tx()
+        oids = None if node.constraints is None else foreign_key_sql.deferrable_oids(tx, node.constraints)
+        if not self.explicit:
+            yield Notice("WARNING", "25P01", "SET CONSTRAINTS can only be used in transaction blocks")
+        else:
+            tx.set_constraints(oids, bool(node.deferred))
+        yield Done("SET CONSTRAINTS")
+
     def sync(self) -> list[Outcome]:
         self.portals.pop("", None)
         return self.end_implicit()
@@ -1192,6 +1221,8 @@ class Executor:
             yield from self._execute(node)
         elif isinstance(node, ast.LockStmt):
             yield self._lock(node)
+        elif isinstance(node, ast.ConstraintsSetStmt):
+            yield from self._set_constraints(node)
         elif isinstance(node, ast.DeallocateStmt):
             if node.name is None:
                 self.statements = {"": self.statements[""]} if "" in self.statements else {}

@@ -507,6 +507,10 @@ class _ForeignKey:
             text += " ON DELETE " + _FK_ACTIONS[fk.on_delete]
         if fk.set_columns:
             text += " (" + ", ".join(quote_ident(c) for c in fk.set_columns) + ")"
+        if fk.deferrable:
+            text += " DEFERRABLE"
+        if fk.initially_deferred:
+            text += " INITIALLY DEFERRED"
         if not fk.validated:
             text += " NOT VALID"
         return text
@@ -1327,8 +1331,8 @@ def _pg_constraint(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 "conname": fk.name,
                 "connamespace": s.ns_oid[f.table.schema],
                 "contype": "f",
-                "condeferrable": False,
-                "condeferred": False,
+                "condeferrable": fk.deferrable,
+                "condeferred": fk.initially_deferred,
                 "convalidated": fk.validated,
                 "conrelid": f.table.oid,
                 "contypid": 0,
@@ -2176,7 +2180,7 @@ def _is_columns(s: CatalogSnapshot) -> list[dict[str, Any]]:
 def _is_table_constraints(s: CatalogSnapshot) -> list[dict[str, Any]]:
     """PostgreSQL 15's view: keys, NOT NULL columns (as CHECK) and foreign keys."""
 
-    def row(t: Table, name: str, kind: str, nulls_distinct: str | None = None) -> dict[str, Any]:
+    def row(t: Table, name: str, kind: str, nulls_distinct: str | None = None, deferrable: bool = False, deferred: bool = False) -> dict[str, Any]:
         return {
             "constraint_catalog": s.server.database,
             "constraint_schema": t.schema,
@@ -2185,8 +2189,8 @@ def _is_table_constraints(s: CatalogSnapshot) -> list[dict[str, Any]]:
             "table_schema": t.schema,
             "table_name": t.name,
             "constraint_type": kind,
-            "is_deferrable": "NO",
-            "initially_deferred": "NO",
+            "is_deferrable": "YES" if deferrable else "NO",
+            "initially_deferred": "YES" if deferred else "NO",
             "enforced": "YES",
             "nulls_distinct": nulls_distinct,
         }
@@ -2203,7 +2207,7 @@ def _is_table_constraints(s: CatalogSnapshot) -> list[dict[str, Any]]:
             for c in t.columns
             if c.not_null
         ]
-    out += [row(f.table, f.fk.name, "FOREIGN KEY") for f in s.foreign_keys]
+    out += [row(f.table, f.fk.name, "FOREIGN KEY", None, f.fk.deferrable, f.fk.initially_deferred) for f in s.foreign_keys]
     out += [row(t, c.name, "CHECK") for t, c in s.checks]
     return out
 
