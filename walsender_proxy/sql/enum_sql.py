@@ -6,8 +6,8 @@ An enum lives in the catalog (:class:`decoding.catalog.EnumType`, its labels in
 (:func:`decoding.pgtypes.enum_type`), checked on every write by ``lake/enums.py``.
 
 Refused by name (0A000): ``ALTER TYPE … RENAME VALUE``, since stored values are labels
-and a rename would change every row holding the old one; ``ALTER TYPE … OWNER TO`` and
-``SET SCHEMA`` of an enum.
+and a rename would change every row holding the old one; ``SET SCHEMA`` of an enum.
+``ALTER TYPE … OWNER TO`` is ``role_sql``'s.
 """
 
 from __future__ import annotations
