@@ -5,6 +5,7 @@ detail, with the notices it raised; LSNs, PIDs and OIDs that differ between serv
 from __future__ import annotations
 
 import re
+import subprocess
 from typing import Any
 
 import psycopg
@@ -204,3 +205,10 @@ def raw_outcome(conn: psycopg.Connection, sql: str, fmt: int = 0) -> tuple[objec
             pass
         return ("copy", b"".join(chunks), end.command_status if end is not None else None)
     return ("done", (res.command_status or b"").decode())
+
+
+def psql_outputs(psql: str, script: str, *dsns: str) -> list[tuple[str, str]]:
+    """What psql (``psql``: its path) prints, stdout and stderr, running ``script`` against
+    each of ``dsns`` (psql's ``\\d`` and its error lines, to compare between servers)."""
+    outs = [subprocess.run([psql, "-X", "-d", dsn], input=script, capture_output=True, text=True, timeout=60) for dsn in dsns]
+    return [(o.stdout, o.stderr) for o in outs]

@@ -10,13 +10,11 @@ commit replaces the statement's CommandComplete)."""
 
 from __future__ import annotations
 
-import subprocess
-
 import psycopg
 import pytest
 
 from tests.pgcluster import PgCluster
-from tests.pgcompare import same_answers
+from tests.pgcompare import psql_outputs, same_answers
 from tests.proxy import ProxyServer
 
 pytestmark = pytest.mark.integration
@@ -106,12 +104,9 @@ select * from dfc;
 
 
 def test_psql_sees_the_commit_fail_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
-    outs = [
-        subprocess.run([str(pg15.bindir / "psql"), "-X", "-d", dsn], input=PSQL_SCRIPT, capture_output=True, text=True, timeout=60)
-        for dsn in (proxy.dsn(), pg15.dsn(dbname=pg15.new_database("dfkp")))
-    ]
-    assert (outs[0].stdout, outs[0].stderr) == (outs[1].stdout, outs[1].stderr)
-    assert outs[1].stderr.count("violates foreign key constraint") == 3
+    ours, ref = psql_outputs(str(pg15.bindir / "psql"), PSQL_SCRIPT, proxy.dsn(), pg15.dsn(dbname=pg15.new_database("dfkp")))
+    assert ours == ref
+    assert ref[1].count("violates foreign key constraint") == 3
 
 
 def test_a_prepared_transaction_is_checked_at_prepare(proxy: ProxyServer, pg15: PgCluster) -> None:

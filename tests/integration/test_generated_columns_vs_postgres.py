@@ -28,14 +28,12 @@ prints, writes and replicates them, each statement compared with a real PostgreS
 
 from __future__ import annotations
 
-import subprocess
-
 import psycopg
 import pytest
 
 from tests.integration.test_subscriber import text_and_binary_subscribers, wait_identical
 from tests.pgcluster import PgCluster
-from tests.pgcompare import recorded_stream, same_answers, stream_shape
+from tests.pgcompare import psql_outputs, recorded_stream, same_answers, stream_shape
 from tests.proxy import ProxyServer
 
 pytestmark = pytest.mark.integration
@@ -473,12 +471,9 @@ alter table gen_ps alter column b drop expression;
 
 def test_psql_describes_generated_columns_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
     """psql's \\d shows ``generated always as (…) stored`` in the Default column."""
-    outs = [
-        subprocess.run([str(pg15.bindir / "psql"), "-X", "-d", dsn], input=PSQL_SCRIPT, capture_output=True, text=True, timeout=60)
-        for dsn in (proxy.dsn(), pg15.dsn(dbname=pg15.new_database("genps")))
-    ]
-    assert (outs[0].stdout, outs[0].stderr) == (outs[1].stdout, outs[1].stderr)
-    assert "generated always as (a * 2) stored" in outs[1].stdout and "ERROR" not in outs[1].stderr
+    ours, ref = psql_outputs(str(pg15.bindir / "psql"), PSQL_SCRIPT, proxy.dsn(), pg15.dsn(dbname=pg15.new_database("genps")))
+    assert ours == ref
+    assert "generated always as (a * 2) stored" in ref[0] and "ERROR" not in ref[1]
 
 
 # -- replication: pgoutput --------------------------------------------------------------------

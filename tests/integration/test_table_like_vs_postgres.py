@@ -9,12 +9,10 @@ psql's ``\\d`` and rows written to the copies."""
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 
 from tests.pgcluster import PgCluster
-from tests.pgcompare import same_answers
+from tests.pgcompare import psql_outputs, same_answers
 from tests.proxy import ProxyServer
 
 pytestmark = pytest.mark.integration
@@ -99,9 +97,6 @@ create table lkp_some (x int, like lkp_src including defaults, y int);
 
 
 def test_psql_describes_the_copies_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
-    outs = [
-        subprocess.run([str(pg15.bindir / "psql"), "-X", "-d", dsn], input=PSQL_SCRIPT, capture_output=True, text=True, timeout=60)
-        for dsn in (proxy.dsn(), pg15.dsn(dbname=pg15.new_database("lkp")))
-    ]
-    assert (outs[0].stdout, outs[0].stderr) == (outs[1].stdout, outs[1].stderr)
-    assert '"lkp_all_pkey" PRIMARY KEY' in outs[1].stdout and "ERROR" not in outs[1].stderr
+    ours, ref = psql_outputs(str(pg15.bindir / "psql"), PSQL_SCRIPT, proxy.dsn(), pg15.dsn(dbname=pg15.new_database("lkp")))
+    assert ours == ref
+    assert '"lkp_all_pkey" PRIMARY KEY' in ref[0] and "ERROR" not in ref[1]

@@ -82,6 +82,7 @@ from walsender_proxy.sql import (
 )
 from walsender_proxy.sql.cursors import SqlCursor
 from walsender_proxy.sql.engine import Engine
+from walsender_proxy.sql.nodes import all_nodes
 from walsender_proxy.sql.notifications import PendingNotifies
 from walsender_proxy.sql.param_context import FindTable, context_param_types
 from walsender_proxy.sql.param_recv import param_receivable
@@ -165,19 +166,11 @@ _GENERATED = re.compile(r"generated", re.IGNORECASE)
 def _only_stored_generation(sql: str, raws: Any) -> None:
     """``GENERATED ALWAYS AS (…)`` without STORED, or VIRTUAL (the parser here is 18's):
     PostgreSQL 15's grammar stops at the token after the expression."""
-    found: list[int] = []
-
-    def visit(n: Any) -> None:
-        if isinstance(n, tuple | list):
-            for x in n:
-                visit(x)
-        elif isinstance(n, ast.Node):
-            if isinstance(n, ast.Constraint) and n.contype == enums.ConstrType.CONSTR_GENERATED and getattr(n, "generated_kind", "s") != "s":
-                found.append(n.location)
-            for attr in n:
-                visit(getattr(n, attr))
-
-    visit([r.stmt for r in raws])
+    found = [
+        n.location
+        for n in all_nodes([r.stmt for r in raws])
+        if isinstance(n, ast.Constraint) and n.contype == enums.ConstrType.CONSTR_GENERATED and getattr(n, "generated_kind", "s") != "s"
+    ]
     if not found:
         return
     tokens = [t for t in scan(sql) if t.start >= min(found)]
