@@ -162,6 +162,11 @@ VALUES = [
     "select * from cv_rows t where t in (row(1::int8, 'x'::text), '(2,y)')",
     "select row(1, 'a')::cv_tab = '(1,a)'",
     "select * from cv_rows t where t = '(1,x)'::cv_rows",
+    # (record_eq compares type OIDs: a type modifier makes no difference)
+    "create table cv_mods (a varchar(5), n numeric(10,2))",
+    "insert into cv_mods values ('x', 1.5)",
+    "select * from cv_mods t where t = row('x'::varchar(3), 1.5::numeric(4,1))",
+    "select * from cv_mods t where t = row('x'::text, 1.5::numeric)",
 ]
 
 

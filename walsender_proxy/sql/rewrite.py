@@ -4265,7 +4265,7 @@ class _Rewriter:
     def _shown_column_type(t: T | None) -> str | None:
         if t is None or t.row_oid or t.enum_oid or t.domain_oid:
             return None
-        return "unknown" if t == UNKNOWN else _type_display(t)
+        return "unknown" if t == UNKNOWN else _type_display(replace(t, typmod=-1))  # (record_eq compares type OIDs)
 
     def _row_expr_columns(self, node: ast.Node) -> list[str | None] | None:
         """The column types of an anonymous ``ROW(…)`` (rewritten already), or None."""
