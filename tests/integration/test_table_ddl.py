@@ -34,6 +34,22 @@ RENAMES = [
     "SELECT count(*) FROM tt2",
     "ALTER TABLE s2.r2 RENAME COLUMN v TO w",
     "SELECT * FROM s2.r2",
+    # array types' names: makeArrayTypeName adds underscores while a type has the name,
+    # and a type (or a table renamed) taking an array type's name moves it out of the way
+    "CREATE TABLE attmp_array (id int)",
+    "CREATE TABLE attmp_array2 (id int)",
+    "ALTER TABLE attmp_array2 RENAME TO _attmp_array",
+    "SELECT typname FROM pg_type WHERE oid = 'attmp_array[]'::regtype",
+    "SELECT typname FROM pg_type WHERE oid = '_attmp_array[]'::regtype",
+    "CREATE TABLE _an_foo (id int)",
+    "CREATE TABLE an_foo (id int)",
+    "CREATE TYPE an_bar AS ENUM ('b')",
+    "CREATE TYPE _an_bar AS ENUM ('a')",
+    "CREATE DOMAIN _an_dd AS int",
+    "CREATE DOMAIN an_dd AS int",
+    "CREATE TYPE an_t3 AS (x int)",
+    "CREATE TABLE _an_t3 (a int)",
+    "SELECT typname, typtype, typelem::regtype FROM pg_type WHERE typname ~ '^_*(attmp_array|an_foo|an_bar|an_dd|an_t3)$' ORDER BY 1",
 ]
 
 IF_EXISTS_NOTICES = [

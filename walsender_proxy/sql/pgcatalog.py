@@ -593,6 +593,32 @@ class CatalogSnapshot:
         ]
         self.ns_oid = {name: oid for oid, name in self.namespaces}
 
+    @functools.cached_property
+    def array_names(self) -> dict[int, str]:
+        """Each user type's array type name (by the element type's OID), as
+        makeArrayTypeName chooses it: ``_name``, or with more underscores while a type of
+        the schema has it — the other types' names, and the array names chosen before, in
+        the order the types were made (which is what moveArrayTypeName's renames leave)."""
+        made: list[tuple[int, str, int, str]] = []  # (made when, schema, element OID, name)
+        for t in (*self.user_tables, *self.views):
+            made.append((t.oid, t.schema, synthetic_oid(t.oid, ROWTYPE), t.name))
+        made += [(e.oid, e.schema, e.oid, e.name) for e in self.enums]
+        made += [(d.oid, d.schema, d.oid, d.name) for d in self.domains]
+        made += [(ct.relid, ct.schema, ct.oid, ct.name) for ct in self.composites]
+        taken: dict[str, set[str]] = {}
+        for _, schema, _, name in made:
+            taken.setdefault(schema, set()).add(name)
+        out: dict[int, str] = {}
+        for _, schema, oid, name in sorted(made, key=lambda m: m[0]):
+            names = taken[schema]
+            for k in range(1, 63):
+                cand = _array_name(name, k)
+                if cand not in names:
+                    break
+            names.add(cand)
+            out[oid] = cand
+        return out
+
     def owner_of(self, oid: int) -> int:
         """relowner/nspowner: the object's owner (the database's owner by default)."""
         return privileges.ownership(self.catalog, oid, self.owner_oid).owner
@@ -1090,6 +1116,12 @@ def _row_type(t: Table | View, s: CatalogSnapshot) -> dict[str, Any]:
     )
 
 
+def _array_name(name: str, underscores: int) -> str:
+    """``_`` repeated, then ``name`` cut to fit 63 bytes at a character's end."""
+    data = ("_" * underscores + name).encode()
+    return data[:63].decode(errors="ignore")
+
+
 def _row_array_type(row: dict[str, Any], oid: int) -> dict[str, Any]:
     """The array type of the row type ``row``."""
     return dict(
@@ -1148,7 +1180,7 @@ def _pg_type(s: CatalogSnapshot) -> list[dict[str, Any]]:
     for t in (*s.user_tables, *s.views):
         row = _row_type(t, s)  # type: ignore[arg-type]
         out.append(row)
-        out.append(dict(_row_array_type(row, synthetic_oid(t.oid, ROWTYPE_ARRAY)), typname="_" + t.name))
+        out.append(dict(_row_array_type(row, synthetic_oid(t.oid, ROWTYPE_ARRAY)), typname=s.array_names[row["oid"]]))
     for e in s.enums:
         out += _enum_types(e, s)
     for d in s.domains:
@@ -1159,7 +1191,7 @@ def _pg_type(s: CatalogSnapshot) -> list[dict[str, Any]]:
             oid=ct.oid, typname=ct.name, typrelid=ct.relid, typarray=ct.array_oid, typacl=None,
         )  # fmt: skip
         out.append(row)
-        out.append(_row_array_type(row, ct.array_oid))
+        out.append(dict(_row_array_type(row, ct.array_oid), typname=s.array_names[ct.oid]))
     return out
 
 
@@ -1179,7 +1211,7 @@ def _enum_types(e: EnumType, s: CatalogSnapshot) -> list[dict[str, Any]]:
     row = dict(_ENUM_TYPE, oid=e.oid, typname=e.name, typnamespace=s.ns_oid[e.schema], typowner=s.owner_of(e.oid), typarray=e.array_oid)
     array = dict(
         TYPES.rows[1009],  # (text[]'s row: array_in, typalign i, typstorage x)
-        oid=e.array_oid, typname=("_" + e.name)[:63], typnamespace=row["typnamespace"], typowner=row["typowner"],
+        oid=e.array_oid, typname=s.array_names[e.oid], typnamespace=row["typnamespace"], typowner=row["typowner"],
         typelem=e.oid, typcollation=0, typarray=0, typispreferred=False,
     )  # fmt: skip
     return [row, array]
@@ -1227,7 +1259,7 @@ def _domain_types(d: Domain, s: CatalogSnapshot) -> list[dict[str, Any]]:
     array = dict(
         elem_array,
         oid=d.array_oid,
-        typname=("_" + d.name)[:63],
+        typname=s.array_names[d.oid],
         typnamespace=s.ns_oid[d.schema],
         typowner=row["typowner"],
         typelem=d.oid,
@@ -2947,12 +2979,12 @@ def _typenames(s: CatalogSnapshot) -> list[dict[str, Any]]:
         for kind, suffix in ((ROWTYPE, ""), (ROWTYPE_ARRAY, "[]")):
             names.setdefault(t.name + suffix, synthetic_oid(t.oid, kind))
             names[f"{t.schema}.{t.name}{suffix}"] = synthetic_oid(t.oid, kind)
-        names.setdefault("_" + t.name, synthetic_oid(t.oid, ROWTYPE_ARRAY))
+        names.setdefault(s.array_names[synthetic_oid(t.oid, ROWTYPE)], synthetic_oid(t.oid, ROWTYPE_ARRAY))
     for d in [*s.domains, *s.enums, *s.composites]:
         for oid, suffix in ((d.oid, ""), (d.array_oid, "[]")):
             names.setdefault(d.name + suffix, oid)
             names[f"{d.schema}.{d.name}{suffix}"] = oid
-        names.setdefault("_" + d.name, d.array_oid)
+        names.setdefault(s.array_names[d.oid], d.array_oid)
     return [{"name": k, "oid": v} for k, v in names.items()]
 
 
