@@ -49,7 +49,7 @@ def test_character_n_compares_and_converts_as_postgresql_does(proxy: ProxyServer
 
 
 #: format(): NULL prints as nothing, values by their output function (bool as t), positions
-#: and widths as PostgreSQL reads them, and its errors.
+#: and widths as PostgreSQL reads them, %I and %L, and its errors.
 FORMAT = [
     "SELECT format('%s%s%s', 'Hello', NULL, 'World')",
     "SELECT format('%s|%s|%s|%s|%s', true, 1.5::float8, '2020-01-01'::date, ARRAY[1, 2], 'ab'::char(5))",
@@ -58,11 +58,32 @@ FORMAT = [
     "SELECT format('%s %s', 'a')",
     "SELECT format('%d', 1)",
     "SELECT format('%0$s', 1)",
+    # %I by quote_ident, %L by quote_literal (NULL unquoted), one argument several ways
+    "SELECT format('INSERT INTO %I VALUES(%L)', 'Hello', 'O''Reilly')",
+    "SELECT format('%I %I %L %L', 'a b', 'select', NULL, 42)",
+    "SELECT format('%s %1$I %1$L %2$s', 'x', 7), format('|%10I|%-10L|', 'ab', 'cd')",
+    "SELECT format('%I', 'abc'), format('%L', 3.50::numeric), format('%L', true), format('%L', '2024-01-01'::date)",
+    "SELECT format('%I', 'Ünïcode'), format('%I', 'x\"y')",
+    "SELECT format('%I', NULL)",
 ]
 
 
 def test_format_prints_as_postgresql_does(proxy: ProxyServer, pg15: PgCluster) -> None:
     _same_answers(proxy, pg15, FORMAT).close()
+
+
+#: num_nulls / num_nonnulls of arguments of any types, and of a VARIADIC array.
+NUM_NULLS = [
+    "SELECT num_nonnulls(NULL), num_nonnulls('1'), num_nonnulls(NULL::text, NULL::int), num_nulls(1, 2, NULL::text, '', int8 '9', 1.0 / NULL)",
+    "SELECT num_nulls(VARIADIC '{1,2,NULL,3}'::int[]), num_nonnulls(VARIADIC '{\"1\",\"2\"}'::text[])",
+    "SELECT num_nulls(VARIADIC ARRAY(SELECT CASE WHEN i <> 40 THEN i END FROM generate_series(1, 100) i))",
+    "SELECT num_nonnulls(VARIADIC NULL::text[]), num_nulls(VARIADIC '{}'::int[]), pg_typeof(num_nulls(1))",
+    "SELECT num_nulls()",
+]
+
+
+def test_num_nulls_counts_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    _same_answers(proxy, pg15, NUM_NULLS).close()
 
 
 #: Unconstrained numeric: the lake keeps each value's exact text (more digits than DuckDB's

@@ -3555,6 +3555,9 @@ _MACROS: dict[str, str] = {
         WHEN strpos(s, chr(92)) > 0
             THEN 'E' || chr(39) || replace(replace(s, chr(92), chr(92) || chr(92)), chr(39), chr(39) || chr(39)) || chr(39)
         ELSE chr(39) || replace(s, chr(39), chr(39) || chr(39)) || chr(39) END)""",
+    # num_nulls / num_nonnulls of a VARIADIC array: its elements that are (not) NULL
+    "pgc_num_nulls_array": "MACRO pgc_num_nulls_array(a) AS (CAST(len(list_filter(a, lambda pgc_x: pgc_x IS NULL)) AS INTEGER))",
+    "pgc_num_nonnulls_array": "MACRO pgc_num_nonnulls_array(a) AS (CAST(len(list_filter(a, lambda pgc_x: pgc_x IS NOT NULL)) AS INTEGER))",
     "pgc_quote_ident": """MACRO pgc_quote_ident(s) AS (CASE WHEN s IS NULL THEN NULL::VARCHAR
         WHEN regexp_full_match(s, '[a-z_][a-z0-9_]*')
              AND s NOT IN (SELECT pgc_k.word FROM pgc_keywords pgc_k) THEN s

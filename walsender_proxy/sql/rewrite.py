@@ -450,9 +450,9 @@ _FORMAT_SPEC = re.compile(r"%(?:(\d+)\$)?(-)?(\*(?:\d+\$)?|\d+)?(.)", re.S)
 
 
 def format_arguments(fmt: str) -> int:
-    """How many arguments PostgreSQL's format() reads for ``fmt`` (its text_format, for the
-    forms printf shares: %s with positions, the '-' flag and widths); 22023 with its text
-    for what format() rejects, 0A000 for %I and %L and a width taken from an argument."""
+    """How many arguments PostgreSQL's format() reads for ``fmt`` (its text_format: %s, %I
+    and %L with positions, the '-' flag and widths); 22023 with its text for what format()
+    rejects, 0A000 for a width taken from an argument."""
     needed, nxt, i = 0, 0, 0
     while True:
         i = fmt.find("%", i)
@@ -465,9 +465,7 @@ def format_arguments(fmt: str) -> int:
         if m is None:
             raise PgError("22023", "unterminated format() type specifier", hint='For a single "%" use "%%".')
         pos, _, width, kind = m.groups()
-        if kind in "IL":
-            raise PgError("0A000", f"format() %{kind} is not supported by walsender-proxy")
-        if kind != "s":
+        if kind not in "sIL":
             raise PgError("22023", f'unrecognized format() type specifier "{kind}"', hint='For a single "%" use "%%".')
         if width is not None and width.startswith("*"):
             raise PgError("0A000", "format() with a width taken from an argument is not supported by walsender-proxy")
@@ -481,16 +479,20 @@ def format_arguments(fmt: str) -> int:
         i = m.end()
 
 
-def positional_format(fmt: str) -> str:
-    """``fmt`` (already checked by :func:`format_arguments`) with every specifier numbered
-    (``%s %1$s %s`` is ``%1$s %1$s %2$s``): PostgreSQL's format() lets them mix, a
-    specifier without a number taking the one after the last used; printf would not."""
-    out, nxt, i = [], 0, 0
+def positional_format(fmt: str) -> tuple[str, list[tuple[int, str]]]:
+    """``fmt`` (already checked by :func:`format_arguments`) as printf's: one ``%s`` per
+    specifier, in order, and for each the argument (1-based) and kind (``s``, ``I``, ``L``)
+    it prints. PostgreSQL's format() lets numbered and unnumbered specifiers mix (one
+    without a number takes the one after the last used) and prints one argument several
+    ways; printf's arguments are each specifier's own."""
+    out: list[str] = []
+    plan: list[tuple[int, str]] = []
+    nxt, i = 0, 0
     while True:
         j = fmt.find("%", i)
         if j < 0:
             out.append(fmt[i:])
-            return "".join(out)
+            return "".join(out), plan
         out.append(fmt[i:j])
         if fmt.startswith("%%", j):
             out.append("%%")
@@ -498,10 +500,10 @@ def positional_format(fmt: str) -> str:
             continue
         m = _FORMAT_SPEC.match(fmt, j)
         assert m is not None
-        pos = m.group(1)
+        pos, minus, width, kind = m.groups()
         nxt = int(pos) if pos is not None else nxt + 1
-        spec = fmt[j : m.end()]
-        out.append(f"%{nxt}$" + (spec[len(pos) + 2 :] if pos is not None else spec[1:]))
+        plan.append((nxt, kind))
+        out.append(f"%{len(plan)}$" + (minus or "") + (width or "") + "s")
         i = m.end()
 
 
@@ -4210,6 +4212,41 @@ class _Rewriter:
         name = ast.TypeName(names=(_s("pg_catalog"), _s(src.base.name)), typemod=-1)
         return self.expr(ast.TypeCast(arg=lit, typeName=name), scope)
 
+    def _num_nulls(self, name: str, node: ast.FuncCall, scope: _Scope) -> tuple[ast.Node, T | None]:
+        """num_nulls / num_nonnulls (VARIADIC "any"): how many arguments are (not) NULL; with
+        VARIADIC, how many elements of the array (NULL for a NULL array)."""
+        if not node.args:
+            raise self.fail("42883", f"function {name}() does not exist", node,
+                            hint="No function matches the given name and argument types. You might need to add explicit type casts.")
+        if node.func_variadic:
+            arr, at = self.expr(node.args[-1], scope)
+            if at is not None and at != UNKNOWN and not at.is_array:
+                raise self.fail("42804", "VARIADIC argument must be an array", node.args[-1])
+            macro = f"pgc_{name}_array"
+            self.needs.add(macro)
+            return _call(macro, arr), T("int4")  # (a NULL array: len(NULL) is NULL)
+        total: ast.Node | None = None
+        for a in node.args:
+            value, _ = self.expr(a, scope)
+            test = ast.NullTest(arg=value, nulltesttype=NullTestType.IS_NULL if name == "num_nulls" else NullTestType.IS_NOT_NULL)
+            one = _cast(test, "integer")
+            total = one if total is None else _op("+", total, one)
+        assert total is not None
+        return _cast(total, "integer"), T("int4")
+
+    def _format_argument(self, text: ast.Node, kind: str) -> ast.Node:
+        """One of format()'s arguments (its text) as specifier ``kind`` prints it: %s NULL as
+        nothing, %L by quote_literal (NULL unquoted), %I by quote_ident (22004 for NULL)."""
+        if kind == "s":
+            return ast.CoalesceExpr(args=(copy.deepcopy(text), _str("")))
+        if kind == "L":
+            self.needs.add("pgc_quote_literal")
+            return ast.CoalesceExpr(args=(_call("pgc_quote_literal", _cast(copy.deepcopy(text), "varchar")), _str("NULL")))
+        self.needs.add("pgc_quote_ident")
+        null = ast.NullTest(arg=copy.deepcopy(text), nulltesttype=NullTestType.IS_NULL)
+        refuse = _call("error", _str("PGERR[22004] null values cannot be formatted as an SQL identifier"))
+        return ast.CaseExpr(args=(ast.CaseWhen(expr=null, result=_cast(refuse, "varchar")),), defresult=_call("pgc_quote_ident", _cast(copy.deepcopy(text), "varchar")))
+
     def _record_mismatch(self, left: ast.Node, lt: T | None, right: ast.Node, rt: T | None, scope: _Scope, at: ast.A_Expr) -> ast.Node | None:
         """A composite value (``left`` and ``right`` as written) compared with a quoted
         literal or an anonymous ``ROW(…)`` is record's comparison: the literal would be
@@ -5169,6 +5206,8 @@ class _Rewriter:
         if node.funcformat == CoercionForm.COERCE_SQL_SYNTAX and name in KEEP_SQL_SYNTAX:
             node.args = tuple(self.expr(a, scope)[0] for a in node.args or ())
             return node, T("numeric") if name == "extract" else T("int4")
+        if name in ("num_nulls", "num_nonnulls"):
+            return self._num_nulls(name, node, scope)
         if name in ("quote_literal", "quote_nullable") and len(node.args or ()) == 1:
             # quote_literal(anyelement) is quote_literal(x::text): quoted as quote.c quotes
             arg = node.args[0]
@@ -5185,9 +5224,9 @@ class _Rewriter:
         pairs = self._unknown_args(name, [self.expr(a, scope) for a in node.args or ()])
         self._function_exists(name, node, [t for _, t in pairs], [a for a, _ in pairs])
         if name == "format":
-            # %s prints a value by its type's output function and NULL as nothing
-            # (PostgreSQL's text_format); printf would print DuckDB's forms and give NULL.
-            pairs[1:] = [(ast.CoalesceExpr(args=(_printed(a, t), _str(""))), TEXT) for a, t in pairs[1:]]
+            # each value by its type's output function (PostgreSQL's text_format), printed
+            # as its specifier says (_format_argument); printf would print DuckDB's forms
+            pairs[1:] = [(_printed(a, t), TEXT) for a, t in pairs[1:]]
         if name in ("concat", "concat_ws"):  # each value by its type's output function
             if any(isinstance(a, ast.RowExpr) for a, _ in pairs):  # (DuckDB prints a struct its way)
                 raise self.fail("0A000", f"{name}() of a row value is not supported by walsender-proxy", node)
@@ -5686,7 +5725,8 @@ class _Rewriter:
                 raise self.fail(e.sqlstate, e.message, node) from None
             if needed > len(args) - 1:
                 raise self.fail("22023", "too few arguments for format()", node)
-            return _call("printf", _str(positional_format(fmt)), *args[1:]), ret
+            printf, plan = positional_format(fmt)
+            return _call("printf", _str(printf), *(self._format_argument(args[n], kind) for n, kind in plan)), ret
         if special == "srf_in_select":
             if len(args) in (2, 3) and any(t is not None and t.name == "numeric" for t in types):
                 return _call("unnest", self._numeric_series(args, types, node)), NUMERIC_TEXT
