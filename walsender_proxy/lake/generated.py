@@ -7,9 +7,9 @@ replaced (the SQL layer refuses one given by a statement, 428C9).
 
 A column's expression is kept as a DuckDB expression the SQL layer translated from
 PostgreSQL's when the column was made (:class:`decoding.catalog.Generation`), over the
-row's columns named by their physical names, already of the column's type; the only error
-it can raise is an integer overflow (``cooked_exprs.duck``'s ``raising`` forms), reported
-as PostgreSQL reports it.
+row's columns named by their physical names, already of the column's type; the only
+errors it can raise are an integer overflow and a division by zero (``cooked_exprs.duck``'s
+``raising`` forms), reported as PostgreSQL reports them.
 """
 
 from __future__ import annotations
