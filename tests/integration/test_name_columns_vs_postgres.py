@@ -37,6 +37,18 @@ STATEMENTS = [
     "SELECT id FROM nt WHERE n < 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' ORDER BY id",
     "SELECT id FROM nt WHERE n = repeat('x', 70)",
     "SELECT 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'::name = 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxyz', 'abc'::name = 'abc '",
+    # a text[] (or varchar[]) cast to name[]: each element cut (text_name)
+    "SELECT array[repeat('x', 70), 'b']::name[], '{a,b}'::text[]::name[], (array[repeat('é', 40)]::varchar[])::name[]",
+    # parse_ident: quoted parts as written, others lower-cased, never cut; strict or not
+    "SELECT parse_ident('Schemax.Tabley'), parse_ident('\"SchemaX\".\"TableY\"'), parse_ident(' first . \"  second  \" .\"   third   \". \"  ' || repeat('x', 66) || '\"')",
+    "SELECT parse_ident(' first . \"  second  \" .\"   third   \". \"  ' || repeat('x', 66) || '\"')::name[]",
+    "SELECT parse_ident('foo.boo[]', strict => false), parse_ident('foo.boo[]', false)",
+    "SELECT parse_ident('foo.boo[]')",
+    "SELECT parse_ident(' .aaa')",
+    "SELECT parse_ident('xxx.1020')",
+    "SELECT parse_ident('\"c\".X XXXX')",
+    "SELECT parse_ident('\"\"')",
+    "SELECT parse_ident('\"unclosed')",
     "CREATE TABLE nt2 (n name PRIMARY KEY)",
     "INSERT INTO nt2 VALUES ('a'), ('a')",
     "INSERT INTO nt2 VALUES (repeat('k', 63) || 'a'), (repeat('k', 63) || 'b')",

@@ -55,6 +55,7 @@ from walsender_proxy.sql import (
     float_aggs,
     float_math,
     formatting_udfs,
+    ident_funcs,
     numeric_exprs,
     numeric_math,
     numeric_text,
@@ -773,6 +774,7 @@ def install(con: Any) -> None:
     formatting_udfs.install(con, have)
     bytea_text.install(con, have)
     regex_funcs.install(con, have)
+    ident_funcs.install(con, have)
     from walsender_proxy.sql import json_exprs, jsonb_edit, jsonb_ops
 
     jsonb_ops.install(con)

@@ -3982,6 +3982,7 @@ _MACROS: dict[str, str] = {
         ELSE pgc_half_rounded(b // 562949953421312) || ' PB' END)""",
     # namein's length: a value of more than 63 bytes cut to the longest prefix of whole
     # characters that fits
+    "pgc_name_array_in": "MACRO pgc_name_array_in(a) AS (list_transform(a, lambda pgc_x: pgc_name_in(pgc_x)))",
     "pgc_name_in": """MACRO pgc_name_in(s) AS (CASE WHEN strlen(s) <= 63 THEN s
         ELSE left(s, list_max(list_filter(range(0, 64), lambda k: strlen(left(s, k)) <= 63))) END)""",
     # pg_lsn_in of a computed text (a constant is read by literals.pg_lsn_in)

@@ -507,6 +507,22 @@ def positional_format(fmt: str) -> tuple[str, list[tuple[int, str]]]:
         i = m.end()
 
 
+def _positional(node: ast.FuncCall, params: Sequence[str], rw: Any) -> tuple[ast.Node, ...]:
+    """A call's arguments in parameter order, named ones (``strict => false``) put in
+    their places; 42883 for a name the function has not or a gap, as PostgreSQL's lookup."""
+    placed: dict[int, ast.Node] = {}
+    for i, a in enumerate(node.args or ()):
+        if isinstance(a, ast.NamedArgExpr):
+            if a.name not in params or params.index(a.name) in placed:
+                raise rw.fail("42883", f"function {node.funcname[-1].sval} does not exist", node)
+            placed[params.index(a.name)] = a.arg
+        else:
+            placed[i] = a
+    if sorted(placed) != list(range(len(placed))):
+        raise rw.fail("42883", f"function {node.funcname[-1].sval} does not exist", node)
+    return tuple(placed[i] for i in range(len(placed)))
+
+
 def _select_unpadded(sub: ast.Node) -> ast.SelectStmt:
     """``SELECT rtrim(v) FROM (sub) AS s(v)``: a one-column subquery of character(n) values
     as they are compared."""
@@ -3212,6 +3228,12 @@ class _Rewriter:
             # (PostgreSQL 15's input: strtoul, octal and hexadecimal, no error)
             value = literals.xid_in(_str_const(node.arg) or "", 32 if target == "xid" else 64)
             return _cast(_int(value), "UINTEGER" if target == "xid" else "UBIGINT"), T(target)
+        if target == "name" and is_array and node.typeName.arrayBounds and len(node.typeName.arrayBounds) == 1:
+            value, vt = self.expr(copy.deepcopy(node.arg), scope)  # (a probe: the cast below rewrites its own)
+            if vt is not None and vt.is_array and vt.name.lstrip("_") in ("text", "varchar", "name"):
+                # (each text element through text_name: cut to 63 bytes at a character's end)
+                self.needs.update(("pgc_name_in", "pgc_name_array_in"))
+                return _call("pgc_name_array_in", _cast(value, "VARCHAR", array=True)), T("_name")
         if target == "name" and not is_array:
             # namein: at most NAMEDATALEN - 1 (63) bytes, cut at a character's end
             self.needs.add("pgc_name_in")
@@ -5146,6 +5168,8 @@ class _Rewriter:
         if sql_function_calls.is_user_call(node):  # (a user's SQL function: its body inlined)
             return sql_function_calls.scalar_call(self, node, scope)
         name = self._func_name(node)
+        if name == "parse_ident" and any(isinstance(a, ast.NamedArgExpr) for a in node.args or ()):
+            node.args = _positional(node, ("qualname", "strict"), self)
         if node.agg_distinct and node.agg_order:
             written = {RawStream()(a) for a in node.args or ()}
             if any(RawStream()(sb.node) not in written for sb in node.agg_order):

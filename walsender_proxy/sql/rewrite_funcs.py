@@ -82,6 +82,7 @@ EMULATED: Mapping[str, Fn] = MappingProxyType(
         "pg_encoding_to_char": _f("pgc_pg_encoding_to_char", "name", 1),
         "pg_char_to_encoding": _f("pgc_pg_char_to_encoding", "int4", 1),
         "quote_ident": _f("pgc_quote_ident", "text", 1),
+        "parse_ident": _f("wpx_parse_ident", "_text", 1, 2, pad=("true",)),
         "pg_get_function_result": _f("pgc_procdef", "text", 1, special="procdef:result"),
         "pg_get_function_arguments": _f("pgc_procdef", "text", 1, special="procdef:args"),
         "pg_get_function_identity_arguments": _f(
