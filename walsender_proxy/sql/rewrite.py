@@ -981,6 +981,22 @@ def _qualify(node: Any, scope: _Scope) -> Any:
     return node
 
 
+def _whole_row(node: Any, scope: _Scope) -> tuple[str, _Scope, _Rel] | None:
+    """``t`` naming a relation's whole row (not a column of that name, nor a function's
+    scalar result): its alias, the query level that has it, and the relation."""
+    if not (isinstance(node, ast.ColumnRef) and len(node.fields) == 1 and isinstance(node.fields[0], ast.String)):
+        return None
+    alias = node.fields[0].sval
+    if scope.find(alias) is not None or scope.declared([alias]) is not None:
+        return None
+    level: _Scope | None = scope
+    while level is not None and alias not in level.rels:
+        level = level.parent
+    if level is None or level.rels[alias].scalar_column is not None:
+        return None
+    return alias, level, level.rels[alias]
+
+
 class _JsonHost:
     """The rewriter as :mod:`json_exprs` sees it (json_exprs.Host), in one scope."""
 
@@ -1019,19 +1035,10 @@ class _JsonHost:
         null-extend it, which DuckDB's STRUCT of NULLs would not show."""
         if isinstance(node, ast.RowExpr):
             return [(f"f{i}", *self.expr(a)) for i, a in enumerate(node.args or (), 1)]
-        if not (isinstance(node, ast.ColumnRef) and len(node.fields) == 1 and isinstance(node.fields[0], ast.String)):
+        found = _whole_row(node, self.scope)
+        if found is None:
             return None
-        alias = node.fields[0].sval
-        if self.scope.find(alias) is not None or self.scope.declared([alias]) is not None:
-            return None
-        level: _Scope | None = self.scope
-        while level is not None and alias not in level.rels:
-            level = level.parent
-        if level is None:
-            return None
-        rel = level.rels[alias]
-        if rel.scalar_column is not None:
-            return None
+        alias, level, rel = found
         cols = _rel_types(rel)
         if len(level.rels) != 1 or not cols:
             what = "a row of a relation joined with others" if cols else "a row of a relation of unknown columns"
@@ -4307,17 +4314,10 @@ class _Rewriter:
                 return None
             oids = [composite_values.declared_oid(ct) for _, ct in rt.fields]
             return [None if o >= FIRST_USER_OID else pgcatalog_defs.format_type(o, None) for o in oids]
-        if not (isinstance(node, ast.ColumnRef) and len(node.fields) == 1 and isinstance(node.fields[0], ast.String)):
+        found = _whole_row(node, scope)
+        if found is None:
             return None
-        alias = node.fields[0].sval
-        if scope.find(alias) is not None or scope.declared([alias]) is not None:
-            return None  # (a column of that name)
-        level: _Scope | None = scope
-        while level is not None and alias not in level.rels:
-            level = level.parent
-        if level is None or level.rels[alias].scalar_column is not None:
-            return None
-        cols = _rel_types(level.rels[alias])
+        cols = _rel_types(found[2])
         return [self._shown_column_type(ct) for _, ct in cols] if cols else None
 
     @staticmethod
