@@ -85,6 +85,18 @@ INDEXES = [
     "CREATE INDEX ON ixj USING hash (n, j)",
     "CREATE UNIQUE INDEX ON ixj USING hash (n)",
     "CREATE INDEX ON ixj USING nope (n)",
+    # two unique indexes on one column, the second one NULLS NOT DISTINCT: both hold
+    "CREATE TABLE nd (i int, t text)",
+    "CREATE UNIQUE INDEX nd_1 ON nd (i) NULLS DISTINCT",
+    "CREATE UNIQUE INDEX nd_2 ON nd (i) NULLS NOT DISTINCT",
+    "INSERT INTO nd (t) VALUES ('six')",
+    "INSERT INTO nd (t) VALUES ('seven')",
+    "INSERT INTO nd VALUES (1, 'a')",
+    "INSERT INTO nd VALUES (1, 'b')",
+    "DROP INDEX nd_2",
+    "INSERT INTO nd (t) VALUES ('seven')",
+    "CREATE UNIQUE INDEX nd_3 ON nd (i) NULLS NOT DISTINCT",
+    "SELECT * FROM nd ORDER BY t",
 ]
 
 UNIQUE_CONSTRAINTS = [

@@ -722,13 +722,15 @@ class Lake:
                 return []
             phys = tuple(t.column(k).physical for k in t.primary_key)  # type: ignore[union-attr]
             return [_Unique(t.pkey_name, t.primary_key, phys, True, True)]
-        out: dict[tuple[str, ...], _Unique] = {}
+        # (one check per column set and NULL treatment: NULLS NOT DISTINCT refuses what a
+        # plain unique index on the same columns accepts)
+        out: dict[tuple[tuple[str, ...], bool], _Unique] = {}
         for v in versions:
             by_name = {c.name: c.physical for c in v.columns}
             for k in v.unique_keys():
                 phys = tuple(by_name[c] for c in k.columns)
-                if phys not in out or k.name == t.pkey_name:
-                    out[phys] = _Unique(k.name, k.columns, phys, k.nulls_not_distinct, k.name == t.pkey_name and bool(t.primary_key))
+                if (phys, k.nulls_not_distinct) not in out or k.name == t.pkey_name:
+                    out[phys, k.nulls_not_distinct] = _Unique(k.name, k.columns, phys, k.nulls_not_distinct, k.name == t.pkey_name and bool(t.primary_key))
         return list(out.values())
 
     def unique_key_columns(self, tx: Transaction, t: Table) -> list[str]:
