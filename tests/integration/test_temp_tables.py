@@ -105,6 +105,16 @@ SESSION = [
     "INSERT INTO t14 VALUES (1)",
     "COMMIT",
     "SELECT (SELECT count(*) FROM t13), (SELECT count(*) FROM t14)",
+    # a partitioned table's DELETE ROWS leaves partitions that keep their rows
+    "BEGIN",
+    "CREATE TEMP TABLE tp (a int) PARTITION BY LIST (a) ON COMMIT DELETE ROWS",
+    "CREATE TEMP TABLE tp1 PARTITION OF tp FOR VALUES IN (1)",
+    "CREATE TEMP TABLE tp2 PARTITION OF tp FOR VALUES IN (2) ON COMMIT DELETE ROWS",
+    "CREATE TEMP TABLE tp3 PARTITION OF tp FOR VALUES IN (3) ON COMMIT DROP",
+    "INSERT INTO tp VALUES (1), (2), (3)",
+    "COMMIT",
+    "SELECT * FROM tp ORDER BY a",
+    "SELECT relname FROM pg_class WHERE relname LIKE 'tp_' ORDER BY 1",
 ]
 COPY_ROWS = [b"1\tone\n", b"2\ttwo\n"]
 

@@ -480,6 +480,9 @@ class Executor:
             return
         tables = tx.catalog().tables.values()
         live = {t.qualified_name for t in tables if t.schema == self.temp_schema}
+        # (a partitioned table has no rows of its own: its DELETE ROWS leaves its partitions,
+        # which keep their own ON COMMIT setting, as heap_truncate_one_rel skips it)
+        parted = {t.qualified_name for t in tables if t.partition_key is not None}
         emptied: list[str] = []
         for name, action in list(self._on_commit.items()):
             if name not in live:
@@ -487,7 +490,7 @@ class Executor:
             elif action == enums.OnCommitAction.ONCOMMIT_DROP:
                 tx.drop_table(name, cascade=True)
                 del self._on_commit[name]
-            elif tx.xid is not None:
+            elif tx.xid is not None and name not in parted:
                 emptied.append(name)
         if emptied:  # (together, as PreCommit_on_commit_actions truncates them)
             try:
