@@ -2,7 +2,8 @@
 statement leaves, extension with NULLs, several assignments in one SET, slices with
 omitted bounds, NULL sources and subscripts, PostgreSQL's errors, and the refusal of what
 would give an array a lower bound other than 1. Values assigned to integer elements or
-columns round as PostgreSQL's casts round (numeric half away from zero, float to even)."""
+columns round as PostgreSQL's casts round (numeric half away from zero, float to even).
+jsonb's subscripted assignment (``SET j['a'][0] = v``) beside PostgreSQL's too."""
 
 from __future__ import annotations
 
@@ -63,6 +64,38 @@ STATEMENTS = [
     "DROP TABLE aa_t",
 ]
 
+JSONB = [
+    "CREATE TABLE js_t (id int, j jsonb)",
+    """INSERT INTO js_t VALUES (1, NULL), (2, NULL), (3, '5'), (4, '{"a": 1}'), (5, '[1,2]'), (6, '"s"')""",
+    "UPDATE js_t SET j[0] = '\"x\"' WHERE id = 1",  # (a NULL jsonb: an array for an integer)
+    "UPDATE js_t SET j['0'] = '\"x\"' WHERE id = 2",  # (… an object for a text)
+    "UPDATE js_t SET j['a'] = '1' WHERE id = 3",
+    "UPDATE js_t SET j[0] = '1' WHERE id = 6",
+    "UPDATE js_t SET j['a']['b'] = '1' WHERE id = 4",
+    "UPDATE js_t SET j[1]['b'] = '1' WHERE id = 5",
+    """UPDATE js_t SET j['x'][2]['y'] = '{"q": [1]}', j['z'] = 'null' WHERE id = 4 RETURNING *""",
+    "UPDATE js_t SET j[-1] = '9' WHERE id = 5 RETURNING *",
+    "UPDATE js_t SET j[-3] = '9' WHERE id = 5",
+    "UPDATE js_t SET j['a'] = '9' WHERE id = 5",
+    "UPDATE js_t SET j[1::bigint] = '9' WHERE id = 5",
+    "UPDATE js_t SET j[1.5] = '9' WHERE id = 5",
+    "UPDATE js_t SET j[true] = '9' WHERE id = 5",
+    "UPDATE js_t SET j[1:2] = '9' WHERE id = 5",
+    "UPDATE js_t SET j.a = '9' WHERE id = 5",
+    "UPDATE js_t SET j[NULL] = '9' WHERE id = 5",
+    "UPDATE js_t SET j[id] = to_jsonb(id) WHERE id = 5 RETURNING j",
+    "UPDATE js_t SET j[id::text] = to_jsonb(id) WHERE id = 4 RETURNING j",
+    "UPDATE js_t SET j[' 1'] = '7' WHERE id = 5 RETURNING j",
+    "UPDATE js_t SET j['1x'] = '7' WHERE id = 5",
+    "UPDATE js_t SET j[1] = NULL WHERE id = 5 RETURNING j",
+    """UPDATE js_t SET j['k'] = '"v"', j['k'] = '"w"' WHERE id = 4 RETURNING j""",
+    "UPDATE js_t SET j[0] = '1' WHERE id = 99",
+    """INSERT INTO js_t (id, j['a'][1]) VALUES (7, '"new"') RETURNING *""",
+    """INSERT INTO js_t (id, j[2]) VALUES (8, '"new"') RETURNING *""",
+    "SELECT * FROM js_t ORDER BY id",
+    "DROP TABLE js_t",
+]
+
 #: Where the proxy answers otherwise, on purpose: a lower bound other than 1 is refused.
 REFUSED = {
     "INSERT INTO aa_t (id, a[2]) VALUES (18, 2)",
@@ -74,6 +107,11 @@ REFUSED = {
 def test_subscripted_assignment_as_postgres(proxy: ProxyServer, pg15: PgCluster) -> None:
     db = pg15.new_database("arrassign")
     same_answers(proxy.dsn(), pg15.dsn(dbname=db), [s for s in STATEMENTS if s not in REFUSED]).close()
+
+
+def test_jsonb_subscripted_assignment_as_postgres(proxy: ProxyServer, pg15: PgCluster) -> None:
+    db = pg15.new_database("jsonassign")
+    same_answers(proxy.dsn(), pg15.dsn(dbname=db), JSONB).close()
 
 
 def test_what_would_move_a_lower_bound_is_refused(proxy: ProxyServer) -> None:

@@ -53,6 +53,7 @@ from walsender_proxy.sql import (
     defaults,
     explain,
     identity,
+    jsonb_edit,
     param_recv,
     prepared_datestyle,
     privilege_checks,
@@ -621,7 +622,7 @@ class Engine:
             if target.indirection:
                 if col.name in sets:
                     raise PgError("42601", f'multiple assignments to same column "{col.name}"')
-                sub = array_assign.subscript(col.name, target.indirection, col.type.sql_name(), col.type.is_array)
+                sub = array_assign.subscript(col.name, target.indirection, col.type.sql_name(), col.type.is_array, target.location)
                 k = len(subs)
                 subs.append(sub)
                 selected += array_assign.selected(sub, k, RawStream()(assigned(target.val)))
@@ -678,7 +679,7 @@ class Engine:
             if rt.name in plain or (not rt.indirection and rt.name in names):
                 raise PgError("42701", f'column "{rt.name}" specified more than once')
             if rt.indirection:
-                subs.append(array_assign.subscript(col.name, rt.indirection, col.type.sql_name(), col.type.is_array))
+                subs.append(array_assign.subscript(col.name, rt.indirection, col.type.sql_name(), col.type.is_array, rt.location))
                 sources.append(j)
             else:
                 plain[rt.name] = j
@@ -689,7 +690,7 @@ class Engine:
         for row in node.selectStmt.valuesLists or ():
             if any(isinstance(row[j], ast.SetToDefault) for j in sources if j < len(row)):
                 raise PgError("0A000", "cannot set an array element to DEFAULT")
-        bounds = [part for k, sub in enumerate(subs) for part in array_assign.selected(sub, k, "NULL")[:2]]
+        bounds = [part for k, sub in enumerate(subs) for part in array_assign.subscripts_selected(sub, k)]
         src = defaults.with_defaults(node.selectStmt, t, [rt.name for rt in node.cols], tx.catalog())
         rw = self.rewritten(f"SELECT __wp_s.*, {', '.join(bounds)} FROM ({RawStream()(src)}) AS __wp_s", tx, params=params, writing=t.name)
         data = self.relation(rw.sql, params).to_arrow_table()
@@ -700,7 +701,7 @@ class Engine:
             raise PgError("42601", "INSERT has more target columns than expressions")
         rows = pa.table(
             {f"__val_{k}": data.column(j) for k, j in enumerate(sources)}
-            | {f"__{b}_{k}": data.column(f"__{b}_{k}") for k in range(len(subs)) for b in ("lo", "hi")}
+            | {n: data.column(n) for k, sub in enumerate(subs) for n in array_assign.subscript_columns(sub, k)}
         )
         out = {n: coerce_text(t.column(n), data.column(j), self.date_order, self.text_out) for n, j in plain.items()}  # type: ignore[arg-type]
         out |= {c.name: arr for c, arr in self._subscripted(t, subs, rows)}
@@ -726,6 +727,13 @@ class Engine:
             if sub.column not in out:
                 old = (base or rows).column(c.physical).to_pylist() if base is not None or c.physical in rows.column_names else [None] * rows.num_rows
                 out[sub.column] = (c, old)
+            current = out[sub.column][1]
+            if sub.path:
+                paths, expect_array = array_assign.jsonb_path(sub, [rows.column(n) for n in array_assign.subscript_columns(sub, k)])
+                values = coerce_text(c, rows.column(f"__val_{k}"), self.date_order, self.text_out).to_pylist()
+                for i, path in enumerate(paths):
+                    current[i] = jsonb_edit.set_element(current[i], path, values[i], expect_array)
+                continue
             target = c if sub.is_slice else dataclasses.replace(c, type=dataclasses.replace(c.type, is_array=False))
             try:
                 values = coerce_text(target, rows.column(f"__val_{k}"), self.date_order, self.text_out).to_pylist()
@@ -735,7 +743,6 @@ class Engine:
                     raise PgError("42804", f'subscripted assignment to "{c.name}" requires type {target.type.sql_name()} but expression is of type {shown}', hint=e.hint) from None
                 raise
             lows, highs = rows.column(f"__lo_{k}").to_pylist(), rows.column(f"__hi_{k}").to_pylist()
-            current = out[sub.column][1]
             for i in range(rows.num_rows):
                 current[i] = array_assign.assign(current[i], sub, lows[i], highs[i], values[i])
         return [(c, pa.array(v, type=c.type.arrow)) for c, v in out.values()]

@@ -1,6 +1,7 @@
-"""jsonb's editing functions: ``-`` (a key, keys or an index), ``#-`` (a path) and
-``jsonb_set``, as PostgreSQL 15's jsonfuncs.c does them (jsonb_delete, jsonb_delete_array,
-jsonb_delete_idx, jsonb_delete_path, jsonb_set and its setPath walk), over jsonb's text.
+"""jsonb's editing functions: ``-`` (a key, keys or an index), ``#-`` (a path),
+``jsonb_set`` and subscripted assignment (``SET j['a'][0] = …``), as PostgreSQL 15's
+jsonfuncs.c does them (jsonb_delete, jsonb_delete_array, jsonb_delete_idx,
+jsonb_delete_path, jsonb_set, jsonb_set_element and their setPath walk), over jsonb's text.
 
 A value is parsed with its numbers kept as written (``1.50`` stays ``1.50``), edited, and
 written back through jsonb's input, which orders keys as jsonb stores them.
@@ -168,6 +169,61 @@ def _set_array(a: list[Any], path: list[str | None], level: int, new: Any, op: s
     if op == _CREATE and not done and last:
         out.append(new)
     return out
+
+
+def set_element(text: str | None, path: list[str], new: str | None, expect_array: bool) -> str:
+    """``j[p1][p2]… = new`` (jsonb_set_element): setPath with JB_PATH_CREATE, FILL_GAPS and
+    CONSISTENT_POSITION. A NULL ``text`` starts as an empty array when the first subscript
+    is an integer (``expect_array``), else as an empty object; a NULL ``new`` is JSON null;
+    missing keys and positions are created, with nulls filling the gaps."""
+    v = ([] if expect_array else {}) if text is None else _load(text)
+    return _out(_assign(v, path, 0, None if new is None else _load(new)))
+
+
+def _assign(v: Any, path: list[str], level: int, new: Any) -> Any:
+    if isinstance(v, dict):
+        key, last = path[level], level == len(path) - 1
+        out = dict(v)
+        if key in v and not last:
+            out[key] = _assign(v[key], path, level + 1, new)
+        else:
+            out[key] = new if last else _chain(path, level + 1, new)
+        return out
+    if isinstance(v, list):
+        return _assign_array(v, path, level, new)
+    raise PgError(
+        "22023", "cannot replace existing key",
+        detail="The path assumes key is a composite object, but it is a scalar value.",
+    )  # fmt: skip
+
+
+def _assign_array(a: list[Any], path: list[str], level: int, new: Any) -> list[Any]:
+    text = path[level]
+    if not _STRTOL.fullmatch(text) or not _INT_MIN <= int(text) < 2**31:
+        raise PgError("22P02", f'path element at position {level + 1} is not an integer: "{text}"')
+    n, idx = len(a), int(text)
+    if idx < 0:
+        if -idx > n:  # (prepending would move the elements: CONSISTENT_POSITION refuses)
+            raise PgError("22023", f"path element at position {level + 1} is out of range: {idx}")
+        idx += n
+    last = level == len(path) - 1
+    if idx < n:
+        out = list(a)
+        out[idx] = new if last else _assign(a[idx], path, level + 1, new)
+        return out
+    return [*a, *[None] * (idx - n), new if last else _chain(path, level + 1, new)]
+
+
+def _chain(path: list[str], level: int, new: Any) -> Any:
+    """push_path: the containers the rest of the path names (an array, with nulls before
+    the position, for an integer; an object for a key), holding ``new`` at its end."""
+    if level == len(path):
+        return new
+    text = path[level]
+    inner = _chain(path, level + 1, new)
+    if _STRTOL.fullmatch(text) and _INT_MIN <= int(text) < 2**31:
+        return [*[None] * max(int(text), 0), inner]
+    return {text: inner}
 
 
 def _rowwise(fn: Any, *cols: pa.Array | pa.ChunkedArray) -> pa.Array:
