@@ -49,6 +49,20 @@ ACTIONS = [
     "alter table p drop column u",
     "drop table p",
     "drop table p, c",
+    # a referenced key compares bytewise for its actions: 0 after -0 cascades, NaN is itself
+    "create table pkf (a float8, b float8, primary key (a, b))",
+    "create table fkf (x float8, y float8, foreign key (x, y) references pkf (a, b) on update cascade)",
+    "insert into pkf values ('-0', '-0'), ('NaN', 1)",
+    "insert into fkf values ('-0', '-0'), ('NaN', 1)",
+    "update pkf set a = '0' where a = '-0'",
+    "update pkf set a = a where b = 1",
+    "select x::text, y::text from fkf order by 1",
+    "create table pkf4 (a float4 primary key)",
+    "create table fkf4 (x float4 references pkf4 on update restrict)",
+    "insert into pkf4 values ('-0'), ('NaN')",
+    "insert into fkf4 values ('-0'), ('NaN')",
+    "update pkf4 set a = '0' where a = '-0'",
+    "update pkf4 set a = 'NaN' where a = 'NaN'",
 ]
 
 CHAINS = [

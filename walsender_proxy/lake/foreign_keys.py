@@ -414,7 +414,7 @@ def after_change(
         if news is not None:  # (RI_FKey_pk_upd_check_required: an unchanged key is not checked)
             diff = None
             for c in link.parent_cols:
-                ne = pc.fill_null(pc.not_equal(olds.column(c), news.column(c)), True)
+                ne = pc.fill_null(pc.not_equal(*_images(olds.column(c), news.column(c))), True)
                 both = pc.and_(pc.is_null(olds.column(c)), pc.is_null(news.column(c)))
                 ne = pc.and_(ne, pc.invert(both))
                 diff = ne if diff is None else pc.or_(diff, ne)
@@ -427,6 +427,17 @@ def after_change(
         news = news.filter(every) if news is not None else None
         if olds.num_rows:
             _act(tx, link, olds, news)
+
+
+def _images(*cols: pa.ChunkedArray) -> list[pa.Array | pa.ChunkedArray]:
+    """Columns compared as ri_KeysEqual compares a referenced key's old and new values:
+    bytewise (datum_image_eq), so 0 and -0 differ and an update from one to the other
+    cascades; NaN equals itself."""
+    t = cols[0].type
+    if not pa.types.is_floating(t):
+        return list(cols)
+    bits = pa.int64() if t.bit_width == 64 else pa.int32()
+    return [c.combine_chunks().view(bits) if isinstance(c, pa.ChunkedArray) else c.view(bits) for c in cols]
 
 
 def _act(tx: OpenTransaction, link: _Link, olds: pa.Table, news: pa.Table | None) -> None:
