@@ -115,6 +115,15 @@ SESSION = [
     "COMMIT",
     "SELECT * FROM tp ORDER BY a",
     "SELECT relname FROM pg_class WHERE relname LIKE 'tp_' ORDER BY 1",
+    # a partition is temporary exactly when its parent is
+    "CREATE TABLE tp_perm PARTITION OF tp DEFAULT",
+    "CREATE TABLE tq_perm (a int) PARTITION BY LIST (a)",
+    "CREATE TEMP TABLE tq_temp PARTITION OF tq_perm DEFAULT",
+    "CREATE TEMP TABLE tq_temp2 (a int)",
+    "ALTER TABLE tq_perm ATTACH PARTITION tq_temp2 FOR VALUES IN (1)",
+    "CREATE TABLE tq_perm2 (a int)",
+    "ALTER TABLE tp ATTACH PARTITION tq_perm2 FOR VALUES IN (5)",
+    "DROP TABLE tq_perm, tq_perm2",
 ]
 COPY_ROWS = [b"1\tone\n", b"2\ttwo\n"]
 

@@ -18,6 +18,7 @@ from decoding.catalog import (
     PartitionExpr,
     PartitionKey,
     Table,
+    is_temp_schema,
 )
 from decoding.pgtypes import ColumnType, parse_type
 from walsender_proxy.lake import index_ddl, partitions, pghash
@@ -323,6 +324,10 @@ def create_partition(
 ) -> tuple[list[CatalogOp], Table]:
     """``CREATE TABLE name PARTITION OF parent spec``: the parent's columns (with their
     NOT NULL, defaults and inheritable CHECKs), its primary key, and the bound."""
+    if is_temp_schema(schema) != is_temp_schema(parent.schema):  # (MergeAttributes)
+        made = "temporary" if is_temp_schema(schema) else "permanent"
+        its = "permanent" if is_temp_schema(schema) else "temporary"
+        raise LakeError("42809", f'cannot create a {made} relation as partition of {its} relation "{parent.name}"')
     if cat.relation_exists(schema, name):
         raise LakeError("42P07", f'relation "{name}" already exists')
     bound = make_bound(cat, parent, name, spec)
@@ -350,6 +355,10 @@ def attach_partition(cat: Catalog, parent: Table, t: Table, spec: BoundSpec) -> 
         raise LakeError("42809", f'"{t.name}" is already a partition')
     if t.oid == parent.oid or any(a.oid == t.oid for a in cat.ancestors(parent)):
         raise LakeError("42P17", 'circular inheritance not allowed', detail=f'"{parent.name}" is already a child of "{t.name}".')
+    if is_temp_schema(t.schema) != is_temp_schema(parent.schema):
+        made = "temporary" if is_temp_schema(t.schema) else "permanent"
+        its = "permanent" if is_temp_schema(t.schema) else "temporary"
+        raise LakeError("42809", f'cannot attach a {made} relation as partition of {its} relation "{parent.name}"')
     for c in t.columns:
         if parent.column(c.name) is None:
             raise LakeError(
