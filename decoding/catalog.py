@@ -823,13 +823,16 @@ class View:
     #: column added to one of them would change its text's meaning (PostgreSQL expanded
     #: them at creation).
     expands: bool = True
+    #: The tables whose primary key its query's GROUP BY rests on (a column grouped by
+    #: functional dependency): PostgreSQL's pg_depend entry on the key's constraint.
+    key_depends: tuple[int, ...] = ()
 
     @property
     def qualified_name(self) -> str:
         return f"{self.schema}.{self.name}"
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        d = {
             "oid": self.oid,
             "schema": self.schema,
             "name": self.name,
@@ -839,13 +842,16 @@ class View:
             "depends": list(self.depends),
             "expands": self.expands,
         }
+        if self.key_depends:
+            d["key_depends"] = list(self.key_depends)
+        return d
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> View:
         return cls(
             d["oid"], d["schema"], d["name"], d["query"], d["definition"],
             tuple(ViewColumn(n, o, m) for n, o, m in d["columns"]), tuple(d.get("depends", ())),
-            d.get("expands", True),
+            d.get("expands", True), tuple(d.get("key_depends", ())),
         )  # fmt: skip
 
 

@@ -24,7 +24,7 @@ from decoding.catalog import (
     name_addition,
     pkey_name,
 )
-from walsender_proxy.lake import foreign_key_ddl
+from walsender_proxy.lake import foreign_key_ddl, view_ddl
 from walsender_proxy.lake.errors import LakeError
 
 Alloc = Callable[[], int]
@@ -229,12 +229,27 @@ def drop_primary_key(cat: Catalog, t: Table, cascade: bool) -> tuple[list[Catalo
     """``DROP CONSTRAINT <table>_pkey``: the key goes, its columns stay NOT NULL (as in
     PostgreSQL 15); the foreign keys made against it are 2BP01, or go with CASCADE."""
     found = foreign_key_ddl.referencing_index(cat, t, 0)
+    what = f"constraint {t.pkey_name} on table {t.name}"
+    views = [v for v in sorted(cat.views.values(), key=lambda v: v.oid) if t.oid in v.key_depends]
+    if views and not cascade:  # (a view whose GROUP BY rests on the key)
+        path = [v.schema for v in views]
+        more = view_ddl.dependency_lines(cat, [v.oid for v in views], path)[1]
+        raise view_ddl.dependents_error(what, [
+            *(f"{foreign_key_ddl.described(c, fk)} depends on index {t.pkey_name}" for c, fk in found),
+            *(f"{view_ddl.described(v, path)} depends on {what}" for v in views), *more,
+        ])  # fmt: skip
     keys, lines = foreign_key_ddl.drop_referencing(
-        cat, found, f"constraint {t.pkey_name} on table {t.name}", cascade,
-        lambda c, fk: f"{foreign_key_ddl.described(c, fk)} depends on index {t.pkey_name}",
+        cat, found, what, cascade, lambda c, fk: f"{foreign_key_ddl.described(c, fk)} depends on index {t.pkey_name}",
     )  # fmt: skip
+    dropped: list[CatalogOp] = []
+    for v in views:
+        if {"op": "drop_view", "oid": v.oid} in dropped:  # (it reads another view dropped here)
+            continue
+        ops, also = view_ddl.drop_view(cat, lambda: 0, v.qualified_name, True, True, [v.schema])
+        dropped += [op for op in ops if op not in dropped]
+        lines += [view_ddl.described(v, [v.schema]), *also]
     latest = _latest(keys, t)
-    return [*keys, {"op": "put_table", "table": replace(latest, primary_key=(), pkey_index="").to_json()}], lines
+    return [*dropped, *keys, {"op": "put_table", "table": replace(latest, primary_key=(), pkey_index="").to_json()}], lines
 
 
 def without_index(t: Table, ix: Index) -> Table:

@@ -1219,9 +1219,13 @@ class Transaction:
         or_replace: bool = False,
         format_type: view_ddl.FormatType = lambda oid, typmod: str(oid),
         expands: bool = True,
+        key_depends: Sequence[int] = (),
     ) -> View:
-        """CREATE [OR REPLACE] VIEW; ``name`` qualified by the caller."""
-        return self._run_ddl(view_ddl.create_view, name, query, definition, columns, depends, or_replace, self._path(), format_type, expands)
+        """CREATE [OR REPLACE] VIEW; ``name`` qualified by the caller; ``key_depends``: the
+        tables whose primary key its GROUP BY rests on."""
+        return self._run_ddl(
+            view_ddl.create_view, name, query, definition, columns, depends, or_replace, self._path(), format_type, expands, key_depends
+        )
 
     def drop_view(self, name: str, *, if_exists: bool = False, cascade: bool = False, also: Sequence[int] = ()) -> list[str]:
         """DROP VIEW; returns the views CASCADE dropped besides (for the NOTICE); ``also``:

@@ -60,6 +60,7 @@ def create_view(
     search_path: Sequence[str],
     format_type: FormatType,
     expands: bool = True,
+    key_depends: Sequence[int] = (),
 ) -> tuple[list[CatalogOp], View]:
     """``name`` is qualified by the caller (the creation schema, or the session's
     temporary schema). OR REPLACE keeps the OID and may only append columns."""
@@ -95,7 +96,7 @@ def create_view(
                     f"{format_type(was.type_oid, was.typmod)} to {format_type(new.type_oid, new.typmod)}",
                 )
     oid = old.oid if old is not None else alloc()
-    v = View(oid, schema, rel, query, definition, tuple(columns), tuple(dict.fromkeys(depends)), expands)
+    v = View(oid, schema, rel, query, definition, tuple(columns), tuple(dict.fromkeys(depends)), expands, tuple(sorted(set(key_depends))))
     return [{"op": "put_view", "view": v.to_json()}], v
 
 

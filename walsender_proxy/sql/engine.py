@@ -66,7 +66,11 @@ from walsender_proxy.sql import (
 )
 from walsender_proxy.sql.column_coercion import TextOut, coerce_text, coerce_text_columns
 from walsender_proxy.sql.ddl_names import qualified, unsupported
-from walsender_proxy.sql.duck_errors import duck_error, locate_missing_column
+from walsender_proxy.sql.duck_errors import (
+    duck_error,
+    locate_missing_column,
+    locate_ungrouped_column,
+)
 from walsender_proxy.sql.insert_fast import ColumnInput, values_from_plan
 from walsender_proxy.sql.nodes import all_nodes
 from walsender_proxy.sql.param_recv import text_params
@@ -315,6 +319,15 @@ class Engine:
                 out.append(views.as_table(v) if v is not None else tx.table(f"{schema}.{name}" if schema else name))
         return out
 
+    def _column_names(self, tx: Transaction, schema: str | None, name: str) -> set[str] | None:
+        """A table's or a view's column names, None for what is neither."""
+        try:
+            v = views.find(tx.catalog(), schema, name, self.ex.search_path())
+            t = views.as_table(v) if v is not None else tx.table(f"{schema}.{name}" if schema else name)
+        except PgError:
+            return None
+        return {c.name for c in t.columns}
+
     # -- SELECT --------------------------------------------------------------------------
     def select(self, tx: Transaction, node: ast.SelectStmt, text: str, params: list[Any]) -> Rows:
         self._release()
@@ -332,6 +345,7 @@ class Engine:
             rel = self.relation(rw.sql, params, rw.dropped_params)
         except PgError as e:
             locate_missing_column(e, node)
+            locate_ungrouped_column(e, node, lambda schema, name: self._column_names(tx, schema, name))
             raise
         rows = Rows(result_columns(rel, rw, self.tables_of(tx, rw)), result_batches(rel, self.ex))
         if no_columns(rows.columns):
@@ -386,13 +400,19 @@ class Engine:
             return {}
         return dict(rw.param_oids)
 
-    def describe_text(self, tx: Transaction, sql: str) -> list[Column]:
+    def describe_text(self, tx: Transaction, sql: str) -> tuple[list[Column], tuple[int, ...]]:
         """The result columns of a query given as text (CREATE VIEW's, whose positions
-        are the statement's)."""
+        are the statement's), and the tables whose primary key its GROUP BY rests on."""
         self._release()
         rw = self.rewritten(sql, tx)
-        rel = self.relation(f"SELECT * FROM ({rw.sql}) LIMIT 0", [], rw.dropped_params)
-        return result_columns(rel, rw, self.tables_of(tx, rw))
+        try:
+            rel = self.relation(f"SELECT * FROM ({rw.sql}) LIMIT 0", [], rw.dropped_params)
+        except PgError as e:
+            node = parse_sql(sql)[0].stmt
+            locate_missing_column(e, node)
+            locate_ungrouped_column(e, node, lambda schema, name: self._column_names(tx, schema, name))
+            raise
+        return result_columns(rel, rw, self.tables_of(tx, rw)), rw.key_dependencies
 
     # -- INSERT --------------------------------------------------------------------------
     def insert(self, tx: Transaction, node: ast.InsertStmt, params: list[Any], *, made: bool = False) -> Iterator[Outcome]:
@@ -888,11 +908,13 @@ def _read_only_with(clause: ast.WithClause | None, verb: str) -> str:
 
 def _typed(sql: str, t: Table, cat: Catalog | None = None) -> UserTable:
     """A user table's SQL with its columns' declared types, for the rewriter."""
+    key = {"primary_key": t.primary_key, "key_table": t.oid} if t.primary_key else {}
     if t.partition_key is None:
-        return UserTable(sql, {c.name: c.type for c in t.columns}, oid=t.oid)
+        return UserTable(sql, {c.name: c.type for c in t.columns}, oid=t.oid, **key)
     return UserTable(
         sql,
         {c.name: c.type for c in t.columns},
+        **key,
         partitioned=True,
         tableoid_sql=None if cat is None else lambda col: partitions.tableoid_sql(cat, t, col),
     )

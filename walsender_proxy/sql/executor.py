@@ -899,7 +899,12 @@ class Executor:
         values = self.engine.decode_params(st, [0], texts, oids, self.settings.date_order(), user)
         if st.unused:
             values.unused = st.unused
-        yield from _fixed_result(st, self._dispatch(st.node, st.text, values))
+        try:
+            yield from _fixed_result(st, self._dispatch(st.node, st.text, values))
+        except PgError as e:  # (a position would be in the PREPARE's text: PostgreSQL sends none)
+            if getattr(e, "position", None) is not None:
+                e.position = None  # type: ignore[attr-defined]
+            raise
 
     def _lock(self, node: ast.LockStmt) -> Done:
         """``LOCK TABLE … IN ACCESS SHARE | ROW SHARE MODE`` (pg_dump takes ACCESS SHARE of

@@ -75,6 +75,7 @@ from walsender_proxy.sql import (
     float_exprs,
     formatting_udfs,
     function_exists,
+    functional_grouping,
     join_star,
     json_exprs,
     json_records,
@@ -278,6 +279,10 @@ class UserTable:
     partitioned: bool = False
     #: A partitioned table's ``tableoid`` from its key columns (see ``Rel.tableoid_sql``).
     tableoid_sql: Callable[[Callable[[str], str]], str] | None = None
+    #: Its primary key's columns (GROUP BY them groups the others: functional_grouping).
+    primary_key: tuple[str, ...] = ()
+    #: The table's OID, whose key that is (a view grouping by it depends on the key).
+    key_table: int = 0
 
 
 ResolveUserTable = Callable[[str | None, str], "str | UserTable | views.ViewQuery | None"]
@@ -339,6 +344,8 @@ class Rewritten:
     #: Per output column, the user table column it is as selected (RowDescription's table
     #: OID and attribute number), or None; None when not known for the statement.
     origins: tuple[Origin | None, ...] | None = None
+    #: Tables whose primary key a GROUP BY rests on (functional_grouping).
+    key_dependencies: tuple[int, ...] = ()
     #: With ``infer_params``: the type OID parse analysis gave each unspecified ``$n``
     #: it could place, by number.
     param_oids: tuple[tuple[int, int], ...] = ()
@@ -1110,6 +1117,8 @@ class _Rewriter:
         #: The views being expanded (a view reading itself is PostgreSQL's 42P17).
         self._views_open: set[int] = set()
         self.reg_inputs: list[tuple[str, str, int | None]] = []
+        #: Tables whose primary key a GROUP BY rests on (functional_grouping).
+        self.key_dependencies: set[int] = set()
 
     # -- errors --------------------------------------------------------------------------
     def _pos(self, node: Any) -> int | None:
@@ -1298,6 +1307,8 @@ class _Rewriter:
             if ungrouped is not None:  # (PostgreSQL groups by the merged, coerced value)
                 shown = ".".join(f.sval for f in ungrouped.fields[-2:])
                 raise self.fail("42803", f'column "{shown}" must appear in the GROUP BY clause or be used in an aggregate function', ungrouped)
+        functionally_grouped, keys_used = functional_grouping.dependent_columns(stmt, scope)
+        self.key_dependencies.update(keys_used)
         if _has_star(stmt.targetList, qualified=False) and join_star.has_using(stmt.fromClause):
             stmt.targetList = self._using_star(stmt, scope)
         if not stmt.targetList:  # (``SELECT FROM t``: rows of no columns, which DuckDB has not)
@@ -1344,7 +1355,7 @@ class _Rewriter:
                 self._position_in_list("GROUP BY", g, cols)
             groups = [self.expr(g, scope) for g in stmt.groupClause]
             self._no_json_compare("GROUP BY", stmt, *(t for _, t in groups), *self._positional(stmt.groupClause, cols))
-            stmt.groupClause = tuple(g for g, _ in groups) + self._jsonb_group_guards(stmt, groups, cols, scope)
+            stmt.groupClause = tuple(g for g, _ in groups) + self._jsonb_group_guards(stmt, groups, cols, scope) + functionally_grouped
         if stmt.havingClause is not None:
             stmt.havingClause = self.condition(stmt.havingClause, scope)
         if stmt.windowClause:
@@ -1946,7 +1957,10 @@ class _Rewriter:
         guard = None
         tableoid = None
         tableoid_sql = None
+        primary_key: tuple[str, ...] = ()
+        key_table = 0
         if isinstance(sub, UserTable):
+            primary_key, key_table = sub.primary_key, sub.key_table
             tableoid_sql = sub.tableoid_sql if rv.inh else None
             if sub.readable is not None:
                 guard = ColumnGuard(sub.name, sub.readable, tuple(sub.types))
@@ -1959,6 +1973,8 @@ class _Rewriter:
                 given = [c.sval for c in rv.alias.colnames]
                 names = given + list(declared)[len(given):]
                 declared = dict(zip(names, declared.values(), strict=False))
+                to_given = dict(zip(row_names, names, strict=False))
+                primary_key = tuple(to_given.get(k, k) for k in primary_key)
                 if guard is not None:
                     guard = replace(guard, renamed=dict(zip(names, row_names, strict=False)))
             # every column with its type, as stored: `SELECT *` of the table (in a subquery,
@@ -1968,7 +1984,8 @@ class _Rewriter:
         ph = f"wpx_rel_{self.nonce}_{len(self.placeholders)}"
         self.placeholders[ph] = sub
         renamed = rv.alias is not None and bool(rv.alias.colnames)
-        scope.add(alias, _Rel(columns, declared, None if renamed else (rv.schemaname, rv.relname), row_names=row_names, guard=guard, tableoid=tableoid, tableoid_sql=tableoid_sql))
+        scope.add(alias, _Rel(columns, declared, None if renamed else (rv.schemaname, rv.relname), row_names=row_names, guard=guard,
+                              tableoid=tableoid, tableoid_sql=tableoid_sql, primary_key=primary_key, key_table=key_table))  # fmt: skip
         new_alias = rv.alias if rv.alias is not None else ast.Alias(aliasname=rv.relname)
         return ast.RangeVar(relname=ph, inh=True, relpersistence="p", alias=new_alias)
 
@@ -1983,11 +2000,13 @@ class _Rewriter:
         names = given + list(vq.columns[len(given):])
         self._views_open.add(vq.oid)
         reader = privileges.READ_AS.set(vq.oid)  # (its relations are read as its owner)
+        keys = set(self.key_dependencies)  # (the view's own GROUP BY is its dependency, not ours)
         try:
             query, cols = self.select(views.parse_query(vq.sql), _Scope(None))
         finally:
             privileges.READ_AS.reset(reader)
             self._views_open.discard(vq.oid)
+            self.key_dependencies = keys
         if cols is not None:  # (unknown-typed output columns are text to the query above)
             cols = [(names[i] if i < len(names) else n, TEXT if t == UNKNOWN else t) for i, (n, t) in enumerate(cols)]
         self.user_tables.append((rv.schemaname, rv.relname))  # (RowDescription names the view)
@@ -6308,6 +6327,7 @@ def rewrite(
         origins=rw.origins if copy is None else None,
         param_oids=tuple((n, oid) for n, t in sorted(rw.param_inferred.items()) if (oid := _type_oid(t))),
         reg_inputs=tuple(dict.fromkeys(rw.reg_inputs)),
+        key_dependencies=tuple(sorted(rw.key_dependencies)),
     )
     if key is not None and not rw.user_tables and not rw.user_types and not rw.set_configs and not rw.used_udfs and not _CLOCK_WORDS.search(sql):
         with _CACHE_LOCK:

@@ -70,6 +70,11 @@ class Rel:
     view: bool = False
     #: Column privileges to check each reference against (None: the table's SELECT holds).
     guard: ColumnGuard | None = None
+    #: A user table's primary key columns (under the names FROM gives them): GROUP BY all
+    #: of them groups its other columns too (functional_grouping).
+    primary_key: tuple[str, ...] = ()
+    #: The OID of the table that key is of.
+    key_table: int = 0
 
     def origin_names(self) -> Sequence[str] | None:
         """The columns RowDescription can name the source of (None: none)."""

@@ -55,7 +55,7 @@ class Engine(Protocol):
 
     ex: _Session
 
-    def describe_text(self, tx: Transaction, sql: str) -> list[Any]: ...
+    def describe_text(self, tx: Transaction, sql: str) -> tuple[list[Any], tuple[int, ...]]: ...
 
 SQL_LANGUAGE_OID = 14
 VOID_OID = 2278

@@ -46,7 +46,7 @@ class Describer(Protocol):
 
     ex: _SearchPath
 
-    def describe_text(self, tx: Transaction, sql: str) -> list[Any]: ...
+    def describe_text(self, tx: Transaction, sql: str) -> tuple[list[Any], tuple[int, ...]]: ...
 
 
 #: PostgreSQL's type of an untyped literal; a view's column of it is text (PostgreSQL 10+).
@@ -275,7 +275,7 @@ def create(
     shown = definition(query)
     start = _query_start(text)
     sql = " " * start + text[start:] if start is not None else RawStream()(query)
-    cols = engine.describe_text(tx, sql)
+    cols, key_depends = engine.describe_text(tx, sql)
     if not cols:
         raise PgError("42P16", "view must have at least one column")
     columns = _columns(cols, [a.sval for a in s.aliases or ()])
@@ -296,7 +296,8 @@ def create(
     else:
         name = qualified(rel) if rel.schemaname else f"{tx.creation_schema()}.{rel.relname}"
     tx.create_view(
-        name, RawStream()(bound), shown, columns, depends, or_replace=bool(s.replace), format_type=type_formatter(), expands=expands
+        name, RawStream()(bound), shown, columns, depends, or_replace=bool(s.replace), format_type=type_formatter(), expands=expands,
+        key_depends=key_depends,
     )
     return "CREATE VIEW"
 
