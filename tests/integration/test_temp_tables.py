@@ -90,6 +90,21 @@ SESSION = [
     "CREATE TEMP TABLE t10 (x int)",
     "PREPARE TRANSACTION 'tmp_create'",
     "SELECT count(*), sum(x) FROM t9",
+    # a temporary sequence or view is a temporary object too
+    "CREATE TEMP SEQUENCE ts1",
+    "BEGIN",
+    "SELECT nextval('ts1')",
+    "PREPARE TRANSACTION 'tmp_nextval'",
+    "BEGIN",
+    "SELECT last_value FROM ts1",
+    "PREPARE TRANSACTION 'tmp_seq_read'",
+    "BEGIN",
+    "CREATE SEQUENCE pg_temp.ts2",
+    "PREPARE TRANSACTION 'tmp_seq'",
+    "BEGIN",
+    "CREATE VIEW pg_temp.tv AS SELECT 1 AS one",
+    "PREPARE TRANSACTION 'tmp_view'",
+    "SELECT count(*) FROM pg_prepared_xacts",
     # ON COMMIT DELETE ROWS of a table another references: the COMMIT fails (and rolls back)
     "BEGIN",
     "CREATE TEMP TABLE t11 (x int PRIMARY KEY) ON COMMIT DELETE ROWS",
@@ -245,3 +260,14 @@ def test_a_read_only_session_s_temporary_tables_end_with_it(proxy: ProxyServer) 
         while c.execute("SELECT count(*) FROM pg_class WHERE relname = 'ro_tmp'").fetchone()[0]:  # type: ignore[index]
             assert time.monotonic() < deadline, "the temporary table outlived its session"
             time.sleep(0.05)
+
+
+def test_a_prepared_transaction_says_when_it_was_prepared(proxy: ProxyServer) -> None:
+    """(The reference cluster runs without prepared transactions: the proxy alone.)"""
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute("BEGIN")
+        c.execute("CREATE TABLE tpx (a int)")
+        c.execute("PREPARE TRANSACTION 'tpx'")
+        got = c.execute("SELECT gid, prepared <= now(), prepared > now() - interval '1 hour' FROM pg_prepared_xacts").fetchall()
+        c.execute("ROLLBACK PREPARED 'tpx'")
+    assert got == [("tpx", True, True)]

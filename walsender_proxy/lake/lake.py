@@ -232,7 +232,8 @@ class Lake:
                 tx = txs.setdefault(xid, _Replay(e.lsn))
                 tx.add(rec, self)
             elif isinstance(rec, R.Prepare):
-                txs.setdefault(xid, _Replay(e.lsn)).gid = rec.gid
+                replay = txs.setdefault(xid, _Replay(e.lsn))
+                replay.gid, replay.prepared_at = rec.gid, rec.prepare_ts
             elif isinstance(rec, (R.Commit, R.CommitPrepared)):
                 max_csn = max(max_csn, rec.csn)
                 tx = txs.pop(xid, None)
@@ -272,6 +273,7 @@ class Lake:
         assert rp.gid is not None
         tx = Transaction(self)
         tx.restore_prepared(xid, rp.first_lsn, rp.gid, rp.seq, rp.pending, rp.ops)
+        tx.prepared_at = rp.prepared_at
         self._active[xid] = tx
         self.prepared[rp.gid] = tx
         if rp.ops:
@@ -1045,7 +1047,8 @@ class Lake:
                 hint=f"Increase max_prepared_transactions (currently {MAX_PREPARED_TRANSACTIONS}).",
             )  # fmt: skip
         xid = tx.ensure_xid()
-        _, end = self.log.append(R.Prepare(xid, gid, pg_now()))
+        tx.prepared_at = pg_now()
+        _, end = self.log.append(R.Prepare(xid, gid, tx.prepared_at))
         tx.gid = gid
         self.log.flush(end)
         with self._commit_lock:
@@ -1339,6 +1342,7 @@ class _Replay:
         self.op_subs: list[int] = []
         self.seq = 0
         self.gid: str | None = None
+        self.prepared_at = 0
 
     def add(self, rec: R.Record, lake: Lake) -> None:
         if isinstance(rec, R.SubAbort):

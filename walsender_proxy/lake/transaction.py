@@ -148,6 +148,8 @@ class Transaction:
         self.xid: int | None = None
         self.first_lsn: int | None = None
         self.gid: str | None = None
+        #: When PREPARE TRANSACTION made it prepared (PostgreSQL's TimestampTz; 0: not).
+        self.prepared_at = 0
         self._snapshot_csn = snapshot_csn  # fixed snapshot (REPEATABLE READ or imported)
         self._hold: Hold | None = None
         if snapshot_csn is not None:

@@ -98,7 +98,11 @@ def injected_rows(ex: SessionState, needs: frozenset[str]) -> dict[str, pa.Table
         rows = [dataclasses.asdict(r) for r in system.file_rows] if system is not None else []
         out["pg_file_settings"] = pgcatalog.make_table("pg_file_settings", rows)
     if "pg_prepared_xacts" in wanted:
-        rows = [{"transaction": t.xid, "gid": gid, "owner": "postgres", "database": ex.database} for gid, t in list(ex.lake.prepared.items())]
+        rows = [
+            {"transaction": t.xid, "gid": gid, "prepared": _PG_EPOCH + datetime.timedelta(microseconds=t.prepared_at) if t.prepared_at else None,
+             "owner": "postgres", "database": ex.database}
+            for gid, t in list(ex.lake.prepared.items())
+        ]  # fmt: skip
         out["pg_prepared_xacts"] = pgcatalog.make_table("pg_prepared_xacts", rows)
     role_oids = server_info(ex).role_oids()
     who = ex.who() if wanted & {"pg_stat_activity", "pg_stat_ssl", "pg_stat_replication"} else None
@@ -166,6 +170,9 @@ def injected_rows(ex: SessionState, needs: frozenset[str]) -> dict[str, pa.Table
                         rows[i] = {k: v for k, v in r.items() if k in keep}
             out[name] = pgcatalog.make_table(name, rows)
     return out
+
+
+_PG_EPOCH = datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC)
 
 
 def _timestamp(t: float | None) -> datetime.datetime | None:

@@ -188,6 +188,8 @@ class Engine:
                 found = sequences.as_relation(self.lake, cat, [schema] if schema is not None else self.ex.search_path(), name)
                 if found is None:
                     return None
+                if any(sq.schema == self.ex.temp_schema and sq.name == name for sq in cat.sequences.values()):
+                    self.ex.temp_read = True
                 self._register(*found[0])
                 return UserTable(found[1], sequences.RELATION_TYPES)
             if t.schema == self.ex.temp_schema:

@@ -32,6 +32,7 @@ from decoding.catalog import (
     FIRST_USER_OID,
     RID,
     TEMP_SCHEMA_PREFIX,
+    Catalog,
     Ownership,
     Table,
     is_temp_schema,
@@ -467,11 +468,16 @@ class Executor:
                 c.close()
 
     def _wrote_temp(self, tx: Transaction) -> bool:
-        """Whether the transaction created, dropped or wrote rows of a temporary table."""
+        """Whether the transaction created, dropped or wrote rows of a temporary object (a
+        table, view, sequence, function or type in the session's temporary schema)."""
         cat, done = tx.catalog(), self.lake.catalog_at(self.lake.frontier)
-        temp = {t.oid for t in (*cat.tables.values(), *cat.views.values()) if t.schema == self.temp_schema}
-        committed = {t.oid for t in (*done.tables.values(), *done.views.values()) if t.schema == self.temp_schema}
-        return temp != committed or bool(temp & tx.written_relids())
+
+        def temporary(c: Catalog) -> set[int]:
+            kinds = (c.tables, c.views, c.sequences, c.functions, c.domains, c.enums, c.composites)
+            return {o.oid for kind in kinds for o in kind.values() if o.schema == self.temp_schema}
+
+        temp = temporary(cat)
+        return temp != temporary(done) or bool(temp & tx.written_relids())
 
     def _temp_tables_at_commit(self, tx: Transaction) -> None:
         """ON COMMIT DROP / DELETE ROWS of this session's temporary tables, in the committing

@@ -32,7 +32,10 @@ def udfs(services: SqlServices, session: Callable[[int], SessionState]) -> list[
     def sequence(ex: SessionState, oid: int) -> Sequence:
         tx = ex.tx
         cat = tx.catalog() if tx is not None else lake.catalog
-        return sequence_for(cat, int(oid))
+        sq = sequence_for(cat, int(oid))
+        if is_temp_schema(sq.schema):
+            ex.temp_read = True  # (PREPARE TRANSACTION refuses it then)
+        return sq
 
     def writable(ex: SessionState, sq: Sequence, fn: str) -> None:
         tx = ex.tx
