@@ -84,6 +84,23 @@ STATEMENTS = [
     'ALTER TABLE dc3 ADD CONSTRAINT dc3_x FOREIGN KEY (p) REFERENCES dp (id) DEFERRABLE INITIALLY DEFERRED',
     "SELECT conname, condeferrable, condeferred FROM pg_constraint WHERE conrelid = 'dc3'::regclass ORDER BY 1",
     "ROLLBACK PREPARED 'dtx'",
+    # a table with checks queued for commit is not altered, truncated nor dropped (55006)
+    'BEGIN',
+    'INSERT INTO dc VALUES (20, 999)',
+    'ALTER TABLE dc DROP CONSTRAINT dc_p_fkey',
+    'ROLLBACK',
+    'BEGIN',
+    'INSERT INTO dc VALUES (20, 999)',
+    'TRUNCATE dc',
+    'ROLLBACK',
+    'BEGIN',
+    'INSERT INTO dc VALUES (20, 999)',
+    'DROP TABLE dc',
+    'ROLLBACK',
+    'BEGIN',
+    'INSERT INTO dc VALUES (20, 999)',
+    'ALTER TABLE dp ADD COLUMN x int',
+    'ROLLBACK',
 ]
 
 

@@ -58,6 +58,10 @@ class Deferrals:
         if keys.num_rows:
             self.events.append(Event(fk.oid, relid, referencing, keys, subxid))
 
+    def pending_on(self, relid: int) -> bool:
+        """Whether checks queued on table ``relid`` wait (AfterTriggerPendingOnRel)."""
+        return any(e.relid == relid for e in self.events)
+
     def undo_since(self, subxid: int) -> None:
         """ROLLBACK TO SAVEPOINT: the checks of what it undid go with it."""
         self.events = [e for e in self.events if e.subxid < subxid]

@@ -1081,6 +1081,7 @@ class Executor:
             tx = self.statement_tx()
             for r in node.relations:
                 sequences.write_target(tx, r, '"{}" is not a table')
+            _not_pending(tx, [ddl_names.qualified(r) for r in node.relations], "TRUNCATE")
             added = tx.truncate([ddl_names.qualified(r) for r in node.relations], cascade=node.behavior == enums.DropBehavior.DROP_CASCADE, restart_identity=bool(node.restart_seqs))
             for name in added:
                 yield Notice("NOTICE", "00000", f'truncate cascades to table "{name}"')
@@ -1108,6 +1109,10 @@ class Executor:
                 return
             if isinstance(node, ast.AlterTableStmt) and node.objtype == enums.ObjectType.OBJECT_TYPE:
                 composite_sql.refuse_alter(self.statement_tx(), node)
+            if isinstance(node, ast.AlterTableStmt) and node.objtype == enums.ObjectType.OBJECT_TABLE:
+                _not_pending(self.statement_tx(), [ddl_names.qualified(node.relation)], "ALTER TABLE")
+            if isinstance(node, ast.DropStmt) and node.removeType == enums.ObjectType.OBJECT_TABLE:
+                _not_pending(self.statement_tx(), [".".join(n.sval for n in obj) for obj in node.objects], "DROP TABLE")
             if isinstance(node, ast.AlterTableStmt):
                 tag = ddl_sql.alter_table(self.statement_tx(), node, notices, self.engine.fill_added_column)
             else:
@@ -1887,6 +1892,20 @@ def _kind_of(cat: Any, oid: int) -> tuple[str, int]:
         if ct.relid == oid:
             return "type", cat.schemas.get(ct.schema, 0)
     return "schema", 0
+
+
+def _not_pending(tx: Transaction, names: Sequence[str], verb: str) -> None:
+    """CheckTableNotInUse: a table with foreign key checks the transaction has queued for
+    commit (deferred) may not be altered, dropped or truncated (55006)."""
+    if not tx.deferrals.events:
+        return
+    for name in names:
+        try:
+            t = tx.table(name)
+        except PgError:
+            continue  # (the statement's own error comes later)
+        if tx.deferrals.pending_on(t.oid):
+            raise PgError("55006", f'cannot {verb} "{t.name}" because it has pending trigger events')
 
 
 def _owner_change(node: ast.AlterTableStmt) -> ast.RoleSpec | None:
