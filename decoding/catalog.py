@@ -247,9 +247,12 @@ class Index:
     options: tuple[int, ...] = ()
     include: tuple[str, ...] = ()
     constraint: int = 0
+    #: Per key column, the operator class named where it is not the type's default
+    #: (``varchar_pattern_ops``; "" for the default); empty when every one is.
+    opclasses: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        d = {
             "oid": self.oid,
             "name": self.name,
             "columns": list(self.columns),
@@ -260,12 +263,15 @@ class Index:
             "include": list(self.include),
             "constraint": self.constraint,
         }
+        if any(self.opclasses):
+            d["opclasses"] = list(self.opclasses)
+        return d
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Index:
         return cls(
             d["oid"], d["name"], tuple(d["columns"]), d["unique"], d["nulls_not_distinct"],
-            d["method"], tuple(d["options"]), tuple(d["include"]), d["constraint"],
+            d["method"], tuple(d["options"]), tuple(d["include"]), d["constraint"], tuple(d.get("opclasses", ())),
         )  # fmt: skip
 
 

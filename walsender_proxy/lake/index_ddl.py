@@ -91,6 +91,7 @@ def create_index(
     if_not_exists: bool,
     constraint: bool,
     search_path: Sequence[str],
+    opclasses: tuple[str, ...] = (),
 ) -> tuple[list[CatalogOp], tuple[Table, Index] | None]:
     """The table with its new index (None: IF NOT EXISTS found one of that name).
     ``constraint``: made by a UNIQUE constraint (named ``…_key`` and given a
@@ -118,6 +119,7 @@ def create_index(
         options=options,
         include=include,
         constraint=alloc() if constraint else 0,
+        opclasses=opclasses if any(opclasses) else (),
     )
     t2 = replace(t, indexes=(*t.indexes, ix))
     return [{"op": "put_table", "table": t2.to_json()}], (t2, ix)

@@ -1514,6 +1514,7 @@ class Transaction:
         nulls_not_distinct: bool = False,
         if_not_exists: bool = False,
         constraint: bool = False,
+        opclasses: Sequence[str] = (),
     ) -> str | None:
         """CREATE [UNIQUE] INDEX (or a UNIQUE constraint's index, ``constraint``); returns
         the index's name, None when IF NOT EXISTS found one. A unique index is first
@@ -1521,7 +1522,7 @@ class Transaction:
         "could not create unique index")."""
         args = (
             table, name, tuple(columns), unique, tuple(options or (0,) * len(columns)), tuple(include),
-            method, nulls_not_distinct, if_not_exists, constraint, self._path(),
+            method, nulls_not_distinct, if_not_exists, constraint, self._path(), tuple(opclasses),
         )  # fmt: skip
         self._check_writable()
 

@@ -4,13 +4,17 @@ RENAME, UNIQUE in CREATE TABLE and ALTER TABLE … ADD/DROP CONSTRAINT, read as 
 
 What the lake keeps is an index over plain columns (btree, or hash over one column), in
 any order, with INCLUDE columns and NULLS NOT DISTINCT: unique ones are enforced, others are
-metadata (see lake/index_ddl.py). Expression and partial indexes, operator classes,
-collations, storage parameters and tablespaces are refused (0A000): their catalog text and
-their meaning would differ from PostgreSQL's.
+metadata (see lake/index_ddl.py). A key column's operator class may be its type's
+default one or btree's pattern classes (``text_pattern_ops``, ``varchar_pattern_ops``,
+``bpchar_pattern_ops``: Django indexes every CharField with one), whose equality is the
+type's, so a unique index over one holds the same rows. Expression and partial indexes,
+other operator classes, collations, storage parameters and tablespaces are refused
+(0A000): their catalog text and their meaning would differ from PostgreSQL's.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from pglast import ast, enums
@@ -45,14 +49,58 @@ def _option(el: ast.IndexElem) -> int:
     return (_DESC if desc else 0) | (_NULLS_FIRST if first else 0)
 
 
-def _plain(el: Any, what: str = "index") -> str:
+def _plain(el: Any, what: str = "index", opclass: bool = False) -> str:
+    """A key or INCLUDE column's name (``opclass``: the caller reads its operator class)."""
     if not isinstance(el, ast.IndexElem) or el.name is None:
         raise unsupported("an index on an expression (expression indexes)")
     if el.collation:
         raise unsupported(f"COLLATE in an {what} column")
-    if el.opclass:
+    if el.opclass and not opclass:
         raise unsupported("an operator class in an index column")
     return el.name
+
+
+#: The pattern operator classes of btree and hash (pg_opclass, PostgreSQL 15): the types
+#: each accepts (binary-coercibly: varchar is text to them)
+PATTERN_OPCLASSES = {
+    "text_pattern_ops": (25, 1043),
+    "varchar_pattern_ops": (25, 1043),
+    "bpchar_pattern_ops": (1042,),
+}
+#: btree's other operator classes that are no type's default
+_OTHER_OPCLASSES = ("cidr_ops", "record_image_ops", "varchar_ops")
+_TYPE_NAMES = {25: "text", 1043: "character varying", 1042: "character"}
+
+
+def _opclass(el: ast.IndexElem, method: str, column_type: Any) -> str:
+    """The operator class a key column names, "" for its type's default (named or not):
+    ResolveOpClass's errors for a name it does not know (42704) or a type the class does
+    not take (42804)."""
+    if not el.opclass:
+        return ""
+    if len(el.opclass) > 1 and el.opclass[0].sval != "pg_catalog":
+        raise unsupported("an operator class of a schema other than pg_catalog")
+    name = el.opclass[-1].sval
+    if el.opclassopts:
+        raise unsupported("operator class options in an index column")
+    from walsender_proxy.backend import pgcatalog_data as data
+
+    oid = column_type.oid
+    defaults = {n: intype for _oid, n, intype, _family in data.BTREE_OPCLASSES}
+    shown = replace(column_type.bare, typmod=-1).sql_name()  # (format_type_be: no typmod)
+    if name in PATTERN_OPCLASSES:
+        if column_type.is_array or oid not in PATTERN_OPCLASSES[name]:
+            raise PgError("42804", f'operator class "{name}" does not accept data type {shown}')
+        return name
+    if name in defaults and (method == "btree" or name not in _OTHER_OPCLASSES):
+        want = defaults[name]
+        if want == oid or (want == 25 and oid == 1043) or (want == 2277 and column_type.is_array):
+            return ""  # (the type's default: PostgreSQL prints none)
+        if method == "btree":
+            raise PgError("42804", f'operator class "{name}" does not accept data type {shown}')
+    if name in defaults or name in PATTERN_OPCLASSES or name in _OTHER_OPCLASSES:
+        raise unsupported(f'the operator class "{name}"')
+    raise PgError("42704", f'operator class "{name}" does not exist for access method "{method}"')
 
 
 def create_index(tx: Transaction, s: ast.IndexStmt, in_block: bool, notices: list[Notice]) -> str:
@@ -83,9 +131,16 @@ def create_index(tx: Transaction, s: ast.IndexStmt, in_block: bool, notices: lis
         if not known:
             raise PgError("42704", f'access method "{method}" does not exist')
         raise unsupported(f"{method} indexes")
-    columns = tuple(_plain(el) for el in s.indexParams or ())
+    columns = tuple(_plain(el, opclass=True) for el in s.indexParams or ())
     options = tuple(_option(el) for el in s.indexParams or ())
     include = tuple(_plain(el) for el in s.indexIncludingParams or ())
+    opclasses: tuple[str, ...] = ()
+    if any(el.opclass for el in s.indexParams or ()):
+        t = tx.table(qualified(s.relation))
+        types = {c.name: c.type for c in t.columns}
+        opclasses = tuple(
+            _opclass(el, method, types[el.name]) if el.name in types else "" for el in s.indexParams or ()
+        )
     if method == "hash":
         if s.unique:
             raise PgError("0A000", 'access method "hash" does not support unique indexes')
@@ -107,6 +162,7 @@ def create_index(tx: Transaction, s: ast.IndexStmt, in_block: bool, notices: lis
         method=method,
         nulls_not_distinct=bool(s.nulls_not_distinct),
         if_not_exists=bool(s.if_not_exists),
+        opclasses=opclasses,
     )
     if made is None:
         notices.append(

@@ -366,6 +366,8 @@ class _Index:
     include: tuple[str, ...] = ()
     #: The pg_constraint row's OID (primary key, UNIQUE constraint), 0 for none.
     constraint: int = 0
+    #: Per key column, an operator class other than the type's default ("" for that).
+    opclasses: tuple[str, ...] = ()
 
     @property
     def all_columns(self) -> tuple[str, ...]:
@@ -416,12 +418,27 @@ def _table_indexes(t: Table) -> list[_Index]:
                 ix.options,
                 ix.include,
                 ix.constraint,
+                ix.opclasses,
             )
         )
     return out
 
 
 _BTREE_OPCLASS = {intype: oid for oid, _n, intype, _f in data.BTREE_OPCLASSES}
+#: btree's operator classes that are no type's default (pg_opclass, PostgreSQL 15): OID,
+#: name, input type, family
+_BTREE_OTHER_OPCLASSES = (
+    (4217, "text_pattern_ops", 25, 2095), (4218, "varchar_pattern_ops", 25, 2095),
+    (4219, "bpchar_pattern_ops", 1042, 2097), (10009, "cidr_ops", 869, 1974),
+    (10036, "record_image_ops", 2249, 3194), (10044, "varchar_ops", 25, 1994),
+)  # fmt: skip
+#: hash's pattern operator classes (the others, cidr_ops and varchar_ops, are refused)
+_HASH_PATTERN_OPCLASSES = (
+    (10056, "text_pattern_ops", 25, 2229), (10057, "varchar_pattern_ops", 25, 2229),
+    (10058, "bpchar_pattern_ops", 1042, 2231),
+)  # fmt: skip
+_OPCLASS_BY_NAME = {name: oid for oid, name, _t, _f in _BTREE_OTHER_OPCLASSES}
+_HASH_OPCLASS_BY_NAME = {name: oid for oid, name, _t, _f in _HASH_PATTERN_OPCLASSES}
 #: hash's default operator classes (pg_opclass, PostgreSQL 15) of the types the lake stores
 #: (varchar indexes with text's)
 _HASH_OPCLASS = {2277: 10001, 16: 10048, 17: 10049, 20: 10021, 21: 10019, 23: 10020, 25: 10037, 700: 10013,
@@ -1318,7 +1335,12 @@ def _pg_index(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 "indisreplident": ix.replident,
                 "indkey": [c.attnum for c in every],
                 "indcollation": [_collation_of(c.type.oid) for c in keys],
-                "indclass": [_opclass(opclasses, c.type) for c in keys],
+                "indclass": [
+                    (_HASH_OPCLASS_BY_NAME if ix.method == "hash" else _OPCLASS_BY_NAME)[ix.opclasses[i]]
+                    if i < len(ix.opclasses) and ix.opclasses[i]
+                    else _opclass(opclasses, c.type)
+                    for i, c in enumerate(keys)
+                ],
                 "indoption": list(ix.options) or [0 for _ in keys],
             }
         )
@@ -1734,16 +1756,20 @@ def _pg_opclass(s: CatalogSnapshot) -> list[dict[str, Any]]:
     return [
         {
             "oid": oid,
-            "opcmethod": BTREE_AM_OID,
+            "opcmethod": method,
             "opcname": name,
             "opcnamespace": PG_CATALOG_OID,
             "opcowner": s.owner_oid,
             "opcfamily": fam,
             "opcintype": intype,
-            "opcdefault": True,
+            "opcdefault": default,
             "opckeytype": 0,
         }
-        for oid, name, intype, fam in data.BTREE_OPCLASSES
+        for method, default, rows in (
+            (BTREE_AM_OID, True, data.BTREE_OPCLASSES), (BTREE_AM_OID, False, _BTREE_OTHER_OPCLASSES),
+            (HASH_AM_OID, False, _HASH_PATTERN_OPCLASSES),
+        )
+        for oid, name, intype, fam in rows
     ]
 
 
@@ -1908,8 +1934,9 @@ def indexdef(ix: _Index, column: int = 0, *, qualify: bool = True) -> str:
     if column > 0:
         return quote_ident(ix.all_columns[column - 1]) if column <= len(ix.all_columns) else ""
     options = ix.options or (0,) * len(ix.columns)
+    classes = ix.opclasses or ("",) * len(ix.columns)
     cols = ", ".join(
-        quote_ident(c) + _ORDERING[o & 3] for c, o in zip(ix.columns, options, strict=True)
+        quote_ident(c) + (f" {k}" if k else "") + _ORDERING[o & 3] for c, o, k in zip(ix.columns, options, classes, strict=True)
     )
     rel = quote_ident(ix.table.name)
     if qualify:

@@ -137,6 +137,7 @@ def expand(tx: Transaction, like: ast.TableLikeClause) -> Copied:
                         "include": ix.include,
                         "method": ix.method,
                         "nulls_not_distinct": ix.nulls_not_distinct,
+                        "opclasses": ix.opclasses,
                     }
                 )
     return out
