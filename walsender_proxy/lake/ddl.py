@@ -312,6 +312,42 @@ def add_column(
     return [{"op": "put_table", "table": t2.to_json()}]
 
 
+def alter_column_types(
+    cat: Catalog,
+    alloc: Alloc,
+    table: str,
+    changes: tuple[tuple[str, str], ...],
+    rewrite: bool,
+    search_path: Sequence[str],
+) -> tuple[list[CatalogOp], Table]:
+    """``ALTER COLUMN … TYPE`` of each ``(column, type text)``: the column keeps its number,
+    name and constraints. ``rewrite``: its values change (the caller rewrites every row),
+    so they go to a new physical column, and no column keeps a "missing" value after the
+    rewrite (PostgreSQL's table rewrite); else the stored values stay as they are (a
+    varchar's length limit, varchar to text)."""
+    t = cat.resolve_table(table, search_path)
+    columns = list(t.columns)
+    used = set(t.used_physical)
+    for name, type_text in changes:
+        i = next((i for i, c in enumerate(columns) if c.name == name), None)
+        if i is None:
+            raise LakeError("42703", f'column "{name}" of relation "{t.name}" does not exist')
+        col = columns[i]
+        physical = col.physical
+        if rewrite:
+            n = 2
+            physical = f"{name}__{n}"
+            while physical in used:
+                n += 1
+                physical = f"{name}__{n}"
+            used.add(physical)
+        columns[i] = replace(col, type=parse_type(type_text), physical=physical, storage="")
+    if rewrite:
+        columns = [replace(c, has_missing=False) for c in columns]
+    t2 = replace(t, columns=tuple(columns), used_physical=frozenset(used))
+    return [{"op": "put_table", "table": t2.to_json()}], t2
+
+
 def set_not_null(
     cat: Catalog, alloc: Alloc, table: str, name: str, not_null: bool, search_path: Sequence[str]
 ) -> tuple[list[CatalogOp], Table]:

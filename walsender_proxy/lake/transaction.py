@@ -1412,6 +1412,11 @@ class Transaction:
         """``ALTER COLUMN … SET STORAGE`` (``p``, ``e``, ``x`` or ``m``)."""
         self._run_ddl(ddl.set_column_storage, table, name, storage, self._path())
 
+    def alter_column_types(self, table: str, changes: Sequence[tuple[str, str]], *, rewrite: bool) -> None:
+        """``ALTER COLUMN … TYPE`` of each (column, type text); ``rewrite``: the caller then
+        rewrites every row with the new values (:meth:`rewrite_rows`)."""
+        self._run_ddl(ddl.alter_column_types, table, tuple(changes), rewrite, self._path())
+
     def set_column_default(self, table: str, name: str, default: ColumnDefault | None) -> None:
         """``ALTER COLUMN … SET DEFAULT`` / ``DROP DEFAULT`` (None)."""
         self._run_ddl(ddl.set_column_default, table, name, default, self._path())

@@ -591,10 +591,13 @@ def alter_table(
     fill: Callable[[Transaction, str, str], int] | None = None,
     *,
     in_tree: bool = False,
+    retype: Callable[..., None] | None = None,
 ) -> str:
     """``fill(tx, table, column)``: gives the rows of ``table`` the default of the column
     just added (see :func:`walsender_proxy.sql.defaults.fill_added_column`). ``in_tree``:
-    one table of a partition tree an ADD or DROP COLUMN of its root is carried to."""
+    one table of a partition tree an ADD or DROP COLUMN of its root is carried to.
+    ``retype(tx, table, cmds, typer)``: runs ALTER COLUMN … TYPE commands (see
+    :mod:`walsender_proxy.sql.alter_type`)."""
     if s.objtype != enums.ObjectType.OBJECT_TABLE:
         raise unsupported(f"ALTER {s.objtype.name.removeprefix('OBJECT_')}")
     table = qualified(s.relation)
@@ -631,6 +634,14 @@ def alter_table(
                 raise unsupported(f"ALTER TABLE {cmd.subtype.name.removeprefix('AT_')} of {what}")
         if columns:
             return _alter_tree(tx, s, target, notices, fill)
+    retyped = [c for c in s.cmds if c.subtype == enums.AlterTableType.AT_AlterColumnType]
+    if retyped:  # (PostgreSQL rewrites once, every USING reading the rows as they were)
+        if len(retyped) != len(s.cmds):
+            raise unsupported("ALTER COLUMN … TYPE beside other actions in one ALTER TABLE")
+        if retype is None:
+            raise unsupported("ALTER COLUMN … TYPE here")
+        retype(tx, table, retyped, _typer(tx))
+        return "ALTER TABLE"
     for cmd in s.cmds:
         t = cmd.subtype
         if t == enums.AlterTableType.AT_AddColumn:

@@ -47,6 +47,7 @@ from walsender_proxy.lake.domains import shown as shown_type
 from walsender_proxy.lake.files import CHANGESET_ROW_GROUP
 from walsender_proxy.lake.transaction import conform, layout
 from walsender_proxy.sql import (
+    alter_type,
     array_assign,
     catalog_bridge,
     copy_statement,
@@ -846,6 +847,19 @@ class Engine:
         """ADD COLUMN … DEFAULT: the rows already there get the default (sql/defaults.py)."""
         self._release()
         return defaults.fill_added_column(self, tx, table, name)
+
+    def target_source(self, tx: Transaction, t: Table) -> tuple[str, dict[tuple[str | None, str], str | UserTable]]:
+        """The name a statement reads ``t``'s rows under (``_rid`` with its columns, at the
+        snapshot), and that name's source for :meth:`rewritten`."""
+        q = tx.snapshot_query(t, with_rid=True, sql_types=True)
+        for n, tbl in q.arrow.items():
+            self._register(n, tbl)
+        return TARGET, {(None, TARGET): _typed(q.sql, t)}
+
+    def alter_column_types(self, tx: Transaction, table: str, cmds: list[ast.AlterTableCmd], typer: Callable[[ast.TypeName], str]) -> None:
+        """ALTER COLUMN … TYPE: the new values and the rewrite (sql/alter_type.py)."""
+        self._release()
+        alter_type.alter(self, tx, table, cmds, typer)
 
     # -- COPY (sql/copy_statement.py) ----------------------------------------------------
     def copy(self, tx: Transaction, node: ast.CopyStmt, params: list[Any]) -> Outcome:

@@ -1114,7 +1114,7 @@ class Executor:
             if isinstance(node, ast.DropStmt) and node.removeType == enums.ObjectType.OBJECT_TABLE:
                 _not_pending(self.statement_tx(), [".".join(n.sval for n in obj) for obj in node.objects], "DROP TABLE")
             if isinstance(node, ast.AlterTableStmt):
-                tag = ddl_sql.alter_table(self.statement_tx(), node, notices, self.engine.fill_added_column)
+                tag = ddl_sql.alter_table(self.statement_tx(), node, notices, self.engine.fill_added_column, retype=self.engine.alter_column_types)
             else:
                 run = {
                     ast.CreateSchemaStmt: ddl_sql.create_schema,

@@ -1989,6 +1989,35 @@ class _Rewriter:
         new_alias = rv.alias if rv.alias is not None else ast.Alias(aliasname=rv.relname)
         return ast.RangeVar(relname=ph, inh=True, relpersistence="p", alias=new_alias)
 
+    def _unnest_zipped(
+        self, rf: ast.RangeFunction, args: list[Any], types: list[T | None], given: list[str], alias: str, scope: _Scope, call: Any
+    ) -> ast.Node:
+        """``unnest(a, b, …)`` in FROM: PostgreSQL reads it as ``ROWS FROM (unnest(a),
+        unnest(b), …)``, the arrays side by side, the shorter ones padded with NULLs (as
+        DuckDB unnests several lists in one SELECT list); each column is named unnest."""
+        targets = []
+        cols: list[tuple[str, T | None]] = []
+        for i, (arg, t) in enumerate(zip(args, types, strict=True)):
+            assert t is not None
+            if array_exprs.depth(t.name) > 1:
+                arg, t = array_exprs.elements(arg, array_exprs.depth(t.name)), T("_" + t.name.lstrip("_"))
+            colname = given[i] if i < len(given) else "unnest"
+            cols.append((colname, t.elem))
+            targets.append(ast.ResTarget(name=f"pgc_u{i}", val=_call("unnest", arg)))
+        if rf.ordinality:
+            lengths = [ast.CoalesceExpr(args=(_call("len", copy.deepcopy(a)), _int(0))) for a in args]
+            longest = _call("greatest", *lengths)
+            targets.append(ast.ResTarget(name="pgc_ord", val=_cast(_call("unnest", _call("range", _int(1), _op("+", longest, _int(1)))), "bigint")))
+            cols.append((given[len(args)] if len(given) > len(args) else "ordinality", T("int8")))
+        if len(given) > len(cols):
+            raise self.fail("42601", f'table "{alias}" has {len(cols)} columns available but {len(given)} columns specified', rf)
+        scope.add(alias, _Rel(cols))
+        return ast.RangeSubselect(
+            lateral=True,
+            subquery=ast.SelectStmt(targetList=tuple(targets), op=SetOperation.SETOP_NONE),
+            alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n, _ in cols)),
+        )
+
     def _view(self, rv: ast.RangeVar, vq: views.ViewQuery, scope: _Scope, alias: str) -> ast.Node:
         """A view in FROM: its query as a subquery named by the view's columns (PostgreSQL's
         rewriter), analysed apart from the statement around it."""
@@ -2033,6 +2062,15 @@ class _Rewriter:
         for na, t in self._unknown_args(name, [self.expr(a, scope) for a in call.args or ()]):
             args.append(na)
             types.append(t)
+        if name == "unnest" and len(args) > 1 and len(call.funcname) == 1:
+            # (the parser's ROWS FROM (pg_catalog.unnest(a), pg_catalog.unnest(b), …))
+            for t in types:
+                if t is None or t == UNKNOWN or not t.name.startswith("_"):
+                    raise self.fail(
+                        "42883", f"function pg_catalog.unnest({_type_display(t)}) does not exist", call,
+                        hint="No function matches the given name and argument types. You might need to add explicit type casts.",
+                    )  # fmt: skip
+            return self._unnest_zipped(rf, args, types, given, alias, scope, call)
         self._function_exists(name, call, types, args)
         if name == "pg_partition_ancestors":
             return self._partition_ancestors(rf, args, types, given, alias, call, scope)
@@ -2104,7 +2142,7 @@ class _Rewriter:
             elif name == "unnest" and len(args) == 1 and types[0] is not None and array_exprs.depth(types[0].name) > 1:
                 args, types = [array_exprs.elements(args[0], array_exprs.depth(types[0].name))], [T("_" + types[0].name.lstrip("_"))]
             if name == "unnest" and len(args) != 1:
-                raise self.fail("0A000", "unnest with several arrays is not supported", call)
+                raise self._no_function(name, types, call)
             t = types[0] if name == "generate_series" else (types[0].elem if types[0] else None)
             if name == "generate_series" and t is not None and t.name in ("int2", "unknown"):
                 t = T("int4")
