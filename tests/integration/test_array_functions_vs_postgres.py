@@ -136,6 +136,22 @@ def test_string_to_table(clients: tuple[Client, Client]) -> None:
     ])  # fmt: skip
 
 
+def test_unnest_of_several_arrays(clients: tuple[Client, Client]) -> None:
+    """PostgreSQL's ROWS FROM (unnest(a), unnest(b), …): side by side, NULL-padded."""
+    _same(clients, [
+        "select * from unnest(array[1,2], array['a','b','c'])",
+        "select * from unnest(array[1,2], array['a','b','c']) as t(x, y)",
+        "select * from unnest(array[1,2], array['a','b','c']) with ordinality as t(x, y, o)",
+        "select x, y from unnest(array[1,2]::int[], array['a']::varchar[]) as t(x, y) where x > 1",
+        "select * from unnest('{1,2}'::int[], '{}'::text[])",
+        "select * from unnest(null::int[], '{3}'::int[])",
+        "select * from unnest(array[[1,2],[3,4]], array[5])",
+        "select * from unnest(1, array[1])",
+        "select * from unnest(array[1], array[2]) as t(a, b, c)",
+        "select * from unnest('{a,b}'::varchar[], '{1,2}'::integer[], '{x,y}'::varchar[])",
+    ])  # fmt: skip
+
+
 def test_trim_array(clients: tuple[Client, Client]) -> None:
     _same(clients, [
         'SELECT trim_array(ARRAY[1, 2, 3], 1), trim_array(ARRAY[1, 2, 3], 0), trim_array(ARRAY[1, 2, 3], 3)',

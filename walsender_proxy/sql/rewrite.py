@@ -2010,7 +2010,7 @@ class _Rewriter:
             targets.append(ast.ResTarget(name="pgc_ord", val=_cast(_call("unnest", _call("range", _int(1), _op("+", longest, _int(1)))), "bigint")))
             cols.append((given[len(args)] if len(given) > len(args) else "ordinality", T("int8")))
         if len(given) > len(cols):
-            raise self.fail("42601", f'table "{alias}" has {len(cols)} columns available but {len(given)} columns specified', rf)
+            raise self.fail("42P10", f'table "{alias}" has {len(cols)} columns available but {len(given)} columns specified', rf)
         scope.add(alias, _Rel(cols))
         return ast.RangeSubselect(
             lateral=True,
