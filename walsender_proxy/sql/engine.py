@@ -575,11 +575,11 @@ class Engine:
         """INSERT … ON CONFLICT (sql/upsert.py)."""
         clause = node.onConflictClause
         t = sequences.write_target(tx, node.relation, sequences.CHANGE)
-        key = upsert.arbiter(t, clause)
+        keys = upsert.arbiters(t, clause)
         proposed = _generated_named(tx, t, _conformed(t, self._proposed(tx, t, node, params)))
         proposed = proposed.append_column(upsert.POS, pa.array(np.arange(proposed.num_rows, dtype=np.int64)))
         do_update = clause.action == enums.OnConflictAction.ONCONFLICT_UPDATE
-        inserts, conflicts = upsert.split(self, tx, t, key, proposed, do_update)
+        inserts, conflicts = upsert.split(self, tx, t, keys, proposed, do_update)
         # (each row's place among the proposed ones: RETURNING lists them in that order)
         ins_pos = upsert.positions(inserts)
         inserts = inserts.drop_columns([upsert.POS])
@@ -589,7 +589,7 @@ class Engine:
         n_upd = 0
         if do_update and conflicts.num_rows:
             alias = node.relation.alias.aliasname if node.relation.alias else node.relation.relname
-            sql, changed = upsert.update_sql(t, alias, clause, key, TARGET, tx.catalog())
+            sql, changed = upsert.update_sql(t, alias, clause, keys[0], TARGET, tx.catalog())
             name = f"__wp_excluded_{id(conflicts)}"
             self._register(name, conflicts)
             old = self._targets(tx, t, sql, params, extra={(None, "excluded"): _typed(f"SELECT * FROM {name}", t)})

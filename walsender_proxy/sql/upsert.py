@@ -46,6 +46,19 @@ def positions(rows: pa.Table) -> np.ndarray:
 _NO_MATCH = PgError("42P10", "there is no unique or exclusion constraint matching the ON CONFLICT specification")
 
 
+def arbiters(t: Table, clause: ast.OnConflictClause) -> tuple[tuple[str, ...], ...]:
+    """The keys a conflict is decided on: the one the clause names (the primary key or a
+    unique index), or — DO NOTHING without a target — every unique index of the table,
+    as PostgreSQL's arbiters are then; none when nothing can conflict."""
+    infer = clause.infer
+    if infer is None and clause.action != enums.OnConflictAction.ONCONFLICT_UPDATE:
+        keys = [tuple(t.primary_key)] if t.primary_key else []
+        keys += [_usable(ix) for ix in t.indexes if ix.unique]
+        return tuple(dict.fromkeys(keys))
+    key = arbiter(t, clause)
+    return (key,) if key else ()
+
+
 def arbiter(t: Table, clause: ast.OnConflictClause) -> tuple[str, ...]:
     """The key columns the conflict is decided on (the primary key or a unique index), or
     () when nothing can conflict (DO NOTHING on a table without one)."""
@@ -59,12 +72,6 @@ def arbiter(t: Table, clause: ast.OnConflictClause) -> tuple[str, ...]:
                 "42601",
                 "ON CONFLICT DO UPDATE requires inference specification or constraint name",
                 hint="For example, ON CONFLICT (column_name).",
-            )
-        if uniques:  # (PostgreSQL's arbiters are then every unique index)
-            raise PgError(
-                "0A000",
-                "ON CONFLICT DO NOTHING without a conflict target on a table with unique indexes besides its primary key is not supported by walsender-proxy",
-                hint="Name the conflict target, as ON CONFLICT (column_name).",
             )
         return pk
     if infer.conname is not None:
@@ -103,21 +110,22 @@ def _keys(data: pa.Table, t: Table, key: tuple[str, ...]) -> list[tuple[Any, ...
 
 
 def split(
-    engine: KeyLookup, tx: Transaction, t: Table, key: tuple[str, ...], proposed: pa.Table, update: bool
+    engine: KeyLookup, tx: Transaction, t: Table, keys: tuple[tuple[str, ...], ...], proposed: pa.Table, update: bool
 ) -> tuple[pa.Table, pa.Table]:
     """(rows to insert, proposed rows that conflict with a row in the table), the proposed
-    rows in storage form under the table's column names."""
-    if not key or not proposed.num_rows:
+    rows in storage form under the table's column names. Rows are taken in order, as
+    PostgreSQL inserts them: a row whose key (on any of ``keys``) a row before it took
+    conflicts with that one (DO NOTHING skips it; DO UPDATE is 21000)."""
+    if not keys or not proposed.num_rows:
         return proposed, proposed.slice(0, 0)
-    mine = _keys(proposed, t, key)
-    existing = set(engine.existing_keys(tx, t, key, proposed))
-    seen: set[tuple[Any, ...]] = set()
+    mine = [_keys(proposed, t, key) for key in keys]
+    existing = [set(engine.existing_keys(tx, t, key, proposed)) for key in keys]
+    seen: list[set[tuple[Any, ...]]] = [set() for _ in keys]
     insert, conflict = [], []
-    for i, k in enumerate(mine):
-        if any(v is None for v in k):
-            insert.append(i)  # (NULL equals nothing; the NOT NULL check speaks)
-            continue
-        if k in seen:
+    for i in range(proposed.num_rows):
+        # (NULL equals nothing: a key with one conflicts with no row; NOT NULL speaks)
+        row = [(j, m[i]) for j, m in enumerate(mine) if not any(v is None for v in m[i])]
+        if any(k in seen[j] for j, k in row):
             if update:
                 raise PgError(
                     "21000",
@@ -125,8 +133,9 @@ def split(
                     hint="Ensure that no rows proposed for insertion within the same command have duplicate constrained values.",
                 )
             continue
-        seen.add(k)
-        (conflict if k in existing else insert).append(i)
+        for j, k in row:
+            seen[j].add(k)
+        (conflict if any(k in existing[j] for j, k in row) else insert).append(i)
     take = lambda idx: proposed.take(pa.array(np.asarray(idx, dtype=np.int64)))  # noqa: E731
     return take(insert), take(conflict)
 
