@@ -517,7 +517,9 @@ _DUCK_NAMES = {
     "INTERVAL": "interval", "UUID": "uuid", "BLOB": "bytea",
 }
 _DUCK_FORMATS = {"date": "date", "timestamp": "timestamp", "time": "time"}
-_CONVERT = re.compile(r"""Could not convert string ['"](.*)['"] to ([A-Z0-9]+)(?:\((\d+),(\d+)\))?$""", re.S)
+_CONVERT = re.compile(
+    r"""Could not convert string ['"](.*)['"] to ([A-Z0-9]+)(?:\((\d+),(\d+)\))?(?: when casting from source column \S+)?$""", re.S
+)
 _FIELD = re.compile(r'invalid (date|timestamp) field format: "(.*)", expected format', re.S)
 _TIME = re.compile(r'time field value out of range: "(.*)", expected format', re.S)
 _RANGE = re.compile(r"can't be cast because the value is out of range for the destination type (INT16|INT32|INT64|UINT32)")

@@ -3583,6 +3583,9 @@ _MACROS: dict[str, str] = {
             THEN 'E' || chr(39) || replace(replace(s, chr(92), chr(92) || chr(92)), chr(39), chr(39) || chr(39)) || chr(39)
         ELSE chr(39) || replace(s, chr(39), chr(39) || chr(39)) || chr(39) END)""",
     # num_nulls / num_nonnulls of a VARIADIC array: its elements that are (not) NULL
+    # int2vectorin / oidvectorin: integers separated by spaces
+    "pgc_int2vector_in": "MACRO pgc_int2vector_in(s) AS (list_transform(list_filter(string_split(s, ' '), lambda pgc_x: pgc_x <> ''), lambda pgc_x: CAST(pgc_x AS SMALLINT)))",
+    "pgc_oidvector_in": "MACRO pgc_oidvector_in(s) AS (list_transform(list_filter(string_split(s, ' '), lambda pgc_x: pgc_x <> ''), lambda pgc_x: CAST(pgc_x AS UINTEGER)))",
     "pgc_num_nulls_array": "MACRO pgc_num_nulls_array(a) AS (CAST(len(list_filter(a, lambda pgc_x: pgc_x IS NULL)) AS INTEGER))",
     "pgc_num_nonnulls_array": "MACRO pgc_num_nonnulls_array(a) AS (CAST(len(list_filter(a, lambda pgc_x: pgc_x IS NOT NULL)) AS INTEGER))",
     "pgc_quote_ident": """MACRO pgc_quote_ident(s) AS (CASE WHEN s IS NULL THEN NULL::VARCHAR

@@ -2065,7 +2065,7 @@ class _Rewriter:
         if name == "unnest" and len(args) > 1 and len(call.funcname) == 1:
             # (the parser's ROWS FROM (pg_catalog.unnest(a), pg_catalog.unnest(b), …))
             for t in types:
-                if t is None or t == UNKNOWN or not t.name.startswith("_"):
+                if t is None or t == UNKNOWN or not t.is_array:
                     raise self.fail(
                         "42883", f"function pg_catalog.unnest({_type_display(t)}) does not exist", call,
                         hint="No function matches the given name and argument types. You might need to add explicit type casts.",
@@ -3449,6 +3449,9 @@ class _Rewriter:
             depth = len(t.name) - len(t.name.lstrip("_")) if t is not None and t.name.startswith("_") else 1
             return _cast(arg, duck, array=depth), T("_" * depth + target, zero_based=zero)
         if target in ("int2vector", "oidvector"):
+            if t is None or t == UNKNOWN or t.name in TEXTISH:  # (its input function: ``1 2``)
+                self.needs.add(f"pgc_{target}_in")
+                return _call(f"pgc_{target}_in", arg), T(target, zero_based=True)
             elem = "smallint" if target == "int2vector" else "uinteger"
             return _cast(arg, elem, array=True), T(target, zero_based=True)
         if target in ("text", "varchar", "bpchar", "name") and t is not None and t.name in _VECTORS:
