@@ -675,10 +675,12 @@ class TableStore:
         queries that compute with them.
 
         ``heap_order`` returns the rows of a table of at most :data:`HEAP_ORDER_ROWS` rows
-        in the order they were inserted (by ``_rid``), as a PostgreSQL heap scan of a table
-        written by INSERTs returns them: a query without ORDER BY (``array_agg(x)``,
-        ``LIMIT 1``, ``SELECT *``) then answers as PostgreSQL usually does, where the merge
-        of versions would return them in hash order."""
+        as a PostgreSQL heap scan usually does: in the order they were written, a row an
+        UPDATE changed since the last checkpoint where the update put its new version (after
+        the others; the checkpoint's rows by ``_rid``, then the newer versions by commit and
+        statement). A query without ORDER BY (``array_agg(x)``, ``LIMIT 1``, ``SELECT *``)
+        then answers as PostgreSQL usually does, where the merge of versions would return
+        them in hash order."""
         with self._lock:
             tf = self._files.get(table.oid, TableFiles())
             ck = [(c, f) for c, f in tf.checkpoints if c <= csn]
@@ -800,6 +802,8 @@ class TableStore:
             )
         else:
             body = f"SELECT {sel} FROM last WHERE {OP} = {OP_WRITE}"
+        if heap_order:  # (a row's newest version is where an UPDATE left it: at the end)
+            order = f" ORDER BY {CSN} NULLS FIRST, {SEQ} NULLS FIRST, {RID}"
         return SnapshotQuery(f"WITH {', '.join(ctes)} {body}{order}", arrow)
 
     def changes_after(self, table: Table, csn: int) -> SnapshotQuery | None:
