@@ -12,6 +12,7 @@ curated list below must match exactly (errors by SQLSTATE and message)."""
 from __future__ import annotations
 
 import itertools
+import uuid
 
 import psycopg
 import pytest
@@ -304,6 +305,14 @@ CURATED = [
     "SELECT uuid 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::bytea",
     "SELECT true::float8",
     "SELECT interval '1 day'::int8",
+    # a uuid column beside a cast, a literal or NULL::uuid (Django's Coalesce(uuid, Value(…)))
+    "CREATE TEMP TABLE tr_u (u uuid)",
+    "INSERT INTO tr_u VALUES (NULL), ('8532a4cd-02bd-4193-9abc-61474193ea5e')",
+    "SELECT coalesce(u, NULL::uuid) FROM tr_u",
+    "SELECT coalesce(u, '00000000-0000-0000-0000-000000000000') FROM tr_u",
+    "SELECT coalesce(u, '00000000-0000-0000-0000-000000000000'::uuid) FROM tr_u",
+    "SELECT CASE WHEN u IS NULL THEN '00000000-0000-0000-0000-000000000000'::uuid ELSE u END FROM tr_u",
+    "SELECT greatest(u, NULL::uuid), least(u, 'ffffffff-0000-0000-0000-000000000000') FROM tr_u",
 ]
 
 
@@ -317,6 +326,10 @@ def test_untyped_parameters_take_the_type_they_meet(proxy: ProxyServer, pg15: Pg
     for dsn in (proxy.dsn(), pg15.dsn()):
         with psycopg.connect(dsn, autocommit=True) as c:
             assert c.execute("SELECT 1 = %s, %s = 'a'::text, COALESCE(%s, 2)", ("1", "a", "3")).fetchone() == (True, True, 3)
+            zero = uuid.UUID(int=0)
+            assert c.execute("SELECT COALESCE(NULL::uuid, %s), GREATEST(%s, 'ffffffff-0000-0000-0000-000000000000'::uuid)", (zero, zero)).fetchone() == (
+                zero, uuid.UUID("ffffffff-0000-0000-0000-000000000000"),
+            )
             with pytest.raises(psycopg.errors.InvalidTextRepresentation):
                 c.execute("SELECT 1 = %s", ("1.5",))
 

@@ -3259,6 +3259,14 @@ class _Rewriter:
         return node, BOOL
 
     def e_TypeCast(self, node: ast.TypeCast, scope: _Scope) -> tuple[ast.Node, T | None]:
+        new, t = self._type_cast(node, scope)
+        if t is not None and t.name == "uuid" and not t.domain_oid:
+            # (a query's uuid values are DuckDB's UUID, as its tables' columns: a cast's
+            # storage text would not mix with them in COALESCE, CASE or GREATEST)
+            return _cast(new, "UUID"), t
+        return new, t
+
+    def _type_cast(self, node: ast.TypeCast, scope: _Scope) -> tuple[ast.Node, T | None]:
         domain = self._domain_cast(node, scope)
         if domain is not None:
             return domain
@@ -4524,9 +4532,12 @@ class _Rewriter:
                 out.append((node, t))
                 continue
             try:
-                out.append((literals.unknown_literal(lit, ctype), _lake_t(ctype)))
+                value = literals.unknown_literal(lit, ctype)
             except PgError as e:
                 raise self.fail(e.sqlstate, e.message, node, detail=e.detail, hint=e.hint) from None
+            if ctype.base.name == "uuid" and not ctype.is_array:  # (a query's uuid values are DuckDB's UUID)
+                value = _cast(value, "UUID")
+            out.append((value, _lake_t(ctype)))
         return out
 
     def _as_jsonb(self, node: ast.Node, t: T | None, scope: _Scope) -> ast.Node:
