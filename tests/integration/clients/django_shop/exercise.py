@@ -9,7 +9,7 @@ import uuid
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "settings")
 
-import django  # noqa: E402
+import django
 
 django.setup()
 

@@ -1,3 +1,6 @@
+"""The app's models: a self-referencing foreign key, a protected one, a many-to-many,
+JSON, UUID, a decimal, an index and a CHECK constraint."""
+
 from django.db import models
 
 
@@ -17,8 +20,8 @@ class Product(models.Model):
     uid = models.UUIDField(null=True)
 
     class Meta:
-        indexes = [models.Index(fields=["price", "created"])]
-        constraints = [models.CheckConstraint(condition=models.Q(price__gte=0), name="price_nonneg")]
+        indexes = (models.Index(fields=["price", "created"]),)
+        constraints = (models.CheckConstraint(condition=models.Q(price__gte=0), name="price_nonneg"),)
 
 
 class Order(models.Model):
