@@ -609,9 +609,14 @@ class PartitionBound:
     upper: tuple[RangeDatum, ...] = ()
     modulus: int = 0
     remainder: int = 0
+    #: Made a partition by ATTACH PARTITION (its own primary key constraint then stays
+    #: ``connoinherit``, as PostgreSQL leaves it), not created by PARTITION OF.
+    attached: bool = False
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {"parent": self.parent, "kind": self.kind}
+        if self.attached:
+            d["attached"] = True
         if self.kind == "l":
             d["values"] = list(self.values)
         elif self.kind == "r":
@@ -630,6 +635,7 @@ class PartitionBound:
             tuple(tuple(x) for x in d.get("upper", ())),
             d.get("modulus", 0),
             d.get("remainder", 0),
+            d.get("attached", False),
         )
 
 

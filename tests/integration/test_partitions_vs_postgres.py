@@ -233,6 +233,12 @@ ATTACH = [
     'alter table cc attach partition cc1 for values in (1)',
     'alter table cc1 add constraint cc_a_check check (a > 0)',
     'alter table cc attach partition cc1 for values in (1)',
+    # a partition's columns, CHECKs and primary key are inherited (attislocal, coninhcount)
+    "select attrelid::regclass::text, attname, attislocal, attinhcount from pg_attribute"
+    " where attrelid in ('ap'::regclass, 'ap1'::regclass, 'x7'::regclass, 'x1'::regclass, 'cc1'::regclass) and attnum > 0 order by 1, attnum",
+    "select conrelid::regclass::text, conname, contype, conislocal, coninhcount, connoinherit,"
+    " (select p.conname from pg_constraint p where p.oid = c.conparentid) from pg_constraint c"
+    " where conrelid in ('ap'::regclass, 'ap1'::regclass, 'x7'::regclass, 'x1'::regclass, 'cc1'::regclass) order by 1, 2",
     "DROP TABLE ap, x1, x2, x3, x5, cc",
 ]
 

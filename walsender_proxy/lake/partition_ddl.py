@@ -386,7 +386,7 @@ def attach_partition(cat: Catalog, parent: Table, t: Table, spec: BoundSpec) -> 
         raise LakeError("0A000", "ATTACH PARTITION of a table whose primary key is not its parent's is not supported by walsender-proxy")
     if any(ix.unique for ix in parent.indexes):
         raise LakeError("0A000", "ATTACH PARTITION to a table with unique indexes is not supported by walsender-proxy")
-    made = replace(t, partition_bound=bound)
+    made = replace(t, partition_bound=replace(bound, attached=True))
     return [{"op": "put_table", "table": made.to_json()}], made
 
 

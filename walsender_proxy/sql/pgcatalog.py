@@ -1060,6 +1060,9 @@ def _pg_attribute(s: CatalogSnapshot) -> list[dict[str, Any]]:
                     attidentity=c.identity,
                     attgenerated=c.generated,
                     atthasmissing=c.has_missing,
+                    # (a partition's columns are all its parent's: MergeAttributes and
+                    # ATTACH PARTITION make them not local, inherited once)
+                    **({"attislocal": False, "attinhcount": 1} if t.partition_bound is not None else {}),
                     **({"attstorage": c.storage} if c.storage else {}),
                     **({"attacl": privileges.acl_text(own.column_acl(num), s.role_names)} if own.column_acl(num) else {}),
                 )
@@ -1350,10 +1353,14 @@ def _pg_index(s: CatalogSnapshot) -> list[dict[str, Any]]:
 @_rows("pgc_pg_constraint")
 def _pg_constraint(s: CatalogSnapshot) -> list[dict[str, Any]]:
     out = []
+    key_constraints = {ix.table.oid: ix.constraint for ix in s.indexes if ix.primary}
     for ix in s.indexes:
         if not ix.constraint:
             continue
         cols = {c.name: c.attnum for c in ix.table.columns}
+        bound = ix.table.partition_bound
+        # (a partition's primary key is its parent's, inherited: conparentid names it)
+        parent_key = key_constraints.get(bound.parent, 0) if ix.primary and bound is not None else 0
         out.append(
             {
                 "oid": ix.constraint,
@@ -1366,14 +1373,14 @@ def _pg_constraint(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 "conrelid": ix.table.oid,
                 "contypid": 0,
                 "conindid": ix.oid,
-                "conparentid": 0,
+                "conparentid": parent_key,
                 "confrelid": 0,
                 "confupdtype": " ",
                 "confdeltype": " ",
                 "confmatchtype": " ",
-                "conislocal": True,
-                "coninhcount": 0,
-                "connoinherit": True,
+                "conislocal": not parent_key,
+                "coninhcount": 1 if parent_key else 0,
+                "connoinherit": not parent_key or bool(bound is not None and bound.attached),
                 "conkey": [cols[n] for n in ix.columns if n in cols],
             }
         )
@@ -1407,7 +1414,13 @@ def _pg_constraint(s: CatalogSnapshot) -> list[dict[str, Any]]:
                 "confdelsetcols": None if f.delsetcols is None else list(f.delsetcols),
             }
         )
-    out += [_check_row(c, s.ns_oid[t.schema], t.oid, 0, list(c.attnums) or None) for t, c in s.checks]
+    tables = {t.oid: t for t in s.user_tables}
+    for t, c in s.checks:
+        row = _check_row(c, s.ns_oid[t.schema], t.oid, 0, list(c.attnums) or None)
+        parent = tables.get(t.partition_bound.parent) if t.partition_bound is not None else None
+        if parent is not None and any(pc.name == c.name and not pc.no_inherit for pc in parent.checks):
+            row |= {"conislocal": False, "coninhcount": 1}  # (the parent's, as a partition has it)
+        out.append(row)
     out += [_check_row(c, s.ns_oid[d.schema], 0, d.oid, None) for d in s.domains for c in d.checks]
     return out
 
