@@ -207,6 +207,16 @@ BUILDS_AND_CONFLICTS = [
     "INSERT INTO u2 VALUES (1, 1, 'a'), (2, 2, 'b')",
     "INSERT INTO u2 VALUES (1, 5, 'c'), (5, 2, 'd'), (6, 6, 'e'), (NULL, NULL, 'f'), (NULL, NULL, 'g'), (6, 7, 'h') ON CONFLICT DO NOTHING",
     "SELECT * FROM u2 ORDER BY z",
+    # an arbiter NULLS NOT DISTINCT: NULLs conflict
+    "CREATE TABLE u4 (x int UNIQUE NULLS NOT DISTINCT, v text)",
+    "INSERT INTO u4 VALUES (NULL, 'a'), (NULL, 'b') ON CONFLICT DO NOTHING",
+    "INSERT INTO u4 VALUES (NULL, 'c') ON CONFLICT (x) DO NOTHING",
+    "INSERT INTO u4 VALUES (NULL, 'd') ON CONFLICT (x) DO UPDATE SET v = excluded.v RETURNING *",
+    "INSERT INTO u4 VALUES (NULL, 'g'), (NULL, 'h') ON CONFLICT (x) DO UPDATE SET v = excluded.v",
+    "SELECT * FROM u4 ORDER BY v",
+    "CREATE TABLE u5 (x int, y int, UNIQUE NULLS NOT DISTINCT (x, y))",
+    "INSERT INTO u5 VALUES (1, NULL), (1, NULL), (NULL, NULL), (NULL, NULL), (1, 2) ON CONFLICT DO NOTHING",
+    "SELECT * FROM u5 ORDER BY 1, 2",
 ]
 
 REPLICA_IDENTITY = [
@@ -301,14 +311,6 @@ REFUSED = [
     ("CREATE UNIQUE INDEX ON rf (u)", "numeric without a precision and scale"),
     ("CREATE UNIQUE INDEX ON rf (i)", "a unique key over a column of type interval"),
     ("CREATE TABLE rf2 (u numeric PRIMARY KEY)", "numeric without a precision and scale"),
-    (
-        "INSERT INTO rf VALUES (1) ON CONFLICT DO NOTHING",
-        "ON CONFLICT on a unique index with NULLS NOT DISTINCT",
-    ),
-    (
-        "INSERT INTO rf VALUES (1) ON CONFLICT (n) DO NOTHING",
-        "ON CONFLICT on a unique index with NULLS NOT DISTINCT",
-    ),
     ("ALTER TABLE rf ADD CONSTRAINT rf_d UNIQUE (n) DEFERRABLE", "a DEFERRABLE unique constraint"),
 ]
 

@@ -552,15 +552,19 @@ class Engine:
         omitted = defaults.OmittedDefaults(self, tx, t, [n for n in names if n not in ignored])
         return omitted.add(coerce_text_columns(t, identity.without(data.rename_columns(names), ignored), self.date_order, self.text_out))
 
-    def existing_keys(self, tx: Transaction, t: Table, key: Sequence[str], proposed: pa.Table) -> list[tuple[Any, ...]]:
+    def existing_keys(
+        self, tx: Transaction, t: Table, key: Sequence[str], proposed: pa.Table, *, not_distinct: bool = False
+    ) -> list[tuple[Any, ...]]:
         """The keys of ``proposed`` (physical column names) already in ``t`` at the
-        statement's snapshot, this transaction's own writes included."""
+        statement's snapshot, this transaction's own writes included (``not_distinct``:
+        NULLs match NULLs)."""
         q = tx.snapshot_query(t, with_rid=True, sql_types=True)
         for n, tbl in q.arrow.items():
             self._register(n, tbl)
         name = f"__wp_keys_{id(proposed)}"
         self._register(name, proposed.select(list(key)))
-        on = " AND ".join(f'e."{k}" = p."{k}"' for k in key)
+        eq = "IS NOT DISTINCT FROM" if not_distinct else "="
+        on = " AND ".join(f'e."{k}" {eq} p."{k}"' for k in key)
         picked = ", ".join(f'e."{k}"' for k in key)
         sql = f"SELECT {picked} FROM ({q.sql}) e WHERE EXISTS (SELECT 1 FROM {name} p WHERE {on})"
         try:

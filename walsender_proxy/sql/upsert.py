@@ -37,7 +37,9 @@ POS = "__wp_pos"
 class KeyLookup(Protocol):
     """What the split needs of the engine: the proposed keys the table already holds."""
 
-    def existing_keys(self, tx: Transaction, t: Table, key: Sequence[str], proposed: pa.Table) -> list[tuple[Any, ...]]: ...
+    def existing_keys(
+        self, tx: Transaction, t: Table, key: Sequence[str], proposed: pa.Table, *, not_distinct: bool = False
+    ) -> list[tuple[Any, ...]]: ...
 
 
 def positions(rows: pa.Table) -> np.ndarray:
@@ -97,11 +99,14 @@ def arbiter(t: Table, clause: ast.OnConflictClause) -> tuple[str, ...]:
 
 
 def _usable(ix: Any) -> tuple[str, ...]:
-    """A unique index as the arbiter (one whose NULLs conflict is refused: the split below
-    lets a NULL key conflict with nothing)."""
-    if ix.nulls_not_distinct:
-        raise PgError("0A000", "ON CONFLICT on a unique index with NULLS NOT DISTINCT is not supported by walsender-proxy")
+    """A unique index as the arbiter: its columns."""
     return tuple(ix.columns)
+
+
+def not_distinct(t: Table, key: tuple[str, ...]) -> bool:
+    """Whether NULLs conflict on ``key``: a unique index over those columns is NULLS NOT
+    DISTINCT."""
+    return any(ix.unique and ix.nulls_not_distinct and tuple(ix.columns) == key for ix in t.indexes)
 
 
 def _keys(data: pa.Table, t: Table, key: tuple[str, ...]) -> list[tuple[Any, ...]]:
@@ -119,12 +124,14 @@ def split(
     if not keys or not proposed.num_rows:
         return proposed, proposed.slice(0, 0)
     mine = [_keys(proposed, t, key) for key in keys]
-    existing = [set(engine.existing_keys(tx, t, key, proposed)) for key in keys]
+    nnd = [not_distinct(t, key) for key in keys]
+    existing = [set(engine.existing_keys(tx, t, key, proposed, not_distinct=d)) for key, d in zip(keys, nnd, strict=True)]
     seen: list[set[tuple[Any, ...]]] = [set() for _ in keys]
     insert, conflict = [], []
     for i in range(proposed.num_rows):
-        # (NULL equals nothing: a key with one conflicts with no row; NOT NULL speaks)
-        row = [(j, m[i]) for j, m in enumerate(mine) if not any(v is None for v in m[i])]
+        # (NULL equals nothing: a key with one conflicts with no row, unless its index is
+        # NULLS NOT DISTINCT; NOT NULL speaks)
+        row = [(j, m[i]) for j, m in enumerate(mine) if nnd[j] or not any(v is None for v in m[i])]
         if any(k in seen[j] for j, k in row):
             if update:
                 raise PgError(
@@ -157,7 +164,8 @@ def update_sql(
         sets[col.name] = value_sql(col, cat) if isinstance(res.val, ast.SetToDefault) else RawStream()(res.val)
     news = "".join(f', ({e}) AS "__new_{n}"' for n, e in sets.items())
     ok = RawStream()(clause.whereClause) if clause.whereClause is not None else "true"
-    on = " AND ".join(f'"{alias}"."{k}" = excluded."{k}"' for k in key)
+    eq = "IS NOT DISTINCT FROM" if not_distinct(t, key) else "="
+    on = " AND ".join(f'"{alias}"."{k}" {eq} excluded."{k}"' for k in key)
     return f'SELECT "{alias}".*{news}, ({ok}) AS "__ok", excluded."{POS}" AS "{POS}" FROM {target} AS "{alias}" JOIN excluded ON {on}', list(sets)
 
 
