@@ -230,6 +230,28 @@ class Column:
 
 
 @dataclass(frozen=True, slots=True)
+class IndexExpr:
+    """An index's key expression (``lower(name)``) or its WHERE predicate, as
+    pg_get_indexdef prints it: ``expr`` plain and ``pretty``, columns named by
+    :data:`CHECK_MARK`-delimited attnums (renames follow them); ``attnums`` the columns it
+    reads; ``name`` the index column's (``lower``, or ``expr``, as FigureColname gives it)."""
+
+    expr: str
+    pretty: str
+    attnums: tuple[int, ...]
+    name: str = "expr"
+    #: The expression's type (``pg_attribute.atttypid`` of the index column).
+    type_oid: int = 25
+
+    def to_json(self) -> list[Any]:
+        return [self.expr, self.pretty, list(self.attnums), self.name, self.type_oid]
+
+    @classmethod
+    def from_json(cls, d: Seq[Any]) -> IndexExpr:
+        return cls(d[0], d[1], tuple(d[2]), d[3], d[4])
+
+
+@dataclass(frozen=True, slots=True)
 class Index:
     """An index other than the primary key's (``pg_class`` relkind ``i`` and its
     ``pg_index`` row): btree or hash over plain columns, kept by their names (renamed with
@@ -250,6 +272,11 @@ class Index:
     #: Per key column, the operator class named where it is not the type's default
     #: (``varchar_pattern_ops``; "" for the default); empty when every one is.
     opclasses: tuple[str, ...] = ()
+    #: Per key column, its expression where it is one (its entry in ``columns`` is then
+    #: ""); empty when every key column is a plain column.
+    expressions: tuple[IndexExpr | None, ...] = ()
+    #: A partial index's WHERE.
+    predicate: IndexExpr | None = None
 
     def to_json(self) -> dict[str, Any]:
         d = {
@@ -265,6 +292,10 @@ class Index:
         }
         if any(self.opclasses):
             d["opclasses"] = list(self.opclasses)
+        if any(self.expressions):
+            d["expressions"] = [None if e is None else e.to_json() for e in self.expressions]
+        if self.predicate is not None:
+            d["predicate"] = self.predicate.to_json()
         return d
 
     @classmethod
@@ -272,7 +303,15 @@ class Index:
         return cls(
             d["oid"], d["name"], tuple(d["columns"]), d["unique"], d["nulls_not_distinct"],
             d["method"], tuple(d["options"]), tuple(d["include"]), d["constraint"], tuple(d.get("opclasses", ())),
+            tuple(None if e is None else IndexExpr.from_json(e) for e in d.get("expressions", ())),
+            None if d.get("predicate") is None else IndexExpr.from_json(d["predicate"]),
         )  # fmt: skip
+
+    @property
+    def attnums_read(self) -> frozenset[int]:
+        """The columns its expressions and predicate read."""
+        exprs = [e for e in (*self.expressions, self.predicate) if e is not None]
+        return frozenset(a for e in exprs for a in e.attnums)
 
 
 #: ``pg_constraint.confupdtype``/``confdeltype`` letters and the SQL they stand for.

@@ -19,6 +19,7 @@ from decoding.catalog import (
     CatalogOp,
     Column,
     Index,
+    IndexExpr,
     Table,
     choose_name,
     name_addition,
@@ -92,19 +93,25 @@ def create_index(
     constraint: bool,
     search_path: Sequence[str],
     opclasses: tuple[str, ...] = (),
+    expressions: tuple[IndexExpr | None, ...] = (),
+    predicate: IndexExpr | None = None,
 ) -> tuple[list[CatalogOp], tuple[Table, Index] | None]:
     """The table with its new index (None: IF NOT EXISTS found one of that name).
     ``constraint``: made by a UNIQUE constraint (named ``…_key`` and given a
-    pg_constraint row)."""
+    pg_constraint row). ``expressions``: per key column, its expression where it is one
+    (its ``columns`` entry ""); ``predicate``: a partial index's WHERE."""
     t = cat.resolve_table(table, search_path)
     for c in (*columns, *include):
+        if not c:
+            continue  # (an expression)
         col = t.column(c)
         if col is None:
             raise LakeError("42703", f'column "{c}" does not exist')
         if c in columns:
             check_key_column(col, unique)
     if name is None:
-        name = choose_index_name(cat, t, (*columns, *include), "key" if constraint else "idx")
+        named = tuple(c or (e.name if e is not None else "expr") for c, e in zip(columns, expressions or (None,) * len(columns), strict=True))
+        name = choose_index_name(cat, t, (*named, *include), "key" if constraint else "idx")
     elif cat.relation_exists(t.schema, name):
         if if_not_exists:
             return [], None
@@ -120,6 +127,8 @@ def create_index(
         include=include,
         constraint=alloc() if constraint else 0,
         opclasses=opclasses if any(opclasses) else (),
+        expressions=expressions if any(expressions) else (),
+        predicate=predicate,
     )
     t2 = replace(t, indexes=(*t.indexes, ix))
     return [{"op": "put_table", "table": t2.to_json()}], (t2, ix)
@@ -264,10 +273,13 @@ def without_index(t: Table, ix: Index) -> Table:
 
 
 def after_drop_column(t: Table, name: str) -> Table:
-    """DROP COLUMN drops every index over the column (and a UNIQUE constraint's with it)."""
+    """DROP COLUMN drops every index over the column (and a UNIQUE constraint's with it),
+    one whose expression or predicate reads it too."""
     out = t
+    col = t.column(name)
+    attnum = col.attnum if col is not None else -1
     for ix in t.indexes:
-        if name in ix.columns or name in ix.include:
+        if name in ix.columns or name in ix.include or attnum in ix.attnums_read:
             out = without_index(out, out.index(ix.name))  # type: ignore[arg-type]
     return out
 

@@ -36,6 +36,7 @@ from decoding.catalog import (
     EnumType,
     Function,
     Generation,
+    IndexExpr,
     Ownership,
     Table,
     View,
@@ -1520,6 +1521,8 @@ class Transaction:
         if_not_exists: bool = False,
         constraint: bool = False,
         opclasses: Sequence[str] = (),
+        expressions: Sequence[IndexExpr | None] = (),
+        predicate: IndexExpr | None = None,
     ) -> str | None:
         """CREATE [UNIQUE] INDEX (or a UNIQUE constraint's index, ``constraint``); returns
         the index's name, None when IF NOT EXISTS found one. A unique index is first
@@ -1528,6 +1531,7 @@ class Transaction:
         args = (
             table, name, tuple(columns), unique, tuple(options or (0,) * len(columns)), tuple(include),
             method, nulls_not_distinct, if_not_exists, constraint, self._path(), tuple(opclasses),
+            tuple(expressions), predicate,
         )  # fmt: skip
         self._check_writable()
 

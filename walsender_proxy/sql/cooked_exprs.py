@@ -64,8 +64,13 @@ class ExprKind:
     row_filter: bool = False
     #: a generated column's expression (EXPR_KIND_GENERATED_COLUMN)
     generated: bool = False
+    #: an index's key expression or predicate ("index expression", "index predicate"):
+    #: never run by the lake (a plain index is metadata), so lower() and upper() may be in it
+    index: str = ""
 
     def subquery(self, location: int) -> PgError:
+        if self.index:
+            return SqlError("0A000", f"cannot use subquery in {self.index}", _at(location))
         if self.row_filter:
             return invalid_row_filter(location, _ONLY_SIMPLE)
         if self.generated:
@@ -83,6 +88,8 @@ class ExprKind:
 CHECK = ExprKind("check constraints", "CHECK")
 ROW_FILTER = ExprKind("WHERE", "PUBLICATION WHERE", row_filter=True)
 GENERATED = ExprKind("column generation expressions", "GENERATED AS", generated=True)
+INDEX_EXPRESSION = ExprKind("index expressions", "index expression", index="index expression")
+INDEX_PREDICATE = ExprKind("index predicates", "WHERE", index="index predicate")
 
 _ONLY_SIMPLE = (
     "Only columns, constants, built-in operators, built-in data types, built-in collations, "
@@ -390,6 +397,16 @@ class Cooker:
             if not (isinstance(dim, Const) and dim.ty.name == "int4" and dim.text is not None):
                 raise Unsupported(f"calling {name}() with a dimension that is not an integer constant")
             return Func(name, [arr, dim], Ty("int4"), False)
+        if self.kind.index and len(names) == 1 and name in ("lower", "upper") and len(fc.args or ()) == 1:
+            arg = self.expr(fc.args[0])
+            column = arg.arg if isinstance(arg, Cast) and arg.ty.name == "text" else arg  # (pg_dump's (c)::text)
+            if not (isinstance(column, Var) and column.ty.name in _STRINGS):
+                raise Unsupported(f"calling {name}() of anything but a text or varchar column")
+            if arg.ty.name != "text":
+                arg = Cast(arg, Ty("text"), "relabel", False)
+            return Func(name, [arg], Ty("text"), False)
+        if self.kind.index and kinds and "i" not in kinds:
+            raise PgError("42P17", f"functions in {self.kind.index} must be marked IMMUTABLE")
         if self.kind.row_filter and kinds and "i" not in kinds:
             raise invalid_row_filter(fc.location, MUTABLE)  # (every overload stable or volatile)
         if self.kind.generated and kinds and "i" not in kinds:

@@ -7,9 +7,12 @@ any order, with INCLUDE columns and NULLS NOT DISTINCT: unique ones are enforced
 metadata (see lake/index_ddl.py). A key column's operator class may be its type's
 default one or btree's pattern classes (``text_pattern_ops``, ``varchar_pattern_ops``,
 ``bpchar_pattern_ops``: Django indexes every CharField with one), whose equality is the
-type's, so a unique index over one holds the same rows. Expression and partial indexes,
-other operator classes, collations, storage parameters and tablespaces are refused
-(0A000): their catalog text and their meaning would differ from PostgreSQL's.
+type's, so a unique index over one holds the same rows. A plain index's key may be an
+expression and it may have a WHERE (both cooked as PostgreSQL cooks them,
+``cooked_exprs``, and printed as pg_get_indexdef prints them); a unique one may not, as
+the lake would have to compute them to check it. Other operator classes, collations,
+storage parameters and tablespaces are refused (0A000): their catalog text and their
+meaning would differ from PostgreSQL's.
 """
 
 from __future__ import annotations
@@ -19,9 +22,12 @@ from typing import Any
 
 from pglast import ast, enums
 
+from decoding.catalog import IndexExpr
 from decoding.errors import PgError
 from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import Transaction
+from walsender_proxy.sql import cooked_exprs as cx
+from walsender_proxy.sql import default_exprs as dx
 from walsender_proxy.sql.ddl_names import qualified
 
 _DESC, _NULLS_FIRST = 1, 2  # PostgreSQL's INDOPTION_DESC, INDOPTION_NULLS_FIRST
@@ -107,8 +113,8 @@ def create_index(tx: Transaction, s: ast.IndexStmt, in_block: bool, notices: lis
     """CREATE [UNIQUE] INDEX [CONCURRENTLY] [IF NOT EXISTS] [name] ON table …"""
     if s.concurrent and in_block:
         raise PgError("25001", "CREATE INDEX CONCURRENTLY cannot run inside a transaction block")
-    if s.whereClause is not None:
-        raise unsupported("a partial index (CREATE INDEX … WHERE)")
+    if s.whereClause is not None and s.unique:
+        raise unsupported("a partial unique index (CREATE UNIQUE INDEX … WHERE)")
     if s.options:
         raise unsupported("storage parameters of an index (CREATE INDEX … WITH)")
     if s.tableSpace is not None:
@@ -131,7 +137,16 @@ def create_index(tx: Transaction, s: ast.IndexStmt, in_block: bool, notices: lis
         if not known:
             raise PgError("42704", f'access method "{method}" does not exist')
         raise unsupported(f"{method} indexes")
-    columns = tuple(_plain(el, opclass=True) for el in s.indexParams or ())
+    expressions: tuple[IndexExpr | None, ...] = ()
+    predicate: IndexExpr | None = None
+    if any(el.expr is not None for el in s.indexParams or ()) or s.whereClause is not None:
+        if any(el.expr is not None for el in s.indexParams or ()) and s.unique:
+            raise unsupported("a unique index on an expression")
+        t = tx.table(qualified(s.relation))
+        expressions = tuple(_expression(el, t, tx) if el.expr is not None else None for el in s.indexParams or ())
+        if s.whereClause is not None:
+            predicate = _predicate(s.whereClause, t, tx)
+    columns = tuple("" if el.expr is not None else _plain(el, opclass=True) for el in s.indexParams or ())
     options = tuple(_option(el) for el in s.indexParams or ())
     include = tuple(_plain(el) for el in s.indexIncludingParams or ())
     opclasses: tuple[str, ...] = ()
@@ -163,12 +178,45 @@ def create_index(tx: Transaction, s: ast.IndexStmt, in_block: bool, notices: lis
         nulls_not_distinct=bool(s.nulls_not_distinct),
         if_not_exists=bool(s.if_not_exists),
         opclasses=opclasses,
+        expressions=expressions,
+        predicate=predicate,
     )
     if made is None:
         notices.append(
             Notice("NOTICE", "42P07", f'relation "{s.idxname}" already exists, skipping')
         )
     return "CREATE INDEX"
+
+
+def _expression(el: ast.IndexElem, t: Any, tx: Transaction) -> IndexExpr:
+    """A key column's expression, cooked as DefineIndex's ComputeIndexAttrs does (IMMUTABLE
+    functions only), printed as pg_get_indexdef prints it."""
+    if el.collation:
+        raise unsupported("COLLATE in an index column")
+    if el.opclass:
+        raise unsupported("an operator class in an index column")
+    try:
+        tree = cx.Cooker(t, cx.INDEX_EXPRESSION, tx.catalog().enums).expr(el.expr)
+    except (cx.Unsupported, dx._Unsupported) as e:
+        raise unsupported(f"an index expression {e}") from None
+    if isinstance(tree, cx.Var):  # (PostgreSQL takes ((a)) as the column a)
+        raise unsupported("an index expression that is a column alone")
+    name = el.expr.funcname[-1].sval if isinstance(el.expr, ast.FuncCall) else "expr"  # (FigureColname)
+    from walsender_proxy.sql.pgcatalog_defs import TYPE_OIDS
+
+    type_oid = TYPE_OIDS.get(tree.ty.name, 0)
+    if not type_oid:
+        raise unsupported(f"an index expression of type {tree.ty.name}")
+    return IndexExpr(cx.deparse(tree, False), cx.deparse(tree, True), tuple(cx.attnums(tree, [])), name, type_oid)
+
+
+def _predicate(raw: Any, t: Any, tx: Transaction) -> IndexExpr:
+    """A partial index's WHERE, cooked as a boolean (IMMUTABLE functions only)."""
+    try:
+        tree = cx.Cooker(t, cx.INDEX_PREDICATE, tx.catalog().enums).boolean(raw)
+    except (cx.Unsupported, dx._Unsupported) as e:
+        raise unsupported(f"an index predicate {e}") from None
+    return IndexExpr(cx.deparse(tree, False), cx.deparse(tree, True), tuple(cx.attnums(tree, [])), "", 16)
 
 
 def _is_view(tx: Transaction, rel: ast.RangeVar) -> bool:

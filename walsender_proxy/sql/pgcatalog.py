@@ -49,6 +49,7 @@ from decoding.catalog import (
     Domain,
     EnumType,
     ForeignKey,
+    IndexExpr,
     Table,
     View,
     ViewColumn,
@@ -368,10 +369,31 @@ class _Index:
     constraint: int = 0
     #: Per key column, an operator class other than the type's default ("" for that).
     opclasses: tuple[str, ...] = ()
+    #: Per key column, its expression where it is one (its ``columns`` entry is "").
+    expressions: tuple[IndexExpr | None, ...] = ()
+    predicate: IndexExpr | None = None
 
     @property
     def all_columns(self) -> tuple[str, ...]:
         return (*self.columns, *self.include)
+
+    def expression(self, i: int) -> IndexExpr | None:
+        """The ``i``-th (0-based) key column's expression, None for a plain column."""
+        return self.expressions[i] if i < len(self.expressions) else None
+
+    def attribute_names(self) -> list[str]:
+        """The index's pg_attribute names: a column's own, an expression's as
+        ChooseIndexColumnNames makes them unique (``lower``, ``lower1``)."""
+        out: list[str] = []
+        for i, c in enumerate(self.all_columns):
+            e = self.expression(i)
+            name = c if e is None else e.name
+            base, n = name, 0
+            while name in out:
+                n += 1
+                name = f"{base}{n}"
+            out.append(name)
+        return out
 
 
 def _table_indexes(t: Table) -> list[_Index]:
@@ -419,6 +441,8 @@ def _table_indexes(t: Table) -> list[_Index]:
                 ix.include,
                 ix.constraint,
                 ix.opclasses,
+                ix.expressions,
+                ix.predicate,
             )
         )
     return out
@@ -1108,11 +1132,13 @@ def _pg_attribute(s: CatalogSnapshot) -> list[dict[str, Any]]:
             out.append(_attr_row(sq.oid, name, num, toid, -1, attnotnull=True))
     for ix in s.indexes:
         cols = {c.name: c for c in ix.table.columns}
-        for i, name in enumerate(ix.all_columns, start=1):
+        for i, (name, shown) in enumerate(zip(ix.all_columns, ix.attribute_names(), strict=True), start=1):
             c = cols.get(name)
-            toid = c.type.oid if c else 25
+            e = ix.expression(i - 1)
+            toid = e.type_oid if e is not None else c.type.oid if c else 25
             extra = {"attcollation": 0} if i > len(ix.columns) else {}  # (INCLUDE columns: none)
             typmod = c.type.typmod if c else -1
+            name = shown
             if (
                 ix.method == "hash"
             ):  # (a hash index stores int4 hash codes: its opclass's opckeytype)
@@ -1316,8 +1342,10 @@ def _pg_index(s: CatalogSnapshot) -> list[dict[str, Any]]:
     out = []
     for ix in s.indexes:
         cols = {c.name: c for c in ix.table.columns}
-        keys = [cols[n] for n in ix.columns if n in cols]
-        every = [cols[n] for n in ix.all_columns if n in cols]
+        # (an expression's column: its type's, attnum 0)
+        keys = [cols[n] if n in cols else _ExprColumn(e.type_oid) for n, e in zip(ix.columns, ix.expressions or (None,) * len(ix.columns), strict=True)
+                if n in cols or e is not None]  # fmt: skip
+        every = [*keys, *(cols[n] for n in ix.include if n in cols)]
         opclasses = _HASH_OPCLASS if ix.method == "hash" else _BTREE_OPCLASS
         out.append(
             {
@@ -1345,9 +1373,33 @@ def _pg_index(s: CatalogSnapshot) -> list[dict[str, Any]]:
                     for i, c in enumerate(keys)
                 ],
                 "indoption": list(ix.options) or [0 for _ in keys],
+                "indexprs": index_exprs_bin(ix.oid) if any(ix.expressions) else None,
+                "indpred": index_pred_bin(ix.oid) if ix.predicate is not None else None,
             }
         )
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class _ExprColumn:
+    """An index expression where _pg_index wants a column: its attnum (0) and type."""
+
+    type_oid: int
+    attnum: int = 0
+
+    @property
+    def type(self) -> ColumnType:
+        return type_by_oid(self.type_oid)
+
+
+def index_exprs_bin(oid: int) -> str:
+    """An index's ``indexprs``: opaque, as ``adbin``; ``pg_get_expr`` prints it."""
+    return f"{{INDEXPRS :indexrelid {oid}}}"
+
+
+def index_pred_bin(oid: int) -> str:
+    """A partial index's ``indpred``."""
+    return f"{{INDPRED :indexrelid {oid}}}"
 
 
 @_rows("pgc_pg_constraint")
@@ -1943,14 +1995,29 @@ _ORDERING = {0: "", 1: " DESC NULLS LAST", 2: " NULLS FIRST", 3: " DESC"}
 
 def indexdef(ix: _Index, column: int = 0, *, qualify: bool = True) -> str:
     """``pg_get_indexdef(oid, column, pretty)``: pretty output qualifies only invisible
-    tables; a column's own text carries no ordering, as PostgreSQL's."""
+    tables; a column's own text carries no ordering, as PostgreSQL's. Expressions print
+    pretty with ``qualify`` off (psql's pretty form)."""
+    pretty = not qualify
+    names = {c.attnum: quote_ident(c.name) for c in ix.table.columns}
     if column > 0:
-        return quote_ident(ix.all_columns[column - 1]) if column <= len(ix.all_columns) else ""
+        if column > len(ix.all_columns):
+            return ""
+        e = ix.expression(column - 1)
+        if e is None:
+            return quote_ident(ix.all_columns[column - 1])
+        text = Check.fill(e.pretty if pretty else e.expr, names)
+        return text if _function_like(e) else f"({text})"
     options = ix.options or (0,) * len(ix.columns)
     classes = ix.opclasses or ("",) * len(ix.columns)
-    cols = ", ".join(
-        quote_ident(c) + (f" {k}" if k else "") + _ORDERING[o & 3] for c, o, k in zip(ix.columns, options, classes, strict=True)
-    )
+    keys = []
+    for i, c in enumerate(ix.columns):
+        e = ix.expression(i)
+        if e is None:
+            keys.append(quote_ident(c))
+        else:  # (a function call as it is, anything else in parentheses, as pg_get_indexdef)
+            text = Check.fill(e.pretty if pretty else e.expr, names)
+            keys.append(text if _function_like(e) else f"({text})")
+    cols = ", ".join(key + (f" {k}" if k else "") + _ORDERING[o & 3] for key, o, k in zip(keys, options, classes, strict=True))
     rel = quote_ident(ix.table.name)
     if qualify:
         rel = f"{quote_ident(ix.table.schema)}.{rel}"
@@ -1959,7 +2026,14 @@ def indexdef(ix: _Index, column: int = 0, *, qualify: bool = True) -> str:
         text += " INCLUDE (" + ", ".join(quote_ident(c) for c in ix.include) + ")"
     if ix.nulls_not_distinct:
         text += " NULLS NOT DISTINCT"
+    if ix.predicate is not None:
+        text += " WHERE " + Check.fill(ix.predicate.pretty if pretty else ix.predicate.expr, names)
     return text
+
+
+def _function_like(e: IndexExpr) -> bool:
+    """looks_like_function: an index expression that is a function call prints bare."""
+    return e.name != "expr"
 
 
 def constraintdef(ix: _Index) -> str:
@@ -2811,6 +2885,15 @@ def _exprs(s: CatalogSnapshot) -> list[dict[str, Any]]:
             )
             text = f"{strategy} ({keys})"
             out.append({"e_bin": f"{{PARTKEY :relid {t.oid}}}", "e_plain": text, "e_pretty": text, "e_styled": False, "e_seq": 0})
+    for ix in s.indexes:  # (indexprs of one expression, indpred)
+        names = {c.attnum: quote_ident(c.name) for c in ix.table.columns}
+        exprs = [e for e in ix.expressions if e is not None]
+        if len(exprs) == 1:
+            out.append({"e_bin": index_exprs_bin(ix.oid), "e_plain": Check.fill(exprs[0].expr, names),
+                        "e_pretty": Check.fill(exprs[0].pretty, names), "e_styled": False, "e_seq": 0})  # fmt: skip
+        if ix.predicate is not None:
+            out.append({"e_bin": index_pred_bin(ix.oid), "e_plain": Check.fill(ix.predicate.expr, names),
+                        "e_pretty": Check.fill(ix.predicate.pretty, names), "e_styled": False, "e_seq": 0})  # fmt: skip
     for dom in s.domains:  # (typdefaultbin)
         if dom.default is not None:
             d = dom.default

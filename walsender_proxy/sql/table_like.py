@@ -126,6 +126,8 @@ def expand(tx: Transaction, like: ast.TableLikeClause) -> Copied:
     if opts & _O.CREATE_TABLE_LIKE_INDEXES:
         out.primary_key = list(t.primary_key)
         for ix in t.indexes:
+            if any(ix.expressions) or ix.predicate is not None:
+                raise PgError("0A000", f'LIKE … INCLUDING INDEXES of an expression or partial index ("{ix.name}") is not supported by walsender-proxy')
             if ix.constraint:
                 out.uniques.append({"name": None, "columns": ix.columns, "include": ix.include, "nulls_not_distinct": ix.nulls_not_distinct})
             else:
