@@ -242,13 +242,16 @@ class IndexExpr:
     name: str = "expr"
     #: The expression's type (``pg_attribute.atttypid`` of the index column).
     type_oid: int = 25
+    #: A unique index's predicate as the DuckDB expression the lake filters rows with
+    #: (marked as ``expr``); "" where the lake never computes it.
+    duck: str = ""
 
     def to_json(self) -> list[Any]:
-        return [self.expr, self.pretty, list(self.attnums), self.name, self.type_oid]
+        return [self.expr, self.pretty, list(self.attnums), self.name, self.type_oid, self.duck]
 
     @classmethod
     def from_json(cls, d: Seq[Any]) -> IndexExpr:
-        return cls(d[0], d[1], tuple(d[2]), d[3], d[4])
+        return cls(d[0], d[1], tuple(d[2]), d[3], d[4], d[5] if len(d) > 5 else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -686,6 +689,10 @@ class UniqueKey:
     name: str
     columns: tuple[str, ...]
     nulls_not_distinct: bool = True  # (a primary key's columns are never null)
+    #: A partial unique index's WHERE: only rows it holds for are checked (its DuckDB form,
+    #: columns by :data:`CHECK_MARK`-delimited attnums; "" for none).
+    where: str = ""
+    where_attnums: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -747,7 +754,11 @@ class Table:
     def unique_keys(self) -> list[UniqueKey]:
         """What the lake checks on every write: the primary key, then each unique index."""
         out = [UniqueKey(self.pkey_name, self.primary_key)] if self.primary_key else []
-        out += [UniqueKey(ix.name, ix.columns, ix.nulls_not_distinct) for ix in self.indexes if ix.unique]
+        out += [
+            UniqueKey(ix.name, ix.columns, ix.nulls_not_distinct, *((ix.predicate.duck, ix.predicate.attnums) if ix.predicate else ()))
+            for ix in self.indexes
+            if ix.unique
+        ]
         return out
 
     def index(self, name: str) -> Index | None:

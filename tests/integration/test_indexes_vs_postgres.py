@@ -144,6 +144,24 @@ INDEXES = [
     "ALTER TABLE ex DROP COLUMN t",
     "SELECT indexname FROM pg_indexes WHERE tablename = 'ex' ORDER BY 1",
     "INSERT INTO ex VALUES (1, 'A', 2, NULL, true)",
+    # a partial unique index: the rows its WHERE holds for are unique
+    "CREATE TABLE pu (id int PRIMARY KEY, email text, deleted_at timestamptz, n int)",
+    "CREATE UNIQUE INDEX pu_email_live ON pu (email) WHERE deleted_at IS NULL",
+    "INSERT INTO pu VALUES (1, 'a', NULL, 1), (2, 'a', now(), 2), (3, 'a', now(), 3)",
+    "INSERT INTO pu VALUES (4, 'a', NULL, 4)",
+    "INSERT INTO pu VALUES (5, 'b', NULL, 5), (6, 'b', NULL, 6)",
+    "UPDATE pu SET deleted_at = NULL WHERE id = 2",
+    "UPDATE pu SET deleted_at = now() WHERE id = 1",
+    "UPDATE pu SET deleted_at = NULL WHERE id = 2",
+    "SELECT id, email, deleted_at IS NULL FROM pu ORDER BY id",
+    "CREATE UNIQUE INDEX pu_n_pos ON pu (n) WHERE n > 2",
+    "INSERT INTO pu VALUES (7, 'c', now(), 1), (8, 'd', now(), 1)",
+    "INSERT INTO pu VALUES (9, 'e', now(), 3)",
+    "CREATE UNIQUE INDEX pu_bad ON pu (email) WHERE deleted_at IS NOT NULL",
+    "ALTER TABLE pu REPLICA IDENTITY USING INDEX pu_email_live",
+    "INSERT INTO pu VALUES (12, 'z', NULL, 100) ON CONFLICT (email) DO NOTHING",
+    "CREATE TABLE pf (e text REFERENCES pu (email))",
+    INDEX_CATALOG.format(t="pu"),
 ]
 
 UNIQUE_CONSTRAINTS = [
@@ -327,7 +345,10 @@ def test_indexes_as_in_postgresql(
 
 REFUSED = [
     ("CREATE INDEX ON rf (md5(t))", "an index expression calling md5"),
-    ("CREATE UNIQUE INDEX ON rf (n) WHERE n > 0", "a partial unique index"),
+    ("CREATE UNIQUE INDEX rf_np ON rf (t) WHERE n > 0; INSERT INTO rf (n, t) VALUES (1, 'x') ON CONFLICT DO NOTHING",
+     "a partial unique index"),
+    ("INSERT INTO rf (n, t) VALUES (1, 'x') ON CONFLICT (t) WHERE n > 0 DO NOTHING",
+     "a partial unique index as the arbiter"),
     ("CREATE UNIQUE INDEX ON rf (lower(t))", "a unique index on an expression"),
     ('CREATE INDEX ON rf (t COLLATE "C")', "COLLATE in an index column"),
     ("CREATE INDEX ON rf (t varchar_ops)", "the operator class \"varchar_ops\""),

@@ -193,7 +193,7 @@ def _ref_key(ref: Table, spec: ForeignKeySpec) -> tuple[list[Column], int]:
     if ref.primary_key and set(ref.primary_key) == want and len(ref.primary_key) == len(want):
         return cols, 0
     for ix in ref.indexes:
-        if ix.unique and set(ix.columns) == want and len(ix.columns) == len(want) and not ix.nulls_not_distinct:
+        if ix.unique and set(ix.columns) == want and len(ix.columns) == len(want) and not ix.nulls_not_distinct and ix.predicate is None:
             return cols, ix.oid
     raise LakeError("42830", f'there is no unique constraint matching given keys for referenced table "{ref.name}"')
 

@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from decoding import records as R
-from decoding.catalog import RID, Catalog, CatalogHistory, Index, Table
+from decoding.catalog import RID, Catalog, CatalogHistory, Index, Table, fill_marks
 from decoding.changelog import ChangeLog, LogFailedError
 from decoding.errors import PgError, disk_full_error
 from decoding.lsn import format_lsn
@@ -724,20 +724,26 @@ class Lake:
                 return []
             phys = tuple(t.column(k).physical for k in t.primary_key)  # type: ignore[union-attr]
             return [_Unique(t.pkey_name, t.primary_key, phys, True, True)]
-        # (one check per column set and NULL treatment: NULLS NOT DISTINCT refuses what a
-        # plain unique index on the same columns accepts)
-        out: dict[tuple[tuple[str, ...], bool], _Unique] = {}
+        # (one check per column set, NULL treatment and predicate: NULLS NOT DISTINCT
+        # refuses what a plain unique index on the same columns accepts)
+        out: dict[tuple[tuple[str, ...], bool, str], _Unique] = {}
         for v in versions:
             by_name = {c.name: c.physical for c in v.columns}
+            by_num = {c.attnum: c.physical for c in v.columns}
             for k in v.unique_keys():
                 phys = tuple(by_name[c] for c in k.columns)
-                if (phys, k.nulls_not_distinct) not in out or k.name == t.pkey_name:
-                    out[phys, k.nulls_not_distinct] = _Unique(k.name, k.columns, phys, k.nulls_not_distinct, k.name == t.pkey_name and bool(t.primary_key))
+                where = fill_marks(k.where, {n: f'"{p}"' for n, p in by_num.items()}) if k.where else ""
+                if (phys, k.nulls_not_distinct, where) not in out or k.name == t.pkey_name:
+                    out[phys, k.nulls_not_distinct, where] = _Unique(
+                        k.name, k.columns, phys, k.nulls_not_distinct, k.name == t.pkey_name and bool(t.primary_key),
+                        where, tuple(by_num[n] for n in k.where_attnums),
+                        tuple(c.name for c in v.columns if c.attnum in k.where_attnums),
+                    )  # fmt: skip
         return list(out.values())
 
     def unique_key_columns(self, tx: Transaction, t: Table) -> list[str]:
         """Physical names of every column some unique key of ``t`` has."""
-        return list(dict.fromkeys(c for k in self._unique_keys(tx, t) for c in k.physical))
+        return list(dict.fromkeys(c for k in self._unique_keys(tx, t) for c in (*k.physical, *k.where_columns)))
 
     def check_unique(
         self,
@@ -754,14 +760,25 @@ class Lake:
         in one are not checked unless the index has NULLS NOT DISTINCT)."""
         with self._dml_lock:
             for key in self._unique_keys(tx, t):
-                if changed is not None and not changed & set(key.columns):
+                if changed is not None and not changed & {*key.columns, *key.where_names}:
                     continue
                 rows = new if key.nulls_not_distinct else _with_no_null(new, key.physical)
+                if key.where and rows.num_rows:
+                    rows = self._rows_where(rows, key.where)  # (a partial index holds those alone)
                 if rows.num_rows == 0:
                     continue
                 if key.primary and self._check_unique_indexed(tx, t, rows, exclude):
                     continue
                 self._check_unique_duckdb(tx, t, rows, exclude, key)
+
+    def _rows_where(self, rows: pa.Table, where: str) -> pa.Table:
+        """The rows ``where`` (a DuckDB predicate over physical names) holds for."""
+        cur = self.store.cursor()
+        try:
+            cur.register("_rows", rows)
+            return cur.sql(f"SELECT * FROM _rows WHERE {where}").to_arrow_table()
+        finally:
+            cur.close()
 
     def check_unique_build(self, tx: Transaction, t: Table, ix: Index) -> None:
         """CREATE UNIQUE INDEX over rows already there: the newest committed state with
@@ -772,21 +789,27 @@ class Lake:
         phys = [by_name[c] for c in ix.columns]
         key_list = ", ".join(f'"{k}"' for k in phys)
         not_null = "" if ix.nulls_not_distinct else " AND ".join(f'"{k}" IS NOT NULL' for k in phys)
+        by_num = {c.attnum: c.physical for c in t.columns}
+        where = ""
+        reads = list(phys)
+        if ix.predicate is not None:  # (a partial index: the rows it holds)
+            where = fill_marks(ix.predicate.duck, {n: f'"{p}"' for n, p in by_num.items()})
+            reads += [by_num[n] for n in ix.predicate.attnums if by_num[n] not in reads]
         with self._dml_lock:
             latest = self.store.snapshot_query(t, OWN_CSN - 1, own=tx.own_parts(t.oid), with_rid=True, physical=True)
-            pool = f"SELECT _rid, {key_list} FROM ({latest.sql})"
-            others, other_files = self.others_pending(tx, t, phys, with_rid=True)
+            pool = f"SELECT _rid, {key_list} FROM ({latest.sql})" + (f" WHERE {where}" if where else "")
+            others, other_files = self.others_pending(tx, t, reads, with_rid=True, where=where)
             cur = self.store.cursor()
             try:
                 latest.register(cur)
                 for i, o in enumerate(others):
                     cur.register(f"_oth{i}", o)
-                    pool += f" UNION SELECT _rid, {key_list} FROM _oth{i}"
+                    pool += f" UNION SELECT _rid, {key_list} FROM _oth{i}" + (f" WHERE {where}" if where else "")
                 for f in other_files:
-                    pool += f" UNION {f}"
-                where = f"WHERE {not_null}" if not_null else ""
+                    pool += f" UNION SELECT _rid, {key_list} FROM ({f})"
+                nn = f"WHERE {not_null}" if not_null else ""
                 sql = (
-                    f"SELECT {key_list} FROM (SELECT DISTINCT * FROM ({pool})) {where} "
+                    f"SELECT {key_list} FROM (SELECT DISTINCT * FROM ({pool})) {nn} "
                     f"GROUP BY ALL HAVING count(*) > 1 LIMIT 1"
                 )
                 hit = [tuple(r.values()) for r in cur.sql(sql).to_arrow_table().to_pylist()]
@@ -896,8 +919,11 @@ class Lake:
                 prefilter=in_new,
             )
             # Other transactions' pending row versions (their write chunks: deletes carry
-            # just _rid); the keys only, and from files only the rows with the new keys.
-            others, other_files = self.others_pending(tx, t, keys, where=in_new)
+            # just _rid); the keys only, and from files only the rows with the new keys
+            # (and, for a partial index, the rows it holds).
+            partial = f" AND ({key.where})" if key.where else ""
+            reads = [*keys, *(c for c in key.where_columns if c not in keys)]
+            others, other_files = self.others_pending(tx, t, reads, where=f"({in_new}){partial}")
             cur = self.store.cursor()
             try:
                 latest.register(cur)
@@ -908,13 +934,13 @@ class Lake:
                 )
                 pool = (
                     f"SELECT {key_list} FROM ({latest.sql}) c "
-                    f"WHERE {in_new} AND _rid NOT IN (SELECT _rid FROM _excl)"
+                    f"WHERE {in_new}{partial} AND _rid NOT IN (SELECT _rid FROM _excl)"
                 )
                 for i, o in enumerate(others):
                     cur.register(f"_oth{i}", o)
-                    pool += f" UNION ALL SELECT {key_list} FROM _oth{i}"
+                    pool += f" UNION ALL SELECT {key_list} FROM _oth{i}" + (f" WHERE {key.where}" if key.where else "")
                 for f in other_files:
-                    pool += f" UNION ALL {f}"
+                    pool += f" UNION ALL SELECT {key_list} FROM ({f})"
                 on = " AND ".join(f'_new."{k}" {eq} p."{k}"' for k in keys)
                 sql = f"SELECT {key_list} FROM _new SEMI JOIN ({pool}) p ON {on} LIMIT 1"
                 if not one_int:  # (else checked above)
@@ -1466,6 +1492,12 @@ class _Unique:
     physical: tuple[str, ...]
     nulls_not_distinct: bool
     primary: bool
+    #: A partial unique index's WHERE over physical column names ("" for none), and the
+    #: physical columns it reads.
+    where: str = ""
+    where_columns: tuple[str, ...] = ()
+    #: The SQL names of those columns (an UPDATE of one may move a row into the index).
+    where_names: tuple[str, ...] = ()
 
 
 def _with_no_null(rows: pa.Table, cols: Sequence[str]) -> pa.Table:

@@ -113,8 +113,6 @@ def create_index(tx: Transaction, s: ast.IndexStmt, in_block: bool, notices: lis
     """CREATE [UNIQUE] INDEX [CONCURRENTLY] [IF NOT EXISTS] [name] ON table …"""
     if s.concurrent and in_block:
         raise PgError("25001", "CREATE INDEX CONCURRENTLY cannot run inside a transaction block")
-    if s.whereClause is not None and s.unique:
-        raise unsupported("a partial unique index (CREATE UNIQUE INDEX … WHERE)")
     if s.options:
         raise unsupported("storage parameters of an index (CREATE INDEX … WITH)")
     if s.tableSpace is not None:
@@ -145,7 +143,7 @@ def create_index(tx: Transaction, s: ast.IndexStmt, in_block: bool, notices: lis
         t = tx.table(qualified(s.relation))
         expressions = tuple(_expression(el, t, tx) if el.expr is not None else None for el in s.indexParams or ())
         if s.whereClause is not None:
-            predicate = _predicate(s.whereClause, t, tx)
+            predicate = _predicate(s.whereClause, t, tx, checked=bool(s.unique))
     columns = tuple("" if el.expr is not None else _plain(el, opclass=True) for el in s.indexParams or ())
     options = tuple(_option(el) for el in s.indexParams or ())
     include = tuple(_plain(el) for el in s.indexIncludingParams or ())
@@ -210,13 +208,17 @@ def _expression(el: ast.IndexElem, t: Any, tx: Transaction) -> IndexExpr:
     return IndexExpr(cx.deparse(tree, False), cx.deparse(tree, True), tuple(cx.attnums(tree, [])), name, type_oid)
 
 
-def _predicate(raw: Any, t: Any, tx: Transaction) -> IndexExpr:
-    """A partial index's WHERE, cooked as a boolean (IMMUTABLE functions only)."""
+def _predicate(raw: Any, t: Any, tx: Transaction, *, checked: bool) -> IndexExpr:
+    """A partial index's WHERE, cooked as a boolean (IMMUTABLE functions only); with
+    ``checked`` (a unique index) also as the DuckDB expression the lake filters rows with."""
     try:
         tree = cx.Cooker(t, cx.INDEX_PREDICATE, tx.catalog().enums).boolean(raw)
+        duck = cx.duck(tree) if checked else ""
     except (cx.Unsupported, dx._Unsupported) as e:
         raise unsupported(f"an index predicate {e}") from None
-    return IndexExpr(cx.deparse(tree, False), cx.deparse(tree, True), tuple(cx.attnums(tree, [])), "", 16)
+    if checked and not duck:
+        raise unsupported("this predicate of a partial unique index")
+    return IndexExpr(cx.deparse(tree, False), cx.deparse(tree, True), tuple(cx.attnums(tree, [])), "", 16, duck)
 
 
 def _is_view(tx: Transaction, rel: ast.RangeVar) -> bool:
@@ -323,4 +325,6 @@ def identity_columns(tx: Transaction, t: Any, name: str) -> tuple[str, ...]:
         raise PgError("42704", f'index "{name}" for table "{t.name}" does not exist')
     if not ix.unique:
         raise PgError("42809", f'cannot use non-unique index "{name}" as replica identity')
+    if ix.predicate is not None:
+        raise PgError("0A000", f'cannot use partial index "{name}" as replica identity')
     return tuple(ix.columns)

@@ -55,6 +55,8 @@ def arbiters(t: Table, clause: ast.OnConflictClause) -> tuple[tuple[str, ...], .
     infer = clause.infer
     if infer is None and clause.action != enums.OnConflictAction.ONCONFLICT_UPDATE:
         keys = [tuple(t.primary_key)] if t.primary_key else []
+        if any(ix.unique and ix.predicate is not None for ix in t.indexes):
+            raise PgError("0A000", "ON CONFLICT DO NOTHING without a target on a table with a partial unique index is not supported by walsender-proxy")
         keys += [_usable(ix) for ix in t.indexes if ix.unique]
         return tuple(dict.fromkeys(keys))
     key = arbiter(t, clause)
@@ -93,8 +95,10 @@ def arbiter(t: Table, clause: ast.OnConflictClause) -> tuple[str, ...]:
     if pk and set(names) == set(pk):
         return pk
     for _name, cols, ix in uniques:
-        if set(names) == set(cols):
+        if set(names) == set(cols) and ix.predicate is None:  # (a partial one needs the WHERE)
             return _usable(ix)
+    if clause.infer.whereClause is not None:
+        raise PgError("0A000", "ON CONFLICT (…) WHERE … (a partial unique index as the arbiter) is not supported by walsender-proxy")
     raise _NO_MATCH
 
 
