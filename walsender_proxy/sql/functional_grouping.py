@@ -16,6 +16,7 @@ from __future__ import annotations
 from pglast import ast
 from pglast.enums import JoinType
 
+from walsender_proxy.sql.nodes import level_nodes
 from walsender_proxy.sql.scopes import Scope
 
 
@@ -97,29 +98,17 @@ def _referenced(stmt: ast.SelectStmt, owners: dict[str, list[str]]) -> set[tuple
     aggregates (``(table, "*")`` for a whole row), as far as names tell."""
     out: set[tuple[str, str]] = set()
     aliases = {a for names in owners.values() for a in names}
-
-    def visit(n: object) -> None:
-        if isinstance(n, ast.FuncCall) and is_aggregate(n):
-            return
-        if isinstance(n, ast.SubLink | ast.SelectStmt):
-            return
-        if isinstance(n, ast.ColumnRef):
-            names = [f.sval if isinstance(f, ast.String) else "*" for f in n.fields]
-            if len(names) >= 2:
-                out.add((names[-2], names[-1]))
-            elif names == ["*"]:
-                out.update((a, "*") for a in aliases)
-            else:
-                out.update((a, names[0]) for a in owners.get(names[0], ()))
-            return
-        if isinstance(n, ast.Node):
-            for attr in n:
-                visit(getattr(n, attr))
-        elif isinstance(n, tuple | list):
-            for x in n:
-                visit(x)
-
-    visit((stmt.targetList, stmt.havingClause, stmt.sortClause))
+    parts = (stmt.targetList, stmt.havingClause, stmt.sortClause)
+    for n in level_nodes(parts, prune=lambda x: isinstance(x, ast.FuncCall) and is_aggregate(x)):
+        if not isinstance(n, ast.ColumnRef):
+            continue
+        names = [f.sval if isinstance(f, ast.String) else "*" for f in n.fields]
+        if len(names) >= 2:
+            out.add((names[-2], names[-1]))
+        elif names == ["*"]:
+            out.update((a, "*") for a in aliases)
+        else:
+            out.update((a, names[0]) for a in owners.get(names[0], ()))
     return out
 
 
