@@ -44,3 +44,5 @@ def test_a_django_project_migrates_and_works_as_on_postgresql(proxy: ProxyServer
     assert len(ref) == 49
     for theirs, mine in zip(ref, ours, strict=True):
         assert mine == theirs
+    # Django's own test runner, on the proxy's one database (--keepdb: no CREATE DATABASE)
+    _django(project, proxy.port, "postgres", "manage.py", "test", "shop", "--keepdb", "-v0")

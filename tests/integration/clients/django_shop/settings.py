@@ -20,6 +20,9 @@ DATABASES = {
         "PORT": os.environ["PGPORT"],
         "NAME": os.environ["PGDATABASE"],
         "USER": os.environ.get("PGUSER", "postgres"),
+        # (the proxy serves one database and has no CREATE DATABASE: Django's test runner
+        # uses it as it is, with --keepdb)
+        "TEST": {"NAME": os.environ["PGDATABASE"]},
     }
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
