@@ -80,16 +80,18 @@ REFUSED = [
     ("alter table ar alter column u type bigint", "a key column"),
     ("alter table ar alter column c type bigint", "which a CHECK constraint reads"),
     ("alter table ar alter column dflt type bigint", "which has a DEFAULT"),
+    ("alter table ar alter column s type text", "which a CHECK constraint reads"),
     ("alter table ar alter column m type bigint, add column z int", "beside other actions"),
     ("alter table ar alter column m type text collate \"C\"", "COLLATE"),
     ("alter table ar alter column g type bigint", "a generated column"),
+    ("create index on ar ((m + 1)); alter table ar alter column m type bigint", "an index expression or predicate"),
 ]
 
 
 def test_what_a_rewrite_cannot_carry_is_refused(proxy: ProxyServer, pg15: PgCluster) -> None:
     setup = (
         "create table ar (id int primary key, u int unique, c int check (c > 0), dflt int default 5, n int,"
-        " g int generated always as (n + 1) stored, m int)"
+        " g int generated always as (n + 1) stored, m int, s varchar(5) check (s <> ''))"
     )
     for dsn, refused in ((pg15.dsn(dbname=pg15.new_database("altref")), False), (proxy.dsn(), True)):
         with psycopg.connect(dsn, autocommit=True) as c:

@@ -140,6 +140,13 @@ def _refusals(tx: Transaction, t: Table, changes: list[Change], rewrite: bool) -
             raise unsupported("ALTER COLUMN … TYPE of an identity column")
         if col.generation is not None:
             raise unsupported("ALTER COLUMN … TYPE of a generated column")
+        # (their texts would print the column with its old type's casts)
+        if any(col.attnum in ix.attnums_read for ix in t.indexes):
+            raise unsupported("ALTER COLUMN … TYPE of a column an index expression or predicate reads")
+        if any(col.attnum in ck.attnums for ck in t.checks):
+            raise unsupported(f'ALTER COLUMN … TYPE of column "{col.name}", which a CHECK constraint reads')
+        if any(e.table_oid == t.oid and e.row_filter is not None for pub in cat.publications.values() for e in pub.tables):
+            raise unsupported("ALTER COLUMN … TYPE of a table a publication filters rows of")
         for ix in t.indexes:  # (PostgreSQL rebuilds the index with its operator class)
             for name, opclass in zip(ix.columns, ix.opclasses, strict=False):
                 if name == col.name and opclass and (ch.new_type.is_array or ch.new_type.oid not in PATTERN_OPCLASSES[opclass]):
@@ -160,12 +167,6 @@ def _refusals(tx: Transaction, t: Table, changes: list[Change], rewrite: bool) -
         )
         if keyed:
             raise unsupported(f"{what}, a key column (primary key, unique index, foreign key or replica identity)")
-        if any(col.attnum in ck.attnums for ck in t.checks):
-            raise unsupported(f"{what}, which a CHECK constraint reads")
-        for pub in cat.publications.values():
-            for entry in pub.tables:
-                if entry.table_oid == t.oid and entry.row_filter is not None:
-                    raise unsupported(f"{what}, of a table a publication filters rows of")
 
 
 def alter(ev: Any, tx: Transaction, table: str, cmds: list[ast.AlterTableCmd], type_text: Any) -> None:
