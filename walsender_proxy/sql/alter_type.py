@@ -13,12 +13,14 @@ they fit (Django's migrations lengthen CharFields) — nothing is rewritten: the
 checked against the new length (22001) and the catalog changes, keys and indexes as they
 were.
 
-What PostgreSQL would have to carry through a rewrite that the lake does not is refused
+What PostgreSQL would have to carry through the change that the lake does not is refused
 (0A000): a rewrite of a key column (primary key, unique index, foreign key on either side,
-replica identity), a column with a DEFAULT other than a sequence's, an identity or
-generated column, one a CHECK constraint or a publication row filter reads, a column of a partitioned table or partition, COLLATE. PostgreSQL's
-own refusals keep its words: a column a generated column or a view reads (0A000), the
-partition key (42P16), a system column, the same column twice.
+replica identity) or of a column with a DEFAULT other than a sequence's; an identity or
+generated column; a column a CHECK constraint, an index expression or predicate or a
+publication row filter reads (their texts name the old type); a table a view reads; a
+partitioned table or partition; COLLATE. PostgreSQL's own refusals keep its words: a
+column a generated column reads (0A000), the partition key (42P16), a system column, the
+same column twice.
 """
 
 from __future__ import annotations
