@@ -146,6 +146,7 @@ def test_unnest_of_several_arrays(clients: tuple[Client, Client]) -> None:
         "select * from unnest('{1,2}'::int[], '{}'::text[])",
         "select * from unnest(null::int[], '{3}'::int[])",
         "select * from unnest(array[[1,2],[3,4]], array[5])",
+        "select * from unnest(array[[1,2],[3,4]], array[5]) with ordinality",
         "select * from unnest(1, array[1])",
         "select * from unnest(array[1], array[2]) as t(a, b, c)",
         "select * from unnest('{a,b}'::varchar[], '{1,2}'::integer[], '{x,y}'::varchar[])",

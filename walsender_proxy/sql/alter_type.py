@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from pglast import ast
 from pglast.stream import RawStream
 
@@ -37,6 +38,7 @@ from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, UnknownTypeError, parse_type, type_by_oid
 from walsender_proxy.backend import coercion_data
 from walsender_proxy.lake import Transaction
+from walsender_proxy.sql.column_coercion import coerce_text
 from walsender_proxy.sql.ddl_names import unsupported
 from walsender_proxy.sql.index_sql import PATTERN_OPCLASSES
 from walsender_proxy.sql.pgcatalog_defs import quote_ident
@@ -174,8 +176,6 @@ def _refusals(tx: Transaction, t: Table, changes: list[Change], rewrite: bool) -
 def alter(ev: Any, tx: Transaction, table: str, cmds: list[ast.AlterTableCmd], type_text: Any) -> None:
     """Run the statement's ALTER TYPE commands (``ev``: the engine, for the USING
     expressions and the coercions)."""
-    from walsender_proxy.sql.column_coercion import coerce_text
-
     t = tx.table(table)
     changes = plan(tx, t, cmds, type_text)
     rewrite = not all(_keeps_values(ch.column.type, ch.new_type) for ch in changes)
@@ -255,7 +255,5 @@ def _values(ev: Any, tx: Transaction, t: Table, changes: list[Change], *, with_r
     data = ev.relation(rw.sql, []).to_arrow_table()
     names = {c.name: c.physical for c in t.columns}
     if data.num_rows > 1 and with_rows:
-        import pyarrow.compute as pc
-
         data = data.take(pc.sort_indices(data.column(RID)))
     return data.rename_columns([names.get(c, c) if not c.startswith("__new_") else c for c in data.column_names])

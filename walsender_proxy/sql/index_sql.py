@@ -24,11 +24,13 @@ from pglast import ast, enums
 
 from decoding.catalog import IndexExpr
 from decoding.errors import PgError
+from walsender_proxy.backend import pgcatalog_data as data
 from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import Transaction
 from walsender_proxy.sql import cooked_exprs as cx
 from walsender_proxy.sql import default_exprs as dx
 from walsender_proxy.sql.ddl_names import qualified
+from walsender_proxy.sql.pgcatalog_defs import TYPE_OIDS
 
 _DESC, _NULLS_FIRST = 1, 2  # PostgreSQL's INDOPTION_DESC, INDOPTION_NULLS_FIRST
 
@@ -89,8 +91,6 @@ def _opclass(el: ast.IndexElem, method: str, column_type: Any) -> str:
     name = el.opclass[-1].sval
     if el.opclassopts:
         raise unsupported("operator class options in an index column")
-    from walsender_proxy.backend import pgcatalog_data as data
-
     oid = column_type.oid
     defaults = {n: intype for _oid, n, intype, _family in data.BTREE_OPCLASSES}
     shown = replace(column_type.bare, typmod=-1).sql_name()  # (format_type_be: no typmod)
@@ -200,8 +200,6 @@ def _expression(el: ast.IndexElem, t: Any, tx: Transaction) -> IndexExpr:
     if isinstance(tree, cx.Var):  # (PostgreSQL takes ((a)) as the column a)
         raise unsupported("an index expression that is a column alone")
     name = el.expr.funcname[-1].sval if isinstance(el.expr, ast.FuncCall) else "expr"  # (FigureColname)
-    from walsender_proxy.sql.pgcatalog_defs import TYPE_OIDS
-
     type_oid = TYPE_OIDS.get(tree.ty.name, 0)
     if not type_oid:
         raise unsupported(f"an index expression of type {tree.ty.name}")

@@ -1990,22 +1990,24 @@ class _Rewriter:
         return ast.RangeVar(relname=ph, inh=True, relpersistence="p", alias=new_alias)
 
     def _unnest_zipped(
-        self, rf: ast.RangeFunction, args: list[Any], types: list[T | None], given: list[str], alias: str, scope: _Scope, call: Any
+        self, rf: ast.RangeFunction, args: list[Any], types: list[T | None], given: list[str], alias: str, scope: _Scope
     ) -> ast.Node:
         """``unnest(a, b, …)`` in FROM: PostgreSQL reads it as ``ROWS FROM (unnest(a),
         unnest(b), …)``, the arrays side by side, the shorter ones padded with NULLs (as
         DuckDB unnests several lists in one SELECT list); each column is named unnest."""
         targets = []
         cols: list[tuple[str, T | None]] = []
+        flat = []  # (each argument's elements, a multidimensional array's in order)
         for i, (arg, t) in enumerate(zip(args, types, strict=True)):
             assert t is not None
             if array_exprs.depth(t.name) > 1:
                 arg, t = array_exprs.elements(arg, array_exprs.depth(t.name)), T("_" + t.name.lstrip("_"))
+            flat.append(arg)
             colname = given[i] if i < len(given) else "unnest"
             cols.append((colname, t.elem))
             targets.append(ast.ResTarget(name=f"pgc_u{i}", val=_call("unnest", arg)))
         if rf.ordinality:
-            lengths = [ast.CoalesceExpr(args=(_call("len", copy.deepcopy(a)), _int(0))) for a in args]
+            lengths = [ast.CoalesceExpr(args=(_call("len", copy.deepcopy(a)), _int(0))) for a in flat]
             longest = _call("greatest", *lengths)
             targets.append(ast.ResTarget(name="pgc_ord", val=_cast(_call("unnest", _call("range", _int(1), _op("+", longest, _int(1)))), "bigint")))
             cols.append((given[len(args)] if len(given) > len(args) else "ordinality", T("int8")))
@@ -2070,7 +2072,7 @@ class _Rewriter:
                         "42883", f"function pg_catalog.unnest({_type_display(t)}) does not exist", call,
                         hint="No function matches the given name and argument types. You might need to add explicit type casts.",
                     )  # fmt: skip
-            return self._unnest_zipped(rf, args, types, given, alias, scope, call)
+            return self._unnest_zipped(rf, args, types, given, alias, scope)
         self._function_exists(name, call, types, args)
         if name == "pg_partition_ancestors":
             return self._partition_ancestors(rf, args, types, given, alias, call, scope)
