@@ -472,14 +472,44 @@ def log10(x: N) -> N:
 
 
 def _exp_at(x: Decimal, rscale: int) -> N:
-    """exp_var: e^x at ``rscale`` digits; beyond ±6000 it overflows (or is zero)."""
-    if abs(x) >= MAX_RESULT_SCALE * 3:
-        if x > 0:
+    """exp_var: e^x at ``rscale`` digits, computed as PostgreSQL's exp_var computes it (x
+    halved ``ndiv2`` times, the Taylor series at its working scale, squared back, each
+    step rounded where it rounds), so the last digit is PostgreSQL's, not the exactly
+    rounded one; beyond ±6000 it overflows (or is zero)."""
+    val = float(x)
+    if abs(val) >= MAX_RESULT_SCALE * 3:
+        if val > 0:
             raise overflow()
         return N(0, rscale)
-    weight = int(float(x) * 0.434294481903252)
-    with localcontext(Context(prec=rscale + max(weight, 0) + 25, Emax=10**9, Emin=-(10**9))):
-        return _check_weight(_from_decimal(x.exp(), rscale))
+    dweight = int(val * 0.434294481903252)
+    exponent = x.as_tuple().exponent
+    dscale = -exponent if isinstance(exponent, int) and exponent < 0 else 0
+    with localcontext(Context(prec=rscale + abs(dweight) * 2 + 6200, Emax=10**9, Emin=-(10**9))):
+
+        def rounded(v: Decimal, scale: int) -> Decimal:  # (round_var: half away from zero)
+            return v.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)
+
+        ndiv2 = 0
+        if abs(val) > 0.01:
+            ndiv2 = 1
+            val /= 2
+            while abs(val) > 0.01:
+                ndiv2 += 1
+                val /= 2
+            x = rounded(x / (1 << ndiv2), dscale + ndiv2)
+        sig_digits = max(1 + dweight + rscale + int(ndiv2 * 0.301029995663981), 0) + 8
+        local = sig_digits - 1
+        result = 1 + x
+        elem = rounded(rounded(x * x, local) / 2, local)
+        ni = 2
+        while elem:
+            result += elem
+            ni += 1
+            elem = rounded(rounded(elem * x, local) / ni, local)
+        for _ in range(ndiv2):
+            weight = result.adjusted() // 4 if result else 0  # (base-10000 digits, as NumericVar's)
+            result = rounded(result * result, max(sig_digits - weight * 8, 0))
+        return _check_weight(_from_decimal(rounded(result, rscale), rscale))
 
 
 def exp(a: N) -> N:
