@@ -19,6 +19,9 @@ import pyarrow.parquet as pq
 from decoding import records as R
 from decoding.reorder import ChangeList, DecodedTxn
 
+#: A CSN above every other: ``catalog_at`` of it is the newest catalog.
+LATEST_CSN = (1 << 63) - 1
+
 
 def catalog_csn(txn: DecodedTxn, csn: int) -> int:
     """The CSN of the catalog a committed transaction (commit CSN ``csn``) is decoded with:

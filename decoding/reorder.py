@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import struct
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -149,6 +149,13 @@ class DecodedTxn:
     origin: str = ""
     gid: str | None = None
     prepare_lsn: int = 0
+    #: Whether the log held a record of the transaction before its end: PostgreSQL's
+    #: reorder buffer knows only those, and a prepared transaction it does not know is
+    #: neither decoded at PREPARE nor finished (ReorderBufferRememberPrepareInfo).
+    known: bool = True
+    #: A prepared transaction: the largest commit CSN the reorder buffer had read before
+    #: its PREPARE (0: none), the catalog it is decoded with while it has no CSN.
+    catalog_csn: int = 0
 
     def add(self, rec: R.Record, size: int | None = None) -> None:
         if isinstance(rec, R.SubAbort):
@@ -182,6 +189,8 @@ class ReorderBuffer:
         self._prepared: dict[int, DecodedTxn] = {}
         self._work_mem = work_mem
         self._spill_dir = spill_dir
+        #: The largest commit CSN read so far (commits may come out of CSN order).
+        self.max_csn = 0
 
     @property
     def work_mem(self) -> int | None:
@@ -212,11 +221,16 @@ class ReorderBuffer:
             tx = self._open.pop(xid, None) or self._new(xid, entry.lsn)
             tx.commit_lsn, tx.end_lsn, tx.csn = entry.lsn, entry.end_lsn, rec.csn
             tx.commit_ts, tx.origin = rec.commit_ts, rec.origin
+            self.max_csn = max(self.max_csn, rec.csn)
             yield tx
         elif isinstance(rec, R.Abort):
             self._open.pop(xid, None)
         elif isinstance(rec, R.Prepare):
-            tx = self._open.pop(xid, None) or self._new(xid, entry.lsn)
+            tx = self._open.pop(xid, None)
+            if tx is None:
+                tx = self._new(xid, entry.lsn)
+                tx.known = False
+            tx.catalog_csn = self.max_csn
             tx.gid, tx.prepare_lsn, tx.end_lsn, tx.commit_ts = (
                 rec.gid,
                 entry.lsn,
@@ -227,6 +241,7 @@ class ReorderBuffer:
             yield tx
         elif isinstance(rec, R.CommitPrepared):
             self._prepared.pop(xid, None)
+            self.max_csn = max(self.max_csn, rec.csn)
             yield Ended(xid, rec.gid, True, entry.lsn, entry.end_lsn, rec.csn, rec.commit_ts)
         elif isinstance(rec, R.RollbackPrepared):
             self._prepared.pop(xid, None)
@@ -247,31 +262,102 @@ class ReorderBuffer:
         return min(firsts, default=None)
 
 
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """Two-phase decoding: a transaction to send at its PREPARE (BEGIN PREPARE, its
+    changes, PREPARE)."""
+
+    txn: DecodedTxn
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """Two-phase decoding: COMMIT PREPARED or ROLLBACK PREPARED of ``txn`` (whose
+    ``end_lsn`` and ``commit_ts`` are still its PREPARE's). With ``replay`` the
+    transaction was prepared before two-phase decoding began (``two_phase_at``): it is
+    sent whole first, as at its PREPARE, then committed."""
+
+    txn: DecodedTxn
+    ended: Ended
+    replay: bool = False
+
+
+Routed = DecodedTxn | Prepared | Finished | tuple[LogEntry, R.Message]
+
+
+class SlotFilter:
+    """What a slot sends of the reorder buffer's events, and as what: decode.c's choices
+    (DecodeCommit, DecodePrepare, DecodeAbort, ReorderBufferFinishPrepared) with the CSN
+    rule of the proxy's snapshots. Feed it every event, in log order.
+
+    ``start``: where the session decodes from (nothing ending before it is sent);
+    ``snapshot_csn``: the slot's snapshot (a transaction committed at or below it is in
+    the copy); ``two_phase_at``: None without two-phase decoding (a prepared transaction
+    is sent whole at COMMIT PREPARED, nothing at ROLLBACK PREPARED), else the LSN from
+    which prepares are decoded at PREPARE. ``skip_prepare(gid)``: the plugin's
+    filter_prepare (test_decoding skips gids holding ``_nodecode``).
+
+    A transaction PREPAREd at or past ``start`` is sent before its CSN is known. A slot
+    made at a clean consistent point (every slot the proxy makes) cannot see such a
+    transaction commit at or below its snapshot; were it to, the copy would hold it too,
+    as PostgreSQL's own snapshot rules would."""
+
+    def __init__(
+        self, start: int, snapshot_csn: int, two_phase_at: int | None = None,
+        skip_prepare: Callable[[str], bool] | None = None,
+    ) -> None:
+        self.start = start
+        self.snapshot_csn = snapshot_csn
+        self.two_phase_at = two_phase_at
+        self.skip_prepare = skip_prepare
+        self.prepared: dict[int, DecodedTxn] = {}
+
+    def _two_phase(self, gid: str) -> bool:
+        return self.two_phase_at is not None and not (self.skip_prepare is not None and self.skip_prepare(gid))
+
+    def route(self, ev: Event) -> Routed | None:
+        if isinstance(ev, DecodedTxn):
+            if ev.gid is None:
+                return ev if ev.commit_lsn >= self.start and ev.csn > self.snapshot_csn else None
+            self.prepared[ev.xid] = ev
+            if self._two_phase(ev.gid) and ev.known and ev.prepare_lsn >= self.start:
+                return Prepared(ev)
+            return None
+        if isinstance(ev, Ended):
+            tx = self.prepared.pop(ev.xid, None)
+            if tx is None or ev.lsn < self.start:
+                return None
+            if self._two_phase(ev.gid):
+                if not tx.known:
+                    return None
+                assert self.two_phase_at is not None
+                if ev.committed:
+                    replay = tx.prepare_lsn < self.two_phase_at
+                    if replay and ev.csn <= self.snapshot_csn:
+                        return None  # (never sent, and the copy holds it)
+                    return Finished(tx, ev, replay)
+                return Finished(tx, ev)
+            if ev.committed and ev.csn > self.snapshot_csn:
+                tx.commit_lsn, tx.end_lsn, tx.csn, tx.commit_ts = ev.lsn, ev.end_lsn, ev.csn, ev.ts
+                return tx
+            return None
+        entry, _ = ev
+        return ev if entry.lsn >= self.start else None
+
+
 def decoded_after(
-    entries: Iterable[LogEntry], start_lsn: int, snapshot_csn: int
-) -> Iterator[tuple[LogEntry, DecodedTxn | R.Message]]:
-    """What a slot with consistent point ``start_lsn`` and snapshot ``snapshot_csn``
-    decodes from ``entries``, each with the log entry it was decoded at: committed
-    transactions whose commit record is at or past ``start_lsn`` and whose CSN is above
-    the snapshot (the copy at ``snapshot_csn`` holds the others), and non-transactional
-    messages at or past ``start_lsn``. Prepared transactions are given whole at their
-    COMMIT PREPARED, as to a subscriber without two_phase."""
+    entries: Iterable[LogEntry], start_lsn: int, snapshot_csn: int, two_phase_at: int | None = None,
+    skip_prepare: Callable[[str], bool] | None = None,
+) -> Iterator[tuple[LogEntry, Routed]]:
+    """What a slot decoding from ``start_lsn`` with snapshot ``snapshot_csn`` sends of
+    ``entries`` (see :class:`SlotFilter`), each with the log entry it was decoded at."""
     rb = ReorderBuffer()
-    prepared: dict[int, DecodedTxn] = {}
+    routes = SlotFilter(start_lsn, snapshot_csn, two_phase_at, skip_prepare)
     for entry in entries:
         for ev in rb.feed(entry):
-            if isinstance(ev, DecodedTxn):
-                if ev.gid is not None:
-                    prepared[ev.xid] = ev
-                elif ev.commit_lsn >= start_lsn and ev.csn > snapshot_csn:
-                    yield entry, ev
-            elif isinstance(ev, Ended):
-                tx = prepared.pop(ev.xid, None)
-                if tx is not None and ev.committed and ev.lsn >= start_lsn and ev.csn > snapshot_csn:
-                    tx.commit_lsn, tx.end_lsn, tx.csn, tx.commit_ts = ev.lsn, ev.end_lsn, ev.csn, ev.ts
-                    yield entry, tx
-            elif isinstance(ev, tuple) and isinstance(ev[1], R.Message) and ev[0].lsn >= start_lsn:
-                yield ev[0], ev[1]
+            out = routes.route(ev)
+            if out is not None:
+                yield entry, out
 
 
 def committed_after(

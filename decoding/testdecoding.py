@@ -15,6 +15,10 @@ name[text]:'x'``, ``COMMIT 735``. The lines follow ``test_decoding.c`` of Postgr
   ``restart_seqs``/``cascade`` or ``(no-flags)``;
 - ``pg_logical_emit_message`` as ``message: transactional: 1 prefix: p, sz: 5 content:…``.
 
+On a slot with two_phase, a prepared transaction is written at its PREPARE (``BEGIN``, the
+changes, ``PREPARE TRANSACTION 'gid'``) and finished by ``COMMIT PREPARED 'gid'`` or
+``ROLLBACK PREPARED 'gid'``; a gid holding ``_nodecode`` is left to its COMMIT PREPARED.
+
 Options as ``pg_decode_startup`` reads them (PostgreSQL's ``parse_bool``): include-xids
 (default on), include-timestamp, skip-empty-xacts, only-local, include-rewrites and
 force-binary. ``stream-changes`` on is refused (0A000): in-progress transactions are not
@@ -37,14 +41,14 @@ import pyarrow as pa
 from decoding import records as R
 from decoding.booleans import parse_bool
 from decoding.catalog import Catalog, Column, Table
-from decoding.change_rows import catalog_csn, change_rows, key_changed
+from decoding.change_rows import LATEST_CSN, catalog_csn, change_rows, key_changed
 from decoding.errors import PgError
 from decoding.identifiers import quote_identifier, quote_qualified_identifier
 from decoding.pgtime import PG_EPOCH_UNIX_US
 from decoding.pgtypes import ColumnType
 from decoding.pgvalues import text_encoder
 from decoding.pgvalues._types import column_type
-from decoding.reorder import DecodedTxn
+from decoding.reorder import DecodedTxn, Ended
 
 __all__ = ["TestDecoding", "TestDecodingOptions"]
 
@@ -106,6 +110,15 @@ def _type_name(cat: Catalog, ct: ColumnType, search_path: Sequence[str]) -> str:
     return ColumnType(ct.base, -1, ct.is_array).sql_name()
 
 
+def _quote_literal(text: str) -> bytes:
+    """quote_literal_cstr: quotes doubled; a backslash doubled too, with an ``E`` before
+    the literal."""
+    body = text.replace("'", "''")
+    if "\\" in text:
+        return ("E'" + body.replace("\\", "\\\\") + "'").encode()
+    return ("'" + body + "'").encode()
+
+
 def _literal(oid: int, text: bytes) -> bytes:
     """print_literal: how a value's output text is written."""
     if oid in _BARE:
@@ -151,15 +164,61 @@ class TestDecoding:
         """The lines of one committed transaction, a few at a time: BEGIN, its changes,
         COMMIT (none for a transaction of another origin under only-local, or an empty
         one under skip-empty-xacts)."""
-        opts = self.options
-        if opts.only_local and txn.origin:
+        if self.options.only_local and txn.origin:
             return
-        xid = f" {txn.xid & 0xFFFFFFFF}".encode() if opts.include_xids else b""
-        begin = [b"BEGIN" + xid]
+        end = b"COMMIT" + self._xid(txn)
+        if self.options.include_timestamp:
+            end += self._at(txn.commit_ts)
+        yield from self._lines(txn, self._catalog_at(catalog_csn(txn, txn.csn)), end)
+
+    # -- two-phase decoding (a slot made with two_phase) -----------------------------------
+    two_phase_requested = False  # (no option asks for it: the slot's two_phase does)
+
+    @staticmethod
+    def skip_prepare(gid: str) -> bool:
+        """pg_decode_filter_prepare: a gid holding ``_nodecode`` is decoded at its
+        COMMIT PREPARED, as a plain transaction."""
+        return "_nodecode" in gid
+
+    def iter_prepare(self, txn: DecodedTxn, catalog_csn: int | None = None) -> Iterator[list[bytes]]:
+        """BEGIN, the changes and ``PREPARE TRANSACTION 'gid'`` (under skip-empty-xacts,
+        nothing for a transaction that wrote no change)."""
+        end = b"PREPARE TRANSACTION " + _quote_literal(txn.gid or "")
+        if self.options.include_xids:
+            end += f", txid {txn.xid & 0xFFFFFFFF}".encode()
+        if self.options.include_timestamp:
+            end += self._at(txn.commit_ts)
+        yield from self._lines(txn, self._catalog_at(catalog_csn or LATEST_CSN), end)
+
+    def commit_prepared(self, txn: DecodedTxn, ended: Ended) -> list[bytes]:
+        return [self._finish_line(b"COMMIT PREPARED ", ended)]
+
+    def rollback_prepared(self, txn: DecodedTxn, ended: Ended) -> list[bytes]:
+        return [self._finish_line(b"ROLLBACK PREPARED ", ended)]
+
+    def _finish_line(self, head: bytes, ended: Ended) -> bytes:
+        line = head + _quote_literal(ended.gid)
+        if self.options.include_xids:
+            line += f", txid {ended.xid & 0xFFFFFFFF}".encode()
+        if self.options.include_timestamp:
+            line += self._at(ended.ts)
+        return line
+
+    def _xid(self, txn: DecodedTxn) -> bytes:
+        return f" {txn.xid & 0xFFFFFFFF}".encode() if self.options.include_xids else b""
+
+    @staticmethod
+    def _at(ts: int) -> bytes:
+        at = _TIMESTAMPTZ(pa.array([ts + PG_EPOCH_UNIX_US], pa.timestamp("us", tz="UTC")))[0]
+        return b" (at " + (at or b"") + b")"
+
+    def _lines(self, txn: DecodedTxn, cat: Catalog, end: bytes) -> Iterator[list[bytes]]:
+        """BEGIN, the changes' lines, then ``end`` (the COMMIT or PREPARE line)."""
+        opts = self.options
+        begin = [b"BEGIN" + self._xid(txn)]
         wrote = False
         if not opts.skip_empty_xacts:
             yield begin
-        cat = self._catalog_at(catalog_csn(txn, txn.csn))
         for rec in txn.changes:
             if isinstance(rec, R.CatalogChange):
                 for op in rec.ops:
@@ -184,10 +243,6 @@ class TestDecoding:
                 yield chunk
         if opts.skip_empty_xacts and not wrote:
             return
-        end = b"COMMIT" + xid
-        if opts.include_timestamp:
-            at = _TIMESTAMPTZ(pa.array([txn.commit_ts + PG_EPOCH_UNIX_US], pa.timestamp("us", tz="UTC")))[0]
-            end += b" (at " + (at or b"") + b")"
         yield [end]
 
     # -- lines ---------------------------------------------------------------------------

@@ -69,7 +69,7 @@ from decoding.catalog import (
     Table,
     is_temp_schema,
 )
-from decoding.change_rows import catalog_csn, change_rows, key_changed
+from decoding.change_rows import LATEST_CSN, catalog_csn, change_rows, key_changed
 from decoding.errors import PgError
 from decoding.pgoutput import rowfilter
 from decoding.pgoutput.options import PgOutputOptions
@@ -111,7 +111,7 @@ CHUNK_BYTES = 8 << 20
 #: What :meth:`PgOutput.iter_batches` yields: a few messages, or row messages in bulk.
 Batch = list[bytes] | pa.Array | RowBatch
 #: catalog_at() of this gives the newest catalog (for prepared transactions, no CSN yet).
-_LATEST_CSN = (1 << 63) - 1
+_LATEST_CSN = LATEST_CSN
 #: Row action after the row filter: send nothing (the others are ``rows``' message kinds).
 _SKIP = 0
 
@@ -290,6 +290,17 @@ class PgOutput:
             return []
         return [LogicalMessage(message_lsn, rec.prefix, rec.payload, 0).encode()]
 
+    @property
+    def two_phase_requested(self) -> bool:
+        """START_REPLICATION's ``two_phase 'on'`` (protocol 3 or later): the slot is marked
+        for two-phase decoding if it is not yet (PostgreSQL's twophase_opt_given)."""
+        return self.options.two_phase
+
+    @staticmethod
+    def skip_prepare(gid: str) -> bool:
+        """pgoutput has no filter_prepare: every prepared transaction is decoded at PREPARE."""
+        return False
+
     def prepare(self, txn: DecodedTxn, catalog_csn: int | None = None) -> list[bytes]:
         """two_phase: BeginPrepare, the changes, Prepare — always sent, even when empty
         (PostgreSQL skips empty transactions only when not prepared).
@@ -324,7 +335,7 @@ class PgOutput:
         finally:
             self._end_invalidations(st)
 
-    def commit_prepared(self, txn: DecodedTxn | None, ended: Ended) -> list[bytes]:
+    def commit_prepared(self, txn: DecodedTxn, ended: Ended) -> list[bytes]:
         """two_phase: COMMIT PREPARED of a transaction sent by :meth:`prepare`."""
         self._seen_csn = max(self._seen_csn, ended.csn)
         return [

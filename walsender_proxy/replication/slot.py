@@ -13,7 +13,7 @@ from typing import Any, Protocol
 from decoding import records as R
 from decoding.catalog import Catalog
 from decoding.errors import PgError
-from decoding.reorder import DecodedTxn
+from decoding.reorder import DecodedTxn, Ended
 
 _NAME = re.compile(r"^[a-z0-9_]{1,63}$")
 #: Output plugins a logical slot can name.
@@ -33,6 +33,19 @@ class OutputPlugin(Protocol):
     def message(self, message_lsn: int, rec: R.Message) -> list[bytes]: ...
 
     def close(self) -> None: ...
+
+    # Two-phase decoding: what a prepared transaction sends at PREPARE (chunks of
+    # messages, the PREPARE message last), at COMMIT PREPARED and at ROLLBACK PREPARED.
+    @property
+    def two_phase_requested(self) -> bool: ...
+
+    def skip_prepare(self, gid: str) -> bool: ...
+
+    def iter_prepare(self, txn: DecodedTxn, catalog_csn: int | None = None) -> Iterator[list[bytes]]: ...
+
+    def commit_prepared(self, txn: DecodedTxn, ended: Ended) -> list[bytes]: ...
+
+    def rollback_prepared(self, txn: DecodedTxn, ended: Ended) -> list[bytes]: ...
 
 
 def output_plugin(
@@ -73,6 +86,11 @@ class Slot:
     #: What the client confirmed as flushed; streaming resumes from here.
     confirmed_flush: int
     temporary: bool = False
+    #: Prepared transactions are decoded at PREPARE (two-phase decoding), from
+    #: ``two_phase_at`` on: one prepared before it is sent whole at its COMMIT PREPARED
+    #: (BEGIN PREPARE … PREPARE, then COMMIT PREPARED), as ReorderBufferFinishPrepared
+    #: replays it. Set at creation (the consistent point) or by the first START_REPLICATION
+    #: asking for ``two_phase`` (its start), as PostgreSQL's CreateDecodingContext does.
     two_phase: bool = False
     failover: bool = False
     kind: str = "logical"
@@ -81,6 +99,7 @@ class Slot:
     #: moves with ``confirmed_flush`` (``Lake.catalog_hold_at``); 0 in slots saved before it
     #: existed (everything kept until the slot moves).
     catalog_csn: int = 0
+    two_phase_at: int = 0
 
 
 def check_slot_name(name: str) -> None:

@@ -24,8 +24,16 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, replace
 from typing import TYPE_CHECKING
 
+from decoding.changelog import LogEntry
 from decoding.errors import PgError, file_access_error
-from walsender_proxy.replication.slot import PLUGINS, Slot, check_slot_name, output_plugin
+from decoding.reorder import Finished, Prepared, decoded_after
+from walsender_proxy.replication.slot import (
+    PLUGINS,
+    OutputPlugin,
+    Slot,
+    check_slot_name,
+    output_plugin,
+)
 
 if TYPE_CHECKING:  # (a walsender process uses Slot without loading the lake)
     from walsender_proxy.lake import Lake
@@ -124,7 +132,7 @@ class SlotStore:
             name, plugin, database,
             restart_lsn=cp.restart_lsn, consistent_point=cp.lsn, snapshot_csn=cp.csn,
             confirmed_flush=cp.lsn, temporary=temporary, two_phase=two_phase, failover=failover,
-            catalog_csn=cp.csn,
+            catalog_csn=cp.csn, two_phase_at=cp.lsn if two_phase else 0,
         )  # fmt: skip
         self.create(slot, owner=owner if temporary else None)
         return slot, cp
@@ -140,7 +148,8 @@ class SlotStore:
         if plugin is not None and plugin not in PLUGINS:
             raise PgError("58P01", f'could not access file "{plugin}": No such file or directory')
         temp = source.temporary if temporary is None else bool(temporary)
-        slot = replace(source, name=dst, plugin=plugin or source.plugin, temporary=temp)
+        # (PostgreSQL makes the copy without two_phase, whatever the source's)
+        slot = replace(source, name=dst, plugin=plugin or source.plugin, temporary=temp, two_phase=False, two_phase_at=0)
         return self.create(slot, owner=pid if temp else None)
 
     def create(self, slot: Slot, owner: int | None = None) -> Slot:
@@ -278,10 +287,6 @@ class SlotStore:
         moves past the last record decoded, as its ``get`` form does. ``function``: the
         SQL function called (a textual one refuses a plugin writing binary). The log is read
         and decoded in the calling thread (a SQL session's worker thread)."""
-        from decoding.changelog import LogEntry
-        from decoding.records import Message
-        from decoding.reorder import decoded_after
-
         slot = self.acquire(name, pid)
         try:
             if slot.database != database:
@@ -299,6 +304,8 @@ class SlotStore:
                     )
                 end = self.lake.log.flushed_lsn if upto_lsn is None else min(upto_lsn, self.lake.log.flushed_lsn)
                 start = slot.confirmed_flush
+                if plugin.two_phase_requested and not slot.two_phase:
+                    slot = self.enable_two_phase(name, start)
                 rows: list[tuple[int, int, bytes]] = []
                 reached = end
 
@@ -312,9 +319,12 @@ class SlotStore:
                             reached = entry.end_lsn
                             return
 
-                for entry, ev in decoded_after(records(), start, slot.snapshot_csn):
-                    if isinstance(ev, Message):
-                        rows += [(entry.lsn, 0, m) for m in plugin.message(entry.end_lsn, ev)]
+                two_phase_at = slot.two_phase_at if slot.two_phase else None
+                for entry, ev in decoded_after(records(), start, slot.snapshot_csn, two_phase_at, plugin.skip_prepare):
+                    if isinstance(ev, tuple):
+                        rows += [(entry.lsn, 0, m) for m in plugin.message(entry.end_lsn, ev[1])]
+                    elif isinstance(ev, Prepared | Finished):
+                        rows += _two_phase_rows(plugin, ev)
                     else:
                         lines = [m for b in plugin.iter_batches(ev) for m in (b if isinstance(b, list) else b.to_pylist())]
                         first = ev.first_lsn or ev.commit_lsn
@@ -382,6 +392,17 @@ class SlotStore:
         for name in names:
             self.save_if_dirty(name)
 
+    def enable_two_phase(self, name: str, at: int) -> Slot:
+        """A decoding session asked for ``two_phase`` on a slot without it: two-phase
+        decoding from ``at`` (where that session starts) on, saved at once, as
+        CreateDecodingContext marks and saves the slot."""
+        with self._lock:
+            slot = self._existing(name)
+            if not slot.two_phase:
+                slot = self._slots[name] = replace(slot, two_phase=True, two_phase_at=at)
+        self._save(slot)
+        return slot
+
     def alter(self, name: str, *, two_phase: bool | None = None, failover: bool | None = None) -> Slot:
         with self._lock:
             slot = self._existing(name)
@@ -393,3 +414,19 @@ class SlotStore:
         self._save(slot)
         return slot
 
+
+def _two_phase_rows(plugin: OutputPlugin, ev: Prepared | Finished) -> list[tuple[int, int, bytes]]:
+    """A prepared transaction's rows for the SQL slot functions, at the LSNs its stream
+    frames carry (the PREPARE at the end of its record, COMMIT/ROLLBACK PREPARED at the end
+    of theirs, everything else at the transaction's first LSN)."""
+    txn = ev.txn
+    xid = txn.xid & 0xFFFFFFFF
+    rows: list[tuple[int, int, bytes]] = []
+    if isinstance(ev, Prepared) or ev.replay:
+        lines = [m for chunk in plugin.iter_prepare(txn, txn.catalog_csn or None) for m in chunk]
+        first = txn.first_lsn or txn.prepare_lsn
+        rows += [(txn.end_lsn if i == len(lines) - 1 else first, xid, m) for i, m in enumerate(lines)]
+    if isinstance(ev, Finished):
+        finish = plugin.commit_prepared if ev.ended.committed else plugin.rollback_prepared
+        rows += [(ev.ended.end_lsn, xid, m) for m in finish(txn, ev.ended)]
+    return rows

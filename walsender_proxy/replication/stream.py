@@ -31,7 +31,7 @@ from decoding.allocator import release_memory
 from decoding.changelog import LogReader
 from decoding.logview import LogView
 from decoding.pgoutput.rows import RowBatch, encode_together
-from decoding.reorder import ChangeList, DecodedTxn, Ended, ReorderBuffer
+from decoding.reorder import ChangeList, DecodedTxn, Finished, Prepared, ReorderBuffer, SlotFilter
 from walsender_proxy.backend.conn import Conn
 from walsender_proxy.protocol import messages as m
 from walsender_proxy.protocol.machine import ConnectionClosed, MessageReceived, ProtocolError
@@ -161,6 +161,10 @@ class LogicalStream:
         self.timeout = timeout
         self.observe = observe
         self.state = StreamState(slot)
+        #: What is sent of each transaction: two-phase decoding when the slot has it.
+        self.routes = SlotFilter(
+            start, slot.snapshot_csn, slot.two_phase_at if slot.two_phase else None, plugin.skip_prepare
+        )
         #: The log followed from a walsender process (read on this loop), else None.
         self.follower = log if isinstance(log, LogView) else None
         self.inline = self.follower is not None
@@ -266,27 +270,23 @@ class LogicalStream:
         self.s.queue(encode_keepalive_message(txns[-1].end_lsn, pg_now()))
 
     async def _emit(self, ev: Any, plugin: OutputPlugin, start: int, state: StreamState, entry: Any) -> None:
-        s = self.s
-        if isinstance(ev, DecodedTxn):
-            if ev.gid is not None:
-                state.prepared[ev.xid] = ev  # no two-phase decoding: sent whole at COMMIT PREPARED
-                return
-            if ev.commit_lsn < start or ev.csn <= state.slot.snapshot_csn:
-                return
-            await self._send_txn(ev, plugin, state)
-        elif isinstance(ev, Ended):
-            if ev.committed:
-                txn = state.prepared.pop(ev.xid, None)
-                if txn is not None and ev.lsn >= start and ev.csn > state.slot.snapshot_csn:
-                    txn.commit_lsn, txn.end_lsn, txn.csn, txn.commit_ts = ev.lsn, ev.end_lsn, ev.csn, ev.ts
-                    await self._send_txn(txn, plugin, state)
-            else:
-                state.prepared.pop(ev.xid, None)
-        elif isinstance(ev, tuple):
-            e, rec = ev
-            if e.lsn >= start:
-                for payload in plugin.message(e.end_lsn, rec):
-                    s.queue(encode_xlogdata_message(e.lsn, e.lsn, pg_now(), payload))
+        routed = self.routes.route(ev)
+        if routed is None:
+            return
+        if isinstance(routed, DecodedTxn):
+            await self._send_txn(routed, plugin, state)
+        elif isinstance(routed, Prepared | Finished):
+            data = _frame_two_phase(plugin, routed) if self.inline else await asyncio.to_thread(_frame_two_phase, plugin, routed)
+            if data:
+                self.s.write(data)
+                await self._drain(state)
+            end = routed.txn.end_lsn if isinstance(routed, Prepared) else routed.ended.end_lsn
+            state.lag.sent(end)
+            self.s.queue(encode_keepalive_message(end, pg_now()))
+        else:
+            e, rec = routed
+            for payload in plugin.message(e.end_lsn, rec):
+                self.s.queue(encode_xlogdata_message(e.lsn, e.lsn, pg_now(), payload))
 
     async def _send_txn(self, txn: DecodedTxn, plugin: OutputPlugin, state: StreamState) -> None:
         """Decode and send one transaction. A small one (in memory, no changeset) is
@@ -516,6 +516,25 @@ def _frame_xlogdata(b: Any, txn: DecodedTxn, now: int) -> bytes | memoryview:
     return xlogdata_frames(b, first, now)
 
 
+def _frame_two_phase(plugin: OutputPlugin, routed: Prepared | Finished) -> bytes:
+    """A prepared transaction's messages as XLogData frames, each at the LSN PostgreSQL's
+    callback wrappers give it: BEGIN PREPARE and the changes at the transaction's first
+    LSN, PREPARE at the end of its record, COMMIT/ROLLBACK PREPARED at the end of theirs."""
+    txn, now = routed.txn, pg_now()
+    out: list[bytes] = []
+    if isinstance(routed, Prepared) or routed.replay:
+        chunks = [m for chunk in plugin.iter_prepare(txn, txn.catalog_csn or None) for m in chunk]
+        first = txn.first_lsn or txn.prepare_lsn
+        for i, p in enumerate(chunks):
+            pos = txn.end_lsn if i == len(chunks) - 1 else first
+            out.append(encode_xlogdata_message(pos, pos, now, p))
+    if isinstance(routed, Finished):
+        ended = routed.ended
+        finish = plugin.commit_prepared if ended.committed else plugin.rollback_prepared
+        out += [encode_xlogdata_message(ended.end_lsn, ended.end_lsn, now, p) for p in finish(txn, ended)]
+    return b"".join(out)
+
+
 def _frame_all(plugin: OutputPlugin, txn: DecodedTxn) -> bytes:
     now = pg_now()
     return b"".join(_frame_xlogdata(b, txn, now) for b in plugin.iter_batches(txn))
@@ -653,6 +672,5 @@ class StreamState(ReplyState):
         self.last_reply = time.monotonic()
         self.last_ping = self.last_reply
         self.candidates: list[tuple[int, int]] = []
-        self.prepared: dict[int, DecodedTxn] = {}
         self.started = time.time()
 

@@ -342,6 +342,8 @@ class WalSender:
                 search_path=tuple(ex.search_path()),
             )
             start = max(cmd.start_lsn, slot.confirmed_flush)
+            if plugin.two_phase_requested and not slot.two_phase:
+                slot = await asyncio.to_thread(self.slots.enable_two_phase, slot.name, start)
             work_mem = self._work_mem()
             self.s.send(m.CopyBothResponse(0, ()))
             pool = self.services.sender_pool()
