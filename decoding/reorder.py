@@ -147,6 +147,8 @@ class DecodedTxn:
     csn: int = 0
     commit_ts: int = 0
     origin: str = ""
+    #: The remote LSN the origin's session gave its commit (pg_replication_origin_xact_setup).
+    origin_lsn: int = 0
     gid: str | None = None
     prepare_lsn: int = 0
     #: Whether the log held a record of the transaction before its end: PostgreSQL's
@@ -220,7 +222,7 @@ class ReorderBuffer:
         if isinstance(rec, R.Commit):
             tx = self._open.pop(xid, None) or self._new(xid, entry.lsn)
             tx.commit_lsn, tx.end_lsn, tx.csn = entry.lsn, entry.end_lsn, rec.csn
-            tx.commit_ts, tx.origin = rec.commit_ts, rec.origin
+            tx.commit_ts, tx.origin, tx.origin_lsn = rec.commit_ts, rec.origin, rec.origin_lsn
             self.max_csn = max(self.max_csn, rec.csn)
             yield tx
         elif isinstance(rec, R.Abort):

@@ -319,7 +319,7 @@ class PgOutput:
             BeginPrepare(txn.prepare_lsn, txn.end_lsn, txn.commit_ts, _xid32(txn.xid), gid).encode()
         ]
         if txn.origin:
-            head.append(Origin(getattr(txn, "origin_lsn", 0), txn.origin).encode())
+            head.append(Origin(txn.origin_lsn, txn.origin).encode())
         st = _TxnState([], sent_begin=True)
         try:
             first = True
@@ -357,8 +357,7 @@ class PgOutput:
     def _begin_messages(self, txn: DecodedTxn) -> list[bytes]:
         out = [Begin(txn.commit_lsn, txn.commit_ts, _xid32(txn.xid)).encode()]
         if txn.origin:
-            # DecodedTxn does not carry the commit record's origin_lsn (yet): 0 then.
-            out.append(Origin(getattr(txn, "origin_lsn", 0), txn.origin).encode())
+            out.append(Origin(txn.origin_lsn, txn.origin).encode())
         return out
 
     def _start_catalog(self, txn: DecodedTxn, csn: int) -> Catalog:

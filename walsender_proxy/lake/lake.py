@@ -52,6 +52,7 @@ from walsender_proxy.lake.files import (
     PARQUET_OPTIONS,
 )
 from walsender_proxy.lake.keyindex import SMALL, KeyIndex, PointIndexes, keys_of
+from walsender_proxy.lake.origins import ReplicationOrigins
 from walsender_proxy.lake.retention import Hold, HoldRegistry, hold_saved_slots
 from walsender_proxy.lake.sequences import SequenceStore
 from walsender_proxy.lake.settings import LakeSettings
@@ -182,6 +183,8 @@ class Lake:
         self._unlogged_aborts: list[int] = []
         self._quiet_until = 0.0  # (a background failure from a full disk is said once a minute)
 
+        #: Replication origins (read before the replay, which moves their progress).
+        self.origins = ReplicationOrigins(self.dir / "replorigin.json", s.fsync)
         last_csn = self._recover(st.get("last_csn", 0))
         self._latest_completed = self._next_xid - 1  # (what is still open after recovery: prepared)
         self.clock = CsnClock(last_csn)
@@ -236,6 +239,8 @@ class Lake:
                 replay.gid, replay.prepared_at = rec.gid, rec.prepare_ts
             elif isinstance(rec, (R.Commit, R.CommitPrepared)):
                 max_csn = max(max_csn, rec.csn)
+                if isinstance(rec, R.Commit) and rec.origin:
+                    self.origins.replay_commit(rec.origin, rec.origin_lsn, e.end_lsn)
                 tx = txs.pop(xid, None)
                 if tx is not None and e.lsn < self._folded_lsn:
                     tx.discard()
@@ -965,10 +970,16 @@ class Lake:
         assert tx.xid is not None
         resolve = True
         try:
-            rec = R.Commit(tx.xid, csn, pg_now(), tx.origin)
+            # Under a replication origin the record carries the origin's LSN and time,
+            # and decoding sends that time as the commit's (0 when none was given, as
+            # PostgreSQL's DecodeCommit takes origin_timestamp).
+            rec = R.Commit(tx.xid, csn, tx.origin_ts if tx.origin else pg_now(), tx.origin, tx.origin_lsn)
             if tx.gid is not None:
                 rec = R.CommitPrepared(tx.xid, tx.gid, csn, pg_now())  # type: ignore[assignment]
-            return self._write_commit(tx, rec, csn)
+            info = self._write_commit(tx, rec, csn)
+            if tx.origin and info.end_lsn is not None:
+                self.origins.committed(tx.origin, tx.origin_lsn, info.end_lsn)
+            return info
         except LogFailedError:
             # Its rows may be in memory already (see _write_commit) but are not known to be
             # durable: the frontier stays below this CSN, so no snapshot ever shows them.
@@ -1136,6 +1147,9 @@ class Lake:
             return rows
 
     def _write_manifest(self, catalog: list[Any] | None = None) -> None:
+        # Origins' progress first: the manifest may move the redo position past commits
+        # that moved it, and replay starts there.
+        self.origins.save_if_dirty()
         if catalog is None:
             with self._catalog_mutex:
                 catalog = self.history.to_json()

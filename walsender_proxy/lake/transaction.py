@@ -144,7 +144,11 @@ class Transaction:
         self.lake = lake
         self.isolation = isolation
         self.read_only = read_only
+        #: The replication origin it commits under (its session's), with the remote LSN
+        #: and time the session gave (pg_replication_origin_xact_setup).
         self.origin = origin
+        self.origin_lsn = 0
+        self.origin_ts = 0
         self.state = State.ACTIVE
         self.xid: int | None = None
         self.first_lsn: int | None = None

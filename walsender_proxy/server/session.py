@@ -182,8 +182,9 @@ class Session(Conn):
             await self._stop_session_thread()
             with contextlib.suppress(Exception):
                 await self.flush()
-            if self.pid:  # temporary slots end with the session that made them
+            if self.pid:  # temporary slots and a set-up replication origin end with the session
                 self.ctx.slots.drop_temporary_of(self.pid)
+                self.ctx.lake.origins.release(self.pid)
             if self.walsender is not None:
                 self.walsender.close()
             if self.executor is not None:

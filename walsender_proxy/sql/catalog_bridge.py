@@ -104,6 +104,19 @@ def injected_rows(ex: SessionState, needs: frozenset[str]) -> dict[str, pa.Table
             for gid, t in list(ex.lake.prepared.items())
         ]  # fmt: skip
         out["pg_prepared_xacts"] = pgcatalog.make_table("pg_prepared_xacts", rows)
+    if wanted & {"pg_replication_origin", "pg_replication_origin_status"}:
+        origins = ex.lake.origins.rows()
+        out["pg_replication_origin"] = pgcatalog.make_table(
+            "pg_replication_origin", [{"roident": o.roident, "roname": o.name} for o in origins]
+        )
+        out["pg_replication_origin_status"] = pgcatalog.make_table(
+            "pg_replication_origin_status",
+            [
+                {"local_id": o.roident, "external_id": o.name, "remote_lsn": format_lsn(o.remote_lsn), "local_lsn": format_lsn(o.local_lsn)}
+                for o in origins
+                if o.tracked
+            ],
+        )
     role_oids = server_info(ex).role_oids()
     who = ex.who() if wanted & {"pg_stat_activity", "pg_stat_ssl", "pg_stat_replication"} else None
 

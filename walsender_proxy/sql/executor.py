@@ -233,6 +233,16 @@ class SyntaxErr(PgError):
 _CURSOR_BINARY, _CURSOR_SCROLL, _CURSOR_NO_SCROLL, _CURSOR_HOLD = 0x0001, 0x0002, 0x0004, 0x0020
 
 
+def _origin_and_two_phase(what: str) -> PgError:
+    """Prepared transactions carry no replication origin in the proxy's log: refused in a
+    session that set one up, where PostgreSQL would mark them (and a subscriber with
+    ``origin = none`` leave them out)."""
+    return PgError(
+        "0A000", f"{what} in a session with a replication origin set up is not supported by walsender-proxy",
+        hint="Call pg_replication_origin_session_reset() first.",
+    )  # fmt: skip
+
+
 class Executor:
     def __init__(self, services: SqlServices, *, user: str, database: str, settings: Settings, backend_pid: int) -> None:
         self.services = services
@@ -320,6 +330,7 @@ class Executor:
             iso = self._tx_isolation or _ISOLATION[self.settings.get("default_transaction_isolation")]
             ro = self._tx_read_only if self._tx_read_only is not None else self.settings.get("default_transaction_read_only") == "on"
             self.tx = self.lake.begin(iso, read_only=ro, snapshot_csn=self._imported_csn)
+            self.lake.origins.stamp(self.backend_pid, self.tx)
             self.tx.search_path = tuple(self.search_path())
             self.tx.creation_path = tuple(self.creation_path())
             # (PostgreSQL's transaction timestamp is its first statement's start)
@@ -1450,6 +1461,9 @@ class Executor:
                 self.notifies.clear()
                 tx.abort()
                 raise PgError("0A000", "cannot PREPARE a transaction that has executed LISTEN, UNLISTEN, or NOTIFY")
+            if tx.origin:
+                tx.abort()
+                raise _origin_and_two_phase("PREPARE TRANSACTION")
             if tx.xid is None:
                 tx.ensure_xid()
             tx.prepare(s.gid)
@@ -1458,6 +1472,8 @@ class Executor:
         if kind in (K.TRANS_STMT_COMMIT_PREPARED, K.TRANS_STMT_ROLLBACK_PREPARED):
             what = "COMMIT PREPARED" if kind == K.TRANS_STMT_COMMIT_PREPARED else "ROLLBACK PREPARED"
             self._check_no_block(what)
+            if self.lake.origins.session(self.backend_pid) is not None:
+                raise _origin_and_two_phase(what)
             if kind == K.TRANS_STMT_COMMIT_PREPARED:
                 self.lake.commit_prepared(s.gid)
             else:
@@ -1627,6 +1643,7 @@ class Executor:
         iso, ro = self.tx.isolation, self.tx.read_only
         self.tx.abort()
         self.tx = self.lake.begin(iso, read_only=ro, snapshot_csn=csn)
+        self.lake.origins.stamp(self.backend_pid, self.tx)
         yield Done("SET")
 
     # -- roles ---------------------------------------------------------------------------

@@ -15,7 +15,13 @@ from decoding.errors import PgError
 from decoding.lsn import format_lsn, parse_lsn
 from walsender_proxy.lake import bulk
 from walsender_proxy.lake.transaction import Isolation
-from walsender_proxy.sql import literals, lock_functions, sequence_functions, slot_functions
+from walsender_proxy.sql import (
+    literals,
+    lock_functions,
+    origin_functions,
+    sequence_functions,
+    slot_functions,
+)
 from walsender_proxy.sql.rewrite_funcs import ADVISORY, ROW_SUFFIX, SERVER_SETS, SET_SUFFIX
 from walsender_proxy.sql.udf_errors import keep_errors
 
@@ -48,6 +54,7 @@ SERVER_FUNCTIONS = frozenset(
         "txid_current",
         "pg_current_xact_id",
         *sequence_functions.NAMES,
+        *origin_functions.NAMES,
         # The Spark pipeline's calls (walsender_proxy.lake.bulk): JSON text results.
         "walsender_proxy_table_layout",
         "walsender_proxy_commit_changeset",
@@ -192,8 +199,9 @@ def install(con: duckdb.DuckDBPyConnection, services: SqlServices) -> None:
     udfs += slot_functions.udfs(services, session)
     udfs += lock_functions.udfs(services, session)
     udfs += sequence_functions.udfs(services, session)
+    udfs += origin_functions.udfs(services, session)
     for name, fn, args, ret in udfs:
         # (a UDF that may return NULL must say so to DuckDB, which then hands it NULLs too)
-        nulls = "special" if name in sequence_functions.NULLABLE or name == "pg_notify" or name.endswith(SET_SUFFIX) or name.startswith("pg_copy_") else "default"
+        nulls = "special" if name in sequence_functions.NULLABLE or name in origin_functions.NULLABLE or name == "pg_notify" or name.endswith(SET_SUFFIX) or name.startswith("pg_copy_") else "default"
         con.create_function(PREFIX + name, keep_errors(fn), args, ret, side_effects=True, null_handling=nulls)  # type: ignore[arg-type]
     literals.install(con)

@@ -128,6 +128,7 @@ INJECTABLE = frozenset(
         "pg_stat_wal_receiver",
         "pg_stat_subscription",
         "pg_replication_origin_status",
+        "pg_replication_origin",
         "pg_sequences",
         "pg_file_settings",
     }

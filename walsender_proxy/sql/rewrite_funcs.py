@@ -237,6 +237,14 @@ SERVER_RETURNS: Mapping[str, str] = MappingProxyType(
         "pg_notify": "void",
         **dict.fromkeys(SEQUENCE_FUNCTIONS, "int8"),
         "pg_get_serial_sequence": "text",
+        **{
+            "pg_replication_origin_" + n: t
+            for n, t in (
+                ("create", "oid"), ("drop", "void"), ("oid", "oid"), ("session_setup", "void"),
+                ("session_reset", "void"), ("session_is_setup", "bool"), ("session_progress", "pg_lsn"),
+                ("xact_setup", "void"), ("xact_reset", "void"), ("advance", "void"), ("progress", "pg_lsn"),
+            )
+        },
     }
 )
 
@@ -279,10 +287,6 @@ SERVER_ONLY = frozenset(
         "pg_terminate_backend",
         "pg_cancel_backend",
         "pg_switch_wal",
-        "pg_replication_origin_create",
-        "pg_replication_origin_drop",
-        "pg_replication_origin_advance",
-        "pg_replication_origin_session_setup",
         "nextval",
         "setval",
         "currval",
