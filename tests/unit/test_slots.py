@@ -91,6 +91,9 @@ def test_a_temporary_slot_is_held_by_its_session_until_the_session_ends(tmp_path
         assert code(store.create_logical, "Bad", "nope", "postgres", owner=7) == "42602"
         assert code(store.create_logical, "p", "nope", "postgres", owner=7) == "42710"
         assert code(store.create_logical, "q", "nope", "postgres", owner=7) == "58P01"
+        with pytest.raises(PgError) as ei:  # (wal2json is not built in: the hint says what is)
+            store.create_logical("q", "wal2json", "postgres", owner=7)
+        assert ei.value.hint == "The output plugins walsender-proxy has are pgoutput and test_decoding."
         assert store.drop_temporary_of(7) == ["t"]
         assert [s.name for s in store.all()] == ["p"]
 

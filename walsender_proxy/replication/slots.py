@@ -126,7 +126,7 @@ class SlotStore:
         if self.find(name) is not None:
             raise PgError("42710", f'replication slot "{name}" already exists')
         if plugin not in PLUGINS:
-            raise PgError("58P01", f'could not access file "{plugin}": No such file or directory')
+            raise missing_plugin(plugin)
         cp = self.lake.clean_point()
         slot = Slot(
             name, plugin, database,
@@ -146,7 +146,7 @@ class SlotStore:
         if source is None:
             raise PgError("42704", f'replication slot "{src}" does not exist')
         if plugin is not None and plugin not in PLUGINS:
-            raise PgError("58P01", f'could not access file "{plugin}": No such file or directory')
+            raise missing_plugin(plugin)
         temp = source.temporary if temporary is None else bool(temporary)
         # (PostgreSQL makes the copy without two_phase, whatever the source's)
         slot = replace(source, name=dst, plugin=plugin or source.plugin, temporary=temp, two_phase=False, two_phase_at=0)
@@ -430,3 +430,12 @@ def _two_phase_rows(plugin: OutputPlugin, ev: Prepared | Finished) -> list[tuple
         finish = plugin.commit_prepared if ev.ended.committed else plugin.rollback_prepared
         rows += [(ev.ended.end_lsn, xid, m) for m in finish(txn, ev.ended)]
     return rows
+
+
+def missing_plugin(name: str) -> PgError:
+    """PostgreSQL's error for an output plugin it cannot load, with a hint naming the
+    plugins the proxy has (wal2json and the others are not built in)."""
+    return PgError(
+        "58P01", f'could not access file "{name}": No such file or directory',
+        hint="The output plugins walsender-proxy has are " + " and ".join(PLUGINS) + ".",
+    )  # fmt: skip
