@@ -8,6 +8,7 @@ from __future__ import annotations
 import psycopg
 
 from tests.pgcluster import PgCluster
+from tests.pgcompare import same_answers
 from tests.proxy import ProxyServer
 
 SETUP = [
@@ -26,6 +27,7 @@ AS_PLAIN = [
     "DROP PUBLICATION pa_by_su",
     "DROP PUBLICATION IF EXISTS pa_nope",
     "DROP PUBLICATION pa_nope",
+    "COMMENT ON PUBLICATION pa_by_su IS 'not mine'",
 ]
 CLEANUP = ["DROP PUBLICATION IF EXISTS pa_by_su, pa_mine", "DROP TABLE IF EXISTS pat", "DROP ROLE IF EXISTS pa_plain"]
 
@@ -82,3 +84,29 @@ def test_a_member_of_the_owner_acts_as_the_owner(proxy: ProxyServer, pg15: PgClu
     got = outcomes(proxy.dsn(), proxy.dsn(user="pa_plain"))
     assert got == want
     assert want[0] == ("ok", "")
+
+
+#: INSERT … ON CONFLICT DO UPDATE of a table published for updates without a replica
+#: identity is refused before any row is written (CheckValidResultRel), conflict or not;
+#: DO NOTHING is an insert only.
+ON_CONFLICT = [
+    "CREATE TABLE pa_no_ri (a int UNIQUE, b int)",
+    "CREATE PUBLICATION pa_all_upd FOR TABLE pa_no_ri",
+    "INSERT INTO pa_no_ri VALUES (1, 1) ON CONFLICT (a) DO UPDATE SET b = 2",
+    "INSERT INTO pa_no_ri VALUES (1, 1) ON CONFLICT (a) DO NOTHING",
+    "INSERT INTO pa_no_ri VALUES (1, 1) ON CONFLICT (a) DO UPDATE SET b = 2",
+    "SELECT * FROM pa_no_ri",
+    "ALTER PUBLICATION pa_all_upd SET (publish = 'insert')",
+    "INSERT INTO pa_no_ri VALUES (1, 1) ON CONFLICT (a) DO UPDATE SET b = 2",
+    "SELECT * FROM pa_no_ri",
+    "COMMENT ON PUBLICATION pa_all_upd IS 'upserts'",
+    "COMMENT ON PUBLICATION pa_nope IS 'x'",
+    "SELECT p.pubname, d.description FROM pg_description d JOIN pg_publication p ON p.oid = d.objoid",
+    "DROP PUBLICATION pa_all_upd",
+    "SELECT count(*) FROM pg_description WHERE classoid = 'pg_publication'::regclass",
+    "DROP TABLE pa_no_ri",
+]
+
+
+def test_upsert_and_comments_of_a_publication_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("pubupsert")), ON_CONFLICT).close()

@@ -4,7 +4,7 @@ options from the publisher's ``server_version`` (15 here), so each runs the Post
 dialect with its own apply code: the initial copy, then inserts, updates, deletes and a
 truncate, compared row for row; PostgreSQL 18's default ``streaming = parallel`` becomes
 ``streaming 'on'`` for a 15 publisher, and a transaction bigger than its work memory
-arrives whole."""
+arrives whole. A subscription with ``two_phase = true`` prepares what the proxy prepares."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def subscriber(request: pytest.FixtureRequest) -> Iterator[PgCluster]:
     root = Path(tempfile.mkdtemp(prefix="wpx-pgbin-"))
     try:
         bindir = _bindir(request.param, root)
-        with PgCluster({"logical_decoding_work_mem": "64kB"}, bindir=bindir) as pg:
+        with PgCluster({"logical_decoding_work_mem": "64kB", "max_prepared_transactions": "10"}, bindir=bindir) as pg:
             yield pg
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -109,3 +109,50 @@ def test_a_subscriber_of_another_major_syncs_and_streams(proxy: ProxyServer, sub
         c.execute(f"DROP SUBSCRIPTION {sub}")
     with psycopg.connect(proxy.dsn()) as c:
         assert c.execute(f"SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{sub}'").fetchone() == (0,)
+
+
+def test_a_two_phase_subscriber_of_another_major_prepares_and_finishes(proxy: ProxyServer, subscriber: PgCluster) -> None:
+    """``two_phase = true``: pending until the table is synced, then enabled (protocol 3,
+    ``two_phase 'on'``); a PREPARE on the proxy shows in the subscriber's pg_prepared_xacts
+    with its rows invisible, COMMIT PREPARED and ROLLBACK PREPARED finish it."""
+    major = int(subscriber.psql("SHOW server_version_num").strip()) // 10000
+    table, pub, sub = f"tp{major}", f"ptp{major}", f"stp{major}"
+    ddl = f"CREATE TABLE {table} (id int PRIMARY KEY, t text)"
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute(ddl)
+        c.execute(f"INSERT INTO {table} VALUES (1, 'one')")
+        c.execute(f"CREATE PUBLICATION {pub} FOR TABLE {table}")
+    with psycopg.connect(subscriber.dsn(), autocommit=True) as c:
+        c.execute(ddl)
+        c.execute(
+            f"CREATE SUBSCRIPTION {sub} CONNECTION 'host=127.0.0.1 port={proxy.port} user=postgres dbname=postgres' "
+            f"PUBLICATION {pub} WITH (two_phase = true)"
+        )
+
+    def one(sql: str) -> object:
+        with psycopg.connect(subscriber.dsn()) as c:
+            row = c.execute(sql).fetchone()
+            return row[0] if row else None
+
+    def wait(check: object) -> None:
+        deadline = time.monotonic() + 60
+        while not check():  # type: ignore[operator]
+            assert time.monotonic() < deadline, "timed out"
+            time.sleep(0.1)
+
+    wait(lambda: one(f"SELECT subtwophasestate FROM pg_subscription WHERE subname = '{sub}'") == "e")
+    _wait_identical(proxy.dsn(), subscriber.dsn(), table)
+    for gid, end, rows in [("g_commit", "COMMIT PREPARED", 2), ("g_rollback", "ROLLBACK PREPARED", 2)]:
+        with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+            c.execute("BEGIN")
+            c.execute(f"INSERT INTO {table} VALUES (2 + {len(gid)}, '{gid}')")
+            c.execute(f"PREPARE TRANSACTION '{gid}'")
+        wait(lambda: one("SELECT count(*) FROM pg_prepared_xacts") == 1)
+        assert one(f"SELECT count(*) FROM {table}") == 1  # (prepared: not visible yet)
+        with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+            c.execute(f"{end} '{gid}'")
+        wait(lambda: one("SELECT count(*) FROM pg_prepared_xacts") == 0)
+        _wait_identical(proxy.dsn(), subscriber.dsn(), table)
+        assert one(f"SELECT count(*) FROM {table}") == (rows if end == "COMMIT PREPARED" else 2)
+    with psycopg.connect(subscriber.dsn(), autocommit=True) as c:
+        c.execute(f"DROP SUBSCRIPTION {sub}")

@@ -115,6 +115,12 @@ def _address(tx: Transaction, s: ast.CommentStmt) -> tuple[int, int, int]:
         raise PgError("42704", f'constraint "{con}" for table "{names[-2]}" does not exist')
     if kind in (_O.OBJECT_DOMAIN, _O.OBJECT_TYPE, _O.OBJECT_DOMCONSTRAINT):
         return _domain_address(tx, s)
+    if kind == _O.OBJECT_PUBLICATION:
+        name = s.object.sval  # type: ignore[union-attr]
+        pub = tx.catalog().publications.get(name)
+        if pub is None:
+            raise PgError("42704", f'publication "{name}" does not exist')
+        return pgcatalog_defs.PG_CATALOG["pg_publication"].oid, pub.oid, 0
     raise PgError(
         "0A000",
         f"COMMENT ON {kind.name.removeprefix('OBJECT_').replace('_', ' ')} is not supported by walsender-proxy",

@@ -574,15 +574,17 @@ class Engine:
         return [tuple(r) for r in rows]
 
     def _upsert(self, tx: Transaction, node: ast.InsertStmt, params: list[Any]) -> Iterator[Outcome]:
+        """INSERT … ON CONFLICT (sql/upsert.py)."""
         if tx.table(qualified(node.relation)).partition_key is not None:
             raise unsupported("INSERT … ON CONFLICT into a partitioned table")
-        """INSERT … ON CONFLICT (sql/upsert.py)."""
         clause = node.onConflictClause
         t = sequences.write_target(tx, node.relation, sequences.CHANGE)
+        do_update = clause.action == enums.OnConflictAction.ONCONFLICT_UPDATE
+        if do_update:  # (CheckValidResultRel: DO UPDATE needs what an UPDATE needs, rows or none)
+            tx.check_publishable(t, "update")
         keys = upsert.arbiters(t, clause)
         proposed = _generated_named(tx, t, _conformed(t, self._proposed(tx, t, node, params)))
         proposed = proposed.append_column(upsert.POS, pa.array(np.arange(proposed.num_rows, dtype=np.int64)))
-        do_update = clause.action == enums.OnConflictAction.ONCONFLICT_UPDATE
         inserts, conflicts = upsert.split(self, tx, t, keys, proposed, do_update)
         # (each row's place among the proposed ones: RETURNING lists them in that order)
         ins_pos = upsert.positions(inserts)

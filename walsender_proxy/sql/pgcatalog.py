@@ -1901,6 +1901,7 @@ def _commentable(s: CatalogSnapshot) -> set[tuple[int, int]]:
     out |= {(PG_CATALOG["pg_namespace"].oid, oid) for oid, _ in s.namespaces}
     out |= {(PG_CATALOG["pg_type"].oid, d.oid) for d in [*s.domains, *s.enums, *s.composites]}
     out |= {(PG_CATALOG["pg_constraint"].oid, c.oid) for d in s.domains for c in d.checks}
+    out |= {(PG_CATALOG["pg_publication"].oid, p.oid) for p in s.catalog.publications.values()}
     return out
 
 

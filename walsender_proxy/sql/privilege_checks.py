@@ -473,3 +473,7 @@ def _check_comment(node: ast.CommentStmt, cat: Catalog, who: Who, path: Sequence
         oid = cat.schemas.get(name)
         if oid is not None:
             privileges.require_owner(cat, who, oid, "schema", name)
+    elif node.objtype == OT.OBJECT_PUBLICATION:
+        p = cat.publications.get(node.object.sval)
+        if p is not None and not who.uses(p.owner):
+            raise PgError("42501", f"must be owner of publication {p.name}")
