@@ -13,6 +13,7 @@ from typing import Any
 import psycopg
 
 from tests.pgcluster import PgCluster
+from tests.pgcompare import same_answers
 from tests.proxy import ProxyServer
 
 SU, ALICE, BOB = "postgres", "pv_alice", "pv_bob"
@@ -665,3 +666,74 @@ def test_a_point_select_is_checked_again_when_privileges_change(proxy: ProxyServ
     denied = ("42501", "permission denied for table pv_pt")
     assert want[3] == denied and want[-2:] == [denied, [(1,)]]
     assert _point_reads(lambda role: proxy.dsn(user=role)) == want
+
+
+#: CREATE/ALTER/DROP ROLE by a CREATEROLE role, a plain role and a superuser: PostgreSQL
+#: 15's rules (user.c), BYPASSRLS and CONNECTION LIMIT kept, SYSID's NOTICE; a CREATE ROLE
+#: whose IN ROLE is refused leaves no role behind.
+ROLE_ADMIN = [
+    "CREATE ROLE rr_admin CREATEROLE LOGIN",
+    "CREATE ROLE rr_plain LOGIN",
+    "CREATE ROLE rr_su SUPERUSER",
+    "SET SESSION AUTHORIZATION rr_admin",
+    "CREATE ROLE rr_new",
+    "CREATE ROLE rr_new2 SUPERUSER",
+    "CREATE ROLE rr_new3 REPLICATION",
+    "CREATE ROLE rr_new4 BYPASSRLS",
+    "CREATE ROLE rr_new5 IN ROLE rr_su",
+    "SELECT count(*) FROM pg_roles WHERE rolname = 'rr_new5'",
+    "CREATE ROLE rr_lim CONNECTION LIMIT 3 SYSID 77",
+    "SELECT rolname, rolconnlimit, rolbypassrls, rolcreatedb FROM pg_roles WHERE rolname LIKE 'rr\\_%' ORDER BY 1",
+    "ALTER ROLE rr_new CREATEDB",
+    "ALTER ROLE rr_su NOSUPERUSER",
+    "ALTER ROLE rr_new BYPASSRLS",
+    "ALTER ROLE rr_new REPLICATION",
+    "ALTER ROLE rr_nope CREATEDB",
+    "DROP ROLE rr_su",
+    "DROP ROLE rr_admin",
+    "DROP ROLE rr_new",
+    "SET SESSION AUTHORIZATION rr_plain",
+    "CREATE ROLE rr_x",
+    "ALTER ROLE rr_lim CREATEDB",
+    "ALTER ROLE rr_plain PASSWORD 'secret'",
+    "ALTER ROLE rr_plain CONNECTION LIMIT 2",
+    "DROP ROLE rr_lim",
+    "DROP ROLE IF EXISTS rr_nope",
+    "RESET SESSION AUTHORIZATION",
+    "CREATE ROLE rr_bad CONNECTION LIMIT -5",
+    "CREATE ROLE rr_byp BYPASSRLS",
+    "ALTER ROLE rr_byp NOBYPASSRLS",
+    "SELECT rolname, rolbypassrls, rolconnlimit FROM pg_authid WHERE rolname IN ('rr_byp', 'rr_lim') ORDER BY 1",
+    "DROP ROLE rr_admin, rr_plain, rr_su, rr_lim, rr_byp",
+]
+
+
+def test_role_administration_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("roles")), ROLE_ADMIN).close()
+
+
+def test_a_connection_limit_holds_as_in_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """CONNECTION LIMIT: one more session than the limit is FATAL 53300; a superuser is
+    not held to it."""
+    outcomes = []
+    for dsn in (proxy.dsn, pg15.dsn):
+        with psycopg.connect(dsn(), autocommit=True) as su:
+            su.execute("CREATE ROLE rr_one LOGIN CONNECTION LIMIT 1")
+            su.execute("CREATE ROLE rr_zero SUPERUSER LOGIN CONNECTION LIMIT 0")
+        try:
+            with psycopg.connect(dsn(user="rr_one")):
+                try:
+                    psycopg.connect(dsn(user="rr_one")).close()
+                    second = "ok"
+                except psycopg.OperationalError as e:
+                    second = str(e).strip().splitlines()[-1].split(" failed: ")[-1]
+            with psycopg.connect(dsn(user="rr_one")):  # (the first one is gone)
+                pass
+            with psycopg.connect(dsn(user="rr_zero")):
+                pass
+            outcomes.append(second)
+        finally:
+            with psycopg.connect(dsn(), autocommit=True) as su:
+                su.execute("DROP ROLE rr_one, rr_zero")
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0] == 'FATAL:  too many connections for role "rr_one"'

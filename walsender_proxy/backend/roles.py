@@ -140,6 +140,11 @@ class Role:
     login: bool = True
     createdb: bool = False
     createrole: bool = False
+    #: BYPASSRLS: kept for the catalogs (the proxy has no row security to bypass).
+    bypassrls: bool = False
+    #: CONNECTION LIMIT (-1: none): how many sessions of the role may be open at once
+    #: (superusers are not held to it).
+    connlimit: int = -1
     verifier: str | None = None  # Verifier.to_text(), or None: no password set
     #: INHERIT: the role uses the privileges of the roles it is a member of.
     inherit: bool = True
@@ -273,7 +278,7 @@ class RoleStore:
     def all(self) -> list[Role]:
         return list(self._roles.values())
 
-    def create(self, name: str, *, password: str | None = None, **attrs: bool) -> Role:
+    def create(self, name: str, *, password: str | None = None, **attrs: bool | int) -> Role:
         with self._lock:
             if name in self._roles:
                 raise PgError("42710", f'role "{name}" already exists')
@@ -287,7 +292,7 @@ class RoleStore:
             return role
 
     def alter(
-        self, name: str, *, password: str | None = None, clear_password: bool = False, **attrs: bool
+        self, name: str, *, password: str | None = None, clear_password: bool = False, **attrs: bool | int
     ) -> Role:
         with self._lock:
             role = self._roles.get(name)

@@ -87,6 +87,7 @@ class BackendTable:
         self._lock = threading.Lock()
         self._backends: dict[int, tuple[int, Executor | None]] = {}
         self._pids = itertools.count(10_000)
+        self._leaving: set[int] = set()
         self.walsenders: set[int] = set()
 
     def register(self) -> tuple[int, int]:
@@ -105,6 +106,7 @@ class BackendTable:
     def unregister(self, pid: int) -> None:
         with self._lock:
             self._backends.pop(pid, None)
+            self._leaving.discard(pid)
         self.walsenders.discard(pid)
 
     def cancel(self, pid: int, key: int) -> bool:
@@ -120,6 +122,19 @@ class BackendTable:
     def count(self) -> int:
         with self._lock:
             return len(self._backends)
+
+    def leaving(self, pid: int) -> None:
+        """The session is ending: it no longer counts against its role's CONNECTION LIMIT."""
+        with self._lock:
+            self._leaving.add(pid)
+
+    def count_of(self, user: str) -> int:
+        """Sessions its login role opened (CountUserBackends), walsenders among them."""
+        with self._lock:
+            return sum(
+                1 for pid, (_, ex) in self._backends.items()
+                if ex is not None and ex.login_user == user and pid not in self._leaving
+            )  # fmt: skip
 
     def sessions(self) -> list[tuple[int, Executor]]:
         with self._lock:

@@ -179,6 +179,8 @@ class Session(Conn):
                 self.send(m.ErrorResponse.create("FATAL", "57P01", "terminating connection due to administrator command"))
             raise
         finally:
+            if self.pid:  # (gone from the role's connection count at once, as a backend's PGPROC)
+                self.ctx.backends.leaving(self.pid)
             await self._stop_session_thread()
             with contextlib.suppress(Exception):
                 await self.flush()
@@ -290,6 +292,8 @@ class Session(Conn):
             await self.fatal(PgError("28000", f'role "{user}" does not exist'))
         if not role.login:
             await self.fatal(PgError("28000", f'role "{user}" is not permitted to log in'))
+        if role.connlimit >= 0 and not role.superuser and self.ctx.backends.count_of(user) >= role.connlimit:
+            await self.fatal(PgError("53300", f'too many connections for role "{user}"'))
         if replication is not None and not (role.replication or role.superuser):
             await self.fatal(PgError("42501", "must be superuser or replication role to start walsender"))
         if replication == "physical":

@@ -62,10 +62,16 @@ class RoleStatements:
         return name, self.role_oid(name) or -1
 
     def role(self, s: Any) -> str:
+        """CREATE/ALTER/DROP ROLE with PostgreSQL 15's permission rules (user.c): a
+        superuser may do anything; a CREATEROLE role may create, alter and drop ordinary
+        roles (not superuser or replication ones, nor give those attributes); any role may
+        change its own password."""
         me = self.ex.services.roles.get(self.ex.user)
-        if me is None or not me.superuser:
-            raise PgError("42501", "permission denied to create role" if isinstance(s, ast.CreateRoleStmt) else "permission denied")
+        su = me is not None and me.superuser
+        createrole = su or (me is not None and me.createrole)
         if isinstance(s, ast.DropRoleStmt):
+            if not createrole:
+                raise PgError("42501", "permission denied to drop role")
             for r in s.roles:
                 role = self.ex.services.roles.get(r.rolename)
                 if role is None:
@@ -73,13 +79,19 @@ class RoleStatements:
                         self.ex.notices.append(Notice("NOTICE", "00000", f'role "{r.rolename}" does not exist, skipping'))
                         continue
                     raise PgError("42704", f'role "{r.rolename}" does not exist')
+                if r.rolename == self.ex.user:
+                    raise PgError("55006", "current user cannot be dropped")
+                if r.rolename == self.ex.session_user:
+                    raise PgError("55006", "session user cannot be dropped")
+                if role.superuser and not su:
+                    raise PgError("42501", "must be superuser to drop superusers")
                 cat = self.ex.catalog_now()
                 depends = privileges.dependents(cat, role.oid, {r.oid: r.name for r in self.ex.services.roles.all()})
                 if depends:
                     raise PgError("2BP01", f'role "{r.rolename}" cannot be dropped because some objects depend on it', detail="\n".join(depends))
                 self.ex.services.roles.drop(r.rolename)
             return "DROP ROLE"
-        attrs: dict[str, bool] = {}
+        attrs: dict[str, bool | int] = {}
         memberships: list[tuple[str, list[str]]] = []
         password: str | None = None
         clear = False
@@ -89,7 +101,14 @@ class RoleStatements:
                     clear = True
                 else:
                     password = o.arg.sval
-            elif o.defname in ("superuser", "login", "createdb", "createrole", "isreplication", "canlogin", "inherit"):
+            elif o.defname == "connectionlimit":
+                limit = int(o.arg.ival)
+                if limit < -1:
+                    raise PgError("22023", f"invalid connection limit: {limit}")
+                attrs["connlimit"] = limit
+            elif o.defname == "sysid":
+                self.ex.notices.append(Notice("NOTICE", "00000", "SYSID can no longer be specified"))
+            elif o.defname in ("superuser", "login", "createdb", "createrole", "isreplication", "canlogin", "inherit", "bypassrls"):
                 name = {"isreplication": "replication", "canlogin": "login"}.get(o.defname, o.defname)
                 flag = getattr(o.arg, "boolval", None)
                 attrs[name] = bool(o.arg.ival if flag is None else flag)
@@ -98,11 +117,37 @@ class RoleStatements:
             else:
                 raise ddl_names.unsupported(f"role option {o.defname}")
         if isinstance(s, ast.CreateRoleStmt):
+            if attrs.get("superuser") and not su:
+                raise PgError("42501", "must be superuser to create superusers")
+            if attrs.get("replication") and not su:
+                raise PgError("42501", "must be superuser to create replication users")
+            if attrs.get("bypassrls") and not su:
+                raise PgError("42501", "must be superuser to create bypassrls users")
+            if not createrole:
+                raise PgError("42501", "permission denied to create role")
             if s.stmt_type == enums.RoleStmtType.ROLESTMT_ROLE:
                 attrs.setdefault("login", False)
             self.ex.services.roles.create(s.role, password=password, **attrs)
-            self._memberships(s.role, memberships)
+            try:
+                self._memberships(s.role, memberships)
+            except Exception:  # (one statement: a refused IN ROLE / ROLE / ADMIN leaves no role)
+                self.ex.services.roles.drop(s.role)
+                raise
             return "CREATE ROLE"
+        target = self.ex.services.roles.get(s.role.rolename)
+        if target is None:
+            raise PgError("42704", f'role "{s.role.rolename}" does not exist')
+        if target.superuser or "superuser" in attrs:
+            if not su:
+                raise PgError("42501", "must be superuser to alter superuser roles or change superuser attribute")
+        elif target.replication or "replication" in attrs:
+            if not su:
+                raise PgError("42501", "must be superuser to alter replication roles or change replication attribute")
+        elif "bypassrls" in attrs:
+            if not su:
+                raise PgError("42501", "must be superuser to change bypassrls attribute")
+        elif not createrole and (attrs or memberships or (password is None and not clear) or target.name != self.ex.user):
+            raise PgError("42501", "permission denied")
         if attrs or password is not None or clear:
             self.ex.services.roles.alter(s.role.rolename, password=password, clear_password=clear, **attrs)
         elif self.ex.services.roles.get(s.role.rolename) is None:
