@@ -307,10 +307,41 @@ CONSTRAINTS = [
 ]
 
 
+#: pg_partition_root and pg_partition_tree (partition_info.sql's tables, a primary key's
+#: partitioned index among the members).
+TREE = [
+    "create table pi (a int, b int) partition by range (a)",
+    "create table pi0 partition of pi for values from (minvalue) to (0) partition by list (b)",
+    "create table pi01 partition of pi0 for values in (1)",
+    "create table pi1 partition of pi for values from (0) to (100) partition by list (b)",
+    "create table pi11 partition of pi1 for values in (1)",
+    "create table pi2 partition of pi for values from (100) to (200)",
+    "create table pi3 partition of pi for values from (200) to (maxvalue) partition by list (b)",
+    "create table pi_plain (a int)",
+    "select pg_partition_root('pi'), pg_partition_root('pi0'), pg_partition_root('pi01'), pg_partition_root('pi3')",
+    "select pg_partition_root('pi_plain'), pg_partition_root(0), pg_partition_root(null)",
+    "select pg_partition_root('nope')",
+    "select relid, parentrelid, level, isleaf from pg_partition_tree('pi')",
+    "select relid, parentrelid, level, isleaf from pg_partition_tree('pi0')",
+    "select relid, parentrelid, level, isleaf from pg_partition_tree('pi01')",
+    "select * from pg_partition_tree('pi3') with ordinality",
+    "select * from pg_partition_tree('pi_plain')",
+    "select * from pg_partition_tree(0)",
+    "select * from pg_partition_tree(null)",
+    "select relid, level from pg_partition_tree(pg_partition_root('pi11')) order by 1",
+    "select count(*) from pg_partition_tree('pi') where isleaf",
+    "create table pk (a int primary key) partition by range (a)",
+    "create table pk1 partition of pk for values from (0) to (10)",
+    "select relid, parentrelid, level, isleaf from pg_partition_tree('pk_pkey')",
+    "select pg_partition_root('pk1_pkey')",
+    "drop table pi, pi_plain, pk",
+]
+
+
 @pytest.mark.parametrize(
     "statements",
-    [STATEMENTS, ATTACH, COLUMNS, CONSTRAINTS],
-    ids=["tables", "attach-detach", "columns-through-the-tree", "partition-constraints"],
+    [STATEMENTS, ATTACH, COLUMNS, CONSTRAINTS, TREE],
+    ids=["tables", "attach-detach", "columns-through-the-tree", "partition-constraints", "partition-tree"],
 )
 def test_answers_as_postgres(proxy: ProxyServer, pg15: PgCluster, statements: list[str]) -> None:
     """Each list statement by statement on the proxy and on a PostgreSQL 15 database."""

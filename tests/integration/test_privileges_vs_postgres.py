@@ -553,6 +553,26 @@ def test_what_is_not_kept_is_refused(proxy: ProxyServer) -> None:
             c.execute("DROP ROLE pv_r_grp")
 
 
+def test_roles_change_outside_transaction_blocks_only(proxy: ProxyServer) -> None:
+    """Roles and memberships are not transactional in the proxy: inside a block (or a
+    multi-statement query) a ROLLBACK would keep them, so the statements are refused
+    there, and nothing changes."""
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute("CREATE ROLE rr_blk")
+        try:
+            for sql in ["CREATE ROLE rr_blk2", "ALTER ROLE rr_blk CREATEDB", "DROP ROLE rr_blk", "GRANT rr_blk TO postgres"]:
+                c.execute("BEGIN")
+                out = _outcome(c, sql)
+                c.execute("ROLLBACK")
+                assert out == ("0A000", f"{sql.split()[0]} ROLE inside a transaction block is not supported by walsender-proxy"), out
+            out = _outcome(c, "CREATE ROLE rr_blk3; SELECT 1")
+            assert out[0] == "0A000", out
+            assert _outcome(c, "SELECT rolname, rolcreatedb FROM pg_roles WHERE rolname LIKE 'rr\\_blk%'") == [("rr_blk", False)]
+            assert _outcome(c, "SELECT count(*) FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.roleid WHERE r.rolname = 'rr_blk'") == [(0,)]
+        finally:
+            c.execute("DROP ROLE rr_blk")
+
+
 def test_the_superuser_only_settings_are_postgresqls(pg15: PgCluster) -> None:
     """The settings a role without pg_read_all_settings does not see, read off PostgreSQL
     15 itself."""

@@ -1211,6 +1211,7 @@ class Executor:
             yield from notices
             yield Done(tag)
         elif isinstance(node, ast.GrantRoleStmt):
+            self._roles_outside_block("GRANT" if node.is_grant else "REVOKE")
             notices = []
             self.roles.grant_roles(node, notices)
             yield from notices
@@ -1232,6 +1233,7 @@ class Executor:
         elif isinstance(node, ast.AlterOwnerStmt) and node.objectType in (enums.ObjectType.OBJECT_FUNCTION, enums.ObjectType.OBJECT_PROCEDURE):
             yield Done(self.roles.function_owner(node))
         elif isinstance(node, (ast.CreateRoleStmt, ast.AlterRoleStmt, ast.DropRoleStmt)):
+            self._roles_outside_block({ast.CreateRoleStmt: "CREATE", ast.AlterRoleStmt: "ALTER", ast.DropRoleStmt: "DROP"}[type(node)])
             tag = self.roles.role(node)
             yield from self.notices
             self.notices.clear()
@@ -1369,6 +1371,16 @@ class Executor:
         if node.ismove:
             return Done(f"MOVE {n}")
         return Rows(cur.rows.columns, iter(batches), verb="FETCH")
+
+    def _roles_outside_block(self, what: str) -> None:
+        """Roles and memberships are changed at once, not at commit: inside a transaction
+        block (or a multi-statement query, an implicit one) a rollback would keep them,
+        so the statement is refused there."""
+        if self.explicit or self.implicit_block:
+            raise PgError(
+                "0A000", f"{what} ROLE inside a transaction block is not supported by walsender-proxy",
+                detail="Roles and their memberships change at once, not with the transaction.",
+            )  # fmt: skip
 
     def _check_no_block(self, what: str) -> None:
         if self.explicit or self.implicit_block:

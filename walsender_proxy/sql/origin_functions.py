@@ -51,7 +51,7 @@ def udfs(services: SqlServices, session: Callable[[int], SessionState]) -> list[
         return ex
 
     def outside_block(ex: SessionState, fn: str) -> None:
-        if ex.explicit:
+        if ex.explicit or ex.implicit_block:
             raise PgError(
                 "0A000", f"{fn}() inside a transaction block is not supported by walsender-proxy",
                 detail="Replication origins are made and dropped at once, not with the transaction.",

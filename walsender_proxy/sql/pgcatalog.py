@@ -2937,6 +2937,36 @@ def _partition_ancestry(s: CatalogSnapshot) -> list[dict[str, Any]]:
     return out
 
 
+@_helper(
+    "pgc_partition_tree",
+    pa.schema([("root", pa.uint32()), ("relid", pa.uint32()), ("parentrelid", pa.uint32()), ("isleaf", pa.bool_()), ("level", pa.int32()), ("ord", pa.int32())]),
+)
+def _partition_tree(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    """``pg_partition_tree(root)`` of every partition tree member as the root: the members
+    below it in find_all_inheritors' order (breadth first, each relation's children by
+    OID), with each one's parent, whether it is a leaf (not a partitioned table or
+    index) and its depth below the root."""
+    inherits = _pg_inherits(s)
+    parent = {r["inhrelid"]: r["inhparent"] for r in inherits}
+    children: dict[int, list[int]] = {}
+    for r in inherits:
+        children.setdefault(r["inhparent"], []).append(r["inhrelid"])
+    partitioned = {t.oid for t in s.user_tables if t.partition_key is not None}
+    partitioned |= {ix.oid for ix in s.indexes if ix.primary and ix.table.oid in partitioned}
+    members = set(parent) | set(parent.values()) | partitioned
+    out = []
+    for root in members:
+        order = [root]
+        for rel in order:  # (grows as it goes: breadth first)
+            order += sorted(children.get(rel, ()))
+        for i, rel in enumerate(order):
+            level, cur = 0, rel
+            while cur != root:
+                cur, level = parent[cur], level + 1
+            out.append({"root": root, "relid": rel, "parentrelid": parent.get(rel), "isleaf": rel not in partitioned, "level": level, "ord": i})
+    return out
+
+
 @_rows("pgc_pg_partitioned_table")
 def _pg_partitioned_table(s: CatalogSnapshot) -> list[dict[str, Any]]:
     out = []
@@ -3637,6 +3667,19 @@ _MACROS: dict[str, str] = {
         CASE WHEN pgc_regclass_in(r) IS NULL THEN NULL ELSE (
             SELECT list(pgc_a.ancestor ORDER BY pgc_a.depth) FROM pgc_partition_ancestry pgc_a
             WHERE pgc_a.relid = pgc_regclass_in(r))
+        END)""",
+    # the root of the relation's partition tree: itself when it has no parent; NULL for a
+    # relation outside any (check_rel_can_be_partition)
+    "pgc_pg_partition_root": """MACRO pgc_pg_partition_root(r) AS (
+        CASE WHEN pgc_regclass_in(r) IS NULL THEN NULL ELSE (
+            SELECT pgc_a.ancestor FROM pgc_partition_ancestry pgc_a
+            WHERE pgc_a.relid = pgc_regclass_in(r) ORDER BY pgc_a.depth DESC LIMIT 1)
+        END)""",
+    # pg_partition_tree's rows as a list (unnested where the call stands)
+    "pgc_pg_partition_tree": """MACRO pgc_pg_partition_tree(r) AS (
+        CASE WHEN pgc_regclass_in(r) IS NULL THEN NULL ELSE (
+            SELECT list({'relid': pgc_t.relid, 'parentrelid': pgc_t.parentrelid, 'isleaf': pgc_t.isleaf, 'level': pgc_t.level, 'ord': pgc_t.ord + 1} ORDER BY pgc_t.ord)
+            FROM pgc_partition_tree pgc_t WHERE pgc_t.root = pgc_regclass_in(r))
         END)""",
     "pgc_pg_get_publication_tables": """MACRO pgc_pg_get_publication_tables(p) AS TABLE
         SELECT pgc_g.relid, pgc_g.attrs, pgc_g.qual FROM pgc_gpt pgc_g WHERE pgc_g.pubname = p""",

@@ -2076,6 +2076,8 @@ class _Rewriter:
         self._function_exists(name, call, types, args)
         if name == "pg_partition_ancestors":
             return self._partition_ancestors(rf, args, types, given, alias, call, scope)
+        if name == "pg_partition_tree":
+            return self._partition_tree(rf, args, types, given, alias, call, scope)
         if name == "pg_get_publication_tables":
             if len(args) != 1:
                 raise self._no_function(name, types, call)
@@ -2329,6 +2331,44 @@ class _Rewriter:
         return ast.RangeSubselect(
             lateral=True,
             subquery=ast.SelectStmt(targetList=tuple(targets), op=SetOperation.SETOP_NONE),
+            alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n in names)),
+        )
+
+    def _partition_tree(
+        self,
+        rf: ast.RangeFunction,
+        args: list[ast.Node],
+        types: list[T | None],
+        given: list[str],
+        alias: str,
+        call: ast.FuncCall,
+        scope: _Scope,
+    ) -> ast.Node:
+        """``pg_partition_tree(rel) [WITH ORDINALITY]`` in FROM: the relation's partition
+        tree below it (pgcatalog's ``pgc_partition_tree``), none outside one."""
+        if len(args) != 1:
+            raise self._no_function("pg_partition_tree", types, call)
+        self.needs.add("pgc_pg_partition_tree")
+        fields = [("relid", T("regclass")), ("parentrelid", T("regclass")), ("isleaf", T("bool")), ("level", T("int4"))]
+        names = [given[i] if i < len(given) else f for i, (f, _) in enumerate(fields)]
+        if len(given) > len(fields) + (1 if rf.ordinality else 0):
+            raise self.fail("42P10", f'table "{alias}" has {len(fields) + (1 if rf.ordinality else 0)} columns available but {len(given)} columns specified', call)
+        row = ast.ColumnRef(fields=(_s("pgc_u"), _s("t")))
+        targets = [ast.ResTarget(name=n, val=_call("struct_extract", row, _str(f))) for n, (f, _) in zip(names, fields, strict=True)]
+        cols: list[tuple[str, T | None]] = [(n, t) for n, (_, t) in zip(names, fields, strict=True)]
+        inner = ast.SelectStmt(
+            targetList=(ast.ResTarget(name="t", val=_call("unnest", _call("pgc_pg_partition_tree", args[0]))),),
+            op=SetOperation.SETOP_NONE,
+        )
+        from_item = ast.RangeSubselect(lateral=True, subquery=inner, alias=ast.Alias(aliasname="pgc_u"))
+        if rf.ordinality:
+            names.append(given[len(fields)] if len(given) > len(fields) else "ordinality")
+            targets.append(ast.ResTarget(name=names[-1], val=_cast(_call("struct_extract", row, _str("ord")), "bigint")))
+            cols.append((names[-1], T("int8")))
+        scope.add(alias, _Rel(cols))
+        return ast.RangeSubselect(
+            lateral=True,
+            subquery=ast.SelectStmt(targetList=tuple(targets), fromClause=(from_item,), op=SetOperation.SETOP_NONE),
             alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n in names)),
         )
 

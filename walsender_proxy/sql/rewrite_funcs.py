@@ -77,6 +77,7 @@ EMULATED: Mapping[str, Fn] = MappingProxyType(
         "pg_get_indexdef": _f("pgc_pg_get_indexdef", "text", 1, 3, pad=("0", "false")),
         "pg_get_constraintdef": _f("pgc_pg_get_constraintdef", "text", 1, 2, pad=("false",)),
         "pg_partition_ancestors": _f("pgc_pg_partition_ancestors", "regclass", 1, special="list_set"),
+        "pg_partition_root": _f("pgc_pg_partition_root", "regclass", 1),
         "pg_get_replica_identity_index": _f("pgc_pg_get_replica_identity_index", "regclass", 1),
         "pg_relation_is_publishable": _f("pgc_pg_relation_is_publishable", "bool", 1),
         "pg_encoding_to_char": _f("pgc_pg_encoding_to_char", "name", 1),

@@ -59,6 +59,8 @@ class SessionState(Protocol):
     # the transaction
     tx: Transaction | None
     explicit: bool
+    #: The statement is one of several in one simple Query (an implicit transaction block).
+    implicit_block: bool
     #: the transaction took an advisory lock of its own (released at its end)
     advisory_xact: bool
     # the running statement
