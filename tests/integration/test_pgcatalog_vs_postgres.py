@@ -28,6 +28,7 @@ from psycopg.adapt import Loader
 from tests.lakeutil import cooked
 from tests.pgcluster import PgCluster
 from tests.pgcompare import raw_outcome
+from tests.proxy import ProxyServer
 from walsender_proxy.lake import Lake, LakeSettings, PubTable
 from walsender_proxy.sql import literals, pgcatalog, pgcatalog_defs
 from walsender_proxy.sql.pgcatalog import (
@@ -988,3 +989,13 @@ def test_privileges_of_other_roles_are_refused(proxy: Any) -> None:
             assert raw_outcome(c, sql)[:2] == ("error", "0A000"), sql
     with psycopg.connect(proxy.dsn(user="priv_plain"), autocommit=True) as c:
         assert raw_outcome(c, "SELECT has_type_privilege('int4', 'usage')")[:2] == ("error", "0A000")
+
+
+@pytest.mark.parametrize("sql", ["SELECT * FROM pg_stat_database", "SELECT name FROM pg_catalog.pg_cursors", "TABLE pg_db_role_setting"])
+def test_a_catalog_relation_not_emulated_is_refused_by_name(proxy: ProxyServer, pg15: PgCluster, sql: str) -> None:
+    """PostgreSQL has it (its answer is rows), the proxy says it does not serve it: 0A000
+    naming the relation, never 42P01 as if there were no such relation."""
+    with psycopg.connect(pg15.dsn()) as c:
+        c.execute(sql)
+    with psycopg.connect(proxy.dsn()) as c, pytest.raises(psycopg.errors.FeatureNotSupported, match=r'relation "pg_catalog\.pg_\w+" is not supported by walsender-proxy'):
+        c.execute(sql)

@@ -1940,6 +1940,8 @@ class _Rewriter:
             scope.add(alias, _Rel(cols, tableoid=d.oid))
             new_alias = rv.alias if rv.alias is not None else ast.Alias(aliasname=rv.relname)
             return ast.RangeVar(relname=d.registered, inh=True, relpersistence="p", alias=new_alias)
+        if rv.schemaname in (None, "pg_catalog") and rv.relname in pgcatalog_defs.UNEMULATED:
+            raise self.fail("0A000", f'relation "pg_catalog.{rv.relname}" is not supported by walsender-proxy', rv)
         if rv.schemaname in ("pg_catalog", "information_schema"):
             raise self.fail("42P01", f'relation "{rv.schemaname}.{rv.relname}" does not exist', rv)
         try:
