@@ -188,7 +188,24 @@ def _compare(proxy: ProxyServer, pg15: PgCluster, statements: list[str]) -> None
         got.close()
 
 
-@pytest.mark.parametrize("statements", [DDL, VALUES], ids=["ddl-and-catalog", "values"])
+#: A whole-row reference as text: record_out's quoting (empty, quotes, backslashes,
+#: parentheses, commas, white space), each column by its output function, NULL columns
+#: empty; through a cast, md5(), concat(), format() and ||. (The session's TimeZone is UTC.)
+WHOLE_ROW_TEXT = [
+    "create table wrt (a int, b text, c bool, d numeric, n numeric(6,3), e timestamptz, f float8, r real, g text[], h text, j jsonb, i interval, u uuid, bt bytea)",
+    "insert into wrt values (1, 'x y', true, 1.50, 2.5, '2020-01-01 00:00:00+00', 0.1, 1e20, '{a,\"b c\"}', '', '{\"k\": [1, 2]}', '1 day 02:00', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '\\x00ff')",
+    "insert into wrt values (2, null, false, null, null, null, null, null, null, 'q\"\\(', null, null, null, null)",
+    "insert into wrt values (3, 'tab\there', null, -0.000, 0, 'infinity', 'NaN', '-Infinity', '{}', 'a,b', 'null', '-3 months', null, '')",
+    "select wrt::text from wrt order by a",
+    "select a, md5(wrt::text) from wrt order by a",
+    "select concat(wrt), format('%s|%s', a, wrt), wrt::text || '!', wrt || '?' from wrt order by a",
+    "select cast(wrt as varchar) from wrt where a = 3",
+    "select (select w::text from wrt w where w.a = o.a) from wrt o order by 1",
+    "drop table wrt",
+]
+
+
+@pytest.mark.parametrize("statements", [DDL, VALUES, WHOLE_ROW_TEXT], ids=["ddl-and-catalog", "values", "whole-row-text"])
 def test_answers_as_postgres(proxy: ProxyServer, pg15: PgCluster, statements: list[str]) -> None:
     _compare(proxy, pg15, statements)
 

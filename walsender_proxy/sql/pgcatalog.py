@@ -3795,6 +3795,7 @@ _MACROS: dict[str, str] = {
         o::VARCHAR) END)""",
     "pgc_to_regnamespace": """MACRO pgc_to_regnamespace(x) AS (CASE WHEN x IS NULL THEN NULL::UINTEGER
         WHEN regexp_full_match(x::VARCHAR, '\\s*[0-9]+\\s*') THEN CAST(trim(x::VARCHAR) AS UINTEGER)
+        WHEN len(pgc_ident_parts(x)) <> 1 THEN error('PGERR[42602] invalid name syntax')
         ELSE (SELECT pgc_n.oid FROM pgc_pg_namespace pgc_n WHERE pgc_n.nspname = pgc_ident_parts(x)[1]) END)""",
     "pgc_regnamespace_in": """MACRO pgc_regnamespace_in(x) AS (CASE WHEN x IS NULL THEN NULL::UINTEGER
         WHEN pgc_to_regnamespace(x) IS NOT NULL THEN pgc_to_regnamespace(x)
@@ -3804,6 +3805,7 @@ _MACROS: dict[str, str] = {
                       o::VARCHAR) END)""",
     "pgc_to_regrole": """MACRO pgc_to_regrole(x) AS (CASE WHEN x IS NULL THEN NULL::UINTEGER
         WHEN regexp_full_match(x::VARCHAR, '\\s*[0-9]+\\s*') THEN CAST(trim(x::VARCHAR) AS UINTEGER)
+        WHEN len(pgc_ident_parts(x)) <> 1 THEN error('PGERR[42602] invalid name syntax')
         ELSE (SELECT pgc_a.oid FROM pgc_pg_authid pgc_a WHERE pgc_a.rolname = pgc_ident_parts(x)[1]) END)""",
     "pgc_regrole_in": """MACRO pgc_regrole_in(x) AS (CASE WHEN x IS NULL THEN NULL::UINTEGER
         WHEN pgc_to_regrole(x) IS NOT NULL THEN pgc_to_regrole(x)

@@ -453,6 +453,28 @@ def _printed(node: ast.Node, t: T | None) -> ast.Node:
     return _cast(node, "varchar")
 
 
+#: What makes record_out quote a field: C's isspace, a quote, a backslash, parentheses, comma.
+_RECORD_QUOTE = '[" \t\n\x0b\f\r\\\\(),]'
+
+
+def _record_field(text: ast.Node) -> ast.Node:
+    """One field of record_out's text: empty for NULL; quoted (quotes and backslashes
+    doubled) when empty or holding a character that needs it; else as it is."""
+    quoted = _call(
+        "concat", _str('"'), _call("replace", _call("replace", text, _str("\\"), _str("\\\\")), _str('"'), _str('""')), _str('"')
+    )
+    return ast.CaseExpr(
+        args=(
+            ast.CaseWhen(expr=ast.NullTest(arg=text, nulltesttype=NullTestType.IS_NULL), result=_str("")),
+            ast.CaseWhen(
+                expr=ast.BoolExpr(boolop=BoolExprType.OR_EXPR, args=(_op("=", text, _str("")), _call("regexp_matches", text, _str(_RECORD_QUOTE)))),
+                result=quoted,
+            ),
+        ),
+        defresult=text,
+    )
+
+
 _FORMAT_SPEC = re.compile(r"%(?:(\d+)\$)?(-)?(\*(?:\d+\$)?|\d+)?(.)", re.S)
 
 
@@ -569,7 +591,7 @@ _OUT_FORMAT = {
 #: it would otherwise yield the input text unchecked and unnormalised (``'1'::money`` is
 #: ``$1.00``, ``'1.2.3.4/32'::inet`` is ``1.2.3.4``).
 UNMODELED_TYPES = frozenset(
-    ["money", "bit", "varbit", "tsvector", "tsquery", "gtsvector", "xml", "inet", "cidr", "macaddr", "macaddr8", "point", "line", "lseg", "box", "path", "polygon", "circle", "int4range", "int8range", "numrange", "tsrange", "tstzrange", "daterange", "int4multirange", "int8multirange", "nummultirange", "tsmultirange", "tstzmultirange", "datemultirange", "txid_snapshot", "pg_snapshot", "aclitem", "jsonpath"]
+    ["money", "bit", "varbit", "tsvector", "tsquery", "gtsvector", "xml", "inet", "cidr", "macaddr", "macaddr8", "point", "line", "lseg", "box", "path", "polygon", "circle", "int4range", "int8range", "numrange", "tsrange", "tstzrange", "daterange", "int4multirange", "int8multirange", "nummultirange", "tsmultirange", "tstzmultirange", "datemultirange", "txid_snapshot", "pg_snapshot", "aclitem", "jsonpath", "tid", "regconfig", "regdictionary", "regcollation", "regoper", "regoperator", "pg_node_tree"]
 )
 
 #: DuckDB variables the engine sets before a statement that reads them: PostgreSQL's
@@ -2336,6 +2358,49 @@ class _Rewriter:
             alias=ast.Alias(aliasname=alias, colnames=tuple(_s(n) for n in names)),
         )
 
+    def _whole_row_text(self, node: ast.Node, scope: _Scope) -> ast.Node | None:
+        """The text record_out makes of a whole-row reference ``t`` (its columns' output
+        texts, quoted where one is empty or holds a quote, backslash, parenthesis, comma or
+        white space; NULL columns empty; NULL for a null-extended row), or None when
+        ``node`` is not one. DuckDB's own text of the STRUCT is another."""
+        found = _whole_row(node, scope)
+        if found is None:
+            return None
+        alias, level, rel = found
+        cols = _rel_types(rel)
+        if len(level.rels) != 1 or not cols:  # (an outer join may null-extend it: see row_fields)
+            what = "a row of a relation joined with others" if cols else "a row of a relation of unknown columns"
+            raise self.fail("0A000", f"{what} as a value is not supported by walsender-proxy", node)
+        if any(t is None or t.row_oid for _, t in cols):
+            raise self.fail("0A000", f'the text of a row of "{alias}" is not supported by walsender-proxy', node)
+        parts: list[ast.Node] = [_str("(")]
+        for i, (name, t) in enumerate(cols):
+            if i:
+                parts.append(_str(","))
+            ref = ast.ColumnRef(fields=(_s(alias), _s(name)))
+            assert t is not None
+            if t.name in float_exprs.FLOATS:
+                field = float_exprs.printed(ref, t.name)
+            elif t.name == "numeric" and not t.text_numeric:
+                field = numeric_exprs.decimal_text(ref)
+            else:
+                field = _printed(ref, t)
+            parts.append(_record_field(field))
+        parts.append(_str(")"))
+        whole = ast.ColumnRef(fields=(_s(alias),))
+        return ast.CaseExpr(
+            args=(ast.CaseWhen(expr=ast.NullTest(arg=whole, nulltesttype=NullTestType.IS_NULL), result=_null()),),
+            defresult=_call("concat", *parts),
+        )
+
+    def _text_of(self, node: ast.Node, t: T | None, scope: _Scope) -> ast.Node:
+        """A value's text as its output function prints it, a whole-row reference's too."""
+        if t is None:
+            row = self._whole_row_text(node, scope)
+            if row is not None:
+                return row
+        return _printed(node, t)
+
     def _partition_tree(
         self,
         rf: ast.RangeFunction,
@@ -3327,6 +3392,12 @@ class _Rewriter:
             raise self.fail("0A000", f"type {shown} is not supported by walsender-proxy", node)
         if target == "timetz" and typmods and typmods[0] < 6:  # (DuckDB's TIMETZ keeps six digits)
             raise self.fail("0A000", f"a cast to time({typmods[0]}) with time zone is not supported by walsender-proxy", node)
+        if target in TEXTISH and not is_array and _whole_row(node.arg, scope) is not None:
+            if target not in ("text", "varchar") or typmods:
+                raise self.fail("0A000", f"a cast of a row to {_type_display(T(target))} is not supported by walsender-proxy", node)
+            row = self._whole_row_text(node.arg, scope)
+            assert row is not None
+            return row, T(target)
         if isinstance(node.arg, ast.RowExpr) and target in TEXTISH and not is_array:
             # (record_out writes (Jim,Beam); DuckDB's STRUCT cast writes another text)
             raise self.fail("0A000", f"a cast of a row to {_type_display(T(target))} is not supported by walsender-proxy", node)
@@ -3340,10 +3411,10 @@ class _Rewriter:
                 self.needs.add("pgc_pg_lsn_in")
                 value = _call("pgc_pg_lsn_in", _cast(value, "VARCHAR"))
             return value, T("pg_lsn")
-        if target in ("xid", "xid8") and not is_array and _str_const(node.arg) is not None:
-            # (PostgreSQL 15's input: strtoul, octal and hexadecimal, no error)
-            value = literals.xid_in(_str_const(node.arg) or "", 32 if target == "xid" else 64)
-            return _cast(_int(value), "UINTEGER" if target == "xid" else "UBIGINT"), T(target)
+        if target in ("xid", "xid8", "cid") and not is_array and _str_const(node.arg) is not None:
+            # (PostgreSQL 15's input of each: strtoul, octal and hexadecimal, no error)
+            value = literals.xid_in(_str_const(node.arg) or "", 64 if target == "xid8" else 32)
+            return _cast(_int(value), "UBIGINT" if target == "xid8" else "UINTEGER"), T(target)
         if target == "name" and is_array and node.typeName.arrayBounds and len(node.typeName.arrayBounds) == 1:
             value, vt = self.expr(copy.deepcopy(node.arg), scope)  # (a probe: the cast below rewrites its own)
             if vt is not None and vt.is_array and vt.name.lstrip("_") in ("text", "varchar", "name"):
@@ -4101,6 +4172,10 @@ class _Rewriter:
                 if rt is not None and rt.name == "numeric" and not rt.text_numeric:
                     node.rexpr = numeric_exprs.decimal_text(right)
                 node.lexpr, node.rexpr = float_exprs.printed(node.lexpr, lt and lt.name), float_exprs.printed(node.rexpr, rt and rt.name)
+                if lt is None:  # (a whole-row reference: record_out's text)
+                    node.lexpr = self._text_of(node.lexpr, lt, scope)
+                if rt is None:
+                    node.rexpr = self._text_of(node.rexpr, rt, scope)
                 # (the other side's cast to text: its output function; bool's says true/false)
                 if lt is not None and not lt.is_array and lt.name in literals.PRINTED_BY_OUTPUT:
                     node.lexpr = _printed(node.lexpr, lt)
@@ -5365,13 +5440,14 @@ class _Rewriter:
         if name == "format":
             # each value by its type's output function (PostgreSQL's text_format), printed
             # as its specifier says (_format_argument); printf would print DuckDB's forms
-            pairs[1:] = [(_printed(a, t), TEXT) for a, t in pairs[1:]]
+            pairs[1:] = [(self._text_of(a, t, scope), TEXT) for a, t in pairs[1:]]
         if name in ("concat", "concat_ws"):  # each value by its type's output function
             if any(isinstance(a, ast.RowExpr) for a, _ in pairs):  # (DuckDB prints a struct its way)
                 raise self.fail("0A000", f"{name}() of a row value is not supported by walsender-proxy", node)
             pairs = [
                 (float_exprs.printed(a, t.name), t) if t is not None and t.name in float_exprs.FLOATS
-                else (a, t) if t is None or t == UNKNOWN or t.name in TEXTISH
+                else (self._text_of(a, t, scope), TEXT) if t is None
+                else (a, t) if t == UNKNOWN or t.name in TEXTISH
                 else (_printed(a, t), TEXT)
                 for a, t in pairs
             ]  # fmt: skip
