@@ -2395,11 +2395,8 @@ class _Rewriter:
 
     def _text_of(self, node: ast.Node, t: T | None, scope: _Scope) -> ast.Node:
         """A value's text as its output function prints it, a whole-row reference's too."""
-        if t is None:
-            row = self._whole_row_text(node, scope)
-            if row is not None:
-                return row
-        return _printed(node, t)
+        row = self._whole_row_text(node, scope) if t is None else None
+        return row if row is not None else _printed(node, t)
 
     def _partition_tree(
         self,
@@ -4172,10 +4169,11 @@ class _Rewriter:
                 if rt is not None and rt.name == "numeric" and not rt.text_numeric:
                     node.rexpr = numeric_exprs.decimal_text(right)
                 node.lexpr, node.rexpr = float_exprs.printed(node.lexpr, lt and lt.name), float_exprs.printed(node.rexpr, rt and rt.name)
-                if lt is None:  # (a whole-row reference: record_out's text)
-                    node.lexpr = self._text_of(node.lexpr, lt, scope)
-                if rt is None:
-                    node.rexpr = self._text_of(node.rexpr, rt, scope)
+                # (a whole-row reference: record_out's text; other untyped sides as they are)
+                if lt is None and (row := self._whole_row_text(node.lexpr, scope)) is not None:
+                    node.lexpr = row
+                if rt is None and (row := self._whole_row_text(node.rexpr, scope)) is not None:
+                    node.rexpr = row
                 # (the other side's cast to text: its output function; bool's says true/false)
                 if lt is not None and not lt.is_array and lt.name in literals.PRINTED_BY_OUTPUT:
                     node.lexpr = _printed(node.lexpr, lt)
@@ -5446,8 +5444,8 @@ class _Rewriter:
                 raise self.fail("0A000", f"{name}() of a row value is not supported by walsender-proxy", node)
             pairs = [
                 (float_exprs.printed(a, t.name), t) if t is not None and t.name in float_exprs.FLOATS
-                else (self._text_of(a, t, scope), TEXT) if t is None
-                else (a, t) if t == UNKNOWN or t.name in TEXTISH
+                else (row, TEXT) if t is None and (row := self._whole_row_text(a, scope)) is not None
+                else (a, t) if t is None or t == UNKNOWN or t.name in TEXTISH
                 else (_printed(a, t), TEXT)
                 for a, t in pairs
             ]  # fmt: skip
