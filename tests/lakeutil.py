@@ -78,3 +78,15 @@ def cooked(tx: Transaction, tables: Sequence[str | PubTable]) -> list[str | PubT
             pt = replace(pt, row_filter=rowfilter_sql.from_text(pt.row_filter, tx.table(pt.name)))
         out.append(pt)
     return out
+
+
+def crash(lake: Lake) -> None:
+    """Drop ``lake`` as a crash would: its log flushed but nothing closed cleanly (no
+    manifest, no saved state), its data directory free for the next open."""
+    import fcntl
+
+    lake.log.flush()
+    lake.log.close()
+    lake.store.close()
+    fcntl.flock(lake._lockfile, fcntl.LOCK_UN)
+    lake._closed = True

@@ -11,7 +11,7 @@ import pytest
 
 from decoding import records as R
 from decoding.catalog import fill_marks
-from tests.lakeutil import FAST, T_COLUMNS, MakeLake, cooked
+from tests.lakeutil import FAST, T_COLUMNS, MakeLake, cooked, crash
 from walsender_proxy.lake import Isolation, Lake, LakeError, LakeSettings, PubTable, Sql
 
 
@@ -237,14 +237,7 @@ def test_open_transactions_at_a_crash_are_aborted_in_the_log(tmp_path: Path) -> 
     tx = lake.begin()
     tx.insert("t", [{"id": 1}])
     xid = tx.xid
-    lake.log.flush()
-    # simulate a crash: drop the lake without closing it
-    lake.log.close()
-    lake.store.close()
-    import fcntl
-
-    fcntl.flock(lake._lockfile, fcntl.LOCK_UN)
-    lake._closed = True
+    crash(lake)
     with Lake(tmp_path, FAST) as again:
         assert rows(again) == []
         aborts = [e.record.xid for e in again.log.read() if isinstance(e.record, R.Abort)]

@@ -3,11 +3,10 @@ origin carry its remote LSN and time, and the progress they make survives a cras
 
 from __future__ import annotations
 
-import fcntl
 from pathlib import Path
 
 from decoding import records as R
-from tests.lakeutil import FAST
+from tests.lakeutil import FAST, crash
 from walsender_proxy.lake import Lake
 
 
@@ -27,12 +26,7 @@ def test_a_commit_under_an_origin_carries_it_and_its_progress_survives_a_crash(t
     assert (rec.origin, rec.origin_lsn, rec.commit_ts) == ("remote", 0x5000, 123)
     (o,) = lake.origins.rows()
     assert (o.remote_lsn, o.local_lsn) == (0x5000, info.end_lsn)
-    lake.log.flush()
-    # a crash: the progress was never saved, the commit record is replayed
-    lake.log.close()
-    lake.store.close()
-    fcntl.flock(lake._lockfile, fcntl.LOCK_UN)
-    lake._closed = True
+    crash(lake)  # (the progress was never saved: the commit record is replayed)
     with Lake(tmp_path, FAST) as again:
         (o,) = again.origins.rows()
         assert (o.name, o.remote_lsn, o.local_lsn, o.tracked) == ("remote", 0x5000, info.end_lsn, True)

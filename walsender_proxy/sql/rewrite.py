@@ -2339,8 +2339,8 @@ class _Rewriter:
         scope: _Scope,
     ) -> ast.Node:
         """``pg_partition_ancestors(rel) [WITH ORDINALITY]`` in FROM (psql's ``\\d`` has it):
-        the relation itself at depth 1 if it is a partition or partitioned (which no lake
-        relation is), else no row, as PostgreSQL's check_rel_can_be_partition decides."""
+        the relation and its ancestors up to the root if it is a partition or partitioned,
+        else no row, as PostgreSQL's check_rel_can_be_partition decides."""
         if len(args) != 1:
             raise self._no_function("pg_partition_ancestors", types, call)
         self.needs.add("pgc_pg_partition_ancestors")
