@@ -553,25 +553,49 @@ def test_what_is_not_kept_is_refused(proxy: ProxyServer) -> None:
             c.execute("DROP ROLE pv_r_grp")
 
 
-def test_roles_change_outside_transaction_blocks_only(proxy: ProxyServer) -> None:
-    """Roles and memberships are not transactional in the proxy: inside a block (or a
-    multi-statement query) a ROLLBACK would keep them, so the statements are refused
-    there, and nothing changes."""
-    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
-        c.execute("CREATE ROLE rr_blk")
-        try:
-            for sql in ["CREATE ROLE rr_blk2", "ALTER ROLE rr_blk CREATEDB", "DROP ROLE rr_blk", "GRANT rr_blk TO postgres"]:
-                c.execute("BEGIN")
-                out = _outcome(c, sql)
-                c.execute("ROLLBACK")
-                assert out == ("0A000", f"{sql.split()[0]} ROLE inside a transaction block is not supported by walsender-proxy"), out
-            out = _outcome(c, "CREATE ROLE rr_blk3; SELECT 1")
-            assert out[0] == "0A000", out
-            assert _outcome(c, "SELECT rolname, rolcreatedb FROM pg_roles WHERE rolname LIKE 'rr\\_blk%'") == [("rr_blk", False)]
-            assert _outcome(c, "SELECT count(*) FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.roleid WHERE r.rolname = 'rr_blk'") == [(0,)]
-        finally:
-            c.execute("DROP ROLE rr_blk")
+#: Role changes roll back with their transaction: an explicit block, the implicit one of a
+#: multi-statement query, a failed statement.
+ROLE_ROLLBACK = [
+    "CREATE ROLE rb_keep",
+    "BEGIN",
+    "CREATE ROLE rb_gone LOGIN",
+    "ALTER ROLE rb_keep CREATEDB",
+    "GRANT rb_keep TO rb_gone",
+    "DROP ROLE rb_keep",
+    "SELECT rolname FROM pg_roles WHERE rolname LIKE 'rb\\_%' ORDER BY 1",
+    "ROLLBACK",
+    "SELECT rolname, rolcreatedb FROM pg_roles WHERE rolname LIKE 'rb\\_%' ORDER BY 1",
+    "CREATE ROLE rb_multi; SELECT 1/0",
+    "SELECT count(*) FROM pg_roles WHERE rolname = 'rb_multi'",
+    "BEGIN",
+    "CREATE ROLE rb_failed",
+    "SELECT 1/0",
+    "COMMIT",
+    "SELECT count(*) FROM pg_roles WHERE rolname = 'rb_failed'",
+    "BEGIN",
+    "CREATE ROLE rb_kept",
+    "COMMIT",
+    "SELECT count(*) FROM pg_roles WHERE rolname = 'rb_kept'",
+    "CREATE ROLE rb_su SUPERUSER",
+    "CREATE ROLE rb_in IN ROLE rb_su",
+    "SET SESSION AUTHORIZATION rb_kept",
+    "RESET SESSION AUTHORIZATION",
+    "DROP ROLE rb_keep, rb_kept, rb_su",
+]
 
+
+def test_role_changes_roll_back_as_in_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
+    same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("rolerb")), ROLE_ROLLBACK).close()
+
+
+def test_role_changes_after_a_savepoint_are_refused(proxy: ProxyServer) -> None:
+    """ROLLBACK TO would have to undo a part of them: refused (0A000), nothing changed."""
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        c.execute("BEGIN")
+        c.execute("SAVEPOINT s")
+        assert _outcome(c, "CREATE ROLE rb_sp") == ("0A000", "CREATE ROLE after a SAVEPOINT is not supported by walsender-proxy")
+        c.execute("ROLLBACK")
+        assert _outcome(c, "SELECT count(*) FROM pg_roles WHERE rolname = 'rb_sp'") == [(0,)]
 
 def test_the_superuser_only_settings_are_postgresqls(pg15: PgCluster) -> None:
     """The settings a role without pg_read_all_settings does not see, read off PostgreSQL

@@ -13,6 +13,7 @@ PostgreSQL would keep and then check by the md5 method, is refused with 0A000.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import hmac
 import json
@@ -20,7 +21,7 @@ import os
 import re
 import secrets
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -193,6 +194,43 @@ class RoleStore:
             os.fsync(f.fileno())
         os.replace(tmp, path)
 
+    # -- undo of a transaction's role changes ---------------------------------------------
+    #: Before-images of the roles the running statement's transaction changed (name → the
+    #: role as it was, None: it did not exist), by thread: see :meth:`journaling`.
+    _local = threading.local()
+
+    @contextlib.contextmanager
+    def journaling(self, journal: dict[str, Role | None]) -> Iterator[None]:
+        """Changes made in this thread meanwhile note each role's first before-image in
+        ``journal``, so that :meth:`undo` can put them back if the transaction rolls back
+        (PostgreSQL's role changes are transactional; this store writes at once)."""
+        self._local.journal = journal
+        try:
+            yield
+        finally:
+            self._local.journal = None
+
+    def undo(self, journal: dict[str, Role | None]) -> None:
+        """Put back the roles ``journal`` noted (a rolled-back transaction's changes)."""
+        if not journal:
+            return
+        with self._lock:
+            for name, before in journal.items():
+                if before is None:
+                    self._roles.pop(name, None)
+                else:
+                    self._roles[name] = before
+            self._save()
+
+    def _put(self, name: str, role: Role | None) -> None:
+        journal = getattr(self._local, "journal", None)
+        if journal is not None and name not in journal:
+            journal[name] = self._roles.get(name)
+        if role is None:
+            self._roles.pop(name, None)
+        else:
+            self._roles[name] = role
+
     def _save(self) -> None:
         self.version += 1
         self._write(self.path, json.dumps([asdict(r) for r in self._roles.values()], indent=1).encode())
@@ -242,11 +280,11 @@ class RoleStore:
                     if admin and not a:
                         entries = list(m.member_of)
                         entries[i] = (r, g, True)
-                        self._roles[member] = replace(m, member_of=tuple(entries))
+                        self._put(member, replace(m, member_of=tuple(entries)))
                         self._save()
                         return None
                     return f'role "{member}" is already a member of role "{role}"'
-            self._roles[member] = replace(m, member_of=(*m.member_of, (role, grantor, admin)))
+            self._put(member, replace(m, member_of=(*m.member_of, (role, grantor, admin))))
             self._save()
             return None
 
@@ -264,7 +302,7 @@ class RoleStore:
                     continue
                 kept.append((r, g, a))
             if found:
-                self._roles[member] = replace(m, member_of=tuple(kept))
+                self._put(member, replace(m, member_of=tuple(kept)))
                 self._save()
             return found
 
@@ -287,7 +325,7 @@ class RoleStore:
             role = Role(
                 name, oid, verifier=stored_password(password) if password is not None else None, **attrs
             )
-            self._roles[name] = role
+            self._put(name, role)
             self._save()
             return role
 
@@ -303,7 +341,7 @@ class RoleStore:
             elif clear_password:
                 role = replace(role, verifier=None)
             role = replace(role, **attrs)
-            self._roles[name] = role
+            self._put(name, role)
             self._save()
             return role
 
@@ -313,8 +351,8 @@ class RoleStore:
                 raise PgError("42704", f'role "{name}" does not exist')
             if self._roles[name].oid == 10:
                 raise PgError("42501", "cannot drop the bootstrap superuser")
-            del self._roles[name]
+            self._put(name, None)
             for n, r in list(self._roles.items()):  # (its memberships go with it)
                 if any(m[0] == name for m in r.member_of):
-                    self._roles[n] = replace(r, member_of=tuple(m for m in r.member_of if m[0] != name))
+                    self._put(n, replace(r, member_of=tuple(m for m in r.member_of if m[0] != name)))
             self._save()

@@ -258,6 +258,8 @@ class Executor:
         self.notifies = PendingNotifies()
         #: Running one of several statements of a simple Query (an implicit block).
         self.implicit_block = False
+        #: The running transaction's role changes, their before-images (see _role_changes).
+        self._role_undo: dict[str, Any] | None = None
         self._tx_isolation: Isolation | None = None
         self._tx_read_only: bool | None = None
         self._tx_deferrable: bool | None = None
@@ -380,6 +382,9 @@ class Executor:
         finally:
             # (a failed commit is a rolled-back transaction: its SETs are undone too)
             changed = self.settings.end(committed)
+            undo, self._role_undo = self._role_undo, None
+            if undo and not committed:
+                self.services.roles.undo(undo)
             if self.notifies:  # (LISTEN, UNLISTEN and NOTIFY take effect at commit)
                 if committed:
                     self.services.notifications.commit(self.backend_pid, self.notifies)
@@ -1211,9 +1216,9 @@ class Executor:
             yield from notices
             yield Done(tag)
         elif isinstance(node, ast.GrantRoleStmt):
-            self._roles_outside_block("GRANT" if node.is_grant else "REVOKE")
             notices = []
-            self.roles.grant_roles(node, notices)
+            with self._role_changes("GRANT" if node.is_grant else "REVOKE"):
+                self.roles.grant_roles(node, notices)
             yield from notices
             yield Done("GRANT ROLE" if node.is_grant else "REVOKE ROLE")
         elif isinstance(node, ast.ReassignOwnedStmt):
@@ -1233,8 +1238,8 @@ class Executor:
         elif isinstance(node, ast.AlterOwnerStmt) and node.objectType in (enums.ObjectType.OBJECT_FUNCTION, enums.ObjectType.OBJECT_PROCEDURE):
             yield Done(self.roles.function_owner(node))
         elif isinstance(node, (ast.CreateRoleStmt, ast.AlterRoleStmt, ast.DropRoleStmt)):
-            self._roles_outside_block({ast.CreateRoleStmt: "CREATE", ast.AlterRoleStmt: "ALTER", ast.DropRoleStmt: "DROP"}[type(node)])
-            tag = self.roles.role(node)
+            with self._role_changes({ast.CreateRoleStmt: "CREATE", ast.AlterRoleStmt: "ALTER", ast.DropRoleStmt: "DROP"}[type(node)]):
+                tag = self.roles.role(node)
             yield from self.notices
             self.notices.clear()
             yield Done(tag)
@@ -1372,15 +1377,18 @@ class Executor:
             return Done(f"MOVE {n}")
         return Rows(cur.rows.columns, iter(batches), verb="FETCH")
 
-    def _roles_outside_block(self, what: str) -> None:
-        """Roles and memberships are changed at once, not at commit: inside a transaction
-        block (or a multi-statement query, an implicit one) a rollback would keep them,
-        so the statement is refused there."""
-        if self.explicit or self.implicit_block:
-            raise PgError(
-                "0A000", f"{what} ROLE inside a transaction block is not supported by walsender-proxy",
-                detail="Roles and their memberships change at once, not with the transaction.",
-            )  # fmt: skip
+    def _role_changes(self, what: str) -> Any:
+        """Roles and memberships are written at once; the transaction keeps their
+        before-images so that a rollback (of the block, or of the implicit transaction of
+        a multi-statement query) puts them back, as PostgreSQL's transactional catalog
+        would. After a SAVEPOINT the statement is refused: ROLLBACK TO would have to undo
+        a part of them."""
+        tx = self.statement_tx()
+        if tx.in_subtransaction:
+            raise PgError("0A000", f"{what} ROLE after a SAVEPOINT is not supported by walsender-proxy")
+        if self._role_undo is None:
+            self._role_undo = {}
+        return self.services.roles.journaling(self._role_undo)
 
     def _check_no_block(self, what: str) -> None:
         if self.explicit or self.implicit_block:

@@ -128,11 +128,7 @@ class RoleStatements:
             if s.stmt_type == enums.RoleStmtType.ROLESTMT_ROLE:
                 attrs.setdefault("login", False)
             self.ex.services.roles.create(s.role, password=password, **attrs)
-            try:
-                self._memberships(s.role, memberships)
-            except Exception:  # (one statement: a refused IN ROLE / ROLE / ADMIN leaves no role)
-                self.ex.services.roles.drop(s.role)
-                raise
+            self._memberships(s.role, memberships)  # (refused: the rollback takes the role back)
             return "CREATE ROLE"
         target = self.ex.services.roles.get(s.role.rolename)
         if target is None:
