@@ -146,6 +146,8 @@ class Role:
     #: CONNECTION LIMIT (-1: none): how many sessions of the role may be open at once
     #: (superusers are not held to it).
     connlimit: int = -1
+    #: COMMENT ON ROLE (pg_shdescription), None: none.
+    comment: str | None = None
     verifier: str | None = None  # Verifier.to_text(), or None: no password set
     #: INHERIT: the role uses the privileges of the roles it is a member of.
     inherit: bool = True
@@ -316,7 +318,7 @@ class RoleStore:
     def all(self) -> list[Role]:
         return list(self._roles.values())
 
-    def create(self, name: str, *, password: str | None = None, **attrs: bool | int) -> Role:
+    def create(self, name: str, *, password: str | None = None, **attrs: bool | int | str | None) -> Role:
         with self._lock:
             if name in self._roles:
                 raise PgError("42710", f'role "{name}" already exists')
@@ -330,7 +332,7 @@ class RoleStore:
             return role
 
     def alter(
-        self, name: str, *, password: str | None = None, clear_password: bool = False, **attrs: bool | int
+        self, name: str, *, password: str | None = None, clear_password: bool = False, **attrs: bool | int | str | None
     ) -> Role:
         with self._lock:
             role = self._roles.get(name)

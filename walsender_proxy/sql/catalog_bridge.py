@@ -35,7 +35,8 @@ def server_info(ex: SessionState) -> pgcatalog.ServerInfo:
     roles = tuple(
         pgcatalog.Role(
             r.name, r.superuser, r.replication, r.login, r.createdb, r.createrole,
-            bypassrls=r.bypassrls, inherit=r.inherit, connlimit=r.connlimit, oid=r.oid, member_of=r.member_of,
+            bypassrls=r.bypassrls, inherit=r.inherit, connlimit=r.connlimit, comment=r.comment, oid=r.oid,
+            member_of=r.member_of,
         )
         for r in services.roles.all()
     )

@@ -1145,6 +1145,10 @@ class Executor:
                 return
             yield from notices
             yield Done(tag)
+        elif isinstance(node, ast.CommentStmt) and node.objtype == enums.ObjectType.OBJECT_ROLE:
+            with self._role_changes("COMMENT ON"):
+                self.roles.comment(node)
+            yield Done("COMMENT")
         elif isinstance(node, ast.CommentStmt):
             yield Done(comment_sql.comment(self.statement_tx(), node))
         elif isinstance(node, ast.IndexStmt):

@@ -114,6 +114,8 @@ class Role:
     bypassrls: bool = False
     inherit: bool = True
     connlimit: int = -1
+    #: COMMENT ON ROLE's text (pg_shdescription).
+    comment: str | None = None
     #: None: assigned (10 for the first role, then from 0xF8000000, clear of lake OIDs).
     oid: int | None = None
     #: The roles it is a member of: (role, grantor, admin_option), by name.
@@ -1952,8 +1954,13 @@ def _pg_shdescription(s: CatalogSnapshot) -> list[dict[str, Any]]:
     )
     if s.server.template_databases:
         texts.update({1: "default template for new databases", 4: "unmodifiable empty database"})
+    authid = PG_CATALOG["pg_authid"].oid
     return [
         {"objoid": oid, "classoid": db_class, "description": text} for oid, text in texts.items()
+    ] + [
+        {"objoid": s.role_oids[r.name], "classoid": authid, "description": r.comment}
+        for r in s.server.roles
+        if r.comment is not None
     ]
 
 

@@ -158,6 +158,21 @@ class RoleStatements:
             return "ALTER ROLE"
         return "ALTER ROLE"
 
+    def comment(self, s: ast.CommentStmt) -> None:
+        """COMMENT ON ROLE: by a superuser, or a CREATEROLE role for a role that is not a
+        superuser (check_object_ownership); '' or NULL removes the comment."""
+        name = s.object.sval
+        target = self.ex.services.roles.get(name)
+        if target is None:
+            raise PgError("42704", f'role "{name}" does not exist')
+        me = self.ex.services.roles.get(self.ex.user)
+        if target.superuser:
+            if me is None or not me.superuser:
+                raise PgError("42501", "must be superuser")
+        elif me is None or not (me.superuser or me.createrole):
+            raise PgError("42501", "must have CREATEROLE privilege")
+        self.ex.services.roles.alter(name, comment=s.comment or None)
+
     def _memberships(self, role: str, memberships: list[tuple[str, list[str]]]) -> None:
         """CREATE ROLE's IN ROLE (it joins them), ROLE and ADMIN (they join it)."""
         who = self.ex.who()
