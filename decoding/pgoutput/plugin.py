@@ -110,8 +110,6 @@ CHUNK_BYTES = 8 << 20
 
 #: What :meth:`PgOutput.iter_batches` yields: a few messages, or row messages in bulk.
 Batch = list[bytes] | pa.Array | RowBatch
-#: catalog_at() of this gives the newest catalog (for prepared transactions, no CSN yet).
-_LATEST_CSN = LATEST_CSN
 #: Row action after the row filter: send nothing (the others are ``rows``' message kinds).
 _SKIP = 0
 
@@ -323,7 +321,7 @@ class PgOutput:
         st = _TxnState([], sent_begin=True)
         try:
             first = True
-            csn = catalog_csn if catalog_csn is not None else self._seen_csn or _LATEST_CSN
+            csn = catalog_csn if catalog_csn is not None else self._seen_csn or LATEST_CSN
             for b in self._decode(txn, st, self._catalog_at(csn)):
                 chunk = _as_list(b)
                 yield head + chunk if first else chunk
@@ -362,7 +360,7 @@ class PgOutput:
 
     def _start_catalog(self, txn: DecodedTxn, csn: int) -> Catalog:
         if csn <= 0:  # not committed (should not happen here): where the log is
-            return self._catalog_at(self._seen_csn or _LATEST_CSN)
+            return self._catalog_at(self._seen_csn or LATEST_CSN)
         return self._catalog_at(catalog_csn(txn, csn))
 
     def _decode(self, txn: DecodedTxn, st: _TxnState, catalog: Catalog) -> Iterator[Batch]:

@@ -1002,8 +1002,9 @@ def test_a_catalog_relation_not_emulated_is_refused_by_name(proxy: ProxyServer, 
 
 
 def test_reg_and_id_inputs_as_postgres(proxy: ProxyServer, pg15: PgCluster) -> None:
-    """to_regrole/to_regnamespace and their input of a qualified name (42602), cid's
-    lenient input (PostgreSQL 15's strtoul: no error)."""
+    """to_regrole/to_regnamespace and their input of a qualified name (42602), regclass
+    input of another database's relation (0A000) or of four names (42601), cid's lenient
+    input (PostgreSQL 15's strtoul: no error). (PostgreSQL's database here is postgres.)"""
     same_answers(
         proxy.dsn(), pg15.dsn(),
         [
@@ -1013,6 +1014,10 @@ def test_reg_and_id_inputs_as_postgres(proxy: ProxyServer, pg15: PgCluster) -> N
             "SELECT 'foo.bar'::regnamespace",
             "SELECT to_regrole('postgres'), to_regnamespace('public'), to_regrole('nope'), to_regrole('\"Postgres\"')",
             "SELECT '(zz'::cid, '0x10'::cid, ' 17'::cid, '-1'::cid",
+            "SELECT to_regclass('otherdb.public.t')",
+            "SELECT 'otherdb.pg_catalog.pg_class'::regclass",
+            "SELECT to_regclass('a.b.c.d')",
+            "SELECT to_regclass('postgres.pg_catalog.pg_class') = 'pg_class'::regclass",
         ],
     ).close()
 

@@ -7,13 +7,13 @@ whole at its COMMIT PREPARED (PostgreSQL's 021_twophase checks the subscriber's 
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import psycopg
 import pytest
 
+from tests.integration.test_subscription_suite import _wait
 from tests.pgcluster import PgCluster
 from tests.pgcompare import pgoutput_messages, recvlogical
 from tests.proxy import ProxyServer
@@ -276,14 +276,6 @@ def test_sql_slot_functions_decode_prepared_transactions_as_postgres(proxy: Prox
     assert got[3] == want[3]
     assert got[4] == want[4]
     assert got[2] == [], want[2] == []  # (get moved the slot past everything)
-
-
-def _wait(check: Callable[[], object], timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out")
-        time.sleep(0.2)
 
 
 def test_a_two_phase_subscriber_prepares_and_finishes_as_from_postgres(proxy: ProxyServer, ref: PgCluster, sub: PgCluster) -> None:

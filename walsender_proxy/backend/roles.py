@@ -167,6 +167,9 @@ class RoleStore:
     def __init__(self, path: Path, bootstrap_user: str = "postgres") -> None:
         self.path = path
         self._lock = threading.Lock()
+        #: Per thread, the journal of the running statement's transaction: the roles it
+        #: changed as they were before (None: it did not exist). See :meth:`journaling`.
+        self._local = threading.local()
         #: Bumped at every change: what is derived from the roles is good while it stays.
         self.version = 0
         self._mock_nonce = self._read_mock_nonce(path.with_name("mock_auth_nonce"))
@@ -197,10 +200,6 @@ class RoleStore:
         os.replace(tmp, path)
 
     # -- undo of a transaction's role changes ---------------------------------------------
-    #: Before-images of the roles the running statement's transaction changed (name → the
-    #: role as it was, None: it did not exist), by thread: see :meth:`journaling`.
-    _local = threading.local()
-
     @contextlib.contextmanager
     def journaling(self, journal: dict[str, Role | None]) -> Iterator[None]:
         """Changes made in this thread meanwhile note each role's first before-image in

@@ -224,14 +224,14 @@ class LogicalStream:
                 if step.last_end and (events or not end):  # (else the one below says more)
                     s.queue(encode_keepalive_message(step.last_end, pg_now()))
                 small: list[DecodedTxn] = []
-                for ev, entry in events:
+                for ev, _ in events:
                     if _small_to_send(ev, start, slot.snapshot_csn):
                         small.append(ev)
                         continue
                     if small:
                         await self._send_small(small, plugin, state)
                         small = []
-                    await self._emit(ev, plugin, start, state, entry)
+                    await self._emit(ev, plugin, state)
                     if state.done:
                         break
                 if small and not state.done:
@@ -269,7 +269,7 @@ class LogicalStream:
         state.lag.sent(txns[-1].end_lsn)
         self.s.queue(encode_keepalive_message(txns[-1].end_lsn, pg_now()))
 
-    async def _emit(self, ev: Any, plugin: OutputPlugin, start: int, state: StreamState, entry: Any) -> None:
+    async def _emit(self, ev: Any, plugin: OutputPlugin, state: StreamState) -> None:
         routed = self.routes.route(ev)
         if routed is None:
             return

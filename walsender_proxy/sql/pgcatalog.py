@@ -3763,6 +3763,10 @@ _MACROS: dict[str, str] = {
         WHEN regexp_full_match(x::VARCHAR, '\\s*[0-9]+\\s*') THEN CAST(trim(x::VARCHAR) AS UINTEGER)
         WHEN len(pgc_ident_parts(x)) = 1 THEN
             (SELECT pgc_v.oid FROM pgc_visible_rels pgc_v WHERE pgc_v.relname = pgc_ident_parts(x)[1])
+        WHEN len(pgc_ident_parts(x)) > 3 THEN error('PGERR[42601] improper relation name (too many dotted names): '
+            || array_to_string(pgc_ident_parts(x), '.'))
+        WHEN len(pgc_ident_parts(x)) = 3 AND pgc_ident_parts(x)[1] <> pgc_current_database() THEN
+            error('PGERR[0A000] cross-database references are not implemented: "' || array_to_string(pgc_ident_parts(x), '.') || '"')
         ELSE (SELECT pgc_c.oid FROM pgc_pg_class pgc_c JOIN pgc_pg_namespace pgc_n
                 ON pgc_n.oid = pgc_c.relnamespace
               WHERE pgc_n.nspname = pgc_ident_parts(x)[-2] AND pgc_c.relname = pgc_ident_parts(x)[-1]) END)""",
