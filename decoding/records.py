@@ -40,6 +40,7 @@ class RecordFormatError(ValueError):
 
 
 _Q = struct.Struct("<Q")
+_q = struct.Struct("<q")
 _I = struct.Struct("<I")
 _H = struct.Struct("<H")
 #: Change: xid, subxid, relid, op, length of the new rows' IPC.
@@ -354,19 +355,24 @@ class Commit(Record):
 
 @dataclass(frozen=True, slots=True)
 class Abort(Record):
+    """A transaction rolled back; ``abort_ts`` (PostgreSQL epoch µs; 0 in records written
+    before it was kept) is what protocol 4's Stream Abort carries."""
+
     KIND: ClassVar[Kind] = Kind.ABORT
     xid_: int
+    abort_ts: int = 0
 
     @property
     def xid(self) -> int:
         return self.xid_
 
     def encode_payload(self) -> bytes:
-        return _Q.pack(self.xid_)
+        return _Q.pack(self.xid_) + _q.pack(self.abort_ts)
 
     @classmethod
     def decode_payload(cls, r: _Reader) -> Abort:
-        return cls(r.u64())
+        xid = r.u64()
+        return cls(xid, r.i64() if r.pos + 8 <= len(r.buf) else 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,6 +382,8 @@ class SubAbort(Record):
     KIND: ClassVar[Kind] = Kind.SUBABORT
     xid_: int
     subxids: tuple[int, ...]
+    #: When (PostgreSQL epoch µs; 0 in records written before it was kept).
+    abort_ts: int = 0
 
     @property
     def xid(self) -> int:
@@ -386,12 +394,14 @@ class SubAbort(Record):
             _Q.pack(self.xid_)
             + _I.pack(len(self.subxids))
             + b"".join(_I.pack(s) for s in self.subxids)
+            + _q.pack(self.abort_ts)
         )
 
     @classmethod
     def decode_payload(cls, r: _Reader) -> SubAbort:
         xid, n = r.u64(), r.u32()
-        return cls(xid, tuple(r.u32() for _ in range(n)))
+        subxids = tuple(r.u32() for _ in range(n))
+        return cls(xid, subxids, r.i64() if r.pos + 8 <= len(r.buf) else 0)
 
 
 @dataclass(frozen=True, slots=True)

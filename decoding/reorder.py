@@ -5,6 +5,11 @@ transaction once, complete, when its commit record is read — the order Postgre
 ReorderBuffer emits in. Aborted work (whole transactions, or subtransactions rolled back
 to a savepoint) is dropped here. Prepared transactions are emitted at PREPARE with their
 gid and their outcome follows separately, as in PostgreSQL's two-phase decoding.
+
+With streaming on (a client that asked for it, past where it decodes from), a transaction
+still in progress is handed out in blocks when the buffer outgrows
+logical_decoding_work_mem, as PostgreSQL's ReorderBufferCheckMemoryLimit streams the
+largest one; its end follows (commit, abort, or a subtransaction's abort).
 """
 
 from __future__ import annotations
@@ -58,6 +63,8 @@ class ChangeList:
         self.bulk = False
         #: Subtransaction of every CatalogChange added (0: the top level).
         self._ddl_subxids: list[int] = []
+        #: Subtransactions with a record here (0: the top level).
+        self.subxids: set[int] = set()
 
     @property
     def mem_bytes(self) -> int:
@@ -80,12 +87,15 @@ class ChangeList:
             self.bulk = True
         elif isinstance(rec, R.CatalogChange):
             self._ddl_subxids.append(getattr(rec, "subxid", 0))
+        self.subxids.add(getattr(rec, "subxid", 0))
         self._mem.append(rec)
         self._mem_bytes += _size(rec) if size is None else size
         if self._budget is not None and self._dir is not None and self._mem_bytes > self._budget:
             self._spill()
 
     def _spill(self) -> None:
+        if not self._mem:
+            return
         if self._file is None:
             assert self._dir is not None
             self._dir.mkdir(parents=True, exist_ok=True)
@@ -100,6 +110,7 @@ class ChangeList:
     def abort_subxids(self, subxids: Iterable[int]) -> None:
         dead = set(subxids)
         self._dead |= dead
+        self.subxids -= dead
         self._mem = [c for c in self._mem if getattr(c, "subxid", 0) not in dead]
         self._mem_bytes = sum(_size(c) for c in self._mem)
 
@@ -158,12 +169,26 @@ class DecodedTxn:
     #: A prepared transaction: the largest commit CSN the reorder buffer had read before
     #: its PREPARE (0: none), the catalog it is decoded with while it has no CSN.
     catalog_csn: int = 0
+    #: Streaming: blocks of it were handed out (its changes hold what came since).
+    streamed: bool = False
+    #: Streaming: subtransactions with a change in a block handed out (PostgreSQL's
+    #: RBTXN_IS_STREAMED of a subtransaction: only those get a Stream Abort).
+    streamed_subxids: set[int] = field(default_factory=set)
+    #: LSNs of the first record in ``changes`` and of the last record added.
+    changes_lsn: int = 0
+    last_lsn: int = 0
 
     def add(self, rec: R.Record, size: int | None = None) -> None:
         if isinstance(rec, R.SubAbort):
             self.changes.abort_subxids(rec.subxids)
         else:
             self.changes.append(rec, size)
+
+
+def wire_xid(xid: int, subxid: int = 0) -> int:
+    """The 32-bit xid a (sub)transaction goes by in protocol messages: a record's
+    ``subxid`` is its subtransaction's own xid (0 at the top level)."""
+    return (subxid or xid) & 0xFFFFFFFF
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,20 +204,55 @@ class Ended:
     ts: int
 
 
-Event = DecodedTxn | Ended | tuple[LogEntry, R.Message]
+@dataclass(frozen=True, slots=True)
+class StreamBlock:
+    """Streaming: a block of an in-progress transaction, its changes since the last block
+    (Stream Start, the changes, Stream Stop). ``first_lsn`` and ``last_lsn``: its first and
+    last record's LSNs."""
+
+    txn: DecodedTxn
+    changes: ChangeList
+    first_lsn: int
+    last_lsn: int
+    first_segment: bool
+
+
+@dataclass(frozen=True, slots=True)
+class StreamAborted:
+    """Streaming: a streamed transaction (``subxid`` 0) or one of its streamed
+    subtransactions aborted at ``lsn`` (Stream Abort)."""
+
+    txn: DecodedTxn
+    subxid: int
+    lsn: int
+    end_lsn: int
+    ts: int
+
+
+Event = DecodedTxn | Ended | StreamBlock | StreamAborted | tuple[LogEntry, R.Message]
 
 
 class ReorderBuffer:
     """``work_mem`` (bytes) and ``spill_dir``: a transaction holding more than that in
     memory is spilled to a file there (None: never spill)."""
 
-    def __init__(self, work_mem: int | None = None, spill_dir: Path | None = None) -> None:
+    def __init__(
+        self, work_mem: int | None = None, spill_dir: Path | None = None, stream_from: int | None = None
+    ) -> None:
         self._open: dict[int, DecodedTxn] = {}
         self._prepared: dict[int, DecodedTxn] = {}
         self._work_mem = work_mem
         self._spill_dir = spill_dir
         #: The largest commit CSN read so far (commits may come out of CSN order).
         self.max_csn = 0
+        #: Streaming: None (off), else the LSN from which transactions may be streamed
+        #: (where the session decodes from: a transaction open past it ends past it).
+        self.stream_from = stream_from
+        #: Streaming: bytes of changes held in memory by open transactions.
+        self._held = 0
+        #: Streaming statistics (pg_stat_replication_slots): transactions streamed,
+        #: blocks, bytes.
+        self.stream_txns = self.stream_count = self.stream_bytes = 0
 
     @property
     def work_mem(self) -> int | None:
@@ -205,7 +265,9 @@ class ReorderBuffer:
         self._work_mem = value
 
     def _new(self, xid: int, lsn: int) -> DecodedTxn:
-        return DecodedTxn(xid, lsn, ChangeList(self._work_mem, self._spill_dir))
+        # Streaming: the buffer as a whole is held to the limit (below), not each list.
+        budget = None if self.stream_from is not None else self._work_mem
+        return DecodedTxn(xid, lsn, ChangeList(budget, self._spill_dir))
 
     def memory(self) -> int:
         """Bytes of changes held in memory by open transactions."""
@@ -220,15 +282,18 @@ class ReorderBuffer:
             return
         xid = rec.xid
         if isinstance(rec, R.Commit):
-            tx = self._open.pop(xid, None) or self._new(xid, entry.lsn)
+            tx = self._close(xid) or self._new(xid, entry.lsn)
             tx.commit_lsn, tx.end_lsn, tx.csn = entry.lsn, entry.end_lsn, rec.csn
             tx.commit_ts, tx.origin, tx.origin_lsn = rec.commit_ts, rec.origin, rec.origin_lsn
             self.max_csn = max(self.max_csn, rec.csn)
             yield tx
         elif isinstance(rec, R.Abort):
-            self._open.pop(xid, None)
+            tx = self._close(xid)
+            if tx is not None and tx.streamed:
+                tx.changes.close()
+                yield StreamAborted(tx, 0, entry.lsn, entry.end_lsn, rec.abort_ts)
         elif isinstance(rec, R.Prepare):
-            tx = self._open.pop(xid, None)
+            tx = self._close(xid)
             if tx is None:
                 tx = self._new(xid, entry.lsn)
                 tx.known = False
@@ -252,10 +317,60 @@ class ReorderBuffer:
             tx = self._open.get(xid)
             if tx is None:
                 tx = self._open[xid] = self._new(xid, entry.lsn)
+            before = tx.changes.mem_bytes
+            if isinstance(rec, R.SubAbort) and tx.streamed:
+                # DecodeAbort of a subtransaction: its streamed children first, then it.
+                for sub in (*rec.subxids[1:], rec.subxids[0]):
+                    if sub in tx.streamed_subxids:
+                        tx.streamed_subxids.discard(sub)
+                        yield StreamAborted(tx, sub, entry.lsn, entry.end_lsn, rec.abort_ts)
             # A record read from the log holds about its own length in memory (its tables
             # are zero-copy views of what was read): known for free, where measuring the
             # tables costs work per change.
             tx.add(rec, entry.end_lsn - entry.lsn + 64)
+            if not isinstance(rec, R.SubAbort):
+                tx.changes_lsn = tx.changes_lsn or entry.lsn
+                tx.last_lsn = entry.lsn
+            if self.stream_from is not None:
+                self._held += tx.changes.mem_bytes - before
+                if self._work_mem is not None and self._held >= self._work_mem:
+                    yield from self._evict(entry)
+
+    def _close(self, xid: int) -> DecodedTxn | None:
+        tx = self._open.pop(xid, None)
+        if tx is not None and self.stream_from is not None:
+            self._held -= tx.changes.mem_bytes
+        return tx
+
+    def _evict(self, entry: LogEntry) -> Iterator[StreamBlock]:
+        """ReorderBufferCheckMemoryLimit with streaming: until the buffer is under the
+        limit, stream the largest open transaction — once decoding is past
+        ``stream_from`` (ReorderBufferCanStartStreaming); before that, spill it."""
+        assert self._work_mem is not None
+        while self._held >= self._work_mem:
+            largest = max(self._open.values(), key=lambda t: t.changes.mem_bytes, default=None)
+            if largest is None or largest.changes.mem_bytes == 0:
+                self._held = 0
+                return
+            held = largest.changes.mem_bytes
+            self._held -= held
+            if self.stream_from is not None and entry.end_lsn >= self.stream_from:
+                yield self.stream(largest, held)
+            else:
+                largest.changes._spill()
+
+    def stream(self, tx: DecodedTxn, held: int | None = None) -> StreamBlock:
+        """Hand out ``tx``'s changes so far as a block; it keeps collecting what follows."""
+        changes = tx.changes
+        block = StreamBlock(tx, changes, tx.changes_lsn, tx.last_lsn, not tx.streamed)
+        self.stream_count += 1
+        self.stream_bytes += changes.mem_bytes if held is None else held
+        self.stream_txns += 0 if tx.streamed else 1
+        tx.streamed = True
+        tx.streamed_subxids |= changes.subxids
+        tx.changes = ChangeList(None, self._spill_dir)
+        tx.changes_lsn = 0
+        return block
 
     def oldest_open_lsn(self) -> int | None:
         """Where decoding must restart to see every open transaction whole (restart_lsn)."""
@@ -284,7 +399,7 @@ class Finished:
     replay: bool = False
 
 
-Routed = DecodedTxn | Prepared | Finished | tuple[LogEntry, R.Message]
+Routed = DecodedTxn | Prepared | Finished | StreamBlock | StreamAborted | tuple[LogEntry, R.Message]
 
 
 class SlotFilter:
@@ -318,9 +433,13 @@ class SlotFilter:
         return self.two_phase_at is not None and not (self.skip_prepare is not None and self.skip_prepare(gid))
 
     def route(self, ev: Event) -> Routed | None:
+        if isinstance(ev, StreamBlock | StreamAborted):
+            return ev  # (the reorder buffer streams only past ``start``)
         if isinstance(ev, DecodedTxn):
             if ev.gid is None:
-                return ev if ev.commit_lsn >= self.start and ev.csn > self.snapshot_csn else None
+                if ev.commit_lsn >= self.start and ev.csn > self.snapshot_csn:
+                    return ev
+                return self._forget(ev, ev.commit_lsn, ev.end_lsn, ev.commit_ts)
             self.prepared[ev.xid] = ev
             if self._two_phase(ev.gid) and ev.known and ev.prepare_lsn >= self.start:
                 return Prepared(ev)
@@ -342,9 +461,18 @@ class SlotFilter:
             if ev.committed and ev.csn > self.snapshot_csn:
                 tx.commit_lsn, tx.end_lsn, tx.csn, tx.commit_ts = ev.lsn, ev.end_lsn, ev.csn, ev.ts
                 return tx
-            return None
+            return self._forget(tx, ev.lsn, ev.end_lsn, ev.ts)
         entry, _ = ev
         return ev if entry.lsn >= self.start else None
+
+    @staticmethod
+    def _forget(tx: DecodedTxn, lsn: int, end_lsn: int, ts: int) -> StreamAborted | None:
+        """ReorderBufferForget: a transaction not sent after all (rolled back, or in the
+        copy) that was streamed is aborted on the client."""
+        if tx.streamed:
+            tx.changes.close()
+            return StreamAborted(tx, 0, lsn, end_lsn, ts)
+        return None
 
 
 def decoded_after(

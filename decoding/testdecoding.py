@@ -173,6 +173,7 @@ class TestDecoding:
 
     # -- two-phase decoding (a slot made with two_phase) -----------------------------------
     two_phase_requested = False  # (no option asks for it: the slot's two_phase does)
+    streaming_requested = False  # (stream-changes is refused at startup)
 
     @staticmethod
     def skip_prepare(gid: str) -> bool:

@@ -109,17 +109,21 @@ def pgoutput_messages(data: bytes) -> list[Any]:
     """pg_recvlogical's output of a pgoutput stream (each message followed by a newline)
     cut back into messages: the shortest piece up to a newline that decodes whole is one
     (a piece cut short of its message never does: every field is counted or terminated)."""
-    from decoding.pgoutput.proto import DecodeError, decode_message
+    from decoding.pgoutput.proto import DecodeError, StreamStart, StreamStop, decode_message
 
     out: list[Any] = []
     start = 0
+    in_stream = False  # (between Stream Start and Stream Stop, changes carry an xid)
     while start < len(data):
         end = data.find(b"\n", start)
         while True:
             if end < 0:
                 raise AssertionError(f"undecodable pgoutput output at byte {start}: {data[start:start + 40]!r}")
             try:
-                out.append(decode_message(data[start:end]))
+                m = decode_message(data[start:end], in_stream=in_stream)
+                out.append(m)
+                if isinstance(m, StreamStart | StreamStop):
+                    in_stream = isinstance(m, StreamStart)
                 break
             except DecodeError:
                 end = data.find(b"\n", end + 1)

@@ -87,13 +87,18 @@ from decoding.pgoutput.proto import (
     Relation,
     RelationColumn,
     RollbackPrepared,
+    StreamAbort,
+    StreamCommit,
+    StreamPrepare,
+    StreamStart,
+    StreamStop,
     Truncate,
     Type,
 )
 from decoding.pgoutput.rowfilter import RowFilter
 from decoding.pgoutput.rows import DELETE, INSERT, UPDATE, ImageColumn, RelationRows, RowBatch
 from decoding.pgtypes import ColumnType
-from decoding.reorder import DecodedTxn, Ended
+from decoding.reorder import ChangeList, DecodedTxn, Ended, StreamAborted, StreamBlock, wire_xid
 
 if TYPE_CHECKING:
     import duckdb
@@ -164,28 +169,31 @@ class _RelEntry:
     #: order: (declared OID, namespace, name).
     types: tuple[tuple[int, str, str], ...] = ()
     schema_sent: bool = False
+    #: Streamed transactions (top-level xids) whose blocks carried the schema
+    #: (RelationSyncEntry.streamed_txns): those are applied later, in an order unknown here.
+    streamed_txns: set[int] = field(default_factory=set)
     #: The relation the changes are sent as: the table, or the partitioned ancestor a
     #: publication with ``publish_via_partition_root`` publishes it through (None: the table).
     relation: Table | None = None
 
-    def schema_messages(self) -> list[bytes]:
+    def schema_messages(self, xid: int | None = None) -> list[bytes]:
         """maybe_send_schema: for a partition sent as its ancestor, the ancestor's
         messages and then the partition's own, as PostgreSQL 15 sends both; else the
-        table's."""
+        table's. ``xid``: the change's (sub)transaction, inside a stream block."""
         if self.relation is not None and self.relation.oid != self.table.oid:
-            return self._relation_messages(self.relation) + self._relation_messages(self.table)
-        return self._relation_messages(self.table)
+            return self._relation_messages(self.relation, xid) + self._relation_messages(self.table, xid)
+        return self._relation_messages(self.table, xid)
 
-    def _relation_messages(self, t: Table) -> list[bytes]:
+    def _relation_messages(self, t: Table, xid: int | None) -> list[bytes]:
         """send_relation_and_attrs: a Type message for each sent column of a type that is
         not built in, then the Relation (columns with their declared types)."""
-        out = [Type(oid, namespace, name).encode() for oid, namespace, name in self.types]
+        out = [Type(oid, namespace, name, xid).encode() for oid, namespace, name in self.types]
         cols = tuple(
             RelationColumn(c.name, c.type.declared_oid, c.type.typmod if not c.type.domain else -1, 1 if c.name in self.key else 0)
             for c in self.columns
         )
         namespace = "" if t.schema == "pg_catalog" else t.schema
-        out.append(Relation(t.oid, namespace, t.name, t.replica_identity, cols).encode())
+        out.append(Relation(t.oid, namespace, t.name, t.replica_identity, cols, xid).encode())
         return out
 
 
@@ -197,6 +205,10 @@ class _TxnState:
     sent_begin: bool = False
     invalidated: set[int] = field(default_factory=set)
     invalidate_all: bool = False
+    #: Inside a stream block: the transaction's top-level xid (None outside one) and the
+    #: wire xid of the (sub)transaction of the change being decoded.
+    stream_xid: int | None = None
+    xid: int | None = None
 
 
 class PgOutput:
@@ -232,6 +244,9 @@ class PgOutput:
         #: The largest commit CSN decoded: the catalog a prepared transaction is decoded
         #: with when the caller does not say (it has no CSN of its own yet).
         self._seen_csn = 0
+        #: Streamed transactions in progress: the catalog changes of their blocks so far,
+        #: by subtransaction (reapplied over the current catalog for the next block).
+        self._stream_ddl: dict[int, list[tuple[int, tuple[CatalogOp, ...]]]] = {}
 
     def close(self) -> None:
         if self._duck is not None:
@@ -351,6 +366,95 @@ class PgOutput:
             ).encode()
         ]
 
+    # -- streaming of in-progress transactions ---------------------------------------
+    @property
+    def streaming_requested(self) -> bool:
+        """``streaming 'on'`` or ``'parallel'`` (protocol 2 or later): in-progress
+        transactions are streamed once they outgrow logical_decoding_work_mem."""
+        return self.options.streaming != "off"
+
+    def iter_stream_block(self, block: StreamBlock) -> Iterator[Batch]:
+        """pgoutput_stream_start … stop: Stream Start (with the Origin of a transaction
+        that has one, in its first block), the block's changes, each carrying its
+        (sub)transaction's xid, Stream Stop — sent even when nothing in the block is
+        published, as PostgreSQL 15 does. Row messages come as :class:`RowBatch`."""
+        yield from self._stream(block.txn, block.changes, block.first_segment)
+
+    def iter_stream_commit(self, txn: DecodedTxn) -> Iterator[Batch]:
+        """ReorderBufferStreamCommit: what is left of the transaction in a last block (if
+        anything), then Stream Commit; or, for ``origin 'none'`` and a transaction that
+        came from another origin, Stream Abort (DecodeTXNNeedSkip forgets it)."""
+        top = _xid32(txn.xid)
+        if self.options.origin == "none" and txn.origin:
+            txn.changes.close()
+            yield self.stream_abort(StreamAborted(txn, 0, txn.commit_lsn, txn.end_lsn, txn.commit_ts))
+            return
+        self._seen_csn = max(self._seen_csn, txn.csn)
+        yield from self._stream(txn, txn.changes, False)
+        self._stream_ddl.pop(txn.xid, None)
+        yield [StreamCommit(top, txn.commit_lsn, txn.end_lsn, txn.commit_ts).encode()]
+        self._cleanup_streamed(top, True)
+
+    def iter_stream_prepare(self, txn: DecodedTxn) -> Iterator[Batch]:
+        """Two-phase decoding of a streamed transaction at its PREPARE: a last block,
+        then Stream Prepare (the relation cache keeps the xid, as pgoutput does)."""
+        yield from self._stream(txn, txn.changes, False)
+        self._stream_ddl.pop(txn.xid, None)
+        yield [
+            StreamPrepare(txn.prepare_lsn, txn.end_lsn, txn.commit_ts, _xid32(txn.xid), txn.gid or "").encode()
+        ]
+
+    def stream_abort(self, ab: StreamAborted) -> list[bytes]:
+        """pgoutput_stream_abort: the transaction (``subxid`` 0) or a subtransaction is
+        void; protocol 4 with ``streaming 'parallel'`` adds the abort's LSN and time."""
+        top = _xid32(ab.txn.xid)
+        info = (ab.end_lsn, ab.ts) if self.options.streaming == "parallel" else (None, None)
+        msg = StreamAbort(top, wire_xid(ab.txn.xid, ab.subxid), *info).encode()
+        ddl = self._stream_ddl.get(ab.txn.xid)
+        if ab.subxid == 0:
+            ddl = self._stream_ddl.pop(ab.txn.xid, None)
+            if ddl:
+                self._entries.clear()  # its catalog changes no longer hold
+        elif ddl:
+            kept = [(sub, ops) for sub, ops in ddl if sub != ab.subxid]
+            if len(kept) != len(ddl):
+                self._entries.clear()
+            self._stream_ddl[ab.txn.xid] = kept
+        self._cleanup_streamed(top, False)
+        return [msg]
+
+    def _stream(self, txn: DecodedTxn, changes: ChangeList, first_segment: bool) -> Iterator[Batch]:
+        top = _xid32(txn.xid)
+        try:
+            if not any(True for _ in changes):
+                return  # (stream_start is called with the first change only)
+            head = [StreamStart(top, first_segment).encode()]
+            if first_segment and txn.origin:
+                head.append(Origin(0, txn.origin).encode())
+            yield head
+            st = _TxnState([], sent_begin=True, stream_xid=top)
+            try:
+                cat = self._catalog_at(self._seen_csn or LATEST_CSN)
+                for _, ops in self._stream_ddl.get(txn.xid, ()):
+                    for op in ops:
+                        cat = cat.apply(op)
+                ddl = self._stream_ddl.setdefault(txn.xid, [])
+                yield from self._decode(txn, st, cat, changes, ddl)
+            finally:
+                self._end_invalidations(st)
+            yield [StreamStop().encode()]
+        finally:
+            changes.close()
+
+    def _cleanup_streamed(self, top: int, committed: bool) -> None:
+        """cleanup_rel_sync_cache: a committed streamed transaction's schema counts as
+        sent; either way the xid is forgotten."""
+        for e in self._entries.values():
+            if top in e.streamed_txns:
+                e.streamed_txns.discard(top)
+                if committed:
+                    e.schema_sent = True
+
     # -- transactions ----------------------------------------------------------------
     def _begin_messages(self, txn: DecodedTxn) -> list[bytes]:
         out = [Begin(txn.commit_lsn, txn.commit_ts, _xid32(txn.xid)).encode()]
@@ -363,14 +467,25 @@ class PgOutput:
             return self._catalog_at(self._seen_csn or LATEST_CSN)
         return self._catalog_at(catalog_csn(txn, csn))
 
-    def _decode(self, txn: DecodedTxn, st: _TxnState, catalog: Catalog) -> Iterator[Batch]:
+    def _decode(
+        self, txn: DecodedTxn, st: _TxnState, catalog: Catalog, changes: Iterable[R.Record] | None = None,
+        ddl: list[tuple[int, tuple[CatalogOp, ...]]] | None = None,
+    ) -> Iterator[Batch]:
+        """The messages of ``changes`` (default: the transaction's) decoded from
+        ``catalog``; inside a stream block (``st.stream_xid``) each carries its
+        (sub)transaction's xid, and catalog changes are noted in ``ddl``."""
         self._set_catalog(catalog)
         # origin 'none' (PostgreSQL 16): changes that came from another origin are
         # filtered before the plugin sees them; DDL is still absorbed.
         foreign = self.options.origin == "none" and bool(txn.origin)
-        for rec in txn.changes:
+        streaming = st.stream_xid is not None
+        for rec in txn.changes if changes is None else changes:
+            if streaming:
+                st.xid = wire_xid(txn.xid, getattr(rec, "subxid", 0))
             if isinstance(rec, R.CatalogChange):
                 self._apply_ddl(rec.ops, st)
+                if ddl is not None:
+                    ddl.append((rec.subxid, tuple(rec.ops)))
             elif foreign:
                 continue
             elif isinstance(rec, R.Change | R.Changeset):
@@ -385,7 +500,7 @@ class PgOutput:
                 # message record, which is the commit LSN when the message is last.
                 lsn = getattr(rec, "end_lsn", txn.commit_lsn or txn.prepare_lsn)
                 out.append(
-                    LogicalMessage(lsn, rec.prefix, rec.payload, MESSAGE_TRANSACTIONAL).encode()
+                    LogicalMessage(lsn, rec.prefix, rec.payload, MESSAGE_TRANSACTIONAL, st.stream_xid).encode()
                 )
                 yield out
 
@@ -396,9 +511,14 @@ class PgOutput:
         return list(st.begin)
 
     def _prologue(self, st: _TxnState, e: _RelEntry) -> list[bytes]:
-        """Begin if not yet sent, then the Relation if not yet sent (maybe_send_schema)."""
+        """Begin if not yet sent, then the Relation if not yet sent (maybe_send_schema;
+        inside a stream block, once per streamed transaction)."""
         out = self._begin(st)
-        if not e.schema_sent:
+        if st.stream_xid is not None:
+            if st.stream_xid not in e.streamed_txns:
+                out += e.schema_messages(st.xid)
+                e.streamed_txns.add(st.stream_xid)
+        elif not e.schema_sent:
             out += e.schema_messages()
             e.schema_sent = True
         return out
@@ -633,7 +753,7 @@ class PgOutput:
         out = self._prologue(st, e)
         if out:
             yield out
-        yield e.rows.inserts(new)
+        yield e.rows.inserts(new, st.xid)
 
     def _identity_changed(self, e: _RelEntry, old: pa.Table, new: pa.Table) -> np.ndarray:
         """Rows whose replica identity changed: PostgreSQL logs the old key for those."""
@@ -676,7 +796,7 @@ class PgOutput:
             yield out
         # An Update carries its old image where it was logged (has_old); the filter's
         # Deletes carry it too, its Inserts only the new row.
-        yield e.rows.changes(action, has_old, old, new)
+        yield e.rows.changes(action, has_old, old, new, st.xid)
 
     def _deletes(self, st: _TxnState, e: _RelEntry, old: pa.Table) -> Iterator[Batch]:
         full = e.table.replica_identity == "f"
@@ -693,7 +813,7 @@ class PgOutput:
         out = self._prologue(st, e)
         if out:
             yield out
-        yield e.rows.deletes(old)
+        yield e.rows.deletes(old, st.xid)
 
     def _truncate(self, st: _TxnState, rec: R.Truncate) -> list[bytes]:
         assert self._cat is not None
@@ -717,5 +837,5 @@ class PgOutput:
         options = (TRUNCATE_CASCADE if rec.cascade else 0) | (
             TRUNCATE_RESTART_IDENTITY if rec.restart_identity else 0
         )
-        out.append(Truncate(tuple(relids), options).encode())
+        out.append(Truncate(tuple(relids), options, st.xid).encode())
         return out

@@ -180,7 +180,7 @@ class Lake:
         self._trash: list[tuple[float, frozenset[int], list[str]]] = []
         self._closed = False
         #: Aborts a full disk kept out of the log, written by the background work later.
-        self._unlogged_aborts: list[int] = []
+        self._unlogged_aborts: list[R.Abort] = []
         self._quiet_until = 0.0  # (a background failure from a full disk is said once a minute)
 
         #: Replication origins (read before the replay, which moves their progress).
@@ -225,8 +225,9 @@ class Lake:
                 self._next_rid = max(self._next_rid, rec.next_rid)
                 continue
             xid = rec.xid
-            if xid:
-                self._next_xid = max(self._next_xid, xid + 1)
+            newest = max(xid, getattr(rec, "subxid", 0))  # (a subtransaction's xid too)
+            if newest:
+                self._next_xid = max(self._next_xid, newest + 1)
             if isinstance(
                 rec, (R.Change, R.Changeset, R.Truncate, R.CatalogChange, R.Message, R.SubAbort)
             ):
@@ -430,6 +431,13 @@ class Lake:
             # Conservative first position: the redo computation may not miss it.
             tx.first_lsn = self.log.insert_lsn
             self._active[xid] = tx
+            return xid
+
+    def allocate_xid(self) -> int:
+        """A fresh xid for a subtransaction (its transaction is registered by its own)."""
+        with self._commit_lock:
+            xid = self._next_xid
+            self._next_xid += 1
             return xid
 
     def xid_snapshot(self, own: int | None = None) -> str:
@@ -1007,23 +1015,24 @@ class Lake:
         and a restart before it treats a transaction without a commit record as aborted."""
         if self.log.failed:
             return
+        rec = R.Abort(xid, pg_now())
         try:
-            self.log.append(R.Abort(xid), release=True)
+            self.log.append(rec, release=True)
         except LogFailedError:
             pass
         except PgError:
             with self._commit_lock:
-                self._unlogged_aborts.append(xid)
+                self._unlogged_aborts.append(rec)
 
     def _log_noted_aborts(self) -> None:
         with self._commit_lock:
-            xids, self._unlogged_aborts = self._unlogged_aborts, []
-        for i, xid in enumerate(xids):
+            recs, self._unlogged_aborts = self._unlogged_aborts, []
+        for i, rec in enumerate(recs):
             try:
-                self.log.append(R.Abort(xid), release=True)
+                self.log.append(rec, release=True)
             except PgError:
                 with self._commit_lock:
-                    self._unlogged_aborts[:0] = xids[i:]
+                    self._unlogged_aborts[:0] = recs[i:]
                 return
 
     def _write_commit(self, tx: Transaction, rec: R.Record, csn: int) -> CommitInfo:

@@ -45,6 +45,7 @@ from decoding.catalog import (
 )
 from decoding.catalog import Sequence as CatalogSequence
 from decoding.errors import PgError
+from decoding.pgtime import pg_now
 from decoding.pgtypes import ColumnType, parse_type
 from decoding.pgvalues.typmod import SUBSECOND_TYPES, round_times
 from walsender_proxy.lake import (
@@ -164,6 +165,9 @@ class Transaction:
         self.deferrals = Deferrals()
         self._next_subxid = 1
         self._savepoints: list[tuple[str, int]] = []
+        #: The xid of each subtransaction (by its number here) that wrote: what records name
+        #: it by (see :meth:`_logged_subxid`).
+        self._sub_xids: dict[int, int] = {}
         #: (enum OID, label) of each ALTER TYPE … ADD VALUE of this transaction: unusable
         #: until it commits (lake/enums.py).
         self.added_enum_labels: set[tuple[int, str]] = set()
@@ -351,6 +355,18 @@ class Transaction:
         if self.xid is None:
             self.xid = self.lake.register_xid(self)
         return self.xid
+
+    def _logged_subxid(self) -> int:
+        """The current subtransaction as the log names it: 0 at the top level, else its own
+        xid, assigned at its first write (its enclosing subtransactions' first, outermost
+        first), as PostgreSQL assigns one. Decoders key a subtransaction's changes by it,
+        and a streamed transaction's messages carry it."""
+        if not self._subxid:
+            return 0
+        for _, sub in self._savepoints:
+            if sub not in self._sub_xids:
+                self._sub_xids[sub] = self.lake.allocate_xid() & 0xFFFFFFFF
+        return self._sub_xids[self._subxid]
 
     def _log(self, record: R.Record | Callable[[int], R.Record], *, release: bool = False) -> tuple[int, int]:
         lsn, end = self.lake.log.append(record, release=release)
@@ -588,7 +604,7 @@ class Transaction:
                     self._check_unique(t, keys)
                     del keys
                 seq = self._next_seq(n)
-                rec = lake.changeset_file_record(xid, self._subxid, t.oid, tmp, n, columns)
+                rec = lake.changeset_file_record(xid, self._logged_subxid(), t.oid, tmp, n, columns)
                 self._log(rec)
                 assert rec.written is not None
                 part = FileRows.changeset(rec.written[0], OP_WRITE, seq, n, columns, rid_range)
@@ -807,7 +823,7 @@ class Transaction:
             self.lake.lock_table(self, t)
         xid = self.ensure_xid()
         self._log(
-            R.Truncate(xid, self._subxid, tuple(t.oid for t in ts), cascade, restart_identity)
+            R.Truncate(xid, self._logged_subxid(), tuple(t.oid for t in ts), cascade, restart_identity)
         )
         with self.lake.dml_lock:
             for t in ts:
@@ -902,7 +918,7 @@ class Transaction:
         beside the log from now on: its pending part reads them there (spill.py) and lets
         the memory go."""
         xid = self.ensure_xid()
-        rec = self.lake.change_record(xid, self._subxid, t.oid, op, new, old)
+        rec = self.lake.change_record(xid, self._logged_subxid(), t.oid, op, new, old)
         self._log(rec)
         written = getattr(rec, "written", None)
         if written is None:
@@ -1055,7 +1071,7 @@ class Transaction:
         self._check_active()
         data = payload.encode() if isinstance(payload, str) else bytes(payload)
         xid = self.ensure_xid()
-        lsn, _ = self._log(R.Message(xid, self._subxid, transactional, prefix, data))
+        lsn, _ = self._log(R.Message(xid, self._logged_subxid(), transactional, prefix, data))
         return lsn
 
     # -- DDL -----------------------------------------------------------------------------
@@ -1068,7 +1084,7 @@ class Transaction:
 
     def _ddl(self, ops: list[CatalogOp]) -> None:
         xid = self.ensure_xid()
-        self._log(R.CatalogChange(xid, self._subxid, tuple(ops)))
+        self._log(R.CatalogChange(xid, self._logged_subxid(), tuple(ops)))
         self._ops.extend((self._subxid, o) for o in ops)
 
     def _run_ddl(self, build: Any, *args: Any, **kw: Any) -> Any:
@@ -1791,9 +1807,10 @@ class Transaction:
             raise no_active_transaction()
         i = self._find_savepoint(name)
         first = self._savepoints[i][1]
-        dead = tuple(range(first, self._next_subxid))
-        if self.xid is not None:
-            self._log(R.SubAbort(self.xid, dead), release=True)
+        # Only subtransactions that wrote have an xid, and only those are in the log.
+        dead = tuple(self._sub_xids.pop(s) for s in range(first, self._next_subxid) if s in self._sub_xids)
+        if self.xid is not None and dead:
+            self._log(R.SubAbort(self.xid, dead, pg_now()), release=True)
         with self.lake.dml_lock:
             dropped = [p.rows for p in self._pending if p.subxid >= first]
             SpillDir.remove([f for f in dropped if isinstance(f, FileRows)])

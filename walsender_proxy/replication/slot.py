@@ -13,7 +13,7 @@ from typing import Any, Protocol
 from decoding import records as R
 from decoding.catalog import Catalog
 from decoding.errors import PgError
-from decoding.reorder import DecodedTxn, Ended
+from decoding.reorder import DecodedTxn, Ended, StreamAborted, StreamBlock
 
 _NAME = re.compile(r"^[a-z0-9_]{1,63}$")
 #: Output plugins a logical slot can name.
@@ -46,6 +46,19 @@ class OutputPlugin(Protocol):
     def commit_prepared(self, txn: DecodedTxn, ended: Ended) -> list[bytes]: ...
 
     def rollback_prepared(self, txn: DecodedTxn, ended: Ended) -> list[bytes]: ...
+
+    # Streaming of in-progress transactions: a block of one (Stream Start, changes,
+    # Stream Stop), its end (a last block and Stream Commit or Stream Prepare), an abort.
+    @property
+    def streaming_requested(self) -> bool: ...
+
+    def iter_stream_block(self, block: StreamBlock) -> Iterator[Any]: ...
+
+    def iter_stream_commit(self, txn: DecodedTxn) -> Iterator[Any]: ...
+
+    def iter_stream_prepare(self, txn: DecodedTxn) -> Iterator[Any]: ...
+
+    def stream_abort(self, ab: StreamAborted) -> list[bytes]: ...
 
 
 def output_plugin(

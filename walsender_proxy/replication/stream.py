@@ -18,7 +18,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -31,7 +31,16 @@ from decoding.allocator import release_memory
 from decoding.changelog import LogReader
 from decoding.logview import LogView
 from decoding.pgoutput.rows import RowBatch, encode_together
-from decoding.reorder import ChangeList, DecodedTxn, Finished, Prepared, ReorderBuffer, SlotFilter
+from decoding.reorder import (
+    ChangeList,
+    DecodedTxn,
+    Finished,
+    Prepared,
+    ReorderBuffer,
+    SlotFilter,
+    StreamAborted,
+    StreamBlock,
+)
 from walsender_proxy.backend.conn import Conn
 from walsender_proxy.protocol import messages as m
 from walsender_proxy.protocol.machine import ConnectionClosed, MessageReceived, ProtocolError
@@ -189,8 +198,12 @@ class LogicalStream:
         s.queue(encode_keepalive_message(state.sent_lsn, pg_now()))
         await self._drain(state)
         reader_task = asyncio.create_task(self._client_messages(state))
-        # Transactions bigger than logical_decoding_work_mem wait for their commit on disk.
-        rb = self._rb = ReorderBuffer(work_mem=self.work_mem, spill_dir=self.spill_dir)
+        # Beyond logical_decoding_work_mem, transactions are streamed in progress (a client
+        # that asked for it) or wait for their commit on disk.
+        rb = self._rb = ReorderBuffer(
+            work_mem=self.work_mem, spill_dir=self.spill_dir,
+            stream_from=start if plugin.streaming_requested else None,
+        )
         log_reader = self.log.reader(max(slot.restart_lsn, self.log.oldest_lsn))
         try:
             wait_beyond: int | None = None
@@ -273,8 +286,12 @@ class LogicalStream:
         routed = self.routes.route(ev)
         if routed is None:
             return
-        if isinstance(routed, DecodedTxn):
+        if isinstance(routed, DecodedTxn) and not routed.streamed:
             await self._send_txn(routed, plugin, state)
+        elif isinstance(routed, DecodedTxn | StreamBlock | StreamAborted) or (
+            isinstance(routed, Prepared) and routed.txn.streamed
+        ):
+            await self._send_streamed(routed, plugin, state)
         elif isinstance(routed, Prepared | Finished):
             data = _frame_two_phase(plugin, routed) if self.inline else await asyncio.to_thread(_frame_two_phase, plugin, routed)
             if data:
@@ -287,6 +304,61 @@ class LogicalStream:
             e, rec = routed
             for payload in plugin.message(e.end_lsn, rec):
                 self.s.queue(encode_xlogdata_message(e.lsn, e.lsn, pg_now(), payload))
+
+    async def _send_streamed(
+        self, routed: DecodedTxn | StreamBlock | StreamAborted | Prepared, plugin: OutputPlugin, state: StreamState
+    ) -> None:
+        """A block of an in-progress transaction, or the end of a streamed one (a last
+        block and Stream Commit or Stream Prepare; Stream Abort), through the same chunk
+        pipeline as a big transaction. Each message at the LSN PostgreSQL's callback
+        wrappers give it: Stream Start at the block's first record, Stream Stop at its
+        last, the changes at the first, the end at the end of its record."""
+        if isinstance(routed, StreamAborted):
+            frames = b"".join(encode_xlogdata_message(routed.end_lsn, routed.end_lsn, pg_now(), p) for p in plugin.stream_abort(routed))
+            self.s.write(frames)
+            await self._drain(state)
+            state.lag.sent(routed.end_lsn)
+            return
+        if isinstance(routed, StreamBlock):
+            batches, first, last = plugin.iter_stream_block(routed), routed.first_lsn, routed.last_lsn
+            end = last
+        else:
+            txn = routed.txn if isinstance(routed, Prepared) else routed
+            batches = plugin.iter_stream_prepare(txn) if isinstance(routed, Prepared) else plugin.iter_stream_commit(txn)
+            first, last, end = txn.changes_lsn or txn.last_lsn or txn.first_lsn, txn.last_lsn or txn.first_lsn, txn.end_lsn
+        await self._pipe(_StreamPipeline(batches, first, last, end, asyncio.get_running_loop()), state)
+        if isinstance(routed, StreamBlock):
+            state.lag.sent(last)
+        else:
+            end = routed.txn.end_lsn if isinstance(routed, Prepared) else routed.end_lsn
+            if not state.done:
+                state.lag.sent(end)
+                self.s.queue(encode_keepalive_message(end, pg_now()))
+
+    async def _pipe(self, pipe: _TxnPipeline, state: StreamState) -> int:
+        """Write a pipeline's chunks as they come, draining each (flow control), with
+        keepalives and timeouts between them; the bytes written."""
+        s = self.s
+        sent = 0
+        try:
+            while True:
+                data = await pipe.next()
+                if data is None:
+                    break
+                sent += len(data)
+                s.write(data)
+                del data
+                await self._drain(state)
+                pipe.release()
+                if await self._keepalive_if_necessary(state):
+                    await self._drain(state)
+                if state.done:
+                    break
+        finally:
+            pipe.close()
+        if sent >= TRIM_AFTER_BYTES:
+            await asyncio.to_thread(release_memory)
+        return sent
 
     async def _send_txn(self, txn: DecodedTxn, plugin: OutputPlugin, state: StreamState) -> None:
         """Decode and send one transaction. A small one (in memory, no changeset) is
@@ -308,26 +380,7 @@ class LogicalStream:
             state.lag.sent(txn.end_lsn)
             s.queue(encode_keepalive_message(txn.end_lsn, pg_now()))
             return
-        pipe = _TxnPipeline(plugin, txn, asyncio.get_running_loop())
-        sent = 0
-        try:
-            while True:
-                data = await pipe.next()
-                if data is None:
-                    break
-                sent += len(data)
-                s.write(data)
-                del data
-                await self._drain(state)
-                pipe.release()
-                if await self._keepalive_if_necessary(state):
-                    await self._drain(state)
-                if state.done:
-                    break
-        finally:
-            pipe.close()
-        if sent >= TRIM_AFTER_BYTES:
-            await asyncio.to_thread(release_memory)
+        await self._pipe(_TxnPipeline(plugin, txn, asyncio.get_running_loop()), state)
         if not state.done:  # a stream ended mid-transaction has not sent it all
             state.lag.sent(txn.end_lsn)
             s.queue(encode_keepalive_message(txn.end_lsn, pg_now()))
@@ -426,6 +479,7 @@ def _small_to_send(ev: Any, start: int, snapshot_csn: int) -> bool:
     return (
         isinstance(ev, DecodedTxn)
         and ev.gid is None
+        and not ev.streamed
         and ev.commit_lsn >= start
         and ev.csn > snapshot_csn
         and isinstance(ev.changes, ChangeList)
@@ -598,19 +652,30 @@ class _TxnPipeline:
     The generator lives and ends on the producer thread; :meth:`close` stops it early.
     """
 
-    def __init__(self, plugin: OutputPlugin, txn: DecodedTxn, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(
+        self, plugin: OutputPlugin | None, txn: DecodedTxn | None, loop: asyncio.AbstractEventLoop,
+        batches: Iterator[Any] | None = None,
+    ) -> None:
         self.txn = txn
         self.now = pg_now()
         self.loop = loop
         self.ready: asyncio.Queue[concurrent.futures.Future[Any] | None] = asyncio.Queue()
         self.slots = threading.Semaphore(PIPELINE_DEPTH)
         self.stop = threading.Event()
-        self.batches = plugin.iter_batches(txn, deferred=True)
+        if batches is None:
+            assert plugin is not None and txn is not None
+            batches = plugin.iter_batches(txn, deferred=True)
+        self.batches = batches
         self.thread = threading.Thread(target=self._produce, name="pgoutput-decode", daemon=True)
         self.thread.start()
 
     def _frame(self, b: Any) -> bytes | memoryview:
+        assert self.txn is not None
         return _frame_xlogdata(b, self.txn, self.now)
+
+    def _closed(self) -> None:
+        if self.txn is not None:
+            self.txn.changes.close()
 
     def _hand_over(self, fut: concurrent.futures.Future[Any] | None) -> None:
         with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
@@ -638,8 +703,8 @@ class _TxnPipeline:
             fut.set_exception(e)
             self._hand_over(fut)
         finally:
-            self.batches.close()
-            self.txn.changes.close()
+            self.batches.close()  # type: ignore[attr-defined]
+            self._closed()
 
     async def next(self) -> bytes | memoryview | None:
         """The next chunk of frames, in order; None after the last."""
@@ -657,6 +722,34 @@ class _TxnPipeline:
 
     def close(self) -> None:
         self.stop.set()
+
+
+class _StreamPipeline(_TxnPipeline):
+    """The messages of a stream block or a streamed transaction's end, made ahead of the
+    writer as a big transaction's are: Stream Start at ``first`` (the block's first
+    record), a Relation at 0 (as in a transaction), the changes at ``first``, Stream Stop
+    at ``last`` (its last record), a Stream Commit, Stream Prepare or Stream Abort at
+    ``end`` (the end of its record)."""
+
+    def __init__(
+        self, batches: Iterator[Any], first: int, last: int, end: int, loop: asyncio.AbstractEventLoop
+    ) -> None:
+        self.first, self.last, self.end = first, last, end
+        super().__init__(None, None, loop, batches)
+
+    def _frame(self, b: Any) -> bytes | memoryview:
+        if isinstance(b, RowBatch):
+            return _data(b.encode(lambda lengths: xlogdata_headers(lengths, self.first, self.now)))
+        if not isinstance(b, list):
+            return xlogdata_frames(b, self.first, self.now)
+        out = []
+        for p in b:
+            kind = p[:1]
+            pos = (
+                0 if kind == b"R" else self.last if kind == b"E" else self.end if kind in b"cpA" else self.first
+            )
+            out.append(encode_xlogdata_message(pos, pos, self.now, p))
+        return b"".join(out)
 
 
 class StreamState(ReplyState):
