@@ -477,11 +477,13 @@ class SlotFilter:
 
 def decoded_after(
     entries: Iterable[LogEntry], start_lsn: int, snapshot_csn: int, two_phase_at: int | None = None,
-    skip_prepare: Callable[[str], bool] | None = None,
+    skip_prepare: Callable[[str], bool] | None = None, *, reorder: ReorderBuffer | None = None,
 ) -> Iterator[tuple[LogEntry, Routed]]:
     """What a slot decoding from ``start_lsn`` with snapshot ``snapshot_csn`` sends of
-    ``entries`` (see :class:`SlotFilter`), each with the log entry it was decoded at."""
-    rb = ReorderBuffer()
+    ``entries`` (see :class:`SlotFilter`), each with the log entry it was decoded at.
+    ``reorder``: the reorder buffer to use (its memory limit, streaming); default one that
+    holds everything in memory."""
+    rb = reorder if reorder is not None else ReorderBuffer()
     routes = SlotFilter(start_lsn, snapshot_csn, two_phase_at, skip_prepare)
     for entry in entries:
         for ev in rb.feed(entry):

@@ -39,8 +39,10 @@ def streaming_proxy() -> Iterator[ProxyServer]:
 
 @pytest.fixture(scope="module")
 def ref() -> Iterator[PgCluster]:
-    """The reference publisher: PostgreSQL 15 with the same limit, prepared transactions on."""
-    pg = PgCluster({**_STREAMING, "max_prepared_transactions": "10"}).start()
+    """The reference publisher: PostgreSQL 15 with the same limit, prepared transactions on,
+    and commits flushed before they return (so what the SQL slot functions read, up to the
+    flushed end of the WAL, holds every transaction written before)."""
+    pg = PgCluster({**_STREAMING, "max_prepared_transactions": "10", "synchronous_commit": "on"}).start()
     try:
         yield pg
     finally:
@@ -373,3 +375,40 @@ def test_catalog_changes_inside_streamed_transactions(streaming_proxy: ProxyServ
     assert tables[0] == tables[1]
     assert len(tables[0]) == 2 + 2 + 1996 + 1500 + 2000 + 5
 
+
+
+def test_the_sql_slot_functions_stream_as_a_walsender_does(streaming_proxy: ProxyServer, ref: PgCluster) -> None:
+    """``pg_logical_slot_peek_binary_changes`` with ``streaming 'on'``: the same blocks as
+    a walsender's stream (what they apply to is PostgreSQL's), each row with its
+    transaction's top-level xid; ``get`` then consumes them."""
+    from decoding.pgoutput import proto as P
+
+    def run(dsn: str) -> tuple[list[Any], set[int], int, bool]:
+        _publisher(dsn)
+        _run(dsn, "SELECT pg_create_logical_replication_slot('st_sql', 'pgoutput')")
+        try:
+            _write(dsn, _SCRIPT[:4])  # (the last commits: the log is flushed past the abort before it)
+            opts = "'proto_version', '2', 'streaming', 'on', 'publication_names', 'st_pub'"
+            rows = _rows(dsn, f"SELECT lsn, xid, data FROM pg_logical_slot_peek_binary_changes('st_sql', NULL, NULL, {opts})")
+            got = _rows(dsn, f"SELECT count(*) FROM pg_logical_slot_get_binary_changes('st_sql', NULL, NULL, {opts})")
+            left = _rows(dsn, f"SELECT lsn, xid, substr(data, 1, 1) FROM pg_logical_slot_get_binary_changes('st_sql', NULL, NULL, {opts})")
+        finally:
+            _run(dsn, "SELECT pg_drop_replication_slot('st_sql')")
+        messages, in_stream = [], False
+        for _, _, data in rows:
+            m = P.decode_message(bytes(data), in_stream=in_stream)
+            in_stream = isinstance(m, P.StreamStart) or (in_stream and not isinstance(m, P.StreamStop))
+            messages.append(m)
+        starts = {m.xid for m in messages if isinstance(m, P.StreamStart)}
+        begins = {m.xid for m in messages if isinstance(m, P.Begin)}
+        # A streamed transaction's rows carry its top-level xid; a Stream Abort's, the
+        # (sub)transaction it aborts.
+        xids = {int(xid) for (_, xid, _), m in zip(rows, messages, strict=True) if not isinstance(m, P.StreamAbort)}
+        assert xids == starts | begins
+        assert all(int(xid) == m.subxid for (_, xid, _), m in zip(rows, messages, strict=True) if isinstance(m, P.StreamAbort))
+        return messages, starts, _kinds(messages).count("StreamStart"), got[0][0] == len(rows) and not left
+
+    got, want = run(streaming_proxy.dsn()), run(ref.dsn())
+    assert got[3] and want[3]  # (get consumes what peek showed)
+    assert _applied(got[0]) == _applied(want[0])
+    assert len(got[1]) == len(want[1]) == 3 and got[2] > 3 and want[2] > 3

@@ -26,7 +26,17 @@ from typing import TYPE_CHECKING
 
 from decoding.changelog import LogEntry
 from decoding.errors import PgError, file_access_error
-from decoding.reorder import Finished, Prepared, decoded_after
+from decoding.pgoutput.rows import RowBatch
+from decoding.reorder import (
+    DecodedTxn,
+    Finished,
+    Prepared,
+    ReorderBuffer,
+    StreamAborted,
+    StreamBlock,
+    decoded_after,
+    wire_xid,
+)
 from walsender_proxy.replication.slot import (
     PLUGINS,
     OutputPlugin,
@@ -278,7 +288,7 @@ class SlotStore:
     def changes(
         self, name: str, pid: int, database: str, options: Sequence[tuple[str, str | None]], *,
         upto_lsn: int | None, upto_nchanges: int | None, confirm: bool, function: str,
-        version_num: int, search_path: Sequence[str] = (),
+        version_num: int, search_path: Sequence[str] = (), work_mem: int | None = None,
     ) -> list[tuple[int, int, bytes]]:
         """``pg_logical_slot_get_changes`` and kin: what the slot's plugin writes of the
         transactions committed since its confirmed position, up to ``upto_lsn`` (at most
@@ -286,7 +296,9 @@ class SlotStore:
         transaction always whole), as (lsn, xid, data) rows; with ``confirm`` the slot then
         moves past the last record decoded, as its ``get`` form does. ``function``: the
         SQL function called (a textual one refuses a plugin writing binary). The log is read
-        and decoded in the calling thread (a SQL session's worker thread)."""
+        and decoded in the calling thread (a SQL session's worker thread); past ``work_mem``
+        bytes (logical_decoding_work_mem) transactions spill to disk, or are streamed in
+        progress when the plugin's options ask for streaming, as a walsender's are."""
         slot = self.acquire(name, pid)
         try:
             if slot.database != database:
@@ -320,9 +332,18 @@ class SlotStore:
                             return
 
                 two_phase_at = slot.two_phase_at if slot.two_phase else None
-                for entry, ev in decoded_after(records(), start, slot.snapshot_csn, two_phase_at, plugin.skip_prepare):
+                rb = ReorderBuffer(
+                    work_mem, self.lake.dir / "spill", stream_from=start if plugin.streaming_requested else None
+                )
+                for entry, ev in decoded_after(
+                    records(), start, slot.snapshot_csn, two_phase_at, plugin.skip_prepare, reorder=rb
+                ):
                     if isinstance(ev, tuple):
                         rows += [(entry.lsn, 0, m) for m in plugin.message(entry.end_lsn, ev[1])]
+                    elif isinstance(ev, StreamBlock | StreamAborted) or (
+                        isinstance(ev, DecodedTxn | Prepared) and _txn_of(ev).streamed
+                    ):
+                        rows += _streamed_rows(plugin, ev)
                     elif isinstance(ev, Prepared | Finished):
                         rows += _two_phase_rows(plugin, ev)
                     else:
@@ -413,6 +434,32 @@ class SlotStore:
             self._slots[name] = slot
         self._save(slot)
         return slot
+
+
+def _txn_of(ev: DecodedTxn | Prepared) -> DecodedTxn:
+    return ev.txn if isinstance(ev, Prepared) else ev
+
+
+def _streamed_rows(
+    plugin: OutputPlugin, ev: StreamBlock | StreamAborted | DecodedTxn | Prepared
+) -> list[tuple[int, int, bytes]]:
+    """A streamed transaction's rows for the SQL slot functions, at the LSNs its stream
+    frames carry (see ``replication.stream``), all with its top-level xid."""
+    if isinstance(ev, StreamAborted):  # (its row: the (sub)transaction aborted)
+        return [(ev.end_lsn, wire_xid(ev.txn.xid, ev.subxid), m) for m in plugin.stream_abort(ev)]
+    if isinstance(ev, StreamBlock):
+        txn, batches, first, last, end = ev.txn, plugin.iter_stream_block(ev), ev.first_lsn, ev.last_lsn, ev.last_lsn
+    else:
+        txn = _txn_of(ev)
+        batches = plugin.iter_stream_prepare(txn) if isinstance(ev, Prepared) else plugin.iter_stream_commit(txn)
+        first, last, end = txn.changes_lsn or txn.last_lsn or txn.first_lsn, txn.last_lsn or txn.first_lsn, txn.end_lsn
+    xid = txn.xid & 0xFFFFFFFF
+    rows: list[tuple[int, int, bytes]] = []
+    for b in batches:
+        for m in b if isinstance(b, list) else (b.encode() if isinstance(b, RowBatch) else b).to_pylist():
+            kind = m[:1]
+            rows.append((last if kind == b"E" else end if kind in b"cpA" else first, xid, m))
+    return rows
 
 
 def _two_phase_rows(plugin: OutputPlugin, ev: Prepared | Finished) -> list[tuple[int, int, bytes]]:

@@ -96,6 +96,7 @@ def udfs(services: SqlServices, session: Callable[[int], SessionState]) -> list[
             rows = services.slots.changes(
                 name, pid, ex.database, pairs, upto_lsn=upto_lsn, upto_nchanges=n, confirm=confirm,
                 function=function, version_num=version_num(), search_path=ex.search_path(),
+                work_mem=ex.settings.number("logical_decoding_work_mem") * 1024,
             )
             binary = "binary" in function
             return [{"lsn": format_lsn(lsn), "xid": xid, "data": data if binary else data.decode("utf-8", "replace")} for lsn, xid, data in rows]
