@@ -91,9 +91,10 @@ class ChangeList:
         self._mem.append(rec)
         self._mem_bytes += _size(rec) if size is None else size
         if self._budget is not None and self._dir is not None and self._mem_bytes > self._budget:
-            self._spill()
+            self.spill()
 
-    def _spill(self) -> None:
+    def spill(self) -> None:
+        """Move what is in memory to the spill file."""
         if not self._mem:
             return
         if self._file is None:
@@ -356,8 +357,10 @@ class ReorderBuffer:
             self._held -= held
             if self.stream_from is not None and entry.end_lsn >= self.stream_from:
                 yield self.stream(largest, held)
+            elif self._spill_dir is not None:
+                largest.changes.spill()
             else:
-                largest.changes._spill()
+                return  # (nowhere to spill: held in memory)
 
     def stream(self, tx: DecodedTxn, held: int | None = None) -> StreamBlock:
         """Hand out ``tx``'s changes so far as a block; it keeps collecting what follows."""

@@ -412,3 +412,34 @@ def test_the_sql_slot_functions_stream_as_a_walsender_does(streaming_proxy: Prox
     assert got[3] and want[3]  # (get consumes what peek showed)
     assert _applied(got[0]) == _applied(want[0])
     assert len(got[1]) == len(want[1]) == 3 and got[2] > 3 and want[2] > 3
+
+
+def test_protocol_4_parallel_streaming_carries_the_abort_position(streaming_proxy: ProxyServer) -> None:
+    """``proto_version 4, streaming 'parallel'`` (a proxy saying it is 16, against
+    PostgreSQL 16): every Stream Abort carries the abort's LSN and time, which a parallel
+    apply worker orders by; what is applied is PostgreSQL 16's. Saying it is 15, the
+    proxy refuses protocol 4 as PostgreSQL 15 does."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from tests.integration.test_subscriber_versions import _bindir
+
+    options = ("-o", "proto_version=4", "-o", "streaming=parallel")
+    root = Path(tempfile.mkdtemp(prefix="wpx-pgbin-"))
+    try:
+        pg16 = PgCluster({**_STREAMING, "synchronous_commit": "on"}, bindir=_bindir(16, root))
+        with pg16, ProxyServer(extra=dict(_STREAMING), server_version="16.4") as proxy16:
+            got, want = (_stream_of(d, _SCRIPT, *options) for d in (proxy16.dsn(), pg16.dsn()))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    with pytest.raises(RuntimeError, match="proto_version=4 but we only support protocol 3 or lower"):
+        _stream_of(streaming_proxy.dsn(), _SCRIPT[:1], "-o", "proto_version=4", "-o", "streaming=on")
+    with pytest.raises(RuntimeError, match="streaming requires a Boolean value"):
+        _stream_of(streaming_proxy.dsn(), _SCRIPT[:1], *options)
+    assert _applied(got) == _applied(want)
+    for messages in (got, want):
+        aborts = [m for m in messages if type(m).__name__ == "StreamAbort"]
+        commit = next(m for m in messages if type(m).__name__ == "StreamCommit")
+        assert aborts and all(a.abort_lsn is not None and a.abort_time > 0 for a in aborts)
+        assert aborts[0].abort_lsn < commit.commit_lsn  # (the first: a savepoint of the first transaction)

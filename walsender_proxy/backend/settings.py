@@ -237,7 +237,9 @@ def canonical_value(name: str, text: str) -> str:
         if n is None:
             raise _invalid(meta.name, text, hint)
         lo, hi = int(meta.min_val or _INT_MIN), int(meta.max_val or _INT_MAX)
-        if not lo <= n <= hi:
+        # (an internal setting's range is the value PostgreSQL 15 was built with, as
+        # server_version_num's; the server's own values of them are not user input)
+        if not lo <= n <= hi and meta.context != "internal":
             unit = f" {meta.unit}" if meta.unit else ""
             raise PgError("22023", f'{n}{unit} is outside the valid range for parameter "{meta.name}" ({lo} .. {hi})')
         return str(n)
