@@ -19,10 +19,15 @@ On a slot with two_phase, a prepared transaction is written at its PREPARE (``BE
 changes, ``PREPARE TRANSACTION 'gid'``) and finished by ``COMMIT PREPARED 'gid'`` or
 ``ROLLBACK PREPARED 'gid'``; a gid holding ``_nodecode`` is left to its COMMIT PREPARED.
 
+With ``stream-changes`` a transaction past logical_decoding_work_mem is streamed in
+progress, in test_decoding's streaming lines: ``opening a streamed block for transaction
+TXN 735``, a ``streaming change for TXN 735`` per row changed (no contents: the transaction
+may still abort), ``closing a streamed block …``, then ``committing streamed transaction``,
+``aborting streamed (sub)transaction`` or ``preparing streamed transaction 'gid'``.
+
 Options as ``pg_decode_startup`` reads them (PostgreSQL's ``parse_bool``): include-xids
-(default on), include-timestamp, skip-empty-xacts, only-local, include-rewrites and
-force-binary. ``stream-changes`` on is refused (0A000): in-progress transactions are not
-streamed, and a big one would come whole where PostgreSQL streams it.
+(default on), include-timestamp, skip-empty-xacts, only-local, include-rewrites,
+force-binary and stream-changes.
 
 It offers what :class:`~walsender_proxy.replication.stream.LogicalStream` asks of an
 output plugin: ``iter_batches`` (each item a list of lines, one XLogData message each),
@@ -48,7 +53,7 @@ from decoding.pgtime import PG_EPOCH_UNIX_US
 from decoding.pgtypes import ColumnType
 from decoding.pgvalues import text_encoder
 from decoding.pgvalues._types import column_type
-from decoding.reorder import DecodedTxn, Ended
+from decoding.reorder import ChangeList, DecodedTxn, Ended, StreamAborted, StreamBlock, wire_xid
 
 __all__ = ["TestDecoding", "TestDecodingOptions"]
 
@@ -68,6 +73,7 @@ class TestDecodingOptions:
     only_local: bool = False
     #: Output declared binary: the SQL functions that read text refuse the slot.
     force_binary: bool = False
+    stream_changes: bool = False
 
     __test__ = False  # (not a pytest test class)
 
@@ -86,13 +92,10 @@ class TestDecodingOptions:
             if b is None:
                 raise PgError("22023", f'could not parse value "{value}" for parameter "{name}"')
             flags[name] = b
-        if flags["stream-changes"]:
-            raise PgError(
-                "0A000",
-                "test_decoding's stream-changes is not supported by walsender-proxy",
-                detail="In-progress transactions are not streamed: a transaction is decoded once it commits.",
-            )
-        return cls(flags["include-xids"], flags["include-timestamp"], flags["skip-empty-xacts"], flags["only-local"], flags["force-binary"])
+        return cls(
+            flags["include-xids"], flags["include-timestamp"], flags["skip-empty-xacts"], flags["only-local"],
+            flags["force-binary"], flags["stream-changes"],
+        )  # fmt: skip
 
 
 def _type_name(cat: Catalog, ct: ColumnType, search_path: Sequence[str]) -> str:
@@ -144,6 +147,9 @@ class TestDecoding:
         self.search_path = tuple(search_path)
         self._catalog_at = catalog_at
         self._changesets = Path(changesets_dir)
+        #: Streamed transactions in progress: whether a change of theirs was written
+        #: (TestDecodingTxnData.xact_wrote_changes).
+        self._streamed: dict[int, bool] = {}
 
     @property
     def binary_output(self) -> bool:
@@ -173,7 +179,6 @@ class TestDecoding:
 
     # -- two-phase decoding (a slot made with two_phase) -----------------------------------
     two_phase_requested = False  # (no option asks for it: the slot's two_phase does)
-    streaming_requested = False  # (stream-changes is refused at startup)
 
     @staticmethod
     def skip_prepare(gid: str) -> bool:
@@ -204,6 +209,88 @@ class TestDecoding:
         if self.options.include_timestamp:
             line += self._at(ended.ts)
         return line
+
+    # -- streaming (stream-changes) ----------------------------------------------------------
+    @property
+    def streaming_requested(self) -> bool:
+        return self.options.stream_changes
+
+    def iter_stream_block(self, block: StreamBlock) -> Iterator[list[bytes]]:
+        yield from self._stream_lines(block.txn, block.changes)
+
+    def iter_stream_commit(self, txn: DecodedTxn) -> Iterator[list[bytes]]:
+        """A last block, then ``committing streamed transaction`` (under skip-empty-xacts,
+        only if a change of it was written)."""
+        yield from self._stream_lines(txn, txn.changes)
+        if self._streamed.pop(txn.xid, False) or not self.options.skip_empty_xacts:
+            line = b"committing streamed transaction" + self._txn(txn.xid)
+            yield [line + (self._at(txn.commit_ts) if self.options.include_timestamp else b"")]
+
+    def iter_stream_prepare(self, txn: DecodedTxn) -> Iterator[list[bytes]]:
+        yield from self._stream_lines(txn, txn.changes)
+        if self._streamed.get(txn.xid, False) or not self.options.skip_empty_xacts:
+            gid = _quote_literal(txn.gid or "")
+            if self.options.include_xids:
+                line = b"preparing streamed transaction TXN " + gid + f", txid {txn.xid & 0xFFFFFFFF}".encode()
+            else:
+                line = b"preparing streamed transaction " + gid
+            yield [line + (self._at(txn.commit_ts) if self.options.include_timestamp else b"")]
+
+    def stream_abort(self, ab: StreamAborted) -> list[bytes]:
+        wrote = self._streamed.pop(ab.txn.xid, False) if ab.subxid == 0 else self._streamed.get(ab.txn.xid, False)
+        if self.options.skip_empty_xacts and not wrote:
+            return []
+        return [b"aborting streamed (sub)transaction" + self._txn(wire_xid(ab.txn.xid, ab.subxid))]
+
+    @staticmethod
+    def stream_place(line: bytes) -> str:
+        """Which LSN a streamed line goes out at (see ``PgOutput.stream_place``)."""
+        if line.startswith((b"committing", b"preparing", b"aborting")):
+            return "end"
+        return "last" if line.startswith(b"closing") else "first"
+
+    def _txn(self, xid: int) -> bytes:
+        return f" TXN {xid & 0xFFFFFFFF}".encode() if self.options.include_xids else b""
+
+    def _stream_lines(self, txn: DecodedTxn, changes: ChangeList) -> Iterator[list[bytes]]:
+        """pg_decode_stream_start … stop over one block: a line per row changed and per
+        TRUNCATE, a transactional message's head; under skip-empty-xacts the opening line
+        waits for the first change, and a block without one has no closing line."""
+        opts = self.options
+        try:
+            if not any(True for _ in changes):
+                return  # (stream_start is called with the first change only)
+            xid = self._txn(txn.xid)
+            of = xid.replace(b" TXN", b" for TXN") if opts.include_xids else b" for transaction"
+            opening = b"opening a streamed block for transaction" + xid
+            wrote = self._streamed.setdefault(txn.xid, False)
+            block_wrote = False
+            if not opts.skip_empty_xacts:
+                yield [opening]
+            cat = self._catalog_at(LATEST_CSN)
+            for rec in changes:
+                if isinstance(rec, R.Change | R.Changeset):
+                    n = rec.nrows if isinstance(rec, R.Change) else rec.rows
+                    lines = [b"streaming change" + of] * n
+                elif isinstance(rec, R.Truncate):
+                    parents = [oid for oid in rec.relids if (t := cat.tables.get(oid)) is not None and t.partition_key is not None]
+                    lines = [b"streaming truncate" + of] if len(parents) < len(rec.relids) else []
+                elif isinstance(rec, R.Message) and rec.transactional:
+                    yield [f"streaming message: transactional: 1 prefix: {rec.prefix}, sz: {len(rec.payload)}".encode()]
+                    continue
+                else:
+                    continue
+                if not lines:
+                    continue
+                if opts.skip_empty_xacts and not block_wrote:
+                    lines = [opening, *lines]
+                block_wrote = wrote = True
+                yield lines
+            self._streamed[txn.xid] = wrote
+            if block_wrote or not opts.skip_empty_xacts:
+                yield [b"closing a streamed block for transaction" + xid]
+        finally:
+            changes.close()
 
     def _xid(self, txn: DecodedTxn) -> bytes:
         return f" {txn.xid & 0xFFFFFFFF}".encode() if self.options.include_xids else b""

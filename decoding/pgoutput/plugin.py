@@ -423,6 +423,15 @@ class PgOutput:
         self._cleanup_streamed(top, False)
         return [msg]
 
+    @staticmethod
+    def stream_place(message: bytes) -> str:
+        """Which LSN a streamed message goes out at (the callback wrapper that wrote it):
+        "end" (Stream Commit, Prepare, Abort: the end of their record), "last" (Stream
+        Stop: the block's last record), "zero" (a Relation, as in any transaction), else
+        "first" (Stream Start and the changes: the block's first record)."""
+        kind = message[:1]
+        return "end" if kind in (b"c", b"p", b"A") else "last" if kind == b"E" else "zero" if kind == b"R" else "first"
+
     def _stream(self, txn: DecodedTxn, changes: ChangeList, first_segment: bool) -> Iterator[Batch]:
         top = _xid32(txn.xid)
         try:

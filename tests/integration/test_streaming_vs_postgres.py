@@ -13,6 +13,7 @@ changes in each is not compared — what a subscriber ends up applying is, in fu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -443,3 +444,78 @@ def test_protocol_4_parallel_streaming_carries_the_abort_position(streaming_prox
         commit = next(m for m in messages if type(m).__name__ == "StreamCommit")
         assert aborts and all(a.abort_lsn is not None and a.abort_time > 0 for a in aborts)
         assert aborts[0].abort_lsn < commit.commit_lsn  # (the first: a savepoint of the first transaction)
+
+
+_TD_XID = re.compile(rb"(TXN|BEGIN|COMMIT|txid) \d+")
+
+
+def _td_transactions(out: bytes) -> list[tuple[str, int, list[bytes]]]:
+    """test_decoding's lines per transaction, xids masked: ("streamed", number of
+    ``streaming change`` lines, [its last line]) for a streamed one — blocks opened and
+    closed in pairs — or ("whole", 0, its lines) for one sent at its commit."""
+    out_txns: list[tuple[str, int, list[bytes]]] = []
+    streamed: dict[bytes, int] = {}
+    whole: list[bytes] | None = None
+    open_block: bytes | None = None
+    for raw in out.splitlines():
+        xid = re.search(rb"TXN (\d+)", raw)
+        line = _TD_XID.sub(rb"\1 N", raw)
+        if line.startswith(b"opening a streamed block"):
+            assert open_block is None and xid is not None
+            open_block = xid.group(1)
+            streamed.setdefault(open_block, 0)
+        elif line.startswith(b"closing a streamed block"):
+            assert xid is not None and open_block == xid.group(1)
+            open_block = None
+        elif line.startswith(b"streaming change"):
+            assert xid is not None and open_block == xid.group(1)
+            streamed[open_block] += 1
+        elif line.startswith((b"committing streamed", b"aborting streamed")):
+            assert open_block is None and xid is not None
+            if xid.group(1) in streamed:  # (a subtransaction's abort names the subtransaction)
+                out_txns.append(("streamed", streamed.pop(xid.group(1)), [line]))
+        elif line.startswith(b"BEGIN"):
+            whole = [line]
+        elif whole is not None:
+            whole.append(line)
+            if line.startswith(b"COMMIT"):
+                out_txns.append(("whole", 0, whole))
+                whole = None
+    assert not streamed and open_block is None and whole is None
+    return out_txns
+
+
+def test_test_decoding_streams_what_postgres_streams(streaming_proxy: ProxyServer, ref: PgCluster) -> None:
+    """test_decoding with ``stream-changes``: a big committed transaction in blocks with a
+    line per row changed, then ``committing streamed transaction TXN n``; one rolled back
+    ends ``aborting streamed (sub)transaction TXN n``; a small one comes whole, its lines
+    PostgreSQL's. With skip-empty-xacts and include-timestamp as well."""
+    script = [
+        ["BEGIN", _ins(3, 1000), "UPDATE st_tab SET b = 'u' WHERE a <= 500", "DELETE FROM st_tab WHERE a > 900", "COMMIT"],
+        ["BEGIN", _ins(2001, 4000), "ROLLBACK"],
+        ["INSERT INTO st_tab VALUES (-1, 'small')"],
+    ]
+
+    def run(dsn: str, *options: str) -> bytes:
+        _publisher(dsn)
+        recvlogical(dsn, "st_td", "--create-slot", "-P", "test_decoding")
+        try:
+            _write(dsn, script)
+            end = str(_rows(dsn, "SELECT pg_current_wal_insert_lsn()")[0][0])
+            return recvlogical(dsn, "st_td", "--start", "-f", "-", f"--endpos={end}", "--no-loop",
+                               "-o", "stream-changes=1", *options)  # fmt: skip
+        finally:
+            _run(dsn, "SELECT pg_drop_replication_slot('st_td')")
+
+    for options in [(), ("-o", "skip-empty-xacts=1", "-o", "include-timestamp=1")]:
+        got, want = (run(d, *options) for d in (streaming_proxy.dsn(), ref.dsn()))
+        assert b"opening a streamed block" in got and b"opening a streamed block" in want
+        if options:
+            got, want = (re.sub(rb" \(at [^)]*\)", b" (at T)", o) for o in (got, want))
+            assert b"(at T)" in got
+        g, w = _td_transactions(got), _td_transactions(want)
+        assert [(k, c, lines) for k, c, lines in g if lines[0].startswith((b"BEGIN", b"committing"))] == [
+            (k, c, lines) for k, c, lines in w if lines[0].startswith((b"BEGIN", b"committing"))
+        ]
+        assert [t[0] for t in g] == [t[0] for t in w] == ["streamed", "streamed", "whole"]
+        assert g[0][1] == 998 + 500 + 100  # (a line per row: the inserts, updates, deletes)

@@ -44,7 +44,7 @@ def test_lines_of_a_transaction(make_lake: MakeLake, changeset: bool) -> None:
         ([("include-xids", "maybe")], ("22023", 'could not parse value "maybe" for parameter "include-xids"')),
         ([("nosuch", None)], ("22023", 'option "nosuch" = "(null)" is unknown')),
         ([("nosuch", "1")], ("22023", 'option "nosuch" = "1" is unknown')),
-        ([("stream-changes", "on")], ("0A000", "test_decoding's stream-changes is not supported by walsender-proxy")),
+        ([("stream-changes", "perhaps")], ("22023", 'could not parse value "perhaps" for parameter "stream-changes"')),
     ],
 )
 def test_startup_options_are_checked_as_pg_decode_startup_checks_them(options: list[tuple[str, str | None]], error: tuple[str, str]) -> None:
@@ -54,8 +54,8 @@ def test_startup_options_are_checked_as_pg_decode_startup_checks_them(options: l
 
 
 def test_options_read_as_parse_bool_reads_them() -> None:
-    o = TestDecodingOptions.parse([("include-xids", "of"), ("skip-empty-xacts", None), ("include-timestamp", "Y"), ("stream-changes", "0")])
-    assert (o.include_xids, o.skip_empty_xacts, o.include_timestamp) == (False, True, True)
+    o = TestDecodingOptions.parse([("include-xids", "of"), ("skip-empty-xacts", None), ("include-timestamp", "Y"), ("stream-changes", "1")])
+    assert (o.include_xids, o.skip_empty_xacts, o.include_timestamp, o.stream_changes) == (False, True, True, True)
 
 
 def test_print_literal() -> None:

@@ -60,6 +60,8 @@ class OutputPlugin(Protocol):
 
     def stream_abort(self, ab: StreamAborted) -> list[bytes]: ...
 
+    def stream_place(self, message: bytes) -> str: ...
+
 
 def output_plugin(
     name: str, options: Sequence[tuple[str, str | None]], version_num: int,

@@ -454,11 +454,11 @@ def _streamed_rows(
         batches = plugin.iter_stream_prepare(txn) if isinstance(ev, Prepared) else plugin.iter_stream_commit(txn)
         first, last, end = txn.changes_lsn or txn.last_lsn or txn.first_lsn, txn.last_lsn or txn.first_lsn, txn.end_lsn
     xid = txn.xid & 0xFFFFFFFF
+    at = {"zero": first, "first": first, "last": last, "end": end}  # (a Relation: with the changes)
     rows: list[tuple[int, int, bytes]] = []
     for b in batches:
         for m in b if isinstance(b, list) else (b.encode() if isinstance(b, RowBatch) else b).to_pylist():
-            kind = m[:1]
-            rows.append((last if kind == b"E" else end if kind in b"cpA" else first, xid, m))
+            rows.append((at[plugin.stream_place(m)], xid, m))
     return rows
 
 

@@ -326,7 +326,7 @@ class LogicalStream:
             txn = routed.txn if isinstance(routed, Prepared) else routed
             batches = plugin.iter_stream_prepare(txn) if isinstance(routed, Prepared) else plugin.iter_stream_commit(txn)
             first, last, end = txn.changes_lsn or txn.last_lsn or txn.first_lsn, txn.last_lsn or txn.first_lsn, txn.end_lsn
-        await self._pipe(_StreamPipeline(batches, first, last, end, asyncio.get_running_loop()), state)
+        await self._pipe(_StreamPipeline(plugin, batches, first, last, end, asyncio.get_running_loop()), state)
         if isinstance(routed, StreamBlock):
             state.lag.sent(last)
         else:
@@ -726,15 +726,18 @@ class _TxnPipeline:
 
 class _StreamPipeline(_TxnPipeline):
     """The messages of a stream block or a streamed transaction's end, made ahead of the
-    writer as a big transaction's are: Stream Start at ``first`` (the block's first
-    record), a Relation at 0 (as in a transaction), the changes at ``first``, Stream Stop
-    at ``last`` (its last record), a Stream Commit, Stream Prepare or Stream Abort at
-    ``end`` (the end of its record)."""
+    writer as a big transaction's are, each at the LSN the plugin's ``stream_place`` says:
+    Stream Start and the changes at ``first`` (the block's first record), Stream Stop at
+    ``last`` (its last record), a Stream Commit, Stream Prepare or Stream Abort at ``end``
+    (the end of its record), a Relation at 0 (as in a transaction)."""
 
     def __init__(
-        self, batches: Iterator[Any], first: int, last: int, end: int, loop: asyncio.AbstractEventLoop
+        self, plugin: OutputPlugin, batches: Iterator[Any], first: int, last: int, end: int,
+        loop: asyncio.AbstractEventLoop,
     ) -> None:
-        self.first, self.last, self.end = first, last, end
+        self.place = plugin.stream_place
+        self.at = {"zero": 0, "first": first, "last": last, "end": end}
+        self.first = first
         super().__init__(None, None, loop, batches)
 
     def _frame(self, b: Any) -> bytes | memoryview:
@@ -744,10 +747,7 @@ class _StreamPipeline(_TxnPipeline):
             return xlogdata_frames(b, self.first, self.now)
         out = []
         for p in b:
-            kind = p[:1]
-            pos = (
-                0 if kind == b"R" else self.last if kind == b"E" else self.end if kind in b"cpA" else self.first
-            )
+            pos = self.at[self.place(p)]
             out.append(encode_xlogdata_message(pos, pos, self.now, p))
         return b"".join(out)
 
