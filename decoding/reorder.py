@@ -44,15 +44,59 @@ def _table_size(t: Any) -> int:
     return t.get_total_buffer_size() if t.num_rows <= 1024 else t.nbytes
 
 
+@dataclass(slots=True)
+class DecodingStats:
+    """What a slot's decoding did, as ``pg_stat_replication_slots`` counts it (PostgreSQL's
+    ReorderBuffer counters, reported by UpdateDecodingStats): transactions spilled to disk,
+    spills and bytes spilled; transactions streamed, blocks and bytes streamed; transactions
+    decoded for the plugin and their bytes. Bytes are the changes' size in the log (what
+    the buffer holds of them), where PostgreSQL counts decoded tuples."""
+
+    spill_txns: int = 0
+    spill_count: int = 0
+    spill_bytes: int = 0
+    stream_txns: int = 0
+    stream_count: int = 0
+    stream_bytes: int = 0
+    total_txns: int = 0
+    total_bytes: int = 0
+
+    def take(self) -> dict[str, int]:
+        """The counts so far (empty when all are 0), reset to 0."""
+        out = {k: v for k in self.__slots__ if (v := getattr(self, k))}  # type: ignore[attr-defined]
+        for k in out:
+            setattr(self, k, 0)
+        return out
+
+    def add(self, counts: dict[str, int]) -> None:
+        for k, v in counts.items():
+            setattr(self, k, getattr(self, k) + int(v))
+
+    def decoded(self, txn: DecodedTxn) -> None:
+        """``txn`` went to the plugin whole (or its last block): counted once, with what it
+        held (a streamed one was counted with its first block)."""
+        if txn.streamed:
+            self.total_bytes += txn.changes.appended
+        elif txn.changes.appended:
+            self.total_txns += 1
+            self.total_bytes += txn.changes.appended
+
+
 class ChangeList:
     """One transaction's changes: in memory up to ``budget`` bytes, beyond that spilled to a
     file in the change log's own frame format (PostgreSQL's reorder buffer spills above
     logical_decoding_work_mem the same way). Iterable any number of times, in order, with
     rolled-back subtransactions left out."""
 
-    def __init__(self, budget: int | None = None, spill_dir: Path | None = None) -> None:
+    def __init__(
+        self, budget: int | None = None, spill_dir: Path | None = None, stats: DecodingStats | None = None
+    ) -> None:
         self._mem: list[R.Record] = []
         self._mem_bytes = 0
+        #: Bytes of every change added (spilled or not).
+        self.appended = 0
+        self._stats = stats
+        self._spilled_subxids: set[int] = set()
         self._budget = budget
         self._dir = spill_dir
         self._path: Path | None = None
@@ -89,7 +133,9 @@ class ChangeList:
             self._ddl_subxids.append(getattr(rec, "subxid", 0))
         self.subxids.add(getattr(rec, "subxid", 0))
         self._mem.append(rec)
-        self._mem_bytes += _size(rec) if size is None else size
+        size = _size(rec) if size is None else size
+        self._mem_bytes += size
+        self.appended += size
         if self._budget is not None and self._dir is not None and self._mem_bytes > self._budget:
             self.spill()
 
@@ -104,6 +150,13 @@ class ChangeList:
             self._path = Path(name)
             self._file = os.fdopen(fd, "w+b")
         self._file.write(b"".join(ChangeLog.frame(r) for r in self._mem))
+        if self._stats is not None:
+            # (PostgreSQL spills each (sub)transaction on its own and counts each once)
+            subxids = {getattr(r, "subxid", 0) for r in self._mem} - self._spilled_subxids
+            self._spilled_subxids |= subxids
+            self._stats.spill_txns += len(subxids)
+            self._stats.spill_count += 1
+            self._stats.spill_bytes += self._mem_bytes
         self.spilled += len(self._mem)
         self._mem = []
         self._mem_bytes = 0
@@ -251,9 +304,8 @@ class ReorderBuffer:
         self.stream_from = stream_from
         #: Streaming: bytes of changes held in memory by open transactions.
         self._held = 0
-        #: Streaming statistics (pg_stat_replication_slots): transactions streamed,
-        #: blocks, bytes.
-        self.stream_txns = self.stream_count = self.stream_bytes = 0
+        #: What pg_stat_replication_slots counts of this decoding.
+        self.stats = DecodingStats()
 
     @property
     def work_mem(self) -> int | None:
@@ -268,7 +320,7 @@ class ReorderBuffer:
     def _new(self, xid: int, lsn: int) -> DecodedTxn:
         # Streaming: the buffer as a whole is held to the limit (below), not each list.
         budget = None if self.stream_from is not None else self._work_mem
-        return DecodedTxn(xid, lsn, ChangeList(budget, self._spill_dir))
+        return DecodedTxn(xid, lsn, ChangeList(budget, self._spill_dir, self.stats))
 
     def memory(self) -> int:
         """Bytes of changes held in memory by open transactions."""
@@ -366,12 +418,15 @@ class ReorderBuffer:
         """Hand out ``tx``'s changes so far as a block; it keeps collecting what follows."""
         changes = tx.changes
         block = StreamBlock(tx, changes, tx.changes_lsn, tx.last_lsn, not tx.streamed)
-        self.stream_count += 1
-        self.stream_bytes += changes.mem_bytes if held is None else held
-        self.stream_txns += 0 if tx.streamed else 1
+        stats = self.stats
+        stats.stream_count += 1
+        stats.stream_bytes += changes.mem_bytes if held is None else held
+        stats.stream_txns += 0 if tx.streamed else 1
+        stats.total_txns += 0 if tx.streamed else 1  # (decoded for the plugin: counted once)
+        stats.total_bytes += changes.appended
         tx.streamed = True
         tx.streamed_subxids |= changes.subxids
-        tx.changes = ChangeList(None, self._spill_dir)
+        tx.changes = ChangeList(None, self._spill_dir, stats)
         tx.changes_lsn = 0
         return block
 

@@ -519,3 +519,90 @@ def test_test_decoding_streams_what_postgres_streams(streaming_proxy: ProxyServe
         ]
         assert [t[0] for t in g] == [t[0] for t in w] == ["streamed", "streamed", "whole"]
         assert g[0][1] == 998 + 500 + 100  # (a line per row: the inserts, updates, deletes)
+
+
+_STATS = ("SELECT slot_name, spill_txns, spill_count, spill_bytes, stream_txns, stream_count, stream_bytes, "
+          "total_txns, total_bytes, stats_reset FROM pg_stat_replication_slots ORDER BY slot_name")  # fmt: skip
+
+
+def test_pg_stat_replication_slots_counts_what_was_streamed_and_spilled(streaming_proxy: ProxyServer, ref: PgCluster) -> None:
+    """pg_stat_replication_slots after the scripts went to one slot streamed and to one
+    not: the streamed slot counts three transactions streamed (in blocks) and four
+    decoded, nothing spilled; the other counts the three big ones spilled, nothing
+    streamed, as PostgreSQL's. Bytes and block counts are the proxy's own measure (of the
+    log, not of decoded tuples) and only said to be there. pg_stat_reset_replication_slot
+    zeroes one slot (or all, with NULL) and stamps stats_reset; a slot it does not know is
+    22023; a role that is not superuser is 42501."""
+
+    def run(dsn: str) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[str]]:
+        _publisher(dsn)
+        for slot in ("st_a_streamed", "st_b_whole"):
+            recvlogical(dsn, slot, "--create-slot", "-P", "pgoutput")
+        try:
+            _write(dsn, _SCRIPT[:4])
+            end = str(_rows(dsn, "SELECT pg_current_wal_insert_lsn()")[0][0])
+            for slot, extra in (("st_a_streamed", ("-o", "streaming=on")), ("st_b_whole", ())):
+                recvlogical(dsn, slot, "--start", "-f", "/dev/null", f"--endpos={end}", "--no-loop",
+                            "-o", "publication_names=st_pub", "-o", "proto_version=2", *extra)  # fmt: skip
+            counted = _rows(dsn, _STATS)
+            _run(dsn, "SELECT pg_stat_reset_replication_slot('st_a_streamed')")
+            reset_one = _rows(dsn, _STATS)
+            _run(dsn, "SELECT pg_stat_reset_replication_slot(NULL)")
+            errors = []
+            for sql in ("SELECT pg_stat_reset_replication_slot('st_nosuch')",):
+                try:
+                    _run(dsn, sql)
+                except psycopg.Error as e:
+                    errors.append(f"{e.sqlstate} {e.diag.message_primary}")
+            _run(dsn, "DROP ROLE IF EXISTS st_plain", "CREATE ROLE st_plain LOGIN")
+            with psycopg.connect(dsn.replace("user=postgres", "user=st_plain"), autocommit=True) as c:
+                try:
+                    c.execute("SELECT pg_stat_reset_replication_slot(NULL)")
+                except psycopg.Error as e:
+                    errors.append(f"{e.sqlstate} {e.diag.message_primary}")
+            _run(dsn, "DROP ROLE st_plain")
+            assert all(r[9] is not None for r in _rows(dsn, _STATS))
+        finally:
+            for slot in ("st_a_streamed", "st_b_whole"):
+                _run(dsn, f"SELECT pg_drop_replication_slot('{slot}')")
+        assert _rows(dsn, "SELECT count(*) FROM pg_stat_replication_slots WHERE slot_name LIKE 'st\\_%'") == [(0,)]
+        return counted, reset_one, errors
+
+    got, want = run(streaming_proxy.dsn()), run(ref.dsn())
+    assert got[2] == want[2] == [
+        '22023 replication slot "st_nosuch" does not exist',
+        "42501 permission denied for function pg_stat_reset_replication_slot",
+    ]
+
+    def shape(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        # (name, spilled?, spills?, bytes?, streamed txns, blocks?, bytes?, decoded txns, bytes?, reset?)
+        return [(r[0], r[1] > 0, r[2] > 0, r[3] > 0, r[4], r[5] > 0, r[6] > 0, r[7], r[8] > 0, r[9] is not None) for r in rows]
+
+    # (Which (sub)transactions reach the disk depends on how memory is counted: PostgreSQL
+    # spilled 15 of the 15 (sub)transactions with changes here, the proxy 12.)
+    assert shape(got[0]) == shape(want[0]) == [
+        ("st_a_streamed", False, False, False, 3, True, True, 4, True, False),  # (the rolled back one too)
+        ("st_b_whole", True, True, True, 0, False, False, 3, True, False),
+    ]
+    assert shape(got[1]) == shape(want[1])
+    assert shape(got[1])[0] == ("st_a_streamed", False, False, False, 0, False, False, 0, False, True)
+
+
+def test_slot_statistics_outlive_a_clean_restart_and_not_a_crash() -> None:
+    """As PostgreSQL's statistics: kept across a shutdown, forgotten after a crash (the
+    slot itself stays)."""
+    from tests.proxy import ProxyProcess
+
+    def counts(p: ProxyProcess) -> list[tuple[Any, ...]]:
+        return _rows(p.dsn(), "SELECT slot_name, total_txns FROM pg_stat_replication_slots")
+
+    with ProxyProcess() as p:
+        _run(p.dsn(), "CREATE TABLE st_r (a int)", "SELECT pg_create_logical_replication_slot('st_r', 'test_decoding')",
+             "INSERT INTO st_r VALUES (1)", "INSERT INTO st_r VALUES (2)")  # fmt: skip
+        _run(p.dsn(), "SELECT count(*) FROM pg_logical_slot_get_changes('st_r', NULL, NULL)")
+        assert counts(p) == [("st_r", 2)]
+        p.restart()
+        assert counts(p) == [("st_r", 2)]
+        p.kill()
+        p.start()
+        assert counts(p) == [("st_r", 0)]

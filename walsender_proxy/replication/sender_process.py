@@ -60,6 +60,8 @@ class SlotReport:
         self.confirmed_flush = 0
         self.restart_lsn = 0
         self._last: tuple[int | float | None, ...] = ()
+        #: Decoding's counts not yet sent (the slot's statistics).
+        self.stats: dict[str, int] = {}
 
     def move(self, name: str, *, confirmed_flush: int | None = None, restart_lsn: int | None = None) -> bool:
         if confirmed_flush is not None:
@@ -71,15 +73,26 @@ class SlotReport:
     def save_if_dirty(self, name: str) -> None:
         """The server saves."""
 
+    def add_stats(self, name: str, counts: dict[str, int]) -> None:
+        for k, v in counts.items():
+            self.stats[k] = self.stats.get(k, 0) + v
+
+    def take_stats(self) -> dict[str, Any]:
+        """The counts to send with a report (``stats``), if any."""
+        if not self.stats:
+            return {}
+        out, self.stats = self.stats, {}
+        return {"stats": out}
+
     def positions(self) -> dict[str, int | float | None]:
         return {"confirmed_flush": self.confirmed_flush, "restart_lsn": self.restart_lsn, **self.state.report()}
 
     async def report(self, force: bool = False) -> None:
         pos = self.positions()
         key = tuple(pos.values())
-        if key != self._last or force:
+        if key != self._last or force or self.stats:
             self._last = key
-            await self.channel.asend({"t": "pos", **pos})
+            await self.channel.asend({"t": "pos", **pos, **self.take_stats()})
 
     async def run(self) -> None:
         with contextlib.suppress(ChannelClosed, OSError):
@@ -145,6 +158,7 @@ async def serve_stream(channel: Channel, fd: int, req: dict[str, Any]) -> dict[s
     writer.transport.abort()  # closes this process's descriptor; the server keeps its own
     if report is not None:
         end.update(report.positions())
+        end.update(report.take_stats())
     return end
 
 

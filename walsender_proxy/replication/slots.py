@@ -16,19 +16,23 @@ restart LSN on is still there.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import logging
 import os
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from decoding.changelog import LogEntry
 from decoding.errors import PgError, file_access_error
 from decoding.pgoutput.rows import RowBatch
+from decoding.pgtime import pg_now, pg_to_datetime
 from decoding.reorder import (
     DecodedTxn,
+    DecodingStats,
     Finished,
     Prepared,
     ReorderBuffer,
@@ -50,6 +54,8 @@ if TYPE_CHECKING:  # (a walsender process uses Slot without loading the lake)
     from walsender_proxy.lake.lake import ConsistentPoint
     from walsender_proxy.lake.retention import Hold
 
+log = logging.getLogger("walsender_proxy.slots")
+
 #: Seconds between saves of a slot moved by flush confirmations.
 SAVE_INTERVAL = 1.0
 
@@ -67,12 +73,22 @@ class SlotStore:
         self._dirty: set[str] = set()  # moved in memory since the last save
         self._saved_at: dict[str, float] = {}
         self._save_lock = threading.Lock()  # one writer of the slot files at a time
+        #: pg_stat_replication_slots: each logical slot's counts and when they were reset
+        #: (PostgreSQL epoch µs; 0: never). Saved at shutdown, as PostgreSQL saves its
+        #: statistics (and forgets them after a crash).
+        self._stats: dict[str, DecodingStats] = {}
+        self._stats_reset: dict[str, int] = {}
+        self._stats_file = lake.dir / "pg_stat" / "replslot.json"
+        saved_stats = self._load_stats()
         for p in sorted(self.dir.glob("*.json")):
             slot = Slot(**json.loads(p.read_text()))
             if slot.temporary:  # temporary slots do not survive a restart
                 p.unlink()
                 continue
             self._slots[slot.name] = slot
+            counts, reset = saved_stats.get(slot.name, ({}, 0))
+            self._stats[slot.name] = DecodingStats(**counts)
+            self._stats_reset[slot.name] = reset
             # (the lake took this hold when it opened, before its background work started)
             hold = lake.saved_slot_holds.pop(slot.name, None) or lake.holds.hold(f"slot {slot.name}")
             hold.update(lsn=slot.restart_lsn, catalog_csn=slot.catalog_csn)
@@ -170,6 +186,7 @@ class SlotStore:
             if len(self._slots) >= self.max_slots:
                 raise PgError("53400", "all replication slots are in use", hint="Free one or increase max_replication_slots.")
             self._slots[slot.name] = slot
+            self._stats[slot.name], self._stats_reset[slot.name] = DecodingStats(), 0
             self._holds[slot.name] = self.lake.holds.hold(
                 f"slot {slot.name}", lsn=slot.restart_lsn, catalog_csn=slot.catalog_csn
             )
@@ -228,6 +245,8 @@ class SlotStore:
         with self._lock:
             self._free_for(name, pid)
             del self._slots[name]
+            self._stats.pop(name, None)
+            self._stats_reset.pop(name, None)
             self._active.pop(name, None)
             self._dirty.discard(name)
             hold = self._holds.pop(name, None)
@@ -338,6 +357,8 @@ class SlotStore:
                 for entry, ev in decoded_after(
                     records(), start, slot.snapshot_csn, two_phase_at, plugin.skip_prepare, reorder=rb
                 ):
+                    if isinstance(ev, DecodedTxn | Prepared) or (isinstance(ev, Finished) and ev.replay):
+                        rb.stats.decoded(ev if isinstance(ev, DecodedTxn) else ev.txn)
                     if isinstance(ev, tuple):
                         rows += [(entry.lsn, 0, m) for m in plugin.message(entry.end_lsn, ev[1])]
                     elif isinstance(ev, StreamBlock | StreamAborted) or (
@@ -350,6 +371,7 @@ class SlotStore:
                         lines = [m for b in plugin.iter_batches(ev) for m in (b if isinstance(b, list) else b.to_pylist())]
                         first = ev.first_lsn or ev.commit_lsn
                         rows += [(ev.end_lsn if i == len(lines) - 1 else first, ev.xid & 0xFFFFFFFF, m) for i, m in enumerate(lines)]
+                self.add_stats(name, rb.stats.take())
             finally:
                 plugin.close()
         finally:
@@ -407,11 +429,64 @@ class SlotStore:
                 raise
 
     def save_all(self) -> None:
-        """Every slot moved since its last save: at the end of a stream and at shutdown."""
+        """Every slot moved since its last save, and the slots' statistics: at shutdown."""
         with self._lock:
             names = list(self._dirty)
         for name in names:
             self.save_if_dirty(name)
+        self._save_stats()
+
+    # -- statistics (pg_stat_replication_slots) ------------------------------------------
+    def add_stats(self, name: str, counts: dict[str, int]) -> None:
+        """What a decoding session of slot ``name`` counted since it last reported
+        (UpdateDecodingStats); nothing for a slot dropped meanwhile."""
+        with self._lock:
+            stats = self._stats.get(name)
+            if stats is not None:
+                stats.add(counts)
+
+    def stats_rows(self) -> list[dict[str, Any]]:
+        """pg_stat_replication_slots: a row per logical slot."""
+        with self._lock:
+            return [
+                {
+                    "slot_name": name, **dataclasses.asdict(self._stats[name]),
+                    "stats_reset": pg_to_datetime(self._stats_reset[name]) if self._stats_reset.get(name) else None,
+                }
+                for name, sl in self._slots.items()
+                if sl.kind == "logical" and name in self._stats
+            ]  # fmt: skip
+
+    def reset_stats(self, name: str | None) -> None:
+        """pg_stat_reset_replication_slot: one slot's counts (a physical slot has none), or
+        every slot's with None."""
+        now = pg_now()
+        with self._lock:
+            if name is not None and name not in self._slots:
+                raise PgError("22023", f'replication slot "{name}" does not exist')
+            for n in [name] if name is not None else list(self._stats):
+                if n in self._stats:
+                    self._stats[n] = DecodingStats()
+                    self._stats_reset[n] = now
+
+    def _load_stats(self) -> dict[str, tuple[dict[str, int], int]]:
+        try:
+            saved = json.loads(self._stats_file.read_text())
+            self._stats_file.unlink()  # (a crash before the next shutdown forgets them)
+        except (OSError, ValueError):
+            return {}
+        return {name: (dict(v["counts"]), int(v.get("reset", 0))) for name, v in saved.items()}
+
+    def _save_stats(self) -> None:
+        with self._lock:
+            saved = {
+                n: {"counts": dataclasses.asdict(st), "reset": self._stats_reset.get(n, 0)} for n, st in self._stats.items()
+            }
+        try:
+            self._stats_file.parent.mkdir(exist_ok=True)
+            self._stats_file.write_text(json.dumps(saved))
+        except OSError:
+            log.warning("could not write %s", self._stats_file)
 
     def enable_two_phase(self, name: str, at: int) -> Slot:
         """A decoding session asked for ``two_phase`` on a slot without it: two-phase

@@ -34,6 +34,7 @@ from decoding.pgoutput.rows import RowBatch, encode_together
 from decoding.reorder import (
     ChangeList,
     DecodedTxn,
+    DecodingStats,
     Finished,
     Prepared,
     ReorderBuffer,
@@ -138,6 +139,8 @@ class SlotSink(Protocol):
 
     def save_if_dirty(self, name: str) -> None: ...
 
+    def add_stats(self, name: str, counts: dict[str, int]) -> None: ...
+
 
 class LogicalStream:
     """One START_REPLICATION stream over ``conn`` (already answered with CopyBothResponse).
@@ -208,6 +211,7 @@ class LogicalStream:
         try:
             wait_beyond: int | None = None
             while not state.done:
+                self._report_stats(rb)
                 # Waiting for the log, reading it, feeding the reorder buffer (which may spill
                 # to disk) and framing the small transactions that lead what was read: one
                 # worker-thread call, so a single-row commit reaches the client after one
@@ -267,7 +271,14 @@ class LogicalStream:
             if not reader_task.done():
                 reader_task.cancel()
             log_reader.close()
+            self._report_stats(rb)
         return "closed" if state.closed else "done"
+
+    def _report_stats(self, rb: ReorderBuffer) -> None:
+        """What decoding counted since the last report goes to the slot's statistics."""
+        counts = rb.stats.take()
+        if counts and self.slots is not None:
+            self.slots.add_stats(self.slot.name, counts)
 
     async def _send_small(self, txns: list[DecodedTxn], plugin: OutputPlugin, state: StreamState) -> None:
         """Many small transactions (single-row commits from OLTP clients) framed in one
@@ -276,16 +287,27 @@ class LogicalStream:
         transactions a second, below what the write path commits."""
 
         data = _frame_small(plugin, txns) if self.inline else await asyncio.to_thread(_frame_small, plugin, txns)
+        for t in txns:
+            self.stats.decoded(t)
         if data:
             self.s.write(data)
             await self._drain(state)
         state.lag.sent(txns[-1].end_lsn)
         self.s.queue(encode_keepalive_message(txns[-1].end_lsn, pg_now()))
 
+    @property
+    def stats(self) -> DecodingStats:
+        assert self._rb is not None
+        return self._rb.stats
+
     async def _emit(self, ev: Any, plugin: OutputPlugin, state: StreamState) -> None:
         routed = self.routes.route(ev)
         if routed is None:
             return
+        if isinstance(routed, DecodedTxn) or (isinstance(routed, Finished) and routed.replay):
+            self.stats.decoded(routed if isinstance(routed, DecodedTxn) else routed.txn)
+        elif isinstance(routed, Prepared):
+            self.stats.decoded(routed.txn)
         if isinstance(routed, DecodedTxn) and not routed.streamed:
             await self._send_txn(routed, plugin, state)
         elif isinstance(routed, DecodedTxn | StreamBlock | StreamAborted) or (
@@ -519,6 +541,8 @@ def _read_step(
         n += 1
     lead = [ev for ev, _ in events[:n]]
     frames = _frame_small(plugin, lead) if lead else b""
+    for t in lead:
+        rb.stats.decoded(t)
     return _Step(flushed, end, restart, frames, lead[-1].end_lsn if lead else 0, events[n:])
 
 

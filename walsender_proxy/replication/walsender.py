@@ -291,6 +291,8 @@ class WalSender:
 
         async def positions(p: dict[str, Any]) -> None:
             state.take(p)
+            if p.get("stats"):
+                self.slots.add_stats(slot.name, p["stats"])
             due = self.slots.move(
                 slot.name, confirmed_flush=p["confirmed_flush"] or None, restart_lsn=p["restart_lsn"] or None
             )

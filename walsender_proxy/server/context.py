@@ -185,6 +185,7 @@ class ServerContext:
         #: pg_catalog view name → rows the server owns (slots, walsenders, locks).
         self.injectors: dict[str, Callable[[], list[dict[str, Any]]]] = {
             "pg_replication_slots": self._slot_rows,
+            "pg_stat_replication_slots": self.slots.stats_rows,
             "pg_locks": self.advisory.rows,
             "pg_stat_replication": self._walsender_rows,
         }

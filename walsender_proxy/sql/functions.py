@@ -41,6 +41,7 @@ SERVER_FUNCTIONS = frozenset(
         "pg_logical_emit_message",
         "pg_create_logical_replication_slot",
         "pg_drop_replication_slot",
+        "pg_stat_reset_replication_slot",
         "pg_replication_slot_advance",
         "pg_copy_logical_replication_slot",
         "pg_walfile_name",
@@ -202,6 +203,6 @@ def install(con: duckdb.DuckDBPyConnection, services: SqlServices) -> None:
     udfs += origin_functions.udfs(services, session)
     for name, fn, args, ret in udfs:
         # (a UDF that may return NULL must say so to DuckDB, which then hands it NULLs too)
-        nulls = "special" if name in sequence_functions.NULLABLE or name in origin_functions.NULLABLE or name == "pg_notify" or name.endswith(SET_SUFFIX) or name.startswith("pg_copy_") else "default"
+        nulls = "special" if name in sequence_functions.NULLABLE or name in origin_functions.NULLABLE or name in ("pg_notify", "pg_stat_reset_replication_slot") or name.endswith(SET_SUFFIX) or name.startswith("pg_copy_") else "default"
         con.create_function(PREFIX + name, keep_errors(fn), args, ret, side_effects=True, null_handling=nulls)  # type: ignore[arg-type]
     literals.install(con)

@@ -231,6 +231,7 @@ SERVER_RETURNS: Mapping[str, str] = MappingProxyType(
         "pg_walfile_name": "text",
         "pg_walfile_name_offset": "record",
         "pg_drop_replication_slot": "void",
+        "pg_stat_reset_replication_slot": "void",
         **{n: "bool" if n.startswith("pg_try_") or "_unlock" in n else "void" for n in ADVISORY},
         "pg_advisory_unlock_all": "void",
         "pg_sleep": "void",

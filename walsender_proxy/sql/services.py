@@ -131,10 +131,12 @@ class SlotService(Protocol):
     def changes(
         self, name: str, pid: int, database: str, options: Sequence[tuple[str, str | None]], *,
         upto_lsn: int | None, upto_nchanges: int | None, confirm: bool, function: str,
-        version_num: int, search_path: Sequence[str] = (),
+        version_num: int, search_path: Sequence[str] = (), work_mem: int | None = None,
     ) -> list[tuple[int, int, bytes]]: ...
 
     def drop(self, name: str, pid: int) -> None: ...
+
+    def reset_stats(self, name: str | None) -> None: ...
 
 
 class Backends(Protocol):

@@ -72,6 +72,14 @@ def udfs(services: SqlServices, session: Callable[[int], SessionState]) -> list[
         services.slots.drop(name, pid)
         return ""  # void's text
 
+    def reset_stats(pid: int, name: str | None) -> str:
+        """pg_stat_reset_replication_slot: one slot's statistics (NULL: every slot's);
+        EXECUTE is revoked from PUBLIC, as in PostgreSQL."""
+        if not session(pid).who().superuser:
+            raise PgError("42501", "permission denied for function pg_stat_reset_replication_slot")
+        services.slots.reset_stats(name)
+        return ""  # void's text
+
     def version_num() -> int:
         major, _, minor = services.server.version.partition(".")
         return int(major) * 10000 + int(minor.split(".")[0] or 0)
@@ -123,6 +131,7 @@ def udfs(services: SqlServices, session: Callable[[int], SessionState]) -> list[
         ("pg_replication_slot_advance", advance, advance_args, "VARCHAR"),
         ("pg_replication_slot_advance" + ROW_SUFFIX, advance_row, advance_args, "STRUCT(slot_name VARCHAR, end_lsn VARCHAR)"),
         ("pg_drop_replication_slot", drop, ["INTEGER", "VARCHAR"], "VARCHAR"),
+        ("pg_stat_reset_replication_slot", reset_stats, ["INTEGER", "VARCHAR"], "VARCHAR"),
         ("pg_copy_logical_replication_slot", copy, ["INTEGER", "VARCHAR", "VARCHAR", "BOOLEAN", "VARCHAR"], "VARCHAR"),
         (
             "pg_copy_logical_replication_slot" + ROW_SUFFIX, copy_row, ["INTEGER", "VARCHAR", "VARCHAR", "BOOLEAN", "VARCHAR"],
