@@ -21,6 +21,17 @@ def pg15() -> Iterator[PgCluster]:
 
 
 @pytest.fixture(scope="module")
+def pg15_subscriber() -> Iterator[PgCluster]:
+    """A PostgreSQL 15 for one module's subscribers, with prepared transactions on: a
+    subscription ``WITH (two_phase = true)`` prepares there what it applies."""
+    pg = PgCluster({"max_prepared_transactions": "10"}).start()
+    try:
+        yield pg
+    finally:
+        pg.stop(remove_later=True)
+
+
+@pytest.fixture(scope="module")
 def proxy() -> Iterator[ProxyServer]:
     """A proxy for the tests of one module, on a free port over a fresh data directory."""
     with ProxyServer() as p:

@@ -74,6 +74,13 @@ def same_answers(proxy_dsn: str, reference_dsn: str, statements: list[str]) -> C
 # -- a logical replication stream as pg_recvlogical receives it ------------------------------
 
 
+def run_sql(dsn: str, *statements: str) -> None:
+    """Each statement in turn on one autocommit connection."""
+    with psycopg.connect(dsn, autocommit=True) as c:
+        for sql in statements:
+            c.execute(sql)
+
+
 def recvlogical(dsn: str, slot: str, *args: str, timeout: float = 120) -> bytes:
     """Run the real ``pg_recvlogical -d DSN -S SLOT ARGS…`` and return what it wrote to stdout
     (``--create-slot -P pgoutput``, or ``--start -f - --endpos=… -o …``)."""

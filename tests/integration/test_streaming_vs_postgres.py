@@ -24,6 +24,7 @@ from tests.integration.test_subscriber import new_sub_db, wait_ready
 from tests.integration.test_subscription_suite import _wait
 from tests.pgcluster import PgCluster
 from tests.pgcompare import pgoutput_messages, recvlogical
+from tests.pgcompare import run_sql as _run
 from tests.proxy import ProxyServer
 
 pytestmark = pytest.mark.integration
@@ -43,27 +44,8 @@ def ref() -> Iterator[PgCluster]:
     """The reference publisher: PostgreSQL 15 with the same limit, prepared transactions on,
     and commits flushed before they return (so what the SQL slot functions read, up to the
     flushed end of the WAL, holds every transaction written before)."""
-    pg = PgCluster({**_STREAMING, "max_prepared_transactions": "10", "synchronous_commit": "on"}).start()
-    try:
+    with PgCluster({**_STREAMING, "max_prepared_transactions": "10", "synchronous_commit": "on"}) as pg:
         yield pg
-    finally:
-        pg.stop(remove_later=True)
-
-
-@pytest.fixture(scope="module")
-def sub() -> Iterator[PgCluster]:
-    """The subscriber (a prepared transaction applied two-phase is prepared there too)."""
-    pg = PgCluster({"max_prepared_transactions": "10"}).start()
-    try:
-        yield pg
-    finally:
-        pg.stop(remove_later=True)
-
-
-def _run(dsn: str, *statements: str) -> None:
-    with psycopg.connect(dsn, autocommit=True) as c:
-        for sql in statements:
-            c.execute(sql)
 
 
 def _rows(dsn: str, sql: str) -> list[tuple[Any, ...]]:
@@ -156,9 +138,11 @@ def _applied(messages: list[Any]) -> list[list[tuple[Any, ...]]]:
     return done
 
 
-def _stream_of(dsn: str, script: list[list[str]], *options: str) -> list[Any]:
+def _stream_of(dsn: str, script: list[list[str]], *options: str, two_phase: bool = False) -> list[Any]:
+    """The pgoutput messages pg_recvlogical receives of ``script`` on a new slot (made
+    with ``--two-phase`` when asked), with ``options``."""
     _publisher(dsn)
-    recvlogical(dsn, "st_slot", "--create-slot", "-P", "pgoutput")
+    recvlogical(dsn, "st_slot", "--create-slot", "-P", "pgoutput", *(["--two-phase"] if two_phase else []))
     try:
         _write(dsn, script)
         end = str(_rows(dsn, "SELECT pg_current_wal_insert_lsn()")[0][0])
@@ -235,7 +219,7 @@ def _caught_up(pub: str, db: str) -> Callable[[], bool]:
 
 
 def test_a_subscriber_with_streaming_on_applies_what_it_applies_from_postgres(
-    streaming_proxy: ProxyServer, ref: PgCluster, sub: PgCluster
+    streaming_proxy: ProxyServer, ref: PgCluster, pg15_subscriber: PgCluster
 ) -> None:
     """A PostgreSQL 15 subscriber ``WITH (streaming = on)`` (016, 018, 015): after each
     transaction its table is the publisher's, on the proxy as on PostgreSQL, and it
@@ -243,7 +227,7 @@ def test_a_subscriber_with_streaming_on_applies_what_it_applies_from_postgres(
 
     def run(i: int, pub: str) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
         _publisher(pub)
-        db = _subscriber(sub, pub, f"st_sub{i}", "streaming = on")
+        db = _subscriber(pg15_subscriber, pub, f"st_sub{i}", "streaming = on")
         seen = []
         for txn in _SCRIPT:
             _write(pub, [txn])
@@ -258,7 +242,7 @@ def test_a_subscriber_with_streaming_on_applies_what_it_applies_from_postgres(
 
 
 def test_two_phase_with_streaming_prepares_a_streamed_transaction(
-    streaming_proxy: ProxyServer, ref: PgCluster, sub: PgCluster
+    streaming_proxy: ProxyServer, ref: PgCluster, pg15_subscriber: PgCluster
 ) -> None:
     """023_twophase_stream: a subscriber with ``two_phase = true, streaming = on``; a big
     transaction PREPAREd is streamed and then Stream Prepare'd — prepared on the
@@ -268,7 +252,7 @@ def test_two_phase_with_streaming_prepares_a_streamed_transaction(
 
     def run(i: int, pub: str) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
         _publisher(pub)
-        db = _subscriber(sub, pub, f"st_tp{i}", "two_phase = true, streaming = on")
+        db = _subscriber(pg15_subscriber, pub, f"st_tp{i}", "two_phase = true, streaming = on")
         _wait(lambda: _rows(db, "SELECT subtwophasestate FROM pg_subscription")[0][0] == "e")
 
         def prepared(n: int) -> Callable[[], bool]:
@@ -296,7 +280,7 @@ def test_two_phase_with_streaming_prepares_a_streamed_transaction(
     script = [[*big, "PREPARE TRANSACTION 'st_g3'"], ["COMMIT PREPARED 'st_g3'"],
               ["BEGIN", _ins(6001, 9000), "PREPARE TRANSACTION 'st_g4'"], ["ROLLBACK PREPARED 'st_g4'"]]  # fmt: skip
     options = ("-o", "proto_version=3", "-o", "streaming=on", "-o", "two_phase=on")
-    shapes = [_blocks(_kinds(_stream_of_two_phase(dsn, script, options))) for dsn in (streaming_proxy.dsn(), ref.dsn())]
+    shapes = [_blocks(_kinds(_stream_of(dsn, script, *options, two_phase=True))) for dsn in (streaming_proxy.dsn(), ref.dsn())]
     assert shapes[0] == shapes[1]
     assert shapes[1] == ["blocks", "StreamPrepare", "CommitPrepared", "blocks", "StreamPrepare", "RollbackPrepared"]
 
@@ -312,20 +296,6 @@ def _blocks(kinds: list[str]) -> list[str]:
         else:
             out.append(k)
     return out
-
-
-def _stream_of_two_phase(dsn: str, script: list[list[str]], options: tuple[str, ...]) -> list[Any]:
-    """:func:`_stream_of` on a slot made with two_phase (pg_recvlogical --two-phase)."""
-    _publisher(dsn)
-    recvlogical(dsn, "st_slot2", "--create-slot", "-P", "pgoutput", "--two-phase")
-    try:
-        _write(dsn, script)
-        end = str(_rows(dsn, "SELECT pg_current_wal_insert_lsn()")[0][0])
-        out = recvlogical(dsn, "st_slot2", "--start", "-f", "-", f"--endpos={end}", "--no-loop",
-                          "-o", "publication_names=st_pub", *options)  # fmt: skip
-    finally:
-        _run(dsn, "SELECT pg_drop_replication_slot('st_slot2')")
-    return pgoutput_messages(out)
 
 
 #: 017_stream_ddl and 019_stream_subxact_ddl_abort: columns added (and one dropped) inside
@@ -348,7 +318,7 @@ _DDL_SCRIPT: list[list[str]] = [
 ]  # fmt: skip
 
 
-def test_catalog_changes_inside_streamed_transactions(streaming_proxy: ProxyServer, ref: PgCluster, sub: PgCluster) -> None:
+def test_catalog_changes_inside_streamed_transactions(streaming_proxy: ProxyServer, ref: PgCluster, pg15_subscriber: PgCluster) -> None:
     """017 and 019: a column added inside a streamed transaction is in the Relation of the
     blocks after it (with the block's xid); one added in a subtransaction rolled back is
     not in what follows. pg_recvlogical's stream applies to the same rows as
@@ -366,7 +336,7 @@ def test_catalog_changes_inside_streamed_transactions(streaming_proxy: ProxyServ
 
     def run(i: int, pub: str) -> list[tuple[Any, ...]]:
         _publisher(pub)
-        db = _subscriber(sub, pub, f"st_ddl{i}", "streaming = on", "c int, d int, e int, f int")
+        db = _subscriber(pg15_subscriber, pub, f"st_ddl{i}", "streaming = on", "c int, d int, e int, f int")
         _write(pub, _DDL_SCRIPT)
         _wait(lambda: _rows(db, "SELECT count(*) FROM st_tab") == _rows(pub, "SELECT count(*) FROM st_tab"))
         _run(db, f"DROP SUBSCRIPTION st_ddl{i}")

@@ -16,6 +16,7 @@ import pytest
 from tests.integration.test_subscription_suite import _wait
 from tests.pgcluster import PgCluster
 from tests.pgcompare import pgoutput_messages, recvlogical
+from tests.pgcompare import run_sql as _run
 from tests.proxy import ProxyServer
 
 pytestmark = pytest.mark.integration
@@ -31,22 +32,6 @@ def ref() -> Iterator[PgCluster]:
         yield pg
     finally:
         pg.stop(remove_later=True)
-
-
-@pytest.fixture(scope="module")
-def sub() -> Iterator[PgCluster]:
-    """The subscriber (applying a prepared transaction prepares it there too)."""
-    pg = PgCluster(_PREPARED).start()
-    try:
-        yield pg
-    finally:
-        pg.stop(remove_later=True)
-
-
-def _run(dsn: str, *statements: str) -> None:
-    with psycopg.connect(dsn, autocommit=True) as c:
-        for sql in statements:
-            c.execute(sql)
 
 
 def _one(dsn: str, sql: str) -> Any:
@@ -278,7 +263,7 @@ def test_sql_slot_functions_decode_prepared_transactions_as_postgres(proxy: Prox
     assert got[2] == [], want[2] == []  # (get moved the slot past everything)
 
 
-def test_a_two_phase_subscriber_prepares_and_finishes_as_from_postgres(proxy: ProxyServer, ref: PgCluster, sub: PgCluster) -> None:
+def test_a_two_phase_subscriber_prepares_and_finishes_as_from_postgres(proxy: ProxyServer, ref: PgCluster, pg15_subscriber: PgCluster) -> None:
     """021_twophase's scenario: a PostgreSQL 15 subscriber with ``two_phase = true`` on
     each publisher. Its state goes from pending to enabled once the tables are synced; a
     prepared transaction shows in the subscriber's pg_prepared_xacts with its rows
@@ -291,8 +276,8 @@ def test_a_two_phase_subscriber_prepares_and_finishes_as_from_postgres(proxy: Pr
     for name, dsn in publishers.items():
         _run(dsn, ddl, "INSERT INTO tab_full SELECT generate_series(1, 10)", "CREATE PUBLICATION tap_pub FOR TABLE tab_full, tab_two")
         db = f"tp_{name}"
-        sub.psql(f"CREATE DATABASE {db}")
-        subs[name] = sub.dsn(db)
+        pg15_subscriber.psql(f"CREATE DATABASE {db}")
+        subs[name] = pg15_subscriber.dsn(db)
         _run(subs[name], ddl)
         m = re.search(r"port=(\d+)", dsn)
         assert m
