@@ -16,8 +16,9 @@ from pglast import ast, enums
 
 from decoding.catalog import SEQUENCE_MARK, ColumnDefault
 from decoding.errors import PgError
+from decoding.pgtypes import parse_type
 from walsender_proxy.lake import Transaction
-from walsender_proxy.sql import foreign_key_sql, sequences
+from walsender_proxy.sql import collations, foreign_key_sql, sequences
 from walsender_proxy.sql.sql_errors import SqlError
 
 _C = enums.ConstrType
@@ -65,6 +66,15 @@ def plan(el: ast.ColumnDef, table: str, type_text: Any, unsupported: Any, constr
     """The column as the lake will make it (its default still raw)."""
     serial = sequences.serial_type(el.typeName)
     p = ColumnPlan(el.colname, serial if serial is not None else type_text(el.typeName))
+    if el.collClause is not None:  # (a collation there is changes nothing: sql/collations.py)
+        at = el.collClause.location + 1 if el.collClause.location >= 0 else None
+        try:
+            collations.check_name([n.sval for n in el.collClause.collname])
+        except PgError as e:
+            raise SqlError(e.sqlstate, e.message, at) from None
+        ctype = parse_type(p.type_text)
+        if ctype.is_enum or ctype.is_composite or not collations.collatable(ctype.base.name):
+            raise SqlError("42804", collations.not_collatable(ctype.sql_name()).message, at)
     constraints = list(el.constraints or ())
     if serial is not None:
         p.owns = "serial"

@@ -51,6 +51,7 @@ from pglast.enums import (
     SortByDir,
     SQLValueFunctionOp,
     SubLinkType,
+    XmlExprOp,
 )
 from pglast.stream import RawStream
 
@@ -64,6 +65,7 @@ from walsender_proxy.sql import (
     agg_levels,
     array_exprs,
     bytea_text,
+    collations,
     common_type,
     composite_values,
     datetime_bin,
@@ -698,6 +700,15 @@ def _row_fields(t: T | None) -> tuple[tuple[int, ColumnType], ...] | None:
 def _enum_lake_type(t: T | None) -> ColumnType | None:
     en = enum_casts.by_oid(t.enum_oid) if t is not None and t.enum_oid else None
     return None if en is None else ColumnType(en.column_type.base, is_array=t is not None and t.is_array)
+
+
+#: XmlExpr's operations by the SQL they are written as.
+_XML_FUNCTIONS = {
+    XmlExprOp.IS_XMLCONCAT: "xmlconcat()", XmlExprOp.IS_XMLELEMENT: "xmlelement()",
+    XmlExprOp.IS_XMLFOREST: "xmlforest()", XmlExprOp.IS_XMLPARSE: "xmlparse()",
+    XmlExprOp.IS_XMLPI: "xmlpi()", XmlExprOp.IS_XMLROOT: "xmlroot()",
+    XmlExprOp.IS_XMLSERIALIZE: "xmlserialize()", XmlExprOp.IS_DOCUMENT: "IS DOCUMENT",
+}  # fmt: skip
 
 
 def _type_display(t: T | None) -> str:
@@ -2867,7 +2878,24 @@ class _Rewriter:
         return out
 
     def e_CollateClause(self, node: ast.CollateClause, scope: _Scope) -> tuple[ast.Node, T | None]:
-        return self.expr(node.arg, scope)
+        """COLLATE of a collation there is (every one orders by code point, as the proxy
+        compares) changes nothing; see ``sql/collations.py``."""
+        arg, t = self.expr(node.arg, scope)
+        try:
+            collations.check_name([n.sval for n in node.collname])
+        except PgError as e:
+            raise self.fail(e.sqlstate, e.message, node) from None
+        if t is not None and t.name != "unknown" and (t.enum_oid or t.row_oid or not collations.collatable(t.name)):
+            raise self.fail("42804", collations.not_collatable(_type_display(t)).message, node)
+        return arg, t
+
+    def e_XmlExpr(self, node: ast.XmlExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
+        """The SQL/XML functions: the proxy has no xml type (``type xml`` is refused too)."""
+        what = _XML_FUNCTIONS.get(node.op, "an XML function")
+        raise self.fail("0A000", f"{what} is not supported by walsender-proxy", node)
+
+    def e_XmlSerialize(self, node: ast.XmlSerialize, scope: _Scope) -> tuple[ast.Node, T | None]:
+        raise self.fail("0A000", "xmlserialize() is not supported by walsender-proxy", node)
 
     def e_BoolExpr(self, node: ast.BoolExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
         node.args = tuple(self.condition(a, scope) for a in node.args)
