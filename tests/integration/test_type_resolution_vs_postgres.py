@@ -313,6 +313,14 @@ CURATED = [
     "SELECT coalesce(u, '00000000-0000-0000-0000-000000000000'::uuid) FROM tr_u",
     "SELECT CASE WHEN u IS NULL THEN '00000000-0000-0000-0000-000000000000'::uuid ELSE u END FROM tr_u",
     "SELECT greatest(u, NULL::uuid), least(u, 'ffffffff-0000-0000-0000-000000000000') FROM tr_u",
+    # an operator name pg_operator does not have (it was a syntax error, or DuckDB's words)
+    "SELECT 1 @#@ 2",
+    "SELECT @#@ 24",
+    "SELECT 1 <<<>>> 2",
+    "SELECT 'a' @#@ 'b'",
+    "SELECT 1 @#@ ANY (ARRAY[1, 2])",
+    "SELECT u @#@ u FROM tr_u",
+    "SELECT 1 OPERATOR(pg_catalog.+) 2, |/ 16.0, 2 ^ 3",
 ]
 
 

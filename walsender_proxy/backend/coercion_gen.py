@@ -119,6 +119,9 @@ def generate(dsn: str) -> str:
                GROUP BY proname ORDER BY proname"""
         ).fetchall():
             kinds[name] = kind
+        operator_names = sorted(
+            r[0] for r in conn.execute("SELECT DISTINCT oprname FROM pg_operator WHERE oid < 16384").fetchall()
+        )
     out.append("#: (operator, left type, right type) → (oprleft, oprright, oprresult) of the operator")
     out.append("#: PostgreSQL 15 resolves it to; ('error', sqlstate, message, hint) when it refuses.")
     out.append("OPERATORS = {")
@@ -158,6 +161,9 @@ def generate(dsn: str) -> str:
     out.append("FUNCTION_KINDS = {")
     out.extend(f"    {k!r}: {v!r}," for k, v in kinds.items())
     out.append("}")
+    out.append("")
+    out.append("#: Every operator name pg_operator has (an expression with another is 42883).")
+    out.append(f"OPERATOR_NAMES = frozenset({operator_names!r})")
     out.append("")
     return "\n".join(out)
 

@@ -3879,6 +3879,19 @@ class _Rewriter:
             return name[1:], True, typmods  # (``_int4`` is int4[] by its catalog name)
         return name, bool(tn.arrayBounds), typmods
 
+    def _no_such_operator(self, node: ast.A_Expr, op: str, scope: _Scope) -> PgError:
+        """42883 for an operator name pg_operator does not have, with the operands' types
+        as PostgreSQL names them (``unknown`` for an untyped literal)."""
+        shown = [_type_display(self.expr(e, scope)[1]) for e in (node.lexpr, node.rexpr) if e is not None]
+        if node.kind != A_Expr_Kind.AEXPR_OP and len(shown) == 2:  # (op ANY (array): the element type)
+            rt = self.expr(node.rexpr, scope)[1]
+            shown[1] = _type_display(rt.elem if rt is not None and rt.elem is not None else rt)
+        text = f"{shown[0]} {op} {shown[1]}" if len(shown) == 2 else f"{op} {shown[0]}"
+        return self.fail(
+            "42883", f"operator does not exist: {text}", node,
+            hint="No operator matches the given name and argument types. You might need to add explicit type casts.",
+        )  # fmt: skip
+
     def e_A_Expr(self, node: ast.A_Expr, scope: _Scope) -> tuple[ast.Node, T | None]:
         if node.name:
             node.name = tuple(
@@ -3886,6 +3899,8 @@ class _Rewriter:
             )
         op = node.name[-1].sval if node.name else ""
         kind = node.kind
+        if kind in (A_Expr_Kind.AEXPR_OP, A_Expr_Kind.AEXPR_OP_ANY, A_Expr_Kind.AEXPR_OP_ALL) and op not in coercion_data.OPERATOR_NAMES:
+            raise self._no_such_operator(node, op, scope)
         if not (kind in (A_Expr_Kind.AEXPR_OP, A_Expr_Kind.AEXPR_IN, A_Expr_Kind.AEXPR_DISTINCT, A_Expr_Kind.AEXPR_NOT_DISTINCT) and op in _COMPARISONS):
             for operand in (node.lexpr, node.rexpr):
                 rt = self._row_operand(operand, scope)
