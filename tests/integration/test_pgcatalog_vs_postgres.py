@@ -536,6 +536,8 @@ PSQL_COMMANDS = [
     "\\df lower",
     "\\dfS pg_read_f*",
     "\\df+ pg_catalog.lower",
+    "\\dC",  # (pg_cast: PostgreSQL 15's casts, with their descriptions)
+    "\\dC+ bigint",
     pytest.param("\\dt+", marks=pytest.mark.xfail(strict=True, reason="Size: no relation files")),
     pytest.param("\\l+", marks=pytest.mark.xfail(strict=True, reason="Size: no database files")),
     pytest.param(

@@ -14,6 +14,8 @@ line (``--procs``; not reformatted)::
 
     python -m walsender_proxy.backend.pgcatalog_gen --procs "host=... port=... user=postgres" \\
         > walsender_proxy/backend/pg_proc_data.py
+
+pg_cast's built-in rows likewise (``--casts`` > ``walsender_proxy/backend/pg_cast_data.py``).
 """
 
 from __future__ import annotations
@@ -383,8 +385,39 @@ def generate_procs(dsn: str) -> str:
     return "\n".join(out)
 
 
+def generate_casts(dsn: str) -> str:
+    """pg_cast's built-in rows (OIDs below FirstNormalObjectId), in its column order."""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn, conn.cursor() as cur:
+        ver = _fetch(cur, "SHOW server_version")[0][0]
+        cols = [
+            r[0]
+            for r in _fetch(
+                cur,
+                """SELECT a.attname FROM pg_attribute a
+                WHERE a.attrelid = 'pg_cast'::regclass AND a.attnum > 0 ORDER BY a.attnum""",
+            )
+        ]
+        rows = _fetch(cur, f"SELECT {', '.join(cols)} FROM pg_cast WHERE oid < 16384 ORDER BY oid")
+    out = [
+        '"""PostgreSQL 15\'s built-in pg_cast rows, dumped by ``pgcatalog_gen --casts`` — generated,',
+        'do not edit. Columns in pg_cast\'s order."""',
+        f"# source: PostgreSQL {ver}",
+        "# fmt: off",
+        "PG_CAST_ROWS = (",
+        *(f"    {tuple(r)!r}," for r in rows),
+        ")",
+        "# fmt: on",
+        "",
+    ]
+    return "\n".join(out)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "--procs":
         sys.stdout.write(generate_procs(sys.argv[2]))
+    elif sys.argv[1] == "--casts":
+        sys.stdout.write(generate_casts(sys.argv[2]))
     else:
         sys.stdout.write(generate(sys.argv[1]))

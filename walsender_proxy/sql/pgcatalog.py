@@ -60,7 +60,7 @@ from decoding.catalog import (
 from decoding.errors import PgError, disk_full_error
 from decoding.pgtime import PG_EPOCH_UNIX_US
 from decoding.pgtypes import ColumnType, UnknownTypeError, type_by_oid
-from walsender_proxy.backend import pg_proc_data
+from walsender_proxy.backend import pg_cast_data, pg_proc_data
 from walsender_proxy.backend import pgcatalog_data as data
 from walsender_proxy.backend.roles import closure
 from walsender_proxy.backend.settings import (
@@ -1771,6 +1771,18 @@ def _pg_init_privs(s: CatalogSnapshot) -> list[dict[str, Any]]:
 @_rows("pgc_pg_am")
 def _pg_am(s: CatalogSnapshot) -> list[dict[str, Any]]:
     return [{"oid": o, "amname": n, "amhandler": h, "amtype": t} for o, n, h, t in data.PG_AM_ROWS]
+
+
+@_rows("pgc_pg_cast")
+def _pg_cast(s: CatalogSnapshot) -> list[dict[str, Any]]:
+    """PostgreSQL 15's casts (psql's \\dC; CREATE CAST is refused, so there are no others)."""
+    return _casts()
+
+
+@functools.cache
+def _casts() -> list[dict[str, Any]]:
+    cols = [c for c, _ in data.CATALOG_COLUMNS["pg_cast"][2]]
+    return [dict(zip(cols, r, strict=True)) for r in pg_cast_data.PG_CAST_ROWS]
 
 
 @_rows("pgc_pg_collation")
