@@ -13,7 +13,7 @@ from typing import Any, Protocol
 from decoding import records as R
 from decoding.catalog import Catalog
 from decoding.errors import PgError
-from decoding.reorder import DecodedTxn, Ended, StreamAborted, StreamBlock
+from decoding.reorder import DecodedTxn, Ended, Prepared, StreamAborted, StreamBlock
 
 _NAME = re.compile(r"^[a-z0-9_]{1,63}$")
 #: Output plugins a logical slot can name.
@@ -61,6 +61,35 @@ class OutputPlugin(Protocol):
     def stream_abort(self, ab: StreamAborted) -> list[bytes]: ...
 
     def stream_place(self, message: bytes) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Streamed:
+    """What a stream block or a streamed transaction's end sends (the plugin's batches)
+    and the LSNs its messages go out at, by the plugin's ``stream_place``: the block's
+    first record (Stream Start, the changes), its last (Stream Stop), the end of the
+    ending record (Stream Commit, Prepare) — PostgreSQL's callback wrappers' positions."""
+
+    txn: DecodedTxn
+    batches: Iterator[Any]
+    first: int
+    last: int
+    end: int
+
+    def lsn(self, place: str, zero: int = 0) -> int:
+        """The LSN of a message at ``place``; a Relation ("zero") at ``zero``."""
+        return {"zero": zero, "first": self.first, "last": self.last, "end": self.end}[place]
+
+
+def streamed(plugin: OutputPlugin, ev: StreamBlock | DecodedTxn | Prepared) -> Streamed:
+    """A stream block, or the end of a streamed transaction (a last block and Stream
+    Commit, or Stream Prepare), as :class:`Streamed`."""
+    if isinstance(ev, StreamBlock):
+        return Streamed(ev.txn, plugin.iter_stream_block(ev), ev.first_lsn, ev.last_lsn, ev.last_lsn)
+    txn = ev.txn if isinstance(ev, Prepared) else ev
+    batches = plugin.iter_stream_prepare(txn) if isinstance(ev, Prepared) else plugin.iter_stream_commit(txn)
+    last = txn.last_lsn or txn.first_lsn
+    return Streamed(txn, batches, txn.changes_lsn or last, last, txn.end_lsn)
 
 
 def output_plugin(

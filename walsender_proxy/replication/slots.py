@@ -47,6 +47,7 @@ from walsender_proxy.replication.slot import (
     Slot,
     check_slot_name,
     output_plugin,
+    streamed,
 )
 
 if TYPE_CHECKING:  # (a walsender process uses Slot without loading the lake)
@@ -522,18 +523,12 @@ def _streamed_rows(
     frames carry (see ``replication.stream``), all with its top-level xid."""
     if isinstance(ev, StreamAborted):  # (its row: the (sub)transaction aborted)
         return [(ev.end_lsn, wire_xid(ev.txn.xid, ev.subxid), m) for m in plugin.stream_abort(ev)]
-    if isinstance(ev, StreamBlock):
-        txn, batches, first, last, end = ev.txn, plugin.iter_stream_block(ev), ev.first_lsn, ev.last_lsn, ev.last_lsn
-    else:
-        txn = _txn_of(ev)
-        batches = plugin.iter_stream_prepare(txn) if isinstance(ev, Prepared) else plugin.iter_stream_commit(txn)
-        first, last, end = txn.changes_lsn or txn.last_lsn or txn.first_lsn, txn.last_lsn or txn.first_lsn, txn.end_lsn
-    xid = txn.xid & 0xFFFFFFFF
-    at = {"zero": first, "first": first, "last": last, "end": end}  # (a Relation: with the changes)
+    out = streamed(plugin, ev)
+    xid = out.txn.xid & 0xFFFFFFFF
     rows: list[tuple[int, int, bytes]] = []
-    for b in batches:
+    for b in out.batches:
         for m in b if isinstance(b, list) else (b.encode() if isinstance(b, RowBatch) else b).to_pylist():
-            rows.append((at[plugin.stream_place(m)], xid, m))
+            rows.append((out.lsn(plugin.stream_place(m), zero=out.first), xid, m))  # (a Relation: with the changes)
     return rows
 
 

@@ -53,7 +53,7 @@ from walsender_proxy.protocol.replication import (
     pg_now,
 )
 from walsender_proxy.replication.lag import ReplyState
-from walsender_proxy.replication.slot import OutputPlugin, Slot
+from walsender_proxy.replication.slot import OutputPlugin, Slot, Streamed, streamed
 
 log = logging.getLogger("walsender_proxy.walsender")
 #: Bytes of log read per step of the stream loop (a bigger record is read whole).
@@ -341,21 +341,13 @@ class LogicalStream:
             await self._drain(state)
             state.lag.sent(routed.end_lsn)
             return
+        out = streamed(plugin, routed)
+        await self._pipe(_StreamPipeline(plugin, out, asyncio.get_running_loop()), state)
         if isinstance(routed, StreamBlock):
-            batches, first, last = plugin.iter_stream_block(routed), routed.first_lsn, routed.last_lsn
-            end = last
-        else:
-            txn = routed.txn if isinstance(routed, Prepared) else routed
-            batches = plugin.iter_stream_prepare(txn) if isinstance(routed, Prepared) else plugin.iter_stream_commit(txn)
-            first, last, end = txn.changes_lsn or txn.last_lsn or txn.first_lsn, txn.last_lsn or txn.first_lsn, txn.end_lsn
-        await self._pipe(_StreamPipeline(plugin, batches, first, last, end, asyncio.get_running_loop()), state)
-        if isinstance(routed, StreamBlock):
-            state.lag.sent(last)
-        else:
-            end = routed.txn.end_lsn if isinstance(routed, Prepared) else routed.end_lsn
-            if not state.done:
-                state.lag.sent(end)
-                self.s.queue(encode_keepalive_message(end, pg_now()))
+            state.lag.sent(out.last)
+        elif not state.done:
+            state.lag.sent(out.end)
+            self.s.queue(encode_keepalive_message(out.end, pg_now()))
 
     async def _pipe(self, pipe: _TxnPipeline, state: StreamState) -> int:
         """Write a pipeline's chunks as they come, draining each (flow control), with
@@ -755,14 +747,11 @@ class _StreamPipeline(_TxnPipeline):
     ``last`` (its last record), a Stream Commit, Stream Prepare or Stream Abort at ``end``
     (the end of its record), a Relation at 0 (as in a transaction)."""
 
-    def __init__(
-        self, plugin: OutputPlugin, batches: Iterator[Any], first: int, last: int, end: int,
-        loop: asyncio.AbstractEventLoop,
-    ) -> None:
+    def __init__(self, plugin: OutputPlugin, out: Streamed, loop: asyncio.AbstractEventLoop) -> None:
         self.place = plugin.stream_place
-        self.at = {"zero": 0, "first": first, "last": last, "end": end}
-        self.first = first
-        super().__init__(None, None, loop, batches)
+        self.out = out
+        self.first = out.first
+        super().__init__(None, None, loop, out.batches)
 
     def _frame(self, b: Any) -> bytes | memoryview:
         if isinstance(b, RowBatch):
@@ -771,7 +760,7 @@ class _StreamPipeline(_TxnPipeline):
             return xlogdata_frames(b, self.first, self.now)
         out = []
         for p in b:
-            pos = self.at[self.place(p)]
+            pos = self.out.lsn(self.place(p))
             out.append(encode_xlogdata_message(pos, pos, self.now, p))
         return b"".join(out)
 
