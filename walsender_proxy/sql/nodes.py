@@ -137,13 +137,17 @@ def level_nodes(node: Any, prune: Callable[[Any], bool] | None = None) -> Iterat
         yield from level_nodes(getattr(node, attr), prune)
 
 
-#: PostgreSQL's set-returning functions the proxy runs (in a target list or FROM).
+#: PostgreSQL's set-returning built-in functions (in a SELECT list or FROM; refused where
+#: PostgreSQL refuses a set, as in VALUES or as a function's argument).
 SET_RETURNING = frozenset({
     "generate_series", "generate_subscripts", "unnest", "regexp_matches", "regexp_split_to_table",
-    "string_to_table", "json_array_elements", "jsonb_array_elements", "json_array_elements_text",
-    "jsonb_array_elements_text", "json_each", "jsonb_each", "json_each_text", "jsonb_each_text",
-    "json_object_keys", "jsonb_object_keys", "jsonb_path_query", "json_populate_recordset",
-    "jsonb_populate_recordset", "json_to_recordset", "jsonb_to_recordset", "pg_get_keywords",
+    "string_to_table", "json_array_elements", "json_array_elements_text", "jsonb_array_elements",
+    "jsonb_array_elements_text", "json_each", "json_each_text", "jsonb_each", "jsonb_each_text",
+    "json_object_keys", "jsonb_object_keys", "json_populate_recordset", "jsonb_populate_recordset",
+    "json_to_recordset", "jsonb_to_recordset", "jsonb_path_query", "pg_get_keywords",
+    "pg_options_to_table", "_pg_expandarray", "aclexplode", "pg_listening_channels",
+    "txid_snapshot_xip", "pg_snapshot_xip", "pg_get_publication_tables", "ts_stat", "ts_parse",
+    "ts_token_type", "pg_logical_slot_get_changes", "pg_logical_slot_peek_changes",
 })  # fmt: skip
 
 

@@ -3025,17 +3025,31 @@ def check_bin(oid: int) -> str:
     pa.schema(
         [
             ("pubname", pa.string()),
+            ("pubid", pa.uint32()),
+            ("viaroot", pa.bool_()),
             ("relid", pa.uint32()),
             ("attrs", pa.list_(pa.int16())),
+            ("attrs16", pa.list_(pa.int16())),
             ("qual", pa.string()),
+            ("ord", pa.int32()),
         ]
     ),
 )
 def _gpt(s: CatalogSnapshot) -> list[dict[str, Any]]:
-    return [
-        {"pubname": p, "relid": t.oid, "attrs": attrs, "qual": qual}
-        for p, t, attrs, qual in s.publication_tables()
-    ]
+    """A row per (publication, published table), in ``pg_get_publication_tables``' order:
+    ``attrs`` as PostgreSQL 15 gives it (NULL without a column list), ``attrs16`` as 16
+    and later give it (without a column list, every column neither dropped nor
+    generated)."""
+    pubs = {p.name: p for p in s.catalog.publications.values()}
+    out = []
+    for name, t, attrs, qual in s.publication_tables():
+        every = [c.attnum for c in sorted(t.columns, key=lambda c: c.attnum) if not c.generated]
+        out.append({
+            "pubname": name, "pubid": pubs[name].oid, "viaroot": pubs[name].via_root, "relid": t.oid,
+            "attrs": attrs, "attrs16": attrs if attrs is not None else (every or None), "qual": qual,
+            "ord": len(out),
+        })  # fmt: skip
+    return out
 
 
 @_helper(
@@ -3700,8 +3714,33 @@ _MACROS: dict[str, str] = {
             SELECT list({'relid': pgc_t.relid, 'parentrelid': pgc_t.parentrelid, 'isleaf': pgc_t.isleaf, 'level': pgc_t.level, 'ord': pgc_t.ord + 1} ORDER BY pgc_t.ord)
             FROM pgc_partition_tree pgc_t WHERE pgc_t.root = pgc_regclass_in(r))
         END)""",
+    # pg_get_publication_tables(pubname) of PostgreSQL 15; strict; 42704 for no such
+    # publication
     "pgc_pg_get_publication_tables": """MACRO pgc_pg_get_publication_tables(p) AS TABLE
-        SELECT pgc_g.relid, pgc_g.attrs, pgc_g.qual FROM pgc_gpt pgc_g WHERE pgc_g.pubname = p""",
+        SELECT pgc_g.relid, pgc_g.attrs, pgc_g.qual FROM pgc_gpt pgc_g WHERE pgc_g.pubname = p
+        UNION ALL SELECT NULL, NULL, NULL WHERE pgc_publication_named(p) IS DISTINCT FROM p""",
+    # pg_get_publication_tables(VARIADIC pubnames text[]) of PostgreSQL 16 and later: a row
+    # per publication naming a table, the partitions of a table published by its root left
+    # out when any of the publications publishes via the root (filter_partitions)
+    "pgc_pg_get_publication_tables16": """MACRO pgc_pg_get_publication_tables16(ps) AS TABLE
+        SELECT pgc_r.pubid, pgc_r.relid, pgc_r.attrs, pgc_r.qual FROM (
+        WITH pgc_sel AS (
+            SELECT pgc_g.*, pgc_n.i FROM (SELECT unnest(ps) AS pn, generate_subscripts(ps, 1) AS i) pgc_n
+            JOIN pgc_gpt pgc_g ON pgc_g.pubname = pgc_n.pn)
+        SELECT pgc_s.pubid, pgc_s.relid, pgc_s.attrs16 AS attrs, pgc_s.qual, pgc_s.i, pgc_s.ord FROM pgc_sel pgc_s
+        WHERE NOT ((SELECT bool_or(pgc_v.viaroot) FROM pgc_sel pgc_v) AND EXISTS (
+            SELECT 1 FROM pgc_partition_tree pgc_t
+            WHERE pgc_t.relid = pgc_s.relid AND pgc_t.level > 0 AND pgc_t.root IN (SELECT pgc_o.relid FROM pgc_sel pgc_o)))
+        UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL
+        WHERE (SELECT count(pgc_publication_named(pgc_x.pn, true)) FROM (SELECT unnest(ps) AS pn) pgc_x) < 0
+        ORDER BY i, ord) pgc_r""",
+    # a publication's name, checked: 42704 if there is none (GetPublicationByName); with
+    # no_nulls, a NULL is an error as deconstruct_array's without a nulls array
+    "pgc_publication_named": """MACRO pgc_publication_named(p, no_nulls := false) AS (CASE
+        WHEN p IS NULL AND no_nulls THEN error('PGERR[XX000] null array element not allowed in this context')
+        WHEN p IS NULL THEN NULL::VARCHAR
+        WHEN EXISTS (SELECT 1 FROM pgc_pg_publication pgc_p WHERE pgc_p.pubname = p) THEN p
+        ELSE error('PGERR[42704] publication "' || p || '" does not exist') END)""",
     "pgc_pg_get_replica_identity_index": """MACRO pgc_pg_get_replica_identity_index(r) AS (
         SELECT pgc_r.indexrelid FROM pgc_replident pgc_r WHERE pgc_r.relid = r)""",
     "pgc_pg_relation_is_publishable": """MACRO pgc_pg_relation_is_publishable(r) AS (

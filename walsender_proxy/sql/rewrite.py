@@ -97,6 +97,7 @@ from walsender_proxy.sql import (
     regex_funcs,
     session_zone,
     sql_function_calls,
+    srf_targets,
     using_columns,
     views,
     width_bucket,
@@ -1152,6 +1153,8 @@ class _Rewriter:
         self.reg_inputs: list[tuple[str, str, int | None]] = []
         #: Tables whose primary key a GROUP BY rests on (functional_grouping).
         self.key_dependencies: set[int] = set()
+        #: The server_version_num the server claims (see :func:`rewrite`).
+        self.server_version_num = 150000
 
     # -- errors --------------------------------------------------------------------------
     def _pos(self, node: Any) -> int | None:
@@ -1232,6 +1235,9 @@ class _Rewriter:
     ) -> tuple[ast.SelectStmt, list[tuple[str, T | None]] | None]:
         if with_ties.applies(stmt):
             return self._with_ties(stmt, parent)
+        lowered = srf_targets.lower(stmt, lambda v: figure_colname(v)[0])
+        if lowered is not None:  # ((f(…)).* in the SELECT list: a LATERAL call instead)
+            return self.select(lowered, parent)
         scope = _Scope(parent)
         scope.query = True
         if stmt.withClause is not None:
@@ -2108,6 +2114,10 @@ class _Rewriter:
                         hint="No function matches the given name and argument types. You might need to add explicit type casts.",
                     )  # fmt: skip
             return self._unnest_zipped(rf, args, types, given, alias, scope)
+        if name == "pg_get_publication_tables" and self.server_version_num >= 160000:
+            return self._publication_tables16(rf, call, args, types, given, alias, scope)
+        if name == "pg_get_publication_tables" and call.func_variadic:  # (15's takes one text)
+            raise self._no_function(name, types, call)
         self._function_exists(name, call, types, args)
         if name == "pg_partition_ancestors":
             return self._partition_ancestors(rf, args, types, given, alias, call, scope)
@@ -2337,6 +2347,32 @@ class _Rewriter:
             cols = [(given[i] if i < len(given) else n, t) for i, (n, t) in enumerate(cols)]
         scope.add(alias, _Rel(cols))
         rf.functions = ((call, None),)
+        return rf
+
+    def _publication_tables16(
+        self, rf: ast.RangeFunction, call: ast.FuncCall, args: list[ast.Node], types: list[T | None], given: list[str], alias: str, scope: _Scope
+    ) -> ast.Node:
+        """``pg_get_publication_tables(VARIADIC pubname text[])``, as PostgreSQL 16 and later
+        define it (pubid, relid, attrs, qual): its names one by one or, with VARIADIC, as
+        one array."""
+        textish = ("text", "varchar", "name", "bpchar", "unknown")
+        if call.func_variadic:
+            if len(types) == 1 and types[0] == UNKNOWN:
+                raise self.fail("0A000", "VARIADIC of an untyped literal in a call of pg_get_publication_tables() is not supported by walsender-proxy; cast it to text[]", call)
+            ok = len(types) == 1 and types[0] is not None and types[0].is_array and types[0].elem is not None and types[0].elem.name in textish
+            names = _cast(args[0], "VARCHAR", array=True) if ok else None
+        else:
+            ok = bool(types) and all(t is None or t.name in textish for t in types)
+            names = _call("list_value", *(_cast(a, "VARCHAR") for a in args)) if ok else None
+        if names is None:
+            raise self._no_function("pg_get_publication_tables", types, call)
+        self.needs.add("pgc_pg_get_publication_tables16")
+        fields: list[tuple[str, T | None]] = [("pubid", T("oid")), ("relid", T("oid")), ("attrs", T("int2vector", zero_based=True)), ("qual", T("pg_node_tree"))]
+        cols = [(given[i] if i < len(given) else n, t) for i, (n, t) in enumerate(fields)]
+        scope.add(alias, _Rel(cols))
+        rf.functions = ((_call("pgc_pg_get_publication_tables16", names), None),)
+        if rf.alias is None:
+            rf.alias = ast.Alias(aliasname=alias)
         return rf
 
     def _partition_ancestors(
@@ -6477,6 +6513,7 @@ def rewrite(
     literal_date_order: str | None = None,
     bytea_output: str = "hex",
     infer_params: bool = False,
+    server_version_num: int = 150000,
 ) -> Rewritten:
     """One PostgreSQL query (SELECT, VALUES, WITH …, or ``COPY (query) TO STDOUT``) for DuckDB.
 
@@ -6496,6 +6533,8 @@ def rewrite(
     statement parsed under another DateStyle (:func:`literals.date_order`).
     ``infer_params``: the ``$n`` not in ``param_types`` are unknown values whose types the
     analysis infers from their context (``Rewritten.param_oids``), as at Parse.
+    ``server_version_num`` is the version the server claims: the few built-in functions
+    whose signatures changed since 15 take the claimed version's (subscribers call them).
     Raises :class:`SqlError` (a PgError) with PostgreSQL's SQLSTATE, message and position.
     Results of statements that read no user table and call no UDF are cached by text
     (subscribers and psql repeat the same catalog queries): a repeat costs a dict lookup.
@@ -6506,7 +6545,7 @@ def rewrite(
     literals.BYTEA_OUTPUT.set(bytea_output)
     session_zone.ZONE.set(date_order.partition(" ")[2])
     orders = date_order if literal_date_order in (None, date_order) else f"{literal_date_order}:{date_order}"
-    key = (sql, text_params, param_types, orders, digits, bytea_output) if not udfs and not infer_params else None
+    key = (sql, text_params, param_types, orders, digits, bytea_output, server_version_num) if not udfs and not infer_params else None
     if key is not None:
         with _CACHE_LOCK:
             hit = _CACHE.get(key)
@@ -6515,6 +6554,7 @@ def rewrite(
                 return hit
     stmt = _parse_one(sql)
     rw = _Rewriter(sql, resolve_user_table, udfs, udf_args, text_params, dict(param_types), infer_params)
+    rw.server_version_num = server_version_num
     copy: CopyTo | None = None
     if isinstance(stmt, ast.CopyStmt):
         stmt, copy = _copy_query(stmt)

@@ -54,8 +54,8 @@ from decoding.errors import PgError
 from walsender_proxy.backend import coercion_data
 from walsender_proxy.sql import pgcatalog_defs
 from walsender_proxy.sql.expr_types import TEXT, UNKNOWN, T
+from walsender_proxy.sql.nodes import SET_RETURNING, clear_locations
 from walsender_proxy.sql.nodes import call as _call
-from walsender_proxy.sql.nodes import clear_locations
 from walsender_proxy.sql.nodes import colref as _colref
 from walsender_proxy.sql.nodes import int_const as _int
 from walsender_proxy.sql.nodes import name as _s
@@ -74,18 +74,6 @@ RECORD_OID = 2249
 
 NO_FUNCTION_HINT = "No function matches the given name and argument types. You might need to add explicit type casts."
 NOT_UNIQUE_HINT = "Could not choose a best candidate function. You might need to add explicit type casts."
-
-#: PostgreSQL's set-returning built-in functions (an argument calling one is refused).
-SET_RETURNING = frozenset({
-    "generate_series", "generate_subscripts", "unnest", "regexp_matches", "regexp_split_to_table",
-    "string_to_table", "json_array_elements", "json_array_elements_text", "jsonb_array_elements",
-    "jsonb_array_elements_text", "json_each", "json_each_text", "jsonb_each", "jsonb_each_text",
-    "json_object_keys", "jsonb_object_keys", "json_populate_recordset", "jsonb_populate_recordset",
-    "json_to_recordset", "jsonb_to_recordset", "jsonb_path_query", "pg_get_keywords",
-    "pg_options_to_table", "_pg_expandarray", "aclexplode", "pg_listening_channels",
-    "txid_snapshot_xip", "pg_snapshot_xip", "pg_get_publication_tables", "ts_stat", "ts_parse",
-    "ts_token_type", "pg_logical_slot_get_changes", "pg_logical_slot_peek_changes",
-})  # fmt: skip
 
 #: Aggregates (a last statement computing one without GROUP BY returns one row).
 AGGREGATES = frozenset({
