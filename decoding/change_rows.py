@@ -35,6 +35,25 @@ def catalog_csn(txn: DecodedTxn, csn: int) -> int:
     return csn - 1 if has_ddl else csn
 
 
+#: What PostgreSQL's reorder buffer holds for each row changed besides the row itself
+#: (ReorderBufferChange and HeapTupleData with the tuple's header).
+_CHANGE_OVERHEAD = 128
+
+
+def changeset_size(rec: R.Changeset, changesets: Path) -> int:
+    """The memory a changeset's rows would take decoded, as a reorder buffer counts a
+    change's (logical_decoding_work_mem): their uncompressed size in the Parquet files
+    plus a change's overhead per row. The record itself holds none of it (the rows stay in
+    the files), but PostgreSQL would hold them, so a transaction streams or spills at
+    the same size."""
+    size = 0
+    for p in (rec.new_path, rec.old_path):
+        if p:
+            meta = pq.read_metadata(changesets / p)
+            size += sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    return size + rec.rows * _CHANGE_OVERHEAD
+
+
 def key_changed(key_columns: Iterable[str], old: pa.Table, new: pa.Table) -> np.ndarray:
     """Rows whose replica identity (``key_columns``, physical names) changed: PostgreSQL
     logs the old key for those."""

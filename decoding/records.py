@@ -33,6 +33,7 @@ class Kind(IntEnum):
     MESSAGE = 10
     FRONTIER = 11
     CHANGESET = 12
+    XACT_ORIGIN = 13
 
 
 class RecordFormatError(ValueError):
@@ -405,6 +406,32 @@ class SubAbort(Record):
 
 
 @dataclass(frozen=True, slots=True)
+class XactOrigin(Record):
+    """The replication origin a transaction's session had at the transaction's first
+    write, logged just before it. PostgreSQL's WAL records each carry their origin, so its
+    decoding knows a transaction's origin before the commit: a block of one streamed in
+    progress starts with an Origin message, and ``origin 'none'`` / ``only-local`` filter
+    its changes as they are decoded (FilterByOrigin), so it is never streamed."""
+
+    KIND: ClassVar[Kind] = Kind.XACT_ORIGIN
+    xid_: int
+    origin: str
+
+    @property
+    def xid(self) -> int:
+        return self.xid_
+
+    def encode_payload(self) -> bytes:
+        return _Q.pack(self.xid_) + _pack_str(self.origin)
+
+    @classmethod
+    def decode_payload(cls, r: _Reader) -> XactOrigin:
+        xid = r.u64()
+        n = r.u32()
+        return cls(xid, bytes(r.take(n)).decode())
+
+
+@dataclass(frozen=True, slots=True)
 class Prepare(Record):
     KIND: ClassVar[Kind] = Kind.PREPARE
     xid_: int
@@ -567,6 +594,7 @@ RECORD_CLASSES: dict[int, type[Record]] = {
         CatalogChange,
         Message,
         Frontier,
+        XactOrigin,
     )
 }
 

@@ -231,6 +231,8 @@ class DecodedTxn:
     #: LSNs of the first record in ``changes`` and of the last record added.
     changes_lsn: int = 0
     last_lsn: int = 0
+    #: Its first write was made under an origin the plugin filters: only its DDL is kept.
+    skipped: bool = False
 
     def add(self, rec: R.Record, size: int | None = None) -> None:
         if isinstance(rec, R.SubAbort):
@@ -291,7 +293,8 @@ class ReorderBuffer:
     memory is spilled to a file there (None: never spill)."""
 
     def __init__(
-        self, work_mem: int | None = None, spill_dir: Path | None = None, stream_from: int | None = None
+        self, work_mem: int | None = None, spill_dir: Path | None = None, stream_from: int | None = None,
+        skip_origin: Callable[[str], bool] | None = None, changeset_size: Callable[[R.Changeset], int] | None = None,
     ) -> None:
         self._open: dict[int, DecodedTxn] = {}
         self._prepared: dict[int, DecodedTxn] = {}
@@ -306,6 +309,13 @@ class ReorderBuffer:
         self._held = 0
         #: What pg_stat_replication_slots counts of this decoding.
         self.stats = DecodingStats()
+        #: The plugin's filter_by_origin: changes of a transaction whose first write was
+        #: made under an origin it skips are not kept (its DDL is), as FilterByOrigin
+        #: drops them while decoding.
+        self.skip_origin = skip_origin
+        #: The memory a changeset's rows count for (change_rows.changeset_size); without
+        #: it, the record's own.
+        self.changeset_size = changeset_size
 
     @property
     def work_mem(self) -> int | None:
@@ -370,6 +380,12 @@ class ReorderBuffer:
             tx = self._open.get(xid)
             if tx is None:
                 tx = self._open[xid] = self._new(xid, entry.lsn)
+            if isinstance(rec, R.XactOrigin):
+                tx.origin = rec.origin
+                tx.skipped = self.skip_origin is not None and self.skip_origin(rec.origin)
+                return
+            if tx.skipped and not isinstance(rec, R.CatalogChange | R.SubAbort):
+                return
             before = tx.changes.mem_bytes
             if isinstance(rec, R.SubAbort) and tx.streamed:
                 # DecodeAbort of a subtransaction: its streamed children first, then it.
@@ -380,7 +396,10 @@ class ReorderBuffer:
             # A record read from the log holds about its own length in memory (its tables
             # are zero-copy views of what was read): known for free, where measuring the
             # tables costs work per change.
-            tx.add(rec, entry.end_lsn - entry.lsn + 64)
+            if isinstance(rec, R.Changeset) and self.changeset_size is not None:
+                tx.add(rec, self.changeset_size(rec))
+            else:
+                tx.add(rec, entry.end_lsn - entry.lsn + 64)
             if not isinstance(rec, R.SubAbort):
                 tx.changes_lsn = tx.changes_lsn or entry.lsn
                 tx.last_lsn = entry.lsn

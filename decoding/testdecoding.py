@@ -210,6 +210,10 @@ class TestDecoding:
             line += self._at(ended.ts)
         return line
 
+    def skips_origin(self, origin: str) -> bool:
+        """pg_decode_filter: with ``only-local``, what came from any origin."""
+        return self.options.only_local and bool(origin)
+
     # -- streaming (stream-changes) ----------------------------------------------------------
     @property
     def streaming_requested(self) -> bool:

@@ -366,6 +366,10 @@ class PgOutput:
             ).encode()
         ]
 
+    def skips_origin(self, origin: str) -> bool:
+        """pgoutput_origin_filter: with ``origin 'none'``, what came from any origin."""
+        return self.options.origin == "none" and bool(origin)
+
     # -- streaming of in-progress transactions ---------------------------------------
     @property
     def streaming_requested(self) -> bool:

@@ -390,20 +390,11 @@ def test_protocol_4_parallel_streaming_carries_the_abort_position(streaming_prox
     PostgreSQL 16): every Stream Abort carries the abort's LSN and time, which a parallel
     apply worker orders by; what is applied is PostgreSQL 16's. Saying it is 15, the
     proxy refuses protocol 4 as PostgreSQL 15 does."""
-    import shutil
-    import tempfile
-    from pathlib import Path
-
-    from tests.integration.test_subscriber_versions import _bindir
+    from tests.pgcluster import major_cluster
 
     options = ("-o", "proto_version=4", "-o", "streaming=parallel")
-    root = Path(tempfile.mkdtemp(prefix="wpx-pgbin-"))
-    try:
-        pg16 = PgCluster({**_STREAMING, "synchronous_commit": "on"}, bindir=_bindir(16, root))
-        with pg16, ProxyServer(extra=dict(_STREAMING), server_version="16.4") as proxy16:
-            got, want = (_stream_of(d, _SCRIPT, *options) for d in (proxy16.dsn(), pg16.dsn()))
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+    with major_cluster(16, {**_STREAMING, "synchronous_commit": "on"}) as pg16, ProxyServer(extra=dict(_STREAMING), server_version="16.4") as proxy16:
+        got, want = (_stream_of(d, _SCRIPT, *options) for d in (proxy16.dsn(), pg16.dsn()))
     with pytest.raises(RuntimeError, match="proto_version=4 but we only support protocol 3 or lower"):
         _stream_of(streaming_proxy.dsn(), _SCRIPT[:1], "-o", "proto_version=4", "-o", "streaming=on")
     with pytest.raises(RuntimeError, match="streaming requires a Boolean value"):
@@ -618,3 +609,77 @@ def test_a_client_gone_mid_transaction_gets_it_again_whole(streaming_proxy: Prox
         assert starts[0].first_segment if starts else _kinds(second)[0] == "Begin"
         assert [len(t) for t in _applied(second)] == [3498] and rows == 3500
     assert _applied(got[1]) == _applied(want[1])
+
+
+def test_a_streamed_transaction_made_under_an_origin(streaming_proxy: ProxyServer, ref: PgCluster) -> None:
+    """A big transaction written by a session with a replication origin set up: its first
+    block starts with an Origin message (the origin's name, no LSN: pgoutput_stream_start);
+    test_decoding's ``only-local`` leaves it out before it grows, so nothing of it is
+    streamed (FilterByOrigin drops its changes as they are decoded), as in PostgreSQL."""
+    script = [
+        ["SELECT pg_replication_origin_session_setup('st_origin')", "BEGIN",
+         _ins(3, 2000), "UPDATE st_tab SET b = 'u' WHERE a <= 500", "COMMIT",
+         "SELECT pg_replication_origin_session_reset()"],
+        ["INSERT INTO st_tab VALUES (-1, 'local')"],
+    ]  # fmt: skip
+
+    def with_origin(dsn: str, run: Callable[[], Any]) -> Any:
+        _run(dsn, "SELECT pg_replication_origin_create('st_origin')")
+        try:
+            return run()
+        finally:
+            _run(dsn, "SELECT pg_replication_origin_drop('st_origin')")
+
+    options = ("-o", "proto_version=2", "-o", "streaming=on")
+    got, want = (with_origin(d, lambda d=d: _stream_of(d, script, *options)) for d in (streaming_proxy.dsn(), ref.dsn()))
+    assert _applied(got) == _applied(want)
+    for messages in (got, want):
+        first = _kinds(messages).index("StreamStart")
+        assert _kinds(messages)[first + 1] == "Origin" and messages[first + 1].name == "st_origin"
+        assert messages[first + 1].origin_lsn == 0
+        assert _kinds(messages).count("Origin") == 1  # (the later blocks carry none)
+
+    def td(dsn: str, *opts: str) -> bytes:
+        _publisher(dsn)
+        recvlogical(dsn, "st_td", "--create-slot", "-P", "test_decoding")
+        try:
+            _write(dsn, script)
+            end = str(_rows(dsn, "SELECT pg_current_wal_insert_lsn()")[0][0])
+            return recvlogical(dsn, "st_td", "--start", "-f", "-", f"--endpos={end}", "--no-loop",
+                               "-o", "stream-changes=1", *opts)  # fmt: skip
+        finally:
+            _run(dsn, "SELECT pg_drop_replication_slot('st_td')")
+
+    for opts in [("-o", "only-local=1"), ()]:
+        g, w = (_td_transactions(with_origin(d, lambda d=d, o=opts: td(d, *o))) for d in (streaming_proxy.dsn(), ref.dsn()))
+        assert g == w
+        assert [t[0] for t in g] == (["whole"] if opts else ["streamed", "whole"])
+
+
+def test_statements_written_as_changesets_stream_by_their_rows(ref: PgCluster) -> None:
+    """A statement whose rows went to a changeset (Parquet beside the log; here every
+    statement past 4 kB) counts for its rows' decoded size, as PostgreSQL's reorder
+    buffer counts the rows it holds: the scripts stream as on PostgreSQL, and what a
+    subscriber applies of them is the same."""
+    from decoding import records as R
+    from walsender_proxy.lake import LakeSettings
+
+    options = ("-o", "proto_version=2", "-o", "streaming=on")
+    with ProxyServer(extra=dict(_STREAMING), lake_settings=LakeSettings(fsync=False, changeset_bytes=4096)) as bulk:
+        dsn = bulk.dsn()
+        _publisher(dsn)
+        recvlogical(dsn, "st_slot", "--create-slot", "-P", "pgoutput")
+        try:
+            _write(dsn, _SCRIPT)
+            end = str(_rows(dsn, "SELECT pg_current_wal_insert_lsn()")[0][0])
+            log = bulk.lake.log  # (held from the slot's restart LSN on)
+            kinds = {type(e.record) for e in log.reader(log.oldest_lsn).read(log.flushed_lsn)}
+            assert R.Changeset in kinds
+            out = recvlogical(dsn, "st_slot", "--start", "-f", "-", f"--endpos={end}", "--no-loop",
+                              "-o", "publication_names=st_pub", *options)  # fmt: skip
+        finally:
+            _run(dsn, "SELECT pg_drop_replication_slot('st_slot')")
+        got = pgoutput_messages(out)
+    want = _stream_of(ref.dsn(), _SCRIPT, *options)
+    assert _applied(got) == _applied(want)
+    assert _kinds(got).count("StreamCommit") == _kinds(want).count("StreamCommit") == 3

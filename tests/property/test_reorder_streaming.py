@@ -114,3 +114,30 @@ def _apply(rb: ReorderBuffer, entries: list[LogEntry], stream_from: int) -> list
         assert rb.work_mem is not None and rb._held < rb.work_mem  # (back under the limit: streamed or spilled)
     assert not kept
     return applied
+
+
+@settings(max_examples=200, deadline=None)
+@given(scripts(), st.integers(1, 6), st.data())
+def test_changes_made_under_a_skipped_origin_are_never_streamed(records: list[R.Record], limit: int, data: st.DataObject) -> None:
+    """Transactions whose first write was made under an origin the plugin filters
+    (``XactOrigin`` before their first record): none of them is streamed, nor holds
+    memory; each reaches its commit with no changes; the others are as before."""
+    xids = sorted({r.xid for r in records})
+    foreign = set(data.draw(st.lists(st.sampled_from(xids), unique=True))) if xids else set()
+    marked: list[R.Record] = []
+    seen: set[int] = set()
+    for r in records:
+        if r.xid in foreign and r.xid not in seen:
+            marked.append(R.XactOrigin(r.xid, "elsewhere"))
+        seen.add(r.xid)
+        marked.append(r)
+    entries = _entries(marked)
+    with tempfile.TemporaryDirectory() as spill:
+        rb = ReorderBuffer(work_mem=limit * (SPAN + 64), spill_dir=Path(spill), stream_from=0, skip_origin=lambda o: o == "elsewhere")
+        for e in entries:
+            for ev in rb.feed(e):
+                if isinstance(ev, StreamBlock):
+                    assert ev.txn.xid not in foreign
+                elif isinstance(ev, DecodedTxn) and ev.xid in foreign:
+                    assert not ev.streamed and _values(ev.changes) == []
+            assert all(t.changes.mem_bytes == 0 for t in rb._open.values() if t.xid in foreign)

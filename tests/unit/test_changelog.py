@@ -152,6 +152,7 @@ def test_records_round_trip_every_kind() -> None:
         R.CatalogChange(7, 0, ({"op": "drop_table", "oid": 1},)),
         R.Message(0, 0, False, "prefix", b"\x00\xff"),
         R.Frontier(42, 11, 1000, (9, 10), 77),
+        R.XactOrigin(7, "origin-ü"),
     ]
     assert {type(s) for s in samples} == set(R.RECORD_CLASSES.values())
     for rec in samples:

@@ -149,6 +149,8 @@ class Transaction:
         #: and time the session gave (pg_replication_origin_xact_setup).
         self.origin = origin
         self.origin_lsn = 0
+        #: Whether a record of it was logged yet (the first is preceded by its origin's).
+        self._logged = False
         self.origin_ts = 0
         self.state = State.ACTIVE
         self.xid: int | None = None
@@ -369,6 +371,10 @@ class Transaction:
         return self._sub_xids[self._subxid]
 
     def _log(self, record: R.Record | Callable[[int], R.Record], *, release: bool = False) -> tuple[int, int]:
+        if not self._logged and self.origin and self.xid is not None:
+            # (the origin its first write is made under, for decoding before the commit)
+            self.lake.log.append(R.XactOrigin(self.xid, self.origin))
+        self._logged = True
         lsn, end = self.lake.log.append(record, release=release)
         if self.first_lsn is None:
             self.first_lsn = lsn

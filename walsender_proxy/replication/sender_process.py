@@ -123,7 +123,7 @@ async def serve_stream(channel: Channel, fd: int, req: dict[str, Any]) -> dict[s
         )
         stream = LogicalStream(
             conn, view, None, slot, plugin, req["start"],
-            work_mem=req["work_mem"], spill_dir=Path(req["spill_dir"]),
+            work_mem=req["work_mem"], spill_dir=Path(req["spill_dir"]), changesets=Path(req["changesets"]),
             timeout=_fixed(float(req["wal_sender_timeout"])), observe=follower.observe,
         )
         report = stream.slots = SlotReport(channel, stream.state)

@@ -34,6 +34,8 @@ class OutputPlugin(Protocol):
 
     def close(self) -> None: ...
 
+    def skips_origin(self, origin: str) -> bool: ...
+
     # Two-phase decoding: what a prepared transaction sends at PREPARE (chunks of
     # messages, the PREPARE message last), at COMMIT PREPARED and at ROLLBACK PREPARED.
     @property

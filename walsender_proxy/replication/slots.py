@@ -17,6 +17,7 @@ restart LSN on is still there.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import logging
 import os
@@ -24,8 +25,10 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from decoding.change_rows import changeset_size
 from decoding.changelog import LogEntry
 from decoding.errors import PgError, file_access_error
 from decoding.pgoutput.rows import RowBatch
@@ -353,7 +356,9 @@ class SlotStore:
 
                 two_phase_at = slot.two_phase_at if slot.two_phase else None
                 rb = ReorderBuffer(
-                    work_mem, self.lake.dir / "spill", stream_from=start if plugin.streaming_requested else None
+                    work_mem, self.lake.dir / "spill", stream_from=start if plugin.streaming_requested else None,
+                    skip_origin=plugin.skips_origin,
+                    changeset_size=functools.partial(changeset_size, changesets=Path(self.lake.changesets)),
                 )
                 for entry, ev in decoded_after(
                     records(), start, slot.snapshot_csn, two_phase_at, plugin.skip_prepare, reorder=rb

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import functools
 import logging
 import os
 import threading
@@ -28,6 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from decoding.allocator import release_memory
+from decoding.change_rows import changeset_size
 from decoding.changelog import LogReader
 from decoding.logview import LogView
 from decoding.pgoutput.rows import RowBatch, encode_together
@@ -159,7 +161,7 @@ class LogicalStream:
 
     def __init__(
         self, conn: Conn, log: ChangeSource, slots: SlotSink | None, slot: Slot, plugin: OutputPlugin, start: int, *,
-        work_mem: int, spill_dir: Path, timeout: Callable[[], float],
+        work_mem: int, spill_dir: Path, timeout: Callable[[], float], changesets: Path | None = None,
         observe: Callable[[Any], None] | None = None,
     ) -> None:
         self.s = conn
@@ -170,6 +172,8 @@ class LogicalStream:
         self.start = start
         self.work_mem = work_mem
         self.spill_dir = spill_dir
+        #: Where changesets live: their rows count for their decoded size.
+        self.changesets = changesets
         self.timeout = timeout
         self.observe = observe
         self.state = StreamState(slot)
@@ -205,7 +209,8 @@ class LogicalStream:
         # that asked for it) or wait for their commit on disk.
         rb = self._rb = ReorderBuffer(
             work_mem=self.work_mem, spill_dir=self.spill_dir,
-            stream_from=start if plugin.streaming_requested else None,
+            stream_from=start if plugin.streaming_requested else None, skip_origin=plugin.skips_origin,
+            changeset_size=None if self.changesets is None else functools.partial(changeset_size, changesets=self.changesets),
         )
         log_reader = self.log.reader(max(slot.restart_lsn, self.log.oldest_lsn))
         try:

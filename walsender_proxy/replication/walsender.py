@@ -361,7 +361,7 @@ class WalSender:
                 timeout = self._timeout()  # (no SET while streaming; a reload sets it again)
                 stream = LogicalStream(
                     self.s, self.lake.log, self.slots, slot, plugin, start,
-                    work_mem=work_mem, spill_dir=self.lake.dir / "spill",
+                    work_mem=work_mem, spill_dir=self.lake.dir / "spill", changesets=Path(self.lake.changesets),
                     timeout=lambda: timeout,
                 )
 
