@@ -125,3 +125,34 @@ def test_a_15_publisher_keeps_15s_signature(proxy: ProxyServer, pg15: PgCluster)
         "SELECT (pg_get_publication_tables(NULL)).*",
     ):
         assert _answer(proxy.dsn(), sql) == _answer(pg15.dsn(), sql), sql
+
+
+_SLOTS = (
+    "SELECT slot_name, plugin, slot_type, database, temporary, active, active_pid IS NULL AS idle, wal_status, "
+    "two_phase, {later} FROM pg_replication_slots ORDER BY slot_name"
+)
+_LATER = {16: "conflicting", 17: "inactive_since IS NOT NULL AS let_go, conflicting, invalidation_reason, failover, synced"}
+
+
+@pytest.mark.parametrize("major", [16, 17])
+def test_pg_replication_slots_has_the_claimed_versions_columns(major: int) -> None:
+    """``pg_replication_slots`` of a proxy claiming 16 has ``conflicting``; claiming 17,
+    ``inactive_since``, ``conflicting``, ``invalidation_reason``, ``failover`` and
+    ``synced`` too, in PostgreSQL's order and types; a slot made with 17's ``FAILOVER``
+    shows it, and ``inactive_since`` is set while nobody streams from a slot, NULL while
+    one does."""
+    with major_cluster(major, {"wal_level": "logical"}) as pg, ProxyServer(server_version=f"{major}.6") as proxy:
+        answers = []
+        for dsn in (proxy.dsn(), pg.dsn()):
+            with psycopg.connect(dsn, autocommit=True) as c:
+                cur = c.execute("SELECT * FROM pg_replication_slots")
+                shape = [(d.name, d.type_code) for d in cur.description or ()]
+            with psycopg.connect(dsn + " replication=database", autocommit=True) as r:
+                r.execute("CREATE_REPLICATION_SLOT s_plain LOGICAL pgoutput (SNAPSHOT 'nothing')")
+                if major >= 17:
+                    r.execute("CREATE_REPLICATION_SLOT s_failover LOGICAL pgoutput (SNAPSHOT 'nothing', FAILOVER)")
+                r.execute("CREATE_REPLICATION_SLOT s_temp TEMPORARY LOGICAL pgoutput (SNAPSHOT 'nothing')")
+                slots = _answer(dsn, _SLOTS.format(later=_LATER[major]))
+            after = _answer(dsn, _SLOTS.format(later=_LATER[major]))
+            answers.append((shape, slots, after))
+        assert answers[0] == answers[1]

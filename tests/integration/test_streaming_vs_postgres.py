@@ -8,7 +8,8 @@ Prepare. PostgreSQL's 015_stream, 016_stream_subxact, 018_stream_subxact_abort a
 proxy as the publisher.
 
 Where the blocks are cut differs: PostgreSQL counts the memory of each decoded row, the
-proxy the size of each statement's record in its log, so the number of blocks and of
+proxy the size of each statement's record in its log (a changeset's rows by their decoded
+size), so the number of blocks and of
 changes in each is not compared — what a subscriber ends up applying is, in full."""
 
 from __future__ import annotations

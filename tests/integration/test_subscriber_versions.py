@@ -99,6 +99,8 @@ def test_a_subscriber_syncs_and_streams(publisher: ProxyServer, subscriber: PgCl
         started = c.execute(
             f"SELECT query FROM pg_stat_activity WHERE backend_type = 'walsender' AND application_name = '{sub}'"
         ).fetchone()
+        if claim >= 17:  # (PostgreSQL 17's column: NULL while the slot is streamed from)
+            assert c.execute(f"SELECT active, inactive_since FROM pg_replication_slots WHERE slot_name = '{sub}'").fetchone() == (True, None)
     assert senders == [("streaming",)]
     # What the subscriber asked for, chosen from the claimed version (worker.c).
     assert started is not None

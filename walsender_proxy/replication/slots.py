@@ -17,6 +17,7 @@ restart LSN on is still there.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import functools
 import json
 import logging
@@ -64,6 +65,10 @@ log = logging.getLogger("walsender_proxy.slots")
 SAVE_INTERVAL = 1.0
 
 
+def _now() -> datetime.datetime:
+    return datetime.datetime.now(datetime.UTC)
+
+
 class SlotStore:
     def __init__(self, lake: Lake, max_slots: int = 10) -> None:
         self.lake = lake
@@ -74,6 +79,10 @@ class SlotStore:
         self._slots: dict[str, Slot] = {}
         self._holds: dict[str, Hold] = {}
         self._active: dict[str, int] = {}  # name -> pid using it
+        #: When each slot was last let go (pg_replication_slots.inactive_since, PostgreSQL
+        #: 17): at its creation and each release, and for every slot read at start-up;
+        #: none while a stream has it.
+        self._inactive_since: dict[str, datetime.datetime] = {}
         self._dirty: set[str] = set()  # moved in memory since the last save
         self._saved_at: dict[str, float] = {}
         self._save_lock = threading.Lock()  # one writer of the slot files at a time
@@ -90,6 +99,7 @@ class SlotStore:
                 p.unlink()
                 continue
             self._slots[slot.name] = slot
+            self._inactive_since[slot.name] = _now()
             counts, reset = saved_stats.get(slot.name, ({}, 0))
             self._stats[slot.name] = DecodingStats(**counts)
             self._stats_reset[slot.name] = reset
@@ -196,6 +206,7 @@ class SlotStore:
             )
             if owner is not None:
                 self._active[slot.name] = owner
+            self._inactive_since[slot.name] = _now()  # (the command creating it lets it go)
             self._save(slot)
             return slot
 
@@ -214,6 +225,13 @@ class SlotStore:
     def active_pid(self, name: str) -> int | None:
         with self._lock:
             return self._active.get(name)
+
+    def inactive_since(self, name: str) -> datetime.datetime | None:
+        """When the slot was last let go (None while one streams from it): as
+        PostgreSQL 17's ReplicationSlotRelease sets it, also for a temporary slot, which
+        stays with its session."""
+        with self._lock:
+            return self._inactive_since.get(name)
 
     def _existing(self, name: str) -> Slot:
         """The slot (caller holds the lock), or 42704."""
@@ -235,6 +253,7 @@ class SlotStore:
         with self._lock:
             slot = self._free_for(name, pid)
             self._active[name] = pid
+            self._inactive_since.pop(name, None)
             return slot
 
     def release(self, name: str, pid: int) -> None:
@@ -242,8 +261,10 @@ class SlotStore:
         keeps its ``active_pid``): nobody else may use or drop it meanwhile."""
         with self._lock:
             slot = self._slots.get(name)
-            if self._active.get(name) == pid and (slot is None or not slot.temporary):
-                del self._active[name]
+            if self._active.get(name) == pid:
+                self._inactive_since[name] = _now()
+                if slot is None or not slot.temporary:
+                    del self._active[name]
 
     def drop(self, name: str, pid: int) -> None:
         with self._lock:
@@ -252,6 +273,7 @@ class SlotStore:
             self._stats.pop(name, None)
             self._stats_reset.pop(name, None)
             self._active.pop(name, None)
+            self._inactive_since.pop(name, None)
             self._dirty.discard(name)
             hold = self._holds.pop(name, None)
         if hold is not None:

@@ -282,6 +282,13 @@ class ServerContext:
                     "confirmed_flush_lsn": format_lsn(sl.confirmed_flush),
                     "wal_status": "reserved",
                     "two_phase": sl.two_phase,
+                    # 16 and 17 (shown when the server claims them): no standby, so no
+                    # conflict, no invalidation and no synchronised slot
+                    "conflicting": False if sl.kind == "logical" else None,
+                    "inactive_since": self.slots.inactive_since(sl.name),
+                    "invalidation_reason": None,
+                    "failover": sl.failover,
+                    "synced": False,
                 }
             )
         return rows

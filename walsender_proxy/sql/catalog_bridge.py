@@ -182,7 +182,7 @@ def injected_rows(ex: SessionState, needs: frozenset[str]) -> dict[str, pa.Table
                         if may_see(r["usename"]):
                             keep += ("client_addr", "client_port", "backend_start")
                         rows[i] = {k: v for k, v in r.items() if k in keep}
-            out[name] = pgcatalog.make_table(name, rows)
+            out[name] = pgcatalog.make_table(name, rows, server_info(ex).server_version_num)
     return out
 
 

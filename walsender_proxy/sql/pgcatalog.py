@@ -94,9 +94,12 @@ from walsender_proxy.sql.pgcatalog_defs import (
     TYPE_OIDS,
     TYPES,
     VIEW_RULE,
+    any_version_columns,
     format_type,
     quote_ident,
+    registered_relation,
 )
+from walsender_proxy.sql.pgcatalog_defs import relation as catalog_relation
 from walsender_proxy.sql.views import view_updatability
 
 # ---------------------------------------------------------------------------------------------
@@ -3468,14 +3471,16 @@ def build_session_table(name: str, snap: CatalogSnapshot, session: SessionInfo) 
     raise KeyError(name)
 
 
-def make_table(relname: str, rows: Iterable[Mapping[str, Any]]) -> pa.Table:
-    """An Arrow table with ``pg_catalog.relname``'s columns (missing keys → NULL).
+def make_table(relname: str, rows: Iterable[Mapping[str, Any]], version_num: int = 150000) -> pa.Table:
+    """An Arrow table with ``pg_catalog.relname``'s columns in the claimed version (missing
+    keys → NULL; keys of the view's columns in other versions are left out).
 
     For the server to inject rows it owns: slots (pg_replication_slots), walsenders
     (pg_stat_replication), backends (pg_stat_activity), prepared transactions.
     """
-    d = PG_CATALOG[relname]
-    names = {n for n, _ in d.columns}
+    d = catalog_relation("pg_catalog", relname, version_num)
+    assert d is not None
+    names = any_version_columns(relname)
     clean = []
     for r in rows:
         unknown = set(r) - names
@@ -4362,6 +4367,7 @@ class CatalogBinding:
             )
         d = BY_REGISTERED.get(name)
         if d is not None and injected and d.name in injected:
+            d = registered_relation(name, snapshot.server.server_version_num)
             return injected[d.name].cast(d.arrow_schema)
         if name in SESSION_TABLES:
             t = self._session_tables.get(name)

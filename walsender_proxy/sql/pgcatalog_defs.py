@@ -9,8 +9,9 @@ builds pg_class, pg_proc and the views' rows from them.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -156,17 +157,52 @@ BY_REGISTERED: Mapping[str, RelDef] = MappingProxyType(
 )
 
 
-def relation(schema: str | None, name: str) -> RelDef | None:
-    """The emulated relation a (schema, name) reference means, if any.
+#: Catalog views whose columns PostgreSQL changed after 15, with the version that changed
+#: them and the columns after 15's then: a server claiming that version shows them
+#: (``server_version`` is configuration; compared with PostgreSQL 16 and 17 in
+#: ``tests/integration/test_publisher_versions_vs_postgres.py``).
+_LATER_COLUMNS: Mapping[str, tuple[tuple[int, tuple[tuple[str, str], ...]], ...]] = {
+    "pg_replication_slots": (
+        (160000, (("conflicting", "bool"),)),
+        (170000, (("inactive_since", "timestamptz"), ("conflicting", "bool"), ("invalidation_reason", "text"),
+                  ("failover", "bool"), ("synced", "bool"))),
+    ),
+}  # fmt: skip
+
+
+@functools.cache
+def _as_of(name: str, major: int) -> RelDef:
+    d = PG_CATALOG[name]
+    later = [cols for since, cols in _LATER_COLUMNS[name] if since <= major * 10000]
+    return replace(d, columns=d.columns + later[-1]) if later else d
+
+
+def relation(schema: str | None, name: str, version_num: int = 150000) -> RelDef | None:
+    """The emulated relation a (schema, name) reference means, if any, with the columns
+    of the version the server claims (``server_version_num``).
 
     Unqualified ``pg_*`` names resolve to pg_catalog because PostgreSQL searches pg_catalog
     before the search_path (unless the path names it explicitly, which nobody does).
     """
     if schema is None or schema == "pg_catalog":
+        if name in _LATER_COLUMNS:
+            return _as_of(name, version_num // 10000)
         return PG_CATALOG.get(name)
     if schema == "information_schema":
         return INFORMATION_SCHEMA.get(name)
     return None
+
+
+def registered_relation(registered: str, version_num: int = 150000) -> RelDef:
+    """:data:`BY_REGISTERED`'s relation with the columns of the claimed version."""
+    d = BY_REGISTERED[registered]
+    return _as_of(d.name, version_num // 10000) if d.schema == "pg_catalog" and d.name in _LATER_COLUMNS else d
+
+
+def any_version_columns(name: str) -> frozenset[str]:
+    """The columns a pg_catalog view has in any version the server may claim."""
+    later = {c for _, cols in _LATER_COLUMNS.get(name, ()) for c, _ in cols}
+    return frozenset({c for c, _ in PG_CATALOG[name].columns} | later)
 
 
 # ---------------------------------------------------------------------------------------------

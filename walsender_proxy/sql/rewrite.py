@@ -1969,7 +1969,7 @@ class _Rewriter:
                     cols = [(given[i] if i < len(given) else n, t) for i, (n, t) in enumerate(cols)]
                 scope.add(alias, _Rel(cols))
                 return rv
-        d = pgcatalog_defs.relation(rv.schemaname, rv.relname)
+        d = pgcatalog_defs.relation(rv.schemaname, rv.relname, self.server_version_num)
         if d is not None:
             self.needs.add(d.registered)
             cols = [(n, _column_t(t)) for n, t in d.columns]
