@@ -321,6 +321,40 @@ CURATED = [
     "SELECT 1 @#@ ANY (ARRAY[1, 2])",
     "SELECT u @#@ u FROM tr_u",
     "SELECT 1 OPERATOR(pg_catalog.+) 2, |/ 16.0, 2 ^ 3",
+    # oid and xid through their input functions (DuckDB's "Could not convert string" before)
+    "SELECT '-1'::oid, ' 12 '::oid, '+7'::oid, '-2147483648'::oid",
+    "SELECT 'abc'::oid",
+    "SELECT ''::oid",
+    "SELECT x::oid FROM (VALUES ('12'), (' -1 '), ('4294967295')) v(x)",
+    "SELECT x::oid FROM (VALUES ('4294967296')) v(x)",
+    "SELECT x::oid FROM (VALUES ('-2147483649')) v(x)",
+    "SELECT x::oid FROM (VALUES ('1.5')) v(x)",
+    "SELECT x::xid FROM (VALUES ('12'), ('abc'), (' -1'), ('99999999999999999999999'), ('7z'), (''), ('+3')) v(x)",
+    "SELECT '5'::xid, typname::text::oid IS NULL FROM pg_type WHERE false",
+    # ORDER BY the position of a numeric or jsonb column a * gave (an internal error before)
+    "CREATE TEMP TABLE tr_n (a text, c numeric, j jsonb)",
+    """INSERT INTO tr_n VALUES ('x', 2.50, '{"b": 1}'), ('y', 10, '[1]'), ('z', -1.5, 'null')""",
+    "SELECT a || '!' AS x, * FROM tr_n ORDER BY 3 DESC",
+    "SELECT * FROM tr_n ORDER BY 2",
+    "SELECT tr_n.*, 1 AS one FROM tr_n ORDER BY 3, 2",
+    # untyped literals compared with oid, xid and reg* values: oid's (or xid's) input, or
+    # in a list of several the left side's type's
+    "SELECT typname FROM pg_type WHERE oid::regclass IN ('pg_type', 'pg_class') ORDER BY 1",
+    "SELECT typname FROM pg_type WHERE oid::regtype IN ('int4', 'text') ORDER BY 1",
+    "SELECT typname FROM pg_type WHERE oid::regtype IN ('int4', 'nope')",
+    "SELECT typname FROM pg_type WHERE oid::regtype NOT IN ('int4') AND oid = 25",
+    "SELECT typname FROM pg_type WHERE oid::regtype = 'int4'",
+    "SELECT typname FROM pg_type WHERE 'x' = oid::regtype",
+    "SELECT typname FROM pg_type WHERE oid = 'abc'",
+    "SELECT typname FROM pg_type WHERE oid IN ('23', '25') ORDER BY 1",
+    "SELECT typname FROM pg_type WHERE oid = '-1'",
+    "SELECT '5'::xid = '5', '5'::xid IN ('5', '6'), '5'::xid = 'abc'",
+    # a subscript of a value of a type without subscripting (DuckDB's array_extract before)
+    "SELECT (now())[1]",
+    """SELECT ('{"a": 1}'::json)['a']""",
+    "SELECT ('0/10'::pg_lsn)[1]",
+    # a catalog regproc column as the function's OID
+    "SELECT typinput::oid, typinput::oid::regprocedure, typoutput::regprocedure, typinput::int8 FROM pg_type WHERE oid IN (23, 1007, 3802) ORDER BY oid",
 ]
 
 

@@ -143,7 +143,7 @@ def _array_literal(text: str, v: _Value) -> str:
     return "{}" if 0 in lengths else out
 
 
-def _column_text(text: str, v: _Value | None, kind: str) -> str | None:
+def _column_text(text: str, v: _Value | None, kind: str, key: str) -> str | None:
     if v is None or v.kind == "N":
         return None
     if kind == JSON:
@@ -152,7 +152,7 @@ def _column_text(text: str, v: _Value | None, kind: str) -> str | None:
         if v.kind == "s":
             return _scalar_text(text, v)  # (an array literal in a string)
         if v.kind != "[":
-            raise PgError("22P02", "expected JSON array")
+            raise PgError("22P02", "expected JSON array", hint=f'See the value of key "{key}".')
         return _array_literal(text, v)
     if v.kind in "{[":
         return text[v.start : v.end]
@@ -163,8 +163,8 @@ def _row(text: str, obj: _Value, keys: Sequence[str], kinds: str) -> list[str | 
     fields = dict(obj.items)  # (the last of duplicate keys)
     if kinds.startswith(BASE):
         kinds = kinds[1:]
-        return [MISSING if k not in fields else _column_text(text, fields[k], kind) for k, kind in zip(keys, kinds, strict=True)]
-    return [_column_text(text, fields.get(k), kind) for k, kind in zip(keys, kinds, strict=True)]
+        return [MISSING if k not in fields else _column_text(text, fields[k], kind, k) for k, kind in zip(keys, kinds, strict=True)]
+    return [_column_text(text, fields.get(k), kind, k) for k, kind in zip(keys, kinds, strict=True)]
 
 
 def record_texts(doc: str, keys: Sequence[str], kinds: str, fname: str) -> list[str | None]:

@@ -3826,6 +3826,37 @@ _MACROS: dict[str, str] = {
         ELSE (SELECT pgc_c.oid FROM pgc_pg_class pgc_c JOIN pgc_pg_namespace pgc_n
                 ON pgc_n.oid = pgc_c.relnamespace
               WHERE pgc_n.nspname = pgc_ident_parts(x)[-2] AND pgc_c.relname = pgc_ident_parts(x)[-1]) END)""",
+    # oidin: optional blanks and sign around decimal digits; -1 … -2147483648 wrap around
+    # as strtoul's do; 22P02 / 22003 with the text as given
+    "pgc_oid_in": """MACRO pgc_oid_in(x) AS (CASE WHEN x IS NULL THEN NULL::UINTEGER
+        WHEN NOT regexp_full_match(x, '[ \t\n\r\f\v]*[+-]?[0-9]+[ \t\n\r\f\v]*')
+        THEN error('PGERR[22P02] invalid input syntax for type oid: "' || x || '"')
+        WHEN TRY_CAST(trim(x, ' ' || chr(9) || chr(10) || chr(11) || chr(12) || chr(13)) AS HUGEINT) BETWEEN 0 AND 4294967295
+        THEN CAST(TRY_CAST(trim(x, ' ' || chr(9) || chr(10) || chr(11) || chr(12) || chr(13)) AS HUGEINT) AS UINTEGER)
+        WHEN TRY_CAST(trim(x, ' ' || chr(9) || chr(10) || chr(11) || chr(12) || chr(13)) AS HUGEINT) BETWEEN -2147483648 AND -1
+        THEN CAST(TRY_CAST(trim(x, ' ' || chr(9) || chr(10) || chr(11) || chr(12) || chr(13)) AS HUGEINT) + 4294967296 AS UINTEGER)
+        ELSE error('PGERR[22003] value "' || x || '" is out of range for type oid') END)""",
+    # PostgreSQL 15's xidin: strtoul(x, NULL, 0) as a TransactionId, no error (no digits:
+    # 0; past the range: 4294967295; a sign negates modulo 2^64); octal and hexadecimal
+    # forms are refused rather than read otherwise
+    "pgc_xid_in": """MACRO pgc_xid_in(x) AS (CASE WHEN x IS NULL THEN NULL::UINTEGER
+        WHEN regexp_matches(x, '^[ \t\n\r\f\v]*[+-]?0[0-9xX]')
+        THEN error('PGERR[0A000] xid input in octal or hexadecimal ("' || x || '") is not supported by walsender-proxy')
+        ELSE pgc_xid_dec(regexp_extract(x, '^[ \t\n\r\f\v]*([+-]?)([0-9]*)', 1),
+                         TRY_CAST(nullif(regexp_extract(x, '^[ \t\n\r\f\v]*([+-]?)([0-9]*)', 2), '') AS HUGEINT),
+                         regexp_extract(x, '^[ \t\n\r\f\v]*([+-]?)([0-9]*)', 2) = '') END)""",
+    "pgc_xid_dec": """MACRO pgc_xid_dec(sign, v, empty) AS (CASE
+        WHEN empty THEN 0::UINTEGER
+        WHEN v IS NULL OR v >= 18446744073709551616 THEN 4294967295::UINTEGER
+        WHEN sign = '-' THEN CAST((18446744073709551616 - v) % 4294967296 AS UINTEGER)
+        ELSE CAST(v % 4294967296 AS UINTEGER) END)""",
+    # a catalog regproc column's name (pg_type.typinput …) as the function's OID: the one
+    # function of that name ('-' is 0); several of that name are refused, not guessed
+    "pgc_regproc_text_oid": """MACRO pgc_regproc_text_oid(x) AS (CASE WHEN x IS NULL THEN NULL::UINTEGER
+        WHEN x = '-' THEN 0::UINTEGER
+        WHEN (SELECT count(*) FROM pgc_pg_proc pgc_p WHERE pgc_p.proname = x) = 1
+        THEN (SELECT pgc_p.oid FROM pgc_pg_proc pgc_p WHERE pgc_p.proname = x)
+        ELSE error('PGERR[0A000] the OID of regproc value "' || x || '" (an overloaded name) is not supported by walsender-proxy') END)""",
     "pgc_regclass_in": """MACRO pgc_regclass_in(x) AS (CASE WHEN x IS NULL THEN NULL::UINTEGER
         WHEN pgc_to_regclass(x) IS NOT NULL THEN pgc_to_regclass(x)
         ELSE error('PGERR[42P01] relation "' || x || '" does not exist') END)""",

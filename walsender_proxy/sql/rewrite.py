@@ -575,9 +575,20 @@ REG_TYPES = {
     "regproc": "regproc",
     "regprocedure": "regprocedure",
 }
+#: Types without subscripting (typsubscript 0) a value of which may be written with [...].
+_NOT_SUBSCRIPTABLE = frozenset({
+    "bool", "int2", "int4", "int8", "float4", "float8", "numeric", "date", "time", "timetz", "timestamp",
+    "timestamptz", "interval", "uuid", "bytea", "json", "oid", "xid", "pg_lsn", "inet", "cidr", "macaddr",
+    "macaddr8", "money", "bit", "varbit", "char", *REG_TYPES.values(),
+})  # fmt: skip
+#: Types whose comparisons with an untyped literal read it by an input function of ours.
+_OID_INPUT_TYPES = frozenset({"oid", "xid", *REG_TYPES.values()})
 #: reg* inputs read at analysis: those whose catalog the proxy holds whole (pg_proc lists
 #: PostgreSQL's functions and the user's).
-_EAGER_REG_INPUTS = frozenset({"pgc_regclass_in", "pgc_regtype_in", "pgc_regnamespace_in", "pgc_regrole_in", "pgc_regproc_in", "pgc_regprocedure_in"})
+_EAGER_REG_INPUTS = frozenset({
+    "pgc_regclass_in", "pgc_regtype_in", "pgc_regnamespace_in", "pgc_regrole_in", "pgc_regproc_in", "pgc_regprocedure_in",
+    "pgc_oid_in", "pgc_xid_in",
+})  # fmt: skip
 #: Output formatting PostgreSQL's type output functions do that DuckDB's values need.
 _OUT_FORMAT = {
     "int2vector": "vector",
@@ -1153,6 +1164,9 @@ class _Rewriter:
         self.reg_inputs: list[tuple[str, str, int | None]] = []
         #: Tables whose primary key a GROUP BY rests on (functional_grouping).
         self.key_dependencies: set[int] = set()
+        #: Of each plain SELECT (by id), its output positions a * gave, as references to
+        #: the columns (ORDER BY n of one).
+        self._star_columns: dict[int, dict[int, ast.ColumnRef]] = {}
         #: The server_version_num the server claims (see :func:`rewrite`).
         self.server_version_num = 150000
 
@@ -1354,6 +1368,8 @@ class _Rewriter:
             stmt.targetList = (ast.ResTarget(name=NO_COLUMNS, val=ast.A_Const(isnull=True)),)
         cols: list[tuple[str, T | None]] | None = []
         targets = []
+        #: output positions a * gave, as a reference to the column (ORDER BY n of one)
+        star_columns: dict[int, ast.ColumnRef] = {}
         origins: list[Origin | None] | None = [] if parent is None else None
         for rt in stmt.targetList or ():
             val = rt.val
@@ -1365,7 +1381,10 @@ class _Rewriter:
                 if expanded is None or cols is None:
                     cols = None
                 else:
+                    first = len(cols)
                     cols.extend(expanded)
+                    for i, (n, _) in enumerate(expanded, start=first):  # (what ORDER BY i reads)
+                        star_columns[i] = ast.ColumnRef(fields=(*val.fields[-2:-1], _s(n)))
                 if len(val.fields) == 3:
                     val.fields = val.fields[1:]
                 targets.append(rt)
@@ -1411,6 +1430,7 @@ class _Rewriter:
         out_scope = _Scope(scope)
         if cols:
             out_scope.add("*output*", _Rel(list(cols)))
+        self._star_columns[id(stmt)] = star_columns
         self._tail(stmt, out_scope)
         if origins is not None:
             self.origins = tuple(origins)
@@ -1522,6 +1542,14 @@ class _Rewriter:
                     elif not stmt.targetList:
                         self._no_text_numeric("ORDER BY a position", s, t)
                         raise self.fail("0A000", "ORDER BY a position of a jsonb column is not supported here by walsender-proxy", s)
+                    elif self._star_columns.get(id(stmt)):
+                        # (a * in the list: the nth output column is a column it gave, or not)
+                        stars = self._star_columns[id(stmt)]
+                        named = cols[n - 1][0] if cols is not None else None
+                        if n - 1 not in stars or (cols is not None and [c for c, _ in cols].count(named) != 1):
+                            self._no_text_numeric("ORDER BY a position", s, t)
+                            raise self.fail("0A000", "ORDER BY a position of a numeric or jsonb column beside a * is not supported here by walsender-proxy", s)
+                        s.node = _call(key, copy.deepcopy(stars[n - 1]))
                     else:
                         s.node = _call(key, copy.deepcopy(stmt.targetList[n - 1].val))
                     sorts.append(s)
@@ -2514,6 +2542,7 @@ class _Rewriter:
         each column's text of the document through the column type's input function."""
         returns_set, jsonb, populate = json_records.FUNCTIONS[name]
         row_base = self._row_base(call) if populate else None
+        unread: dict[str, ColumnType] = {}
         base_row: ast.Node | None = None
         #: Attributes of a domain or an enum: read as their base type (text for an enum),
         #: then coerced to it (the domain's checks, enum_in), as populate_record does.
@@ -2525,12 +2554,13 @@ class _Rewriter:
             if not (isinstance(base.arg, ast.A_Const) and base.arg.isnull):
                 base_row = self.expr(copy.deepcopy(base), scope)[0]  # (a missing key keeps its field)
             self._row_typed = True
-            for n, ct in row_base.fields:
-                if ct.is_composite or (ct.domain and ct.bare.is_array) or (ct.is_enum and ct.is_array):
-                    raise self.fail("0A000", f"{name}() of composite type {row_base.name}, whose attribute {n} is of a composite type, an array of an enum or a domain over an array, is not supported by walsender-proxy", call)
-            user_fields = {n: ct for n, ct in row_base.fields if ct.domain or ct.is_enum}
+            # Attributes of a composite type, an array of an enum or a domain over an array
+            # are not read: NULL when the document has no value for them (as PostgreSQL's
+            # is), refused when it has one.
+            unread = {n: ct for n, ct in row_base.fields if ct.is_composite or (ct.domain and ct.bare.is_array) or (ct.is_enum and ct.is_array)}
+            user_fields = {n: ct for n, ct in row_base.fields if (ct.domain or ct.is_enum) and n not in unread}
             coldefs = [
-                ast.ColumnDef(colname=n, typeName=ast.TypeName(names=(_s("text"),)) if ct.is_enum else composite_values.type_name(ct.bare))
+                ast.ColumnDef(colname=n, typeName=ast.TypeName(names=(_s("text"),)) if ct.is_enum or n in unread else composite_values.type_name(ct.bare))
                 for n, ct in row_base.fields
             ]
             call = ast.FuncCall(funcname=call.funcname, args=(ast.TypeCast(arg=_null(), typeName=ast.TypeName(names=(_s("record"),))), *call.args[1:]))
@@ -2566,8 +2596,23 @@ class _Rewriter:
                 shown = pgcatalog_defs.format_type(pgcatalog_defs.TYPE_OIDS[target], None) or target
                 raise self.fail("0A000", f"{name}() of a column of type {shown} is not supported by walsender-proxy", cd)
             names.append(cd.colname)
-            kinds += json_records.ARRAY if is_array else json_records.JSON if target in ("json", "jsonb") else json_records.SCALAR
             text = _call("list_extract", _colref("wpx_r"), _int(i + 1))
+            if cd.colname in unread:
+                kinds += json_records.JSON  # (its JSON text, NULL for a JSON null or none)
+                assert row_base is not None
+                null, vt = self.expr(ast.TypeCast(arg=_null(), typeName=composite_values.type_name(unread[cd.colname])), scope)
+                refused = _call("error", _str(
+                    f"PGERR[0A000] {name}() of a value for attribute {cd.colname} of composite type {row_base.name}, which is of a "
+                    "composite type, an array of an enum or a domain over an array, is not supported by walsender-proxy"
+                ))  # fmt: skip
+                whens = [ast.CaseWhen(expr=ast.NullTest(arg=copy.deepcopy(text), nulltesttype=NullTestType.IS_NULL), result=null)]
+                if base_row is not None:
+                    missing = _op("=", copy.deepcopy(text), _call("chr", _int(0)))
+                    whens.insert(0, ast.CaseWhen(expr=missing, result=_call("struct_extract", copy.deepcopy(base_row), _str(cd.colname))))
+                targets.append(ast.ResTarget(name=cd.colname, val=ast.CaseExpr(args=tuple(whens), defresult=refused)))
+                cols.append((cd.colname, vt))
+                continue
+            kinds += json_records.ARRAY if is_array else json_records.JSON if target in ("json", "jsonb") else json_records.SCALAR
             if target in ("text", "varchar") and ctype.typmod < 0 and not is_array:
                 val, vt = text, T(target)
             else:
@@ -3265,6 +3310,9 @@ class _Rewriter:
                 raise self.fail("0A000" if t.name == "name" else "42804",
                                 "a slice of a name value is not supported by walsender-proxy" if t.name == "name"
                                 else f"cannot subscript type {_type_display(t)} because it does not support subscripting", node)  # fmt: skip
+            if t.name in _NOT_SUBSCRIPTABLE and not t.zero_based and not t.domain_oid:
+                # (DuckDB would try its array_extract and word its own error)
+                raise SqlError("42804", f"cannot subscript type {_type_display(t)} because it does not support subscripting", self._parenthesized_pos(original))
         if t is not None and t.name.startswith("_") and not t.zero_based and node.indirection and isinstance(node.indirection[0], ast.A_Indices):
             subscripted = self._array_subscripts(node, t, scope)
             if subscripted is not None:
@@ -3288,6 +3336,18 @@ class _Rewriter:
             new_ind.append(ind)
         node.indirection = tuple(new_ind)
         return node, out_t
+
+    def _parenthesized_pos(self, node: ast.Node) -> int | None:
+        """The 1-based position of ``node`` (a cast of a literal: the literal's), or of the
+        parenthesis it is written in."""
+        pos = self._literal_pos(node) if isinstance(node, ast.TypeCast) and _str_const(node.arg) is not None else None
+        pos = pos or self._pos(node)
+        if pos is None:
+            return None
+        i = pos - 2
+        while i >= 0 and self.sql[i].isspace():
+            i -= 1
+        return i + 1 if i >= 0 and self.sql[i] == "(" else pos
 
     def _row_star(self, val: ast.Node, scope: _Scope) -> list[ast.ResTarget] | None:
         """``(v).*`` in a SELECT list when ``v`` is a value of a composite type: one target
@@ -3531,6 +3591,15 @@ class _Rewriter:
         if not is_array and t is not None and t.name in ("xid", "xid8") and target in ("int2", "int4", "int8", "numeric", "oid"):
             # (pg_cast has no cast from xid or xid8 to a number; text is the way)
             raise self.fail("42846", f"cannot cast type {t.name} to {_type_display(T(target))}", node)
+        if not is_array and t is not None and t.name == "regproc_text" and target not in TEXTISH and target != "regproc":
+            # (a catalog regproc column keeps the function's name: its OID is that of the
+            # one function so named, refused if the name is overloaded)
+            self.needs.add("pgc_regproc_text_oid")
+            arg, t = _call("pgc_regproc_text_oid", arg), T("regproc")
+        if target in ("oid", "xid") and not is_array and (t is None or t == UNKNOWN or t.name in TEXTISH or t.name == "name"):
+            # (their input functions: oidin's syntax and range errors, PostgreSQL 15's xidin
+            # that reads what strtoul reads; a literal is read before the statement runs)
+            return self._reg_in(f"pgc_{target}_in", arg if t == UNKNOWN else _cast(arg, "varchar"), t, node), T(target)
         if (
             not is_array and t is not None and not t.is_array and not t.domain_oid and not t.enum_oid
             and t.name != target and t.name in _CAST_CHECKED and target in _CAST_CHECKED
@@ -3928,6 +3997,43 @@ class _Rewriter:
             hint="No operator matches the given name and argument types. You might need to add explicit type casts.",
         )  # fmt: skip
 
+    def _before_literal(self, op: ast.A_Expr, after: bool, lit: ast.Node) -> int:
+        """A location just before an operand literal of ``op``, for a cast made of it to
+        report the literal's position as PostgreSQL does (-1: not known)."""
+        pos = self._operand_literal_pos(op, after, _str_const(lit))
+        return pos - 2 if pos is not None and pos >= 2 else -1
+
+    @staticmethod
+    def _catalog_type(name: str) -> ast.TypeName:
+        return ast.TypeName(names=(_s("pg_catalog"), _s(name)), typemod=-1)
+
+    def _reg_literals(self, node: ast.A_Expr, kind: A_Expr_Kind, op: str, scope: _Scope) -> None:
+        """Untyped literals compared with an oid, xid or reg* value, typed as PostgreSQL
+        types them: the comparison is oid's (the reg* types have no operators of their
+        own) or xid's, so the literal is read by that input function; in an IN list of
+        several, the list's common type is the left side's, so each is read by its input
+        (``oid::regclass IN ('a', 'b')``)."""
+        if kind == A_Expr_Kind.AEXPR_IN and isinstance(node.rexpr, tuple | list):
+            literals = [i for i, x in enumerate(node.rexpr) if _str_const(x) is not None and not isinstance(x, ast.TypeCast)]
+            if not literals or _str_const(node.lexpr) is not None:
+                return
+            lt = self.expr(copy.deepcopy(node.lexpr), scope)[1]
+            if lt is None or lt.is_array or lt.name not in _OID_INPUT_TYPES:
+                return
+            target = lt.name if len(node.rexpr) > 1 or lt.name == "xid" else "oid"
+            node.rexpr = tuple(ast.TypeCast(arg=x, typeName=self._catalog_type(target), location=self._before_literal(node, True, x)) if i in literals else x for i, x in enumerate(node.rexpr))
+            return
+        if kind != A_Expr_Kind.AEXPR_OP or op not in _COMPARISONS:
+            return
+        for lit_side, other_side in (("rexpr", "lexpr"), ("lexpr", "rexpr")):
+            lit, other = getattr(node, lit_side), getattr(node, other_side)
+            if isinstance(lit, ast.A_Const) and _str_const(lit) is not None and other is not None and _str_const(other) is None:
+                ot = self.expr(copy.deepcopy(other), scope)[1]
+                if ot is not None and not ot.is_array and ot.name in _OID_INPUT_TYPES:
+                    target = "xid" if ot.name == "xid" else "oid"
+                    setattr(node, lit_side, ast.TypeCast(arg=lit, typeName=self._catalog_type(target), location=self._before_literal(node, lit_side == "rexpr", lit)))
+                return
+
     def e_A_Expr(self, node: ast.A_Expr, scope: _Scope) -> tuple[ast.Node, T | None]:
         if node.name:
             node.name = tuple(
@@ -3942,6 +4048,7 @@ class _Rewriter:
                 rt = self._row_operand(operand, scope)
                 if rt is not None:  # (record's operators are its comparisons; DuckDB would take others)
                     raise self.fail("0A000", f"operator {op} of a value of composite type {_type_display(rt)} is not supported by walsender-proxy", node)
+        self._reg_literals(node, kind, op, scope)
         if kind == A_Expr_Kind.AEXPR_OP and op in _COMPARISONS and isinstance(node.lexpr, ast.RowExpr) and isinstance(node.rexpr, ast.RowExpr):
             try:
                 return self.expr(_row_comparison(op, node.lexpr.args or (), node.rexpr.args or ()), scope)[0], BOOL
