@@ -56,6 +56,14 @@ class Client:
         self.close()
 
 
+def refused_where_postgres_answers(proxy: Client, reference: Client, statements: list[str]) -> None:
+    """Statements PostgreSQL answers that the proxy refuses with 0A000 naming itself."""
+    for sql in statements:
+        assert reference(sql)[0] in ("rows", "done"), sql
+        have = proxy(sql)
+        assert have[:2] == ("error", "0A000") and "walsender-proxy" in str(have[2]), (sql, have)
+
+
 def same_answers(proxy_dsn: str, reference_dsn: str, statements: list[str]) -> Client:
     """Each statement on the proxy and on a PostgreSQL 15 database, answers compared (by
     repr: Decimal('NaN') equals itself); returns the proxy's client, still open."""

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.pgcluster import PgCluster
-from tests.pgcompare import Client
+from tests.pgcompare import Client, refused_where_postgres_answers
 from tests.proxy import ProxyServer
 
 _dbs = itertools.count(1)
@@ -47,10 +47,7 @@ def _same(clients: tuple[Client, Client], statements: list[str]) -> None:
 def _refused(clients: tuple[Client, Client], statements: list[str]) -> None:
     """Statements PostgreSQL answers that the proxy refuses with 0A000."""
     ref, got = clients
-    for sql in statements:
-        assert ref(sql)[0] == "rows", sql
-        have = got(sql)
-        assert have[:2] == ("error", "0A000"), (sql, have)
+    refused_where_postgres_answers(got, ref, statements)
 
 
 def test_array_fill(clients: tuple[Client, Client]) -> None:

@@ -447,6 +447,20 @@ def _td_transactions(out: bytes) -> list[tuple[str, int, list[bytes]]]:
     return out_txns
 
 
+def _test_decoding_stream(dsn: str, script: list[list[str]], *options: str) -> bytes:
+    """What pg_recvlogical writes with test_decoding's ``stream-changes`` (and ``options``)
+    of ``script`` on a new slot."""
+    _publisher(dsn)
+    recvlogical(dsn, "st_td", "--create-slot", "-P", "test_decoding")
+    try:
+        _write(dsn, script)
+        end = str(_rows(dsn, "SELECT pg_current_wal_insert_lsn()")[0][0])
+        return recvlogical(dsn, "st_td", "--start", "-f", "-", f"--endpos={end}", "--no-loop",
+                           "-o", "stream-changes=1", *options)  # fmt: skip
+    finally:
+        _run(dsn, "SELECT pg_drop_replication_slot('st_td')")
+
+
 def test_test_decoding_streams_what_postgres_streams(streaming_proxy: ProxyServer, ref: PgCluster) -> None:
     """test_decoding with ``stream-changes``: a big committed transaction in blocks with a
     line per row changed, then ``committing streamed transaction TXN n``; one rolled back
@@ -458,19 +472,8 @@ def test_test_decoding_streams_what_postgres_streams(streaming_proxy: ProxyServe
         ["INSERT INTO st_tab VALUES (-1, 'small')"],
     ]
 
-    def run(dsn: str, *options: str) -> bytes:
-        _publisher(dsn)
-        recvlogical(dsn, "st_td", "--create-slot", "-P", "test_decoding")
-        try:
-            _write(dsn, script)
-            end = str(_rows(dsn, "SELECT pg_current_wal_insert_lsn()")[0][0])
-            return recvlogical(dsn, "st_td", "--start", "-f", "-", f"--endpos={end}", "--no-loop",
-                               "-o", "stream-changes=1", *options)  # fmt: skip
-        finally:
-            _run(dsn, "SELECT pg_drop_replication_slot('st_td')")
-
     for options in [(), ("-o", "skip-empty-xacts=1", "-o", "include-timestamp=1")]:
-        got, want = (run(d, *options) for d in (streaming_proxy.dsn(), ref.dsn()))
+        got, want = (_test_decoding_stream(d, script, *options) for d in (streaming_proxy.dsn(), ref.dsn()))
         assert b"opening a streamed block" in got and b"opening a streamed block" in want
         if options:
             got, want = (re.sub(rb" \(at [^)]*\)", b" (at T)", o) for o in (got, want))
@@ -640,19 +643,10 @@ def test_a_streamed_transaction_made_under_an_origin(streaming_proxy: ProxyServe
         assert messages[first + 1].origin_lsn == 0
         assert _kinds(messages).count("Origin") == 1  # (the later blocks carry none)
 
-    def td(dsn: str, *opts: str) -> bytes:
-        _publisher(dsn)
-        recvlogical(dsn, "st_td", "--create-slot", "-P", "test_decoding")
-        try:
-            _write(dsn, script)
-            end = str(_rows(dsn, "SELECT pg_current_wal_insert_lsn()")[0][0])
-            return recvlogical(dsn, "st_td", "--start", "-f", "-", f"--endpos={end}", "--no-loop",
-                               "-o", "stream-changes=1", *opts)  # fmt: skip
-        finally:
-            _run(dsn, "SELECT pg_drop_replication_slot('st_td')")
-
     for opts in [("-o", "only-local=1"), ()]:
-        g, w = (_td_transactions(with_origin(d, lambda d=d, o=opts: td(d, *o))) for d in (streaming_proxy.dsn(), ref.dsn()))
+        g, w = (
+            _td_transactions(with_origin(d, lambda d=d, o=opts: _test_decoding_stream(d, script, *o))) for d in (streaming_proxy.dsn(), ref.dsn())
+        )
         assert g == w
         assert [t[0] for t in g] == (["whole"] if opts else ["streamed", "whole"])
 

@@ -56,6 +56,16 @@ def _wait_identical(proxy: str, sub: str, table: str, timeout: float = 60) -> No
         time.sleep(0.1)
 
 
+def _subscribe(subscriber: PgCluster, publisher: ProxyServer, ddl: str, sub: str, pub: str, options: str) -> None:
+    """The table made on the subscriber, then a subscription ``WITH (options)`` to it."""
+    with psycopg.connect(subscriber.dsn(), autocommit=True) as c:
+        c.execute(ddl)
+        c.execute(
+            f"CREATE SUBSCRIPTION {sub} CONNECTION 'host=127.0.0.1 port={publisher.port} user=postgres dbname=postgres' "
+            f"PUBLICATION {pub} WITH ({options})"
+        )
+
+
 def test_a_subscriber_syncs_and_streams(publisher: ProxyServer, subscriber: PgCluster) -> None:
     claim, major = _major(publisher), _major(subscriber)
     table, pub, sub = f"v{claim}_{major}", f"pv{claim}_{major}", f"sv{claim}_{major}"
@@ -71,12 +81,7 @@ def test_a_subscriber_syncs_and_streams(publisher: ProxyServer, subscriber: PgCl
             f"g % 2 = 0, g * 1.25 FROM generate_series(1, 2000) g"
         )
         c.execute(f"CREATE PUBLICATION {pub} FOR TABLE {table}")
-    with psycopg.connect(subscriber.dsn(), autocommit=True) as c:
-        c.execute(ddl)
-        c.execute(
-            f"CREATE SUBSCRIPTION {sub} CONNECTION 'host=127.0.0.1 port={publisher.port} user=postgres dbname=postgres' "
-            f"PUBLICATION {pub} WITH (streaming = {'parallel' if major >= 16 else 'on'})"
-        )
+    _subscribe(subscriber, publisher, ddl, sub, pub, f"streaming = {'parallel' if major >= 16 else 'on'}")
     _wait_identical(publisher.dsn(), subscriber.dsn(), table)
     with psycopg.connect(publisher.dsn(), autocommit=True) as c:
         c.execute(f"UPDATE {table} SET t = 'updated', amount = amount * 2 WHERE id % 7 = 0")
@@ -130,12 +135,7 @@ def test_a_two_phase_subscriber_prepares_and_finishes(publisher: ProxyServer, su
         c.execute(ddl)
         c.execute(f"INSERT INTO {table} VALUES (1, 'one')")
         c.execute(f"CREATE PUBLICATION {pub} FOR TABLE {table}")
-    with psycopg.connect(subscriber.dsn(), autocommit=True) as c:
-        c.execute(ddl)
-        c.execute(
-            f"CREATE SUBSCRIPTION {sub} CONNECTION 'host=127.0.0.1 port={publisher.port} user=postgres dbname=postgres' "
-            f"PUBLICATION {pub} WITH (two_phase = true)"
-        )
+    _subscribe(subscriber, publisher, ddl, sub, pub, "two_phase = true")
 
     def one(sql: str) -> object:
         with psycopg.connect(subscriber.dsn()) as c:
@@ -182,12 +182,7 @@ def test_a_subscription_with_origin_none_leaves_out_what_came_from_elsewhere(pub
         c.execute(f"INSERT INTO {table} VALUES (1, 'before')")
         c.execute(f"CREATE PUBLICATION {pub} FOR TABLE {table}")
         c.execute(f"SELECT pg_replication_origin_create('elsewhere_{claim}_{major}')")
-    with psycopg.connect(subscriber.dsn(), autocommit=True) as c:
-        c.execute(ddl)
-        c.execute(
-            f"CREATE SUBSCRIPTION {sub} CONNECTION 'host=127.0.0.1 port={publisher.port} user=postgres dbname=postgres' "
-            f"PUBLICATION {pub} WITH (origin = none)"
-        )
+    _subscribe(subscriber, publisher, ddl, sub, pub, "origin = none")
     _wait_identical(publisher.dsn(), subscriber.dsn(), table)
     with psycopg.connect(publisher.dsn(), autocommit=True) as c:
         c.execute(f"SELECT pg_replication_origin_session_setup('elsewhere_{claim}_{major}')")

@@ -18,7 +18,7 @@ import psycopg
 import pytest
 
 from tests.pgcluster import PgCluster
-from tests.pgcompare import Client, same_answers
+from tests.pgcompare import Client, refused_where_postgres_answers, same_answers
 from tests.proxy import ProxyProcess, ProxyServer
 
 #: One value of each type (a quoted literal is PostgreSQL's unknown).
@@ -353,6 +353,9 @@ CURATED = [
     "SELECT (now())[1]",
     """SELECT ('{"a": 1}'::json)['a']""",
     "SELECT ('0/10'::pg_lsn)[1]",
+    # more slice subscripts than a one-dimensional array has dimensions: an empty array
+    "SELECT ('{1,2,3}'::int[])[1:2][2], ('{1,2,3}'::int[])[1:1][NULL] IS NULL, (NULL::int[])[1:2][1] IS NULL,"
+    " ('{}'::int[])[1:2][1], ('{a,b}'::text[])[2][1:1]",
     # a catalog regproc column as the function's OID
     "SELECT typinput::oid, typinput::oid::regprocedure, typoutput::regprocedure, typinput::int8 FROM pg_type WHERE oid IN (23, 1007, 3802) ORDER BY oid",
 ]
@@ -360,6 +363,35 @@ CURATED = [
 
 def test_types_resolve_as_postgresql(proxy: ProxyServer, pg15: PgCluster) -> None:
     same_answers(proxy.dsn(), pg15.dsn(dbname=pg15.new_database("types")), CURATED).close()
+
+
+def test_syntax_postgresql_takes_is_refused_by_name(proxy: ProxyServer, pg15: PgCluster) -> None:
+    """What PostgreSQL 15's grammar takes and the proxy does not serve is 0A000 naming it,
+    not the 42601 syntax error DuckDB's parser gave (or its own binder's words)."""
+    ref, got = Client(pg15.dsn(dbname=pg15.new_database("refused"))), Client(proxy.dsn())
+    try:
+        refused_where_postgres_answers(got, ref, [
+            "with recursive t(x) as (select 1 union all select x + 1 from t where x < 3) search depth first by x set y select * from t",
+            "with recursive t(x) as (select 1 union all select x + 1 from t where x < 3) cycle x set c using p select * from t",
+            "select a, count(*) from (values (1), (2)) v(a) group by distinct rollup(a)",
+            "select rank(2) within group (order by a) from (values (1), (3)) v(a)",
+            "select percent_rank(2, 1) within group (order by a desc, a) from (values (1), (3)) v(a)",
+        ])  # fmt: skip
+        for c in (ref, got):
+            c("create temp table cur_t (a int)")
+            c("begin")
+            c("declare c1 cursor for select * from cur_t for update")
+        for sql in ("delete from cur_t where current of c1", "update cur_t set a = 1 where current of c1"):
+            assert ref(sql)[:2] == ("error", "24000")  # (not positioned on a row: the grammar took it)
+            assert got(sql)[:2] == ("error", "0A000")
+            for c in (ref, got):
+                c("rollback")
+                c("begin")
+                c("declare c1 cursor for select * from cur_t for update")
+        assert got("select (row(1, 2.0)).*") == ref("select (row(1, 2.0)).*")
+    finally:
+        ref.close()
+        got.close()
 
 
 def test_untyped_parameters_take_the_type_they_meet(proxy: ProxyServer, pg15: PgCluster) -> None:

@@ -627,6 +627,8 @@ class Engine:
     def update(self, tx: Transaction, node: ast.UpdateStmt, params: list[Any]) -> Iterator[Outcome]:
         self._release()
         with_sql = _read_only_with(node.withClause, "UPDATE")
+        if isinstance(node.whereClause, ast.CurrentOfExpr):
+            raise unsupported("UPDATE … WHERE CURRENT OF")
         if node.fromClause and returning(node):  # (RETURNING * includes the FROM list's columns)
             raise unsupported("UPDATE … FROM … RETURNING")
         if getattr(params, "literal_date_order", None) is not None:
@@ -779,6 +781,8 @@ class Engine:
     def delete(self, tx: Transaction, node: ast.DeleteStmt, params: list[Any]) -> Iterator[Outcome]:
         self._release()
         with_sql = _read_only_with(node.withClause, "DELETE")
+        if isinstance(node.whereClause, ast.CurrentOfExpr):
+            raise unsupported("DELETE … WHERE CURRENT OF")
         if node.usingClause and returning(node):  # (RETURNING * includes the USING list's columns)
             raise unsupported("DELETE … USING … RETURNING")
         tx.check_publishable(sequences.write_target(tx, node.relation, sequences.CHANGE), "delete")

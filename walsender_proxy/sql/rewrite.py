@@ -1331,6 +1331,8 @@ class _Rewriter:
             values_cols = [(f"column{i}", t) for i, t in enumerate(first, start=1)]
             self.arm_columns[id(stmt)] = values_cols
             return stmt, values_cols
+        if stmt.groupDistinct:
+            raise self.fail("0A000", "GROUP BY DISTINCT is not supported by walsender-proxy", stmt.groupClause[0] if stmt.groupClause else stmt)
         if stmt.distinctClause and stmt.sortClause and not _distinct_on_matches(stmt):
             raise self.fail("42P10", "SELECT DISTINCT ON expressions must match initial ORDER BY expressions", stmt.sortClause[0])
         if stmt.lockingClause and stmt.op == SetOperation.SETOP_NONE:
@@ -1815,6 +1817,9 @@ class _Rewriter:
     def with_clause(self, w: ast.WithClause, scope: _Scope) -> None:
         ctes = []
         for cte in w.ctes:
+            if cte.search_clause is not None or cte.cycle_clause is not None:
+                what = "SEARCH" if cte.search_clause is not None else "CYCLE"
+                raise self.fail("0A000", f"the {what} clause of WITH RECURSIVE is not supported by walsender-proxy", cte.search_clause or cte.cycle_clause)
             names = [c.sval for c in cte.aliascolnames or ()]
             if not isinstance(cte.ctequery, ast.SelectStmt):
                 raise self.fail("0A000", "data-modifying statements in WITH are not supported", cte)
@@ -3358,6 +3363,8 @@ class _Rewriter:
         prefix = tuple(val.indirection[:-1])
         if not all(isinstance(i, ast.String) for i in prefix):
             return None
+        if isinstance(val.arg, ast.RowExpr) and not prefix:  # ((ROW(a, b)).*: f1, f2, as ParseFuncOrColumn names them)
+            return [ast.ResTarget(name=f"f{i}", val=copy.deepcopy(a)) for i, a in enumerate(val.arg.args or (), start=1)]
         base: ast.Node = ast.A_Indirection(arg=val.arg, indirection=prefix) if prefix else val.arg
         try:
             t = self.expr(copy.deepcopy(base), scope)[1]
@@ -3424,6 +3431,16 @@ class _Rewriter:
         slices = any(i.is_slice for i in indices)
         if slices and k > 1:
             raise self.fail("0A000", "a slice of a multidimensional array is not supported by walsender-proxy", node)
+        if slices and len(indices) > k:
+            # (array_get_slice: more subscripts than the array has dimensions, each [n]
+            # read as [1:n], is an empty array; a NULL subscript makes it NULL)
+            subs = [self.expr(sub, scope)[0] for ind in indices for sub in (ind.lidx, ind.uidx) if sub is not None]
+            empty: ast.Node = _call("list_slice", node.arg, _int(1), _int(0))
+            if subs:
+                nulls = [ast.NullTest(arg=sub, nulltesttype=NullTestType.IS_NULL) for sub in subs]
+                any_null = nulls[0] if len(nulls) == 1 else ast.BoolExpr(boolop=BoolExprType.OR_EXPR, args=tuple(nulls))
+                empty = ast.CaseExpr(args=(ast.CaseWhen(expr=any_null, result=_null()),), defresult=empty)
+            return empty, t
         for ind in indices:
             for attr in ("lidx", "uidx"):
                 sub = getattr(ind, attr)
@@ -3457,6 +3474,9 @@ class _Rewriter:
             rexpr=ast.A_ArrayExpr(elements=tuple(path)),
         )  # fmt: skip
         return self.expr(expr, scope)
+
+    def e_CurrentOfExpr(self, node: ast.CurrentOfExpr, scope: _Scope) -> tuple[ast.Node, T | None]:
+        raise self.fail("0A000", "WHERE CURRENT OF a cursor is not supported by walsender-proxy", node)
 
     def e_SubLink(self, node: ast.SubLink, scope: _Scope) -> tuple[ast.Node, T | None]:
         tt: T | None = None
@@ -5566,6 +5586,8 @@ class _Rewriter:
             )
         if node.agg_within_group and name in _ORDERED_SET and len(node.funcname) <= 2:
             return self._ordered_set(name, node, scope)
+        if node.agg_within_group and name in ("rank", "dense_rank", "percent_rank", "cume_dist"):
+            raise self.fail("0A000", f"the hypothetical-set aggregate {name}() … WITHIN GROUP is not supported by walsender-proxy", node)
         if name == "date_trunc" and len(node.args or ()) == 2 and _str_const(node.args[0]) is not None:
             value, t = self.expr(node.args[1], scope)
             if t is not None and t != UNKNOWN:
