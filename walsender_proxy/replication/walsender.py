@@ -377,8 +377,8 @@ class WalSender:
                     self.streaming, self._configure = False, None
             self._end_stream(outcome)
         finally:
-            try:
-                await asyncio.to_thread(self.slots.save_if_dirty, slot.name)
-            finally:
-                self.slots.release(slot.name, self.s.pid)
+            # Let go first, as ReplicationSlotRelease does (a client reconnecting at once
+            # finds the slot free), then save what moved (the save does not need it held).
+            self.slots.release(slot.name, self.s.pid)
+            await asyncio.to_thread(self.slots.save_if_dirty, slot.name)
 
