@@ -64,6 +64,12 @@ QUERIES = {
     "json_each_field": """SELECT (json_each('{"a": 1, "b": [2]}')).key AS k, 'x' AS other""",
     "after_group_by": "SELECT k, (jsonb_each(jsonb_object_agg(id::text, k))).* FROM (VALUES (1, 1), (2, 1), (3, 2)) v(id, k) GROUP BY k",
     "per_row": "SELECT id, (jsonb_each(jsonb_build_object('n', id))).value FROM (VALUES (1), (2)) v(id)",
+    "with_having": "SELECT k, (jsonb_each(jsonb_object_agg(id::text, k))).key FROM (VALUES (1, 1), (2, 1), (3, 2)) v(id, k) GROUP BY k HAVING count(*) > 1",
+    "over_a_cte": """WITH w AS (SELECT '{"x": 10}'::jsonb AS j) SELECT (jsonb_each(j)).* FROM w""",
+    "in_an_expression": """SELECT (json_each_text(x)).value::int + 1 FROM (VALUES ('{"a": "5"}'::json)) v(x)""",
+    "distinct": """SELECT DISTINCT (jsonb_each(j)).key FROM (VALUES ('{"a": 1, "b": 2}'::jsonb), ('{"a": 3}'::jsonb)) v(j)""",
+    "limit_offset": """SELECT count(*) FROM (SELECT (jsonb_each(j)).key FROM (VALUES ('{"a": 1, "b": 2}'::jsonb), ('{"a": 3}'::jsonb)) v(j) LIMIT 2 OFFSET 1) s""",
+    "null_input": """SELECT (json_each(j)).value, id FROM (VALUES (1, '{"a": 1}'::json), (2, '{}'::json), (3, null)) v(id, j)""",
 }
 
 ERRORS = [

@@ -11,9 +11,10 @@ empty as ProjectSet does. PostgreSQL 16's subscribers need this for their table 
 pg_publication WHERE …``).
 
 Only one such function per SELECT list is taken: several run in lockstep in PostgreSQL (the
-longest set decides the rows, the others padded with NULLs), which a join does not do; and
-ORDER BY, DISTINCT, LIMIT and window functions, which PostgreSQL applies to the expanded
-rows, are refused with it rather than placed by guesswork.
+longest set decides the rows, the others padded with NULLs), which a join does not do.
+DISTINCT, LIMIT and OFFSET act on the expanded rows, as PostgreSQL's do; ORDER BY (which
+PostgreSQL may apply below or above the expansion), DISTINCT ON and window functions are
+refused with it rather than placed by guesswork.
 """
 
 from __future__ import annotations
@@ -128,9 +129,10 @@ def lower(stmt: ast.SelectStmt, colname: Callable[[Any], str]) -> ast.SelectStmt
     calls = {id(f[0]) for _, f in found}
     if len(calls) > 1 or set_returning_call([rt.val for i, rt in enumerate(targets) if i not in {j for j, _ in found}]) is not None:
         raise _fail("more than one set-returning function in a SELECT list with (f(…)).* is not supported by walsender-proxy", call)
+    distinct_on = bool(stmt.distinctClause) and any(d is not None for d in stmt.distinctClause)
     for clause, what in (
-        (stmt.sortClause, "ORDER BY"), (stmt.distinctClause, "DISTINCT"), (stmt.limitCount, "LIMIT"),
-        (stmt.limitOffset, "OFFSET"), (stmt.windowClause, "WINDOW"), (stmt.lockingClause, "FOR UPDATE/SHARE"),
+        (stmt.sortClause, "ORDER BY"), (distinct_on, "DISTINCT ON"), (stmt.windowClause, "WINDOW"),
+        (stmt.lockingClause, "FOR UPDATE/SHARE"),
     ):  # fmt: skip
         if clause:
             raise _fail(f"a set-returning function's (f(…)).* in a SELECT list with {what} is not supported by walsender-proxy", call)
@@ -172,4 +174,8 @@ def lower(stmt: ast.SelectStmt, colname: Callable[[Any], str]) -> ast.SelectStmt
             op=SetOperation.SETOP_NONE,
         )  # fmt: skip
         from_items = (ast.RangeSubselect(subquery=inner, alias=ast.Alias(aliasname=_INNER)), function)
-    return ast.SelectStmt(targetList=tuple(outer_targets), fromClause=from_items, withClause=stmt.withClause, op=SetOperation.SETOP_NONE)
+    # (DISTINCT and LIMIT/OFFSET act on the expanded rows, above ProjectSet)
+    return ast.SelectStmt(
+        targetList=tuple(outer_targets), fromClause=from_items, withClause=stmt.withClause, distinctClause=stmt.distinctClause,
+        limitCount=stmt.limitCount, limitOffset=stmt.limitOffset, limitOption=stmt.limitOption, op=SetOperation.SETOP_NONE,
+    )
