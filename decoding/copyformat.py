@@ -39,6 +39,7 @@ from decoding.pgvalues._arrow import (
     valid_mask,
 )
 from decoding.pgvalues._utf8 import first_invalid, invalid_utf8_error
+from decoding.pgvalues.binout import _variable
 from decoding.pgvalues.textout import output_alphabet
 
 __all__ = [
@@ -504,7 +505,6 @@ def encode_data_rows(
 
 
 def _prefix_lengths(vals: pa.Array) -> pa.Array:
-    from decoding.pgvalues.binout import _variable
 
     return _variable(vals).prefixed
 

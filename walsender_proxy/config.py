@@ -13,6 +13,9 @@ from typing import Any
 
 from decoding.errors import PgError
 from walsender_proxy.lake import LakeSettings
+from walsender_proxy.server.context import ServerSettings
+from walsender_proxy.server.hba import parse_rules
+from walsender_proxy.server.tls import check_tls_settings
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "conf" / "walsender-proxy.toml"
 
@@ -62,9 +65,6 @@ def lake_settings(config: dict[str, Any]) -> LakeSettings:
 
 def server_settings(config: dict[str, Any], **overrides: Any) -> Any:
     """``[server]`` and ``[[hba]]`` of the configuration as ServerSettings."""
-    from walsender_proxy.server.context import ServerSettings
-    from walsender_proxy.server.hba import parse_rules
-    from walsender_proxy.server.tls import check_tls_settings
 
     known = {f.name for f in fields(ServerSettings)} - {"hba", "extra", "command_line", "configured"}
     kw: dict[str, Any] = {}

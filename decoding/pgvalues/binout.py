@@ -27,6 +27,7 @@ from decoding.pgvalues._arrow import (
     from_parts,
     valid_mask,
 )
+from decoding.pgvalues._types import column_type
 from decoding.pgvalues.textout import (
     _date_days,
     _time_usecs,
@@ -284,7 +285,6 @@ def _numeric(arr: pa.Array, valid: np.ndarray) -> Fields:
 
 
 def _numeric_base():  # type: ignore[no-untyped-def]
-    from decoding.pgvalues._types import column_type
 
     return column_type("numeric").base
 
@@ -335,7 +335,6 @@ def _text_like(arr: pa.Array, valid: np.ndarray) -> Fields:
 
 
 def _text_base():  # type: ignore[no-untyped-def]
-    from decoding.pgvalues._types import column_type
 
     return column_type("text").base
 

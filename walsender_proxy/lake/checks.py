@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 from decoding.catalog import Check, Table
-from walsender_proxy.lake.errors import LakeError
+from walsender_proxy.lake.errors import LakeError, failing_row
 from walsender_proxy.lake.files import OWN_CSN
 
 if TYPE_CHECKING:
@@ -141,7 +141,6 @@ def any_held(tx: OpenTransaction, t: Table) -> bool:
 
 def violation(t: Table, check: Check, row: Sequence[str | None]) -> LakeError:
     """23514 for a new row, with PostgreSQL's DETAIL of the row's values."""
-    from walsender_proxy.lake.errors import failing_row
 
     return LakeError(
         "23514",

@@ -21,6 +21,7 @@ from decoding.catalog import (
     is_temp_schema,
 )
 from decoding.pgtypes import ColumnType, parse_type
+from decoding.pgvalues import decode_text_arrow, encode_text_arrow
 from walsender_proxy.lake import index_ddl, partitions, pghash
 from walsender_proxy.lake.errors import LakeError
 
@@ -139,7 +140,6 @@ def partition_key(t: Table, strategy: str, names: Sequence[tuple[str, int] | Key
 
 def _value(c: Column, v: BoundValue) -> str:
     """A bound constant coerced to the key column's type, in that type's output form."""
-    from decoding.pgvalues import decode_text_arrow, encode_text_arrow
 
     tname = _type_name(c.type)
     text = v.text

@@ -24,6 +24,7 @@ import pyarrow.compute as pc
 
 from decoding.catalog import Catalog, Column, PartitionBound, PartitionExpr, Table
 from decoding.pgtypes import ColumnType, parse_type
+from decoding.pgvalues import decode_text_arrow, text_encoder
 from walsender_proxy.lake import pghash
 from walsender_proxy.lake.errors import LakeError, failing_row
 
@@ -49,7 +50,6 @@ def key_type_ok(ctype: ColumnType) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def _datum(ctype: ColumnType, text: str) -> pa.Scalar:
-    from decoding.pgvalues import decode_text_arrow
 
     return decode_text_arrow(ctype, [text.encode()])[0]
 
@@ -228,7 +228,6 @@ def _lex(keys: list[tuple[Column, pa.Array]], datums: Sequence[tuple[str, ...]],
 
 
 def _key_text(keys: list[tuple[Column, pa.Array]], i: int) -> str:
-    from decoding.pgvalues import text_encoder
 
     vals = []
     for c, arr in keys:

@@ -47,6 +47,7 @@ from decoding.catalog import Sequence as CatalogSequence
 from decoding.errors import PgError
 from decoding.pgtime import pg_now
 from decoding.pgtypes import ColumnType, parse_type
+from decoding.pgvalues import text_encoder
 from decoding.pgvalues.typmod import SUBSECOND_TYPES, round_times
 from walsender_proxy.lake import (
     check_ddl,
@@ -2372,7 +2373,6 @@ def _as_table(dst: Table, src: Table, rows: pa.Table, *, with_rid: bool = False)
 
 def _row_texts(t: Table, row: pa.Table) -> list[str | None]:
     """One row's values as their output texts, in column order (None for NULL)."""
-    from decoding.pgvalues import text_encoder
 
     out: list[str | None] = []
     names = set(row.schema.names)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 
+from decoding.lsn import format_lsn
 from decoding.pgtime import pg_to_datetime
 
 #: Samples kept (walsender.c's LAG_TRACKER_BUFFER_SIZE).
@@ -135,7 +136,6 @@ class ReplyState:
         for a position never reported, a lag never measured, no reply yet."""
 
         def lsn(v: int) -> str | None:
-            from decoding.lsn import format_lsn
 
             return format_lsn(v) if v else None
 

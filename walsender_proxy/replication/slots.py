@@ -32,8 +32,10 @@ from typing import TYPE_CHECKING, Any
 from decoding.change_rows import changeset_size
 from decoding.changelog import LogEntry
 from decoding.errors import PgError, file_access_error
+from decoding.lsn import format_lsn
 from decoding.pgoutput.rows import RowBatch
 from decoding.pgtime import pg_now, pg_to_datetime
+from decoding.records import Abort, Commit, CommitPrepared, RollbackPrepared
 from decoding.reorder import (
     DecodedTxn,
     DecodingStats,
@@ -297,8 +299,6 @@ class SlotStore:
         open at the new point began after it)."""
         if upto == 0:
             raise PgError("XX000", "invalid target WAL LSN")  # (PostgreSQL 15: a bare elog)
-        from decoding.lsn import format_lsn
-        from decoding.records import Abort, Commit, CommitPrepared, RollbackPrepared
 
         moveto = min(upto, self.lake.log.flushed_lsn)
         slot = self.acquire(name, pid)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from decoding.lsn import format_lsn
 from walsender_proxy.backend import logs
 from walsender_proxy.backend.roles import RoleStore
 from walsender_proxy.backend.settings import PG_SETTINGS
@@ -260,7 +261,6 @@ class ServerContext:
             self.senders = None
 
     def _slot_rows(self) -> list[dict[str, Any]]:
-        from decoding.lsn import format_lsn
 
         rows = []
         for sl in self.slots.all():

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pglast import ast
 
 from decoding.errors import PgError
+from walsender_proxy.sql.json_text import parse_array_in
 from walsender_proxy.sql.nodes import call, cast, null_const
 
 #: PostgreSQL's MAXDIM.
@@ -482,7 +483,6 @@ def literal_rows(text: str) -> tuple[object, int, list[str | None]]:
     literals (``'{"1","2"}'``, each read by the element type's input), and its number of
     dimensions and its elements; array_in's 22P02 for a malformed one, 54000 past six
     dimensions."""
-    from walsender_proxy.sql.json_text import parse_array_in
 
     items = parse_array_in(text)
 

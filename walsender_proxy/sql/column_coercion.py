@@ -15,8 +15,11 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from decoding import pgtz
 from decoding.catalog import Table
+from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, parse_type
+from decoding.pgvalues import decode_text_arrow, encode_text_arrow
 from walsender_proxy.backend import coercion_data
 from walsender_proxy.sql import numeric_math
 
@@ -64,7 +67,6 @@ def as_text(arr: pa.Array | pa.ChunkedArray, out: TextOut) -> pa.Array | pa.Chun
     """A non-text value's text as PostgreSQL's cast to text gives it (the type's output
     function; ``true``/``false`` for boolean, whose cast has a function of its own);
     None for a type whose text the proxy cannot tell."""
-    from decoding.pgvalues import encode_text_arrow
 
     if pa.types.is_boolean(arr.type):
         return pc.if_else(arr, "true", "false")
@@ -88,7 +90,6 @@ def coerce_text(
     are read in the session's DateStyle order, ``date_order``. A value of another type
     bound for a text, varchar or character column is first printed by its output function
     (``out``: the session's settings for it), then held to the column's length."""
-    from decoding.pgvalues import decode_text_arrow
 
     if (
         col.type.base.name in _STRING_TYPES
@@ -148,7 +149,6 @@ def _string_list(t: pa.DataType) -> bool:
 
 def _names(arr: pa.Array | pa.ChunkedArray, ctype: Any) -> pa.Array | pa.ChunkedArray:
     """text[] into a name[] column: each element cut to a name's 63 bytes (text_name)."""
-    from decoding.pgvalues import decode_text_arrow
 
     if isinstance(arr, pa.ChunkedArray):
         return pa.chunked_array([_names(c, ctype) for c in arr.chunks], type=ctype.arrow)
@@ -257,7 +257,6 @@ def _check_assignable(col: Any, arr: pa.Array | pa.ChunkedArray) -> None:
         pass
     elif src.base.name == tgt.base.name or coercion_data.CASTS.get((src.base.name, tgt.base.name), ("e",))[0] in ("a", "i"):
         return
-    from decoding.errors import PgError
 
     raise PgError(
         "42804",
@@ -277,7 +276,6 @@ def _clock_value(target: str, arr: pa.Array | pa.ChunkedArray, zone: Any) -> pa.
     when it goes into a timestamp, date or time column; a timestamp or a date going into a
     timestamptz column is read as a local time (Arrow would take UTC for both); a time into
     an interval column is its time of day."""
-    from decoding import pgtz
 
     zone = zone or pgtz.UTC_ZONE
     t = arr.type

@@ -11,6 +11,7 @@ from pglast import ast, enums
 from decoding.errors import PgError
 from walsender_proxy.lake import Transaction
 from walsender_proxy.sql import pgcatalog, pgcatalog_defs
+from walsender_proxy.sql.domain_sql import domain_named
 
 _O = enums.ObjectType
 _KINDS = {
@@ -129,7 +130,6 @@ def _address(tx: Transaction, s: ast.CommentStmt) -> tuple[int, int, int]:
 
 def _domain_address(tx: Transaction, s: ast.CommentStmt) -> tuple[int, int, int]:
     """COMMENT ON DOMAIN, ON TYPE of a domain or an enum, ON CONSTRAINT … ON DOMAIN."""
-    from walsender_proxy.sql.domain_sql import domain_named
 
     tn = s.object[0] if s.objtype == _O.OBJECT_DOMCONSTRAINT else s.object
     en = tx.enum(".".join(n.sval for n in tn.names)) if s.objtype == _O.OBJECT_TYPE and len(tn.names) <= 2 else None

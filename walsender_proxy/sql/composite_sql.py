@@ -22,6 +22,7 @@ from decoding.pgtypes import parse_type
 from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import Transaction
 from walsender_proxy.sql.ddl_names import cascaded, unsupported
+from walsender_proxy.sql.domain_sql import column_type_text
 from walsender_proxy.sql.type_dependents import drop_dependents
 
 _SERIALS = frozenset({"serial", "serial4", "bigserial", "serial8", "smallserial", "serial2"})
@@ -35,7 +36,6 @@ def lookup(tx: Transaction, names: list[str]) -> CompositeType | None:
 
 
 def create(tx: Transaction, s: ast.CompositeTypeStmt) -> str:
-    from walsender_proxy.sql.domain_sql import column_type_text
 
     rv = s.typevar
     if rv.catalogname is not None and rv.catalogname != tx.lake.database:

@@ -38,8 +38,10 @@ from decoding.catalog import CHECK_MARK, EnumType, Table
 from decoding.errors import PgError
 from decoding.pgoutput.rowfilter import lazy_bool
 from decoding.pgtypes import ENUM, parse_type
+from decoding.pgvalues import decode_text_arrow
 from walsender_proxy.backend import coercion_data
 from walsender_proxy.sql import default_exprs as dx
+from walsender_proxy.sql.ddl_names import type_text
 from walsender_proxy.sql.default_exprs import Cast, Const, Func, Op, Ty
 from walsender_proxy.sql.pgcatalog_defs import quote_ident
 from walsender_proxy.sql.sql_errors import SqlError
@@ -323,7 +325,6 @@ class Cooker:
     def cast(self, tc: ast.TypeCast) -> Any:
         """An explicit cast of an expression: PostgreSQL's pathway (42846 if none); a row
         filter refuses an I/O conversion as PostgreSQL does."""
-        from walsender_proxy.sql.ddl_names import type_text
 
         if self.kind.row_filter and _system_column(tc.arg) and _string_type(tc.typeName):
             # (the walker meets the I/O conversion above the column first)
@@ -930,7 +931,6 @@ def _array_elements(c: Const) -> list[Const]:
     """The elements of an array constant, each a constant of the element type."""
     import pyarrow as pa
 
-    from decoding.pgvalues import decode_text_arrow
 
     elem = c.ty.name[1:]
     if c.text is None:

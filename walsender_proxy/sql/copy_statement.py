@@ -17,6 +17,7 @@ from pglast import ast
 from pglast.stream import RawStream
 
 from decoding.catalog import EnumType, Table
+from decoding.copyformat import CopyDecoder, encode_copy
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType
 from decoding.pgvalues import InputError
@@ -55,7 +56,6 @@ def copy_in(
 ) -> CopyIn:
     """COPY … FROM STDIN: the CopyIn that decodes the client's data and, at its end,
     inserts the rows (``ev`` evaluates the omitted columns' defaults)."""
-    from decoding.copyformat import CopyDecoder
 
     if node.query is not None or node.relation is None:
         raise PgError("42601", "COPY FROM needs a table")
@@ -128,7 +128,6 @@ def copy_out(
 ) -> CopyOut:
     """COPY … TO STDOUT of ``source``'s batches: the CopyOut that streams them as COPY
     data and counts the rows for the completion tag."""
-    from decoding.copyformat import encode_copy
 
     counter = {"n": 0}
     ctypes = [c.type for c in columns]

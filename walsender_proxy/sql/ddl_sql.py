@@ -18,18 +18,25 @@ from decoding.catalog import ColumnDefault, Generation, RowFilterExpr, is_temp_s
 from decoding.errors import PgError
 from decoding.pgtypes import parse_type
 from walsender_proxy.backend.outcomes import Notice
-from walsender_proxy.lake import Lake, PubTable, Transaction
+from walsender_proxy.lake import Lake, PubTable, Transaction, partitions
 from walsender_proxy.lake.foreign_key_ddl import ForeignKeySpec
 from walsender_proxy.sql import (
     check_sql,
     column_defs,
+    composite_sql,
+    default_exprs,
+    domain_sql,
+    enum_sql,
     foreign_key_sql,
     generated_sql,
     index_sql,
+    pgcatalog,
     pgcatalog_defs,
     reloptions,
     rowfilter_sql,
+    sql_functions,
     table_like,
+    views,
 )
 from walsender_proxy.sql.ddl_names import (
     cascaded,
@@ -37,6 +44,8 @@ from walsender_proxy.sql.ddl_names import (
     relation_oid,
     unsupported,
 )
+from walsender_proxy.sql.domain_sql import column_type_text
+from walsender_proxy.sql.literals import TYPE_ALIASES
 from walsender_proxy.sql.sql_errors import SqlError
 
 
@@ -80,7 +89,6 @@ def expr_text(node: Any) -> str:
 
 def _typer(tx: Transaction) -> Callable[[ast.TypeName], str]:
     """A column's type text, a domain's name resolved in ``tx``'s catalog."""
-    from walsender_proxy.sql.domain_sql import column_type_text
 
     return lambda tn: column_type_text(tx, tn)
 
@@ -311,7 +319,6 @@ def _generate(tx: Transaction, table: str, plans: list[column_defs.ColumnPlan]) 
 
 def cook_default(raw: Any, ctype: str, colname: str, tx: Transaction) -> ColumnDefault | None:
     """A column's DEFAULT as the lake keeps it (None: no default, as for a bare NULL)."""
-    from walsender_proxy.sql import default_exprs, enum_sql
 
     if parse_type(ctype).is_enum:
         return enum_sql.cook_default(tx, raw, parse_type(ctype))
@@ -421,8 +428,6 @@ def _drop_type(tx: Transaction, s: ast.DropStmt, notices: list[Notice] | None) -
     """DROP TYPE / DROP DOMAIN: a domain is dropped (:mod:`walsender_proxy.sql.domain_sql`);
     any other name is PostgreSQL's own type (2BP01: the system requires it), a table's or
     view's row type (2BP01, its hint), or none (42704, or the IF EXISTS notice)."""
-    from walsender_proxy.sql import composite_sql, domain_sql, enum_sql
-    from walsender_proxy.sql.literals import TYPE_ALIASES
 
     what = "type" if s.removeType == enums.ObjectType.OBJECT_TYPE else "domain"
     dropped = []
@@ -535,7 +540,6 @@ def _alter_tree(
     """ADD / DROP COLUMN of a partitioned table, carried to each of its partitions as
     PostgreSQL recurses (ATExecAddColumn / ATExecDropColumn): not of a partition itself,
     not of a key column; the rows are the partitions', so only theirs are filled."""
-    from walsender_proxy.lake import partitions
 
     cat = tx.catalog()
     tree = [target, *cat.inheritors(target, depth_first=True)]
@@ -803,7 +807,6 @@ _STORAGE = {"plain": "p", "external": "e", "extended": "x", "main": "m"}
 def _set_storage(tx: Transaction, table: str, column: str, mode: str) -> None:
     r"""ALTER COLUMN … SET STORAGE as PostgreSQL 15 checks it (a type that cannot be TOASTed
     takes PLAIN only); the lake keeps the setting for pg_attribute and psql's ``\d+``."""
-    from walsender_proxy.sql import pgcatalog
 
     letter = _STORAGE.get(mode.lower())
     if letter is None:
@@ -822,7 +825,6 @@ def _set_storage(tx: Transaction, table: str, column: str, mode: str) -> None:
 def rename(tx: Transaction, s: ast.RenameStmt, notices: list[Notice] | None = None) -> str:
     """``ALTER TABLE … RENAME [COLUMN] a TO b`` and ``ALTER TABLE … RENAME TO b``; other
     renames are not supported (yet)."""
-    from walsender_proxy.sql import composite_sql, domain_sql, enum_sql, views
 
     if s.renameType == enums.ObjectType.OBJECT_TYPE and enum_sql.lookup(tx, enum_sql.object_names(s.object)) is not None:
         return enum_sql.rename(tx, s)
@@ -1014,7 +1016,6 @@ def check_publication_access(tx: Transaction, s: Any, who: Actor) -> None:
 
 
 def create_publication(tx: Transaction, s: ast.CreatePublicationStmt, owner: str = "postgres") -> str:
-    from walsender_proxy.sql import sql_functions
 
     publish, via_root = _pub_options(s.options)
     sql_functions.no_user_functions_in_row_filters(tx, s.pubobjects)
@@ -1032,7 +1033,6 @@ def create_publication(tx: Transaction, s: ast.CreatePublicationStmt, owner: str
 
 
 def alter_publication(tx: Transaction, s: ast.AlterPublicationStmt) -> str:
-    from walsender_proxy.sql import sql_functions
 
     publish, via_root = _pub_options(s.options)
     action = s.action

@@ -33,6 +33,8 @@ from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, UnknownTypeError, parse_type
 from decoding.pgvalues import InputError, decode_text_arrow, encode_text_arrow
 from walsender_proxy.backend import coercion_data
+from walsender_proxy.sql.ddl_names import type_text
+from walsender_proxy.sql.pg_functions import PG15_FUNCTIONS
 
 # ---------------------------------------------------------------------------------------------
 # the typed tree (the subset of PostgreSQL's primnodes a supported default is made of)
@@ -335,7 +337,6 @@ def _output(ty: Ty, text: str) -> str:
 
 
 def _type_cast(tc: ast.TypeCast) -> Node:
-    from walsender_proxy.sql.ddl_names import type_text
 
     try:
         target = _ty(parse_type(type_text(tc.typeName)))
@@ -349,7 +350,6 @@ def _type_cast(tc: ast.TypeCast) -> Node:
 
 
 def _func(fc: ast.FuncCall) -> Node:
-    from walsender_proxy.sql.pg_functions import PG15_FUNCTIONS
 
     names = [n.sval for n in fc.funcname]
     if len(names) == 2 and names[0] == "pg_catalog":

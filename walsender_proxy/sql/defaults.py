@@ -28,8 +28,12 @@ from pglast import ast, parse_sql
 
 from decoding.catalog import RID, SEQUENCE_MARK, TYPE_MARK, Catalog, Column, Table
 from decoding.errors import PgError
-from walsender_proxy.lake import Transaction
+from walsender_proxy.lake import Transaction, domains
+from walsender_proxy.lake.transaction import conform, null_column_error
+from walsender_proxy.sql import default_exprs
+from walsender_proxy.sql.column_coercion import coerce_text_columns
 from walsender_proxy.sql.pgcatalog_defs import quote_ident
+from walsender_proxy.sql.sequences import sequence_for
 
 
 class Clocks(Protocol):
@@ -263,7 +267,6 @@ def _checked(t: Table, data: pa.Table) -> pa.Table:
     """The given values in their columns' storage types before a volatile default runs:
     a value that cannot go into its column (PostgreSQL finds a constant's at planning) is
     refused before any ``nextval`` is spent on the row."""
-    from walsender_proxy.lake.transaction import conform
 
     out = data
     for i, name in enumerate(data.column_names):
@@ -279,7 +282,6 @@ def _repeat(one: pa.Array, n: int) -> pa.Array:
 
 
 def _immutable(c: Column) -> bool:
-    from walsender_proxy.sql import default_exprs
 
     if c.default is None or c.default.sequence:
         return False
@@ -296,8 +298,6 @@ def _immutable(c: Column) -> bool:
 def _evaluate(ev: Evaluator, tx: Transaction, t: Table, cols: list[Column], n: int) -> dict[str, pa.Array]:
     """The columns' defaults for ``n`` rows (``n`` evaluations: volatile ones differ per
     row), in the columns' storage types, through the assignment rules of an INSERT."""
-    from walsender_proxy.lake.transaction import conform
-    from walsender_proxy.sql.column_coercion import coerce_text_columns
 
     cat = tx.catalog()
     out: dict[str, pa.Array] = {}
@@ -351,7 +351,6 @@ _RANDOM = random.Random()
 
 def _nextvals(oid: int) -> Maker:
     def make(ev: Evaluator, cat: Catalog, n: int) -> pa.Array:
-        from walsender_proxy.sql.sequences import sequence_for
 
         sq = sequence_for(cat, oid)
         lake, own = ev.lake, ev.ex.sequences
@@ -366,8 +365,6 @@ def fill_added_column(ev: Evaluator, tx: Transaction, table: str, name: str) -> 
     PostgreSQL's table rewrite gives them; a generated column's from each row) —
     or its domain's, or NULL held to its domain's constraints; NULLs in a NOT NULL column
     are 23502, as there. Returns the rows rewritten."""
-    from walsender_proxy.lake import domains
-    from walsender_proxy.lake.transaction import null_column_error
 
     t = tx.table(table)
     col = t.column(name)

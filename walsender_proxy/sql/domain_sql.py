@@ -28,6 +28,7 @@ from walsender_proxy.lake.domain_ddl import type_exists
 from walsender_proxy.sql import cooked_exprs as cx
 from walsender_proxy.sql import default_exprs as dx
 from walsender_proxy.sql.ddl_names import cascaded, relation_oid, type_text, unsupported
+from walsender_proxy.sql.pgcatalog_defs import TYPE_OIDS, TYPES
 from walsender_proxy.sql.type_dependents import drop_dependents
 
 _C = enums.ConstrType
@@ -103,7 +104,6 @@ def _base(tx: Transaction, tn: ast.TypeName) -> tuple[ColumnType, int]:
 
 def _pseudo_type(tn: ast.TypeName) -> None:
     """42804 for a pseudo-type (``anyelement``, ``record``, …) as a domain's base."""
-    from walsender_proxy.sql.pgcatalog_defs import TYPE_OIDS, TYPES
 
     names = [n.sval for n in tn.names]
     if len(names) == 1 or names[0] == "pg_catalog":

@@ -46,6 +46,7 @@ from walsender_proxy.lake import Transaction, partitions
 from walsender_proxy.lake.domains import shown as shown_type
 from walsender_proxy.lake.files import CHANGESET_ROW_GROUP
 from walsender_proxy.lake.transaction import conform, layout
+from walsender_proxy.spark import serve as spark_serve
 from walsender_proxy.sql import (
     alter_type,
     array_assign,
@@ -873,7 +874,6 @@ class Engine:
 
     # -- COPY (sql/copy_statement.py) ----------------------------------------------------
     def copy(self, tx: Transaction, node: ast.CopyStmt, params: list[Any]) -> Outcome:
-        from walsender_proxy.spark import serve as spark_serve
 
         self._release()
         fmt, opts = copy_statement.format_and_options(node)

@@ -21,7 +21,8 @@ from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import Transaction
 from walsender_proxy.lake.enum_ddl import check_label
 from walsender_proxy.sql.ddl_names import cascaded, unsupported
-from walsender_proxy.sql.pgcatalog_defs import quote_ident
+from walsender_proxy.sql.literals import TYPE_ALIASES
+from walsender_proxy.sql.pgcatalog_defs import TYPE_OIDS, quote_ident
 from walsender_proxy.sql.type_dependents import drop_dependents
 
 
@@ -56,8 +57,6 @@ def _domain(tx: Transaction, names: list[str]) -> bool:
 
 
 def _builtin(names: list[str]) -> bool:
-    from walsender_proxy.sql.literals import TYPE_ALIASES
-    from walsender_proxy.sql.pgcatalog_defs import TYPE_OIDS
 
     return (len(names) == 1 or names[0] == "pg_catalog") and TYPE_ALIASES.get(names[-1], names[-1]) in TYPE_OIDS
 

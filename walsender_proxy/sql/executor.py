@@ -40,7 +40,7 @@ from decoding.catalog import (
 from decoding.errors import PgError, disk_full_error
 from decoding.lsn import format_lsn
 from decoding.pgtime import TRANSACTION_NOW
-from decoding.pgtypes import ColumnType, type_by_oid
+from decoding.pgtypes import ColumnType, parse_type, type_by_oid
 from walsender_proxy.backend import logs
 from walsender_proxy.backend.outcomes import (
     Column,
@@ -87,6 +87,7 @@ from walsender_proxy.sql.nodes import all_nodes
 from walsender_proxy.sql.notifications import PendingNotifies
 from walsender_proxy.sql.param_context import FindTable, context_param_types
 from walsender_proxy.sql.param_recv import param_receivable
+from walsender_proxy.sql.paramtypes import type_name_oid
 from walsender_proxy.sql.portals import Portal, Prepared
 from walsender_proxy.sql.result_rows import check_result_formats
 from walsender_proxy.sql.role_sql import RoleStatements
@@ -874,7 +875,6 @@ class Executor:
     def _prepare(self, node: ast.PrepareStmt) -> Done:
         """``PREPARE name [(types)] AS statement``: a prepared statement in the namespace
         Parse fills (pg_prepared_statements shows both)."""
-        from walsender_proxy.sql.paramtypes import type_name_oid
 
         types = []
         for tn in node.argtypes or ():
@@ -1629,7 +1629,6 @@ class Executor:
         yield Done("RESET" if s.kind == K.VAR_RESET else "SET")
 
     def _show(self, s: ast.VariableShowStmt) -> Iterator[Outcome]:
-        from decoding.pgtypes import parse_type
 
         text = parse_type("text")
         readable = self.who().reads_all_settings()

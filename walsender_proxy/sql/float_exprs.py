@@ -34,7 +34,7 @@ from pglast import ast
 
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, base_types
-from walsender_proxy.sql import float_math
+from walsender_proxy.sql import float_math, literals
 from walsender_proxy.sql.nodes import call, str_const
 from walsender_proxy.sql.nodes import cast as _cast
 from walsender_proxy.sql.nodes import op as op_node
@@ -341,7 +341,6 @@ def cast(arg: Operand, target: str) -> tuple[ast.Node, str] | None:
         return None
     if arg.type == "float8":
         return apply("to_float4", [arg.node]), "float4"
-    from walsender_proxy.sql import literals
 
     text = arg.node if arg.text else decimal_text(arg.node)
     return literals.input_call(text, ColumnType(_BASES["float4"])), "float4"
@@ -353,7 +352,6 @@ def printed(node: ast.Node, type_name: str | None) -> ast.Node:
     DOUBLE is ``100000000000000.0`` — anything else as it is."""
     if type_name is None or type_name.lstrip("_") not in FLOATS:
         return node
-    from walsender_proxy.sql import literals
 
     return literals.output_call(node, ColumnType(_BASES[type_name.lstrip("_")], -1, type_name.startswith("_")))
 
@@ -362,6 +360,5 @@ def element_texts(node: ast.Node, type_name: str | None) -> ast.Node:
     """A float array as its elements' text (for ``array_to_string``), anything else as it is."""
     if type_name not in ("_float4", "_float8"):
         return node
-    from walsender_proxy.sql import literals
 
     return literals.elements_call(node, type_name[1:])

@@ -17,6 +17,7 @@ from pglast import ast, enums
 from decoding.catalog import AclItem, Ownership
 from decoding.errors import PgError
 from walsender_proxy.backend.outcomes import Notice
+from walsender_proxy.backend.roles import PREDEFINED
 from walsender_proxy.lake import Transaction
 from walsender_proxy.lake.view_ddl import described
 from walsender_proxy.sql import privileges, sql_functions
@@ -442,7 +443,6 @@ def grant_roles(
     """GRANT/REVOKE role TO/FROM role (AddRoleMems and DelRoleMems of PostgreSQL 15): a
     superuser, a CREATEROLE role (a superuser role only by a superuser) or one holding the
     role WITH ADMIN OPTION may; a circle of memberships is 0LP01."""
-    from walsender_proxy.backend.roles import PREDEFINED
 
     me = roles.get(who.name)
     for name in granted:

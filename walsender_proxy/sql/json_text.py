@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from decoding.errors import PgError
-from decoding.pgvalues.textin import json_error
+from decoding.pgvalues.textin import array_in_elements, json_error
 
 #: PostgreSQL's reserved "no subscript here" index (INT_MIN).
 INT_MIN = -(2**31)
@@ -885,7 +885,6 @@ def parse_array_in(text: str) -> list[object]:
     """A text[] literal (array_in) with its dimensions, as nested lists; 22P02 for what
     array_in refuses. Only needed where a function takes a literal of more than one
     dimension (json_object): one-dimensional ones go through the lake's own parser."""
-    from decoding.pgvalues.textin import array_in_elements
 
     s = text.strip(_C_SPACE)
     if not s.startswith("{") or not s[1:].lstrip(_C_SPACE).startswith("{"):

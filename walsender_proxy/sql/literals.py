@@ -45,8 +45,8 @@ from decoding import pgtz
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, base_types
 from decoding.pgvalues import _calendar as cal
-from decoding.pgvalues import decode_text_arrow
-from decoding.pgvalues.textin import Num, numeric_parse, numeric_typmod
+from decoding.pgvalues import decode_text_arrow, encode_text_arrow
+from decoding.pgvalues.textin import Num, numeric_parse, numeric_round, numeric_typmod
 from decoding.pgvalues.typmod import round_times
 from walsender_proxy.sql import (
     bytea_text,
@@ -56,6 +56,9 @@ from walsender_proxy.sql import (
     float_math,
     formatting_udfs,
     ident_funcs,
+    json_exprs,
+    jsonb_edit,
+    jsonb_ops,
     numeric_exprs,
     numeric_math,
     numeric_text,
@@ -497,7 +500,6 @@ def _round_to_int(num: Num) -> Num:
         raise PgError("0A000", f"cannot convert {'NaN' if num.special == 'nan' else 'infinity'} to integer")
     if num.scale == 0:
         return num
-    from decoding.pgvalues.textin import numeric_round
 
     return numeric_round(num, 0)
 
@@ -687,7 +689,6 @@ def elements_call(arg: ast.Node, float_type: str) -> ast.Node:
 
 
 def _elements(base: str) -> Callable[..., pa.Array]:
-    from decoding.pgvalues import encode_text_arrow
 
     elem = ColumnType(_BASES[base])
 
@@ -704,7 +705,6 @@ def _elements(base: str) -> Callable[..., pa.Array]:
 
 def output_udfs() -> list[tuple[str, Callable[..., pa.Array], list[str], str]]:
     """(name, function, argument types, result type) of ``wpx_output_<type>[_array](x)``."""
-    from decoding.pgvalues import encode_text_arrow
 
     def make(ct: ColumnType) -> Callable[..., pa.Array]:
         def fn(values: pa.Array | pa.ChunkedArray) -> pa.Array:
@@ -777,7 +777,6 @@ def install(con: Any) -> None:
     bytea_text.install(con, have)
     regex_funcs.install(con, have)
     ident_funcs.install(con, have)
-    from walsender_proxy.sql import json_exprs, jsonb_edit, jsonb_ops
 
     jsonb_ops.install(con)
     jsonb_edit.install(con)

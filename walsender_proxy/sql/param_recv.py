@@ -24,7 +24,10 @@ from decoding.catalog import FIRST_USER_OID
 from decoding.errors import PgError
 from decoding.pgtime import PG_EPOCH, PG_EPOCH_NAIVE
 from decoding.pgtypes import ColumnType, type_by_oid
+from decoding.pgvalues import binary_decoder, text_decoder
+from decoding.pgvalues.binin import array_recv_elements
 from decoding.pgvalues.textin import NAME_BYTES, name_in
+from walsender_proxy.sql.literals import cast_target
 
 if TYPE_CHECKING:
     from walsender_proxy.sql.portals import Prepared
@@ -110,7 +113,6 @@ def _inferred_param_types(node: Any, declared: Sequence[int], n: int) -> list[in
     oids = [declared[i] if i < len(declared) else 0 for i in range(n)]
     if all(oids):
         return oids
-    from walsender_proxy.sql.literals import cast_target
 
     def visit(x: Any) -> None:
         if isinstance(x, ast.TypeCast) and isinstance(x.arg, ast.ParamRef):
@@ -265,8 +267,6 @@ _ARRAY_OF_NAME_LIKE = {1003: 19, 1002: 18}
 
 
 def _catalog_type_recv(oid: int, fmt: int) -> Callable[[bytes], Any] | None:
-    from decoding.pgvalues import text_decoder
-    from decoding.pgvalues.binin import array_recv_elements
 
     if oid in _OID_LIKE:
         if fmt == 1:
@@ -319,7 +319,6 @@ def _interval_recv(fmt: int) -> Callable[[bytes], Any]:
     value of the lake's interval struct as a STRUCT (no cast to INTERVAL), a timedelta
     loses months and folds a negative time into the days; this text is exact in DuckDB's
     and PostgreSQL's interval input alike."""
-    from decoding.pgvalues import binary_decoder, text_decoder
 
     ctype = type_by_oid(1186)
     dec = binary_decoder(ctype) if fmt == 1 else text_decoder(ctype)
@@ -389,7 +388,6 @@ def _general_recv(oid: int, fmt: int, date_order: str = "MDY") -> Callable[[byte
         return _interval_recv(fmt)
 
     def recv(raw: bytes) -> Any:
-        from decoding.pgvalues import binary_decoder, text_decoder
 
         ctype = type_by_oid(oid)
         dec = binary_decoder(ctype) if fmt == 1 else text_decoder(ctype, date_order)
@@ -435,7 +433,6 @@ def _param_recvs(
 
 
 def _typed_recv(ctype: ColumnType, fmt: int, date_order: str) -> Callable[[bytes], Any]:
-    from decoding.pgvalues import binary_decoder, text_decoder
 
     dec = binary_decoder(ctype) if fmt == 1 else text_decoder(ctype, date_order)
 

@@ -70,7 +70,7 @@ from walsender_proxy.backend.settings import (
     shown_setting,
 )
 from walsender_proxy.lake import partition_ddl, partitions
-from walsender_proxy.sql import array_exprs, privileges
+from walsender_proxy.sql import array_exprs, privileges, sql_functions
 from walsender_proxy.sql.pgcatalog_defs import (
     BOOTSTRAP_SUPERUSER_OID,
     BTREE_AM_OID,
@@ -1859,7 +1859,6 @@ def _pg_opclass(s: CatalogSnapshot) -> list[dict[str, Any]]:
 def _pg_proc(s: CatalogSnapshot) -> list[dict[str, Any]]:
     """PostgreSQL 15's functions (all of them: pg_proc lists what PostgreSQL has, whether
     or not a call of it is served) and the user's."""
-    from walsender_proxy.sql import sql_functions
 
     return _builtin_procs(quote_ident(next(iter(s.role_oids), "postgres"))) + [
         sql_functions.pg_proc_row(fn, s.ns_oid[fn.schema], s.owner_of(fn.oid), s.acl_of(fn.oid)) for fn in s.functions
@@ -3329,7 +3328,6 @@ def _pg_get_keywords(s: CatalogSnapshot) -> list[dict[str, Any]]:
     ),
 )
 def _procdefs(s: CatalogSnapshot) -> list[dict[str, Any]]:
-    from walsender_proxy.sql import sql_functions
 
     n = len(data.PG_PROC_COLUMNS)
     return [

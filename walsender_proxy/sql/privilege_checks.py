@@ -19,6 +19,8 @@ from pglast import ast, enums
 from decoding.catalog import Catalog, is_temp_schema
 from decoding.errors import PgError
 from walsender_proxy.sql import privileges
+from walsender_proxy.sql.ddl_names import type_text
+from walsender_proxy.sql.pgcatalog_defs import TYPE_OIDS, format_type
 from walsender_proxy.sql.privileges import Who
 from walsender_proxy.sql.sql_errors import SqlError
 
@@ -436,8 +438,6 @@ def functions_named(cat: Catalog, path: Sequence[str], obj: Any) -> list[Any]:
 def signature_text(obj: Any) -> str:
     """``f(integer)`` as PostgreSQL names a function that does not exist (the argument
     types as written)."""
-    from walsender_proxy.sql.ddl_names import type_text
-    from walsender_proxy.sql.pgcatalog_defs import TYPE_OIDS, format_type
 
     def shown(t: Any) -> str:
         text = type_text(t)

@@ -19,9 +19,17 @@ import pyarrow as pa
 from decoding.catalog import Table
 from decoding.errors import PgError
 from decoding.pgtypes import ColumnType, type_by_oid
+from decoding.pgvalues import (
+    binary_encoder,
+    pg_type_for_duckdb,
+    record_binary_encoder,
+    text_encoder,
+)
 from walsender_proxy.backend.outcomes import BINARY_AS_PG, OID_LIKE, Column, Done, Rows
+from walsender_proxy.protocol import messages as m
 from walsender_proxy.protocol.messages import encode_data_rows
 from walsender_proxy.sql.duck_errors import duck_error
+from walsender_proxy.sql.pgcatalog_defs import TYPES
 from walsender_proxy.sql.rewrite import Origin, Rewritten
 from walsender_proxy.sql.scopes import NO_COLUMNS
 
@@ -58,8 +66,6 @@ def result_columns(
     """Result columns: PostgreSQL's names and types. The rewriter knows catalog types
     (name, oid, regclass …); a user table's column keeps its declared type (jsonb,
     varchar(10), uuid) where DuckDB only says VARCHAR or JSON; else DuckDB's type maps."""
-    from decoding.pgvalues import pg_type_for_duckdb
-    from walsender_proxy.sql.pgcatalog_defs import TYPES
 
     declared: dict[str, ColumnType] = {}
     for t in tables or ():
@@ -182,7 +188,6 @@ def result_batches(
 def column_binary_encoder(c: Column) -> Callable[[Any], list[bytes | None]]:
     """The binary send function of a result column: its lake type's, or for a catalog type
     in ``BINARY_AS_PG`` PostgreSQL's (``oidsend``, ``namesend``, ``array_send`` of oids…)."""
-    from decoding.pgvalues import binary_encoder, record_binary_encoder
 
     if c.fields is not None:
         return record_binary_encoder(c.fields)
@@ -252,7 +257,6 @@ def bytea_output(ex: SessionState) -> str:
 
 def encode_rows(rows: Rows, formats: list[int], ex: SessionState) -> Iterator[tuple[bytes, int]]:
     """DataRow bytes, a batch at a time, encoded column by column."""
-    from decoding.pgvalues import text_encoder
 
     encoders = []
     digits, byteas = float_digits(ex), bytea_output(ex)
@@ -282,7 +286,6 @@ def take_notices(ex: SessionState) -> bytes:
     """NoticeResponses for the warnings a query's functions raised while its last batch was
     made: they go before that batch's rows, as PostgreSQL's go before the row that raised
     them."""
-    from walsender_proxy.protocol import messages as m
 
     out = b"".join(
         m.NoticeResponse.create(

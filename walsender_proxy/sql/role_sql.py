@@ -17,7 +17,16 @@ from walsender_proxy.backend.roles import PREDEFINED
 from walsender_proxy.backend.settings import Settings
 from walsender_proxy.lake import Transaction
 from walsender_proxy.lake.sequence_ddl import owned_sequences
-from walsender_proxy.sql import ddl_names, grant_sql, pgcatalog_defs, privilege_checks, privileges
+from walsender_proxy.sql import (
+    composite_sql,
+    ddl_names,
+    domain_sql,
+    enum_sql,
+    grant_sql,
+    pgcatalog_defs,
+    privilege_checks,
+    privileges,
+)
 from walsender_proxy.sql.statement_nodes import set_arg_text
 
 
@@ -372,7 +381,6 @@ class RoleStatements:
         """The user type ALTER TYPE/DOMAIN … OWNER TO names: the OID its owner is kept by
         (a composite type's pg_class row's, a domain's or an enum's own) and its name; None
         when it names none (another statement's error then)."""
-        from walsender_proxy.sql import composite_sql, domain_sql, enum_sql
 
         tx = self.ex.statement_tx()
         names = [n.sval for n in node.object]

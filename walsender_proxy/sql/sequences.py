@@ -26,6 +26,7 @@ from decoding.pgtypes import UnknownTypeError, parse_type
 from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import Lake, Transaction
 from walsender_proxy.sql import pgcatalog_defs
+from walsender_proxy.sql.ddl_names import cascaded, ident_parts, qualified
 
 _INT_TYPES = {"int2", "int4", "int8"}
 
@@ -119,7 +120,6 @@ def _owned_by_catalog_relation(owned: list[str] | None) -> None:
 
 
 def create(tx: Transaction, s: ast.CreateSeqStmt, temp_schema: str | None, notices: list[Notice]) -> str:
-    from walsender_proxy.sql.ddl_names import qualified
 
     rv = s.sequence
     if rv.relpersistence == "u":
@@ -148,7 +148,6 @@ def _exists(tx: Transaction, cat: Catalog, schema: str | None, name: str) -> boo
 
 
 def alter(tx: Transaction, s: ast.AlterSeqStmt, session: SessionSequences, notices: list[Notice]) -> str:
-    from walsender_proxy.sql.ddl_names import qualified
 
     name = qualified(s.sequence)
     if s.missing_ok:
@@ -189,7 +188,6 @@ def drop(tx: Transaction, names: list[list[str]], if_exists: bool, cascade: bool
                 raise PgError("42809", f'"{parts[-1]}" is not a sequence', hint="Use DROP TABLE to remove a table.") from None
             raise
         dropped += tx.drop_sequence(name, cascade=cascade)
-    from walsender_proxy.sql.ddl_names import cascaded
 
     cascaded(notices, dropped)
     return "DROP SEQUENCE"
@@ -382,7 +380,6 @@ COPY_FROM = 'cannot copy from sequence "{}"'
 def write_target(tx: Transaction, rv: ast.RangeVar, message: str) -> Table:
     """The table a DML statement or COPY names; 42809 in PostgreSQL's words when it names
     a sequence (a relation of the same namespace: else it would be 42P01)."""
-    from walsender_proxy.sql.ddl_names import qualified
 
     try:
         return tx.table(qualified(rv))
@@ -415,7 +412,6 @@ _SYSTEM_COLUMNS = frozenset({"tableoid", "cmax", "xmax", "cmin", "xmin", "ctid"}
 
 def owned_sequence_name(tx: Transaction, table: str, column: str) -> str | None:
     """pg_get_serial_sequence(table, column)."""
-    from walsender_proxy.sql.ddl_names import ident_parts
 
     parts = ident_parts(table)
     try:

@@ -32,7 +32,8 @@ from decoding.errors import PgError
 from decoding.pgtypes import UnknownTypeError, parse_type
 from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import function_ddl, view_ddl
-from walsender_proxy.sql import pgcatalog_defs, sql_function_calls
+from walsender_proxy.sql import default_exprs, pgcatalog_defs, sql_function_calls
+from walsender_proxy.sql.ddl_names import cascaded, relation_oid
 from walsender_proxy.sql.nodes import clear_locations
 from walsender_proxy.sql.pg_functions import PG15_FUNCTIONS
 from walsender_proxy.sql.sql_errors import SqlError
@@ -630,8 +631,6 @@ def alter(tx: Transaction, s: ast.AlterFunctionStmt, engine: Engine) -> str:
 def _default(raw: ast.Node, oid: int, tx: Transaction) -> str:
     """A parameter's DEFAULT cooked as PostgreSQL cooks it (coerce_to_specific_type) and
     printed as ``pg_get_function_arguments`` prints it."""
-    from walsender_proxy.sql import default_exprs
-    from walsender_proxy.sql.ddl_names import relation_oid
 
     shown_type = sql_function_calls.shown(oid)
     if isinstance(raw, ast.A_Const) and raw.isnull:
@@ -744,7 +743,6 @@ def _lookup(tx: Transaction, obj: ast.ObjectWithArgs, search_path: Sequence[str]
 def drop(tx: Transaction, s: ast.DropStmt, search_path: Sequence[str], notices: list[Notice]) -> str:
     """DROP FUNCTION [IF EXISTS] name[(argtypes)], … [CASCADE | RESTRICT]: every name
     resolved first, then all dropped together."""
-    from walsender_proxy.sql.ddl_names import cascaded
 
     token = sql_function_calls.LOOKUP.set(None)
     try:

@@ -30,7 +30,9 @@ from decoding.pgtypes import ColumnType, UnknownTypeError, type_by_oid
 from walsender_proxy.backend.outcomes import Notice
 from walsender_proxy.lake import view_ddl
 from walsender_proxy.sql import pgcatalog_defs
+from walsender_proxy.sql.ddl_names import cascaded, qualified
 from walsender_proxy.sql.nodes import clear_locations
+from walsender_proxy.sql.pgcatalog_defs import format_type
 
 if TYPE_CHECKING:
     from walsender_proxy.lake import Transaction
@@ -267,7 +269,6 @@ def create(
     """CREATE [OR REPLACE] [TEMP] VIEW: the query is analysed as PostgreSQL's DefineView
     does (its errors first), then the view is made; a view reading a temporary relation is
     temporary itself (with PostgreSQL's NOTICE)."""
-    from walsender_proxy.sql.ddl_names import qualified
 
     _check_options(s, text)
     rel: ast.RangeVar = s.view
@@ -304,7 +305,6 @@ def create(
 
 def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice]) -> str:
     """DROP VIEW [IF EXISTS] name, … [CASCADE | RESTRICT]."""
-    from walsender_proxy.sql.ddl_names import cascaded
 
     cascade = s.behavior == enums.DropBehavior.DROP_CASCADE
     named = [[n.sval for n in obj] for obj in s.objects]
@@ -335,7 +335,6 @@ def drop(tx: Transaction, s: ast.DropStmt, notices: list[Notice]) -> str:
 def rename(tx: Transaction, s: ast.RenameStmt, notices: list[Notice]) -> str | None:
     """``ALTER VIEW|TABLE v RENAME TO w`` and ``ALTER VIEW v RENAME COLUMN a TO b`` of a
     view; None when ``s`` does not name a view."""
-    from walsender_proxy.sql.ddl_names import qualified
 
     rel = s.relation
     if rel is None:
@@ -367,7 +366,6 @@ def rename(tx: Transaction, s: ast.RenameStmt, notices: list[Notice]) -> str | N
 
 
 def type_formatter() -> Callable[[int, int], str]:
-    from walsender_proxy.sql.pgcatalog_defs import format_type
 
     return lambda oid, typmod: format_type(oid, typmod) or str(oid)
 
