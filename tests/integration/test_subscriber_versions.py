@@ -56,6 +56,17 @@ def _wait_identical(proxy: str, sub: str, table: str, timeout: float = 60) -> No
         time.sleep(0.1)
 
 
+def _published(publisher: ProxyServer, table: str, pub: str, first: str) -> str:
+    """``table (id int PRIMARY KEY, t text)`` on the proxy with the row (1, ``first``),
+    published as ``pub``; its DDL, for the subscriber."""
+    ddl = f"CREATE TABLE {table} (id int PRIMARY KEY, t text)"
+    with psycopg.connect(publisher.dsn(), autocommit=True) as c:
+        c.execute(ddl)
+        c.execute(f"INSERT INTO {table} VALUES (1, '{first}')")
+        c.execute(f"CREATE PUBLICATION {pub} FOR TABLE {table}")
+    return ddl
+
+
 def _subscribe(subscriber: PgCluster, publisher: ProxyServer, ddl: str, sub: str, pub: str, options: str) -> None:
     """The table made on the subscriber, then a subscription ``WITH (options)`` to it."""
     with psycopg.connect(subscriber.dsn(), autocommit=True) as c:
@@ -130,11 +141,7 @@ def test_a_two_phase_subscriber_prepares_and_finishes(publisher: ProxyServer, su
     if major < 15:
         pytest.skip("PostgreSQL 14 has no two_phase subscriptions")
     table, pub, sub = f"tp{claim}_{major}", f"ptp{claim}_{major}", f"stp{claim}_{major}"
-    ddl = f"CREATE TABLE {table} (id int PRIMARY KEY, t text)"
-    with psycopg.connect(publisher.dsn(), autocommit=True) as c:
-        c.execute(ddl)
-        c.execute(f"INSERT INTO {table} VALUES (1, 'one')")
-        c.execute(f"CREATE PUBLICATION {pub} FOR TABLE {table}")
+    ddl = _published(publisher, table, pub, "one")
     _subscribe(subscriber, publisher, ddl, sub, pub, "two_phase = true")
 
     def one(sql: str) -> object:
@@ -176,11 +183,8 @@ def test_a_subscription_with_origin_none_leaves_out_what_came_from_elsewhere(pub
     if claim < 16 or major < 16:
         pytest.skip("origin is a subscription option of 16, sent to publishers of 16 and later")
     table, pub, sub = f"o{claim}_{major}", f"po{claim}_{major}", f"so{claim}_{major}"
-    ddl = f"CREATE TABLE {table} (id int PRIMARY KEY, t text)"
+    ddl = _published(publisher, table, pub, "before")
     with psycopg.connect(publisher.dsn(), autocommit=True) as c:
-        c.execute(ddl)
-        c.execute(f"INSERT INTO {table} VALUES (1, 'before')")
-        c.execute(f"CREATE PUBLICATION {pub} FOR TABLE {table}")
         c.execute(f"SELECT pg_replication_origin_create('elsewhere_{claim}_{major}')")
     _subscribe(subscriber, publisher, ddl, sub, pub, "origin = none")
     _wait_identical(publisher.dsn(), subscriber.dsn(), table)
