@@ -356,6 +356,9 @@ CURATED = [
     # more slice subscripts than a one-dimensional array has dimensions: an empty array
     "SELECT ('{1,2,3}'::int[])[1:2][2], ('{1,2,3}'::int[])[1:1][NULL] IS NULL, (NULL::int[])[1:2][1] IS NULL,"
     " ('{}'::int[])[1:2][1], ('{a,b}'::text[])[2][1:1]",
+    # a set-returning function's fields in a SELECT list, written twice, ordered by output columns
+    """SELECT id, (json_each(j)).key, (json_each(j)).value FROM (VALUES (1, '{"a":1,"b":2}'::json), (0, '{"c":3}'::json)) v(id, j) ORDER BY 2""",
+    """SELECT id, (json_each(j)).key AS k FROM (VALUES (1, '{"a":1,"b":2}'::json), (0, '{"c":3}'::json)) v(id, j) ORDER BY k DESC""",
     # a catalog regproc column as the function's OID
     "SELECT typinput::oid, typinput::oid::regprocedure, typoutput::regprocedure, typinput::int8 FROM pg_type WHERE oid IN (23, 1007, 3802) ORDER BY oid",
 ]
@@ -376,6 +379,7 @@ def test_syntax_postgresql_takes_is_refused_by_name(proxy: ProxyServer, pg15: Pg
             "select a, count(*) from (values (1), (2)) v(a) group by distinct rollup(a)",
             "select rank(2) within group (order by a) from (values (1), (3)) v(a)",
             "select percent_rank(2, 1) within group (order by a desc, a) from (values (1), (3)) v(a)",
+            """select (json_each(j)).key from (values (1, '{"a":1}'::json)) v(id, j) order by id""",
         ])  # fmt: skip
         for c in (ref, got):
             c("create temp table cur_t (a int)")

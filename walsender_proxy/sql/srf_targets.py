@@ -10,11 +10,13 @@ empty as ProjectSet does. PostgreSQL 16's subscribers need this for their table 
 (``SELECT (pg_get_publication_tables(VARIADIC array_agg(pubname::text))).* FROM
 pg_publication WHERE …``).
 
-Only one such function per SELECT list is taken: several run in lockstep in PostgreSQL (the
-longest set decides the rows, the others padded with NULLs), which a join does not do.
-DISTINCT, LIMIT and OFFSET act on the expanded rows, as PostgreSQL's do; ORDER BY (which
-PostgreSQL may apply below or above the expansion), DISTINCT ON and window functions are
-refused with it rather than placed by guesswork.
+Only one such call per SELECT list is taken (written once or several times, as in
+``(f(x)).a, (f(x)).b``): several different ones run in lockstep in PostgreSQL (the longest
+set decides the rows, the others padded with NULLs), which a join does not do.
+DISTINCT, LIMIT, OFFSET and an ORDER BY of output columns (by position or name) act on the
+expanded rows (PostgreSQL may sort below the expansion when the keys are not the function's,
+which orders the same rows the same way up to ties); an ORDER BY of other expressions,
+DISTINCT ON and window clauses are refused rather than placed by guesswork.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any
 
 from pglast import ast
 from pglast.enums import SetOperation
+from pglast.stream import RawStream
 from pglast.visitors import Skip, Visitor
 
 from walsender_proxy.sql.agg_levels import AGGREGATES
@@ -107,6 +110,13 @@ def _constant(node: Any) -> bool:
     return isinstance(node, ast.A_Const)
 
 
+def _output_key(node: Any, names: set[str]) -> bool:
+    """An ORDER BY key naming an output column: its position, or one of ``names``."""
+    if isinstance(node, ast.A_Const) and isinstance(node.val, ast.Integer):
+        return True
+    return isinstance(node, ast.ColumnRef) and len(node.fields) == 1 and isinstance(node.fields[0], ast.String) and node.fields[0].sval in names
+
+
 def _fail(message: str, node: Any) -> SqlError:
     loc = getattr(node, "location", None)
     return SqlError("0A000", message, loc + 1 if isinstance(loc, int) and loc >= 0 else None)
@@ -126,12 +136,17 @@ def lower(stmt: ast.SelectStmt, colname: Callable[[Any], str]) -> ast.SelectStmt
     if not found:
         return None
     call = found[0][1][0]
-    calls = {id(f[0]) for _, f in found}
+    # (the same call written twice, (f(x)).a and (f(x)).b, runs in lockstep with itself:
+    # one call's rows)
+    calls = {RawStream()(f[0]) for _, f in found}
     if len(calls) > 1 or set_returning_call([rt.val for i, rt in enumerate(targets) if i not in {j for j, _ in found}]) is not None:
         raise _fail("more than one set-returning function in a SELECT list with (f(…)).* is not supported by walsender-proxy", call)
     distinct_on = bool(stmt.distinctClause) and any(d is not None for d in stmt.distinctClause)
+    names = {rt.name or colname(rt.val) for i, rt in enumerate(targets) if _srf_fields(rt.val) is None or rt.name}
+    names |= {f[1][0].sval for _, f in found if isinstance(f[1][0], ast.String)}
+    by_output = all(_output_key(s.node, names) for s in stmt.sortClause or ())
     for clause, what in (
-        (stmt.sortClause, "ORDER BY"), (distinct_on, "DISTINCT ON"), (stmt.windowClause, "WINDOW"),
+        (not by_output, "ORDER BY other than output columns"), (distinct_on, "DISTINCT ON"), (stmt.windowClause, "WINDOW"),
         (stmt.lockingClause, "FOR UPDATE/SHARE"),
     ):  # fmt: skip
         if clause:
@@ -174,8 +189,9 @@ def lower(stmt: ast.SelectStmt, colname: Callable[[Any], str]) -> ast.SelectStmt
             op=SetOperation.SETOP_NONE,
         )  # fmt: skip
         from_items = (ast.RangeSubselect(subquery=inner, alias=ast.Alias(aliasname=_INNER)), function)
-    # (DISTINCT and LIMIT/OFFSET act on the expanded rows, above ProjectSet)
+    # (DISTINCT, ORDER BY output columns and LIMIT/OFFSET act on the expanded rows)
     return ast.SelectStmt(
         targetList=tuple(outer_targets), fromClause=from_items, withClause=stmt.withClause, distinctClause=stmt.distinctClause,
+        sortClause=stmt.sortClause,
         limitCount=stmt.limitCount, limitOffset=stmt.limitOffset, limitOption=stmt.limitOption, op=SetOperation.SETOP_NONE,
     )
