@@ -359,6 +359,12 @@ CURATED = [
     # a set-returning function's fields in a SELECT list, written twice, ordered by output columns
     """SELECT id, (json_each(j)).key, (json_each(j)).value FROM (VALUES (1, '{"a":1,"b":2}'::json), (0, '{"c":3}'::json)) v(id, j) ORDER BY 2""",
     """SELECT id, (json_each(j)).key AS k FROM (VALUES (1, '{"a":1,"b":2}'::json), (0, '{"c":3}'::json)) v(id, j) ORDER BY k DESC""",
+    # SEARCH and CYCLE clauses checked as parse_cte.c checks them (then refused: see below)
+    "with recursive t(x) as (select 1 union all select x + 1 from t where x < 3) search depth first by foo set y select * from t",
+    "with recursive t(x) as (select 1 union all select x + 1 from t where x < 3) search depth first by x, x set y select * from t",
+    "with recursive t(x) as (select 1 union all select x + 1 from t where x < 3) cycle x set c using c select * from t",
+    "with recursive t(x) as (select 1 union all select x + 1 from t where x < 3) search depth first by x set s cycle x set s using p select * from t",
+    "with recursive t(x) as (select 1) search depth first by x set s select * from t",
     # a catalog regproc column as the function's OID
     "SELECT typinput::oid, typinput::oid::regprocedure, typoutput::regprocedure, typinput::int8 FROM pg_type WHERE oid IN (23, 1007, 3802) ORDER BY oid",
 ]

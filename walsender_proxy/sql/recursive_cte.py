@@ -154,3 +154,62 @@ class _Walker:
             raise _Found(
                 Violation("42P19", f'recursive reference to query "{self.name}" must not appear more than once', rv)
             )
+
+
+def _output_names(stmt: Any) -> list[str] | None:
+    """A plain SELECT's column names where each is written (``a``, ``t.a``, ``x AS a``)."""
+    if not isinstance(stmt, ast.SelectStmt) or stmt.op != SetOperation.SETOP_NONE or stmt.valuesLists:
+        return None
+    names = []
+    for rt in stmt.targetList or ():
+        if rt.name:
+            names.append(rt.name)
+        elif isinstance(rt.val, ast.ColumnRef) and isinstance(rt.val.fields[-1], ast.String):
+            names.append(rt.val.fields[-1].sval)
+        else:
+            return None
+    return names
+
+
+def search_cycle_violation(cte: ast.CommonTableExpr) -> Violation | None:
+    """analyzeCTE's checks of a SEARCH or CYCLE clause (the WITH query's column names are
+    its own list, else those of its non-recursive term, when they can be read off it)."""
+    search, cycle = cte.search_clause, cte.cycle_clause
+    if search is None and cycle is None:
+        return None
+    if not is_recursive(cte):
+        return Violation("42601", "WITH query is not recursive", cte)
+    query = cte.ctequery
+    if isinstance(query, ast.SelectStmt) and query.op != SetOperation.SETOP_NONE:
+        if query.larg.op != SetOperation.SETOP_NONE:
+            return Violation("0A000", "with a SEARCH or CYCLE clause, the left side of the UNION must be a SELECT", None)
+        if query.rarg.op != SetOperation.SETOP_NONE:
+            return Violation("42601", "with a SEARCH or CYCLE clause, the right side of the UNION must be a SELECT", None)
+    given = [c.sval for c in cte.aliascolnames or ()]
+    columns = given or (_output_names(query.larg) if isinstance(query, ast.SelectStmt) and query.op != SetOperation.SETOP_NONE else None)
+    if columns is None:
+        return None
+    for clause, kind, cols in ((search, "search", search and search.search_col_list), (cycle, "cycle", cycle and cycle.cycle_col_list)):
+        if clause is None:
+            continue
+        seen: set[str] = set()
+        for c in cols or ():
+            if c.sval not in columns:
+                return Violation("42601", f'{kind} column "{c.sval}" not in WITH query column list', clause)
+            if c.sval in seen:
+                return Violation("42701", f'{kind} column "{c.sval}" specified more than once', clause)
+            seen.add(c.sval)
+        if kind == "search" and search.search_seq_column in columns:
+            return Violation("42601", f'search sequence column name "{search.search_seq_column}" already used in WITH query column list', clause)
+        if kind == "cycle":
+            for what, name in (("cycle mark", cycle.cycle_mark_column), ("cycle path", cycle.cycle_path_column)):
+                if name in columns:
+                    return Violation("42601", f'{what} column name "{name}" already used in WITH query column list', clause)
+            if cycle.cycle_mark_column == cycle.cycle_path_column:
+                return Violation("42601", "cycle mark column name and cycle path column name are the same", clause)
+    if search is not None and cycle is not None:
+        if search.search_seq_column == cycle.cycle_mark_column:
+            return Violation("42601", "search sequence column name and cycle mark column name are the same", search)
+        if search.search_seq_column == cycle.cycle_path_column:
+            return Violation("42601", "search sequence column name and cycle path column name are the same", search)
+    return None

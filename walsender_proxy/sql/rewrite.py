@@ -1818,6 +1818,9 @@ class _Rewriter:
         ctes = []
         for cte in w.ctes:
             if cte.search_clause is not None or cte.cycle_clause is not None:
+                bad = recursive_cte.search_cycle_violation(cte)  # (PostgreSQL's checks of them first)
+                if bad is not None:
+                    raise self.fail(bad.sqlstate, bad.message, bad.node)
                 what = "SEARCH" if cte.search_clause is not None else "CYCLE"
                 raise self.fail("0A000", f"the {what} clause of WITH RECURSIVE is not supported by walsender-proxy", cte.search_clause or cte.cycle_clause)
             names = [c.sval for c in cte.aliascolnames or ()]
