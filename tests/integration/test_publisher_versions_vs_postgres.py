@@ -77,6 +77,8 @@ ERRORS = [
     "SELECT * FROM pg_get_publication_tables(VARIADIC ARRAY['p_cols', 'nope'])",
     "SELECT * FROM pg_get_publication_tables(1)",
     "SELECT * FROM pg_get_publication_tables(VARIADIC ARRAY[1])",
+    "SELECT * FROM pg_get_publication_tables(VARIADIC ARRAY['p_cols', NULL])",
+    "SELECT * FROM pg_get_publication_tables()",
     "SELECT (json_each('{}')).* ORDER BY random()",
 ]
 

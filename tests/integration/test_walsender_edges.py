@@ -264,3 +264,44 @@ def test_pg_stat_activity_shows_each_session_as_postgresql(pg15: PgCluster, prox
         return [(*r[:3], "START_REPLICATION" if "START_REPLICATION" in str(r[3]) else r[3], *r[4:]) for r in rows]
 
     assert masked(_activity(proxy.dsn(), "px")) == masked(_activity(pg15.dsn(), "pg"))
+
+
+@pytest.mark.parametrize("processes", [True, False], ids=["walsender-process", "in-server"])
+def test_a_slot_is_free_again_as_soon_as_its_client_is_gone(processes: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client that disconnects and reconnects at once gets its slot, as from PostgreSQL
+    (ReplicationSlotRelease does not wait for a save): here each save of a slot's position
+    takes 3 s, and the reconnect must not wait for it."""
+    import psycopg2
+    import psycopg2.extras
+
+    with ProxyServer(walsender_processes=processes) as proxy:
+        assert proxy.ctx is not None
+        slots = proxy.ctx.slots
+        save = slots.save_if_dirty
+
+        def slow_save(name: str) -> Any:
+            time.sleep(3)
+            return save(name)
+
+        with psycopg.connect(proxy.dsn(), autocommit=True) as c:
+            c.execute("CREATE TABLE fr_t (a int)")
+            c.execute("CREATE PUBLICATION fr_p FOR TABLE fr_t")
+            c.execute("SELECT pg_create_logical_replication_slot('fr_s', 'pgoutput')")
+        monkeypatch.setattr(slots, "save_if_dirty", slow_save)
+        options = {"proto_version": "1", "publication_names": "fr_p"}
+        first = psycopg2.connect(proxy.dsn(), connection_factory=psycopg2.extras.LogicalReplicationConnection)
+        first.cursor().start_replication(slot_name="fr_s", options=options)
+        time.sleep(0.3)
+        first.close()
+        gone = time.monotonic()
+        while True:
+            again = psycopg2.connect(proxy.dsn(), connection_factory=psycopg2.extras.LogicalReplicationConnection)
+            try:
+                again.cursor().start_replication(slot_name="fr_s", options=options)
+                break
+            except psycopg2.errors.ObjectInUse:
+                assert time.monotonic() - gone < 2, "the slot stayed held while its position was saved"
+                time.sleep(0.01)
+            finally:
+                again.close()
+        monkeypatch.setattr(slots, "save_if_dirty", save)

@@ -3738,9 +3738,9 @@ _MACROS: dict[str, str] = {
         WHERE (SELECT count(pgc_publication_named(pgc_x.pn, true)) FROM (SELECT unnest(ps) AS pn) pgc_x) < 0
         ORDER BY i, ord) pgc_r""",
     # a publication's name, checked: 42704 if there is none (GetPublicationByName); with
-    # no_nulls, a NULL is an error as deconstruct_array's without a nulls array
+    # no_nulls, a NULL is 22004 as deconstruct_array_builtin says
     "pgc_publication_named": """MACRO pgc_publication_named(p, no_nulls := false) AS (CASE
-        WHEN p IS NULL AND no_nulls THEN error('PGERR[XX000] null array element not allowed in this context')
+        WHEN p IS NULL AND no_nulls THEN error('PGERR[22004] null array element not allowed in this context')
         WHEN p IS NULL THEN NULL::VARCHAR
         WHEN EXISTS (SELECT 1 FROM pgc_pg_publication pgc_p WHERE pgc_p.pubname = p) THEN p
         ELSE error('PGERR[42704] publication "' || p || '" does not exist') END)""",

@@ -4020,42 +4020,15 @@ class _Rewriter:
             hint="No operator matches the given name and argument types. You might need to add explicit type casts.",
         )  # fmt: skip
 
-    def _before_literal(self, op: ast.A_Expr, after: bool, lit: ast.Node) -> int:
-        """A location just before an operand literal of ``op``, for a cast made of it to
-        report the literal's position as PostgreSQL does (-1: not known)."""
-        pos = self._operand_literal_pos(op, after, _str_const(lit))
+    def _before_literal(self, op: ast.A_Expr, lit: ast.Node) -> int:
+        """A location just before a literal of ``op``'s right operand list, for a cast made
+        of it to report the literal's position as PostgreSQL does (-1: not known)."""
+        pos = self._operand_literal_pos(op, True, _str_const(lit))
         return pos - 2 if pos is not None and pos >= 2 else -1
 
     @staticmethod
     def _catalog_type(name: str) -> ast.TypeName:
         return ast.TypeName(names=(_s("pg_catalog"), _s(name)), typemod=-1)
-
-    def _reg_literals(self, node: ast.A_Expr, kind: A_Expr_Kind, op: str, scope: _Scope) -> None:
-        """Untyped literals compared with an oid, xid or reg* value, typed as PostgreSQL
-        types them: the comparison is oid's (the reg* types have no operators of their
-        own) or xid's, so the literal is read by that input function; in an IN list of
-        several, the list's common type is the left side's, so each is read by its input
-        (``oid::regclass IN ('a', 'b')``)."""
-        if kind == A_Expr_Kind.AEXPR_IN and isinstance(node.rexpr, tuple | list):
-            literals = [i for i, x in enumerate(node.rexpr) if _str_const(x) is not None and not isinstance(x, ast.TypeCast)]
-            if not literals or _str_const(node.lexpr) is not None:
-                return
-            lt = self.expr(copy.deepcopy(node.lexpr), scope)[1]
-            if lt is None or lt.is_array or lt.name not in _OID_INPUT_TYPES:
-                return
-            target = lt.name if len(node.rexpr) > 1 or lt.name == "xid" else "oid"
-            node.rexpr = tuple(ast.TypeCast(arg=x, typeName=self._catalog_type(target), location=self._before_literal(node, True, x)) if i in literals else x for i, x in enumerate(node.rexpr))
-            return
-        if kind != A_Expr_Kind.AEXPR_OP or op not in _COMPARISONS:
-            return
-        for lit_side, other_side in (("rexpr", "lexpr"), ("lexpr", "rexpr")):
-            lit, other = getattr(node, lit_side), getattr(node, other_side)
-            if isinstance(lit, ast.A_Const) and _str_const(lit) is not None and other is not None and _str_const(other) is None:
-                ot = self.expr(copy.deepcopy(other), scope)[1]
-                if ot is not None and not ot.is_array and ot.name in _OID_INPUT_TYPES:
-                    target = "xid" if ot.name == "xid" else "oid"
-                    setattr(node, lit_side, ast.TypeCast(arg=lit, typeName=self._catalog_type(target), location=self._before_literal(node, lit_side == "rexpr", lit)))
-                return
 
     def e_A_Expr(self, node: ast.A_Expr, scope: _Scope) -> tuple[ast.Node, T | None]:
         if node.name:
@@ -4071,7 +4044,6 @@ class _Rewriter:
                 rt = self._row_operand(operand, scope)
                 if rt is not None:  # (record's operators are its comparisons; DuckDB would take others)
                     raise self.fail("0A000", f"operator {op} of a value of composite type {_type_display(rt)} is not supported by walsender-proxy", node)
-        self._reg_literals(node, kind, op, scope)
         if kind == A_Expr_Kind.AEXPR_OP and op in _COMPARISONS and isinstance(node.lexpr, ast.RowExpr) and isinstance(node.rexpr, ast.RowExpr):
             try:
                 return self.expr(_row_comparison(op, node.lexpr.args or (), node.rexpr.args or ()), scope)[0], BOOL
@@ -4147,6 +4119,14 @@ class _Rewriter:
             for x, (_, t) in zip(node.rexpr, items, strict=True):
                 if kind == A_Expr_Kind.AEXPR_IN and (refusal := self._record_mismatch(node.lexpr, lt, x, t, scope, node)) is not None:
                     return refusal, BOOL
+            if kind == A_Expr_Kind.AEXPR_IN and len(items) > 1 and lt is not None and not lt.is_array and lt.name in REG_TYPES.values():
+                # (select_common_type: a list of several takes the left side's reg* type, so
+                # its untyped literals are read by that type's input, oid::regclass IN ('a', 'b'))
+                items = [
+                    self.expr(ast.TypeCast(arg=x, typeName=self._catalog_type(lt.name), location=self._before_literal(node, x)), scope)
+                    if _str_const(x) is not None else (done, t)
+                    for x, (done, t) in zip(node.rexpr, items, strict=True)
+                ]  # fmt: skip
             items = [(x, t) if (typed := self._param_as(x, left, lt, scope)) is None else (typed, lt) for x, t in items]
             if lt == UNKNOWN and _str_const(left) is not None:  # ('7' IN (a, b): read as their type)
                 known = next(((x, t) for x, t in items if t is not None and t != UNKNOWN), None)
@@ -4521,6 +4501,10 @@ class _Rewriter:
             if self._untyped_param(param) and not self.infer_params:
                 self.needs.add("pgc_name_in")
                 return _call("pgc_name_in", _cast(param, "VARCHAR"))
+        if other_t is not None and other_t.name in _OID_INPUT_TYPES and not other_t.is_array and not array and _str_const(param) is not None:
+            # (the reg* types compare as oids: an untyped literal beside one, an oid or an xid
+            # is read by oid's or xid's input)
+            return self.expr(ast.TypeCast(arg=param, typeName=self._catalog_type("xid" if other_t.name == "xid" else "oid")), scope)[0]
         if _str_const(param) is not None and not array:
             return self._literal_as(param, other, other_t, scope)
         if not isinstance(param, ast.ParamRef) or param.number not in self.text_params:
